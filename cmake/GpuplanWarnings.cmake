@@ -1,0 +1,13 @@
+# gpuplan_warnings: the warning set every gpuplan target links privately.
+add_library(gpuplan_warnings INTERFACE)
+target_compile_options(gpuplan_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wold-style-cast
+  -Wnon-virtual-dtor -Woverloaded-virtual -Wnull-dereference -Wdouble-promotion -Wformat=2
+  -Wimplicit-fallthrough -Wcast-align -Werror=float-equal)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  target_compile_options(gpuplan_warnings INTERFACE
+    -Wduplicated-cond -Wduplicated-branches -Wlogical-op -Wuseless-cast)
+endif()
+if(GPUPLAN_WARNINGS_AS_ERRORS)
+  target_compile_options(gpuplan_warnings INTERFACE -Werror)
+endif()

@@ -1,0 +1,68 @@
+#pragma once
+// The catalog: GPUs, models and prices. The shipped data/*.json is embedded in the library at
+// build time; user files (same format) add entries or override them by id. Every entry is
+// validated once, here, so later code takes typed, valid values.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gpuplan/gpu.hpp>
+#include <gpuplan/model_spec.hpp>
+#include <gpuplan/price.hpp>
+
+namespace gpuplan {
+
+/// What loading a file did: entries added, and ids that replaced existing ones.
+struct MergeReport {
+  std::string origin;
+  int gpus = 0;
+  int models = 0;
+  int prices = 0;
+  std::vector<std::string> overrides;  ///< one line per replaced entry, e.g. "GPU 'h100-sxm'"
+};
+
+class Catalog {
+ public:
+  /// An empty catalog (tests build their own); `builtin()` is the shipped one.
+  Catalog() = default;
+  /// The embedded data/gpus.json, models.json and prices.json.
+  static const Catalog& builtin();
+
+  /// Merges catalog text (`{"schema_version": 1, "gpus": [...], "models": [...], "prices": [...]}`,
+  /// each array optional). Entries whose id exists replace it (listed in the report); a
+  /// duplicate id inside one text, an unknown key or a bad value throws InputError naming
+  /// `origin` and the JSON pointer. Prices must name a GPU known after the merge.
+  MergeReport merge_text(std::string_view text, std::string_view origin);
+  /// Reads and merges a file; a missing or unreadable file throws InputError naming the path.
+  MergeReport merge_file(const std::filesystem::path& path);
+
+  [[nodiscard]] const std::vector<GpuSpec>& gpus() const { return gpus_; }
+  [[nodiscard]] const std::vector<ModelSpec>& models() const { return models_; }
+  [[nodiscard]] const std::vector<Price>& prices() const { return prices_; }
+
+  /// Looks up by id (case-insensitive); unknown ids throw InputError listing the closest ids.
+  [[nodiscard]] const GpuSpec& gpu(std::string_view id) const;
+  [[nodiscard]] const ModelSpec& model(std::string_view id) const;
+  [[nodiscard]] const GpuSpec* find_gpu(std::string_view id) const;
+  [[nodiscard]] const ModelSpec* find_model(std::string_view id) const;
+
+ private:
+  std::vector<GpuSpec> gpus_;
+  std::vector<ModelSpec> models_;
+  std::vector<Price> prices_;
+};
+
+/// A model from a Hugging Face config.json text (dense, MoE, MLA, sliding window, explicit
+/// head_dim; a multimodal config's text_config is used). Keys gpuplan does not need are ignored;
+/// the ones it needs are checked. Errors name `origin` and the JSON pointer.
+ModelSpec model_from_hf_config(std::string_view text, std::string_view origin);
+/// Same, from a file.
+ModelSpec model_from_hf_config_file(const std::filesystem::path& path);
+
+/// Up to `limit` known names closest to `name` (edit distance and substring), best first.
+std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& known,
+                                       std::size_t limit = 3);
+
+}  // namespace gpuplan

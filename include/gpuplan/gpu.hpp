@@ -1,0 +1,64 @@
+#pragma once
+// What a GPU offers, as the catalog describes it (data/gpus.json). SI units in the struct; the
+// JSON keeps datasheet units (GB, TB/s, TFLOP/s) and the loader converts once.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuplan {
+
+/// A link between GPUs (scale-up: NVLink, xGMI) or to the host (PCIe).
+struct Link {
+  std::string kind;                        ///< "nvlink4", "pcie5-x16", ...
+  double bytes_per_s_per_direction = 0;    ///< one direction: NVLink 4 is 450e9, not the 900e9 total
+  int domain_gpus = 1;                     ///< GPUs reachable over this link (scale-up domain)
+};
+
+/// One MIG profile of a GPU (NVIDIA MIG user guide; nvidia-smi mig -lgip).
+struct MigProfile {
+  std::string name;                          ///< "1g.18gb"
+  std::optional<double> memory_bytes;        ///< measured profile memory, when known
+  int memory_eighths = 0;                    ///< memory share in eighths of the GPU
+  int compute_slices = 0;                    ///< N of "Ng": N/7 of the SMs
+  std::optional<int> sm_count;               ///< SMs of the profile, when known
+  int max_instances = 0;                     ///< instances of this profile one GPU can hold
+};
+
+/// One GPU model.
+struct GpuSpec {
+  std::string id;                            ///< catalog key, e.g. "h100-sxm"
+  std::string name;                          ///< display name
+  std::string vendor;                        ///< "nvidia", "amd", "intel"
+  double memory_bytes = 0;                   ///< datasheet capacity (decimal GB in the JSON)
+  std::optional<double> usable_memory_bytes; ///< total the driver reports (nvidia-smi), when known
+  double memory_bandwidth_bytes_per_s = 0;
+  std::map<std::string, double> dense_flop_per_s;   ///< by compute type; never 2:4-sparse figures
+  std::map<std::string, double> sparse_flop_per_s;  ///< 2:4-sparse vendor figures, labelled as such
+  double tdp_w = 0;
+  std::optional<int> sm_count;
+  std::optional<Link> scale_up;              ///< NVLink/xGMI domain; absent: GPUs talk over PCIe
+  Link host_link;
+  std::vector<MigProfile> mig_profiles;
+  std::vector<std::string> sources;          ///< URLs or documents the figures come from
+  std::string notes;
+  std::string origin;                        ///< catalog file the entry came from
+
+  /// Capacity that fit decisions use: the usable figure if known, else the datasheet figure.
+  [[nodiscard]] double fit_memory_bytes() const {
+    return usable_memory_bytes.value_or(memory_bytes);
+  }
+  /// The profile called `name`, or nullptr.
+  [[nodiscard]] const MigProfile* find_mig_profile(std::string_view profile_name) const;
+};
+
+/// Memory a MIG profile gives: the measured figure when known, otherwise its share in eighths
+/// of the GPU's usable memory (an estimate; `estimated` says which).
+struct MigMemory {
+  double bytes = 0;
+  bool estimated = false;
+};
+MigMemory mig_memory(const GpuSpec& gpu, const MigProfile& profile);
+
+}  // namespace gpuplan

@@ -1,0 +1,43 @@
+#pragma once
+// KV-cache size (DESIGN "Memory model"): per token 2 (K and V) x layers x kv_heads x head_dim x
+// bytes; MLA models store (kv_lora_rank + qk_rope_head_dim) per layer; sliding-window layers
+// hold at most their window. Split over TP by KV heads, never below one head per GPU.
+
+#include <cstdint>
+#include <vector>
+
+#include <gpuplan/dtype.hpp>
+#include <gpuplan/layout.hpp>
+#include <gpuplan/model_spec.hpp>
+
+namespace gpuplan {
+
+/// The KV cache one GPU holds, per token and layer, after TP/PP sharding.
+struct KvShape {
+  double elements_per_token_per_layer = 0;  ///< whole model: 2 x kv_heads x head_dim, or MLA latent
+  double bytes_per_element = 0;             ///< KV dtype width
+  std::uint64_t kv_heads_per_gpu = 0;       ///< 0 for MLA (latent, not heads)
+  bool replicated = false;                  ///< KV heads (or MLA latent) copied on every TP rank
+  double bytes_per_token_per_layer_per_gpu = 0;
+  std::vector<std::uint64_t> windows;       ///< window per layer on the busiest stage (0 = full)
+
+  [[nodiscard]] std::uint64_t layers_per_gpu() const { return windows.size(); }
+};
+
+/// Whole-model KV bytes per token with every layer holding the token (no sharding):
+/// 327,680 for Llama-3.1-70B in bf16; 70,272 for DeepSeek-V3 (MLA).
+double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype);
+
+/// The per-GPU KV shape for a layout. The model must have an architecture.
+KvShape kv_shape(const ModelSpec& model, DType kv_dtype, const Layout& layout);
+
+/// Bytes one sequence of `tokens` occupies on one GPU, with paged allocation in blocks of
+/// `block_tokens` (sliding-window layers hold at most their window, rounded up to blocks).
+double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64_t block_tokens);
+
+/// Largest context such that `sequences` sequences fit in `budget_bytes` on one GPU;
+/// 0 if not even one token fits. Searches up to `limit_tokens`.
+std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std::uint64_t sequences,
+                                 std::uint64_t block_tokens, std::uint64_t limit_tokens);
+
+}  // namespace gpuplan

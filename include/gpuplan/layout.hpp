@@ -1,0 +1,28 @@
+#pragma once
+// How a deployment splits a model over GPUs: tensor (TP), pipeline (PP), expert (EP)
+// parallelism and data-parallel replicas (DP). One replica spans TP x PP GPUs.
+
+#include <cstdint>
+
+#include <gpuplan/model_spec.hpp>
+
+namespace gpuplan {
+
+struct Layout {
+  std::uint64_t tp = 1;  ///< tensor-parallel degree
+  std::uint64_t pp = 1;  ///< pipeline stages
+  std::uint64_t ep = 1;  ///< expert-parallel degree (MoE only): experts split EP ways
+  std::uint64_t dp = 1;  ///< replicas
+
+  [[nodiscard]] std::uint64_t gpus() const { return tp * pp * dp; }
+  [[nodiscard]] std::uint64_t gpus_per_replica() const { return tp * pp; }
+  /// Ways the routed experts are split: EP when set, otherwise TP (each expert TP-sharded).
+  [[nodiscard]] std::uint64_t expert_shards() const { return ep > tp ? ep : tp; }
+};
+
+/// Checks a layout against a model: every degree >= 1, TP divides the attention heads,
+/// PP at most the layers, EP divides the routed experts and the GPUs of the deployment
+/// divided by PP, EP > 1 only for MoE. Throws InputError naming the `layout.*` field.
+void validate_layout(const Layout& layout, const ModelSpec& model);
+
+}  // namespace gpuplan

@@ -1,0 +1,102 @@
+#pragma once
+// Inference memory model and fit verdict (DESIGN "Memory model"): per GPU, weights (sharded by
+// TP/PP, experts by EP) + activations/workspace + runtime reserve + KV cache must stay within the
+// serving engine's memory cap (vLLM's gpu_memory_utilization, default 0.9) of the GPU or MIG slice.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gpuplan/dtype.hpp>
+#include <gpuplan/gpu.hpp>
+#include <gpuplan/kv_cache.hpp>
+#include <gpuplan/layout.hpp>
+#include <gpuplan/model_spec.hpp>
+#include <gpuplan/units.hpp>
+
+namespace gpuplan {
+
+/// The serving load and engine settings a fit is asked about.
+struct FitRequest {
+  Layout layout;
+  std::string mig_profile;                ///< empty: the whole GPU
+  DType weights_dtype = DType::bf16;
+  /// Embedding table and LM head. Unset: bf16 for quantized weights (as FP8/INT4 checkpoints
+  /// ship them), otherwise the weights dtype.
+  std::optional<DType> embeddings_dtype;
+  DType kv_dtype = DType::bf16;
+  std::uint64_t context_tokens = 8192;    ///< tokens per sequence (prompt + output)
+  std::uint64_t concurrency = 1;          ///< concurrent sequences over the whole deployment
+  double memory_utilization = 0.9;        ///< engine cap as a share of GPU memory (vLLM default)
+  double reserve_bytes = 1.5 * units::kGiB;  ///< CUDA context, framework, NCCL buffers
+  std::uint64_t prefill_chunk_tokens = 8192; ///< tokens per prefill step (vLLM max_num_batched_tokens)
+  std::uint64_t block_tokens = 16;        ///< paged KV block (vLLM default)
+};
+
+/// Weights one GPU holds, by part.
+struct WeightsBytes {
+  double embedding = 0;
+  double lm_head = 0;
+  double dense = 0;      ///< attention, dense MLP, shared experts, router, norms
+  double experts = 0;    ///< routed experts
+  [[nodiscard]] double total() const { return embedding + lm_head + dense + experts; }
+};
+
+/// Transient memory of one prefill chunk plus the logits buffer, per GPU.
+struct ActivationBytes {
+  double prefill = 0;    ///< largest live tensors of one layer for a prefill chunk (bf16)
+  double logits = 0;     ///< fp32 logits for the sequences sampled in one step
+  [[nodiscard]] double total() const { return prefill + logits; }
+};
+
+/// Per-GPU memory. None of these is negative; a deficit shows as shortfall_bytes.
+struct PerGpuMemory {
+  double capacity_bytes = 0;     ///< usable memory of the GPU (or MIG slice)
+  double engine_cap_bytes = 0;   ///< capacity x memory_utilization
+  double weights_bytes = 0;
+  double activation_bytes = 0;
+  double reserve_bytes = 0;
+  double kv_budget_bytes = 0;    ///< engine cap - weights - activations - reserve (>= 0)
+  double kv_cache_bytes = 0;     ///< KV cache the requested load needs
+  double free_bytes = 0;         ///< KV budget left after the requested load (>= 0)
+  double shortfall_bytes = 0;    ///< how much is missing when it does not fit (>= 0)
+};
+
+struct FitResult {
+  std::string model_id;
+  std::string gpu_id;
+  FitRequest request;            ///< with embeddings_dtype resolved
+  bool layout_automatic = false; ///< TP/PP chosen by fit_smallest_layout
+  std::optional<MigMemory> mig;  ///< set when fitting a MIG slice
+  ParamCount params;
+  WeightsBytes weights;          ///< per GPU
+  ActivationBytes activations;   ///< per GPU
+  PerGpuMemory per_gpu;
+  bool kv_known = false;         ///< false for a bare-size model (architecture unknown)
+  KvShape kv;
+  double kv_bytes_per_token = 0;          ///< whole model, unsharded
+  double kv_bytes_per_token_per_gpu = 0;  ///< this GPU's share, all its layers, full attention
+  double sequence_kv_bytes_per_gpu = 0;   ///< one sequence at the requested context
+  std::uint64_t concurrency_per_replica = 0;
+  std::optional<std::uint64_t> max_concurrent_sequences;   ///< whole deployment, at the context
+  std::optional<std::uint64_t> max_context_tokens;         ///< at the requested concurrency
+  bool max_context_limited_by_model = false;  ///< capped by max_position_embeddings, not memory
+  bool weights_fit = false;      ///< weights + activations + reserve within the engine cap
+  bool fits = false;             ///< ... and the requested KV cache too
+  double datasheet_total_bytes = 0;  ///< datasheet memory x GPUs (8 x H200 = 1,128 GB)
+  double capacity_total_bytes = 0;   ///< usable memory x GPUs
+  std::vector<std::string> notes;    ///< assumptions worth reading next to the numbers
+};
+
+/// Evaluates one layout. Throws InputError for invalid requests (fields named `fit.*` or
+/// `layout.*`); "does not fit" is a result (`fits == false`).
+FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request);
+
+/// Chooses the smallest replica (TP x PP GPUs, TP preferred within the scale-up domain) that
+/// fits on `gpus` GPUs and fills the rest with replicas; if none fits, returns the largest
+/// layout tried (fits == false). request.layout.ep is kept.
+FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitRequest request,
+                              std::uint64_t gpus);
+
+}  // namespace gpuplan

@@ -1,0 +1,40 @@
+#pragma once
+// Renderers: one result -> table / json / csv / markdown text. The only code that formats
+// numbers. They return strings and never print.
+
+#include <string>
+#include <string_view>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/memory.hpp>
+
+namespace gpuplan {
+
+enum class Format { table, json, csv, markdown };
+/// Byte display: GB = 1e9 (default) or GiB = 2^30.
+enum class ByteUnits { gb, gib };
+
+struct RenderOptions {
+  Format format = Format::table;
+  ByteUnits units = ByteUnits::gb;
+};
+
+/// Version of the JSON output contract; bumped when a field changes meaning or disappears.
+inline constexpr int kJsonSchemaVersion = 1;
+
+std::string_view to_string(Format format);
+/// Parses "table", "json", "csv" or "markdown"; others throw InputError naming `field`.
+Format parse_format(std::string_view text, std::string_view field);
+ByteUnits parse_byte_units(std::string_view text, std::string_view field);
+
+std::string render_fit(const FitResult& result, const RenderOptions& options);
+
+std::string render_gpu_list(const Catalog& catalog, const RenderOptions& options);
+std::string render_model_list(const Catalog& catalog, const RenderOptions& options);
+std::string render_price_list(const Catalog& catalog, const RenderOptions& options);
+std::string render_gpu(const GpuSpec& gpu, const RenderOptions& options);
+std::string render_model(const ModelSpec& model, const RenderOptions& options);
+/// Summary of a validated user catalog file.
+std::string render_merge_report(const MergeReport& report, const RenderOptions& options);
+
+}  // namespace gpuplan

@@ -1,0 +1,80 @@
+// gpuplan catalog: list GPUs, models and prices; show one entry; validate a user file.
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gpuplan/error.hpp>
+
+#include "common.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct CatalogOptions {
+  CommonOptions common;
+  std::string id;
+  std::string file;
+};
+
+Exit run_show(const CatalogOptions& o) {
+  const Catalog catalog = load_catalog(o.common);
+  const RenderOptions render = render_options(o.common);
+  if (const GpuSpec* g = catalog.find_gpu(o.id)) {
+    fmt::print("{}", render_gpu(*g, render));
+    return Exit::ok;
+  }
+  if (const ModelSpec* m = catalog.find_model(o.id)) {
+    fmt::print("{}", render_model(*m, render));
+    return Exit::ok;
+  }
+  std::vector<std::string> ids;
+  for (const GpuSpec& g : catalog.gpus()) {
+    ids.push_back(g.id);
+  }
+  for (const ModelSpec& m : catalog.models()) {
+    ids.push_back(m.id);
+  }
+  const auto close = closest_names(o.id, ids);
+  throw InputError(fmt::format("unknown GPU or model '{}'{}", o.id,
+                               close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
+}
+
+Exit run_validate(const CatalogOptions& o) {
+  Catalog catalog = load_catalog(o.common);
+  const MergeReport report = catalog.merge_file(o.file);
+  fmt::print("{}", render_merge_report(report, render_options(o.common)));
+  return Exit::ok;
+}
+
+}  // namespace
+
+void add_catalog_command(CLI::App& app, Exit& exit_code) {
+  auto o = std::make_shared<CatalogOptions>();
+  CLI::App* cat = app.add_subcommand("catalog", "What GPUs, models and prices gpuplan knows");
+  cat->require_subcommand(1);
+  using Render = std::string (*)(const Catalog&, const RenderOptions&);
+  const auto list = [&](const char* name, const char* help, Render render) {
+    CLI::App* sub = cat->add_subcommand(name, help);
+    add_common_options(*sub, o->common);
+    sub->callback([o, render, &exit_code] {
+      fmt::print("{}", render(load_catalog(o->common), render_options(o->common)));
+      exit_code = Exit::ok;
+    });
+  };
+  list("gpus", "List GPUs", &render_gpu_list);
+  list("models", "List models", &render_model_list);
+  list("prices", "List prices with provider, mode and date", &render_price_list);
+
+  CLI::App* show = cat->add_subcommand("show", "Show one GPU or model with its sources");
+  show->add_option("id", o->id, "GPU or model id")->required();
+  add_common_options(*show, o->common);
+  show->callback([o, &exit_code] { exit_code = run_show(*o); });
+
+  CLI::App* validate = cat->add_subcommand("validate", "Check a catalog file");
+  validate->add_option("file", o->file, "Catalog JSON file")->required();
+  add_common_options(*validate, o->common);
+  validate->callback([o, &exit_code] { exit_code = run_validate(*o); });
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,69 @@
+#include "common.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace gpuplan::cli {
+
+void add_common_options(CLI::App& sub, CommonOptions& opts) {
+  sub.add_option("--format", opts.format, "Output format")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+      ->default_val("table");
+  sub.add_option("--units", opts.units, "Byte units: gb (1e9) or gib (2^30)")
+      ->check(CLI::IsMember({"gb", "gib"}))
+      ->default_val("gb");
+  sub.add_option("--catalog", opts.catalogs,
+                 "Extra catalog file (repeatable); entries override built-in ids");
+}
+
+Catalog load_catalog(const CommonOptions& opts) {
+  Catalog catalog = Catalog::builtin();
+  std::vector<std::string> files;
+  if (const char* env = std::getenv("GPUPLAN_CATALOG"); env != nullptr && *env != '\0') {
+    std::stringstream list(env);
+    for (std::string path; std::getline(list, path, ':');) {
+      if (!path.empty()) {
+        files.push_back(path);
+      }
+    }
+  }
+  files.insert(files.end(), opts.catalogs.begin(), opts.catalogs.end());
+  for (const std::string& file : files) {
+    const MergeReport report = catalog.merge_file(file);
+    for (const std::string& line : report.overrides) {
+      fmt::print(stderr, "gpuplan: note: {} overrides {}\n", file, line);
+    }
+  }
+  return catalog;
+}
+
+RenderOptions render_options(const CommonOptions& opts) {
+  return {.format = parse_format(opts.format, "--format"),
+          .units = parse_byte_units(opts.units, "--units")};
+}
+
+CLI::Validator share_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        try {
+          std::size_t used = 0;
+          v = std::stod(text, &used);
+          if (used != text.size()) {
+            return fmt::format("expected a number in (0, 1], got '{}'", text);
+          }
+        } catch (const std::exception&) {
+          return fmt::format("expected a number in (0, 1], got '{}'", text);
+        }
+        if (!std::isfinite(v) || !(v > 0.0) || v > 1.0) {
+          return fmt::format("expected a number in (0, 1], got '{}'", text);
+        }
+        return {};
+      },
+      "SHARE in (0, 1]");
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,39 @@
+#pragma once
+// What every subcommand shares: exit codes, --format/--units/--catalog, catalog loading.
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/render.hpp>
+
+namespace gpuplan::cli {
+
+/// Process exit codes (README "Exit codes").
+enum class Exit : int { ok = 0, check_failed = 1, bad_input = 2, internal = 3 };
+
+struct CommonOptions {
+  std::vector<std::string> catalogs;  ///< --catalog FILE, repeatable
+  std::string format = "table";
+  std::string units = "gb";
+};
+
+/// Adds --format, --units and --catalog to a subcommand.
+void add_common_options(CLI::App& sub, CommonOptions& opts);
+
+/// The built-in catalog plus $GPUPLAN_CATALOG (':'-separated) and --catalog files, in that
+/// order; each overridden id is reported on stderr.
+Catalog load_catalog(const CommonOptions& opts);
+
+RenderOptions render_options(const CommonOptions& opts);
+
+/// A CLI11 check that accepts only finite numbers in (0, 1].
+CLI::Validator share_validator();
+
+/// Each adds one subcommand whose callback runs it and stores its exit code in `exit_code`.
+void add_catalog_command(CLI::App& app, Exit& exit_code);
+void add_fit_command(CLI::App& app, Exit& exit_code);
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,67 @@
+// gpuplan: parse, dispatch, and turn every failure into one line on stderr and an exit code.
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/version.hpp>
+
+#include "common.hpp"
+
+namespace {
+
+using gpuplan::cli::Exit;
+
+int code(Exit e) { return static_cast<int>(e); }
+
+// "The following argument was not expected: fitt" gains the closest subcommand names.
+std::string with_hint(const CLI::App& app, const CLI::ParseError& e) {
+  std::string message = e.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) {
+    return message;
+  }
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  const auto extras = app.remaining();
+  if (!extras.empty()) {
+    const auto close = gpuplan::closest_names(extras.front(), names);
+    if (!close.empty()) {
+      message += fmt::format("; closest commands: {}", fmt::join(close, ", "));
+    }
+  }
+  return message;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpuplan: capacity planner for LLM inference on GPUs"};
+  app.set_version_flag("--version", std::string(gpuplan::kVersion));
+  app.require_subcommand(1);
+  Exit exit_code = Exit::ok;
+  gpuplan::cli::add_fit_command(app, exit_code);
+  gpuplan::cli::add_catalog_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+    return code(exit_code);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "gpuplan: error: {} (see 'gpuplan --help')\n", with_hint(app, e));
+    return code(Exit::bad_input);
+  } catch (const gpuplan::InputError& e) {
+    fmt::print(stderr, "gpuplan: error: {}\n", e.what());
+    return code(Exit::bad_input);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpuplan: internal error: {} (please report)\n", e.what());
+    return code(Exit::internal);
+  }
+}

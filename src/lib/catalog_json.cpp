@@ -1,0 +1,322 @@
+#include "detail/catalog_json.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include <gpuplan/dtype.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/units.hpp>
+
+namespace gpuplan::detail {
+namespace {
+
+// Ceilings for "absurd" values: well above any shipping part, far below overflow.
+constexpr double kMaxMemoryGb = 100'000;
+constexpr double kMaxBandwidthTbPerS = 1'000;
+constexpr double kMaxTflopPerS = 1'000'000;
+constexpr double kMaxLinkGbPerS = 100'000;
+constexpr double kMaxWatts = 100'000;
+constexpr double kMaxUsdPerGpuHour = 10'000;
+
+const std::array kComputeTypes{std::string_view("fp4"),  std::string_view("fp8"),
+                               std::string_view("int8"), std::string_view("bf16"),
+                               std::string_view("fp16"), std::string_view("tf32"),
+                               std::string_view("fp32"), std::string_view("fp64")};
+
+std::string id_field(ObjectReader& r) {
+  std::string id = r.string("id");
+  const bool ok = std::all_of(id.begin(), id.end(), [](unsigned char c) {
+    return std::islower(c) || std::isdigit(c) || c == '-' || c == '.' || c == '_';
+  });
+  if (!ok) {
+    r.fail("id", fmt::format("expected lower-case letters, digits, '-', '.' or '_', got \"{}\"", id));
+  }
+  return id;
+}
+
+std::map<std::string, double> flop_table(ObjectReader& r, std::string_view key, bool required) {
+  std::map<std::string, double> out;
+  const Json* v = r.value(key);
+  if (v == nullptr) {
+    if (required) {
+      r.fail(key, "missing required field");
+    }
+    return out;
+  }
+  ObjectReader table(*v, r.origin(), r.pointer() / std::string(key));
+  table.reject_unknown(kComputeTypes);
+  for (std::string_view type : kComputeTypes) {
+    if (auto tflop = table.optional_number(type, kMaxTflopPerS)) {
+      out[std::string(type)] = *tflop * units::kTera;
+    }
+  }
+  if (required && !out.contains("bf16")) {
+    r.fail(std::string(key) + "/bf16", "missing required field");
+  }
+  return out;
+}
+
+Link link_from_json(const Json& v, const std::string& origin, const JsonPointer& at, bool domain) {
+  ObjectReader r(v, origin, at);
+  static constexpr std::array kScaleUp{std::string_view("kind"),
+                                       std::string_view("gb_per_s_per_direction"),
+                                       std::string_view("domain_gpus")};
+  r.reject_unknown(domain ? std::span<const std::string_view>(kScaleUp)
+                          : std::span<const std::string_view>(kScaleUp.data(), 2));
+  Link link;
+  link.kind = r.string("kind");
+  link.bytes_per_s_per_direction = r.number("gb_per_s_per_direction", kMaxLinkGbPerS) * units::kGB;
+  link.domain_gpus = domain ? static_cast<int>(r.integer("domain_gpus", 1, 1u << 16)) : 1;
+  return link;
+}
+
+MigProfile mig_from_json(const Json& v, const std::string& origin, const JsonPointer& at) {
+  ObjectReader r(v, origin, at);
+  static constexpr std::array kKeys{std::string_view("name"),           std::string_view("memory_gib"),
+                                    std::string_view("memory_eighths"), std::string_view("compute_slices"),
+                                    std::string_view("sm_count"),       std::string_view("max_instances")};
+  r.reject_unknown(kKeys);
+  MigProfile p;
+  p.name = r.string("name");
+  if (auto gib = r.optional_number("memory_gib", kMaxMemoryGb)) {
+    p.memory_bytes = *gib * units::kGiB;
+  }
+  p.memory_eighths = static_cast<int>(r.integer("memory_eighths", 1, 8));
+  p.compute_slices = static_cast<int>(r.integer("compute_slices", 1, 7));
+  if (auto sms = r.optional_integer("sm_count", 1, 100'000)) {
+    p.sm_count = static_cast<int>(*sms);
+  }
+  p.max_instances = static_cast<int>(r.integer("max_instances", 1, 7));
+  return p;
+}
+
+}  // namespace
+
+GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPointer& at) {
+  ObjectReader r(entry, origin, at);
+  static constexpr std::array kKeys{
+      std::string_view("id"),          std::string_view("name"),
+      std::string_view("vendor"),      std::string_view("memory_gb"),
+      std::string_view("usable_memory_mib"), std::string_view("memory_bandwidth_tb_per_s"),
+      std::string_view("dense_tflop_per_s"), std::string_view("sparse_tflop_per_s"),
+      std::string_view("tdp_w"),       std::string_view("sm_count"),
+      std::string_view("scale_up"),    std::string_view("host_link"),
+      std::string_view("mig_profiles"), std::string_view("sources"),
+      std::string_view("notes")};
+  r.reject_unknown(kKeys);
+  GpuSpec g;
+  g.origin = origin;
+  g.id = id_field(r);
+  g.name = r.string("name");
+  g.vendor = r.string("vendor");
+  g.memory_bytes = r.number("memory_gb", kMaxMemoryGb) * units::kGB;
+  if (auto mib = r.optional_number("usable_memory_mib", kMaxMemoryGb * units::kGB / units::kMiB)) {
+    g.usable_memory_bytes = *mib * units::kMiB;
+  }
+  g.memory_bandwidth_bytes_per_s = r.number("memory_bandwidth_tb_per_s", kMaxBandwidthTbPerS) * units::kTB;
+  g.dense_flop_per_s = flop_table(r, "dense_tflop_per_s", true);
+  g.sparse_flop_per_s = flop_table(r, "sparse_tflop_per_s", false);
+  g.tdp_w = r.number("tdp_w", kMaxWatts);
+  if (auto sms = r.optional_integer("sm_count", 1, 100'000)) {
+    g.sm_count = static_cast<int>(*sms);
+  }
+  if (const Json* v = r.value("scale_up")) {
+    g.scale_up = link_from_json(*v, origin, at / "scale_up", true);
+  }
+  const Json* host = r.value("host_link");
+  if (host == nullptr) {
+    r.fail("host_link", "missing required field");
+  }
+  g.host_link = link_from_json(*host, origin, at / "host_link", false);
+  if (const Json* v = r.value("mig_profiles")) {
+    if (!v->is_array()) {
+      r.fail("mig_profiles", "expected an array of MIG profiles");
+    }
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      MigProfile p = mig_from_json((*v)[i], origin, at / "mig_profiles" / i);
+      if (g.find_mig_profile(p.name) != nullptr) {
+        throw InputError(fmt::format("{}: duplicate MIG profile '{}'",
+                                     where(origin, at / "mig_profiles" / i / "name"), p.name));
+      }
+      g.mig_profiles.push_back(std::move(p));
+    }
+  }
+  g.sources = r.strings("sources");
+  g.notes = r.optional_string("notes").value_or("");
+  return g;
+}
+
+ModelSpec model_from_config(const Json& config, const std::string& origin, const JsonPointer& at,
+                            bool strict) {
+  // A multimodal config (Gemma 3) keeps the language model under text_config.
+  if (!strict && config.is_object() && config.contains("text_config") &&
+      config["text_config"].is_object()) {
+    ModelSpec m = model_from_config(config["text_config"], origin, at / "text_config", false);
+    if (!config.contains("tie_word_embeddings") || !config["tie_word_embeddings"].is_boolean()) {
+      return m;
+    }
+    m.tie_word_embeddings = config["tie_word_embeddings"].get<bool>();
+    return m;
+  }
+  ObjectReader r(config, origin, at);
+  static constexpr std::array kKeys{
+      std::string_view("model_type"), std::string_view("hidden_size"),
+      std::string_view("num_hidden_layers"), std::string_view("num_attention_heads"),
+      std::string_view("num_key_value_heads"), std::string_view("head_dim"),
+      std::string_view("intermediate_size"), std::string_view("vocab_size"),
+      std::string_view("max_position_embeddings"), std::string_view("tie_word_embeddings"),
+      std::string_view("attention_bias"), std::string_view("use_qk_norm"),
+      std::string_view("sliding_window"), std::string_view("sliding_window_pattern"),
+      std::string_view("use_sliding_window"), std::string_view("layer_types"),
+      std::string_view("num_local_experts"), std::string_view("num_experts"),
+      std::string_view("n_routed_experts"), std::string_view("num_experts_per_tok"),
+      std::string_view("n_shared_experts"), std::string_view("moe_intermediate_size"),
+      std::string_view("first_k_dense_replace"), std::string_view("q_lora_rank"),
+      std::string_view("kv_lora_rank"), std::string_view("qk_nope_head_dim"),
+      std::string_view("qk_rope_head_dim"), std::string_view("v_head_dim")};
+  if (strict) {
+    r.reject_unknown(kKeys);
+  }
+  constexpr std::uint64_t kBig = 1ull << 32;
+  ModelSpec m;
+  m.origin = origin;
+  m.model_type = r.optional_string("model_type").value_or("");
+  m.hidden_size = r.integer("hidden_size", 1, 1u << 20);
+  m.num_hidden_layers = r.integer("num_hidden_layers", 1, 10'000);
+  m.num_attention_heads = r.integer("num_attention_heads", 1, 10'000);
+  m.num_key_value_heads =
+      r.optional_integer("num_key_value_heads", 1, 10'000).value_or(m.num_attention_heads);
+  m.intermediate_size = r.integer("intermediate_size", 1, 1u << 22);
+  m.vocab_size = r.integer("vocab_size", 1, 100'000'000);
+  m.max_position_embeddings = r.integer("max_position_embeddings", 1, kBig);
+  m.tie_word_embeddings = r.boolean("tie_word_embeddings", false);
+  m.attention_bias = r.boolean("attention_bias", false);
+  m.qkv_bias = m.model_type == "qwen2" || m.model_type == "qwen2_moe";
+  m.qk_norm = r.boolean("use_qk_norm", false) || m.model_type == "qwen3" ||
+              m.model_type == "qwen3_moe" || m.model_type.starts_with("gemma3");
+
+  if (r.has("kv_lora_rank")) {
+    MlaSpec a;
+    a.q_lora_rank = r.optional_integer("q_lora_rank", 1, 1u << 16).value_or(0);
+    a.kv_lora_rank = r.integer("kv_lora_rank", 1, 1u << 16);
+    a.qk_nope_head_dim = r.integer("qk_nope_head_dim", 1, 1u << 16);
+    a.qk_rope_head_dim = r.integer("qk_rope_head_dim", 1, 1u << 16);
+    a.v_head_dim = r.integer("v_head_dim", 1, 1u << 16);
+    m.mla = a;
+  } else if (auto hd = r.optional_integer("head_dim", 1, 1u << 16)) {
+    m.head_dim = *hd;
+  } else {
+    if (m.hidden_size % m.num_attention_heads != 0) {
+      r.fail("head_dim", fmt::format("missing, and hidden_size {} is not a multiple of {} heads",
+                                     m.hidden_size, m.num_attention_heads));
+    }
+    m.head_dim = m.hidden_size / m.num_attention_heads;
+  }
+
+  std::uint64_t experts = 0;
+  for (std::string_view key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
+    if (auto n = r.optional_integer(key, 0, 1u << 16); n && *n > 0) {
+      experts = *n;
+    }
+  }
+  if (experts > 0) {
+    MoeSpec e;
+    e.routed_experts = experts;
+    e.experts_per_token = r.integer("num_experts_per_tok", 1, experts);
+    e.shared_experts = r.optional_integer("n_shared_experts", 0, 1024).value_or(0);
+    e.expert_intermediate =
+        r.optional_integer("moe_intermediate_size", 1, 1u << 22).value_or(m.intermediate_size);
+    e.first_dense_layers = r.optional_integer("first_k_dense_replace", 0, 10'000).value_or(0);
+    m.moe = e;
+    if (!strict) {
+      // Qwen-MoE variants can interleave dense layers; the counting here assumes they do not.
+      if (r.optional_integer("decoder_sparse_step", 1, 10'000).value_or(1) != 1) {
+        r.fail("decoder_sparse_step", "interleaved dense/MoE layers are not supported");
+      }
+      if (const Json* only = r.value("mlp_only_layers"); only && only->is_array() && !only->empty()) {
+        r.fail("mlp_only_layers", "dense-only layers inside an MoE stack are not supported");
+      }
+    }
+  }
+
+  // Sliding-window attention: per-layer types, a repeating pattern, or every layer.
+  const std::uint64_t window = r.optional_integer("sliding_window", 1, kBig).value_or(0);
+  const bool use_window = r.boolean("use_sliding_window", true) && window > 0 &&
+                          window < m.max_position_embeddings;
+  if (const Json* types = r.value("layer_types")) {
+    if (!types->is_array() || types->size() != m.num_hidden_layers) {
+      r.fail("layer_types", fmt::format("expected an array of {} layer types", m.num_hidden_layers));
+    }
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      const Json& t = (*types)[i];
+      const bool sliding = t == "sliding_attention";
+      if (!sliding && t != "full_attention") {
+        throw InputError(fmt::format("{}: expected \"sliding_attention\" or \"full_attention\", got {}",
+                                     where(origin, at / "layer_types" / i), t.dump()));
+      }
+      if (sliding && window == 0) {
+        r.fail("sliding_window", "missing, but layer_types has sliding layers");
+      }
+      m.layer_window_tokens.push_back(sliding && use_window ? window : 0);
+    }
+  } else if (auto pattern = r.optional_integer("sliding_window_pattern", 1, 10'000)) {
+    // Gemma 3: every pattern-th layer is global, the rest slide.
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      m.layer_window_tokens.push_back(use_window && (i + 1) % *pattern != 0 ? window : 0);
+    }
+  } else if (use_window) {
+    const bool alternate = m.model_type == "gemma2";  // Gemma 2: even layers slide
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      m.layer_window_tokens.push_back(!alternate || i % 2 == 0 ? window : 0);
+    }
+  }
+  validate_model(m, where(origin, at));
+  return m;
+}
+
+ModelSpec model_from_json(const Json& entry, const std::string& origin, const JsonPointer& at) {
+  ObjectReader r(entry, origin, at);
+  static constexpr std::array kKeys{std::string_view("id"),      std::string_view("name"),
+                                    std::string_view("hf_repo"), std::string_view("sources"),
+                                    std::string_view("notes"),   std::string_view("config")};
+  r.reject_unknown(kKeys);
+  const std::string id = id_field(r);
+  const Json* config = r.value("config");
+  if (config == nullptr) {
+    r.fail("config", "missing required field");
+  }
+  ModelSpec m = model_from_config(*config, origin, at / "config", true);
+  m.id = id;
+  m.name = r.string("name");
+  m.hf_repo = r.optional_string("hf_repo").value_or("");
+  m.sources = r.strings("sources");
+  m.notes = r.optional_string("notes").value_or("");
+  return m;
+}
+
+Price price_from_json(const Json& entry, const std::string& origin, const JsonPointer& at) {
+  ObjectReader r(entry, origin, at);
+  static constexpr std::array kKeys{
+      std::string_view("provider"), std::string_view("gpu"),    std::string_view("mode"),
+      std::string_view("usd_per_gpu_hour"), std::string_view("date"), std::string_view("region"),
+      std::string_view("instance"), std::string_view("sources"), std::string_view("notes")};
+  r.reject_unknown(kKeys);
+  Price p;
+  p.origin = origin;
+  p.provider = r.string("provider");
+  p.gpu = r.string("gpu");
+  const std::string mode = r.string("mode");
+  p.mode = parse_pricing_mode(mode, r.where_of("mode"));
+  p.usd_per_gpu_hour = r.number("usd_per_gpu_hour", kMaxUsdPerGpuHour);
+  p.date = r.string("date");
+  p.region = r.optional_string("region").value_or("");
+  p.instance = r.optional_string("instance").value_or("");
+  p.sources = r.strings("sources");
+  p.notes = r.optional_string("notes").value_or("");
+  return p;
+}
+
+}  // namespace gpuplan::detail

@@ -1,0 +1,67 @@
+// closest_names(): the "did you mean" list for unknown ids (ninja's SpellcheckStringV idea).
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <gpuplan/catalog.hpp>
+
+namespace gpuplan {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), std::size_t{0});
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& known,
+                                       std::size_t limit) {
+  const std::string needle = lower(name);
+  struct Scored {
+    std::size_t score;
+    const std::string* name;
+  };
+  std::vector<Scored> scored;
+  for (const std::string& k : known) {
+    const std::string candidate = lower(k);
+    std::size_t score = edit_distance(needle, candidate);
+    // A name that contains what was typed (or is contained in it) is a strong hint.
+    if (!needle.empty() && (candidate.find(needle) != std::string::npos ||
+                            needle.find(candidate) != std::string::npos)) {
+      score = std::min<std::size_t>(score, 1);
+    }
+    const std::size_t tolerance = std::max<std::size_t>(3, needle.size() / 2);
+    if (score <= tolerance) {
+      scored.push_back({score, &k});
+    }
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const Scored& a, const Scored& b) { return a.score < b.score; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < limit; ++i) {
+    out.push_back(*scored[i].name);
+  }
+  return out;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,37 @@
+#pragma once
+// A format-neutral report: heading lines, tables, footer lines. The table, csv and markdown
+// renderers all print one of these, so every format shows the same numbers.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpuplan/render.hpp>
+
+namespace gpuplan::detail {
+
+struct Table {
+  std::string title;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+struct Document {
+  std::vector<std::string> heading;
+  std::vector<Table> tables;
+  std::vector<std::string> footer;
+};
+
+/// Renders as an aligned text table, CSV (one leading "table" column naming each table) or
+/// GitHub markdown. Not for Format::json.
+std::string render_document(const Document& doc, Format format);
+
+/// 32768 -> "32,768".
+std::string group_digits(std::uint64_t value);
+/// Bytes in the chosen unit, two decimals ("72.65"); the unit name is "GB" or "GiB".
+std::string bytes_value(double bytes, ByteUnits units);
+std::string_view unit_name(ByteUnits units);
+/// Throws std::logic_error (exit 3) for NaN/inf: such a value is a bug, never an answer.
+double checked(double value, std::string_view what);
+
+}  // namespace gpuplan::detail

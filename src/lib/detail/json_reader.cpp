@@ -1,0 +1,189 @@
+#include "detail/json_reader.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+
+namespace gpuplan::detail {
+namespace {
+
+std::string shown(const Json& value) {
+  constexpr std::size_t kMaxShown = 40;
+  std::string text = value.dump();
+  if (text.size() > kMaxShown) {
+    text = text.substr(0, kMaxShown) + "...";
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string where(std::string_view origin, const JsonPointer& at) {
+  const std::string pointer = at.to_string();
+  return fmt::format("{}: {}", origin, pointer.empty() ? "/" : pointer);
+}
+
+Json parse_json_text(std::string_view text, std::string_view origin) {
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep line and column.
+    std::string what = e.what();
+    if (const auto pos = what.find("] "); pos != std::string::npos) {
+      what = what.substr(pos + 2);
+    }
+    throw InputError(fmt::format("{}: invalid JSON: {}", origin, what));
+  }
+}
+
+ObjectReader::ObjectReader(const Json& object, std::string origin, JsonPointer at)
+    : object_(object), origin_(std::move(origin)), at_(std::move(at)) {
+  if (!object_.is_object()) {
+    throw InputError(
+        fmt::format("{}: expected an object, got {}", where(origin_, at_), shown(object_)));
+  }
+}
+
+bool ObjectReader::has(std::string_view key) const {
+  const auto it = object_.find(key);
+  return it != object_.end() && !it->is_null();
+}
+
+std::string ObjectReader::where_of(std::string_view key) const {
+  return where(origin_, at_ / std::string(key));
+}
+
+void ObjectReader::fail(std::string_view key, std::string_view message) const {
+  throw InputError(fmt::format("{}: {}", where_of(key), message));
+}
+
+const Json* ObjectReader::value(std::string_view key) {
+  const auto it = object_.find(key);
+  if (it == object_.end() || it->is_null()) {
+    return nullptr;
+  }
+  return &*it;
+}
+
+std::optional<std::string> ObjectReader::optional_string(std::string_view key) {
+  const Json* v = value(key);
+  if (v == nullptr) {
+    return std::nullopt;
+  }
+  if (!v->is_string() || v->get_ref<const std::string&>().empty()) {
+    fail(key, fmt::format("expected a non-empty string, got {}", shown(*v)));
+  }
+  return v->get<std::string>();
+}
+
+std::string ObjectReader::string(std::string_view key) {
+  auto s = optional_string(key);
+  if (!s) {
+    fail(key, "missing required field");
+  }
+  return *s;
+}
+
+std::optional<double> ObjectReader::optional_number(std::string_view key, double max,
+                                                    bool allow_zero) {
+  const Json* v = value(key);
+  if (v == nullptr) {
+    return std::nullopt;
+  }
+  const std::string_view what = allow_zero ? "a number >= 0" : "a positive number";
+  if (!v->is_number()) {
+    fail(key, fmt::format("expected {}, got {}", what, shown(*v)));
+  }
+  const double x = v->get<double>();
+  if (!std::isfinite(x) || x < 0.0 || (!allow_zero && !(x > 0.0))) {
+    fail(key, fmt::format("expected {}, got {}", what, shown(*v)));
+  }
+  if (x > max) {
+    fail(key, fmt::format("{} is implausibly large (limit {:g})", shown(*v), max));
+  }
+  return x;
+}
+
+double ObjectReader::number(std::string_view key, double max, bool allow_zero) {
+  auto x = optional_number(key, max, allow_zero);
+  if (!x) {
+    fail(key, "missing required field");
+  }
+  return *x;
+}
+
+std::optional<std::uint64_t> ObjectReader::optional_integer(std::string_view key, std::uint64_t min,
+                                                            std::uint64_t max) {
+  const Json* v = value(key);
+  if (v == nullptr) {
+    return std::nullopt;
+  }
+  const bool integral = v->is_number_unsigned() || (v->is_number_integer() && v->get<std::int64_t>() >= 0);
+  if (!integral) {
+    fail(key, fmt::format("expected an integer between {} and {}, got {}", min, max, shown(*v)));
+  }
+  const auto x = v->get<std::uint64_t>();
+  if (x < min || x > max) {
+    fail(key, fmt::format("expected an integer between {} and {}, got {}", min, max, x));
+  }
+  return x;
+}
+
+std::uint64_t ObjectReader::integer(std::string_view key, std::uint64_t min, std::uint64_t max) {
+  auto x = optional_integer(key, min, max);
+  if (!x) {
+    fail(key, "missing required field");
+  }
+  return *x;
+}
+
+bool ObjectReader::boolean(std::string_view key, bool fallback) {
+  const Json* v = value(key);
+  if (v == nullptr) {
+    return fallback;
+  }
+  if (!v->is_boolean()) {
+    fail(key, fmt::format("expected true or false, got {}", shown(*v)));
+  }
+  return v->get<bool>();
+}
+
+std::vector<std::string> ObjectReader::strings(std::string_view key) {
+  const Json* v = value(key);
+  if (v == nullptr) {
+    fail(key, "missing required field");
+  }
+  if (!v->is_array() || v->empty()) {
+    fail(key, fmt::format("expected a non-empty array of strings, got {}", shown(*v)));
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const Json& item = (*v)[i];
+    if (!item.is_string() || item.get_ref<const std::string&>().empty()) {
+      throw InputError(fmt::format("{}: expected a non-empty string, got {}",
+                                   where(origin_, at_ / std::string(key) / i), shown(item)));
+    }
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+void ObjectReader::reject_unknown(std::span<const std::string_view> allowed) const {
+  for (const auto& [key, unused] : object_.items()) {
+    bool known = false;
+    for (std::string_view a : allowed) {
+      known = known || a == key;
+    }
+    if (!known) {
+      const std::vector<std::string> names(allowed.begin(), allowed.end());
+      const auto close = closest_names(key, names, 1);
+      throw InputError(fmt::format("{}: unknown field{}", where_of(key),
+                                   close.empty() ? "" : fmt::format("; did you mean '{}'?", close[0])));
+    }
+  }
+}
+
+}  // namespace gpuplan::detail

@@ -1,0 +1,63 @@
+#pragma once
+// Reads one JSON object field by field, naming the file and JSON pointer in every error:
+// "gpus.json: /gpus/3/memory_bandwidth_tb_per_s: expected a positive number, got -1".
+// Private to the library; nlohmann types never reach public headers.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpuplan::detail {
+
+using Json = nlohmann::json;
+using JsonPointer = nlohmann::json::json_pointer;
+
+/// "origin: /pointer" as used at the start of every catalog error.
+std::string where(std::string_view origin, const JsonPointer& at);
+
+/// Parses text; syntax errors throw InputError "origin: invalid JSON: <line, column, what>".
+Json parse_json_text(std::string_view text, std::string_view origin);
+
+class ObjectReader {
+ public:
+  /// Throws InputError unless `object` is a JSON object.
+  ObjectReader(const Json& object, std::string origin, JsonPointer at);
+
+  [[nodiscard]] bool has(std::string_view key) const;  ///< present and not null
+  [[nodiscard]] const JsonPointer& pointer() const { return at_; }
+  [[nodiscard]] const std::string& origin() const { return origin_; }
+  [[nodiscard]] std::string where_of(std::string_view key) const;
+
+  std::string string(std::string_view key);                   ///< required, non-empty
+  std::optional<std::string> optional_string(std::string_view key);
+  /// A finite number in (0, max] (or [0, max] when allow_zero).
+  double number(std::string_view key, double max, bool allow_zero = false);
+  std::optional<double> optional_number(std::string_view key, double max, bool allow_zero = false);
+  std::uint64_t integer(std::string_view key, std::uint64_t min, std::uint64_t max);
+  std::optional<std::uint64_t> optional_integer(std::string_view key, std::uint64_t min,
+                                                std::uint64_t max);
+  bool boolean(std::string_view key, bool fallback);
+  /// A non-empty array of non-empty strings.
+  std::vector<std::string> strings(std::string_view key);
+  /// The raw value (nullptr when absent or null); marks the key as read.
+  const Json* value(std::string_view key);
+
+  /// Throws InputError for the first key not in `allowed` ("unknown field"), naming the
+  /// closest allowed key.
+  void reject_unknown(std::span<const std::string_view> allowed) const;
+
+  [[noreturn]] void fail(std::string_view key, std::string_view message) const;
+
+ private:
+  const Json& object_;
+  std::string origin_;
+  JsonPointer at_;
+};
+
+}  // namespace gpuplan::detail

@@ -1,0 +1,91 @@
+#include <gpuplan/kv_cache.hpp>
+
+#include <algorithm>
+
+#include <gpuplan/units.hpp>
+
+namespace gpuplan {
+namespace {
+
+double d(std::uint64_t v) { return static_cast<double>(v); }
+
+std::uint64_t round_up(std::uint64_t value, std::uint64_t step) {
+  return step == 0 ? value : (value + step - 1) / step * step;
+}
+
+double elements_per_token_per_layer(const ModelSpec& m) {
+  if (m.mla) {
+    // MLA caches the compressed latent plus the decoupled RoPE key, shared by all heads.
+    return d(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim);
+  }
+  return 2.0 * d(m.num_key_value_heads) * d(m.head_dim);
+}
+
+}  // namespace
+
+double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype) {
+  return elements_per_token_per_layer(model) * d(model.num_hidden_layers) *
+         bits_per_element(kv_dtype) / units::kBitsPerByte;
+}
+
+KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
+  KvShape s;
+  s.elements_per_token_per_layer = elements_per_token_per_layer(m);
+  s.bytes_per_element = bits_per_element(kv_dtype) / units::kBitsPerByte;
+  double per_gpu_elements = 0;
+  if (m.mla) {
+    // The latent is not split by heads; every TP rank keeps a full copy.
+    s.kv_heads_per_gpu = 0;
+    s.replicated = layout.tp > 1;
+    per_gpu_elements = s.elements_per_token_per_layer;
+  } else {
+    // Heads split over TP, but a GPU holds at least one head: kv_heads < TP replicates.
+    s.kv_heads_per_gpu = std::max<std::uint64_t>(1, (m.num_key_value_heads + layout.tp - 1) / layout.tp);
+    s.replicated = layout.tp > m.num_key_value_heads;
+    per_gpu_elements = 2.0 * d(s.kv_heads_per_gpu) * d(m.head_dim);
+  }
+  s.bytes_per_token_per_layer_per_gpu = per_gpu_elements * s.bytes_per_element;
+  // The busiest pipeline stage holds ceil(layers / PP) layers; take the first such stage's
+  // windows (patterns repeat, so any stage is representative).
+  const std::uint64_t per_stage = (m.num_hidden_layers + layout.pp - 1) / layout.pp;
+  s.windows.reserve(per_stage);
+  for (std::uint64_t layer = 0; layer < per_stage; ++layer) {
+    s.windows.push_back(m.window_of_layer(layer));
+  }
+  return s;
+}
+
+double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64_t block_tokens) {
+  const std::uint64_t stored = round_up(tokens, block_tokens);
+  double token_layers = 0;
+  for (std::uint64_t window : shape.windows) {
+    token_layers += d(window == 0 ? stored : std::min(stored, round_up(window, block_tokens)));
+  }
+  return token_layers * shape.bytes_per_token_per_layer_per_gpu;
+}
+
+std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std::uint64_t sequences,
+                                 std::uint64_t block_tokens, std::uint64_t limit_tokens) {
+  if (sequences == 0 || !(budget_bytes > 0)) {
+    return 0;
+  }
+  const auto fits = [&](std::uint64_t tokens) {
+    return d(sequences) * sequence_kv_bytes(shape, tokens, block_tokens) <= budget_bytes;
+  };
+  if (!fits(1)) {
+    return 0;
+  }
+  if (fits(limit_tokens)) {
+    return limit_tokens;
+  }
+  // Sequence size grows monotonically with tokens: binary search the last fitting length.
+  std::uint64_t lo = 1;
+  std::uint64_t hi = limit_tokens;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace gpuplan

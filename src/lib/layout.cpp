@@ -1,0 +1,57 @@
+#include <gpuplan/layout.hpp>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+
+void validate_layout(const Layout& layout, const ModelSpec& model) {
+  static constexpr std::uint64_t kMaxDegree = 1u << 16;
+  const auto check_degree = [](std::string_view name, std::uint64_t value) {
+    if (value < 1 || value > kMaxDegree) {
+      throw InputError(
+          fmt::format("layout.{}: must be between 1 and {}, got {}", name, kMaxDegree, value));
+    }
+  };
+  check_degree("tp", layout.tp);
+  check_degree("pp", layout.pp);
+  check_degree("ep", layout.ep);
+  check_degree("dp", layout.dp);
+  if (layout.gpus() > kMaxDegree) {
+    throw InputError(fmt::format("layout: {} GPUs is more than the {} supported", layout.gpus(),
+                                 kMaxDegree));
+  }
+  if (!model.has_architecture()) {
+    if (layout.ep > 1) {
+      throw InputError("layout.ep: expert parallelism needs a model with experts, and a bare "
+                       "parameter count has none");
+    }
+    return;
+  }
+  if (model.num_attention_heads % layout.tp != 0) {
+    throw InputError(fmt::format(
+        "layout.tp: {} does not divide the {} attention heads of '{}'", layout.tp,
+        model.num_attention_heads, model.id));
+  }
+  if (layout.pp > model.num_hidden_layers) {
+    throw InputError(fmt::format("layout.pp: {} stages for {} layers of '{}'", layout.pp,
+                                 model.num_hidden_layers, model.id));
+  }
+  if (layout.ep > 1) {
+    if (!model.moe) {
+      throw InputError(fmt::format("layout.ep: '{}' is not a mixture-of-experts model", model.id));
+    }
+    if (model.moe->routed_experts % layout.ep != 0) {
+      throw InputError(fmt::format("layout.ep: {} does not divide the {} experts of '{}'",
+                                   layout.ep, model.moe->routed_experts, model.id));
+    }
+    if ((layout.tp * layout.dp) % layout.ep != 0) {
+      throw InputError(fmt::format(
+          "layout.ep: {} does not divide the {} GPUs of a pipeline stage (TP {} x DP {})",
+          layout.ep, layout.tp * layout.dp, layout.tp, layout.dp));
+    }
+  }
+}
+
+}  // namespace gpuplan

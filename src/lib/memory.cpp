@@ -1,0 +1,292 @@
+#include <gpuplan/memory.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+namespace {
+
+double d(std::uint64_t v) { return static_cast<double>(v); }
+
+constexpr double kActivationBytes = 2.0;  // bf16 activations
+constexpr double kLogitBytes = 4.0;       // fp32 logits
+
+void validate_request(const FitRequest& r) {
+  const auto in_range = [](std::string_view field, std::uint64_t v, std::uint64_t max) {
+    if (v < 1 || v > max) {
+      throw InputError(fmt::format("fit.{}: expected between 1 and {}, got {}", field, max, v));
+    }
+  };
+  in_range("concurrency", r.concurrency, 100'000'000);
+  in_range("context_tokens", r.context_tokens, 1ull << 32);
+  in_range("prefill_chunk_tokens", r.prefill_chunk_tokens, 1u << 24);
+  in_range("block_tokens", r.block_tokens, 1u << 16);
+  if (!(r.memory_utilization > 0.0 && r.memory_utilization <= 1.0)) {
+    throw InputError(fmt::format("fit.memory_utilization: expected a share in (0, 1], got {}",
+                                 r.memory_utilization));
+  }
+  if (!(r.reserve_bytes >= 0.0) || !std::isfinite(r.reserve_bytes)) {
+    throw InputError(fmt::format("fit.reserve_bytes: expected a finite size >= 0, got {}",
+                                 r.reserve_bytes));
+  }
+}
+
+DType resolve_embeddings_dtype(const FitRequest& r) {
+  if (r.embeddings_dtype) {
+    return *r.embeddings_dtype;
+  }
+  return is_quantized(r.weights_dtype) ? DType::bf16 : r.weights_dtype;
+}
+
+WeightsBytes weights_per_gpu(const ModelSpec& m, const ParamCount& p, const FitRequest& r) {
+  const Layout& l = r.layout;
+  const double body_bytes = bits_per_element(r.weights_dtype) / units::kBitsPerByte;
+  const double emb_bytes = bits_per_element(*r.embeddings_dtype) / units::kBitsPerByte;
+  WeightsBytes w;
+  if (!m.has_architecture()) {
+    w.dense = p.body() * body_bytes / d(l.tp) / d(l.pp);
+    return w;
+  }
+  // The busiest stage holds ceil(layers / PP) layers.
+  const double stage_share =
+      d((m.num_hidden_layers + l.pp - 1) / l.pp) / d(m.num_hidden_layers);
+  const double dense_params = p.attention + p.dense_mlp + p.shared_experts + p.router + p.norms;
+  w.dense = dense_params * body_bytes * stage_share / d(l.tp);
+  w.experts = p.routed_experts * body_bytes * stage_share / d(l.expert_shards());
+  // Vocab-parallel embedding and LM head are split over TP. Without PP one GPU holds both; with
+  // PP the first stage holds the embedding and the last the head (a tied head is a copy).
+  const double embedding = p.embedding * emb_bytes / d(l.tp);
+  const double head = (m.tie_word_embeddings ? p.embedding : p.lm_head) * emb_bytes / d(l.tp);
+  if (l.pp == 1) {
+    w.embedding = embedding;
+    w.lm_head = p.lm_head * emb_bytes / d(l.tp);
+  } else if (head > embedding) {
+    w.lm_head = head;
+  } else {
+    w.embedding = embedding;
+  }
+  return w;
+}
+
+ActivationBytes activations_per_gpu(const ModelSpec& m, const FitRequest& r,
+                                    std::uint64_t sequences_per_replica) {
+  ActivationBytes a;
+  if (!m.has_architecture()) {
+    return a;
+  }
+  const Layout& l = r.layout;
+  // Largest tensors alive in one layer during a prefill chunk: the residual stream and its
+  // normed copy, the q/k/v projections, and the MLP's gate and up outputs (TP-split).
+  double qkv_dim = 0;
+  if (m.mla) {
+    const MlaSpec& a_ = *m.mla;
+    qkv_dim = d(m.num_attention_heads) *
+              d(a_.qk_nope_head_dim + a_.qk_rope_head_dim + a_.qk_nope_head_dim + a_.v_head_dim);
+  } else {
+    qkv_dim = d(m.num_attention_heads + 2 * m.num_key_value_heads) * d(m.head_dim);
+  }
+  double mlp_dim = d(m.intermediate_size);
+  if (m.moe) {
+    const double routed = d(m.moe->experts_per_token + m.moe->shared_experts) *
+                          d(m.moe->expert_intermediate);
+    mlp_dim = m.moe->first_dense_layers > 0 ? std::max(mlp_dim, routed) : routed;
+  }
+  const double per_token = 2.0 * d(m.hidden_size) + qkv_dim / d(l.tp) + 2.0 * mlp_dim / d(l.tp);
+  a.prefill = d(r.prefill_chunk_tokens) * per_token * kActivationBytes;
+  a.logits = d(sequences_per_replica) * d(m.vocab_size) * kLogitBytes;
+  return a;
+}
+
+void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
+  const FitRequest& r = res.request;
+  if (!m.has_architecture()) {
+    res.notes.push_back(
+        "bare parameter count: weights only; KV cache and activations need an architecture "
+        "(use a catalog model or a config.json)");
+  }
+  if (m.has_architecture() && is_quantized(r.weights_dtype) &&
+      r.embeddings_dtype == DType::bf16) {
+    res.notes.push_back(fmt::format("{} weights with bf16 embedding table and LM head, as "
+                                    "quantized checkpoints ship them",
+                                    to_string(r.weights_dtype)));
+  }
+  if (res.kv_known && res.kv.replicated) {
+    res.notes.push_back(
+        m.mla ? fmt::format("MLA latent cache is replicated on each of the {} TP ranks",
+                            r.layout.tp)
+              : fmt::format("TP {} exceeds the {} KV heads: each GPU keeps one KV head "
+                            "(replicated)",
+                            r.layout.tp, m.num_key_value_heads));
+  }
+  if (res.mig && res.mig->estimated) {
+    res.notes.push_back(fmt::format(
+        "MIG profile {} memory estimated from its share of the GPU; no measured figure in the "
+        "catalog",
+        r.mig_profile));
+  }
+  const std::string type = to_string(r.weights_dtype) == std::string_view("mxfp4")
+                               ? "fp4"
+                               : std::string(to_string(r.weights_dtype));
+  if (is_quantized(r.weights_dtype) && !g.dense_flop_per_s.contains(type)) {
+    res.notes.push_back(fmt::format("{} has no {} tensor cores: {} weights would run as "
+                                    "weight-only quantization",
+                                    g.id, type, to_string(r.weights_dtype)));
+  }
+  if (m.has_architecture() && !m.layer_window_tokens.empty()) {
+    res.notes.push_back("sliding-window layers hold at most their window of KV cache");
+  }
+}
+
+}  // namespace
+
+FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request) {
+  validate_request(request);
+  validate_layout(request.layout, model);
+  FitResult res;
+  res.model_id = model.id;
+  res.gpu_id = gpu.id;
+  res.request = request;
+  res.request.embeddings_dtype = resolve_embeddings_dtype(request);
+  const FitRequest& r = res.request;
+  const Layout& l = r.layout;
+
+  double capacity = gpu.fit_memory_bytes();
+  if (!r.mig_profile.empty()) {
+    const MigProfile* profile = gpu.find_mig_profile(r.mig_profile);
+    if (profile == nullptr) {
+      std::vector<std::string> names;
+      for (const MigProfile& p : gpu.mig_profiles) {
+        names.push_back(p.name);
+      }
+      if (names.empty()) {
+        throw InputError(fmt::format("fit.mig_profile: {} does not support MIG", gpu.id));
+      }
+      throw InputError(fmt::format("fit.mig_profile: unknown MIG profile '{}' for {}; closest: {}",
+                                   r.mig_profile, gpu.id,
+                                   fmt::join(closest_names(r.mig_profile, names), ", ")));
+    }
+    if (l.tp > 1 || l.pp > 1) {
+      throw InputError("layout: MIG slices cannot be linked by TP or PP (no peer-to-peer between "
+                       "instances); use one slice per replica");
+    }
+    res.mig = mig_memory(gpu, *profile);
+    capacity = res.mig->bytes;
+  }
+
+  if (model.has_architecture() && r.context_tokens > model.max_position_embeddings) {
+    throw InputError(fmt::format("fit.context_tokens: {} exceeds the {} tokens of '{}' "
+                                 "(max_position_embeddings)",
+                                 r.context_tokens, model.max_position_embeddings, model.id));
+  }
+
+  res.params = count_params(model);
+  res.weights = weights_per_gpu(model, res.params, r);
+  res.concurrency_per_replica = (r.concurrency + l.dp - 1) / l.dp;
+  res.activations = activations_per_gpu(model, r, res.concurrency_per_replica);
+
+  PerGpuMemory& mem = res.per_gpu;
+  mem.capacity_bytes = capacity;
+  mem.engine_cap_bytes = capacity * r.memory_utilization;
+  mem.weights_bytes = res.weights.total();
+  mem.activation_bytes = res.activations.total();
+  mem.reserve_bytes = r.reserve_bytes;
+  const double fixed = mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes;
+  mem.kv_budget_bytes = std::max(0.0, mem.engine_cap_bytes - fixed);
+  res.weights_fit = fixed <= mem.engine_cap_bytes;
+
+  res.kv_known = model.has_architecture();
+  if (res.kv_known) {
+    res.kv = kv_shape(model, r.kv_dtype, l);
+    res.kv_bytes_per_token = kv_bytes_per_token(model, r.kv_dtype);
+    res.kv_bytes_per_token_per_gpu =
+        res.kv.bytes_per_token_per_layer_per_gpu * d(res.kv.layers_per_gpu());
+    res.sequence_kv_bytes_per_gpu = sequence_kv_bytes(res.kv, r.context_tokens, r.block_tokens);
+    mem.kv_cache_bytes = d(res.concurrency_per_replica) * res.sequence_kv_bytes_per_gpu;
+    const auto per_replica =
+        static_cast<std::uint64_t>(std::floor(mem.kv_budget_bytes / res.sequence_kv_bytes_per_gpu));
+    res.max_concurrent_sequences = per_replica * l.dp;
+    const std::uint64_t limit = model.max_position_embeddings;
+    res.max_context_tokens = max_context_tokens(res.kv, mem.kv_budget_bytes,
+                                                res.concurrency_per_replica, r.block_tokens, limit);
+    res.max_context_limited_by_model = *res.max_context_tokens == limit;
+  }
+  const double needed = fixed + mem.kv_cache_bytes;
+  res.fits = needed <= mem.engine_cap_bytes;
+  mem.free_bytes = std::max(0.0, mem.kv_budget_bytes - mem.kv_cache_bytes);
+  mem.shortfall_bytes = std::max(0.0, needed - mem.engine_cap_bytes);
+
+  const double gpus = d(l.gpus());
+  res.datasheet_total_bytes = gpu.memory_bytes * gpus;
+  res.capacity_total_bytes = capacity * gpus;
+  add_notes(res, model, gpu);
+  return res;
+}
+
+FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitRequest request,
+                              std::uint64_t gpus) {
+  if (gpus < 1 || gpus > (1u << 16)) {
+    throw InputError(fmt::format("layout.gpus: expected between 1 and {}, got {}", 1u << 16, gpus));
+  }
+  const std::uint64_t domain =
+      gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : 1;
+  struct Candidate {
+    std::uint64_t tp, pp;
+  };
+  std::vector<Candidate> candidates;
+  for (std::uint64_t tp = 1; tp <= gpus; tp *= 2) {
+    if (model.has_architecture() && model.num_attention_heads % tp != 0) {
+      continue;
+    }
+    for (std::uint64_t pp = 1; tp * pp <= gpus; ++pp) {
+      if (gpus % (tp * pp) != 0 || (model.has_architecture() && pp > model.num_hidden_layers)) {
+        continue;
+      }
+      if (request.layout.ep > 1 && ((gpus / pp) % request.layout.ep != 0)) {
+        continue;
+      }
+      candidates.push_back({tp, pp});
+    }
+  }
+  // Fewest GPUs per replica first; among equals, TP inside the scale-up domain, then less PP.
+  std::sort(candidates.begin(), candidates.end(), [domain](const Candidate& a, const Candidate& b) {
+    const auto key = [domain](const Candidate& c) {
+      return std::tuple(c.tp * c.pp, c.tp > domain && c.tp > 1, c.pp);
+    };
+    return key(a) < key(b);
+  });
+  if (candidates.empty()) {
+    throw InputError(fmt::format("layout.gpus: no TP x PP layout of '{}' divides {} GPUs",
+                                 model.id, gpus));
+  }
+  std::optional<FitResult> last;
+  for (const Candidate& c : candidates) {
+    request.layout.tp = c.tp;
+    request.layout.pp = c.pp;
+    request.layout.dp = gpus / (c.tp * c.pp);
+    if (request.layout.ep > 1 && (request.layout.tp * request.layout.dp) % request.layout.ep != 0) {
+      continue;
+    }
+    FitResult res = fit(model, gpu, request);
+    res.layout_automatic = true;
+    if (res.fits) {
+      return res;
+    }
+    if (!last || c.tp * c.pp > last->request.layout.gpus_per_replica()) {
+      last = std::move(res);  // report the widest failing layout
+    }
+  }
+  if (!last) {
+    throw InputError(fmt::format("layout.ep: {} does not fit any layout of {} GPUs",
+                                 request.layout.ep, gpus));
+  }
+  return *last;
+}
+
+}  // namespace gpuplan

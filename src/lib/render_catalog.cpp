@@ -1,0 +1,316 @@
+// Catalog listings and single-entry views, in every format.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <gpuplan/render.hpp>
+#include <gpuplan/version.hpp>
+
+#include "detail/document.hpp"
+
+namespace gpuplan {
+namespace {
+
+using detail::bytes_value;
+using detail::group_digits;
+using Json = nlohmann::ordered_json;
+
+Json envelope(std::string_view command) {
+  Json j;
+  j["schema_version"] = kJsonSchemaVersion;
+  j["command"] = command;
+  j["gpuplan_version"] = std::string(kVersion);
+  return j;
+}
+
+std::string tflop(const std::map<std::string, double>& table, const std::string& type) {
+  const auto it = table.find(type);
+  return it == table.end() ? "-" : fmt::format("{:g}", it->second / units::kTera);
+}
+
+Json gpu_json(const GpuSpec& g) {
+  Json dense = Json::object();
+  for (const auto& [k, v] : g.dense_flop_per_s) {
+    dense[k] = v;
+  }
+  Json sparse = Json::object();
+  for (const auto& [k, v] : g.sparse_flop_per_s) {
+    sparse[k] = v;
+  }
+  Json mig = Json::array();
+  for (const MigProfile& p : g.mig_profiles) {
+    const MigMemory mm = mig_memory(g, p);
+    mig.push_back({{"name", p.name},
+                   {"memory_bytes", mm.bytes},
+                   {"memory_estimated", mm.estimated},
+                   {"memory_eighths", p.memory_eighths},
+                   {"compute_slices", p.compute_slices},
+                   {"sm_count", p.sm_count ? Json(*p.sm_count) : Json(nullptr)},
+                   {"max_instances", p.max_instances}});
+  }
+  const auto link = [](const Link& l) {
+    return Json{{"kind", l.kind},
+                {"bytes_per_s_per_direction", l.bytes_per_s_per_direction},
+                {"domain_gpus", l.domain_gpus}};
+  };
+  return {{"id", g.id},
+          {"name", g.name},
+          {"vendor", g.vendor},
+          {"memory_bytes", g.memory_bytes},
+          {"usable_memory_bytes", g.usable_memory_bytes ? Json(*g.usable_memory_bytes) : Json(nullptr)},
+          {"memory_bandwidth_bytes_per_s", g.memory_bandwidth_bytes_per_s},
+          {"dense_flop_per_s", dense},
+          {"sparse_flop_per_s", sparse},
+          {"tdp_w", g.tdp_w},
+          {"sm_count", g.sm_count ? Json(*g.sm_count) : Json(nullptr)},
+          {"scale_up", g.scale_up ? link(*g.scale_up) : Json(nullptr)},
+          {"host_link", link(g.host_link)},
+          {"mig_profiles", mig},
+          {"sources", g.sources},
+          {"notes", g.notes},
+          {"origin", g.origin}};
+}
+
+Json model_json(const ModelSpec& m) {
+  const ParamCount p = count_params(m);
+  return {{"id", m.id},
+          {"name", m.name},
+          {"hf_repo", m.hf_repo},
+          {"model_type", m.model_type},
+          {"params_total", p.total()},
+          {"params_active", p.active()},
+          {"hidden_size", m.hidden_size},
+          {"num_hidden_layers", m.num_hidden_layers},
+          {"num_attention_heads", m.num_attention_heads},
+          {"num_key_value_heads", m.num_key_value_heads},
+          {"head_dim", m.head_dim},
+          {"mla", m.mla.has_value()},
+          {"moe", m.moe ? Json{{"routed_experts", m.moe->routed_experts},
+                               {"experts_per_token", m.moe->experts_per_token},
+                               {"shared_experts", m.moe->shared_experts},
+                               {"expert_intermediate", m.moe->expert_intermediate},
+                               {"first_dense_layers", m.moe->first_dense_layers}}
+                        : Json(nullptr)},
+          {"vocab_size", m.vocab_size},
+          {"max_position_embeddings", m.max_position_embeddings},
+          {"tie_word_embeddings", m.tie_word_embeddings},
+          {"kv_bytes_per_token_bf16", kv_bytes_per_token(m, DType::bf16)},
+          {"sources", m.sources},
+          {"notes", m.notes},
+          {"origin", m.origin}};
+}
+
+Json price_json(const Price& p) {
+  return {{"provider", p.provider}, {"gpu", p.gpu},       {"mode", to_string(p.mode)},
+          {"usd_per_gpu_hour", p.usd_per_gpu_hour},       {"date", p.date},
+          {"region", p.region},     {"instance", p.instance}, {"sources", p.sources},
+          {"notes", p.notes},       {"origin", p.origin}};
+}
+
+std::string render(const detail::Document& doc, const Json& json, const RenderOptions& o) {
+  return o.format == Format::json ? json.dump(2) + "\n" : detail::render_document(doc, o.format);
+}
+
+void add_sources(detail::Document& doc, const std::vector<std::string>& sources,
+                 const std::string& notes, const std::string& origin) {
+  for (const auto& s : sources) {
+    doc.footer.push_back("source: " + s);
+  }
+  if (!notes.empty()) {
+    doc.footer.push_back("notes: " + notes);
+  }
+  doc.footer.push_back("defined in: " + origin);
+}
+
+}  // namespace
+
+std::string render_gpu_list(const Catalog& catalog, const RenderOptions& o) {
+  const std::string unit(detail::unit_name(o.units));
+  detail::Document doc;
+  detail::Table t{.title = "",
+                  .header = {"id", "name", fmt::format("memory {}", unit),
+                             fmt::format("usable {}", unit), "bandwidth TB/s", "dense bf16 TFLOP/s",
+                             "dense fp8 TFLOP/s", "TDP W", "scale-up", "MIG"},
+                  .rows = {}};
+  Json list = Json::array();
+  for (const GpuSpec& g : catalog.gpus()) {
+    t.rows.push_back({g.id, g.name, bytes_value(g.memory_bytes, o.units),
+                      g.usable_memory_bytes ? bytes_value(*g.usable_memory_bytes, o.units) : "-",
+                      fmt::format("{:g}", g.memory_bandwidth_bytes_per_s / units::kTB),
+                      tflop(g.dense_flop_per_s, "bf16"), tflop(g.dense_flop_per_s, "fp8"),
+                      fmt::format("{:g}", g.tdp_w),
+                      g.scale_up ? fmt::format("{} x{}", g.scale_up->kind, g.scale_up->domain_gpus) : "-",
+                      g.mig_profiles.empty() ? "-" : std::to_string(g.mig_profiles.size())});
+    list.push_back(gpu_json(g));
+  }
+  doc.tables.push_back(std::move(t));
+  doc.footer.push_back(
+      "TFLOP/s are dense (no 2:4 sparsity); memory in " + unit +
+      "; usable = what the driver reports; details and sources: gpuplan catalog show ID");
+  Json j = envelope("catalog gpus");
+  j["gpus"] = list;
+  return render(doc, j, o);
+}
+
+std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
+  detail::Document doc;
+  detail::Table t{.title = "",
+                  .header = {"id", "params B", "active B", "layers", "heads", "kv heads",
+                             "KV bytes/token bf16", "max context", "kind"},
+                  .rows = {}};
+  Json list = Json::array();
+  for (const ModelSpec& m : catalog.models()) {
+    const ParamCount p = count_params(m);
+    std::string kind = m.mla ? "MLA" : (m.num_key_value_heads < m.num_attention_heads ? "GQA" : "MHA");
+    if (m.moe) {
+      kind += fmt::format(", MoE {}x{}", m.moe->routed_experts, m.moe->experts_per_token);
+    }
+    if (!m.layer_window_tokens.empty()) {
+      kind += ", sliding";
+    }
+    t.rows.push_back({m.id, fmt::format("{:.2f}", p.total() / units::kGiga),
+                      fmt::format("{:.2f}", p.active() / units::kGiga),
+                      std::to_string(m.num_hidden_layers), std::to_string(m.num_attention_heads),
+                      m.mla ? "-" : std::to_string(m.num_key_value_heads),
+                      group_digits(static_cast<std::uint64_t>(kv_bytes_per_token(m, DType::bf16))),
+                      group_digits(m.max_position_embeddings), kind});
+    list.push_back(model_json(m));
+  }
+  doc.tables.push_back(std::move(t));
+  doc.footer.push_back("parameter counts are computed from the architecture; B = 1e9");
+  Json j = envelope("catalog models");
+  j["models"] = list;
+  return render(doc, j, o);
+}
+
+std::string render_price_list(const Catalog& catalog, const RenderOptions& o) {
+  detail::Document doc;
+  detail::Table t{.title = "",
+                  .header = {"provider", "gpu", "mode", "USD/GPU-hour", "date", "region"},
+                  .rows = {}};
+  Json list = Json::array();
+  for (const Price& p : catalog.prices()) {
+    t.rows.push_back({p.provider, p.gpu, std::string(to_string(p.mode)),
+                      fmt::format("{:.3f}", p.usd_per_gpu_hour), p.date,
+                      p.region.empty() ? "-" : p.region});
+    list.push_back(price_json(p));
+  }
+  doc.tables.push_back(std::move(t));
+  doc.footer.push_back("sources: gpuplan catalog prices --format json");
+  Json j = envelope("catalog prices");
+  j["prices"] = list;
+  return render(doc, j, o);
+}
+
+std::string render_gpu(const GpuSpec& g, const RenderOptions& o) {
+  const std::string unit(detail::unit_name(o.units));
+  detail::Document doc;
+  doc.heading.push_back(fmt::format("{}: {}", g.id, g.name));
+  detail::Table t{.title = "", .header = {"field", "value"}, .rows = {}};
+  t.rows.push_back({fmt::format("memory (datasheet, {})", unit), bytes_value(g.memory_bytes, o.units)});
+  t.rows.push_back({fmt::format("memory (driver-reported, {})", unit),
+                    g.usable_memory_bytes ? bytes_value(*g.usable_memory_bytes, o.units) : "unknown"});
+  t.rows.push_back({"memory bandwidth (TB/s)", fmt::format("{:g}", g.memory_bandwidth_bytes_per_s / units::kTB)});
+  for (const auto& [type, v] : g.dense_flop_per_s) {
+    t.rows.push_back({fmt::format("dense {} (TFLOP/s)", type), fmt::format("{:g}", v / units::kTera)});
+  }
+  for (const auto& [type, v] : g.sparse_flop_per_s) {
+    t.rows.push_back({fmt::format("sparse 2:4 {} (TFLOP/s)", type), fmt::format("{:g}", v / units::kTera)});
+  }
+  t.rows.push_back({"TDP (W)", fmt::format("{:g}", g.tdp_w)});
+  if (g.scale_up) {
+    t.rows.push_back({"scale-up link", fmt::format("{}, {:g} GB/s per direction, {} GPUs", g.scale_up->kind,
+                                                   g.scale_up->bytes_per_s_per_direction / units::kGB,
+                                                   g.scale_up->domain_gpus)});
+  }
+  t.rows.push_back({"host link", fmt::format("{}, {:g} GB/s per direction", g.host_link.kind,
+                                             g.host_link.bytes_per_s_per_direction / units::kGB)});
+  doc.tables.push_back(std::move(t));
+  if (!g.mig_profiles.empty()) {
+    detail::Table mig{.title = "MIG profiles",
+                      .header = {"profile", fmt::format("memory {}", unit), "compute slices", "SMs", "max instances"},
+                      .rows = {}};
+    for (const MigProfile& p : g.mig_profiles) {
+      const MigMemory mm = mig_memory(g, p);
+      mig.rows.push_back({p.name, bytes_value(mm.bytes, o.units) + (mm.estimated ? " (est.)" : ""),
+                          fmt::format("{}/7", p.compute_slices),
+                          p.sm_count ? std::to_string(*p.sm_count) : "-", std::to_string(p.max_instances)});
+    }
+    doc.tables.push_back(std::move(mig));
+  }
+  add_sources(doc, g.sources, g.notes, g.origin);
+  Json j = envelope("catalog show");
+  j["gpu"] = gpu_json(g);
+  return render(doc, j, o);
+}
+
+std::string render_model(const ModelSpec& m, const RenderOptions& o) {
+  const ParamCount p = count_params(m);
+  detail::Document doc;
+  doc.heading.push_back(fmt::format("{}: {}{}", m.id, m.name, m.hf_repo.empty() ? "" : " (" + m.hf_repo + ")"));
+  detail::Table arch{.title = "", .header = {"field", "value"}, .rows = {}};
+  const auto add = [&arch](std::string k, std::uint64_t v) { arch.rows.push_back({std::move(k), group_digits(v)}); };
+  arch.rows.push_back({"model_type", m.model_type.empty() ? "-" : m.model_type});
+  add("hidden_size", m.hidden_size);
+  add("num_hidden_layers", m.num_hidden_layers);
+  add("num_attention_heads", m.num_attention_heads);
+  if (m.mla) {
+    add("kv_lora_rank", m.mla->kv_lora_rank);
+    add("qk_rope_head_dim", m.mla->qk_rope_head_dim);
+  } else {
+    add("num_key_value_heads", m.num_key_value_heads);
+    add("head_dim", m.head_dim);
+  }
+  add("intermediate_size", m.intermediate_size);
+  if (m.moe) {
+    add("routed experts", m.moe->routed_experts);
+    add("experts per token", m.moe->experts_per_token);
+    add("shared experts", m.moe->shared_experts);
+    add("expert intermediate size", m.moe->expert_intermediate);
+  }
+  add("vocab_size", m.vocab_size);
+  add("max_position_embeddings", m.max_position_embeddings);
+  arch.rows.push_back({"tie_word_embeddings", m.tie_word_embeddings ? "true" : "false"});
+  add("KV bytes per token (bf16)", static_cast<std::uint64_t>(kv_bytes_per_token(m, DType::bf16)));
+  doc.tables.push_back(std::move(arch));
+  detail::Table params{.title = "Parameters (computed)", .header = {"part", "B"}, .rows = {}};
+  const auto prow = [&params](std::string k, double v) {
+    params.rows.push_back({std::move(k), fmt::format("{:.3f}", v / units::kGiga)});
+  };
+  prow("embedding", p.embedding);
+  prow("LM head", p.lm_head);
+  prow("attention", p.attention);
+  prow("dense MLP", p.dense_mlp);
+  if (m.moe) {
+    prow("routed experts", p.routed_experts);
+    prow("shared experts", p.shared_experts);
+    prow("router", p.router);
+  }
+  prow("norms", p.norms);
+  prow("total", p.total());
+  prow("active per token", p.active());
+  doc.tables.push_back(std::move(params));
+  add_sources(doc, m.sources, m.notes, m.origin);
+  Json j = envelope("catalog show");
+  j["model"] = model_json(m);
+  return render(doc, j, o);
+}
+
+std::string render_merge_report(const MergeReport& r, const RenderOptions& o) {
+  detail::Document doc;
+  doc.heading.push_back(fmt::format("{}: valid ({} GPUs, {} models, {} prices)", r.origin, r.gpus,
+                                    r.models, r.prices));
+  for (const auto& line : r.overrides) {
+    doc.footer.push_back("overrides built-in " + line);
+  }
+  Json j = envelope("catalog validate");
+  j["file"] = r.origin;
+  j["valid"] = true;
+  j["gpus"] = r.gpus;
+  j["models"] = r.models;
+  j["prices"] = r.prices;
+  j["overrides"] = r.overrides;
+  return render(doc, j, o);
+}
+
+}  // namespace gpuplan

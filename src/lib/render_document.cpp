@@ -1,0 +1,175 @@
+#include "detail/document.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/units.hpp>
+
+namespace gpuplan::detail {
+namespace {
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\n") == std::string_view::npos) {
+    return std::string(text);
+  }
+  std::string out = "\"";
+  for (char c : text) {
+    out += c;
+    if (c == '"') {
+      out += '"';
+    }
+  }
+  return out + "\"";
+}
+
+std::string md_cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') {
+      out += '\\';
+    }
+    out += c;
+  }
+  return out;
+}
+
+void render_text_table(const Table& t, std::string& out) {
+  std::vector<std::size_t> width(t.header.size(), 0);
+  const auto measure = [&width](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      width[i] = std::max(width[i], row[i].size());
+    }
+  };
+  measure(t.header);
+  for (const auto& row : t.rows) {
+    measure(row);
+  }
+  const auto line = [&](const std::vector<std::string>& row) {
+    std::string text;
+    for (std::size_t i = 0; i < width.size(); ++i) {
+      const std::string cell = i < row.size() ? row[i] : "";
+      // First column left-aligned (labels), the rest right-aligned (numbers).
+      text += i == 0 ? fmt::format("{:<{}}", cell, width[i]) : fmt::format("  {:>{}}", cell, width[i]);
+    }
+    while (!text.empty() && text.back() == ' ') {
+      text.pop_back();
+    }
+    out += text + "\n";
+  };
+  if (!t.title.empty()) {
+    out += t.title + "\n";
+  }
+  line(t.header);
+  for (const auto& row : t.rows) {
+    line(row);
+  }
+}
+
+}  // namespace
+
+std::string render_document(const Document& doc, Format format) {
+  std::string out;
+  switch (format) {
+    case Format::table: {
+      for (const auto& h : doc.heading) {
+        out += h + "\n";
+      }
+      for (const Table& t : doc.tables) {
+        out += "\n";
+        render_text_table(t, out);
+      }
+      if (!doc.footer.empty()) {
+        out += "\n";
+      }
+      for (const auto& f : doc.footer) {
+        out += f + "\n";
+      }
+      return out;
+    }
+    case Format::csv: {
+      for (std::size_t n = 0; n < doc.tables.size(); ++n) {
+        const Table& t = doc.tables[n];
+        if (n > 0) {
+          out += "\n";
+        }
+        const auto row_out = [&](std::string_view first, const std::vector<std::string>& row) {
+          out += csv_field(first);
+          for (const auto& cell : row) {
+            out += "," + csv_field(cell);
+          }
+          out += "\n";
+        };
+        row_out("table", t.header);
+        for (const auto& row : t.rows) {
+          row_out(t.title, row);
+        }
+      }
+      return out;
+    }
+    case Format::markdown: {
+      for (const auto& h : doc.heading) {
+        out += h + "\n\n";
+      }
+      for (const Table& t : doc.tables) {
+        if (!t.title.empty()) {
+          out += "**" + md_cell(t.title) + "**\n\n";
+        }
+        std::string sep = "|";
+        out += "|";
+        for (std::size_t i = 0; i < t.header.size(); ++i) {
+          out += " " + md_cell(t.header[i]) + " |";
+          sep += i == 0 ? " --- |" : " ---: |";
+        }
+        out += "\n" + sep + "\n";
+        for (const auto& row : t.rows) {
+          out += "|";
+          for (const auto& cell : row) {
+            out += " " + md_cell(cell) + " |";
+          }
+          out += "\n";
+        }
+        out += "\n";
+      }
+      for (const auto& f : doc.footer) {
+        out += "- " + md_cell(f) + "\n";
+      }
+      return out;
+    }
+    case Format::json:
+      break;
+  }
+  throw std::logic_error("render_document: JSON is rendered from the result, not a document");
+}
+
+std::string group_digits(std::uint64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  const std::size_t first = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (i - first) % 3 == 0 && i >= first) {
+      out += ',';
+    }
+    out += digits[i];
+  }
+  return out;
+}
+
+double checked(double value, std::string_view what) {
+  if (!std::isfinite(value)) {
+    throw std::logic_error(fmt::format("{} is not a finite number", what));
+  }
+  return value;
+}
+
+std::string_view unit_name(ByteUnits units) { return units == ByteUnits::gib ? "GiB" : "GB"; }
+
+std::string bytes_value(double bytes, ByteUnits units) {
+  const double scale = units == ByteUnits::gib ? units::kGiB : units::kGB;
+  return fmt::format("{:.2f}", checked(bytes, "a byte count") / scale);
+}
+
+}  // namespace gpuplan::detail

@@ -1,0 +1,237 @@
+// render_fit(): the fit result as a table/csv/markdown document or as the JSON contract
+// documented in README.md ("JSON output of fit").
+#include <gpuplan/render.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <gpuplan/version.hpp>
+
+#include "detail/document.hpp"
+
+namespace gpuplan {
+namespace {
+
+using detail::bytes_value;
+using detail::checked;
+using detail::group_digits;
+using Json = nlohmann::ordered_json;
+
+std::string layout_text(const Layout& l) {
+  return fmt::format("TP {}, PP {}, EP {}, DP {}", l.tp, l.pp, l.ep, l.dp);
+}
+
+std::string target_text(const FitResult& r) {
+  const std::string slice = r.request.mig_profile.empty()
+                                ? std::string()
+                                : fmt::format(" MIG {}", r.request.mig_profile);
+  return fmt::format("{} x {}{}", r.request.layout.gpus(), r.gpu_id, slice);
+}
+
+std::string params_text(double params) { return fmt::format("{:.2f} B", params / units::kGiga); }
+
+detail::Document fit_document(const FitResult& r, ByteUnits u) {
+  const FitRequest& q = r.request;
+  const PerGpuMemory& m = r.per_gpu;
+  const std::string unit(detail::unit_name(u));
+  detail::Document doc;
+  doc.heading.push_back(fmt::format("gpuplan fit: {} on {} ({}{})", r.model_id, target_text(r),
+                                    layout_text(q.layout),
+                                    !r.layout_automatic ? ""
+                                    : r.fits   ? ", smallest layout that fits"
+                                               : ", widest layout tried: none fits"));
+  doc.heading.push_back(fmt::format(
+      "weights {} (embeddings {}), KV cache {}, context {} tokens, {} concurrent sequences "
+      "({} per replica)",
+      to_string(q.weights_dtype), to_string(*q.embeddings_dtype), to_string(q.kv_dtype),
+      group_digits(q.context_tokens), group_digits(q.concurrency),
+      group_digits(r.concurrency_per_replica)));
+  doc.heading.push_back(fmt::format("parameters {} total, {} active; sizes in {} ({})",
+                                    params_text(r.params.total()), params_text(r.params.active()),
+                                    unit, u == ByteUnits::gib ? "2^30 bytes" : "1e9 bytes"));
+
+  detail::Table per_gpu{.title = "Per GPU", .header = {"memory", unit}, .rows = {}};
+  const auto row = [&](std::string label, double bytes) {
+    per_gpu.rows.push_back({std::move(label), bytes_value(bytes, u)});
+  };
+  std::string capacity_label = "capacity";
+  if (r.mig) {
+    capacity_label += r.mig->estimated ? " (MIG slice, estimated)" : " (MIG slice)";
+  }
+  row(capacity_label, m.capacity_bytes);
+  row(fmt::format("engine cap ({:.0f} % of capacity)", q.memory_utilization * 100.0),
+      m.engine_cap_bytes);
+  row("weights", m.weights_bytes);
+  row("  embedding + LM head", r.weights.embedding + r.weights.lm_head);
+  row("  attention, dense MLP, norms", r.weights.dense);
+  if (r.params.routed_experts > 0) {
+    row("  routed experts", r.weights.experts);
+  }
+  row("activations (prefill chunk + logits)", m.activation_bytes);
+  row("runtime reserve", m.reserve_bytes);
+  row("KV budget", m.kv_budget_bytes);
+  if (r.kv_known) {
+    row(fmt::format("KV cache ({} x {} tokens)", group_digits(r.concurrency_per_replica),
+                    group_digits(q.context_tokens)),
+        m.kv_cache_bytes);
+  }
+  row("free", m.free_bytes);
+  if (m.shortfall_bytes > 0) {
+    row("short by", m.shortfall_bytes);
+  }
+  doc.tables.push_back(std::move(per_gpu));
+
+  detail::Table kv{.title = "KV cache and headroom", .header = {"quantity", "value"}, .rows = {}};
+  if (r.kv_known) {
+    kv.rows.push_back({"KV bytes per token (model, all layers)",
+                       group_digits(static_cast<std::uint64_t>(r.kv_bytes_per_token))});
+    kv.rows.push_back({"KV bytes per token per GPU",
+                       group_digits(static_cast<std::uint64_t>(r.kv_bytes_per_token_per_gpu))});
+    kv.rows.push_back({"KV heads per GPU", r.kv.kv_heads_per_gpu == 0
+                                               ? std::string("latent (MLA)")
+                                               : std::to_string(r.kv.kv_heads_per_gpu)});
+    kv.rows.push_back({"layers per GPU", std::to_string(r.kv.layers_per_gpu())});
+    kv.rows.push_back({fmt::format("one sequence per GPU ({})", unit),
+                       bytes_value(r.sequence_kv_bytes_per_gpu, u)});
+    kv.rows.push_back({fmt::format("max concurrent sequences at {} tokens",
+                                   group_digits(q.context_tokens)),
+                       group_digits(*r.max_concurrent_sequences)});
+    kv.rows.push_back(
+        {fmt::format("max context at {} sequences", group_digits(q.concurrency)),
+         fmt::format("{}{}", group_digits(*r.max_context_tokens),
+                     r.max_context_limited_by_model ? " (model limit)" : "")});
+  } else {
+    kv.rows.push_back({"KV cache", "unknown without an architecture"});
+  }
+  doc.tables.push_back(std::move(kv));
+
+  detail::Table node{.title = fmt::format("Deployment ({} GPUs)", q.layout.gpus()),
+                     .header = {"memory", unit},
+                     .rows = {}};
+  node.rows.push_back({"datasheet memory", bytes_value(r.datasheet_total_bytes, u)});
+  node.rows.push_back({"capacity used for fit", bytes_value(r.capacity_total_bytes, u)});
+  node.rows.push_back({"weights (all replicas)", bytes_value(m.weights_bytes * double(q.layout.gpus()), u)});
+  node.rows.push_back({"KV budget", bytes_value(m.kv_budget_bytes * double(q.layout.gpus()), u)});
+  doc.tables.push_back(std::move(node));
+
+  if (r.fits) {
+    doc.footer.push_back(fmt::format("verdict: FITS ({} {} of KV budget free per GPU)",
+                                     bytes_value(m.free_bytes, u), unit));
+  } else if (!r.weights_fit) {
+    doc.footer.push_back(fmt::format(
+        "verdict: DOES NOT FIT: weights, activations and reserve exceed the engine cap by {} {}",
+        bytes_value(m.shortfall_bytes, u), unit));
+  } else {
+    doc.footer.push_back(fmt::format(
+        "verdict: DOES NOT FIT: the KV cache for this load is {} {} over budget per GPU",
+        bytes_value(m.shortfall_bytes, u), unit));
+  }
+  for (const auto& n : r.notes) {
+    doc.footer.push_back("note: " + n);
+  }
+  return doc;
+}
+
+Json fit_json(const FitResult& r) {
+  const FitRequest& q = r.request;
+  const PerGpuMemory& m = r.per_gpu;
+  const auto num = [](double v, std::string_view what) { return checked(v, what); };
+  Json j;
+  j["schema_version"] = kJsonSchemaVersion;
+  j["command"] = "fit";
+  j["gpuplan_version"] = std::string(kVersion);
+  j["inputs"] = {
+      {"model", r.model_id},
+      {"gpu", r.gpu_id},
+      {"mig_profile", q.mig_profile.empty() ? Json(nullptr) : Json(q.mig_profile)},
+      {"gpus", q.layout.gpus()},
+      {"tp", q.layout.tp},
+      {"pp", q.layout.pp},
+      {"ep", q.layout.ep},
+      {"layout_automatic", r.layout_automatic},
+      {"weights_dtype", to_string(q.weights_dtype)},
+      {"embeddings_dtype", to_string(*q.embeddings_dtype)},
+      {"kv_dtype", to_string(q.kv_dtype)},
+      {"context_tokens", q.context_tokens},
+      {"concurrency", q.concurrency},
+      {"memory_utilization", num(q.memory_utilization, "memory_utilization")},
+      {"reserve_bytes", num(q.reserve_bytes, "reserve_bytes")},
+      {"prefill_chunk_tokens", q.prefill_chunk_tokens},
+      {"block_tokens", q.block_tokens},
+  };
+  j["fits"] = r.fits;
+  j["weights_fit"] = r.weights_fit;
+  j["layout"] = {{"gpus", q.layout.gpus()}, {"tp", q.layout.tp}, {"pp", q.layout.pp},
+                 {"ep", q.layout.ep},       {"dp", q.layout.dp}};
+  j["params"] = {
+      {"total", num(r.params.total(), "params")},
+      {"active", num(r.params.active(), "active params")},
+      {"embedding", r.params.embedding},
+      {"lm_head", r.params.lm_head},
+      {"attention", r.params.attention},
+      {"dense_mlp", r.params.dense_mlp},
+      {"routed_experts", r.params.routed_experts},
+      {"shared_experts", r.params.shared_experts},
+      {"router", r.params.router},
+      {"norms", r.params.norms},
+  };
+  j["per_gpu"] = {
+      {"capacity_bytes", num(m.capacity_bytes, "capacity")},
+      {"capacity_estimated", r.mig.has_value() && r.mig->estimated},
+      {"engine_cap_bytes", num(m.engine_cap_bytes, "engine cap")},
+      {"weights_bytes", num(m.weights_bytes, "weights")},
+      {"weights", {{"embedding_bytes", r.weights.embedding},
+                   {"lm_head_bytes", r.weights.lm_head},
+                   {"dense_bytes", r.weights.dense},
+                   {"experts_bytes", r.weights.experts}}},
+      {"kv_cache_bytes", num(m.kv_cache_bytes, "kv cache")},
+      {"activation_bytes", num(m.activation_bytes, "activations")},
+      {"reserve_bytes", num(m.reserve_bytes, "reserve")},
+      {"kv_budget_bytes", num(m.kv_budget_bytes, "kv budget")},
+      {"free_bytes", num(m.free_bytes, "free")},
+      {"shortfall_bytes", num(m.shortfall_bytes, "shortfall")},
+  };
+  const Json null_json(nullptr);
+  j["kv_bytes_per_token"] = r.kv_known ? Json(num(r.kv_bytes_per_token, "kv/token")) : null_json;
+  j["kv_bytes_per_token_per_gpu"] =
+      r.kv_known ? Json(num(r.kv_bytes_per_token_per_gpu, "kv/token/gpu")) : null_json;
+  if (r.kv_known) {
+    std::uint64_t sliding = 0;
+    for (auto w : r.kv.windows) {
+      sliding += w > 0 ? 1 : 0;
+    }
+    j["kv"] = {{"elements_per_token_per_layer", r.kv.elements_per_token_per_layer},
+               {"bytes_per_element", r.kv.bytes_per_element},
+               {"kv_heads_per_gpu", r.kv.kv_heads_per_gpu},
+               {"replicated", r.kv.replicated},
+               {"layers_per_gpu", r.kv.layers_per_gpu()},
+               {"sliding_layers_per_gpu", sliding},
+               {"sequence_bytes_per_gpu", num(r.sequence_kv_bytes_per_gpu, "sequence kv")}};
+  } else {
+    j["kv"] = null_json;
+  }
+  j["kv_budget_bytes"] = num(m.kv_budget_bytes, "kv budget");
+  j["max_concurrent_sequences"] = r.max_concurrent_sequences ? Json(*r.max_concurrent_sequences) : null_json;
+  j["max_context_tokens"] = r.max_context_tokens ? Json(*r.max_context_tokens) : null_json;
+  j["max_context_limited_by"] =
+      r.max_context_tokens ? Json(r.max_context_limited_by_model ? "model" : "memory") : null_json;
+  const double gpus = static_cast<double>(q.layout.gpus());
+  j["deployment"] = {{"gpus", q.layout.gpus()},
+                     {"datasheet_memory_bytes", num(r.datasheet_total_bytes, "datasheet total")},
+                     {"capacity_bytes", num(r.capacity_total_bytes, "capacity total")},
+                     {"weights_bytes", num(m.weights_bytes * gpus, "weights total")},
+                     {"kv_budget_bytes", num(m.kv_budget_bytes * gpus, "kv total")}};
+  j["notes"] = r.notes;
+  return j;
+}
+
+}  // namespace
+
+std::string render_fit(const FitResult& result, const RenderOptions& options) {
+  if (options.format == Format::json) {
+    return fit_json(result).dump(2) + "\n";
+  }
+  return detail::render_document(fit_document(result, options.units), options.format);
+}
+
+}  // namespace gpuplan
