@@ -273,7 +273,7 @@ ModelSpec model_from_config(const Json& config, const std::string& origin, const
       m.layer_window_tokens.push_back(!alternate || i % 2 == 0 ? window : 0);
     }
   }
-  validate_model(m, where(origin, at));
+  validate_model(m, origin + ": " + at.to_string());
   return m;
 }
 

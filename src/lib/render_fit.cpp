@@ -30,7 +30,11 @@ std::string target_text(const FitResult& r) {
 
 std::string params_text(double params) { return fmt::format("{:.2f} B", params / units::kGiga); }
 
-detail::Document fit_document(const FitResult& r, ByteUnits u) {
+detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_numbers) {
+  // CSV cells hold plain numbers; people read grouped digits.
+  const auto count = [plain_numbers](std::uint64_t v) {
+    return plain_numbers ? std::to_string(v) : group_digits(v);
+  };
   const FitRequest& q = r.request;
   const PerGpuMemory& m = r.per_gpu;
   const std::string unit(detail::unit_name(u));
@@ -84,9 +88,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u) {
   detail::Table kv{.title = "KV cache and headroom", .header = {"quantity", "value"}, .rows = {}};
   if (r.kv_known) {
     kv.rows.push_back({"KV bytes per token (model, all layers)",
-                       group_digits(static_cast<std::uint64_t>(r.kv_bytes_per_token))});
+                       count(static_cast<std::uint64_t>(r.kv_bytes_per_token))});
     kv.rows.push_back({"KV bytes per token per GPU",
-                       group_digits(static_cast<std::uint64_t>(r.kv_bytes_per_token_per_gpu))});
+                       count(static_cast<std::uint64_t>(r.kv_bytes_per_token_per_gpu))});
     kv.rows.push_back({"KV heads per GPU", r.kv.kv_heads_per_gpu == 0
                                                ? std::string("latent (MLA)")
                                                : std::to_string(r.kv.kv_heads_per_gpu)});
@@ -95,11 +99,11 @@ detail::Document fit_document(const FitResult& r, ByteUnits u) {
                        bytes_value(r.sequence_kv_bytes_per_gpu, u)});
     kv.rows.push_back({fmt::format("max concurrent sequences at {} tokens",
                                    group_digits(q.context_tokens)),
-                       group_digits(*r.max_concurrent_sequences)});
-    kv.rows.push_back(
-        {fmt::format("max context at {} sequences", group_digits(q.concurrency)),
-         fmt::format("{}{}", group_digits(*r.max_context_tokens),
-                     r.max_context_limited_by_model ? " (model limit)" : "")});
+                       count(*r.max_concurrent_sequences)});
+    kv.rows.push_back({fmt::format("max context at {} sequences", group_digits(q.concurrency)),
+                       count(*r.max_context_tokens)});
+    kv.rows.push_back({"max context limited by",
+                       r.max_context_limited_by_model ? "model (max_position_embeddings)" : "memory"});
   } else {
     kv.rows.push_back({"KV cache", "unknown without an architecture"});
   }
@@ -231,7 +235,8 @@ std::string render_fit(const FitResult& result, const RenderOptions& options) {
   if (options.format == Format::json) {
     return fit_json(result).dump(2) + "\n";
   }
-  return detail::render_document(fit_document(result, options.units), options.format);
+  return detail::render_document(fit_document(result, options.units, options.format == Format::csv),
+                                 options.format);
 }
 
 }  // namespace gpuplan

@@ -1,0 +1,31 @@
+# Runs one CLI golden case: cmake -DGPUPLAN=<exe> -DCASE=<dir>/<name> -P run_case.cmake
+#   <name>.args  arguments, one line, shell-like quoting
+#   <name>.env   optional NAME=VALUE lines for the environment
+#   <name>.out   expected stdout (or stderr when the exit code is not 0)
+#   <name>.code  expected exit code
+file(READ "${CASE}.args" args_line)
+string(STRIP "${args_line}" args_line)
+separate_arguments(args UNIX_COMMAND "${args_line}")
+set(ENV{GPUPLAN_CATALOG} "")
+if(EXISTS "${CASE}.env")
+  file(STRINGS "${CASE}.env" env_lines)
+  foreach(line IN LISTS env_lines)
+    string(REGEX MATCH "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$" _ "${line}")
+    set(ENV{${CMAKE_MATCH_1}} "${CMAKE_MATCH_2}")
+  endforeach()
+endif()
+execute_process(COMMAND "${GPUPLAN}" ${args}
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
+if(NOT code EQUAL 0)
+  set(out "${err}")
+endif()
+if(UPDATE OR "$ENV{GPUPLAN_UPDATE_GOLDEN}")
+  file(WRITE "${CASE}.out" "${out}")
+  file(WRITE "${CASE}.code" "${code}\n")
+  return()
+endif()
+file(READ "${CASE}.out" want_out)
+file(STRINGS "${CASE}.code" want_code LIMIT_COUNT 1)
+if(NOT code STREQUAL want_code OR NOT out STREQUAL want_out)
+  message(FATAL_ERROR "exit ${code} (want ${want_code})\n--- got ---\n${out}--- want ---\n${want_out}")
+endif()

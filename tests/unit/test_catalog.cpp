@@ -1,0 +1,175 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/kv_cache.hpp>
+
+using Catch::Matchers::WithinRel;
+using gpuplan::Catalog;
+using gpuplan::InputError;
+
+namespace {
+std::string fixture(const char* name) { return std::string(GPUPLAN_FIXTURES_DIR) + "/" + name; }
+
+const char* kGpu = R"({"id": "x-gpu", "name": "X", "vendor": "nvidia", "memory_gb": 80,
+  "memory_bandwidth_tb_per_s": 3.35, "dense_tflop_per_s": {"bf16": 989}, "tdp_w": 700,
+  "host_link": {"kind": "pcie5-x16", "gb_per_s_per_direction": 64}, "sources": ["test"]})";
+
+std::string with_gpus(const std::string& gpus) {
+  return R"({"schema_version": 1, "gpus": [)" + gpus + "]}";
+}
+}  // namespace
+
+TEST_CASE("catalog: a GPU entry converts datasheet units to SI", "[catalog]") {
+  Catalog c;
+  const auto report = c.merge_text(with_gpus(kGpu), "t.json");
+  CHECK(report.gpus == 1);
+  const auto& g = c.gpu("x-gpu");
+  CHECK_THAT(g.memory_bytes, WithinRel(80e9, 1e-12));
+  CHECK_THAT(g.memory_bandwidth_bytes_per_s, WithinRel(3.35e12, 1e-12));
+  CHECK_THAT(g.dense_flop_per_s.at("bf16"), WithinRel(989e12, 1e-12));
+  CHECK_THAT(g.host_link.bytes_per_s_per_direction, WithinRel(64e9, 1e-12));
+  CHECK_FALSE(g.usable_memory_bytes.has_value());
+  CHECK_THAT(g.fit_memory_bytes(), WithinRel(80e9, 1e-12));
+}
+
+TEST_CASE("catalog: errors name the file and the JSON pointer", "[catalog]") {
+  Catalog c;
+  SECTION("negative number") {
+    std::string gpu = kGpu;
+    gpu.replace(gpu.find("3.35"), 4, "-1");
+    CHECK_THROWS_WITH(c.merge_text(with_gpus(gpu), "gpus.json"),
+                      "gpus.json: /gpus/0/memory_bandwidth_tb_per_s: expected a positive number, got -1");
+  }
+  SECTION("unknown key with a suggestion") {
+    std::string gpu = kGpu;
+    gpu.replace(gpu.find("\"tdp_w\""), 7, "\"tdp_watts\"");
+    CHECK_THROWS_WITH(c.merge_text(with_gpus(gpu), "gpus.json"),
+                      "gpus.json: /gpus/0/tdp_watts: unknown field; did you mean 'tdp_w'?");
+  }
+  SECTION("missing field") {
+    std::string gpu = kGpu;
+    gpu.replace(gpu.find("\"tdp_w\": 700,"), 13, "");
+    CHECK_THROWS_WITH(c.merge_text(with_gpus(gpu), "gpus.json"),
+                      "gpus.json: /gpus/0/tdp_w: missing required field");
+  }
+  SECTION("mistyped field") {
+    std::string gpu = kGpu;
+    gpu.replace(gpu.find("80"), 2, "\"80\"");
+    CHECK_THROWS_WITH(c.merge_text(with_gpus(gpu), "gpus.json"),
+                      "gpus.json: /gpus/0/memory_gb: expected a positive number, got \"80\"");
+  }
+  SECTION("absurd value") {
+    std::string gpu = kGpu;
+    gpu.replace(gpu.find("80"), 2, "8e12");
+    CHECK_THROWS_WITH(c.merge_text(with_gpus(gpu), "gpus.json"),
+                      "gpus.json: /gpus/0/memory_gb: 8000000000000.0 is implausibly large (limit 100000)");
+  }
+  SECTION("duplicate id") {
+    CHECK_THROWS_WITH(c.merge_text(with_gpus(std::string(kGpu) + "," + kGpu), "gpus.json"),
+                      "gpus.json: /gpus/1/id: duplicate GPU id 'x-gpu'");
+  }
+  SECTION("malformed JSON names line and column") {
+    CHECK_THROWS_WITH(c.merge_text("{\"schema_version\": 1,,}", "gpus.json"),
+                      Catch::Matchers::StartsWith("gpus.json: invalid JSON: parse error at line 1, column 22"));
+  }
+  SECTION("schema version") {
+    CHECK_THROWS_WITH(c.merge_text(R"({"schema_version": 2})", "gpus.json"),
+                      "gpus.json: /schema_version: expected an integer between 1 and 1, got 2");
+  }
+  SECTION("a bad entry leaves the catalog untouched") {
+    CHECK_THROWS_AS(c.merge_text(with_gpus(std::string(kGpu) + ", {}"), "gpus.json"), InputError);
+    CHECK(c.gpus().empty());
+  }
+}
+
+TEST_CASE("catalog: user entries override built-in ids and say so", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  const auto report = c.merge_file(fixture("my-gpus.json"));
+  REQUIRE(report.overrides.size() == 1);
+  CHECK(report.overrides[0] == "GPU 'h100-sxm' (was from gpus.json)");
+  CHECK_THAT(c.gpu("h100-sxm").fit_memory_bytes(), WithinRel(81000.0 * 1048576.0, 1e-12));
+  CHECK(c.find_gpu("lab-gpu-96") != nullptr);
+  CHECK(c.prices().back().provider == "our-lab");
+}
+
+TEST_CASE("catalog: unknown names list the closest ids", "[catalog]") {
+  const Catalog& c = Catalog::builtin();
+  CHECK_THROWS_WITH(c.gpu("h100-sxm5"),
+                    Catch::Matchers::StartsWith("unknown GPU 'h100-sxm5'; closest: h100-sxm"));
+  CHECK_THROWS_WITH(c.model("llama-3.1-70"),
+                    Catch::Matchers::StartsWith("unknown model 'llama-3.1-70'; closest: llama-3.1-70b"));
+  CHECK(&c.gpu("H200-SXM") == &c.gpu("h200-sxm"));  // ids are case-insensitive
+}
+
+TEST_CASE("catalog: prices must name a known GPU and mode", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  CHECK_THROWS_WITH(c.merge_file(fixture("bad-price-gpu.json")),
+                    Catch::Matchers::Contains("/prices/0/gpu: unknown GPU 'h100-sxm5'; closest: h100-sxm"));
+  CHECK_THROWS_WITH(c.merge_file(fixture("bad-price-mode.json")),
+                    Catch::Matchers::Contains("/prices/0/mode: unknown pricing mode 'ondemand'; known: on-demand"));
+}
+
+TEST_CASE("catalog: a missing file is bad input", "[catalog]") {
+  Catalog c;
+  CHECK_THROWS_WITH(c.merge_file("/nonexistent/cat.json"),
+                    "/nonexistent/cat.json: catalog file does not exist");
+}
+
+TEST_CASE("catalog: Hugging Face config.json files", "[catalog]") {
+  SECTION("dense Llama: parameters as the catalog entry") {
+    const auto m = gpuplan::model_from_hf_config_file(fixture("hf-llama-3.1-8b.json"));
+    CHECK(m.id == "meta-llama/Llama-3.1-8B");
+    CHECK_THAT(gpuplan::count_params(m).total(),
+               WithinRel(gpuplan::count_params(Catalog::builtin().model("llama-3.1-8b")).total(), 1e-12));
+  }
+  SECTION("MoE Mixtral") {
+    const auto m = gpuplan::model_from_hf_config_file(fixture("hf-mixtral-8x7b.json"));
+    REQUIRE(m.moe);
+    CHECK(m.moe->routed_experts == 8);
+    CHECK(m.layer_window_tokens.empty());  // sliding_window: null
+    CHECK_THAT(gpuplan::count_params(m).active(), WithinRel(12.9e9, 0.002));
+  }
+  SECTION("MLA DeepSeek") {
+    const auto m = gpuplan::model_from_hf_config_file(fixture("hf-deepseek-v3.json"));
+    REQUIRE(m.mla);
+    CHECK_THAT(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16), WithinRel(70272.0, 1e-12));
+    CHECK_THAT(gpuplan::count_params(m).total(), WithinRel(671e9, 0.001));
+  }
+  SECTION("multimodal Gemma 3 uses text_config, 5 local : 1 global layers") {
+    const auto m = gpuplan::model_from_hf_config_file(fixture("hf-gemma-3-27b.json"));
+    CHECK(m.tie_word_embeddings);
+    REQUIRE(m.layer_window_tokens.size() == 62);
+    CHECK(m.layer_window_tokens[0] == 1024);
+    CHECK(m.layer_window_tokens[5] == 0);
+  }
+  SECTION("gpt-oss layer_types alternate sliding and full") {
+    const auto m = gpuplan::model_from_hf_config_file(fixture("hf-gpt-oss-120b.json"));
+    REQUIRE(m.layer_window_tokens.size() == 36);
+    CHECK(m.layer_window_tokens[0] == 128);
+    CHECK(m.layer_window_tokens[1] == 0);
+    CHECK_THAT(gpuplan::count_params(m).total(), WithinRel(116.83e9, 0.001));
+  }
+  SECTION("Qwen2 with use_sliding_window false has no window, and qkv biases") {
+    const auto m = gpuplan::model_from_hf_config_file(fixture("hf-qwen2.5-7b.json"));
+    CHECK(m.layer_window_tokens.empty());
+    CHECK(m.qkv_bias);
+  }
+  SECTION("errors name the file and pointer") {
+    CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-missing-layers.json")),
+                      Catch::Matchers::EndsWith("bad-hf-missing-layers.json: /num_hidden_layers: missing required field"));
+    CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("hf-bad-kv-heads.json")),
+                      Catch::Matchers::EndsWith("hf-bad-kv-heads.json: /num_key_value_heads: 7 does not divide num_attention_heads 32"));
+  }
+}
+
+TEST_CASE("catalog: closest_names prefers small edits and substrings", "[catalog]") {
+  const std::vector<std::string> known{"h100-sxm", "h100-pcie", "h200-sxm", "l4"};
+  const auto close = gpuplan::closest_names("h100", known);
+  REQUIRE(close.size() >= 2);
+  CHECK(close[0] == "h100-sxm");
+  CHECK(close[1] == "h100-pcie");
+  CHECK(gpuplan::closest_names("zzzzzzzzzzzz", known).empty());
+}

@@ -1,0 +1,72 @@
+#include <catch2/catch.hpp>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/kv_cache.hpp>
+
+using Catch::Matchers::WithinRel;
+using gpuplan::DType;
+using gpuplan::Layout;
+
+namespace {
+const gpuplan::ModelSpec& model(const char* id) { return gpuplan::Catalog::builtin().model(id); }
+}  // namespace
+
+TEST_CASE("kv_cache: GQA bytes per token = 2 x layers x kv_heads x head_dim x bytes", "[kv_cache]") {
+  // Llama-3.1-70B: 2 x 80 x 8 x 128 x 2 bytes.
+  CHECK_THAT(gpuplan::kv_bytes_per_token(model("llama-3.1-70b"), DType::bf16), WithinRel(327680.0, 1e-12));
+  CHECK_THAT(gpuplan::kv_bytes_per_token(model("llama-3.1-70b"), DType::fp8), WithinRel(163840.0, 1e-12));
+  // Llama-2-7B is MHA: 32 KV heads.
+  CHECK_THAT(gpuplan::kv_bytes_per_token(model("llama-2-7b"), DType::bf16), WithinRel(524288.0, 1e-12));
+}
+
+TEST_CASE("kv_cache: MLA stores the latent plus the RoPE key", "[kv_cache]") {
+  // Issue 2: DeepSeek-V3 61 x (512 + 64) x 2 = 70,272 bytes per token.
+  CHECK_THAT(gpuplan::kv_bytes_per_token(model("deepseek-v3"), DType::bf16), WithinRel(70272.0, 1e-12));
+  const auto shape = gpuplan::kv_shape(model("deepseek-v3"), DType::bf16, Layout{.tp = 8});
+  CHECK(shape.replicated);  // the latent is not split over TP ranks
+  CHECK_THAT(shape.bytes_per_token_per_layer_per_gpu, WithinRel(576.0 * 2.0, 1e-12));
+}
+
+TEST_CASE("kv_cache: TP splits KV heads but never below one per GPU", "[kv_cache]") {
+  const auto& m = model("llama-3.1-70b");  // 8 KV heads
+  const auto tp2 = gpuplan::kv_shape(m, DType::bf16, Layout{.tp = 2});
+  CHECK(tp2.kv_heads_per_gpu == 4);
+  CHECK_FALSE(tp2.replicated);
+  const auto tp16 = gpuplan::kv_shape(m, DType::bf16, Layout{.tp = 16});
+  CHECK(tp16.kv_heads_per_gpu == 1);
+  CHECK(tp16.replicated);
+  CHECK_THAT(tp16.bytes_per_token_per_layer_per_gpu, WithinRel(2.0 * 128 * 2, 1e-12));
+}
+
+TEST_CASE("kv_cache: PP splits layers; the busiest stage holds ceil(layers / PP)", "[kv_cache]") {
+  const auto s = gpuplan::kv_shape(model("llama-3.1-405b"), DType::bf16, Layout{.pp = 4});  // 126 layers
+  CHECK(s.layers_per_gpu() == 32);
+}
+
+TEST_CASE("kv_cache: a sequence is allocated in whole paged blocks", "[kv_cache]") {
+  const auto s = gpuplan::kv_shape(model("llama-3.1-8b"), DType::bf16, Layout{});
+  const double per_token = 131072.0;
+  CHECK_THAT(gpuplan::sequence_kv_bytes(s, 16, 16), WithinRel(16 * per_token, 1e-12));
+  CHECK_THAT(gpuplan::sequence_kv_bytes(s, 17, 16), WithinRel(32 * per_token, 1e-12));
+  CHECK_THAT(gpuplan::sequence_kv_bytes(s, 17, 1), WithinRel(17 * per_token, 1e-12));
+}
+
+TEST_CASE("kv_cache: sliding-window layers hold at most their window", "[kv_cache]") {
+  // gpt-oss-120b: 18 of 36 layers slide over 128 tokens; 8 KV heads x 64 dims.
+  const auto s = gpuplan::kv_shape(model("gpt-oss-120b"), DType::bf16, Layout{});
+  const double per_layer_token = 2.0 * 8 * 64 * 2;
+  const double expected = (18.0 * 131072 + 18.0 * 128) * per_layer_token;
+  CHECK_THAT(gpuplan::sequence_kv_bytes(s, 131072, 16), WithinRel(expected, 1e-12));
+  // Below the window every layer holds every token.
+  CHECK_THAT(gpuplan::sequence_kv_bytes(s, 64, 16), WithinRel(36.0 * 64 * per_layer_token, 1e-12));
+}
+
+TEST_CASE("kv_cache: max_context_tokens is the last length that fits", "[kv_cache]") {
+  const auto s = gpuplan::kv_shape(model("llama-3.1-8b"), DType::bf16, Layout{});
+  const double budget = 10.0 * 1000 * 131072;  // room for 10 x 1000 tokens
+  const auto tokens = gpuplan::max_context_tokens(s, budget, 10, 1, 131072);
+  CHECK(tokens == 1000);
+  CHECK(gpuplan::max_context_tokens(s, budget, 10, 16, 131072) == 992);  // whole blocks only
+  CHECK(gpuplan::max_context_tokens(s, 1e18, 1, 16, 131072) == 131072);  // capped at the limit
+  CHECK(gpuplan::max_context_tokens(s, 0.0, 1, 16, 131072) == 0);
+}

@@ -1,0 +1,141 @@
+#include <catch2/catch.hpp>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/memory.hpp>
+
+using Catch::Matchers::WithinRel;
+using gpuplan::DType;
+using gpuplan::FitRequest;
+using gpuplan::Layout;
+
+namespace {
+const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+}  // namespace
+
+TEST_CASE("memory: the per-GPU breakdown adds up", "[memory]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto& g = cat().gpu("h100-sxm");
+  const auto r = gpuplan::fit(m, g, FitRequest{.context_tokens = 4096, .concurrency = 10});
+  const auto& p = r.per_gpu;
+  // H100 SXM: nvidia-smi reports 81,559 MiB.
+  CHECK_THAT(p.capacity_bytes, WithinRel(81559.0 * 1048576.0, 1e-12));
+  CHECK_THAT(p.engine_cap_bytes, WithinRel(0.9 * p.capacity_bytes, 1e-12));
+  // bf16: two bytes per parameter, nothing sharded on one GPU.
+  CHECK_THAT(p.weights_bytes, WithinRel(2.0 * r.params.total(), 1e-12));
+  CHECK_THAT(p.reserve_bytes, WithinRel(1.5 * 1073741824.0, 1e-12));
+  CHECK_THAT(p.kv_budget_bytes,
+             WithinRel(p.engine_cap_bytes - p.weights_bytes - p.activation_bytes - p.reserve_bytes, 1e-12));
+  // 10 sequences x 4096 tokens x 131,072 bytes.
+  CHECK_THAT(p.kv_cache_bytes, WithinRel(10.0 * 4096 * 131072, 1e-12));
+  CHECK_THAT(p.free_bytes, WithinRel(p.kv_budget_bytes - p.kv_cache_bytes, 1e-12));
+  CHECK(r.fits);
+  CHECK(p.shortfall_bytes < 1.0);
+  CHECK(*r.max_concurrent_sequences ==
+        static_cast<std::uint64_t>(p.kv_budget_bytes / (4096.0 * 131072)));
+  // Activations: a prefill chunk is not free, but small next to the weights.
+  CHECK(p.activation_bytes > 1e8);
+  CHECK(p.activation_bytes < 0.1 * p.weights_bytes);
+}
+
+TEST_CASE("memory: quantized weights keep bf16 embeddings unless told otherwise", "[memory]") {
+  const auto& m = cat().model("llama-3.1-70b");
+  const auto& g = cat().gpu("h200-sxm");
+  const auto p = gpuplan::count_params(m);
+  const auto r = gpuplan::fit(m, g, FitRequest{.weights_dtype = DType::fp8});
+  CHECK(*r.request.embeddings_dtype == DType::bf16);
+  CHECK_THAT(r.per_gpu.weights_bytes, WithinRel(p.body() + 2.0 * (p.embedding + p.lm_head), 1e-12));
+  const auto all_fp8 = gpuplan::fit(m, g, FitRequest{.weights_dtype = DType::fp8, .embeddings_dtype = DType::fp8});
+  CHECK_THAT(all_fp8.per_gpu.weights_bytes, WithinRel(p.total(), 1e-12));
+  // int4 with g128 scales: 4.125 bits per body parameter.
+  const auto int4 = gpuplan::fit(m, g, FitRequest{.weights_dtype = DType::int4});
+  CHECK_THAT(int4.weights.dense, WithinRel(p.body() * 4.125 / 8.0, 1e-12));
+}
+
+// vLLM PR 12569: Llama-3.1-70B W8A8 (INT8) "weights 67.72 GB" (vLLM prints GiB) on one GPU:
+// int8 linear layers with bf16 embeddings and LM head.
+TEST_CASE("memory: Llama-3.1-70B int8 weights match vLLM's 67.72 GiB", "[memory][reference]") {
+  const auto r = gpuplan::fit(cat().model("llama-3.1-70b"), cat().gpu("h200-sxm"),
+                              FitRequest{.weights_dtype = DType::int8});
+  CHECK_THAT(r.per_gpu.weights_bytes / 1073741824.0, WithinRel(67.72, 0.005));
+}
+
+TEST_CASE("memory: TP shards weights and KV heads; PP shards layers", "[memory]") {
+  const auto& m = cat().model("llama-3.1-70b");
+  const auto& g = cat().gpu("h100-sxm");
+  const auto one = gpuplan::fit(m, g, FitRequest{.layout = {.tp = 1}});
+  const auto tp4 = gpuplan::fit(m, g, FitRequest{.layout = {.tp = 4}});
+  CHECK_THAT(tp4.per_gpu.weights_bytes, WithinRel(one.per_gpu.weights_bytes / 4.0, 1e-9));
+  CHECK_THAT(tp4.sequence_kv_bytes_per_gpu, WithinRel(one.sequence_kv_bytes_per_gpu / 4.0, 1e-12));
+  const auto pp4 = gpuplan::fit(m, g, FitRequest{.layout = {.pp = 4}});
+  // The busiest stage: 20 of 80 layers plus the larger of embedding and LM head (equal here).
+  const auto p = gpuplan::count_params(m);
+  CHECK_THAT(pp4.per_gpu.weights_bytes, WithinRel(2.0 * (p.body() / 4.0 + p.embedding), 1e-9));
+}
+
+TEST_CASE("memory: expert parallelism splits routed experts", "[memory]") {
+  const auto& m = cat().model("deepseek-v3");
+  const auto& g = cat().gpu("h200-sxm");
+  const auto tp8 = gpuplan::fit(m, g, FitRequest{.layout = {.tp = 8}, .weights_dtype = DType::fp8});
+  const auto ep16 = gpuplan::fit(m, g, FitRequest{.layout = {.tp = 8, .ep = 16, .dp = 2}, .weights_dtype = DType::fp8});
+  CHECK_THAT(ep16.weights.experts, WithinRel(tp8.weights.experts / 2.0, 1e-12));
+  CHECK_THAT(ep16.weights.dense, WithinRel(tp8.weights.dense, 1e-12));
+}
+
+TEST_CASE("memory: nothing negative when it does not fit", "[memory]") {
+  const auto r = gpuplan::fit(cat().model("llama-3.1-405b"), cat().gpu("l4"), FitRequest{});
+  CHECK_FALSE(r.fits);
+  CHECK_FALSE(r.weights_fit);
+  CHECK(r.per_gpu.kv_budget_bytes >= 0.0);
+  CHECK(r.per_gpu.free_bytes >= 0.0);
+  CHECK(r.per_gpu.shortfall_bytes > 0.0);
+  CHECK(*r.max_concurrent_sequences == 0);
+  CHECK(*r.max_context_tokens == 0);
+}
+
+TEST_CASE("memory: smallest layout that fits", "[memory]") {
+  const auto& m = cat().model("llama-3.1-70b");
+  // 141 GB of bf16 weights: two H100s per replica, four replicas on a node.
+  const auto r = gpuplan::fit_smallest_layout(m, cat().gpu("h100-sxm"), FitRequest{}, 8);
+  CHECK(r.fits);
+  CHECK(r.layout_automatic);
+  CHECK(r.request.layout.tp == 2);
+  CHECK(r.request.layout.pp == 1);
+  CHECK(r.request.layout.dp == 4);
+  // Nothing fits: the widest layout is reported, not a smaller one.
+  const auto none = gpuplan::fit_smallest_layout(cat().model("llama-3.1-405b"), cat().gpu("l4"), FitRequest{}, 2);
+  CHECK_FALSE(none.fits);
+  CHECK(none.request.layout.gpus_per_replica() == 2);
+}
+
+TEST_CASE("memory: bare parameter counts fit weights only", "[memory]") {
+  const auto m = gpuplan::bare_model(744e9, "744B");
+  const auto r = gpuplan::fit(m, cat().gpu("h200-sxm"),
+                              FitRequest{.layout = {.tp = 8}, .weights_dtype = DType::fp8});
+  CHECK_FALSE(r.kv_known);
+  CHECK_FALSE(r.max_concurrent_sequences.has_value());
+  CHECK_THAT(r.per_gpu.weights_bytes, WithinRel(93e9, 1e-12));
+}
+
+TEST_CASE("memory: bad requests name the field", "[memory]") {
+  const auto& m = cat().model("llama-3.1-70b");
+  const auto& g = cat().gpu("h100-sxm");
+  CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.layout = {.tp = 3}}),
+                    "layout.tp: 3 does not divide the 64 attention heads of 'llama-3.1-70b'");
+  CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.context_tokens = 200000}),
+                    "fit.context_tokens: 200000 exceeds the 131072 tokens of 'llama-3.1-70b' (max_position_embeddings)");
+  CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.concurrency = 0}),
+                    "fit.concurrency: expected between 1 and 100000000, got 0");
+  CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.memory_utilization = 1.5}),
+                    "fit.memory_utilization: expected a share in (0, 1], got 1.5");
+  CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.memory_utilization = std::numeric_limits<double>::quiet_NaN()}),
+                    "fit.memory_utilization: expected a share in (0, 1], got nan");
+  CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.layout = {.ep = 2}}),
+                    "layout.ep: 'llama-3.1-70b' is not a mixture-of-experts model");
+  CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.mig_profile = "1g.18gb"}),
+                    "fit.mig_profile: unknown MIG profile '1g.18gb' for h100-sxm; closest: 1g.10gb, 1g.20gb, 2g.20gb");
+  CHECK_THROWS_WITH(gpuplan::fit(m, cat().gpu("l40s"), FitRequest{.mig_profile = "1g.10gb"}),
+                    "fit.mig_profile: l40s does not support MIG");
+  CHECK_THROWS_WITH(gpuplan::fit(m, cat().gpu("h200-sxm"), FitRequest{.layout = {.tp = 2}, .mig_profile = "3g.71gb"}),
+                    Catch::Matchers::StartsWith("layout: MIG slices cannot be linked by TP or PP"));
+}

@@ -1,0 +1,37 @@
+#include <catch2/catch.hpp>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/units.hpp>
+
+using Catch::Matchers::WithinRel;
+namespace units = gpuplan::units;
+
+TEST_CASE("units: GB and GiB are different numbers", "[units]") {
+  CHECK_THAT(80 * units::kGiB / units::kGB, WithinRel(85.899345920, 1e-12));
+  // 400 Gb/s InfiniBand moves 50 GB/s.
+  CHECK_THAT(units::gbit_per_s_to_bytes_per_s(400.0), WithinRel(50e9, 1e-12));
+}
+
+TEST_CASE("units: parse_bytes keeps decimal and binary prefixes apart", "[units]") {
+  CHECK_THAT(units::parse_bytes("1.5GiB", "--reserve"), WithinRel(1.5 * 1073741824.0, 1e-12));
+  CHECK_THAT(units::parse_bytes("2GB", "--reserve"), WithinRel(2e9, 1e-12));
+  CHECK_THAT(units::parse_bytes("512 MiB", "--reserve"), WithinRel(512.0 * 1048576.0, 1e-12));
+  CHECK_THAT(units::parse_bytes("1000", "--reserve"), WithinRel(1000.0, 1e-12));
+  CHECK_THROWS_WITH(units::parse_bytes("2 parsecs", "--reserve"),
+                    "--reserve: unknown unit in '2 parsecs' (expected a size such as 1.5GiB or 2GB)");
+  CHECK_THROWS_WITH(units::parse_bytes("-1GB", "--reserve"),
+                    "--reserve: expected a positive a size such as 1.5GiB or 2GB, got '-1GB'");
+  CHECK_THROWS_AS(units::parse_bytes("nan", "--reserve"), gpuplan::InputError);
+  CHECK_THROWS_AS(units::parse_bytes("", "--reserve"), gpuplan::InputError);
+}
+
+TEST_CASE("units: parse_count reads 744B as 744e9", "[units]") {
+  CHECK_THAT(units::parse_count("744B", "--params"), WithinRel(744e9, 1e-12));
+  CHECK_THAT(units::parse_count("8.03b", "--params"), WithinRel(8.03e9, 1e-12));
+  CHECK_THAT(units::parse_count("70e9", "--params"), WithinRel(70e9, 1e-12));
+  CHECK_THAT(units::parse_count("1.5T", "--params"), WithinRel(1.5e12, 1e-12));
+  CHECK_THROWS_WITH(units::parse_count("70GB", "--params"),
+                    "--params: unknown unit in '70GB' (expected a count such as 744B, 70e9 or 350M)");
+  CHECK_THROWS_AS(units::parse_count("0B", "--params"), gpuplan::InputError);
+  CHECK_THROWS_AS(units::parse_count("inf", "--params"), gpuplan::InputError);
+}
