@@ -1,4 +1,5 @@
 // gpuplan: parse, dispatch, and turn every failure into one line on stderr and an exit code.
+#include <algorithm>
 #include <exception>
 
 #include <CLI/CLI.hpp>
@@ -46,6 +47,16 @@ int main(int argc, char** argv) {
   gpuplan::cli::add_fit_command(app, exit_code);
   gpuplan::cli::add_catalog_command(app, exit_code);
   try {
+    // A mistyped command gets the closest names, not CLI11's "A subcommand is required".
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      names.push_back(sub->get_name());
+    }
+    if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const auto close = gpuplan::closest_names(argv[1], names);
+      throw gpuplan::InputError(fmt::format("unknown command '{}'{} (see 'gpuplan --help')", argv[1],
+                                            close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
+    }
     app.parse(argc, argv);
     return code(exit_code);
   } catch (const CLI::CallForHelp& e) {

@@ -241,9 +241,13 @@ ModelSpec model_from_hf_config(std::string_view text, std::string_view origin_vi
   const Json root = detail::parse_json_text(text, origin);
   ModelSpec m = detail::model_from_config(root, origin, JsonPointer(), false);
   const auto it = root.find("_name_or_path");
+  // The model's own name when the config carries it; else the file name, or for a file called
+  // config.json its folder (a downloaded model directory).
+  const std::filesystem::path path(origin);
+  const std::string stem = path.stem().string();
   m.id = it != root.end() && it->is_string() && !it->get_ref<const std::string&>().empty()
              ? it->get<std::string>()
-             : std::filesystem::path(origin).parent_path().filename().string();
+             : (stem == "config" ? path.parent_path().filename().string() : stem);
   if (m.id.empty()) {
     m.id = "config.json";
   }

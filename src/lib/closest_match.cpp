@@ -32,13 +32,24 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+std::size_t common_prefix(std::string_view a, std::string_view b) {
+  std::size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) {
+    ++n;
+  }
+  return n;
+}
+
+std::string reversed(std::string_view s) { return {s.rbegin(), s.rend()}; }
+
 }  // namespace
 
 std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& known,
                                        std::size_t limit) {
   const std::string needle = lower(name);
   struct Scored {
-    std::size_t score;
+    std::size_t score;  // edits, less half the shared prefix and suffix
+    std::size_t affix;  // shared prefix + suffix: breaks ties
     const std::string* name;
   };
   std::vector<Scored> scored;
@@ -50,13 +61,17 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
                             needle.find(candidate) != std::string::npos)) {
       score = std::min<std::size_t>(score, 1);
     }
+    // Shared beginnings and endings ("num_kv_heads" vs "num_key_value_heads") count in favour.
+    const std::size_t affix = common_prefix(needle, candidate) + common_prefix(reversed(needle), reversed(candidate));
     const std::size_t tolerance = std::max<std::size_t>(3, needle.size() / 2);
-    if (score <= tolerance) {
-      scored.push_back({score, &k});
+    if (score <= tolerance || 2 * affix >= needle.size() + 2) {
+      scored.push_back({score > affix / 2 ? score - affix / 2 : 0, affix, &k});
     }
   }
   std::stable_sort(scored.begin(), scored.end(),
-                   [](const Scored& a, const Scored& b) { return a.score < b.score; });
+                   [](const Scored& a, const Scored& b) {
+                     return a.score != b.score ? a.score < b.score : a.affix > b.affix;
+                   });
   std::vector<std::string> out;
   for (std::size_t i = 0; i < scored.size() && i < limit; ++i) {
     out.push_back(*scored[i].name);

@@ -234,6 +234,10 @@ FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitReq
   if (gpus < 1 || gpus > (1u << 16)) {
     throw InputError(fmt::format("layout.gpus: expected between 1 and {}, got {}", 1u << 16, gpus));
   }
+  if (request.layout.ep > 1) {
+    // Reject EP on dense models or EP that cannot divide the GPUs before searching layouts.
+    validate_layout(Layout{.tp = 1, .pp = 1, .ep = request.layout.ep, .dp = gpus}, model);
+  }
   const std::uint64_t domain =
       gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : 1;
   struct Candidate {

@@ -45,7 +45,7 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
                                     : r.fits   ? ", smallest layout that fits"
                                                : ", widest layout tried: none fits"));
   doc.heading.push_back(fmt::format(
-      "weights {} (embeddings {}), KV cache {}, context {} tokens, {} concurrent sequences "
+      "weights {} (embeddings {}), KV cache {}, context {} tokens, concurrency {} "
       "({} per replica)",
       to_string(q.weights_dtype), to_string(*q.embeddings_dtype), to_string(q.kv_dtype),
       group_digits(q.context_tokens), group_digits(q.concurrency),
@@ -114,8 +114,8 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
                      .rows = {}};
   node.rows.push_back({"datasheet memory", bytes_value(r.datasheet_total_bytes, u)});
   node.rows.push_back({"capacity used for fit", bytes_value(r.capacity_total_bytes, u)});
-  node.rows.push_back({"weights (all replicas)", bytes_value(m.weights_bytes * double(q.layout.gpus()), u)});
-  node.rows.push_back({"KV budget", bytes_value(m.kv_budget_bytes * double(q.layout.gpus()), u)});
+  node.rows.push_back({"weights (per GPU x GPUs)", bytes_value(m.weights_bytes * double(q.layout.gpus()), u)});
+  node.rows.push_back({"KV budget (per GPU x GPUs)", bytes_value(m.kv_budget_bytes * double(q.layout.gpus()), u)});
   doc.tables.push_back(std::move(node));
 
   if (r.fits) {

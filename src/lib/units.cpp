@@ -48,7 +48,7 @@ double apply_suffix(std::string_view text, std::string_view field, std::string_v
     if (parts.second == s.name) {
       const double value = parts.first * s.factor;
       if (!(value > 0) || !std::isfinite(value)) {
-        throw InputError(fmt::format("{}: expected a positive {}, got '{}'", field, what, text));
+        throw InputError(fmt::format("{}: expected {} greater than zero, got '{}'", field, what, text));
       }
       return value;
     }

@@ -87,7 +87,7 @@ TEST_CASE("catalog: errors name the file and the JSON pointer", "[catalog]") {
 
 TEST_CASE("catalog: user entries override built-in ids and say so", "[catalog]") {
   Catalog c = Catalog::builtin();
-  const auto report = c.merge_file(fixture("my-gpus.json"));
+  const auto report = c.merge_file(std::string(GPUPLAN_EXAMPLES_DIR) + "/my-gpus.json");
   REQUIRE(report.overrides.size() == 1);
   CHECK(report.overrides[0] == "GPU 'h100-sxm' (was from gpus.json)");
   CHECK_THAT(c.gpu("h100-sxm").fit_memory_bytes(), WithinRel(81000.0 * 1048576.0, 1e-12));

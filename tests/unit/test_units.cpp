@@ -20,7 +20,7 @@ TEST_CASE("units: parse_bytes keeps decimal and binary prefixes apart", "[units]
   CHECK_THROWS_WITH(units::parse_bytes("2 parsecs", "--reserve"),
                     "--reserve: unknown unit in '2 parsecs' (expected a size such as 1.5GiB or 2GB)");
   CHECK_THROWS_WITH(units::parse_bytes("-1GB", "--reserve"),
-                    "--reserve: expected a positive a size such as 1.5GiB or 2GB, got '-1GB'");
+                    "--reserve: expected a size such as 1.5GiB or 2GB greater than zero, got '-1GB'");
   CHECK_THROWS_AS(units::parse_bytes("nan", "--reserve"), gpuplan::InputError);
   CHECK_THROWS_AS(units::parse_bytes("", "--reserve"), gpuplan::InputError);
 }
