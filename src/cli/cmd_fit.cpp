@@ -1,5 +1,7 @@
 // gpuplan fit: does a model fit a GPU (or MIG slice, or node) and how much KV cache is left?
 #include <memory>
+#include <string_view>
+#include <utility>
 #include <optional>
 
 #include <fmt/format.h>
@@ -12,6 +14,9 @@
 
 namespace gpuplan::cli {
 namespace {
+
+struct FitOptions;
+Exit run_fit_unmapped(const FitOptions& o);
 
 struct FitOptions {
   CommonOptions common;
@@ -38,7 +43,40 @@ struct FitOptions {
   bool check = false;
 };
 
+// Library errors name request fields; on the command line the flag is the name people typed.
+[[noreturn]] void rethrow_with_flag(const InputError& e) {
+  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"layout.tp:", "--tp:"},
+      {"layout.pp:", "--pp:"},
+      {"layout.ep:", "--ep:"},
+      {"layout.gpus:", "--gpus:"},
+      {"fit.context_tokens:", "--context:"},
+      {"fit.concurrency:", "--concurrency:"},
+      {"fit.memory_utilization:", "--gpu-memory-utilization:"},
+      {"fit.reserve_bytes:", "--reserve:"},
+      {"fit.mig_profile:", "--mig:"},
+      {"fit.prefill_chunk_tokens:", "--prefill-chunk:"},
+      {"fit.block_tokens:", "--block-size:"},
+      {"model.params:", "--params:"},
+  };
+  const std::string_view what = e.what();
+  for (const auto& [field, flag] : kFlags) {
+    if (what.starts_with(field)) {
+      throw InputError(fmt::format("{}{}", flag, what.substr(field.size())));
+    }
+  }
+  throw e;
+}
+
 Exit run_fit(const FitOptions& o) {
+  try {
+    return run_fit_unmapped(o);
+  } catch (const InputError& e) {
+    rethrow_with_flag(e);
+  }
+}
+
+Exit run_fit_unmapped(const FitOptions& o) {
   const Catalog catalog = load_catalog(o.common);
   const RenderOptions render = render_options(o.common);
 

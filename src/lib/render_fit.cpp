@@ -41,9 +41,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   detail::Document doc;
   doc.heading.push_back(fmt::format("gpuplan fit: {} on {} ({}{})", r.model_id, target_text(r),
                                     layout_text(q.layout),
-                                    !r.layout_automatic ? ""
-                                    : r.fits   ? ", smallest layout that fits"
-                                               : ", widest layout tried: none fits"));
+                                    !r.layout_automatic || q.layout.gpus() == 1 ? ""
+                                    : r.fits ? ", smallest layout that fits"
+                                             : ", widest layout tried: none fits"));
   doc.heading.push_back(fmt::format(
       "weights {} (embeddings {}), KV cache {}, context {} tokens, concurrency {} "
       "({} per replica)",

@@ -1,7 +1,7 @@
 # Runs one CLI golden case: cmake -DGPUPLAN=<exe> -DCASE=<dir>/<name> -P run_case.cmake
 #   <name>.args  arguments, one line, shell-like quoting
 #   <name>.env   optional NAME=VALUE lines for the environment
-#   <name>.out   expected stdout (or stderr when the exit code is not 0)
+#   <name>.out   expected stdout, then "--- stderr ---" and stderr when there is any
 #   <name>.code  expected exit code
 file(READ "${CASE}.args" args_line)
 string(STRIP "${args_line}" args_line)
@@ -16,8 +16,8 @@ if(EXISTS "${CASE}.env")
 endif()
 execute_process(COMMAND "${GPUPLAN}" ${args}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
-if(NOT code EQUAL 0)
-  set(out "${err}")
+if(NOT err STREQUAL "")
+  string(APPEND out "--- stderr ---\n${err}")
 endif()
 if(UPDATE OR "$ENV{GPUPLAN_UPDATE_GOLDEN}")
   file(WRITE "${CASE}.out" "${out}")
