@@ -2,6 +2,9 @@
 // documented in README.md ("JSON output of fit").
 #include <gpuplan/render.hpp>
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -140,6 +143,10 @@ Json fit_json(const FitResult& r) {
   const FitRequest& q = r.request;
   const PerGpuMemory& m = r.per_gpu;
   const auto num = [](double v, std::string_view what) { return checked(v, what); };
+  // Byte counts are whole bytes in the contract.
+  const auto bytes = [](double v, std::string_view what) {
+    return static_cast<std::uint64_t>(std::llround(std::max(0.0, checked(v, what))));
+  };
   Json j;
   j["schema_version"] = kJsonSchemaVersion;
   j["command"] = "fit";
@@ -159,7 +166,7 @@ Json fit_json(const FitResult& r) {
       {"context_tokens", q.context_tokens},
       {"concurrency", q.concurrency},
       {"memory_utilization", num(q.memory_utilization, "memory_utilization")},
-      {"reserve_bytes", num(q.reserve_bytes, "reserve_bytes")},
+      {"reserve_bytes", bytes(q.reserve_bytes, "reserve_bytes")},
       {"prefill_chunk_tokens", q.prefill_chunk_tokens},
       {"block_tokens", q.block_tokens},
   };
@@ -180,25 +187,25 @@ Json fit_json(const FitResult& r) {
       {"norms", r.params.norms},
   };
   j["per_gpu"] = {
-      {"capacity_bytes", num(m.capacity_bytes, "capacity")},
+      {"capacity_bytes", bytes(m.capacity_bytes, "capacity")},
       {"capacity_estimated", r.mig.has_value() && r.mig->estimated},
-      {"engine_cap_bytes", num(m.engine_cap_bytes, "engine cap")},
-      {"weights_bytes", num(m.weights_bytes, "weights")},
-      {"weights", {{"embedding_bytes", r.weights.embedding},
-                   {"lm_head_bytes", r.weights.lm_head},
-                   {"dense_bytes", r.weights.dense},
-                   {"experts_bytes", r.weights.experts}}},
-      {"kv_cache_bytes", num(m.kv_cache_bytes, "kv cache")},
-      {"activation_bytes", num(m.activation_bytes, "activations")},
-      {"reserve_bytes", num(m.reserve_bytes, "reserve")},
-      {"kv_budget_bytes", num(m.kv_budget_bytes, "kv budget")},
-      {"free_bytes", num(m.free_bytes, "free")},
-      {"shortfall_bytes", num(m.shortfall_bytes, "shortfall")},
+      {"engine_cap_bytes", bytes(m.engine_cap_bytes, "engine cap")},
+      {"weights_bytes", bytes(m.weights_bytes, "weights")},
+      {"weights", {{"embedding_bytes", bytes(r.weights.embedding, "embedding")},
+                   {"lm_head_bytes", bytes(r.weights.lm_head, "lm head")},
+                   {"dense_bytes", bytes(r.weights.dense, "dense")},
+                   {"experts_bytes", bytes(r.weights.experts, "experts")}}},
+      {"kv_cache_bytes", bytes(m.kv_cache_bytes, "kv cache")},
+      {"activation_bytes", bytes(m.activation_bytes, "activations")},
+      {"reserve_bytes", bytes(m.reserve_bytes, "reserve")},
+      {"kv_budget_bytes", bytes(m.kv_budget_bytes, "kv budget")},
+      {"free_bytes", bytes(m.free_bytes, "free")},
+      {"shortfall_bytes", bytes(m.shortfall_bytes, "shortfall")},
   };
   const Json null_json(nullptr);
-  j["kv_bytes_per_token"] = r.kv_known ? Json(num(r.kv_bytes_per_token, "kv/token")) : null_json;
+  j["kv_bytes_per_token"] = r.kv_known ? Json(bytes(r.kv_bytes_per_token, "kv/token")) : null_json;
   j["kv_bytes_per_token_per_gpu"] =
-      r.kv_known ? Json(num(r.kv_bytes_per_token_per_gpu, "kv/token/gpu")) : null_json;
+      r.kv_known ? Json(bytes(r.kv_bytes_per_token_per_gpu, "kv/token/gpu")) : null_json;
   if (r.kv_known) {
     std::uint64_t sliding = 0;
     for (auto w : r.kv.windows) {
@@ -210,21 +217,21 @@ Json fit_json(const FitResult& r) {
                {"replicated", r.kv.replicated},
                {"layers_per_gpu", r.kv.layers_per_gpu()},
                {"sliding_layers_per_gpu", sliding},
-               {"sequence_bytes_per_gpu", num(r.sequence_kv_bytes_per_gpu, "sequence kv")}};
+               {"sequence_bytes_per_gpu", bytes(r.sequence_kv_bytes_per_gpu, "sequence kv")}};
   } else {
     j["kv"] = null_json;
   }
-  j["kv_budget_bytes"] = num(m.kv_budget_bytes, "kv budget");
+  j["kv_budget_bytes"] = bytes(m.kv_budget_bytes, "kv budget");
   j["max_concurrent_sequences"] = r.max_concurrent_sequences ? Json(*r.max_concurrent_sequences) : null_json;
   j["max_context_tokens"] = r.max_context_tokens ? Json(*r.max_context_tokens) : null_json;
   j["max_context_limited_by"] =
       r.max_context_tokens ? Json(r.max_context_limited_by_model ? "model" : "memory") : null_json;
   const double gpus = static_cast<double>(q.layout.gpus());
   j["deployment"] = {{"gpus", q.layout.gpus()},
-                     {"datasheet_memory_bytes", num(r.datasheet_total_bytes, "datasheet total")},
-                     {"capacity_bytes", num(r.capacity_total_bytes, "capacity total")},
-                     {"weights_bytes", num(m.weights_bytes * gpus, "weights total")},
-                     {"kv_budget_bytes", num(m.kv_budget_bytes * gpus, "kv total")}};
+                     {"datasheet_memory_bytes", bytes(r.datasheet_total_bytes, "datasheet total")},
+                     {"capacity_bytes", bytes(r.capacity_total_bytes, "capacity total")},
+                     {"weights_bytes", bytes(m.weights_bytes * gpus, "weights total")},
+                     {"kv_budget_bytes", bytes(m.kv_budget_bytes * gpus, "kv total")}};
   j["notes"] = r.notes;
   return j;
 }
