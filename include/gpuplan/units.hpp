@@ -24,9 +24,9 @@ constexpr double gbit_per_s_to_bytes_per_s(double gbit_per_s) {
   return gbit_per_s * kGiga / kBitsPerByte;
 }
 
-/// Parses a byte size such as "1.5GiB", "2GB", "512MiB" or "1073741824" (bytes).
-/// Decimal suffixes (kB, MB, GB, TB) are powers of 1000 and binary ones (KiB, MiB, GiB, TiB)
-/// powers of 1024; suffixes are case-insensitive. Throws InputError naming `field`.
+/// Parses a byte size >= 0 such as "1.5GiB", "2GB", "512MiB" or "0". Decimal suffixes (kB, MB,
+/// GB, TB) are powers of 1000 and binary ones (KiB, MiB, GiB, TiB) powers of 1024; suffixes are
+/// case-insensitive and required except for zero. Throws InputError naming `field`.
 double parse_bytes(std::string_view text, std::string_view field);
 
 /// Parses a count with an optional decimal suffix: "744B" (1e9), "8.03b", "70e9", "1.5T", "350M".

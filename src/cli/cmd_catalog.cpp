@@ -67,12 +67,12 @@ void add_catalog_command(CLI::App& app, Exit& exit_code) {
   list("prices", "List prices with provider, mode and date", &render_price_list);
 
   CLI::App* show = cat->add_subcommand("show", "Show one GPU or model with its sources");
-  show->add_option("id", o->id, "GPU or model id")->required();
+  show->add_option("id", o->id, "GPU or model id")->required()->check(non_empty());
   add_common_options(*show, o->common);
   show->callback([o, &exit_code] { exit_code = run_show(*o); });
 
   CLI::App* validate = cat->add_subcommand("validate", "Check a catalog file");
-  validate->add_option("file", o->file, "Catalog JSON file")->required();
+  validate->add_option("file", o->file, "Catalog JSON file")->required()->check(non_empty());
   add_common_options(*validate, o->common);
   validate->callback([o, &exit_code] { exit_code = run_validate(*o); });
 }

@@ -41,6 +41,9 @@ struct FitOptions {
   std::uint64_t prefill_chunk = 8192;
   std::uint64_t block_size = 16;
   bool check = false;
+  bool model_given = false;
+  bool model_config_given = false;
+  bool params_given = false;
 };
 
 // Library errors name request fields; on the command line the flag is the name people typed.
@@ -50,6 +53,7 @@ struct FitOptions {
       {"layout.pp:", "--pp:"},
       {"layout.ep:", "--ep:"},
       {"layout.gpus:", "--gpus:"},
+      {"layout.dp:", "--gpus:"},
       {"fit.context_tokens:", "--context:"},
       {"fit.concurrency:", "--concurrency:"},
       {"fit.memory_utilization:", "--gpu-memory-utilization:"},
@@ -81,11 +85,11 @@ Exit run_fit_unmapped(const FitOptions& o) {
   const RenderOptions render = render_options(o.common);
 
   ModelSpec model;
-  if (!o.model.empty()) {
+  if (o.model_given) {
     model = catalog.model(o.model);
-  } else if (!o.model_config.empty()) {
+  } else if (o.model_config_given) {
     model = model_from_hf_config_file(o.model_config);
-  } else if (!o.params.empty()) {
+  } else if (o.params_given) {
     model = bare_model(units::parse_count(o.params, "--params"), o.params + " params");
   } else {
     throw InputError("one of --model, --model-config or --params is required");
@@ -102,12 +106,17 @@ Exit run_fit_unmapped(const FitOptions& o) {
   req.context_tokens = o.context;
   req.concurrency = o.concurrency;
   req.memory_utilization = o.memory_utilization;
-  req.reserve_bytes = o.reserve == "0" ? 0.0 : units::parse_bytes(o.reserve, "--reserve");
+  req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
   req.prefill_chunk_tokens = o.prefill_chunk;
   req.block_tokens = o.block_size;
   req.layout.ep = o.ep;
 
   const std::uint64_t gpus = o.nodes > 0 ? o.nodes * o.gpus_per_node : o.gpus;
+  constexpr std::uint64_t kMaxGpus = 65536;
+  if (gpus > kMaxGpus) {
+    throw InputError(fmt::format("--nodes: {} nodes x {} GPUs is more than {} GPUs", o.nodes,
+                                 o.gpus_per_node, kMaxGpus));
+  }
   FitResult result;
   if (o.tp == 0 && o.pp == 0) {
     result = fit_smallest_layout(model, gpu, req, gpus == 0 ? 1 : gpus);
@@ -132,15 +141,18 @@ Exit run_fit_unmapped(const FitOptions& o) {
 void add_fit_command(CLI::App& app, Exit& exit_code) {
   auto o = std::make_shared<FitOptions>();
   CLI::App* sub = app.add_subcommand("fit", "Does a model fit, and how much KV cache is left?");
-  sub->add_option("--model", o->model, "Model id (gpuplan catalog models)");
+  sub->add_option("--model", o->model, "Model id (gpuplan catalog models)")->check(non_empty());
   auto* config = sub->add_option("--model-config", o->model_config,
-                                 "Hugging Face config.json of the model instead of an id");
+                                 "Hugging Face config.json of the model instead of an id")
+                     ->check(non_empty());
   auto* params = sub->add_option("--params", o->params,
-                                 "Bare parameter count for a what-if, e.g. 744B (weights only)");
+                                 "Bare parameter count for a what-if, e.g. 744B (weights only)")
+                     ->check(non_empty());
   sub->get_option("--model")->excludes(config)->excludes(params);
   config->excludes(params);
-  sub->add_option("--gpu", o->gpu, "GPU id (gpuplan catalog gpus)")->required();
-  sub->add_option("--mig", o->mig, "Fit one MIG slice, e.g. 1g.18gb, instead of a whole GPU");
+  sub->add_option("--gpu", o->gpu, "GPU id (gpuplan catalog gpus)")->required()->check(non_empty());
+  sub->add_option("--mig", o->mig, "Fit one MIG slice, e.g. 1g.18gb, instead of a whole GPU")
+      ->check(non_empty());
   auto* gpus = sub->add_option("--gpus", o->gpus, "GPUs in the deployment (default: TP x PP, or 1)")
                    ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   auto* nodes = sub->add_option("--nodes", o->nodes, "Nodes of --gpus-per-node GPUs")
@@ -184,7 +196,12 @@ void add_fit_command(CLI::App& app, Exit& exit_code) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub->add_flag("--check", o->check, "Exit with code 1 when it does not fit");
   add_common_options(*sub, o->common);
-  sub->callback([o, &exit_code] { exit_code = run_fit(*o); });
+  sub->callback([o, sub, &exit_code] {
+    o->model_given = sub->count("--model") > 0;
+    o->model_config_given = sub->count("--model-config") > 0;
+    o->params_given = sub->count("--params") > 0;
+    exit_code = run_fit(*o);
+  });
 }
 
 }  // namespace gpuplan::cli

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/error.hpp>
+
 namespace gpuplan::cli {
 
 void add_common_options(CLI::App& sub, CommonOptions& opts) {
@@ -16,26 +18,33 @@ void add_common_options(CLI::App& sub, CommonOptions& opts) {
       ->check(CLI::IsMember({"gb", "gib"}))
       ->default_val("gb");
   sub.add_option("--catalog", opts.catalogs,
-                 "Extra catalog file (repeatable); entries override built-in ids");
+                 "Extra catalog file (repeatable); entries override built-in ids")
+      ->check(non_empty());
 }
 
 Catalog load_catalog(const CommonOptions& opts) {
   Catalog catalog = Catalog::builtin();
-  std::vector<std::string> files;
-  if (const char* env = std::getenv("GPUPLAN_CATALOG"); env != nullptr && *env != '\0') {
-    std::stringstream list(env);
-    for (std::string path; std::getline(list, path, ':');) {
-      if (!path.empty()) {
-        files.push_back(path);
-      }
-    }
-  }
-  files.insert(files.end(), opts.catalogs.begin(), opts.catalogs.end());
-  for (const std::string& file : files) {
+  const auto merge = [&catalog](const std::string& file) {
     const MergeReport report = catalog.merge_file(file);
     for (const std::string& line : report.overrides) {
       fmt::print(stderr, "gpuplan: note: {} overrides {}\n", file, line);
     }
+  };
+  if (const char* env = std::getenv("GPUPLAN_CATALOG"); env != nullptr && *env != '\0') {
+    std::stringstream list(env);
+    for (std::string path; std::getline(list, path, ':');) {
+      if (path.empty()) {
+        continue;
+      }
+      try {
+        merge(path);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("GPUPLAN_CATALOG: {}", e.what()));
+      }
+    }
+  }
+  for (const std::string& file : opts.catalogs) {
+    merge(file);
   }
   return catalog;
 }
@@ -43,6 +52,11 @@ Catalog load_catalog(const CommonOptions& opts) {
 RenderOptions render_options(const CommonOptions& opts) {
   return {.format = parse_format(opts.format, "--format"),
           .units = parse_byte_units(opts.units, "--units")};
+}
+
+CLI::Validator non_empty() {
+  return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "must not be empty" : ""; },
+                        "NON-EMPTY");
 }
 
 CLI::Validator share_validator() {
@@ -53,17 +67,17 @@ CLI::Validator share_validator() {
           std::size_t used = 0;
           v = std::stod(text, &used);
           if (used != text.size()) {
-            return fmt::format("expected a number in (0, 1], got '{}'", text);
+            return fmt::format("expected a number in [0.01, 1], got '{}'", text);
           }
         } catch (const std::exception&) {
-          return fmt::format("expected a number in (0, 1], got '{}'", text);
+          return fmt::format("expected a number in [0.01, 1], got '{}'", text);
         }
-        if (!std::isfinite(v) || !(v > 0.0) || v > 1.0) {
-          return fmt::format("expected a number in (0, 1], got '{}'", text);
+        if (!std::isfinite(v) || !(v >= 0.01) || v > 1.0) {
+          return fmt::format("expected a number in [0.01, 1], got '{}'", text);
         }
         return {};
       },
-      "SHARE in (0, 1]");
+      "SHARE in [0.01, 1]");
 }
 
 }  // namespace gpuplan::cli

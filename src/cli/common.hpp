@@ -29,8 +29,10 @@ Catalog load_catalog(const CommonOptions& opts);
 
 RenderOptions render_options(const CommonOptions& opts);
 
-/// A CLI11 check that accepts only finite numbers in (0, 1].
+/// A CLI11 check that accepts only finite numbers in [0.01, 1].
 CLI::Validator share_validator();
+/// A CLI11 check that rejects an empty value.
+CLI::Validator non_empty();
 
 /// Each adds one subcommand whose callback runs it and stores its exit code in `exit_code`.
 void add_catalog_command(CLI::App& app, Exit& exit_code);

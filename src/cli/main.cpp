@@ -37,6 +37,44 @@ std::string with_hint(const CLI::App& app, const CLI::ParseError& e) {
   return message;
 }
 
+// Walks the command words before CLI11 does, so that a mistyped command ("fitt",
+// "catalog gpu") or option before it gets the closest names instead of CLI11's
+// "A subcommand is required".
+void check_command_words(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* current = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::vector<const CLI::App*> subs =
+        current->get_subcommands([](const CLI::App*) { return true; });
+    if (subs.empty()) {
+      return;
+    }
+    const std::string word = argv[i];
+    if (word.starts_with("-")) {
+      if (current == &app && word != "-h" && word != "--help" && word != "--version") {
+        throw gpuplan::InputError(fmt::format(
+            "unknown option '{}' before the command (see 'gpuplan --help')", word));
+      }
+      return;
+    }
+    std::vector<std::string> names;
+    const CLI::App* next = nullptr;
+    for (const CLI::App* sub : subs) {
+      names.push_back(sub->get_name());
+      if (sub->get_name() == word) {
+        next = sub;
+      }
+    }
+    if (next == nullptr) {
+      const auto close = gpuplan::closest_names(word, names);
+      const std::string path = current == &app ? "" : current->get_name() + " ";
+      throw gpuplan::InputError(fmt::format(
+          "unknown command '{}{}'{} (see 'gpuplan {}--help')", path, word,
+          close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")), path));
+    }
+    current = next;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,15 +86,7 @@ int main(int argc, char** argv) {
   gpuplan::cli::add_catalog_command(app, exit_code);
   try {
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".
-    std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      names.push_back(sub->get_name());
-    }
-    if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      const auto close = gpuplan::closest_names(argv[1], names);
-      throw gpuplan::InputError(fmt::format("unknown command '{}'{} (see 'gpuplan --help')", argv[1],
-                                            close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
-    }
+    check_command_words(app, argc, argv);
     app.parse(argc, argv);
     return code(exit_code);
   } catch (const CLI::CallForHelp& e) {

@@ -37,11 +37,22 @@ std::string lower(std::string_view s) {
 
 std::string read_text_file(const std::filesystem::path& path, std::string_view what) {
   std::error_code ec;
+  if (path.empty()) {
+    throw InputError(fmt::format("{}: the path is empty", what));
+  }
   if (!std::filesystem::exists(path, ec)) {
     throw InputError(fmt::format("{}: {} does not exist", path.string(), what));
   }
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError(fmt::format("{}: {} is a directory, not a file", path.string(), what));
+  }
+  // Devices and pipes (/dev/zero, a FIFO) would block or never end.
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw InputError(fmt::format("{}: {} is not a regular file", path.string(), what));
+  }
+  constexpr std::uintmax_t kMaxBytes = 64u << 20;
+  if (std::filesystem::file_size(path, ec) > kMaxBytes) {
+    throw InputError(fmt::format("{}: {} is larger than 64 MiB", path.string(), what));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -26,13 +26,13 @@ const std::array kComputeTypes{std::string_view("fp4"),  std::string_view("fp8")
                                std::string_view("fp16"), std::string_view("tf32"),
                                std::string_view("fp32"), std::string_view("fp64")};
 
-std::string id_field(ObjectReader& r) {
-  std::string id = r.string("id");
+std::string id_field(ObjectReader& r, std::string_view key = "id") {
+  std::string id = r.string(key);
   const bool ok = std::all_of(id.begin(), id.end(), [](unsigned char c) {
     return std::islower(c) || std::isdigit(c) || c == '-' || c == '.' || c == '_';
   });
   if (!ok) {
-    r.fail("id", fmt::format("expected lower-case letters, digits, '-', '.' or '_', got \"{}\"", id));
+    r.fail(key, fmt::format("expected lower-case letters, digits, '-', '.' or '_', got \"{}\"", id));
   }
   return id;
 }
@@ -54,7 +54,7 @@ std::map<std::string, double> flop_table(ObjectReader& r, std::string_view key, 
     }
   }
   if (required && !out.contains("bf16")) {
-    r.fail(std::string(key) + "/bf16", "missing required field");
+    table.fail("bf16", "missing required field");
   }
   return out;
 }
@@ -144,6 +144,24 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
       g.mig_profiles.push_back(std::move(p));
     }
   }
+  // Cross-checks. The driver's figure is in MiB and the datasheet's in GB (often really GiB),
+  // so they differ by a few percent either way; a factor beyond that is a typo.
+  if (g.usable_memory_bytes) {
+    const double ratio = *g.usable_memory_bytes / g.memory_bytes;
+    if (ratio < 0.5 || ratio > 1.2) {
+      r.fail("usable_memory_mib", fmt::format("{:g} MiB is not within 50-120 % of memory_gb {:g}",
+                                              *g.usable_memory_bytes / units::kMiB,
+                                              g.memory_bytes / units::kGB));
+    }
+  }
+  for (std::size_t i = 0; i < g.mig_profiles.size(); ++i) {
+    const MigProfile& p = g.mig_profiles[i];
+    if (p.memory_bytes && *p.memory_bytes > g.fit_memory_bytes()) {
+      throw InputError(fmt::format("{}: {:g} GiB is more than the whole GPU",
+                                   where(origin, at / "mig_profiles" / i / "memory_gib"),
+                                   *p.memory_bytes / units::kGiB));
+    }
+  }
   g.sources = r.strings("sources");
   g.notes = r.optional_string("notes").value_or("");
   return g;
@@ -153,7 +171,10 @@ ModelSpec model_from_config(const Json& config, const std::string& origin, const
                             bool strict) {
   // A multimodal config (Gemma 3) keeps the language model under text_config.
   if (!strict && config.is_object() && config.contains("text_config") &&
-      config["text_config"].is_object()) {
+      !config["text_config"].is_null()) {
+    if (!config["text_config"].is_object()) {
+      throw InputError(fmt::format("{}: expected an object", where(origin, at / "text_config")));
+    }
     ModelSpec m = model_from_config(config["text_config"], origin, at / "text_config", false);
     if (!config.contains("tie_word_embeddings") || !config["tie_word_embeddings"].is_boolean()) {
       return m;
@@ -236,7 +257,7 @@ ModelSpec model_from_config(const Json& config, const std::string& origin, const
       if (r.optional_integer("decoder_sparse_step", 1, 10'000).value_or(1) != 1) {
         r.fail("decoder_sparse_step", "interleaved dense/MoE layers are not supported");
       }
-      if (const Json* only = r.value("mlp_only_layers"); only && only->is_array() && !only->empty()) {
+      if (const Json* only = r.value("mlp_only_layers"); only && (!only->is_array() || !only->empty())) {
         r.fail("mlp_only_layers", "dense-only layers inside an MoE stack are not supported");
       }
     }
@@ -262,10 +283,13 @@ ModelSpec model_from_config(const Json& config, const std::string& origin, const
       }
       m.layer_window_tokens.push_back(sliding && use_window ? window : 0);
     }
-  } else if (auto pattern = r.optional_integer("sliding_window_pattern", 1, 10'000)) {
-    // Gemma 3: every pattern-th layer is global, the rest slide.
+  } else if (auto pattern = r.optional_integer("sliding_window_pattern", 1, 10'000);
+             pattern || (use_window && m.model_type.starts_with("gemma3"))) {
+    // Gemma 3: every pattern-th layer is global, the rest slide (HF's default pattern is 6).
+    constexpr std::uint64_t kGemma3Pattern = 6;
+    const std::uint64_t every = pattern.value_or(kGemma3Pattern);
     for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
-      m.layer_window_tokens.push_back(use_window && (i + 1) % *pattern != 0 ? window : 0);
+      m.layer_window_tokens.push_back(use_window && (i + 1) % every != 0 ? window : 0);
     }
   } else if (use_window) {
     const bool alternate = m.model_type == "gemma2";  // Gemma 2: even layers slide
@@ -306,8 +330,8 @@ Price price_from_json(const Json& entry, const std::string& origin, const JsonPo
   r.reject_unknown(kKeys);
   Price p;
   p.origin = origin;
-  p.provider = r.string("provider");
-  p.gpu = r.string("gpu");
+  p.provider = id_field(r, "provider");
+  p.gpu = id_field(r, "gpu");
   const std::string mode = r.string("mode");
   p.mode = parse_pricing_mode(mode, r.where_of("mode"));
   p.usd_per_gpu_hour = r.number("usd_per_gpu_hour", kMaxUsdPerGpuHour);

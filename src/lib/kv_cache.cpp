@@ -45,11 +45,29 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
     per_gpu_elements = 2.0 * d(s.kv_heads_per_gpu) * d(m.head_dim);
   }
   s.bytes_per_token_per_layer_per_gpu = per_gpu_elements * s.bytes_per_element;
-  // The busiest pipeline stage holds ceil(layers / PP) layers; take the first such stage's
-  // windows (patterns repeat, so any stage is representative).
+  // Stages hold ceil(layers / PP) layers each (the last may hold fewer). With sliding windows
+  // stages differ, so keep the one with the most layers, then the most full-attention layers.
   const std::uint64_t per_stage = (m.num_hidden_layers + layout.pp - 1) / layout.pp;
-  s.windows.reserve(per_stage);
-  for (std::uint64_t layer = 0; layer < per_stage; ++layer) {
+  std::uint64_t best_start = 0;
+  std::uint64_t best_layers = 0;
+  std::uint64_t best_full = 0;
+  for (std::uint64_t start = 0; start < m.num_hidden_layers; start += per_stage) {
+    const std::uint64_t end = std::min(start + per_stage, m.num_hidden_layers);
+    std::uint64_t full = 0;
+    for (std::uint64_t layer = start; layer < end; ++layer) {
+      full += m.window_of_layer(layer) == 0 ? 1u : 0u;
+    }
+    if (end - start > best_layers || (end - start == best_layers && full > best_full)) {
+      best_start = start;
+      best_layers = end - start;
+      best_full = full;
+    }
+    if (m.layer_window_tokens.empty()) {
+      break;  // all layers alike: the first stage is the busiest
+    }
+  }
+  s.windows.reserve(best_layers);
+  for (std::uint64_t layer = best_start; layer < best_start + best_layers; ++layer) {
     s.windows.push_back(m.window_of_layer(layer));
   }
   return s;

@@ -34,6 +34,14 @@ void validate_layout(const Layout& layout, const ModelSpec& model) {
         "layout.tp: {} does not divide the {} attention heads of '{}'", layout.tp,
         model.num_attention_heads, model.id));
   }
+  // Engines shard KV heads evenly or replicate them: TP must divide the KV heads or be a
+  // multiple of them (vLLM's rule).
+  if (!model.mla && model.num_key_value_heads % layout.tp != 0 &&
+      layout.tp % model.num_key_value_heads != 0) {
+    throw InputError(fmt::format(
+        "layout.tp: {} neither divides nor is a multiple of the {} KV heads of '{}'", layout.tp,
+        model.num_key_value_heads, model.id));
+  }
   if (layout.pp > model.num_hidden_layers) {
     throw InputError(fmt::format("layout.pp: {} stages for {} layers of '{}'", layout.pp,
                                  model.num_hidden_layers, model.id));

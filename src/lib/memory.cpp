@@ -28,12 +28,13 @@ void validate_request(const FitRequest& r) {
   in_range("context_tokens", r.context_tokens, 1ull << 32);
   in_range("prefill_chunk_tokens", r.prefill_chunk_tokens, 1u << 24);
   in_range("block_tokens", r.block_tokens, 1u << 16);
-  if (!(r.memory_utilization > 0.0 && r.memory_utilization <= 1.0)) {
-    throw InputError(fmt::format("fit.memory_utilization: expected a share in (0, 1], got {}",
+  if (!(r.memory_utilization >= 0.01 && r.memory_utilization <= 1.0)) {
+    throw InputError(fmt::format("fit.memory_utilization: expected a share in [0.01, 1], got {}",
                                  r.memory_utilization));
   }
-  if (!(r.reserve_bytes >= 0.0) || !std::isfinite(r.reserve_bytes)) {
-    throw InputError(fmt::format("fit.reserve_bytes: expected a finite size >= 0, got {}",
+  constexpr double kMaxReserveBytes = 1e13;  // 10 TB: far above any GPU
+  if (!(r.reserve_bytes >= 0.0) || !(r.reserve_bytes <= kMaxReserveBytes)) {
+    throw InputError(fmt::format("fit.reserve_bytes: expected a size between 0 and 10 TB, got {}",
                                  r.reserve_bytes));
   }
 }
@@ -131,10 +132,10 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
         "catalog",
         r.mig_profile));
   }
-  const std::string type = to_string(r.weights_dtype) == std::string_view("mxfp4")
-                               ? "fp4"
-                               : std::string(to_string(r.weights_dtype));
-  if (is_quantized(r.weights_dtype) && !g.dense_flop_per_s.contains(type)) {
+  // Only FP8 and FP4 need tensor cores of their own; INT8/INT4 run on older parts too.
+  const bool fp4 = r.weights_dtype == DType::fp4 || r.weights_dtype == DType::mxfp4;
+  const std::string type = fp4 ? "fp4" : "fp8";
+  if ((fp4 || r.weights_dtype == DType::fp8) && !g.dense_flop_per_s.contains(type)) {
     res.notes.push_back(fmt::format("{} has no {} tensor cores: {} weights would run as "
                                     "weight-only quantization",
                                     g.id, type, to_string(r.weights_dtype)));
@@ -172,9 +173,9 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
                                    r.mig_profile, gpu.id,
                                    fmt::join(closest_names(r.mig_profile, names), ", ")));
     }
-    if (l.tp > 1 || l.pp > 1) {
-      throw InputError("layout: MIG slices cannot be linked by TP or PP (no peer-to-peer between "
-                       "instances); use one slice per replica");
+    if (l.tp > 1 || l.pp > 1 || l.ep > 1) {
+      throw InputError("layout: MIG slices cannot be linked by TP, PP or EP (no peer-to-peer "
+                       "between instances); use one slice per replica");
     }
     res.mig = mig_memory(gpu, *profile);
     capacity = res.mig->bytes;
@@ -223,7 +224,8 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
   mem.shortfall_bytes = std::max(0.0, needed - mem.engine_cap_bytes);
 
   const double gpus = d(l.gpus());
-  res.datasheet_total_bytes = gpu.memory_bytes * gpus;
+  // With MIG the deployment is slices, so its "datasheet" memory is the slices' memory.
+  res.datasheet_total_bytes = (res.mig ? capacity : gpu.memory_bytes) * gpus;
   res.capacity_total_bytes = capacity * gpus;
   add_notes(res, model, gpu);
   return res;
@@ -244,11 +246,15 @@ FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitReq
     std::uint64_t tp, pp;
   };
   std::vector<Candidate> candidates;
-  for (std::uint64_t tp = 1; tp <= gpus; tp *= 2) {
-    if (model.has_architecture() && model.num_attention_heads % tp != 0) {
+  // MIG slices have no peer-to-peer: every replica is one slice.
+  const std::uint64_t max_replica = request.mig_profile.empty() ? gpus : 1;
+  for (std::uint64_t tp = 1; tp <= max_replica; tp *= 2) {
+    if (model.has_architecture() &&
+        (model.num_attention_heads % tp != 0 ||
+         (!model.mla && model.num_key_value_heads % tp != 0 && tp % model.num_key_value_heads != 0))) {
       continue;
     }
-    for (std::uint64_t pp = 1; tp * pp <= gpus; ++pp) {
+    for (std::uint64_t pp = 1; tp * pp <= max_replica; ++pp) {
       if (gpus % (tp * pp) != 0 || (model.has_architecture() && pp > model.num_hidden_layers)) {
         continue;
       }

@@ -108,7 +108,8 @@ Json price_json(const Price& p) {
 }
 
 std::string render(const detail::Document& doc, const Json& json, const RenderOptions& o) {
-  return o.format == Format::json ? json.dump(2) + "\n" : detail::render_document(doc, o.format);
+  return o.format == Format::json ? json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"
+                                 : detail::render_document(doc, o.format);
 }
 
 void add_sources(detail::Document& doc, const std::vector<std::string>& sources,
@@ -177,7 +178,9 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
     list.push_back(model_json(m));
   }
   doc.tables.push_back(std::move(t));
-  doc.footer.push_back("parameter counts are computed from the architecture; B = 1e9");
+  doc.footer.push_back(
+      "parameter counts are computed from the architecture; B = 1e9; active = per token, including "
+      "the embedding and LM head");
   Json j = envelope("catalog models");
   j["models"] = list;
   return render(doc, j, o);
@@ -300,8 +303,12 @@ std::string render_merge_report(const MergeReport& r, const RenderOptions& o) {
   detail::Document doc;
   doc.heading.push_back(fmt::format("{}: valid ({} GPUs, {} models, {} prices)", r.origin, r.gpus,
                                     r.models, r.prices));
+  detail::Table counts{.title = "", .header = {"file", "gpus", "models", "prices", "overrides"}, .rows = {}};
+  counts.rows.push_back({r.origin, std::to_string(r.gpus), std::to_string(r.models),
+                         std::to_string(r.prices), std::to_string(r.overrides.size())});
+  doc.tables.push_back(std::move(counts));
   for (const auto& line : r.overrides) {
-    doc.footer.push_back("overrides built-in " + line);
+    doc.footer.push_back("overrides " + line);
   }
   Json j = envelope("catalog validate");
   j["file"] = r.origin;

@@ -1,6 +1,7 @@
 #include "detail/document.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -13,7 +14,7 @@ namespace gpuplan::detail {
 namespace {
 
 std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\n") == std::string_view::npos) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
     return std::string(text);
   }
   std::string out = "\"";
@@ -37,7 +38,25 @@ std::string md_cell(std::string_view text) {
   return out;
 }
 
+// A column of numbers (or "-") is right-aligned; labels and names are left-aligned.
+std::vector<bool> numeric_columns(const Table& t) {
+  std::vector<bool> numeric(t.header.size(), !t.rows.empty());
+  for (const auto& row : t.rows) {
+    for (std::size_t i = 0; i < row.size() && i < numeric.size(); ++i) {
+      const std::string& c = row[i];
+      const bool number = !c.empty() && (std::isdigit(static_cast<unsigned char>(c[0])) != 0 || c == "-" ||
+                                         (c[0] == '-' && c.size() > 1));
+      numeric[i] = numeric[i] && number;
+    }
+  }
+  if (!numeric.empty()) {
+    numeric[0] = false;
+  }
+  return numeric;
+}
+
 void render_text_table(const Table& t, std::string& out) {
+  const std::vector<bool> numeric = numeric_columns(t);
   std::vector<std::size_t> width(t.header.size(), 0);
   const auto measure = [&width](const std::vector<std::string>& row) {
     for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
@@ -52,8 +71,9 @@ void render_text_table(const Table& t, std::string& out) {
     std::string text;
     for (std::size_t i = 0; i < width.size(); ++i) {
       const std::string cell = i < row.size() ? row[i] : "";
-      // First column left-aligned (labels), the rest right-aligned (numbers).
-      text += i == 0 ? fmt::format("{:<{}}", cell, width[i]) : fmt::format("  {:>{}}", cell, width[i]);
+      const std::string gap = i == 0 ? "" : "  ";
+      text += numeric[i] ? fmt::format("{}{:>{}}", gap, cell, width[i])
+                         : fmt::format("{}{:<{}}", gap, cell, width[i]);
     }
     while (!text.empty() && text.back() == ' ') {
       text.pop_back();
@@ -118,11 +138,12 @@ std::string render_document(const Document& doc, Format format) {
         if (!t.title.empty()) {
           out += "**" + md_cell(t.title) + "**\n\n";
         }
+        const std::vector<bool> numeric = numeric_columns(t);
         std::string sep = "|";
         out += "|";
         for (std::size_t i = 0; i < t.header.size(); ++i) {
           out += " " + md_cell(t.header[i]) + " |";
-          sep += i == 0 ? " --- |" : " ---: |";
+          sep += numeric[i] ? " ---: |" : " --- |";
         }
         out += "\n" + sep + "\n";
         for (const auto& row : t.rows) {

@@ -57,6 +57,25 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
                                     params_text(r.params.total()), params_text(r.params.active()),
                                     unit, u == ByteUnits::gib ? "2^30 bytes" : "1e9 bytes"));
 
+  if (plain_numbers) {
+    // CSV has no heading lines, so the inputs and the verdict travel as a table of their own.
+    detail::Table inputs{.title = "Inputs", .header = {"input", "value"}, .rows = {}};
+    inputs.rows.push_back({"model", r.model_id});
+    inputs.rows.push_back({"gpu", r.gpu_id});
+    inputs.rows.push_back({"mig_profile", q.mig_profile.empty() ? "-" : q.mig_profile});
+    inputs.rows.push_back({"gpus", std::to_string(q.layout.gpus())});
+    inputs.rows.push_back({"tp", std::to_string(q.layout.tp)});
+    inputs.rows.push_back({"pp", std::to_string(q.layout.pp)});
+    inputs.rows.push_back({"ep", std::to_string(q.layout.ep)});
+    inputs.rows.push_back({"dp", std::to_string(q.layout.dp)});
+    inputs.rows.push_back({"weights_dtype", std::string(to_string(q.weights_dtype))});
+    inputs.rows.push_back({"embeddings_dtype", std::string(to_string(*q.embeddings_dtype))});
+    inputs.rows.push_back({"kv_dtype", std::string(to_string(q.kv_dtype))});
+    inputs.rows.push_back({"context_tokens", std::to_string(q.context_tokens)});
+    inputs.rows.push_back({"concurrency", std::to_string(q.concurrency)});
+    inputs.rows.push_back({"fits", r.fits ? "true" : "false"});
+    doc.tables.push_back(std::move(inputs));
+  }
   detail::Table per_gpu{.title = "Per GPU", .header = {"memory", unit}, .rows = {}};
   const auto row = [&](std::string label, double bytes) {
     per_gpu.rows.push_back({std::move(label), bytes_value(bytes, u)});
@@ -103,7 +122,8 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     kv.rows.push_back({fmt::format("max concurrent sequences at {} tokens",
                                    group_digits(q.context_tokens)),
                        count(*r.max_concurrent_sequences)});
-    kv.rows.push_back({fmt::format("max context at {} sequences", group_digits(q.concurrency)),
+    kv.rows.push_back({fmt::format("max context at {} sequence{}", group_digits(q.concurrency),
+                                   q.concurrency == 1 ? "" : "s"),
                        count(*r.max_context_tokens)});
     kv.rows.push_back({"max context limited by",
                        r.max_context_limited_by_model ? "model (max_position_embeddings)" : "memory"});
@@ -112,7 +132,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   }
   doc.tables.push_back(std::move(kv));
 
-  detail::Table node{.title = fmt::format("Deployment ({} GPUs)", q.layout.gpus()),
+  const std::string what = r.mig ? "MIG slice" : "GPU";
+  detail::Table node{.title = fmt::format("Deployment ({} {}{})", q.layout.gpus(), what,
+                                          q.layout.gpus() == 1 ? "" : "s"),
                      .header = {"memory", unit},
                      .rows = {}};
   node.rows.push_back({"datasheet memory", bytes_value(r.datasheet_total_bytes, u)});
@@ -143,9 +165,12 @@ Json fit_json(const FitResult& r) {
   const FitRequest& q = r.request;
   const PerGpuMemory& m = r.per_gpu;
   const auto num = [](double v, std::string_view what) { return checked(v, what); };
-  // Byte counts are whole bytes in the contract.
-  const auto bytes = [](double v, std::string_view what) {
-    return static_cast<std::uint64_t>(std::llround(std::max(0.0, checked(v, what))));
+  // Byte and parameter counts are whole numbers; past 2^53 (absurd loads) a double keeps the
+  // magnitude instead of overflowing an integer.
+  const auto bytes = [](double v, std::string_view what) -> Json {
+    const double x = std::max(0.0, checked(v, what));
+    constexpr double kExact = 9007199254740992.0;  // 2^53
+    return x < kExact ? Json(static_cast<std::uint64_t>(std::llround(x))) : Json(std::round(x));
   };
   Json j;
   j["schema_version"] = kJsonSchemaVersion;
@@ -175,16 +200,16 @@ Json fit_json(const FitResult& r) {
   j["layout"] = {{"gpus", q.layout.gpus()}, {"tp", q.layout.tp}, {"pp", q.layout.pp},
                  {"ep", q.layout.ep},       {"dp", q.layout.dp}};
   j["params"] = {
-      {"total", num(r.params.total(), "params")},
-      {"active", num(r.params.active(), "active params")},
-      {"embedding", r.params.embedding},
-      {"lm_head", r.params.lm_head},
-      {"attention", r.params.attention},
-      {"dense_mlp", r.params.dense_mlp},
-      {"routed_experts", r.params.routed_experts},
-      {"shared_experts", r.params.shared_experts},
-      {"router", r.params.router},
-      {"norms", r.params.norms},
+      {"total", bytes(r.params.total(), "params")},
+      {"active", bytes(r.params.active(), "active params")},
+      {"embedding", bytes(r.params.embedding, "params")},
+      {"lm_head", bytes(r.params.lm_head, "params")},
+      {"attention", bytes(r.params.attention, "params")},
+      {"dense_mlp", bytes(r.params.dense_mlp, "params")},
+      {"routed_experts", bytes(r.params.routed_experts, "params")},
+      {"shared_experts", bytes(r.params.shared_experts, "params")},
+      {"router", bytes(r.params.router, "params")},
+      {"norms", bytes(r.params.norms, "params")},
   };
   j["per_gpu"] = {
       {"capacity_bytes", bytes(m.capacity_bytes, "capacity")},
@@ -203,15 +228,15 @@ Json fit_json(const FitResult& r) {
       {"shortfall_bytes", bytes(m.shortfall_bytes, "shortfall")},
   };
   const Json null_json(nullptr);
-  j["kv_bytes_per_token"] = r.kv_known ? Json(bytes(r.kv_bytes_per_token, "kv/token")) : null_json;
+  j["kv_bytes_per_token"] = r.kv_known ? bytes(r.kv_bytes_per_token, "kv/token") : null_json;
   j["kv_bytes_per_token_per_gpu"] =
-      r.kv_known ? Json(bytes(r.kv_bytes_per_token_per_gpu, "kv/token/gpu")) : null_json;
+      r.kv_known ? bytes(r.kv_bytes_per_token_per_gpu, "kv/token/gpu") : null_json;
   if (r.kv_known) {
     std::uint64_t sliding = 0;
     for (auto w : r.kv.windows) {
       sliding += w > 0 ? 1 : 0;
     }
-    j["kv"] = {{"elements_per_token_per_layer", r.kv.elements_per_token_per_layer},
+    j["kv"] = {{"elements_per_token_per_layer", bytes(r.kv.elements_per_token_per_layer, "elements")},
                {"bytes_per_element", r.kv.bytes_per_element},
                {"kv_heads_per_gpu", r.kv.kv_heads_per_gpu},
                {"replicated", r.kv.replicated},
@@ -240,7 +265,7 @@ Json fit_json(const FitResult& r) {
 
 std::string render_fit(const FitResult& result, const RenderOptions& options) {
   if (options.format == Format::json) {
-    return fit_json(result).dump(2) + "\n";
+    return fit_json(result).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
   }
   return detail::render_document(fit_document(result, options.units, options.format == Format::csv),
                                  options.format);

@@ -43,12 +43,15 @@ std::pair<double, std::string> split_number(std::string_view text, std::string_v
 }
 
 double apply_suffix(std::string_view text, std::string_view field, std::string_view what,
-                    const std::pair<double, std::string>& parts, const auto& suffixes) {
+                    const std::pair<double, std::string>& parts, const auto& suffixes,
+                    bool allow_zero) {
   for (const Suffix& s : suffixes) {
     if (parts.second == s.name) {
       const double value = parts.first * s.factor;
-      if (!(value > 0) || !std::isfinite(value)) {
-        throw InputError(fmt::format("{}: expected {} greater than zero, got '{}'", field, what, text));
+      const bool ok = allow_zero ? value >= 0 : value > 0;
+      if (!ok || !std::isfinite(value)) {
+        throw InputError(fmt::format("{}: expected {} {}, got '{}'", field, what,
+                                     allow_zero ? "of zero or more" : "greater than zero", text));
       }
       return value;
     }
@@ -59,13 +62,20 @@ double apply_suffix(std::string_view text, std::string_view field, std::string_v
 }  // namespace
 
 double parse_bytes(std::string_view text, std::string_view field) {
-  static constexpr std::array<Suffix, 14> kSuffixes{{
-      {"", 1.0},      {"b", 1.0},      {"kb", kKB},     {"mb", kMB},   {"gb", kGB},
-      {"tb", kTB},    {"kib", kKiB},   {"mib", kMiB},   {"gib", kGiB}, {"tib", kGiB * kKiB},
-      {"k", kKB},     {"m", kMB},      {"g", kGB},      {"t", kTB},
+  static constexpr std::array<Suffix, 9> kSuffixes{{
+      {"b", 1.0},   {"kb", kKB},     {"mb", kMB},   {"gb", kGB}, {"tb", kTB},
+      {"kib", kKiB}, {"mib", kMiB},  {"gib", kGiB}, {"tib", kGiB * kKiB},
   }};
   constexpr std::string_view what = "a size such as 1.5GiB or 2GB";
-  return apply_suffix(text, field, what, split_number(text, field, what), kSuffixes);
+  const auto parts = split_number(text, field, what);
+  // A bare number is ambiguous (bytes? GB? GiB?): only zero may go without a unit.
+  if (parts.second.empty() && parts.first >= 0 && parts.first <= 0) {
+    return 0.0;
+  }
+  if (parts.second.empty()) {
+    throw InputError(fmt::format("{}: '{}' needs a unit (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)", field, text));
+  }
+  return apply_suffix(text, field, what, parts, kSuffixes, true);
 }
 
 double parse_count(std::string_view text, std::string_view field) {
@@ -73,7 +83,7 @@ double parse_count(std::string_view text, std::string_view field) {
       {"", 1.0}, {"k", kKB}, {"m", kMega}, {"b", kGiga}, {"t", kTera},
   }};
   constexpr std::string_view what = "a count such as 744B, 70e9 or 350M";
-  return apply_suffix(text, field, what, split_number(text, field, what), kSuffixes);
+  return apply_suffix(text, field, what, split_number(text, field, what), kSuffixes, false);
 }
 
 }  // namespace gpuplan::units

@@ -127,9 +127,9 @@ TEST_CASE("memory: bad requests name the field", "[memory]") {
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.concurrency = 0}),
                     "fit.concurrency: expected between 1 and 100000000, got 0");
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.memory_utilization = 1.5}),
-                    "fit.memory_utilization: expected a share in (0, 1], got 1.5");
+                    "fit.memory_utilization: expected a share in [0.01, 1], got 1.5");
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.memory_utilization = std::numeric_limits<double>::quiet_NaN()}),
-                    "fit.memory_utilization: expected a share in (0, 1], got nan");
+                    "fit.memory_utilization: expected a share in [0.01, 1], got nan");
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.layout = {.ep = 2}}),
                     "layout.ep: 'llama-3.1-70b' is not a mixture-of-experts model");
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.mig_profile = "1g.18gb"}),
@@ -137,5 +137,5 @@ TEST_CASE("memory: bad requests name the field", "[memory]") {
   CHECK_THROWS_WITH(gpuplan::fit(m, cat().gpu("l40s"), FitRequest{.mig_profile = "1g.10gb"}),
                     "fit.mig_profile: l40s does not support MIG");
   CHECK_THROWS_WITH(gpuplan::fit(m, cat().gpu("h200-sxm"), FitRequest{.layout = {.tp = 2}, .mig_profile = "3g.71gb"}),
-                    Catch::Matchers::StartsWith("layout: MIG slices cannot be linked by TP or PP"));
+                    Catch::Matchers::StartsWith("layout: MIG slices cannot be linked by TP, PP or EP"));
 }

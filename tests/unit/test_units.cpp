@@ -16,11 +16,15 @@ TEST_CASE("units: parse_bytes keeps decimal and binary prefixes apart", "[units]
   CHECK_THAT(units::parse_bytes("1.5GiB", "--reserve"), WithinRel(1.5 * 1073741824.0, 1e-12));
   CHECK_THAT(units::parse_bytes("2GB", "--reserve"), WithinRel(2e9, 1e-12));
   CHECK_THAT(units::parse_bytes("512 MiB", "--reserve"), WithinRel(512.0 * 1048576.0, 1e-12));
-  CHECK_THAT(units::parse_bytes("1000", "--reserve"), WithinRel(1000.0, 1e-12));
+  CHECK_THAT(units::parse_bytes("1000B", "--reserve"), WithinRel(1000.0, 1e-12));
+  CHECK(units::parse_bytes("0", "--reserve") < 1.0);
+  CHECK(units::parse_bytes("0GB", "--reserve") < 1.0);
+  CHECK_THROWS_WITH(units::parse_bytes("1.5", "--reserve"),
+                    "--reserve: '1.5' needs a unit (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)");
   CHECK_THROWS_WITH(units::parse_bytes("2 parsecs", "--reserve"),
                     "--reserve: unknown unit in '2 parsecs' (expected a size such as 1.5GiB or 2GB)");
   CHECK_THROWS_WITH(units::parse_bytes("-1GB", "--reserve"),
-                    "--reserve: expected a size such as 1.5GiB or 2GB greater than zero, got '-1GB'");
+                    "--reserve: expected a size such as 1.5GiB or 2GB of zero or more, got '-1GB'");
   CHECK_THROWS_AS(units::parse_bytes("nan", "--reserve"), gpuplan::InputError);
   CHECK_THROWS_AS(units::parse_bytes("", "--reserve"), gpuplan::InputError);
 }

@@ -1,6 +1,8 @@
 #include "detail/json_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -11,8 +13,16 @@ namespace gpuplan::detail {
 namespace {
 
 std::string shown(const Json& value) {
+  // Structured values are named, not dumped: dump() recurses and a deeply nested file would
+  // overflow the stack just to print an error.
+  if (value.is_object()) {
+    return "an object";
+  }
+  if (value.is_array()) {
+    return value.empty() ? "[]" : "an array";
+  }
   constexpr std::size_t kMaxShown = 40;
-  std::string text = value.dump();
+  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (text.size() > kMaxShown) {
     text = text.substr(0, kMaxShown) + "...";
   }
@@ -27,8 +37,23 @@ std::string where(std::string_view origin, const JsonPointer& at) {
 }
 
 Json parse_json_text(std::string_view text, std::string_view origin) {
+  // Duplicate keys would silently keep the last value; reject them while parsing.
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  const Json::parser_callback_t check = [&](int, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) {
+      keys.emplace_back();
+    } else if (event == Json::parse_event_t::object_end && !keys.empty()) {
+      keys.pop_back();
+    } else if (event == Json::parse_event_t::key && !keys.empty() &&
+               !keys.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
+  Json root;
   try {
-    return Json::parse(text.begin(), text.end());
+    root = Json::parse(text.begin(), text.end(), check);
   } catch (const Json::parse_error& e) {
     // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep line and column.
     std::string what = e.what();
@@ -36,7 +61,18 @@ Json parse_json_text(std::string_view text, std::string_view origin) {
       what = what.substr(pos + 2);
     }
     throw InputError(fmt::format("{}: invalid JSON: {}", origin, what));
+  } catch (const Json::exception& e) {
+    // e.g. out_of_range.406: a number too large for a double.
+    std::string what = e.what();
+    if (const auto pos = what.find("] "); pos != std::string::npos) {
+      what = what.substr(pos + 2);
+    }
+    throw InputError(fmt::format("{}: invalid JSON: {}", origin, what));
   }
+  if (!duplicate.empty()) {
+    throw InputError(fmt::format("{}: invalid JSON: duplicate key \"{}\"", origin, duplicate));
+  }
+  return root;
 }
 
 ObjectReader::ObjectReader(const Json& object, std::string origin, JsonPointer at)
@@ -76,7 +112,11 @@ std::optional<std::string> ObjectReader::optional_string(std::string_view key) {
   if (!v->is_string() || v->get_ref<const std::string&>().empty()) {
     fail(key, fmt::format("expected a non-empty string, got {}", shown(*v)));
   }
-  return v->get<std::string>();
+  const std::string& s = v->get_ref<const std::string&>();
+  if (std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
+    fail(key, "contains control characters");
+  }
+  return s;
 }
 
 std::string ObjectReader::string(std::string_view key) {
