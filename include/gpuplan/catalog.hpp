@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include <gpuplan/benchmark.hpp>
 #include <gpuplan/gpu.hpp>
 #include <gpuplan/model_spec.hpp>
 #include <gpuplan/price.hpp>
@@ -20,6 +21,7 @@ struct MergeReport {
   int gpus = 0;
   int models = 0;
   int prices = 0;
+  int benchmarks = 0;
   std::vector<std::string> overrides;  ///< one line per replaced entry, e.g. "GPU 'h100-sxm'"
 };
 
@@ -27,11 +29,11 @@ class Catalog {
  public:
   /// An empty catalog (tests build their own); `builtin()` is the shipped one.
   Catalog() = default;
-  /// The embedded data/gpus.json, models.json and prices.json.
+  /// The embedded data/gpus.json, models.json, prices.json and benchmarks.json.
   static const Catalog& builtin();
 
-  /// Merges catalog text (`{"schema_version": 1, "gpus": [...], "models": [...], "prices": [...]}`,
-  /// each array optional). Entries whose id exists replace it (listed in the report); a
+  /// Merges catalog text (`{"schema_version": 1, "gpus": [...], "models": [...], "prices": [...],
+  /// "benchmarks": [...]}`, each array optional). Entries whose id exists replace it (listed in the report); a
   /// duplicate id inside one text, an unknown key or a bad value throws InputError naming
   /// `origin` and the JSON pointer. Prices must name a GPU known after the merge.
   MergeReport merge_text(std::string_view text, std::string_view origin);
@@ -41,6 +43,7 @@ class Catalog {
   [[nodiscard]] const std::vector<GpuSpec>& gpus() const { return gpus_; }
   [[nodiscard]] const std::vector<ModelSpec>& models() const { return models_; }
   [[nodiscard]] const std::vector<Price>& prices() const { return prices_; }
+  [[nodiscard]] const std::vector<Benchmark>& benchmarks() const { return benchmarks_; }
 
   /// Looks up by id (case-insensitive); unknown ids throw InputError listing the closest ids.
   [[nodiscard]] const GpuSpec& gpu(std::string_view id) const;
@@ -52,6 +55,7 @@ class Catalog {
   std::vector<GpuSpec> gpus_;
   std::vector<ModelSpec> models_;
   std::vector<Price> prices_;
+  std::vector<Benchmark> benchmarks_;
 };
 
 /// A model from a Hugging Face config.json text (dense, MoE, MLA, sliding window, explicit

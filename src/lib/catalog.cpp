@@ -21,6 +21,7 @@ namespace detail {
 extern const std::string_view kEmbeddedGpus;
 extern const std::string_view kEmbeddedModels;
 extern const std::string_view kEmbeddedPrices;
+extern const std::string_view kEmbeddedBenchmarks;
 }  // namespace detail
 
 namespace {
@@ -130,6 +131,7 @@ const Catalog& Catalog::builtin() {
       c.merge_text(detail::kEmbeddedGpus, "gpus.json");
       c.merge_text(detail::kEmbeddedModels, "models.json");
       c.merge_text(detail::kEmbeddedPrices, "prices.json");
+      c.merge_text(detail::kEmbeddedBenchmarks, "benchmarks.json");
     } catch (const InputError& e) {
       // The shipped data is tested; failing here is a build defect, not user input.
       throw std::logic_error(fmt::format("built-in catalog is invalid: {}", e.what()));
@@ -145,7 +147,7 @@ MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_v
   detail::ObjectReader top(root, origin, JsonPointer());
   static constexpr std::array kKeys{std::string_view("schema_version"), std::string_view("description"),
                                     std::string_view("gpus"), std::string_view("models"),
-                                    std::string_view("prices")};
+                                    std::string_view("prices"), std::string_view("benchmarks")};
   top.reject_unknown(kKeys);
   top.integer("schema_version", 1, 1);
   top.optional_string("description");
@@ -185,6 +187,28 @@ MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_v
     }
   }
 
+  std::vector<Benchmark> benchmarks;
+  seen.clear();
+  if (const Json* arr = array_field(root, "benchmarks", origin)) {
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const JsonPointer at = JsonPointer("/benchmarks") / i;
+      benchmarks.push_back(detail::benchmark_from_json((*arr)[i], origin, at));
+      check_unique(seen, benchmarks.back().id, at / "id", "benchmark id");
+    }
+  }
+  // Benchmarks must name a model and a GPU that exist once this file's entries are in.
+  for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+    const Benchmark& b = benchmarks[i];
+    if (find_by_id(gpus, b.gpu) == nullptr && find_gpu(b.gpu) == nullptr) {
+      throw InputError(fmt::format("{}: unknown GPU '{}'",
+                                   detail::where(origin, JsonPointer("/benchmarks") / i / "gpu"), b.gpu));
+    }
+    if (find_by_id(models, b.model) == nullptr && find_model(b.model) == nullptr) {
+      throw InputError(fmt::format("{}: unknown model '{}'",
+                                   detail::where(origin, JsonPointer("/benchmarks") / i / "model"), b.model));
+    }
+  }
+
   // Prices must name a GPU that exists once this file's GPUs are in.
   for (std::size_t i = 0; i < prices.size(); ++i) {
     const bool known = find_by_id(gpus, prices[i].gpu) != nullptr || find_gpu(prices[i].gpu) != nullptr;
@@ -206,6 +230,10 @@ MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_v
   report.gpus = static_cast<int>(gpus.size());
   report.models = static_cast<int>(models.size());
   report.prices = static_cast<int>(prices.size());
+  report.benchmarks = static_cast<int>(benchmarks.size());
+  for (Benchmark& b : benchmarks) {
+    upsert(benchmarks_, std::move(b), "benchmark", report);
+  }
   for (GpuSpec& g : gpus) {
     upsert(gpus_, std::move(g), "GPU", report);
   }

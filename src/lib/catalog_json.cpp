@@ -343,4 +343,47 @@ Price price_from_json(const Json& entry, const std::string& origin, const JsonPo
   return p;
 }
 
+Benchmark benchmark_from_json(const Json& entry, const std::string& origin, const JsonPointer& at) {
+  ObjectReader r(entry, origin, at);
+  static constexpr std::array kKeys{
+      std::string_view("id"), std::string_view("model"), std::string_view("gpu"),
+      std::string_view("gpus"), std::string_view("tp"), std::string_view("pp"), std::string_view("ep"),
+      std::string_view("weights_dtype"), std::string_view("kv_dtype"), std::string_view("input_tokens"),
+      std::string_view("input_tokens_is_upper_bound"), std::string_view("output_tokens"),
+      std::string_view("max_batch"), std::string_view("scenario"),
+      std::string_view("output_tokens_per_s"), std::string_view("calibrate"),
+      std::string_view("sources"), std::string_view("notes")};
+  r.reject_unknown(kKeys);
+  Benchmark b;
+  b.origin = origin;
+  b.id = id_field(r);
+  b.model = id_field(r, "model");
+  b.gpu = id_field(r, "gpu");
+  constexpr std::uint64_t kMaxGpus = 1u << 16;
+  const std::uint64_t gpus = r.integer("gpus", 1, kMaxGpus);
+  b.layout.tp = r.optional_integer("tp", 1, kMaxGpus).value_or(1);
+  b.layout.pp = r.optional_integer("pp", 1, kMaxGpus).value_or(1);
+  b.layout.ep = r.optional_integer("ep", 1, kMaxGpus).value_or(1);
+  if (gpus % (b.layout.tp * b.layout.pp) != 0) {
+    r.fail("gpus", fmt::format("{} GPUs are not a whole number of TP {} x PP {} replicas", gpus,
+                               b.layout.tp, b.layout.pp));
+  }
+  b.layout.dp = gpus / (b.layout.tp * b.layout.pp);
+  b.weights_dtype = parse_dtype(r.string("weights_dtype"), r.where_of("weights_dtype"));
+  b.kv_dtype = parse_kv_dtype(r.string("kv_dtype"), r.where_of("kv_dtype"));
+  b.input_tokens = r.integer("input_tokens", 1, 1ull << 32);
+  b.input_tokens_is_upper_bound = r.boolean("input_tokens_is_upper_bound", false);
+  b.output_tokens = r.integer("output_tokens", 1, 1ull << 32);
+  b.max_batch = r.optional_integer("max_batch", 1, 1u << 20).value_or(0);
+  b.scenario = r.string("scenario");
+  if (b.scenario != "offline" && b.scenario != "server" && b.scenario != "max-load") {
+    r.fail("scenario", fmt::format("expected \"offline\", \"server\" or \"max-load\", got \"{}\"", b.scenario));
+  }
+  b.output_tokens_per_s = r.number("output_tokens_per_s", 1e9);
+  b.calibrate = r.boolean("calibrate", false);
+  b.sources = r.strings("sources");
+  b.notes = r.optional_string("notes").value_or("");
+  return b;
+}
+
 }  // namespace gpuplan::detail

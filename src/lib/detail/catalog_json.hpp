@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include <gpuplan/benchmark.hpp>
 #include <gpuplan/gpu.hpp>
 #include <gpuplan/model_spec.hpp>
 #include <gpuplan/price.hpp>
@@ -15,6 +16,7 @@ namespace gpuplan::detail {
 GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPointer& at);
 ModelSpec model_from_json(const Json& entry, const std::string& origin, const JsonPointer& at);
 Price price_from_json(const Json& entry, const std::string& origin, const JsonPointer& at);
+Benchmark benchmark_from_json(const Json& entry, const std::string& origin, const JsonPointer& at);
 /// Architecture from HF config.json fields. `strict`: unknown keys are errors (catalog files);
 /// otherwise keys gpuplan does not need are ignored (a real config.json).
 ModelSpec model_from_config(const Json& config, const std::string& origin, const JsonPointer& at,

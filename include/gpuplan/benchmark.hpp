@@ -1,0 +1,33 @@
+#pragma once
+// A measured result from data/benchmarks.json: the workload, the layout and the throughput.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpuplan/dtype.hpp>
+#include <gpuplan/layout.hpp>
+
+namespace gpuplan {
+
+/// One measured throughput with the workload and layout that produced it.
+struct Benchmark {
+  std::string id;
+  std::string model;          ///< model id
+  std::string gpu;            ///< GPU id
+  Layout layout;              ///< as submitted; gpus = tp x pp x dp
+  DType weights_dtype = DType::fp8;
+  DType kv_dtype = DType::fp8;
+  std::uint64_t input_tokens = 0;
+  bool input_tokens_is_upper_bound = false;  ///< dataset maximum; the mean is not known
+  std::uint64_t output_tokens = 0;
+  std::uint64_t max_batch = 0;               ///< engine batch cap per replica (0: memory decides)
+  std::string scenario;                      ///< "offline", "server", "max-load"
+  double output_tokens_per_s = 0;            ///< whole system
+  bool calibrate = false;                    ///< used to fit the efficiency factors
+  std::vector<std::string> sources;
+  std::string notes;
+  std::string origin;
+};
+
+}  // namespace gpuplan

@@ -1,0 +1,49 @@
+#pragma once
+// Calibration of efficiency factors against measured benchmarks. The roofline bound must never
+// fall below a measurement; the calibrated estimate should land near it, and the spread of its
+// errors becomes the uncertainty band of every estimate.
+
+#include <utility>
+#include <vector>
+
+#include <gpuplan/benchmark.hpp>
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/perf.hpp>
+
+namespace gpuplan {
+
+/// A benchmark evaluated by the model.
+struct BenchmarkCheck {
+  const Benchmark* benchmark = nullptr;
+  std::uint64_t batch = 0;                   ///< per replica: the largest that fits (and the cap)
+  double roofline_tokens_per_s = 0;          ///< pure bound (decode only when the input is unknown)
+  double estimate_tokens_per_s = 0;          ///< 0 when the input length is unknown
+  double error = 0;                          ///< estimate / measured - 1
+  bool has_estimate = false;
+  bool bound_holds = false;                  ///< roofline >= measured
+};
+
+/// Evaluates one benchmark with `efficiency`.
+BenchmarkCheck check_benchmark(const Catalog& catalog, const Benchmark& b, const Efficiency& efficiency);
+
+struct Calibration {
+  Efficiency efficiency;                     ///< fitted factors
+  std::vector<BenchmarkCheck> checks;        ///< every benchmark with the fitted factors
+  double median_abs_error = 0;               ///< over benchmarks with an estimate
+  double worst_abs_error = 0;
+  double lowest_residual = 0;                ///< min over calibration set of measured/estimate - 1
+  double highest_residual = 0;
+  int calibration_points = 0;
+};
+
+/// Checks every benchmark of the catalog with `efficiency` (no fitting).
+Calibration validate_benchmarks(const Catalog& catalog, const Efficiency& efficiency);
+
+/// Fits bandwidth and compute efficiency and the per-step overhead to the benchmarks marked
+/// `calibrate` (least squares on log error over a grid), then validates all of them.
+Calibration calibrate(const Catalog& catalog);
+
+/// The shipped defaults (Efficiency{}) with the residual band of the shipped benchmarks.
+std::pair<double, double> default_band(const Catalog& catalog);
+
+}  // namespace gpuplan

@@ -1,0 +1,31 @@
+#pragma once
+// Communication time (DESIGN "Communication"): ring all-reduce moves 2(n-1)/n x message bytes
+// per GPU over the per-direction link bandwidth, plus a latency term per hop; all-to-all moves
+// (n-1)/n of the message; point-to-point moves it once.
+
+#include <cstdint>
+
+#include <gpuplan/gpu.hpp>
+
+namespace gpuplan {
+
+/// A link as communication sees it: achievable bandwidth one way and a latency per hop.
+struct CommLink {
+  double bytes_per_s_per_direction = 0;
+  double hop_latency_s = 0;
+};
+
+/// The link GPUs of one group talk over: the scale-up domain (NVLink/xGMI) when the group fits
+/// in it, else PCIe for GPUs without one, else the network between nodes.
+/// `network_bytes_per_s_per_gpu` is the per-GPU share of the node's NICs (8 x 400 Gb/s = 50e9).
+CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, double network_bytes_per_s_per_gpu,
+                    double link_efficiency, double hop_latency_s);
+
+/// Ring all-reduce of `message_bytes` over `gpus` GPUs; 0 for one GPU.
+double allreduce_s(double message_bytes, std::uint64_t gpus, const CommLink& link);
+/// All-to-all where each GPU holds `message_bytes` to scatter over `gpus` GPUs.
+double alltoall_s(double message_bytes, std::uint64_t gpus, const CommLink& link);
+/// One point-to-point transfer.
+double p2p_s(double message_bytes, const CommLink& link);
+
+}  // namespace gpuplan

@@ -1,0 +1,146 @@
+#pragma once
+// Roofline performance model (DESIGN "Performance model"): per step,
+//   time = max(bytes / (bandwidth x bandwidth efficiency), FLOPs / (dense peak x compute efficiency))
+//          + communication + fixed per-step overhead.
+// Decode reads the weights once per step (MoE: the experts the batch is expected to touch) plus
+// the KV cache; prefill is compute-bound with quadratic attention. Two numbers everywhere: the
+// pure roofline bound (efficiency 1, no overhead, no latency) and the calibrated estimate.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gpuplan/comm.hpp>
+#include <gpuplan/memory.hpp>
+
+namespace gpuplan {
+
+/// Achievable shares of the hardware and fixed costs. bandwidth, compute and step_overhead_s are
+/// the fit of `calibrate()` to the shipped data/benchmarks.json (`gpuplan validate --calibrate`
+/// reproduces them and a test keeps them in step); link and hop latency are measured figures.
+struct Efficiency {
+  double bandwidth = 0.72;        ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
+  double compute = 0.58;          ///< share of dense tensor peak (matmul alone: H100 fp8 0.71)
+  double link = 0.80;             ///< share of link bandwidth in a ring (NCCL: 370 of 450 GB/s)
+  double step_overhead_s = 0.0038;  ///< per forward pass: launches, scheduling, sampling
+  double hop_latency_s = 5e-6;    ///< per ring hop (NCCL small-message latency on NVLink)
+
+  /// The pure roofline: everything at peak, nothing fixed.
+  static Efficiency roofline() {
+    return {.bandwidth = 1.0, .compute = 1.0, .link = 1.0, .step_overhead_s = 0.0, .hop_latency_s = 0.0};
+  }
+};
+
+/// Checks every factor is in (0, 1] and the times are finite and >= 0; names `efficiency.*`.
+void validate_efficiency(const Efficiency& e);
+
+struct PerfRequest {
+  FitRequest fit;                   ///< layout, dtypes and engine memory settings
+  std::uint64_t input_tokens = 1024;
+  std::uint64_t output_tokens = 256;
+  bool sparse = false;              ///< use 2:4-sparse peak FLOPs (off: inference runs dense)
+  Efficiency efficiency;
+  double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s InfiniBand per 8-GPU node
+};
+
+enum class Bound { memory, compute, communication };
+std::string_view to_string(Bound bound);
+
+/// One forward pass on one pipeline stage, term by term.
+struct StepTime {
+  double bytes = 0;        ///< per GPU
+  double flop = 0;         ///< per GPU
+  double memory_s = 0;
+  double compute_s = 0;
+  double communication_s = 0;
+  double overhead_s = 0;
+  [[nodiscard]] double total_s() const {
+    return (memory_s > compute_s ? memory_s : compute_s) + communication_s + overhead_s;
+  }
+  [[nodiscard]] Bound bound() const;
+};
+
+/// Everything `gpuplan perf` reports for one batch size (per replica).
+struct PerfPoint {
+  std::uint64_t batch = 0;
+  StepTime decode;                       ///< one stage, one micro-batch, at the mean context
+  double ttft_s = 0;                     ///< prefill of one prompt alone
+  double itl_s = 0;                      ///< inter-token latency at the mean context
+  double tokens_per_s_per_user = 0;
+  double decode_tokens_per_s = 0;        ///< deployment, decode only
+  double output_tokens_per_s = 0;        ///< deployment, steady state with prefill interleaved
+  double output_tokens_per_s_per_gpu = 0;
+  double e2e_latency_s = 0;              ///< TTFT + output tokens x ITL
+  bool kv_fits = false;
+};
+
+/// A model, GPU and layout with everything batch-independent computed once, so evaluating a
+/// batch is a few dozen floating-point operations.
+class PerfModel {
+ public:
+  /// Validates the request (fields named `perf.*`, `layout.*`, `efficiency.*`).
+  PerfModel(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request);
+
+  [[nodiscard]] PerfPoint evaluate(std::uint64_t batch, const Efficiency& efficiency) const;
+  [[nodiscard]] StepTime decode_step(std::uint64_t micro_batch, double context_tokens,
+                                     const Efficiency& efficiency) const;
+  [[nodiscard]] StepTime prefill_step(std::uint64_t tokens, const Efficiency& efficiency) const;
+  /// Smallest batch at which decode stops being memory-bound at the mean context (pure roofline);
+  /// nullopt when the KV cache keeps it memory-bound at any batch.
+  [[nodiscard]] std::optional<double> ridge_batch() const;
+  /// Largest batch per replica whose KV cache fits at input + output tokens.
+  [[nodiscard]] std::uint64_t max_batch_by_memory() const { return max_batch_; }
+  [[nodiscard]] const FitResult& fit() const { return fit_; }
+  [[nodiscard]] double peak_flop_per_s() const { return peak_flop_per_s_; }
+  [[nodiscard]] const std::string& compute_type() const { return compute_type_; }
+  [[nodiscard]] const PerfRequest& request() const { return request_; }
+
+ private:
+  double expert_bytes_touched(double tokens) const;
+  double attention_context_sum(double context_tokens) const;  // sum over layers of min(L, window)
+
+  PerfRequest request_;
+  FitResult fit_;
+  std::string compute_type_;
+  double peak_flop_per_s_ = 0;
+  double bandwidth_bytes_per_s_ = 0;
+  double dense_read_bytes_ = 0;       // weights read every step, per GPU
+  double expert_bytes_ = 0;           // routed experts held per GPU
+  double experts_ = 0;                // routed experts per MoE layer
+  double experts_per_token_ = 0;
+  double expert_token_multiplier_ = 1;  // EP wider than TP: experts see other replicas' tokens
+  double linear_flop_per_token_ = 0;    // per GPU
+  double attention_flop_per_token_context_ = 0;  // per GPU, per layer, per context token
+  double kv_bytes_per_token_layer_ = 0;  // per GPU
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> window_layers_;  // (window or 0, layers)
+  double layers_per_stage_ = 0;
+  double moe_layers_per_stage_ = 0;
+  double activation_bytes_per_token_ = 0;  // hidden x 2 bytes
+  std::uint64_t max_batch_ = 0;
+  CommLink tp_link_peak_, ep_link_peak_, pp_link_peak_;
+};
+
+/// One run of the model over a list of batch sizes, with both numbers for each.
+struct PerfResult {
+  std::string model_id;
+  std::string gpu_id;
+  PerfRequest request;
+  std::string compute_type;            ///< "fp8", "bf16", ... (and whether sparse)
+  double peak_flop_per_s = 0;
+  std::optional<double> ridge_batch;
+  std::uint64_t max_batch_by_memory = 0;
+  double band_low = 1.0;               ///< estimate x band_low .. x band_high (calibration residuals)
+  double band_high = 1.0;
+  std::vector<PerfPoint> rows;         ///< calibrated estimate
+  std::vector<PerfPoint> roofline;     ///< pure bound, same batches
+  std::vector<std::string> notes;
+};
+
+/// Evaluates `batches` (per replica). `band` is the relative error range of the calibration
+/// (measured / estimate - 1: lowest, highest).
+PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
+                const std::vector<std::uint64_t>& batches, std::pair<double, double> band);
+
+}  // namespace gpuplan

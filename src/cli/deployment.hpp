@@ -1,0 +1,61 @@
+#pragma once
+// Flags every planning command shares (model, GPU, layout, dtypes, engine memory), so fit, perf
+// and later commands use the same names for the same things.
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/memory.hpp>
+
+namespace gpuplan::cli {
+
+struct DeploymentOptions {
+  std::string model;
+  std::string model_config;
+  std::string params;
+  std::string gpu;
+  std::string mig;
+  std::uint64_t gpus = 0;
+  std::uint64_t nodes = 0;
+  std::uint64_t gpus_per_node = 8;
+  std::uint64_t tp = 0;
+  std::uint64_t pp = 0;
+  std::uint64_t ep = 1;
+  std::string weights_dtype = "bf16";
+  std::string embeddings_dtype;
+  std::string kv_dtype = "bf16";
+  double memory_utilization = 0.9;
+  std::string reserve = "1.5GiB";
+  std::uint64_t prefill_chunk = 8192;
+  std::uint64_t block_size = 16;
+  bool model_given = false;
+  bool model_config_given = false;
+  bool params_given = false;
+  bool allow_params = false;  ///< the command takes --params
+};
+
+/// Adds the shared flags; `bare_params` adds --params (weights-only what-ifs).
+void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_params);
+/// Records which model flag was given; call first in the subcommand's callback.
+void note_given(const CLI::App& sub, DeploymentOptions& o);
+
+/// The model, GPU and request the flags describe. `layout_given` is false when neither --tp nor
+/// --pp was set: the command then searches layouts over `gpus` GPUs.
+struct Deployment {
+  ModelSpec model;
+  const GpuSpec* gpu = nullptr;
+  FitRequest request;
+  std::uint64_t gpus = 1;
+  bool layout_given = false;
+};
+Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o);
+
+/// Rethrows a library error with the flag people typed in place of the request field
+/// ("layout.tp:" becomes "--tp:").
+[[noreturn]] void rethrow_with_flag(const InputError& e);
+
+}  // namespace gpuplan::cli
