@@ -5,8 +5,10 @@
 #include <string>
 #include <string_view>
 
+#include <gpuplan/calibration.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/memory.hpp>
+#include <gpuplan/perf.hpp>
 
 namespace gpuplan {
 
@@ -28,6 +30,9 @@ Format parse_format(std::string_view text, std::string_view field);
 ByteUnits parse_byte_units(std::string_view text, std::string_view field);
 
 std::string render_fit(const FitResult& result, const RenderOptions& options);
+std::string render_perf(const PerfResult& result, const RenderOptions& options);
+/// Benchmarks against the model; `fitted` says the efficiency came from calibrate().
+std::string render_validation(const Calibration& calibration, bool fitted, const RenderOptions& options);
 
 std::string render_gpu_list(const Catalog& catalog, const RenderOptions& options);
 std::string render_model_list(const Catalog& catalog, const RenderOptions& options);

@@ -37,5 +37,7 @@ CLI::Validator non_empty();
 /// Each adds one subcommand whose callback runs it and stores its exit code in `exit_code`.
 void add_catalog_command(CLI::App& app, Exit& exit_code);
 void add_fit_command(CLI::App& app, Exit& exit_code);
+void add_perf_command(CLI::App& app, Exit& exit_code);
+void add_validate_command(CLI::App& app, Exit& exit_code);
 
 }  // namespace gpuplan::cli

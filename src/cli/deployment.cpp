@@ -62,7 +62,8 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
 void note_given(const CLI::App& sub, DeploymentOptions& o) {
   o.model_given = sub.count("--model") > 0;
   o.model_config_given = sub.count("--model-config") > 0;
-  o.params_given = sub.count("--params") > 0;
+  const CLI::Option* params = sub.get_option_no_throw("--params");
+  o.params_given = params != nullptr && params->count() > 0;
 }
 
 Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o) {

@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Exit exit_code = Exit::ok;
   gpuplan::cli::add_fit_command(app, exit_code);
+  gpuplan::cli::add_perf_command(app, exit_code);
+  gpuplan::cli::add_validate_command(app, exit_code);
   gpuplan::cli::add_catalog_command(app, exit_code);
   try {
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".

@@ -45,7 +45,7 @@ std::vector<bool> numeric_columns(const Table& t) {
     for (std::size_t i = 0; i < row.size() && i < numeric.size(); ++i) {
       const std::string& c = row[i];
       const bool number = !c.empty() && (std::isdigit(static_cast<unsigned char>(c[0])) != 0 || c == "-" ||
-                                         (c[0] == '-' && c.size() > 1));
+                                         ((c[0] == '-' || c[0] == '+') && c.size() > 1));
       numeric[i] = numeric[i] && number;
     }
   }

@@ -1,0 +1,110 @@
+// gpuplan perf: TTFT, inter-token latency and throughput per batch size, estimate next to bound.
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <gpuplan/calibration.hpp>
+#include <gpuplan/perf.hpp>
+#include <gpuplan/units.hpp>
+
+#include "common.hpp"
+#include "deployment.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct PerfOptions {
+  CommonOptions common;
+  DeploymentOptions deployment;
+  std::uint64_t input = 1024;
+  std::uint64_t output = 256;
+  std::vector<std::uint64_t> batches{1, 8, 64, 256};
+  bool sparse = false;
+  Efficiency efficiency;
+  double step_overhead_ms = Efficiency{}.step_overhead_s * 1e3;
+  double network_gbit_per_s = 400;
+  bool check = false;
+};
+
+Exit run_perf(const PerfOptions& o) {
+  const Catalog catalog = load_catalog(o.common);
+  const RenderOptions render = render_options(o.common);
+  Deployment d = resolve_deployment(catalog, o.deployment);
+  PerfRequest req;
+  req.fit = d.request;
+  req.fit.context_tokens = o.input + o.output;
+  req.fit.concurrency = 1;
+  req.input_tokens = o.input;
+  req.output_tokens = o.output;
+  req.sparse = o.sparse;
+  req.efficiency = o.efficiency;
+  req.efficiency.step_overhead_s = o.step_overhead_ms / 1e3;
+  req.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
+  // The layout must hold the weights; without --tp/--pp take the smallest that does.
+  const FitResult layout_fit = d.layout_given ? fit(d.model, *d.gpu, req.fit)
+                                              : fit_smallest_layout(d.model, *d.gpu, req.fit, d.gpus);
+  if (!layout_fit.weights_fit) {
+    const PerGpuMemory& m = layout_fit.per_gpu;
+    const std::string why = fmt::format(
+        "does not fit: weights {:.2f} GB + activations {:.2f} GB + reserve {:.2f} GB exceed the {:.2f} GB "
+        "engine cap per GPU (TP {}, PP {}); see 'gpuplan fit'",
+        m.weights_bytes / units::kGB, m.activation_bytes / units::kGB, m.reserve_bytes / units::kGB,
+        m.engine_cap_bytes / units::kGB, layout_fit.request.layout.tp, layout_fit.request.layout.pp);
+    if (o.check) {
+      fmt::print(stderr, "gpuplan: {}\n", why);
+      return Exit::check_failed;
+    }
+    throw InputError(why);
+  }
+  req.fit.layout = layout_fit.request.layout;
+  const PerfResult result = perf(d.model, *d.gpu, req, o.batches, default_band(catalog));
+  fmt::print("{}", render_perf(result, render));
+  return Exit::ok;
+}
+
+}  // namespace
+
+void add_perf_command(CLI::App& app, Exit& exit_code) {
+  auto o = std::make_shared<PerfOptions>();
+  CLI::App* sub = app.add_subcommand("perf", "Latency and throughput per batch: estimate and roofline bound");
+  add_deployment_options(*sub, o->deployment, false);
+  sub->add_option("--input", o->input, "Prompt tokens per request")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  sub->add_option("--output", o->output, "Generated tokens per request")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  sub->add_option("--batch", o->batches, "Concurrent sequences per replica, comma-separated")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  sub->add_flag("--sparse", o->sparse, "Use 2:4-sparse peak FLOPs (inference normally runs dense)");
+  sub->add_option("--bandwidth-efficiency", o->efficiency.bandwidth, "Achievable share of memory bandwidth")
+      ->capture_default_str()
+      ->check(share_validator());
+  sub->add_option("--compute-efficiency", o->efficiency.compute, "Achievable share of dense peak FLOPs")
+      ->capture_default_str()
+      ->check(share_validator());
+  sub->add_option("--link-efficiency", o->efficiency.link, "Achievable share of link bandwidth")
+      ->capture_default_str()
+      ->check(share_validator());
+  sub->add_option("--step-overhead-ms", o->step_overhead_ms, "Fixed cost per forward pass, milliseconds")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10000.0));
+  sub->add_option("--network-gbit-per-s", o->network_gbit_per_s, "Network bandwidth per GPU between nodes, Gb/s")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 100000.0));
+  sub->add_flag("--check", o->check, "Exit with code 1 (not 2) when the layout does not fit");
+  add_common_options(*sub, o->common);
+  sub->callback([o, sub, &exit_code] {
+    note_given(*sub, o->deployment);
+    try {
+      exit_code = run_perf(*o);
+    } catch (const InputError& e) {
+      rethrow_with_flag(e);
+    }
+  });
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,214 @@
+// render_perf() and render_validation(): performance estimates next to their roofline bound,
+// and the model checked against measured benchmarks.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <gpuplan/render.hpp>
+#include <gpuplan/version.hpp>
+
+#include "detail/document.hpp"
+
+namespace gpuplan {
+namespace {
+
+using detail::checked;
+using Json = nlohmann::ordered_json;
+
+std::string ms(double s) { return fmt::format("{:.2f}", checked(s, "a time") * 1e3); }
+std::string rate(double v) { return fmt::format("{:.0f}", checked(v, "a rate")); }
+
+Json efficiency_json(const Efficiency& e) {
+  return {{"bandwidth", e.bandwidth},
+          {"compute", e.compute},
+          {"link", e.link},
+          {"step_overhead_s", e.step_overhead_s},
+          {"hop_latency_s", e.hop_latency_s}};
+}
+
+std::string efficiency_text(const Efficiency& e) {
+  return fmt::format("bandwidth {:.2f}, compute {:.2f}, link {:.2f}, overhead {:.2f} ms per step",
+                     e.bandwidth, e.compute, e.link, e.step_overhead_s * 1e3);
+}
+
+Json perf_json(const PerfResult& r) {
+  const PerfRequest& q = r.request;
+  const Layout& l = q.fit.layout;
+  Json j;
+  j["schema_version"] = kJsonSchemaVersion;
+  j["command"] = "perf";
+  j["gpuplan_version"] = std::string(kVersion);
+  Json batches = Json::array();
+  for (const PerfPoint& p : r.rows) {
+    batches.push_back(p.batch);
+  }
+  j["inputs"] = {{"model", r.model_id},
+                 {"gpu", r.gpu_id},
+                 {"gpus", l.gpus()},
+                 {"tp", l.tp},
+                 {"pp", l.pp},
+                 {"ep", l.ep},
+                 {"dp", l.dp},
+                 {"weights_dtype", to_string(q.fit.weights_dtype)},
+                 {"kv_dtype", to_string(q.fit.kv_dtype)},
+                 {"input_tokens", q.input_tokens},
+                 {"output_tokens", q.output_tokens},
+                 {"batches", batches},
+                 {"sparse", q.sparse},
+                 {"network_bytes_per_s_per_gpu", q.network_bytes_per_s_per_gpu}};
+  j["compute_type"] = r.compute_type;
+  j["peak_flop_per_s"] = checked(r.peak_flop_per_s, "peak");
+  j["efficiency"] = efficiency_json(q.efficiency);
+  j["band"] = {{"low", r.band_low}, {"high", r.band_high}};
+  j["ridge_batch"] = r.ridge_batch ? Json(checked(*r.ridge_batch, "ridge")) : Json(nullptr);
+  j["max_batch_by_memory"] = r.max_batch_by_memory;
+  Json rows = Json::array();
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const PerfPoint& p = r.rows[i];
+    const PerfPoint& b = r.roofline[i];
+    rows.push_back({{"batch", p.batch},
+                    {"ttft_s", checked(p.ttft_s, "ttft")},
+                    {"itl_s", checked(p.itl_s, "itl")},
+                    {"tokens_per_s_per_user", checked(p.tokens_per_s_per_user, "tok/s/user")},
+                    {"output_tokens_per_s", checked(p.output_tokens_per_s, "tok/s")},
+                    {"output_tokens_per_s_low", checked(p.output_tokens_per_s * r.band_low, "low")},
+                    {"output_tokens_per_s_high", checked(p.output_tokens_per_s * r.band_high, "high")},
+                    {"output_tokens_per_s_per_gpu", checked(p.output_tokens_per_s_per_gpu, "tok/s/gpu")},
+                    {"decode_tokens_per_s", checked(p.decode_tokens_per_s, "decode")},
+                    {"roofline_output_tokens_per_s", checked(b.output_tokens_per_s, "roofline")},
+                    {"roofline_itl_s", checked(b.itl_s, "roofline itl")},
+                    {"roofline_ttft_s", checked(b.ttft_s, "roofline ttft")},
+                    {"e2e_latency_s", checked(p.e2e_latency_s, "e2e")},
+                    {"bound", to_string(p.decode.bound())},
+                    {"kv_fits", p.kv_fits},
+                    {"decode_step", {{"bytes_per_gpu", p.decode.bytes},
+                                     {"flop_per_gpu", p.decode.flop},
+                                     {"memory_s", p.decode.memory_s},
+                                     {"compute_s", p.decode.compute_s},
+                                     {"communication_s", p.decode.communication_s},
+                                     {"overhead_s", p.decode.overhead_s}}}});
+  }
+  j["rows"] = rows;
+  j["notes"] = r.notes;
+  return j;
+}
+
+detail::Document perf_document(const PerfResult& r) {
+  const PerfRequest& q = r.request;
+  const Layout& l = q.fit.layout;
+  detail::Document doc;
+  doc.heading.push_back(fmt::format("gpuplan perf: {} on {} x {} (TP {}, PP {}, EP {}, DP {})", r.model_id,
+                                    l.gpus(), r.gpu_id, l.tp, l.pp, l.ep, l.dp));
+  doc.heading.push_back(fmt::format("weights {}, KV cache {}, {} input + {} output tokens; compute in {} at "
+                                    "{:g} TFLOP/s peak",
+                                    to_string(q.fit.weights_dtype), to_string(q.fit.kv_dtype), q.input_tokens,
+                                    q.output_tokens, r.compute_type, r.peak_flop_per_s / units::kTera));
+  doc.heading.push_back("efficiency: " + efficiency_text(q.efficiency));
+  detail::Table t{.title = "",
+                  .header = {"batch", "TTFT ms", "ITL ms", "tok/s/user", "output tok/s", "band low",
+                             "band high", "tok/s/GPU", "roofline tok/s", "e2e s", "bound", "KV fits"},
+                  .rows = {}};
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const PerfPoint& p = r.rows[i];
+    t.rows.push_back({std::to_string(p.batch), ms(p.ttft_s), ms(p.itl_s), fmt::format("{:.1f}", p.tokens_per_s_per_user),
+                      rate(p.output_tokens_per_s), rate(p.output_tokens_per_s * r.band_low),
+                      rate(p.output_tokens_per_s * r.band_high), rate(p.output_tokens_per_s_per_gpu),
+                      rate(r.roofline[i].output_tokens_per_s), fmt::format("{:.2f}", checked(p.e2e_latency_s, "e2e")),
+                      std::string(to_string(p.decode.bound())), p.kv_fits ? "yes" : "no"});
+  }
+  doc.tables.push_back(std::move(t));
+  doc.footer.push_back(r.ridge_batch ? fmt::format("ridge batch: {:.0f} (decode turns compute-bound here)", *r.ridge_batch)
+                                     : std::string("ridge batch: none (the KV cache keeps decode memory-bound)"));
+  doc.footer.push_back(fmt::format("largest batch the KV cache allows per replica: {}", r.max_batch_by_memory));
+  doc.footer.push_back(
+      "output tok/s: whole deployment, steady state with each prompt's prefill interleaved; roofline: the "
+      "same at efficiency 1 with no overhead (an upper bound); band: calibration residuals");
+  for (const auto& n : r.notes) {
+    doc.footer.push_back("note: " + n);
+  }
+  return doc;
+}
+
+}  // namespace
+
+std::string render_perf(const PerfResult& result, const RenderOptions& options) {
+  if (options.format == Format::json) {
+    return perf_json(result).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+  return detail::render_document(perf_document(result), options.format);
+}
+
+std::string render_validation(const Calibration& c, bool fitted, const RenderOptions& options) {
+  int bounds = 0;
+  int bounds_hold = 0;
+  for (const BenchmarkCheck& k : c.checks) {
+    if (k.batch > 0) {
+      ++bounds;
+      bounds_hold += k.bound_holds ? 1 : 0;
+    }
+  }
+  const int estimates = static_cast<int>(std::count_if(c.checks.begin(), c.checks.end(),
+                                                       [](const BenchmarkCheck& k) { return k.has_estimate; }));
+  if (options.format == Format::json) {
+    Json j;
+    j["schema_version"] = kJsonSchemaVersion;
+    j["command"] = "validate";
+    j["gpuplan_version"] = std::string(kVersion);
+    j["efficiency"] = efficiency_json(c.efficiency);
+    j["efficiency_fitted"] = fitted;
+    Json rows = Json::array();
+    for (const BenchmarkCheck& k : c.checks) {
+      const Benchmark& b = *k.benchmark;
+      rows.push_back({{"id", b.id},
+                      {"model", b.model},
+                      {"gpu", b.gpu},
+                      {"gpus", b.layout.gpus()},
+                      {"tp", b.layout.tp},
+                      {"scenario", b.scenario},
+                      {"input_tokens", b.input_tokens},
+                      {"output_tokens", b.output_tokens},
+                      {"calibrate", b.calibrate},
+                      {"batch", k.batch},
+                      {"measured_tokens_per_s", b.output_tokens_per_s},
+                      {"roofline_tokens_per_s", checked(k.roofline_tokens_per_s, "bound")},
+                      {"estimate_tokens_per_s", k.has_estimate ? Json(checked(k.estimate_tokens_per_s, "estimate")) : Json(nullptr)},
+                      {"error", k.has_estimate ? Json(k.error) : Json(nullptr)},
+                      {"bound_holds", k.bound_holds}});
+    }
+    j["benchmarks"] = rows;
+    j["summary"] = {{"median_abs_error", c.median_abs_error},
+                    {"worst_abs_error", c.worst_abs_error},
+                    {"with_estimate", estimates},
+                    {"bound_holds", bounds_hold},
+                    {"bounds", bounds},
+                    {"band", {{"low", c.lowest_residual}, {"high", c.highest_residual}}}};
+    return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+  detail::Document doc;
+  doc.heading.push_back(fmt::format("gpuplan validate: {} benchmarks; efficiency {}: {}", c.checks.size(),
+                                    fitted ? "fitted now" : "defaults", efficiency_text(c.efficiency)));
+  detail::Table t{.title = "",
+                  .header = {"benchmark", "GPUs", "batch", "measured tok/s", "roofline tok/s", "estimate tok/s",
+                             "error %", "bound holds"},
+                  .rows = {}};
+  for (const BenchmarkCheck& k : c.checks) {
+    const Benchmark& b = *k.benchmark;
+    t.rows.push_back({b.id, std::to_string(b.layout.gpus()), std::to_string(k.batch), rate(b.output_tokens_per_s),
+                      rate(k.roofline_tokens_per_s), k.has_estimate ? rate(k.estimate_tokens_per_s) : "-",
+                      k.has_estimate ? fmt::format("{:+.1f}", k.error * 100.0) : "-",
+                      k.batch == 0 ? "does not fit" : (k.bound_holds ? "yes" : "NO")});
+  }
+  doc.tables.push_back(std::move(t));
+  doc.footer.push_back(fmt::format("summary: median |error| {:.1f} %, worst {:.1f} % over {} estimates; roofline >= "
+                                   "measured for {} of {}",
+                                   c.median_abs_error * 100.0, c.worst_abs_error * 100.0, estimates, bounds_hold, bounds));
+  doc.footer.push_back(fmt::format("band: measured / estimate - 1 spans {:+.1f} % .. {:+.1f} % over the {} calibration points",
+                                   c.lowest_residual * 100.0, c.highest_residual * 100.0, c.calibration_points));
+  doc.footer.push_back("rows without an estimate know only the dataset's maximum input length: their roofline is "
+                       "decode-only");
+  return detail::render_document(doc, options.format);
+}
+
+}  // namespace gpuplan
