@@ -45,6 +45,10 @@ struct PerfRequest {
   double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s InfiniBand per 8-GPU node
 };
 
+/// Checks what the fit does not: an architecture, no MIG, input + output within the model's
+/// context, efficiency factors. Throws InputError naming `perf.*` or `efficiency.*`.
+void validate_perf_request(const ModelSpec& model, const PerfRequest& request);
+
 enum class Bound { memory, compute, communication };
 std::string_view to_string(Bound bound);
 

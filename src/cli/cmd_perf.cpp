@@ -41,6 +41,7 @@ Exit run_perf(const PerfOptions& o) {
   req.efficiency = o.efficiency;
   req.efficiency.step_overhead_s = o.step_overhead_ms / 1e3;
   req.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
+  validate_perf_request(d.model, req);
   // The layout must hold the weights; without --tp/--pp take the smallest that does.
   const FitResult layout_fit = d.layout_given ? fit(d.model, *d.gpu, req.fit)
                                               : fit_smallest_layout(d.model, *d.gpu, req.fit, d.gpus);

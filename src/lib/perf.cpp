@@ -31,7 +31,9 @@ std::string compute_type_for(DType weights, const GpuSpec& gpu) {
   return "bf16";
 }
 
-void validate_perf(const PerfRequest& r, const ModelSpec& m) {
+}  // namespace
+
+void validate_perf_request(const ModelSpec& m, const PerfRequest& r) {
   if (!m.has_architecture()) {
     throw InputError("perf: a bare parameter count has no architecture to time; give a catalog "
                      "model or a config.json");
@@ -57,7 +59,6 @@ void validate_perf(const PerfRequest& r, const ModelSpec& m) {
   validate_efficiency(r.efficiency);
 }
 
-}  // namespace
 
 std::string_view to_string(Bound bound) {
   switch (bound) {
@@ -95,7 +96,7 @@ void validate_efficiency(const Efficiency& e) {
 
 PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request)
     : request_(request) {
-  validate_perf(request, m);
+  validate_perf_request(m, request);
   request_.fit.context_tokens = request.input_tokens + request.output_tokens;
   fit_ = gpuplan::fit(m, gpu, request_.fit);
   const Layout& l = request_.fit.layout;

@@ -301,11 +301,11 @@ std::string render_model(const ModelSpec& m, const RenderOptions& o) {
 
 std::string render_merge_report(const MergeReport& r, const RenderOptions& o) {
   detail::Document doc;
-  doc.heading.push_back(fmt::format("{}: valid ({} GPUs, {} models, {} prices)", r.origin, r.gpus,
-                                    r.models, r.prices));
-  detail::Table counts{.title = "", .header = {"file", "gpus", "models", "prices", "overrides"}, .rows = {}};
-  counts.rows.push_back({r.origin, std::to_string(r.gpus), std::to_string(r.models),
-                         std::to_string(r.prices), std::to_string(r.overrides.size())});
+  doc.heading.push_back(fmt::format("{}: valid ({} GPUs, {} models, {} prices, {} benchmarks)", r.origin,
+                                    r.gpus, r.models, r.prices, r.benchmarks));
+  detail::Table counts{.title = "", .header = {"file", "gpus", "models", "prices", "benchmarks", "overrides"}, .rows = {}};
+  counts.rows.push_back({r.origin, std::to_string(r.gpus), std::to_string(r.models), std::to_string(r.prices),
+                         std::to_string(r.benchmarks), std::to_string(r.overrides.size())});
   doc.tables.push_back(std::move(counts));
   for (const auto& line : r.overrides) {
     doc.footer.push_back("overrides " + line);
@@ -316,6 +316,7 @@ std::string render_merge_report(const MergeReport& r, const RenderOptions& o) {
   j["gpus"] = r.gpus;
   j["models"] = r.models;
   j["prices"] = r.prices;
+  j["benchmarks"] = r.benchmarks;
   j["overrides"] = r.overrides;
   return render(doc, j, o);
 }
