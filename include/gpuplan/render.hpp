@@ -7,6 +7,8 @@
 
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/compare.hpp>
+#include <gpuplan/cost.hpp>
 #include <gpuplan/memory.hpp>
 #include <gpuplan/perf.hpp>
 
@@ -31,6 +33,8 @@ ByteUnits parse_byte_units(std::string_view text, std::string_view field);
 
 std::string render_fit(const FitResult& result, const RenderOptions& options);
 std::string render_perf(const PerfResult& result, const RenderOptions& options);
+std::string render_cost(const CostReport& report, const RenderOptions& options);
+std::string render_compare(const CompareResult& result, const RenderOptions& options);
 /// Benchmarks against the model; `fitted` says the efficiency came from calibrate().
 std::string render_validation(const Calibration& calibration, bool fitted, const RenderOptions& options);
 

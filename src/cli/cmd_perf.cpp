@@ -10,6 +10,7 @@
 
 #include "common.hpp"
 #include "deployment.hpp"
+#include "workload.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -17,13 +18,8 @@ namespace {
 struct PerfOptions {
   CommonOptions common;
   DeploymentOptions deployment;
-  std::uint64_t input = 1024;
-  std::uint64_t output = 256;
+  WorkloadOptions workload;
   std::vector<std::uint64_t> batches{1, 8, 64, 256};
-  bool sparse = false;
-  Efficiency efficiency;
-  double step_overhead_ms = Efficiency{}.step_overhead_s * 1e3;
-  double network_gbit_per_s = 400;
   bool check = false;
 };
 
@@ -33,14 +29,7 @@ Exit run_perf(const PerfOptions& o) {
   Deployment d = resolve_deployment(catalog, o.deployment);
   PerfRequest req;
   req.fit = d.request;
-  req.fit.context_tokens = o.input + o.output;
-  req.fit.concurrency = 1;
-  req.input_tokens = o.input;
-  req.output_tokens = o.output;
-  req.sparse = o.sparse;
-  req.efficiency = o.efficiency;
-  req.efficiency.step_overhead_s = o.step_overhead_ms / 1e3;
-  req.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
+  apply_workload(o.workload, req);
   validate_perf_request(d.model, req);
   // The layout must hold the weights; without --tp/--pp take the smallest that does.
   const FitResult layout_fit = d.layout_given ? fit(d.model, *d.gpu, req.fit)
@@ -70,32 +59,11 @@ void add_perf_command(CLI::App& app, Exit& exit_code) {
   auto o = std::make_shared<PerfOptions>();
   CLI::App* sub = app.add_subcommand("perf", "Latency and throughput per batch: estimate and roofline bound");
   add_deployment_options(*sub, o->deployment, false);
-  sub->add_option("--input", o->input, "Prompt tokens per request")
-      ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
-  sub->add_option("--output", o->output, "Generated tokens per request")
-      ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  add_workload_options(*sub, o->workload);
   sub->add_option("--batch", o->batches, "Concurrent sequences per replica, comma-separated")
       ->delimiter(',')
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
-  sub->add_flag("--sparse", o->sparse, "Use 2:4-sparse peak FLOPs (inference normally runs dense)");
-  sub->add_option("--bandwidth-efficiency", o->efficiency.bandwidth, "Achievable share of memory bandwidth")
-      ->capture_default_str()
-      ->check(share_validator());
-  sub->add_option("--compute-efficiency", o->efficiency.compute, "Achievable share of dense peak FLOPs")
-      ->capture_default_str()
-      ->check(share_validator());
-  sub->add_option("--link-efficiency", o->efficiency.link, "Achievable share of link bandwidth")
-      ->capture_default_str()
-      ->check(share_validator());
-  sub->add_option("--step-overhead-ms", o->step_overhead_ms, "Fixed cost per forward pass, milliseconds")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 10000.0));
-  sub->add_option("--network-gbit-per-s", o->network_gbit_per_s, "Network bandwidth per GPU between nodes, Gb/s")
-      ->capture_default_str()
-      ->check(CLI::Range(1.0, 100000.0));
   sub->add_flag("--check", o->check, "Exit with code 1 (not 2) when the layout does not fit");
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {

@@ -39,5 +39,7 @@ void add_catalog_command(CLI::App& app, Exit& exit_code);
 void add_fit_command(CLI::App& app, Exit& exit_code);
 void add_perf_command(CLI::App& app, Exit& exit_code);
 void add_validate_command(CLI::App& app, Exit& exit_code);
+void add_cost_command(CLI::App& app, Exit& exit_code);
+void add_compare_command(CLI::App& app, Exit& exit_code);
 
 }  // namespace gpuplan::cli

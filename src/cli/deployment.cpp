@@ -11,7 +11,7 @@
 
 namespace gpuplan::cli {
 
-void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_params) {
+void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_params, bool gpu_flag) {
   auto* model = sub.add_option("--model", o.model, "Model id (gpuplan catalog models)")->check(non_empty());
   auto* config = sub.add_option("--model-config", o.model_config,
                                 "Hugging Face config.json of the model instead of an id")
@@ -25,7 +25,9 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
     model->excludes(params);
     config->excludes(params);
   }
-  sub.add_option("--gpu", o.gpu, "GPU id (gpuplan catalog gpus)")->required()->check(non_empty());
+  if (gpu_flag) {
+    sub.add_option("--gpu", o.gpu, "GPU id (gpuplan catalog gpus)")->required()->check(non_empty());
+  }
   sub.add_option("--mig", o.mig, "One MIG slice, e.g. 1g.18gb, instead of a whole GPU")->check(non_empty());
   auto* gpus = sub.add_option("--gpus", o.gpus, "GPUs in the deployment (default: TP x PP, or 1)")
                    ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
@@ -138,7 +140,20 @@ void rethrow_with_flag(const InputError& e) {
       {"efficiency.bandwidth:", "--bandwidth-efficiency:"},
       {"efficiency.compute:", "--compute-efficiency:"},
       {"efficiency.link:", "--link-efficiency:"},
-      {"efficiency.step_overhead_s:", "--step-overhead:"},
+      {"efficiency.step_overhead_s:", "--step-overhead-ms:"},
+      {"cost.utilization:", "--utilization:"},
+      {"cost.usd_per_gpu_hour:", "--usd-per-gpu-hour:"},
+      {"cost.capex_usd_per_gpu:", "--capex-usd-per-gpu:"},
+      {"cost.amortization_years:", "--amortization-years:"},
+      {"cost.operations_share_per_year:", "--ops-share:"},
+      {"cost.pue:", "--pue:"},
+      {"cost.usd_per_kwh:", "--usd-per-kwh:"},
+      {"cost.storage_usd_per_month:", "--storage-usd-per-month:"},
+      {"cost.egress_usd_per_month:", "--egress-usd-per-month:"},
+      {"cost.failed_run_overhead:", "--failed-run-overhead:"},
+      {"cost.output_tokens_per_s:", "--tokens-per-second:"},
+      {"compare.measured:", "--measured:"},
+      {"compare.gpus:", "--gpu:"},
   };
   const std::string_view what = e.what();
   for (const auto& [field, flag] : kFlags) {

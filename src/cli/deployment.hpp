@@ -38,8 +38,9 @@ struct DeploymentOptions {
   bool allow_params = false;  ///< the command takes --params
 };
 
-/// Adds the shared flags; `bare_params` adds --params (weights-only what-ifs).
-void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_params);
+/// Adds the shared flags; `bare_params` adds --params (weights-only what-ifs); `gpu_flag` adds
+/// the single required --gpu (compare adds its own, repeatable).
+void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_params, bool gpu_flag = true);
 /// Records which model flag was given; call first in the subcommand's callback.
 void note_given(const CLI::App& sub, DeploymentOptions& o);
 

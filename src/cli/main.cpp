@@ -85,6 +85,8 @@ int main(int argc, char** argv) {
   gpuplan::cli::add_fit_command(app, exit_code);
   gpuplan::cli::add_perf_command(app, exit_code);
   gpuplan::cli::add_validate_command(app, exit_code);
+  gpuplan::cli::add_cost_command(app, exit_code);
+  gpuplan::cli::add_compare_command(app, exit_code);
   gpuplan::cli::add_catalog_command(app, exit_code);
   try {
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".

@@ -1,0 +1,75 @@
+#pragma once
+// Comparing GPUs for one model and workload across pricing modes: throughput from the
+// performance model (or a measurement), cost per mode, premium, break-even price and whether
+// the ranking survives the estimate's uncertainty band.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/cost.hpp>
+#include <gpuplan/perf.hpp>
+
+namespace gpuplan {
+
+struct CompareRequest {
+  std::vector<std::string> gpus;        ///< GPU ids; the first is the baseline
+  std::uint64_t gpus_per_option = 8;    ///< GPUs in each deployment
+  PerfRequest perf;                     ///< workload, dtypes, efficiency; layout used if `layout_given`
+  bool layout_given = false;
+  std::uint64_t max_batch = 256;        ///< batch cap per replica for the estimate
+  std::map<std::string, double> measured_tokens_per_s;  ///< by GPU id: replaces the estimate
+  std::string provider;                 ///< empty: every provider in the catalog
+  std::optional<PricingMode> mode;      ///< unset: every mode the provider has
+  std::pair<double, double> band{0.0, 0.0};  ///< calibration residual range
+  CostRequest cost;                     ///< utilization, extras; gpus and price are filled in
+};
+
+/// One GPU's deployment and throughput.
+struct CompareOption {
+  std::string gpu;
+  Layout layout;
+  std::uint64_t batch = 0;
+  double estimate_tokens_per_s = 0;
+  double estimate_low = 0;
+  double estimate_high = 0;
+  double roofline_tokens_per_s = 0;
+  std::optional<double> measured_tokens_per_s;
+  /// What the costs use: the measurement when given, else the estimate.
+  [[nodiscard]] double tokens_per_s() const { return measured_tokens_per_s.value_or(estimate_tokens_per_s); }
+  [[nodiscard]] double low() const { return measured_tokens_per_s.value_or(estimate_low); }
+  [[nodiscard]] double high() const { return measured_tokens_per_s.value_or(estimate_high); }
+};
+
+/// One option priced in one mode.
+struct PricedOption {
+  const Price* price = nullptr;            ///< nullptr: no price for this mode
+  CostResult cost;
+  double premium = 0;                      ///< price / baseline price - 1
+  double throughput_ratio = 0;             ///< tokens/s / baseline tokens/s
+  double break_even_usd_per_gpu_hour = 0;  ///< price at which it ties the baseline's tokens per USD
+};
+
+struct ModeComparison {
+  std::string provider;
+  PricingMode mode = PricingMode::on_demand;
+  std::vector<PricedOption> options;       ///< same order as CompareResult::options
+  std::optional<std::size_t> winner;       ///< most tokens per USD among priced options
+  bool robust = false;                     ///< the winner stays ahead at the band's edges
+};
+
+struct CompareResult {
+  std::string model_id;
+  CompareRequest request;
+  std::vector<CompareOption> options;
+  std::vector<ModeComparison> modes;
+  std::vector<std::string> notes;
+};
+
+/// Throws InputError for unknown GPUs, providers or modes, a measurement for a GPU not compared,
+/// or a GPU whose weights do not fit its deployment.
+CompareResult compare(const Catalog& catalog, const ModelSpec& model, const CompareRequest& request);
+
+}  // namespace gpuplan

@@ -1,0 +1,90 @@
+#pragma once
+// Cost model (DESIGN "Cost"): node price = GPU-hour price x GPUs; tokens per dollar =
+// tokens/s x 3600 / (USD/hour); USD per million tokens = 1e6 / tokens per dollar. Utilization
+// below 1 means idle capacity the useful tokens pay for; extras (storage, egress, failed runs)
+// and, for owned hardware, capex amortization, power and operations turn into USD per hour.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/price.hpp>
+
+namespace gpuplan {
+
+/// Buying the GPUs instead of renting them.
+struct OwnedHardware {
+  double capex_usd_per_gpu = 0;      ///< purchase price per GPU, including its share of the server
+  double amortization_years = 4;
+  double operations_share_per_year = 0.0;  ///< staff, space, support as a share of capex per year
+};
+
+struct CostRequest {
+  std::uint64_t gpus = 1;
+  /// Rental price; unset for owned hardware (then `owned` is required).
+  std::optional<double> usd_per_gpu_hour;
+  std::optional<OwnedHardware> owned;
+  double output_tokens_per_s = 0;    ///< whole deployment, while busy
+  double input_tokens_per_s = 0;     ///< prompt tokens processed alongside (0 when unknown)
+  double utilization = 1.0;          ///< (0, 1]: share of paid time spent serving
+  double storage_usd_per_month = 0;
+  double egress_usd_per_month = 0;
+  double failed_run_overhead = 0.0;  ///< extra share of time lost to failed or repeated runs
+  double gpu_power_w = 0;            ///< board power (TDP) per GPU
+  double pue = 1.3;                  ///< data-centre power usage effectiveness (>= 1)
+  double usd_per_kwh = 0.0;          ///< energy price; rental prices already include power
+};
+
+struct CostResult {
+  CostRequest request;
+  double rental_usd_per_hour = 0;    ///< GPU-hours at the rental price
+  double capex_usd_per_hour = 0;     ///< owned: purchase amortized over its years
+  double operations_usd_per_hour = 0;
+  double power_usd_per_hour = 0;     ///< owned: TDP x GPUs x utilization x PUE x USD/kWh
+  double extras_usd_per_hour = 0;    ///< storage and egress, spread over the month's hours
+  double failed_runs_usd_per_hour = 0;
+  double useful_output_tokens_per_hour = 0;
+  double tokens_per_usd = 0;                 ///< output tokens
+  double usd_per_million_tokens = 0;         ///< output tokens
+  double usd_per_million_total_tokens = 0;   ///< input + output (0 when input is unknown)
+  double power_w = 0;                        ///< deployment draw while serving, with PUE
+  double joules_per_token = 0;
+  double kwh_per_million_tokens = 0;
+  [[nodiscard]] double usd_per_hour() const {
+    return rental_usd_per_hour + capex_usd_per_hour + operations_usd_per_hour + power_usd_per_hour +
+           extras_usd_per_hour + failed_runs_usd_per_hour;
+  }
+};
+
+/// A priced deployment with what it is: for rendering.
+struct CostReport {
+  std::string model_id;
+  std::string gpu_id;
+  std::optional<Price> price;          ///< the catalog price used, if any
+  std::string throughput_source;       ///< "measured (--tokens-per-second)", "estimate at batch 64", ...
+  std::optional<double> budget_usd_per_million_tokens;
+  CostResult cost;
+  [[nodiscard]] bool within_budget() const {
+    return !budget_usd_per_million_tokens || cost.usd_per_million_tokens <= *budget_usd_per_million_tokens;
+  }
+};
+
+/// Prices one deployment; throws InputError naming `cost.*` for bad inputs.
+CostResult cost(const CostRequest& request);
+
+/// The GPU-hour price at which option B earns as many tokens per dollar as option A:
+/// price_A x (throughput_B / GPUs_B) / (throughput_A / GPUs_A).
+double break_even_usd_per_gpu_hour(double price_a_usd_per_gpu_hour, double tokens_per_s_per_gpu_a,
+                                   double tokens_per_s_per_gpu_b);
+
+/// The catalog price for a provider, GPU and mode (the cheapest region when several). Unknown
+/// providers, modes without a price and GPUs without one throw InputError listing what exists.
+const Price& find_price(const Catalog& catalog, std::string_view provider, std::string_view gpu,
+                        PricingMode mode);
+/// The modes a provider prices for a GPU, in catalog order.
+std::vector<PricingMode> modes_for(const Catalog& catalog, std::string_view provider, std::string_view gpu);
+/// Every provider with at least one price.
+std::vector<std::string> providers(const Catalog& catalog);
+
+}  // namespace gpuplan

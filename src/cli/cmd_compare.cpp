@@ -1,0 +1,118 @@
+// gpuplan compare: two or more GPUs for one model and workload, across pricing modes.
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gpuplan/calibration.hpp>
+#include <gpuplan/compare.hpp>
+
+#include "common.hpp"
+#include "deployment.hpp"
+#include "pricing.hpp"
+#include "workload.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct CompareOptions {
+  CommonOptions common;
+  DeploymentOptions deployment;
+  WorkloadOptions workload;
+  PricingOptions pricing;
+  std::vector<std::string> gpus;
+  std::vector<std::string> measured;
+  std::uint64_t max_batch = 256;
+};
+
+Exit run_compare(CompareOptions o) {
+  const Catalog catalog = load_catalog(o.common);
+  const RenderOptions render = render_options(o.common);
+  if (o.deployment.gpus == 0 && o.deployment.nodes == 0) {
+    o.deployment.gpus = 8;  // one node by default
+  }
+  o.deployment.gpu = o.gpus.front();
+  const Deployment d = resolve_deployment(catalog, o.deployment);
+  CompareRequest req;
+  for (const std::string& g : o.gpus) {
+    req.gpus.push_back(catalog.gpu(g).id);
+  }
+  req.gpus_per_option = d.gpus;
+  req.perf.fit = d.request;
+  apply_workload(o.workload, req.perf);
+  req.layout_given = d.layout_given;
+  req.max_batch = o.max_batch;
+  for (const std::string& m : o.measured) {
+    const auto eq = m.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw InputError(fmt::format("--measured: expected GPU=TOKENS_PER_S, got '{}'", m));
+    }
+    const std::string gpu = catalog.gpu(m.substr(0, eq)).id;
+    double tps = 0;
+    try {
+      std::size_t used = 0;
+      tps = std::stod(m.substr(eq + 1), &used);
+      if (used != m.size() - eq - 1) {
+        throw std::invalid_argument("trailing");
+      }
+    } catch (const std::exception&) {
+      throw InputError(fmt::format("--measured: expected a number of tokens/s after '=', got '{}'", m));
+    }
+    req.measured_tokens_per_s[gpu] = tps;
+  }
+  req.provider = o.pricing.provider;
+  if (!o.pricing.mode.empty()) {
+    req.mode = parse_pricing_mode(o.pricing.mode, "--mode");
+  }
+  req.band = default_band(catalog);
+  apply_pricing(o.pricing, req.cost);
+  const CompareResult result = compare(catalog, d.model, req);
+  fmt::print("{}", render_compare(result, render));
+  if (o.pricing.check && o.pricing.max_usd_per_mtok > 0) {
+    double best = 0;
+    for (const ModeComparison& m : result.modes) {
+      for (const PricedOption& po : m.options) {
+        if (po.price && (best <= 0 || po.cost.usd_per_million_tokens < best)) {
+          best = po.cost.usd_per_million_tokens;
+        }
+      }
+    }
+    if (best > o.pricing.max_usd_per_mtok) {
+      fmt::print(stderr, "gpuplan: over budget: the cheapest option costs ${:.4f} per million tokens, budget ${:.4f}\n",
+                 best, o.pricing.max_usd_per_mtok);
+      return Exit::check_failed;
+    }
+  }
+  return Exit::ok;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, Exit& exit_code) {
+  auto o = std::make_shared<CompareOptions>();
+  CLI::App* sub = app.add_subcommand("compare", "GPUs side by side: cost per million tokens in every pricing mode");
+  sub->add_option("--gpu", o->gpus, "GPU ids to compare (repeat; the first is the baseline)")
+      ->required()
+      ->check(non_empty());
+  add_deployment_options(*sub, o->deployment, false, false);
+  add_workload_options(*sub, o->workload);
+  add_pricing_options(*sub, o->pricing);
+  sub->add_option("--measured", o->measured, "Measured throughput, GPU=TOKENS_PER_S (repeatable), replaces the estimate");
+  sub->add_option("--max-batch", o->max_batch, "Batch cap per replica for the estimates")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  add_common_options(*sub, o->common);
+  sub->callback([o, sub, &exit_code] {
+    note_given(*sub, o->deployment);
+    if (o->gpus.size() < 2) {
+      throw InputError("--gpu: give at least two GPUs to compare");
+    }
+    try {
+      exit_code = run_compare(*o);
+    } catch (const InputError& e) {
+      rethrow_with_flag(e);
+    }
+  });
+}
+
+}  // namespace gpuplan::cli

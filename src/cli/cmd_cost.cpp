@@ -1,0 +1,137 @@
+// gpuplan cost: USD per hour, tokens per USD, USD per million tokens and energy for one deployment.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include <gpuplan/calibration.hpp>
+#include <gpuplan/cost.hpp>
+
+#include "common.hpp"
+#include "deployment.hpp"
+#include "pricing.hpp"
+#include "workload.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct CostOptions {
+  CommonOptions common;
+  DeploymentOptions deployment;
+  WorkloadOptions workload;
+  PricingOptions pricing;
+  double usd_per_gpu_hour = 0;
+  double tokens_per_second = 0;
+  std::uint64_t max_batch = 256;
+  double capex_usd_per_gpu = 0;
+  double amortization_years = 4;
+  double ops_share = 0;
+};
+
+Exit run_cost(const CostOptions& o) {
+  const Catalog catalog = load_catalog(o.common);
+  const RenderOptions render = render_options(o.common);
+  CostReport report;
+  CostRequest& c = report.cost.request;
+  apply_pricing(o.pricing, c);
+  const bool model_given = o.deployment.model_given || o.deployment.model_config_given;
+  if (!model_given && o.tokens_per_second <= 0) {
+    throw InputError("one of --model, --model-config or --tokens-per-second is required");
+  }
+  const GpuSpec& gpu = catalog.gpu(o.deployment.gpu);
+  report.gpu_id = gpu.id;
+  c.gpu_power_w = gpu.tdp_w;
+  if (o.tokens_per_second > 0) {
+    // A measurement: the model (if any) only labels it; the layout is the GPU count.
+    report.model_id = model_given ? (o.deployment.model_given ? o.deployment.model : o.deployment.model_config) : "-";
+    const std::uint64_t gpus = o.deployment.nodes > 0 ? o.deployment.nodes * o.deployment.gpus_per_node : o.deployment.gpus;
+    c.gpus = gpus == 0 ? 1 : gpus;
+    c.output_tokens_per_s = o.tokens_per_second;
+    c.input_tokens_per_s = o.tokens_per_second * static_cast<double>(o.workload.input) / static_cast<double>(o.workload.output);
+    report.throughput_source = "measured, --tokens-per-second";
+  } else {
+    Deployment d = resolve_deployment(catalog, o.deployment);
+    report.model_id = d.model.id;
+    PerfRequest req;
+    req.fit = d.request;
+    apply_workload(o.workload, req);
+    validate_perf_request(d.model, req);
+    const FitResult layout = d.layout_given ? fit(d.model, gpu, req.fit) : fit_smallest_layout(d.model, gpu, req.fit, d.gpus);
+    if (!layout.weights_fit) {
+      throw InputError(fmt::format("does not fit: weights {:.2f} GB per GPU against a {:.2f} GB engine cap (TP {}, PP {}); "
+                                   "see 'gpuplan fit'",
+                                   layout.per_gpu.weights_bytes / units::kGB, layout.per_gpu.engine_cap_bytes / units::kGB,
+                                   layout.request.layout.tp, layout.request.layout.pp));
+    }
+    req.fit.layout = layout.request.layout;
+    const PerfModel pm(d.model, gpu, req);
+    const std::uint64_t batch = std::max<std::uint64_t>(1, std::min(pm.max_batch_by_memory(), o.max_batch));
+    const PerfPoint p = pm.evaluate(batch, req.efficiency);
+    c.gpus = req.fit.layout.gpus();
+    c.output_tokens_per_s = p.output_tokens_per_s;
+    c.input_tokens_per_s = p.output_tokens_per_s * static_cast<double>(o.workload.input) / static_cast<double>(o.workload.output);
+    report.throughput_source = fmt::format("estimate at batch {} per replica, TP {} PP {} DP {}", batch,
+                                           req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp);
+  }
+  const bool price_given = o.usd_per_gpu_hour > 0;
+  const bool owned = o.capex_usd_per_gpu > 0;
+  const bool catalog_price = !o.pricing.provider.empty();
+  if (static_cast<int>(price_given) + static_cast<int>(owned) + static_cast<int>(catalog_price) != 1) {
+    throw InputError("give exactly one of --provider (with --mode), --usd-per-gpu-hour or --capex-usd-per-gpu");
+  }
+  if (catalog_price) {
+    const PricingMode mode = parse_pricing_mode(o.pricing.mode.empty() ? "on-demand" : o.pricing.mode, "--mode");
+    const Price& price = find_price(catalog, o.pricing.provider, gpu.id, mode);
+    report.price = price;
+    c.usd_per_gpu_hour = price.usd_per_gpu_hour;
+  } else if (price_given) {
+    c.usd_per_gpu_hour = o.usd_per_gpu_hour;
+  } else {
+    c.owned = OwnedHardware{.capex_usd_per_gpu = o.capex_usd_per_gpu,
+                            .amortization_years = o.amortization_years,
+                            .operations_share_per_year = o.ops_share};
+  }
+  if (!o.pricing.mode.empty() && !catalog_price) {
+    throw InputError("--mode: needs --provider");
+  }
+  report.cost = cost(c);
+  if (o.pricing.max_usd_per_mtok > 0) {
+    report.budget_usd_per_million_tokens = o.pricing.max_usd_per_mtok;
+  }
+  fmt::print("{}", render_cost(report, render));
+  return o.pricing.check && !report.within_budget() ? Exit::check_failed : Exit::ok;
+}
+
+}  // namespace
+
+void add_cost_command(CLI::App& app, Exit& exit_code) {
+  auto o = std::make_shared<CostOptions>();
+  CLI::App* sub = app.add_subcommand("cost", "USD per hour, tokens per USD, USD per million tokens, energy");
+  add_deployment_options(*sub, o->deployment, false);
+  add_workload_options(*sub, o->workload);
+  add_pricing_options(*sub, o->pricing);
+  sub->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Rental price per GPU-hour (instead of --provider)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--tokens-per-second", o->tokens_per_second, "Measured output tokens/s of the whole deployment")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--max-batch", o->max_batch, "Batch cap per replica for the estimate")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--amortization-years", o->amortization_years, "Owned hardware: years to amortize over")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 30.0));
+  sub->add_option("--ops-share", o->ops_share, "Owned hardware: operations cost per year as a share of capex")
+      ->check(CLI::Range(0.0, 1.0));
+  add_common_options(*sub, o->common);
+  sub->callback([o, sub, &exit_code] {
+    note_given(*sub, o->deployment);
+    try {
+      exit_code = run_cost(*o);
+    } catch (const InputError& e) {
+      rethrow_with_flag(e);
+    }
+  });
+}
+
+}  // namespace gpuplan::cli

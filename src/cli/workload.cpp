@@ -1,0 +1,45 @@
+#include "workload.hpp"
+
+#include <gpuplan/units.hpp>
+
+#include "common.hpp"
+
+namespace gpuplan::cli {
+
+void add_workload_options(CLI::App& sub, WorkloadOptions& o) {
+  sub.add_option("--input", o.input, "Prompt tokens per request")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  sub.add_option("--output", o.output, "Generated tokens per request")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  sub.add_flag("--sparse", o.sparse, "Use 2:4-sparse peak FLOPs (inference normally runs dense)");
+  sub.add_option("--bandwidth-efficiency", o.efficiency.bandwidth, "Achievable share of memory bandwidth")
+      ->capture_default_str()
+      ->check(share_validator());
+  sub.add_option("--compute-efficiency", o.efficiency.compute, "Achievable share of dense peak FLOPs")
+      ->capture_default_str()
+      ->check(share_validator());
+  sub.add_option("--link-efficiency", o.efficiency.link, "Achievable share of link bandwidth")
+      ->capture_default_str()
+      ->check(share_validator());
+  sub.add_option("--step-overhead-ms", o.step_overhead_ms, "Fixed cost per forward pass, milliseconds")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10000.0));
+  sub.add_option("--network-gbit-per-s", o.network_gbit_per_s, "Network bandwidth per GPU between nodes, Gb/s")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 100000.0));
+}
+
+void apply_workload(const WorkloadOptions& o, PerfRequest& request) {
+  request.fit.context_tokens = o.input + o.output;
+  request.fit.concurrency = 1;
+  request.input_tokens = o.input;
+  request.output_tokens = o.output;
+  request.sparse = o.sparse;
+  request.efficiency = o.efficiency;
+  request.efficiency.step_overhead_s = o.step_overhead_ms / 1e3;
+  request.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
+}
+
+}  // namespace gpuplan::cli

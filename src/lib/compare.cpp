@@ -1,0 +1,188 @@
+#include <gpuplan/compare.hpp>
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+namespace {
+
+// The layout with the most estimated tokens/s on the deployment's GPUs: TP within the scale-up
+// domain, the rest as replicas. Falls back to the smallest layout that holds the weights.
+Layout best_layout(const ModelSpec& model, const GpuSpec& gpu, const CompareRequest& r, PerfRequest req) {
+  std::optional<Layout> best;
+  double best_rate = 0;
+  const std::uint64_t domain = gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : 1;
+  for (std::uint64_t tp = 1; tp <= r.gpus_per_option && tp <= std::max<std::uint64_t>(domain, 1); tp *= 2) {
+    if (r.gpus_per_option % tp != 0) {
+      continue;
+    }
+    req.fit.layout = Layout{.tp = tp, .pp = 1, .ep = r.perf.fit.layout.ep, .dp = r.gpus_per_option / tp};
+    try {
+      const PerfModel pm(model, gpu, req);
+      if (!pm.fit().weights_fit || pm.max_batch_by_memory() == 0) {
+        continue;
+      }
+      const std::uint64_t batch = std::min(pm.max_batch_by_memory(), r.max_batch);
+      const double rate = pm.evaluate(batch, req.efficiency).output_tokens_per_s;
+      if (!best || rate > best_rate) {
+        best = req.fit.layout;
+        best_rate = rate;
+      }
+    } catch (const InputError&) {
+      // TP that does not divide the heads, EP that does not divide: not a candidate
+    }
+  }
+  if (best) {
+    return *best;
+  }
+  return fit_smallest_layout(model, gpu, req.fit, r.gpus_per_option).request.layout;
+}
+
+CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r,
+                              const std::string& gpu_id) {
+  const GpuSpec& gpu = catalog.gpu(gpu_id);
+  PerfRequest req = r.perf;
+  req.fit.context_tokens = req.input_tokens + req.output_tokens;
+  req.fit.concurrency = 1;
+  validate_perf_request(model, req);
+  if (!r.layout_given) {
+    req.fit.layout = best_layout(model, gpu, r, req);
+  }
+  const FitResult layout_fit = fit(model, gpu, req.fit);
+  if (!layout_fit.weights_fit) {
+    throw InputError(fmt::format("compare: {} does not fit {} x {} (TP {}, PP {}): weights {:.2f} GB per GPU "
+                                 "against a {:.2f} GB engine cap",
+                                 model.id, layout_fit.request.layout.gpus(), gpu.id, layout_fit.request.layout.tp,
+                                 layout_fit.request.layout.pp, layout_fit.per_gpu.weights_bytes / units::kGB,
+                                 layout_fit.per_gpu.engine_cap_bytes / units::kGB));
+  }
+  req.fit.layout = layout_fit.request.layout;
+  const PerfModel pm(model, gpu, req);
+  CompareOption o;
+  o.gpu = gpu.id;
+  o.layout = req.fit.layout;
+  o.batch = std::max<std::uint64_t>(1, std::min(pm.max_batch_by_memory(), r.max_batch));
+  const PerfPoint est = pm.evaluate(o.batch, req.efficiency);
+  o.estimate_tokens_per_s = est.output_tokens_per_s;
+  o.estimate_low = est.output_tokens_per_s * (1.0 + std::min(0.0, r.band.first));
+  o.estimate_high = est.output_tokens_per_s * (1.0 + std::max(0.0, r.band.second));
+  o.roofline_tokens_per_s = pm.evaluate(o.batch, Efficiency::roofline()).output_tokens_per_s;
+  if (const auto it = r.measured_tokens_per_s.find(gpu.id); it != r.measured_tokens_per_s.end()) {
+    o.measured_tokens_per_s = it->second;
+  }
+  return o;
+}
+
+}  // namespace
+
+CompareResult compare(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r) {
+  if (r.gpus.size() < 2) {
+    throw InputError("compare.gpus: give at least two GPUs");
+  }
+  for (const auto& [gpu, tps] : r.measured_tokens_per_s) {
+    if (std::find(r.gpus.begin(), r.gpus.end(), gpu) == r.gpus.end()) {
+      throw InputError(fmt::format("compare.measured: '{}' is not one of the GPUs compared", gpu));
+    }
+    if (!(tps > 0) || tps > 1e12) {
+      throw InputError(fmt::format("compare.measured: expected a positive tokens/s for {}, got {}", gpu, tps));
+    }
+  }
+  CompareResult res;
+  res.model_id = model.id;
+  res.request = r;
+  for (const std::string& gpu : r.gpus) {
+    res.options.push_back(evaluate_option(catalog, model, r, gpu));
+  }
+  // Which (provider, mode) pairs to price.
+  std::vector<std::pair<std::string, PricingMode>> pairs;
+  const std::vector<std::string> all_providers = providers(catalog);
+  if (!r.provider.empty() && std::find(all_providers.begin(), all_providers.end(), r.provider) == all_providers.end()) {
+    find_price(catalog, r.provider, r.gpus.front(), PricingMode::on_demand);  // throws with the known providers
+  }
+  for (const Price& p : catalog.prices()) {
+    const bool provider_ok = r.provider.empty() || p.provider == r.provider;
+    const bool mode_ok = !r.mode || p.mode == *r.mode;
+    const bool gpu_ok = std::find(r.gpus.begin(), r.gpus.end(), p.gpu) != r.gpus.end();
+    const std::pair<std::string, PricingMode> key{p.provider, p.mode};
+    if (provider_ok && mode_ok && gpu_ok && std::find(pairs.begin(), pairs.end(), key) == pairs.end()) {
+      pairs.push_back(key);
+    }
+  }
+  if (pairs.empty()) {
+    if (r.mode && !r.provider.empty()) {
+      find_price(catalog, r.provider, r.gpus.front(), *r.mode);  // throws naming the modes it has
+    }
+    throw InputError(fmt::format("compare: no prices for these GPUs{}{}",
+                                 r.provider.empty() ? "" : " at " + r.provider,
+                                 r.mode ? fmt::format(" in mode {}", to_string(*r.mode)) : std::string()));
+  }
+  const double gpus = static_cast<double>(r.gpus_per_option);
+  for (const auto& [provider, mode] : pairs) {
+    ModeComparison m;
+    m.provider = provider;
+    m.mode = mode;
+    for (const CompareOption& o : res.options) {
+      PricedOption po;
+      for (const Price& p : catalog.prices()) {
+        if (p.provider == provider && p.gpu == o.gpu && p.mode == mode &&
+            (po.price == nullptr || p.usd_per_gpu_hour < po.price->usd_per_gpu_hour)) {
+          po.price = &p;
+        }
+      }
+      if (po.price != nullptr) {
+        CostRequest c = r.cost;
+        c.gpus = r.gpus_per_option;
+        c.usd_per_gpu_hour = po.price->usd_per_gpu_hour;
+        c.owned.reset();
+        c.output_tokens_per_s = o.tokens_per_s();
+        c.gpu_power_w = catalog.gpu(o.gpu).tdp_w;
+        po.cost = cost(c);
+      }
+      m.options.push_back(po);
+    }
+    // Premium, ratio and break-even against the first option that has a price in this mode.
+    const auto base = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price; });
+    if (base != m.options.end()) {
+      const std::size_t b = static_cast<std::size_t>(base - m.options.begin());
+      for (std::size_t i = 0; i < m.options.size(); ++i) {
+        PricedOption& po = m.options[i];
+        if (po.price == nullptr) {
+          continue;
+        }
+        po.premium = po.price->usd_per_gpu_hour / base->price->usd_per_gpu_hour - 1.0;
+        po.throughput_ratio = res.options[i].tokens_per_s() / res.options[b].tokens_per_s();
+        po.break_even_usd_per_gpu_hour = break_even_usd_per_gpu_hour(
+            base->price->usd_per_gpu_hour, res.options[b].tokens_per_s() / gpus, res.options[i].tokens_per_s() / gpus);
+      }
+      std::size_t w = b;
+      for (std::size_t i = 0; i < m.options.size(); ++i) {
+        if (m.options[i].price && m.options[i].cost.tokens_per_usd > m.options[w].cost.tokens_per_usd) {
+          w = i;
+        }
+      }
+      m.winner = w;
+      // Robust: the winner's pessimistic tokens per USD beats every other option's optimistic one.
+      m.robust = true;
+      const double winner_low = m.options[w].cost.tokens_per_usd * res.options[w].low() / res.options[w].tokens_per_s();
+      for (std::size_t i = 0; i < m.options.size(); ++i) {
+        if (i == w || m.options[i].price == nullptr) {
+          continue;
+        }
+        const double other_high =
+            m.options[i].cost.tokens_per_usd * res.options[i].high() / res.options[i].tokens_per_s();
+        m.robust = m.robust && winner_low > other_high;
+      }
+    }
+    res.modes.push_back(std::move(m));
+  }
+  if (r.measured_tokens_per_s.empty()) {
+    res.notes.push_back("throughput is the calibrated estimate; a ranking marked robust holds across the band");
+  }
+  return res;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,135 @@
+#include <gpuplan/cost.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+namespace {
+
+constexpr double kSecondsPerHour = 3600.0;
+constexpr double kHoursPerYear = 8760.0;
+constexpr double kHoursPerMonth = kHoursPerYear / 12.0;
+constexpr double kJoulesPerKwh = 3.6e6;
+constexpr double kMillion = 1e6;
+
+void check(bool ok, std::string_view field, std::string_view expected, double got) {
+  if (!ok) {
+    throw InputError(fmt::format("cost.{}: expected {}, got {}", field, expected, got));
+  }
+}
+
+}  // namespace
+
+CostResult cost(const CostRequest& r) {
+  check(r.gpus >= 1 && r.gpus <= (1u << 16), "gpus", "between 1 and 65536", static_cast<double>(r.gpus));
+  check(r.output_tokens_per_s > 0 && std::isfinite(r.output_tokens_per_s) && r.output_tokens_per_s < 1e12,
+        "output_tokens_per_s", "a positive rate", r.output_tokens_per_s);
+  check(r.input_tokens_per_s >= 0 && std::isfinite(r.input_tokens_per_s) && r.input_tokens_per_s < 1e12,
+        "input_tokens_per_s", "a rate >= 0", r.input_tokens_per_s);
+  check(r.utilization > 0 && r.utilization <= 1, "utilization", "a share in (0, 1]", r.utilization);
+  check(r.storage_usd_per_month >= 0 && r.storage_usd_per_month < 1e9, "storage_usd_per_month", "USD >= 0",
+        r.storage_usd_per_month);
+  check(r.egress_usd_per_month >= 0 && r.egress_usd_per_month < 1e9, "egress_usd_per_month", "USD >= 0",
+        r.egress_usd_per_month);
+  check(r.failed_run_overhead >= 0 && r.failed_run_overhead <= 10, "failed_run_overhead", "a share in [0, 10]",
+        r.failed_run_overhead);
+  check(r.pue >= 1 && r.pue <= 5, "pue", "a ratio in [1, 5]", r.pue);
+  check(r.usd_per_kwh >= 0 && r.usd_per_kwh < 100, "usd_per_kwh", "USD >= 0", r.usd_per_kwh);
+  check(r.gpu_power_w >= 0 && r.gpu_power_w < 1e5, "gpu_power_w", "watts >= 0", r.gpu_power_w);
+  if (r.usd_per_gpu_hour.has_value() == r.owned.has_value()) {
+    throw InputError("cost: give either a rental price per GPU-hour or owned hardware, not both or neither");
+  }
+  CostResult c;
+  c.request = r;
+  const double gpus = static_cast<double>(r.gpus);
+  c.power_w = r.gpu_power_w * gpus * r.utilization * r.pue;
+  if (r.usd_per_gpu_hour) {
+    check(*r.usd_per_gpu_hour > 0 && *r.usd_per_gpu_hour < 1e4, "usd_per_gpu_hour", "a positive price",
+          *r.usd_per_gpu_hour);
+    c.rental_usd_per_hour = *r.usd_per_gpu_hour * gpus;
+  } else {
+    const OwnedHardware& o = *r.owned;
+    check(o.capex_usd_per_gpu > 0 && o.capex_usd_per_gpu < 1e8, "capex_usd_per_gpu", "a positive price",
+          o.capex_usd_per_gpu);
+    check(o.amortization_years > 0 && o.amortization_years <= 30, "amortization_years", "years in (0, 30]",
+          o.amortization_years);
+    check(o.operations_share_per_year >= 0 && o.operations_share_per_year <= 1, "operations_share_per_year",
+          "a share in [0, 1]", o.operations_share_per_year);
+    c.capex_usd_per_hour = o.capex_usd_per_gpu * gpus / (o.amortization_years * kHoursPerYear);
+    c.operations_usd_per_hour = o.capex_usd_per_gpu * gpus * o.operations_share_per_year / kHoursPerYear;
+    // Power: kW drawn x USD/kWh.
+    c.power_usd_per_hour = c.power_w / 1000.0 * r.usd_per_kwh;
+  }
+  c.extras_usd_per_hour = (r.storage_usd_per_month + r.egress_usd_per_month) / kHoursPerMonth;
+  c.failed_runs_usd_per_hour = (c.rental_usd_per_hour + c.capex_usd_per_hour + c.operations_usd_per_hour +
+                                c.power_usd_per_hour) * r.failed_run_overhead;
+  c.useful_output_tokens_per_hour = r.output_tokens_per_s * r.utilization * kSecondsPerHour;
+  c.tokens_per_usd = c.useful_output_tokens_per_hour / c.usd_per_hour();
+  c.usd_per_million_tokens = kMillion / c.tokens_per_usd;
+  if (r.input_tokens_per_s > 0) {
+    const double total_per_hour = (r.output_tokens_per_s + r.input_tokens_per_s) * r.utilization * kSecondsPerHour;
+    c.usd_per_million_total_tokens = kMillion * c.usd_per_hour() / total_per_hour;
+  }
+  // Energy per output token while serving: deployment power / output rate.
+  c.joules_per_token = r.gpu_power_w * gpus * r.pue / r.output_tokens_per_s;
+  c.kwh_per_million_tokens = c.joules_per_token * kMillion / kJoulesPerKwh;
+  return c;
+}
+
+double break_even_usd_per_gpu_hour(double price_a, double per_gpu_a, double per_gpu_b) {
+  return price_a * per_gpu_b / per_gpu_a;
+}
+
+std::vector<std::string> providers(const Catalog& catalog) {
+  std::vector<std::string> out;
+  for (const Price& p : catalog.prices()) {
+    if (std::find(out.begin(), out.end(), p.provider) == out.end()) {
+      out.push_back(p.provider);
+    }
+  }
+  return out;
+}
+
+std::vector<PricingMode> modes_for(const Catalog& catalog, std::string_view provider, std::string_view gpu) {
+  std::vector<PricingMode> out;
+  for (const Price& p : catalog.prices()) {
+    if (p.provider == provider && p.gpu == gpu && std::find(out.begin(), out.end(), p.mode) == out.end()) {
+      out.push_back(p.mode);
+    }
+  }
+  return out;
+}
+
+const Price& find_price(const Catalog& catalog, std::string_view provider, std::string_view gpu, PricingMode mode) {
+  const auto known = providers(catalog);
+  if (std::find(known.begin(), known.end(), provider) == known.end()) {
+    throw InputError(fmt::format("unknown provider '{}'; closest: {} (known: {})", provider,
+                                 fmt::join(closest_names(provider, known), ", "), fmt::join(known, ", ")));
+  }
+  const Price* best = nullptr;
+  for (const Price& p : catalog.prices()) {
+    if (p.provider == provider && p.gpu == gpu && p.mode == mode &&
+        (best == nullptr || p.usd_per_gpu_hour < best->usd_per_gpu_hour)) {
+      best = &p;
+    }
+  }
+  if (best == nullptr) {
+    const auto modes = modes_for(catalog, provider, gpu);
+    std::vector<std::string_view> names;
+    for (PricingMode m : modes) {
+      names.push_back(to_string(m));
+    }
+    throw InputError(names.empty()
+                         ? fmt::format("{} has no price for {} in the catalog", provider, gpu)
+                         : fmt::format("{} has no {} price for {}; it has: {}", provider, to_string(mode), gpu,
+                                       fmt::join(names, ", ")));
+  }
+  return *best;
+}
+
+}  // namespace gpuplan

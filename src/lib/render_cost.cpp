@@ -1,0 +1,254 @@
+// render_cost() and render_compare(): prices always travel with provider, mode and date.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <gpuplan/render.hpp>
+#include <gpuplan/version.hpp>
+
+#include "detail/document.hpp"
+
+namespace gpuplan {
+namespace {
+
+using detail::checked;
+using Json = nlohmann::ordered_json;
+
+std::string usd(double v) { return fmt::format("{:.2f}", checked(v, "a price")); }
+std::string millions(double v) { return fmt::format("{:.2f}", checked(v, "a count") / 1e6); }
+std::string pct(double v) { return fmt::format("{:+.0f} %", checked(v, "a share") * 100.0); }
+
+std::string price_label(const Price& p) {
+  return fmt::format("{} {} ${:.2f}/GPU-h ({}{})", p.provider, to_string(p.mode), p.usd_per_gpu_hour, p.date,
+                     p.region.empty() ? "" : ", " + p.region);
+}
+
+Json cost_json(const CostResult& c) {
+  return {{"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},
+          {"rental_usd_per_hour", c.rental_usd_per_hour},
+          {"capex_usd_per_hour", c.capex_usd_per_hour},
+          {"operations_usd_per_hour", c.operations_usd_per_hour},
+          {"power_usd_per_hour", c.power_usd_per_hour},
+          {"extras_usd_per_hour", c.extras_usd_per_hour},
+          {"failed_runs_usd_per_hour", c.failed_runs_usd_per_hour},
+          {"tokens_per_usd", checked(c.tokens_per_usd, "tokens/usd")},
+          {"usd_per_million_tokens", checked(c.usd_per_million_tokens, "usd/mtok")},
+          {"usd_per_million_total_tokens",
+           c.usd_per_million_total_tokens > 0 ? Json(c.usd_per_million_total_tokens) : Json(nullptr)},
+          {"power_w", c.power_w},
+          {"joules_per_token", checked(c.joules_per_token, "J/token")},
+          {"kwh_per_million_tokens", checked(c.kwh_per_million_tokens, "kWh/Mtok")}};
+}
+
+Json price_json(const Price& p) {
+  return {{"provider", p.provider}, {"gpu", p.gpu}, {"mode", to_string(p.mode)}, {"usd_per_gpu_hour", p.usd_per_gpu_hour},
+          {"date", p.date}, {"region", p.region}, {"sources", p.sources}};
+}
+
+}  // namespace
+
+std::string render_cost(const CostReport& r, const RenderOptions& options) {
+  const CostResult& c = r.cost;
+  const CostRequest& q = c.request;
+  if (options.format == Format::json) {
+    Json j;
+    j["schema_version"] = kJsonSchemaVersion;
+    j["command"] = "cost";
+    j["gpuplan_version"] = std::string(kVersion);
+    j["inputs"] = {{"model", r.model_id},
+                   {"gpu", r.gpu_id},
+                   {"gpus", q.gpus},
+                   {"price", r.price ? price_json(*r.price) : Json(nullptr)},
+                   {"usd_per_gpu_hour", q.usd_per_gpu_hour ? Json(*q.usd_per_gpu_hour) : Json(nullptr)},
+                   {"owned", q.owned ? Json{{"capex_usd_per_gpu", q.owned->capex_usd_per_gpu},
+                                            {"amortization_years", q.owned->amortization_years},
+                                            {"operations_share_per_year", q.owned->operations_share_per_year}}
+                                     : Json(nullptr)},
+                   {"output_tokens_per_s", q.output_tokens_per_s},
+                   {"input_tokens_per_s", q.input_tokens_per_s},
+                   {"throughput_source", r.throughput_source},
+                   {"utilization", q.utilization},
+                   {"storage_usd_per_month", q.storage_usd_per_month},
+                   {"egress_usd_per_month", q.egress_usd_per_month},
+                   {"failed_run_overhead", q.failed_run_overhead},
+                   {"gpu_power_w", q.gpu_power_w},
+                   {"pue", q.pue},
+                   {"usd_per_kwh", q.usd_per_kwh}};
+    j["cost"] = cost_json(c);
+    j["budget_usd_per_million_tokens"] =
+        r.budget_usd_per_million_tokens ? Json(*r.budget_usd_per_million_tokens) : Json(nullptr);
+    j["within_budget"] = r.within_budget();
+    return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+  detail::Document doc;
+  doc.heading.push_back(fmt::format("gpuplan cost: {} on {} x {}", r.model_id, q.gpus, r.gpu_id));
+  doc.heading.push_back(r.price ? "price: " + price_label(*r.price)
+                        : q.owned ? fmt::format("owned: ${:.0f} per GPU over {:g} years, {:.0f} % a year for operations, "
+                                                "${:.3f}/kWh at PUE {:.2f}",
+                                                q.owned->capex_usd_per_gpu, q.owned->amortization_years,
+                                                q.owned->operations_share_per_year * 100.0, q.usd_per_kwh, q.pue)
+                                  : fmt::format("price: ${:.2f}/GPU-h (given)", *q.usd_per_gpu_hour));
+  doc.heading.push_back(fmt::format("throughput: {:.0f} output tok/s ({}), utilization {:.0f} %", q.output_tokens_per_s,
+                                    r.throughput_source, q.utilization * 100.0));
+  detail::Table t{.title = "", .header = {"quantity", "value"}, .rows = {}};
+  t.rows.push_back({"USD per hour (deployment)", usd(c.usd_per_hour())});
+  if (c.rental_usd_per_hour > 0) {
+    t.rows.push_back({"  rental", usd(c.rental_usd_per_hour)});
+  }
+  if (q.owned) {
+    t.rows.push_back({"  capex amortized", usd(c.capex_usd_per_hour)});
+    t.rows.push_back({"  operations", usd(c.operations_usd_per_hour)});
+    t.rows.push_back({"  power", usd(c.power_usd_per_hour)});
+  }
+  if (c.extras_usd_per_hour > 0) {
+    t.rows.push_back({"  storage and egress", usd(c.extras_usd_per_hour)});
+  }
+  if (c.failed_runs_usd_per_hour > 0) {
+    t.rows.push_back({"  failed runs", usd(c.failed_runs_usd_per_hour)});
+  }
+  t.rows.push_back({"output tokens per USD (millions)", millions(c.tokens_per_usd)});
+  t.rows.push_back({"USD per million output tokens", fmt::format("{:.4f}", c.usd_per_million_tokens)});
+  if (c.usd_per_million_total_tokens > 0) {
+    t.rows.push_back({"USD per million input+output tokens", fmt::format("{:.4f}", c.usd_per_million_total_tokens)});
+  }
+  t.rows.push_back({"energy per output token (J)", fmt::format("{:.3f}", c.joules_per_token)});
+  t.rows.push_back({"energy per million output tokens (kWh)", fmt::format("{:.2f}", c.kwh_per_million_tokens)});
+  doc.tables.push_back(std::move(t));
+  if (r.budget_usd_per_million_tokens) {
+    doc.footer.push_back(fmt::format("budget ${:.4f} per million tokens: {}", *r.budget_usd_per_million_tokens,
+                                     r.within_budget() ? "within budget" : "OVER BUDGET"));
+  }
+  doc.footer.push_back("energy counts TDP x GPUs x PUE while serving; rental prices already include power");
+  return detail::render_document(doc, options.format);
+}
+
+std::string render_compare(const CompareResult& r, const RenderOptions& options) {
+  const auto source = [](const CompareOption& o) { return o.measured_tokens_per_s ? "measured" : "estimate"; };
+  if (options.format == Format::json) {
+    Json j;
+    j["schema_version"] = kJsonSchemaVersion;
+    j["command"] = "compare";
+    j["gpuplan_version"] = std::string(kVersion);
+    j["inputs"] = {{"model", r.model_id},
+                   {"gpus", r.request.gpus},
+                   {"gpus_per_option", r.request.gpus_per_option},
+                   {"weights_dtype", to_string(r.request.perf.fit.weights_dtype)},
+                   {"kv_dtype", to_string(r.request.perf.fit.kv_dtype)},
+                   {"input_tokens", r.request.perf.input_tokens},
+                   {"output_tokens", r.request.perf.output_tokens},
+                   {"provider", r.request.provider.empty() ? Json(nullptr) : Json(r.request.provider)},
+                   {"utilization", r.request.cost.utilization}};
+    Json options_json = Json::array();
+    for (const CompareOption& o : r.options) {
+      options_json.push_back({{"gpu", o.gpu},
+                              {"layout", {{"gpus", o.layout.gpus()}, {"tp", o.layout.tp}, {"pp", o.layout.pp},
+                                          {"ep", o.layout.ep}, {"dp", o.layout.dp}}},
+                              {"batch", o.batch},
+                              {"estimate_tokens_per_s", checked(o.estimate_tokens_per_s, "estimate")},
+                              {"estimate_tokens_per_s_low", o.estimate_low},
+                              {"estimate_tokens_per_s_high", o.estimate_high},
+                              {"roofline_tokens_per_s", o.roofline_tokens_per_s},
+                              {"measured_tokens_per_s", o.measured_tokens_per_s ? Json(*o.measured_tokens_per_s) : Json(nullptr)},
+                              {"tokens_per_s", o.tokens_per_s()},
+                              {"throughput_source", source(o)}});
+    }
+    j["options"] = options_json;
+    Json modes = Json::array();
+    for (const ModeComparison& m : r.modes) {
+      Json per = Json::array();
+      for (std::size_t i = 0; i < m.options.size(); ++i) {
+        const PricedOption& po = m.options[i];
+        if (po.price == nullptr) {
+          per.push_back({{"gpu", r.options[i].gpu}, {"price", nullptr}});
+          continue;
+        }
+        Json entry = cost_json(po.cost);
+        entry["gpu"] = r.options[i].gpu;
+        entry["price"] = price_json(*po.price);
+        entry["premium"] = po.premium;
+        entry["throughput_ratio"] = po.throughput_ratio;
+        entry["break_even_usd_per_gpu_hour"] = checked(po.break_even_usd_per_gpu_hour, "break-even");
+        per.push_back(entry);
+      }
+      modes.push_back({{"provider", m.provider},
+                       {"mode", to_string(m.mode)},
+                       {"options", per},
+                       {"winner", m.winner ? Json(r.options[*m.winner].gpu) : Json(nullptr)},
+                       {"robust", m.robust}});
+    }
+    j["modes"] = modes;
+    j["notes"] = r.notes;
+    return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+  detail::Document doc;
+  const auto& q = r.request;
+  doc.heading.push_back(fmt::format("gpuplan compare: {} on {} GPUs per option, weights {}, KV {}, {} input + {} output tokens",
+                                    r.model_id, q.gpus_per_option, to_string(q.perf.fit.weights_dtype),
+                                    to_string(q.perf.fit.kv_dtype), q.perf.input_tokens, q.perf.output_tokens));
+  detail::Table opts{.title = "Throughput",
+                     .header = {"gpu", "layout", "batch", "estimate tok/s", "band", "roofline tok/s", "used tok/s", "source"},
+                     .rows = {}};
+  for (const CompareOption& o : r.options) {
+    opts.rows.push_back({o.gpu, fmt::format("TP {} PP {} DP {}", o.layout.tp, o.layout.pp, o.layout.dp),
+                         std::to_string(o.batch), fmt::format("{:.0f}", o.estimate_tokens_per_s),
+                         fmt::format("{:.0f}..{:.0f}", o.estimate_low, o.estimate_high),
+                         fmt::format("{:.0f}", o.roofline_tokens_per_s), fmt::format("{:.0f}", o.tokens_per_s()),
+                         source(o)});
+  }
+  doc.tables.push_back(std::move(opts));
+  detail::Table costs{.title = "Cost by pricing mode",
+                      .header = {"provider", "mode", "gpu", "USD/GPU-h", "USD/h", "M tokens/USD", "USD/Mtok", "premium",
+                                 "throughput", "break-even USD/GPU-h", "winner"},
+                      .rows = {}};
+  for (const ModeComparison& m : r.modes) {
+    for (std::size_t i = 0; i < m.options.size(); ++i) {
+      const PricedOption& po = m.options[i];
+      if (po.price == nullptr) {
+        costs.rows.push_back({m.provider, std::string(to_string(m.mode)), r.options[i].gpu, "-", "-", "-", "-", "-", "-",
+                              "-", "no price"});
+        continue;
+      }
+      const bool win = m.winner && *m.winner == i;
+      costs.rows.push_back({m.provider, std::string(to_string(m.mode)), r.options[i].gpu, usd(po.price->usd_per_gpu_hour),
+                            usd(po.cost.usd_per_hour()), millions(po.cost.tokens_per_usd),
+                            fmt::format("{:.4f}", po.cost.usd_per_million_tokens), pct(po.premium),
+                            fmt::format("{:.2f}x", po.throughput_ratio), usd(po.break_even_usd_per_gpu_hour),
+                            win ? (m.robust ? "yes" : "yes (within band)") : ""});
+    }
+  }
+  doc.tables.push_back(std::move(costs));
+  for (const ModeComparison& m : r.modes) {
+    if (!m.winner) {
+      continue;
+    }
+    std::string line = fmt::format("{} {}: {} wins", m.provider, to_string(m.mode), r.options[*m.winner].gpu);
+    // Framed against the baseline (the first priced option), as the question is asked.
+    const auto base = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price; });
+    for (std::size_t i = 0; i < m.options.size(); ++i) {
+      const PricedOption& po = m.options[i];
+      if (po.price == nullptr || &po == &*base) {
+        continue;
+      }
+      const double change = po.cost.tokens_per_usd / base->cost.tokens_per_usd - 1.0;
+      line += fmt::format("; {} buys {:.0f} % {} tokens per USD than {}", r.options[i].gpu, std::abs(change) * 100.0,
+                          change >= 0 ? "more" : "fewer", r.options[static_cast<std::size_t>(base - m.options.begin())].gpu);
+    }
+    line += m.robust ? "" : " (not robust: the estimates' bands overlap)";
+    doc.footer.push_back(line);
+  }
+  for (std::size_t i = 1; i < r.options.size(); ++i) {
+    const double ratio = r.options[i].tokens_per_s() / r.options[0].tokens_per_s();
+    doc.footer.push_back(fmt::format("{} vs {}: {:.2f}x the throughput = {:.0f} % {} time for the same tokens",
+                                     r.options[i].gpu, r.options[0].gpu, ratio, std::abs(1.0 - 1.0 / ratio) * 100.0,
+                                     ratio >= 1.0 ? "less" : "more"));
+  }
+  doc.footer.push_back("break-even: the GPU-hour price at which the option earns as many tokens per USD as the first");
+  for (const auto& n : r.notes) {
+    doc.footer.push_back("note: " + n);
+  }
+  return detail::render_document(doc, options.format);
+}
+
+}  // namespace gpuplan
