@@ -110,14 +110,14 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
   add_workload_options(*sub, o->workload);
   add_pricing_options(*sub, o->pricing);
   sub->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Rental price per GPU-hour (instead of --provider)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_validator());
   sub->add_option("--tokens-per-second", o->tokens_per_second, "Measured output tokens/s of the whole deployment")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_validator());
   sub->add_option("--max-batch", o->max_batch, "Batch cap per replica for the estimate")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_validator());
   sub->add_option("--amortization-years", o->amortization_years, "Owned hardware: years to amortize over")
       ->capture_default_str()
       ->check(CLI::Range(0.1, 30.0));

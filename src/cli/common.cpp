@@ -59,6 +59,22 @@ CLI::Validator non_empty() {
                         "NON-EMPTY");
 }
 
+CLI::Validator positive_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(text, &used);
+          if (used == text.size() && std::isfinite(v) && v > 0) {
+            return {};
+          }
+        } catch (const std::exception&) {
+        }
+        return fmt::format("expected a positive number, got '{}'", text);
+      },
+      "POSITIVE");
+}
+
 CLI::Validator share_validator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

@@ -31,6 +31,8 @@ RenderOptions render_options(const CommonOptions& opts);
 
 /// A CLI11 check that accepts only finite numbers in [0.01, 1].
 CLI::Validator share_validator();
+/// A CLI11 check for a finite number > 0 (CLI::PositiveNumber prints DBL_MAX in its message).
+CLI::Validator positive_validator();
 /// A CLI11 check that rejects an empty value.
 CLI::Validator non_empty();
 

@@ -21,7 +21,7 @@ void add_pricing_options(CLI::App& sub, PricingOptions& o) {
       ->check(CLI::Range(1.0, 5.0));
   sub.add_option("--usd-per-kwh", o.usd_per_kwh, "Energy price for owned hardware")->check(CLI::Range(0.0, 100.0));
   sub.add_option("--max-usd-per-mtok", o.max_usd_per_mtok, "Budget: USD per million output tokens (with --check)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_validator());
   sub.add_flag("--check", o.check, "Exit with code 1 when over --max-usd-per-mtok");
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <gpuplan/error.hpp>
 
@@ -116,9 +117,17 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     if (r.mode && !r.provider.empty()) {
       find_price(catalog, r.provider, r.gpus.front(), *r.mode);  // throws naming the modes it has
     }
-    throw InputError(fmt::format("compare: no prices for these GPUs{}{}",
+    std::vector<std::string> priced;
+    for (const Price& p : catalog.prices()) {
+      if ((r.provider.empty() || p.provider == r.provider) &&
+          std::find(priced.begin(), priced.end(), p.gpu) == priced.end()) {
+        priced.push_back(p.gpu);
+      }
+    }
+    throw InputError(fmt::format("compare: no prices for {}{}{}; prices exist for: {}", fmt::join(r.gpus, ", "),
                                  r.provider.empty() ? "" : " at " + r.provider,
-                                 r.mode ? fmt::format(" in mode {}", to_string(*r.mode)) : std::string()));
+                                 r.mode ? fmt::format(" in mode {}", to_string(*r.mode)) : std::string(),
+                                 fmt::join(priced, ", ")));
   }
   const double gpus = static_cast<double>(r.gpus_per_option);
   for (const auto& [provider, mode] : pairs) {
