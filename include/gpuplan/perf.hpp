@@ -104,6 +104,7 @@ class PerfModel {
  private:
   double expert_bytes_touched(double tokens) const;
   double attention_context_sum(double context_tokens) const;  // sum over layers of min(L, window)
+  double communication_s(double tokens, const Efficiency& e) const;  // per stage, per forward pass
 
   PerfRequest request_;
   FitResult fit_;

@@ -172,6 +172,16 @@ double PerfModel::attention_context_sum(double context) const {
   return sum;
 }
 
+double PerfModel::communication_s(double tokens, const Efficiency& e) const {
+  const CommLink tp{tp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
+  const CommLink ep{ep_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
+  const Layout& l = request_.fit.layout;
+  // Two all-reduces per layer under TP (after attention and after the MLP); MoE layers
+  // dispatch and combine tokens with two all-to-alls under EP.
+  return 2.0 * layers_per_stage_ * allreduce_s(tokens * activation_bytes_per_token_, l.tp, tp) +
+         2.0 * moe_layers_per_stage_ * alltoall_s(tokens * experts_per_token_ * activation_bytes_per_token_, l.ep, ep);
+}
+
 StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const Efficiency& e) const {
   const double b = d(micro_batch);
   const double context_layers = attention_context_sum(context);
@@ -180,14 +190,7 @@ StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const
   s.flop = b * (linear_flop_per_token_ + attention_flop_per_token_context_ * context_layers);
   s.memory_s = s.bytes / (bandwidth_bytes_per_s_ * e.bandwidth);
   s.compute_s = s.flop / (peak_flop_per_s_ * e.compute);
-  const CommLink tp{tp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
-  const CommLink ep{ep_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
-  const Layout& l = request_.fit.layout;
-  // Two all-reduces per layer under TP (after attention and after the MLP); MoE layers
-  // dispatch and combine tokens with two all-to-alls under EP.
-  s.communication_s = 2.0 * layers_per_stage_ * allreduce_s(b * activation_bytes_per_token_, l.tp, tp) +
-                      2.0 * moe_layers_per_stage_ *
-                          alltoall_s(b * experts_per_token_ * activation_bytes_per_token_, l.ep, ep);
+  s.communication_s = communication_s(b, e);
   s.overhead_s = e.step_overhead_s;
   return s;
 }
@@ -201,12 +204,7 @@ StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) cons
   s.flop = t * (linear_flop_per_token_ + attention_flop_per_token_context_ * context_layers);
   s.memory_s = s.bytes / (bandwidth_bytes_per_s_ * e.bandwidth);
   s.compute_s = s.flop / (peak_flop_per_s_ * e.compute);
-  const CommLink tp{tp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
-  const CommLink ep{ep_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
-  const Layout& l = request_.fit.layout;
-  s.communication_s = 2.0 * layers_per_stage_ * allreduce_s(t * activation_bytes_per_token_, l.tp, tp) +
-                      2.0 * moe_layers_per_stage_ *
-                          alltoall_s(t * experts_per_token_ * activation_bytes_per_token_, l.ep, ep);
+  s.communication_s = communication_s(t, e);
   s.overhead_s = e.step_overhead_s;
   return s;
 }
