@@ -38,10 +38,15 @@ struct Calibration {
 
 /// Checks every benchmark of the catalog with `efficiency` (no fitting).
 Calibration validate_benchmarks(const Catalog& catalog, const Efficiency& efficiency);
+/// Same for a chosen list (models and GPUs are looked up in `catalog`).
+Calibration validate_benchmarks(const Catalog& catalog, const Efficiency& efficiency,
+                                const std::vector<Benchmark>& benchmarks);
 
 /// Fits bandwidth and compute efficiency and the per-step overhead to the benchmarks marked
 /// `calibrate` (least squares on log error over a grid), then validates all of them.
 Calibration calibrate(const Catalog& catalog);
+/// Same, fitted to a chosen list; throws InputError when none of them is marked `calibrate`.
+Calibration calibrate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks);
 
 /// The shipped defaults (Efficiency{}) with the residual band of the shipped benchmarks.
 std::pair<double, double> default_band(const Catalog& catalog);

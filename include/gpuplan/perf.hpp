@@ -21,11 +21,11 @@ namespace gpuplan {
 /// the fit of `calibrate()` to the shipped data/benchmarks.json (`gpuplan validate --calibrate`
 /// reproduces them and a test keeps them in step); link and hop latency are measured figures.
 struct Efficiency {
-  double bandwidth = 0.72;        ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
-  double compute = 0.58;          ///< share of dense tensor peak (matmul alone: H100 fp8 0.71)
+  double bandwidth = 0.73;        ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
+  double compute = 0.56;          ///< share of dense tensor peak (matmul alone: H100 fp8 0.71)
   double link = 0.80;             ///< share of link bandwidth in a ring (NCCL: 370 of 450 GB/s)
-  double step_overhead_s = 0.0038;  ///< per forward pass: launches, scheduling, sampling
-  double hop_latency_s = 5e-6;    ///< per ring hop (NCCL small-message latency on NVLink)
+  double step_overhead_s = 0.0044;  ///< per forward pass: launches, scheduling, sampling
+  double hop_latency_s = 1e-6;    ///< per ring hop: an 8-GPU ring all-reduce of a small message ~14 us
 
   /// The pure roofline: everything at peak, nothing fixed.
   static Efficiency roofline() {

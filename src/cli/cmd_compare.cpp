@@ -1,4 +1,6 @@
 // gpuplan compare: two or more GPUs for one model and workload, across pricing modes.
+#include <charconv>
+#include <cmath>
 #include <memory>
 
 #include <fmt/format.h>
@@ -48,15 +50,16 @@ Exit run_compare(CompareOptions o) {
       throw InputError(fmt::format("--measured: expected GPU=TOKENS_PER_S, got '{}'", m));
     }
     const std::string gpu = catalog.gpu(m.substr(0, eq)).id;
+    // from_chars: plain decimal or exponent notation only (no hex, no "nan").
     double tps = 0;
-    try {
-      std::size_t used = 0;
-      tps = std::stod(m.substr(eq + 1), &used);
-      if (used != m.size() - eq - 1) {
-        throw std::invalid_argument("trailing");
-      }
-    } catch (const std::exception&) {
+    const char* first = m.data() + eq + 1;
+    const char* last = m.data() + m.size();
+    const auto [end, ec] = std::from_chars(first, last, tps);
+    if (ec != std::errc{} || end != last || first == last || !std::isfinite(tps)) {
       throw InputError(fmt::format("--measured: expected a number of tokens/s after '=', got '{}'", m));
+    }
+    if (req.measured_tokens_per_s.contains(gpu)) {
+      throw InputError(fmt::format("--measured: {} is measured twice", gpu));
     }
     req.measured_tokens_per_s[gpu] = tps;
   }
@@ -106,6 +109,9 @@ void add_compare_command(CLI::App& app, Exit& exit_code) {
     note_given(*sub, o->deployment);
     if (o->gpus.size() < 2) {
       throw InputError("--gpu: give at least two GPUs to compare");
+    }
+    if (o->pricing.check && o->pricing.max_usd_per_mtok <= 0) {
+      throw InputError("--check: needs --max-usd-per-mtok, the budget to check");
     }
     try {
       exit_code = run_compare(*o);

@@ -1,4 +1,5 @@
 // gpuplan cost: USD per hour, tokens per USD, USD per million tokens and energy for one deployment.
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
@@ -25,6 +26,7 @@ struct CostOptions {
   double capex_usd_per_gpu = 0;
   double amortization_years = 4;
   double ops_share = 0;
+  bool amortization_set = false;
 };
 
 Exit run_cost(const CostOptions& o) {
@@ -41,10 +43,26 @@ Exit run_cost(const CostOptions& o) {
   report.gpu_id = gpu.id;
   c.gpu_power_w = gpu.tdp_w;
   if (o.tokens_per_second > 0) {
-    // A measurement: the model (if any) only labels it; the layout is the GPU count.
-    report.model_id = model_given ? (o.deployment.model_given ? o.deployment.model : o.deployment.model_config) : "-";
-    const std::uint64_t gpus = o.deployment.nodes > 0 ? o.deployment.nodes * o.deployment.gpus_per_node : o.deployment.gpus;
-    c.gpus = gpus == 0 ? 1 : gpus;
+    // A measurement: the deployment's size comes from --gpus/--nodes or TP x PP; a model, when
+    // given, must still fit it.
+    if (model_given) {
+      const Deployment d = resolve_deployment(catalog, o.deployment);
+      report.model_id = d.model.id;
+      FitRequest fr = d.request;
+      fr.context_tokens = o.workload.input + o.workload.output;
+      const FitResult f = d.layout_given ? fit(d.model, gpu, fr) : fit_smallest_layout(d.model, gpu, fr, d.gpus);
+      if (!f.fits) {
+        throw InputError(fmt::format("does not fit: {} on {} x {} cannot hold one {}-token sequence; see 'gpuplan fit'",
+                                     d.model.id, f.request.layout.gpus(), gpu.id, fr.context_tokens));
+      }
+      c.gpus = d.gpus;
+    } else {
+      report.model_id = "-";
+      const std::uint64_t replica = std::max<std::uint64_t>(1, o.deployment.tp) * std::max<std::uint64_t>(1, o.deployment.pp);
+      const std::uint64_t gpus =
+          o.deployment.nodes > 0 ? o.deployment.nodes * o.deployment.gpus_per_node : o.deployment.gpus;
+      c.gpus = gpus == 0 ? replica : gpus;
+    }
     c.output_tokens_per_s = o.tokens_per_second;
     c.input_tokens_per_s = o.tokens_per_second * static_cast<double>(o.workload.input) / static_cast<double>(o.workload.output);
     report.throughput_source = "measured, --tokens-per-second";
@@ -56,11 +74,12 @@ Exit run_cost(const CostOptions& o) {
     apply_workload(o.workload, req);
     validate_perf_request(d.model, req);
     const FitResult layout = d.layout_given ? fit(d.model, gpu, req.fit) : fit_smallest_layout(d.model, gpu, req.fit, d.gpus);
-    if (!layout.weights_fit) {
-      throw InputError(fmt::format("does not fit: weights {:.2f} GB per GPU against a {:.2f} GB engine cap (TP {}, PP {}); "
-                                   "see 'gpuplan fit'",
-                                   layout.per_gpu.weights_bytes / units::kGB, layout.per_gpu.engine_cap_bytes / units::kGB,
-                                   layout.request.layout.tp, layout.request.layout.pp));
+    if (!layout.fits) {
+      throw InputError(fmt::format("does not fit: weights {:.2f} GB and one {}-token sequence's KV cache per GPU "
+                                   "against a {:.2f} GB engine cap (TP {}, PP {}); see 'gpuplan fit'",
+                                   layout.per_gpu.weights_bytes / units::kGB, req.fit.context_tokens,
+                                   layout.per_gpu.engine_cap_bytes / units::kGB, layout.request.layout.tp,
+                                   layout.request.layout.pp));
     }
     req.fit.layout = layout.request.layout;
     const PerfModel pm(d.model, gpu, req);
@@ -69,8 +88,9 @@ Exit run_cost(const CostOptions& o) {
     c.gpus = req.fit.layout.gpus();
     c.output_tokens_per_s = p.output_tokens_per_s;
     c.input_tokens_per_s = p.output_tokens_per_s * static_cast<double>(o.workload.input) / static_cast<double>(o.workload.output);
-    report.throughput_source = fmt::format("estimate at batch {} per replica, TP {} PP {} DP {}", batch,
-                                           req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp);
+    report.throughput_source = fmt::format("estimate at batch {} per replica, TP {} PP {} DP {}{}", batch,
+                                           req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp,
+                                           req.sparse ? ", 2:4-sparse peak FLOPs" : "");
   }
   const bool price_given = o.usd_per_gpu_hour > 0;
   const bool owned = o.capex_usd_per_gpu > 0;
@@ -92,6 +112,10 @@ Exit run_cost(const CostOptions& o) {
   }
   if (!o.pricing.mode.empty() && !catalog_price) {
     throw InputError("--mode: needs --provider");
+  }
+  if (!owned && (o.ops_share > 0 || o.amortization_set || o.pricing.usd_per_kwh > 0)) {
+    throw InputError("--ops-share, --amortization-years and --usd-per-kwh describe owned hardware: they need "
+                     "--capex-usd-per-gpu");
   }
   report.cost = cost(c);
   if (o.pricing.max_usd_per_mtok > 0) {
@@ -126,6 +150,10 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);
+    o->amortization_set = sub->count("--amortization-years") > 0;
+    if (o->pricing.check && o->pricing.max_usd_per_mtok <= 0) {
+      throw InputError("--check: needs --max-usd-per-mtok, the budget to check");
+    }
     try {
       exit_code = run_cost(*o);
     } catch (const InputError& e) {

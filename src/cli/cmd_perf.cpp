@@ -34,13 +34,18 @@ Exit run_perf(const PerfOptions& o) {
   // The layout must hold the weights; without --tp/--pp take the smallest that does.
   const FitResult layout_fit = d.layout_given ? fit(d.model, *d.gpu, req.fit)
                                               : fit_smallest_layout(d.model, *d.gpu, req.fit, d.gpus);
-  if (!layout_fit.weights_fit) {
+  if (!layout_fit.fits) {
     const PerGpuMemory& m = layout_fit.per_gpu;
-    const std::string why = fmt::format(
-        "does not fit: weights {:.2f} GB + activations {:.2f} GB + reserve {:.2f} GB exceed the {:.2f} GB "
-        "engine cap per GPU (TP {}, PP {}); see 'gpuplan fit'",
-        m.weights_bytes / units::kGB, m.activation_bytes / units::kGB, m.reserve_bytes / units::kGB,
-        m.engine_cap_bytes / units::kGB, layout_fit.request.layout.tp, layout_fit.request.layout.pp);
+    const std::string why =
+        layout_fit.weights_fit
+            ? fmt::format("does not fit: one sequence of {} tokens needs {:.2f} GB of KV cache per GPU and the "
+                          "budget is {:.2f} GB (TP {}, PP {}); see 'gpuplan fit'",
+                          o.workload.input + o.workload.output, layout_fit.sequence_kv_bytes_per_gpu / units::kGB,
+                          m.kv_budget_bytes / units::kGB, layout_fit.request.layout.tp, layout_fit.request.layout.pp)
+            : fmt::format("does not fit: weights {:.2f} GB + activations {:.2f} GB + reserve {:.2f} GB exceed the "
+                          "{:.2f} GB engine cap per GPU (TP {}, PP {}); see 'gpuplan fit'",
+                          m.weights_bytes / units::kGB, m.activation_bytes / units::kGB, m.reserve_bytes / units::kGB,
+                          m.engine_cap_bytes / units::kGB, layout_fit.request.layout.tp, layout_fit.request.layout.pp);
     if (o.check) {
       fmt::print(stderr, "gpuplan: {}\n", why);
       return Exit::check_failed;

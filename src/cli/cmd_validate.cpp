@@ -1,9 +1,11 @@
 // gpuplan validate: the performance model against measured benchmarks.
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include <gpuplan/calibration.hpp>
+#include <gpuplan/error.hpp>
 
 #include "common.hpp"
 
@@ -18,15 +20,26 @@ struct ValidateOptions {
 
 Exit run_validate_benchmarks(const ValidateOptions& o) {
   Catalog catalog = load_catalog(o.common);
+  std::vector<Benchmark> chosen = catalog.benchmarks();
   if (!o.benchmarks.empty()) {
+    // Only the file's benchmarks are checked (and fitted); its models and GPUs may be built in.
     catalog.merge_file(o.benchmarks);
+    chosen.clear();
+    for (const Benchmark& b : catalog.benchmarks()) {
+      if (b.origin == o.benchmarks) {
+        chosen.push_back(b);
+      }
+    }
+    if (chosen.empty()) {
+      throw InputError(fmt::format("{}: no benchmarks in the file", o.benchmarks));
+    }
   }
-  Calibration c = o.calibrate ? calibrate(catalog) : validate_benchmarks(catalog, Efficiency{});
-  if (!o.benchmarks.empty()) {
-    std::erase_if(c.checks, [&o](const BenchmarkCheck& k) { return k.benchmark->origin != o.benchmarks; });
-  }
+  const Calibration c = o.calibrate ? calibrate(catalog, chosen) : validate_benchmarks(catalog, Efficiency{}, chosen);
   fmt::print("{}", render_validation(c, o.calibrate, render_options(o.common)));
-  return Exit::ok;
+  // A measurement above the bound, or one that cannot run, is a bug in the model or the data.
+  const bool all_hold = std::all_of(c.checks.begin(), c.checks.end(),
+                                    [](const BenchmarkCheck& k) { return k.batch > 0 && k.bound_holds; });
+  return all_hold ? Exit::ok : Exit::check_failed;
 }
 
 }  // namespace

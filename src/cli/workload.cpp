@@ -38,7 +38,7 @@ void apply_workload(const WorkloadOptions& o, PerfRequest& request) {
   request.output_tokens = o.output;
   request.sparse = o.sparse;
   request.efficiency = o.efficiency;
-  request.efficiency.step_overhead_s = o.step_overhead_ms / 1e3;
+  request.efficiency.step_overhead_s = o.step_overhead_ms / 1e3 + 0.0;  // + 0.0 turns -0 into 0
   request.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
 }
 

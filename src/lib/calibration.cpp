@@ -5,6 +5,8 @@
 #include <limits>
 #include <memory>
 
+#include <gpuplan/error.hpp>
+
 namespace gpuplan {
 namespace {
 
@@ -61,8 +63,7 @@ Calibration summarize(std::vector<BenchmarkCheck> checks, const Efficiency& e) {
   Calibration cal;
   cal.efficiency = e;
   std::vector<double> errors;
-  cal.lowest_residual = 0;
-  cal.highest_residual = 0;
+  bool first = true;
   for (const BenchmarkCheck& c : checks) {
     if (!c.has_estimate) {
       continue;
@@ -71,8 +72,9 @@ Calibration summarize(std::vector<BenchmarkCheck> checks, const Efficiency& e) {
     if (c.benchmark->calibrate) {
       // measured = estimate x (1 + residual)
       const double residual = 1.0 / (1.0 + c.error) - 1.0;
-      cal.lowest_residual = std::min(cal.lowest_residual, residual);
-      cal.highest_residual = std::max(cal.highest_residual, residual);
+      cal.lowest_residual = first ? residual : std::min(cal.lowest_residual, residual);
+      cal.highest_residual = first ? residual : std::max(cal.highest_residual, residual);
+      first = false;
       ++cal.calibration_points;
     }
   }
@@ -93,18 +95,30 @@ BenchmarkCheck check_benchmark(const Catalog& catalog, const Benchmark& b, const
 }
 
 Calibration validate_benchmarks(const Catalog& catalog, const Efficiency& efficiency) {
+  return validate_benchmarks(catalog, efficiency, catalog.benchmarks());
+}
+
+Calibration validate_benchmarks(const Catalog& catalog, const Efficiency& efficiency,
+                                const std::vector<Benchmark>& benchmarks) {
   validate_efficiency(efficiency);
   std::vector<BenchmarkCheck> checks;
-  for (const Benchmark& b : catalog.benchmarks()) {
+  for (const Benchmark& b : benchmarks) {
     checks.push_back(check(prepare(catalog, b), efficiency));
   }
   return summarize(std::move(checks), efficiency);
 }
 
-Calibration calibrate(const Catalog& catalog) {
+Calibration calibrate(const Catalog& catalog) { return calibrate(catalog, catalog.benchmarks()); }
+
+Calibration calibrate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks) {
   std::vector<Prepared> all;
-  for (const Benchmark& b : catalog.benchmarks()) {
+  bool any = false;
+  for (const Benchmark& b : benchmarks) {
     all.push_back(prepare(catalog, b));
+    any = any || (b.calibrate && !b.input_tokens_is_upper_bound && all.back().batch > 0);
+  }
+  if (!any) {
+    throw InputError("calibrate: no benchmark is marked \"calibrate\" with a known input length and a layout that fits");
   }
   const auto loss = [&all](const Efficiency& e) {
     double sum = 0;
@@ -147,11 +161,14 @@ Calibration calibrate(const Catalog& catalog) {
   // reach 1 would only trade against the overhead term.
   constexpr int kSteps = 16;
   constexpr double kMaxBandwidth = 0.92;
-  search(0.40, kMaxBandwidth, 0.30, 1.00, 0.0, 0.010, kSteps);
+  // Launch, scheduling and sampling cost per forward pass: a few milliseconds at most with CUDA
+  // graphs; a larger value would only stand in for missing bandwidth.
+  constexpr double kMaxOverhead = 0.005;
+  search(0.40, kMaxBandwidth, 0.30, 1.00, 0.0, kMaxOverhead, kSteps);
   const auto clamp_share = [](double v) { return std::clamp(v, 0.05, 1.0); };
   search(std::clamp(best.bandwidth - 0.04, 0.05, kMaxBandwidth), std::clamp(best.bandwidth + 0.04, 0.05, kMaxBandwidth),
          clamp_share(best.compute - 0.05), clamp_share(best.compute + 0.05),
-         std::max(0.0, best.step_overhead_s - 0.000625), best.step_overhead_s + 0.000625, kSteps);
+         std::max(0.0, best.step_overhead_s - 0.0003), std::min(kMaxOverhead, best.step_overhead_s + 0.0003), kSteps);
   std::vector<BenchmarkCheck> checks;
   for (const Prepared& p : all) {
     checks.push_back(check(p, best));

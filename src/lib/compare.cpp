@@ -54,9 +54,9 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
     req.fit.layout = best_layout(model, gpu, r, req);
   }
   const FitResult layout_fit = fit(model, gpu, req.fit);
-  if (!layout_fit.weights_fit) {
-    throw InputError(fmt::format("compare: {} does not fit {} x {} (TP {}, PP {}): weights {:.2f} GB per GPU "
-                                 "against a {:.2f} GB engine cap",
+  if (!layout_fit.fits) {
+    throw InputError(fmt::format("compare: {} does not fit {} x {} (TP {}, PP {}): weights {:.2f} GB per GPU, "
+                                 "one sequence's KV cache included, against a {:.2f} GB engine cap",
                                  model.id, layout_fit.request.layout.gpus(), gpu.id, layout_fit.request.layout.tp,
                                  layout_fit.request.layout.pp, layout_fit.per_gpu.weights_bytes / units::kGB,
                                  layout_fit.per_gpu.engine_cap_bytes / units::kGB));
@@ -70,8 +70,9 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
   const PerfPoint est = pm.evaluate(o.batch, req.efficiency);
   o.estimate_tokens_per_s = est.output_tokens_per_s;
   o.estimate_low = est.output_tokens_per_s * (1.0 + std::min(0.0, r.band.first));
-  o.estimate_high = est.output_tokens_per_s * (1.0 + std::max(0.0, r.band.second));
   o.roofline_tokens_per_s = pm.evaluate(o.batch, Efficiency::roofline()).output_tokens_per_s;
+  // The band never reaches past the bound.
+  o.estimate_high = std::min(est.output_tokens_per_s * (1.0 + std::max(0.0, r.band.second)), o.roofline_tokens_per_s);
   if (const auto it = r.measured_tokens_per_s.find(gpu.id); it != r.measured_tokens_per_s.end()) {
     o.measured_tokens_per_s = it->second;
   }
@@ -84,11 +85,16 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   if (r.gpus.size() < 2) {
     throw InputError("compare.gpus: give at least two GPUs");
   }
+  for (std::size_t i = 0; i < r.gpus.size(); ++i) {
+    if (std::find(r.gpus.begin() + static_cast<std::ptrdiff_t>(i) + 1, r.gpus.end(), r.gpus[i]) != r.gpus.end()) {
+      throw InputError(fmt::format("compare.gpus: '{}' is given twice", r.gpus[i]));
+    }
+  }
   for (const auto& [gpu, tps] : r.measured_tokens_per_s) {
     if (std::find(r.gpus.begin(), r.gpus.end(), gpu) == r.gpus.end()) {
       throw InputError(fmt::format("compare.measured: '{}' is not one of the GPUs compared", gpu));
     }
-    if (!(tps > 0) || tps > 1e12) {
+    if (!(tps >= 1e-3) || tps > 1e12) {
       throw InputError(fmt::format("compare.measured: expected a positive tokens/s for {}, got {}", gpu, tps));
     }
   }
@@ -164,8 +170,14 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
         }
         po.premium = po.price->usd_per_gpu_hour / base->price->usd_per_gpu_hour - 1.0;
         po.throughput_ratio = res.options[i].tokens_per_s() / res.options[b].tokens_per_s();
-        po.break_even_usd_per_gpu_hour = break_even_usd_per_gpu_hour(
-            base->price->usd_per_gpu_hour, res.options[b].tokens_per_s() / gpus, res.options[i].tokens_per_s() / gpus);
+        // The price at which this option's whole bill (extras and failed runs included) buys as
+        // many tokens per USD as the baseline's.
+        const double target_usd_per_hour =
+            po.cost.useful_output_tokens_per_hour / base->cost.tokens_per_usd;
+        po.break_even_usd_per_gpu_hour = std::max(
+            0.0, (target_usd_per_hour / (1.0 + r.cost.failed_run_overhead) - po.cost.extras_usd_per_hour /
+                                                                                  (1.0 + r.cost.failed_run_overhead)) /
+                     gpus);
       }
       std::size_t w = b;
       for (std::size_t i = 0; i < m.options.size(); ++i) {
@@ -188,8 +200,19 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     }
     res.modes.push_back(std::move(m));
   }
-  if (r.measured_tokens_per_s.empty()) {
-    res.notes.push_back("throughput is the calibrated estimate; a ranking marked robust holds across the band");
+  if (r.measured_tokens_per_s.size() < r.gpus.size()) {
+    res.notes.push_back("estimated throughput is the calibrated model's; a ranking marked robust holds across the band");
+  }
+  if (r.perf.sparse) {
+    res.notes.push_back("estimates use 2:4-sparse peak FLOPs; dense inference cannot reach them");
+  }
+  for (const CompareOption& o : res.options) {
+    if (o.measured_tokens_per_s && *o.measured_tokens_per_s > o.roofline_tokens_per_s) {
+      res.notes.push_back(fmt::format(
+          "{}: the measurement is above the roofline of this workload at batch {} ({:.0f} tok/s): the measured run "
+          "used shorter prompts, a larger batch or another layout",
+          o.gpu, o.batch, o.roofline_tokens_per_s));
+    }
   }
   return res;
 }

@@ -27,19 +27,19 @@ void check(bool ok, std::string_view field, std::string_view expected, double go
 
 CostResult cost(const CostRequest& r) {
   check(r.gpus >= 1 && r.gpus <= (1u << 16), "gpus", "between 1 and 65536", static_cast<double>(r.gpus));
-  check(r.output_tokens_per_s > 0 && std::isfinite(r.output_tokens_per_s) && r.output_tokens_per_s < 1e12,
-        "output_tokens_per_s", "a positive rate", r.output_tokens_per_s);
+  check(r.output_tokens_per_s >= 1e-3 && r.output_tokens_per_s <= 1e12, "output_tokens_per_s",
+        "a rate between 0.001 and 1e12 tokens/s", r.output_tokens_per_s);
   check(r.input_tokens_per_s >= 0 && std::isfinite(r.input_tokens_per_s) && r.input_tokens_per_s < 1e12,
         "input_tokens_per_s", "a rate >= 0", r.input_tokens_per_s);
   check(r.utilization > 0 && r.utilization <= 1, "utilization", "a share in (0, 1]", r.utilization);
-  check(r.storage_usd_per_month >= 0 && r.storage_usd_per_month < 1e9, "storage_usd_per_month", "USD >= 0",
-        r.storage_usd_per_month);
-  check(r.egress_usd_per_month >= 0 && r.egress_usd_per_month < 1e9, "egress_usd_per_month", "USD >= 0",
+  check(r.storage_usd_per_month >= 0 && r.storage_usd_per_month <= 1e9, "storage_usd_per_month",
+        "USD between 0 and 1e9", r.storage_usd_per_month);
+  check(r.egress_usd_per_month >= 0 && r.egress_usd_per_month <= 1e9, "egress_usd_per_month", "USD between 0 and 1e9",
         r.egress_usd_per_month);
   check(r.failed_run_overhead >= 0 && r.failed_run_overhead <= 10, "failed_run_overhead", "a share in [0, 10]",
         r.failed_run_overhead);
   check(r.pue >= 1 && r.pue <= 5, "pue", "a ratio in [1, 5]", r.pue);
-  check(r.usd_per_kwh >= 0 && r.usd_per_kwh < 100, "usd_per_kwh", "USD >= 0", r.usd_per_kwh);
+  check(r.usd_per_kwh >= 0 && r.usd_per_kwh <= 100, "usd_per_kwh", "USD between 0 and 100", r.usd_per_kwh);
   check(r.gpu_power_w >= 0 && r.gpu_power_w < 1e5, "gpu_power_w", "watts >= 0", r.gpu_power_w);
   if (r.usd_per_gpu_hour.has_value() == r.owned.has_value()) {
     throw InputError("cost: give either a rental price per GPU-hour or owned hardware, not both or neither");
@@ -49,13 +49,13 @@ CostResult cost(const CostRequest& r) {
   const double gpus = static_cast<double>(r.gpus);
   c.power_w = r.gpu_power_w * gpus * r.utilization * r.pue;
   if (r.usd_per_gpu_hour) {
-    check(*r.usd_per_gpu_hour > 0 && *r.usd_per_gpu_hour < 1e4, "usd_per_gpu_hour", "a positive price",
-          *r.usd_per_gpu_hour);
+    check(*r.usd_per_gpu_hour >= 1e-4 && *r.usd_per_gpu_hour <= 1e4, "usd_per_gpu_hour",
+          "a price between 0.0001 and 10000 USD", *r.usd_per_gpu_hour);
     c.rental_usd_per_hour = *r.usd_per_gpu_hour * gpus;
   } else {
     const OwnedHardware& o = *r.owned;
-    check(o.capex_usd_per_gpu > 0 && o.capex_usd_per_gpu < 1e8, "capex_usd_per_gpu", "a positive price",
-          o.capex_usd_per_gpu);
+    check(o.capex_usd_per_gpu >= 1 && o.capex_usd_per_gpu <= 1e8, "capex_usd_per_gpu",
+          "a price between 1 and 1e8 USD", o.capex_usd_per_gpu);
     check(o.amortization_years > 0 && o.amortization_years <= 30, "amortization_years", "years in (0, 30]",
           o.amortization_years);
     check(o.operations_share_per_year >= 0 && o.operations_share_per_year <= 1, "operations_share_per_year",
@@ -108,8 +108,10 @@ std::vector<PricingMode> modes_for(const Catalog& catalog, std::string_view prov
 const Price& find_price(const Catalog& catalog, std::string_view provider, std::string_view gpu, PricingMode mode) {
   const auto known = providers(catalog);
   if (std::find(known.begin(), known.end(), provider) == known.end()) {
-    throw InputError(fmt::format("unknown provider '{}'; closest: {} (known: {})", provider,
-                                 fmt::join(closest_names(provider, known), ", "), fmt::join(known, ", ")));
+    const auto close = closest_names(provider, known);
+    throw InputError(fmt::format("unknown provider '{}'{} (known: {})", provider,
+                                 close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")),
+                                 fmt::join(known, ", ")));
   }
   const Price* best = nullptr;
   for (const Price& p : catalog.prices()) {

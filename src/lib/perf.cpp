@@ -235,7 +235,8 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
   const double cycle_s = output * p.itl_s + d(batch) * prefill_busy_s;
   p.output_tokens_per_s = d(batch) * output / cycle_s * d(l.dp);
   p.output_tokens_per_s_per_gpu = p.output_tokens_per_s / d(l.gpus());
-  p.e2e_latency_s = p.ttft_s + output * p.itl_s;
+  // Prefill yields the first token; each further one takes an ITL.
+  p.e2e_latency_s = p.ttft_s + (output - 1.0) * p.itl_s;
   p.kv_fits = batch <= max_batch_;
   return p;
 }

@@ -74,7 +74,7 @@ Json perf_json(const PerfResult& r) {
                     {"tokens_per_s_per_user", checked(p.tokens_per_s_per_user, "tok/s/user")},
                     {"output_tokens_per_s", checked(p.output_tokens_per_s, "tok/s")},
                     {"output_tokens_per_s_low", checked(p.output_tokens_per_s * r.band_low, "low")},
-                    {"output_tokens_per_s_high", checked(p.output_tokens_per_s * r.band_high, "high")},
+                    {"output_tokens_per_s_high", checked(std::min(p.output_tokens_per_s * r.band_high, b.output_tokens_per_s), "high")},
                     {"output_tokens_per_s_per_gpu", checked(p.output_tokens_per_s_per_gpu, "tok/s/gpu")},
                     {"decode_tokens_per_s", checked(p.decode_tokens_per_s, "decode")},
                     {"roofline_output_tokens_per_s", checked(b.output_tokens_per_s, "roofline")},
@@ -114,13 +114,16 @@ detail::Document perf_document(const PerfResult& r) {
     const PerfPoint& p = r.rows[i];
     t.rows.push_back({std::to_string(p.batch), ms(p.ttft_s), ms(p.itl_s), fmt::format("{:.1f}", p.tokens_per_s_per_user),
                       rate(p.output_tokens_per_s), rate(p.output_tokens_per_s * r.band_low),
-                      rate(p.output_tokens_per_s * r.band_high), rate(p.output_tokens_per_s_per_gpu),
+                      rate(std::min(p.output_tokens_per_s * r.band_high, r.roofline[i].output_tokens_per_s)),
+                      rate(p.output_tokens_per_s_per_gpu),
                       rate(r.roofline[i].output_tokens_per_s), fmt::format("{:.2f}", checked(p.e2e_latency_s, "e2e")),
                       std::string(to_string(p.decode.bound())), p.kv_fits ? "yes" : "no"});
   }
   doc.tables.push_back(std::move(t));
-  doc.footer.push_back(r.ridge_batch ? fmt::format("ridge batch: {:.0f} (decode turns compute-bound here)", *r.ridge_batch)
-                                     : std::string("ridge batch: none (the KV cache keeps decode memory-bound)"));
+  doc.footer.push_back(r.ridge_batch
+                           ? fmt::format("ridge batch at peak bandwidth and FLOPs: {:.0f} (decode turns compute-bound here)",
+                                         *r.ridge_batch)
+                           : std::string("ridge batch: none (the KV cache keeps decode memory-bound)"));
   doc.footer.push_back(fmt::format("largest batch the KV cache allows per replica: {}", r.max_batch_by_memory));
   doc.footer.push_back(
       "output tok/s: whole deployment, steady state with each prompt's prefill interleaved; roofline: the "

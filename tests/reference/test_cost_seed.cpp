@@ -132,7 +132,7 @@ TEST_CASE("cost: bad inputs name the field and missing prices are never defaulte
   CHECK_THROWS_WITH(gpuplan::cost(r), "cost.pue: expected a ratio in [1, 5], got 0.9");
   r.pue = 1.3;
   r.usd_per_gpu_hour = -1;
-  CHECK_THROWS_WITH(gpuplan::cost(r), "cost.usd_per_gpu_hour: expected a positive price, got -1");
+  CHECK_THROWS_WITH(gpuplan::cost(r), "cost.usd_per_gpu_hour: expected a price between 0.0001 and 10000 USD, got -1");
   CHECK_THROWS_WITH(gpuplan::find_price(cat(), "lyceum", "h200-sxm", PricingMode::spot),
                     "lyceum has no spot price for h200-sxm; it has: on-demand, dedicated");
   CHECK_THROWS_WITH(gpuplan::find_price(cat(), "lyceom", "h200-sxm", PricingMode::on_demand),
