@@ -244,7 +244,8 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                                      r.options[i].gpu, r.options[0].gpu, ratio, std::abs(1.0 - 1.0 / ratio) * 100.0,
                                      ratio >= 1.0 ? "less" : "more"));
   }
-  doc.footer.push_back("break-even: the GPU-hour price at which the option earns as many tokens per USD as the first");
+  doc.footer.push_back("premium, throughput and break-even (the GPU-hour price at which an option earns as many tokens "
+                       "per USD) are against the first GPU with a price in that mode");
   for (const auto& n : r.notes) {
     doc.footer.push_back("note: " + n);
   }
