@@ -66,6 +66,9 @@ struct CompareResult {
   std::vector<CompareOption> options;
   std::vector<ModeComparison> modes;
   std::vector<std::string> notes;
+
+  /// Lowest USD per million output tokens over every priced option and mode (for budgets).
+  [[nodiscard]] std::optional<double> cheapest_usd_per_million_tokens() const;
 };
 
 /// Throws InputError for unknown GPUs, providers or modes, a measurement for a GPU not compared,

@@ -70,6 +70,10 @@ struct CostReport {
   }
 };
 
+/// Prompt tokens processed alongside an output rate, for requests of `input_tokens` in and
+/// `output_tokens` out.
+double input_tokens_per_s_for(double output_tokens_per_s, std::uint64_t input_tokens, std::uint64_t output_tokens);
+
 /// Prices one deployment; throws InputError naming `cost.*` for bad inputs.
 CostResult cost(const CostRequest& request);
 

@@ -105,6 +105,7 @@ class PerfModel {
   double expert_bytes_touched(double tokens) const;
   double attention_context_sum(double context_tokens) const;  // sum over layers of min(L, window)
   double communication_s(double tokens, const Efficiency& e) const;  // per stage, per forward pass
+  StepTime timed(double bytes, double flop, double tokens, const Efficiency& e) const;  // the roofline of one step
 
   PerfRequest request_;
   FitResult fit_;

@@ -71,20 +71,11 @@ Exit run_compare(CompareOptions o) {
   apply_pricing(o.pricing, req.cost);
   const CompareResult result = compare(catalog, d.model, req);
   fmt::print("{}", render_compare(result, render));
-  if (o.pricing.check && o.pricing.max_usd_per_mtok > 0) {
-    double best = 0;
-    for (const ModeComparison& m : result.modes) {
-      for (const PricedOption& po : m.options) {
-        if (po.price && (best <= 0 || po.cost.usd_per_million_tokens < best)) {
-          best = po.cost.usd_per_million_tokens;
-        }
-      }
-    }
-    if (best > o.pricing.max_usd_per_mtok) {
-      fmt::print(stderr, "gpuplan: over budget: the cheapest option costs ${:.4f} per million tokens, budget ${:.4f}\n",
-                 best, o.pricing.max_usd_per_mtok);
-      return Exit::check_failed;
-    }
+  const std::optional<double> best = result.cheapest_usd_per_million_tokens();
+  if (o.pricing.check && best && *best > o.pricing.max_usd_per_mtok) {
+    fmt::print(stderr, "gpuplan: over budget: the cheapest option costs ${:.4f} per million tokens, budget ${:.4f}\n",
+               *best, o.pricing.max_usd_per_mtok);
+    return Exit::check_failed;
   }
   return Exit::ok;
 }
@@ -113,11 +104,7 @@ void add_compare_command(CLI::App& app, Exit& exit_code) {
     if (o->pricing.check && o->pricing.max_usd_per_mtok <= 0) {
       throw InputError("--check: needs --max-usd-per-mtok, the budget to check");
     }
-    try {
-      exit_code = run_compare(*o);
-    } catch (const InputError& e) {
-      rethrow_with_flag(e);
-    }
+    exit_code = with_flag_names([&o] { return run_compare(*o); });
   });
 }
 

@@ -64,7 +64,7 @@ Exit run_cost(const CostOptions& o) {
       c.gpus = gpus == 0 ? replica : gpus;
     }
     c.output_tokens_per_s = o.tokens_per_second;
-    c.input_tokens_per_s = o.tokens_per_second * static_cast<double>(o.workload.input) / static_cast<double>(o.workload.output);
+    c.input_tokens_per_s = input_tokens_per_s_for(o.tokens_per_second, o.workload.input, o.workload.output);
     report.throughput_source = "measured, --tokens-per-second";
   } else {
     Deployment d = resolve_deployment(catalog, o.deployment);
@@ -87,7 +87,7 @@ Exit run_cost(const CostOptions& o) {
     const PerfPoint p = pm.evaluate(batch, req.efficiency);
     c.gpus = req.fit.layout.gpus();
     c.output_tokens_per_s = p.output_tokens_per_s;
-    c.input_tokens_per_s = p.output_tokens_per_s * static_cast<double>(o.workload.input) / static_cast<double>(o.workload.output);
+    c.input_tokens_per_s = input_tokens_per_s_for(p.output_tokens_per_s, o.workload.input, o.workload.output);
     report.throughput_source = fmt::format("estimate at batch {} per replica, TP {} PP {} DP {}{}", batch,
                                            req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp,
                                            req.sparse ? ", 2:4-sparse peak FLOPs" : "");
@@ -154,11 +154,7 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
     if (o->pricing.check && o->pricing.max_usd_per_mtok <= 0) {
       throw InputError("--check: needs --max-usd-per-mtok, the budget to check");
     }
-    try {
-      exit_code = run_cost(*o);
-    } catch (const InputError& e) {
-      rethrow_with_flag(e);
-    }
+    exit_code = with_flag_names([&o] { return run_cost(*o); });
   });
 }
 

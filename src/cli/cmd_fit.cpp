@@ -45,11 +45,7 @@ void add_fit_command(CLI::App& app, Exit& exit_code) {
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);
-    try {
-      exit_code = run_fit(*o);
-    } catch (const InputError& e) {
-      rethrow_with_flag(e);
-    }
+    exit_code = with_flag_names([&o] { return run_fit(*o); });
   });
 }
 

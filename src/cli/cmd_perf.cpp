@@ -73,11 +73,7 @@ void add_perf_command(CLI::App& app, Exit& exit_code) {
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);
-    try {
-      exit_code = run_perf(*o);
-    } catch (const InputError& e) {
-      rethrow_with_flag(e);
-    }
+    exit_code = with_flag_names([&o] { return run_perf(*o); });
   });
 }
 

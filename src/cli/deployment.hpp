@@ -59,4 +59,14 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
 /// ("layout.tp:" becomes "--tp:").
 [[noreturn]] void rethrow_with_flag(const InputError& e);
 
+/// Runs a command so that its library errors name flags.
+template <typename Run>
+auto with_flag_names(Run&& run) {
+  try {
+    return run();
+  } catch (const InputError& e) {
+    rethrow_with_flag(e);
+  }
+}
+
 }  // namespace gpuplan::cli

@@ -81,6 +81,18 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
 
 }  // namespace
 
+std::optional<double> CompareResult::cheapest_usd_per_million_tokens() const {
+  std::optional<double> best;
+  for (const ModeComparison& m : modes) {
+    for (const PricedOption& po : m.options) {
+      if (po.price && (!best || po.cost.usd_per_million_tokens < *best)) {
+        best = po.cost.usd_per_million_tokens;
+      }
+    }
+  }
+  return best;
+}
+
 CompareResult compare(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r) {
   if (r.gpus.size() < 2) {
     throw InputError("compare.gpus: give at least two GPUs");

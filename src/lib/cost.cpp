@@ -81,6 +81,11 @@ CostResult cost(const CostRequest& r) {
   return c;
 }
 
+double input_tokens_per_s_for(double output_tokens_per_s, std::uint64_t input_tokens, std::uint64_t output_tokens) {
+  return output_tokens == 0 ? 0.0
+                            : output_tokens_per_s * static_cast<double>(input_tokens) / static_cast<double>(output_tokens);
+}
+
 double break_even_usd_per_gpu_hour(double price_a, double per_gpu_a, double per_gpu_b) {
   return price_a * per_gpu_b / per_gpu_a;
 }

@@ -182,31 +182,30 @@ double PerfModel::communication_s(double tokens, const Efficiency& e) const {
          2.0 * moe_layers_per_stage_ * alltoall_s(tokens * experts_per_token_ * activation_bytes_per_token_, l.ep, ep);
 }
 
-StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const Efficiency& e) const {
-  const double b = d(micro_batch);
-  const double context_layers = attention_context_sum(context);
+StepTime PerfModel::timed(double bytes, double flop, double tokens, const Efficiency& e) const {
   StepTime s;
-  s.bytes = dense_read_bytes_ + expert_bytes_touched(b) + b * context_layers * kv_bytes_per_token_layer_;
-  s.flop = b * (linear_flop_per_token_ + attention_flop_per_token_context_ * context_layers);
-  s.memory_s = s.bytes / (bandwidth_bytes_per_s_ * e.bandwidth);
-  s.compute_s = s.flop / (peak_flop_per_s_ * e.compute);
-  s.communication_s = communication_s(b, e);
+  s.bytes = bytes;
+  s.flop = flop;
+  s.memory_s = bytes / (bandwidth_bytes_per_s_ * e.bandwidth);
+  s.compute_s = flop / (peak_flop_per_s_ * e.compute);
+  s.communication_s = communication_s(tokens, e);
   s.overhead_s = e.step_overhead_s;
   return s;
 }
 
+StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const Efficiency& e) const {
+  const double b = d(micro_batch);
+  const double context_layers = attention_context_sum(context);
+  return timed(dense_read_bytes_ + expert_bytes_touched(b) + b * context_layers * kv_bytes_per_token_layer_,
+               b * (linear_flop_per_token_ + attention_flop_per_token_context_ * context_layers), b, e);
+}
+
 StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) const {
   const double t = d(tokens);
-  StepTime s;
   // Causal attention: token i attends to i tokens, on average t/2 (capped by sliding windows).
   const double context_layers = attention_context_sum(t / 2.0);
-  s.bytes = dense_read_bytes_ + expert_bytes_touched(t) + t * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_;
-  s.flop = t * (linear_flop_per_token_ + attention_flop_per_token_context_ * context_layers);
-  s.memory_s = s.bytes / (bandwidth_bytes_per_s_ * e.bandwidth);
-  s.compute_s = s.flop / (peak_flop_per_s_ * e.compute);
-  s.communication_s = communication_s(t, e);
-  s.overhead_s = e.step_overhead_s;
-  return s;
+  return timed(dense_read_bytes_ + expert_bytes_touched(t) + t * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_,
+               t * (linear_flop_per_token_ + attention_flop_per_token_context_ * context_layers), t, e);
 }
 
 PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {

@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include <gpuplan/render.hpp>
-#include <gpuplan/version.hpp>
 
 #include "detail/document.hpp"
+#include "detail/json_output.hpp"
 
 namespace gpuplan {
 namespace {
@@ -14,14 +14,7 @@ namespace {
 using detail::bytes_value;
 using detail::group_digits;
 using Json = nlohmann::ordered_json;
-
-Json envelope(std::string_view command) {
-  Json j;
-  j["schema_version"] = kJsonSchemaVersion;
-  j["command"] = command;
-  j["gpuplan_version"] = std::string(kVersion);
-  return j;
-}
+using detail::envelope;
 
 std::string tflop(const std::map<std::string, double>& table, const std::string& type) {
   const auto it = table.find(type);
@@ -108,8 +101,7 @@ Json price_json(const Price& p) {
 }
 
 std::string render(const detail::Document& doc, const Json& json, const RenderOptions& o) {
-  return o.format == Format::json ? json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"
-                                 : detail::render_document(doc, o.format);
+  return o.format == Format::json ? detail::dump_json(json) : detail::render_document(doc, o.format);
 }
 
 void add_sources(detail::Document& doc, const std::vector<std::string>& sources,

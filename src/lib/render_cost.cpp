@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include <gpuplan/render.hpp>
-#include <gpuplan/version.hpp>
 
 #include "detail/document.hpp"
+#include "detail/json_output.hpp"
 
 namespace gpuplan {
 namespace {
@@ -53,10 +53,7 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
   const CostResult& c = r.cost;
   const CostRequest& q = c.request;
   if (options.format == Format::json) {
-    Json j;
-    j["schema_version"] = kJsonSchemaVersion;
-    j["command"] = "cost";
-    j["gpuplan_version"] = std::string(kVersion);
+    Json j = detail::envelope("cost");
     j["inputs"] = {{"model", r.model_id},
                    {"gpu", r.gpu_id},
                    {"gpus", q.gpus},
@@ -80,7 +77,7 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
     j["budget_usd_per_million_tokens"] =
         r.budget_usd_per_million_tokens ? Json(*r.budget_usd_per_million_tokens) : Json(nullptr);
     j["within_budget"] = r.within_budget();
-    return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    return detail::dump_json(j);
   }
   detail::Document doc;
   doc.heading.push_back(fmt::format("gpuplan cost: {} on {} x {}", r.model_id, q.gpus, r.gpu_id));
@@ -127,10 +124,7 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
 std::string render_compare(const CompareResult& r, const RenderOptions& options) {
   const auto source = [](const CompareOption& o) { return o.measured_tokens_per_s ? "measured" : "estimate"; };
   if (options.format == Format::json) {
-    Json j;
-    j["schema_version"] = kJsonSchemaVersion;
-    j["command"] = "compare";
-    j["gpuplan_version"] = std::string(kVersion);
+    Json j = detail::envelope("compare");
     j["inputs"] = {{"model", r.model_id},
                    {"gpus", r.request.gpus},
                    {"gpus_per_option", r.request.gpus_per_option},
@@ -180,7 +174,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
     }
     j["modes"] = modes;
     j["notes"] = r.notes;
-    return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    return detail::dump_json(j);
   }
   detail::Document doc;
   const auto& q = r.request;

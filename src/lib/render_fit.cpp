@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <gpuplan/version.hpp>
 
 #include "detail/document.hpp"
+#include "detail/json_output.hpp"
 
 namespace gpuplan {
 namespace {
@@ -172,10 +172,7 @@ Json fit_json(const FitResult& r) {
     constexpr double kExact = 9007199254740992.0;  // 2^53
     return x < kExact ? Json(static_cast<std::uint64_t>(std::llround(x))) : Json(std::round(x));
   };
-  Json j;
-  j["schema_version"] = kJsonSchemaVersion;
-  j["command"] = "fit";
-  j["gpuplan_version"] = std::string(kVersion);
+  Json j = detail::envelope("fit");
   j["inputs"] = {
       {"model", r.model_id},
       {"gpu", r.gpu_id},
@@ -265,7 +262,7 @@ Json fit_json(const FitResult& r) {
 
 std::string render_fit(const FitResult& result, const RenderOptions& options) {
   if (options.format == Format::json) {
-    return fit_json(result).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    return detail::dump_json(fit_json(result));
   }
   return detail::render_document(fit_document(result, options.units, options.format == Format::csv),
                                  options.format);

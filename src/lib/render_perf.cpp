@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include <gpuplan/render.hpp>
-#include <gpuplan/version.hpp>
 
 #include "detail/document.hpp"
+#include "detail/json_output.hpp"
 
 namespace gpuplan {
 namespace {
@@ -36,10 +36,7 @@ std::string efficiency_text(const Efficiency& e) {
 Json perf_json(const PerfResult& r) {
   const PerfRequest& q = r.request;
   const Layout& l = q.fit.layout;
-  Json j;
-  j["schema_version"] = kJsonSchemaVersion;
-  j["command"] = "perf";
-  j["gpuplan_version"] = std::string(kVersion);
+  Json j = detail::envelope("perf");
   Json batches = Json::array();
   for (const PerfPoint& p : r.rows) {
     batches.push_back(p.batch);
@@ -138,7 +135,7 @@ detail::Document perf_document(const PerfResult& r) {
 
 std::string render_perf(const PerfResult& result, const RenderOptions& options) {
   if (options.format == Format::json) {
-    return perf_json(result).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    return detail::dump_json(perf_json(result));
   }
   return detail::render_document(perf_document(result), options.format);
 }
@@ -155,10 +152,7 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
   const int estimates = static_cast<int>(std::count_if(c.checks.begin(), c.checks.end(),
                                                        [](const BenchmarkCheck& k) { return k.has_estimate; }));
   if (options.format == Format::json) {
-    Json j;
-    j["schema_version"] = kJsonSchemaVersion;
-    j["command"] = "validate";
-    j["gpuplan_version"] = std::string(kVersion);
+    Json j = detail::envelope("validate");
     j["efficiency"] = efficiency_json(c.efficiency);
     j["efficiency_fitted"] = fitted;
     Json rows = Json::array();
@@ -187,7 +181,7 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                     {"bound_holds", bounds_hold},
                     {"bounds", bounds},
                     {"band", {{"low", c.lowest_residual}, {"high", c.highest_residual}}}};
-    return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    return detail::dump_json(j);
   }
   detail::Document doc;
   doc.heading.push_back(fmt::format("gpuplan validate: {} benchmarks; efficiency {}: {}", c.checks.size(),

@@ -1,0 +1,31 @@
+#pragma once
+// The JSON side of every renderer: one envelope and one way to print it.
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include <gpuplan/render.hpp>
+#include <gpuplan/version.hpp>
+
+namespace gpuplan::detail {
+
+using OrderedJson = nlohmann::ordered_json;
+
+/// `schema_version`, `command` and `gpuplan_version`, first in every JSON output.
+inline OrderedJson envelope(std::string_view command) {
+  OrderedJson j;
+  j["schema_version"] = kJsonSchemaVersion;
+  j["command"] = command;
+  j["gpuplan_version"] = std::string(kVersion);
+  return j;
+}
+
+/// Two-space indented text with a final newline; invalid UTF-8 (a file name, say) is replaced
+/// rather than thrown on.
+inline std::string dump_json(const OrderedJson& j) {
+  return j.dump(2, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
+}
+
+}  // namespace gpuplan::detail
