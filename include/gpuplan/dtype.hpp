@@ -19,6 +19,9 @@ std::string_view to_string(DType dtype);
 /// mxfp4 4.25 (one 8-bit scale per 32).
 double bits_per_element(DType dtype);
 
+/// Bits of the element alone, without scales: 32, 16, 8 or 4.
+double element_bits(DType dtype);
+
 /// True for formats narrower than 16 bits (their checkpoints keep embeddings in bf16).
 bool is_quantized(DType dtype);
 

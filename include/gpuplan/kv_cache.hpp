@@ -19,12 +19,19 @@ struct KvShape {
   std::uint64_t kv_heads_per_gpu = 0;       ///< 0 for MLA (latent, not heads)
   bool replicated = false;                  ///< KV heads (or MLA latent) copied on every TP rank
   double bytes_per_token_per_layer_per_gpu = 0;
-  std::vector<std::uint64_t> windows;       ///< window per layer on the busiest stage (0 = full)
+  std::vector<std::uint64_t> windows;       ///< window per attention layer on the busiest stage (0 = full)
+  std::uint64_t linear_layers = 0;          ///< linear-attention layers on that stage (no per-token KV)
+  /// Fixed recurrent state one sequence holds on this GPU (linear-attention layers), any length.
+  double state_bytes_per_sequence = 0;
 
-  [[nodiscard]] std::uint64_t layers_per_gpu() const { return windows.size(); }
+  [[nodiscard]] std::uint64_t layers_per_gpu() const { return windows.size() + linear_layers; }
 };
 
-/// Whole-model KV bytes per token with every layer holding the token (no sharding):
+/// Bytes of recurrent state a linear-attention layer keeps per sequence, whole model, in the
+/// model's 16-bit dtype (vLLM's mamba_cache_dtype "auto"); 0 without linear attention.
+double linear_state_bytes_per_sequence(const ModelSpec& model);
+
+/// Whole-model KV bytes per token with every attention layer holding the token (no sharding):
 /// 327,680 for Llama-3.1-70B in bf16; 70,272 for DeepSeek-V3 (MLA).
 double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype);
 

@@ -14,6 +14,7 @@
 #include <gpuplan/layout.hpp>
 #include <gpuplan/model_spec.hpp>
 #include <gpuplan/units.hpp>
+#include <gpuplan/weight_choice.hpp>
 
 namespace gpuplan {
 
@@ -25,6 +26,9 @@ struct FitRequest {
   /// Embedding table and LM head. Unset: bf16 for quantized weights (as FP8/INT4 checkpoints
   /// ship them), otherwise the weights dtype.
   std::optional<DType> embeddings_dtype;
+  /// Per-part formats (see choose_weight_formats). Unset: every linear layer in weights_dtype's
+  /// default format and the embeddings as above.
+  std::optional<WeightFormats> weight_formats;
   DType kv_dtype = DType::bf16;
   std::uint64_t context_tokens = 8192;    ///< tokens per sequence (prompt + output)
   std::uint64_t concurrency = 1;          ///< concurrent sequences over the whole deployment
@@ -40,6 +44,7 @@ struct WeightsBytes {
   double lm_head = 0;
   double dense = 0;      ///< attention, dense MLP, shared experts, router, norms
   double experts = 0;    ///< routed experts
+  std::array<double, kWeightParts> parts{};  ///< the same bytes by WeightPart
   [[nodiscard]] double total() const { return embedding + lm_head + dense + experts; }
 };
 
@@ -66,7 +71,13 @@ struct PerGpuMemory {
 struct FitResult {
   std::string model_id;
   std::string gpu_id;
-  FitRequest request;            ///< with embeddings_dtype resolved
+  FitRequest request;            ///< with embeddings_dtype and weight_formats resolved
+  bool formats_as_shipped = false;  ///< the formats are the checkpoint's own
+  std::string formats_text;      ///< "experts mxfp4, rest bf16"
+  /// Whole-model weight bytes by WeightPart in those formats (unsharded).
+  std::array<double, kWeightParts> model_weight_bytes{};
+  /// The checkpoint's own size (safetensors index metadata.total_size) when known.
+  std::optional<double> checkpoint_bytes;
   bool layout_automatic = false; ///< TP/PP chosen by fit_smallest_layout
   std::optional<MigMemory> mig;  ///< set when fitting a MIG slice
   ParamCount params;

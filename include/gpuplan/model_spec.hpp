@@ -3,10 +3,14 @@
 // count computed from it (never typed in): embeddings + per-layer attention/MLP/norms + untied
 // LM head; MoE active = everything but the routed experts not chosen for a token.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <gpuplan/weight_format.hpp>
 
 namespace gpuplan {
 
@@ -26,6 +30,53 @@ struct MoeSpec {
   std::uint64_t shared_experts = 0;         ///< n_shared_experts
   std::uint64_t expert_intermediate = 0;    ///< moe_intermediate_size (Mixtral: intermediate_size)
   std::uint64_t first_dense_layers = 0;     ///< first_k_dense_replace: leading layers with a dense MLP
+  /// MoE on every layer_step-th layer (decoder_sparse_step, interleave_moe_layer_step): layer i
+  /// is MoE when (i + 1) % layer_step == 0; the others have a dense MLP.
+  std::uint64_t layer_step = 1;
+  std::vector<std::uint64_t> dense_layers;  ///< mlp_only_layers: dense although the step says MoE
+  std::uint64_t shared_expert_intermediate = 0;  ///< 0: expert_intermediate (Qwen2-MoE: its own width)
+  bool shared_expert_gate = false;          ///< Qwen2-MoE: a hidden -> 1 gate on the shared expert
+};
+
+/// Linear-attention layers (Qwen3-Next Gated DeltaNet): a fixed recurrent state per sequence.
+struct LinearAttentionSpec {
+  std::uint64_t key_heads = 0;        ///< linear_num_key_heads
+  std::uint64_t value_heads = 0;      ///< linear_num_value_heads
+  std::uint64_t key_head_dim = 0;     ///< linear_key_head_dim
+  std::uint64_t value_head_dim = 0;   ///< linear_value_head_dim
+  std::uint64_t conv_kernel = 0;      ///< linear_conv_kernel_dim
+  /// State elements per sequence and layer: the SSM state (value_heads x key_dim x value_dim)
+  /// plus the convolution window (kernel - 1 positions of q, k and v).
+  [[nodiscard]] double state_elements() const;
+};
+
+/// A vision tower (multimodal configs' vision_config), counted as its own part.
+struct VisionSpec {
+  std::string model_type;
+  std::uint64_t hidden_size = 0;
+  std::uint64_t intermediate_size = 0;
+  std::uint64_t layers = 0;
+  std::uint64_t patch_size = 0;
+  std::uint64_t image_size = 0;        ///< 0: no learned position table
+  std::uint64_t output_size = 0;       ///< the projector's output (the text model's hidden size)
+  std::uint64_t merge = 1;             ///< patches merged per side before the projector
+  bool gated_mlp = false;
+  bool biases = true;
+  bool estimated = true;               ///< the count follows a generic ViT layout
+};
+
+/// The parts a model's weights are counted (and quantized) by.
+enum class WeightPart { embedding, lm_head, attention, dense_mlp, routed_experts, shared_experts, router, norms, vision };
+inline constexpr std::size_t kWeightParts = 9;
+std::string_view to_string(WeightPart part);
+
+/// One format per part; biases, norms and other vectors stay in `vectors` (16-bit).
+struct WeightFormats {
+  std::array<WeightFormat, kWeightParts> parts{};
+  DType vectors = DType::bf16;
+  [[nodiscard]] WeightFormat& operator[](WeightPart p) { return parts[static_cast<std::size_t>(p)]; }
+  [[nodiscard]] const WeightFormat& operator[](WeightPart p) const { return parts[static_cast<std::size_t>(p)]; }
+  friend bool operator==(const WeightFormats&, const WeightFormats&) = default;
 };
 
 struct ModelSpec {
@@ -52,7 +103,25 @@ struct ModelSpec {
   std::optional<MlaSpec> mla;
   std::optional<MoeSpec> moe;
   /// Attention window per layer in tokens; 0 = full attention. Empty = all layers full.
+  /// Llama 4's chunked-attention layers hold at most one chunk and are recorded as windows.
   std::vector<std::uint64_t> layer_window_tokens;
+  bool mlp_gated = true;           ///< gate, up, down (SwiGLU); false: up, down (GPT-style 4h MLP)
+  bool mlp_bias = false;           ///< MLP projections carry biases
+  bool layer_norm = false;         ///< LayerNorm with bias (2 vectors) instead of RMSNorm (1)
+  std::uint64_t norms_per_layer = 2;  ///< 1 with one shared norm (parallel attention), 4 for Gemma 2/3
+  bool qk_norm_full_width = false; ///< q/k norms over all heads (OLMo 2, Cohere) not one head
+  bool attention_output_gate = false;  ///< q_proj also emits a per-head output gate (Qwen3-Next)
+  std::uint64_t learned_positions = 0;  ///< rows of a learned position table (GPT-2 style)
+  std::optional<LinearAttentionSpec> linear_attention;
+  /// Per layer: true for a linear-attention layer (no per-token KV). Empty = none.
+  std::vector<bool> layer_is_linear;
+  std::optional<VisionSpec> vision;
+  /// The checkpoint's own formats (catalog "shipped_weights", or config.json torch_dtype and
+  /// quantization_config) and where they are documented.
+  std::optional<WeightFormats> shipped_formats;
+  std::string shipped_source;
+  /// metadata.total_size of model.safetensors.index.json beside a config.json, when present.
+  std::optional<double> checkpoint_bytes;
 
   /// Set for a bare-size model (`--params 744B`): total parameters, architecture unknown.
   std::optional<double> bare_params;
@@ -61,6 +130,11 @@ struct ModelSpec {
   [[nodiscard]] bool is_moe() const { return moe.has_value(); }
   /// Attention window of layer `layer` (0 = full).
   [[nodiscard]] std::uint64_t window_of_layer(std::uint64_t layer) const;
+  [[nodiscard]] bool is_linear_layer(std::uint64_t layer) const {
+    return layer < layer_is_linear.size() && layer_is_linear[layer];
+  }
+  [[nodiscard]] bool is_moe_layer(std::uint64_t layer) const;
+  [[nodiscard]] std::uint64_t moe_layer_count() const;
 };
 
 /// Parameter counts by part. A total can be explained term by term.
@@ -73,17 +147,35 @@ struct ParamCount {
   double shared_experts = 0;
   double router = 0;
   double norms = 0;            ///< layer norms and the final norm
+  double vision = 0;           ///< vision tower and its projector (multimodal configs)
   double active_routed_experts = 0;  ///< routed experts one token uses (experts_per_token of them)
 
   /// Everything stored.
   [[nodiscard]] double total() const {
-    return embedding + lm_head + attention + dense_mlp + routed_experts + shared_experts + router + norms;
+    return embedding + lm_head + attention + dense_mlp + routed_experts + shared_experts + router + norms + vision;
   }
   /// What one token touches: total minus the routed experts it does not use.
   [[nodiscard]] double active() const { return total() - routed_experts + active_routed_experts; }
   /// Parameters outside the embedding table and LM head (quantized formats cover these).
   [[nodiscard]] double body() const { return total() - embedding - lm_head; }
 };
+
+/// One stored tensor shape, `count` times: matrices are [rows (outputs) x cols (inputs)];
+/// vectors (biases, norms, sinks) have cols == 1 and matrix == false and stay 16-bit.
+struct WeightTensor {
+  WeightPart part = WeightPart::attention;
+  std::uint64_t rows = 0;
+  std::uint64_t cols = 1;
+  double count = 0;
+  double active_count = 0;   ///< copies one token uses (routed experts: experts_per_token)
+  bool matrix = true;
+};
+
+/// Every tensor of the model as the checkpoint stores it (fused where HF fuses).
+std::vector<WeightTensor> weight_tensors(const ModelSpec& model);
+
+/// Bytes of the whole model's weights by part in `formats`.
+std::array<double, kWeightParts> weight_bytes_by_part(const ModelSpec& model, const WeightFormats& formats);
 
 /// Counts parameters from the architecture (or returns the bare size as body parameters).
 ParamCount count_params(const ModelSpec& model);

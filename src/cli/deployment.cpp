@@ -41,10 +41,17 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--pp", o.pp, "Pipeline-parallel stages")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--ep", o.ep, "Expert-parallel degree (MoE)")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
-  sub.add_option("--weights-dtype", o.weights_dtype, "Weights: fp32 bf16 fp16 fp8 int8 int4 fp4 mxfp4")
-      ->capture_default_str();
+  sub.add_option("--weights-dtype", o.weights_dtype,
+                 "Every linear layer: fp32 bf16 fp16 fp8 int8 int4 fp4 mxfp4, or a scheme such as "
+                 "fp8-block128, int4-g128-zp, nf4 (default: the formats the checkpoint ships in)")
+      ->check(non_empty());
+  sub.add_option("--experts-dtype", o.experts_dtype, "Routed and shared experts (MoE), overrides --weights-dtype")
+      ->check(non_empty());
+  sub.add_option("--attention-dtype", o.attention_dtype, "Attention projections, overrides --weights-dtype")
+      ->check(non_empty());
   sub.add_option("--embeddings-dtype", o.embeddings_dtype,
-                 "Embedding table and LM head (default: bf16 for quantized weights)");
+                 "Embedding table and LM head (default: bf16 for quantized weights)")
+      ->check(non_empty());
   sub.add_option("--kv-dtype", o.kv_dtype, "KV cache: fp32 bf16 fp16 fp8 int8")->capture_default_str();
   sub.add_option("--gpu-memory-utilization", o.memory_utilization,
                  "Serving engine's memory cap as a share of GPU memory (vLLM's default 0.9)")
@@ -83,10 +90,27 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   d.gpu = &catalog.gpu(o.gpu);
   FitRequest& req = d.request;
   req.mig_profile = o.mig;
-  req.weights_dtype = parse_dtype(o.weights_dtype, "--weights-dtype");
-  if (!o.embeddings_dtype.empty()) {
-    req.embeddings_dtype = parse_dtype(o.embeddings_dtype, "--embeddings-dtype");
+  WeightChoice choice;
+  const auto format = [](const std::string& text, std::string_view flag) -> std::optional<WeightFormat> {
+    return text.empty() ? std::nullopt : std::optional(parse_weight_format(text, flag));
+  };
+  choice.all = format(o.weights_dtype, "--weights-dtype");
+  choice.experts = format(o.experts_dtype, "--experts-dtype");
+  choice.attention = format(o.attention_dtype, "--attention-dtype");
+  choice.embeddings = format(o.embeddings_dtype, "--embeddings-dtype");
+  if (!d.model.has_architecture() && (choice.experts || choice.attention || choice.embeddings)) {
+    throw InputError(fmt::format("{}: --params gives no architecture to split; use --weights-dtype alone",
+                                 choice.experts     ? "--experts-dtype"
+                                 : choice.attention ? "--attention-dtype"
+                                                    : "--embeddings-dtype"));
   }
+  if (!d.model.has_architecture() && !choice.all) {
+    choice.all = default_format(DType::bf16);  // a bare size ships in no known format
+  }
+  const WeightFormats formats = choose_weight_formats(d.model, choice);
+  req.weight_formats = formats;
+  req.weights_dtype = dominant_dtype(d.model, formats);
+  req.embeddings_dtype = formats[WeightPart::embedding].element;
   req.kv_dtype = parse_kv_dtype(o.kv_dtype, "--kv-dtype");
   req.memory_utilization = o.memory_utilization;
   req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
@@ -132,6 +156,8 @@ void rethrow_with_flag(const InputError& e) {
       {"fit.prefill_chunk_tokens:", "--prefill-chunk:"},
       {"fit.block_tokens:", "--block-size:"},
       {"model.params:", "--params:"},
+      {"weights.experts:", "--experts-dtype:"},
+      {"weights.attention:", "--attention-dtype:"},
       {"perf.input_tokens:", "--input:"},
       {"perf.output_tokens:", "--output:"},
       {"perf.batches:", "--batch:"},

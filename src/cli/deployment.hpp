@@ -25,7 +25,9 @@ struct DeploymentOptions {
   std::uint64_t tp = 0;
   std::uint64_t pp = 0;
   std::uint64_t ep = 1;
-  std::string weights_dtype = "bf16";
+  std::string weights_dtype;     ///< empty: the formats the checkpoint ships in
+  std::string experts_dtype;
+  std::string attention_dtype;
   std::string embeddings_dtype;
   std::string kv_dtype = "bf16";
   double memory_utilization = 0.9;

@@ -295,8 +295,31 @@ ModelSpec model_from_hf_config(std::string_view text, std::string_view origin_vi
   return m;
 }
 
-ModelSpec model_from_hf_config_file(const std::filesystem::path& path) {
-  return model_from_hf_config(read_text_file(path, "model config"), path.string());
+ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
+  std::error_code ec;
+  std::filesystem::path path = given;
+  if (!given.empty() && std::filesystem::is_directory(given, ec)) {
+    // A downloaded model directory: config.json inside, maybe the safetensors index beside it.
+    path = given / "config.json";
+    if (!std::filesystem::exists(path, ec)) {
+      throw InputError(fmt::format("{}: the directory holds no config.json", given.string()));
+    }
+  }
+  ModelSpec m = model_from_hf_config(read_text_file(path, "model config"), path.string());
+  const std::filesystem::path index = path.parent_path() / "model.safetensors.index.json";
+  if (std::filesystem::is_regular_file(index, ec)) {
+    const std::string origin = index.string();
+    const Json root = detail::parse_json_text(read_text_file(index, "safetensors index"), origin);
+    detail::ObjectReader top(root, origin, JsonPointer());
+    const Json* metadata = top.value("metadata");
+    if (metadata == nullptr) {
+      top.fail("metadata", "missing required field");
+    }
+    detail::ObjectReader meta(*metadata, origin, JsonPointer("/metadata"));
+    constexpr double kMaxBytes = 1e16;
+    m.checkpoint_bytes = meta.number("total_size", kMaxBytes);
+  }
+  return m;
 }
 
 }  // namespace gpuplan

@@ -1,5 +1,7 @@
 #include "detail/catalog_json.hpp"
 
+#include "detail/hf_quantization.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -167,145 +169,12 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   return g;
 }
 
-ModelSpec model_from_config(const Json& config, const std::string& origin, const JsonPointer& at,
-                            bool strict) {
-  // A multimodal config (Gemma 3) keeps the language model under text_config.
-  if (!strict && config.is_object() && config.contains("text_config") &&
-      !config["text_config"].is_null()) {
-    if (!config["text_config"].is_object()) {
-      throw InputError(fmt::format("{}: expected an object", where(origin, at / "text_config")));
-    }
-    ModelSpec m = model_from_config(config["text_config"], origin, at / "text_config", false);
-    if (!config.contains("tie_word_embeddings") || !config["tie_word_embeddings"].is_boolean()) {
-      return m;
-    }
-    m.tie_word_embeddings = config["tie_word_embeddings"].get<bool>();
-    return m;
-  }
-  ObjectReader r(config, origin, at);
-  static constexpr std::array kKeys{
-      std::string_view("model_type"), std::string_view("hidden_size"),
-      std::string_view("num_hidden_layers"), std::string_view("num_attention_heads"),
-      std::string_view("num_key_value_heads"), std::string_view("head_dim"),
-      std::string_view("intermediate_size"), std::string_view("vocab_size"),
-      std::string_view("max_position_embeddings"), std::string_view("tie_word_embeddings"),
-      std::string_view("attention_bias"), std::string_view("use_qk_norm"),
-      std::string_view("sliding_window"), std::string_view("sliding_window_pattern"),
-      std::string_view("use_sliding_window"), std::string_view("layer_types"),
-      std::string_view("num_local_experts"), std::string_view("num_experts"),
-      std::string_view("n_routed_experts"), std::string_view("num_experts_per_tok"),
-      std::string_view("n_shared_experts"), std::string_view("moe_intermediate_size"),
-      std::string_view("first_k_dense_replace"), std::string_view("q_lora_rank"),
-      std::string_view("kv_lora_rank"), std::string_view("qk_nope_head_dim"),
-      std::string_view("qk_rope_head_dim"), std::string_view("v_head_dim")};
-  if (strict) {
-    r.reject_unknown(kKeys);
-  }
-  constexpr std::uint64_t kBig = 1ull << 32;
-  ModelSpec m;
-  m.origin = origin;
-  m.model_type = r.optional_string("model_type").value_or("");
-  m.hidden_size = r.integer("hidden_size", 1, 1u << 20);
-  m.num_hidden_layers = r.integer("num_hidden_layers", 1, 10'000);
-  m.num_attention_heads = r.integer("num_attention_heads", 1, 10'000);
-  m.num_key_value_heads =
-      r.optional_integer("num_key_value_heads", 1, 10'000).value_or(m.num_attention_heads);
-  m.intermediate_size = r.integer("intermediate_size", 1, 1u << 22);
-  m.vocab_size = r.integer("vocab_size", 1, 100'000'000);
-  m.max_position_embeddings = r.integer("max_position_embeddings", 1, kBig);
-  m.tie_word_embeddings = r.boolean("tie_word_embeddings", false);
-  m.attention_bias = r.boolean("attention_bias", false);
-  m.qkv_bias = m.model_type == "qwen2" || m.model_type == "qwen2_moe";
-  m.qk_norm = r.boolean("use_qk_norm", false) || m.model_type == "qwen3" ||
-              m.model_type == "qwen3_moe" || m.model_type.starts_with("gemma3");
-
-  if (r.has("kv_lora_rank")) {
-    MlaSpec a;
-    a.q_lora_rank = r.optional_integer("q_lora_rank", 1, 1u << 16).value_or(0);
-    a.kv_lora_rank = r.integer("kv_lora_rank", 1, 1u << 16);
-    a.qk_nope_head_dim = r.integer("qk_nope_head_dim", 1, 1u << 16);
-    a.qk_rope_head_dim = r.integer("qk_rope_head_dim", 1, 1u << 16);
-    a.v_head_dim = r.integer("v_head_dim", 1, 1u << 16);
-    m.mla = a;
-  } else if (auto hd = r.optional_integer("head_dim", 1, 1u << 16)) {
-    m.head_dim = *hd;
-  } else {
-    if (m.hidden_size % m.num_attention_heads != 0) {
-      r.fail("head_dim", fmt::format("missing, and hidden_size {} is not a multiple of {} heads",
-                                     m.hidden_size, m.num_attention_heads));
-    }
-    m.head_dim = m.hidden_size / m.num_attention_heads;
-  }
-
-  std::uint64_t experts = 0;
-  for (std::string_view key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
-    if (auto n = r.optional_integer(key, 0, 1u << 16); n && *n > 0) {
-      experts = *n;
-    }
-  }
-  if (experts > 0) {
-    MoeSpec e;
-    e.routed_experts = experts;
-    e.experts_per_token = r.integer("num_experts_per_tok", 1, experts);
-    e.shared_experts = r.optional_integer("n_shared_experts", 0, 1024).value_or(0);
-    e.expert_intermediate =
-        r.optional_integer("moe_intermediate_size", 1, 1u << 22).value_or(m.intermediate_size);
-    e.first_dense_layers = r.optional_integer("first_k_dense_replace", 0, 10'000).value_or(0);
-    m.moe = e;
-    if (!strict) {
-      // Qwen-MoE variants can interleave dense layers; the counting here assumes they do not.
-      if (r.optional_integer("decoder_sparse_step", 1, 10'000).value_or(1) != 1) {
-        r.fail("decoder_sparse_step", "interleaved dense/MoE layers are not supported");
-      }
-      if (const Json* only = r.value("mlp_only_layers"); only && (!only->is_array() || !only->empty())) {
-        r.fail("mlp_only_layers", "dense-only layers inside an MoE stack are not supported");
-      }
-    }
-  }
-
-  // Sliding-window attention: per-layer types, a repeating pattern, or every layer.
-  const std::uint64_t window = r.optional_integer("sliding_window", 1, kBig).value_or(0);
-  const bool use_window = r.boolean("use_sliding_window", true) && window > 0 &&
-                          window < m.max_position_embeddings;
-  if (const Json* types = r.value("layer_types")) {
-    if (!types->is_array() || types->size() != m.num_hidden_layers) {
-      r.fail("layer_types", fmt::format("expected an array of {} layer types", m.num_hidden_layers));
-    }
-    for (std::size_t i = 0; i < types->size(); ++i) {
-      const Json& t = (*types)[i];
-      const bool sliding = t == "sliding_attention";
-      if (!sliding && t != "full_attention") {
-        throw InputError(fmt::format("{}: expected \"sliding_attention\" or \"full_attention\", got {}",
-                                     where(origin, at / "layer_types" / i), t.dump()));
-      }
-      if (sliding && window == 0) {
-        r.fail("sliding_window", "missing, but layer_types has sliding layers");
-      }
-      m.layer_window_tokens.push_back(sliding && use_window ? window : 0);
-    }
-  } else if (auto pattern = r.optional_integer("sliding_window_pattern", 1, 10'000);
-             pattern || (use_window && m.model_type.starts_with("gemma3"))) {
-    // Gemma 3: every pattern-th layer is global, the rest slide (HF's default pattern is 6).
-    constexpr std::uint64_t kGemma3Pattern = 6;
-    const std::uint64_t every = pattern.value_or(kGemma3Pattern);
-    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
-      m.layer_window_tokens.push_back(use_window && (i + 1) % every != 0 ? window : 0);
-    }
-  } else if (use_window) {
-    const bool alternate = m.model_type == "gemma2";  // Gemma 2: even layers slide
-    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
-      m.layer_window_tokens.push_back(!alternate || i % 2 == 0 ? window : 0);
-    }
-  }
-  validate_model(m, origin + ": " + at.to_string());
-  return m;
-}
-
 ModelSpec model_from_json(const Json& entry, const std::string& origin, const JsonPointer& at) {
   ObjectReader r(entry, origin, at);
   static constexpr std::array kKeys{std::string_view("id"),      std::string_view("name"),
                                     std::string_view("hf_repo"), std::string_view("sources"),
-                                    std::string_view("notes"),   std::string_view("config")};
+                                    std::string_view("notes"),   std::string_view("config"),
+                                    std::string_view("shipped_weights")};
   r.reject_unknown(kKeys);
   const std::string id = id_field(r);
   const Json* config = r.value("config");
@@ -318,6 +187,9 @@ ModelSpec model_from_json(const Json& entry, const std::string& origin, const Js
   m.hf_repo = r.optional_string("hf_repo").value_or("");
   m.sources = r.strings("sources");
   m.notes = r.optional_string("notes").value_or("");
+  if (const Json* shipped = r.value("shipped_weights")) {
+    read_catalog_formats(m, *shipped, origin, at / "shipped_weights");
+  }
   return m;
 }
 

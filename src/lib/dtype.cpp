@@ -60,6 +60,20 @@ double bits_per_element(DType dtype) {
   return 0.0;
 }
 
+double element_bits(DType dtype) {
+  switch (dtype) {
+    case DType::fp32: return 32.0;
+    case DType::bf16:
+    case DType::fp16: return 16.0;
+    case DType::fp8:
+    case DType::int8: return 8.0;
+    case DType::int4:
+    case DType::fp4:
+    case DType::mxfp4: return 4.0;
+  }
+  return 0.0;
+}
+
 bool is_quantized(DType dtype) { return bits_per_element(dtype) < 16.0; }
 
 std::span<const DType> all_dtypes() { return kAll; }

@@ -21,10 +21,28 @@ double elements_per_token_per_layer(const ModelSpec& m) {
   return 2.0 * d(m.num_key_value_heads) * d(m.head_dim);
 }
 
+std::uint64_t attention_layers(const ModelSpec& m, std::uint64_t begin, std::uint64_t end) {
+  std::uint64_t n = 0;
+  for (std::uint64_t layer = begin; layer < end; ++layer) {
+    n += m.is_linear_layer(layer) ? 0u : 1u;
+  }
+  return n;
+}
+
+constexpr double kStateBytesPerElement = 2.0;  // bf16
+
 }  // namespace
 
+double linear_state_bytes_per_sequence(const ModelSpec& m) {
+  if (!m.linear_attention) {
+    return 0.0;
+  }
+  const double layers = d(m.num_hidden_layers - attention_layers(m, 0, m.num_hidden_layers));
+  return m.linear_attention->state_elements() * kStateBytesPerElement * layers;
+}
+
 double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype) {
-  return elements_per_token_per_layer(model) * d(model.num_hidden_layers) *
+  return elements_per_token_per_layer(model) * d(attention_layers(model, 0, model.num_hidden_layers)) *
          bits_per_element(kv_dtype) / units::kBitsPerByte;
 }
 
@@ -55,20 +73,31 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
     const std::uint64_t end = std::min(start + per_stage, m.num_hidden_layers);
     std::uint64_t full = 0;
     for (std::uint64_t layer = start; layer < end; ++layer) {
-      full += m.window_of_layer(layer) == 0 ? 1u : 0u;
+      full += m.window_of_layer(layer) == 0 && !m.is_linear_layer(layer) ? 1u : 0u;
     }
-    if (end - start > best_layers || (end - start == best_layers && full > best_full)) {
+    const std::uint64_t attention = attention_layers(m, start, end);
+    if (attention > best_layers || (attention == best_layers && full > best_full)) {
       best_start = start;
-      best_layers = end - start;
+      best_layers = attention;
       best_full = full;
     }
-    if (m.layer_window_tokens.empty()) {
+    if (m.layer_window_tokens.empty() && m.layer_is_linear.empty()) {
       break;  // all layers alike: the first stage is the busiest
     }
   }
   s.windows.reserve(best_layers);
-  for (std::uint64_t layer = best_start; layer < best_start + best_layers; ++layer) {
-    s.windows.push_back(m.window_of_layer(layer));
+  const std::uint64_t stage_end = std::min(best_start + per_stage, m.num_hidden_layers);
+  for (std::uint64_t layer = best_start; layer < stage_end; ++layer) {
+    if (m.is_linear_layer(layer)) {
+      ++s.linear_layers;
+    } else {
+      s.windows.push_back(m.window_of_layer(layer));
+    }
+  }
+  if (m.linear_attention && s.linear_layers > 0) {
+    // The recurrent state splits over TP by value heads, like KV heads.
+    s.state_bytes_per_sequence = m.linear_attention->state_elements() * kStateBytesPerElement *
+                                 d(s.linear_layers) / d(layout.tp);
   }
   return s;
 }
@@ -79,7 +108,7 @@ double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64
   for (std::uint64_t window : shape.windows) {
     token_layers += d(window == 0 ? stored : std::min(stored, round_up(window, block_tokens)));
   }
-  return token_layers * shape.bytes_per_token_per_layer_per_gpu;
+  return token_layers * shape.bytes_per_token_per_layer_per_gpu + shape.state_bytes_per_sequence;
 }
 
 std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std::uint64_t sequences,

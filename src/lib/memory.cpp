@@ -39,40 +39,54 @@ void validate_request(const FitRequest& r) {
   }
 }
 
-DType resolve_embeddings_dtype(const FitRequest& r) {
-  if (r.embeddings_dtype) {
-    return *r.embeddings_dtype;
+WeightFormats resolve_formats(const ModelSpec& m, const FitRequest& r) {
+  if (r.weight_formats) {
+    return *r.weight_formats;
   }
-  return is_quantized(r.weights_dtype) ? DType::bf16 : r.weights_dtype;
+  WeightChoice choice{.all = default_format(r.weights_dtype)};
+  if (r.embeddings_dtype) {
+    choice.embeddings = default_format(*r.embeddings_dtype);
+  }
+  return choose_weight_formats(m, choice);
 }
 
-WeightsBytes weights_per_gpu(const ModelSpec& m, const ParamCount& p, const FitRequest& r) {
-  const Layout& l = r.layout;
-  const double body_bytes = bits_per_element(r.weights_dtype) / units::kBitsPerByte;
-  const double emb_bytes = bits_per_element(*r.embeddings_dtype) / units::kBitsPerByte;
+WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeightParts>& whole,
+                             const Layout& l) {
   WeightsBytes w;
+  const auto at = [&whole](WeightPart p) { return whole[static_cast<std::size_t>(p)]; };
+  const auto set = [&w](WeightPart p, double bytes) { w.parts[static_cast<std::size_t>(p)] = bytes; };
   if (!m.has_architecture()) {
-    w.dense = p.body() * body_bytes / d(l.tp) / d(l.pp);
+    w.dense = at(WeightPart::dense_mlp) / d(l.tp) / d(l.pp);
+    set(WeightPart::dense_mlp, w.dense);
     return w;
   }
   // The busiest stage holds ceil(layers / PP) layers.
   const double stage_share =
       d((m.num_hidden_layers + l.pp - 1) / l.pp) / d(m.num_hidden_layers);
-  const double dense_params = p.attention + p.dense_mlp + p.shared_experts + p.router + p.norms;
-  w.dense = dense_params * body_bytes * stage_share / d(l.tp);
-  w.experts = p.routed_experts * body_bytes * stage_share / d(l.expert_shards());
+  for (WeightPart p : {WeightPart::attention, WeightPart::dense_mlp, WeightPart::shared_experts,
+                       WeightPart::router, WeightPart::norms}) {
+    set(p, at(p) * stage_share / d(l.tp));
+    w.dense += w.parts[static_cast<std::size_t>(p)];
+  }
+  // The vision tower runs before the first layer, split over TP.
+  set(WeightPart::vision, at(WeightPart::vision) / d(l.tp));
+  w.dense += at(WeightPart::vision) / d(l.tp);
+  w.experts = at(WeightPart::routed_experts) * stage_share / d(l.expert_shards());
+  set(WeightPart::routed_experts, w.experts);
   // Vocab-parallel embedding and LM head are split over TP. Without PP one GPU holds both; with
   // PP the first stage holds the embedding and the last the head (a tied head is a copy).
-  const double embedding = p.embedding * emb_bytes / d(l.tp);
-  const double head = (m.tie_word_embeddings ? p.embedding : p.lm_head) * emb_bytes / d(l.tp);
+  const double embedding = at(WeightPart::embedding) / d(l.tp);
+  const double head = (m.tie_word_embeddings ? at(WeightPart::embedding) : at(WeightPart::lm_head)) / d(l.tp);
   if (l.pp == 1) {
     w.embedding = embedding;
-    w.lm_head = p.lm_head * emb_bytes / d(l.tp);
+    w.lm_head = at(WeightPart::lm_head) / d(l.tp);
   } else if (head > embedding) {
     w.lm_head = head;
   } else {
     w.embedding = embedding;
   }
+  set(WeightPart::embedding, w.embedding);
+  set(WeightPart::lm_head, w.lm_head);
   return w;
 }
 
@@ -97,7 +111,7 @@ ActivationBytes activations_per_gpu(const ModelSpec& m, const FitRequest& r,
   if (m.moe) {
     const double routed = d(m.moe->experts_per_token + m.moe->shared_experts) *
                           d(m.moe->expert_intermediate);
-    mlp_dim = m.moe->first_dense_layers > 0 ? std::max(mlp_dim, routed) : routed;
+    mlp_dim = m.moe_layer_count() < m.num_hidden_layers ? std::max(mlp_dim, routed) : routed;
   }
   const double per_token = 2.0 * d(m.hidden_size) + qkv_dim / d(l.tp) + 2.0 * mlp_dim / d(l.tp);
   a.prefill = d(r.prefill_chunk_tokens) * per_token * kActivationBytes;
@@ -112,11 +126,21 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
         "bare parameter count: weights only; KV cache and activations need an architecture "
         "(use a catalog model or a config.json)");
   }
-  if (m.has_architecture() && is_quantized(r.weights_dtype) &&
-      r.embeddings_dtype == DType::bf16) {
+  const WeightFormats& f = *r.weight_formats;
+  if (m.has_architecture() && !res.formats_as_shipped && f[WeightPart::attention].quantized() &&
+      f[WeightPart::embedding] == WeightFormat{}) {
     res.notes.push_back(fmt::format("{} weights with bf16 embedding table and LM head, as "
                                     "quantized checkpoints ship them",
-                                    to_string(r.weights_dtype)));
+                                    to_string(f[WeightPart::attention])));
+  }
+  if (res.formats_as_shipped && m.shipped_formats && !m.shipped_source.empty()) {
+    res.notes.push_back(fmt::format("checkpoint formats from {}", m.shipped_source));
+  }
+  if (m.vision && m.vision->estimated) {
+    res.notes.push_back("vision tower size estimated from vision_config (generic ViT layout)");
+  }
+  if (m.linear_attention) {
+    res.notes.push_back("linear-attention layers hold a fixed state per sequence, not per token");
   }
   if (res.kv_known && res.kv.replicated) {
     res.notes.push_back(
@@ -133,12 +157,13 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
         r.mig_profile));
   }
   // Only FP8 and FP4 need tensor cores of their own; INT8/INT4 run on older parts too.
-  const bool fp4 = r.weights_dtype == DType::fp4 || r.weights_dtype == DType::mxfp4;
+  const DType main = dominant_dtype(m, f);
+  const bool fp4 = main == DType::fp4 || main == DType::mxfp4;
   const std::string type = fp4 ? "fp4" : "fp8";
-  if ((fp4 || r.weights_dtype == DType::fp8) && !g.dense_flop_per_s.contains(type)) {
+  if ((fp4 || main == DType::fp8) && !g.dense_flop_per_s.contains(type)) {
     res.notes.push_back(fmt::format("{} has no {} tensor cores: {} weights would run as "
                                     "weight-only quantization",
-                                    g.id, type, to_string(r.weights_dtype)));
+                                    g.id, type, to_string(main)));
   }
   if (m.has_architecture() && !m.layer_window_tokens.empty()) {
     res.notes.push_back("sliding-window layers hold at most their window of KV cache");
@@ -154,7 +179,11 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
   res.model_id = model.id;
   res.gpu_id = gpu.id;
   res.request = request;
-  res.request.embeddings_dtype = resolve_embeddings_dtype(request);
+  const WeightFormats formats = resolve_formats(model, request);
+  res.request.weight_formats = formats;
+  res.request.embeddings_dtype = formats[WeightPart::embedding].element;
+  res.formats_as_shipped = formats == model.shipped_formats.value_or(WeightFormats{});
+  res.formats_text = describe_formats(model, formats);
   const FitRequest& r = res.request;
   const Layout& l = r.layout;
 
@@ -188,7 +217,14 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
   }
 
   res.params = count_params(model);
-  res.weights = weights_per_gpu(model, res.params, r);
+  if (model.has_architecture()) {
+    res.model_weight_bytes = weight_bytes_by_part(model, formats);
+  } else {
+    res.model_weight_bytes[static_cast<std::size_t>(WeightPart::dense_mlp)] =
+        res.params.body() * bits_per_element(formats[WeightPart::dense_mlp].element) / units::kBitsPerByte;
+  }
+  res.weights = weights_per_gpu(model, res.model_weight_bytes, l);
+  res.checkpoint_bytes = model.checkpoint_bytes;
   res.concurrency_per_replica = (r.concurrency + l.dp - 1) / l.dp;
   res.activations = activations_per_gpu(model, r, res.concurrency_per_replica);
 

@@ -1,5 +1,6 @@
 #include <gpuplan/model_spec.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -12,61 +13,127 @@ namespace {
 
 double d(std::uint64_t v) { return static_cast<double>(v); }
 
-// Attention projections of one layer, with biases and q/k norms.
-double attention_params_per_layer(const ModelSpec& m) {
-  const double hidden = d(m.hidden_size);
-  const double heads = d(m.num_attention_heads);
+using Tensors = std::vector<WeightTensor>;
+
+void add(Tensors& out, WeightPart part, std::uint64_t rows, std::uint64_t cols, double count,
+         double active = -1.0) {
+  if (rows == 0 || cols == 0 || count <= 0) {
+    return;
+  }
+  out.push_back({.part = part, .rows = rows, .cols = cols, .count = count,
+                 .active_count = active < 0 ? count : active, .matrix = true});
+}
+
+void add_vector(Tensors& out, WeightPart part, std::uint64_t size, double count) {
+  if (size == 0 || count <= 0) {
+    return;
+  }
+  out.push_back({.part = part, .rows = size, .cols = 1, .count = count, .active_count = count, .matrix = false});
+}
+
+// Attention of `layers` full-attention layers, with biases and q/k norms.
+void attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
+  constexpr WeightPart kPart = WeightPart::attention;
+  const std::uint64_t hidden = m.hidden_size;
+  const std::uint64_t heads = m.num_attention_heads;
   if (m.mla) {
     // DeepSeek-V2/V3 MLA: q_a, q_a_layernorm, q_b (or a direct q_proj), kv_a (latent + rope key),
     // kv_a_layernorm, kv_b (latent -> per-head k_nope and v), o_proj.
     const MlaSpec& a = *m.mla;
-    const double qk_head = d(a.qk_nope_head_dim + a.qk_rope_head_dim);
-    double q = 0;
+    const std::uint64_t qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
     if (a.q_lora_rank > 0) {
-      q = hidden * d(a.q_lora_rank) + d(a.q_lora_rank) + d(a.q_lora_rank) * heads * qk_head;
+      add(out, kPart, a.q_lora_rank, hidden, layers);
+      add_vector(out, kPart, a.q_lora_rank, layers);
+      add(out, kPart, heads * qk_head, a.q_lora_rank, layers);
     } else {
-      q = hidden * heads * qk_head;
+      add(out, kPart, heads * qk_head, hidden, layers);
     }
-    const double kv_a = hidden * d(a.kv_lora_rank + a.qk_rope_head_dim) + d(a.kv_lora_rank);
-    const double kv_b = d(a.kv_lora_rank) * heads * d(a.qk_nope_head_dim + a.v_head_dim);
-    const double o = heads * d(a.v_head_dim) * hidden;
-    return q + kv_a + kv_b + o;
+    add(out, kPart, a.kv_lora_rank + a.qk_rope_head_dim, hidden, layers);
+    add_vector(out, kPart, a.kv_lora_rank, layers);
+    add(out, kPart, heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, layers);
+    add(out, kPart, hidden, heads * a.v_head_dim, layers);
+    return;
   }
-  const double q_dim = heads * d(m.head_dim);
-  const double kv_dim = d(m.num_key_value_heads) * d(m.head_dim);
-  double params = hidden * q_dim + 2.0 * hidden * kv_dim + q_dim * hidden;
+  const std::uint64_t q_dim = heads * m.head_dim;
+  const std::uint64_t kv_dim = m.num_key_value_heads * m.head_dim;
+  add(out, kPart, m.attention_output_gate ? 2 * q_dim : q_dim, hidden, layers);
+  add(out, kPart, kv_dim, hidden, layers);
+  add(out, kPart, kv_dim, hidden, layers);
+  add(out, kPart, hidden, q_dim, layers);
+  if (m.attention_bias || m.qkv_bias) {
+    add_vector(out, kPart, q_dim + 2 * kv_dim, layers);
+  }
   if (m.attention_bias) {
-    params += q_dim + 2.0 * kv_dim + hidden;
-  } else if (m.qkv_bias) {
-    params += q_dim + 2.0 * kv_dim;
+    add_vector(out, kPart, hidden, layers);
   }
   if (m.qk_norm) {
-    params += 2.0 * d(m.head_dim);
+    const std::uint64_t q = m.qk_norm_full_width ? q_dim : m.head_dim;
+    const std::uint64_t k = m.qk_norm_full_width ? kv_dim : m.head_dim;
+    add_vector(out, kPart, q + k, layers);
   }
   if (m.model_type == "gpt_oss") {
-    params += heads;  // learned attention sinks, one per head
+    add_vector(out, kPart, heads, layers);  // learned attention sinks, one per head
   }
-  return params;
 }
 
-// One gated MLP (gate, up, down); gpt-oss experts also carry biases.
-double gated_mlp_params(const ModelSpec& m, std::uint64_t intermediate) {
-  const double p = 3.0 * d(m.hidden_size) * d(intermediate);
-  if (m.model_type == "gpt_oss") {
-    return p + 2.0 * d(intermediate) + d(m.hidden_size);
-  }
-  return p;
+// Gated DeltaNet (Qwen3-Next): fused q/k/v/z and b/a input projections, a depthwise causal
+// convolution over q, k and v, per-head decay parameters, a gated norm and the output projection.
+void linear_attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
+  constexpr WeightPart kPart = WeightPart::attention;
+  const LinearAttentionSpec& a = *m.linear_attention;
+  const std::uint64_t key_dim = a.key_heads * a.key_head_dim;
+  const std::uint64_t value_dim = a.value_heads * a.value_head_dim;
+  add(out, kPart, 2 * key_dim + 2 * value_dim, m.hidden_size, layers);
+  add(out, kPart, 2 * a.value_heads, m.hidden_size, layers);
+  add_vector(out, kPart, (2 * key_dim + value_dim) * a.conv_kernel, layers);
+  add_vector(out, kPart, 2 * a.value_heads + a.value_head_dim, layers);  // dt_bias, A_log, norm
+  add(out, kPart, m.hidden_size, value_dim, layers);
 }
 
-double norms_per_layer(const ModelSpec& m) {
-  // Gemma 3 wraps both attention and MLP in pre- and post-norms.
-  const double count = m.model_type.starts_with("gemma3") ? 4.0 : 2.0;
-  return count * d(m.hidden_size);
+// One MLP of width `intermediate`: gated (gate, up, down) or GPT-style (up, down), maybe biased.
+void mlp_tensors(const ModelSpec& m, WeightPart part, std::uint64_t intermediate, double count,
+                 double active, Tensors& out) {
+  const std::uint64_t hidden = m.hidden_size;
+  const int inputs = m.mlp_gated ? 2 : 1;
+  for (int i = 0; i < inputs; ++i) {
+    add(out, part, intermediate, hidden, count, active);
+  }
+  add(out, part, hidden, intermediate, count, active);
+  if (m.mlp_bias || m.model_type == "gpt_oss") {  // gpt-oss experts carry biases
+    add_vector(out, part, static_cast<std::uint64_t>(inputs) * intermediate + hidden, count);
+  }
 }
 
 bool has_router_bias(const ModelSpec& m) {
   // gpt-oss routers carry a bias; DeepSeek-V3 and GLM-4.5 an e_score_correction_bias.
   return m.model_type == "gpt_oss" || m.model_type == "deepseek_v3" || m.model_type == "glm4_moe";
+}
+
+void vision_tensors(const VisionSpec& v, Tensors& out) {
+  constexpr WeightPart kPart = WeightPart::vision;
+  const double layers = d(v.layers);
+  const std::uint64_t h = v.hidden_size;
+  for (int i = 0; i < 4; ++i) {
+    add(out, kPart, h, h, layers);  // q, k, v, o
+  }
+  for (int i = 0; i < (v.gated_mlp ? 2 : 1); ++i) {
+    add(out, kPart, v.intermediate_size, h, layers);
+  }
+  add(out, kPart, h, v.intermediate_size, layers);
+  if (v.biases) {
+    add_vector(out, kPart, 4 * h + (v.gated_mlp ? 2 : 1) * v.intermediate_size + h, layers);
+  }
+  add_vector(out, kPart, (v.biases ? 4 : 2) * h, layers);  // two norms per layer
+  add(out, kPart, h, 3 * v.patch_size * v.patch_size, 1);  // patch embedding (RGB)
+  if (v.image_size > 0 && v.patch_size > 0) {
+    const std::uint64_t side = v.image_size / v.patch_size;
+    add(out, kPart, side * side, h, 1);  // learned position table
+  }
+  if (v.merge > 1) {
+    // Patch mergers (Qwen2-VL style) mix the merged patches before projecting them.
+    add(out, kPart, h * v.merge * v.merge, h * v.merge * v.merge, 1);
+  }
+  add(out, kPart, v.output_size, h * v.merge * v.merge, 1);  // projector into the text model
 }
 
 }  // namespace
@@ -75,32 +142,125 @@ std::uint64_t ModelSpec::window_of_layer(std::uint64_t layer) const {
   return layer < layer_window_tokens.size() ? layer_window_tokens[layer] : 0;
 }
 
+bool ModelSpec::is_moe_layer(std::uint64_t layer) const {
+  if (!moe || layer < moe->first_dense_layers || layer >= num_hidden_layers) {
+    return false;
+  }
+  if (std::find(moe->dense_layers.begin(), moe->dense_layers.end(), layer) != moe->dense_layers.end()) {
+    return false;
+  }
+  return moe->layer_step <= 1 || (layer + 1) % moe->layer_step == 0;
+}
+
+std::uint64_t ModelSpec::moe_layer_count() const {
+  std::uint64_t n = 0;
+  for (std::uint64_t i = 0; i < num_hidden_layers; ++i) {
+    n += is_moe_layer(i) ? 1u : 0u;
+  }
+  return n;
+}
+
+double LinearAttentionSpec::state_elements() const {
+  const double conv = d(2 * key_heads * key_head_dim + value_heads * value_head_dim) * d(conv_kernel > 0 ? conv_kernel - 1 : 0);
+  return d(value_heads) * d(key_head_dim) * d(value_head_dim) + conv;
+}
+
+std::string_view to_string(WeightPart part) {
+  switch (part) {
+    case WeightPart::embedding: return "embedding";
+    case WeightPart::lm_head: return "lm_head";
+    case WeightPart::attention: return "attention";
+    case WeightPart::dense_mlp: return "dense_mlp";
+    case WeightPart::routed_experts: return "routed_experts";
+    case WeightPart::shared_experts: return "shared_experts";
+    case WeightPart::router: return "router";
+    case WeightPart::norms: return "norms";
+    case WeightPart::vision: return "vision";
+  }
+  return "?";
+}
+
+std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
+  Tensors out;
+  if (m.bare_params) {
+    return out;
+  }
+  const std::uint64_t hidden = m.hidden_size;
+  add(out, WeightPart::embedding, m.vocab_size, hidden, 1);
+  if (m.learned_positions > 0) {
+    add(out, WeightPart::embedding, m.learned_positions, hidden, 1);
+  }
+  if (!m.tie_word_embeddings) {
+    add(out, WeightPart::lm_head, m.vocab_size, hidden, 1);
+  }
+  double linear_layers = 0;
+  for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+    linear_layers += m.is_linear_layer(i) ? 1.0 : 0.0;
+  }
+  const double layers = d(m.num_hidden_layers);
+  attention_tensors(m, layers - linear_layers, out);
+  if (m.linear_attention && linear_layers > 0) {
+    linear_attention_tensors(m, linear_layers, out);
+  }
+  const double per_norm = m.layer_norm ? 2.0 : 1.0;
+  add_vector(out, WeightPart::norms, hidden, per_norm * (d(m.norms_per_layer) * layers + 1.0));
+  const double moe_layers = d(m.moe_layer_count());
+  mlp_tensors(m, WeightPart::dense_mlp, m.intermediate_size, layers - moe_layers, layers - moe_layers, out);
+  if (m.moe && moe_layers > 0) {
+    const MoeSpec& e = *m.moe;
+    mlp_tensors(m, WeightPart::routed_experts, e.expert_intermediate, d(e.routed_experts) * moe_layers,
+                d(e.experts_per_token) * moe_layers, out);
+    const std::uint64_t shared_width =
+        e.shared_expert_intermediate > 0 ? e.shared_expert_intermediate : e.expert_intermediate;
+    mlp_tensors(m, WeightPart::shared_experts, shared_width, d(e.shared_experts) * moe_layers,
+                d(e.shared_experts) * moe_layers, out);
+    if (e.shared_expert_gate) {
+      add(out, WeightPart::shared_experts, 1, hidden, moe_layers);
+    }
+    add(out, WeightPart::router, e.routed_experts, hidden, moe_layers);
+    if (has_router_bias(m)) {
+      add_vector(out, WeightPart::router, e.routed_experts, moe_layers);
+    }
+  }
+  if (m.vision) {
+    vision_tensors(*m.vision, out);
+  }
+  return out;
+}
+
+std::array<double, kWeightParts> weight_bytes_by_part(const ModelSpec& m, const WeightFormats& f) {
+  std::array<double, kWeightParts> bytes{};
+  const double vector_bytes = bits_per_element(f.vectors) / units::kBitsPerByte;
+  for (const WeightTensor& t : weight_tensors(m)) {
+    const double one = t.matrix ? f[t.part].matrix_bytes(t.rows, t.cols) : d(t.rows) * vector_bytes;
+    bytes[static_cast<std::size_t>(t.part)] += one * t.count;
+  }
+  return bytes;
+}
+
 ParamCount count_params(const ModelSpec& m) {
   ParamCount c;
   if (m.bare_params) {
     c.dense_mlp = *m.bare_params;  // unknown split: all of it counts as body weights
     return c;
   }
-  const double hidden = d(m.hidden_size);
-  c.embedding = d(m.vocab_size) * hidden;
-  c.lm_head = m.tie_word_embeddings ? 0.0 : d(m.vocab_size) * hidden;
-  const double layers = d(m.num_hidden_layers);
-  c.attention = attention_params_per_layer(m) * layers;
-  c.norms = norms_per_layer(m) * layers + hidden;
-  if (!m.moe) {
-    c.dense_mlp = gated_mlp_params(m, m.intermediate_size) * layers;
-    return c;
+  for (const WeightTensor& t : weight_tensors(m)) {
+    const double n = d(t.rows) * d(t.cols) * t.count;
+    switch (t.part) {
+      case WeightPart::embedding: c.embedding += n; break;
+      case WeightPart::lm_head: c.lm_head += n; break;
+      case WeightPart::attention: c.attention += n; break;
+      case WeightPart::dense_mlp: c.dense_mlp += n; break;
+      case WeightPart::routed_experts:
+        c.routed_experts += n;
+        c.active_routed_experts += d(t.rows) * d(t.cols) * t.active_count;
+        break;
+      case WeightPart::shared_experts: c.shared_experts += n; break;
+      case WeightPart::router: c.router += n; break;
+      case WeightPart::norms: c.norms += n; break;
+      case WeightPart::vision: c.vision += n; break;
+    }
   }
-  const MoeSpec& e = *m.moe;
-  const double dense_layers = d(std::min(e.first_dense_layers, m.num_hidden_layers));
-  const double moe_layers = layers - dense_layers;
-  c.dense_mlp = gated_mlp_params(m, m.intermediate_size) * dense_layers;
-  const double expert = gated_mlp_params(m, e.expert_intermediate);
-  c.routed_experts = expert * d(e.routed_experts) * moe_layers;
-  c.active_routed_experts = expert * d(e.experts_per_token) * moe_layers;
-  c.shared_experts = expert * d(e.shared_experts) * moe_layers;
-  const double router_bias = has_router_bias(m) ? d(e.routed_experts) : 0.0;
-  c.router = (hidden * d(e.routed_experts) + router_bias) * moe_layers;
   return c;
 }
 
@@ -142,6 +302,15 @@ void validate_model(const ModelSpec& m, std::string_view where) {
       throw InputError(fmt::format("{}/first_k_dense_replace: {} leaves no MoE layer of {}", where,
                                    m.moe->first_dense_layers, m.num_hidden_layers));
     }
+    if (m.moe_layer_count() == 0) {
+      throw InputError(fmt::format("{}/mlp_only_layers: no MoE layer is left of {}", where,
+                                   m.num_hidden_layers));
+    }
+  }
+  if (!m.layer_is_linear.empty() &&
+      (m.layer_is_linear.size() != m.num_hidden_layers || !m.linear_attention)) {
+    throw InputError(fmt::format("{}/layer_types: linear-attention layers need {} entries and the "
+                                 "linear_* sizes", where, m.num_hidden_layers));
   }
   if (!m.layer_window_tokens.empty() && m.layer_window_tokens.size() != m.num_hidden_layers) {
     throw InputError(fmt::format("{}/layer_types: {} entries for {} layers", where,

@@ -31,6 +31,29 @@ std::string target_text(const FitResult& r) {
   return fmt::format("{} x {}{}", r.request.layout.gpus(), r.gpu_id, slice);
 }
 
+double model_weights(const FitResult& r) {
+  double total = 0;
+  for (double b : r.model_weight_bytes) {
+    total += b;
+  }
+  return total;
+}
+
+std::string weight_part_label(WeightPart part) {
+  switch (part) {
+    case WeightPart::embedding: return "embedding";
+    case WeightPart::lm_head: return "LM head";
+    case WeightPart::attention: return "attention";
+    case WeightPart::dense_mlp: return "dense MLP";
+    case WeightPart::routed_experts: return "routed experts";
+    case WeightPart::shared_experts: return "shared experts";
+    case WeightPart::router: return "router";
+    case WeightPart::norms: return "norms";
+    case WeightPart::vision: return "vision tower";
+  }
+  return "?";
+}
+
 std::string params_text(double params) { return fmt::format("{:.2f} B", params / units::kGiga); }
 
 detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_numbers) {
@@ -48,9 +71,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
                                     : r.fits ? ", smallest layout that fits"
                                              : ", widest layout tried: none fits"));
   doc.heading.push_back(fmt::format(
-      "weights {} (embeddings {}), KV cache {}, context {} tokens, concurrency {} "
+      "weights {}{}, KV cache {}, context {} tokens, concurrency {} "
       "({} per replica)",
-      to_string(q.weights_dtype), to_string(*q.embeddings_dtype), to_string(q.kv_dtype),
+      r.formats_as_shipped ? "as shipped: " : "", r.formats_text, to_string(q.kv_dtype),
       group_digits(q.context_tokens), group_digits(q.concurrency),
       group_digits(r.concurrency_per_replica)));
   doc.heading.push_back(fmt::format("parameters {} total, {} active; sizes in {} ({})",
@@ -69,6 +92,8 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     inputs.rows.push_back({"ep", std::to_string(q.layout.ep)});
     inputs.rows.push_back({"dp", std::to_string(q.layout.dp)});
     inputs.rows.push_back({"weights_dtype", std::string(to_string(q.weights_dtype))});
+    inputs.rows.push_back({"weight_formats", r.formats_text});
+    inputs.rows.push_back({"weights_as_shipped", r.formats_as_shipped ? "true" : "false"});
     inputs.rows.push_back({"embeddings_dtype", std::string(to_string(*q.embeddings_dtype))});
     inputs.rows.push_back({"kv_dtype", std::string(to_string(q.kv_dtype))});
     inputs.rows.push_back({"context_tokens", std::to_string(q.context_tokens)});
@@ -88,10 +113,15 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   row(fmt::format("engine cap ({:.0f} % of capacity)", q.memory_utilization * 100.0),
       m.engine_cap_bytes);
   row("weights", m.weights_bytes);
-  row("  embedding + LM head", r.weights.embedding + r.weights.lm_head);
-  row("  attention, dense MLP, norms", r.weights.dense);
-  if (r.params.routed_experts > 0) {
-    row("  routed experts", r.weights.experts);
+  for (std::size_t i = 0; i < kWeightParts; ++i) {
+    const auto part = static_cast<WeightPart>(i);
+    const double part_bytes = r.weights.parts[i];
+    if (part_bytes > 0) {
+      row(fmt::format("  {} ({})", weight_part_label(part),
+                      part == WeightPart::norms ? std::string(to_string(q.weight_formats->vectors))
+                                                : to_string((*q.weight_formats)[part])),
+          part_bytes);
+    }
   }
   row("activations (prefill chunk + logits)", m.activation_bytes);
   row("runtime reserve", m.reserve_bytes);
@@ -140,6 +170,12 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   node.rows.push_back({"datasheet memory", bytes_value(r.datasheet_total_bytes, u)});
   node.rows.push_back({"capacity used for fit", bytes_value(r.capacity_total_bytes, u)});
   node.rows.push_back({"weights (per GPU x GPUs)", bytes_value(m.weights_bytes * double(q.layout.gpus()), u)});
+  node.rows.push_back({"model weights (one copy)", bytes_value(model_weights(r), u)});
+  if (r.checkpoint_bytes) {
+    node.rows.push_back({"checkpoint files (safetensors index)", bytes_value(*r.checkpoint_bytes, u)});
+    node.rows.push_back({"computed - checkpoint", fmt::format("{}{}", model_weights(r) < *r.checkpoint_bytes ? "-" : "+",
+                                                              bytes_value(std::abs(model_weights(r) - *r.checkpoint_bytes), u))});
+  }
   node.rows.push_back({"KV budget (per GPU x GPUs)", bytes_value(m.kv_budget_bytes * double(q.layout.gpus()), u)});
   doc.tables.push_back(std::move(node));
 
@@ -159,6 +195,25 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     doc.footer.push_back("note: " + n);
   }
   return doc;
+}
+
+Json formats_json(const WeightFormats& f) {
+  Json out = Json::object();
+  for (std::size_t i = 0; i < kWeightParts; ++i) {
+    const auto part = static_cast<WeightPart>(i);
+    out[std::string(to_string(part))] =
+        part == WeightPart::norms ? std::string(to_string(f.vectors)) : to_string(f[part]);
+  }
+  return out;
+}
+
+Json parts_json(const std::array<double, kWeightParts>& parts) {
+  Json out = Json::object();
+  for (std::size_t i = 0; i < kWeightParts; ++i) {
+    const double x = std::max(0.0, checked(parts[i], "weight part"));
+    out[std::string(to_string(static_cast<WeightPart>(i)))] = static_cast<std::uint64_t>(std::llround(x));
+  }
+  return out;
 }
 
 Json fit_json(const FitResult& r) {
@@ -184,6 +239,8 @@ Json fit_json(const FitResult& r) {
       {"layout_automatic", r.layout_automatic},
       {"weights_dtype", to_string(q.weights_dtype)},
       {"embeddings_dtype", to_string(*q.embeddings_dtype)},
+      {"weights_as_shipped", r.formats_as_shipped},
+      {"weight_formats", formats_json(*q.weight_formats)},
       {"kv_dtype", to_string(q.kv_dtype)},
       {"context_tokens", q.context_tokens},
       {"concurrency", q.concurrency},
@@ -207,6 +264,7 @@ Json fit_json(const FitResult& r) {
       {"shared_experts", bytes(r.params.shared_experts, "params")},
       {"router", bytes(r.params.router, "params")},
       {"norms", bytes(r.params.norms, "params")},
+      {"vision", bytes(r.params.vision, "params")},
   };
   j["per_gpu"] = {
       {"capacity_bytes", bytes(m.capacity_bytes, "capacity")},
@@ -216,7 +274,8 @@ Json fit_json(const FitResult& r) {
       {"weights", {{"embedding_bytes", bytes(r.weights.embedding, "embedding")},
                    {"lm_head_bytes", bytes(r.weights.lm_head, "lm head")},
                    {"dense_bytes", bytes(r.weights.dense, "dense")},
-                   {"experts_bytes", bytes(r.weights.experts, "experts")}}},
+                   {"experts_bytes", bytes(r.weights.experts, "experts")},
+                   {"parts_bytes", parts_json(r.weights.parts)}}},
       {"kv_cache_bytes", bytes(m.kv_cache_bytes, "kv cache")},
       {"activation_bytes", bytes(m.activation_bytes, "activations")},
       {"reserve_bytes", bytes(m.reserve_bytes, "reserve")},
@@ -254,6 +313,13 @@ Json fit_json(const FitResult& r) {
                      {"capacity_bytes", bytes(r.capacity_total_bytes, "capacity total")},
                      {"weights_bytes", bytes(m.weights_bytes * gpus, "weights total")},
                      {"kv_budget_bytes", bytes(m.kv_budget_bytes * gpus, "kv total")}};
+  j["model_weights"] = {
+      {"bytes", bytes(model_weights(r), "model weights")},
+      {"parts_bytes", parts_json(r.model_weight_bytes)},
+      {"formats", r.formats_text},
+      {"checkpoint_bytes", r.checkpoint_bytes ? bytes(*r.checkpoint_bytes, "checkpoint") : null_json},
+      {"difference_bytes", r.checkpoint_bytes ? Json(std::llround(checked(model_weights(r) - *r.checkpoint_bytes, "difference")))
+                                              : null_json}};
   j["notes"] = r.notes;
   return j;
 }

@@ -161,11 +161,16 @@ std::optional<std::uint64_t> ObjectReader::optional_integer(std::string_view key
   if (v == nullptr) {
     return std::nullopt;
   }
-  const bool integral = v->is_number_unsigned() || (v->is_number_integer() && v->get<std::int64_t>() >= 0);
+  // Config writers emit integral values as floats ("8.0"); accept those, reject 8.5.
+  const bool whole_float = v->is_number_float() && std::isfinite(v->get<double>()) &&
+                           v->get<double>() >= 0.0 && v->get<double>() < 1.8e19 &&
+                           v->get<double>() - std::floor(v->get<double>()) <= 0.0;
+  const bool integral = v->is_number_unsigned() ||
+                        (v->is_number_integer() && v->get<std::int64_t>() >= 0) || whole_float;
   if (!integral) {
     fail(key, fmt::format("expected an integer between {} and {}, got {}", min, max, shown(*v)));
   }
-  const auto x = v->get<std::uint64_t>();
+  const auto x = whole_float ? static_cast<std::uint64_t>(v->get<double>()) : v->get<std::uint64_t>();
   if (x < min || x > max) {
     fail(key, fmt::format("expected an integer between {} and {}, got {}", min, max, x));
   }

@@ -1,0 +1,517 @@
+// Hugging Face config.json -> ModelSpec. Real files omit fields equal to their class's defaults
+// (transformers' to_diff_dict), name the same thing differently per family (n_head, num_kv_heads,
+// n_inner) and nest the language model of a multimodal model under text_config; this reader
+// applies the class defaults and the per-family layout (biases, norms, MLP shape) explicitly.
+#include "detail/catalog_json.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+
+#include "detail/hf_quantization.hpp"
+
+namespace gpuplan::detail {
+namespace {
+
+constexpr std::uint64_t kBig = 1ull << 32;
+
+// Defaults of the transformers config classes (configuration_<type>.py, __init__ keyword
+// defaults) for the fields gpuplan reads. Only fields a file may omit are listed.
+constexpr std::string_view kClassDefaults = R"({
+ "llama": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+           "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": false},
+ "mistral": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+             "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072,
+             "tie_word_embeddings": false, "sliding_window": 4096},
+ "mixtral": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+             "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072,
+             "tie_word_embeddings": false, "num_local_experts": 8, "num_experts_per_tok": 2},
+ "qwen2": {"vocab_size": 151936, "hidden_size": 4096, "intermediate_size": 22016, "num_hidden_layers": 32,
+           "num_attention_heads": 32, "num_key_value_heads": 32, "max_position_embeddings": 32768,
+           "tie_word_embeddings": false, "use_sliding_window": false},
+ "qwen2_moe": {"vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 24,
+               "num_attention_heads": 16, "num_key_value_heads": 16, "max_position_embeddings": 32768,
+               "tie_word_embeddings": false, "use_sliding_window": false, "num_experts": 60,
+               "num_experts_per_tok": 4, "moe_intermediate_size": 1408,
+               "shared_expert_intermediate_size": 5632, "decoder_sparse_step": 1},
+ "qwen3": {"vocab_size": 151936, "hidden_size": 4096, "intermediate_size": 22016, "num_hidden_layers": 32,
+           "num_attention_heads": 32, "num_key_value_heads": 32, "head_dim": 128, "max_position_embeddings": 32768,
+           "tie_word_embeddings": false, "use_sliding_window": false},
+ "qwen3_moe": {"vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 6144, "num_hidden_layers": 24,
+               "num_attention_heads": 32, "num_key_value_heads": 4, "max_position_embeddings": 32768,
+               "tie_word_embeddings": false, "use_sliding_window": false, "num_experts": 128,
+               "num_experts_per_tok": 8, "moe_intermediate_size": 768, "decoder_sparse_step": 1},
+ "qwen3_next": {"vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 48,
+                "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
+                "max_position_embeddings": 32768, "tie_word_embeddings": false, "num_experts": 512,
+                "num_experts_per_tok": 10, "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512,
+                "decoder_sparse_step": 1, "full_attention_interval": 4, "linear_conv_kernel_dim": 4,
+                "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_num_key_heads": 16,
+                "linear_num_value_heads": 32},
+ "gemma": {"vocab_size": 256000, "hidden_size": 3072, "intermediate_size": 24576, "num_hidden_layers": 28,
+           "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 256, "max_position_embeddings": 8192,
+           "tie_word_embeddings": true},
+ "gemma2": {"vocab_size": 256000, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+            "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 8192,
+            "tie_word_embeddings": true, "sliding_window": 4096},
+ "gemma3_text": {"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+                 "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+                 "max_position_embeddings": 131072, "tie_word_embeddings": true, "sliding_window": 4096,
+                 "sliding_window_pattern": 6},
+ "llama4_text": {"vocab_size": 202048, "hidden_size": 5120, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+                 "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+                 "max_position_embeddings": 131072, "tie_word_embeddings": false, "num_local_experts": 16,
+                 "num_experts_per_tok": 1, "interleave_moe_layer_step": 1, "attention_chunk_size": 8192},
+ "cohere": {"vocab_size": 256000, "hidden_size": 8192, "intermediate_size": 22528, "num_hidden_layers": 40,
+            "num_attention_heads": 64, "max_position_embeddings": 8192, "tie_word_embeddings": true},
+ "falcon": {"vocab_size": 65024, "hidden_size": 4544, "num_hidden_layers": 32, "num_attention_heads": 71,
+            "max_position_embeddings": 2048, "tie_word_embeddings": true, "multi_query": true,
+            "parallel_attn": true, "bias": false, "new_decoder_architecture": false},
+ "starcoder2": {"vocab_size": 49152, "hidden_size": 3072, "intermediate_size": 12288, "num_hidden_layers": 30,
+                "num_attention_heads": 24, "num_key_value_heads": 2, "max_position_embeddings": 4096,
+                "tie_word_embeddings": true, "use_bias": true},
+ "gpt_bigcode": {"vocab_size": 50257, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,
+                 "multi_query": true, "tie_word_embeddings": true},
+ "gpt_neox": {"vocab_size": 50432, "hidden_size": 6144, "intermediate_size": 24576, "num_hidden_layers": 44,
+              "num_attention_heads": 64, "max_position_embeddings": 2048, "tie_word_embeddings": false},
+ "phi3": {"vocab_size": 32064, "hidden_size": 3072, "intermediate_size": 8192, "num_hidden_layers": 32,
+          "num_attention_heads": 32, "max_position_embeddings": 4096, "tie_word_embeddings": false},
+ "olmo2": {"vocab_size": 50304, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+           "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": false},
+ "granite": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+             "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": false},
+ "deepseek_v2": {"tie_word_embeddings": false},
+ "deepseek_v3": {"tie_word_embeddings": false},
+ "gpt_oss": {"tie_word_embeddings": false},
+ "glm4_moe": {"tie_word_embeddings": false},
+ "pixtral": {"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24, "patch_size": 16}
+})";
+
+const Json& class_defaults(std::string_view type) {
+  static const Json all = Json::parse(kClassDefaults);
+  static const Json none = Json::object();
+  const auto it = all.find(type);
+  return it == all.end() ? none : *it;
+}
+
+// The language model's class inside a multimodal wrapper, when text_config does not say.
+std::string text_type_of(std::string_view parent) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kText{{
+      {"gemma3", "gemma3_text"},     {"llama4", "llama4_text"}, {"mistral3", "mistral"},
+      {"qwen2_5_vl", "qwen2"},       {"qwen2_vl", "qwen2"},     {"llava", "llama"},
+      {"qwen2_5_vl_text", "qwen2"},  {"qwen2_vl_text", "qwen2"},
+  }};
+  for (const auto& [wrapper, text] : kText) {
+    if (wrapper == parent) {
+      return std::string(text);
+    }
+  }
+  return std::string(parent);
+}
+
+// Older and GPT-style spellings of the fields gpuplan reads.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kAliases{{
+    {"n_embd", "hidden_size"},
+    {"d_model", "hidden_size"},
+    {"n_layer", "num_hidden_layers"},
+    {"num_layers", "num_hidden_layers"},
+    {"n_head", "num_attention_heads"},
+    {"n_head_kv", "num_key_value_heads"},
+    {"num_kv_heads", "num_key_value_heads"},
+    {"n_inner", "intermediate_size"},
+    {"ffn_hidden_size", "intermediate_size"},
+    {"n_positions", "max_position_embeddings"},
+    {"seq_length", "max_position_embeddings"},
+    {"dtype", "torch_dtype"},
+}};
+
+// The object with class defaults and aliases applied. A key written as null keeps its null
+// (Mistral Small 3.1's "sliding_window": null means no window, not the class default).
+Json normalized(const Json& config, std::string_view type) {
+  Json out = config;
+  for (const auto& [alias, canonical] : kAliases) {
+    const std::string a(alias);
+    const std::string c(canonical);
+    if (!out.contains(c) && out.contains(a)) {
+      out[c] = out[a];
+    }
+  }
+  for (const auto& [key, value] : class_defaults(type).items()) {
+    if (!out.contains(key)) {
+      out[key] = value;
+    }
+  }
+  for (const auto& [alias, canonical] : kAliases) {
+    const std::string c(canonical);
+    if (!out.contains(c) && out.contains(std::string(alias))) {
+      out[c] = out[std::string(alias)];
+    }
+  }
+  return out;
+}
+
+bool is(std::string_view type, std::initializer_list<std::string_view> types) {
+  return std::find(types.begin(), types.end(), type) != types.end();
+}
+
+// Per-family layout facts the config does not spell out (modeling_<type>.py).
+void apply_family(ModelSpec& m, ObjectReader& r) {
+  const std::string& t = m.model_type;
+  if (is(t, {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text"})) {
+    m.qkv_bias = true;
+  }
+  if (is(t, {"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text"})) {
+    m.qk_norm = true;
+  }
+  if (is(t, {"gemma2", "gemma3", "gemma3_text"})) {
+    m.norms_per_layer = 4;  // pre- and post-norms around attention and MLP
+  }
+  if (t == "olmo2") {
+    m.qk_norm = true;
+    m.qk_norm_full_width = true;  // q_norm over all heads, k_norm over all KV heads
+  }
+  if (t == "cohere") {
+    m.norms_per_layer = 1;  // attention and MLP run in parallel off one LayerNorm (no bias)
+    m.qk_norm = r.boolean("use_qk_norm", false);
+    m.qk_norm_full_width = true;
+  }
+  if (t == "llama4_text" || t == "llama4") {
+    m.qk_norm = false;  // L2 norm without weights
+  }
+  if (t == "falcon") {
+    const bool new_arch = r.boolean("new_decoder_architecture", false);
+    const bool parallel = r.boolean("parallel_attn", true);
+    m.layer_norm = true;
+    m.mlp_gated = false;
+    m.attention_bias = m.mlp_bias = r.boolean("bias", false);
+    if (new_arch) {
+      m.norms_per_layer = r.optional_integer("num_ln_in_parallel_attn", 1, 2).value_or(2);
+    } else {
+      m.norms_per_layer = parallel ? 1 : 2;
+      if (r.boolean("multi_query", true)) {
+        m.num_key_value_heads = 1;
+      }
+    }
+  }
+  if (is(t, {"gpt_bigcode", "gpt2"})) {
+    m.layer_norm = true;
+    m.mlp_gated = false;
+    m.attention_bias = m.mlp_bias = true;
+    m.learned_positions = m.max_position_embeddings;
+    if (t == "gpt_bigcode" && r.boolean("multi_query", true)) {
+      m.num_key_value_heads = 1;
+    }
+  }
+  if (t == "starcoder2") {
+    m.layer_norm = true;
+    m.mlp_gated = false;
+    m.attention_bias = m.mlp_bias = r.boolean("use_bias", true);
+  }
+  if (t == "gpt_neox") {
+    m.layer_norm = true;
+    m.mlp_gated = false;
+    m.attention_bias = r.boolean("attention_bias", true);
+    m.mlp_bias = true;
+  }
+  if (is(t, {"llama", "granite", "mistral", "olmo2", "phi3"})) {
+    m.mlp_bias = r.boolean("mlp_bias", false);
+  }
+  if (t == "qwen3_next") {
+    m.attention_output_gate = true;
+  }
+}
+
+MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
+  MoeSpec e;
+  e.routed_experts = experts;
+  e.experts_per_token = r.integer("num_experts_per_tok", 1, experts);
+  e.expert_intermediate = r.optional_integer("moe_intermediate_size", 1, 1u << 22).value_or(m.intermediate_size);
+  e.first_dense_layers = r.optional_integer("first_k_dense_replace", 0, 10'000).value_or(0);
+  e.shared_experts = r.optional_integer("n_shared_experts", 0, 1024).value_or(0);
+  if (auto width = r.optional_integer("shared_expert_intermediate_size", 0, 1u << 22); width && *width > 0) {
+    // Qwen2-MoE / Qwen3-Next: one shared expert of its own width behind a sigmoid gate.
+    e.shared_experts = 1;
+    e.shared_expert_intermediate = *width;
+    e.shared_expert_gate = true;
+  }
+  e.layer_step = r.optional_integer("decoder_sparse_step", 1, 10'000).value_or(1);
+  if (auto freq = r.optional_integer("moe_layer_freq", 1, 10'000); freq && *freq != 1) {
+    r.fail("moe_layer_freq", "MoE on every n-th layer after first_k_dense_replace is not supported");
+  }
+  if (const Json* only = r.value("mlp_only_layers")) {
+    if (!only->is_array()) {
+      r.fail("mlp_only_layers", "expected an array of layer indices");
+    }
+    for (std::size_t i = 0; i < only->size(); ++i) {
+      const Json& v = (*only)[i];
+      if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= m.num_hidden_layers) {
+        throw InputError(fmt::format("{}: expected a layer index below {}",
+                                     where(r.origin(), r.pointer() / "mlp_only_layers" / i),
+                                     m.num_hidden_layers));
+      }
+      e.dense_layers.push_back(v.get<std::uint64_t>());
+    }
+  }
+  if (m.model_type == "llama4_text" || m.model_type == "llama4") {
+    // Llama 4: intermediate_size is the expert width, intermediate_size_mlp the dense layers';
+    // every MoE layer adds one shared expert of the expert width.
+    e.expert_intermediate = m.intermediate_size;
+    m.intermediate_size = r.optional_integer("intermediate_size_mlp", 1, 1u << 22).value_or(m.intermediate_size);
+    e.shared_experts = 1;
+    e.layer_step = r.optional_integer("interleave_moe_layer_step", 1, 10'000).value_or(1);
+    if (const Json* layers = r.value("moe_layers"); layers && layers->is_array()) {
+      // An explicit list wins: dense everywhere else.
+      e.layer_step = 1;
+      for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+        if (std::find(layers->begin(), layers->end(), Json(i)) == layers->end()) {
+          e.dense_layers.push_back(i);
+        }
+      }
+    }
+  }
+  return e;
+}
+
+// Attention window per layer: layer_types, Llama 4 chunks, a repeating pattern, or every layer.
+void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
+  const std::uint64_t window = r.optional_integer("sliding_window", 1, kBig).value_or(0);
+  const bool use_window =
+      r.boolean("use_sliding_window", true) && window > 0 && window < m.max_position_embeddings;
+  const std::uint64_t chunk = r.optional_integer("attention_chunk_size", 1, kBig).value_or(0);
+  const bool llama4 = m.model_type == "llama4_text" || m.model_type == "llama4";
+  if (const Json* types = r.value("layer_types")) {
+    if (!types->is_array() || types->size() != m.num_hidden_layers) {
+      r.fail("layer_types", fmt::format("expected an array of {} layer types", m.num_hidden_layers));
+    }
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      const Json& t = (*types)[i];
+      const bool sliding = t == "sliding_attention";
+      const bool chunked = t == "chunked_attention";
+      const bool linear = t == "linear_attention";
+      if (!sliding && !chunked && !linear && t != "full_attention") {
+        throw InputError(fmt::format("{}: expected \"full_attention\", \"sliding_attention\", "
+                                     "\"chunked_attention\" or \"linear_attention\", got {}",
+                                     where(r.origin(), r.pointer() / "layer_types" / i), t.dump()));
+      }
+      if (sliding && window == 0) {
+        r.fail("sliding_window", "missing, but layer_types has sliding layers");
+      }
+      if (chunked && chunk == 0) {
+        r.fail("attention_chunk_size", "missing, but layer_types has chunked layers");
+      }
+      m.layer_window_tokens.push_back(sliding && use_window ? window : chunked ? chunk : 0);
+      m.layer_is_linear.push_back(linear);
+    }
+    if (std::none_of(m.layer_is_linear.begin(), m.layer_is_linear.end(), [](bool b) { return b; })) {
+      m.layer_is_linear.clear();
+    }
+  } else if (m.model_type == "qwen3_next") {
+    // Qwen3NextConfig: every full_attention_interval-th layer is full attention, the rest linear.
+    const std::uint64_t every = r.integer("full_attention_interval", 1, 10'000);
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      m.layer_is_linear.push_back((i + 1) % every != 0);
+    }
+  } else if (llama4 && chunk > 0) {
+    // Llama4TextConfig: layers with RoPE (no_rope_layers[i] == 1) attend within one chunk; every
+    // fourth layer (NoPE) attends globally.
+    const Json* rope = r.value("no_rope_layers");
+    const std::uint64_t interval = r.optional_integer("no_rope_layer_interval", 1, 10'000).value_or(4);
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      bool chunked = (i + 1) % interval != 0;
+      if (rope != nullptr && rope->is_array() && !rope->empty()) {
+        if (rope->size() != m.num_hidden_layers) {
+          r.fail("no_rope_layers", fmt::format("expected {} entries", m.num_hidden_layers));
+        }
+        chunked = (*rope)[i] != 0;
+      }
+      m.layer_window_tokens.push_back(chunked && chunk < m.max_position_embeddings ? chunk : 0);
+    }
+  } else if (auto pattern = r.optional_integer("sliding_window_pattern", 1, 10'000);
+             pattern || (use_window && m.model_type.starts_with("gemma3"))) {
+    // Gemma 3: every pattern-th layer is global, the rest slide (HF's default pattern is 6).
+    constexpr std::uint64_t kGemma3Pattern = 6;
+    const std::uint64_t every = pattern.value_or(kGemma3Pattern);
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      m.layer_window_tokens.push_back(use_window && (i + 1) % every != 0 ? window : 0);
+    }
+  } else if (use_window) {
+    const bool alternate = m.model_type == "gemma2";  // Gemma 2: even layers slide
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      m.layer_window_tokens.push_back(!alternate || i % 2 == 0 ? window : 0);
+    }
+  }
+  if (std::all_of(m.layer_window_tokens.begin(), m.layer_window_tokens.end(), [](auto w) { return w == 0; })) {
+    m.layer_window_tokens.clear();
+  }
+  if (!m.layer_is_linear.empty()) {
+    LinearAttentionSpec a;
+    a.key_heads = r.integer("linear_num_key_heads", 1, 10'000);
+    a.value_heads = r.integer("linear_num_value_heads", 1, 10'000);
+    a.key_head_dim = r.integer("linear_key_head_dim", 1, 1u << 16);
+    a.value_head_dim = r.integer("linear_value_head_dim", 1, 1u << 16);
+    a.conv_kernel = r.integer("linear_conv_kernel_dim", 1, 1024);
+    m.linear_attention = a;
+  }
+}
+
+// The vision tower from vision_config when it gives a size; unknown layouts are estimated.
+std::optional<VisionSpec> read_vision(const Json& config, const std::string& origin, const JsonPointer& at,
+                                      std::uint64_t text_hidden, const std::string& parent_type) {
+  const auto it = config.find("vision_config");
+  if (it == config.end() || it->is_null()) {
+    return std::nullopt;
+  }
+  // Qwen2.5-VL's vision_config names no model_type: its wrapper's type tells the layout.
+  const std::string type = it->is_object() && it->contains("model_type") && (*it)["model_type"].is_string()
+                               ? (*it)["model_type"].get<std::string>()
+                               : parent_type;
+  const Json v = normalized(*it, type);
+  ObjectReader r(v, origin, at / "vision_config");
+  VisionSpec s;
+  s.model_type = type;
+  const auto hidden = r.optional_integer("hidden_size", 1, 1u << 20);
+  const auto embed = r.optional_integer("embed_dim", 1, 1u << 20);  // Qwen2-VL
+  const auto layers = r.has("depth") ? r.optional_integer("depth", 1, 10'000)
+                                     : r.optional_integer("num_hidden_layers", 1, 10'000);
+  s.hidden_size = embed.value_or(hidden.value_or(0));
+  s.layers = layers.value_or(0);
+  if (s.hidden_size == 0 || s.layers == 0) {
+    return std::nullopt;  // no size given: nothing to count
+  }
+  s.intermediate_size = r.optional_integer("intermediate_size", 1, 1u << 22).value_or(0);
+  if (s.intermediate_size == 0) {
+    const double ratio = r.optional_number("mlp_ratio", 64).value_or(4.0);
+    s.intermediate_size = static_cast<std::uint64_t>(ratio * static_cast<double>(s.hidden_size));
+  }
+  s.patch_size = r.optional_integer("patch_size", 1, 1024).value_or(14);
+  s.merge = r.optional_integer("spatial_merge_size", 1, 64).value_or(1);
+  s.output_size = r.optional_integer("out_hidden_size", 1, 1u << 20).value_or(text_hidden);
+  const bool rope_positions = is(type, {"pixtral", "qwen2_5_vl", "qwen2_vl"});
+  s.image_size = rope_positions ? 0 : r.optional_integer("image_size", 1, 1u << 16).value_or(0);
+  s.gated_mlp = is(type, {"pixtral", "qwen2_5_vl"});
+  s.biases = type != "pixtral";
+  s.estimated = type != "siglip_vision_model";
+  return s;
+}
+
+}  // namespace
+
+ModelSpec model_from_config(const Json& raw, const std::string& origin, const JsonPointer& at, bool strict) {
+  if (!raw.is_object()) {
+    throw InputError(fmt::format("{}: expected an object", where(origin, at)));
+  }
+  const std::string parent_type =
+      raw.contains("model_type") && raw["model_type"].is_string() ? raw["model_type"].get<std::string>() : "";
+  // A multimodal config keeps the language model under text_config.
+  if (!strict && raw.contains("text_config") && !raw["text_config"].is_null()) {
+    const Json& text = raw["text_config"];
+    if (!text.is_object()) {
+      throw InputError(fmt::format("{}: expected an object", where(origin, at / "text_config")));
+    }
+    Json merged = text;
+    if (!merged.contains("model_type")) {
+      merged["model_type"] = text_type_of(parent_type);
+    }
+    // The wrapper's tie_word_embeddings (and dtype) describe the whole model.
+    for (const char* key : {"tie_word_embeddings", "torch_dtype", "dtype"}) {
+      if (raw.contains(key) && !merged.contains(key)) {
+        merged[key] = raw[key];
+      }
+    }
+    ModelSpec m = model_from_config(merged, origin, at / "text_config", false);
+    m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
+    if (m.vision) {
+      validate_model(m, origin + ": " + at.to_string());
+    }
+    read_shipped_formats(m, raw, origin, at);
+    return m;
+  }
+  const std::string raw_type = parent_type;
+  const Json config = strict ? raw : normalized(raw, text_type_of(raw_type));
+  ObjectReader r(config, origin, at);
+  static constexpr std::array kKeys{
+      std::string_view("model_type"), std::string_view("hidden_size"),
+      std::string_view("num_hidden_layers"), std::string_view("num_attention_heads"),
+      std::string_view("num_key_value_heads"), std::string_view("head_dim"),
+      std::string_view("intermediate_size"), std::string_view("vocab_size"),
+      std::string_view("max_position_embeddings"), std::string_view("tie_word_embeddings"),
+      std::string_view("attention_bias"), std::string_view("use_qk_norm"),
+      std::string_view("sliding_window"), std::string_view("sliding_window_pattern"),
+      std::string_view("use_sliding_window"), std::string_view("layer_types"),
+      std::string_view("num_local_experts"), std::string_view("num_experts"),
+      std::string_view("n_routed_experts"), std::string_view("num_experts_per_tok"),
+      std::string_view("n_shared_experts"), std::string_view("moe_intermediate_size"),
+      std::string_view("first_k_dense_replace"), std::string_view("q_lora_rank"),
+      std::string_view("kv_lora_rank"), std::string_view("qk_nope_head_dim"),
+      std::string_view("qk_rope_head_dim"), std::string_view("v_head_dim"),
+      std::string_view("intermediate_size_mlp"), std::string_view("interleave_moe_layer_step"),
+      std::string_view("attention_chunk_size"), std::string_view("no_rope_layers"),
+      std::string_view("no_rope_layer_interval"),
+      std::string_view("shared_expert_intermediate_size"), std::string_view("decoder_sparse_step"),
+      std::string_view("mlp_only_layers")};
+  if (strict) {
+    r.reject_unknown(kKeys);
+  }
+  ModelSpec m;
+  m.origin = origin;
+  m.model_type = r.optional_string("model_type").value_or("");
+  m.hidden_size = r.integer("hidden_size", 1, 1u << 20);
+  m.num_hidden_layers = r.integer("num_hidden_layers", 1, 10'000);
+  m.num_attention_heads = r.integer("num_attention_heads", 1, 10'000);
+  m.num_key_value_heads =
+      r.optional_integer("num_key_value_heads", 1, 10'000).value_or(m.num_attention_heads);
+  // GPT-style files leave the MLP width out (n_inner null): four times the hidden size.
+  const bool four_h = is(m.model_type, {"falcon", "gpt_bigcode", "gpt2"});
+  m.intermediate_size = four_h ? r.optional_integer("intermediate_size", 1, 1u << 22).value_or(4 * m.hidden_size)
+                               : r.integer("intermediate_size", 1, 1u << 22);
+  m.vocab_size = r.integer("vocab_size", 1, 100'000'000);
+  m.max_position_embeddings = r.integer("max_position_embeddings", 1, kBig);
+  // Missing: the class default, applied above; a type without one (PretrainedConfig's default
+  // is true, but most causal-LM classes override it) counts an untied head: the larger figure.
+  m.tie_word_embeddings = r.boolean("tie_word_embeddings", false);
+  m.attention_bias = r.boolean("attention_bias", false);
+  m.qk_norm = r.boolean("use_qk_norm", false);
+  apply_family(m, r);
+
+  if (r.has("kv_lora_rank")) {
+    MlaSpec a;
+    a.q_lora_rank = r.optional_integer("q_lora_rank", 1, 1u << 16).value_or(0);
+    a.kv_lora_rank = r.integer("kv_lora_rank", 1, 1u << 16);
+    a.qk_nope_head_dim = r.integer("qk_nope_head_dim", 1, 1u << 16);
+    a.qk_rope_head_dim = r.integer("qk_rope_head_dim", 1, 1u << 16);
+    a.v_head_dim = r.integer("v_head_dim", 1, 1u << 16);
+    m.mla = a;
+  } else if (auto hd = r.optional_integer("head_dim", 1, 1u << 16)) {
+    m.head_dim = *hd;
+  } else {
+    if (m.hidden_size % m.num_attention_heads != 0) {
+      r.fail("head_dim", fmt::format("missing, and hidden_size {} is not a multiple of {} heads",
+                                     m.hidden_size, m.num_attention_heads));
+    }
+    m.head_dim = m.hidden_size / m.num_attention_heads;
+  }
+
+  std::uint64_t experts = 0;
+  for (std::string_view key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
+    if (auto n = r.optional_integer(key, 0, 1u << 16); n && *n > 0) {
+      experts = *n;
+    }
+  }
+  if (experts > 0) {
+    m.moe = read_moe(m, r, experts);
+  }
+  read_layer_kinds(m, r);
+  if (!strict) {
+    m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
+  }
+  validate_model(m, origin + ": " + at.to_string());
+  if (!strict) {
+    read_shipped_formats(m, raw, origin, at);
+  }
+  return m;
+}
+
+}  // namespace gpuplan::detail

@@ -1,0 +1,333 @@
+#include "detail/hf_quantization.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+
+namespace gpuplan::detail {
+namespace {
+
+constexpr std::array kLinearParts{WeightPart::attention, WeightPart::dense_mlp, WeightPart::routed_experts,
+                                  WeightPart::shared_experts};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool contains(const std::string& s, std::string_view what) { return s.find(what) != std::string::npos; }
+
+bool ends_with_word(const std::string& s, std::string_view what) {
+  if (!s.ends_with(what)) {
+    return s.ends_with(std::string(what) + "$");
+  }
+  return true;
+}
+
+// The part a module name or pattern ("lm_head", "re:.*mlp.gate$", "model.layers.*.self_attn",
+// "vision_tower") refers to; several parts when it names a whole block.
+std::vector<WeightPart> parts_named(const std::string& raw) {
+  const std::string s = lower(raw);
+  if (contains(s, "vision") || contains(s, "visual") || contains(s, "multi_modal_projector") ||
+      contains(s, "mm_projector")) {
+    return {WeightPart::vision};
+  }
+  if (contains(s, "lm_head") || contains(s, "output_layer")) {
+    return {WeightPart::lm_head};
+  }
+  if (contains(s, "embed")) {
+    return {WeightPart::embedding};
+  }
+  if (contains(s, "shared_expert_gate")) {
+    return {WeightPart::shared_experts};
+  }
+  if (contains(s, "router") || ends_with_word(s, ".gate") || ends_with_word(s, "mlp.gate") || s == "gate") {
+    return {WeightPart::router};
+  }
+  if (contains(s, "shared_expert")) {
+    return {WeightPart::shared_experts};
+  }
+  if (contains(s, "experts")) {
+    return {WeightPart::routed_experts};
+  }
+  if (contains(s, "attn") || contains(s, "attention") || contains(s, "q_proj") || contains(s, "k_proj") ||
+      contains(s, "v_proj") || contains(s, "o_proj") || contains(s, "qkv")) {
+    return {WeightPart::attention};
+  }
+  if (contains(s, "mlp") || contains(s, "feed_forward") || contains(s, "ffn")) {
+    return {WeightPart::dense_mlp, WeightPart::routed_experts, WeightPart::shared_experts, WeightPart::router};
+  }
+  return {};
+}
+
+struct Reader {
+  const std::string& origin;
+  JsonPointer at;
+
+  [[noreturn]] void fail(std::string_view key, std::string_view message) const {
+    throw InputError(fmt::format("{}: {}", where(origin, at / std::string(key)), message));
+  }
+};
+
+// Module lists left in 16 bits (modules_to_not_convert, ignore, ignored_layers, ...).
+void keep_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q, const Reader& r,
+                      std::initializer_list<std::string_view> keys) {
+  for (std::string_view key : keys) {
+    const auto it = q.find(key);
+    if (it == q.end() || it->is_null()) {
+      continue;
+    }
+    if (!it->is_array()) {
+      r.fail(key, "expected an array of module names");
+    }
+    for (const Json& name : *it) {
+      if (!name.is_string()) {
+        r.fail(key, "expected an array of module names");
+      }
+      for (WeightPart part : parts_named(name.get<std::string>())) {
+        f[part] = base[part];
+      }
+    }
+  }
+}
+
+std::uint64_t integer_of(const Json& obj, std::string_view key, std::uint64_t fallback, const Reader& r) {
+  ObjectReader reader(obj, r.origin, r.at);
+  return reader.optional_integer(key, 1, 1u << 20).value_or(fallback);
+}
+
+WeightFormat int_format(std::uint64_t bits, std::int64_t group, bool zero_points, const Reader& r,
+                        std::string_view key) {
+  if (bits != 4 && bits != 8) {
+    r.fail(key, fmt::format("{}-bit weights are not supported (4 or 8)", bits));
+  }
+  WeightFormat f{.element = bits == 4 ? DType::int4 : DType::int8};
+  if (group <= 0) {
+    f.scheme = ScaleScheme::per_channel;
+    f.scale_bits = 16;
+  } else {
+    f.scheme = ScaleScheme::per_group;
+    f.block = static_cast<std::uint32_t>(group);
+    f.scale_bits = 16;
+  }
+  f.zero_bits = zero_points ? static_cast<std::uint32_t>(bits) : 0;
+  return f;
+}
+
+// compressed-tensors "weights" args: num_bits, type, strategy, group_size, block_structure.
+WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
+  const std::uint64_t bits = integer_of(w, "num_bits", 0, r);
+  const std::string type = w.value("type", std::string("int"));
+  const std::string strategy = w.value("strategy", std::string("tensor"));
+  const bool symmetric = w.value("symmetric", true);
+  WeightFormat f;
+  if (type == "float" && bits == 8) {
+    f = {.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
+  } else if (type == "float" && bits == 4) {
+    return default_format(DType::fp4);  // NVFP4: tensor_group, group 16
+  } else if (type == "int" && (bits == 8 || bits == 4)) {
+    f = {.element = bits == 8 ? DType::int8 : DType::int4, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
+  } else {
+    r.fail("num_bits", fmt::format("{}-bit {} weights are not supported", bits, type));
+  }
+  if (strategy == "channel") {
+    f.scheme = ScaleScheme::per_channel;  // vLLM keeps channel scales in fp32
+  } else if (strategy == "group" || strategy == "tensor_group") {
+    f.scheme = ScaleScheme::per_group;
+    f.block = static_cast<std::uint32_t>(integer_of(w, "group_size", 128, r));
+    f.scale_bits = 16;
+    f.zero_bits = symmetric ? 0 : static_cast<std::uint32_t>(bits);
+  } else if (strategy == "block") {
+    const auto it = w.find("block_structure");
+    if (it == w.end() || !it->is_array() || it->size() != 2 || (*it)[0] != (*it)[1] ||
+        !(*it)[0].is_number_unsigned()) {
+      r.fail("block_structure", "expected a square block such as [128, 128]");
+    }
+    f.scheme = ScaleScheme::per_block;
+    f.block = (*it)[0].get<std::uint32_t>();
+  } else if (strategy != "tensor") {
+    r.fail("strategy", fmt::format("unknown strategy \"{}\"", strategy));
+  }
+  return f;
+}
+
+WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const Reader& r) {
+  if (!q.is_object()) {
+    throw InputError(fmt::format("{}: expected an object", where(r.origin, r.at)));
+  }
+  const auto method_it = q.find("quant_method");
+  if (method_it == q.end() || !method_it->is_string()) {
+    r.fail("quant_method", "missing: cannot tell how the weights are quantized");
+  }
+  const std::string method = lower(method_it->get<std::string>());
+  WeightFormats f = base;
+  const auto linear = [&f](const WeightFormat& format) {
+    for (WeightPart part : kLinearParts) {
+      f[part] = format;
+    }
+  };
+  if (method == "fp8") {
+    // transformers FineGrainedFP8 / vLLM Fp8Config: weight_block_size [128, 128] or per tensor.
+    WeightFormat fp8{.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
+    if (const auto it = q.find("weight_block_size"); it != q.end() && !it->is_null()) {
+      if (!it->is_array() || it->size() != 2 || (*it)[0] != (*it)[1] || !(*it)[0].is_number_unsigned() ||
+          (*it)[0].get<std::uint64_t>() == 0) {
+        r.fail("weight_block_size", "expected a square block such as [128, 128]");
+      }
+      fp8.scheme = ScaleScheme::per_block;
+      fp8.block = (*it)[0].get<std::uint32_t>();
+    }
+    linear(fp8);
+    keep_unquantized(f, base, q, r, {"modules_to_not_convert", "ignored_layers"});
+  } else if (method == "fbgemm_fp8") {
+    linear(WeightFormat{.element = DType::fp8, .scheme = ScaleScheme::per_channel, .scale_bits = 32});
+    keep_unquantized(f, base, q, r, {"modules_to_not_convert"});
+  } else if (method == "mxfp4") {
+    // gpt-oss: only the routed experts are MXFP4.
+    f[WeightPart::routed_experts] = default_format(DType::mxfp4);
+    keep_unquantized(f, base, q, r, {"modules_to_not_convert"});
+  } else if (method == "awq") {
+    const std::uint64_t bits = integer_of(q, q.contains("w_bit") ? "w_bit" : "bits", 4, r);
+    const std::int64_t group = static_cast<std::int64_t>(
+        integer_of(q, q.contains("q_group_size") ? "q_group_size" : "group_size", 128, r));
+    linear(int_format(bits, group, q.value("zero_point", true), r, "bits"));
+    keep_unquantized(f, base, q, r, {"modules_to_not_convert"});
+  } else if (method == "gptq") {
+    const std::uint64_t bits = integer_of(q, "bits", 4, r);
+    std::int64_t group = 128;
+    if (const auto it = q.find("group_size"); it != q.end() && it->is_number_integer()) {
+      group = it->get<std::int64_t>();  // -1: one group per row
+    }
+    // GPTQ checkpoints store qzeros even when symmetric.
+    linear(int_format(bits, group, true, r, "bits"));
+    keep_unquantized(f, base, q, r, {"modules_to_not_convert", "modules_in_block_to_quantize_not"});
+  } else if (method == "bitsandbytes") {
+    if (q.value("load_in_4bit", false)) {
+      const bool dq = q.value("bnb_4bit_use_double_quant", false);
+      linear(parse_weight_format(dq ? "nf4-dq" : "nf4", "quantization_config"));
+    } else if (q.value("load_in_8bit", false)) {
+      linear(WeightFormat{.element = DType::int8, .scheme = ScaleScheme::per_channel, .scale_bits = 32});
+    } else {
+      r.fail("load_in_4bit", "neither load_in_4bit nor load_in_8bit is true");
+    }
+    keep_unquantized(f, base, q, r, {"llm_int8_skip_modules"});
+  } else if (method == "modelopt") {
+    const auto algo_it = q.find("quant_algo");
+    const std::string algo = algo_it != q.end() && algo_it->is_string() ? algo_it->get<std::string>() : "";
+    if (algo == "FP8") {
+      linear(WeightFormat{.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32});
+    } else if (algo == "NVFP4") {
+      linear(default_format(DType::fp4));
+    } else {
+      r.fail("quant_algo", fmt::format("unknown ModelOpt algorithm \"{}\" (FP8 or NVFP4)", algo));
+    }
+    keep_unquantized(f, base, q, r, {"exclude_modules"});
+  } else if (method == "compressed-tensors") {
+    const auto groups = q.find("config_groups");
+    if (groups == q.end() || !groups->is_object() || groups->empty()) {
+      r.fail("config_groups", "expected an object of quantization groups");
+    }
+    // Groups target "Linear" (everything, the LM head included unless ignored) or name modules.
+    for (const auto& [name, group] : groups->items()) {
+      const Reader gr{r.origin, r.at / "config_groups" / name};
+      if (!group.is_object()) {
+        throw InputError(fmt::format("{}: expected an object", where(gr.origin, gr.at)));
+      }
+      const auto weights = group.find("weights");
+      if (weights == group.end() || weights->is_null()) {
+        continue;  // activation-only group
+      }
+      const WeightFormat format = compressed_tensors_format(*weights, Reader{r.origin, gr.at / "weights"});
+      const auto targets = group.find("targets");
+      if (targets == group.end() || !targets->is_array()) {
+        gr.fail("targets", "expected an array of module names or classes");
+      }
+      for (const Json& t : *targets) {
+        const std::string target = t.is_string() ? t.get<std::string>() : std::string();
+        if (target == "Linear") {
+          linear(format);
+          f[WeightPart::lm_head] = format;
+          f[WeightPart::router] = format;
+          if (f[WeightPart::vision] == base[WeightPart::vision]) {
+            f[WeightPart::vision] = format;
+          }
+        } else {
+          for (WeightPart part : parts_named(target)) {
+            f[part] = format;
+          }
+        }
+      }
+    }
+    keep_unquantized(f, base, q, r, {"ignore"});
+  } else {
+    r.fail("quant_method", fmt::format("unknown quantization method \"{}\" (known: fp8, fbgemm_fp8, mxfp4, "
+                                       "compressed-tensors, awq, gptq, bitsandbytes, modelopt)",
+                                       method_it->get<std::string>()));
+  }
+  return f;
+}
+
+}  // namespace
+
+void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& origin, const JsonPointer& at) {
+  WeightFormats base;
+  for (const char* key : {"torch_dtype", "dtype"}) {
+    const auto it = config.find(key);
+    if (it == config.end() || !it->is_string()) {
+      continue;
+    }
+    const std::string name = it->get<std::string>();
+    const DType dtype = name == "float32" ? DType::fp32 : name == "float16" ? DType::fp16 : DType::bf16;
+    for (WeightFormat& part : base.parts) {
+      part = WeightFormat{.element = dtype};
+    }
+    base.vectors = dtype;
+    break;
+  }
+  m.shipped_formats = base;
+  m.shipped_source = "config.json torch_dtype";
+  const auto q = config.find("quantization_config");
+  if (q == config.end() || q->is_null()) {
+    return;
+  }
+  if (base.vectors == DType::fp32) {
+    // Quantized checkpoints keep their unquantized tensors in 16 bits.
+    for (WeightFormat& part : base.parts) {
+      part = WeightFormat{};
+    }
+    base.vectors = DType::bf16;
+  }
+  m.shipped_formats = quantized_formats(base, *q, Reader{origin, at / "quantization_config"});
+  m.shipped_source = fmt::format("config.json quantization_config ({})", (*q).value("quant_method", std::string()));
+}
+
+void read_catalog_formats(ModelSpec& m, const Json& entry, const std::string& origin, const JsonPointer& at) {
+  ObjectReader r(entry, origin, at);
+  const std::string fallback = r.string("default");
+  WeightFormats f;
+  const WeightFormat base = parse_weight_format(fallback, r.where_of("default"));
+  for (WeightFormat& part : f.parts) {
+    part = base;
+  }
+  std::vector<std::string_view> keys{"default", "source"};
+  for (std::size_t i = 0; i < kWeightParts; ++i) {
+    const auto part = static_cast<WeightPart>(i);
+    keys.push_back(to_string(part));
+    if (auto name = r.optional_string(to_string(part))) {
+      f[part] = parse_weight_format(*name, r.where_of(to_string(part)));
+    }
+  }
+  r.reject_unknown(keys);
+  if (r.has("norms") && f[WeightPart::norms].quantized()) {
+    r.fail("norms", "norms stay in 16 bits");
+  }
+  f[WeightPart::norms] = WeightFormat{};
+  m.shipped_formats = f;
+  m.shipped_source = r.string("source");
+}
+
+}  // namespace gpuplan::detail
