@@ -78,7 +78,7 @@ struct FitResult {
   std::array<double, kWeightParts> model_weight_bytes{};
   /// The checkpoint's own size (safetensors index metadata.total_size) when known.
   std::optional<double> checkpoint_bytes;
-  bool layout_automatic = false; ///< TP/PP chosen by fit_smallest_layout
+  bool layout_automatic = false; ///< TP/PP chosen by a layout search
   std::optional<MigMemory> mig;  ///< set when fitting a MIG slice
   ParamCount params;
   WeightsBytes weights;          ///< per GPU
@@ -103,11 +103,5 @@ struct FitResult {
 /// Evaluates one layout. Throws InputError for invalid requests (fields named `fit.*` or
 /// `layout.*`); "does not fit" is a result (`fits == false`).
 FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request);
-
-/// Chooses the smallest replica (TP x PP GPUs, TP preferred within the scale-up domain) that
-/// fits on `gpus` GPUs and fills the rest with replicas; if none fits, returns the largest
-/// layout tried (fits == false). request.layout.ep is kept.
-FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitRequest request,
-                              std::uint64_t gpus);
 
 }  // namespace gpuplan

@@ -9,6 +9,7 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/compare.hpp>
 #include <gpuplan/cost.hpp>
+#include <gpuplan/fit_report.hpp>
 #include <gpuplan/memory.hpp>
 #include <gpuplan/perf.hpp>
 
@@ -32,6 +33,9 @@ Format parse_format(std::string_view text, std::string_view field);
 ByteUnits parse_byte_units(std::string_view text, std::string_view field);
 
 std::string render_fit(const FitResult& result, const RenderOptions& options);
+/// The chosen layout's fit, the layouts table (when more than one was evaluated), the choice and
+/// the suggestions.
+std::string render_fit(const FitReport& report, const RenderOptions& options);
 std::string render_perf(const PerfResult& result, const RenderOptions& options);
 std::string render_cost(const CostReport& report, const RenderOptions& options);
 std::string render_compare(const CompareResult& result, const RenderOptions& options);

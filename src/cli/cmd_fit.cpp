@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/fit_report.hpp>
+
 #include "common.hpp"
 #include "deployment.hpp"
 
@@ -15,6 +17,7 @@ struct FitOptions {
   std::uint64_t context = 8192;
   std::uint64_t concurrency = 1;
   bool check = false;
+  bool context_given = false;
 };
 
 Exit run_fit(const FitOptions& o) {
@@ -23,10 +26,13 @@ Exit run_fit(const FitOptions& o) {
   Deployment d = resolve_deployment(catalog, o.deployment);
   d.request.context_tokens = o.context;
   d.request.concurrency = o.concurrency;
-  const FitResult result = d.layout_given ? fit(d.model, *d.gpu, d.request)
-                                          : fit_smallest_layout(d.model, *d.gpu, d.request, d.gpus);
-  fmt::print("{}", render_fit(result, render));
-  return o.check && !result.fits ? Exit::check_failed : Exit::ok;
+  const FitQuestion question{.request = d.request,
+                             .search = {.gpus = d.gpus, .gpus_per_node = o.deployment.gpus_per_node},
+                             .layout_given = d.layout_given,
+                             .context_given = o.context_given};
+  const FitReport report = plan_fit(d.model, *d.gpu, question);
+  fmt::print("{}", render_fit(report, render));
+  return o.check && !report.search.chosen.fits ? Exit::check_failed : Exit::ok;
 }
 
 }  // namespace
@@ -45,6 +51,7 @@ void add_fit_command(CLI::App& app, Exit& exit_code) {
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);
+    o->context_given = sub->count("--context") > 0;
     exit_code = with_flag_names([&o] { return run_fit(*o); });
   });
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/calibration.hpp>
+#include <gpuplan/layout_search.hpp>
 #include <gpuplan/perf.hpp>
 #include <gpuplan/units.hpp>
 

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/layout_search.hpp>
 
 namespace gpuplan {
 namespace {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -265,74 +264,6 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
   res.capacity_total_bytes = capacity * gpus;
   add_notes(res, model, gpu);
   return res;
-}
-
-FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitRequest request,
-                              std::uint64_t gpus) {
-  if (gpus < 1 || gpus > (1u << 16)) {
-    throw InputError(fmt::format("layout.gpus: expected between 1 and {}, got {}", 1u << 16, gpus));
-  }
-  if (request.layout.ep > 1) {
-    // Reject EP on dense models or EP that cannot divide the GPUs before searching layouts.
-    validate_layout(Layout{.tp = 1, .pp = 1, .ep = request.layout.ep, .dp = gpus}, model);
-  }
-  const std::uint64_t domain =
-      gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : 1;
-  struct Candidate {
-    std::uint64_t tp, pp;
-  };
-  std::vector<Candidate> candidates;
-  // MIG slices have no peer-to-peer: every replica is one slice.
-  const std::uint64_t max_replica = request.mig_profile.empty() ? gpus : 1;
-  for (std::uint64_t tp = 1; tp <= max_replica; tp *= 2) {
-    if (model.has_architecture() &&
-        (model.num_attention_heads % tp != 0 ||
-         (!model.mla && model.num_key_value_heads % tp != 0 && tp % model.num_key_value_heads != 0))) {
-      continue;
-    }
-    for (std::uint64_t pp = 1; tp * pp <= max_replica; ++pp) {
-      if (gpus % (tp * pp) != 0 || (model.has_architecture() && pp > model.num_hidden_layers)) {
-        continue;
-      }
-      if (request.layout.ep > 1 && ((gpus / pp) % request.layout.ep != 0)) {
-        continue;
-      }
-      candidates.push_back({tp, pp});
-    }
-  }
-  // Fewest GPUs per replica first; among equals, TP inside the scale-up domain, then less PP.
-  std::sort(candidates.begin(), candidates.end(), [domain](const Candidate& a, const Candidate& b) {
-    const auto key = [domain](const Candidate& c) {
-      return std::tuple(c.tp * c.pp, c.tp > domain && c.tp > 1, c.pp);
-    };
-    return key(a) < key(b);
-  });
-  if (candidates.empty()) {
-    throw InputError(fmt::format("layout.gpus: no TP x PP layout of '{}' divides {} GPUs",
-                                 model.id, gpus));
-  }
-  std::optional<FitResult> last;
-  for (const Candidate& c : candidates) {
-    request.layout.tp = c.tp;
-    request.layout.pp = c.pp;
-    request.layout.dp = gpus / (c.tp * c.pp);
-    if (request.layout.ep > 1 && (request.layout.tp * request.layout.dp) % request.layout.ep != 0) {
-      continue;
-    }
-    FitResult res = fit(model, gpu, request);
-    res.layout_automatic = true;
-    if (res.fits) {
-      return res;
-    }
-    if (!last || c.tp * c.pp > last->request.layout.gpus_per_replica()) {
-      last = std::move(res);  // report the widest failing layout
-    }
-  }
-  if (!last) {
-    throw InputError(fmt::format("layout.ep: {} does not fit any layout of {} GPUs",
-                                 request.layout.ep, gpus));
-  }
-  return *last;
 }
 
 }  // namespace gpuplan

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -56,7 +58,20 @@ std::string weight_part_label(WeightPart part) {
 
 std::string params_text(double params) { return fmt::format("{:.2f} B", params / units::kGiga); }
 
-detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_numbers) {
+/// "TP 8 EP 8", "TP 2 DP 4", "TP 1": the degrees above one, TP always.
+std::string layout_short(const Layout& l) {
+  std::string out = fmt::format("TP {}", l.tp);
+  for (const auto& [name, value] : {std::pair{"PP", l.pp}, {"DP", l.dp}, {"EP", l.ep}}) {
+    if (value > 1) {
+      out += fmt::format(" {} {}", name, value);
+    }
+  }
+  return out;
+}
+
+/// `automatic`: the heading's word on how the layout was chosen, when not by the default rule.
+detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_numbers,
+                              std::optional<std::string> automatic = std::nullopt) {
   // CSV cells hold plain numbers; people read grouped digits.
   const auto count = [plain_numbers](std::uint64_t v) {
     return plain_numbers ? std::to_string(v) : group_digits(v);
@@ -65,11 +80,13 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   const PerGpuMemory& m = r.per_gpu;
   const std::string unit(detail::unit_name(u));
   detail::Document doc;
+  if (!automatic) {
+    automatic = !r.layout_automatic || q.layout.gpus() == 1 ? ""
+                : r.fits                                    ? ", smallest layout that fits"
+                                                            : ", widest layout tried: none fits";
+  }
   doc.heading.push_back(fmt::format("gpuplan fit: {} on {} ({}{})", r.model_id, target_text(r),
-                                    layout_text(q.layout),
-                                    !r.layout_automatic || q.layout.gpus() == 1 ? ""
-                                    : r.fits ? ", smallest layout that fits"
-                                             : ", widest layout tried: none fits"));
+                                    layout_text(q.layout), *automatic));
   doc.heading.push_back(fmt::format(
       "weights {}{}, KV cache {}, context {} tokens, concurrency {} "
       "({} per replica)",
@@ -324,6 +341,224 @@ Json fit_json(const FitResult& r) {
   return j;
 }
 
+std::string_view change_flag(FitChange c) {
+  switch (c) {
+    case FitChange::gpus: return "--gpus";
+    case FitChange::kv_dtype: return "--kv-dtype";
+    case FitChange::weights_dtype: return "--weights-dtype";
+    case FitChange::context: return "--context";
+    case FitChange::concurrency: return "--concurrency";
+  }
+  return "";
+}
+
+std::string_view change_name(FitChange c) {
+  switch (c) {
+    case FitChange::gpus: return "gpus";
+    case FitChange::kv_dtype: return "kv_dtype";
+    case FitChange::weights_dtype: return "weights_dtype";
+    case FitChange::context: return "context";
+    case FitChange::concurrency: return "concurrency";
+  }
+  return "";
+}
+
+std::string_view choice_code(LayoutChoice c) {
+  switch (c) {
+    case LayoutChoice::given: return "given";
+    case LayoutChoice::most_sequences: return "most_sequences";
+    case LayoutChoice::none_fits: return "none_fits";
+  }
+  return "";
+}
+
+std::string choice_reason(const FitReport& rep) {
+  const LayoutSearch& s = rep.search;
+  const FitRequest& q = s.chosen.request;
+  switch (s.choice) {
+    case LayoutChoice::given:
+      return "layout given (--tp/--pp)";
+    case LayoutChoice::most_sequences:
+      if (s.options.size() == 1) {
+        return "the only layout";
+      }
+      return fmt::format("most concurrent sequences at {} tokens of {} layouts{}; ties: fewer "
+                         "pipeline stages, fewer GPUs per replica, no EP",
+                         group_digits(q.context_tokens), s.options.size(),
+                         s.options.front().pp_within_node
+                             ? " (none without pipeline stages inside a node fits)"
+                             : ", pipeline stages inside a node only if nothing else fits");
+    case LayoutChoice::none_fits:
+      return fmt::format("none of {} layout{} fits; closest: most sequences, then smallest shortfall",
+                         s.options.size(), s.options.size() == 1 ? "" : "s");
+  }
+  return "";
+}
+
+std::string suggestion_value(const FitSuggestion& s) {
+  return s.dtype ? std::string(to_string(*s.dtype)) : group_digits(s.count);
+}
+
+std::string suggestion_text(const FitSuggestion& s, const std::string& gpu_id, ByteUnits u) {
+  if (s.change == FitChange::gpus && !s.fits) {
+    return fmt::format("more {} GPUs: no count up to 65,536 fits", gpu_id);
+  }
+  const std::string change = fmt::format("{} {}", change_flag(s.change), suggestion_value(s));
+  if (!s.fits) {
+    return fmt::format("{} alone: does not fit (short by {} {} per GPU)", change,
+                       bytes_value(s.shortfall_bytes, u), detail::unit_name(u));
+  }
+  const std::string where = layout_short(s.layout);
+  if (!s.max_concurrent_sequences) {
+    return fmt::format("{}: fits ({})", change, where);
+  }
+  return fmt::format("{}: fits, {} sequences at {} tokens ({})", change,
+                     group_digits(*s.max_concurrent_sequences), group_digits(s.context_tokens), where);
+}
+
+std::string clamp_note(const FitReport& rep) {
+  return fmt::format("context {} tokens: the model's maximum (max_position_embeddings); the default "
+                     "{} exceeds it",
+                     group_digits(rep.search.chosen.request.context_tokens),
+                     group_digits(*rep.default_context_clamped_from));
+}
+
+std::string span_mark(TpSpan span) {
+  switch (span) {
+    case TpSpan::scale_up: return "";
+    case TpSpan::node: return "TP over PCIe";
+    case TpSpan::across_nodes: return "TP across nodes";
+  }
+  return "";
+}
+
+detail::Document report_document(const FitReport& rep, ByteUnits u, bool plain_numbers) {
+  const LayoutSearch& s = rep.search;
+  const FitResult& r = s.chosen;
+  const FitRequest& q = r.request;
+  const std::string heading_word = s.choice == LayoutChoice::given || s.options.size() == 1 ? ""
+                                   : s.choice == LayoutChoice::most_sequences
+                                       ? ", most sequences of all layouts"
+                                       : ", closest layout: none fits";
+  detail::Document doc = fit_document(r, u, plain_numbers, heading_word);
+  const auto count = [plain_numbers](std::uint64_t v) {
+    return plain_numbers ? std::to_string(v) : group_digits(v);
+  };
+  auto at = doc.tables.begin() + (plain_numbers ? 1 : 0);
+  if (s.options.size() > 1) {
+    const std::string unit(detail::unit_name(u));
+    detail::Table t{.title = fmt::format("Layouts ({} GPUs, * chosen)", q.layout.gpus()),
+                    .header = {"layout", "fits", fmt::format("KV budget/GPU {}", unit),
+                               fmt::format("sequences at {}", group_digits(q.context_tokens)),
+                               fmt::format("context at {}", group_digits(q.concurrency)), "notes"},
+                    .rows = {}};
+    bool first = true;
+    for (const LayoutOption& o : s.options) {
+      std::string notes;
+      if (o.kv_replicated) {
+        notes = "KV replicated";
+      }
+      for (const std::string& m : {span_mark(o.tp_span),
+                                   std::string(o.pp_within_node ? "PP inside a node" : "")}) {
+        if (!m.empty()) {
+          notes += (notes.empty() ? "" : ", ") + m;
+        }
+      }
+      t.rows.push_back({(first ? "* " : "  ") + layout_short(o.layout),
+                        o.fits ? "yes" : o.weights_fit ? "no" : "no (weights)",
+                        bytes_value(o.kv_budget_bytes, u),
+                        o.max_concurrent_sequences ? count(*o.max_concurrent_sequences) : "-",
+                        o.max_context_tokens ? count(*o.max_context_tokens) : "-",
+                        notes.empty() ? "-" : notes});
+      first = false;
+    }
+    at = doc.tables.insert(at, std::move(t)) + 1;
+  }
+  if (plain_numbers && !rep.suggestions.empty()) {  // CSV has no footer lines
+    detail::Table t{.title = "What would fit (each change alone)",
+                    .header = {"change", "value", "fits", "layout", "sequences", "context", "concurrency"},
+                    .rows = {}};
+    for (const FitSuggestion& g : rep.suggestions) {
+      const bool none = g.change == FitChange::gpus && !g.fits;
+      t.rows.push_back({std::string(change_flag(g.change)), none ? "-" : suggestion_value(g),
+                        g.fits ? "yes" : "no", none ? "-" : layout_short(g.layout),
+                        g.max_concurrent_sequences ? count(*g.max_concurrent_sequences) : "-",
+                        count(g.context_tokens), count(g.concurrency)});
+    }
+    doc.tables.push_back(std::move(t));
+  }
+
+  std::vector<std::string> footer;
+  if (s.choice != LayoutChoice::given && s.options.size() > 1) {
+    footer.push_back(fmt::format("layout {}: {}", layout_short(q.layout), choice_reason(rep)));
+  }
+  if (s.across_nodes_tried) {
+    footer.push_back("no layout with TP inside a node fits: TP across nodes evaluated");
+  }
+  footer.push_back(doc.footer.front());  // the verdict
+  for (const FitSuggestion& g : rep.suggestions) {
+    footer.push_back("suggestion: " + suggestion_text(g, r.gpu_id, u));
+  }
+  if (rep.default_context_clamped_from) {
+    footer.push_back("note: " + clamp_note(rep));
+  }
+  footer.insert(footer.end(), doc.footer.begin() + 1, doc.footer.end());
+  doc.footer = std::move(footer);
+  return doc;
+}
+
+Json report_json(const FitReport& rep) {
+  const LayoutSearch& s = rep.search;
+  Json j = fit_json(s.chosen);
+  const auto bytes = [](double v) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, checked(v, "bytes")))); };
+  const Json null_json(nullptr);
+  const auto opt = [&null_json](const std::optional<std::uint64_t>& v) { return v ? Json(*v) : null_json; };
+  j["choice"] = choice_code(s.choice);
+  j["choice_reason"] = choice_reason(rep);
+  j["across_nodes_tried"] = s.across_nodes_tried;
+  Json layouts = Json::array();
+  for (const LayoutOption& o : s.options) {
+    layouts.push_back({{"tp", o.layout.tp},
+                       {"pp", o.layout.pp},
+                       {"ep", o.layout.ep},
+                       {"dp", o.layout.dp},
+                       {"gpus", o.layout.gpus()},
+                       {"fits", o.fits},
+                       {"weights_fit", o.weights_fit},
+                       {"kv_budget_bytes", bytes(o.kv_budget_bytes)},
+                       {"shortfall_bytes", bytes(o.shortfall_bytes)},
+                       {"max_concurrent_sequences", opt(o.max_concurrent_sequences)},
+                       {"max_context_tokens", opt(o.max_context_tokens)},
+                       {"kv_replicated", o.kv_replicated},
+                       {"pp_within_node", o.pp_within_node},
+                       {"tp_span", o.tp_span == TpSpan::scale_up ? "scale_up"
+                                   : o.tp_span == TpSpan::node   ? "node"
+                                                                 : "across_nodes"}});
+  }
+  j["layouts"] = std::move(layouts);
+  Json suggestions = Json::array();
+  for (const FitSuggestion& g : rep.suggestions) {
+    const bool none = g.change == FitChange::gpus && !g.fits;
+    suggestions.push_back(
+        {{"change", change_name(g.change)},
+         {"value", g.dtype ? Json(to_string(*g.dtype)) : none ? null_json : Json(g.count)},
+         {"fits", g.fits},
+         {"layout", none ? null_json
+                         : Json{{"tp", g.layout.tp}, {"pp", g.layout.pp}, {"ep", g.layout.ep},
+                                {"dp", g.layout.dp}, {"gpus", g.layout.gpus()}}},
+         {"context_tokens", g.context_tokens},
+         {"concurrency", g.concurrency},
+         {"max_concurrent_sequences", opt(g.max_concurrent_sequences)},
+         {"shortfall_bytes", bytes(g.shortfall_bytes)}});
+  }
+  j["suggestions"] = std::move(suggestions);
+  j["context_default_clamped_from"] = opt(rep.default_context_clamped_from);
+  if (rep.default_context_clamped_from) {
+    j["notes"].insert(j["notes"].begin(), clamp_note(rep));
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string render_fit(const FitResult& result, const RenderOptions& options) {
@@ -331,6 +566,14 @@ std::string render_fit(const FitResult& result, const RenderOptions& options) {
     return detail::dump_json(fit_json(result));
   }
   return detail::render_document(fit_document(result, options.units, options.format == Format::csv),
+                                 options.format);
+}
+
+std::string render_fit(const FitReport& report, const RenderOptions& options) {
+  if (options.format == Format::json) {
+    return detail::dump_json(report_json(report));
+  }
+  return detail::render_document(report_document(report, options.units, options.format == Format::csv),
                                  options.format);
 }
 

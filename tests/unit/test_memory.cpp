@@ -105,21 +105,6 @@ TEST_CASE("memory: nothing negative when it does not fit", "[memory]") {
   CHECK(*r.max_context_tokens == 0);
 }
 
-TEST_CASE("memory: smallest layout that fits", "[memory]") {
-  const auto& m = cat().model("llama-3.1-70b");
-  // 141 GB of bf16 weights: two H100s per replica, four replicas on a node.
-  const auto r = gpuplan::fit_smallest_layout(m, cat().gpu("h100-sxm"), FitRequest{}, 8);
-  CHECK(r.fits);
-  CHECK(r.layout_automatic);
-  CHECK(r.request.layout.tp == 2);
-  CHECK(r.request.layout.pp == 1);
-  CHECK(r.request.layout.dp == 4);
-  // Nothing fits: the widest layout is reported, not a smaller one.
-  const auto none = gpuplan::fit_smallest_layout(cat().model("llama-3.1-405b"), cat().gpu("l4"), FitRequest{}, 2);
-  CHECK_FALSE(none.fits);
-  CHECK(none.request.layout.gpus_per_replica() == 2);
-}
-
 TEST_CASE("memory: bare parameter counts fit weights only", "[memory]") {
   const auto m = gpuplan::bare_model(744e9, "744B");
   const auto r = gpuplan::fit(m, cat().gpu("h200-sxm"),

@@ -1,0 +1,208 @@
+#include <gpuplan/fit_suggestions.hpp>
+
+#include <algorithm>
+#include <functional>
+
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+namespace {
+
+constexpr std::uint64_t kMaxGpus = 1u << 16;
+
+/// Evaluates changed requests the way the original was evaluated.
+struct Evaluator {
+  const ModelSpec& model;
+  const GpuSpec& gpu;
+  const LayoutSearchOptions& options;
+  bool layout_given;
+
+  [[nodiscard]] LayoutSearch run(const FitRequest& r) const {
+    return layout_given ? given_layout(model, gpu, r, options) : search_layouts(model, gpu, r, options);
+  }
+
+  /// The request with one change applied by `modify`. Every dtype suggestion goes through here
+  /// so the change of a format is written in one place.
+  [[nodiscard]] FitSuggestion with_change(const FitRequest& request, FitChange change,
+                                          const std::function<void(FitRequest&)>& modify) const {
+    FitRequest r = request;
+    modify(r);
+    const LayoutSearch s = run(r);
+    return FitSuggestion{.change = change,
+                         .count = 0,
+                         .dtype = std::nullopt,
+                         .fits = s.chosen.fits,
+                         .layout = s.chosen.request.layout,
+                         .context_tokens = r.context_tokens,
+                         .concurrency = r.concurrency,
+                         .max_concurrent_sequences = s.chosen.max_concurrent_sequences,
+                         .shortfall_bytes = s.chosen.per_gpu.shortfall_bytes};
+  }
+};
+
+std::optional<FitResult> try_fit(const ModelSpec& model, const GpuSpec& gpu, FitRequest r,
+                                 const Layout& l) {
+  r.layout = l;
+  try {
+    return fit(model, gpu, r);
+  } catch (const InputError&) {
+    return std::nullopt;  // a shape the model does not allow
+  }
+}
+
+/// Smallest deployment of a TP x PP replica shape that fits: replicas added until the
+/// concurrency fits, or for EP the smallest group whose experts spread far enough.
+void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                    std::uint64_t tp, std::uint64_t pp, std::optional<FitResult>& best) {
+  const std::uint64_t shape = tp * pp;
+  const auto better = [&best](std::uint64_t gpus) {
+    return gpus <= kMaxGpus && (!best || gpus < best->request.layout.gpus());
+  };
+  const std::uint64_t asked_ep = request.layout.ep;
+  if (asked_ep <= 1) {
+    // Without EP replicas are independent: one replica's capacity gives the replica count.
+    FitRequest one = request;
+    one.concurrency = 1;
+    const auto f = try_fit(model, gpu, one, Layout{.tp = tp, .pp = pp});
+    if (f && f->fits) {
+      const std::uint64_t per_replica = f->max_concurrent_sequences.value_or(request.concurrency);
+      std::uint64_t dp = (request.concurrency + per_replica - 1) / std::max<std::uint64_t>(per_replica, 1);
+      // Logits grow with sequences per replica, so the estimate may be one replica short.
+      for (int tries = 0; tries < 4 && better(shape * dp); ++tries, ++dp) {
+        auto g = try_fit(model, gpu, request, Layout{.tp = tp, .pp = pp, .ep = 1, .dp = dp});
+        if (g && g->fits) {
+          best = std::move(g);
+          break;
+        }
+      }
+    }
+  }
+  if (!model.moe) {
+    return;
+  }
+  for (std::uint64_t dp = 1; better(shape * dp) && tp * dp <= model.moe->routed_experts; ++dp) {
+    const std::uint64_t ep = asked_ep > 1 ? asked_ep : tp * dp;
+    if (ep < 2 || (tp * dp) % ep != 0 || model.moe->routed_experts % ep != 0) {
+      continue;
+    }
+    auto g = try_fit(model, gpu, request, Layout{.tp = tp, .pp = pp, .ep = ep, .dp = dp});
+    if (g && g->fits) {
+      best = std::move(g);
+      return;
+    }
+  }
+}
+
+/// The smallest GPU count (of this GPU) that fits; replica shapes by size, TP within a node
+/// first and across nodes only if nothing within one fits.
+std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const GpuSpec& gpu,
+                                                const FitRequest& request,
+                                                const LayoutSearchOptions& options,
+                                                bool layout_given) {
+  std::optional<FitResult> best;
+  if (layout_given || !request.mig_profile.empty()) {
+    best_for_shape(model, gpu, request, request.layout.tp, request.layout.pp, best);
+    return best;
+  }
+  const std::uint64_t within_node = tp_within_node(gpu, options);
+  // Bare parameter counts have no layers to bound PP; 1,024 stages is beyond any deployment.
+  const std::uint64_t max_pp = model.has_architecture() ? model.num_hidden_layers : 1024;
+  const std::uint64_t max_tp = model.has_architecture() ? model.num_attention_heads : within_node;
+  for (const bool across : {false, true}) {
+    const std::uint64_t lo = across ? within_node + 1 : 1;
+    const std::uint64_t hi = across ? max_tp : std::min(within_node, max_tp);
+    // Shapes by size: a shape of S GPUs needs at least S, so stop once S reaches the best.
+    for (std::uint64_t size = 1; size <= kMaxGpus && (!best || size < best->request.layout.gpus());
+         ++size) {
+      for (std::uint64_t tp = lo; tp <= std::min(hi, size); ++tp) {
+        if (size % tp == 0 && size / tp <= max_pp && tp_allowed(model, tp)) {
+          best_for_shape(model, gpu, request, tp, size / tp, best);
+        }
+      }
+      if (size >= hi * max_pp) {
+        break;
+      }
+    }
+    if (best) {
+      return best;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& gpu,
+                                        const FitRequest& request, const LayoutSearchOptions& options,
+                                        bool layout_given, const LayoutSearch& search) {
+  std::vector<FitSuggestion> out;
+  if (search.chosen.fits) {
+    return out;
+  }
+  const Evaluator eval{model, gpu, options, layout_given};
+  // The request as asked (its EP, if any, is a constraint; the chosen layout's EP is not).
+  const FitRequest& r = request;
+
+  FitSuggestion more{.change = FitChange::gpus, .context_tokens = r.context_tokens,
+                     .concurrency = r.concurrency};
+  if (auto best = smallest_fitting_count(model, gpu, r, options, layout_given)) {
+    // Report the layout fit itself would choose on that many GPUs.
+    FitResult chosen = std::move(*best);
+    if (!layout_given) {
+      LayoutSearchOptions more_gpus = options;
+      more_gpus.gpus = chosen.request.layout.gpus();
+      LayoutSearch s = search_layouts(model, gpu, r, more_gpus);
+      if (s.chosen.fits) {
+        chosen = std::move(s.chosen);
+      }
+    }
+    more.count = chosen.request.layout.gpus();
+    more.fits = true;
+    more.layout = chosen.request.layout;
+    more.max_concurrent_sequences = chosen.max_concurrent_sequences;
+  }
+  out.push_back(more);
+
+  // Formats: each alone, only where it is narrower than the request's.
+  const auto narrower = [](DType a, DType b) { return bits_per_element(a) < bits_per_element(b); };
+  if (model.has_architecture() && narrower(DType::fp8, r.kv_dtype)) {
+    FitSuggestion s = eval.with_change(r, FitChange::kv_dtype, [](FitRequest& q) { q.kv_dtype = DType::fp8; });
+    s.dtype = DType::fp8;
+    out.push_back(s);
+  }
+  for (const DType w : {DType::fp8, DType::fp4}) {
+    if (narrower(w, r.weights_dtype)) {
+      FitSuggestion s = eval.with_change(r, FitChange::weights_dtype, [w](FitRequest& q) {
+        q.weights_dtype = w;
+        q.embeddings_dtype.reset();  // as quantized checkpoints ship them: bf16
+      });
+      s.dtype = w;
+      out.push_back(s);
+    }
+  }
+
+  // Load: the largest context at this concurrency and the most sequences at this context,
+  // over the layouts evaluated; each verified by evaluating the changed request.
+  std::uint64_t context = 0;
+  std::uint64_t sequences = 0;
+  for (const LayoutOption& o : search.options) {
+    if (o.weights_fit) {
+      context = std::max(context, o.max_context_tokens.value_or(0));
+      sequences = std::max(sequences, o.max_concurrent_sequences.value_or(0));
+    }
+  }
+  if (context > 0 && context < r.context_tokens) {
+    FitSuggestion s = eval.with_change(r, FitChange::context, [context](FitRequest& q) { q.context_tokens = context; });
+    s.count = context;
+    out.push_back(s);
+  }
+  if (sequences > 0 && sequences < r.concurrency) {
+    FitSuggestion s =
+        eval.with_change(r, FitChange::concurrency, [sequences](FitRequest& q) { q.concurrency = sequences; });
+    s.count = sequences;
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,238 @@
+#include <gpuplan/layout_search.hpp>
+
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+namespace {
+
+constexpr std::uint64_t kMaxGpus = 1u << 16;
+
+void check_gpus(std::uint64_t gpus) {
+  if (gpus < 1 || gpus > kMaxGpus) {
+    throw InputError(fmt::format("layout.gpus: expected between 1 and {}, got {}", kMaxGpus, gpus));
+  }
+}
+
+std::uint64_t scale_up_domain(const GpuSpec& gpu) {
+  return gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : 1;
+}
+
+TpSpan tp_span(std::uint64_t tp, const GpuSpec& gpu, std::uint64_t gpus_per_node) {
+  const std::uint64_t domain = scale_up_domain(gpu);
+  if (tp <= domain) {
+    return TpSpan::scale_up;
+  }
+  return tp <= gpus_per_node ? TpSpan::node : TpSpan::across_nodes;
+}
+
+/// Sort key: smaller is better (see search_layouts).
+auto rank_key(const LayoutOption& o) {
+  const Layout& l = o.layout;
+  return std::tuple(!o.fits, o.fits && o.pp_within_node, -static_cast<double>(o.max_concurrent_sequences.value_or(0)),
+                    o.shortfall_bytes, l.pp, l.gpus_per_replica(), l.ep, l.tp);
+}
+
+/// Expert-parallel degrees a TP x DP group runs with: none (experts TP-sharded) and all of the
+/// group (EP = TP x DP), or only the EP the request names.
+std::vector<std::uint64_t> ep_choices(const ModelSpec& model, const Layout& l, std::uint64_t asked_ep) {
+  const std::uint64_t group = l.tp * l.dp;
+  if (asked_ep > 1) {
+    if (group % asked_ep == 0 && model.moe && model.moe->routed_experts % asked_ep == 0) {
+      return {asked_ep};
+    }
+    return {};
+  }
+  std::vector<std::uint64_t> eps{1};
+  if (model.moe && group > 1 && model.moe->routed_experts % group == 0) {
+    eps.push_back(group);
+  }
+  return eps;
+}
+
+}  // namespace
+
+bool tp_allowed(const ModelSpec& model, std::uint64_t tp) {
+  if (!model.has_architecture()) {
+    return true;
+  }
+  // vLLM's rule, as validate_layout checks it.
+  return model.num_attention_heads % tp == 0 &&
+         (model.mla || model.num_key_value_heads % tp == 0 || tp % model.num_key_value_heads == 0);
+}
+
+std::uint64_t tp_within_node(const GpuSpec& gpu, const LayoutSearchOptions& options) {
+  return std::max(scale_up_domain(gpu), options.gpus_per_node);
+}
+
+LayoutOption layout_option(const FitResult& f, const GpuSpec& gpu, const LayoutSearchOptions& options) {
+  const Layout& l = f.request.layout;
+  const std::uint64_t node = tp_within_node(gpu, options);
+  return LayoutOption{.layout = l,
+                      .fits = f.fits,
+                      .weights_fit = f.weights_fit,
+                      .kv_budget_bytes = f.per_gpu.kv_budget_bytes,
+                      .shortfall_bytes = f.per_gpu.shortfall_bytes,
+                      .max_concurrent_sequences = f.max_concurrent_sequences,
+                      .max_context_tokens = f.max_context_tokens,
+                      .kv_replicated = f.kv_known && f.kv.replicated,
+                      .tp_span = tp_span(l.tp, gpu, options.gpus_per_node),
+                      .pp_within_node = l.pp > 1 && l.tp % node != 0};
+}
+
+LayoutSearch given_layout(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                          const LayoutSearchOptions& options) {
+  LayoutSearch s;
+  s.chosen = fit(model, gpu, request);
+  s.options.push_back(layout_option(s.chosen, gpu, options));
+  s.choice = LayoutChoice::given;
+  return s;
+}
+
+LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                            const LayoutSearchOptions& options) {
+  const std::uint64_t n = options.gpus;
+  check_gpus(n);
+  if (options.gpus_per_node < 1) {
+    throw InputError("layout.gpus_per_node: expected at least 1");
+  }
+  const std::uint64_t asked_ep = request.layout.ep;
+  if (asked_ep > 1) {
+    // Reject EP on dense models or EP that cannot divide the GPUs before searching layouts.
+    validate_layout(Layout{.tp = 1, .pp = 1, .ep = asked_ep, .dp = n}, model);
+  }
+  // MIG slices have no peer-to-peer: every replica is one slice.
+  const std::uint64_t max_replica = request.mig_profile.empty() ? n : 1;
+  const std::uint64_t within_node = tp_within_node(gpu, options);
+  const std::uint64_t max_pp = model.has_architecture() ? model.num_hidden_layers : n;
+
+  std::vector<Layout> within;
+  std::vector<Layout> across;
+  for (std::uint64_t tp = 1; tp <= max_replica; ++tp) {
+    if (n % tp != 0 || !tp_allowed(model, tp)) {
+      continue;
+    }
+    for (std::uint64_t pp = 1; tp * pp <= max_replica && pp <= max_pp; ++pp) {
+      if (n % (tp * pp) != 0) {
+        continue;
+      }
+      Layout l{.tp = tp, .pp = pp, .ep = 1, .dp = n / (tp * pp)};
+      for (std::uint64_t ep : ep_choices(model, l, asked_ep)) {
+        l.ep = ep;
+        (tp <= within_node ? within : across).push_back(l);
+      }
+    }
+  }
+  if (within.empty() && across.empty()) {
+    throw InputError(asked_ep > 1 ? fmt::format("layout.ep: {} does not fit any layout of {} GPUs",
+                                                asked_ep, n)
+                                  : fmt::format("layout.gpus: no TP x PP layout of '{}' divides {} GPUs",
+                                                model.id, n));
+  }
+
+  LayoutSearch s;
+  std::vector<FitResult> fits;
+  const auto evaluate = [&](const std::vector<Layout>& layouts) {
+    for (const Layout& l : layouts) {
+      FitRequest r = request;
+      r.layout = l;
+      FitResult f = fit(model, gpu, r);
+      f.layout_automatic = true;
+      s.options.push_back(layout_option(f, gpu, options));
+      fits.push_back(std::move(f));
+    }
+  };
+  evaluate(within);
+  const bool any_fits = std::any_of(s.options.begin(), s.options.end(),
+                                    [](const LayoutOption& o) { return o.fits; });
+  if (!any_fits && !across.empty()) {
+    s.across_nodes_tried = true;
+    evaluate(across);
+  }
+
+  std::vector<std::size_t> order(s.options.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&s](std::size_t a, std::size_t b) {
+    return rank_key(s.options[a]) < rank_key(s.options[b]);
+  });
+  std::vector<LayoutOption> ranked;
+  ranked.reserve(order.size());
+  for (std::size_t i : order) {
+    ranked.push_back(s.options[i]);
+  }
+  s.options = std::move(ranked);
+  s.chosen = std::move(fits[order.front()]);
+  s.choice = s.chosen.fits ? LayoutChoice::most_sequences : LayoutChoice::none_fits;
+  return s;
+}
+
+FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitRequest request,
+                              std::uint64_t gpus) {
+  check_gpus(gpus);
+  if (request.layout.ep > 1) {
+    // Reject EP on dense models or EP that cannot divide the GPUs before searching layouts.
+    validate_layout(Layout{.tp = 1, .pp = 1, .ep = request.layout.ep, .dp = gpus}, model);
+  }
+  const std::uint64_t domain = scale_up_domain(gpu);
+  struct Candidate {
+    std::uint64_t tp, pp;
+  };
+  std::vector<Candidate> candidates;
+  // MIG slices have no peer-to-peer: every replica is one slice.
+  const std::uint64_t max_replica = request.mig_profile.empty() ? gpus : 1;
+  for (std::uint64_t tp = 1; tp <= max_replica; tp *= 2) {
+    if (!tp_allowed(model, tp)) {
+      continue;
+    }
+    for (std::uint64_t pp = 1; tp * pp <= max_replica; ++pp) {
+      if (gpus % (tp * pp) != 0 || (model.has_architecture() && pp > model.num_hidden_layers)) {
+        continue;
+      }
+      if (request.layout.ep > 1 && ((gpus / pp) % request.layout.ep != 0)) {
+        continue;
+      }
+      candidates.push_back({tp, pp});
+    }
+  }
+  // Fewest GPUs per replica first; among equals, TP inside the scale-up domain, then less PP.
+  std::sort(candidates.begin(), candidates.end(), [domain](const Candidate& a, const Candidate& b) {
+    const auto key = [domain](const Candidate& c) {
+      return std::tuple(c.tp * c.pp, c.tp > domain && c.tp > 1, c.pp);
+    };
+    return key(a) < key(b);
+  });
+  if (candidates.empty()) {
+    throw InputError(fmt::format("layout.gpus: no TP x PP layout of '{}' divides {} GPUs",
+                                 model.id, gpus));
+  }
+  std::optional<FitResult> last;
+  for (const Candidate& c : candidates) {
+    request.layout.tp = c.tp;
+    request.layout.pp = c.pp;
+    request.layout.dp = gpus / (c.tp * c.pp);
+    if (request.layout.ep > 1 && (request.layout.tp * request.layout.dp) % request.layout.ep != 0) {
+      continue;
+    }
+    FitResult res = fit(model, gpu, request);
+    res.layout_automatic = true;
+    if (res.fits) {
+      return res;
+    }
+    if (!last || c.tp * c.pp > last->request.layout.gpus_per_replica()) {
+      last = std::move(res);  // report the widest failing layout
+    }
+  }
+  if (!last) {
+    throw InputError(fmt::format("layout.ep: {} does not fit any layout of {} GPUs",
+                                 request.layout.ep, gpus));
+  }
+  return *last;
+}
+
+}  // namespace gpuplan
