@@ -120,10 +120,11 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                             : "vLLM before 0.21 captures CUDA graphs after sizing the KV cache, from the "
                               "memory above gpu_memory_utilization");
   }
-  if (res.engine && !g.usable_memory_bytes && !res.mig) {
-    res.notes.push_back(fmt::format("{} total memory is the datasheet figure; the driver reports less, so "
-                                    "the engine figures are estimated high",
-                                    g.id));
+  if (res.engine && !res.mig && !g.cuda_memory_bytes) {
+    res.notes.push_back(fmt::format("{} total as CUDA reports it is not in the catalog; the engine figures use "
+                                    "the {} figure ({:.2f} GiB), estimated",
+                                    g.id, g.usable_memory_bytes ? "driver's" : "datasheet",
+                                    g.fit_memory_bytes() / units::kGiB));
   }
   if (!m.has_architecture()) {
     res.notes.push_back(
@@ -259,7 +260,8 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
         res.kv.bytes_per_token_per_layer_per_gpu * d(res.kv.layers_per_gpu());
   }
   if (r.engine.engine != Engine::neutral) {
-    apply_engine(res, model, capacity);
+    // A MIG slice's total is its own; a whole GPU's is what CUDA reports.
+    apply_engine(res, model, res.mig ? capacity : gpu.engine_memory_bytes());
   }
   const double fixed = mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes;
   mem.kv_budget_bytes = std::max(0.0, mem.engine_cap_bytes - fixed);
