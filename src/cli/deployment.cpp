@@ -139,8 +139,8 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
                                                             : "--kv-cache-free-gpu-mem-fraction"));
   }
   if (o.reserve_given) {
-    throw InputError(fmt::format("--reserve: the neutral estimate's reserve; with --engine {} the engine's own "
-                                 "terms apply", to_string(s.engine)));
+    throw InputError(fmt::format("--reserve: applies to the engine-neutral estimate only; with --engine {} the engine's "
+                                 "own terms replace it", to_string(s.engine)));
   }
   if (o.utilization_given) {
     s.gpu_memory_utilization = o.memory_utilization;

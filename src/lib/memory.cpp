@@ -108,12 +108,7 @@ ActivationBytes activations_per_gpu(const ModelSpec& m, const FitRequest& r,
 
 void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   const FitRequest& r = res.request;
-  if (!res.engine) {
-    res.notes.push_back(fmt::format(
-        "engine-neutral estimate ({:.0f} % cap, fixed reserve, activations of one prefill chunk); "
-        "--engine vllm|sglang|trtllm applies that engine's own KV-cache arithmetic",
-        r.memory_utilization * 100.0));
-  } else if (res.engine->engine == Engine::vllm) {
+  if (res.engine && res.engine->engine == Engine::vllm) {
     res.notes.push_back(res.engine->cuda_graph_bytes > 0
                             ? "vLLM from 0.21 profiles CUDA graphs and subtracts them from the KV cache "
                               "(older releases: --engine-version)"

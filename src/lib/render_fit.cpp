@@ -52,6 +52,10 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
   const double concurrency = static_cast<double>(e.kv_tokens) / static_cast<double>(ctx);
   switch (e.engine) {
     case Engine::vllm:
+      if (e.kv_tokens == 0) {  // vLLM refuses to start
+        return {fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)),
+                "No available memory for the cache blocks (the engine fails to start)"};
+      }
       return {fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)),
               fmt::format("GPU KV cache size: {} tokens", group_digits(e.kv_tokens)),
               fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", group_digits(ctx), concurrency)};
@@ -127,6 +131,10 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   doc.heading.push_back(fmt::format("parameters {} total, {} active; sizes in {} ({})",
                                     params_text(r.params.total()), params_text(r.params.active()),
                                     unit, u == ByteUnits::gib ? "2^30 bytes" : "1e9 bytes"));
+  doc.heading.push_back(
+      r.engine ? fmt::format("memory: {}'s own KV-cache arithmetic ({} {:.3f})", engine_label(r.engine->engine),
+                             r.engine->share_name, r.engine->share)
+               : "memory: engine-neutral estimate (--engine vllm|sglang|trtllm applies that engine's arithmetic)");
 
   if (plain_numbers) {
     // CSV has no heading lines, so the inputs and the verdict travel as a table of their own.
@@ -156,7 +164,8 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     capacity_label += r.mig->estimated ? " (MIG slice, estimated)" : " (MIG slice)";
   }
   row(capacity_label, m.capacity_bytes);
-  row(fmt::format("engine cap ({:.0f} % of capacity)", q.memory_utilization * 100.0),
+  row(r.engine ? fmt::format("engine cap ({} arithmetic)", engine_label(r.engine->engine))
+               : fmt::format("engine cap ({:.0f} % of capacity)", q.memory_utilization * 100.0),
       m.engine_cap_bytes);
   row("weights", m.weights_bytes);
   row("  embedding + LM head", r.weights.embedding + r.weights.lm_head);
@@ -164,8 +173,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   if (r.params.routed_experts > 0) {
     row("  routed experts", r.weights.experts);
   }
-  row("activations (prefill chunk + logits)", m.activation_bytes);
-  row("runtime reserve", m.reserve_bytes);
+  row(r.engine ? "activations (engine's profiling peak)" : "activations (prefill chunk + logits)",
+      m.activation_bytes);
+  row(r.engine ? "non-torch memory, CUDA graphs" : "runtime reserve", m.reserve_bytes);
   row("KV budget", m.kv_budget_bytes);
   if (r.kv_known) {
     row(fmt::format("KV cache ({} x {} tokens)", group_digits(r.concurrency_per_replica),
