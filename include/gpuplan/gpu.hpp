@@ -33,6 +33,9 @@ struct GpuSpec {
   std::string vendor;                        ///< "nvidia", "amd", "intel"
   double memory_bytes = 0;                   ///< datasheet capacity (decimal GB in the JSON)
   std::optional<double> usable_memory_bytes; ///< total the driver reports (nvidia-smi), when known
+  /// Total CUDA reports (cudaMemGetInfo, torch's "total capacity"), when known: what serving
+  /// engines multiply by their memory share. A little below the driver's figure.
+  std::optional<double> cuda_memory_bytes;
   double memory_bandwidth_bytes_per_s = 0;
   std::map<std::string, double> dense_flop_per_s;   ///< by compute type; never 2:4-sparse figures
   std::map<std::string, double> sparse_flop_per_s;  ///< 2:4-sparse vendor figures, labelled as such
@@ -49,6 +52,8 @@ struct GpuSpec {
   [[nodiscard]] double fit_memory_bytes() const {
     return usable_memory_bytes.value_or(memory_bytes);
   }
+  /// Total a serving engine sees: CUDA's figure if known, else the usable figure.
+  [[nodiscard]] double engine_memory_bytes() const { return cuda_memory_bytes.value_or(fit_memory_bytes()); }
   /// The profile called `name`, or nullptr.
   [[nodiscard]] const MigProfile* find_mig_profile(std::string_view profile_name) const;
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <gpuplan/dtype.hpp>
+#include <gpuplan/engine_memory.hpp>
 #include <gpuplan/gpu.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
@@ -36,6 +37,8 @@ struct FitRequest {
   double reserve_bytes = 1.5 * units::kGiB;  ///< CUDA context, framework, NCCL buffers
   std::uint64_t prefill_chunk_tokens = 8192; ///< tokens per prefill step (vLLM max_num_batched_tokens)
   std::uint64_t block_tokens = 16;        ///< paged KV block (vLLM default)
+  /// A serving engine's own KV arithmetic replaces the cap/activations/reserve above when named.
+  EngineSettings engine;
 };
 
 /// Weights one GPU holds, by part.
@@ -98,6 +101,7 @@ struct FitResult {
   double datasheet_total_bytes = 0;  ///< datasheet memory x GPUs (8 x H200 = 1,128 GB)
   double capacity_total_bytes = 0;   ///< usable memory x GPUs
   std::vector<std::string> notes;    ///< assumptions worth reading next to the numbers
+  std::optional<EngineMemory> engine;  ///< set when request.engine names an engine
 };
 
 /// Evaluates one layout. Throws InputError for invalid requests (fields named `fit.*` or

@@ -1,5 +1,6 @@
 #include "deployment.hpp"
 
+#include <cstdio>
 #include <string_view>
 #include <utility>
 
@@ -53,14 +54,34 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
                  "Embedding table and LM head (default: bf16 for quantized weights)")
       ->check(non_empty());
   sub.add_option("--kv-dtype", o.kv_dtype, "KV cache: fp32 bf16 fp16 fp8 int8")->capture_default_str();
+  sub.add_option("--engine", o.engine,
+                 "Serving engine whose own KV-cache arithmetic to apply: vllm, sglang, trtllm "
+                 "(default: engine-neutral estimate)")
+      ->check(non_empty());
   sub.add_option("--gpu-memory-utilization", o.memory_utilization,
-                 "Serving engine's memory cap as a share of GPU memory (vLLM's default 0.9)")
+                 "Memory cap as a share of GPU memory (neutral estimate, or vLLM's gpu_memory_utilization; "
+                 "default 0.9)")
       ->capture_default_str()
       ->check(share_validator());
+  sub.add_option("--mem-fraction-static", o.mem_fraction_static,
+                 "SGLang's mem_fraction_static (default: SGLang's rule from GPU memory and TP)")
+      ->check(share_validator());
+  sub.add_option("--kv-cache-free-gpu-mem-fraction", o.kv_cache_free_gpu_mem_fraction,
+                 "TensorRT-LLM's kv_cache_free_gpu_mem_fraction (default 0.9)")
+      ->check(share_validator());
+  sub.add_option("--max-num-seqs", o.max_num_seqs,
+                 "Engine's sequences per step: vLLM max_num_seqs, SGLang cuda_graph_max_bs, TensorRT-LLM "
+                 "max_batch_size (default: the engine's)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  sub.add_option("--engine-version", o.engine_version,
+                 "vLLM release the figures are for, e.g. 0.10.1 (before 0.21 CUDA graphs are not "
+                 "subtracted from the KV cache; default: current)")
+      ->check(non_empty());
   sub.add_option("--reserve", o.reserve, "Runtime reserve per GPU (CUDA context, framework), e.g. 1.5GiB or 2GB")
       ->capture_default_str();
-  sub.add_option("--prefill-chunk", o.prefill_chunk,
-                 "Tokens per prefill step, sizes activations (vLLM max_num_batched_tokens)")
+  sub.add_option("--prefill-chunk,--max-num-batched-tokens", o.prefill_chunk,
+                 "Tokens per prefill step, sizes activations (vLLM max_num_batched_tokens, SGLang "
+                 "chunked_prefill_size, TensorRT-LLM max_num_tokens)")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
   sub.add_option("--block-size", o.block_size, "Paged KV block in tokens")
@@ -73,7 +94,83 @@ void note_given(const CLI::App& sub, DeploymentOptions& o) {
   o.model_config_given = sub.count("--model-config") > 0;
   const CLI::Option* params = sub.get_option_no_throw("--params");
   o.params_given = params != nullptr && params->count() > 0;
+  o.utilization_given = sub.count("--gpu-memory-utilization") > 0;
+  o.reserve_given = sub.count("--reserve") > 0;
+  o.prefill_chunk_given = sub.count("--prefill-chunk") > 0;
+  o.mem_fraction_given = sub.count("--mem-fraction-static") > 0;
+  o.free_fraction_given = sub.count("--kv-cache-free-gpu-mem-fraction") > 0;
+  o.max_num_seqs_given = sub.count("--max-num-seqs") > 0;
 }
+
+namespace {
+
+/// "0.10.1" -> 10 (vLLM's minor release); throws InputError naming --engine-version.
+int parse_vllm_minor(std::string_view text) {
+  unsigned major = 0;
+  unsigned minor = 0;
+  const std::string s(text.starts_with('v') ? text.substr(1) : text);
+  char tail = 0;
+  if (std::sscanf(s.c_str(), "%u.%u%c", &major, &minor, &tail) < 2 || major != 0 || minor > 999 ||
+      (tail != 0 && tail != '.')) {
+    throw InputError(fmt::format("--engine-version: expected a vLLM release such as 0.10.1, got '{}'", text));
+  }
+  return static_cast<int>(minor);
+}
+
+/// The engine and its settings from the flags. Engine settings without --engine, or for another
+/// engine than the one named, are errors: silently ignoring them would answer another question.
+EngineSettings engine_settings(const DeploymentOptions& o) {
+  EngineSettings s;
+  if (!o.engine.empty()) {
+    s.engine = parse_engine(o.engine);
+  }
+  const auto owned_by = [&](bool given, std::string_view flag, Engine owner) {
+    if (given && s.engine != owner) {
+      throw InputError(fmt::format("{}: is a {} setting, but {}", flag, to_string(owner),
+                                   s.engine == Engine::neutral ? std::string("no --engine is named")
+                                                               : fmt::format("--engine is {}", to_string(s.engine))));
+    }
+  };
+  owned_by(o.mem_fraction_given, "--mem-fraction-static", Engine::sglang);
+  owned_by(o.free_fraction_given, "--kv-cache-free-gpu-mem-fraction", Engine::trtllm);
+  owned_by(!o.engine_version.empty(), "--engine-version", Engine::vllm);
+  if (s.engine == Engine::neutral) {
+    if (o.max_num_seqs_given) {
+      throw InputError("--max-num-seqs: is an engine setting; name the engine with --engine");
+    }
+    return s;
+  }
+  if (o.utilization_given && s.engine != Engine::vllm) {
+    throw InputError(fmt::format("--gpu-memory-utilization: is vLLM's setting; for {} use {}", to_string(s.engine),
+                                 s.engine == Engine::sglang ? "--mem-fraction-static"
+                                                            : "--kv-cache-free-gpu-mem-fraction"));
+  }
+  if (o.reserve_given) {
+    throw InputError(fmt::format("--reserve: applies to the engine-neutral estimate only; with --engine {} the engine's "
+                                 "own terms replace it", to_string(s.engine)));
+  }
+  if (o.utilization_given) {
+    s.gpu_memory_utilization = o.memory_utilization;
+  }
+  if (o.mem_fraction_given) {
+    s.mem_fraction_static = o.mem_fraction_static;
+  }
+  if (o.free_fraction_given) {
+    s.kv_cache_free_gpu_mem_fraction = o.kv_cache_free_gpu_mem_fraction;
+  }
+  if (o.prefill_chunk_given) {
+    s.max_num_batched_tokens = o.prefill_chunk;
+  }
+  if (o.max_num_seqs_given) {
+    s.max_num_seqs = o.max_num_seqs;
+  }
+  if (!o.engine_version.empty()) {
+    s.vllm_minor_version = parse_vllm_minor(o.engine_version);
+  }
+  return s;
+}
+
+}  // namespace
 
 Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o) {
   Deployment d;
@@ -117,6 +214,7 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.prefill_chunk_tokens = o.prefill_chunk;
   req.block_tokens = o.block_size;
   req.layout.ep = o.ep;
+  req.engine = engine_settings(o);
 
   const std::uint64_t gpus = o.nodes > 0 ? o.nodes * o.gpus_per_node : o.gpus;
   constexpr std::uint64_t kMaxGpus = 65536;
@@ -155,6 +253,13 @@ void rethrow_with_flag(const InputError& e) {
       {"fit.mig_profile:", "--mig:"},
       {"fit.prefill_chunk_tokens:", "--prefill-chunk:"},
       {"fit.block_tokens:", "--block-size:"},
+      {"engine.name:", "--engine:"},
+      {"engine.gpu_memory_utilization:", "--gpu-memory-utilization:"},
+      {"engine.mem_fraction_static:", "--mem-fraction-static:"},
+      {"engine.kv_cache_free_gpu_mem_fraction:", "--kv-cache-free-gpu-mem-fraction:"},
+      {"engine.max_num_batched_tokens:", "--max-num-batched-tokens:"},
+      {"engine.max_num_seqs:", "--max-num-seqs:"},
+      {"engine.vllm_version:", "--engine-version:"},
       {"model.params:", "--params:"},
       {"weights.experts:", "--experts-dtype:"},
       {"weights.attention:", "--attention-dtype:"},

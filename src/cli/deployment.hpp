@@ -34,10 +34,22 @@ struct DeploymentOptions {
   std::string reserve = "1.5GiB";
   std::uint64_t prefill_chunk = 8192;
   std::uint64_t block_size = 16;
+  std::string engine;                       ///< --engine: vllm, sglang, trtllm (empty: neutral)
+  double mem_fraction_static = 0;           ///< SGLang
+  double kv_cache_free_gpu_mem_fraction = 0;  ///< TensorRT-LLM
+  std::uint64_t max_num_seqs = 0;
+  std::string engine_version;               ///< vLLM release, e.g. 0.10.1
   bool model_given = false;
   bool model_config_given = false;
   bool params_given = false;
   bool allow_params = false;  ///< the command takes --params
+  /// Engine flags the user typed (defaults differ per engine, so "given" matters).
+  bool utilization_given = false;
+  bool reserve_given = false;
+  bool prefill_chunk_given = false;
+  bool mem_fraction_given = false;
+  bool free_fraction_given = false;
+  bool max_num_seqs_given = false;
 };
 
 /// Adds the shared flags; `bare_params` adds --params (weights-only what-ifs); `gpu_flag` adds

@@ -102,7 +102,8 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   static constexpr std::array kKeys{
       std::string_view("id"),          std::string_view("name"),
       std::string_view("vendor"),      std::string_view("memory_gb"),
-      std::string_view("usable_memory_mib"), std::string_view("memory_bandwidth_tb_per_s"),
+      std::string_view("usable_memory_mib"), std::string_view("cuda_memory_mib"),
+      std::string_view("memory_bandwidth_tb_per_s"),
       std::string_view("dense_tflop_per_s"), std::string_view("sparse_tflop_per_s"),
       std::string_view("tdp_w"),       std::string_view("sm_count"),
       std::string_view("scale_up"),    std::string_view("host_link"),
@@ -117,6 +118,9 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   g.memory_bytes = r.number("memory_gb", kMaxMemoryGb) * units::kGB;
   if (auto mib = r.optional_number("usable_memory_mib", kMaxMemoryGb * units::kGB / units::kMiB)) {
     g.usable_memory_bytes = *mib * units::kMiB;
+  }
+  if (auto mib = r.optional_number("cuda_memory_mib", kMaxMemoryGb * units::kGB / units::kMiB)) {
+    g.cuda_memory_bytes = *mib * units::kMiB;
   }
   g.memory_bandwidth_bytes_per_s = r.number("memory_bandwidth_tb_per_s", kMaxBandwidthTbPerS) * units::kTB;
   g.dense_flop_per_s = flop_table(r, "dense_tflop_per_s", true);
@@ -155,6 +159,12 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
                                               *g.usable_memory_bytes / units::kMiB,
                                               g.memory_bytes / units::kGB));
     }
+  }
+  // CUDA's total sits a little below the driver's (memory the driver keeps for itself).
+  if (g.cuda_memory_bytes && (*g.cuda_memory_bytes > g.fit_memory_bytes() ||
+                              *g.cuda_memory_bytes < 0.9 * g.fit_memory_bytes())) {
+    r.fail("cuda_memory_mib", fmt::format("{:g} MiB is not within 90-100 % of the GPU's usable memory",
+                                          *g.cuda_memory_bytes / units::kMiB));
   }
   for (std::size_t i = 0; i < g.mig_profiles.size(); ++i) {
     const MigProfile& p = g.mig_profiles[i];

@@ -18,6 +18,7 @@ constexpr double kActivationBytes = 2.0;  // bf16 activations
 constexpr double kLogitBytes = 4.0;       // fp32 logits
 
 void validate_request(const FitRequest& r) {
+  validate_engine_settings(r.engine);
   const auto in_range = [](std::string_view field, std::uint64_t v, std::uint64_t max) {
     if (v < 1 || v > max) {
       throw InputError(fmt::format("fit.{}: expected between 1 and {}, got {}", field, max, v));
@@ -120,6 +121,19 @@ ActivationBytes activations_per_gpu(const ModelSpec& m, const FitRequest& r,
 
 void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   const FitRequest& r = res.request;
+  if (res.engine && res.engine->engine == Engine::vllm) {
+    res.notes.push_back(res.engine->cuda_graph_bytes > 0
+                            ? "vLLM from 0.21 profiles CUDA graphs and subtracts them from the KV cache "
+                              "(older releases: --engine-version)"
+                            : "vLLM before 0.21 captures CUDA graphs after sizing the KV cache, from the "
+                              "memory above gpu_memory_utilization");
+  }
+  if (res.engine && !res.mig && !g.cuda_memory_bytes) {
+    res.notes.push_back(fmt::format("{} total as CUDA reports it is not in the catalog; the engine figures use "
+                                    "the {} figure ({:.2f} GiB), estimated",
+                                    g.id, g.usable_memory_bytes ? "driver's" : "datasheet",
+                                    g.fit_memory_bytes() / units::kGiB));
+  }
   if (!m.has_architecture()) {
     res.notes.push_back(
         "bare parameter count: weights only; KV cache and activations need an architecture "
@@ -167,6 +181,40 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   if (m.has_architecture() && !m.layer_window_tokens.empty()) {
     res.notes.push_back("sliding-window layers hold at most their window of KV cache");
   }
+}
+
+/// Replaces the neutral cap, activations and reserve by the engine's own terms, so that
+/// cap - weights - activations - reserve is the KV cache the engine allocates.
+void apply_engine(FitResult& res, const ModelSpec& m, double capacity) {
+  if (!m.has_architecture()) {
+    throw InputError("engine.name: the engine's memory arithmetic needs an architecture (use a catalog "
+                     "model or a config.json, not a bare parameter count)");
+  }
+  PerGpuMemory& mem = res.per_gpu;
+  const EngineInputs in{.total_bytes = capacity,
+                        .weights_bytes = mem.weights_bytes,
+                        .kv_bytes_per_token_per_gpu = res.kv_bytes_per_token_per_gpu,
+                        .block_tokens = res.request.block_tokens};
+  const EngineMemory e = engine_memory(m, res.request.layout, in, res.request.engine);
+  switch (e.engine) {
+    case Engine::vllm:
+      mem.activation_bytes = std::max(e.activation_bytes, e.sampler_bytes);
+      mem.reserve_bytes = e.non_torch_bytes + e.cuda_graph_bytes;
+      break;
+    case Engine::trtllm:
+      mem.activation_bytes = e.activation_bytes;
+      mem.reserve_bytes = e.non_torch_bytes;
+      break;
+    case Engine::sglang:  // activations and graphs live outside mem_fraction_static
+    case Engine::neutral:
+      mem.activation_bytes = 0;
+      mem.reserve_bytes = 0;
+      break;
+  }
+  mem.engine_cap_bytes = mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes + e.kv_bytes;
+  // Sequences and context follow the engine's block granularity.
+  res.request.block_tokens = e.block_tokens;
+  res.engine = e;
 }
 
 }  // namespace
@@ -233,9 +281,6 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
   mem.weights_bytes = res.weights.total();
   mem.activation_bytes = res.activations.total();
   mem.reserve_bytes = r.reserve_bytes;
-  const double fixed = mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes;
-  mem.kv_budget_bytes = std::max(0.0, mem.engine_cap_bytes - fixed);
-  res.weights_fit = fixed <= mem.engine_cap_bytes;
 
   res.kv_known = model.has_architecture();
   if (res.kv_known) {
@@ -243,6 +288,17 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
     res.kv_bytes_per_token = kv_bytes_per_token(model, r.kv_dtype);
     res.kv_bytes_per_token_per_gpu =
         res.kv.bytes_per_token_per_layer_per_gpu * d(res.kv.layers_per_gpu());
+  }
+  if (r.engine.engine != Engine::neutral) {
+    // A MIG slice's total is its own; a whole GPU's is what CUDA reports.
+    apply_engine(res, model, res.mig ? capacity : gpu.engine_memory_bytes());
+  }
+  const double fixed = mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes;
+  mem.kv_budget_bytes = std::max(0.0, mem.engine_cap_bytes - fixed);
+  // An engine with no KV memory refuses to start (vLLM: "No available memory for the cache blocks").
+  res.weights_fit = res.engine ? res.engine->kv_bytes > 0 : fixed <= mem.engine_cap_bytes;
+
+  if (res.kv_known) {
     res.sequence_kv_bytes_per_gpu = sequence_kv_bytes(res.kv, r.context_tokens, r.block_tokens);
     mem.kv_cache_bytes = d(res.concurrency_per_replica) * res.sequence_kv_bytes_per_gpu;
     const auto per_replica =

@@ -58,6 +58,81 @@ std::string weight_part_label(WeightPart part) {
 
 std::string params_text(double params) { return fmt::format("{:.2f} B", params / units::kGiga); }
 
+std::string engine_label(Engine e) {
+  switch (e) {
+    case Engine::vllm: return "vLLM";
+    case Engine::sglang: return "SGLang";
+    case Engine::trtllm: return "TensorRT-LLM";
+    case Engine::neutral: break;
+  }
+  return "none";
+}
+
+double gib(double bytes) { return bytes / units::kGiB; }
+
+/// The KV budget in the engine's own words, as its startup log prints it (GiB, always).
+std::vector<std::string> engine_log_lines(const FitResult& r) {
+  const EngineMemory& e = *r.engine;
+  const std::uint64_t ctx = r.request.context_tokens;
+  const double concurrency = static_cast<double>(e.kv_tokens) / static_cast<double>(ctx);
+  switch (e.engine) {
+    case Engine::vllm:
+      if (e.kv_tokens == 0) {  // vLLM refuses to start
+        return {fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)),
+                "No available memory for the cache blocks (the engine fails to start)"};
+      }
+      return {fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)),
+              fmt::format("GPU KV cache size: {} tokens", group_digits(e.kv_tokens)),
+              fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", group_digits(ctx), concurrency)};
+    case Engine::sglang:
+      return {fmt::format("mem_fraction_static={:.3f}", e.share),
+              fmt::format("KV Cache is allocated. #tokens: {}, {:.2f} GiB", group_digits(e.kv_tokens),
+                          gib(std::max(0.0, e.kv_bytes))),
+              fmt::format("max_total_num_tokens={}", e.kv_tokens)};
+    case Engine::trtllm:
+      return {fmt::format("kv_cache_free_gpu_mem_fraction {:.2f} of {:.2f} GiB free after weights and warm-up",
+                          e.share, gib(e.start_free_bytes - e.weights_bytes - e.activation_bytes)),
+              fmt::format("KV cache: {:.2f} GiB, max_tokens {}", gib(e.kv_bytes), group_digits(e.kv_tokens))};
+    case Engine::neutral: break;
+  }
+  return {};
+}
+
+detail::Table engine_table(const FitResult& r, ByteUnits u) {
+  const EngineMemory& e = *r.engine;
+  const std::string unit(detail::unit_name(u));
+  detail::Table t{.title = fmt::format("{} memory arithmetic (per GPU)", engine_label(e.engine)),
+                  .header = {"term", "value"},
+                  .rows = {}};
+  const auto bytes = [&](std::string label, double v) {
+    t.rows.push_back({fmt::format("{} ({})", label, unit), v < 0 ? "-" + bytes_value(-v, u) : bytes_value(v, u)});
+  };
+  t.rows.push_back({e.share_name, fmt::format("{:.3f}{}", e.share, e.share_default ? " (default)" : "")});
+  const bool vllm = e.engine == Engine::vllm;
+  const bool sglang = e.engine == Engine::sglang;
+  t.rows.push_back({vllm ? "max_num_batched_tokens" : sglang ? "chunked_prefill_size" : "max_num_tokens",
+                    group_digits(e.batched_tokens)});
+  t.rows.push_back({vllm ? "max_num_seqs" : sglang ? "cuda_graph_max_bs" : "max_batch_size",
+                    group_digits(e.max_seqs)});
+  bytes("GPU total", e.total_bytes);
+  if (!vllm) {
+    bytes("free at start", e.start_free_bytes);
+  }
+  bytes("weights", e.weights_bytes);
+  bytes(sglang ? "prefill activations (outside the fraction)" : "peak activation (profiling forward)",
+        e.activation_bytes);
+  if (vllm) {
+    bytes("sampler profiling run", e.sampler_bytes);
+    bytes("non-torch (NCCL, cuBLAS)", e.non_torch_bytes);
+    bytes("CUDA graphs", e.cuda_graph_bytes);
+  } else {
+    bytes("CUDA context, NCCL, workspaces", e.non_torch_bytes);
+  }
+  bytes("KV cache", e.kv_bytes);
+  t.rows.push_back({"KV cache tokens", group_digits(e.kv_tokens)});
+  return t;
+}
+
 /// "TP 8 EP 8", "TP 2 DP 4", "TP 1": the degrees above one, TP always.
 std::string layout_short(const Layout& l) {
   std::string out = fmt::format("TP {}", l.tp);
@@ -96,6 +171,10 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   doc.heading.push_back(fmt::format("parameters {} total, {} active; sizes in {} ({})",
                                     params_text(r.params.total()), params_text(r.params.active()),
                                     unit, u == ByteUnits::gib ? "2^30 bytes" : "1e9 bytes"));
+  doc.heading.push_back(
+      r.engine ? fmt::format("memory: {}'s own KV-cache arithmetic ({} {:.3f})", engine_label(r.engine->engine),
+                             r.engine->share_name, r.engine->share)
+               : "memory: engine-neutral estimate (--engine vllm|sglang|trtllm applies that engine's arithmetic)");
 
   if (plain_numbers) {
     // CSV has no heading lines, so the inputs and the verdict travel as a table of their own.
@@ -127,7 +206,8 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     capacity_label += r.mig->estimated ? " (MIG slice, estimated)" : " (MIG slice)";
   }
   row(capacity_label, m.capacity_bytes);
-  row(fmt::format("engine cap ({:.0f} % of capacity)", q.memory_utilization * 100.0),
+  row(r.engine ? fmt::format("engine cap ({} arithmetic)", engine_label(r.engine->engine))
+               : fmt::format("engine cap ({:.0f} % of capacity)", q.memory_utilization * 100.0),
       m.engine_cap_bytes);
   row("weights", m.weights_bytes);
   for (std::size_t i = 0; i < kWeightParts; ++i) {
@@ -140,8 +220,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
           part_bytes);
     }
   }
-  row("activations (prefill chunk + logits)", m.activation_bytes);
-  row("runtime reserve", m.reserve_bytes);
+  row(r.engine ? "activations (engine's profiling peak)" : "activations (prefill chunk + logits)",
+      m.activation_bytes);
+  row(r.engine ? "non-torch memory, CUDA graphs" : "runtime reserve", m.reserve_bytes);
   row("KV budget", m.kv_budget_bytes);
   if (r.kv_known) {
     row(fmt::format("KV cache ({} x {} tokens)", group_digits(r.concurrency_per_replica),
@@ -195,6 +276,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   }
   node.rows.push_back({"KV budget (per GPU x GPUs)", bytes_value(m.kv_budget_bytes * double(q.layout.gpus()), u)});
   doc.tables.push_back(std::move(node));
+  if (r.engine) {
+    doc.tables.push_back(engine_table(r, u));
+  }
 
   if (r.fits) {
     doc.footer.push_back(fmt::format("verdict: FITS ({} {} of KV budget free per GPU)",
@@ -207,6 +291,11 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     doc.footer.push_back(fmt::format(
         "verdict: DOES NOT FIT: the KV cache for this load is {} {} over budget per GPU",
         bytes_value(m.shortfall_bytes, u), unit));
+  }
+  if (r.engine) {
+    for (const auto& line : engine_log_lines(r)) {
+      doc.footer.push_back(fmt::format("{} would log: {}", engine_label(r.engine->engine), line));
+    }
   }
   for (const auto& n : r.notes) {
     doc.footer.push_back("note: " + n);
@@ -330,6 +419,34 @@ Json fit_json(const FitResult& r) {
                      {"capacity_bytes", bytes(r.capacity_total_bytes, "capacity total")},
                      {"weights_bytes", bytes(m.weights_bytes * gpus, "weights total")},
                      {"kv_budget_bytes", bytes(m.kv_budget_bytes * gpus, "kv total")}};
+  if (r.engine) {
+    const EngineMemory& e = *r.engine;
+    j["engine"] = {
+        {"name", to_string(e.engine)},
+        {"setting", e.share_name},
+        {"value", num(e.share, "engine share")},
+        {"value_is_default", e.share_default},
+        {"batched_tokens", e.batched_tokens},
+        {"max_seqs", e.max_seqs},
+        {"total_bytes", bytes(e.total_bytes, "engine total")},
+        {"start_free_bytes", bytes(e.start_free_bytes, "engine start free")},
+        {"weights_bytes", bytes(e.weights_bytes, "engine weights")},
+        {"activation_bytes", bytes(e.activation_bytes, "engine activations")},
+        {"sampler_bytes", bytes(e.sampler_bytes, "engine sampler")},
+        {"non_torch_bytes", bytes(e.non_torch_bytes, "engine non-torch")},
+        {"cuda_graph_bytes", bytes(e.cuda_graph_bytes, "engine graphs")},
+        // Signed: a negative figure is what vLLM logs when it refuses to start.
+        {"kv_cache_bytes", std::llround(num(e.kv_bytes, "engine kv"))},
+        {"kv_cache_gib", std::round(num(e.kv_bytes, "engine kv") / units::kGiB * 100.0) / 100.0},
+        {"kv_cache_tokens", e.kv_tokens},
+        {"block_tokens", e.block_tokens},
+        {"max_concurrency_at_context",
+         std::round(static_cast<double>(e.kv_tokens) / static_cast<double>(q.context_tokens) * 100.0) / 100.0},
+        {"log_lines", engine_log_lines(r)},
+    };
+  } else {
+    j["engine"] = null_json;
+  }
   j["model_weights"] = {
       {"bytes", bytes(model_weights(r), "model weights")},
       {"parts_bytes", parts_json(r.model_weight_bytes)},

@@ -1,0 +1,100 @@
+#pragma once
+// The serving engine's own KV-cache arithmetic (issue 7): how vLLM, SGLang and TensorRT-LLM size
+// the KV cache at startup from the GPU's total memory, the weights they loaded and what their
+// profiling run measured. gpuplan's default fit stays engine-neutral; these reproduce the figure
+// the engine itself logs ("Available KV cache memory: X GiB", "max_total_num_tokens=N", ...).
+//
+//   vLLM V1      kv = gpu_memory_utilization x total - weights - peak activation of the profiling
+//                     run (forward of max_num_batched_tokens, then the sampler on max_num_seqs
+//                     rows of full-vocabulary logits) - non-torch memory (NCCL, cuBLAS)
+//                     - CUDA-graph memory (subtracted only from v0.21, which profiles it)
+//                     (vllm/v1/worker/gpu_worker.py determine_available_memory)
+//   SGLang       kv = mem_fraction_static x free-at-start - weights
+//                     (model_runner.py profile_max_num_token: rest = free after weights -
+//                     free at start x (1 - mem_fraction_static)); the default fraction is
+//                     (total MiB - reserved MiB) / total MiB (server_args.py
+//                     _handle_gpu_memory_settings)
+//   TensorRT-LLM kv = kv_cache_free_gpu_mem_fraction x (total - weights - peak activation of the
+//                     warm-up of max_num_tokens - non-torch memory) (KvCacheConfig; PyTorch
+//                     backend's KV-cache creator)
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <gpuplan/layout.hpp>
+#include <gpuplan/model_spec.hpp>
+
+namespace gpuplan {
+
+enum class Engine { neutral, vllm, sglang, trtllm };
+
+[[nodiscard]] std::string_view to_string(Engine engine);
+/// "vllm", "sglang", "trtllm" (also "tensorrt-llm", "trt-llm"); anything else throws InputError
+/// `engine.name:` with the closest names.
+[[nodiscard]] Engine parse_engine(std::string_view name);
+
+/// The engine and its memory settings; unset settings take the engine's defaults. Each setting
+/// belongs to one engine; setting it for another throws InputError naming the setting.
+struct EngineSettings {
+  Engine engine = Engine::neutral;
+  std::optional<double> gpu_memory_utilization;          ///< vLLM (default 0.9)
+  std::optional<double> mem_fraction_static;             ///< SGLang (default from GPU memory, TP)
+  std::optional<double> kv_cache_free_gpu_mem_fraction;  ///< TensorRT-LLM (default 0.9)
+  /// Tokens of one forward step: vLLM max_num_batched_tokens, SGLang chunked_prefill_size,
+  /// TensorRT-LLM max_num_tokens. Unset: the engine's default for this GPU.
+  std::optional<std::uint64_t> max_num_batched_tokens;
+  /// Sequences of one step: vLLM max_num_seqs (sizes the sampler's profiling run), SGLang
+  /// cuda_graph_max_bs, TensorRT-LLM max_batch_size. Unset: the engine's default.
+  std::optional<std::uint64_t> max_num_seqs;
+  /// vLLM release as major.minor x 100 (0.10 -> 10, 0.21 -> 21): from 0.21 vLLM profiles CUDA
+  /// graphs and subtracts them; before, graphs come out of the memory above the cap. Unset:
+  /// the current behaviour (subtracted).
+  std::optional<int> vllm_minor_version;
+};
+
+/// What the engine's startup arithmetic gives for one GPU. Figures in bytes; `kv_bytes` is
+/// negative when the engine would refuse to start (vLLM logs such figures).
+struct EngineMemory {
+  Engine engine = Engine::neutral;
+  std::string share_name;          ///< "gpu_memory_utilization", "mem_fraction_static", ...
+  double share = 0;                ///< the share in effect
+  bool share_default = true;       ///< the engine's default, not a user setting
+  std::uint64_t batched_tokens = 0;  ///< forward tokens of the profiling run
+  std::uint64_t max_seqs = 0;        ///< sequences of the sampler run / graphs
+  double total_bytes = 0;          ///< GPU memory as the engine sees it
+  double start_free_bytes = 0;     ///< free after CUDA context and communicators (SGLang's base)
+  double weights_bytes = 0;
+  double activation_bytes = 0;     ///< peak of the profiling forward
+  double sampler_bytes = 0;        ///< vLLM: logits and sampling of max_num_seqs rows
+  double non_torch_bytes = 0;      ///< CUDA context (where counted), NCCL, cuBLAS workspaces
+  double cuda_graph_bytes = 0;     ///< CUDA-graph pool the engine subtracts (0 where it does not)
+  double kv_bytes = 0;             ///< the KV cache the engine allocates (may be < 0: no start)
+  std::uint64_t kv_tokens = 0;     ///< tokens that fit (whole blocks), 0 when kv_bytes <= 0
+  std::uint64_t block_tokens = 0;
+};
+
+/// Inputs the engines need: the GPU total as CUDA reports it, the weights one GPU holds, the
+/// KV bytes per token on that GPU (all its layers) and the paged block.
+struct EngineInputs {
+  double total_bytes = 0;
+  double weights_bytes = 0;
+  double kv_bytes_per_token_per_gpu = 0;
+  std::uint64_t block_tokens = 16;
+};
+
+/// Validates settings against the engine named (ranges, NaN, a setting of another engine);
+/// throws InputError with `engine.<setting>:`.
+void validate_engine_settings(const EngineSettings& settings);
+
+/// The engine's KV budget for one GPU of `layout`. The model must have an architecture.
+EngineMemory engine_memory(const ModelSpec& model, const Layout& layout, const EngineInputs& in,
+                           const EngineSettings& settings);
+
+/// Peak activation bytes of one forward of `tokens` tokens on one GPU (bf16): the residual stream
+/// and its normed copy, q/k/v, the MLP's gate/up outputs (or the fused-MoE intermediate caches of
+/// the top-k experts), split over TP.
+double forward_activation_bytes(const ModelSpec& model, const Layout& layout, std::uint64_t tokens);
+
+}  // namespace gpuplan

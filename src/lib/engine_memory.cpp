@@ -1,0 +1,283 @@
+// engine_memory(): vLLM, SGLang and TensorRT-LLM KV-cache sizing (see engine_memory.hpp for the
+// formulas and the engine source files they follow).
+#include <gpuplan/engine_memory.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/units.hpp>
+
+namespace gpuplan {
+namespace {
+
+double d(std::uint64_t v) { return static_cast<double>(v); }
+
+constexpr double kActivationBytes = 2.0;  // bf16 activations
+// vLLM's profiling sampler run on full-vocabulary logits, bytes per logit at its peak: bf16
+// logits (2) and their fp32 copy (4), top-k/top-p sort values (4) and int64 indices (8), softmax
+// and cumulative sum (4 + 4), the boolean mask (1), the scattered result and the probabilities
+// (4 + 4) (vllm/v1/sample/ops/topk_topp_sampler.py).
+constexpr double kSamplerBytesPerLogit = 35.0;
+// Memory outside PyTorch's allocator that grows after the engine's start snapshot: cuBLAS and
+// cuBLASLt workspaces, Triton/torch.compile kernels (a few hundred MiB on Hopper).
+constexpr double kWorkspaceBytes = 0.25 * units::kGiB;
+// With more than one GPU per replica: NCCL channels and vLLM's custom all-reduce IPC buffers.
+constexpr double kCommunicatorBytes = 1.0 * units::kGiB;
+// The CUDA context itself (driver, loaded modules): counted where the engine's base is the free
+// memory after start (SGLang's free-at-start, TensorRT-LLM's free memory), not in vLLM's
+// increase over its start snapshot.
+constexpr double kCudaContextBytes = 0.5 * units::kGiB;
+// vLLM serve defaults (vllm/engine/arg_utils.py, V1): GPUs with at least 70 GiB get
+// max_num_batched_tokens 8192 and max_num_seqs 1024; smaller ones 2048 and 256.
+constexpr double kVllmLargeGpuBytes = 70.0 * units::kGiB;
+constexpr int kVllmGraphProfilingMinor = 21;  // "CUDA graph memory profiling ... default since v0.21.0"
+constexpr std::uint64_t kVllmMaxCaptureTokens = 512;
+constexpr double kGraphBytesPerLayer = 2.0 * units::kMiB;  // captured graph nodes and metadata
+
+std::string_view share_name(Engine e) {
+  switch (e) {
+    case Engine::vllm: return "gpu_memory_utilization";
+    case Engine::sglang: return "mem_fraction_static";
+    case Engine::trtllm: return "kv_cache_free_gpu_mem_fraction";
+    case Engine::neutral: break;
+  }
+  return "";
+}
+
+void check_share(std::string_view field, const std::optional<double>& v, Engine owner, Engine named) {
+  if (!v) {
+    return;
+  }
+  if (owner != named) {
+    throw InputError(fmt::format("engine.{}: is a {} setting, but the engine is {}", field,
+                                 to_string(owner), named == Engine::neutral ? "not named (use --engine)"
+                                                                            : std::string(to_string(named))));
+  }
+  if (!(*v > 0.0 && *v <= 1.0)) {
+    throw InputError(fmt::format("engine.{}: expected a share in (0, 1], got {}", field, *v));
+  }
+}
+
+double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
+
+/// SGLang's default chunked_prefill_size and cuda_graph_max_bs by GPU memory (MiB) and TP
+/// (server_args.py _handle_gpu_memory_settings).
+std::pair<std::uint64_t, std::uint64_t> sglang_defaults(double gpu_mib, std::uint64_t tp) {
+  const bool small_tp = tp < 4;
+  if (gpu_mib < 20 * 1024.0) {
+    return {2048, small_tp ? 8 : 80};
+  }
+  if (gpu_mib < 35 * 1024.0) {
+    return {2048, small_tp ? 24 : 80};
+  }
+  if (gpu_mib < 60 * 1024.0) {
+    return {4096, small_tp ? 32 : 160};
+  }
+  if (gpu_mib < 160 * 1024.0) {
+    return {8192, small_tp ? 256 : 512};
+  }
+  return {16384, 512};
+}
+
+/// SGLang's default mem_fraction_static: (GPU MiB - reserved MiB) / GPU MiB, reserved = 512 of
+/// metadata + 1.5 MiB per chunked-prefill token + 2 MiB per CUDA-graph batch + 1 GiB per 8 GPUs
+/// of TP x PP, at least 10 GiB on GPUs over 60 GiB; rounded to 3 decimals.
+double sglang_default_fraction(double gpu_mib, std::uint64_t chunk, std::uint64_t graph_bs,
+                               std::uint64_t tp, std::uint64_t pp) {
+  double reserved = 512.0 + d(std::max<std::uint64_t>(chunk, 2048)) * 1.5 + d(graph_bs) * 2.0 +
+                    d(tp * pp) / 8.0 * 1024.0;
+  if (gpu_mib > 60 * 1024.0) {
+    reserved = std::max(reserved, 10.0 * 1024.0);
+  }
+  return round3((gpu_mib - reserved) / gpu_mib);
+}
+
+double vllm_cuda_graph_bytes(const ModelSpec& m, const Layout& l, std::uint64_t max_seqs) {
+  // The graph pool keeps the intermediates of the largest captured batch; each graph adds its
+  // nodes. vLLM captures up to min(2 x max_num_seqs, 512) tokens.
+  const std::uint64_t largest = std::min<std::uint64_t>(2 * max_seqs, kVllmMaxCaptureTokens);
+  const std::uint64_t layers = (m.num_hidden_layers + l.pp - 1) / l.pp;
+  return forward_activation_bytes(m, l, largest) + d(layers) * kGraphBytesPerLayer;
+}
+
+}  // namespace
+
+std::string_view to_string(Engine engine) {
+  switch (engine) {
+    case Engine::neutral: return "none";
+    case Engine::vllm: return "vllm";
+    case Engine::sglang: return "sglang";
+    case Engine::trtllm: return "trtllm";
+  }
+  return "none";
+}
+
+Engine parse_engine(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "vllm") {
+    return Engine::vllm;
+  }
+  if (lower == "sglang") {
+    return Engine::sglang;
+  }
+  if (lower == "trtllm" || lower == "trt-llm" || lower == "tensorrt-llm" || lower == "tensorrt_llm") {
+    return Engine::trtllm;
+  }
+  const std::vector<std::string> known = {"vllm", "sglang", "trtllm"};
+  throw InputError(fmt::format("engine.name: unknown engine '{}'; closest: {} (known: {})", name,
+                               fmt::join(closest_names(name, known), ", "), fmt::join(known, ", ")));
+}
+
+void validate_engine_settings(const EngineSettings& s) {
+  check_share("gpu_memory_utilization", s.gpu_memory_utilization, Engine::vllm, s.engine);
+  check_share("mem_fraction_static", s.mem_fraction_static, Engine::sglang, s.engine);
+  check_share("kv_cache_free_gpu_mem_fraction", s.kv_cache_free_gpu_mem_fraction, Engine::trtllm, s.engine);
+  const auto tokens_check = [&](std::string_view field, const std::optional<std::uint64_t>& v,
+                                std::uint64_t max) {
+    if (!v) {
+      return;
+    }
+    if (s.engine == Engine::neutral) {
+      throw InputError(fmt::format("engine.{}: is an engine setting; name the engine (--engine)", field));
+    }
+    if (*v < 1 || *v > max) {
+      throw InputError(fmt::format("engine.{}: expected between 1 and {}, got {}", field, max, *v));
+    }
+  };
+  tokens_check("max_num_batched_tokens", s.max_num_batched_tokens, 1u << 24);
+  tokens_check("max_num_seqs", s.max_num_seqs, 1u << 20);
+  if (s.vllm_minor_version) {
+    if (s.engine != Engine::vllm) {
+      throw InputError("engine.vllm_version: is a vllm setting; use it with --engine vllm");
+    }
+    if (*s.vllm_minor_version < 0 || *s.vllm_minor_version > 999) {
+      throw InputError(fmt::format("engine.vllm_version: expected 0.N with N between 0 and 999, got 0.{}",
+                                   *s.vllm_minor_version));
+    }
+  }
+}
+
+double forward_activation_bytes(const ModelSpec& m, const Layout& l, std::uint64_t tokens) {
+  if (!m.has_architecture()) {
+    return 0.0;
+  }
+  const double tp = d(l.tp);
+  double qkv_dim = 0;
+  double attn_out = 0;
+  if (m.mla) {
+    const MlaSpec& a = *m.mla;
+    qkv_dim = d(m.num_attention_heads) *
+              d(a.qk_nope_head_dim + a.qk_rope_head_dim + a.qk_nope_head_dim + a.v_head_dim) / tp;
+    attn_out = d(m.num_attention_heads * a.v_head_dim) / tp;
+  } else {
+    qkv_dim = d(m.num_attention_heads + 2 * m.num_key_value_heads) * d(m.head_dim) / tp;
+    attn_out = d(m.num_attention_heads * m.head_dim) / tp;
+  }
+  // Dense MLP: gate/up output (2 I) and the activated product (I).
+  double mlp = 3.0 * d(m.intermediate_size) / tp;
+  if (m.moe) {
+    const MoeSpec& e = *m.moe;
+    // Fused MoE keeps, per token and chosen expert, the gate/up output, the activated product and
+    // the down output before the weighted sum; experts split by EP are not TP-split.
+    const double shard = l.ep > 1 ? 1.0 : tp;
+    const double routed = d(e.experts_per_token) * (3.0 * d(e.expert_intermediate) / shard + d(m.hidden_size));
+    const double shared = d(e.shared_experts) * 3.0 * d(e.expert_intermediate) / tp;
+    const double router_logits = d(e.routed_experts) * 2.0;  // fp32 logits, in bf16 units
+    const double moe = routed + shared + router_logits;
+    mlp = e.first_dense_layers > 0 ? std::max(mlp, moe) : moe;
+  }
+  // The residual stream and its normed copy stay alive across the layer.
+  const double per_token = 2.0 * d(m.hidden_size) + std::max(qkv_dim + attn_out, mlp);
+  return d(tokens) * per_token * kActivationBytes;
+}
+
+EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInputs& in,
+                           const EngineSettings& s) {
+  validate_engine_settings(s);
+  if (s.engine == Engine::neutral) {
+    throw InputError("engine.name: no engine named");
+  }
+  if (!(in.total_bytes > 0.0) || !std::isfinite(in.total_bytes) || !(in.weights_bytes >= 0.0) ||
+      !std::isfinite(in.weights_bytes)) {
+    throw InputError(fmt::format("engine.inputs: GPU total {} and weights {} bytes must be finite and positive",
+                                 in.total_bytes, in.weights_bytes));
+  }
+  EngineMemory r;
+  r.engine = s.engine;
+  r.share_name = share_name(s.engine);
+  r.total_bytes = in.total_bytes;
+  r.weights_bytes = in.weights_bytes;
+  r.block_tokens = in.block_tokens;
+  const bool multi_gpu = l.tp * l.pp > 1 || l.ep > 1;
+  const double communicators = multi_gpu ? kCommunicatorBytes : 0.0;
+
+  switch (s.engine) {
+    case Engine::vllm: {
+      const bool large = in.total_bytes >= kVllmLargeGpuBytes;
+      r.share = s.gpu_memory_utilization.value_or(0.9);
+      r.share_default = !s.gpu_memory_utilization;
+      r.batched_tokens = s.max_num_batched_tokens.value_or(large ? 8192 : 2048);
+      r.max_seqs = s.max_num_seqs.value_or(large ? 1024 : 256);
+      r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
+      // The sampler's profiling run samples min(max_num_seqs, max_num_batched_tokens) rows of
+      // the full vocabulary on every rank (logits are gathered before sampling).
+      const std::uint64_t rows = std::min(r.max_seqs, r.batched_tokens);
+      r.sampler_bytes = d(rows) * d(m.vocab_size) * kSamplerBytesPerLogit;
+      r.non_torch_bytes = kWorkspaceBytes + communicators;
+      if (s.vllm_minor_version.value_or(kVllmGraphProfilingMinor) >= kVllmGraphProfilingMinor) {
+        r.cuda_graph_bytes = vllm_cuda_graph_bytes(m, l, r.max_seqs);
+      }
+      r.start_free_bytes = in.total_bytes;
+      // Forward and sampler runs follow each other: the torch peak is the larger of the two.
+      r.kv_bytes = r.share * in.total_bytes - in.weights_bytes -
+                   std::max(r.activation_bytes, r.sampler_bytes) - r.non_torch_bytes - r.cuda_graph_bytes;
+      break;
+    }
+    case Engine::sglang: {
+      const double gpu_mib = in.total_bytes / units::kMiB;
+      const auto [chunk, graph_bs] = sglang_defaults(gpu_mib, l.tp);
+      r.batched_tokens = s.max_num_batched_tokens.value_or(chunk);
+      r.max_seqs = s.max_num_seqs.value_or(graph_bs);
+      r.share = s.mem_fraction_static.value_or(
+          sglang_default_fraction(gpu_mib, r.batched_tokens, r.max_seqs, l.tp, l.pp));
+      r.share_default = !s.mem_fraction_static;
+      // The base is the free memory measured after the CUDA context and communicators exist;
+      // activations and CUDA graphs live in the (1 - mem_fraction_static) left outside.
+      r.non_torch_bytes = kCudaContextBytes + communicators;
+      r.start_free_bytes = in.total_bytes - r.non_torch_bytes;
+      r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
+      r.kv_bytes = r.share * r.start_free_bytes - in.weights_bytes;
+      r.block_tokens = 1;  // SGLang's token-granular pool (page_size 1)
+      break;
+    }
+    case Engine::trtllm: {
+      r.share = s.kv_cache_free_gpu_mem_fraction.value_or(0.9);
+      r.share_default = !s.kv_cache_free_gpu_mem_fraction;
+      r.batched_tokens = s.max_num_batched_tokens.value_or(8192);  // max_num_tokens
+      r.max_seqs = s.max_num_seqs.value_or(2048);                  // max_batch_size
+      r.non_torch_bytes = kCudaContextBytes + kWorkspaceBytes + communicators;
+      r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
+      r.start_free_bytes = in.total_bytes - r.non_torch_bytes;
+      const double free_after = r.start_free_bytes - in.weights_bytes - r.activation_bytes;
+      // A fraction of free memory: when nothing is free the engine gets nothing (or less).
+      r.kv_bytes = free_after > 0 ? r.share * free_after : free_after;
+      break;
+    }
+    case Engine::neutral: break;
+  }
+  if (r.kv_bytes > 0 && in.kv_bytes_per_token_per_gpu > 0) {
+    const double block_bytes = in.kv_bytes_per_token_per_gpu * d(r.block_tokens);
+    r.kv_tokens = static_cast<std::uint64_t>(std::floor(r.kv_bytes / block_bytes)) * r.block_tokens;
+  }
+  return r;
+}
+
+}  // namespace gpuplan
