@@ -3,9 +3,11 @@
 // fall below a measurement; the calibrated estimate should land near it, and the spread of its
 // errors becomes the uncertainty band of every estimate.
 
+#include <string>
 #include <utility>
 #include <vector>
 
+#include <gpuplan/band.hpp>
 #include <gpuplan/benchmark.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/perf.hpp>
@@ -47,6 +49,33 @@ Calibration validate_benchmarks(const Catalog& catalog, const Efficiency& effici
 Calibration calibrate(const Catalog& catalog);
 /// Same, fitted to a chosen list; throws InputError when none of them is marked `calibrate`.
 Calibration calibrate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks);
+
+/// One model x GPU x weight format left out of the fit and predicted by the fit on the rest.
+struct CrossValidationGroup {
+  std::string model;
+  std::string gpu;
+  DType weights_dtype = DType::fp8;
+  BandCase band_case = BandCase::calibrated;  ///< how far the group is from the rest
+  Band band;                                  ///< the band an estimate for it would carry
+  Efficiency efficiency;                      ///< fitted without the group
+  std::vector<BenchmarkCheck> checks;         ///< the group's rows, predicted
+  double median_abs_error = 0;
+  double worst_abs_error = 0;
+  int inside_band = 0;                        ///< rows whose measurement lies in the band
+};
+
+struct CrossValidation {
+  std::vector<CrossValidationGroup> groups;
+  double median_abs_error = 0;               ///< over every predicted row
+  double worst_abs_error = 0;
+  int rows = 0;
+  int inside_band = 0;
+};
+
+/// Leave-one-group-out: for each model x GPU x weight format among the benchmarks marked
+/// `calibrate`, fits on the other groups and predicts this one. Throws InputError with fewer
+/// than two groups.
+CrossValidation cross_validate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks);
 
 /// The shipped defaults (Efficiency{}) with the residual band of the shipped benchmarks.
 std::pair<double, double> default_band(const Catalog& catalog);

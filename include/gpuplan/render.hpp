@@ -41,6 +41,8 @@ std::string render_cost(const CostReport& report, const RenderOptions& options);
 std::string render_compare(const CompareResult& result, const RenderOptions& options);
 /// Benchmarks against the model; `fitted` says the efficiency came from calibrate().
 std::string render_validation(const Calibration& calibration, bool fitted, const RenderOptions& options);
+/// Leave-one-group-out cross-validation: each group's rows, errors and band, then the totals.
+std::string render_cross_validation(const CrossValidation& cv, const RenderOptions& options);
 
 std::string render_gpu_list(const Catalog& catalog, const RenderOptions& options);
 std::string render_model_list(const Catalog& catalog, const RenderOptions& options);

@@ -16,6 +16,7 @@ struct ValidateOptions {
   CommonOptions common;
   std::string benchmarks;
   bool calibrate = false;
+  bool cross_validate = false;
 };
 
 Exit run_validate_benchmarks(const ValidateOptions& o) {
@@ -34,6 +35,11 @@ Exit run_validate_benchmarks(const ValidateOptions& o) {
       throw InputError(fmt::format("{}: no benchmarks in the file", o.benchmarks));
     }
   }
+  if (o.cross_validate) {
+    const CrossValidation cv = cross_validate(catalog, chosen);
+    fmt::print("{}", render_cross_validation(cv, render_options(o.common)));
+    return Exit::ok;
+  }
   const Calibration c = o.calibrate ? calibrate(catalog, chosen) : validate_benchmarks(catalog, Efficiency{}, chosen);
   fmt::print("{}", render_validation(c, o.calibrate, render_options(o.common)));
   // A measurement above the bound, or one that cannot run, is a bug in the model or the data.
@@ -50,6 +56,9 @@ void add_validate_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--benchmarks", o->benchmarks, "A benchmarks file of the catalog format to check")
       ->check(non_empty());
   sub->add_flag("--calibrate", o->calibrate, "Fit the efficiency factors to the benchmarks first");
+  sub->add_flag("--cross-validate", o->cross_validate,
+                "Leave each model x GPU x format out, fit on the rest, predict it")
+      ->excludes("--calibrate");
   add_common_options(*sub, o->common);
   sub->callback([o, &exit_code] { exit_code = run_validate_benchmarks(*o); });
 }

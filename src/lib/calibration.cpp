@@ -1,6 +1,7 @@
 #include <gpuplan/calibration.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -110,70 +111,197 @@ Calibration validate_benchmarks(const Catalog& catalog, const Efficiency& effici
 
 Calibration calibrate(const Catalog& catalog) { return calibrate(catalog, catalog.benchmarks()); }
 
-Calibration calibrate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks) {
-  std::vector<Prepared> all;
-  bool any = false;
-  for (const Benchmark& b : benchmarks) {
-    all.push_back(prepare(catalog, b));
-    any = any || (b.calibrate && !b.input_tokens_is_upper_bound && all.back().batch > 0);
+namespace {
+
+bool fitted_row(const Prepared& p) {
+  return p.benchmark->calibrate && p.batch > 0 && !p.benchmark->input_tokens_is_upper_bound;
+}
+
+// One free parameter of the fit: a field of Efficiency and the physically plausible range it
+// is searched in.
+struct FreeParameter {
+  double Efficiency::*field;
+  double lo;
+  double hi;
+};
+
+// Bandwidth efficiency stays below 0.92: measured HBM streams top out near 90 %, and letting it
+// reach 1 would only trade against the overhead term. Launch, scheduling and sampling cost per
+// forward pass is a few milliseconds at most with CUDA graphs.
+constexpr std::array kFreeParameters{
+    FreeParameter{&Efficiency::bandwidth, 0.40, 0.92},
+    FreeParameter{&Efficiency::compute, 0.30, 1.00},
+    FreeParameter{&Efficiency::step_overhead_s, 0.0, 0.005},
+};
+
+// Fits the free parameters to the rows `use` selects: least squares on log error plus the worst
+// point weighted in, so that no measurement is left far out. Coordinate descent: a coarse scan
+// of each parameter's range, then golden-section search around the best scan point, repeated
+// until a sweep no longer improves. Deterministic (always starts from the middle of each range).
+template <typename Use>
+Efficiency fit_efficiency(const std::vector<Prepared>& all, Use use) {
+  std::vector<const Prepared*> rows;
+  for (const Prepared& p : all) {
+    if (fitted_row(p) && use(*p.benchmark)) {
+      rows.push_back(&p);
+    }
   }
-  if (!any) {
+  if (rows.empty()) {
     throw InputError("calibrate: no benchmark is marked \"calibrate\" with a known input length and a layout that fits");
   }
-  const auto loss = [&all](const Efficiency& e) {
+  const auto loss = [&rows](const Efficiency& e) {
     double sum = 0;
     double worst = 0;
-    for (const Prepared& p : all) {
-      if (!p.benchmark->calibrate || p.batch == 0 || p.benchmark->input_tokens_is_upper_bound) {
-        continue;
-      }
-      const double estimate = p.model->evaluate(p.batch, e).output_tokens_per_s;
-      const double log_error = std::abs(std::log(estimate / p.benchmark->output_tokens_per_s));
+    for (const Prepared* p : rows) {
+      const double estimate = p->model->evaluate(p->batch, e).output_tokens_per_s;
+      const double log_error = std::abs(std::log(estimate / p->benchmark->output_tokens_per_s));
       sum += log_error * log_error;
       worst = std::max(worst, log_error);
     }
-    // Least squares, with the worst point weighted in so that no measurement is left far out.
-    return sum + static_cast<double>(all.size()) * worst * worst;
+    return sum + static_cast<double>(rows.size()) * worst * worst;
   };
-  // A coarse grid, then a finer one around the best point: the loss is smooth but has flat
-  // directions (bandwidth and overhead trade off), so a grid is more robust than descent.
   Efficiency best;
-  double best_loss = std::numeric_limits<double>::infinity();
-  const auto search = [&](double bw_lo, double bw_hi, double c_lo, double c_hi, double o_lo, double o_hi, int steps) {
-    const Efficiency start = best;
-    for (int i = 0; i <= steps; ++i) {
-      for (int j = 0; j <= steps; ++j) {
-        for (int k = 0; k <= steps; ++k) {
-          Efficiency e = start;
-          e.bandwidth = bw_lo + (bw_hi - bw_lo) * i / steps;
-          e.compute = c_lo + (c_hi - c_lo) * j / steps;
-          e.step_overhead_s = o_lo + (o_hi - o_lo) * k / steps;
-          const double l = loss(e);
-          if (l < best_loss) {
-            best_loss = l;
-            best = e;
-          }
+  for (const FreeParameter& f : kFreeParameters) {
+    best.*f.field = (f.lo + f.hi) / 2.0;
+  }
+  double best_loss = loss(best);
+  constexpr int kScan = 12;
+  constexpr int kSweeps = 40;
+  constexpr double kGolden = 0.6180339887498949;
+  for (int sweep = 0; sweep < kSweeps; ++sweep) {
+    const double before = best_loss;
+    for (const FreeParameter& f : kFreeParameters) {
+      Efficiency e = best;
+      const auto at = [&](double v) {
+        e.*f.field = v;
+        return loss(e);
+      };
+      const double step = (f.hi - f.lo) / kScan;
+      int best_i = -1;
+      for (int i = 0; i <= kScan; ++i) {
+        const double l = at(f.lo + step * i);
+        if (l < best_loss) {
+          best_loss = l;
+          best_i = i;
         }
       }
+      double center = best_i >= 0 ? f.lo + step * best_i : best.*f.field;
+      double a = std::max(f.lo, center - step);
+      double b = std::min(f.hi, center + step);
+      double c = b - kGolden * (b - a);
+      double d = a + kGolden * (b - a);
+      double lc = at(c);
+      double ld = at(d);
+      for (int it = 0; it < 30; ++it) {
+        if (lc < ld) {
+          b = d;
+          d = c;
+          ld = lc;
+          c = b - kGolden * (b - a);
+          lc = at(c);
+        } else {
+          a = c;
+          c = d;
+          lc = ld;
+          d = a + kGolden * (b - a);
+          ld = at(d);
+        }
+      }
+      const double v = lc < ld ? c : d;
+      const double lv = std::min(lc, ld);
+      if (lv < best_loss) {
+        best_loss = lv;
+        center = v;
+      }
+      best.*f.field = center;
     }
-  };
-  // Bandwidth efficiency stays below 0.92: measured HBM streams top out near 90 %, and letting it
-  // reach 1 would only trade against the overhead term.
-  constexpr int kSteps = 16;
-  constexpr double kMaxBandwidth = 0.92;
-  // Launch, scheduling and sampling cost per forward pass: a few milliseconds at most with CUDA
-  // graphs; a larger value would only stand in for missing bandwidth.
-  constexpr double kMaxOverhead = 0.005;
-  search(0.40, kMaxBandwidth, 0.30, 1.00, 0.0, kMaxOverhead, kSteps);
-  const auto clamp_share = [](double v) { return std::clamp(v, 0.05, 1.0); };
-  search(std::clamp(best.bandwidth - 0.04, 0.05, kMaxBandwidth), std::clamp(best.bandwidth + 0.04, 0.05, kMaxBandwidth),
-         clamp_share(best.compute - 0.05), clamp_share(best.compute + 0.05),
-         std::max(0.0, best.step_overhead_s - 0.0003), std::min(kMaxOverhead, best.step_overhead_s + 0.0003), kSteps);
+    if (before - best_loss <= 1e-12 * std::max(1.0, before)) {
+      break;
+    }
+  }
+  return best;
+}
+
+std::vector<Prepared> prepare_all(const Catalog& catalog, const std::vector<Benchmark>& benchmarks) {
+  std::vector<Prepared> all;
+  all.reserve(benchmarks.size());
+  for (const Benchmark& b : benchmarks) {
+    all.push_back(prepare(catalog, b));
+  }
+  return all;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) {
+    return 0.0;
+  }
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+// measured = estimate x (1 + residual)
+double residual_of(const BenchmarkCheck& c) { return 1.0 / (1.0 + c.error) - 1.0; }
+
+}  // namespace
+
+Calibration calibrate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks) {
+  const std::vector<Prepared> all = prepare_all(catalog, benchmarks);
+  const Efficiency best = fit_efficiency(all, [](const Benchmark&) { return true; });
   std::vector<BenchmarkCheck> checks;
   for (const Prepared& p : all) {
     checks.push_back(check(p, best));
   }
   return summarize(std::move(checks), best);
+}
+
+CrossValidation cross_validate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks) {
+  const std::vector<CalibrationGroupKey> groups = calibration_groups(benchmarks);
+  if (groups.size() < 2) {
+    throw InputError("cross-validate: needs benchmarks marked \"calibrate\" from at least two model x GPU x format "
+                     "groups");
+  }
+  const std::vector<Prepared> all = prepare_all(catalog, benchmarks);
+  const auto in = [](const CalibrationGroupKey& k, const Benchmark& b) {
+    return b.model == k.model && b.gpu == k.gpu && b.weights_dtype == k.weights_dtype;
+  };
+  CrossValidation cv;
+  std::vector<double> errors;
+  for (const CalibrationGroupKey& key : groups) {
+    CrossValidationGroup g;
+    g.model = key.model;
+    g.gpu = key.gpu;
+    g.weights_dtype = key.weights_dtype;
+    std::vector<CalibrationGroupKey> rest;
+    for (const CalibrationGroupKey& k : groups) {
+      if (!(k.model == key.model && k.gpu == key.gpu && k.weights_dtype == key.weights_dtype)) {
+        rest.push_back(k);
+      }
+    }
+    g.band_case = band_case(catalog, key, rest);
+    g.band = default_band(g.band_case);
+    g.efficiency = fit_efficiency(all, [&](const Benchmark& b) { return !in(key, b); });
+    std::vector<double> group_errors;
+    for (const Prepared& p : all) {
+      if (!fitted_row(p) || !in(key, *p.benchmark)) {
+        continue;
+      }
+      const BenchmarkCheck c = check(p, g.efficiency);
+      const double r = residual_of(c);
+      g.inside_band += (r >= g.band.low && r <= g.band.high) ? 1 : 0;
+      group_errors.push_back(std::abs(c.error));
+      g.checks.push_back(c);
+    }
+    g.median_abs_error = median(group_errors);
+    g.worst_abs_error = group_errors.empty() ? 0.0 : *std::max_element(group_errors.begin(), group_errors.end());
+    cv.rows += static_cast<int>(group_errors.size());
+    cv.inside_band += g.inside_band;
+    errors.insert(errors.end(), group_errors.begin(), group_errors.end());
+    cv.groups.push_back(std::move(g));
+  }
+  cv.median_abs_error = median(errors);
+  cv.worst_abs_error = errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end());
+  return cv;
 }
 
 std::pair<double, double> default_band(const Catalog& catalog) {

@@ -208,4 +208,71 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
   return detail::render_document(doc, options.format);
 }
 
+std::string render_cross_validation(const CrossValidation& cv, const RenderOptions& options) {
+  const double inside_share = cv.rows > 0 ? static_cast<double>(cv.inside_band) / cv.rows : 0.0;
+  if (options.format == Format::json) {
+    Json j = detail::envelope("validate");
+    Json groups = Json::array();
+    for (const CrossValidationGroup& g : cv.groups) {
+      Json rows = Json::array();
+      for (const BenchmarkCheck& k : g.checks) {
+        rows.push_back({{"id", k.benchmark->id},
+                        {"batch", k.batch},
+                        {"measured_tokens_per_s", k.benchmark->output_tokens_per_s},
+                        {"estimate_tokens_per_s", checked(k.estimate_tokens_per_s, "estimate")},
+                        {"roofline_tokens_per_s", checked(k.roofline_tokens_per_s, "bound")},
+                        {"error", k.error},
+                        {"bound_holds", k.bound_holds}});
+      }
+      groups.push_back({{"model", g.model},
+                        {"gpu", g.gpu},
+                        {"weights_dtype", to_string(g.weights_dtype)},
+                        {"band_case", to_string(g.band_case)},
+                        {"band", {{"low", g.band.low}, {"high", g.band.high}}},
+                        {"efficiency", efficiency_json(g.efficiency)},
+                        {"rows", rows},
+                        {"median_abs_error", g.median_abs_error},
+                        {"worst_abs_error", g.worst_abs_error},
+                        {"inside_band", g.inside_band}});
+    }
+    j["groups"] = groups;
+    j["summary"] = {{"rows", cv.rows},
+                    {"median_abs_error", cv.median_abs_error},
+                    {"worst_abs_error", cv.worst_abs_error},
+                    {"inside_band", cv.inside_band},
+                    {"inside_band_share", inside_share}};
+    return detail::dump_json(j);
+  }
+  detail::Document doc;
+  doc.heading.push_back(fmt::format("gpuplan validate --cross-validate: {} groups (model x GPU x format), each "
+                                    "predicted by a fit on the others",
+                                    cv.groups.size()));
+  detail::Table rows{.title = "", .header = {"group", "benchmark", "measured tok/s", "estimate tok/s", "error %",
+                                             "inside band"}, .rows = {}};
+  detail::Table groups{.title = "", .header = {"group", "rows", "median |error| %", "worst |error| %", "inside band",
+                                               "band %", "band from cross-validation"}, .rows = {}};
+  for (const CrossValidationGroup& g : cv.groups) {
+    const std::string name = fmt::format("{} {} {}", g.model, g.gpu, to_string(g.weights_dtype));
+    for (const BenchmarkCheck& k : g.checks) {
+      const double r = 1.0 / (1.0 + k.error) - 1.0;
+      rows.rows.push_back({name, k.benchmark->id, rate(k.benchmark->output_tokens_per_s), rate(k.estimate_tokens_per_s),
+                           fmt::format("{:+.1f}", k.error * 100.0), r >= g.band.low && r <= g.band.high ? "yes" : "no"});
+    }
+    groups.rows.push_back({name, std::to_string(g.checks.size()), fmt::format("{:.1f}", g.median_abs_error * 100.0),
+                           fmt::format("{:.1f}", g.worst_abs_error * 100.0),
+                           fmt::format("{} of {}", g.inside_band, g.checks.size()),
+                           fmt::format("{:+.0f} .. {:+.0f}", g.band.low * 100.0, g.band.high * 100.0),
+                           std::string(to_string(g.band_case))});
+  }
+  doc.tables.push_back(std::move(rows));
+  doc.tables.push_back(std::move(groups));
+  doc.footer.push_back(fmt::format("cross-validated: median |error| {:.1f} %, worst {:.1f} % over {} rows; {} of {} "
+                                   "({:.0f} %) inside their band",
+                                   cv.median_abs_error * 100.0, cv.worst_abs_error * 100.0, cv.rows, cv.inside_band,
+                                   cv.rows, inside_share * 100.0));
+  doc.footer.push_back("error: estimate / measured - 1; band: measured / estimate - 1 for the group's distance from "
+                       "the others");
+  return detail::render_document(doc, options.format);
+}
+
 }  // namespace gpuplan
