@@ -11,6 +11,7 @@
 #include <gpuplan/cost.hpp>
 #include <gpuplan/memory.hpp>
 #include <gpuplan/perf.hpp>
+#include <gpuplan/scaling.hpp>
 
 namespace gpuplan {
 
@@ -35,6 +36,8 @@ std::string render_fit(const FitResult& result, const RenderOptions& options);
 std::string render_perf(const PerfResult& result, const RenderOptions& options);
 std::string render_cost(const CostReport& report, const RenderOptions& options);
 std::string render_compare(const CompareResult& result, const RenderOptions& options);
+/// Measured scaling: points, fits, predictions and where adding GPUs stops paying.
+std::string render_scaling(const ScalingResult& result, const RenderOptions& options);
 /// Benchmarks against the model; `fitted` says the efficiency came from calibrate().
 std::string render_validation(const Calibration& calibration, bool fitted, const RenderOptions& options);
 
