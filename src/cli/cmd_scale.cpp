@@ -6,12 +6,15 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/calibration.hpp>
 #include <gpuplan/cost.hpp>
 #include <gpuplan/measured_points.hpp>
+#include <gpuplan/scale_model.hpp>
 #include <gpuplan/scaling.hpp>
 
 #include "common.hpp"
 #include "deployment.hpp"
+#include "workload.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -29,6 +32,11 @@ struct ScaleOptions {
   std::vector<std::uint64_t> predict_at;
   double min_marginal_efficiency = 0.5;
   double max_cost_increase = 0.2;
+  // Modeled serving
+  DeploymentOptions deployment;
+  WorkloadOptions workload;
+  double target_output_tokens_per_s = 0;
+  std::uint64_t max_batch = 256;
 };
 
 std::string read_file(const std::string& path) {
@@ -50,6 +58,10 @@ std::string read_file(const std::string& path) {
       {"scaling.usd_per_gpu_hour:", "--usd-per-gpu-hour:"},
       {"scaling.min_marginal_efficiency:", "--min-marginal-efficiency:"},
       {"scaling.max_cost_increase:", "--max-cost-increase:"},
+      {"scale.up_to:", "--up-to:"},
+      {"scale.max_batch:", "--max-batch:"},
+      {"scale.target_output_tokens_per_s:", "--target-output-tokens-per-s:"},
+      {"scale.gpus:", "--gpu:"},
   };
   const std::string_view what = e.what();
   for (const auto& [field, flag] : fields) {
@@ -105,6 +117,44 @@ Exit run_measured(const ScaleOptions& o) {
   return Exit::ok;
 }
 
+Exit run_modeled(const ScaleOptions& o) {
+  const Catalog catalog = load_catalog(o.common);
+  const RenderOptions render = render_options(o.common);
+  if (o.gpus.empty()) {
+    throw InputError("--gpu: name at least one GPU to model (repeat --gpu to compare)");
+  }
+  DeploymentOptions dep = o.deployment;
+  dep.gpu = o.gpus.front();
+  const Deployment d = resolve_deployment(catalog, dep);
+  ScaleModelRequest req;
+  for (const std::string& g : o.gpus) {
+    req.gpus.push_back(catalog.gpu(g).id);
+  }
+  req.perf.fit = d.request;
+  apply_workload(o.workload, req.perf);
+  req.max_batch = o.max_batch;
+  req.up_to = o.up_to == 0 ? 64 : o.up_to;
+  if (o.target_output_tokens_per_s > 0) {
+    req.target_output_tokens_per_s = o.target_output_tokens_per_s;
+  }
+  if (!o.provider.empty()) {
+    const PricingMode mode = parse_pricing_mode(o.mode.empty() ? "on-demand" : o.mode, "--mode");
+    for (const std::string& g : req.gpus) {
+      const Price& p = find_price(catalog, o.provider, g, mode);
+      req.prices[g] = p;
+      req.usd_per_gpu_hour[g] = p.usd_per_gpu_hour;
+    }
+  } else if (o.usd_per_gpu_hour > 0) {
+    for (const std::string& g : req.gpus) {
+      req.usd_per_gpu_hour[g] = o.usd_per_gpu_hour;
+    }
+  }
+  req.band = default_band(catalog);
+  const ScaleModelResult result = with_flag_names([&] { return model_scaling(catalog, d.model, req); });
+  fmt::print("{}", render_model_scaling(result, render));
+  return Exit::ok;
+}
+
 }  // namespace
 
 void add_scale_command(CLI::App& app, Exit& exit_code) {
@@ -139,18 +189,56 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
                   "Cost per unit this share above the lowest stops paying (0.2 = 20 %)")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 100.0));
+  add_deployment_options(*sub, o->deployment, false, false);
+  add_workload_options(*sub, o->workload);
+  sub->add_option("--target-output-tokens-per-s", o->target_output_tokens_per_s,
+                  "Modeled: serve-out rows, the replicas and GPUs this load needs")
+      ->check(positive_validator());
+  sub->add_option("--max-batch", o->max_batch, "Modeled: engine batch cap per replica")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
+    note_given(*sub, o->deployment);
     if (!o->mode.empty() && o->provider.empty()) {
       throw InputError("--mode: needs --provider");
     }
     if (!o->provider.empty() && sub->count("--usd-per-gpu-hour") > 0) {
       throw InputError("--usd-per-gpu-hour: give a price or --provider, not both");
     }
-    if (sub->count("--measured") == 0 && sub->count("--measured-file") == 0) {
-      throw InputError("one of --measured or --measured-file is required");
+    const bool from_measurements = sub->count("--measured") > 0 || sub->count("--measured-file") > 0;
+    const bool modeled = o->deployment.model_given || o->deployment.model_config_given;
+    if (from_measurements == modeled) {
+      throw InputError(from_measurements ? "--model: give measurements (--measured, --measured-file) or a model to model, not both"
+                                : "one of --measured, --measured-file (measured scaling) or --model, --model-config "
+                                  "(modeled serving) is required");
     }
-    exit_code = run_measured(*o);
+    // Modeled scaling chooses the layouts itself; measured scaling has no model to lay out.
+    for (const char* flag : {"--tp", "--pp", "--gpus", "--nodes", "--gpus-per-node", "--mig"}) {
+      if (sub->count(flag) > 0) {
+        throw InputError(fmt::format("{}: scale enumerates layouts itself (see 'gpuplan perf' for one layout)", flag));
+      }
+    }
+    if (from_measurements) {
+      for (const char* flag : {"--target-output-tokens-per-s", "--max-batch", "--input", "--output", "--weights-dtype",
+                               "--kv-dtype", "--ep"}) {
+        if (sub->count(flag) > 0) {
+          throw InputError(fmt::format("{}: describes modeled serving; it needs --model, not measurements", flag));
+        }
+      }
+      exit_code = run_measured(*o);
+      return;
+    }
+    for (const char* flag : {"--unit", "--predict-at", "--min-marginal-efficiency", "--max-cost-increase"}) {
+      if (sub->count(flag) > 0) {
+        throw InputError(fmt::format("{}: applies to measured scaling (--measured), not to a modeled table", flag));
+      }
+    }
+    try {
+      exit_code = with_flag_names([&o] { return run_modeled(*o); });
+    } catch (const InputError& e) {
+      rethrow_scaling(e, "--measured");
+    }
   });
 }
 

@@ -1,5 +1,6 @@
-// render_scaling(): measured scaling (speed-up, efficiency, fits, predictions, where adding GPUs
-// stops paying) in every format.
+// render_scaling() and render_model_scaling(): measured scaling (speed-up, efficiency, fits,
+// predictions, where adding GPUs stops paying) and the modeled serving table, in every format.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -264,6 +265,221 @@ std::string render_scaling(const ScalingResult& result, const RenderOptions& opt
     return detail::dump_json(scaling_json(result));
   }
   return detail::render_document(scaling_document(result), options.format);
+}
+
+}  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+std::string layout_text(const Layout& l) {
+  std::string t = fmt::format("TP {}", l.tp);
+  if (l.pp > 1) {
+    t += fmt::format(" x PP {}", l.pp);
+  }
+  if (l.ep > 1) {
+    t += fmt::format(" EP {}", l.ep);
+  }
+  if (l.dp > 1) {
+    t += fmt::format(" x {} replicas", l.dp);
+  }
+  return t;
+}
+
+std::string rate(double v) { return fmt::format("{:.0f}", checked(v, "a rate")); }
+std::string ms(double s) { return fmt::format("{:.1f}", checked(s, "a time") * 1e3); }
+
+Json layout_json(const Layout& l) {
+  return {{"tp", l.tp}, {"pp", l.pp}, {"ep", l.ep}, {"dp", l.dp}, {"gpus", l.gpus()}};
+}
+
+Json model_row_json(const ScaleModelRow& r) {
+  return {{"way", to_string(r.way)},
+          {"shape", r.shape},
+          {"gpus", r.layout.gpus()},
+          {"layout", layout_json(r.layout)},
+          {"links", r.links},
+          {"batch_per_replica", r.batch},
+          {"output_tokens_per_s", checked(r.output_tokens_per_s, "tok/s")},
+          {"output_tokens_per_s_low", checked(r.low, "low")},
+          {"output_tokens_per_s_high", checked(r.high, "high")},
+          {"output_tokens_per_s_per_gpu", checked(r.tokens_per_s_per_gpu, "tok/s/GPU")},
+          {"speedup", checked(r.speedup, "speed-up")},
+          {"efficiency", checked(r.efficiency, "efficiency")},
+          {"itl_s", checked(r.itl_s, "itl")},
+          {"ttft_s", checked(r.ttft_s, "ttft")},
+          {"communication_share", checked(r.communication_share, "comm share")},
+          {"communication_dominates", r.communication_dominates},
+          {"usd_per_million_tokens", opt(r.usd_per_million_tokens, "usd/mtok")}};
+}
+
+// The row with the most tokens/s per GPU, and the one with the lowest ITL (ties: fewer GPUs).
+const ScaleModelRow* best_per_gpu(const ScaleModelTable& t) {
+  const ScaleModelRow* best = nullptr;
+  for (const ScaleModelRow& r : t.rows) {
+    if (r.way != ScaleWay::serve_out && (!best || r.tokens_per_s_per_gpu > best->tokens_per_s_per_gpu * (1 + 1e-9))) {
+      best = &r;
+    }
+  }
+  return best;
+}
+const ScaleModelRow* lowest_itl(const ScaleModelTable& t) {
+  const ScaleModelRow* best = nullptr;
+  for (const ScaleModelRow& r : t.rows) {
+    if (r.way != ScaleWay::serve_out && (!best || r.itl_s < best->itl_s * (1 - 1e-9))) {
+      best = &r;
+    }
+  }
+  return best;
+}
+
+Json model_json(const ScaleModelResult& r) {
+  const ScaleModelRequest& q = r.request;
+  Json j = detail::envelope("scale");
+  j["mode"] = "modeled";
+  j["inputs"] = {{"model", r.model_id},
+                 {"gpus", q.gpus},
+                 {"weights_dtype", to_string(q.perf.fit.weights_dtype)},
+                 {"kv_dtype", to_string(q.perf.fit.kv_dtype)},
+                 {"input_tokens", q.perf.input_tokens},
+                 {"output_tokens", q.perf.output_tokens},
+                 {"max_batch", q.max_batch},
+                 {"up_to", q.up_to},
+                 {"target_output_tokens_per_s", q.target_output_tokens_per_s ? Json(*q.target_output_tokens_per_s) : Json(nullptr)},
+                 {"network_bytes_per_s_per_gpu", q.perf.network_bytes_per_s_per_gpu},
+                 {"band", {{"low", q.band.first}, {"high", q.band.second}}}};
+  Json tables = Json::array();
+  for (const ScaleModelTable& t : r.tables) {
+    Json rows = Json::array();
+    for (const ScaleModelRow& row : t.rows) {
+      rows.push_back(model_row_json(row));
+    }
+    Json price = nullptr;
+    if (t.price) {
+      price = {{"provider", t.price->provider}, {"mode", to_string(t.price->mode)},
+               {"usd_per_gpu_hour", t.price->usd_per_gpu_hour}, {"date", t.price->date}, {"sources", t.price->sources}};
+    }
+    tables.push_back({{"gpu", t.gpu},
+                      {"scale_up_domain_gpus", t.domain_gpus},
+                      {"smallest", {{"layout", layout_json(t.smallest)}, {"output_tokens_per_s", checked(t.smallest_tokens_per_s, "tok/s")}}},
+                      {"usd_per_gpu_hour", t.usd_per_gpu_hour ? Json(*t.usd_per_gpu_hour) : Json(nullptr)},
+                      {"price", price},
+                      {"rows", rows},
+                      {"serve_out_fewest", t.serve_out_fewest ? model_row_json(t.rows[*t.serve_out_fewest]) : Json(nullptr)},
+                      {"notes", t.notes}});
+  }
+  j["tables"] = tables;
+  j["notes"] = r.notes;
+  return j;
+}
+
+detail::Document model_document(const ScaleModelResult& r) {
+  const ScaleModelRequest& q = r.request;
+  detail::Document doc;
+  doc.heading.push_back(fmt::format("gpuplan scale: {} serving, modeled ({} weights, {} KV cache, {} input + {} output "
+                                    "tokens, batch cap {} per replica)",
+                                    r.model_id, to_string(q.perf.fit.weights_dtype), to_string(q.perf.fit.kv_dtype),
+                                    q.perf.input_tokens, q.perf.output_tokens, q.max_batch));
+  if (q.target_output_tokens_per_s) {
+    doc.heading.push_back(fmt::format("serve-out target: {} output tok/s", rate(*q.target_output_tokens_per_s)));
+  }
+  const bool priced = std::any_of(r.tables.begin(), r.tables.end(), [](const ScaleModelTable& t) { return t.usd_per_gpu_hour.has_value(); });
+  for (const ScaleModelTable& t : r.tables) {
+    std::string price;
+    if (t.price) {
+      price = fmt::format("; {} {} ${:.2f}/GPU-h ({})", t.price->provider, to_string(t.price->mode), t.price->usd_per_gpu_hour, t.price->date);
+    } else if (t.usd_per_gpu_hour) {
+      price = fmt::format("; ${:.2f}/GPU-h (given)", *t.usd_per_gpu_hour);
+    }
+    detail::Table table{.title = fmt::format("{}: scale-up domain {} GPUs; smallest layout that fits: {} ({} GPU{}){}", t.gpu,
+                                             t.domain_gpus, layout_text(t.smallest), t.smallest.gpus(),
+                                             t.smallest.gpus() == 1 ? "" : "s", price),
+                        .header = {"way", "GPUs", "layout", "shape", "links", "batch", "output tok/s", "band low",
+                                   "band high", "tok/s/GPU", "speed-up", "efficiency %", "ITL ms", "TTFT ms",
+                                   "comm %"},
+                        .rows = {}};
+    if (priced) {
+      table.header.push_back("USD/Mtok");
+    }
+    table.header.push_back("note");
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const ScaleModelRow& x = t.rows[i];
+      std::vector<std::string> c{std::string(to_string(x.way)), std::to_string(x.layout.gpus()), layout_text(x.layout), x.shape,
+                                 x.links, std::to_string(x.batch), rate(x.output_tokens_per_s), rate(x.low), rate(x.high),
+                                 rate(x.tokens_per_s_per_gpu), fmt::format("{:.2f}", checked(x.speedup, "speed-up")),
+                                 percent(x.efficiency), ms(x.itl_s), ms(x.ttft_s), percent(x.communication_share)};
+      if (priced) {
+        c.push_back(x.usd_per_million_tokens ? fmt::format("{:.4f}", checked(*x.usd_per_million_tokens, "usd/mtok")) : "-");
+      }
+      std::string note = x.communication_dominates ? "communication dominates" : "";
+      if (x.efficiency > 1.0 + 1e-9) {
+        note += std::string(note.empty() ? "" : "; ") + "super-linear: larger batch in the freed memory";
+      }
+      if (t.serve_out_fewest && *t.serve_out_fewest == i) {
+        note += std::string(note.empty() ? "" : "; ") + "fewest GPUs for the target";
+      }
+      c.push_back(note);
+      table.rows.push_back(std::move(c));
+    }
+    doc.tables.push_back(std::move(table));
+  }
+  detail::Table side{.title = "side by side",
+                     .header = {"GPU", "smallest layout", "GPUs", "tok/s/GPU there", "most tok/s/GPU", "at",
+                                "lowest ITL ms", "at"},
+                     .rows = {}};
+  if (q.target_output_tokens_per_s) {
+    side.header.insert(side.header.end(), {"GPUs for target", "layout for target"});
+    if (priced) {
+      side.header.push_back("USD/Mtok at target");
+    }
+  }
+  for (const ScaleModelTable& t : r.tables) {
+    const ScaleModelRow* best = best_per_gpu(t);
+    const ScaleModelRow* fast = lowest_itl(t);
+    std::vector<std::string> c{t.gpu, layout_text(t.smallest), std::to_string(t.smallest.gpus()),
+                               rate(t.smallest_tokens_per_s / static_cast<double>(t.smallest.gpus())),
+                               rate(best->tokens_per_s_per_gpu), layout_text(best->layout), ms(fast->itl_s),
+                               layout_text(fast->layout)};
+    if (q.target_output_tokens_per_s) {
+      if (t.serve_out_fewest) {
+        const ScaleModelRow& s = t.rows[*t.serve_out_fewest];
+        c.push_back(std::to_string(s.layout.gpus()));
+        c.push_back(layout_text(s.layout));
+        if (priced) {
+          c.push_back(s.usd_per_million_tokens ? fmt::format("{:.4f}", *s.usd_per_million_tokens) : "-");
+        }
+      } else {
+        c.insert(c.end(), {"-", "-"});
+        if (priced) {
+          c.push_back("-");
+        }
+      }
+    }
+    side.rows.push_back(std::move(c));
+  }
+  doc.tables.push_back(std::move(side));
+  doc.footer.push_back("speed-up and efficiency: against the smallest layout that fits on the same GPU; comm %: share of "
+                       "one decode step spent communicating; band: calibration residuals, capped at the roofline");
+  doc.footer.push_back(fmt::format("network between nodes: {:.0f} Gb/s per GPU; scale-up domain: NVLink/xGMI GPUs per node",
+                                   q.perf.network_bytes_per_s_per_gpu * 8 / 1e9));
+  for (const ScaleModelTable& t : r.tables) {
+    for (const std::string& n : t.notes) {
+      doc.footer.push_back(fmt::format("note ({}): {}", t.gpu, n));
+    }
+  }
+  for (const std::string& n : r.notes) {
+    doc.footer.push_back("note: " + n);
+  }
+  return doc;
+}
+
+}  // namespace
+
+std::string render_model_scaling(const ScaleModelResult& result, const RenderOptions& options) {
+  if (options.format == Format::json) {
+    return detail::dump_json(model_json(result));
+  }
+  return detail::render_document(model_document(result), options.format);
 }
 
 }  // namespace gpuplan
