@@ -12,6 +12,8 @@
 #include <gpuplan/fit_report.hpp>
 #include <gpuplan/memory.hpp>
 #include <gpuplan/perf.hpp>
+#include <gpuplan/scale_model.hpp>
+#include <gpuplan/scaling.hpp>
 
 namespace gpuplan {
 
@@ -39,6 +41,10 @@ std::string render_fit(const FitReport& report, const RenderOptions& options);
 std::string render_perf(const PerfResult& result, const RenderOptions& options);
 std::string render_cost(const CostReport& report, const RenderOptions& options);
 std::string render_compare(const CompareResult& result, const RenderOptions& options);
+/// Measured scaling: points, fits, predictions and where adding GPUs stops paying.
+std::string render_scaling(const ScalingResult& result, const RenderOptions& options);
+/// Modeled serving scaling: one table per GPU and the GPUs side by side.
+std::string render_model_scaling(const ScaleModelResult& result, const RenderOptions& options);
 /// Benchmarks against the model; `fitted` says the efficiency came from calibrate().
 std::string render_validation(const Calibration& calibration, bool fitted, const RenderOptions& options);
 /// Leave-one-group-out cross-validation: each group's rows, errors and band, then the totals.

@@ -1,0 +1,82 @@
+#pragma once
+// Modeled serving scaling (DESIGN "Scaling", modeled): the measured-scaling table built from the
+// performance, communication and cost models instead of measurements, for the three ways to grow
+// a deployment: scale-up (within the scale-up domain: wider TP over NVLink, or replicas),
+// scale-out (across nodes: TP x PP over the network, or replicas) and serve-out (replicas for a
+// target load). Speed-up and efficiency are against the smallest layout that fits.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/perf.hpp>
+#include <gpuplan/price.hpp>
+
+namespace gpuplan {
+
+enum class ScaleWay { scale_up, scale_out, serve_out };
+/// "scale-up", "scale-out", "serve-out".
+std::string_view to_string(ScaleWay way);
+
+struct ScaleModelRequest {
+  std::vector<std::string> gpus;          ///< GPU ids, shown side by side
+  PerfRequest perf;                       ///< workload, dtypes, efficiency, network; layout.ep kept
+  std::uint64_t max_batch = 256;          ///< engine batch cap per replica (vLLM max_num_seqs)
+  std::uint64_t up_to = 64;               ///< largest deployment in the scale-up and scale-out rows
+  std::optional<double> target_output_tokens_per_s;  ///< serve-out rows when set
+  std::map<std::string, double> usd_per_gpu_hour;    ///< by GPU id; absent: unpriced
+  std::map<std::string, Price> prices;               ///< catalog price behind a GPU's figure, if any
+  std::pair<double, double> band{0.0, 0.0};          ///< calibration residual range (lowest, highest)
+};
+
+/// One layout of one deployment size.
+struct ScaleModelRow {
+  ScaleWay way = ScaleWay::scale_up;
+  std::string shape;                ///< "smallest", "replicas", "wider TP", "TP x PP over network", ...
+  Layout layout;
+  std::uint64_t batch = 0;          ///< per replica: the engine cap or what the KV cache holds
+  std::string links;                ///< what TP and PP talk over ("TP nvlink4", "TP network, PP network")
+  double output_tokens_per_s = 0;   ///< whole deployment, estimate
+  double low = 0;                   ///< band, never above the roofline
+  double high = 0;
+  double tokens_per_s_per_gpu = 0;
+  double speedup = 0;               ///< against the smallest layout that fits
+  double efficiency = 0;            ///< speedup / (GPUs / smallest GPUs)
+  double itl_s = 0;
+  double ttft_s = 0;
+  double communication_share = 0;   ///< of one decode step's time
+  bool communication_dominates = false;
+  std::optional<double> usd_per_million_tokens;
+};
+
+/// One GPU's table.
+struct ScaleModelTable {
+  std::string gpu;
+  std::uint64_t domain_gpus = 1;        ///< GPUs per scale-up domain (a node for HGX)
+  Layout smallest;                      ///< smallest layout that fits: one replica
+  double smallest_tokens_per_s = 0;
+  std::optional<double> usd_per_gpu_hour;
+  std::optional<Price> price;
+  std::vector<ScaleModelRow> rows;      ///< scale-up, scale-out, then serve-out
+  std::optional<std::size_t> serve_out_fewest;  ///< row meeting the target on the fewest GPUs
+  std::vector<std::string> notes;
+};
+
+struct ScaleModelResult {
+  std::string model_id;
+  ScaleModelRequest request;
+  std::vector<ScaleModelTable> tables;  ///< in request.gpus order
+  std::vector<std::string> notes;
+};
+
+/// One GPU's table. Throws InputError when the model fits no layout of up to `up_to` GPUs.
+ScaleModelTable model_scaling_table(const ModelSpec& model, const GpuSpec& gpu, const ScaleModelRequest& request);
+/// Every GPU of the request (fields named `scale.*`, `perf.*`, `layout.*`).
+ScaleModelResult model_scaling(const Catalog& catalog, const ModelSpec& model, const ScaleModelRequest& request);
+
+}  // namespace gpuplan

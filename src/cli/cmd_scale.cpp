@@ -1,0 +1,245 @@
+// gpuplan scale: scaling efficiency from measurements (speed-up, fits, where adding GPUs stops
+// paying), or modeled for serving from the performance and communication models.
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include <gpuplan/calibration.hpp>
+#include <gpuplan/cost.hpp>
+#include <gpuplan/measured_points.hpp>
+#include <gpuplan/scale_model.hpp>
+#include <gpuplan/scaling.hpp>
+
+#include "common.hpp"
+#include "deployment.hpp"
+#include "workload.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct ScaleOptions {
+  CommonOptions common;
+  std::vector<std::string> measured;
+  std::string measured_file;
+  std::string unit;
+  std::vector<std::string> gpus;
+  std::string provider;
+  std::string mode;
+  double usd_per_gpu_hour = 0;
+  std::uint64_t up_to = 0;
+  std::vector<std::uint64_t> predict_at;
+  double min_marginal_efficiency = 0.5;
+  double max_cost_increase = 0.2;
+  // Modeled serving
+  DeploymentOptions deployment;
+  WorkloadOptions workload;
+  double target_output_tokens_per_s = 0;
+  std::uint64_t max_batch = 256;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(fmt::format("--measured-file: cannot read '{}'", path));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Library field names to the flags people typed.
+[[noreturn]] void rethrow_scaling(const InputError& e, std::string_view points_flag) {
+  const std::pair<std::string_view, std::string> fields[] = {
+      {"scaling.points:", std::string(points_flag) + ":"},
+      {"scaling.up_to:", "--up-to:"},
+      {"scaling.predict_at:", "--predict-at:"},
+      {"scaling.usd_per_gpu_hour:", "--usd-per-gpu-hour:"},
+      {"scaling.min_marginal_efficiency:", "--min-marginal-efficiency:"},
+      {"scaling.max_cost_increase:", "--max-cost-increase:"},
+      {"scale.up_to:", "--up-to:"},
+      {"scale.max_batch:", "--max-batch:"},
+      {"scale.target_output_tokens_per_s:", "--target-output-tokens-per-s:"},
+      {"scale.gpus:", "--gpu:"},
+  };
+  const std::string_view what = e.what();
+  for (const auto& [field, flag] : fields) {
+    if (what.starts_with(field)) {
+      throw InputError(fmt::format("{}{}", flag, what.substr(field.size())));
+    }
+  }
+  throw e;
+}
+
+Exit run_measured(const ScaleOptions& o) {
+  const RenderOptions render = render_options(o.common);
+  ScalingRequest req;
+  std::optional<std::string> file_unit;
+  const bool from_file = !o.measured_file.empty();
+  if (from_file) {
+    MeasuredPoints m = parse_measured_text(read_file(o.measured_file), o.measured_file);
+    req.points = std::move(m.points);
+    file_unit = m.unit;
+  } else {
+    for (const std::string& entry : o.measured) {
+      req.points.push_back(parse_measured_entry(entry, "--measured"));
+    }
+  }
+  if (!o.unit.empty() && file_unit && *file_unit != o.unit) {
+    throw InputError(fmt::format("--unit: '{}' conflicts with the unit '{}' in {}", o.unit, *file_unit, o.measured_file));
+  }
+  const std::string unit = !o.unit.empty() ? o.unit : file_unit.value_or("");
+  if (!unit.empty()) {
+    req.unit = parse_throughput_unit(unit, o.unit.empty() ? o.measured_file : "--unit");
+  }
+  if (!o.provider.empty()) {
+    if (o.gpus.size() != 1) {
+      throw InputError("--provider: name the GPU the measurements ran on with one --gpu");
+    }
+    const Catalog catalog = load_catalog(o.common);
+    const PricingMode mode = parse_pricing_mode(o.mode.empty() ? "on-demand" : o.mode, "--mode");
+    req.price = find_price(catalog, o.provider, catalog.gpu(o.gpus.front()).id, mode);
+    req.usd_per_gpu_hour = req.price->usd_per_gpu_hour;
+  } else if (o.usd_per_gpu_hour > 0) {
+    req.usd_per_gpu_hour = o.usd_per_gpu_hour;
+  }
+  req.up_to = o.up_to;
+  req.predict_at = o.predict_at;
+  req.min_marginal_efficiency = o.min_marginal_efficiency;
+  req.max_cost_increase = o.max_cost_increase;
+  try {
+    const ScalingResult result = measured_scaling(req);
+    fmt::print("{}", render_scaling(result, render));
+  } catch (const InputError& e) {
+    rethrow_scaling(e, from_file ? "--measured-file " + o.measured_file : "--measured");
+  }
+  return Exit::ok;
+}
+
+Exit run_modeled(const ScaleOptions& o) {
+  const Catalog catalog = load_catalog(o.common);
+  const RenderOptions render = render_options(o.common);
+  if (o.gpus.empty()) {
+    throw InputError("--gpu: name at least one GPU to model (repeat --gpu to compare)");
+  }
+  DeploymentOptions dep = o.deployment;
+  dep.gpu = o.gpus.front();
+  const Deployment d = resolve_deployment(catalog, dep);
+  ScaleModelRequest req;
+  for (const std::string& g : o.gpus) {
+    req.gpus.push_back(catalog.gpu(g).id);
+  }
+  req.perf.fit = d.request;
+  apply_workload(o.workload, req.perf);
+  req.max_batch = o.max_batch;
+  req.up_to = o.up_to == 0 ? 64 : o.up_to;
+  if (o.target_output_tokens_per_s > 0) {
+    req.target_output_tokens_per_s = o.target_output_tokens_per_s;
+  }
+  if (!o.provider.empty()) {
+    const PricingMode mode = parse_pricing_mode(o.mode.empty() ? "on-demand" : o.mode, "--mode");
+    for (const std::string& g : req.gpus) {
+      const Price& p = find_price(catalog, o.provider, g, mode);
+      req.prices[g] = p;
+      req.usd_per_gpu_hour[g] = p.usd_per_gpu_hour;
+    }
+  } else if (o.usd_per_gpu_hour > 0) {
+    for (const std::string& g : req.gpus) {
+      req.usd_per_gpu_hour[g] = o.usd_per_gpu_hour;
+    }
+  }
+  req.band = default_band(catalog);
+  const ScaleModelResult result = with_flag_names([&] { return model_scaling(catalog, d.model, req); });
+  fmt::print("{}", render_model_scaling(result, render));
+  return Exit::ok;
+}
+
+}  // namespace
+
+void add_scale_command(CLI::App& app, Exit& exit_code) {
+  auto o = std::make_shared<ScaleOptions>();
+  CLI::App* sub = app.add_subcommand("scale", "Scaling efficiency, measured or modeled: where adding GPUs stops paying");
+  auto* measured = sub->add_option("--measured", o->measured,
+                                   "Measured throughput per GPU count, GPUS=THROUGHPUT, comma-separated (1=1000,2=1900)")
+                       ->delimiter(',');
+  auto* file = sub->add_option("--measured-file", o->measured_file,
+                               "Measurements from a file: JSON ({\"unit\", \"points\": [{\"gpus\", \"throughput\"}]}) "
+                               "or CSV rows gpus,throughput")
+                   ->check(non_empty());
+  measured->excludes(file);
+  sub->add_option("--unit", o->unit, "What the throughput counts, e.g. tokens/s or samples/s (default units/s)")
+      ->check(non_empty());
+  sub->add_option("--gpu", o->gpus, "GPU id (repeat to model several side by side; with --provider, the GPU measured)")
+      ->check(non_empty());
+  sub->add_option("--provider", o->provider, "Price provider (gpuplan catalog prices)")->check(non_empty());
+  sub->add_option("--mode", o->mode, "Pricing mode with --provider (default on-demand)")->check(non_empty());
+  sub->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Price per GPU-hour (instead of --provider)")
+      ->check(positive_validator());
+  sub->add_option("--up-to", o->up_to, "Largest GPU count to predict (default: 8 x the largest measured)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+  sub->add_option("--predict-at", o->predict_at, "Extra GPU counts to predict, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+  sub->add_option("--min-marginal-efficiency", o->min_marginal_efficiency,
+                  "A step whose marginal efficiency falls below this stops paying")
+      ->capture_default_str()
+      ->check(share_validator());
+  sub->add_option("--max-cost-increase", o->max_cost_increase,
+                  "Cost per unit this share above the lowest stops paying (0.2 = 20 %)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 100.0));
+  add_deployment_options(*sub, o->deployment, false, false);
+  add_workload_options(*sub, o->workload);
+  sub->add_option("--target-output-tokens-per-s", o->target_output_tokens_per_s,
+                  "Modeled: serve-out rows, the replicas and GPUs this load needs")
+      ->check(positive_validator());
+  sub->add_option("--max-batch", o->max_batch, "Modeled: engine batch cap per replica")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  add_common_options(*sub, o->common);
+  sub->callback([o, sub, &exit_code] {
+    note_given(*sub, o->deployment);
+    if (!o->mode.empty() && o->provider.empty()) {
+      throw InputError("--mode: needs --provider");
+    }
+    if (!o->provider.empty() && sub->count("--usd-per-gpu-hour") > 0) {
+      throw InputError("--usd-per-gpu-hour: give a price or --provider, not both");
+    }
+    const bool from_measurements = sub->count("--measured") > 0 || sub->count("--measured-file") > 0;
+    const bool modeled = o->deployment.model_given || o->deployment.model_config_given;
+    if (from_measurements == modeled) {
+      throw InputError(from_measurements ? "--model: give measurements (--measured, --measured-file) or a model to model, not both"
+                                : "one of --measured, --measured-file (measured scaling) or --model, --model-config "
+                                  "(modeled serving) is required");
+    }
+    // Modeled scaling chooses the layouts itself; measured scaling has no model to lay out.
+    for (const char* flag : {"--tp", "--pp", "--gpus", "--nodes", "--gpus-per-node", "--mig"}) {
+      if (sub->count(flag) > 0) {
+        throw InputError(fmt::format("{}: scale enumerates layouts itself (see 'gpuplan perf' for one layout)", flag));
+      }
+    }
+    if (from_measurements) {
+      for (const char* flag : {"--target-output-tokens-per-s", "--max-batch", "--input", "--output", "--weights-dtype",
+                               "--kv-dtype", "--ep"}) {
+        if (sub->count(flag) > 0) {
+          throw InputError(fmt::format("{}: describes modeled serving; it needs --model, not measurements", flag));
+        }
+      }
+      exit_code = run_measured(*o);
+      return;
+    }
+    for (const char* flag : {"--unit", "--predict-at", "--min-marginal-efficiency", "--max-cost-increase"}) {
+      if (sub->count(flag) > 0) {
+        throw InputError(fmt::format("{}: applies to measured scaling (--measured), not to a modeled table", flag));
+      }
+    }
+    try {
+      exit_code = with_flag_names([&o] { return run_modeled(*o); });
+    } catch (const InputError& e) {
+      rethrow_scaling(e, "--measured");
+    }
+  });
+}
+
+}  // namespace gpuplan::cli

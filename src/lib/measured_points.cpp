@@ -1,0 +1,295 @@
+// Measured scaling points from the command line ("4=3600") or a JSON or CSV file.
+#include <gpuplan/measured_points.hpp>
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+
+#include "detail/json_reader.hpp"
+
+namespace gpuplan {
+namespace {
+
+constexpr std::uint64_t kMaxGpus = 1u << 16;
+
+// Column and key names people use, with the unit a throughput name implies.
+constexpr std::array<std::string_view, 6> kGpuNames{"gpus", "num_gpus", "gpu_count", "n_gpus", "world_size", "n"};
+struct ThroughputName {
+  std::string_view name;
+  std::string_view unit;  // empty: the name says nothing about the unit
+};
+constexpr std::array<ThroughputName, 9> kThroughputNames{{{"throughput", ""},
+                                                          {"value", ""},
+                                                          {"tokens_per_s", "tokens/s"},
+                                                          {"tokens_per_second", "tokens/s"},
+                                                          {"tok_per_s", "tokens/s"},
+                                                          {"samples_per_s", "samples/s"},
+                                                          {"samples_per_second", "samples/s"},
+                                                          {"requests_per_s", "requests/s"},
+                                                          {"images_per_s", "images/s"}}};
+
+std::string trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\"");
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  const auto last = text.find_last_not_of(" \t\r\"");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return text;
+}
+
+std::string known_names() {
+  std::string gpus;
+  for (std::string_view n : kGpuNames) {
+    gpus += (gpus.empty() ? "" : ", ") + std::string(n);
+  }
+  std::string tput;
+  for (const ThroughputName& n : kThroughputNames) {
+    tput += (tput.empty() ? "" : ", ") + std::string(n.name);
+  }
+  return fmt::format("GPU count as one of {}; throughput as one of {}", gpus, tput);
+}
+
+std::optional<std::uint64_t> to_count(std::string_view text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty() || v < 1 || v > kMaxGpus) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+// from_chars: plain decimal or exponent notation only (no hex, no "nan", no "inf").
+std::optional<double> to_throughput(std::string_view text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty() || !std::isfinite(v) || !(v > 0)) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::string count_message(std::string_view what) {
+  return fmt::format("the GPU count must be a whole number from 1 to {}, got '{}'", kMaxGpus, what);
+}
+std::string throughput_message(std::string_view what) {
+  return fmt::format("the throughput must be a positive number, got '{}'", what);
+}
+
+ScalingPoint json_point(const detail::Json& item, const std::string& origin, const detail::JsonPointer& at,
+                        std::optional<std::string>& unit) {
+  const auto fail = [&](const std::string& message) -> void {
+    throw InputError(fmt::format("{}: {}", detail::where(origin, at), message));
+  };
+  const auto count_of = [&](const detail::Json& v) -> std::uint64_t {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > static_cast<std::int64_t>(kMaxGpus)) {
+      fail(count_message(v.dump()));
+    }
+    return v.get<std::uint64_t>();
+  };
+  const auto throughput_of = [&](const detail::Json& v) -> double {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || !(v.get<double>() > 0)) {
+      fail(throughput_message(v.is_string() ? v.get<std::string>() : v.dump()));
+    }
+    return v.get<double>();
+  };
+  if (item.is_array()) {
+    if (item.size() != 2) {
+      fail("expected [gpus, throughput]");
+    }
+    return {.gpus = count_of(item[0]), .throughput = throughput_of(item[1])};
+  }
+  if (!item.is_object()) {
+    fail("expected an object such as {\"gpus\": 4, \"throughput\": 3600} or a pair [4, 3600]");
+  }
+  const detail::Json* gpus = nullptr;
+  const detail::Json* tput = nullptr;
+  std::string_view tput_unit;
+  for (const auto& [key, value] : item.items()) {
+    const std::string k = lower(key);
+    if (std::find(kGpuNames.begin(), kGpuNames.end(), k) != kGpuNames.end()) {
+      if (gpus != nullptr) {
+        fail(fmt::format("two GPU counts ('{}' and another); give one", key));
+      }
+      gpus = &value;
+    }
+    for (const ThroughputName& n : kThroughputNames) {
+      if (k == n.name) {
+        if (tput != nullptr) {
+          fail(fmt::format("two throughputs ('{}' and another); give one", key));
+        }
+        tput = &value;
+        tput_unit = n.unit;
+      }
+    }
+  }
+  if (gpus == nullptr || tput == nullptr) {
+    fail(fmt::format("missing {}: expected {}", gpus == nullptr ? "the GPU count" : "the throughput", known_names()));
+  }
+  if (!tput_unit.empty()) {
+    unit = std::string(tput_unit);
+  }
+  return {.gpus = count_of(*gpus), .throughput = throughput_of(*tput)};
+}
+
+MeasuredPoints parse_json(std::string_view text, std::string_view origin_view) {
+  const std::string origin(origin_view);
+  const detail::Json root = detail::parse_json_text(text, origin);
+  MeasuredPoints out;
+  detail::JsonPointer at;
+  const detail::Json* list = &root;
+  if (root.is_object()) {
+    if (root.contains("unit")) {
+      if (!root["unit"].is_string()) {
+        throw InputError(fmt::format("{}: expected a unit such as \"tokens/s\"", detail::where(origin, at / "unit")));
+      }
+      out.unit = root["unit"].get<std::string>();
+    }
+    for (const auto& [key, value] : root.items()) {
+      if (key != "unit" && key != "points") {
+        throw InputError(fmt::format("{}: unknown field (expected \"unit\" and \"points\")",
+                                     detail::where(origin, at / key)));
+      }
+    }
+    if (!root.contains("points")) {
+      throw InputError(fmt::format("{}: missing \"points\", the list of measurements", detail::where(origin, at)));
+    }
+    list = &root["points"];
+    at = at / "points";
+  }
+  if (!list->is_array()) {
+    throw InputError(fmt::format("{}: expected a list of points", detail::where(origin, at)));
+  }
+  std::optional<std::string> column_unit;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    out.points.push_back(json_point((*list)[i], origin, at / i, column_unit));
+  }
+  if (!out.unit) {
+    out.unit = column_unit;
+  }
+  return out;
+}
+
+std::vector<std::string> split_csv(std::string_view line) {
+  std::vector<std::string> cells;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = line.find(',', start);
+    cells.push_back(trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    if (comma == std::string_view::npos) {
+      return cells;
+    }
+    start = comma + 1;
+  }
+}
+
+MeasuredPoints parse_csv(std::string_view text, std::string_view origin) {
+  MeasuredPoints out;
+  std::optional<std::size_t> gpu_col;
+  std::optional<std::size_t> tput_col;
+  std::size_t line_no = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const auto nl = text.find('\n', pos);
+    const std::string_view raw = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
+    ++line_no;
+    const std::string line = trim(raw);
+    if (line.empty() || line.front() == '#') {
+      continue;
+    }
+    const std::vector<std::string> cells = split_csv(line);
+    const auto fail = [&](const std::string& message) {
+      throw InputError(fmt::format("{}: line {}: {}", origin, line_no, message));
+    };
+    if (!gpu_col) {
+      if (!to_count(cells.front())) {
+        // A header: find the columns by name.
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+          const std::string k = lower(cells[c]);
+          if (std::find(kGpuNames.begin(), kGpuNames.end(), k) != kGpuNames.end()) {
+            gpu_col = c;
+          }
+          for (const ThroughputName& n : kThroughputNames) {
+            if (k == n.name) {
+              tput_col = c;
+              if (!n.unit.empty()) {
+                out.unit = std::string(n.unit);
+              }
+            }
+          }
+        }
+        if (!gpu_col || !tput_col) {
+          fail(fmt::format("a header needs {}; got '{}'", known_names(), line));
+        }
+        continue;
+      }
+      if (cells.size() != 2) {
+        fail(fmt::format("without a header each row is gpus,throughput; got '{}'", line));
+      }
+      gpu_col = 0;
+      tput_col = 1;
+    }
+    if (cells.size() <= std::max(*gpu_col, *tput_col)) {
+      fail(fmt::format("expected {} columns, got '{}'", std::max(*gpu_col, *tput_col) + 1, line));
+    }
+    const auto gpus = to_count(cells[*gpu_col]);
+    if (!gpus) {
+      fail(count_message(cells[*gpu_col]));
+    }
+    const auto tput = to_throughput(cells[*tput_col]);
+    if (!tput) {
+      fail(throughput_message(cells[*tput_col]));
+    }
+    out.points.push_back({.gpus = *gpus, .throughput = *tput});
+  }
+  if (out.points.empty()) {
+    throw InputError(fmt::format("{}: no measurements (expected rows of gpus,throughput)", origin));
+  }
+  return out;
+}
+
+}  // namespace
+
+ScalingPoint parse_measured_entry(std::string_view entry, std::string_view field) {
+  const std::string e = trim(entry);
+  const auto eq = e.find('=');
+  if (eq == std::string::npos) {
+    throw InputError(fmt::format("{}: expected GPUS=THROUGHPUT (e.g. 4=3600), got '{}'", field, e));
+  }
+  const std::string gpus = trim(std::string_view(e).substr(0, eq));
+  const std::string tput = trim(std::string_view(e).substr(eq + 1));
+  const auto n = to_count(gpus);
+  if (!n) {
+    throw InputError(fmt::format("{}: in '{}', {}", field, e, count_message(gpus)));
+  }
+  const auto x = to_throughput(tput);
+  if (!x) {
+    throw InputError(fmt::format("{}: in '{}', {}", field, e, throughput_message(tput)));
+  }
+  return {.gpus = *n, .throughput = *x};
+}
+
+MeasuredPoints parse_measured_text(std::string_view text, std::string_view origin) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    throw InputError(fmt::format("{}: empty file (expected JSON or CSV rows of gpus,throughput)", origin));
+  }
+  if (text[first] == '{' || text[first] == '[') {
+    return parse_json(text, origin);
+  }
+  return parse_csv(text, origin);
+}
+
+}  // namespace gpuplan

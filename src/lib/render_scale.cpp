@@ -1,0 +1,485 @@
+// render_scaling() and render_model_scaling(): measured scaling (speed-up, efficiency, fits,
+// predictions, where adding GPUs stops paying) and the modeled serving table, in every format.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <gpuplan/render.hpp>
+
+#include "detail/document.hpp"
+#include "detail/json_output.hpp"
+
+namespace gpuplan {
+namespace {
+
+using detail::checked;
+using Json = nlohmann::ordered_json;
+
+// Throughputs in any unit: whole numbers when large, three significant digits when small.
+std::string amount(double v) {
+  checked(v, "a throughput");
+  return std::abs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
+}
+std::string percent(double share) { return fmt::format("{:.1f}", checked(share, "a share") * 100.0); }
+std::string opt_percent(const std::optional<double>& share) { return share ? percent(*share) : "-"; }
+
+// Cost of work as shown: per million units (per million tokens for tokens).
+std::string cost_header(const ThroughputUnit& unit) {
+  return unit.tokens ? "USD/Mtok" : fmt::format("USD per M {}", unit.work);
+}
+std::string cost_cell(const std::optional<double>& usd_per_unit) {
+  if (!usd_per_unit) {
+    return "-";
+  }
+  const double v = checked(*usd_per_unit * 1e6, "a cost");
+  return v >= 0.01 ? fmt::format("{:.4f}", v) : fmt::format("{:.4g}", v);
+}
+
+Json opt(const std::optional<double>& v, std::string_view what) {
+  return v ? Json(checked(*v, what)) : Json(nullptr);
+}
+Json opt(const std::optional<std::uint64_t>& v) { return v ? Json(*v) : Json(nullptr); }
+
+Json row_json(const ScalingRow& r, const ThroughputUnit& unit, bool priced) {
+  Json j = {{"gpus", r.gpus},
+            {"throughput", checked(r.throughput, "throughput")},
+            {"speedup", checked(r.speedup, "speed-up")},
+            {"efficiency", checked(r.efficiency, "efficiency")},
+            {"marginal_efficiency", opt(r.marginal_efficiency, "marginal efficiency")}};
+  if (priced) {
+    j["usd_per_unit"] = opt(r.usd_per_unit, "cost");
+    const Json per_million = r.usd_per_unit ? Json(checked(*r.usd_per_unit * 1e6, "cost")) : Json(nullptr);
+    j["usd_per_million_units"] = per_million;
+    if (unit.tokens) {
+      j["usd_per_million_tokens"] = per_million;
+    }
+  }
+  return j;
+}
+
+Json law_json(const LawFit& f, bool usl) {
+  Json j = {{"fitted", f.fitted}, {"exact", f.exact}};
+  if (!f.fitted) {
+    j["lambda"] = nullptr;
+    j[usl ? "sigma" : "serial_fraction"] = nullptr;
+    if (usl) {
+      j["kappa"] = nullptr;
+      j["peak_gpus"] = nullptr;
+    }
+    j["r2"] = nullptr;
+    j["residuals"] = Json::array();
+    return j;
+  }
+  j["lambda"] = checked(f.lambda, "lambda");
+  j[usl ? "sigma" : "serial_fraction"] = checked(f.sigma, "sigma");
+  if (usl) {
+    j["kappa"] = checked(f.kappa, "kappa");
+    j["peak_gpus"] = opt(f.peak_gpus(), "peak");
+  }
+  j["r2"] = opt(f.r2, "r2");
+  Json res = Json::array();
+  for (double r : f.residuals) {
+    res.push_back(checked(r, "residual"));
+  }
+  j["residuals"] = res;
+  return j;
+}
+
+Json rule_json(const StopRule& r) {
+  return {{"rule", r.name.empty() ? Json(nullptr) : Json(r.name)},
+          {"gpus", opt(r.gpus)},
+          {"last_paying_gpus", opt(r.last_paying_gpus)},
+          {"predicted", r.predicted},
+          {"reason", r.reason}};
+}
+
+Json scaling_json(const ScalingResult& r) {
+  const ScalingRequest& q = r.request;
+  const bool priced = q.usd_per_gpu_hour.has_value();
+  Json j = detail::envelope("scale");
+  j["mode"] = "measured";
+  Json points_in = Json::array();
+  for (const ScalingPoint& p : q.points) {
+    points_in.push_back({{"gpus", p.gpus}, {"throughput", p.throughput}});
+  }
+  Json price = nullptr;
+  if (q.price) {
+    price = {{"provider", q.price->provider}, {"gpu", q.price->gpu}, {"mode", to_string(q.price->mode)},
+             {"usd_per_gpu_hour", q.price->usd_per_gpu_hour}, {"date", q.price->date}, {"sources", q.price->sources}};
+  }
+  j["inputs"] = {{"points", points_in},
+                 {"unit", q.unit.text},
+                 {"usd_per_gpu_hour", priced ? Json(*q.usd_per_gpu_hour) : Json(nullptr)},
+                 {"price", price},
+                 {"up_to", q.up_to},
+                 {"predict_at", q.predict_at},
+                 {"min_marginal_efficiency", q.min_marginal_efficiency},
+                 {"max_cost_increase", q.max_cost_increase}};
+  j["unit"] = {{"text", q.unit.text}, {"work", q.unit.work}, {"period_s", q.unit.period_s}, {"tokens", q.unit.tokens}};
+  j["baseline_gpus"] = q.points.front().gpus;
+  Json points = Json::array();
+  for (const ScalingRow& p : r.points) {
+    Json pj = row_json(p, q.unit, priced);
+    pj["super_linear"] = p.super_linear;
+    points.push_back(pj);
+  }
+  j["points"] = points;
+  j["fits"] = {{"amdahl", law_json(r.amdahl, false)}, {"usl", law_json(r.usl, true)}};
+  j["prediction_law"] = r.prediction_law;
+  Json predictions = Json::array();
+  for (const ScalingRow& p : r.predictions) {
+    Json pj = row_json(p, q.unit, priced);
+    pj["measured_throughput"] = opt(p.measured_throughput, "measured");
+    pj["amdahl_throughput"] = checked(r.amdahl.throughput(static_cast<double>(p.gpus)), "amdahl");
+    pj["usl_throughput"] = r.usl.fitted ? Json(checked(r.usl.throughput(static_cast<double>(p.gpus)), "usl")) : Json(nullptr);
+    predictions.push_back(pj);
+  }
+  j["predictions"] = predictions;
+  Json rules = Json::array();
+  for (const StopRule& rule : r.rules) {
+    rules.push_back(rule_json(rule));
+  }
+  j["rules"] = rules;
+  j["stops_paying"] = rule_json(r.stops_paying);
+  j["notes"] = r.notes;
+  return j;
+}
+
+std::string law_name(std::string_view law) { return law == "usl" ? "USL" : "Amdahl"; }
+
+detail::Document scaling_document(const ScalingResult& r) {
+  const ScalingRequest& q = r.request;
+  const ThroughputUnit& u = q.unit;
+  const bool priced = q.usd_per_gpu_hour.has_value();
+  detail::Document doc;
+  doc.heading.push_back(fmt::format("gpuplan scale: {} measured points in {}, against the smallest ({} GPU{})",
+                                    r.points.size(), u.text, q.points.front().gpus,
+                                    q.points.front().gpus == 1 ? "" : "s"));
+  if (q.price) {
+    doc.heading.push_back(fmt::format("price: {} {} ${:.2f}/GPU-h ({})", q.price->provider, to_string(q.price->mode),
+                                      q.price->usd_per_gpu_hour, q.price->date));
+  } else if (priced) {
+    doc.heading.push_back(fmt::format("price: ${:.2f}/GPU-h (given)", *q.usd_per_gpu_hour));
+  }
+  std::vector<std::string> header{"GPUs", u.text, "speed-up", "efficiency %", "marginal %"};
+  if (priced) {
+    header.push_back(cost_header(u));
+  }
+  const auto cells = [&](const ScalingRow& row) {
+    std::vector<std::string> c{std::to_string(row.gpus), amount(row.throughput), fmt::format("{:.2f}", row.speedup),
+                               percent(row.efficiency), opt_percent(row.marginal_efficiency)};
+    if (priced) {
+      c.push_back(cost_cell(row.usd_per_unit));
+    }
+    return c;
+  };
+  detail::Table measured{.title = "measured", .header = header, .rows = {}};
+  measured.header.push_back("note");
+  for (const ScalingRow& row : r.points) {
+    auto c = cells(row);
+    c.push_back(row.super_linear ? "super-linear" : "");
+    measured.rows.push_back(std::move(c));
+  }
+  doc.tables.push_back(std::move(measured));
+
+  detail::Table fits{.title = "fits (least squares on relative error)",
+                     .header = {"law", fmt::format("lambda {}/GPU", u.text), "sigma (serial)", "kappa", "R2",
+                                "peak N*", "note"},
+                     .rows = {}};
+  const auto r2 = [](const LawFit& f) { return f.r2 ? fmt::format("{:.4f}", *f.r2) : std::string("-"); };
+  fits.rows.push_back({"Amdahl", amount(r.amdahl.lambda), fmt::format("{:.4f}", r.amdahl.sigma), "0", r2(r.amdahl), "-",
+                       r.amdahl.exact ? "exact: 2 points, 2 parameters" : ""});
+  if (r.usl.fitted) {
+    const auto peak = r.usl.peak_gpus();
+    fits.rows.push_back({"USL", amount(r.usl.lambda), fmt::format("{:.4f}", r.usl.sigma),
+                         fmt::format("{:.3g}", r.usl.kappa), r2(r.usl),
+                         peak ? fmt::format("{:.1f}", checked(*peak, "peak")) : "none",
+                         r.usl.exact ? "exact: 3 points, 3 parameters" : ""});
+  } else {
+    fits.rows.push_back({"USL", "-", "-", "-", "-", "-", "not fitted: needs 3 points"});
+  }
+  doc.tables.push_back(std::move(fits));
+
+  detail::Table residuals{.title = "residuals (measured - fitted)",
+                          .header = {"GPUs", "measured", "Amdahl", "Amdahl residual %", "USL", "USL residual %"},
+                          .rows = {}};
+  for (std::size_t i = 0; i < r.points.size(); ++i) {
+    const ScalingRow& p = r.points[i];
+    const double a = r.amdahl.throughput(static_cast<double>(p.gpus));
+    std::vector<std::string> c{std::to_string(p.gpus), amount(p.throughput), amount(a),
+                               fmt::format("{:+.2f}", (p.throughput - a) / p.throughput * 100.0)};
+    if (r.usl.fitted) {
+      const double s = r.usl.throughput(static_cast<double>(p.gpus));
+      c.push_back(amount(s));
+      c.push_back(fmt::format("{:+.2f}", (p.throughput - s) / p.throughput * 100.0));
+    } else {
+      c.insert(c.end(), {"-", "-"});
+    }
+    residuals.rows.push_back(std::move(c));
+  }
+  doc.tables.push_back(std::move(residuals));
+
+  detail::Table predictions{.title = fmt::format("predictions ({})", law_name(r.prediction_law)), .header = header,
+                            .rows = {}};
+  predictions.header.push_back("measured");
+  for (const ScalingRow& row : r.predictions) {
+    auto c = cells(row);
+    c.push_back(row.measured_throughput ? amount(*row.measured_throughput) : "");
+    predictions.rows.push_back(std::move(c));
+  }
+  doc.tables.push_back(std::move(predictions));
+
+  detail::Table rules{.title = "where adding GPUs stops paying",
+                      .header = {"rule", "stops at GPUs", "last paying", "from", "reason"},
+                      .rows = {}};
+  for (const StopRule& rule : r.rules) {
+    rules.rows.push_back({rule.name, rule.gpus ? std::to_string(*rule.gpus) : "none",
+                          rule.last_paying_gpus ? std::to_string(*rule.last_paying_gpus) : "-",
+                          rule.gpus ? (rule.predicted ? "prediction" : "measurement") : "-", rule.reason});
+  }
+  doc.tables.push_back(std::move(rules));
+
+  if (r.stops_paying.gpus) {
+    doc.footer.push_back(fmt::format("stops paying at {} GPUs ({}); the last count that pays is {}",
+                                     *r.stops_paying.gpus, r.stops_paying.name, *r.stops_paying.last_paying_gpus));
+  } else {
+    doc.footer.push_back("stops paying: " + r.stops_paying.reason);
+  }
+  doc.footer.push_back(fmt::format(
+      "efficiency = speed-up / (GPUs / {}); marginal = speed-up gained per added GPU over the ideal; predictions "
+      "measure speed-up against the law's own value at {} GPU{}; thresholds: marginal {} % (--min-marginal-efficiency){}",
+      q.points.front().gpus, q.points.front().gpus, q.points.front().gpus == 1 ? "" : "s", percent(q.min_marginal_efficiency),
+      priced ? fmt::format(", cost per unit +{} % (--max-cost-increase)", percent(q.max_cost_increase)) : ""));
+  for (const std::string& n : r.notes) {
+    doc.footer.push_back("note: " + n);
+  }
+  return doc;
+}
+
+}  // namespace
+
+std::string render_scaling(const ScalingResult& result, const RenderOptions& options) {
+  if (options.format == Format::json) {
+    return detail::dump_json(scaling_json(result));
+  }
+  return detail::render_document(scaling_document(result), options.format);
+}
+
+}  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+std::string layout_text(const Layout& l) {
+  std::string t = fmt::format("TP {}", l.tp);
+  if (l.pp > 1) {
+    t += fmt::format(" x PP {}", l.pp);
+  }
+  if (l.ep > 1) {
+    t += fmt::format(" EP {}", l.ep);
+  }
+  if (l.dp > 1) {
+    t += fmt::format(" x {} replicas", l.dp);
+  }
+  return t;
+}
+
+std::string rate(double v) { return fmt::format("{:.0f}", checked(v, "a rate")); }
+std::string ms(double s) { return fmt::format("{:.1f}", checked(s, "a time") * 1e3); }
+
+Json layout_json(const Layout& l) {
+  return {{"tp", l.tp}, {"pp", l.pp}, {"ep", l.ep}, {"dp", l.dp}, {"gpus", l.gpus()}};
+}
+
+Json model_row_json(const ScaleModelRow& r) {
+  return {{"way", to_string(r.way)},
+          {"shape", r.shape},
+          {"gpus", r.layout.gpus()},
+          {"layout", layout_json(r.layout)},
+          {"links", r.links},
+          {"batch_per_replica", r.batch},
+          {"output_tokens_per_s", checked(r.output_tokens_per_s, "tok/s")},
+          {"output_tokens_per_s_low", checked(r.low, "low")},
+          {"output_tokens_per_s_high", checked(r.high, "high")},
+          {"output_tokens_per_s_per_gpu", checked(r.tokens_per_s_per_gpu, "tok/s/GPU")},
+          {"speedup", checked(r.speedup, "speed-up")},
+          {"efficiency", checked(r.efficiency, "efficiency")},
+          {"itl_s", checked(r.itl_s, "itl")},
+          {"ttft_s", checked(r.ttft_s, "ttft")},
+          {"communication_share", checked(r.communication_share, "comm share")},
+          {"communication_dominates", r.communication_dominates},
+          {"usd_per_million_tokens", opt(r.usd_per_million_tokens, "usd/mtok")}};
+}
+
+// The row with the most tokens/s per GPU, and the one with the lowest ITL (ties: fewer GPUs).
+const ScaleModelRow* best_per_gpu(const ScaleModelTable& t) {
+  const ScaleModelRow* best = nullptr;
+  for (const ScaleModelRow& r : t.rows) {
+    if (r.way != ScaleWay::serve_out && (!best || r.tokens_per_s_per_gpu > best->tokens_per_s_per_gpu * (1 + 1e-9))) {
+      best = &r;
+    }
+  }
+  return best;
+}
+const ScaleModelRow* lowest_itl(const ScaleModelTable& t) {
+  const ScaleModelRow* best = nullptr;
+  for (const ScaleModelRow& r : t.rows) {
+    if (r.way != ScaleWay::serve_out && (!best || r.itl_s < best->itl_s * (1 - 1e-9))) {
+      best = &r;
+    }
+  }
+  return best;
+}
+
+Json model_json(const ScaleModelResult& r) {
+  const ScaleModelRequest& q = r.request;
+  Json j = detail::envelope("scale");
+  j["mode"] = "modeled";
+  j["inputs"] = {{"model", r.model_id},
+                 {"gpus", q.gpus},
+                 {"weights_dtype", to_string(q.perf.fit.weights_dtype)},
+                 {"kv_dtype", to_string(q.perf.fit.kv_dtype)},
+                 {"input_tokens", q.perf.input_tokens},
+                 {"output_tokens", q.perf.output_tokens},
+                 {"max_batch", q.max_batch},
+                 {"up_to", q.up_to},
+                 {"target_output_tokens_per_s", q.target_output_tokens_per_s ? Json(*q.target_output_tokens_per_s) : Json(nullptr)},
+                 {"network_bytes_per_s_per_gpu", q.perf.network_bytes_per_s_per_gpu},
+                 {"band", {{"low", q.band.first}, {"high", q.band.second}}}};
+  Json tables = Json::array();
+  for (const ScaleModelTable& t : r.tables) {
+    Json rows = Json::array();
+    for (const ScaleModelRow& row : t.rows) {
+      rows.push_back(model_row_json(row));
+    }
+    Json price = nullptr;
+    if (t.price) {
+      price = {{"provider", t.price->provider}, {"mode", to_string(t.price->mode)},
+               {"usd_per_gpu_hour", t.price->usd_per_gpu_hour}, {"date", t.price->date}, {"sources", t.price->sources}};
+    }
+    tables.push_back({{"gpu", t.gpu},
+                      {"scale_up_domain_gpus", t.domain_gpus},
+                      {"smallest", {{"layout", layout_json(t.smallest)}, {"output_tokens_per_s", checked(t.smallest_tokens_per_s, "tok/s")}}},
+                      {"usd_per_gpu_hour", t.usd_per_gpu_hour ? Json(*t.usd_per_gpu_hour) : Json(nullptr)},
+                      {"price", price},
+                      {"rows", rows},
+                      {"serve_out_fewest", t.serve_out_fewest ? model_row_json(t.rows[*t.serve_out_fewest]) : Json(nullptr)},
+                      {"notes", t.notes}});
+  }
+  j["tables"] = tables;
+  j["notes"] = r.notes;
+  return j;
+}
+
+detail::Document model_document(const ScaleModelResult& r) {
+  const ScaleModelRequest& q = r.request;
+  detail::Document doc;
+  doc.heading.push_back(fmt::format("gpuplan scale: {} serving, modeled ({} weights, {} KV cache, {} input + {} output "
+                                    "tokens, batch cap {} per replica)",
+                                    r.model_id, to_string(q.perf.fit.weights_dtype), to_string(q.perf.fit.kv_dtype),
+                                    q.perf.input_tokens, q.perf.output_tokens, q.max_batch));
+  if (q.target_output_tokens_per_s) {
+    doc.heading.push_back(fmt::format("serve-out target: {} output tok/s", rate(*q.target_output_tokens_per_s)));
+  }
+  const bool priced = std::any_of(r.tables.begin(), r.tables.end(), [](const ScaleModelTable& t) { return t.usd_per_gpu_hour.has_value(); });
+  for (const ScaleModelTable& t : r.tables) {
+    std::string price;
+    if (t.price) {
+      price = fmt::format("; {} {} ${:.2f}/GPU-h ({})", t.price->provider, to_string(t.price->mode), t.price->usd_per_gpu_hour, t.price->date);
+    } else if (t.usd_per_gpu_hour) {
+      price = fmt::format("; ${:.2f}/GPU-h (given)", *t.usd_per_gpu_hour);
+    }
+    detail::Table table{.title = fmt::format("{}: scale-up domain {} GPUs; smallest layout that fits: {} ({} GPU{}){}", t.gpu,
+                                             t.domain_gpus, layout_text(t.smallest), t.smallest.gpus(),
+                                             t.smallest.gpus() == 1 ? "" : "s", price),
+                        .header = {"way", "GPUs", "layout", "shape", "links", "batch", "output tok/s", "band low",
+                                   "band high", "tok/s/GPU", "speed-up", "efficiency %", "ITL ms", "TTFT ms",
+                                   "comm %"},
+                        .rows = {}};
+    if (priced) {
+      table.header.push_back("USD/Mtok");
+    }
+    table.header.push_back("note");
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const ScaleModelRow& x = t.rows[i];
+      std::vector<std::string> c{std::string(to_string(x.way)), std::to_string(x.layout.gpus()), layout_text(x.layout), x.shape,
+                                 x.links, std::to_string(x.batch), rate(x.output_tokens_per_s), rate(x.low), rate(x.high),
+                                 rate(x.tokens_per_s_per_gpu), fmt::format("{:.2f}", checked(x.speedup, "speed-up")),
+                                 percent(x.efficiency), ms(x.itl_s), ms(x.ttft_s), percent(x.communication_share)};
+      if (priced) {
+        c.push_back(x.usd_per_million_tokens ? fmt::format("{:.4f}", checked(*x.usd_per_million_tokens, "usd/mtok")) : "-");
+      }
+      std::string note = x.communication_dominates ? "communication dominates" : "";
+      if (x.efficiency > 1.0 + 1e-9) {
+        note += std::string(note.empty() ? "" : "; ") + "super-linear: larger batch in the freed memory";
+      }
+      if (t.serve_out_fewest && *t.serve_out_fewest == i) {
+        note += std::string(note.empty() ? "" : "; ") + "fewest GPUs for the target";
+      }
+      c.push_back(note);
+      table.rows.push_back(std::move(c));
+    }
+    doc.tables.push_back(std::move(table));
+  }
+  detail::Table side{.title = "side by side",
+                     .header = {"GPU", "smallest layout", "GPUs", "tok/s/GPU there", "most tok/s/GPU", "at",
+                                "lowest ITL ms", "at"},
+                     .rows = {}};
+  if (q.target_output_tokens_per_s) {
+    side.header.insert(side.header.end(), {"GPUs for target", "layout for target"});
+    if (priced) {
+      side.header.push_back("USD/Mtok at target");
+    }
+  }
+  for (const ScaleModelTable& t : r.tables) {
+    const ScaleModelRow* best = best_per_gpu(t);
+    const ScaleModelRow* fast = lowest_itl(t);
+    std::vector<std::string> c{t.gpu, layout_text(t.smallest), std::to_string(t.smallest.gpus()),
+                               rate(t.smallest_tokens_per_s / static_cast<double>(t.smallest.gpus())),
+                               rate(best->tokens_per_s_per_gpu), layout_text(best->layout), ms(fast->itl_s),
+                               layout_text(fast->layout)};
+    if (q.target_output_tokens_per_s) {
+      if (t.serve_out_fewest) {
+        const ScaleModelRow& s = t.rows[*t.serve_out_fewest];
+        c.push_back(std::to_string(s.layout.gpus()));
+        c.push_back(layout_text(s.layout));
+        if (priced) {
+          c.push_back(s.usd_per_million_tokens ? fmt::format("{:.4f}", *s.usd_per_million_tokens) : "-");
+        }
+      } else {
+        c.insert(c.end(), {"-", "-"});
+        if (priced) {
+          c.push_back("-");
+        }
+      }
+    }
+    side.rows.push_back(std::move(c));
+  }
+  doc.tables.push_back(std::move(side));
+  doc.footer.push_back("speed-up and efficiency: against the smallest layout that fits on the same GPU; comm %: share of "
+                       "one decode step spent communicating; band: calibration residuals, capped at the roofline");
+  doc.footer.push_back(fmt::format("network between nodes: {:.0f} Gb/s per GPU; scale-up domain: NVLink/xGMI GPUs per node",
+                                   q.perf.network_bytes_per_s_per_gpu * 8 / 1e9));
+  for (const ScaleModelTable& t : r.tables) {
+    for (const std::string& n : t.notes) {
+      doc.footer.push_back(fmt::format("note ({}): {}", t.gpu, n));
+    }
+  }
+  for (const std::string& n : r.notes) {
+    doc.footer.push_back("note: " + n);
+  }
+  return doc;
+}
+
+}  // namespace
+
+std::string render_model_scaling(const ScaleModelResult& result, const RenderOptions& options) {
+  if (options.format == Format::json) {
+    return detail::dump_json(model_json(result));
+  }
+  return detail::render_document(model_document(result), options.format);
+}
+
+}  // namespace gpuplan

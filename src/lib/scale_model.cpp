@@ -1,0 +1,248 @@
+// Modeled serving scaling (include/gpuplan/scale_model.hpp): every row is one PerfModel
+// evaluation of a layout at the engine's batch cap (or what the KV cache holds), priced by cost().
+#include <gpuplan/scale_model.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include <gpuplan/cost.hpp>
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+namespace {
+
+double d(std::uint64_t v) { return static_cast<double>(v); }
+
+constexpr std::uint64_t kMaxGpus = 1u << 16;
+// Servers without a scale-up link hold this many GPUs; it only decides scale-up vs scale-out
+// labels (the communication model keeps them on PCIe).
+constexpr std::uint64_t kPcieServerGpus = 8;
+
+bool same(const Layout& a, const Layout& b) { return a.tp == b.tp && a.pp == b.pp && a.dp == b.dp; }
+
+std::string links_of(const GpuSpec& gpu, const Layout& l, std::uint64_t domain) {
+  const auto over = [&](std::uint64_t group) -> std::string {
+    if (!gpu.scale_up) {
+      return gpu.host_link.kind;
+    }
+    return group <= domain ? gpu.scale_up->kind : "network";
+  };
+  std::string text = l.tp > 1 ? "TP " + over(l.tp) : "";
+  if (l.pp > 1) {
+    text += (text.empty() ? "" : ", ") + std::string("PP ") + over(l.tp * l.pp);
+  }
+  return text.empty() ? "-" : text;
+}
+
+class TableBuilder {
+ public:
+  TableBuilder(const ModelSpec& model, const GpuSpec& gpu, const ScaleModelRequest& r) : model_(model), gpu_(gpu), r_(r) {
+    domain_ = gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : kPcieServerGpus;
+    if (const auto it = r.usd_per_gpu_hour.find(gpu.id); it != r.usd_per_gpu_hour.end()) {
+      price_ = it->second;
+    }
+  }
+
+  // One layout; nullopt when it is not a valid layout for the model or its weights do not fit.
+  std::optional<ScaleModelRow> row(const Layout& layout, ScaleWay way, std::string shape) const {
+    PerfRequest pr = r_.perf;
+    pr.fit.layout = layout;
+    pr.fit.layout.ep = r_.perf.fit.layout.ep;
+    pr.fit.context_tokens = pr.input_tokens + pr.output_tokens;
+    pr.fit.concurrency = 1;
+    std::optional<PerfModel> pm;
+    try {
+      validate_layout(pr.fit.layout, model_);
+      pm.emplace(model_, gpu_, pr);
+    } catch (const InputError&) {
+      return std::nullopt;  // TP that does not divide the heads, EP that does not divide: not a candidate
+    }
+    if (!pm->fit().weights_fit || pm->max_batch_by_memory() < 1) {
+      return std::nullopt;
+    }
+    ScaleModelRow row;
+    row.way = way;
+    row.shape = std::move(shape);
+    row.layout = pr.fit.layout;
+    row.batch = std::min(pm->max_batch_by_memory(), r_.max_batch);
+    const PerfPoint est = pm->evaluate(row.batch, pr.efficiency);
+    const PerfPoint roof = pm->evaluate(row.batch, Efficiency::roofline());
+    row.links = links_of(gpu_, layout, domain_);
+    row.output_tokens_per_s = est.output_tokens_per_s;
+    row.low = est.output_tokens_per_s * (1.0 + std::min(0.0, r_.band.first));
+    row.high = std::min(est.output_tokens_per_s * (1.0 + std::max(0.0, r_.band.second)), roof.output_tokens_per_s);
+    row.low = std::min(row.low, row.high);
+    row.tokens_per_s_per_gpu = est.output_tokens_per_s / d(layout.gpus());
+    row.itl_s = est.itl_s;
+    row.ttft_s = est.ttft_s;
+    row.communication_share = est.decode.communication_s / est.decode.total_s();
+    row.communication_dominates = est.decode.bound() == Bound::communication || row.communication_share >= 0.5;
+    if (price_) {
+      CostRequest c;
+      c.gpus = layout.gpus();
+      c.usd_per_gpu_hour = *price_;
+      c.output_tokens_per_s = est.output_tokens_per_s;
+      c.input_tokens_per_s = input_tokens_per_s_for(est.output_tokens_per_s, pr.input_tokens, pr.output_tokens);
+      row.usd_per_million_tokens = cost(c).usd_per_million_tokens;
+    }
+    return row;
+  }
+
+  ScaleModelTable build() const {
+    ScaleModelTable t;
+    t.gpu = gpu_.id;
+    t.domain_gpus = domain_;
+    t.usd_per_gpu_hour = price_;
+    if (const auto it = r_.prices.find(gpu_.id); it != r_.prices.end()) {
+      t.price = it->second;
+    }
+    // The smallest replica that fits: fewest GPUs, TP inside the scale-up domain first.
+    std::optional<ScaleModelRow> base;
+    for (std::uint64_t n = 1; n <= r_.up_to && !base; n *= 2) {
+      FitRequest fr = r_.perf.fit;
+      fr.context_tokens = r_.perf.input_tokens + r_.perf.output_tokens;
+      fr.concurrency = 1;
+      const FitResult f = fit_smallest_layout(model_, gpu_, fr, n);
+      if (f.fits) {
+        Layout l = f.request.layout;
+        l.dp = 1;
+        base = row(l, n <= domain_ ? ScaleWay::scale_up : ScaleWay::scale_out, "smallest");
+      }
+    }
+    if (!base) {
+      throw InputError(fmt::format("scale.up_to: {} does not fit any layout of up to {} x {} (weights and one "
+                                   "{}-token sequence); raise --up-to or see 'gpuplan fit'",
+                                   model_.id, r_.up_to, gpu_.id, r_.perf.input_tokens + r_.perf.output_tokens));
+    }
+    t.smallest = base->layout;
+    t.smallest_tokens_per_s = base->output_tokens_per_s;
+    const std::uint64_t n0 = base->layout.gpus();
+    const Layout& s = base->layout;
+    std::vector<ScaleModelRow> rows;
+    const auto add = [&](const Layout& l, ScaleWay way, const std::string& shape) {
+      if (std::any_of(rows.begin(), rows.end(), [&](const ScaleModelRow& x) { return x.way != ScaleWay::serve_out && same(x.layout, l); })) {
+        return;
+      }
+      if (auto x = row(l, way, shape)) {
+        rows.push_back(std::move(*x));
+      }
+    };
+    for (std::uint64_t n = n0; n <= r_.up_to; n *= 2) {
+      const ScaleWay way = n <= domain_ ? ScaleWay::scale_up : ScaleWay::scale_out;
+      add({.tp = s.tp, .pp = s.pp, .dp = n / n0}, way, n == n0 ? "smallest" : "replicas");
+      if (n <= domain_) {
+        add({.tp = n, .pp = 1, .dp = 1}, way, "wider TP");
+        continue;
+      }
+      // Across nodes: one replica with TP inside the node and PP over the network, TP itself
+      // over the network, and node-wide TP replicas.
+      if (gpu_.scale_up) {
+        add({.tp = domain_, .pp = n / domain_, .dp = 1}, way, "TP x PP over network");
+        add({.tp = n, .pp = 1, .dp = 1}, way, "TP over network");
+      }
+      if (domain_ % n0 == 0 && domain_ > n0 && s.pp == 1) {
+        add({.tp = domain_, .pp = 1, .dp = n / domain_}, way, "node-wide TP replicas");
+      }
+    }
+    if (r_.target_output_tokens_per_s) {
+      serve_out(*base, rows, t);
+    }
+    for (ScaleModelRow& x : rows) {
+      x.speedup = x.output_tokens_per_s / base->output_tokens_per_s;
+      x.efficiency = x.speedup / (d(x.layout.gpus()) / d(n0));
+    }
+    t.rows = std::move(rows);
+    return t;
+  }
+
+ private:
+  // Replicas of each replica shape from the smallest up to the scale-up domain, as many as the
+  // target needs.
+  void serve_out(const ScaleModelRow& base, std::vector<ScaleModelRow>& rows, ScaleModelTable& t) const {
+    const double target = *r_.target_output_tokens_per_s;
+    const std::uint64_t replica0 = base.layout.gpus();
+    for (std::uint64_t tp = base.layout.tp; tp * base.layout.pp <= std::max(domain_, replica0); tp *= 2) {
+      const Layout replica{.tp = tp, .pp = base.layout.pp, .dp = 1};
+      const auto one = row(replica, ScaleWay::serve_out, "");
+      if (!one) {
+        continue;
+      }
+      const double replicas = std::ceil(target / one->output_tokens_per_s);
+      if (replicas * d(replica.gpus()) > d(kMaxGpus)) {
+        t.notes.push_back(fmt::format("serve-out with TP {} needs more than {} GPUs", tp, kMaxGpus));
+        continue;
+      }
+      const auto count = static_cast<std::uint64_t>(replicas);
+      const auto x = row({.tp = tp, .pp = base.layout.pp, .dp = count},
+                         ScaleWay::serve_out, fmt::format("{} replica{} of TP {}{}", count, count == 1 ? "" : "s", tp,
+                                                          base.layout.pp > 1 ? fmt::format(" x PP {}", base.layout.pp) : ""));
+      if (!x) {
+        continue;
+      }
+      rows.push_back(*x);
+      const std::size_t i = rows.size() - 1;
+      if (!t.serve_out_fewest || rows[i].layout.gpus() < rows[*t.serve_out_fewest].layout.gpus() ||
+          (rows[i].layout.gpus() == rows[*t.serve_out_fewest].layout.gpus() && rows[i].itl_s < rows[*t.serve_out_fewest].itl_s)) {
+        t.serve_out_fewest = i;
+      }
+    }
+  }
+
+  const ModelSpec& model_;
+  const GpuSpec& gpu_;
+  const ScaleModelRequest& r_;
+  std::uint64_t domain_ = 1;
+  std::optional<double> price_;
+};
+
+}  // namespace
+
+std::string_view to_string(ScaleWay way) {
+  switch (way) {
+    case ScaleWay::scale_up: return "scale-up";
+    case ScaleWay::scale_out: return "scale-out";
+    case ScaleWay::serve_out: return "serve-out";
+  }
+  return "?";
+}
+
+ScaleModelTable model_scaling_table(const ModelSpec& model, const GpuSpec& gpu, const ScaleModelRequest& request) {
+  if (request.up_to < 1 || request.up_to > kMaxGpus) {
+    throw InputError(fmt::format("scale.up_to: expected between 1 and {} GPUs, got {}", kMaxGpus, request.up_to));
+  }
+  if (request.max_batch < 1) {
+    throw InputError("scale.max_batch: expected at least 1");
+  }
+  if (request.target_output_tokens_per_s &&
+      (!std::isfinite(*request.target_output_tokens_per_s) || !(*request.target_output_tokens_per_s > 0))) {
+    throw InputError(fmt::format("scale.target_output_tokens_per_s: expected a positive rate, got {}",
+                                 *request.target_output_tokens_per_s));
+  }
+  PerfRequest pr = request.perf;
+  validate_perf_request(model, pr);
+  return TableBuilder(model, gpu, request).build();
+}
+
+ScaleModelResult model_scaling(const Catalog& catalog, const ModelSpec& model, const ScaleModelRequest& request) {
+  if (request.gpus.empty()) {
+    throw InputError("scale.gpus: give at least one GPU");
+  }
+  ScaleModelResult res;
+  res.model_id = model.id;
+  res.request = request;
+  for (std::size_t i = 0; i < request.gpus.size(); ++i) {
+    const GpuSpec& gpu = catalog.gpu(request.gpus[i]);
+    if (std::find(request.gpus.begin(), request.gpus.begin() + static_cast<std::ptrdiff_t>(i), gpu.id) !=
+        request.gpus.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw InputError(fmt::format("scale.gpus: '{}' is given twice", gpu.id));
+    }
+    res.tables.push_back(model_scaling_table(model, gpu, request));
+  }
+  res.notes.push_back("replicas do not talk to each other while serving: they scale linearly, and a wider TP buys "
+                      "lower inter-token latency at the cost of throughput per GPU");
+  return res;
+}
+
+}  // namespace gpuplan

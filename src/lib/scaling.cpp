@@ -1,0 +1,334 @@
+// Measured scaling: speed-up, efficiency, marginal efficiency, cost per unit of work, the fitted
+// laws' predictions and where adding GPUs stops paying (include/gpuplan/scaling.hpp).
+#include <gpuplan/scaling.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+namespace {
+
+constexpr std::uint64_t kMaxGpus = 1u << 16;
+
+double d(std::uint64_t v) { return static_cast<double>(v); }
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  const auto last = text.find_last_not_of(" \t");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::string pct(double share) { return fmt::format("{:.1f} %", share * 100.0); }
+std::string gpus_text(std::uint64_t n) { return fmt::format("{} GPU{}", n, n == 1 ? "" : "s"); }
+
+void validate(const ScalingRequest& r) {
+  if (r.points.size() < 2) {
+    throw InputError(fmt::format("scaling.points: give at least two measured points (GPU count = throughput), got {}",
+                                 r.points.size()));
+  }
+  for (const ScalingPoint& p : r.points) {
+    if (p.gpus < 1 || p.gpus > kMaxGpus) {
+      throw InputError(fmt::format("scaling.points: GPU counts must be between 1 and {}, got {}", kMaxGpus, p.gpus));
+    }
+    if (!std::isfinite(p.throughput) || !(p.throughput > 0) || p.throughput > 1e18) {
+      throw InputError(fmt::format("scaling.points: the throughput on {} GPUs must be a positive number, got {}",
+                                   p.gpus, p.throughput));
+    }
+  }
+  for (std::size_t i = 0; i < r.points.size(); ++i) {
+    for (std::size_t j = i + 1; j < r.points.size(); ++j) {
+      if (r.points[i].gpus == r.points[j].gpus) {
+        throw InputError(fmt::format("scaling.points: {} GPUs is measured twice ({}={:g} and {}={:g}); give each GPU "
+                                     "count once (average repeated runs first)",
+                                     r.points[i].gpus, r.points[i].gpus, r.points[i].throughput, r.points[j].gpus,
+                                     r.points[j].throughput));
+      }
+    }
+  }
+  if (r.usd_per_gpu_hour && (!std::isfinite(*r.usd_per_gpu_hour) || !(*r.usd_per_gpu_hour > 0))) {
+    throw InputError(fmt::format("scaling.usd_per_gpu_hour: expected a positive price, got {}", *r.usd_per_gpu_hour));
+  }
+  if (!(r.min_marginal_efficiency > 0) || r.min_marginal_efficiency > 1) {
+    throw InputError(
+        fmt::format("scaling.min_marginal_efficiency: expected a share in (0, 1], got {}", r.min_marginal_efficiency));
+  }
+  if (!(r.max_cost_increase > 0) || r.max_cost_increase > 100) {
+    throw InputError(fmt::format("scaling.max_cost_increase: expected a share > 0 (0.2 = 20 %), got {}",
+                                 r.max_cost_increase));
+  }
+  if (r.up_to > kMaxGpus) {
+    throw InputError(fmt::format("scaling.up_to: at most {} GPUs, got {}", kMaxGpus, r.up_to));
+  }
+  for (std::uint64_t n : r.predict_at) {
+    if (n < 1 || n > kMaxGpus) {
+      throw InputError(fmt::format("scaling.predict_at: GPU counts must be between 1 and {}, got {}", kMaxGpus, n));
+    }
+  }
+}
+
+// Fills speed-up, efficiency, marginal efficiency and cost for rows in GPU order, against `base`
+// (the smallest measured point, or for predictions the law's value there).
+void derive(std::vector<ScalingRow>& rows, const ScalingPoint& base, const ScalingRequest& r) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ScalingRow& row = rows[i];
+    row.speedup = row.throughput / base.throughput;
+    row.efficiency = row.speedup / (d(row.gpus) / d(base.gpus));
+    row.super_linear = row.efficiency > 1.0 + 1e-9;
+    if (i > 0) {
+      // Speed-up gained per added GPU, over the ideal 1/N0 per GPU (N0 the smallest measured).
+      row.marginal_efficiency =
+          (row.speedup - rows[i - 1].speedup) / ((d(row.gpus) - d(rows[i - 1].gpus)) / d(base.gpus));
+    }
+    if (r.usd_per_gpu_hour) {
+      const double units_per_hour = row.throughput * 3600.0 / r.unit.period_s;
+      row.usd_per_unit = *r.usd_per_gpu_hour * d(row.gpus) / units_per_hour;
+    }
+  }
+}
+
+// Costs are quoted per million units of work (per million tokens for tokens).
+std::string cost_text(double usd_per_unit, const ThroughputUnit& unit) {
+  return fmt::format("USD {:.4g} per million {}", usd_per_unit * 1e6, unit.tokens ? "tokens" : unit.work);
+}
+
+std::string amount(double v) { return std::abs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
+
+// Rows in the order the rules read them: every measured point, then predictions beyond the
+// largest measured count.
+std::vector<const ScalingRow*> sequence(const ScalingResult& res) {
+  std::vector<const ScalingRow*> seq;
+  for (const ScalingRow& row : res.points) {
+    seq.push_back(&row);
+  }
+  const std::uint64_t largest = res.points.back().gpus;
+  for (const ScalingRow& row : res.predictions) {
+    if (row.gpus > largest) {
+      seq.push_back(&row);
+    }
+  }
+  return seq;
+}
+
+StopRule marginal_rule(const ScalingResult& res) {
+  const double limit = res.request.min_marginal_efficiency;
+  StopRule rule{.name = "marginal_efficiency"};
+  const auto seq = sequence(res);
+  for (std::size_t i = 1; i < seq.size(); ++i) {
+    const ScalingRow& row = *seq[i];
+    const std::optional<double> marginal = row.marginal_efficiency;  // predictions step from the law's own values
+    if (marginal && *marginal < limit) {
+      rule.gpus = row.gpus;
+      rule.last_paying_gpus = seq[i - 1]->gpus;
+      rule.predicted = !row.measured;
+      rule.reason = fmt::format("the step from {} to {} GPUs has a marginal efficiency of {}{}, below the {} "
+                                "threshold (--min-marginal-efficiency)",
+                                seq[i - 1]->gpus, row.gpus, pct(*marginal),
+                                row.measured ? " (measured)" : fmt::format(" (predicted, {})", res.prediction_law),
+                                pct(limit));
+      return rule;
+    }
+  }
+  rule.reason = fmt::format("every step up to {} GPUs keeps a marginal efficiency of at least {}",
+                            res.request.up_to, pct(limit));
+  return rule;
+}
+
+StopRule cost_rule(const ScalingResult& res) {
+  const double limit = res.request.max_cost_increase;
+  StopRule rule{.name = "cost_increase"};
+  const auto seq = sequence(res);
+  const ScalingRow* cheapest = seq.front();
+  for (std::size_t i = 1; i < seq.size(); ++i) {
+    const ScalingRow& row = *seq[i];
+    if (*row.usd_per_unit > *cheapest->usd_per_unit * (1.0 + limit)) {
+      rule.gpus = row.gpus;
+      rule.last_paying_gpus = seq[i - 1]->gpus;
+      rule.predicted = !row.measured;
+      rule.reason = fmt::format("{} on {}{} is {} above the lowest, {} on {} (--max-cost-increase {})",
+                                cost_text(*row.usd_per_unit, res.request.unit), gpus_text(row.gpus),
+                                row.measured ? "" : fmt::format(" (predicted, {})", res.prediction_law),
+                                pct(*row.usd_per_unit / *cheapest->usd_per_unit - 1.0),
+                                cost_text(*cheapest->usd_per_unit, res.request.unit), gpus_text(cheapest->gpus), pct(limit));
+      return rule;
+    }
+    if (*row.usd_per_unit < *cheapest->usd_per_unit) {
+      cheapest = &row;
+    }
+  }
+  rule.reason = fmt::format("cost per unit stays within {} of the lowest up to {} GPUs", pct(limit), res.request.up_to);
+  return rule;
+}
+
+StopRule peak_rule(const ScalingResult& res) {
+  StopRule rule{.name = "usl_peak", .predicted = true};
+  if (!res.usl.fitted) {
+    rule.reason = "USL not fitted: it needs at least three measured points";
+    return rule;
+  }
+  const std::optional<double> peak = res.usl.peak_gpus();
+  if (!peak) {
+    rule.reason = "USL coherency kappa = 0: throughput never peaks (none within range)";
+    return rule;
+  }
+  // The whole GPU count with the most throughput is one of the two around N*.
+  const double lo = std::max(1.0, std::floor(*peak));
+  const double best = res.usl.throughput(lo) >= res.usl.throughput(lo + 1.0) ? lo : lo + 1.0;
+  if (best > d(res.request.up_to)) {
+    rule.reason = fmt::format("USL peak N* = sqrt((1 - sigma) / kappa) = {:.1f} GPUs lies beyond --up-to {} "
+                              "(none within range)",
+                              *peak, res.request.up_to);
+    return rule;
+  }
+  const auto peak_gpus = std::max(static_cast<std::uint64_t>(best), res.points.front().gpus);
+  rule.gpus = peak_gpus + 1;
+  rule.last_paying_gpus = peak_gpus;
+  rule.reason = fmt::format("USL peak N* = sqrt((1 - sigma) / kappa) = {:.1f}: throughput tops out at {} {} on "
+                            "{} GPUs and falls with every GPU added after",
+                            *peak, amount(res.usl.throughput(best)), res.request.unit.text, peak_gpus);
+  return rule;
+}
+
+}  // namespace
+
+ThroughputUnit parse_throughput_unit(std::string_view text, std::string_view field) {
+  const std::string t = trim(text);
+  if (t.empty()) {
+    throw InputError(fmt::format("{}: expected a unit such as tokens/s or samples/s, got an empty one", field));
+  }
+  ThroughputUnit u;
+  u.text = t;
+  const auto slash = t.rfind('/');
+  if (slash == std::string::npos) {
+    u.work = t;  // a bare noun: per second
+    u.text = t + "/s";
+  } else {
+    u.work = trim(std::string_view(t).substr(0, slash));
+    const std::string per = lower(trim(std::string_view(t).substr(slash + 1)));
+    if (per == "s" || per == "sec" || per == "second") {
+      u.period_s = 1;
+    } else if (per == "min" || per == "minute") {
+      u.period_s = 60;
+    } else if (per == "h" || per == "hr" || per == "hour") {
+      u.period_s = 3600;
+    } else {
+      throw InputError(fmt::format("{}: '{}' is not a rate: expected WORK/s, WORK/min or WORK/h (e.g. tokens/s)",
+                                   field, t));
+    }
+    if (u.work.empty()) {
+      throw InputError(fmt::format("{}: '{}' names no work: expected e.g. tokens/s or samples/s", field, t));
+    }
+  }
+  const std::string w = lower(u.work);
+  u.tokens = w.starts_with("tok");
+  return u;
+}
+
+ScalingResult measured_scaling(ScalingRequest request) {
+  validate(request);
+  ScalingResult res;
+  if (!std::is_sorted(request.points.begin(), request.points.end(),
+                      [](const ScalingPoint& a, const ScalingPoint& b) { return a.gpus < b.gpus; })) {
+    std::sort(request.points.begin(), request.points.end(),
+              [](const ScalingPoint& a, const ScalingPoint& b) { return a.gpus < b.gpus; });
+    res.notes.push_back("points were given out of GPU order; sorted by GPU count");
+  }
+  const ScalingPoint base = request.points.front();
+  const std::uint64_t largest = request.points.back().gpus;
+  if (request.up_to == 0) {
+    request.up_to = std::min<std::uint64_t>(kMaxGpus, largest * 8);
+  }
+  if (request.up_to < largest) {
+    throw InputError(fmt::format("scaling.up_to: {} is below the largest measured count, {} GPUs", request.up_to,
+                                 largest));
+  }
+  res.request = request;
+
+  for (const ScalingPoint& p : request.points) {
+    res.points.push_back({.gpus = p.gpus, .throughput = p.throughput, .measured = true});
+  }
+  derive(res.points, base, request);
+  for (const ScalingRow& row : res.points) {
+    if (row.super_linear) {
+      res.notes.push_back(fmt::format("super-linear: {} GPUs reach {} efficiency (over 100 %): caches, or a batch "
+                                      "that changed with the GPU count; neither law can follow it",
+                                      row.gpus, pct(row.efficiency)));
+    }
+  }
+
+  res.amdahl = fit_amdahl(request.points);
+  res.usl = fit_usl(request.points);
+  if (!res.usl.fitted) {
+    res.notes.push_back(fmt::format("USL has three parameters (lambda, sigma, kappa) and there are {} points: only "
+                                    "Amdahl is fitted, and predictions use it",
+                                    request.points.size()));
+  }
+  if (res.amdahl.exact) {
+    res.notes.push_back("Amdahl from two points passes through both: its R2 of 1 says nothing about the fit");
+  }
+  if (res.usl.exact) {
+    res.notes.push_back("USL from three points passes through all of them: its R2 of 1 says nothing, and its "
+                        "extrapolation rests on every point being right");
+  }
+  const LawFit& law = res.usl.fitted ? res.usl : res.amdahl;
+  res.prediction_law = res.usl.fitted ? "usl" : "amdahl";
+
+  // Predict at the measured counts, doublings of the smallest, the asked-for counts and up_to.
+  std::set<std::uint64_t> counts{request.up_to};
+  for (const ScalingPoint& p : request.points) {
+    counts.insert(p.gpus);
+  }
+  for (std::uint64_t n = base.gpus; n <= request.up_to; n *= 2) {
+    counts.insert(n);
+  }
+  for (std::uint64_t n : request.predict_at) {
+    if (n >= base.gpus && n <= request.up_to) {
+      counts.insert(n);
+    } else {
+      res.notes.push_back(fmt::format("no prediction at {} GPUs: outside {} .. {} (the smallest measured count to "
+                                      "--up-to)",
+                                      n, base.gpus, request.up_to));
+    }
+  }
+  for (std::uint64_t n : counts) {
+    ScalingRow row{.gpus = n, .throughput = law.throughput(d(n))};
+    for (const ScalingPoint& p : request.points) {
+      if (p.gpus == n) {
+        row.measured_throughput = p.throughput;
+      }
+    }
+    res.predictions.push_back(row);
+  }
+  derive(res.predictions, ScalingPoint{.gpus = base.gpus, .throughput = law.throughput(d(base.gpus))}, request);
+
+  res.rules.push_back(peak_rule(res));
+  res.rules.push_back(marginal_rule(res));
+  if (request.usd_per_gpu_hour) {
+    res.rules.push_back(cost_rule(res));
+  }
+  for (const StopRule& rule : res.rules) {
+    if (rule.gpus && (res.stops_paying.name.empty() || *rule.gpus < *res.stops_paying.gpus)) {
+      res.stops_paying = rule;
+    }
+  }
+  if (res.stops_paying.name.empty()) {
+    res.stops_paying.reason = fmt::format("no rule triggers up to {} GPUs (--up-to)", request.up_to);
+  }
+  return res;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,113 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/scale_model.hpp>
+#include <gpuplan/units.hpp>
+
+using Catch::Matchers::Contains;
+using gpuplan::Layout;
+using gpuplan::ScaleModelRow;
+
+namespace {
+
+const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+
+gpuplan::ScaleModelRequest request_70b() {
+  gpuplan::ScaleModelRequest r;
+  r.perf.fit.weights_dtype = gpuplan::DType::fp8;
+  r.perf.fit.kv_dtype = gpuplan::DType::fp8;
+  r.up_to = 32;
+  return r;
+}
+
+const ScaleModelRow* find(const gpuplan::ScaleModelTable& t, const Layout& l) {
+  const auto it = std::find_if(t.rows.begin(), t.rows.end(), [&](const ScaleModelRow& r) {
+    return r.way != gpuplan::ScaleWay::serve_out && r.layout.tp == l.tp && r.layout.pp == l.pp && r.layout.dp == l.dp;
+  });
+  return it == t.rows.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+TEST_CASE("scale model: more bandwidth never lowers modeled efficiency", "[scale_model]") {
+  const auto& model = cat().model("llama-3.1-70b");
+  gpuplan::GpuSpec gpu = cat().gpu("h100-sxm");
+  auto slow = request_70b();
+  auto fast = slow;
+  fast.perf.network_bytes_per_s_per_gpu = slow.perf.network_bytes_per_s_per_gpu * 4;
+  gpuplan::GpuSpec faster_links = gpu;
+  faster_links.scale_up->bytes_per_s_per_direction *= 2;
+  const auto base = gpuplan::model_scaling_table(model, gpu, slow);
+  for (const auto& [g, req] : {std::pair{&gpu, fast}, std::pair{&faster_links, slow}}) {
+    const auto better = gpuplan::model_scaling_table(model, *g, req);
+    for (const ScaleModelRow& row : base.rows) {
+      const ScaleModelRow* other = find(better, row.layout);
+      REQUIRE(other != nullptr);
+      CHECK(other->tokens_per_s_per_gpu >= row.tokens_per_s_per_gpu * (1 - 1e-12));
+      CHECK(other->communication_share <= row.communication_share + 1e-12);
+    }
+  }
+}
+
+TEST_CASE("scale model: TP over the network is slower per GPU than the same TP over NVLink", "[scale_model]") {
+  const auto& model = cat().model("llama-3.1-70b");
+  const gpuplan::GpuSpec& hgx = cat().gpu("h100-sxm");  // 8-GPU NVLink domain
+  gpuplan::GpuSpec wide = hgx;                            // the same GPU in a 16-GPU NVLink domain
+  wide.scale_up->domain_gpus = 16;
+  const auto req = request_70b();
+  const auto hgx_table = gpuplan::model_scaling_table(model, hgx, req);
+  const ScaleModelRow* network = find(hgx_table, {.tp = 16});
+  const auto wide_table = gpuplan::model_scaling_table(model, wide, req);
+  const ScaleModelRow* nvlink = find(wide_table, {.tp = 16});
+  REQUIRE(network != nullptr);
+  REQUIRE(nvlink != nullptr);
+  CHECK(network->links == "TP network");
+  CHECK(nvlink->links == "TP nvlink4");
+  CHECK(network->tokens_per_s_per_gpu < nvlink->tokens_per_s_per_gpu);
+  CHECK(network->communication_share > nvlink->communication_share);
+  CHECK(network->communication_dominates);
+}
+
+TEST_CASE("scale model: replicas scale linearly; efficiency is against the smallest layout", "[scale_model]") {
+  const auto t = gpuplan::model_scaling_table(cat().model("llama-3.1-70b"), cat().gpu("h200-sxm"), request_70b());
+  CHECK(t.smallest.gpus() == 1);  // 70B in FP8 fits one H200 (DESIGN "Figures")
+  const ScaleModelRow* eight = find(t, {.tp = 1, .dp = 8});
+  REQUIRE(eight != nullptr);
+  CHECK_THAT(eight->efficiency, Catch::Matchers::WithinRel(1.0, 1e-9));
+  CHECK_THAT(eight->output_tokens_per_s, Catch::Matchers::WithinRel(8 * t.smallest_tokens_per_s, 1e-9));
+  const ScaleModelRow* tp8 = find(t, {.tp = 8});
+  REQUIRE(tp8 != nullptr);
+  // The trade-off both rows show: wider TP answers faster, replicas serve more.
+  CHECK(tp8->itl_s < eight->itl_s);
+  CHECK(tp8->output_tokens_per_s < eight->output_tokens_per_s);
+}
+
+TEST_CASE("scale model: serve-out meets the target; H200 serves 70B BF16 on fewer GPUs than H100", "[scale_model]") {
+  auto req = request_70b();
+  req.perf.fit.weights_dtype = gpuplan::DType::bf16;
+  req.perf.fit.kv_dtype = gpuplan::DType::bf16;
+  req.target_output_tokens_per_s = 20000;
+  const auto& model = cat().model("llama-3.1-70b");
+  const auto h100 = gpuplan::model_scaling_table(model, cat().gpu("h100-sxm"), req);
+  const auto h200 = gpuplan::model_scaling_table(model, cat().gpu("h200-sxm"), req);
+  REQUIRE(h100.serve_out_fewest.has_value());
+  REQUIRE(h200.serve_out_fewest.has_value());
+  for (const auto* t : {&h100, &h200}) {
+    const ScaleModelRow& s = t->rows[*t->serve_out_fewest];
+    CHECK(s.output_tokens_per_s >= 20000);
+    // One replica fewer would miss the target.
+    CHECK(s.output_tokens_per_s / static_cast<double>(s.layout.dp) * static_cast<double>(s.layout.dp - 1) < 20000);
+  }
+  CHECK(h200.rows[*h200.serve_out_fewest].layout.gpus() < h100.rows[*h100.serve_out_fewest].layout.gpus());
+}
+
+TEST_CASE("scale model: a model that fits nothing within up_to is an input error", "[scale_model]") {
+  auto req = request_70b();
+  req.perf.fit.weights_dtype = gpuplan::DType::bf16;
+  req.up_to = 1;
+  CHECK_THROWS_WITH(gpuplan::model_scaling_table(cat().model("llama-3.1-70b"), cat().gpu("h100-sxm"), req),
+                    Contains("scale.up_to: llama-3.1-70b does not fit any layout of up to 1 x h100-sxm"));
+}

@@ -1,0 +1,211 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/measured_points.hpp>
+#include <gpuplan/scaling.hpp>
+
+using Catch::Matchers::Contains;
+using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
+using gpuplan::ScalingPoint;
+
+namespace {
+
+// Points from X(N) = lambda N / (1 + sigma (N - 1) + kappa N (N - 1)) with a deterministic
+// +-noise relative error that alternates in sign and varies in size.
+std::vector<ScalingPoint> usl_points(double lambda, double sigma, double kappa, double noise,
+                                     const std::vector<std::uint64_t>& counts) {
+  std::vector<ScalingPoint> pts;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const double n = static_cast<double>(counts[i]);
+    const double x = lambda * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0));
+    const double e = noise * std::sin(1.7 * static_cast<double>(i) + 0.3);
+    pts.push_back({.gpus = counts[i], .throughput = x * (1.0 + e)});
+  }
+  return pts;
+}
+
+}  // namespace
+
+TEST_CASE("scaling: Amdahl recovers its serial fraction from noisy points", "[scaling]") {
+  const auto pts = usl_points(1000, 0.05, 0.0, 0.01, {1, 2, 4, 8, 16, 32});
+  const gpuplan::LawFit f = gpuplan::fit_amdahl(pts);
+  REQUIRE(f.fitted);
+  CHECK_FALSE(f.exact);
+  CHECK_THAT(f.sigma, WithinAbs(0.05, 0.005));
+  CHECK_THAT(f.lambda, WithinRel(1000, 0.02));
+  REQUIRE(f.r2.has_value());
+  CHECK(*f.r2 > 0.99);
+  CHECK(f.residuals.size() == pts.size());
+}
+
+TEST_CASE("scaling: USL recovers sigma and kappa from noisy points", "[scaling]") {
+  const auto pts = usl_points(500, 0.03, 0.0008, 0.01, {1, 2, 4, 8, 16, 24, 32, 48, 64});
+  const gpuplan::LawFit f = gpuplan::fit_usl(pts);
+  REQUIRE(f.fitted);
+  CHECK_THAT(f.sigma, WithinAbs(0.03, 0.006));
+  CHECK_THAT(f.kappa, WithinRel(0.0008, 0.15));
+  CHECK_THAT(f.lambda, WithinRel(500, 0.03));
+  // N* = sqrt((1 - 0.03) / 0.0008) = 34.8
+  REQUIRE(f.peak_gpus().has_value());
+  CHECK_THAT(*f.peak_gpus(), WithinRel(std::sqrt(0.97 / 0.0008), 0.1));
+  CHECK(*f.r2 > 0.98);
+}
+
+TEST_CASE("scaling: USL recovers its parameters exactly from noiseless points without N = 1", "[scaling]") {
+  const auto pts = usl_points(250, 0.1, 0.002, 0.0, {2, 4, 8, 16});
+  const gpuplan::LawFit f = gpuplan::fit_usl(pts);
+  CHECK_THAT(f.sigma, WithinRel(0.1, 1e-6));
+  CHECK_THAT(f.kappa, WithinRel(0.002, 1e-6));
+  CHECK_THAT(f.lambda, WithinRel(250, 1e-6));
+}
+
+TEST_CASE("scaling: USL with kappa = 0 reduces to Amdahl", "[scaling]") {
+  const auto pts = usl_points(1000, 0.08, 0.0, 0.0, {1, 2, 4, 8});
+  const gpuplan::LawFit usl = gpuplan::fit_usl(pts);
+  const gpuplan::LawFit amdahl = gpuplan::fit_amdahl(pts);
+  CHECK_THAT(usl.kappa, WithinAbs(0.0, 1e-9));
+  CHECK_FALSE(usl.peak_gpus().has_value());
+  CHECK_THAT(usl.sigma, WithinRel(amdahl.sigma, 1e-6));
+  CHECK_THAT(usl.sigma, WithinRel(0.08, 1e-6));
+  for (const double n : {3.0, 64.0, 1000.0}) {
+    CHECK_THAT(usl.throughput(n), WithinRel(amdahl.throughput(n), 1e-6));
+  }
+}
+
+TEST_CASE("scaling: perfectly linear points give sigma = kappa = 0 and no peak, not NaN", "[scaling]") {
+  gpuplan::ScalingRequest r;
+  r.points = {{1, 100}, {2, 200}, {4, 400}, {8, 800}};
+  const gpuplan::ScalingResult res = gpuplan::measured_scaling(r);
+  CHECK_THAT(res.usl.sigma, WithinAbs(0.0, 1e-12));
+  CHECK_THAT(res.usl.kappa, WithinAbs(0.0, 1e-12));
+  CHECK_FALSE(res.usl.peak_gpus().has_value());
+  CHECK(res.usl.r2.has_value());
+  CHECK_FALSE(res.stops_paying.gpus.has_value());
+  for (const auto& row : res.predictions) {
+    CHECK(std::isfinite(row.throughput));
+    CHECK_THAT(row.efficiency, WithinRel(1.0, 1e-9));
+  }
+}
+
+TEST_CASE("scaling: equal throughputs fit sigma = 1 with R2 undefined", "[scaling]") {
+  gpuplan::ScalingRequest r;
+  r.points = {{1, 100}, {2, 100}, {4, 100}};
+  const gpuplan::ScalingResult res = gpuplan::measured_scaling(r);
+  CHECK_THAT(res.amdahl.sigma, WithinAbs(1.0, 1e-9));
+  CHECK_FALSE(res.amdahl.r2.has_value());
+  CHECK_FALSE(res.usl.r2.has_value());
+  REQUIRE(res.stops_paying.gpus.has_value());
+  CHECK(*res.stops_paying.gpus == 2);  // the first step gains nothing
+}
+
+TEST_CASE("scaling: super-linear points are kept and flagged", "[scaling]") {
+  gpuplan::ScalingRequest r;
+  r.points = {{1, 100}, {2, 230}, {4, 400}};
+  const gpuplan::ScalingResult res = gpuplan::measured_scaling(r);
+  CHECK(res.points[1].super_linear);
+  CHECK_FALSE(res.points[2].super_linear);
+  CHECK(res.usl.sigma >= 0.0);
+  CHECK(res.usl.kappa >= 0.0);
+}
+
+TEST_CASE("scaling: the baseline may be more than one GPU", "[scaling]") {
+  gpuplan::ScalingRequest r;
+  r.points = {{8, 1900}, {2, 1000}, {4, 1800}};  // out of order on purpose
+  const gpuplan::ScalingResult res = gpuplan::measured_scaling(r);
+  CHECK(res.points.front().gpus == 2);
+  CHECK_THAT(res.points[1].efficiency, WithinRel(0.9, 1e-12));         // 1.8x on 2x the GPUs
+  CHECK_THAT(res.points[2].efficiency, WithinRel(1.9 / 4.0, 1e-12));  // 1.9x on 4x
+  // marginal 4 -> 8: speed-up 1.8 -> 1.9 over (8 - 4) / 2 ideal steps
+  CHECK_THAT(*res.points[2].marginal_efficiency, WithinRel(0.1 / 2.0, 1e-9));
+  CHECK_THAT(res.notes.front(), Contains("sorted"));
+  CHECK(res.request.up_to == 64);
+}
+
+TEST_CASE("scaling: cost per unit of work and the cost rule", "[scaling]") {
+  gpuplan::ScalingRequest r;
+  r.points = {{1, 1000}, {2, 1900}, {4, 3600}, {8, 6000}};
+  r.unit = gpuplan::parse_throughput_unit("tokens/s", "--unit");
+  r.usd_per_gpu_hour = 3.6;
+  const gpuplan::ScalingResult res = gpuplan::measured_scaling(r);
+  // 1 GPU: $3.60/h for 3.6e6 tokens/h = $1 per million tokens.
+  CHECK_THAT(*res.points[0].usd_per_unit * 1e6, WithinRel(1.0, 1e-12));
+  CHECK_THAT(*res.points[3].usd_per_unit * 1e6, WithinRel(8.0 * 1000 / 6000, 1e-12));
+  // 8 GPUs cost 33 % more per token than 1: over the 20 % limit; 4 GPUs (11 %) is not.
+  const auto rule = std::find_if(res.rules.begin(), res.rules.end(), [](const auto& x) { return x.name == "cost_increase"; });
+  REQUIRE(rule != res.rules.end());
+  REQUIRE(rule->gpus.has_value());
+  CHECK(*rule->gpus == 8);
+  CHECK(*rule->last_paying_gpus == 4);
+}
+
+TEST_CASE("scaling: USL peak is a stop rule when it lies within range", "[scaling]") {
+  gpuplan::ScalingRequest r;
+  r.points = usl_points(100, 0.02, 0.01, 0.0, {1, 2, 4, 8});
+  r.min_marginal_efficiency = 0.01;
+  r.up_to = 64;
+  const gpuplan::ScalingResult res = gpuplan::measured_scaling(r);
+  const auto peak = res.usl.peak_gpus();
+  REQUIRE(peak.has_value());
+  CHECK_THAT(*peak, WithinRel(std::sqrt(0.98 / 0.01), 1e-4));  // 9.9
+  REQUIRE(res.rules.front().gpus.has_value());
+  CHECK(*res.rules.front().last_paying_gpus == 10);
+}
+
+TEST_CASE("scaling: bad requests name the field", "[scaling]") {
+  gpuplan::ScalingRequest r;
+  r.points = {{4, 3600}};
+  CHECK_THROWS_WITH(gpuplan::measured_scaling(r), Contains("scaling.points: give at least two"));
+  r.points = {{1, 1000}, {4, 3600}, {4, 3700}};
+  CHECK_THROWS_WITH(gpuplan::measured_scaling(r), Contains("4 GPUs is measured twice (4=3600 and 4=3700)"));
+  r.points = {{1, 1000}, {4, 0}};
+  CHECK_THROWS_WITH(gpuplan::measured_scaling(r), Contains("positive"));
+  r.points = {{1, 1000}, {4, 3600}};
+  r.up_to = 2;
+  CHECK_THROWS_WITH(gpuplan::measured_scaling(r), Contains("scaling.up_to"));
+}
+
+TEST_CASE("measured points: command-line entries", "[scaling]") {
+  const ScalingPoint p = gpuplan::parse_measured_entry("4=3600.5", "--measured");
+  CHECK(p.gpus == 4);
+  CHECK_THAT(p.throughput, WithinRel(3600.5, 1e-12));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_entry("4:3600", "--measured"), Contains("--measured: expected GPUS=THROUGHPUT"));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_entry("four=3600", "--measured"), Contains("'four'"));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_entry("4=-1", "--measured"), Contains("positive"));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_entry("4=nan", "--measured"), Contains("positive"));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_entry("0=5", "--measured"), Contains("whole number"));
+}
+
+TEST_CASE("measured points: JSON and CSV files", "[scaling]") {
+  const auto j = gpuplan::parse_measured_text(R"({"unit": "samples/s", "points": [{"gpus": 1, "throughput": 10},
+      {"gpus": 2, "throughput": 19}]})", "m.json");
+  CHECK(j.points.size() == 2);
+  CHECK(*j.unit == "samples/s");
+  const auto pairs = gpuplan::parse_measured_text("[[1, 10], [2, 19.5]]", "m.json");
+  CHECK_THAT(pairs.points[1].throughput, WithinRel(19.5, 1e-12));
+  const auto named = gpuplan::parse_measured_text(R"([{"num_gpus": 8, "tokens_per_s": 9000}])", "m.json");
+  CHECK(*named.unit == "tokens/s");
+  CHECK_THROWS_WITH(gpuplan::parse_measured_text(R"({"points": [{"gpus": 1}]})", "m.json"),
+                    Contains("m.json: /points/0: missing the throughput"));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_text(R"([{"gpus": 1.5, "throughput": 3}])", "m.json"),
+                    Contains("m.json: /0: the GPU count"));
+
+  const auto csv = gpuplan::parse_measured_text("# run 3\ngpus,tokens_per_s\n1,1000\n2,1900\n\n4,3600\n", "m.csv");
+  CHECK(csv.points.size() == 3);
+  CHECK(*csv.unit == "tokens/s");
+  const auto bare = gpuplan::parse_measured_text("1,1000\n2,1900\n", "m.csv");
+  CHECK(bare.points[1].gpus == 2);
+  CHECK_THROWS_WITH(gpuplan::parse_measured_text("gpus,throughput\n1,1000\n2,abc\n", "m.csv"),
+                    Contains("m.csv: line 3: the throughput must be a positive number, got 'abc'"));
+}
+
+TEST_CASE("scaling: throughput units", "[scaling]") {
+  const auto u = gpuplan::parse_throughput_unit("samples/min", "--unit");
+  CHECK(u.work == "samples");
+  CHECK_THAT(u.period_s, WithinRel(60.0, 1e-12));
+  CHECK_FALSE(u.tokens);
+  CHECK(gpuplan::parse_throughput_unit("tok/s", "--unit").tokens);
+  CHECK_THROWS_WITH(gpuplan::parse_throughput_unit("tokens/fortnight", "--unit"), Contains("--unit: 'tokens/fortnight' is not a rate"));
+}
