@@ -58,7 +58,7 @@ std::string known_names() {
   for (const ThroughputName& n : kThroughputNames) {
     tput += (tput.empty() ? "" : ", ") + std::string(n.name);
   }
-  return fmt::format("GPU count as one of {}; throughput as one of {}", gpus, tput);
+  return fmt::format("GPU count as one of {}; throughput as one of {}, or named for its rate (tokens/s)", gpus, tput);
 }
 
 std::optional<std::uint64_t> to_count(std::string_view text) {
@@ -78,6 +78,18 @@ std::optional<double> to_throughput(std::string_view text) {
     return std::nullopt;
   }
   return v;
+}
+
+// A column or key named for its rate ("tokens/s", "samples/sec") is the throughput in that unit.
+std::optional<std::string> rate_name(const std::string& name) {
+  if (name.find('/') == std::string::npos) {
+    return std::nullopt;
+  }
+  try {
+    return parse_throughput_unit(name, "column").text;
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
 }
 
 std::string count_message(std::string_view what) {
@@ -116,6 +128,7 @@ ScalingPoint json_point(const detail::Json& item, const std::string& origin, con
   const detail::Json* gpus = nullptr;
   const detail::Json* tput = nullptr;
   std::string_view tput_unit;
+  std::string rate_unit;
   for (const auto& [key, value] : item.items()) {
     const std::string k = lower(key);
     if (std::find(kGpuNames.begin(), kGpuNames.end(), k) != kGpuNames.end()) {
@@ -124,13 +137,19 @@ ScalingPoint json_point(const detail::Json& item, const std::string& origin, con
       }
       gpus = &value;
     }
+    const auto by_rate = rate_name(key);
     for (const ThroughputName& n : kThroughputNames) {
-      if (k == n.name) {
+      if (k == n.name || (by_rate && &n == &kThroughputNames.front())) {
         if (tput != nullptr) {
           fail(fmt::format("two throughputs ('{}' and another); give one", key));
         }
         tput = &value;
-        tput_unit = n.unit;
+        if (by_rate) {
+          rate_unit = *by_rate;
+          tput_unit = rate_unit;
+        } else {
+          tput_unit = n.unit;
+        }
       }
     }
   }
@@ -228,6 +247,10 @@ MeasuredPoints parse_csv(std::string_view text, std::string_view origin) {
                 out.unit = std::string(n.unit);
               }
             }
+          }
+          if (const auto unit = rate_name(cells[c])) {
+            tput_col = c;
+            out.unit = unit;
           }
         }
         if (!gpu_col || !tput_col) {

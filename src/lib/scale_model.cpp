@@ -100,16 +100,26 @@ class TableBuilder {
     }
     // The smallest replica that fits: fewest GPUs, TP inside the scale-up domain first.
     std::optional<ScaleModelRow> base;
+    std::string last_error;
     for (std::uint64_t n = 1; n <= r_.up_to && !base; n *= 2) {
       FitRequest fr = r_.perf.fit;
       fr.context_tokens = r_.perf.input_tokens + r_.perf.output_tokens;
       fr.concurrency = 1;
-      const FitResult f = fit_smallest_layout(model_, gpu_, fr, n);
-      if (f.fits) {
-        Layout l = f.request.layout;
-        l.dp = 1;
+      std::optional<FitResult> f;
+      try {
+        f = fit_smallest_layout(model_, gpu_, fr, n);
+      } catch (const InputError& e) {
+        last_error = e.what();  // e.g. an EP degree that cannot divide this few GPUs
+        continue;
+      }
+      if (f->fits) {
+        // One replica, unless expert parallelism spans replicas (EP over TP x DP).
+        const Layout l = f->request.layout;
         base = row(l, n <= domain_ ? ScaleWay::scale_up : ScaleWay::scale_out, "smallest");
       }
+    }
+    if (!base && !last_error.empty()) {
+      throw InputError(last_error);
     }
     if (!base) {
       throw InputError(fmt::format("scale.up_to: {} does not fit any layout of up to {} x {} (weights and one "
@@ -131,7 +141,7 @@ class TableBuilder {
     };
     for (std::uint64_t n = n0; n <= r_.up_to; n *= 2) {
       const ScaleWay way = n <= domain_ ? ScaleWay::scale_up : ScaleWay::scale_out;
-      add({.tp = s.tp, .pp = s.pp, .dp = n / n0}, way, n == n0 ? "smallest" : "replicas");
+      add({.tp = s.tp, .pp = s.pp, .dp = s.dp * (n / n0)}, way, n == n0 ? "smallest" : "replicas");
       if (n <= domain_) {
         add({.tp = n, .pp = 1, .dp = 1}, way, "wider TP");
         continue;
@@ -163,20 +173,21 @@ class TableBuilder {
   void serve_out(const ScaleModelRow& base, std::vector<ScaleModelRow>& rows, ScaleModelTable& t) const {
     const double target = *r_.target_output_tokens_per_s;
     const std::uint64_t replica0 = base.layout.gpus();
-    for (std::uint64_t tp = base.layout.tp; tp * base.layout.pp <= std::max(domain_, replica0); tp *= 2) {
-      const Layout replica{.tp = tp, .pp = base.layout.pp, .dp = 1};
+    const std::uint64_t unit_dp = base.layout.dp;  // > 1 only when EP spans replicas
+    for (std::uint64_t tp = base.layout.tp; tp * base.layout.pp * unit_dp <= std::max(domain_, replica0); tp *= 2) {
+      const Layout replica{.tp = tp, .pp = base.layout.pp, .dp = unit_dp};
       const auto one = row(replica, ScaleWay::serve_out, "");
       if (!one) {
         continue;
       }
       const double replicas = std::ceil(target / one->output_tokens_per_s);
-      if (replicas * d(replica.gpus()) > d(kMaxGpus)) {
+      if (replicas * d(replica.gpus()) > d(kMaxGpus)) {  // replica.gpus() counts unit_dp
         t.notes.push_back(fmt::format("serve-out with TP {} needs more than {} GPUs", tp, kMaxGpus));
         continue;
       }
       const auto count = static_cast<std::uint64_t>(replicas);
-      const auto x = row({.tp = tp, .pp = base.layout.pp, .dp = count},
-                         ScaleWay::serve_out, fmt::format("{} replica{} of TP {}{}", count, count == 1 ? "" : "s", tp,
+      const auto x = row({.tp = tp, .pp = base.layout.pp, .dp = count * unit_dp},
+                         ScaleWay::serve_out, fmt::format("{} replica{} of TP {}{}", count * unit_dp, count * unit_dp == 1 ? "" : "s", tp,
                                                           base.layout.pp > 1 ? fmt::format(" x PP {}", base.layout.pp) : ""));
       if (!x) {
         continue;

@@ -195,6 +195,9 @@ TEST_CASE("measured points: JSON and CSV files", "[scaling]") {
   const auto csv = gpuplan::parse_measured_text("# run 3\ngpus,tokens_per_s\n1,1000\n2,1900\n\n4,3600\n", "m.csv");
   CHECK(csv.points.size() == 3);
   CHECK(*csv.unit == "tokens/s");
+  const auto rate = gpuplan::parse_measured_text("gpus,samples/sec\n1,10\n2,19\n", "m.csv");
+  CHECK(*rate.unit == "samples/sec");
+  CHECK(*gpuplan::parse_measured_text(R"([{"gpus": 1, "images/min": 10}])", "m.json").unit == "images/min");
   const auto bare = gpuplan::parse_measured_text("1,1000\n2,1900\n", "m.csv");
   CHECK(bare.points[1].gpus == 2);
   CHECK_THROWS_WITH(gpuplan::parse_measured_text("gpus,throughput\n1,1000\n2,abc\n", "m.csv"),
