@@ -166,7 +166,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     g.id, type, to_string(main)));
   }
   if (m.has_architecture() && !m.layer_window_tokens.empty()) {
-    res.notes.push_back("sliding-window layers hold at most their window of KV cache");
+    res.notes.push_back(m.model_type.starts_with("llama4")
+                            ? "chunked-attention layers hold at most one chunk of KV cache"
+                            : "sliding-window layers hold at most their window of KV cache");
   }
 }
 
@@ -243,7 +245,7 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
     res.kv = kv_shape(model, r.kv_dtype, l);
     res.kv_bytes_per_token = kv_bytes_per_token(model, r.kv_dtype);
     res.kv_bytes_per_token_per_gpu =
-        res.kv.bytes_per_token_per_layer_per_gpu * d(res.kv.layers_per_gpu());
+        res.kv.bytes_per_token_per_layer_per_gpu * d(res.kv.windows.size());
     res.sequence_kv_bytes_per_gpu = sequence_kv_bytes(res.kv, r.context_tokens, r.block_tokens);
     mem.kv_cache_bytes = d(res.concurrency_per_replica) * res.sequence_kv_bytes_per_gpu;
     const auto per_replica =
