@@ -24,7 +24,8 @@ struct KvShape {
   /// Fixed recurrent state one sequence holds on this GPU (linear-attention layers), any length.
   double state_bytes_per_sequence = 0;
 
-  [[nodiscard]] std::uint64_t layers_per_gpu() const { return windows.size() + linear_layers; }
+  /// Layers holding per-token KV (linear-attention layers are counted in linear_layers).
+  [[nodiscard]] std::uint64_t layers_per_gpu() const { return windows.size(); }
 };
 
 /// Bytes of recurrent state a linear-attention layer keeps per sequence, whole model, in the

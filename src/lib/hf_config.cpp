@@ -75,6 +75,7 @@ constexpr std::string_view kClassDefaults = R"({
                 "tie_word_embeddings": true, "use_bias": true},
  "gpt_bigcode": {"vocab_size": 50257, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,
                  "multi_query": true, "tie_word_embeddings": true},
+ "opt": {"tie_word_embeddings": true},
  "gpt_neox": {"vocab_size": 50432, "hidden_size": 6144, "intermediate_size": 24576, "num_hidden_layers": 44,
               "num_attention_heads": 64, "max_position_embeddings": 2048, "tie_word_embeddings": false},
  "phi3": {"vocab_size": 32064, "hidden_size": 3072, "intermediate_size": 8192, "num_hidden_layers": 32,
@@ -113,7 +114,11 @@ std::string text_type_of(std::string_view parent) {
 }
 
 // Older and GPT-style spellings of the fields gpuplan reads.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kAliases{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kAliases{{
+    {"ffn_dim", "intermediate_size"},              // OPT
+    {"padded_vocab_size", "vocab_size"},           // ChatGLM
+    {"kv_channels", "head_dim"},                   // ChatGLM
+    {"multi_query_group_num", "num_key_value_heads"},  // ChatGLM
     {"n_embd", "hidden_size"},
     {"d_model", "hidden_size"},
     {"n_layer", "num_hidden_layers"},
@@ -195,6 +200,15 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
         m.num_key_value_heads = 1;
       }
     }
+  }
+  if (t == "opt") {
+    m.layer_norm = true;
+    m.mlp_gated = false;
+    m.attention_bias = m.mlp_bias = r.boolean("enable_bias", true);
+    m.learned_positions = m.max_position_embeddings + 2;  // OPT offsets positions by 2
+  }
+  if (t == "chatglm") {
+    m.qkv_bias = r.boolean("add_qkv_bias", false);
   }
   if (is(t, {"gpt_bigcode", "gpt2"})) {
     m.layer_norm = true;
@@ -458,17 +472,28 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
   ModelSpec m;
   m.origin = origin;
   m.model_type = r.optional_string("model_type").value_or("");
-  m.hidden_size = r.integer("hidden_size", 1, 1u << 20);
-  m.num_hidden_layers = r.integer("num_hidden_layers", 1, 10'000);
-  m.num_attention_heads = r.integer("num_attention_heads", 1, 10'000);
+  // A required field the file and its class leave out: say that no default applies.
+  const auto required = [&r, &m](std::string_view key, std::uint64_t min, std::uint64_t max) {
+    if (!r.has(key)) {
+      r.fail(key, m.model_type.empty()
+                      ? std::string("missing required field (no model_type, so no class default)")
+                      : fmt::format("missing required field, and model_type \"{}\" has no class default "
+                                    "for it",
+                                    m.model_type));
+    }
+    return r.integer(key, min, max);
+  };
+  m.hidden_size = required("hidden_size", 1, 1u << 20);
+  m.num_hidden_layers = required("num_hidden_layers", 1, 10'000);
+  m.num_attention_heads = required("num_attention_heads", 1, 10'000);
   m.num_key_value_heads =
       r.optional_integer("num_key_value_heads", 1, 10'000).value_or(m.num_attention_heads);
   // GPT-style files leave the MLP width out (n_inner null): four times the hidden size.
   const bool four_h = is(m.model_type, {"falcon", "gpt_bigcode", "gpt2"});
   m.intermediate_size = four_h ? r.optional_integer("intermediate_size", 1, 1u << 22).value_or(4 * m.hidden_size)
                                : r.integer("intermediate_size", 1, 1u << 22);
-  m.vocab_size = r.integer("vocab_size", 1, 100'000'000);
-  m.max_position_embeddings = r.integer("max_position_embeddings", 1, kBig);
+  m.vocab_size = required("vocab_size", 1, 100'000'000);
+  m.max_position_embeddings = required("max_position_embeddings", 1, kBig);
   // Missing: the class default, applied above; a type without one (PretrainedConfig's default
   // is true, but most causal-LM classes override it) counts an untied head: the larger figure.
   m.tie_word_embeddings = r.boolean("tie_word_embeddings", false);

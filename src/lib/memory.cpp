@@ -179,7 +179,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     g.id, type, to_string(main)));
   }
   if (m.has_architecture() && !m.layer_window_tokens.empty()) {
-    res.notes.push_back("sliding-window layers hold at most their window of KV cache");
+    res.notes.push_back(m.model_type.starts_with("llama4")
+                            ? "chunked-attention layers hold at most one chunk of KV cache"
+                            : "sliding-window layers hold at most their window of KV cache");
   }
 }
 

@@ -125,7 +125,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   const double stage_share = d((m.num_hidden_layers + l.pp - 1) / l.pp) / d(m.num_hidden_layers);
   layers_per_stage_ = d(fit_.kv.layers_per_gpu());
   moe_layers_per_stage_ =
-      m.moe ? d(m.num_hidden_layers - std::min(m.moe->first_dense_layers, m.num_hidden_layers)) * stage_share : 0;
+      m.moe ? d(m.moe_layer_count()) * stage_share : 0;
   // 2 FLOPs per multiply-add over the active weights (not the embedding gather).
   linear_flop_per_token_ = 2.0 * (p.active() - p.embedding + (m.tie_word_embeddings ? p.embedding : 0.0)) *
                            stage_share / d(l.tp);

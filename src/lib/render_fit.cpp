@@ -244,7 +244,12 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     kv.rows.push_back({"KV heads per GPU", r.kv.kv_heads_per_gpu == 0
                                                ? std::string("latent (MLA)")
                                                : std::to_string(r.kv.kv_heads_per_gpu)});
-    kv.rows.push_back({"layers per GPU", std::to_string(r.kv.layers_per_gpu())});
+    kv.rows.push_back({"layers per GPU", std::to_string(r.kv.layers_per_gpu() + r.kv.linear_layers)});
+    if (r.kv.linear_layers > 0) {
+      kv.rows.push_back({"linear-attention layers per GPU (no per-token KV)", std::to_string(r.kv.linear_layers)});
+      kv.rows.push_back({fmt::format("recurrent state per sequence per GPU ({})", unit),
+                         bytes_value(r.kv.state_bytes_per_sequence, u)});
+    }
     kv.rows.push_back({fmt::format("one sequence per GPU ({})", unit),
                        bytes_value(r.sequence_kv_bytes_per_gpu, u)});
     kv.rows.push_back({fmt::format("max concurrent sequences at {} tokens",
@@ -271,8 +276,11 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   node.rows.push_back({"model weights (one copy)", bytes_value(model_weights(r), u)});
   if (r.checkpoint_bytes) {
     node.rows.push_back({"checkpoint files (safetensors index)", bytes_value(*r.checkpoint_bytes, u)});
-    node.rows.push_back({"computed - checkpoint", fmt::format("{}{}", model_weights(r) < *r.checkpoint_bytes ? "-" : "+",
-                                                              bytes_value(std::abs(model_weights(r) - *r.checkpoint_bytes), u))});
+    const double diff = model_weights(r) - *r.checkpoint_bytes;
+    node.rows.push_back({"computed - checkpoint (bytes)",
+                         fmt::format("{}{} ({:+.3f} %)", diff < 0 ? "-" : "+",
+                                     group_digits(static_cast<std::uint64_t>(std::llround(std::abs(diff)))),
+                                     100.0 * diff / *r.checkpoint_bytes)});
   }
   node.rows.push_back({"KV budget (per GPU x GPUs)", bytes_value(m.kv_budget_bytes * double(q.layout.gpus()), u)});
   doc.tables.push_back(std::move(node));
@@ -402,8 +410,10 @@ Json fit_json(const FitResult& r) {
                {"bytes_per_element", r.kv.bytes_per_element},
                {"kv_heads_per_gpu", r.kv.kv_heads_per_gpu},
                {"replicated", r.kv.replicated},
-               {"layers_per_gpu", r.kv.layers_per_gpu()},
+               {"layers_per_gpu", r.kv.layers_per_gpu() + r.kv.linear_layers},
                {"sliding_layers_per_gpu", sliding},
+               {"linear_attention_layers_per_gpu", r.kv.linear_layers},
+               {"state_bytes_per_sequence_per_gpu", bytes(r.kv.state_bytes_per_sequence, "state")},
                {"sequence_bytes_per_gpu", bytes(r.sequence_kv_bytes_per_gpu, "sequence kv")}};
   } else {
     j["kv"] = null_json;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/layout_search.hpp>
 #include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
 

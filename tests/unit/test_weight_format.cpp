@@ -1,0 +1,140 @@
+// Weight formats: bytes from tensor shapes per scale scheme; formats read from
+// quantization_config; the choice between shipped formats and flags.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/kv_cache.hpp>
+#include <gpuplan/memory.hpp>
+#include <gpuplan/weight_choice.hpp>
+
+using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
+using gpuplan::DType;
+using gpuplan::WeightPart;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(GPUPLAN_FIXTURES_DIR) + "/" + name; }
+
+gpuplan::ModelSpec config(const std::string& name) { return gpuplan::model_from_hf_config_file(fixture(name)); }
+
+}  // namespace
+
+TEST_CASE("weight format: scale bytes follow the tensor shape", "[weights]") {
+  const auto fmt = [](const char* name) { return gpuplan::parse_weight_format(name, "test"); };
+  // DeepSeek-V3 kv_a_proj_with_mqa, 576 x 7168: ceil(576/128) x 56 = 280 fp32 block scales.
+  CHECK_THAT(fmt("fp8-block128").matrix_bytes(576, 7168), WithinAbs(576.0 * 7168 + 5 * 56 * 4, 1e-6));
+  // MXFP4: half a byte per element, one E8M0 byte per 32 inputs of a row.
+  CHECK_THAT(fmt("mxfp4").matrix_bytes(5760, 2880), WithinAbs(5760.0 * 2880 / 2 + 5760.0 * 90, 1e-6));
+  // NVFP4: an E4M3 byte per 16 inputs and one fp32 global scale.
+  CHECK_THAT(fmt("nvfp4").matrix_bytes(4096, 4096), WithinAbs(4096.0 * 4096 / 2 + 4096.0 * 256 + 4, 1e-6));
+  // GPTQ/AWQ int4 g128: a bf16 scale and a 4-bit zero point per group; a partial group counts.
+  CHECK_THAT(fmt("int4-g128-zp").matrix_bytes(10, 200), WithinAbs(10.0 * 200 / 2 + 10.0 * 2 * 2.5, 1e-6));
+  // bitsandbytes nf4 with double quantization: 8-bit absmax per 64, fp32 per 256 of those.
+  CHECK_THAT(fmt("nf4-dq").matrix_bytes(64, 1024), WithinAbs(64.0 * 1024 / 2 + 64.0 * 16 + 4.0 * 4, 1e-6));
+  // Per-channel fp8 (vLLM W8A8 layers keep fp32 channel scales); bf16 has none.
+  CHECK_THAT(fmt("fp8").matrix_bytes(3, 5), WithinAbs(15.0 + 3 * 4, 1e-6));
+  CHECK_THAT(fmt("bf16").matrix_bytes(3, 5), WithinAbs(30.0, 1e-6));
+  CHECK(gpuplan::to_string(fmt("fp8-block128")) == "fp8-block128");
+  CHECK(gpuplan::to_string(fmt("int8")) == "int8");
+  CHECK_THROWS_AS(fmt("fp6"), gpuplan::InputError);
+}
+
+TEST_CASE("weight format: quantization_config methods and their unquantized lists", "[weights][hf]") {
+  const auto w8a8 = config("hf-llama-3.1-8b-w8a8.json");
+  REQUIRE(w8a8.shipped_formats);
+  CHECK((*w8a8.shipped_formats)[WeightPart::attention].element == DType::int8);
+  CHECK((*w8a8.shipped_formats)[WeightPart::attention].scheme == gpuplan::ScaleScheme::per_channel);
+  CHECK((*w8a8.shipped_formats)[WeightPart::lm_head] == gpuplan::WeightFormat{});  // in "ignore"
+  const auto awq = config("hf-llama-3.1-8b-awq.json");
+  CHECK(gpuplan::to_string((*awq.shipped_formats)[WeightPart::dense_mlp]) == "int4-g128-zp");
+  const auto gptq = config("hf-llama-3.1-8b-gptq.json");
+  CHECK(gpuplan::to_string((*gptq.shipped_formats)[WeightPart::attention]) == "int4-g128-zp");
+  const auto nf4 = config("hf-llama-3.1-8b-bnb-nf4.json");
+  CHECK(gpuplan::to_string((*nf4.shipped_formats)[WeightPart::dense_mlp]) == "nf4-dq");
+  const auto oss = config("hf/gpt-oss-120b");
+  CHECK((*oss.shipped_formats)[WeightPart::routed_experts].element == DType::mxfp4);
+  CHECK((*oss.shipped_formats)[WeightPart::attention] == gpuplan::WeightFormat{});
+  CHECK(gpuplan::describe_formats(oss, *oss.shipped_formats) == "experts mxfp4, rest bf16");
+  const auto ds = config("hf/deepseek-v3");
+  CHECK(gpuplan::to_string((*ds.shipped_formats)[WeightPart::routed_experts]) == "fp8-block128");
+  CHECK((*ds.shipped_formats)[WeightPart::embedding] == gpuplan::WeightFormat{});
+  // No quantization_config: torch_dtype (Llama 2 -hf ships fp16).
+  CHECK((*config("hf/llama-2-7b").shipped_formats)[WeightPart::attention].element == DType::fp16);
+  CHECK_THROWS_WITH(config("bad-hf-unknown-quant.json"), Catch::Contains("/quantization_config/quant_method"));
+}
+
+TEST_CASE("weight format: gpt-oss checkpoint size from its formats", "[weights][reference]") {
+  // OpenAI gpt-oss model card: the 120b checkpoint is 60.8 GiB.
+  const auto m = gpuplan::Catalog::builtin().model("gpt-oss-120b");
+  const auto bytes = gpuplan::weight_bytes_by_part(m, *m.shipped_formats);
+  double total = 0;
+  for (double b : bytes) {
+    total += b;
+  }
+  CHECK_THAT(total / 1073741824.0, WithinRel(60.8, 0.01));
+}
+
+TEST_CASE("weight choice: flags over shipped formats", "[weights]") {
+  const auto& oss = gpuplan::Catalog::builtin().model("gpt-oss-120b");
+  const auto shipped = gpuplan::choose_weight_formats(oss, {});
+  CHECK(shipped == *oss.shipped_formats);
+  const auto fp8 = gpuplan::choose_weight_formats(oss, {.all = gpuplan::default_format(DType::fp8)});
+  CHECK(fp8[WeightPart::routed_experts].element == DType::fp8);
+  CHECK(fp8[WeightPart::embedding].element == DType::bf16);
+  CHECK(fp8[WeightPart::router].element == DType::bf16);
+  const auto mixed = gpuplan::choose_weight_formats(oss, {.attention = gpuplan::default_format(DType::fp8)});
+  CHECK(mixed[WeightPart::routed_experts].element == DType::mxfp4);
+  CHECK(mixed[WeightPart::attention].element == DType::fp8);
+  const auto& dense = gpuplan::Catalog::builtin().model("llama-3.1-8b");
+  CHECK_THROWS_WITH(gpuplan::choose_weight_formats(dense, {.experts = gpuplan::default_format(DType::fp8)}),
+                    Catch::StartsWith("weights.experts:"));
+  // fit without a dtype flag in the request's formats says so.
+  gpuplan::FitRequest r;
+  r.weight_formats = shipped;
+  const auto res = gpuplan::fit(oss, gpuplan::Catalog::builtin().gpu("h100-sxm"), r);
+  CHECK(res.formats_as_shipped);
+  CHECK(res.fits);  // MXFP4 experts: about 65 GB on one 80 GB GPU
+}
+
+TEST_CASE("hf importer: family layouts the config does not spell out", "[hf]") {
+  // Falcon-7B: multi_query wins over num_kv_heads 71 (one KV head); Falcon-40B keeps its 8.
+  CHECK(config("hf/falcon-7b").num_key_value_heads == 1);
+  CHECK(config("hf/falcon-40b").num_key_value_heads == 8);
+  CHECK_FALSE(config("hf/falcon-7b").mlp_gated);
+  // Gemma 2 leaves tie_word_embeddings out: the class default (true) applies.
+  CHECK(config("hf/gemma-2-9b").tie_word_embeddings);
+  CHECK_THAT(gpuplan::count_params(config("hf/gemma-2-9b")).lm_head, WithinAbs(0.0, 0.5));
+  // Gemma 3 text_config omits the heads: Gemma3TextConfig defaults (8 heads, 4 KV, head_dim 256).
+  const auto g4 = config("hf/gemma-3-4b-it");
+  CHECK(g4.num_attention_heads == 8);
+  CHECK(g4.head_dim == 256);
+  REQUIRE(g4.vision);
+  CHECK_FALSE(g4.vision->estimated);
+  // Llama 4 Maverick: MoE on every other layer, chunked attention on 3 of 4 layers.
+  const auto mav = config("hf/llama-4-maverick-17b-128e");
+  CHECK(mav.moe_layer_count() == 24);
+  std::size_t chunked = 0;
+  for (auto w : mav.layer_window_tokens) {
+    chunked += w == 8192 ? 1 : 0;
+  }
+  CHECK(chunked == 36);
+  // Integral values written as floats are integers.
+  CHECK(config("hf-float-integers.json").num_hidden_layers == 32);
+}
+
+TEST_CASE("kv cache: linear-attention layers hold a fixed state per sequence", "[kv][hf]") {
+  const auto m = config("hf/qwen3-next-80b-a3b");
+  const auto shape = gpuplan::kv_shape(m, DType::bf16, gpuplan::Layout{});
+  CHECK(shape.linear_layers == 36);
+  CHECK(shape.windows.size() == 12);
+  const double per_token = 12 * 2 * 2 * 256 * 2.0;
+  const double state = gpuplan::linear_state_bytes_per_sequence(m);
+  // Twice the tokens: twice the per-token part, the same state.
+  CHECK_THAT(gpuplan::sequence_kv_bytes(shape, 2048, 16), WithinRel(2048 * per_token + state, 1e-12));
+  CHECK_THAT(gpuplan::sequence_kv_bytes(shape, 4096, 16), WithinRel(4096 * per_token + state, 1e-12));
+}
