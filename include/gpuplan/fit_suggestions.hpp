@@ -28,8 +28,8 @@ struct FitSuggestion {
 
 /// Suggestions for a request that does not fit. `search` is the result for `request` (a given
 /// layout or a search over `options.gpus`); changed requests are evaluated the same way. The
-/// GPU count keeps a given layout's TP x PP and adds replicas; otherwise it tries every replica
-/// shape (TP within a node first). Suggestions with `fits == false` say a change is not enough.
+/// GPU count keeps a given layout's TP x PP and adds replicas when that helps; otherwise it
+/// tries every replica shape (TP within a node first) and reports the layout fit would choose. Suggestions with `fits == false` say a change is not enough.
 std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& gpu,
                                         const FitRequest& request, const LayoutSearchOptions& options,
                                         bool layout_given, const LayoutSearch& search);

@@ -101,8 +101,12 @@ std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const Gp
                                                 bool layout_given) {
   std::optional<FitResult> best;
   if (layout_given || !request.mig_profile.empty()) {
+    // More replicas of the given layout first; if replicas cannot help (the weights do not
+    // fit one), any layout.
     best_for_shape(model, gpu, request, request.layout.tp, request.layout.pp, best);
-    return best;
+    if (best || !request.mig_profile.empty()) {
+      return best;
+    }
   }
   const std::uint64_t within_node = tp_within_node(gpu, options);
   // Bare parameter counts have no layers to bound PP; 1,024 stages is beyond any deployment.
@@ -148,7 +152,7 @@ std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& g
   if (auto best = smallest_fitting_count(model, gpu, r, options, layout_given)) {
     // Report the layout fit itself would choose on that many GPUs.
     FitResult chosen = std::move(*best);
-    if (!layout_given) {
+    if (!layout_given || chosen.request.layout.gpus_per_replica() != r.layout.gpus_per_replica()) {
       LayoutSearchOptions more_gpus = options;
       more_gpus.gpus = chosen.request.layout.gpus();
       LayoutSearch s = search_layouts(model, gpu, r, more_gpus);

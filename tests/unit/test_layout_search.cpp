@@ -187,7 +187,7 @@ FitQuestion applied(FitQuestion q, const gpuplan::FitSuggestion& s) {
   switch (s.change) {
     case FitChange::gpus:
       q.search.gpus = s.count;
-      q.request.layout.dp = s.count / q.request.layout.gpus_per_replica();
+      q.request.layout = s.layout;  // a given layout may have needed another TP x PP
       break;
     case FitChange::kv_dtype: q.request.kv_dtype = *s.dtype; break;
     case FitChange::weights_dtype:
