@@ -1,9 +1,7 @@
-#include <gpuplan/fit_suggestions.hpp>
-
 #include <algorithm>
 #include <functional>
-
 #include <gpuplan/error.hpp>
+#include <gpuplan/fit_suggestions.hpp>
 
 namespace gpuplan {
 namespace {
@@ -40,8 +38,7 @@ struct Evaluator {
   }
 };
 
-std::optional<FitResult> try_fit(const ModelSpec& model, const GpuSpec& gpu, FitRequest r,
-                                 const Layout& l) {
+std::optional<FitResult> try_fit(const ModelSpec& model, const GpuSpec& gpu, FitRequest r, const Layout& l) {
   r.layout = l;
   try {
     return fit(model, gpu, r);
@@ -52,8 +49,8 @@ std::optional<FitResult> try_fit(const ModelSpec& model, const GpuSpec& gpu, Fit
 
 /// Smallest deployment of a TP x PP replica shape that fits: replicas added until the
 /// concurrency fits, or for EP the smallest group whose experts spread far enough.
-void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
-                    std::uint64_t tp, std::uint64_t pp, std::optional<FitResult>& best) {
+void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request, std::uint64_t tp,
+                    std::uint64_t pp, std::optional<FitResult>& best) {
   const std::uint64_t shape = tp * pp;
   const auto better = [&best](std::uint64_t gpus) {
     return gpus <= kMaxGpus && (!best || gpus < best->request.layout.gpus());
@@ -95,10 +92,8 @@ void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest
 
 /// The smallest GPU count (of this GPU) that fits; replica shapes by size, TP within a node
 /// first and across nodes only if nothing within one fits.
-std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const GpuSpec& gpu,
-                                                const FitRequest& request,
-                                                const LayoutSearchOptions& options,
-                                                bool layout_given) {
+std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                                const LayoutSearchOptions& options, bool layout_given) {
   std::optional<FitResult> best;
   if (layout_given || !request.mig_profile.empty()) {
     // More replicas of the given layout first; if replicas cannot help (the weights do not
@@ -116,8 +111,7 @@ std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const Gp
     const std::uint64_t lo = across ? within_node + 1 : 1;
     const std::uint64_t hi = across ? max_tp : std::min(within_node, max_tp);
     // Shapes by size: a shape of S GPUs needs at least S, so stop once S reaches the best.
-    for (std::uint64_t size = 1; size <= kMaxGpus && (!best || size < best->request.layout.gpus());
-         ++size) {
+    for (std::uint64_t size = 1; size <= kMaxGpus && (!best || size < best->request.layout.gpus()); ++size) {
       for (std::uint64_t tp = lo; tp <= std::min(hi, size); ++tp) {
         if (size % tp == 0 && size / tp <= max_pp && tp_allowed(model, tp)) {
           best_for_shape(model, gpu, request, tp, size / tp, best);
@@ -136,9 +130,9 @@ std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const Gp
 
 }  // namespace
 
-std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& gpu,
-                                        const FitRequest& request, const LayoutSearchOptions& options,
-                                        bool layout_given, const LayoutSearch& search) {
+std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                        const LayoutSearchOptions& options, bool layout_given,
+                                        const LayoutSearch& search) {
   std::vector<FitSuggestion> out;
   if (search.chosen.fits) {
     return out;
@@ -147,8 +141,7 @@ std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& g
   // The request as asked (its EP, if any, is a constraint; the chosen layout's EP is not).
   const FitRequest& r = request;
 
-  FitSuggestion more{.change = FitChange::gpus, .context_tokens = r.context_tokens,
-                     .concurrency = r.concurrency};
+  FitSuggestion more{.change = FitChange::gpus, .context_tokens = r.context_tokens, .concurrency = r.concurrency};
   if (auto best = smallest_fitting_count(model, gpu, r, options, layout_given)) {
     // Report the layout fit itself would choose on that many GPUs.
     FitResult chosen = std::move(*best);
