@@ -194,9 +194,27 @@ std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& g
     out.push_back(s);
   }
   if (sequences > 0 && sequences < r.concurrency) {
-    FitSuggestion s =
-        eval.with_change(r, FitChange::concurrency, [sequences](FitRequest& q) { q.concurrency = sequences; });
-    s.count = sequences;
+    const auto at = [&](std::uint64_t n) {
+      FitSuggestion s = eval.with_change(r, FitChange::concurrency, [n](FitRequest& q) { q.concurrency = n; });
+      s.count = n;
+      return s;
+    };
+    FitSuggestion s = at(sequences);
+    // Fewer sequences need smaller logits buffers, so more than the table's figure may fit:
+    // bisect between a load that fits and the requested one, which does not (fitting is
+    // monotone in the load).
+    std::uint64_t lo = sequences;
+    std::uint64_t hi = r.concurrency;
+    while (s.fits && hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      FitSuggestion probe = at(mid);
+      if (probe.fits) {
+        lo = mid;
+        s = std::move(probe);
+      } else {
+        hi = mid;
+      }
+    }
     out.push_back(s);
   }
   return out;
