@@ -3,20 +3,19 @@
 // fits, what would.
 
 #include <cstdint>
-#include <optional>
-#include <vector>
-
 #include <gpuplan/fit_suggestions.hpp>
 #include <gpuplan/layout_search.hpp>
+#include <optional>
+#include <vector>
 
 namespace gpuplan {
 
 struct FitQuestion {
   FitRequest request;
-  LayoutSearchOptions search;     ///< GPUs of the deployment (layout searched when not given)
-  bool layout_given = false;      ///< request.layout is the user's (--tp/--pp): evaluate only it
-  bool context_given = true;      ///< false: request.context_tokens is a default, which gives
-                                  ///< way to a smaller model maximum
+  LayoutSearchOptions search;  ///< GPUs of the deployment (layout searched when not given)
+  bool layout_given = false;   ///< request.layout is the user's (--tp/--pp): evaluate only it
+  bool context_given = true;   ///< false: request.context_tokens is a default, which gives
+                               ///< way to a smaller model maximum
 };
 
 struct FitReport {

@@ -4,13 +4,12 @@
 // context; perf, cost and compare still take the smallest replica that fits.
 
 #include <cstdint>
-#include <optional>
-#include <vector>
-
 #include <gpuplan/gpu.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/memory.hpp>
 #include <gpuplan/model_spec.hpp>
+#include <optional>
+#include <vector>
 
 namespace gpuplan {
 
@@ -29,11 +28,11 @@ struct LayoutOption {
   Layout layout;
   bool fits = false;
   bool weights_fit = false;
-  double kv_budget_bytes = 0;       ///< per GPU
-  double shortfall_bytes = 0;       ///< per GPU, 0 when it fits
+  double kv_budget_bytes = 0;                             ///< per GPU
+  double shortfall_bytes = 0;                             ///< per GPU, 0 when it fits
   std::optional<std::uint64_t> max_concurrent_sequences;  ///< whole deployment, at the context
   std::optional<std::uint64_t> max_context_tokens;        ///< at the requested concurrency
-  bool kv_replicated = false;       ///< TP beyond the KV heads (or MLA latent): copies per rank
+  bool kv_replicated = false;                             ///< TP beyond the KV heads (or MLA latent): copies per rank
   TpSpan tp_span = TpSpan::scale_up;
   /// Pipeline stages share a node (PP > 1 and a stage smaller than a node): chosen only when
   /// no layout without it fits, as serving recipes pipeline between nodes, not inside one.
@@ -51,7 +50,7 @@ struct LayoutSearch {
   FitResult chosen;                   ///< the full fit of options.front()
   std::vector<LayoutOption> options;  ///< best first (the ranking of `choice`)
   LayoutChoice choice = LayoutChoice::given;
-  bool across_nodes_tried = false;    ///< TP across nodes evaluated: nothing within a node fits
+  bool across_nodes_tried = false;  ///< TP across nodes evaluated: nothing within a node fits
 };
 
 /// Evaluates every layout of `options.gpus` GPUs: TP dividing the attention heads (and
@@ -79,7 +78,6 @@ LayoutOption layout_option(const FitResult& fit, const GpuSpec& gpu, const Layou
 /// Chooses the smallest replica (TP x PP GPUs, TP preferred within the scale-up domain) that
 /// fits on `gpus` GPUs and fills the rest with replicas; if none fits, returns the largest
 /// layout tried (fits == false). request.layout.ep is kept. Used by perf, cost and compare.
-FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitRequest request,
-                              std::uint64_t gpus);
+FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitRequest request, std::uint64_t gpus);
 
 }  // namespace gpuplan

@@ -1,9 +1,7 @@
-#include <gpuplan/fit_suggestions.hpp>
-
 #include <algorithm>
 #include <functional>
-
 #include <gpuplan/error.hpp>
+#include <gpuplan/fit_suggestions.hpp>
 
 namespace gpuplan {
 namespace {
@@ -40,8 +38,7 @@ struct Evaluator {
   }
 };
 
-std::optional<FitResult> try_fit(const ModelSpec& model, const GpuSpec& gpu, FitRequest r,
-                                 const Layout& l) {
+std::optional<FitResult> try_fit(const ModelSpec& model, const GpuSpec& gpu, FitRequest r, const Layout& l) {
   r.layout = l;
   try {
     return fit(model, gpu, r);
@@ -52,8 +49,8 @@ std::optional<FitResult> try_fit(const ModelSpec& model, const GpuSpec& gpu, Fit
 
 /// Smallest deployment of a TP x PP replica shape that fits: replicas added until the
 /// concurrency fits, or for EP the smallest group whose experts spread far enough.
-void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
-                    std::uint64_t tp, std::uint64_t pp, std::optional<FitResult>& best) {
+void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request, std::uint64_t tp,
+                    std::uint64_t pp, std::optional<FitResult>& best) {
   const std::uint64_t shape = tp * pp;
   const auto better = [&best](std::uint64_t gpus) {
     return gpus <= kMaxGpus && (!best || gpus < best->request.layout.gpus());
@@ -95,14 +92,16 @@ void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest
 
 /// The smallest GPU count (of this GPU) that fits; replica shapes by size, TP within a node
 /// first and across nodes only if nothing within one fits.
-std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const GpuSpec& gpu,
-                                                const FitRequest& request,
-                                                const LayoutSearchOptions& options,
-                                                bool layout_given) {
+std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                                const LayoutSearchOptions& options, bool layout_given) {
   std::optional<FitResult> best;
   if (layout_given || !request.mig_profile.empty()) {
+    // More replicas of the given layout first; if replicas cannot help (the weights do not
+    // fit one), any layout.
     best_for_shape(model, gpu, request, request.layout.tp, request.layout.pp, best);
-    return best;
+    if (best || !request.mig_profile.empty()) {
+      return best;
+    }
   }
   const std::uint64_t within_node = tp_within_node(gpu, options);
   // Bare parameter counts have no layers to bound PP; 1,024 stages is beyond any deployment.
@@ -112,8 +111,7 @@ std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const Gp
     const std::uint64_t lo = across ? within_node + 1 : 1;
     const std::uint64_t hi = across ? max_tp : std::min(within_node, max_tp);
     // Shapes by size: a shape of S GPUs needs at least S, so stop once S reaches the best.
-    for (std::uint64_t size = 1; size <= kMaxGpus && (!best || size < best->request.layout.gpus());
-         ++size) {
+    for (std::uint64_t size = 1; size <= kMaxGpus && (!best || size < best->request.layout.gpus()); ++size) {
       for (std::uint64_t tp = lo; tp <= std::min(hi, size); ++tp) {
         if (size % tp == 0 && size / tp <= max_pp && tp_allowed(model, tp)) {
           best_for_shape(model, gpu, request, tp, size / tp, best);
@@ -132,9 +130,9 @@ std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const Gp
 
 }  // namespace
 
-std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& gpu,
-                                        const FitRequest& request, const LayoutSearchOptions& options,
-                                        bool layout_given, const LayoutSearch& search) {
+std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                        const LayoutSearchOptions& options, bool layout_given,
+                                        const LayoutSearch& search) {
   std::vector<FitSuggestion> out;
   if (search.chosen.fits) {
     return out;
@@ -143,12 +141,11 @@ std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& g
   // The request as asked (its EP, if any, is a constraint; the chosen layout's EP is not).
   const FitRequest& r = request;
 
-  FitSuggestion more{.change = FitChange::gpus, .context_tokens = r.context_tokens,
-                     .concurrency = r.concurrency};
+  FitSuggestion more{.change = FitChange::gpus, .context_tokens = r.context_tokens, .concurrency = r.concurrency};
   if (auto best = smallest_fitting_count(model, gpu, r, options, layout_given)) {
     // Report the layout fit itself would choose on that many GPUs.
     FitResult chosen = std::move(*best);
-    if (!layout_given) {
+    if (!layout_given || chosen.request.layout.gpus_per_replica() != r.layout.gpus_per_replica()) {
       LayoutSearchOptions more_gpus = options;
       more_gpus.gpus = chosen.request.layout.gpus();
       LayoutSearch s = search_layouts(model, gpu, r, more_gpus);
@@ -197,9 +194,27 @@ std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& g
     out.push_back(s);
   }
   if (sequences > 0 && sequences < r.concurrency) {
-    FitSuggestion s =
-        eval.with_change(r, FitChange::concurrency, [sequences](FitRequest& q) { q.concurrency = sequences; });
-    s.count = sequences;
+    const auto at = [&](std::uint64_t n) {
+      FitSuggestion s = eval.with_change(r, FitChange::concurrency, [n](FitRequest& q) { q.concurrency = n; });
+      s.count = n;
+      return s;
+    };
+    FitSuggestion s = at(sequences);
+    // Fewer sequences need smaller logits buffers, so more than the table's figure may fit:
+    // bisect between a load that fits and the requested one, which does not (fitting is
+    // monotone in the load).
+    std::uint64_t lo = sequences;
+    std::uint64_t hi = r.concurrency;
+    while (s.fits && hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      FitSuggestion probe = at(mid);
+      if (probe.fits) {
+        lo = mid;
+        s = std::move(probe);
+      } else {
+        hi = mid;
+      }
+    }
     out.push_back(s);
   }
   return out;

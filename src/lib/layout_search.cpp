@@ -1,11 +1,9 @@
-#include <gpuplan/layout_search.hpp>
-
-#include <algorithm>
-#include <tuple>
-
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <gpuplan/error.hpp>
+#include <gpuplan/layout_search.hpp>
+#include <tuple>
 
 namespace gpuplan {
 namespace {
@@ -128,10 +126,8 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
     }
   }
   if (within.empty() && across.empty()) {
-    throw InputError(asked_ep > 1 ? fmt::format("layout.ep: {} does not fit any layout of {} GPUs",
-                                                asked_ep, n)
-                                  : fmt::format("layout.gpus: no TP x PP layout of '{}' divides {} GPUs",
-                                                model.id, n));
+    throw InputError(asked_ep > 1 ? fmt::format("layout.ep: {} does not fit any layout of {} GPUs", asked_ep, n)
+                                  : fmt::format("layout.gpus: no TP x PP layout of '{}' divides {} GPUs", model.id, n));
   }
 
   LayoutSearch s;
@@ -147,8 +143,7 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
     }
   };
   evaluate(within);
-  const bool any_fits = std::any_of(s.options.begin(), s.options.end(),
-                                    [](const LayoutOption& o) { return o.fits; });
+  const bool any_fits = std::any_of(s.options.begin(), s.options.end(), [](const LayoutOption& o) { return o.fits; });
   if (!any_fits && !across.empty()) {
     s.across_nodes_tried = true;
     evaluate(across);
@@ -158,9 +153,8 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
   for (std::size_t i = 0; i < order.size(); ++i) {
     order[i] = i;
   }
-  std::stable_sort(order.begin(), order.end(), [&s](std::size_t a, std::size_t b) {
-    return rank_key(s.options[a]) < rank_key(s.options[b]);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&s](std::size_t a, std::size_t b) { return rank_key(s.options[a]) < rank_key(s.options[b]); });
   std::vector<LayoutOption> ranked;
   ranked.reserve(order.size());
   for (std::size_t i : order) {
@@ -172,8 +166,7 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
   return s;
 }
 
-FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitRequest request,
-                              std::uint64_t gpus) {
+FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitRequest request, std::uint64_t gpus) {
   check_gpus(gpus);
   if (request.layout.ep > 1) {
     // Reject EP on dense models or EP that cannot divide the GPUs before searching layouts.
@@ -202,14 +195,11 @@ FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitReq
   }
   // Fewest GPUs per replica first; among equals, TP inside the scale-up domain, then less PP.
   std::sort(candidates.begin(), candidates.end(), [domain](const Candidate& a, const Candidate& b) {
-    const auto key = [domain](const Candidate& c) {
-      return std::tuple(c.tp * c.pp, c.tp > domain && c.tp > 1, c.pp);
-    };
+    const auto key = [domain](const Candidate& c) { return std::tuple(c.tp * c.pp, c.tp > domain && c.tp > 1, c.pp); };
     return key(a) < key(b);
   });
   if (candidates.empty()) {
-    throw InputError(fmt::format("layout.gpus: no TP x PP layout of '{}' divides {} GPUs",
-                                 model.id, gpus));
+    throw InputError(fmt::format("layout.gpus: no TP x PP layout of '{}' divides {} GPUs", model.id, gpus));
   }
   std::optional<FitResult> last;
   for (const Candidate& c : candidates) {
@@ -229,8 +219,7 @@ FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitReq
     }
   }
   if (!last) {
-    throw InputError(fmt::format("layout.ep: {} does not fit any layout of {} GPUs",
-                                 request.layout.ep, gpus));
+    throw InputError(fmt::format("layout.ep: {} does not fit any layout of {} GPUs", request.layout.ep, gpus));
   }
   return *last;
 }

@@ -516,8 +516,11 @@ std::string choice_reason(const FitReport& rep) {
                              ? " (none without pipeline stages inside a node fits)"
                              : ", pipeline stages inside a node only if nothing else fits");
     case LayoutChoice::none_fits:
-      return fmt::format("none of {} layout{} fits; closest: most sequences, then smallest shortfall",
-                         s.options.size(), s.options.size() == 1 ? "" : "s");
+      if (s.options.size() == 1) {
+        return "the only layout; it does not fit";
+      }
+      return fmt::format("none of {} layouts fits; closest: most sequences, then smallest shortfall",
+                         s.options.size());
   }
   return "";
 }
@@ -526,11 +529,18 @@ std::string suggestion_value(const FitSuggestion& s) {
   return s.dtype ? std::string(to_string(*s.dtype)) : group_digits(s.count);
 }
 
-std::string suggestion_text(const FitSuggestion& s, const std::string& gpu_id, ByteUnits u) {
+/// `given`: the layout the user named, which a GPU-count suggestion may have to change.
+std::string suggestion_text(const FitSuggestion& s, const std::string& gpu_id, const std::string& mig,
+                            const std::optional<Layout>& given, ByteUnits u) {
   if (s.change == FitChange::gpus && !s.fits) {
-    return fmt::format("more {} GPUs: no count up to 65,536 fits", gpu_id);
+    return mig.empty() ? fmt::format("more {} GPUs: no count fits", gpu_id)
+                       : fmt::format("more MIG {} slices: no count fits (one slice holds a whole replica)", mig);
   }
-  const std::string change = fmt::format("{} {}", change_flag(s.change), suggestion_value(s));
+  std::string change = fmt::format("{} {}", change_flag(s.change), suggestion_value(s));
+  if (given && s.change == FitChange::gpus &&
+      (s.layout.tp != given->tp || s.layout.pp != given->pp)) {
+    change += fmt::format(" --tp {} --pp {}", s.layout.tp, s.layout.pp);  // replicas of the given layout cannot fit
+  }
   if (!s.fits) {
     return fmt::format("{} alone: does not fit (short by {} {} per GPU)", change,
                        bytes_value(s.shortfall_bytes, u), detail::unit_name(u));
@@ -607,7 +617,8 @@ detail::Document report_document(const FitReport& rep, ByteUnits u, bool plain_n
                     .rows = {}};
     for (const FitSuggestion& g : rep.suggestions) {
       const bool none = g.change == FitChange::gpus && !g.fits;
-      t.rows.push_back({std::string(change_flag(g.change)), none ? "-" : suggestion_value(g),
+      t.rows.push_back({std::string(change_flag(g.change)),
+                        none ? "-" : g.dtype ? std::string(to_string(*g.dtype)) : count(g.count),
                         g.fits ? "yes" : "no", none ? "-" : layout_short(g.layout),
                         g.max_concurrent_sequences ? count(*g.max_concurrent_sequences) : "-",
                         count(g.context_tokens), count(g.concurrency)});
@@ -624,7 +635,10 @@ detail::Document report_document(const FitReport& rep, ByteUnits u, bool plain_n
   }
   footer.push_back(doc.footer.front());  // the verdict
   for (const FitSuggestion& g : rep.suggestions) {
-    footer.push_back("suggestion: " + suggestion_text(g, r.gpu_id, u));
+    footer.push_back("suggestion: " + suggestion_text(g, r.gpu_id, q.mig_profile,
+                                                   s.choice == LayoutChoice::given ? std::optional(q.layout)
+                                                                                   : std::nullopt,
+                                                   u));
   }
   if (rep.default_context_clamped_from) {
     footer.push_back("note: " + clamp_note(rep));

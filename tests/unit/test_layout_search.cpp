@@ -1,13 +1,11 @@
 // Layout search, fit suggestions and the default-context clamp (issue 7, "Every layout").
-#include <catch2/catch.hpp>
-
 #include <algorithm>
-#include <string>
-
+#include <catch2/catch.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/fit_report.hpp>
 #include <gpuplan/layout_search.hpp>
+#include <string>
 
 using gpuplan::DType;
 using gpuplan::FitChange;
@@ -105,11 +103,9 @@ TEST_CASE("layout search: every layout uses the GPUs and keeps TP inside a node"
   // 16 H100s: TP 16 would cross nodes and is not evaluated when TP 8 layouts fit.
   const auto s16 = check("llama-3.1-70b", "h100-sxm", 16, FitRequest{});
   CHECK_FALSE(s16.across_nodes_tried);
-  CHECK(std::none_of(s16.options.begin(), s16.options.end(),
-                     [](const LayoutOption& o) { return o.layout.tp == 16; }));
+  CHECK(std::none_of(s16.options.begin(), s16.options.end(), [](const LayoutOption& o) { return o.layout.tp == 16; }));
   // Dense models never get an EP layout.
-  CHECK(std::all_of(s16.options.begin(), s16.options.end(),
-                    [](const LayoutOption& o) { return o.layout.ep == 1; }));
+  CHECK(std::all_of(s16.options.begin(), s16.options.end(), [](const LayoutOption& o) { return o.layout.ep == 1; }));
   // 405B in bf16 needs more than a node of L4s whichever way TP stays inside it: TP across
   // nodes is tried and stated.
   const auto l4 = check("llama-3.1-405b", "l4", 32, FitRequest{.context_tokens = 4096});
@@ -187,15 +183,21 @@ FitQuestion applied(FitQuestion q, const gpuplan::FitSuggestion& s) {
   switch (s.change) {
     case FitChange::gpus:
       q.search.gpus = s.count;
-      q.request.layout.dp = s.count / q.request.layout.gpus_per_replica();
+      q.request.layout = s.layout;  // a given layout may have needed another TP x PP
       break;
-    case FitChange::kv_dtype: q.request.kv_dtype = *s.dtype; break;
+    case FitChange::kv_dtype:
+      q.request.kv_dtype = *s.dtype;
+      break;
     case FitChange::weights_dtype:
       q.request.weights_dtype = *s.dtype;
       q.request.embeddings_dtype.reset();
       break;
-    case FitChange::context: q.request.context_tokens = s.count; break;
-    case FitChange::concurrency: q.request.concurrency = s.count; break;
+    case FitChange::context:
+      q.request.context_tokens = s.count;
+      break;
+    case FitChange::concurrency:
+      q.request.concurrency = s.count;
+      break;
   }
   return q;
 }
@@ -207,8 +209,8 @@ TEST_CASE("fit suggestions: each fitting change fits when applied", "[layout_sea
     const char* gpu;
     FitQuestion q;
   };
-  FitQuestion given = question(8, FitRequest{.layout = {.tp = 8}, .weights_dtype = DType::fp8,
-                                             .context_tokens = 131072, .concurrency = 64});
+  FitQuestion given = question(
+      8, FitRequest{.layout = {.tp = 8}, .weights_dtype = DType::fp8, .context_tokens = 131072, .concurrency = 64});
   given.layout_given = true;
   const Case cases[] = {
       {"deepseek-v3", "h200-sxm", question(8, FitRequest{.context_tokens = 32768, .concurrency = 32})},
@@ -216,6 +218,8 @@ TEST_CASE("fit suggestions: each fitting change fits when applied", "[layout_sea
       {"qwen3-235b-a22b", "h100-sxm", question(8, FitRequest{.context_tokens = 32768, .concurrency = 64})},
       {"llama-3.1-70b", "h100-sxm", given},
       {"llama-3.1-8b", "l4", question(1, FitRequest{.context_tokens = 131072, .concurrency = 8})},
+      // Millions of sequences: logits buffers shrink with the load, so the largest load is a fixed point.
+      {"llama-3.1-8b", "h100-sxm", question(4096, FitRequest{.concurrency = 100'000'000})},
   };
   for (const Case& c : cases) {
     INFO(c.model << " on " << c.q.search.gpus << " x " << c.gpu);
@@ -287,4 +291,3 @@ TEST_CASE("layout search: perf's smallest layout that fits", "[layout_search]") 
   CHECK_FALSE(none.fits);
   CHECK(none.request.layout.gpus_per_replica() == 2);
 }
-
