@@ -116,7 +116,7 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                               "memory above gpu_memory_utilization");
   }
   if (res.engine && !res.mig && !g.cuda_memory_bytes) {
-    res.notes.push_back(fmt::format("{} total as CUDA reports it is not in the catalog; the engine figures use "
+    res.notes.push_back(fmt::format("{} total as the GPU runtime reports it (cudaMemGetInfo/hipMemGetInfo) is not in the catalog; the engine figures use "
                                     "the {} figure ({:.2f} GiB), estimated",
                                     g.id, g.usable_memory_bytes ? "driver's" : "datasheet",
                                     g.fit_memory_bytes() / units::kGiB));
