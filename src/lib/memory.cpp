@@ -128,11 +128,14 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                             : "vLLM before 0.21 captures CUDA graphs after sizing the KV cache, from the "
                               "memory above gpu_memory_utilization");
   }
-  if (res.engine && !res.mig && !g.cuda_memory_bytes) {
-    res.notes.push_back(fmt::format("{} total as CUDA reports it is not in the catalog; the engine figures use "
-                                    "the {} figure ({:.2f} GiB), estimated",
-                                    g.id, g.usable_memory_bytes ? "driver's" : "datasheet",
-                                    g.fit_memory_bytes() / units::kGiB));
+  if (!res.mig && !g.usable_memory_bytes) {
+    res.notes.push_back(fmt::format("{} usable memory estimated: no driver-reported figure in the catalog, so the "
+                                    "datasheet's {:.2f} GiB is used (drivers report a few percent less)",
+                                    g.id, g.memory_bytes / units::kGiB));
+  } else if (res.engine && !res.mig && !g.cuda_memory_bytes) {
+    res.notes.push_back(fmt::format("{} total as the GPU runtime reports it (cudaMemGetInfo/hipMemGetInfo) is not "
+                                    "in the catalog; the engine figures use the driver's {:.2f} GiB, estimated",
+                                    g.id, g.fit_memory_bytes() / units::kGiB));
   }
   if (!m.has_architecture()) {
     res.notes.push_back(

@@ -98,8 +98,11 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
   return {};
 }
 
-detail::Table engine_table(const FitResult& r, ByteUnits u) {
+detail::Table engine_table(const FitResult& r, ByteUnits u, bool plain_numbers) {
   const EngineMemory& e = *r.engine;
+  const auto count = [plain_numbers](std::uint64_t v) {
+    return plain_numbers ? std::to_string(v) : group_digits(v);
+  };
   const std::string unit(detail::unit_name(u));
   detail::Table t{.title = fmt::format("{} memory arithmetic (per GPU)", engine_label(e.engine)),
                   .header = {"term", "value"},
@@ -111,9 +114,8 @@ detail::Table engine_table(const FitResult& r, ByteUnits u) {
   const bool vllm = e.engine == Engine::vllm;
   const bool sglang = e.engine == Engine::sglang;
   t.rows.push_back({vllm ? "max_num_batched_tokens" : sglang ? "chunked_prefill_size" : "max_num_tokens",
-                    group_digits(e.batched_tokens)});
-  t.rows.push_back({vllm ? "max_num_seqs" : sglang ? "cuda_graph_max_bs" : "max_batch_size",
-                    group_digits(e.max_seqs)});
+                    count(e.batched_tokens)});
+  t.rows.push_back({vllm ? "max_num_seqs" : sglang ? "cuda_graph_max_bs" : "max_batch_size", count(e.max_seqs)});
   bytes("GPU total", e.total_bytes);
   if (!vllm) {
     bytes("free at start", e.start_free_bytes);
@@ -129,7 +131,7 @@ detail::Table engine_table(const FitResult& r, ByteUnits u) {
     bytes("CUDA context, NCCL, workspaces", e.non_torch_bytes);
   }
   bytes("KV cache", e.kv_bytes);
-  t.rows.push_back({"KV cache tokens", group_digits(e.kv_tokens)});
+  t.rows.push_back({"KV cache tokens", count(e.kv_tokens)});
   return t;
 }
 
@@ -285,7 +287,7 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   node.rows.push_back({"KV budget (per GPU x GPUs)", bytes_value(m.kv_budget_bytes * double(q.layout.gpus()), u)});
   doc.tables.push_back(std::move(node));
   if (r.engine) {
-    doc.tables.push_back(engine_table(r, u));
+    doc.tables.push_back(engine_table(r, u, plain_numbers));
   }
 
   if (r.fits) {

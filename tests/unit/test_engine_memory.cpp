@@ -1,0 +1,145 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/engine_memory.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/memory.hpp>
+
+using gpuplan::DType;
+using gpuplan::Engine;
+using gpuplan::EngineInputs;
+using gpuplan::EngineSettings;
+using gpuplan::FitRequest;
+using gpuplan::Layout;
+
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+const EngineInputs kH100{.total_bytes = 79.11 * kGiB, .weights_bytes = 16.0 * kGiB,
+                         .kv_bytes_per_token_per_gpu = 131072.0, .block_tokens = 16};
+}  // namespace
+
+TEST_CASE("engine: vLLM subtracts weights, the profiling peak, non-torch memory and graphs", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto e = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm});
+  CHECK(e.share == Approx(0.9));
+  CHECK(e.share_default);
+  CHECK(e.batched_tokens == 8192);  // vllm serve on a GPU of at least 70 GiB
+  CHECK(e.max_seqs == 1024);
+  CHECK(e.kv_bytes == Approx(0.9 * kH100.total_bytes - kH100.weights_bytes -
+                             std::max(e.activation_bytes, e.sampler_bytes) - e.non_torch_bytes - e.cuda_graph_bytes));
+  CHECK(e.cuda_graph_bytes > 0);  // current vLLM profiles CUDA graphs
+  // Whole blocks of 16 tokens.
+  CHECK(e.kv_tokens % 16 == 0);
+  CHECK(static_cast<double>(e.kv_tokens) * 131072.0 <= e.kv_bytes);
+  CHECK(static_cast<double>(e.kv_tokens + 16) * 131072.0 > e.kv_bytes);
+  // Before 0.21 the graphs come out of the memory above the cap.
+  const auto old = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm, .vllm_minor_version = 10});
+  CHECK(old.cuda_graph_bytes < 1.0);
+  CHECK(old.kv_bytes > e.kv_bytes);
+  // Smaller GPUs get vLLM's smaller defaults.
+  const EngineInputs small{.total_bytes = 22.0 * kGiB, .weights_bytes = 15.0 * kGiB,
+                           .kv_bytes_per_token_per_gpu = 131072.0, .block_tokens = 16};
+  const auto l4 = gpuplan::engine_memory(m, Layout{}, small, {.engine = Engine::vllm});
+  CHECK(l4.batched_tokens == 2048);
+  CHECK(l4.max_seqs == 256);
+}
+
+// https://github.com/vllm-project/recipes/pull/12 (vLLM 0.10.1, Qwen3-Coder-480B-A35B FP8, DP 8
+// + EP on H20): the available KV memory went from 48.66 to 55.65 GiB when
+// gpu_memory_utilization went from 0.9 to 0.95, i.e. by 0.05 x a 139.8 GiB total: the share
+// multiplies the GPU's total, not the free memory after weights.
+TEST_CASE("engine: vLLM's share multiplies the total memory", "[engine]") {
+  const auto& m = cat().model("qwen3-30b-a3b");
+  const EngineInputs in{.total_bytes = 139.8 * kGiB, .weights_bytes = 60.0 * kGiB,
+                        .kv_bytes_per_token_per_gpu = 98304.0, .block_tokens = 16};
+  const auto at90 = gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .gpu_memory_utilization = 0.9});
+  const auto at95 = gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .gpu_memory_utilization = 0.95});
+  CHECK((at95.kv_bytes - at90.kv_bytes) / kGiB == Approx(55.65 - 48.66).margin(0.01));
+}
+
+TEST_CASE("engine: SGLang's static fraction of the free memory at start, minus weights", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto e = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang, .mem_fraction_static = 0.85});
+  CHECK(e.kv_bytes == Approx(0.85 * e.start_free_bytes - kH100.weights_bytes));
+  CHECK(e.start_free_bytes < kH100.total_bytes);
+  CHECK(e.block_tokens == 1);
+  // The default reserves at least 10 GiB on GPUs over 60 GiB, and more with larger TP.
+  const auto d1 = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang});
+  CHECK((1.0 - d1.share) * kH100.total_bytes >= 10.0 * kGiB * 0.999);
+  const auto d8 = gpuplan::engine_memory(m, Layout{.tp = 8}, kH100, {.engine = Engine::sglang});
+  CHECK(d8.share < d1.share);
+}
+
+TEST_CASE("engine: TensorRT-LLM's fraction of the memory free after weights and warm-up", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto e = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::trtllm});
+  CHECK(e.share == Approx(0.9));
+  CHECK(e.kv_bytes == Approx(0.9 * (e.start_free_bytes - kH100.weights_bytes - e.activation_bytes)));
+  // Nothing free: no KV cache, and the deficit shows.
+  const EngineInputs full{.total_bytes = 20.0 * kGiB, .weights_bytes = 30.0 * kGiB,
+                          .kv_bytes_per_token_per_gpu = 131072.0, .block_tokens = 16};
+  const auto none = gpuplan::engine_memory(m, Layout{}, full, {.engine = Engine::trtllm});
+  CHECK(none.kv_bytes < 0);
+  CHECK(none.kv_tokens == 0);
+}
+
+TEST_CASE("engine: more batched tokens, more activation memory; TP splits it", "[engine]") {
+  const auto& m = cat().model("llama-3.1-70b");
+  const double a1 = gpuplan::forward_activation_bytes(m, Layout{}, 2048);
+  const double a2 = gpuplan::forward_activation_bytes(m, Layout{}, 8192);
+  CHECK(a2 == Approx(4.0 * a1));
+  CHECK(gpuplan::forward_activation_bytes(m, Layout{.tp = 4}, 8192) < a2);
+  // MoE: the top-k experts' intermediates, not all experts'.
+  const auto& moe = cat().model("qwen3-30b-a3b");
+  CHECK(gpuplan::forward_activation_bytes(moe, Layout{}, 1) < 16.0 * 1024 * 1024);
+}
+
+TEST_CASE("engine: settings are checked against the engine named", "[engine]") {
+  CHECK(gpuplan::parse_engine("vLLM") == Engine::vllm);
+  CHECK(gpuplan::parse_engine("tensorrt-llm") == Engine::trtllm);
+  CHECK_THROWS_WITH(gpuplan::parse_engine("sgl"), Catch::Contains("engine.name") && Catch::Contains("sglang"));
+  using gpuplan::validate_engine_settings;
+  CHECK_THROWS_WITH(validate_engine_settings({.engine = Engine::vllm, .mem_fraction_static = 0.8}),
+                    Catch::Contains("engine.mem_fraction_static") && Catch::Contains("sglang"));
+  CHECK_THROWS_WITH(validate_engine_settings({.engine = Engine::sglang, .gpu_memory_utilization = 0.8}),
+                    Catch::Contains("engine.gpu_memory_utilization"));
+  CHECK_THROWS_WITH(validate_engine_settings({.engine = Engine::trtllm,
+                                              .kv_cache_free_gpu_mem_fraction = std::nan("")}),
+                    Catch::Contains("engine.kv_cache_free_gpu_mem_fraction"));
+  CHECK_THROWS_AS(validate_engine_settings({.engine = Engine::trtllm, .kv_cache_free_gpu_mem_fraction = 0.0}),
+                  gpuplan::InputError);
+  CHECK_THROWS_AS(validate_engine_settings({.engine = Engine::neutral, .max_num_seqs = 4}), gpuplan::InputError);
+  CHECK_THROWS_AS(validate_engine_settings({.engine = Engine::sglang, .vllm_minor_version = 10}), gpuplan::InputError);
+  CHECK_THROWS_AS(gpuplan::engine_memory(cat().model("llama-3.1-8b"), Layout{},
+                                         {.total_bytes = std::numeric_limits<double>::infinity()},
+                                         {.engine = Engine::vllm}),
+                  gpuplan::InputError);
+}
+
+TEST_CASE("engine: fit with an engine uses the engine's KV figure", "[engine][memory]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto& g = cat().gpu("h100-sxm");
+  FitRequest req{.context_tokens = 8192, .concurrency = 4};
+  req.engine.engine = Engine::vllm;
+  const auto r = gpuplan::fit(m, g, req);
+  REQUIRE(r.engine);
+  CHECK(r.per_gpu.kv_budget_bytes == Approx(r.engine->kv_bytes));
+  CHECK(r.engine->total_bytes == Approx(*g.cuda_memory_bytes));  // what CUDA reports, not nvidia-smi
+  CHECK(r.fits);
+  // The neutral default stays as it was.
+  const auto neutral = gpuplan::fit(m, g, FitRequest{.context_tokens = 8192, .concurrency = 4});
+  CHECK_FALSE(neutral.engine);
+  CHECK(neutral.per_gpu.engine_cap_bytes == Approx(0.9 * 81559.0 * 1048576.0));
+  // A model that leaves no room: the engine would not start, and fit says it does not fit.
+  FitRequest big{.context_tokens = 8192};
+  big.engine.engine = Engine::vllm;
+  const auto r70 = gpuplan::fit(cat().model("llama-3.1-70b"), g, big);
+  CHECK_FALSE(r70.fits);
+  CHECK_FALSE(r70.weights_fit);
+  CHECK(r70.engine->kv_bytes < 0);
+  CHECK(r70.per_gpu.kv_budget_bytes < 1.0);
+}
