@@ -29,7 +29,7 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
     sub.add_option("--gpu", o.gpu, "GPU id (gpuplan catalog gpus)")->required()->check(non_empty());
   }
   sub.add_option("--mig", o.mig, "One MIG slice, e.g. 1g.18gb, instead of a whole GPU")->check(non_empty());
-  auto* gpus = sub.add_option("--gpus", o.gpus, "GPUs in the deployment (default: TP x PP, or 1)")
+  auto* gpus = sub.add_option("--gpus", o.gpus, "GPUs in the deployment (default: TP x PP, or 1; compare: 8)")
                    ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   auto* nodes = sub.add_option("--nodes", o.nodes, "Nodes of --gpus-per-node GPUs")
                     ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{8192}));
@@ -41,11 +41,13 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--pp", o.pp, "Pipeline-parallel stages")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--ep", o.ep, "Expert-parallel degree (MoE)")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
-  sub.add_option("--weights-dtype", o.weights_dtype, "Weights: fp32 bf16 fp16 fp8 int8 int4 fp4 mxfp4")
+  sub.add_option("--weights-dtype", o.weights_dtype,
+                 "Weights: fp32 bf16 fp16 fp8 int8 int4 fp4 mxfp4, any case (fp4 = 4-bit float with block "
+                 "scales, NVIDIA's NVFP4; 'nvfp4' is accepted)")
       ->capture_default_str();
   sub.add_option("--embeddings-dtype", o.embeddings_dtype,
-                 "Embedding table and LM head (default: bf16 for quantized weights)");
-  sub.add_option("--kv-dtype", o.kv_dtype, "KV cache: fp32 bf16 fp16 fp8 int8")->capture_default_str();
+                 "Embedding table and LM head, same names as --weights-dtype (default: bf16 for quantized weights)");
+  sub.add_option("--kv-dtype", o.kv_dtype, "KV cache: fp32 bf16 fp16 fp8 int8, any case")->capture_default_str();
   sub.add_option("--gpu-memory-utilization", o.memory_utilization,
                  "Serving engine's memory cap as a share of GPU memory (vLLM's default 0.9)")
       ->capture_default_str()
@@ -53,11 +55,13 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
   sub.add_option("--reserve", o.reserve, "Runtime reserve per GPU (CUDA context, framework), e.g. 1.5GiB or 2GB")
       ->capture_default_str();
   sub.add_option("--prefill-chunk", o.prefill_chunk,
-                 "Tokens per prefill step, sizes activations (vLLM max_num_batched_tokens)")
+                 "Tokens per prefill step, sizes activations (vLLM max_num_batched_tokens); 8k = 8192")
       ->capture_default_str()
+      ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
   sub.add_option("--block-size", o.block_size, "Paged KV block in tokens")
       ->capture_default_str()
+      ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
 }
 
@@ -71,7 +75,7 @@ void note_given(const CLI::App& sub, DeploymentOptions& o) {
 Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o) {
   Deployment d;
   if (o.model_given) {
-    d.model = catalog.model(o.model);
+    d.model = lookup_model(catalog, o.model, "--model");
   } else if (o.model_config_given) {
     d.model = model_from_hf_config_file(o.model_config);
   } else if (o.params_given) {
@@ -80,14 +84,14 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
     throw InputError(o.allow_params ? "one of --model, --model-config or --params is required"
                                     : "one of --model or --model-config is required");
   }
-  d.gpu = &catalog.gpu(o.gpu);
+  d.gpu = &lookup_gpu(catalog, o.gpu, "--gpu");
   FitRequest& req = d.request;
   req.mig_profile = o.mig;
-  req.weights_dtype = parse_dtype(o.weights_dtype, "--weights-dtype");
+  req.weights_dtype = parse_dtype(normalize_dtype(o.weights_dtype), "--weights-dtype");
   if (!o.embeddings_dtype.empty()) {
-    req.embeddings_dtype = parse_dtype(o.embeddings_dtype, "--embeddings-dtype");
+    req.embeddings_dtype = parse_dtype(normalize_dtype(o.embeddings_dtype), "--embeddings-dtype");
   }
-  req.kv_dtype = parse_kv_dtype(o.kv_dtype, "--kv-dtype");
+  req.kv_dtype = parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
   req.memory_utilization = o.memory_utilization;
   req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
   req.prefill_chunk_tokens = o.prefill_chunk;
@@ -154,6 +158,9 @@ void rethrow_with_flag(const InputError& e) {
       {"cost.output_tokens_per_s:", "--tokens-per-second:"},
       {"compare.measured:", "--measured:"},
       {"compare.gpus:", "--gpu:"},
+      {"compare.price:", "--price:"},
+      {"compare.region:", "--region:"},
+      {"region:", "--region:"},
   };
   const std::string_view what = e.what();
   for (const auto& [field, flag] : kFlags) {
