@@ -106,7 +106,7 @@ void add_compare_command(CLI::App& app, Exit& exit_code) {
       "compare",
       "GPUs side by side: cost per million tokens in every pricing mode. Each option is one deployment of --gpus "
       "GPUs (default 8, one node) of one type; --tp/--pp fix its layout, else the fastest layout is chosen");
-  sub->add_option("--gpu", o->gpus, "GPU ids to compare (repeat; the first is the baseline)")
+  sub->add_option("--gpu", o->gpus, "GPU ids to compare (repeat; the first is the baseline; each option gets --gpus GPUs, default 8)")
       ->required()
       ->check(non_empty());
   add_deployment_options(*sub, o->deployment, false, false);

@@ -12,7 +12,7 @@
 namespace gpuplan::cli {
 
 void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_params, bool gpu_flag) {
-  auto* model = sub.add_option("--model", o.model, "Model id (gpuplan catalog models)")->check(non_empty());
+  auto* model = sub.add_option("--model", o.model, "Model id (gpuplan catalog models; any case, unambiguous abbreviations such as mixtral-8x7 work)")->check(non_empty());
   auto* config = sub.add_option("--model-config", o.model_config,
                                 "Hugging Face config.json of the model instead of an id")
                      ->check(non_empty());
@@ -26,7 +26,7 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
     config->excludes(params);
   }
   if (gpu_flag) {
-    sub.add_option("--gpu", o.gpu, "GPU id (gpuplan catalog gpus)")->required()->check(non_empty());
+    sub.add_option("--gpu", o.gpu, "GPU id (gpuplan catalog gpus; any case, aliases such as h100 and unambiguous abbreviations work)")->required()->check(non_empty());
   }
   sub.add_option("--mig", o.mig, "One MIG slice, e.g. 1g.18gb, instead of a whole GPU")->check(non_empty());
   auto* gpus = sub.add_option("--gpus", o.gpus, "GPUs in the deployment (default: TP x PP, or 1; compare: 8)")
@@ -35,12 +35,13 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
                     ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{8192}));
   nodes->excludes(gpus);
   sub.add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node with --nodes")
+      ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{72}))
       ->needs(nodes);
   sub.add_option("--tp", o.tp, "Tensor-parallel degree (default: smallest layout that fits)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
-  sub.add_option("--pp", o.pp, "Pipeline-parallel stages")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
-  sub.add_option("--ep", o.ep, "Expert-parallel degree (MoE)")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+  sub.add_option("--pp", o.pp, "Pipeline-parallel stages (default: 1, or the smallest layout that fits)")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+  sub.add_option("--ep", o.ep, "Expert-parallel degree (MoE)")->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--weights-dtype", o.weights_dtype,
                  "Weights: fp32 bf16 fp16 fp8 int8 int4 fp4 mxfp4, any case (fp4 = 4-bit float with block "
                  "scales, NVIDIA's NVFP4; 'nvfp4' is accepted)")
