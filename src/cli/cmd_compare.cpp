@@ -34,12 +34,12 @@ Exit run_compare(CompareOptions o) {
   if (o.deployment.gpus == 0 && o.deployment.nodes == 0) {
     o.deployment.gpus = 8;  // one node by default
   }
-  o.deployment.gpu = o.gpus.front();
-  const Deployment d = resolve_deployment(catalog, o.deployment);
   CompareRequest req;
   for (const std::string& g : o.gpus) {
     req.gpus.push_back(lookup_gpu(catalog, g, "--gpu").id);
   }
+  o.deployment.gpu = req.gpus.front();  // resolved once: one note for a loose name
+  const Deployment d = resolve_deployment(catalog, o.deployment);
   req.gpus_per_option = d.gpus;
   req.perf.fit = d.request;
   apply_workload(o.workload, req.perf);

@@ -40,13 +40,15 @@ Exit run_cost(const CostOptions& o) {
     throw InputError("one of --model, --model-config or --tokens-per-second is required");
   }
   const GpuSpec& gpu = lookup_gpu(catalog, o.deployment.gpu, "--gpu");
+  DeploymentOptions deployment = o.deployment;
+  deployment.gpu = gpu.id;  // resolved once: one note for a loose name
   report.gpu_id = gpu.id;
   c.gpu_power_w = gpu.tdp_w;
   if (o.tokens_per_second > 0) {
     // A measurement: the deployment's size comes from --gpus/--nodes or TP x PP; a model, when
     // given, must still fit it.
     if (model_given) {
-      const Deployment d = resolve_deployment(catalog, o.deployment);
+      const Deployment d = resolve_deployment(catalog, deployment);
       report.model_id = d.model.id;
       FitRequest fr = d.request;
       fr.context_tokens = o.workload.input + o.workload.output;
@@ -67,7 +69,7 @@ Exit run_cost(const CostOptions& o) {
     c.input_tokens_per_s = input_tokens_per_s_for(o.tokens_per_second, o.workload.input, o.workload.output);
     report.throughput_source = "measured, --tokens-per-second";
   } else {
-    Deployment d = resolve_deployment(catalog, o.deployment);
+    Deployment d = resolve_deployment(catalog, deployment);
     report.model_id = d.model.id;
     PerfRequest req;
     req.fit = d.request;
