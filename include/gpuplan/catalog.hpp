@@ -4,6 +4,7 @@
 // validated once, here, so later code takes typed, valid values.
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,8 @@ struct MergeReport {
   int prices = 0;
   int benchmarks = 0;
   std::vector<std::string> overrides;  ///< one line per replaced entry, e.g. "GPU 'h100-sxm'"
+  /// Built-in fields an override removed (set to null), one line each: worth a warning.
+  std::vector<std::string> dropped;
 };
 
 class Catalog {
@@ -32,8 +35,16 @@ class Catalog {
   /// The embedded data/gpus.json, models.json, prices.json and benchmarks.json.
   static const Catalog& builtin();
 
+  /// The day price ages are counted to (default: the system clock's today). Setting it
+  /// recomputes every price's age; a price dated after it throws InputError naming the file
+  /// and JSON pointer. Tests and golden outputs set a fixed day.
+  void set_today(DayNumber today);
+  [[nodiscard]] DayNumber today() const { return today_; }
+
   /// Merges catalog text (`{"schema_version": 1, "gpus": [...], "models": [...], "prices": [...],
-  /// "benchmarks": [...]}`, each array optional). Entries whose id exists replace it (listed in the report); a
+  /// "benchmarks": [...]}`, each array optional). A GPU or model whose id exists is merged field
+  /// by field into it (JSON merge patch: a file may change only the bandwidth; null removes a
+  /// field, reported in `dropped`); other entries with an existing key replace it. A
   /// duplicate id inside one text, an unknown key or a bad value throws InputError naming
   /// `origin` and the JSON pointer. Prices must name a GPU known after the merge.
   MergeReport merge_text(std::string_view text, std::string_view origin);
@@ -45,9 +56,17 @@ class Catalog {
   [[nodiscard]] const std::vector<Price>& prices() const { return prices_; }
   [[nodiscard]] const std::vector<Benchmark>& benchmarks() const { return benchmarks_; }
 
-  /// Looks up by id (case-insensitive); unknown ids throw InputError listing the closest ids.
+  /// Looks up by id as people type it: case-insensitive id, then a GPU alias ("h100"), then an
+  /// unambiguous abbreviation ("llama3.1-70b", "mixtral-8x7"): the words of the name, in order,
+  /// each a prefix of a word of the id. A resolved abbreviation or alias leaves a note in
+  /// take_notes(). Several matches throw InputError listing them; none, the closest ids.
   [[nodiscard]] const GpuSpec& gpu(std::string_view id) const;
   [[nodiscard]] const ModelSpec& model(std::string_view id) const;
+  /// Like gpu()/model(), but nullptr when nothing matches (several matches still throw).
+  [[nodiscard]] const GpuSpec* resolve_gpu(std::string_view name) const;
+  [[nodiscard]] const ModelSpec* resolve_model(std::string_view name) const;
+  /// Notes from name resolution since the last call ("'h100' is h100-sxm"), for stderr.
+  std::vector<std::string> take_notes() const;
   [[nodiscard]] const GpuSpec* find_gpu(std::string_view id) const;
   [[nodiscard]] const ModelSpec* find_model(std::string_view id) const;
 
@@ -56,6 +75,10 @@ class Catalog {
   std::vector<ModelSpec> models_;
   std::vector<Price> prices_;
   std::vector<Benchmark> benchmarks_;
+  std::map<std::string, std::string> gpu_json_;    ///< id -> merged entry JSON, for later merges
+  std::map<std::string, std::string> model_json_;
+  DayNumber today_ = system_today();
+  mutable std::vector<std::string> notes_;
 };
 
 /// A model from a Hugging Face config.json text (dense, MoE, MLA, sliding window, explicit

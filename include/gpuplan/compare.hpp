@@ -23,6 +23,10 @@ struct CompareRequest {
   std::map<std::string, double> measured_tokens_per_s;  ///< by GPU id: replaces the estimate
   std::string provider;                 ///< empty: every provider in the catalog
   std::optional<PricingMode> mode;      ///< unset: every mode the provider has
+  std::string region;                   ///< empty: every region; else a prefix (in_region)
+  /// Prices given by hand (--price GPU=USD), by GPU id: priced as provider "given", on-demand.
+  std::map<std::string, double> given_usd_per_gpu_hour;
+  DayNumber today = 0;                  ///< date of the given prices
   std::pair<double, double> band{0.0, 0.0};  ///< calibration residual range
   CostRequest cost;                     ///< utilization, extras; gpus and price are filled in
 };
@@ -45,7 +49,7 @@ struct CompareOption {
 
 /// One option priced in one mode.
 struct PricedOption {
-  const Price* price = nullptr;            ///< nullptr: no price for this mode
+  std::optional<Price> price;              ///< unset: no price in this mode (neither wins nor loses)
   CostResult cost;
   double premium = 0;                      ///< price / baseline price - 1
   double throughput_ratio = 0;             ///< tokens/s / baseline tokens/s
@@ -56,7 +60,7 @@ struct ModeComparison {
   std::string provider;
   PricingMode mode = PricingMode::on_demand;
   std::vector<PricedOption> options;       ///< same order as CompareResult::options
-  std::optional<std::size_t> winner;       ///< most tokens per USD among priced options
+  std::optional<std::size_t> winner;       ///< most tokens per USD; unset unless two options have a price
   bool robust = false;                     ///< the winner stays ahead at the band's edges
 };
 
@@ -69,6 +73,8 @@ struct CompareResult {
 
   /// Lowest USD per million output tokens over every priced option and mode (for budgets).
   [[nodiscard]] std::optional<double> cheapest_usd_per_million_tokens() const;
+  /// Where that lowest cost is: (index into modes, index into options).
+  [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> cheapest() const;
 };
 
 /// Throws InputError for unknown GPUs, providers or modes, a measurement for a GPU not compared,

@@ -26,6 +26,13 @@ struct MigProfile {
   int max_instances = 0;                     ///< instances of this profile one GPU can hold
 };
 
+/// A figure other sources give differently from the stored one (B200 bandwidth 8.0 vs 7.7 TB/s).
+struct AlternativeFigure {
+  std::string field;   ///< catalog JSON field, e.g. "memory_bandwidth_tb_per_s", "dense_tflop_per_s.fp4"
+  double value = 0;    ///< in the field's JSON unit
+  std::string source;
+};
+
 /// One GPU model.
 struct GpuSpec {
   std::string id;                            ///< catalog key, e.g. "h100-sxm"
@@ -45,6 +52,8 @@ struct GpuSpec {
   Link host_link;
   std::vector<MigProfile> mig_profiles;
   std::vector<std::string> sources;          ///< URLs or documents the figures come from
+  std::vector<AlternativeFigure> alternatives;  ///< disputed figures: what other sources say
+  std::vector<std::string> aliases;          ///< other names people type ("h100"), lower case
   std::string notes;
   std::string origin;                        ///< catalog file the entry came from
 

@@ -2,6 +2,7 @@
 // A cloud price for one GPU-hour (data/prices.json). The pricing mode always travels with the
 // price: the seeds show the H100/H200 ranking flipping between on-demand and dedicated.
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,12 +18,31 @@ std::span<const PricingMode> all_pricing_modes();
 /// Parses a mode name; unknown names throw InputError naming `field` and listing the modes.
 PricingMode parse_pricing_mode(std::string_view text, std::string_view field);
 
+/// A calendar day as days since 1970-01-01 (what price ages are counted in).
+using DayNumber = long;
+/// Parses an ISO date, "2025-06" (read as the 1st) or "2026-04-15"; anything else throws
+/// InputError naming `field`.
+DayNumber parse_iso_date(std::string_view text, std::string_view field);
+/// Today by the system clock (UTC).
+DayNumber system_today();
+/// A price older than this many days is stale: cost outputs warn about it.
+constexpr long kStalePriceDays = 180;
+
+struct Price;
+/// Whether a price is in `region`: empty matches all; otherwise a case-insensitive prefix of the
+/// price's region ("us-east" matches us-east-1 and us-east-2, "eu" matches "EU (Spain, ...)").
+bool in_region(const Price& price, std::string_view region);
+
 struct Price {
   std::string provider;          ///< kebab-case provider id, e.g. "lyceum"
   std::string gpu;               ///< GPU id
   PricingMode mode = PricingMode::on_demand;
   double usd_per_gpu_hour = 0;
-  std::string date;              ///< when the price was seen ("2026-04", or an honest phrase)
+  std::string date;              ///< ISO date the price was seen or published ("2026-04", "2026-04-15")
+  DayNumber day = 0;             ///< `date` as a day number
+  long age_days = 0;             ///< days between `date` and the catalog's today
+  [[nodiscard]] bool stale() const { return age_days > kStalePriceDays; }
+  std::string pointer;           ///< JSON pointer of the entry in `origin`, for messages
   std::string region;            ///< optional
   std::string instance;          ///< optional
   std::vector<std::string> sources;

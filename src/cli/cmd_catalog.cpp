@@ -20,11 +20,18 @@ struct CatalogOptions {
 Exit run_show(const CatalogOptions& o) {
   const Catalog catalog = load_catalog(o.common);
   const RenderOptions render = render_options(o.common);
-  if (const GpuSpec* g = catalog.find_gpu(o.id)) {
+  const auto print_notes = [&catalog] {
+    for (const std::string& note : catalog.take_notes()) {
+      fmt::print(stderr, "gpuplan: note: {}\n", note);
+    }
+  };
+  if (const GpuSpec* g = catalog.find_gpu(o.id) != nullptr ? catalog.find_gpu(o.id) : catalog.resolve_gpu(o.id)) {
+    print_notes();
     fmt::print("{}", render_gpu(*g, render));
     return Exit::ok;
   }
-  if (const ModelSpec* m = catalog.find_model(o.id)) {
+  if (const ModelSpec* m = catalog.resolve_model(o.id)) {
+    print_notes();
     fmt::print("{}", render_model(*m, render));
     return Exit::ok;
   }

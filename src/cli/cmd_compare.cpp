@@ -1,4 +1,5 @@
 // gpuplan compare: two or more GPUs for one model and workload, across pricing modes.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <memory>
@@ -33,12 +34,12 @@ Exit run_compare(CompareOptions o) {
   if (o.deployment.gpus == 0 && o.deployment.nodes == 0) {
     o.deployment.gpus = 8;  // one node by default
   }
-  o.deployment.gpu = o.gpus.front();
-  const Deployment d = resolve_deployment(catalog, o.deployment);
   CompareRequest req;
   for (const std::string& g : o.gpus) {
-    req.gpus.push_back(catalog.gpu(g).id);
+    req.gpus.push_back(lookup_gpu(catalog, g, "--gpu").id);
   }
+  o.deployment.gpu = req.gpus.front();  // resolved once: one note for a loose name
+  const Deployment d = resolve_deployment(catalog, o.deployment);
   req.gpus_per_option = d.gpus;
   req.perf.fit = d.request;
   apply_workload(o.workload, req.perf);
@@ -49,7 +50,7 @@ Exit run_compare(CompareOptions o) {
     if (eq == std::string::npos || eq == 0) {
       throw InputError(fmt::format("--measured: expected GPU=TOKENS_PER_S, got '{}'", m));
     }
-    const std::string gpu = catalog.gpu(m.substr(0, eq)).id;
+    const std::string gpu = lookup_gpu(catalog, m.substr(0, eq), "--measured").id;
     // from_chars: plain decimal or exponent notation only (no hex, no "nan").
     double tps = 0;
     const char* first = m.data() + eq + 1;
@@ -64,6 +65,9 @@ Exit run_compare(CompareOptions o) {
     req.measured_tokens_per_s[gpu] = tps;
   }
   req.provider = o.pricing.provider;
+  req.region = o.pricing.region;
+  req.given_usd_per_gpu_hour = given_prices(catalog, o.pricing.prices);
+  req.today = catalog.today();
   if (!o.pricing.mode.empty()) {
     req.mode = parse_pricing_mode(o.pricing.mode, "--mode");
   }
@@ -71,6 +75,20 @@ Exit run_compare(CompareOptions o) {
   apply_pricing(o.pricing, req.cost);
   const CompareResult result = compare(catalog, d.model, req);
   fmt::print("{}", render_compare(result, render));
+  // One warning naming every stale price the comparison used.
+  std::vector<std::string> stale;
+  for (const ModeComparison& m : result.modes) {
+    for (const PricedOption& po : m.options) {
+      if (po.price && po.price->stale()) {
+        stale.push_back(fmt::format("{} {} {} ({}, {} days)", po.price->provider, to_string(po.price->mode),
+                                    po.price->gpu, po.price->date, po.price->age_days));
+      }
+    }
+  }
+  if (!stale.empty()) {
+    fmt::print(stderr, "gpuplan: warning: {} prices used are older than {} days, check them: {}\n", stale.size(),
+               kStalePriceDays, fmt::join(stale, "; "));
+  }
   const std::optional<double> best = result.cheapest_usd_per_million_tokens();
   if (o.pricing.check && best && *best > o.pricing.max_usd_per_mtok) {
     fmt::print(stderr, "gpuplan: over budget: the cheapest option costs ${:.4f} per million tokens, budget ${:.4f}\n",
@@ -84,15 +102,18 @@ Exit run_compare(CompareOptions o) {
 
 void add_compare_command(CLI::App& app, Exit& exit_code) {
   auto o = std::make_shared<CompareOptions>();
-  CLI::App* sub = app.add_subcommand("compare", "GPUs side by side: cost per million tokens in every pricing mode");
-  sub->add_option("--gpu", o->gpus, "GPU ids to compare (repeat; the first is the baseline)")
+  CLI::App* sub = app.add_subcommand(
+      "compare",
+      "GPUs side by side: cost per million tokens in every pricing mode. Each option is one deployment of --gpus "
+      "GPUs (default 8, one node) of one type; --tp/--pp fix its layout, else the fastest layout is chosen");
+  sub->add_option("--gpu", o->gpus, "GPU ids to compare (repeat; the first is the baseline; each option gets --gpus GPUs, default 8)")
       ->required()
       ->check(non_empty());
   add_deployment_options(*sub, o->deployment, false, false);
   add_workload_options(*sub, o->workload);
   add_pricing_options(*sub, o->pricing);
   sub->add_option("--measured", o->measured, "Measured throughput, GPU=TOKENS_PER_S (repeatable), replaces the estimate");
-  sub->add_option("--max-batch", o->max_batch, "Batch cap per replica for the estimates")
+  sub->add_option("--max-batch", o->max_batch, "Batch cap per replica for the estimates, in sequences")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   add_common_options(*sub, o->common);

@@ -40,14 +40,16 @@ Exit run_cost(const CostOptions& o) {
   if (!model_given && o.tokens_per_second <= 0) {
     throw InputError("one of --model, --model-config or --tokens-per-second is required");
   }
-  const GpuSpec& gpu = catalog.gpu(o.deployment.gpu);
+  const GpuSpec& gpu = lookup_gpu(catalog, o.deployment.gpu, "--gpu");
+  DeploymentOptions deployment = o.deployment;
+  deployment.gpu = gpu.id;  // resolved once: one note for a loose name
   report.gpu_id = gpu.id;
   c.gpu_power_w = gpu.tdp_w;
   if (o.tokens_per_second > 0) {
     // A measurement: the deployment's size comes from --gpus/--nodes or TP x PP; a model, when
     // given, must still fit it.
     if (model_given) {
-      const Deployment d = resolve_deployment(catalog, o.deployment);
+      const Deployment d = resolve_deployment(catalog, deployment);
       report.model_id = d.model.id;
       FitRequest fr = d.request;
       fr.context_tokens = o.workload.input + o.workload.output;
@@ -68,7 +70,7 @@ Exit run_cost(const CostOptions& o) {
     c.input_tokens_per_s = input_tokens_per_s_for(o.tokens_per_second, o.workload.input, o.workload.output);
     report.throughput_source = "measured, --tokens-per-second";
   } else {
-    Deployment d = resolve_deployment(catalog, o.deployment);
+    Deployment d = resolve_deployment(catalog, deployment);
     report.model_id = d.model.id;
     PerfRequest req;
     req.fit = d.request;
@@ -93,19 +95,31 @@ Exit run_cost(const CostOptions& o) {
                                            req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp,
                                            req.sparse ? ", 2:4-sparse peak FLOPs" : "");
   }
-  const bool price_given = o.usd_per_gpu_hour > 0;
+  double usd_per_gpu_hour = o.usd_per_gpu_hour;
+  for (const auto& [id, usd] : given_prices(catalog, o.pricing.prices)) {
+    if (id != gpu.id) {
+      throw InputError(fmt::format("--price: {} is not the GPU costed (--gpu {})", id, gpu.id));
+    }
+    if (usd_per_gpu_hour > 0) {
+      throw InputError("--price: give either --price or --usd-per-gpu-hour");
+    }
+    usd_per_gpu_hour = usd;
+  }
+  const bool price_given = usd_per_gpu_hour > 0;
   const bool owned = o.capex_usd_per_gpu > 0;
   const bool catalog_price = !o.pricing.provider.empty();
   if (static_cast<int>(price_given) + static_cast<int>(owned) + static_cast<int>(catalog_price) != 1) {
-    throw InputError("give exactly one of --provider (with --mode), --usd-per-gpu-hour or --capex-usd-per-gpu");
+    throw InputError(
+        "give exactly one of --provider (with --mode), --price GPU=USD / --usd-per-gpu-hour or --capex-usd-per-gpu");
   }
   if (catalog_price) {
     const PricingMode mode = parse_pricing_mode(o.pricing.mode.empty() ? "on-demand" : o.pricing.mode, "--mode");
-    const Price& price = find_price(catalog, o.pricing.provider, gpu.id, mode);
+    const Price& price = find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region);
     report.price = price;
     c.usd_per_gpu_hour = price.usd_per_gpu_hour;
+    warn_stale(price);
   } else if (price_given) {
-    c.usd_per_gpu_hour = o.usd_per_gpu_hour;
+    c.usd_per_gpu_hour = usd_per_gpu_hour;
   } else {
     c.owned = OwnedHardware{.capex_usd_per_gpu = o.capex_usd_per_gpu,
                             .amortization_years = o.amortization_years,
@@ -113,6 +127,9 @@ Exit run_cost(const CostOptions& o) {
   }
   if (!o.pricing.mode.empty() && !catalog_price) {
     throw InputError("--mode: needs --provider");
+  }
+  if (!o.pricing.region.empty() && !catalog_price) {
+    throw InputError("--region: needs --provider");
   }
   if (!owned && (o.ops_share > 0 || o.amortization_set || o.pricing.usd_per_kwh > 0)) {
     throw InputError("--ops-share, --amortization-years and --usd-per-kwh describe owned hardware: they need "
@@ -134,19 +151,19 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
   add_deployment_options(*sub, o->deployment, false);
   add_workload_options(*sub, o->workload);
   add_pricing_options(*sub, o->pricing);
-  sub->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Rental price per GPU-hour (instead of --provider)")
+  sub->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Rental price, USD per GPU-hour (instead of --provider)")
       ->check(positive_validator());
-  sub->add_option("--tokens-per-second", o->tokens_per_second, "Measured output tokens/s of the whole deployment")
+  sub->add_option("--tokens-per-second", o->tokens_per_second, "Measured output tokens/s of the whole deployment (default: the model's estimate)")
       ->check(positive_validator());
-  sub->add_option("--max-batch", o->max_batch, "Batch cap per replica for the estimate")
+  sub->add_option("--max-batch", o->max_batch, "Batch cap per replica for the estimate, in sequences")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
-  sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU")
+  sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU, USD")
       ->check(positive_validator());
   sub->add_option("--amortization-years", o->amortization_years, "Owned hardware: years to amortize over")
       ->capture_default_str()
       ->check(CLI::Range(0.1, 30.0));
-  sub->add_option("--ops-share", o->ops_share, "Owned hardware: operations cost per year as a share of capex")
+  sub->add_option("--ops-share", o->ops_share, "Owned hardware: operations cost per year as a share of capex (default 0)")
       ->check(CLI::Range(0.0, 1.0));
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {

@@ -41,8 +41,10 @@ void add_fit_command(CLI::App& app, Exit& exit_code) {
   auto o = std::make_shared<FitOptions>();
   CLI::App* sub = app.add_subcommand("fit", "Does a model fit, and how much KV cache is left?");
   add_deployment_options(*sub, o->deployment, true);
-  sub->add_option("--context", o->context, "Tokens per sequence (prompt + output)")
+  sub->add_option("--context", o->context,
+                  "Tokens per sequence (prompt + output); 32k = 32768, 128K, 1M (binary: k = 1024, M = 1024^2)")
       ->capture_default_str()
+      ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
   sub->add_option("--concurrency", o->concurrency, "Concurrent sequences over the deployment")
       ->capture_default_str()

@@ -1,5 +1,8 @@
 #include "common.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -24,10 +27,17 @@ void add_common_options(CLI::App& sub, CommonOptions& opts) {
 
 Catalog load_catalog(const CommonOptions& opts) {
   Catalog catalog = Catalog::builtin();
+  // A fixed "today" for price ages (golden outputs, what-ifs); default: the system clock.
+  if (const char* today = std::getenv("GPUPLAN_TODAY"); today != nullptr && *today != '\0') {
+    catalog.set_today(parse_iso_date(today, "GPUPLAN_TODAY"));
+  }
   const auto merge = [&catalog](const std::string& file) {
     const MergeReport report = catalog.merge_file(file);
     for (const std::string& line : report.overrides) {
       fmt::print(stderr, "gpuplan: note: {} overrides {}\n", file, line);
+    }
+    for (const std::string& line : report.dropped) {
+      fmt::print(stderr, "gpuplan: warning: {}: {}\n", file, line);
     }
   };
   if (const char* env = std::getenv("GPUPLAN_CATALOG"); env != nullptr && *env != '\0') {
@@ -47,6 +57,65 @@ Catalog load_catalog(const CommonOptions& opts) {
     merge(file);
   }
   return catalog;
+}
+
+namespace {
+template <typename Find>
+auto lookup(const Catalog& catalog, std::string_view flag, Find&& find) -> decltype(find()) {
+  try {
+    auto& found = find();
+    for (const std::string& note : catalog.take_notes()) {
+      fmt::print(stderr, "gpuplan: note: {}: {}\n", flag, note);
+    }
+    return found;
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", flag, e.what()));
+  }
+}
+}  // namespace
+
+const GpuSpec& lookup_gpu(const Catalog& catalog, std::string_view name, std::string_view flag) {
+  return lookup(catalog, flag, [&]() -> const GpuSpec& { return catalog.gpu(name); });
+}
+
+const ModelSpec& lookup_model(const Catalog& catalog, std::string_view name, std::string_view flag) {
+  return lookup(catalog, flag, [&]() -> const ModelSpec& { return catalog.model(name); });
+}
+
+std::string lower_case(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string normalize_dtype(std::string_view text) {
+  std::string out = lower_case(text);
+  return out == "nvfp4" ? "fp4" : out;
+}
+
+CLI::Validator token_count() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        const char* first = text.data();
+        const char* last = text.data() + text.size();
+        const auto [end, ec] = std::from_chars(first, last, value);
+        std::uint64_t scale = 1;
+        if (end + 1 == last && (*end == 'k' || *end == 'K')) {
+          scale = 1024;
+        } else if (end + 1 == last && (*end == 'm' || *end == 'M')) {
+          scale = 1024 * 1024;
+        } else if (end != last) {
+          scale = 0;
+        }
+        constexpr std::uint64_t kMax = std::uint64_t{1} << 40;
+        if (ec != std::errc{} || first == end || scale == 0 || value > kMax / scale) {
+          return fmt::format("expected a token count like 32768, 32k or 1M (k = 1024), got '{}'", text);
+        }
+        text = std::to_string(value * scale);
+        return {};
+      },
+      "TOKENS (32768, 32k, 1M; k = 1024)");
 }
 
 RenderOptions render_options(const CommonOptions& opts) {

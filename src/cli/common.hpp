@@ -29,6 +29,20 @@ Catalog load_catalog(const CommonOptions& opts);
 
 RenderOptions render_options(const CommonOptions& opts);
 
+/// The GPU or model a flag names, as people type it (case, aliases, abbreviations); a note on
+/// stderr says what a loose name resolved to, and errors name `flag`.
+const GpuSpec& lookup_gpu(const Catalog& catalog, std::string_view name, std::string_view flag);
+const ModelSpec& lookup_model(const Catalog& catalog, std::string_view name, std::string_view flag);
+
+/// A dtype as people type it: any case; NVIDIA's "nvfp4" is fp4 (4-bit float, block-scaled).
+/// Lower-cases ASCII (ids and dtypes are case-insensitive).
+std::string lower_case(std::string_view text);
+std::string normalize_dtype(std::string_view text);
+
+/// A CLI11 transform for token counts: "32768", "32k", "128K", "1M" (binary: k = 1024, as
+/// context windows are quoted); anything else fails naming the flag.
+CLI::Validator token_count();
+
 /// A CLI11 check that accepts only finite numbers in [0.01, 1].
 CLI::Validator share_validator();
 /// A CLI11 check for a finite number > 0 (CLI::PositiveNumber prints DBL_MAX in its message).

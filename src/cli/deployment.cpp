@@ -13,7 +13,7 @@
 namespace gpuplan::cli {
 
 void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_params, bool gpu_flag) {
-  auto* model = sub.add_option("--model", o.model, "Model id (gpuplan catalog models)")->check(non_empty());
+  auto* model = sub.add_option("--model", o.model, "Model id (gpuplan catalog models; any case, unambiguous abbreviations such as mixtral-8x7 work)")->check(non_empty());
   auto* config = sub.add_option("--model-config", o.model_config,
                                 "Hugging Face config.json of the model instead of an id")
                      ->check(non_empty());
@@ -27,24 +27,26 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
     config->excludes(params);
   }
   if (gpu_flag) {
-    sub.add_option("--gpu", o.gpu, "GPU id (gpuplan catalog gpus)")->required()->check(non_empty());
+    sub.add_option("--gpu", o.gpu, "GPU id (gpuplan catalog gpus; any case, aliases such as h100 and unambiguous abbreviations work)")->required()->check(non_empty());
   }
   sub.add_option("--mig", o.mig, "One MIG slice, e.g. 1g.18gb, instead of a whole GPU")->check(non_empty());
-  auto* gpus = sub.add_option("--gpus", o.gpus, "GPUs in the deployment (default: TP x PP, or 1)")
+  auto* gpus = sub.add_option("--gpus", o.gpus, "GPUs in the deployment (default: TP x PP, or 1; compare: 8)")
                    ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   auto* nodes = sub.add_option("--nodes", o.nodes, "Nodes of --gpus-per-node GPUs")
                     ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{8192}));
   nodes->excludes(gpus);
   sub.add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node with --nodes")
+      ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{72}))
       ->needs(nodes);
-  sub.add_option("--tp", o.tp, "Tensor-parallel degree (default: smallest layout that fits)")
+  sub.add_option("--tp", o.tp, "Tensor-parallel degree (default: chosen by the layout search)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
-  sub.add_option("--pp", o.pp, "Pipeline-parallel stages")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+  sub.add_option("--pp", o.pp, "Pipeline-parallel stages (default: 1, or chosen by the layout search)")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--ep", o.ep, "Expert-parallel degree (MoE)")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--weights-dtype", o.weights_dtype,
-                 "Every linear layer: fp32 bf16 fp16 fp8 int8 int4 fp4 mxfp4, or a scheme such as "
-                 "fp8-block128, int4-g128-zp, nf4 (default: the formats the checkpoint ships in)")
+                 "Every linear layer: fp32 bf16 fp16 fp8 int8 int4 fp4 mxfp4, any case (fp4 = NVIDIA's NVFP4, "
+                 "4-bit floats with an fp8 scale per 16), or a scheme such as fp8-block128, int4-g128-zp, nf4 "
+                 "(default: the formats the checkpoint ships in)")
       ->check(non_empty());
   sub.add_option("--experts-dtype", o.experts_dtype, "Routed and shared experts (MoE), overrides --weights-dtype")
       ->check(non_empty());
@@ -53,7 +55,7 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
   sub.add_option("--embeddings-dtype", o.embeddings_dtype,
                  "Embedding table and LM head (default: bf16 for quantized weights)")
       ->check(non_empty());
-  sub.add_option("--kv-dtype", o.kv_dtype, "KV cache: fp32 bf16 fp16 fp8 int8")->capture_default_str();
+  sub.add_option("--kv-dtype", o.kv_dtype, "KV cache: fp32 bf16 fp16 fp8 int8, any case")->capture_default_str();
   sub.add_option("--engine", o.engine,
                  "Serving engine whose own KV-cache arithmetic to apply: vllm, sglang, trtllm "
                  "(default: engine-neutral estimate)")
@@ -81,11 +83,13 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->capture_default_str();
   sub.add_option("--prefill-chunk,--max-num-batched-tokens", o.prefill_chunk,
                  "Tokens per prefill step, sizes activations (vLLM max_num_batched_tokens, SGLang "
-                 "chunked_prefill_size, TensorRT-LLM max_num_tokens)")
+                 "chunked_prefill_size, TensorRT-LLM max_num_tokens); 8k = 8192")
       ->capture_default_str()
+      ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
   sub.add_option("--block-size", o.block_size, "Paged KV block in tokens")
       ->capture_default_str()
+      ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
 }
 
@@ -175,7 +179,7 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
 Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o) {
   Deployment d;
   if (o.model_given) {
-    d.model = catalog.model(o.model);
+    d.model = lookup_model(catalog, o.model, "--model");
   } else if (o.model_config_given) {
     d.model = model_from_hf_config_file(o.model_config);
   } else if (o.params_given) {
@@ -184,12 +188,12 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
     throw InputError(o.allow_params ? "one of --model, --model-config or --params is required"
                                     : "one of --model or --model-config is required");
   }
-  d.gpu = &catalog.gpu(o.gpu);
+  d.gpu = &lookup_gpu(catalog, o.gpu, "--gpu");
   FitRequest& req = d.request;
   req.mig_profile = o.mig;
   WeightChoice choice;
   const auto format = [](const std::string& text, std::string_view flag) -> std::optional<WeightFormat> {
-    return text.empty() ? std::nullopt : std::optional(parse_weight_format(text, flag));
+    return text.empty() ? std::nullopt : std::optional(parse_weight_format(lower_case(text), flag));
   };
   choice.all = format(o.weights_dtype, "--weights-dtype");
   choice.experts = format(o.experts_dtype, "--experts-dtype");
@@ -208,7 +212,7 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.weight_formats = formats;
   req.weights_dtype = dominant_dtype(d.model, formats);
   req.embeddings_dtype = formats[WeightPart::embedding].element;
-  req.kv_dtype = parse_kv_dtype(o.kv_dtype, "--kv-dtype");
+  req.kv_dtype = parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
   req.memory_utilization = o.memory_utilization;
   req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
   req.prefill_chunk_tokens = o.prefill_chunk;
@@ -285,6 +289,9 @@ void rethrow_with_flag(const InputError& e) {
       {"cost.output_tokens_per_s:", "--tokens-per-second:"},
       {"compare.measured:", "--measured:"},
       {"compare.gpus:", "--gpu:"},
+      {"compare.price:", "--price:"},
+      {"compare.region:", "--region:"},
+      {"region:", "--region:"},
   };
   const std::string_view what = e.what();
   for (const auto& [field, flag] : kFlags) {

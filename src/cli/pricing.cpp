@@ -1,26 +1,43 @@
 #include "pricing.hpp"
 
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+
 #include "common.hpp"
 
 namespace gpuplan::cli {
 
 void add_pricing_options(CLI::App& sub, PricingOptions& o) {
-  sub.add_option("--provider", o.provider, "Price provider (gpuplan catalog prices)")->check(non_empty());
-  sub.add_option("--mode", o.mode, "Pricing mode: on-demand, dedicated, reserved, spot, ...")->check(non_empty());
-  sub.add_option("--utilization", o.utilization, "Share of paid time spent serving, (0, 1]")
+  sub.add_option("--provider", o.provider, "Price provider (gpuplan catalog prices; default: every provider)")
+      ->check(non_empty());
+  sub.add_option("--mode", o.mode,
+                 "Pricing mode: on-demand, dedicated, reserved, spot, interruptible, preemptible, capacity-block "
+                 "(default: every mode the provider prices)")
+      ->check(non_empty());
+  sub.add_option("--region", o.region,
+                 "Only prices in this region: a case-insensitive prefix, e.g. us-east or eu (default: every region)")
+      ->check(non_empty());
+  sub.add_option("--price", o.prices,
+                 "A price by hand, GPU=USD per GPU-hour (repeatable), e.g. h100-sxm=2.10; priced as provider 'given'")
+      ->check(non_empty());
+  sub.add_option("--utilization", o.utilization, "Share of paid time spent serving, in [0.01, 1]")
       ->capture_default_str()
       ->check(share_validator());
-  sub.add_option("--storage-usd-per-month", o.storage_usd_per_month, "Storage cost per month")
+  sub.add_option("--storage-usd-per-month", o.storage_usd_per_month, "Storage cost, USD per month (default 0)")
       ->check(CLI::Range(0.0, 1e9));
-  sub.add_option("--egress-usd-per-month", o.egress_usd_per_month, "Egress cost per month")
+  sub.add_option("--egress-usd-per-month", o.egress_usd_per_month, "Egress cost, USD per month (default 0)")
       ->check(CLI::Range(0.0, 1e9));
-  sub.add_option("--failed-run-overhead", o.failed_run_overhead, "Extra share of time lost to failed runs, e.g. 0.05")
+  sub.add_option("--failed-run-overhead", o.failed_run_overhead, "Extra share of time lost to failed runs, e.g. 0.05 (default 0)")
       ->check(CLI::Range(0.0, 10.0));
   sub.add_option("--pue", o.pue, "Power usage effectiveness of the data centre (>= 1)")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 5.0));
-  sub.add_option("--usd-per-kwh", o.usd_per_kwh, "Energy price for owned hardware")->check(CLI::Range(0.0, 100.0));
-  sub.add_option("--max-usd-per-mtok", o.max_usd_per_mtok, "Budget: USD per million output tokens (with --check)")
+  sub.add_option("--usd-per-kwh", o.usd_per_kwh, "Energy price for owned hardware, USD per kWh (default 0)")->check(CLI::Range(0.0, 100.0));
+  sub.add_option("--max-usd-per-mtok", o.max_usd_per_mtok, "Budget: USD per million output tokens (with --check; default: none)")
       ->check(positive_validator());
   sub.add_flag("--check", o.check, "Exit with code 1 when over --max-usd-per-mtok");
 }
@@ -32,6 +49,35 @@ void apply_pricing(const PricingOptions& o, CostRequest& r) {
   r.failed_run_overhead = o.failed_run_overhead;
   r.pue = o.pue;
   r.usd_per_kwh = o.usd_per_kwh;
+}
+
+std::map<std::string, double> given_prices(const Catalog& catalog, const std::vector<std::string>& prices) {
+  std::map<std::string, double> out;
+  for (const std::string& text : prices) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw InputError(fmt::format("--price: expected GPU=USD per GPU-hour, e.g. h100-sxm=2.10, got '{}'", text));
+    }
+    const std::string gpu = lookup_gpu(catalog, text.substr(0, eq), "--price").id;
+    double usd = 0;
+    const char* first = text.data() + eq + 1;
+    const char* last = text.data() + text.size();
+    const auto [end, ec] = std::from_chars(first, last, usd);
+    if (ec != std::errc{} || end != last || first == last || !std::isfinite(usd) || !(usd > 0) || usd > 10'000) {
+      throw InputError(fmt::format("--price: expected a price in (0, 10000] USD per GPU-hour after '=', got '{}'", text));
+    }
+    if (!out.emplace(gpu, usd).second) {
+      throw InputError(fmt::format("--price: {} is priced twice", gpu));
+    }
+  }
+  return out;
+}
+
+void warn_stale(const Price& price) {
+  if (price.stale()) {
+    fmt::print(stderr, "gpuplan: warning: the {} {} price for {} is {} days old ({}), older than {} days: check it\n",
+               price.provider, to_string(price.mode), price.gpu, price.age_days, price.date, kStalePriceDays);
+  }
 }
 
 }  // namespace gpuplan::cli

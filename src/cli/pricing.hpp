@@ -1,7 +1,9 @@
 #pragma once
 // Cost flags shared by cost and compare: utilization, extras, budget.
 
+#include <map>
 #include <optional>
+#include <vector>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -21,10 +23,18 @@ struct PricingOptions {
   double usd_per_kwh = 0;
   double max_usd_per_mtok = 0;
   bool check = false;
+  std::string region;
+  std::vector<std::string> prices;  ///< --price GPU=USD, repeatable
 };
 
 void add_pricing_options(CLI::App& sub, PricingOptions& o);
 /// Utilization, extras, PUE and energy price into a cost request.
 void apply_pricing(const PricingOptions& o, CostRequest& request);
+
+/// --price GPU=USD pairs by resolved GPU id; bad syntax, unknown GPUs and repeats fail naming --price.
+std::map<std::string, double> given_prices(const Catalog& catalog, const std::vector<std::string>& prices);
+
+/// One line on stderr per stale price used (older than kStalePriceDays).
+void warn_stale(const Price& price);
 
 }  // namespace gpuplan::cli

@@ -7,11 +7,13 @@
 namespace gpuplan::cli {
 
 void add_workload_options(CLI::App& sub, WorkloadOptions& o) {
-  sub.add_option("--input", o.input, "Prompt tokens per request")
+  sub.add_option("--input", o.input, "Prompt tokens per request; 32k = 32768 (k = 1024, M = 1024^2)")
       ->capture_default_str()
+      ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
-  sub.add_option("--output", o.output, "Generated tokens per request")
+  sub.add_option("--output", o.output, "Generated tokens per request; 1k = 1024")
       ->capture_default_str()
+      ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
   sub.add_flag("--sparse", o.sparse, "Use 2:4-sparse peak FLOPs (inference normally runs dense)");
   sub.add_option("--bandwidth-efficiency", o.efficiency.bandwidth, "Achievable share of memory bandwidth")

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <map>
+#include <utility>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -85,6 +88,100 @@ const T* find_by_id(const std::vector<T>& items, std::string_view id) {
   return nullptr;
 }
 
+// Words of a name: runs of letters and runs of digits ("llama-3.1-70b" -> llama 3 1 70 b).
+std::vector<std::string> words(std::string_view name) {
+  std::vector<std::string> out;
+  for (char raw : name) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(raw)));
+    const bool alpha = std::isalpha(static_cast<unsigned char>(c)) != 0;
+    const bool digit = std::isdigit(static_cast<unsigned char>(c)) != 0;
+    if (!alpha && !digit) {
+      out.emplace_back();
+      continue;
+    }
+    if (out.empty() || out.back().empty() ||
+        (std::isdigit(static_cast<unsigned char>(out.back().back())) != 0) != digit) {
+      out.emplace_back();
+    }
+    out.back() += c;
+  }
+  std::erase_if(out, [](const std::string& w) { return w.empty(); });
+  return out;
+}
+
+// An abbreviation: its words, in order, each the start of a word of the id (numbers whole), the
+// first word starting the id ("llama3-70b" abbreviates llama-3.1-70b and llama-3.3-70b).
+bool abbreviates(const std::vector<std::string>& query, const std::vector<std::string>& id) {
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < query.size(); ++i, ++j) {
+    const std::string& q = query[i];
+    const bool number = std::isdigit(static_cast<unsigned char>(q.front())) != 0;
+    const auto fits = [&](const std::string& w) { return number ? w == q : w.starts_with(q); };
+    if (i == 0) {
+      if (id.empty() || !fits(id[0])) {
+        return false;
+      }
+      continue;
+    }
+    while (j < id.size() && !fits(id[j])) {
+      ++j;
+    }
+    if (j == id.size()) {
+      return false;
+    }
+  }
+  return !query.empty();
+}
+
+template <typename T>
+std::vector<std::string> aliases_of(const T& /*item*/) {
+  return {};
+}
+template <>
+std::vector<std::string> aliases_of<GpuSpec>(const GpuSpec& g) {
+  return g.aliases;
+}
+
+// Id, alias, then abbreviation; a note says what a non-exact name resolved to.
+template <typename T>
+const T* resolve(const std::vector<T>& items, std::string_view name, std::string_view what,
+                 std::vector<std::string>& notes) {
+  if (const T* exact = find_by_id(items, name)) {
+    return exact;
+  }
+  const std::string key = lower(name);
+  std::vector<const T*> hits;
+  for (const T& item : items) {
+    const auto aliases = aliases_of(item);
+    if (std::find(aliases.begin(), aliases.end(), key) != aliases.end()) {
+      hits.push_back(&item);
+    }
+  }
+  const char* how = "alias";
+  if (hits.empty()) {
+    const auto query = words(key);
+    for (const T& item : items) {
+      if (abbreviates(query, words(item.id))) {
+        hits.push_back(&item);
+      }
+    }
+    how = "abbreviation";
+  }
+  if (hits.size() == 1) {
+    notes.push_back(fmt::format("{} '{}' read as '{}' ({})", what, name, hits.front()->id, how));
+    return hits.front();
+  }
+  if (hits.size() > 1) {
+    std::vector<std::string> ids;
+    for (const T* h : hits) {
+      ids.push_back(h->id);
+    }
+    throw InputError(fmt::format("{} '{}' is ambiguous: it matches {}; give the full id", what, name,
+                                 fmt::join(ids, ", ")));
+  }
+  return nullptr;
+}
+
 template <typename T>
 [[noreturn]] void unknown(std::string_view what, std::string_view id, const std::vector<T>& items,
                           std::string_view list_command) {
@@ -105,6 +202,42 @@ void upsert(std::vector<T>& items, T item, std::string_view what, MergeReport& r
     }
   }
   items.push_back(std::move(item));
+}
+
+std::string iso_day(DayNumber day) {
+  const std::chrono::year_month_day ymd{std::chrono::sys_days{std::chrono::days{day}}};
+  return fmt::format("{:04d}-{:02d}-{:02d}", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                     static_cast<unsigned>(ymd.day()));
+}
+
+// A GPU or model entry whose id is already known: the earlier entry's JSON with this one's
+// fields patched in (RFC 7386 merge patch: objects merge, null removes), so a user file can
+// change one figure and keep the rest.
+Json patched_entry(const Json& entry, const std::map<std::string, std::string>& known, std::string_view what,
+                   MergeReport& report, std::vector<std::string>& changed) {
+  if (!entry.is_object()) {
+    return entry;
+  }
+  const auto id = entry.find("id");
+  if (id == entry.end() || !id->is_string()) {
+    return entry;
+  }
+  const auto it = known.find(id->get<std::string>());
+  if (it == known.end()) {
+    return entry;
+  }
+  Json merged = Json::parse(it->second);
+  for (const auto& [key, value] : entry.items()) {
+    if (key == "id") {
+      continue;
+    }
+    if (value.is_null() && merged.contains(key)) {
+      report.dropped.push_back(fmt::format("{} '{}' drops the built-in field '{}'", what, id->get<std::string>(), key));
+    }
+    changed.push_back(key);
+  }
+  merged.merge_patch(entry);
+  return merged;
 }
 
 std::string price_key(const Price& p) {
@@ -163,19 +296,31 @@ MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_v
     }
   };
   std::set<std::string> seen;
+  MergeReport report;
+  std::map<std::string, std::string> gpu_json;
+  std::map<std::string, std::string> model_json;
+  std::map<std::string, std::vector<std::string>> changed_fields;
   if (const Json* arr = array_field(root, "gpus", origin)) {
     for (std::size_t i = 0; i < arr->size(); ++i) {
       const JsonPointer at = JsonPointer("/gpus") / i;
-      gpus.push_back(detail::gpu_from_json((*arr)[i], origin, at));
+      std::vector<std::string> changed;
+      const Json entry = patched_entry((*arr)[i], gpu_json_, "GPU", report, changed);
+      gpus.push_back(detail::gpu_from_json(entry, origin, at));
       check_unique(seen, gpus.back().id, at / "id", "GPU id");
+      gpu_json[gpus.back().id] = entry.dump();
+      changed_fields["GPU " + gpus.back().id] = std::move(changed);
     }
   }
   seen.clear();
   if (const Json* arr = array_field(root, "models", origin)) {
     for (std::size_t i = 0; i < arr->size(); ++i) {
       const JsonPointer at = JsonPointer("/models") / i;
-      models.push_back(detail::model_from_json((*arr)[i], origin, at));
+      std::vector<std::string> changed;
+      const Json entry = patched_entry((*arr)[i], model_json_, "model", report, changed);
+      models.push_back(detail::model_from_json(entry, origin, at));
       check_unique(seen, models.back().id, at / "id", "model id");
+      model_json[models.back().id] = entry.dump();
+      changed_fields["model " + models.back().id] = std::move(changed);
     }
   }
   seen.clear();
@@ -184,6 +329,11 @@ MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_v
       const JsonPointer at = JsonPointer("/prices") / i;
       prices.push_back(detail::price_from_json((*arr)[i], origin, at));
       check_unique(seen, price_key(prices.back()), at, "price (provider/gpu/mode/region)");
+      if (prices.back().day > today_) {
+        throw InputError(fmt::format("{}: price date {} is in the future (today is {})",
+                                     detail::where(origin, at / "date"), prices.back().date, iso_day(today_)));
+      }
+      prices.back().age_days = today_ - prices.back().day;
     }
   }
 
@@ -225,7 +375,6 @@ MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_v
     }
   }
 
-  MergeReport report;
   report.origin = origin;
   report.gpus = static_cast<int>(gpus.size());
   report.models = static_cast<int>(models.size());
@@ -234,12 +383,27 @@ MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_v
   for (Benchmark& b : benchmarks) {
     upsert(benchmarks_, std::move(b), "benchmark", report);
   }
+  const auto merge_note = [&changed_fields](MergeReport& r, const std::string& what, const std::string& id) {
+    if (!r.overrides.empty() && r.overrides.back().starts_with(fmt::format("{} '{}'", what, id))) {
+      const auto& changed = changed_fields[what + " " + id];
+      r.overrides.back() += fmt::format("; fields from this file: {}; the rest kept",
+                                        changed.empty() ? std::string("none") : fmt::format("{}", fmt::join(changed, ", ")));
+    }
+  };
   for (GpuSpec& g : gpus) {
+    const std::string id = g.id;
     upsert(gpus_, std::move(g), "GPU", report);
+    merge_note(report, "GPU", id);
   }
   for (ModelSpec& m : models) {
+    const std::string id = m.id;
     upsert(models_, std::move(m), "model", report);
+    merge_note(report, "model", id);
   }
+  gpu_json.merge(gpu_json_);
+  gpu_json_ = std::move(gpu_json);
+  model_json.merge(model_json_);
+  model_json_ = std::move(model_json);
   for (Price& p : prices) {
     const std::string key = price_key(p);
     const auto it = std::find_if(prices_.begin(), prices_.end(),
@@ -261,18 +425,37 @@ MergeReport Catalog::merge_file(const std::filesystem::path& path) {
 const GpuSpec* Catalog::find_gpu(std::string_view id) const { return find_by_id(gpus_, id); }
 const ModelSpec* Catalog::find_model(std::string_view id) const { return find_by_id(models_, id); }
 
+const GpuSpec* Catalog::resolve_gpu(std::string_view name) const { return resolve(gpus_, name, "GPU", notes_); }
+const ModelSpec* Catalog::resolve_model(std::string_view name) const {
+  return resolve(models_, name, "model", notes_);
+}
+
 const GpuSpec& Catalog::gpu(std::string_view id) const {
-  if (const GpuSpec* g = find_gpu(id)) {
+  if (const GpuSpec* g = resolve_gpu(id)) {
     return *g;
   }
   unknown("GPU", id, gpus_, "gpus");
 }
 
 const ModelSpec& Catalog::model(std::string_view id) const {
-  if (const ModelSpec* m = find_model(id)) {
+  if (const ModelSpec* m = resolve_model(id)) {
     return *m;
   }
   unknown("model", id, models_, "models");
+}
+
+std::vector<std::string> Catalog::take_notes() const { return std::exchange(notes_, {}); }
+
+void Catalog::set_today(DayNumber today) {
+  for (Price& p : prices_) {
+    if (p.day > today) {
+      throw InputError(fmt::format("{}: price date {} is in the future (today is {})",
+                                   detail::where(p.origin, JsonPointer(p.pointer) / "date"), p.date,
+                                   iso_day(today)));
+    }
+    p.age_days = today - p.day;
+  }
+  today_ = today;
 }
 
 ModelSpec model_from_hf_config(std::string_view text, std::string_view origin_view) {

@@ -95,6 +95,33 @@ MigProfile mig_from_json(const Json& v, const std::string& origin, const JsonPoi
   return p;
 }
 
+// A disputed figure: the field must be one the entry stores as a number.
+AlternativeFigure alternative_from_json(const Json& v, const std::string& origin, const JsonPointer& at) {
+  ObjectReader r(v, origin, at);
+  static constexpr std::array kKeys{std::string_view("field"), std::string_view("value"),
+                                    std::string_view("source")};
+  r.reject_unknown(kKeys);
+  AlternativeFigure a;
+  a.field = r.string("field");
+  static constexpr std::array kScalars{std::string_view("memory_gb"), std::string_view("memory_bandwidth_tb_per_s"),
+                                       std::string_view("tdp_w"), std::string_view("usable_memory_mib")};
+  const auto dot = a.field.find('.');
+  const std::string_view table = std::string_view(a.field).substr(0, dot);
+  const bool known =
+      dot == std::string::npos
+          ? std::find(kScalars.begin(), kScalars.end(), a.field) != kScalars.end()
+          : (table == "dense_tflop_per_s" || table == "sparse_tflop_per_s") &&
+                std::find(kComputeTypes.begin(), kComputeTypes.end(), a.field.substr(dot + 1)) != kComputeTypes.end();
+  if (!known) {
+    r.fail("field", fmt::format("\"{}\" is not a numeric GPU field (memory_gb, memory_bandwidth_tb_per_s, tdp_w, "
+                                "usable_memory_mib, dense_tflop_per_s.<type>, sparse_tflop_per_s.<type>)",
+                                a.field));
+  }
+  a.value = r.number("value", kMaxTflopPerS);
+  a.source = r.string("source");
+  return a;
+}
+
 }  // namespace
 
 GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPointer& at) {
@@ -108,6 +135,7 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
       std::string_view("tdp_w"),       std::string_view("sm_count"),
       std::string_view("scale_up"),    std::string_view("host_link"),
       std::string_view("mig_profiles"), std::string_view("sources"),
+      std::string_view("alternatives"), std::string_view("aliases"),
       std::string_view("notes")};
   r.reject_unknown(kKeys);
   GpuSpec g;
@@ -176,6 +204,25 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   }
   g.sources = r.strings("sources");
   g.notes = r.optional_string("notes").value_or("");
+  if (r.has("aliases")) {
+    for (std::string& alias : r.strings("aliases")) {
+      const bool ok = !alias.empty() && std::all_of(alias.begin(), alias.end(), [](unsigned char c) {
+        return std::islower(c) || std::isdigit(c) || c == '-' || c == '.' || c == '_';
+      });
+      if (!ok) {
+        r.fail("aliases", fmt::format("expected lower-case letters, digits, '-', '.' or '_', got \"{}\"", alias));
+      }
+      g.aliases.push_back(std::move(alias));
+    }
+  }
+  if (const Json* v = r.value("alternatives")) {
+    if (!v->is_array()) {
+      r.fail("alternatives", "expected an array of {\"field\", \"value\", \"source\"} objects");
+    }
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      g.alternatives.push_back(alternative_from_json((*v)[i], origin, at / "alternatives" / i));
+    }
+  }
   return g;
 }
 
@@ -218,6 +265,8 @@ Price price_from_json(const Json& entry, const std::string& origin, const JsonPo
   p.mode = parse_pricing_mode(mode, r.where_of("mode"));
   p.usd_per_gpu_hour = r.number("usd_per_gpu_hour", kMaxUsdPerGpuHour);
   p.date = r.string("date");
+  p.day = parse_iso_date(p.date, r.where_of("date"));
+  p.pointer = at.to_string();
   p.region = r.optional_string("region").value_or("");
   p.instance = r.optional_string("instance").value_or("");
   p.sources = r.strings("sources");

@@ -82,16 +82,26 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
 
 }  // namespace
 
-std::optional<double> CompareResult::cheapest_usd_per_million_tokens() const {
-  std::optional<double> best;
-  for (const ModeComparison& m : modes) {
-    for (const PricedOption& po : m.options) {
-      if (po.price && (!best || po.cost.usd_per_million_tokens < *best)) {
-        best = po.cost.usd_per_million_tokens;
+std::optional<std::pair<std::size_t, std::size_t>> CompareResult::cheapest() const {
+  std::optional<std::pair<std::size_t, std::size_t>> best;
+  for (std::size_t m = 0; m < modes.size(); ++m) {
+    for (std::size_t i = 0; i < modes[m].options.size(); ++i) {
+      const PricedOption& po = modes[m].options[i];
+      if (po.price && (!best || po.cost.usd_per_million_tokens <
+                                    modes[best->first].options[best->second].cost.usd_per_million_tokens)) {
+        best = std::pair{m, i};
       }
     }
   }
   return best;
+}
+
+std::optional<double> CompareResult::cheapest_usd_per_million_tokens() const {
+  const auto at = cheapest();
+  if (!at) {
+    return std::nullopt;
+  }
+  return modes[at->first].options[at->second].cost.usd_per_million_tokens;
 }
 
 CompareResult compare(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r) {
@@ -117,15 +127,46 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   for (const std::string& gpu : r.gpus) {
     res.options.push_back(evaluate_option(catalog, model, r, gpu));
   }
+  // Prices given by hand join the catalog's as provider "given".
+  std::vector<Price> given;
+  for (const auto& [gpu, usd] : r.given_usd_per_gpu_hour) {
+    if (std::find(r.gpus.begin(), r.gpus.end(), gpu) == r.gpus.end()) {
+      const auto close = closest_names(gpu, r.gpus);
+      throw InputError(fmt::format("compare.price: '{}' is not one of the GPUs compared ({}){}", gpu,
+                                   fmt::join(r.gpus, ", "),
+                                   close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
+    }
+    if (!(usd > 0) || usd > 10'000) {
+      throw InputError(fmt::format("compare.price: expected a price in (0, 10000] USD per GPU-hour for {}, got {}", gpu, usd));
+    }
+    Price p;
+    p.provider = "given";
+    p.gpu = gpu;
+    p.usd_per_gpu_hour = usd;
+    p.day = r.today;
+    p.date = "today";
+    p.sources = {"--price"};
+    given.push_back(std::move(p));
+  }
+  std::vector<Price> all = given;
+  for (const Price& p : catalog.prices()) {
+    if (in_region(p, r.region)) {
+      all.push_back(p);
+    }
+  }
+  if (!r.region.empty() && all.size() == given.size()) {
+    throw InputError(fmt::format("compare.region: no catalog price is in region '{}'; regions: {}", r.region,
+                                 fmt::join(regions(catalog), ", ")));
+  }
   // Which (provider, mode) pairs to price.
   std::vector<std::pair<std::string, PricingMode>> pairs;
   const std::vector<std::string> all_providers = providers(catalog);
   if (!r.provider.empty() && std::find(all_providers.begin(), all_providers.end(), r.provider) == all_providers.end()) {
     find_price(catalog, r.provider, r.gpus.front(), PricingMode::on_demand);  // throws with the known providers
   }
-  for (const Price& p : catalog.prices()) {
-    const bool provider_ok = r.provider.empty() || p.provider == r.provider;
-    const bool mode_ok = !r.mode || p.mode == *r.mode;
+  for (const Price& p : all) {
+    const bool provider_ok = r.provider.empty() || p.provider == r.provider || p.provider == "given";
+    const bool mode_ok = !r.mode || p.mode == *r.mode || p.provider == "given";
     const bool gpu_ok = std::find(r.gpus.begin(), r.gpus.end(), p.gpu) != r.gpus.end();
     const std::pair<std::string, PricingMode> key{p.provider, p.mode};
     if (provider_ok && mode_ok && gpu_ok && std::find(pairs.begin(), pairs.end(), key) == pairs.end()) {
@@ -155,13 +196,13 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     m.mode = mode;
     for (const CompareOption& o : res.options) {
       PricedOption po;
-      for (const Price& p : catalog.prices()) {
+      for (const Price& p : all) {
         if (p.provider == provider && p.gpu == o.gpu && p.mode == mode &&
-            (po.price == nullptr || p.usd_per_gpu_hour < po.price->usd_per_gpu_hour)) {
-          po.price = &p;
+            (!po.price || p.usd_per_gpu_hour < po.price->usd_per_gpu_hour)) {
+          po.price = p;
         }
       }
-      if (po.price != nullptr) {
+      if (po.price) {
         CostRequest c = r.cost;
         c.gpus = r.gpus_per_option;
         c.usd_per_gpu_hour = po.price->usd_per_gpu_hour;
@@ -178,7 +219,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       const std::size_t b = static_cast<std::size_t>(base - m.options.begin());
       for (std::size_t i = 0; i < m.options.size(); ++i) {
         PricedOption& po = m.options[i];
-        if (po.price == nullptr) {
+        if (!po.price) {
           continue;
         }
         po.premium = po.price->usd_per_gpu_hour / base->price->usd_per_gpu_hour - 1.0;
@@ -198,12 +239,16 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
           w = i;
         }
       }
-      m.winner = w;
+      // A winner needs a rival: an option alone with a price neither wins nor loses.
+      const auto priced = std::count_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price.has_value(); });
+      if (priced >= 2) {
+        m.winner = w;
+      }
       // Robust: the winner's pessimistic tokens per USD beats every other option's optimistic one.
       m.robust = true;
       const double winner_low = m.options[w].cost.tokens_per_usd * res.options[w].low() / res.options[w].tokens_per_s();
       for (std::size_t i = 0; i < m.options.size(); ++i) {
-        if (i == w || m.options[i].price == nullptr) {
+        if (i == w || !m.options[i].price) {
           continue;
         }
         const double other_high =

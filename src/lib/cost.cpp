@@ -110,7 +110,18 @@ std::vector<PricingMode> modes_for(const Catalog& catalog, std::string_view prov
   return out;
 }
 
-const Price& find_price(const Catalog& catalog, std::string_view provider, std::string_view gpu, PricingMode mode) {
+std::vector<std::string> regions(const Catalog& catalog) {
+  std::vector<std::string> out;
+  for (const Price& p : catalog.prices()) {
+    if (!p.region.empty() && std::find(out.begin(), out.end(), p.region) == out.end()) {
+      out.push_back(p.region);
+    }
+  }
+  return out;
+}
+
+const Price& find_price(const Catalog& catalog, std::string_view provider, std::string_view gpu, PricingMode mode,
+                        std::string_view region) {
   const auto known = providers(catalog);
   if (std::find(known.begin(), known.end(), provider) == known.end()) {
     const auto close = closest_names(provider, known);
@@ -120,9 +131,21 @@ const Price& find_price(const Catalog& catalog, std::string_view provider, std::
   }
   const Price* best = nullptr;
   for (const Price& p : catalog.prices()) {
-    if (p.provider == provider && p.gpu == gpu && p.mode == mode &&
+    if (p.provider == provider && p.gpu == gpu && p.mode == mode && in_region(p, region) &&
         (best == nullptr || p.usd_per_gpu_hour < best->usd_per_gpu_hour)) {
       best = &p;
+    }
+  }
+  if (best == nullptr && !region.empty()) {
+    std::vector<std::string> in;
+    for (const Price& p : catalog.prices()) {
+      if (p.provider == provider && p.gpu == gpu && p.mode == mode && std::find(in.begin(), in.end(), p.region) == in.end()) {
+        in.push_back(p.region.empty() ? "(no region given)" : p.region);
+      }
+    }
+    if (!in.empty()) {
+      throw InputError(fmt::format("region: {} has no {} price for {} in region '{}'; it has: {}", provider,
+                                   to_string(mode), gpu, region, fmt::join(in, ", ")));
     }
   }
   if (best == nullptr) {

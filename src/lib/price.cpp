@@ -1,6 +1,9 @@
 #include <gpuplan/price.hpp>
 
 #include <array>
+#include <cctype>
+#include <charconv>
+#include <chrono>
 #include <vector>
 
 #include <fmt/format.h>
@@ -41,6 +44,51 @@ PricingMode parse_pricing_mode(std::string_view text, std::string_view field) {
   }
   throw InputError(
       fmt::format("{}: unknown pricing mode '{}'; known: {}", field, text, fmt::join(names, ", ")));
+}
+
+DayNumber parse_iso_date(std::string_view text, std::string_view field) {
+  const auto fail = [&] {
+    throw InputError(fmt::format("{}: expected an ISO date like 2025-06 or 2026-04-15, got \"{}\"", field, text));
+  };
+  const auto number = [&](std::size_t pos, std::size_t len) {
+    int v = 0;
+    const char* first = text.data() + pos;
+    const auto [end, ec] = std::from_chars(first, first + len, v);
+    if (ec != std::errc{} || end != first + len) {
+      fail();
+    }
+    return v;
+  };
+  if ((text.size() != 7 && text.size() != 10) || text[4] != '-' || (text.size() == 10 && text[7] != '-')) {
+    fail();
+  }
+  using namespace std::chrono;
+  const year_month_day ymd{year{number(0, 4)}, month{static_cast<unsigned>(number(5, 2))},
+                           day{static_cast<unsigned>(text.size() == 10 ? number(8, 2) : 1)}};
+  if (!ymd.ok() || ymd.year() < year{2000}) {
+    fail();
+  }
+  return sys_days{ymd}.time_since_epoch().count();
+}
+
+bool in_region(const Price& price, std::string_view region) {
+  if (region.empty()) {
+    return true;
+  }
+  if (price.region.size() < region.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < region.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(price.region[i])) != std::tolower(static_cast<unsigned char>(region[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+DayNumber system_today() {
+  using namespace std::chrono;
+  return floor<days>(system_clock::now()).time_since_epoch().count();
 }
 
 }  // namespace gpuplan

@@ -21,6 +21,14 @@ std::string tflop(const std::map<std::string, double>& table, const std::string&
   return it == table.end() ? "-" : fmt::format("{:g}", it->second / units::kTera);
 }
 
+Json alternatives_json(const GpuSpec& g) {
+  Json out = Json::array();
+  for (const AlternativeFigure& a : g.alternatives) {
+    out.push_back({{"field", a.field}, {"value", a.value}, {"source", a.source}});
+  }
+  return out;
+}
+
 Json gpu_json(const GpuSpec& g) {
   Json dense = Json::object();
   for (const auto& [k, v] : g.dense_flop_per_s) {
@@ -59,6 +67,8 @@ Json gpu_json(const GpuSpec& g) {
           {"scale_up", g.scale_up ? link(*g.scale_up) : Json(nullptr)},
           {"host_link", link(g.host_link)},
           {"mig_profiles", mig},
+          {"aliases", g.aliases},
+          {"alternatives", alternatives_json(g)},
           {"sources", g.sources},
           {"notes", g.notes},
           {"origin", g.origin}};
@@ -72,6 +82,7 @@ Json model_json(const ModelSpec& m) {
           {"model_type", m.model_type},
           {"params_total", p.total()},
           {"params_active", p.active()},
+          {"params_active_without_embedding", p.active() - p.embedding},
           {"hidden_size", m.hidden_size},
           {"num_hidden_layers", m.num_hidden_layers},
           {"num_attention_heads", m.num_attention_heads},
@@ -96,6 +107,7 @@ Json model_json(const ModelSpec& m) {
 Json price_json(const Price& p) {
   return {{"provider", p.provider}, {"gpu", p.gpu},       {"mode", to_string(p.mode)},
           {"usd_per_gpu_hour", p.usd_per_gpu_hour},       {"date", p.date},
+          {"price_age_days", p.age_days}, {"stale", p.stale()},
           {"region", p.region},     {"instance", p.instance}, {"sources", p.sources},
           {"notes", p.notes},       {"origin", p.origin}};
 }
@@ -148,7 +160,7 @@ std::string render_gpu_list(const Catalog& catalog, const RenderOptions& o) {
 std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
   detail::Document doc;
   detail::Table t{.title = "",
-                  .header = {"id", "params B", "active B", "layers", "heads", "kv heads",
+                  .header = {"id", "params B", "active B", "active w/o emb. B", "layers", "heads", "kv heads",
                              "KV bytes/token bf16", "max context", "kind"},
                   .rows = {}};
   Json list = Json::array();
@@ -163,6 +175,7 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
     }
     t.rows.push_back({m.id, fmt::format("{:.2f}", p.total() / units::kGiga),
                       fmt::format("{:.2f}", p.active() / units::kGiga),
+                      fmt::format("{:.2f}", (p.active() - p.embedding) / units::kGiga),
                       std::to_string(m.num_hidden_layers), std::to_string(m.num_attention_heads),
                       m.mla ? "-" : std::to_string(m.num_key_value_heads),
                       group_digits(static_cast<std::uint64_t>(kv_bytes_per_token(m, DType::bf16))),
@@ -172,7 +185,8 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
   doc.tables.push_back(std::move(t));
   doc.footer.push_back(
       "parameter counts are computed from the architecture; B = 1e9; active = per token, including "
-      "the embedding and LM head");
+      "the embedding and LM head; active w/o emb. = without the input embedding table (a lookup, not a matmul), as publishers quote it "
+      "(gpt-oss-20b: 3.6 B)");
   Json j = envelope("catalog models");
   j["models"] = list;
   return render(doc, j, o);
@@ -181,16 +195,21 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
 std::string render_price_list(const Catalog& catalog, const RenderOptions& o) {
   detail::Document doc;
   detail::Table t{.title = "",
-                  .header = {"provider", "gpu", "mode", "USD/GPU-hour", "date", "region"},
+                  .header = {"provider", "gpu", "mode", "USD/GPU-hour", "date", "age days", "region"},
                   .rows = {}};
   Json list = Json::array();
+  int stale = 0;
   for (const Price& p : catalog.prices()) {
     t.rows.push_back({p.provider, p.gpu, std::string(to_string(p.mode)),
                       fmt::format("{:.3f}", p.usd_per_gpu_hour), p.date,
+                      fmt::format("{}{}", p.age_days, p.stale() ? " (stale)" : ""),
                       p.region.empty() ? "-" : p.region});
     list.push_back(price_json(p));
+    stale += p.stale() ? 1 : 0;
   }
   doc.tables.push_back(std::move(t));
+  doc.footer.push_back(fmt::format("age = days since the price's date; {} of {} prices are older than {} days (stale)",
+                                   stale, catalog.prices().size(), kStalePriceDays));
   doc.footer.push_back("sources: gpuplan catalog prices --format json");
   Json j = envelope("catalog prices");
   j["prices"] = list;
@@ -220,7 +239,19 @@ std::string render_gpu(const GpuSpec& g, const RenderOptions& o) {
   }
   t.rows.push_back({"host link", fmt::format("{}, {:g} GB/s per direction", g.host_link.kind,
                                              g.host_link.bytes_per_s_per_direction / units::kGB)});
+  if (!g.aliases.empty()) {
+    t.rows.push_back({"aliases", fmt::format("{}", fmt::join(g.aliases, ", "))});
+  }
   doc.tables.push_back(std::move(t));
+  if (!g.alternatives.empty()) {
+    detail::Table alt{.title = "Figures other sources give (the table above keeps the catalog's choice)",
+                      .header = {"field", "value", "source"},
+                      .rows = {}};
+    for (const AlternativeFigure& a : g.alternatives) {
+      alt.rows.push_back({a.field, fmt::format("{:g}", a.value), a.source});
+    }
+    doc.tables.push_back(std::move(alt));
+  }
   if (!g.mig_profiles.empty()) {
     detail::Table mig{.title = "MIG profiles",
                       .header = {"profile", fmt::format("memory {}", unit), "compute slices", "SMs", "max instances"},

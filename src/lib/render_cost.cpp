@@ -20,8 +20,13 @@ std::string usd(double v) { return fmt::format("{:.2f}", checked(v, "a price"));
 std::string millions(double v) { return fmt::format("{:.2f}", checked(v, "a count") / 1e6); }
 std::string pct(double v) { return fmt::format("{:+.0f} %", checked(v, "a share") * 100.0); }
 
+std::string age_label(const Price& p) {
+  return p.provider == "given" ? "given" : fmt::format("{} d{}", p.age_days, p.stale() ? " (stale)" : "");
+}
+
 std::string price_label(const Price& p) {
-  return fmt::format("{} {} ${:.2f}/GPU-h ({}{})", p.provider, to_string(p.mode), p.usd_per_gpu_hour, p.date,
+  return fmt::format("{} {} ${:.2f}/GPU-h ({}, {} days old{}{})", p.provider, to_string(p.mode), p.usd_per_gpu_hour,
+                     p.date, p.age_days, p.stale() ? fmt::format(", stale: older than {} days", kStalePriceDays) : "",
                      p.region.empty() ? "" : ", " + p.region);
 }
 
@@ -44,7 +49,8 @@ Json cost_json(const CostResult& c) {
 
 Json price_json(const Price& p) {
   return {{"provider", p.provider}, {"gpu", p.gpu}, {"mode", to_string(p.mode)}, {"usd_per_gpu_hour", p.usd_per_gpu_hour},
-          {"date", p.date}, {"region", p.region}, {"sources", p.sources}};
+          {"date", p.date}, {"price_age_days", p.age_days}, {"stale", p.stale()}, {"region", p.region},
+          {"sources", p.sources}};
 }
 
 }  // namespace
@@ -154,7 +160,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
       Json per = Json::array();
       for (std::size_t i = 0; i < m.options.size(); ++i) {
         const PricedOption& po = m.options[i];
-        if (po.price == nullptr) {
+        if (!po.price) {
           per.push_back({{"gpu", r.options[i].gpu}, {"price", nullptr}});
           continue;
         }
@@ -173,6 +179,15 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                        {"robust", m.robust}});
     }
     j["modes"] = modes;
+    if (const auto at = r.cheapest()) {
+      const PricedOption& po = r.modes[at->first].options[at->second];
+      j["cheapest"] = {{"gpu", r.options[at->second].gpu},
+                       {"provider", r.modes[at->first].provider},
+                       {"mode", to_string(r.modes[at->first].mode)},
+                       {"usd_per_million_tokens", po.cost.usd_per_million_tokens}};
+    } else {
+      j["cheapest"] = nullptr;
+    }
     j["notes"] = r.notes;
     return detail::dump_json(j);
   }
@@ -193,20 +208,20 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   }
   doc.tables.push_back(std::move(opts));
   detail::Table costs{.title = "Cost by pricing mode",
-                      .header = {"provider", "mode", "gpu", "USD/GPU-h", "USD/h", "M tokens/USD", "USD/Mtok", "premium",
-                                 "throughput", "break-even USD/GPU-h", "winner"},
+                      .header = {"provider", "mode", "gpu", "USD/GPU-h", "price age", "USD/h", "M tokens/USD", "USD/Mtok",
+                                 "premium", "throughput", "break-even USD/GPU-h", "winner"},
                       .rows = {}};
   for (const ModeComparison& m : r.modes) {
     for (std::size_t i = 0; i < m.options.size(); ++i) {
       const PricedOption& po = m.options[i];
-      if (po.price == nullptr) {
+      if (!po.price) {
         costs.rows.push_back({m.provider, std::string(to_string(m.mode)), r.options[i].gpu, "-", "-", "-", "-", "-", "-",
-                              "-", "no price"});
+                              "-", "-", "no price"});
         continue;
       }
       const bool win = m.winner && *m.winner == i;
       costs.rows.push_back({m.provider, std::string(to_string(m.mode)), r.options[i].gpu, usd(po.price->usd_per_gpu_hour),
-                            usd(po.cost.usd_per_hour()), millions(po.cost.tokens_per_usd),
+                            age_label(*po.price), usd(po.cost.usd_per_hour()), millions(po.cost.tokens_per_usd),
                             fmt::format("{:.4f}", po.cost.usd_per_million_tokens), pct(po.premium),
                             fmt::format("{:.2f}x", po.throughput_ratio), usd(po.break_even_usd_per_gpu_hour),
                             win ? (m.robust ? "yes" : "yes (within band)") : ""});
@@ -215,6 +230,11 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   doc.tables.push_back(std::move(costs));
   for (const ModeComparison& m : r.modes) {
     if (!m.winner) {
+      const auto priced = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price; });
+      if (priced != m.options.end()) {
+        doc.footer.push_back(fmt::format("{} {}: only {} has a price; no comparison in this mode", m.provider,
+                                         to_string(m.mode), r.options[static_cast<std::size_t>(priced - m.options.begin())].gpu));
+      }
       continue;
     }
     std::string line = fmt::format("{} {}: {} wins", m.provider, to_string(m.mode), r.options[*m.winner].gpu);
@@ -222,7 +242,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
     const auto base = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price; });
     for (std::size_t i = 0; i < m.options.size(); ++i) {
       const PricedOption& po = m.options[i];
-      if (po.price == nullptr || &po == &*base) {
+      if (!po.price || &po == &*base) {
         continue;
       }
       const double change = po.cost.tokens_per_usd / base->cost.tokens_per_usd - 1.0;
@@ -242,6 +262,14 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                        "per USD) are against the first GPU with a price in that mode");
   for (const auto& n : r.notes) {
     doc.footer.push_back("note: " + n);
+  }
+  if (const auto at = r.cheapest()) {
+    const ModeComparison& m = r.modes[at->first];
+    const PricedOption& po = m.options[at->second];
+    doc.footer.push_back(fmt::format("cheapest overall: {} at {} {} (${:.2f}/GPU-h, {}): ${:.4f} per million output tokens",
+                                     r.options[at->second].gpu, m.provider, to_string(m.mode), po.price->usd_per_gpu_hour,
+                                     po.price->provider == "given" ? "given by --price" : po.price->date,
+                                     po.cost.usd_per_million_tokens));
   }
   return detail::render_document(doc, options.format);
 }

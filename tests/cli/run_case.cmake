@@ -7,6 +7,8 @@ file(READ "${CASE}.args" args_line)
 string(STRIP "${args_line}" args_line)
 separate_arguments(args UNIX_COMMAND "${args_line}")
 set(ENV{GPUPLAN_CATALOG} "")
+# Price ages are counted to a fixed day so outputs do not change with the calendar.
+set(ENV{GPUPLAN_TODAY} "2026-12-01")
 if(EXISTS "${CASE}.env")
   file(STRINGS "${CASE}.env" env_lines)
   foreach(line IN LISTS env_lines)

@@ -89,18 +89,25 @@ TEST_CASE("catalog: user entries override built-in ids and say so", "[catalog]")
   Catalog c = Catalog::builtin();
   const auto report = c.merge_file(std::string(GPUPLAN_EXAMPLES_DIR) + "/my-gpus.json");
   REQUIRE(report.overrides.size() == 1);
-  CHECK(report.overrides[0] == "GPU 'h100-sxm' (was from gpus.json)");
+  CHECK_THAT(report.overrides[0], Catch::Matchers::StartsWith("GPU 'h100-sxm' (was from gpus.json); fields from this file:"));
+  CHECK(report.dropped.empty());
   CHECK_THAT(c.gpu("h100-sxm").fit_memory_bytes(), WithinRel(81000.0 * 1048576.0, 1e-12));
+  // The file gives no scale-up link, MIG table or sparse figures: merged field by field, the
+  // built-in ones stay.
+  REQUIRE(c.gpu("h100-sxm").scale_up);
+  CHECK(c.gpu("h100-sxm").scale_up->kind == "nvlink4");
+  CHECK(c.gpu("h100-sxm").mig_profiles.size() == Catalog::builtin().gpu("h100-sxm").mig_profiles.size());
+  CHECK_FALSE(c.gpu("h100-sxm").mig_profiles.empty());
   CHECK(c.find_gpu("lab-gpu-96") != nullptr);
   CHECK(c.prices().back().provider == "our-lab");
 }
 
 TEST_CASE("catalog: unknown names list the closest ids", "[catalog]") {
   const Catalog& c = Catalog::builtin();
-  CHECK_THROWS_WITH(c.gpu("h100-sxm5"),
-                    Catch::Matchers::StartsWith("unknown GPU 'h100-sxm5'; closest: h100-sxm"));
-  CHECK_THROWS_WITH(c.model("llama-3.1-70"),
-                    Catch::Matchers::StartsWith("unknown model 'llama-3.1-70'; closest: llama-3.1-70b"));
+  CHECK_THROWS_WITH(c.gpu("h100-sxm6"),
+                    Catch::Matchers::StartsWith("unknown GPU 'h100-sxm6'; closest: h100-sxm"));
+  CHECK_THROWS_WITH(c.model("llama-3.1-71b"),
+                    Catch::Matchers::StartsWith("unknown model 'llama-3.1-71b'; closest: llama-3.1-70b"));
   CHECK(&c.gpu("H200-SXM") == &c.gpu("h200-sxm"));  // ids are case-insensitive
 }
 

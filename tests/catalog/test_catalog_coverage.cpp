@@ -1,0 +1,110 @@
+// The catalog's coverage (issue 9): the GPUs and models people rent and run, parameter counts
+// against the publishers' figures, dated prices.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/model_spec.hpp>
+
+using Catch::Matchers::WithinRel;
+
+namespace {
+const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+gpuplan::ParamCount params(const char* id) { return gpuplan::count_params(cat().model(id)); }
+double without_embedding(const gpuplan::ParamCount& p) { return p.active() - p.embedding; }
+}  // namespace
+
+TEST_CASE("coverage: the issue's GPUs are present with sources", "[catalog]") {
+  for (const char* id : {"gb300", "h20", "rtx-pro-6000-server", "a10g", "l40", "gh200", "gh200-144gb", "mi350x",
+                         "gaudi2"}) {
+    INFO(id);
+    REQUIRE(cat().find_gpu(id) != nullptr);
+    CHECK_FALSE(cat().gpu(id).sources.empty());
+  }
+}
+
+// Reference README 1.1/1.2: Gaudi 3 scales up over 21 of its 24 on-die 200 GbE RoCE ports in an
+// 8-card node (21 x 200 Gb/s = 525 GB/s per direction) and ships at 1600 MHz: 1677 TF realized
+// against the 1835 TF headline (stas00 note 19).
+TEST_CASE("coverage: Gaudi 3 has its RoCE scale-up link and the realized peak", "[catalog][reference]") {
+  const auto& g = cat().gpu("gaudi3");
+  REQUIRE(g.scale_up);
+  CHECK_THAT(g.scale_up->bytes_per_s_per_direction, WithinRel(525e9, 1e-12));
+  CHECK(g.scale_up->domain_gpus == 8);
+  CHECK_THAT(g.dense_flop_per_s.at("bf16"), WithinRel(1677e12, 1e-12));
+  bool headline = false;
+  for (const auto& a : g.alternatives) {
+    headline = headline || (a.field == "dense_tflop_per_s.bf16" && std::abs(a.value - 1835) < 1e-9);
+  }
+  CHECK(headline);
+}
+
+// Reference README 1.1: B200 FP32 80 TF; bandwidth 7.7 (HGX) stored, 8.0 (DGX sheet) disputed.
+TEST_CASE("coverage: B200 FP32 and the disputed figures of B200/B300", "[catalog][reference]") {
+  CHECK_THAT(cat().gpu("b200").dense_flop_per_s.at("fp32"), WithinRel(80e12, 1e-12));
+  const auto has = [](const char* gpu, const char* field, double value) {
+    for (const auto& a : cat().gpu(gpu).alternatives) {
+      if (a.field == field && std::abs(a.value - value) < 1e-9) {
+        return true;
+      }
+    }
+    return false;
+  };
+  CHECK(has("b200", "memory_bandwidth_tb_per_s", 8.0));
+  CHECK(has("b300", "memory_bandwidth_tb_per_s", 8.0));
+  CHECK(has("b300", "dense_tflop_per_s.fp4", 15000));
+}
+
+// Publishers' parameter counts. Tolerances cover rounding in the quoted figure and, where noted,
+// parts the catalog entry does not count (vision encoders, multi-token-prediction heads).
+TEST_CASE("coverage: new models' parameter counts match the publishers", "[catalog][reference]") {
+  // Meta model cards: Llama 3.2 1B has 1.23B, 3B has 3.21B parameters.
+  CHECK_THAT(params("llama-3.2-1b").total(), WithinRel(1.23e9, 0.01));
+  CHECK_THAT(params("llama-3.2-3b").total(), WithinRel(3.21e9, 0.01));
+  // Gemma 2 report (arXiv:2408.00118) Table 2: 9B = 918M embedding + 8,324M non-embedding;
+  // 27B = 1,180M + 26,047M.
+  CHECK_THAT(params("gemma-2-9b").embedding, WithinRel(918e6, 0.005));
+  CHECK_THAT(params("gemma-2-9b").body(), WithinRel(8324e6, 0.005));
+  CHECK_THAT(params("gemma-2-27b").embedding, WithinRel(1180e6, 0.005));
+  CHECK_THAT(params("gemma-2-27b").body(), WithinRel(26047e6, 0.005));
+  // Gemma 3 report (arXiv:2503.19786) Table 1: 4B = 675M embedding + 3,209M non-embedding;
+  // 12B = 1,012M + 10,759M (vision encoder not counted here).
+  CHECK_THAT(params("gemma-3-4b").embedding, WithinRel(675e6, 0.01));
+  CHECK_THAT(params("gemma-3-4b").body(), WithinRel(3209e6, 0.005));
+  CHECK_THAT(params("gemma-3-12b").embedding, WithinRel(1012e6, 0.01));
+  CHECK_THAT(params("gemma-3-12b").body(), WithinRel(10759e6, 0.005));
+  // Hugging Face model page of microsoft/phi-4: 14.7B.
+  CHECK_THAT(params("phi-4").total(), WithinRel(14.7e9, 0.01));
+  // Mistral announcements: NeMo 12B (HF page: 12.2B), Small 3.1 24B (with its ~0.44B vision
+  // encoder, not counted here), Large 2 123B.
+  CHECK_THAT(params("mistral-nemo-12b").total(), WithinRel(12.2e9, 0.01));
+  CHECK_THAT(params("mistral-small-3.1-24b").total() + 0.44e9, WithinRel(24e9, 0.01));
+  CHECK_THAT(params("mistral-large-2").total(), WithinRel(123e9, 0.01));
+  // Qwen3-14B model card: 14.8B, 13.2B non-embedding.
+  CHECK_THAT(params("qwen3-14b").total(), WithinRel(14.8e9, 0.01));
+  CHECK_THAT(params("qwen3-14b").body(), WithinRel(13.2e9, 0.01));
+  // DeepSeek-V3.1 model card: 671B total, 37B activated (MTP module not counted).
+  CHECK_THAT(params("deepseek-v3.1").total(), WithinRel(671e9, 0.01));
+  CHECK_THAT(params("deepseek-v3.1").active(), WithinRel(37e9, 0.02));
+  // Kimi K2 model card: 1T total, 32B activated.
+  CHECK_THAT(params("kimi-k2").total(), WithinRel(1.04e12, 0.02));
+  CHECK_THAT(params("kimi-k2").active(), WithinRel(32e9, 0.03));
+}
+
+// OpenAI gpt-oss model card: gpt-oss-20b has 3.61B active parameters, gpt-oss-120b 5.13B, quoted
+// without the input embedding table (a lookup, not a matmul); the unembedding is counted.
+TEST_CASE("coverage: active parameters without the embedding, as publishers quote", "[catalog][reference]") {
+  CHECK_THAT(without_embedding(params("gpt-oss-20b")), WithinRel(3.61e9, 0.01));
+  CHECK_THAT(without_embedding(params("gpt-oss-120b")), WithinRel(5.13e9, 0.01));
+  CHECK(without_embedding(params("gpt-oss-20b")) < params("gpt-oss-20b").active());
+}
+
+TEST_CASE("coverage: every price has an ISO date no later than today and a source", "[catalog]") {
+  for (const auto& p : cat().prices()) {
+    INFO(p.provider << " " << p.gpu << " " << p.date);
+    CHECK((p.date.size() == 7 || p.date.size() == 10));
+    CHECK(p.age_days >= 0);
+    CHECK_FALSE(p.sources.empty());
+  }
+}

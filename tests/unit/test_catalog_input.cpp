@@ -1,0 +1,123 @@
+// Catalog input as people type it and as files give it: price dates and ages, loose names,
+// field-by-field overrides, disputed figures.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+using Catch::Matchers::WithinRel;
+using gpuplan::Catalog;
+using gpuplan::InputError;
+using gpuplan::parse_iso_date;
+
+namespace {
+std::string price_file(const std::string& date) {
+  return R"({"schema_version": 1, "prices": [{"provider": "p", "gpu": "h100-sxm", "mode": "on-demand",
+    "usd_per_gpu_hour": 2.5, "date": ")" +
+         date + R"(", "sources": ["test"]}]})";
+}
+}  // namespace
+
+TEST_CASE("price dates: ISO months and days, nothing else", "[catalog][price]") {
+  // Days since 1970-01-01: 2000-01-01 is day 10957, 2026-04-15 day 20558 (Gregorian calendar).
+  CHECK(parse_iso_date("2000-01-01", "f") == 10957);
+  CHECK(parse_iso_date("2026-04-15", "f") == 20558);
+  CHECK(parse_iso_date("2025-06", "f") == parse_iso_date("2025-06-01", "f"));
+  for (const char* bad : {"", "2025", "2025-13", "2025-02-30", "26-04-15", "2025/06", "2025-6", "late 2024",
+                          "2025-06-1x", "1999-12"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_iso_date(bad, "f"), StartsWith("f: expected an ISO date like 2025-06 or 2026-04-15"));
+  }
+}
+
+TEST_CASE("price dates: the loader rejects an undated or future price and counts ages", "[catalog][price]") {
+  Catalog c = Catalog::builtin();
+  c.set_today(parse_iso_date("2026-12-01", "today"));
+  CHECK_THROWS_WITH(c.merge_text(price_file("soon"), "u.json"), Contains("u.json: /prices/0/date: expected an ISO date"));
+  CHECK_THROWS_WITH(c.merge_text(R"({"schema_version": 1, "prices": [{"provider": "p", "gpu": "h100-sxm",
+    "mode": "on-demand", "usd_per_gpu_hour": 2.5, "sources": ["t"]}]})", "u.json"),
+                    Contains("/prices/0/date"));
+  CHECK_THROWS_WITH(c.merge_text(price_file("2026-12-02"), "u.json"),
+                    Contains("u.json: /prices/0/date: price date 2026-12-02 is in the future (today is 2026-12-01)"));
+  c.merge_text(price_file("2026-06-04"), "u.json");
+  CHECK(c.prices().back().age_days == 180);
+  CHECK_FALSE(c.prices().back().stale());
+  c.set_today(parse_iso_date("2026-12-02", "today"));
+  CHECK(c.prices().back().age_days == 181);
+  CHECK(c.prices().back().stale());
+  // Moving today before a price's date is an error naming the entry.
+  CHECK_THROWS_WITH(c.set_today(parse_iso_date("2026-06-03", "today")),
+                    Contains("/date: price date 2026-06-11 is in the future (today is 2026-06-03)"));
+}
+
+TEST_CASE("names: aliases, abbreviations, ambiguity", "[catalog][names]") {
+  const Catalog& c = Catalog::builtin();
+  (void)c.take_notes();
+  CHECK(c.gpu("H100").id == "h100-sxm");  // alias, any case
+  const auto notes = c.take_notes();
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "GPU 'H100' read as 'h100-sxm' (alias)");
+  CHECK(c.gpu("h100-sxm").id == "h100-sxm");
+  CHECK(c.take_notes().empty());  // an exact id needs no note
+  CHECK(c.model("Mixtral-8x7").id == "mixtral-8x7b");
+  CHECK(c.model("qwen3-235b").id == "qwen3-235b-a22b");
+  // Llama 3 70B could be 3.1 or 3.3: listed, not guessed.
+  CHECK_THROWS_WITH(c.model("llama3-70b"),
+                    StartsWith("model 'llama3-70b' is ambiguous: it matches llama-3.1-70b, llama-3.3-70b"));
+  CHECK_THROWS_WITH(c.gpu("a100-sxm"), StartsWith("GPU 'a100-sxm' is ambiguous: it matches a100-sxm-80gb, a100-sxm-40gb"));
+  CHECK(c.resolve_gpu("no-such-gpu") == nullptr);
+  (void)c.take_notes();
+}
+
+TEST_CASE("names: an alias two GPUs share is ambiguous", "[catalog][names]") {
+  Catalog c;
+  c.merge_text(R"({"schema_version": 1, "gpus": [
+    {"id": "a-1", "name": "A", "vendor": "v", "aliases": ["fast"], "memory_gb": 80, "memory_bandwidth_tb_per_s": 3,
+     "dense_tflop_per_s": {"bf16": 900}, "tdp_w": 700, "host_link": {"kind": "pcie5-x16", "gb_per_s_per_direction": 64},
+     "sources": ["t"]},
+    {"id": "b-1", "name": "B", "vendor": "v", "aliases": ["fast"], "memory_gb": 80, "memory_bandwidth_tb_per_s": 3,
+     "dense_tflop_per_s": {"bf16": 900}, "tdp_w": 700, "host_link": {"kind": "pcie5-x16", "gb_per_s_per_direction": 64},
+     "sources": ["t"]}]})",
+               "t.json");
+  CHECK_THROWS_WITH(c.gpu("fast"), StartsWith("GPU 'fast' is ambiguous: it matches a-1, b-1"));
+}
+
+TEST_CASE("overrides: a user entry may change one field and keep the rest", "[catalog][merge]") {
+  Catalog c = Catalog::builtin();
+  const auto& before = Catalog::builtin().gpu("h200-sxm");
+  const auto report = c.merge_text(R"({"schema_version": 1, "gpus": [
+    {"id": "h200-sxm", "memory_bandwidth_tb_per_s": 4.5, "mig_profiles": null}]})",
+                                   "site.json");
+  const auto& after = c.gpu("h200-sxm");
+  CHECK_THAT(after.memory_bandwidth_bytes_per_s, WithinRel(4.5e12, 1e-12));
+  CHECK(after.dense_flop_per_s == before.dense_flop_per_s);
+  CHECK(after.name == before.name);
+  CHECK(after.mig_profiles.empty());
+  REQUIRE(report.dropped.size() == 1);
+  CHECK(report.dropped[0] == "GPU 'h200-sxm' drops the built-in field 'mig_profiles'");
+  REQUIRE(report.overrides.size() == 1);
+  CHECK(report.overrides[0] ==
+        "GPU 'h200-sxm' (was from gpus.json); fields from this file: memory_bandwidth_tb_per_s, mig_profiles; the "
+        "rest kept");
+  // A bad merged value still names the user's file and entry.
+  CHECK_THROWS_WITH(c.merge_text(R"({"schema_version": 1, "gpus": [{"id": "h200-sxm", "tdp_w": -1}]})", "site.json"),
+                    Contains("site.json: /gpus/0/tdp_w"));
+}
+
+TEST_CASE("alternatives: disputed figures name a numeric field and a source", "[catalog]") {
+  const auto& b200 = Catalog::builtin().gpu("b200");
+  REQUIRE(b200.alternatives.size() >= 1);
+  CHECK(b200.alternatives[0].field == "memory_bandwidth_tb_per_s");
+  CHECK_FALSE(b200.alternatives[0].source.empty());
+  Catalog c;
+  CHECK_THROWS_WITH(c.merge_text(R"({"schema_version": 1, "gpus": [
+    {"id": "a-1", "name": "A", "vendor": "v", "memory_gb": 80, "memory_bandwidth_tb_per_s": 3,
+     "dense_tflop_per_s": {"bf16": 900}, "tdp_w": 700, "host_link": {"kind": "pcie5-x16", "gb_per_s_per_direction": 64},
+     "alternatives": [{"field": "dense_tflop_per_s.fp5", "value": 1, "source": "s"}], "sources": ["t"]}]})",
+                                 "t.json"),
+                    Contains("t.json: /gpus/0/alternatives/0/field: \"dense_tflop_per_s.fp5\" is not a numeric GPU field"));
+}
