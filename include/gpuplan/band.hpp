@@ -43,13 +43,33 @@ std::string model_family(const ModelSpec& model);
 /// it multiplies natively ("nvidia/fp4" for Blackwell, "nvidia/fp8" for Hopper and Ada).
 std::string gpu_generation(const GpuSpec& gpu);
 
-/// The case of `query` against the calibration groups `calibrated` (models and GPUs from `catalog`).
-BandCase band_case(const Catalog& catalog, const CalibrationGroupKey& query,
+/// The case of a model, GPU and weight format against the calibration groups `calibrated`
+/// (their models and GPUs are looked up in `catalog`).
+BandCase band_case(const Catalog& catalog, const ModelSpec& model, const GpuSpec& gpu, DType weights_dtype,
                    const std::vector<CalibrationGroupKey>& calibrated);
 /// The groups of the benchmarks marked `calibrate` with a known input length.
 std::vector<CalibrationGroupKey> calibration_groups(const std::vector<Benchmark>& benchmarks);
 
-/// The shipped band of each case (a test keeps them equal to `gpuplan validate --cross-validate`).
+/// The shipped band of each case (a test keeps them equal to `derive_bands` over the shipped
+/// benchmarks, i.e. to `gpuplan validate --cross-validate`).
 Band default_band(BandCase c);
+
+/// The case and band of an estimate for this model, GPU and format against the catalog's
+/// calibration benchmarks.
+struct EstimateBand {
+  BandCase band_case = BandCase::calibrated;
+  Band band;
+};
+EstimateBand estimate_band(const Catalog& catalog, const ModelSpec& model, const GpuSpec& gpu, DType weights_dtype);
+
+/// Residuals (measured / estimate - 1) by the case they were predicted in.
+struct CaseResiduals {
+  BandCase band_case = BandCase::calibrated;
+  double residual = 0;
+};
+/// The band of each case: the central 84 % (8th to 92nd percentile) of the residuals of that
+/// case or any farther one; a case with no such residuals takes all of them. `calibrated` uses
+/// only in-sample residuals.
+std::vector<Band> derive_bands(const std::vector<CaseResiduals>& residuals);
 
 }  // namespace gpuplan

@@ -70,6 +70,7 @@ struct CrossValidation {
   double worst_abs_error = 0;
   int rows = 0;
   int inside_band = 0;
+  std::vector<Band> derived_bands;           ///< by BandCase: what these residuals give (see bands_from)
 };
 
 /// Leave-one-group-out: for each model x GPU x weight format among the benchmarks marked
@@ -77,7 +78,8 @@ struct CrossValidation {
 /// than two groups.
 CrossValidation cross_validate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks);
 
-/// The shipped defaults (Efficiency{}) with the residual band of the shipped benchmarks.
-std::pair<double, double> default_band(const Catalog& catalog);
+/// The band of each case (indexed by BandCase) from in-sample residuals (`calibrated`) and
+/// cross-validated ones (every other case).
+std::vector<Band> bands_from(const Calibration& in_sample, const CrossValidation& cv);
 
 }  // namespace gpuplan

@@ -19,7 +19,6 @@ struct CompareRequest {
   std::uint64_t gpus_per_option = 8;    ///< GPUs in each deployment
   PerfRequest perf;                     ///< workload, dtypes, efficiency; layout used if `layout_given`
   bool layout_given = false;
-  std::uint64_t max_batch = 256;        ///< batch cap per replica for the estimate
   std::map<std::string, double> measured_tokens_per_s;  ///< by GPU id: replaces the estimate
   std::string provider;                 ///< empty: every provider in the catalog
   std::optional<PricingMode> mode;      ///< unset: every mode the provider has
@@ -27,7 +26,6 @@ struct CompareRequest {
   /// Prices given by hand (--price GPU=USD), by GPU id: priced as provider "given", on-demand.
   std::map<std::string, double> given_usd_per_gpu_hour;
   DayNumber today = 0;                  ///< date of the given prices
-  std::pair<double, double> band{0.0, 0.0};  ///< calibration residual range
   CostRequest cost;                     ///< utilization, extras; gpus and price are filled in
 };
 
@@ -40,6 +38,7 @@ struct CompareOption {
   double estimate_low = 0;
   double estimate_high = 0;
   double roofline_tokens_per_s = 0;
+  BandCase band_case = BandCase::calibrated;  ///< distance from the calibration data
   std::optional<double> measured_tokens_per_s;
   /// What the costs use: the measurement when given, else the estimate.
   [[nodiscard]] double tokens_per_s() const { return measured_tokens_per_s.value_or(estimate_tokens_per_s); }

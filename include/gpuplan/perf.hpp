@@ -6,32 +6,55 @@
 // the KV cache; prefill is compute-bound with quadratic attention. Two numbers everywhere: the
 // pure roofline bound (efficiency 1, no overhead, no latency) and the calibrated estimate.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <gpuplan/band.hpp>
 #include <gpuplan/comm.hpp>
 #include <gpuplan/memory.hpp>
 
 namespace gpuplan {
 
-/// Achievable shares of the hardware and fixed costs. bandwidth, compute and step_overhead_s are
-/// the fit of `calibrate()` to the shipped data/benchmarks.json (`gpuplan validate --calibrate`
-/// reproduces them and a test keeps them in step); link and hop latency are measured figures.
+/// Achievable shares of the hardware and fixed costs. bandwidth, compute, step_overhead_s,
+/// activation_passes, gemm_half_flop and format_exponent are the fit of `calibrate()` to the
+/// shipped data/benchmarks.json (`gpuplan validate --calibrate` reproduces them and a test keeps
+/// them in step); link and hop latency are measured figures.
 struct Efficiency {
-  double bandwidth = 0.73;        ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
-  double compute = 0.56;          ///< share of dense tensor peak (matmul alone: H100 fp8 0.71)
+  double bandwidth = 0.605;       ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
+  double compute = 0.87;          ///< share of dense tensor peak for large bf16 GEMMs (max achievable matmul)
+  double kv_bandwidth = 0.873;    ///< attention reads the paged KV cache at this share of `bandwidth`
   double link = 0.80;             ///< share of link bandwidth in a ring (NCCL: 370 of 450 GB/s)
-  double step_overhead_s = 0.0044;  ///< per forward pass: launches, scheduling, sampling
+  double step_overhead_s = 0.0;   ///< per forward pass: launches, scheduling (the fit finds none)
   double hop_latency_s = 1e-6;    ///< per ring hop: an 8-GPU ring all-reduce of a small message ~14 us
+  /// Per-token work outside the GEMMs (norms, activations, routing, sampling), as passes of bf16
+  /// activations through memory: each token moves passes x 2 x (layers x (hidden + active FFN
+  /// width) + vocabulary) bytes. Grows with the batch, unlike the per-step overhead.
+  double activation_passes = 0.0;  ///< the fit finds none on TensorRT-LLM's data
+  /// A GEMM of this many FLOPs reaches half of `compute`: small GEMMs (few tokens, tiny MoE
+  /// experts) cannot fill the GPU. Efficiency = compute x W / (W + gemm_half_flop).
+  double gemm_half_flop = 0.418e9;
+  /// Narrow formats reach a smaller share of their peak (scales, non-GEMM work that does not
+  /// speed up): efficiency x (bf16 peak / format peak)^format_exponent.
+  double format_exponent = 0.639;  ///< fp8: 0.5^0.639 = 0.64 of bf16's share; fp4: 0.41
+  /// Communication overlapped with compute (max of the terms) rather than added.
+  bool overlap_communication = false;
 
-  /// The pure roofline: everything at peak, nothing fixed.
+  /// The pure roofline: everything at peak, nothing fixed, communication overlapped.
   static Efficiency roofline() {
-    return {.bandwidth = 1.0, .compute = 1.0, .link = 1.0, .step_overhead_s = 0.0, .hop_latency_s = 0.0};
+    return {.bandwidth = 1.0, .compute = 1.0, .kv_bandwidth = 1.0, .link = 1.0, .step_overhead_s = 0.0, .hop_latency_s = 0.0,
+            .activation_passes = 0.0, .gemm_half_flop = 0.0, .format_exponent = 0.0,
+            .overlap_communication = true};
   }
 };
+
+/// The engine batch cap per replica when none is given: TensorRT-LLM's max_batch_size default
+/// of 2048 (the calibration data's engine). vLLM caps at max_num_seqs, 256 (1024 in V1 on
+/// H100-class GPUs in recent versions): give --max-batch for it.
+inline constexpr std::uint64_t kDefaultEngineMaxBatch = 2048;
 
 /// Checks every factor is in (0, 1] and the times are finite and >= 0; names `efficiency.*`.
 void validate_efficiency(const Efficiency& e);
@@ -43,6 +66,7 @@ struct PerfRequest {
   bool sparse = false;              ///< use 2:4-sparse peak FLOPs (off: inference runs dense)
   Efficiency efficiency;
   double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s InfiniBand per 8-GPU node
+  std::uint64_t max_batch = kDefaultEngineMaxBatch;  ///< engine batch cap per replica
 };
 
 /// Checks what the fit does not: an architecture, no MIG, input + output within the model's
@@ -59,9 +83,13 @@ struct StepTime {
   double memory_s = 0;
   double compute_s = 0;
   double communication_s = 0;
-  double overhead_s = 0;
+  double overhead_s = 0;          ///< per step plus per token
+  double token_s = 0;             ///< the per-token part of overhead_s
+  double work_s = 0;              ///< memory and compute as they overlap
+  bool overlapped = false;        ///< communication hidden under memory and compute
   [[nodiscard]] double total_s() const {
-    return (memory_s > compute_s ? memory_s : compute_s) + communication_s + overhead_s;
+    return (overlapped ? (work_s > communication_s ? work_s : communication_s) : work_s + communication_s) +
+           overhead_s;
   }
   [[nodiscard]] Bound bound() const;
 };
@@ -96,6 +124,10 @@ class PerfModel {
   [[nodiscard]] std::optional<double> ridge_batch() const;
   /// Largest batch per replica whose KV cache fits at input + output tokens.
   [[nodiscard]] std::uint64_t max_batch_by_memory() const { return max_batch_; }
+  /// The batch an engine runs at full load: memory's limit, capped by the engine's batch cap.
+  [[nodiscard]] std::uint64_t full_load_batch() const { return std::min(max_batch_, request_.max_batch); }
+  /// Steady-state output tokens/s of the deployment at full load (0 when nothing fits).
+  [[nodiscard]] double full_load_tokens_per_s(const Efficiency& efficiency) const;
   [[nodiscard]] const FitResult& fit() const { return fit_; }
   [[nodiscard]] double peak_flop_per_s() const { return peak_flop_per_s_; }
   [[nodiscard]] const std::string& compute_type() const { return compute_type_; }
@@ -105,7 +137,11 @@ class PerfModel {
   double expert_bytes_touched(double tokens) const;
   double attention_context_sum(double context_tokens) const;  // sum over layers of min(L, window)
   double communication_s(double tokens, const Efficiency& e) const;  // per stage, per forward pass
-  StepTime timed(double bytes, double flop, double tokens, const Efficiency& e) const;  // the roofline of one step
+  struct StepWork {
+    double weight_bytes, kv_bytes, linear_flop, attention_flop, tokens;
+    bool decode;  // per-token work (sampling, scheduling, per-sequence state) is paid per generated token
+  };
+  StepTime timed(const StepWork& work, const Efficiency& e) const;  // the roofline of one step
 
   PerfRequest request_;
   FitResult fit_;
@@ -124,6 +160,11 @@ class PerfModel {
   double layers_per_stage_ = 0;
   double moe_layers_per_stage_ = 0;
   double activation_bytes_per_token_ = 0;  // hidden x 2 bytes
+  double activation_pass_bytes_per_token_ = 0;  // one pass: 2 x (layers x (hidden + FFN width) + vocab), per GPU
+  double expert_flop_per_token_ = 0;      // per GPU, routed-expert share of linear_flop_per_token_
+  double dense_gemm_flop_per_token_ = 0;  // FLOPs one token adds to a typical dense GEMM
+  double expert_gemm_flop_per_token_ = 0; // FLOPs one token of the batch adds to one expert's GEMM
+  double format_peak_ratio_ = 1;          // bf16 peak / compute-type peak
   std::uint64_t max_batch_ = 0;
   CommLink tp_link_peak_, ep_link_peak_, pp_link_peak_;
 };
@@ -137,16 +178,28 @@ struct PerfResult {
   double peak_flop_per_s = 0;
   std::optional<double> ridge_batch;
   std::uint64_t max_batch_by_memory = 0;
-  double band_low = 1.0;               ///< estimate x band_low .. x band_high (calibration residuals)
+  double band_low = 1.0;               ///< estimate x band_low .. x band_high (cross-validation residuals)
   double band_high = 1.0;
+  BandCase band_case = BandCase::calibrated;  ///< how far the request is from the calibration data
   std::vector<PerfPoint> rows;         ///< calibrated estimate
   std::vector<PerfPoint> roofline;     ///< pure bound, same batches
   std::vector<std::string> notes;
 };
 
-/// Evaluates `batches` (per replica). `band` is the relative error range of the calibration
-/// (measured / estimate - 1: lowest, highest).
+/// Evaluates `batches` (per replica). `band` is the relative error range of the estimate
+/// (measured / estimate - 1) for the request's distance from the calibration data.
 PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
-                const std::vector<std::uint64_t>& batches, std::pair<double, double> band);
+                const std::vector<std::uint64_t>& batches, const EstimateBand& band);
+
+/// The layout perf, cost and compare use when none is given: among TP (powers of two) replicas
+/// over `gpus` GPUs (TP x PP only when no TP replica holds a sequence), the one with the most estimated output
+/// tokens/s at full load (fewer GPUs per replica on a tie); the smallest layout that holds the
+/// weights when none can hold a sequence. `request.fit.layout.ep` is kept.
+struct LayoutChoice {
+  FitResult fit;                  ///< the fit of the chosen layout
+  double tokens_per_s = 0;        ///< its estimate at full load (0: fallback)
+  int candidates = 0;             ///< layouts that could run
+};
+LayoutChoice best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus);
 
 }  // namespace gpuplan

@@ -25,7 +25,6 @@ struct CompareOptions {
   PricingOptions pricing;
   std::vector<std::string> gpus;
   std::vector<std::string> measured;
-  std::uint64_t max_batch = 256;
 };
 
 Exit run_compare(CompareOptions o) {
@@ -44,7 +43,6 @@ Exit run_compare(CompareOptions o) {
   req.perf.fit = d.request;
   apply_workload(o.workload, req.perf);
   req.layout_given = d.layout_given;
-  req.max_batch = o.max_batch;
   for (const std::string& m : o.measured) {
     const auto eq = m.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -71,7 +69,6 @@ Exit run_compare(CompareOptions o) {
   if (!o.pricing.mode.empty()) {
     req.mode = parse_pricing_mode(o.pricing.mode, "--mode");
   }
-  req.band = default_band(catalog);
   apply_pricing(o.pricing, req.cost);
   const CompareResult result = compare(catalog, d.model, req);
   fmt::print("{}", render_compare(result, render));
@@ -113,9 +110,6 @@ void add_compare_command(CLI::App& app, Exit& exit_code) {
   add_workload_options(*sub, o->workload);
   add_pricing_options(*sub, o->pricing);
   sub->add_option("--measured", o->measured, "Measured throughput, GPU=TOKENS_PER_S (repeatable), replaces the estimate");
-  sub->add_option("--max-batch", o->max_batch, "Batch cap per replica for the estimates, in sequences")
-      ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);

@@ -23,7 +23,6 @@ struct CostOptions {
   PricingOptions pricing;
   double usd_per_gpu_hour = 0;
   double tokens_per_second = 0;
-  std::uint64_t max_batch = 256;
   double capex_usd_per_gpu = 0;
   double amortization_years = 4;
   double ops_share = 0;
@@ -76,7 +75,7 @@ Exit run_cost(const CostOptions& o) {
     req.fit = d.request;
     apply_workload(o.workload, req);
     validate_perf_request(d.model, req);
-    const FitResult layout = d.layout_given ? fit(d.model, gpu, req.fit) : fit_smallest_layout(d.model, gpu, req.fit, d.gpus);
+    const FitResult layout = d.layout_given ? fit(d.model, gpu, req.fit) : best_layout(d.model, gpu, req, d.gpus).fit;
     if (!layout.fits) {
       throw InputError(fmt::format("does not fit: weights {:.2f} GB and one {}-token sequence's KV cache per GPU "
                                    "against a {:.2f} GB engine cap (TP {}, PP {}); see 'gpuplan fit'",
@@ -86,13 +85,14 @@ Exit run_cost(const CostOptions& o) {
     }
     req.fit.layout = layout.request.layout;
     const PerfModel pm(d.model, gpu, req);
-    const std::uint64_t batch = std::max<std::uint64_t>(1, std::min(pm.max_batch_by_memory(), o.max_batch));
+    const std::uint64_t batch = std::max<std::uint64_t>(1, pm.full_load_batch());
     const PerfPoint p = pm.evaluate(batch, req.efficiency);
     c.gpus = req.fit.layout.gpus();
     c.output_tokens_per_s = p.output_tokens_per_s;
     c.input_tokens_per_s = input_tokens_per_s_for(p.output_tokens_per_s, o.workload.input, o.workload.output);
-    report.throughput_source = fmt::format("estimate at batch {} per replica, TP {} PP {} DP {}{}", batch,
+    report.throughput_source = fmt::format("estimate at batch {} per replica, TP {} PP {} DP {}{}{}", batch,
                                            req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp,
+                                           d.layout_given ? "" : " (layout chosen for throughput)",
                                            req.sparse ? ", 2:4-sparse peak FLOPs" : "");
   }
   double usd_per_gpu_hour = o.usd_per_gpu_hour;
@@ -155,9 +155,6 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
       ->check(positive_validator());
   sub->add_option("--tokens-per-second", o->tokens_per_second, "Measured output tokens/s of the whole deployment (default: the model's estimate)")
       ->check(positive_validator());
-  sub->add_option("--max-batch", o->max_batch, "Batch cap per replica for the estimate, in sequences")
-      ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU, USD")
       ->check(positive_validator());
   sub->add_option("--amortization-years", o->amortization_years, "Owned hardware: years to amortize over")

@@ -32,9 +32,10 @@ Exit run_perf(const PerfOptions& o) {
   req.fit = d.request;
   apply_workload(o.workload, req);
   validate_perf_request(d.model, req);
-  // The layout must hold the weights; without --tp/--pp take the smallest that does.
-  const FitResult layout_fit = d.layout_given ? fit(d.model, *d.gpu, req.fit)
-                                              : fit_smallest_layout(d.model, *d.gpu, req.fit, d.gpus);
+  // The layout must hold the weights; without --tp/--pp take the one with the most throughput.
+  const LayoutChoice choice = d.layout_given ? LayoutChoice{.fit = fit(d.model, *d.gpu, req.fit)}
+                                             : best_layout(d.model, *d.gpu, req, d.gpus);
+  const FitResult& layout_fit = choice.fit;
   if (!layout_fit.fits) {
     const PerGpuMemory& m = layout_fit.per_gpu;
     const std::string why =
@@ -54,7 +55,14 @@ Exit run_perf(const PerfOptions& o) {
     throw InputError(why);
   }
   req.fit.layout = layout_fit.request.layout;
-  const PerfResult result = perf(d.model, *d.gpu, req, o.batches, default_band(catalog));
+  PerfResult result = perf(d.model, *d.gpu, req, o.batches,
+                           estimate_band(catalog, d.model, *d.gpu, req.fit.weights_dtype));
+  if (choice.candidates > 0) {
+    result.notes.insert(result.notes.begin(),
+                        fmt::format("layout chosen for throughput: the most estimated output tok/s at full load "
+                                    "(batch {}) among {} layouts of {} GPUs",
+                                    std::min(result.max_batch_by_memory, req.max_batch), choice.candidates, d.gpus));
+  }
   fmt::print("{}", render_perf(result, render));
   return Exit::ok;
 }

@@ -34,9 +34,9 @@ RenderOptions render_options(const CommonOptions& opts);
 const GpuSpec& lookup_gpu(const Catalog& catalog, std::string_view name, std::string_view flag);
 const ModelSpec& lookup_model(const Catalog& catalog, std::string_view name, std::string_view flag);
 
-/// A dtype as people type it: any case; NVIDIA's "nvfp4" is fp4 (4-bit float, block-scaled).
 /// Lower-cases ASCII (ids and dtypes are case-insensitive).
 std::string lower_case(std::string_view text);
+/// A dtype as people type it: any case; NVIDIA's "nvfp4" is fp4 (4-bit float, block-scaled).
 std::string normalize_dtype(std::string_view text);
 
 /// A CLI11 transform for token counts: "32768", "32k", "128K", "1M" (binary: k = 1024, as

@@ -39,7 +39,7 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{72}))
       ->needs(nodes);
-  sub.add_option("--tp", o.tp, "Tensor-parallel degree (default: chosen by the layout search)")
+  sub.add_option("--tp", o.tp, "Tensor-parallel degree (default: fit takes the layout with the most sequences; perf, cost and compare the one with the most estimated throughput)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--pp", o.pp, "Pipeline-parallel stages (default: 1, or chosen by the layout search)")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--ep", o.ep, "Expert-parallel degree (MoE)")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
@@ -276,6 +276,7 @@ void rethrow_with_flag(const InputError& e) {
       {"efficiency.compute:", "--compute-efficiency:"},
       {"efficiency.link:", "--link-efficiency:"},
       {"efficiency.step_overhead_s:", "--step-overhead-ms:"},
+      {"perf.max_batch:", "--max-batch:"},
       {"cost.utilization:", "--utilization:"},
       {"cost.usd_per_gpu_hour:", "--usd-per-gpu-hour:"},
       {"cost.capex_usd_per_gpu:", "--capex-usd-per-gpu:"},

@@ -16,6 +16,7 @@ struct WorkloadOptions {
   Efficiency efficiency;
   double step_overhead_ms = Efficiency{}.step_overhead_s * 1e3;
   double network_gbit_per_s = 400;
+  std::uint64_t max_batch = kDefaultEngineMaxBatch;
 };
 
 void add_workload_options(CLI::App& sub, WorkloadOptions& o);

@@ -29,15 +29,13 @@ std::string gpu_generation(const GpuSpec& gpu) {
   return gpu.vendor + "/" + narrowest;
 }
 
-BandCase band_case(const Catalog& catalog, const CalibrationGroupKey& q,
+BandCase band_case(const Catalog& catalog, const ModelSpec& qm, const GpuSpec& qg, DType weights_dtype,
                    const std::vector<CalibrationGroupKey>& calibrated) {
-  const ModelSpec& qm = catalog.model(q.model);
-  const GpuSpec& qg = catalog.gpu(q.gpu);
   bool family = false;
   bool generation = false;
   bool format = false;
   for (const CalibrationGroupKey& c : calibrated) {
-    if (c.model == q.model && c.gpu == q.gpu && c.weights_dtype == q.weights_dtype) {
+    if (c.model == qm.id && c.gpu == qg.id && c.weights_dtype == weights_dtype) {
       return BandCase::calibrated;
     }
     const ModelSpec& cm = catalog.model(c.model);
@@ -45,7 +43,7 @@ BandCase band_case(const Catalog& catalog, const CalibrationGroupKey& q,
     // MoE and dense models of one family behave differently enough to count as two families.
     family = family || (model_family(cm) == model_family(qm) && cm.is_moe() == qm.is_moe());
     generation = generation || same_generation;
-    format = format || (same_generation && c.weights_dtype == q.weights_dtype);
+    format = format || (same_generation && c.weights_dtype == weights_dtype);
   }
   if (!family) {
     return BandCase::model_family_not_calibrated;
@@ -75,14 +73,60 @@ std::vector<CalibrationGroupKey> calibration_groups(const std::vector<Benchmark>
   return out;
 }
 
+EstimateBand estimate_band(const Catalog& catalog, const ModelSpec& model, const GpuSpec& gpu, DType weights_dtype) {
+  EstimateBand e;
+  e.band_case = band_case(catalog, model, gpu, weights_dtype, calibration_groups(catalog.benchmarks()));
+  e.band = default_band(e.band_case);
+  return e;
+}
+
+std::vector<Band> derive_bands(const std::vector<CaseResiduals>& residuals) {
+  const auto percentile = [](std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    const double at = q * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(at);
+    const double frac = at - static_cast<double>(i);
+    return i + 1 < v.size() ? v[i] * (1.0 - frac) + v[i + 1] * frac : v[i];
+  };
+  std::vector<double> all;
+  for (const CaseResiduals& r : residuals) {
+    if (r.band_case != BandCase::calibrated) {
+      all.push_back(r.residual);
+    }
+  }
+  std::vector<Band> out;
+  for (int c = 0; c < kBandCases; ++c) {
+    std::vector<double> chosen;
+    for (const CaseResiduals& r : residuals) {
+      const int rc = static_cast<int>(r.band_case);
+      if (c == 0 ? rc == 0 : rc >= c) {
+        chosen.push_back(r.residual);
+      }
+    }
+    if (chosen.empty()) {
+      chosen = all;
+    }
+    if (chosen.empty()) {
+      out.push_back({});
+      continue;
+    }
+    constexpr double kLow = 0.08;
+    constexpr double kHigh = 0.92;
+    out.push_back({.low = std::min(0.0, percentile(chosen, kLow)), .high = std::max(0.0, percentile(chosen, kHigh))});
+  }
+  return out;
+}
+
 Band default_band(BandCase c) {
   // measured / estimate - 1, from `gpuplan validate --cross-validate` (a test keeps these equal).
   switch (c) {
-    case BandCase::calibrated: return {-0.114, 0.134};
-    case BandCase::combination_not_calibrated: return {-0.114, 0.134};
-    case BandCase::format_not_calibrated: return {-0.114, 0.134};
-    case BandCase::gpu_generation_not_calibrated: return {-0.114, 0.134};
-    case BandCase::model_family_not_calibrated: return {-0.114, 0.134};
+    // The shipped data has cross-validated groups only at the nearest unseen distance, so the
+    // farther cases share its band (derive_bands pools a case with every farther one).
+    case BandCase::calibrated: return {-0.235, 0.278};
+    case BandCase::combination_not_calibrated: return {-0.426, 0.431};
+    case BandCase::format_not_calibrated: return {-0.426, 0.431};
+    case BandCase::gpu_generation_not_calibrated: return {-0.426, 0.431};
+    case BandCase::model_family_not_calibrated: return {-0.426, 0.431};
   }
   return {};
 }

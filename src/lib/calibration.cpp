@@ -19,6 +19,9 @@ PerfRequest request_for(const Benchmark& b, const Efficiency& e) {
   r.input_tokens = b.input_tokens;
   r.output_tokens = b.output_tokens;
   r.efficiency = e;
+  if (b.max_batch > 0) {
+    r.max_batch = b.max_batch;
+  }
   return r;
 }
 
@@ -32,10 +35,7 @@ struct Prepared {
 Prepared prepare(const Catalog& catalog, const Benchmark& b) {
   auto pm = std::make_unique<PerfModel>(catalog.model(b.model), catalog.gpu(b.gpu),
                                         request_for(b, Efficiency{}));
-  std::uint64_t batch = pm->max_batch_by_memory();
-  if (b.max_batch > 0) {
-    batch = std::min(batch, b.max_batch);
-  }
+  const std::uint64_t batch = pm->full_load_batch();
   return {.benchmark = &b, .model = std::move(pm), .batch = batch};
 }
 
@@ -130,8 +130,14 @@ struct FreeParameter {
 // forward pass is a few milliseconds at most with CUDA graphs.
 constexpr std::array kFreeParameters{
     FreeParameter{&Efficiency::bandwidth, 0.40, 0.92},
-    FreeParameter{&Efficiency::compute, 0.30, 1.00},
+    // Large GEMMs alone reach at most ~87 % of dense peak (max achievable matmul, A100 bf16, in
+    // calibration.json); narrower formats reach less through format_exponent.
+    FreeParameter{&Efficiency::compute, 0.30, 0.87},
+    FreeParameter{&Efficiency::kv_bandwidth, 0.20, 1.00},
     FreeParameter{&Efficiency::step_overhead_s, 0.0, 0.005},
+    FreeParameter{&Efficiency::activation_passes, 0.0, 400.0},
+    FreeParameter{&Efficiency::gemm_half_flop, 0.0, 20e9},
+    FreeParameter{&Efficiency::format_exponent, 0.0, 1.0},
 };
 
 // Fits the free parameters to the rows `use` selects: least squares on log error plus the worst
@@ -158,7 +164,7 @@ Efficiency fit_efficiency(const std::vector<Prepared>& all, Use use) {
       sum += log_error * log_error;
       worst = std::max(worst, log_error);
     }
-    return sum + static_cast<double>(rows.size()) * worst * worst;
+    return sum + 0.25 * static_cast<double>(rows.size()) * worst * worst;
   };
   Efficiency best;
   for (const FreeParameter& f : kFreeParameters) {
@@ -278,7 +284,7 @@ CrossValidation cross_validate(const Catalog& catalog, const std::vector<Benchma
         rest.push_back(k);
       }
     }
-    g.band_case = band_case(catalog, key, rest);
+    g.band_case = band_case(catalog, catalog.model(key.model), catalog.gpu(key.gpu), key.weights_dtype, rest);
     g.band = default_band(g.band_case);
     g.efficiency = fit_efficiency(all, [&](const Benchmark& b) { return !in(key, b); });
     std::vector<double> group_errors;
@@ -301,12 +307,23 @@ CrossValidation cross_validate(const Catalog& catalog, const std::vector<Benchma
   }
   cv.median_abs_error = median(errors);
   cv.worst_abs_error = errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end());
+  cv.derived_bands = bands_from(validate_benchmarks(catalog, Efficiency{}, benchmarks), cv);
   return cv;
 }
 
-std::pair<double, double> default_band(const Catalog& catalog) {
-  const Calibration c = validate_benchmarks(catalog, Efficiency{});
-  return {c.lowest_residual, c.highest_residual};
+std::vector<Band> bands_from(const Calibration& in_sample, const CrossValidation& cv) {
+  std::vector<CaseResiduals> residuals;
+  for (const BenchmarkCheck& c : in_sample.checks) {
+    if (c.has_estimate && c.benchmark->calibrate) {
+      residuals.push_back({.band_case = BandCase::calibrated, .residual = residual_of(c)});
+    }
+  }
+  for (const CrossValidationGroup& g : cv.groups) {
+    for (const BenchmarkCheck& c : g.checks) {
+      residuals.push_back({.band_case = g.band_case, .residual = residual_of(c)});
+    }
+  }
+  return derive_bands(residuals);
 }
 
 }  // namespace gpuplan

@@ -357,6 +357,19 @@ MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_v
       throw InputError(fmt::format("{}: unknown model '{}'",
                                    detail::where(origin, JsonPointer("/benchmarks") / i / "model"), b.model));
     }
+    // A measurement in a format the GPU cannot multiply natively is a mislabelled row (weight-only
+    // formats such as INT4 or MXFP4 dequantize and may run anywhere).
+    const GpuSpec* g = find_by_id(gpus, b.gpu);
+    g = g != nullptr ? g : find_gpu(b.gpu);
+    const char* native = b.weights_dtype == DType::fp8 ? "fp8"
+                         : b.weights_dtype == DType::fp4 ? "fp4"
+                         : b.weights_dtype == DType::int8 ? "int8"
+                                                            : nullptr;
+    if (native != nullptr && !g->dense_flop_per_s.contains(native)) {
+      throw InputError(fmt::format("{}: {} has no {} tensor cores; the measurement cannot be in {}",
+                                   detail::where(origin, JsonPointer("/benchmarks") / i / "weights_dtype"), g->id,
+                                   native, to_string(b.weights_dtype)));
+    }
   }
 
   // Prices must name a GPU that exists once this file's GPUs are in.

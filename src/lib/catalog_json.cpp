@@ -300,6 +300,10 @@ Benchmark benchmark_from_json(const Json& entry, const std::string& origin, cons
                                b.layout.tp, b.layout.pp));
   }
   b.layout.dp = gpus / (b.layout.tp * b.layout.pp);
+  if (gpus % b.layout.ep != 0 || (b.layout.ep > b.layout.tp && b.layout.ep % b.layout.tp != 0)) {
+    r.fail("ep", fmt::format("EP {} does not divide the {} GPUs into whole expert groups of TP {}", b.layout.ep, gpus,
+                             b.layout.tp));
+  }
   b.weights_dtype = parse_dtype(r.string("weights_dtype"), r.where_of("weights_dtype"));
   b.kv_dtype = parse_kv_dtype(r.string("kv_dtype"), r.where_of("kv_dtype"));
   b.input_tokens = r.integer("input_tokens", 1, 1ull << 32);

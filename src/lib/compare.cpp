@@ -12,38 +12,6 @@
 namespace gpuplan {
 namespace {
 
-// The layout with the most estimated tokens/s on the deployment's GPUs: TP within the scale-up
-// domain, the rest as replicas. Falls back to the smallest layout that holds the weights.
-Layout best_layout(const ModelSpec& model, const GpuSpec& gpu, const CompareRequest& r, PerfRequest req) {
-  std::optional<Layout> best;
-  double best_rate = 0;
-  const std::uint64_t domain = gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : 1;
-  for (std::uint64_t tp = 1; tp <= r.gpus_per_option && tp <= std::max<std::uint64_t>(domain, 1); tp *= 2) {
-    if (r.gpus_per_option % tp != 0) {
-      continue;
-    }
-    req.fit.layout = Layout{.tp = tp, .pp = 1, .ep = r.perf.fit.layout.ep, .dp = r.gpus_per_option / tp};
-    try {
-      const PerfModel pm(model, gpu, req);
-      if (!pm.fit().weights_fit || pm.max_batch_by_memory() == 0) {
-        continue;
-      }
-      const std::uint64_t batch = std::min(pm.max_batch_by_memory(), r.max_batch);
-      const double rate = pm.evaluate(batch, req.efficiency).output_tokens_per_s;
-      if (!best || rate > best_rate) {
-        best = req.fit.layout;
-        best_rate = rate;
-      }
-    } catch (const InputError&) {
-      // TP that does not divide the heads, EP that does not divide: not a candidate
-    }
-  }
-  if (best) {
-    return *best;
-  }
-  return fit_smallest_layout(model, gpu, req.fit, r.gpus_per_option).request.layout;
-}
-
 CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r,
                               const std::string& gpu_id) {
   const GpuSpec& gpu = catalog.gpu(gpu_id);
@@ -52,7 +20,7 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
   req.fit.concurrency = 1;
   validate_perf_request(model, req);
   if (!r.layout_given) {
-    req.fit.layout = best_layout(model, gpu, r, req);
+    req.fit.layout = best_layout(model, gpu, req, r.gpus_per_option).fit.request.layout;
   }
   const FitResult layout_fit = fit(model, gpu, req.fit);
   if (!layout_fit.fits) {
@@ -67,13 +35,15 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
   CompareOption o;
   o.gpu = gpu.id;
   o.layout = req.fit.layout;
-  o.batch = std::max<std::uint64_t>(1, std::min(pm.max_batch_by_memory(), r.max_batch));
+  o.batch = std::max<std::uint64_t>(1, pm.full_load_batch());
   const PerfPoint est = pm.evaluate(o.batch, req.efficiency);
+  const EstimateBand band = estimate_band(catalog, model, gpu, req.fit.weights_dtype);
+  o.band_case = band.band_case;
   o.estimate_tokens_per_s = est.output_tokens_per_s;
-  o.estimate_low = est.output_tokens_per_s * (1.0 + std::min(0.0, r.band.first));
+  o.estimate_low = est.output_tokens_per_s * (1.0 + std::min(0.0, band.band.low));
   o.roofline_tokens_per_s = pm.evaluate(o.batch, Efficiency::roofline()).output_tokens_per_s;
   // The band never reaches past the bound.
-  o.estimate_high = std::min(est.output_tokens_per_s * (1.0 + std::max(0.0, r.band.second)), o.roofline_tokens_per_s);
+  o.estimate_high = std::min(est.output_tokens_per_s * (1.0 + std::max(0.0, band.band.high)), o.roofline_tokens_per_s);
   if (const auto it = r.measured_tokens_per_s.find(gpu.id); it != r.measured_tokens_per_s.end()) {
     o.measured_tokens_per_s = it->second;
   }

@@ -56,6 +56,9 @@ void validate_perf_request(const ModelSpec& m, const PerfRequest& r) {
   if (!(r.network_bytes_per_s_per_gpu > 0) || !std::isfinite(r.network_bytes_per_s_per_gpu)) {
     throw InputError("perf.network_bytes_per_s_per_gpu: expected a positive number");
   }
+  if (r.max_batch < 1 || r.max_batch > (1u << 20)) {
+    throw InputError(fmt::format("perf.max_batch: expected between 1 and {}, got {}", 1u << 20, r.max_batch));
+  }
   validate_efficiency(r.efficiency);
 }
 
@@ -84,6 +87,7 @@ void validate_efficiency(const Efficiency& e) {
   };
   share("bandwidth", e.bandwidth);
   share("compute", e.compute);
+  share("kv_bandwidth", e.kv_bandwidth);
   share("link", e.link);
   const auto seconds = [](std::string_view field, double v) {
     if (!(v >= 0.0 && v <= 10.0)) {
@@ -92,6 +96,14 @@ void validate_efficiency(const Efficiency& e) {
   };
   seconds("step_overhead_s", e.step_overhead_s);
   seconds("hop_latency_s", e.hop_latency_s);
+  const auto within = [](std::string_view field, double v, double hi) {
+    if (!(v >= 0.0 && v <= hi)) {
+      throw InputError(fmt::format("efficiency.{}: expected a number in [0, {:g}], got {}", field, hi, v));
+    }
+  };
+  within("activation_passes", e.activation_passes, 1000.0);
+  within("gemm_half_flop", e.gemm_half_flop, 1e15);
+  within("format_exponent", e.format_exponent, 4.0);
 }
 
 PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request)
@@ -146,6 +158,24 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     }
   }
   activation_bytes_per_token_ = d(m.hidden_size) * kActivationBytes;
+  // Work outside the GEMMs runs per token over hidden states and the active FFN width.
+  const double ffn_width = m.moe ? d(m.moe->expert_intermediate) * d(m.moe->experts_per_token + m.moe->shared_experts)
+                                 : d(m.intermediate_size);
+  activation_pass_bytes_per_token_ =
+      kActivationBytes * (layers_per_stage_ * (d(m.hidden_size) + ffn_width / d(l.tp)) + d(m.vocab_size));
+  // The GEMM that sizes the work: the gated FFN's up projection (per expert for MoE: each expert
+  // sees k/E of the tokens, whole under EP, split under TP).
+  if (m.moe) {
+    const double expert_split = l.ep >= l.tp ? 1.0 : d(l.ep) / d(l.tp);
+    expert_flop_per_token_ = 2.0 * 3.0 * d(m.hidden_size) * d(m.moe->expert_intermediate) * experts_per_token_ *
+                             moe_layers_per_stage_ / d(l.tp);
+    expert_gemm_flop_per_token_ = 2.0 * d(m.hidden_size) * d(m.moe->expert_intermediate) * expert_split *
+                                  experts_per_token_ * expert_token_multiplier_ / experts_;
+    expert_flop_per_token_ = std::min(expert_flop_per_token_, linear_flop_per_token_);
+  }
+  dense_gemm_flop_per_token_ = 2.0 * d(m.hidden_size) * d(m.moe ? m.hidden_size : m.intermediate_size) / d(l.tp);
+  const auto bf16 = table.find("bf16");
+  format_peak_ratio_ = bf16 == table.end() ? 1.0 : std::min(1.0, bf16->second / peak_flop_per_s_);
   const std::uint64_t replica = l.tp * l.pp;
   const Efficiency peak_links = Efficiency::roofline();
   tp_link_peak_ = group_link(gpu, l.tp, request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
@@ -176,36 +206,71 @@ double PerfModel::communication_s(double tokens, const Efficiency& e) const {
   const CommLink tp{tp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
   const CommLink ep{ep_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
   const Layout& l = request_.fit.layout;
-  // Two all-reduces per layer under TP (after attention and after the MLP); MoE layers
-  // dispatch and combine tokens with two all-to-alls under EP.
-  return 2.0 * layers_per_stage_ * allreduce_s(tokens * activation_bytes_per_token_, l.tp, tp) +
-         2.0 * moe_layers_per_stage_ * alltoall_s(tokens * experts_per_token_ * activation_bytes_per_token_, l.ep, ep);
+  const double allreduce = allreduce_s(tokens * activation_bytes_per_token_, l.tp, tp);
+  if (l.ep <= 1) {
+    // Two all-reduces per layer under TP: after attention and after the MLP.
+    return 2.0 * layers_per_stage_ * allreduce;
+  }
+  // Under EP, MoE layers replace the MLP's all-reduce by dispatch and combine all-to-alls in
+  // which each GPU sends only its own tokens (a 1/TP share of the replica's) to k experts.
+  const double own_tokens = tokens * expert_token_multiplier_ / d(l.tp);
+  return (2.0 * layers_per_stage_ - moe_layers_per_stage_) * allreduce +
+         2.0 * moe_layers_per_stage_ * alltoall_s(own_tokens * experts_per_token_ * activation_bytes_per_token_, l.ep, ep);
 }
 
-StepTime PerfModel::timed(double bytes, double flop, double tokens, const Efficiency& e) const {
+StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   StepTime s;
-  s.bytes = bytes;
-  s.flop = flop;
-  s.memory_s = bytes / (bandwidth_bytes_per_s_ * e.bandwidth);
-  s.compute_s = flop / (peak_flop_per_s_ * e.compute);
-  s.communication_s = communication_s(tokens, e);
-  s.overhead_s = e.step_overhead_s;
+  s.bytes = w.weight_bytes + w.kv_bytes;
+  s.flop = w.linear_flop + w.attention_flop;
+  const double bandwidth = bandwidth_bytes_per_s_ * e.bandwidth;
+  // Each GEMM reaches a share of peak that grows with its size (W / (W + W_half)); narrow formats
+  // reach less of their (higher) peak. Expert GEMMs see only k/E of the tokens.
+  const double format = std::pow(format_peak_ratio_, e.format_exponent);
+  const auto peak = [&](double gemm_flop) {
+    return peak_flop_per_s_ * e.compute * format * (gemm_flop > 0 ? gemm_flop / (gemm_flop + e.gemm_half_flop) : 1.0);
+  };
+  const double expert_flop = std::min(w.linear_flop, w.tokens * expert_flop_per_token_);
+  const double gemm_s = (w.linear_flop - expert_flop) / peak(w.tokens * dense_gemm_flop_per_token_) +
+                        expert_flop / peak(w.tokens * expert_gemm_flop_per_token_);
+  const double attention_s = w.attention_flop / (peak_flop_per_s_ * e.compute * format);
+  const double weights_s = w.weight_bytes / bandwidth;
+  const double kv_s = w.kv_bytes / (bandwidth * e.kv_bandwidth);
+  s.memory_s = weights_s + kv_s;
+  s.compute_s = gemm_s + attention_s;
+  // The bound overlaps everything; an engine runs the GEMMs (streaming weights) and attention
+  // (streaming the KV cache) as separate kernels, each bound by its own limit.
+  s.work_s = e.overlap_communication ? std::max(s.memory_s, s.compute_s)
+                                     : std::max(weights_s, gemm_s) + std::max(kv_s, attention_s);
+  s.communication_s = communication_s(w.tokens, e);
+  s.token_s = w.decode ? w.tokens * e.activation_passes * activation_pass_bytes_per_token_ / bandwidth : 0.0;
+  s.overhead_s = e.step_overhead_s + s.token_s;
+  s.overlapped = e.overlap_communication;
   return s;
 }
 
 StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const Efficiency& e) const {
   const double b = d(micro_batch);
   const double context_layers = attention_context_sum(context);
-  return timed(dense_read_bytes_ + expert_bytes_touched(b) + b * context_layers * kv_bytes_per_token_layer_,
-               b * (linear_flop_per_token_ + attention_flop_per_token_context_ * context_layers), b, e);
+  return timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(b),
+                .kv_bytes = b * context_layers * kv_bytes_per_token_layer_,
+                .linear_flop = b * linear_flop_per_token_,
+                .attention_flop = b * attention_flop_per_token_context_ * context_layers,
+                .tokens = b,
+                .decode = true},
+               e);
 }
 
 StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) const {
   const double t = d(tokens);
   // Causal attention: token i attends to i tokens, on average t/2 (capped by sliding windows).
   const double context_layers = attention_context_sum(t / 2.0);
-  return timed(dense_read_bytes_ + expert_bytes_touched(t) + t * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_,
-               t * (linear_flop_per_token_ + attention_flop_per_token_context_ * context_layers), t, e);
+  return timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(t),
+                .kv_bytes = t * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_,
+                .linear_flop = t * linear_flop_per_token_,
+                .attention_flop = t * attention_flop_per_token_context_ * context_layers,
+                .tokens = t,
+                .decode = false},
+               e);
 }
 
 PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
@@ -230,7 +295,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
   p.decode_tokens_per_s = replica_decode * d(l.dp);
   // Steady state: every sequence also needs its prefill. Batched with others, a prefill costs
   // its compute (weights are already streaming) on each stage, pipelined across stages.
-  const double prefill_busy_s = prefill.compute_s + prefill.communication_s;
+  const double prefill_busy_s = prefill.compute_s + prefill.communication_s + prefill.token_s;
   const double cycle_s = output * p.itl_s + d(batch) * prefill_busy_s;
   p.output_tokens_per_s = d(batch) * output / cycle_s * d(l.dp);
   p.output_tokens_per_s_per_gpu = p.output_tokens_per_s / d(l.gpus());
@@ -238,6 +303,11 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
   p.e2e_latency_s = p.ttft_s + (output - 1.0) * p.itl_s;
   p.kv_fits = batch <= max_batch_;
   return p;
+}
+
+double PerfModel::full_load_tokens_per_s(const Efficiency& e) const {
+  const std::uint64_t batch = full_load_batch();
+  return batch == 0 ? 0.0 : evaluate(batch, e).output_tokens_per_s;
 }
 
 std::optional<double> PerfModel::ridge_batch() const {
@@ -267,7 +337,7 @@ std::optional<double> PerfModel::ridge_batch() const {
 }
 
 PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
-                const std::vector<std::uint64_t>& batches, std::pair<double, double> band) {
+                const std::vector<std::uint64_t>& batches, const EstimateBand& band) {
   if (batches.empty()) {
     throw InputError("perf.batches: give at least one batch size");
   }
@@ -285,9 +355,10 @@ PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& r
   r.peak_flop_per_s = pm.peak_flop_per_s();
   r.ridge_batch = pm.ridge_batch();
   r.max_batch_by_memory = pm.max_batch_by_memory();
-  // measured = estimate x (1 + residual): the band spans the calibration's residuals.
-  r.band_low = 1.0 + std::min(0.0, band.first);
-  r.band_high = 1.0 + std::max(0.0, band.second);
+  // measured = estimate x (1 + residual): the band spans the residuals of this distance.
+  r.band_low = 1.0 + std::min(0.0, band.band.low);
+  r.band_high = 1.0 + std::max(0.0, band.band.high);
+  r.band_case = band.band_case;
   for (std::uint64_t b : batches) {
     r.rows.push_back(pm.evaluate(b, request.efficiency));
     r.roofline.push_back(pm.evaluate(b, Efficiency::roofline()));
@@ -301,6 +372,45 @@ PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& r
                                   to_string(request.fit.weights_dtype)));
   }
   return r;
+}
+
+LayoutChoice best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus) {
+  validate_perf_request(model, request);
+  LayoutChoice best;
+  // Pipeline stages only when no TP-only replica can hold a sequence: engines serve with TP
+  // inside a node, and PP's steady state here has no bubble to charge it for.
+  for (int pass = 0; pass < 2 && best.candidates == 0 && request.fit.mig_profile.empty(); ++pass) {
+    PerfRequest r = request;
+    for (std::uint64_t tp = 1; tp <= gpus; tp *= 2) {
+      for (std::uint64_t pp = pass == 0 ? 1 : 2; tp * pp <= gpus && pp <= model.num_hidden_layers && (pass == 1 || pp == 1);
+           ++pp) {
+        if (gpus % (tp * pp) != 0) {
+          continue;
+        }
+        r.fit.layout = Layout{.tp = tp, .pp = pp, .ep = request.fit.layout.ep, .dp = gpus / (tp * pp)};
+        try {
+          const PerfModel pm(model, gpu, r);
+          if (!pm.fit().fits || pm.full_load_batch() == 0) {
+            continue;
+          }
+          const double rate = pm.full_load_tokens_per_s(r.efficiency);
+          ++best.candidates;
+          // Strictly more throughput wins: on a tie the smaller replica (found first) stays.
+          if (rate > best.tokens_per_s * (1.0 + 1e-9)) {
+            best.tokens_per_s = rate;
+            best.fit = pm.fit();
+            best.fit.layout_automatic = true;
+          }
+        } catch (const InputError&) {
+          // TP that does not divide the heads, EP that does not divide the GPUs: not a candidate
+        }
+      }
+    }
+  }
+  if (best.candidates == 0) {
+    best.fit = fit_smallest_layout(model, gpu, request.fit, gpus);
+  }
+  return best;
 }
 
 }  // namespace gpuplan

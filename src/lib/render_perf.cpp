@@ -23,14 +23,21 @@ std::string rate(double v) { return fmt::format("{:.0f}", checked(v, "a rate"));
 Json efficiency_json(const Efficiency& e) {
   return {{"bandwidth", e.bandwidth},
           {"compute", e.compute},
+          {"kv_bandwidth", e.kv_bandwidth},
           {"link", e.link},
           {"step_overhead_s", e.step_overhead_s},
-          {"hop_latency_s", e.hop_latency_s}};
+          {"hop_latency_s", e.hop_latency_s},
+          {"activation_passes", e.activation_passes},
+          {"gemm_half_flop", e.gemm_half_flop},
+          {"format_exponent", e.format_exponent},
+          {"overlap_communication", e.overlap_communication}};
 }
 
 std::string efficiency_text(const Efficiency& e) {
-  return fmt::format("bandwidth {:.2f}, compute {:.2f}, link {:.2f}, overhead {:.2f} ms per step",
-                     e.bandwidth, e.compute, e.link, e.step_overhead_s * 1e3);
+  return fmt::format("bandwidth {:.2f} (KV cache x {:.2f}), compute {:.2f}, link {:.2f}, overhead {:.2f} ms per step, {:.2f} activation "
+                     "passes per token, GEMM half-efficiency at {:.2f} GFLOP, format exponent {:.2f}",
+                     e.bandwidth, e.kv_bandwidth, e.compute, e.link, e.step_overhead_s * 1e3, e.activation_passes,
+                     e.gemm_half_flop / 1e9, e.format_exponent);
 }
 
 Json perf_json(const PerfResult& r) {
@@ -58,7 +65,7 @@ Json perf_json(const PerfResult& r) {
   j["compute_type"] = r.compute_type;
   j["peak_flop_per_s"] = checked(r.peak_flop_per_s, "peak");
   j["efficiency"] = efficiency_json(q.efficiency);
-  j["band"] = {{"low", r.band_low}, {"high", r.band_high}};
+  j["band"] = {{"low", r.band_low}, {"high", r.band_high}, {"from", to_string(r.band_case)}};
   j["ridge_batch"] = r.ridge_batch ? Json(checked(*r.ridge_batch, "ridge")) : Json(nullptr);
   j["max_batch_by_memory"] = r.max_batch_by_memory;
   Json rows = Json::array();
@@ -124,7 +131,9 @@ detail::Document perf_document(const PerfResult& r) {
   doc.footer.push_back(fmt::format("largest batch the KV cache allows per replica: {}", r.max_batch_by_memory));
   doc.footer.push_back(
       "output tok/s: whole deployment, steady state with each prompt's prefill interleaved; roofline: the "
-      "same at efficiency 1 with no overhead (an upper bound); band: calibration residuals");
+      "same at efficiency 1 with no overhead and communication overlapped (an upper bound)");
+  doc.footer.push_back(fmt::format("band {:+.0f} % .. {:+.0f} % from cross-validation: {}", (r.band_low - 1.0) * 100.0,
+                                   (r.band_high - 1.0) * 100.0, to_string(r.band_case)));
   for (const auto& n : r.notes) {
     doc.footer.push_back("note: " + n);
   }
@@ -241,6 +250,13 @@ std::string render_cross_validation(const CrossValidation& cv, const RenderOptio
                     {"worst_abs_error", cv.worst_abs_error},
                     {"inside_band", cv.inside_band},
                     {"inside_band_share", inside_share}};
+    Json bands = Json::array();
+    for (std::size_t c = 0; c < cv.derived_bands.size(); ++c) {
+      bands.push_back({{"case", to_string(static_cast<BandCase>(c))},
+                       {"low", cv.derived_bands[c].low},
+                       {"high", cv.derived_bands[c].high}});
+    }
+    j["derived_bands"] = bands;
     return detail::dump_json(j);
   }
   detail::Document doc;
@@ -272,6 +288,11 @@ std::string render_cross_validation(const CrossValidation& cv, const RenderOptio
                                    cv.rows, inside_share * 100.0));
   doc.footer.push_back("error: estimate / measured - 1; band: measured / estimate - 1 for the group's distance from "
                        "the others");
+  for (std::size_t c = 0; c < cv.derived_bands.size(); ++c) {
+    doc.footer.push_back(fmt::format("band these residuals give, {}: {:+.1f} % .. {:+.1f} %",
+                                     to_string(static_cast<BandCase>(c)), cv.derived_bands[c].low * 100.0,
+                                     cv.derived_bands[c].high * 100.0));
+  }
   return detail::render_document(doc, options.format);
 }
 
