@@ -195,11 +195,11 @@ PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& r
 /// over `gpus` GPUs (TP x PP only when no TP replica holds a sequence), the one with the most estimated output
 /// tokens/s at full load (fewer GPUs per replica on a tie); the smallest layout that holds the
 /// weights when none can hold a sequence. `request.fit.layout.ep` is kept.
-struct LayoutChoice {
+struct ThroughputLayout {
   FitResult fit;                  ///< the fit of the chosen layout
   double tokens_per_s = 0;        ///< its estimate at full load (0: fallback)
   int candidates = 0;             ///< layouts that could run
 };
-LayoutChoice best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus);
+ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus);
 
 }  // namespace gpuplan

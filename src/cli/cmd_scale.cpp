@@ -12,6 +12,8 @@
 #include <gpuplan/scale_model.hpp>
 #include <gpuplan/scaling.hpp>
 
+#include <gpuplan/band.hpp>
+
 #include "common.hpp"
 #include "deployment.hpp"
 #include "workload.hpp"
@@ -149,7 +151,10 @@ Exit run_modeled(const ScaleOptions& o) {
       req.usd_per_gpu_hour[g] = o.usd_per_gpu_hour;
     }
   }
-  req.band = default_band(catalog);
+  for (const std::string& g : req.gpus) {
+    const EstimateBand b = estimate_band(catalog, d.model, catalog.gpu(g), req.perf.fit.weights_dtype);
+    req.band_by_gpu[g] = {b.band.low, b.band.high};
+  }
   const ScaleModelResult result = with_flag_names([&] { return model_scaling(catalog, d.model, req); });
   fmt::print("{}", render_model_scaling(result, render));
   return Exit::ok;

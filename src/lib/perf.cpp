@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/layout_search.hpp>
 
 namespace gpuplan {
 namespace {
@@ -374,9 +375,9 @@ PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& r
   return r;
 }
 
-LayoutChoice best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus) {
+ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus) {
   validate_perf_request(model, request);
-  LayoutChoice best;
+  ThroughputLayout best;
   // Pipeline stages only when no TP-only replica can hold a sequence: engines serve with TP
   // inside a node, and PP's steady state here has no bubble to charge it for.
   for (int pass = 0; pass < 2 && best.candidates == 0 && request.fit.mig_profile.empty(); ++pass) {

@@ -333,6 +333,14 @@ const ScaleModelRow* lowest_itl(const ScaleModelTable& t) {
   return best;
 }
 
+Json band_json(const ScaleModelRequest& q) {
+  Json out = Json::object();
+  for (const auto& [gpu, band] : q.band_by_gpu) {
+    out[gpu] = {{"low", band.first}, {"high", band.second}};
+  }
+  return out;
+}
+
 Json model_json(const ScaleModelResult& r) {
   const ScaleModelRequest& q = r.request;
   Json j = detail::envelope("scale");
@@ -347,7 +355,7 @@ Json model_json(const ScaleModelResult& r) {
                  {"up_to", q.up_to},
                  {"target_output_tokens_per_s", q.target_output_tokens_per_s ? Json(*q.target_output_tokens_per_s) : Json(nullptr)},
                  {"network_bytes_per_s_per_gpu", q.perf.network_bytes_per_s_per_gpu},
-                 {"band", {{"low", q.band.first}, {"high", q.band.second}}}};
+                 {"band_by_gpu", band_json(q)}};
   Json tables = Json::array();
   for (const ScaleModelTable& t : r.tables) {
     Json rows = Json::array();

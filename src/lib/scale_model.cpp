@@ -44,6 +44,9 @@ class TableBuilder {
     if (const auto it = r.usd_per_gpu_hour.find(gpu.id); it != r.usd_per_gpu_hour.end()) {
       price_ = it->second;
     }
+    if (const auto it = r.band_by_gpu.find(gpu.id); it != r.band_by_gpu.end()) {
+      band_ = it->second;
+    }
   }
 
   // One layout; nullopt when it is not a valid layout for the model or its weights do not fit.
@@ -72,8 +75,8 @@ class TableBuilder {
     const PerfPoint roof = pm->evaluate(row.batch, Efficiency::roofline());
     row.links = links_of(gpu_, layout, domain_);
     row.output_tokens_per_s = est.output_tokens_per_s;
-    row.low = est.output_tokens_per_s * (1.0 + std::min(0.0, r_.band.first));
-    row.high = std::min(est.output_tokens_per_s * (1.0 + std::max(0.0, r_.band.second)), roof.output_tokens_per_s);
+    row.low = est.output_tokens_per_s * (1.0 + std::min(0.0, band_.first));
+    row.high = std::min(est.output_tokens_per_s * (1.0 + std::max(0.0, band_.second)), roof.output_tokens_per_s);
     row.low = std::min(row.low, row.high);
     row.tokens_per_s_per_gpu = est.output_tokens_per_s / d(layout.gpus());
     row.itl_s = est.itl_s;
@@ -205,6 +208,7 @@ class TableBuilder {
   const ModelSpec& model_;
   const GpuSpec& gpu_;
   const ScaleModelRequest& r_;
+  std::pair<double, double> band_{0.0, 0.0};
   std::uint64_t domain_ = 1;
   std::optional<double> price_;
 };
