@@ -38,7 +38,6 @@ struct ScaleOptions {
   DeploymentOptions deployment;
   WorkloadOptions workload;
   double target_output_tokens_per_s = 0;
-  std::uint64_t max_batch = 256;
 };
 
 std::string read_file(const std::string& path) {
@@ -134,7 +133,7 @@ Exit run_modeled(const ScaleOptions& o) {
   }
   req.perf.fit = d.request;
   apply_workload(o.workload, req.perf);
-  req.max_batch = o.max_batch;
+  req.max_batch = o.workload.max_batch;
   req.up_to = o.up_to == 0 ? 64 : o.up_to;
   if (o.target_output_tokens_per_s > 0) {
     req.target_output_tokens_per_s = o.target_output_tokens_per_s;
@@ -199,9 +198,6 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--target-output-tokens-per-s", o->target_output_tokens_per_s,
                   "Modeled: serve-out rows, the replicas and GPUs this load needs")
       ->check(positive_validator());
-  sub->add_option("--max-batch", o->max_batch, "Modeled: engine batch cap per replica")
-      ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);

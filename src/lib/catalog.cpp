@@ -236,6 +236,12 @@ Json patched_entry(const Json& entry, const std::map<std::string, std::string>& 
     }
     changed.push_back(key);
   }
+  // A figure measured on the built-in part (the CUDA-reported total) no longer describes a part
+  // whose memory the user re-states: drop it rather than cross-check it against the new figure.
+  if (what == "GPU" && merged.contains("cuda_memory_mib") && !entry.contains("cuda_memory_mib") &&
+      (entry.contains("memory_gb") || entry.contains("usable_memory_mib"))) {
+    merged.erase("cuda_memory_mib");
+  }
   merged.merge_patch(entry);
   return merged;
 }

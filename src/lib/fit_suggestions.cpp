@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <functional>
+#include <gpuplan/weight_choice.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/fit_suggestions.hpp>
 
@@ -169,9 +170,16 @@ std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& g
   }
   for (const DType w : {DType::fp8, DType::fp4}) {
     if (narrower(w, r.weights_dtype)) {
-      FitSuggestion s = eval.with_change(r, FitChange::weights_dtype, [w](FitRequest& q) {
+      FitSuggestion s = eval.with_change(r, FitChange::weights_dtype, [w, &model](FitRequest& q) {
+        // What --weights-dtype w means: every linear layer in w, embeddings as quantized
+        // checkpoints ship them (bf16).
         q.weights_dtype = w;
-        q.embeddings_dtype.reset();  // as quantized checkpoints ship them: bf16
+        q.embeddings_dtype.reset();
+        q.weight_formats.reset();
+        if (model.has_architecture()) {
+          q.weight_formats = choose_weight_formats(model, WeightChoice{.all = default_format(w)});
+          q.embeddings_dtype = (*q.weight_formats)[WeightPart::embedding].element;
+        }
       });
       s.dtype = w;
       out.push_back(s);
