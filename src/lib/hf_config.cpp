@@ -164,7 +164,7 @@ bool is(std::string_view type, std::initializer_list<std::string_view> types) {
 
 // Layers gpuplan does not model (state-space, recurrent, lightning attention) would be counted as
 // transformer layers: a silently wrong figure. Their configs name them in one of these fields.
-void reject_unmodeled_layers(const ObjectReader& r, std::string_view type) {
+void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
   static constexpr std::array kRecurrentTypes{
       std::string_view("mamba"),  std::string_view("mamba2"), std::string_view("falcon_mamba"),
       std::string_view("rwkv"),   std::string_view("rwkv5"),  std::string_view("rwkv6"),
@@ -186,6 +186,25 @@ void reject_unmodeled_layers(const ObjectReader& r, std::string_view type) {
       r.fail(key, fmt::format("layers other than attention and MLP (state-space, recurrent or linear"
                               " attention of model_type \"{}\") are not modeled; the parameter count "
                               "and KV cache would be wrong",
+                              type));
+    }
+  }
+  // Gemma 3n / Gemma 4 features that change the weights or the KV cache: layers sharing another
+  // layer's KV, per-layer input embeddings, AltUp/LAuReL blocks, wider global heads, K reused as V.
+  // Present with a zero or false value they are switched off and harmless.
+  static constexpr std::array kUnmodeledFeatures{
+      std::string_view("num_kv_shared_layers"), std::string_view("hidden_size_per_layer_input"),
+      std::string_view("altup_num_inputs"),     std::string_view("laurel_rank"),
+      std::string_view("global_head_dim"),      std::string_view("attention_k_eq_v"),
+      std::string_view("use_double_wide_mlp"),  std::string_view("enable_moe_block")};
+  for (std::string_view key : kUnmodeledFeatures) {
+    const Json* v = r.value(key);
+    const bool on = v != nullptr && ((v->is_boolean() && v->get<bool>()) ||
+                                     (v->is_number() && v->get<double>() > 0.0) || v->is_array() ||
+                                     v->is_object());
+    if (on) {
+      r.fail(key, fmt::format("this layer feature of model_type \"{}\" is not modeled; the parameter "
+                              "count and KV cache would be wrong",
                               type));
     }
   }

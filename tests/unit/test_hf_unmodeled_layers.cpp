@@ -22,3 +22,8 @@ TEST_CASE("hf import: a hybrid layer pattern is refused, though every transforme
   CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-hybrid-layers.json")),
                     Contains("/hybrid_override_pattern") && Contains("nemotron_h"));
 }
+
+TEST_CASE("hf import: layers sharing another layer's KV are refused inside text_config", "[hf]") {
+  CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-kv-shared-layers.json")),
+                    Contains("/text_config/num_kv_shared_layers") && Contains("gemma4_text"));
+}
