@@ -162,6 +162,54 @@ bool is(std::string_view type, std::initializer_list<std::string_view> types) {
   return std::find(types.begin(), types.end(), type) != types.end();
 }
 
+// Layers gpuplan does not model (state-space, recurrent, lightning attention) would be counted as
+// transformer layers: a silently wrong figure. Their configs name them in one of these fields.
+void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
+  static constexpr std::array kRecurrentTypes{
+      std::string_view("mamba"),  std::string_view("mamba2"), std::string_view("falcon_mamba"),
+      std::string_view("rwkv"),   std::string_view("rwkv5"),  std::string_view("rwkv6"),
+      std::string_view("xlstm"),  std::string_view("recurrent_gemma")};
+  if (std::find(kRecurrentTypes.begin(), kRecurrentTypes.end(), type) != kRecurrentTypes.end()) {
+    r.fail("model_type", fmt::format("\"{}\" is a state-space or recurrent model; gpuplan models "
+                                     "transformer attention and MLP layers only",
+                                     type));
+  }
+  // Hybrids: Nemotron-H, Jamba, Zamba, Bamba, Falcon-H1, MiniMax-01, LFM2, RecurrentGemma.
+  static constexpr std::array kHybridFields{
+      std::string_view("hybrid_override_pattern"), std::string_view("layers_block_type"),
+      std::string_view("attn_layer_period"),       std::string_view("mamba_d_state"),
+      std::string_view("mamba_d_ssm"),             std::string_view("ssm_cfg"),
+      std::string_view("attn_type_list"),          std::string_view("full_attn_idxs"),
+      std::string_view("block_types")};
+  for (std::string_view key : kHybridFields) {
+    if (r.has(key)) {
+      r.fail(key, fmt::format("layers other than attention and MLP (state-space, recurrent or linear"
+                              " attention of model_type \"{}\") are not modeled; the parameter count "
+                              "and KV cache would be wrong",
+                              type));
+    }
+  }
+  // Gemma 3n / Gemma 4 features that change the weights or the KV cache: layers sharing another
+  // layer's KV, per-layer input embeddings, AltUp/LAuReL blocks, wider global heads, K reused as V.
+  // Present with a zero or false value they are switched off and harmless.
+  static constexpr std::array kUnmodeledFeatures{
+      std::string_view("num_kv_shared_layers"), std::string_view("hidden_size_per_layer_input"),
+      std::string_view("altup_num_inputs"),     std::string_view("laurel_rank"),
+      std::string_view("global_head_dim"),      std::string_view("attention_k_eq_v"),
+      std::string_view("use_double_wide_mlp"),  std::string_view("enable_moe_block")};
+  for (std::string_view key : kUnmodeledFeatures) {
+    const Json* v = r.value(key);
+    const bool on = v != nullptr && ((v->is_boolean() && v->get<bool>()) ||
+                                     (v->is_number() && v->get<double>() > 0.0) || v->is_array() ||
+                                     v->is_object());
+    if (on) {
+      r.fail(key, fmt::format("this layer feature of model_type \"{}\" is not modeled; the parameter "
+                              "count and KV cache would be wrong",
+                              type));
+    }
+  }
+}
+
 // Per-family layout facts the config does not spell out (modeling_<type>.py).
 void apply_family(ModelSpec& m, ObjectReader& r) {
   const std::string& t = m.model_type;
@@ -472,6 +520,7 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
   ModelSpec m;
   m.origin = origin;
   m.model_type = r.optional_string("model_type").value_or("");
+  reject_unmodeled_layers(r, m.model_type);
   // A required field the file and its class leave out: say that no default applies.
   const auto required = [&r, &m](std::string_view key, std::uint64_t min, std::uint64_t max) {
     if (!r.has(key)) {

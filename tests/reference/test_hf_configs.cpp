@@ -32,7 +32,8 @@ TEST_CASE("hf configs: at least 20 real files across architectures", "[hf][refer
 }
 
 TEST_CASE("hf configs: total parameters match the published counts", "[hf][reference]") {
-  for (const auto& entry : manifest()["models"]) {
+  const nlohmann::json all = manifest();  // a named object: a range over a temporary's member dangles
+  for (const auto& entry : all["models"]) {
     const std::string name = entry["name"];
     INFO(name);
     const gpuplan::ModelSpec m = gpuplan::model_from_hf_config_file(dir_of(entry));
@@ -48,7 +49,8 @@ TEST_CASE("hf configs: total parameters match the published counts", "[hf][refer
 }
 
 TEST_CASE("hf configs: KV bytes per token follow the formula exactly", "[hf][reference]") {
-  for (const auto& entry : manifest()["models"]) {
+  const nlohmann::json all = manifest();  // a named object: a range over a temporary's member dangles
+  for (const auto& entry : all["models"]) {
     const std::string name = entry["name"];
     INFO(name);
     const gpuplan::ModelSpec m = gpuplan::model_from_hf_config_file(dir_of(entry));
