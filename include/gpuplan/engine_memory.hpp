@@ -65,7 +65,8 @@ struct EngineMemory {
   std::uint64_t max_seqs = 0;        ///< sequences of the sampler run / graphs
   double total_bytes = 0;          ///< GPU memory as the engine sees it
   double start_free_bytes = 0;     ///< free after CUDA context and communicators (SGLang's base)
-  double weights_bytes = 0;
+  double weights_bytes = 0;        ///< as the engine holds them (with weight_padding_bytes)
+  double weight_padding_bytes = 0; ///< vLLM: MXFP4 experts padded for its MoE kernel
   double activation_bytes = 0;     ///< peak of the profiling forward
   double sampler_bytes = 0;        ///< vLLM: logits and sampling of max_num_seqs rows
   double non_torch_bytes = 0;      ///< CUDA context (where counted), NCCL, cuBLAS workspaces
@@ -82,6 +83,7 @@ struct EngineInputs {
   double weights_bytes = 0;
   double kv_bytes_per_token_per_gpu = 0;
   std::uint64_t block_tokens = 16;
+  double mxfp4_expert_bytes = 0;  ///< of weights_bytes: routed experts held in MXFP4
 };
 
 /// Validates settings against the engine named (ranges, NaN, a setting of another engine);
@@ -91,6 +93,11 @@ void validate_engine_settings(const EngineSettings& settings);
 /// The engine's KV budget for one GPU of `layout`. The model must have an architecture.
 EngineMemory engine_memory(const ModelSpec& model, const Layout& layout, const EngineInputs& in,
                            const EngineSettings& settings);
+
+/// Bytes vLLM adds to `mxfp4_expert_bytes` (one GPU's MXFP4 routed experts) by padding the
+/// hidden size to a multiple of 256 and each rank's expert intermediate size to 128 for its
+/// Marlin MoE kernel; 0 for dense models or no MXFP4 experts.
+double vllm_mxfp4_padding_bytes(const ModelSpec& model, const Layout& layout, double mxfp4_expert_bytes);
 
 /// Peak activation bytes of one forward of `tokens` tokens on one GPU (bf16): the residual stream
 /// and its normed copy, q/k/v, the MLP's gate/up outputs (or the fused-MoE intermediate caches of

@@ -23,12 +23,25 @@ constexpr double kActivationBytes = 2.0;  // bf16 activations
 // logits (2) and their fp32 copy (4), top-k/top-p sort values (4) and int64 indices (8), softmax
 // and cumulative sum (4 + 4), the boolean mask (1), the scattered result and the probabilities
 // (4 + 4) (vllm/v1/sample/ops/topk_topp_sampler.py).
+// vLLM 0.10 and 0.11 logs match it (gemma-3-4b's 9.96 GiB peak for 1,024 x 262,208 logits is
+// 39 bytes a logit, vllm#21489).
 constexpr double kSamplerBytesPerLogit = 35.0;
+// vLLM 0.19's profiling peak is 15-16 bytes a logit for every dense model of llm-d-planner's
+// sweep (Llama-3.1-8B 1.89 GiB, Qwen2.5-7B 2.21, gemma-2 3.62-3.66, phi-4 1.52 GiB at
+// max_num_seqs 1,024; llm-d-incubation/llm-d-planner accuracy/results/v0.19.0/accuracy_report.md):
+// the sampler no longer keeps the sorted copies. The release in between is not pinned down;
+// releases from 0.19 (and an unset version) use the measured figure.
+constexpr double kSamplerBytesPerLogitV19 = 16.0;
+constexpr int kVllmLeanSamplerMinor = 19;
 // Memory outside PyTorch's allocator that grows after the engine's start snapshot: cuBLAS and
 // cuBLASLt workspaces, Triton/torch.compile kernels (a few hundred MiB on Hopper).
 constexpr double kWorkspaceBytes = 0.25 * units::kGiB;
 // With more than one GPU per replica: NCCL channels and vLLM's custom all-reduce IPC buffers.
 constexpr double kCommunicatorBytes = 1.0 * units::kGiB;
+// vLLM with TP > 1 measures 2.07-2.17 GiB of non-torch memory per GPU (TP 2 and 4, v0.19, same
+// report): NCCL channels, the custom all-reduce IPC buffers and the symmetric-memory
+// all-reduce, against 0.25 GiB at TP 1.
+constexpr double kVllmCommunicatorBytes = 1.85 * units::kGiB;
 // The CUDA context itself (driver, loaded modules): counted where the engine's base is the free
 // memory after start (SGLang's free-at-start, TensorRT-LLM's free memory), not in vLLM's
 // increase over its start snapshot.
@@ -106,7 +119,24 @@ double vllm_cuda_graph_bytes(const ModelSpec& m, const Layout& l, std::uint64_t 
   return forward_activation_bytes(m, l, largest) + d(layers) * kGraphBytesPerLayer;
 }
 
+std::uint64_t round_up(std::uint64_t v, std::uint64_t multiple) { return (v + multiple - 1) / multiple * multiple; }
+
 }  // namespace
+
+double vllm_mxfp4_padding_bytes(const ModelSpec& m, const Layout& l, double mxfp4_expert_bytes) {
+  if (!m.moe || mxfp4_expert_bytes <= 0.0 || m.hidden_size == 0) {
+    return 0.0;
+  }
+  // vLLM's MXFP4 MoE (Marlin, its path on Hopper and Ampere) rounds the hidden size up to a
+  // multiple of 256 and each rank's expert intermediate size to a multiple of 128 and allocates
+  // the experts at the padded shape (fused_moe/oracle/mxfp4.py
+  // mxfp4_round_up_hidden_size_and_intermediate_size; quantization/mxfp4.py create_weights).
+  const std::uint64_t shard = l.ep > 1 ? 1 : l.tp;
+  const std::uint64_t inter = std::max<std::uint64_t>(1, m.moe->expert_intermediate / shard);
+  const double ratio = d(round_up(m.hidden_size, 256)) * d(round_up(inter, 128)) /
+                       (d(m.hidden_size) * d(inter));
+  return mxfp4_expert_bytes * (ratio - 1.0);
+}
 
 std::string_view to_string(Engine engine) {
   switch (engine) {
@@ -230,14 +260,18 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // The sampler's profiling run samples min(max_num_seqs, max_num_batched_tokens) rows of
       // the full vocabulary on every rank (logits are gathered before sampling).
       const std::uint64_t rows = std::min(r.max_seqs, r.batched_tokens);
-      r.sampler_bytes = d(rows) * d(m.vocab_size) * kSamplerBytesPerLogit;
-      r.non_torch_bytes = kWorkspaceBytes + communicators;
-      if (s.vllm_minor_version.value_or(kVllmGraphProfilingMinor) >= kVllmGraphProfilingMinor) {
+      const int minor = s.vllm_minor_version.value_or(kVllmGraphProfilingMinor);
+      r.sampler_bytes = d(rows) * d(m.vocab_size) *
+                        (minor >= kVllmLeanSamplerMinor ? kSamplerBytesPerLogitV19 : kSamplerBytesPerLogit);
+      r.non_torch_bytes = kWorkspaceBytes + (multi_gpu ? kVllmCommunicatorBytes : 0.0);
+      r.weight_padding_bytes = vllm_mxfp4_padding_bytes(m, l, in.mxfp4_expert_bytes);
+      r.weights_bytes += r.weight_padding_bytes;
+      if (minor >= kVllmGraphProfilingMinor) {
         r.cuda_graph_bytes = vllm_cuda_graph_bytes(m, l, r.max_seqs);
       }
       r.start_free_bytes = in.total_bytes;
       // Forward and sampler runs follow each other: the torch peak is the larger of the two.
-      r.kv_bytes = r.share * in.total_bytes - in.weights_bytes -
+      r.kv_bytes = r.share * in.total_bytes - r.weights_bytes -
                    std::max(r.activation_bytes, r.sampler_bytes) - r.non_torch_bytes - r.cuda_graph_bytes;
       break;
     }

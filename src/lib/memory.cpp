@@ -199,8 +199,13 @@ void apply_engine(FitResult& res, const ModelSpec& m, double capacity) {
   const EngineInputs in{.total_bytes = capacity,
                         .weights_bytes = mem.weights_bytes,
                         .kv_bytes_per_token_per_gpu = res.kv_bytes_per_token_per_gpu,
-                        .block_tokens = res.request.block_tokens};
+                        .block_tokens = res.request.block_tokens,
+                        .mxfp4_expert_bytes = (*res.request.weight_formats)[WeightPart::routed_experts].element ==
+                                                      DType::mxfp4
+                                                  ? res.weights.experts
+                                                  : 0.0};
   const EngineMemory e = engine_memory(m, res.request.layout, in, res.request.engine);
+  mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)
   switch (e.engine) {
     case Engine::vllm:
       mem.activation_bytes = std::max(e.activation_bytes, e.sampler_bytes);

@@ -49,11 +49,12 @@ double gpt_oss_shipped_weights_bytes(const gpuplan::ModelSpec& m) {
 // logged): Qwen3-235B-A22B-FP8 on 4 x H100 SXM, TP 4, default gpu_memory_utilization 0.9,
 // LMCacheConnectorV1 as KV connector. Logged "Available KV cache memory: 8.11 GiB",
 // "GPU KV cache size: 178,880 tokens".
-// NOT reproduced within 5 %: gpuplan gives 9.85 GiB (+21 %). The same issue's SGLang run (next
-// case) is reproduced within 4 % with the same weights, so the gap is on vLLM's side of the
-// profile: the LMCache connector's GPU staging buffers are allocated before the profile and are
-// not modelled, and vLLM's FP8 MoE kernels keep per-token scale and workspace tensors that the
-// activation model does not count. The check records the gap instead of tuning a constant to it.
+// NOT reproduced within 5 %: gpuplan gives 8.91 GiB (+10 %; 9.85 before vLLM's multi-GPU non-torch
+// memory was measured, see the llm-d-planner cases). The same issue's SGLang run (next case) is
+// reproduced with the same weights, so the rest is on vLLM's side: the LMCache connector's GPU
+// buffers are allocated before the profile, and 0.10's FP8 fused-MoE path keeps per-token scale
+// and workspace tensors; neither is modelled. The check records the gap instead of tuning a
+// constant to it.
 TEST_CASE("engine logs: vLLM Qwen3-235B-A22B FP8 on 4 x H100 (vllm#21348)", "[engine][reference]") {
   FitRequest req{.layout = Layout{.tp = 4}, .weights_dtype = DType::fp8};
   req.engine = EngineSettings{.engine = Engine::vllm, .vllm_minor_version = 10};
@@ -61,7 +62,7 @@ TEST_CASE("engine logs: vLLM Qwen3-235B-A22B FP8 on 4 x H100 (vllm#21348)", "[en
   REQUIRE(r.engine);
   const double kv_gib = r.engine->kv_bytes / kGiB;
   CHECK(kv_gib > 8.11);          // gpuplan is high: what it does not model is memory vLLM used
-  CHECK(kv_gib < 8.11 * 1.25);   // ... by less than a quarter
+  CHECK(kv_gib < 8.11 * 1.12);   // ... by about a tenth
   // Tokens follow from the budget: 1 KV head of 128 per GPU x 94 layers x 2 x 2 bytes.
   CHECK(r.kv_bytes_per_token_per_gpu == Approx(48128.0));
   CHECK(r.engine->kv_tokens % 16 == 0);
@@ -103,11 +104,11 @@ TEST_CASE("engine logs: vLLM gpt-oss-120b on one H100 fails at defaults (vllm#23
 // https://github.com/vllm-project/vllm/issues/27508 (vLLM 0.11, Oct 2025): gpt-oss-120b on one
 // H100 with --gpu-memory-utilization 0.95 --max-num-batched-tokens 1024: "Available KV cache
 // memory: 1.71 GiB", then too little for the 131,072-token max_model_len. End to end: weights
-// from the catalog's parameter counts as shipped (MXFP4 routed experts, bf16 elsewhere).
-// NOT reproduced within 0.5 GiB: gpuplan gives 7.5 GiB (+5.8 GiB). The logged weights of this release
-// are not in the issue; vLLM 0.14.1 logs 64.38 GiB for the same checkpoint (vllm#33155) and 0.10.1
-// 65.97 GiB (Marlin), against 60.8 GiB counted from the parameters: vLLM pads and repacks the
-// MXFP4 experts for its kernels. With 65.97 GiB the figure is within 0.6 GiB.
+// from the catalog's parameter counts as shipped (MXFP4 routed experts, bf16 elsewhere), padded as
+// vLLM's Marlin MXFP4 MoE kernel allocates them (65.9 GiB; 0.10.1 logs 65.97 GiB, vllm#23278).
+// NOT reproduced: +0.6 GiB, just outside the 0.5 GiB tolerance (before the padding was modelled: +5.8
+// GiB). The release's own "Model loading took" line is not in the issue; 0.14.1 logs 64.38 GiB
+// (vllm#33155), which would put the figure inside the tolerance.
 TEST_CASE("engine logs: vLLM gpt-oss-120b at 0.95 and 1024 batched tokens (vllm#27508)", "[engine][reference]") {
   const auto& m = cat().model("gpt-oss-120b");
   const auto& g = cat().gpu("h100-sxm");
@@ -115,14 +116,17 @@ TEST_CASE("engine logs: vLLM gpt-oss-120b at 0.95 and 1024 batched tokens (vllm#
                          .gpu_memory_utilization = 0.95,
                          .max_num_batched_tokens = 1024,
                          .vllm_minor_version = 11};
+  const auto p = gpuplan::count_params(m);
   EngineInputs in{.total_bytes = g.engine_memory_bytes(),
                   .weights_bytes = gpt_oss_shipped_weights_bytes(m),
                   .kv_bytes_per_token_per_gpu = kv_per_token_per_gpu(m, DType::bf16, Layout{}),
-                  .block_tokens = 16};
+                  .block_tokens = 16,
+                  .mxfp4_expert_bytes = p.routed_experts * gpuplan::bits_per_element(DType::mxfp4) / 8.0};
   const auto e2e = gpuplan::engine_memory(m, Layout{}, in, s);
   CHECK(e2e.kv_bytes / kGiB > 1.71);
-  CHECK(e2e.kv_bytes / kGiB < 1.71 + 6.5);
-  in.weights_bytes = 65.9651 * kGiB;  // the weights vLLM 0.10.1 logged for this checkpoint
+  CHECK(e2e.kv_bytes / kGiB < 1.71 + 0.7);  // NOT within 0.5 GiB: +0.6
+  in.weights_bytes = 65.9651 * kGiB;
+  in.mxfp4_expert_bytes = 0.0;  // the weights vLLM 0.10.1 logged for this checkpoint
   const auto logged = gpuplan::engine_memory(m, Layout{}, in, s);
   CHECK(std::abs(logged.kv_bytes / kGiB - 1.71) < 0.7);
   // min(max_num_seqs, max_num_batched_tokens) rows: still 1,024.
@@ -193,4 +197,60 @@ TEST_CASE("engine: SGLang default mem_fraction_static on H100", "[engine][refere
   CHECK(tp1.share_default);
   const auto tp2 = gpuplan::engine_memory(m, Layout{.tp = 2}, in, {.engine = Engine::sglang});
   CHECK(std::abs(tp2.share - 0.828) < 0.01);
+}
+
+// llm-d-incubation/llm-d-planner accuracy/results/v0.19.0/ (April 2026): vLLM 0.19.0 on H100
+// 80GB (CUDA total 79.19 GiB), `vllm serve` with --gpu-memory-utilization 0.95 and
+// --max-model-len 8192 (defaults max_num_batched_tokens 8192, max_num_seqs 1024, as the logs
+// print), bf16. accuracy_report.md: Llama-3.1-8B-Instruct at TP 1 logs 58.11 GiB of KV cache,
+// 476,016 tokens; Qwen2.5-7B-Instruct 58.53 GiB, 1,096,000 tokens. End to end from the catalog.
+TEST_CASE("engine logs: vLLM 0.19 dense models on one H100 (llm-d-planner v0.19.0 sweep)", "[engine][reference]") {
+  FitRequest req{.memory_utilization = 0.95};
+  req.engine = EngineSettings{.engine = Engine::vllm, .gpu_memory_utilization = 0.95, .vllm_minor_version = 19};
+  const auto llama = gpuplan::fit(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), req);
+  REQUIRE(llama.engine);
+  CHECK(within_tolerance(llama.engine->kv_bytes / kGiB, 58.11));
+  CHECK(std::abs(static_cast<double>(llama.engine->kv_tokens) / 476016.0 - 1.0) < 0.05);
+  // The profiling peak is the sampler's, 1.89 GiB logged: within 10 %.
+  CHECK(llama.engine->sampler_bytes / kGiB == Approx(1.89).epsilon(0.10));
+  const auto qwen = gpuplan::fit(cat().model("qwen2.5-7b"), cat().gpu("h100-sxm"), req);
+  REQUIRE(qwen.engine);
+  CHECK(within_tolerance(qwen.engine->kv_bytes / kGiB, 58.53));
+  CHECK(std::abs(static_cast<double>(qwen.engine->kv_tokens) / 1096000.0 - 1.0) < 0.05);
+}
+
+// Same sweep, Llama-3.1-8B-Instruct at TP 2 and TP 4 (accuracy_report.md "Sensitivity: Tensor
+// Parallelism"): logged weights 7.51 / 3.77 GiB, peak activation 1.89 / 1.89 GiB, non-torch
+// memory 2.07 / 2.13 GiB per GPU. The KV cache vLLM allocates is 0.95 x 79.19 GiB less those:
+// 63.76 and 67.44 GiB. End to end from the catalog: the multi-GPU non-torch memory (NCCL and
+// all-reduce buffers) is what this case checks.
+TEST_CASE("engine logs: vLLM 0.19 Llama-3.1-8B on 2 and 4 x H100 (llm-d-planner v0.19.0 sweep)", "[engine][reference]") {
+  for (const auto& [tp, logged_kv_gib, logged_non_torch_gib] :
+       {std::tuple{2u, 63.76, 2.07}, std::tuple{4u, 67.44, 2.13}}) {
+    FitRequest req{.layout = Layout{.tp = tp}, .memory_utilization = 0.95};
+    req.engine = EngineSettings{.engine = Engine::vllm, .gpu_memory_utilization = 0.95, .vllm_minor_version = 19};
+    const auto r = gpuplan::fit(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), req);
+    REQUIRE(r.engine);
+    CHECK(within_tolerance(r.engine->kv_bytes / kGiB, logged_kv_gib));
+    CHECK(std::abs(r.engine->non_torch_bytes / kGiB - logged_non_torch_gib) < 0.1);
+  }
+}
+
+// The padding vLLM's MXFP4 MoE kernel (Marlin, Hopper) adds to gpt-oss-120b: hidden 2,880 -> 3,072
+// (multiple of 256), expert intermediate 2,880 -> 2,944 (multiple of 128): 3,072 x 2,944 /
+// 2,880^2 = 1.0904 times the experts. From the parameters the checkpoint holds 60.8 GiB; vLLM
+// 0.10.1 logs "Model loading took 65.9651 GiB" on one H100 (vllm#23278).
+TEST_CASE("engine: vLLM pads MXFP4 experts for its MoE kernel (vllm#23278)", "[engine][reference]") {
+  const auto& m = cat().model("gpt-oss-120b");
+  const double shipped = gpt_oss_shipped_weights_bytes(m);
+  const auto p = gpuplan::count_params(m);
+  const double experts = p.routed_experts * gpuplan::bits_per_element(DType::mxfp4) / 8.0;
+  const double padded = shipped + gpuplan::vllm_mxfp4_padding_bytes(m, Layout{}, experts);
+  CHECK(std::abs(padded / kGiB - 65.9651) < 0.25);
+  // Dense models and experts in other formats are not padded.
+  CHECK_FALSE(gpuplan::vllm_mxfp4_padding_bytes(cat().model("llama-3.1-8b"), Layout{}, 1e9) > 0.0);
+  CHECK_FALSE(gpuplan::vllm_mxfp4_padding_bytes(m, Layout{}, 0.0) > 0.0);
+  // At TP 2 each rank's 1,440 rows round up to 1,536: more padding than at TP 1.
+  const double tp2 = gpuplan::vllm_mxfp4_padding_bytes(m, Layout{.tp = 2}, experts / 2.0) / (experts / 2.0);
+  CHECK(tp2 == Approx(3072.0 * 1536.0 / (2880.0 * 1440.0) - 1.0));
 }

@@ -37,9 +37,16 @@ TEST_CASE("engine: vLLM subtracts weights, the profiling peak, non-torch memory 
   CHECK(static_cast<double>(e.kv_tokens) * 131072.0 <= e.kv_bytes);
   CHECK(static_cast<double>(e.kv_tokens + 16) * 131072.0 > e.kv_bytes);
   // Before 0.21 the graphs come out of the memory above the cap.
-  const auto old = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm, .vllm_minor_version = 10});
-  CHECK(old.cuda_graph_bytes < 1.0);
-  CHECK(old.kv_bytes > e.kv_bytes);
+  const auto v20 = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm, .vllm_minor_version = 20});
+  CHECK(v20.cuda_graph_bytes < 1.0);
+  CHECK(v20.kv_bytes > e.kv_bytes);
+  // Before 0.19 the sampler's profiling run kept sorted copies of the logits: a larger peak.
+  const auto v10 = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm, .vllm_minor_version = 10});
+  CHECK(v10.cuda_graph_bytes < 1.0);
+  CHECK(v10.sampler_bytes > 2.0 * v20.sampler_bytes);
+  // With TP > 1 vLLM's communicators add non-torch memory.
+  const auto tp2 = gpuplan::engine_memory(m, Layout{.tp = 2}, kH100, {.engine = Engine::vllm});
+  CHECK(tp2.non_torch_bytes > e.non_torch_bytes + 1.5 * kGiB);
   // Smaller GPUs get vLLM's smaller defaults.
   const EngineInputs small{.total_bytes = 22.0 * kGiB, .weights_bytes = 15.0 * kGiB,
                            .kv_bytes_per_token_per_gpu = 131072.0, .block_tokens = 16};
