@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <set>
+#include <string>
+#include <string_view>
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/model_spec.hpp>
@@ -106,5 +109,48 @@ TEST_CASE("coverage: every price has an ISO date no later than today and a sourc
     CHECK((p.date.size() == 7 || p.date.size() == 10));
     CHECK(p.age_days >= 0);
     CHECK_FALSE(p.sources.empty());
+  }
+}
+
+namespace {
+// Providers with a price for `gpu` in `mode` (any region).
+std::set<std::string> providers_with(std::string_view gpu, gpuplan::PricingMode mode) {
+  std::set<std::string> out;
+  for (const auto& p : cat().prices()) {
+    if (p.gpu == gpu && p.mode == mode) {
+      out.insert(p.provider);
+    }
+  }
+  return out;
+}
+}  // namespace
+
+// The seed's question (seeds/004: H100 SXM vs H200 SXM at Lyceum, on-demand and dedicated).
+// Issue 9 asks for both GPUs at Lyceum and at least three other providers. Only on-demand
+// reaches that: Lyceum publishes no spot or reserved price, and "dedicated" is Lyceum's own mode.
+TEST_CASE("coverage: the seed's GPUs have on-demand prices at Lyceum and three more providers", "[catalog]") {
+  for (const char* gpu : {"h100-sxm", "h200-sxm"}) {
+    INFO(gpu);
+    const auto od = providers_with(gpu, gpuplan::PricingMode::on_demand);
+    CHECK(od.contains("lyceum"));
+    CHECK(od.size() >= 4);
+    CHECK(providers_with(gpu, gpuplan::PricingMode::dedicated).contains("lyceum"));
+    // A reserved price exists for both (Lambda, GCP, Hyperstack for the H100; Hyperstack for the H200).
+    CHECK_FALSE(providers_with(gpu, gpuplan::PricingMode::reserved).empty());
+  }
+  // The hyperscalers the issue names, for the H100.
+  const auto od = providers_with("h100-sxm", gpuplan::PricingMode::on_demand);
+  for (const char* provider : {"aws", "gcp", "azure", "oracle", "coreweave"}) {
+    CHECK(od.contains(provider));
+  }
+}
+
+TEST_CASE("coverage: per-GPU prices are plausible for one GPU-hour", "[catalog]") {
+  // A per-instance price left undivided would be 4-8x these bounds (an 8x H100 node is
+  // $22-$100/h); list prices for one data-centre GPU-hour sit between $0.10 and $20.
+  for (const auto& p : cat().prices()) {
+    INFO(p.provider << " " << p.gpu << " " << gpuplan::to_string(p.mode));
+    CHECK(p.usd_per_gpu_hour > 0.1);
+    CHECK(p.usd_per_gpu_hour < 20.0);
   }
 }
