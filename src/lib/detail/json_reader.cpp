@@ -37,10 +37,17 @@ std::string where(std::string_view origin, const JsonPointer& at) {
 }
 
 Json parse_json_text(std::string_view text, std::string_view origin) {
-  // Duplicate keys would silently keep the last value; reject them while parsing.
+  // Duplicate keys would silently keep the last value; reject them while parsing. Nesting is
+  // capped because copying or walking a value recurses per level: no real catalog, config or
+  // plan file comes near the cap, and a hostile one must not overflow the stack.
+  constexpr int kMaxDepth = 64;
   std::vector<std::set<std::string>> keys;
   std::string duplicate;
-  const Json::parser_callback_t check = [&](int, Json::parse_event_t event, Json& parsed) {
+  const Json::parser_callback_t check = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
+        depth >= kMaxDepth) {
+      throw InputError(fmt::format("{}: invalid JSON: nested deeper than {} levels", origin, kMaxDepth));
+    }
     if (event == Json::parse_event_t::object_start) {
       keys.emplace_back();
     } else if (event == Json::parse_event_t::object_end && !keys.empty()) {
