@@ -46,20 +46,6 @@ std::string_view to_string(DType dtype) {
   return "?";
 }
 
-double bits_per_element(DType dtype) {
-  switch (dtype) {
-    case DType::fp32: return 32.0;
-    case DType::bf16:
-    case DType::fp16: return 16.0;
-    case DType::fp8:
-    case DType::int8: return 8.0;
-    case DType::int4: return 4.0 + 16.0 / 128.0;  // one bf16 scale per group of 128 (GPTQ/AWQ g128)
-    case DType::fp4: return 4.0 + 8.0 / 16.0;     // NVFP4: one fp8 (E4M3) scale per 16 values
-    case DType::mxfp4: return 4.0 + 8.0 / 32.0;   // OCP MXFP4: one 8-bit exponent per 32 values
-  }
-  return 0.0;
-}
-
 double element_bits(DType dtype) {
   switch (dtype) {
     case DType::fp32: return 32.0;
@@ -72,6 +58,16 @@ double element_bits(DType dtype) {
     case DType::mxfp4: return 4.0;
   }
   return 0.0;
+}
+
+double bits_per_element(DType dtype) {
+  // The element itself plus its share of the quantization scales.
+  switch (dtype) {
+    case DType::int4: return element_bits(dtype) + 16.0 / 128.0;  // one bf16 scale per group of 128 (GPTQ/AWQ g128)
+    case DType::fp4: return element_bits(dtype) + 8.0 / 16.0;     // NVFP4: one fp8 (E4M3) scale per 16 values
+    case DType::mxfp4: return element_bits(dtype) + 8.0 / 32.0;   // OCP MXFP4: one 8-bit exponent per 32 values
+    default: return element_bits(dtype);                          // per-tensor/channel scales are negligible
+  }
 }
 
 bool is_quantized(DType dtype) { return bits_per_element(dtype) < 16.0; }
