@@ -54,13 +54,18 @@ std::vector<CalibrationGroupKey> calibration_groups(const std::vector<Benchmark>
 /// benchmarks, i.e. to `gpuplan validate --cross-validate`).
 Band default_band(BandCase c);
 
-/// The case and band of an estimate for this model, GPU and format against the catalog's
-/// calibration benchmarks.
+/// The case and band of an estimate for this model, GPU and format against the shipped
+/// calibration benchmarks on the shipped entries (the bands are their residuals): user catalog
+/// entries change only the answers that use them. An entry a user file changed is never
+/// `calibrated`. `catalog` is kept for compatibility.
 struct EstimateBand {
   BandCase band_case = BandCase::calibrated;
   Band band;
 };
 EstimateBand estimate_band(const Catalog& catalog, const ModelSpec& model, const GpuSpec& gpu, DType weights_dtype);
+/// Whether an entry is not the built-in one: added or changed by a user catalog (or a config.json).
+bool differs_from_builtin(const GpuSpec& gpu);
+bool differs_from_builtin(const ModelSpec& model);
 
 /// Residuals (measured / estimate - 1) by the case they were predicted in.
 struct CaseResiduals {

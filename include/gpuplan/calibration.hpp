@@ -25,6 +25,12 @@ struct BenchmarkCheck {
   bool bound_holds = false;                  ///< roofline >= measured
 };
 
+/// What a user catalog merged into `catalog` does to the shipped benchmarks: one line per
+/// built-in GPU or model it changed that shipped benchmarks use, saying how many, and whether
+/// each still evaluates with the changed entry (the first failure quoted). Calibration and the
+/// bands keep the built-in entries either way.
+std::vector<std::string> shipped_benchmarks_on_changed_entries(const Catalog& catalog);
+
 /// Evaluates one benchmark with `efficiency`.
 BenchmarkCheck check_benchmark(const Catalog& catalog, const Benchmark& b, const Efficiency& efficiency);
 

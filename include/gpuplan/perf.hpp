@@ -142,6 +142,18 @@ class PerfModel {
     bool decode;  // per-token work (sampling, scheduling, per-sequence state) is paid per generated token
   };
   StepTime timed(const StepWork& work, const Efficiency& e) const;  // the roofline of one step
+  // Decode under pipeline parallelism: how the batch splits into micro-batches, and the period.
+  struct PipelineSchedule {
+    StepTime largest_step;  // one stage, the largest micro-batch
+    double round_s = 0;     // one stage runs every micro-batch once
+    double chain_s = 0;     // one micro-batch crosses every stage
+    double active_share = 1;  // share of the rounds a sequence runs in (rotation)
+    [[nodiscard]] double period_s() const { return std::max(round_s, chain_s); }
+    [[nodiscard]] double itl_s() const { return period_s() / active_share; }
+  };
+  PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e) const;
+  // Every sequence in every round, in the best number of near-equal micro-batches.
+  PipelineSchedule balanced_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e) const;
 
   PerfRequest request_;
   FitResult fit_;

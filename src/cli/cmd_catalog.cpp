@@ -1,9 +1,11 @@
 // gpuplan catalog: list GPUs, models and prices; show one entry; validate a user file.
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <gpuplan/calibration.hpp>
 #include <gpuplan/error.hpp>
 
 #include "common.hpp"
@@ -51,6 +53,15 @@ Exit run_validate(const CatalogOptions& o) {
   Catalog catalog = load_catalog(o.common);
   const MergeReport report = catalog.merge_file(o.file);
   fmt::print("{}", render_merge_report(report, render_options(o.common)));
+  // Checked against what it overrides: the shipped benchmarks on the entries it changes.
+  for (const std::string& line : shipped_benchmarks_on_changed_entries(catalog)) {
+    const bool from_this_file = std::any_of(report.overrides.begin(), report.overrides.end(), [&line](const std::string& entry) {
+      return line.starts_with(entry.substr(0, entry.find(" (")));  // "GPU 'h100-sxm' (was from ...)"
+    });
+    if (from_this_file) {
+      fmt::print(stderr, "gpuplan: note: {}: {}\n", o.file, line);
+    }
+  }
   return Exit::ok;
 }
 

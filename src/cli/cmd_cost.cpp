@@ -159,9 +159,9 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
       ->check(positive_validator());
   sub->add_option("--amortization-years", o->amortization_years, "Owned hardware: years to amortize over")
       ->capture_default_str()
-      ->check(CLI::Range(0.1, 30.0));
+      ->transform(decimal_number())->check(CLI::Range(0.1, 30.0));
   sub->add_option("--ops-share", o->ops_share, "Owned hardware: operations cost per year as a share of capex (default 0)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->transform(decimal_number())->check(CLI::Range(0.0, 1.0));
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);

@@ -48,7 +48,7 @@ void add_fit_command(CLI::App& app, Exit& exit_code) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
   sub->add_option("--concurrency", o->concurrency, "Concurrent sequences over the deployment")
       ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
   sub->add_flag("--check", o->check, "Exit with code 1 when it does not fit");
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {

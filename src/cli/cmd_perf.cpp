@@ -77,7 +77,7 @@ void add_perf_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--batch", o->batches, "Concurrent sequences per replica, comma-separated")
       ->delimiter(',')
       ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   sub->add_flag("--check", o->check, "Exit with code 1 (not 2) when the layout does not fit");
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {

@@ -181,10 +181,10 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Price per GPU-hour (instead of --provider)")
       ->check(positive_validator());
   sub->add_option("--up-to", o->up_to, "Largest GPU count to predict (default: 8 x the largest measured)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub->add_option("--predict-at", o->predict_at, "Extra GPU counts to predict, comma-separated")
       ->delimiter(',')
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub->add_option("--min-marginal-efficiency", o->min_marginal_efficiency,
                   "A step whose marginal efficiency falls below this stops paying")
       ->capture_default_str()
@@ -192,7 +192,7 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--max-cost-increase", o->max_cost_increase,
                   "Cost per unit this share above the lowest stops paying (0.2 = 20 %)")
       ->capture_default_str()
-      ->check(CLI::Range(0.001, 100.0));
+      ->transform(decimal_number())->check(CLI::Range(0.001, 100.0));
   add_deployment_options(*sub, o->deployment, false, false);
   add_workload_options(*sub, o->workload);
   sub->add_option("--target-output-tokens-per-s", o->target_output_tokens_per_s,

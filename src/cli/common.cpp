@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -128,18 +129,46 @@ CLI::Validator non_empty() {
                         "NON-EMPTY");
 }
 
+namespace {
+/// A finite number in plain decimal or exponent notation, the whole text (from_chars: no hex,
+/// no "inf" or "nan", no leading '+' or spaces, independent of the C locale).
+std::optional<double> decimal(std::string_view text) {
+  double v = 0;
+  const char* last = text.data() + text.size();
+  const auto [end, ec] = std::from_chars(text.data(), last, v, std::chars_format::general);
+  if (text.empty() || ec != std::errc{} || end != last || !std::isfinite(v)) {
+    return std::nullopt;
+  }
+  return v;
+}
+}  // namespace
+
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+          return fmt::format("expected a decimal whole number such as 8, got '{}'", text);
+        }
+        const std::size_t first = std::min(text.find_first_not_of('0'), text.size() - 1);
+        text.erase(0, first);  // "010" is ten, not CLI11's octal eight
+        return {};
+      },
+      "");
+}
+
+CLI::Validator decimal_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return decimal(text) ? std::string() : fmt::format("expected a decimal number such as 0.5, got '{}'", text);
+      },
+      "");
+}
+
 CLI::Validator positive_validator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        try {
-          std::size_t used = 0;
-          const double v = std::stod(text, &used);
-          if (used == text.size() && std::isfinite(v) && v > 0) {
-            return {};
-          }
-        } catch (const std::exception&) {
-        }
-        return fmt::format("expected a positive number, got '{}'", text);
+        const std::optional<double> v = decimal(text);
+        return v && *v > 0 ? std::string() : fmt::format("expected a positive number, got '{}'", text);
       },
       "POSITIVE");
 }
@@ -147,20 +176,9 @@ CLI::Validator positive_validator() {
 CLI::Validator share_validator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        double v = 0;
-        try {
-          std::size_t used = 0;
-          v = std::stod(text, &used);
-          if (used != text.size()) {
-            return fmt::format("expected a number in [0.01, 1], got '{}'", text);
-          }
-        } catch (const std::exception&) {
-          return fmt::format("expected a number in [0.01, 1], got '{}'", text);
-        }
-        if (!std::isfinite(v) || !(v >= 0.01) || v > 1.0) {
-          return fmt::format("expected a number in [0.01, 1], got '{}'", text);
-        }
-        return {};
+        const std::optional<double> v = decimal(text);
+        return v && *v >= 0.01 && *v <= 1.0 ? std::string()
+                                             : fmt::format("expected a number in [0.01, 1], got '{}'", text);
       },
       "SHARE in [0.01, 1]");
 }

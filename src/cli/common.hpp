@@ -43,6 +43,14 @@ std::string normalize_dtype(std::string_view text);
 /// context windows are quoted); anything else fails naming the flag.
 CLI::Validator token_count();
 
+/// A CLI11 transform for every integer flag: plain decimal digits only ("010" is 10, as in the
+/// real-valued flags; "0x10", "+8", "1e3" fail naming the flag). CLI11 itself would read "010"
+/// as octal 8 and "0x10" as 16.
+CLI::Validator whole_number();
+/// A CLI11 transform for every real-valued flag: decimal or exponent notation ("0.5", "1e-3");
+/// hex floats, "inf" and "nan" fail naming the flag.
+CLI::Validator decimal_number();
+
 /// A CLI11 check that accepts only finite numbers in [0.01, 1].
 CLI::Validator share_validator();
 /// A CLI11 check for a finite number > 0 (CLI::PositiveNumber prints DBL_MAX in its message).

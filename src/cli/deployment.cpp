@@ -9,6 +9,7 @@
 #include <gpuplan/units.hpp>
 
 #include "common.hpp"
+#include "field_flags.hpp"
 
 namespace gpuplan::cli {
 
@@ -31,18 +32,20 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
   }
   sub.add_option("--mig", o.mig, "One MIG slice, e.g. 1g.18gb, instead of a whole GPU")->check(non_empty());
   auto* gpus = sub.add_option("--gpus", o.gpus, "GPUs in the deployment (default: TP x PP, or 1; compare: 8)")
-                   ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+                   ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   auto* nodes = sub.add_option("--nodes", o.nodes, "Nodes of --gpus-per-node GPUs")
-                    ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{8192}));
+                    ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{8192}));
   nodes->excludes(gpus);
   sub.add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node with --nodes")
       ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{72}))
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{72}))
       ->needs(nodes);
   sub.add_option("--tp", o.tp, "Tensor-parallel degree (default: fit takes the layout with the most sequences; perf, cost and compare the one with the most estimated throughput)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
-  sub.add_option("--pp", o.pp, "Pipeline-parallel stages (default: 1, or chosen by the layout search)")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
-  sub.add_option("--ep", o.ep, "Expert-parallel degree (MoE)")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+  sub.add_option("--pp", o.pp, "Pipeline-parallel stages (default: 1, or chosen by the layout search)")
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+  sub.add_option("--ep", o.ep, "Expert-parallel degree (MoE)")
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--weights-dtype", o.weights_dtype,
                  "Every linear layer: fp32 bf16 fp16 fp8 int8 int4 fp4 mxfp4, any case (fp4 = NVIDIA's NVFP4, "
                  "4-bit floats with an fp8 scale per 16), or a scheme such as fp8-block128, int4-g128-zp, nf4 "
@@ -74,7 +77,7 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
   sub.add_option("--max-num-seqs", o.max_num_seqs,
                  "Engine's sequences per step: vLLM max_num_seqs, SGLang cuda_graph_max_bs, TensorRT-LLM "
                  "max_batch_size (default: the engine's)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   sub.add_option("--engine-version", o.engine_version,
                  "vLLM release the figures are for, e.g. 0.10.1 (before 0.21 CUDA graphs are not "
                  "subtracted from the KV cache; default: current)")
@@ -244,58 +247,8 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
 }
 
 void rethrow_with_flag(const InputError& e) {
-  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
-      {"layout.tp:", "--tp:"},
-      {"layout.pp:", "--pp:"},
-      {"layout.ep:", "--ep:"},
-      {"layout.gpus:", "--gpus:"},
-      {"layout.dp:", "--gpus:"},
-      {"fit.context_tokens:", "--context:"},
-      {"fit.concurrency:", "--concurrency:"},
-      {"fit.memory_utilization:", "--gpu-memory-utilization:"},
-      {"fit.reserve_bytes:", "--reserve:"},
-      {"fit.mig_profile:", "--mig:"},
-      {"fit.prefill_chunk_tokens:", "--prefill-chunk:"},
-      {"fit.block_tokens:", "--block-size:"},
-      {"engine.name:", "--engine:"},
-      {"engine.gpu_memory_utilization:", "--gpu-memory-utilization:"},
-      {"engine.mem_fraction_static:", "--mem-fraction-static:"},
-      {"engine.kv_cache_free_gpu_mem_fraction:", "--kv-cache-free-gpu-mem-fraction:"},
-      {"engine.max_num_batched_tokens:", "--max-num-batched-tokens:"},
-      {"engine.max_num_seqs:", "--max-num-seqs:"},
-      {"engine.vllm_version:", "--engine-version:"},
-      {"model.params:", "--params:"},
-      {"weights.experts:", "--experts-dtype:"},
-      {"weights.attention:", "--attention-dtype:"},
-      {"perf.input_tokens:", "--input:"},
-      {"perf.output_tokens:", "--output:"},
-      {"perf.batches:", "--batch:"},
-      {"perf.sparse:", "--sparse:"},
-      {"perf.mig_profile:", "--mig:"},
-      {"efficiency.bandwidth:", "--bandwidth-efficiency:"},
-      {"efficiency.compute:", "--compute-efficiency:"},
-      {"efficiency.link:", "--link-efficiency:"},
-      {"efficiency.step_overhead_s:", "--step-overhead-ms:"},
-      {"perf.max_batch:", "--max-batch:"},
-      {"cost.utilization:", "--utilization:"},
-      {"cost.usd_per_gpu_hour:", "--usd-per-gpu-hour:"},
-      {"cost.capex_usd_per_gpu:", "--capex-usd-per-gpu:"},
-      {"cost.amortization_years:", "--amortization-years:"},
-      {"cost.operations_share_per_year:", "--ops-share:"},
-      {"cost.pue:", "--pue:"},
-      {"cost.usd_per_kwh:", "--usd-per-kwh:"},
-      {"cost.storage_usd_per_month:", "--storage-usd-per-month:"},
-      {"cost.egress_usd_per_month:", "--egress-usd-per-month:"},
-      {"cost.failed_run_overhead:", "--failed-run-overhead:"},
-      {"cost.output_tokens_per_s:", "--tokens-per-second:"},
-      {"compare.measured:", "--measured:"},
-      {"compare.gpus:", "--gpu:"},
-      {"compare.price:", "--price:"},
-      {"compare.region:", "--region:"},
-      {"region:", "--region:"},
-  };
   const std::string_view what = e.what();
-  for (const auto& [field, flag] : kFlags) {
+  for (const auto& [field, flag] : kFieldFlags) {
     if (what.starts_with(field)) {
       throw InputError(fmt::format("{}{}", flag, what.substr(field.size())));
     }

@@ -28,15 +28,16 @@ void add_pricing_options(CLI::App& sub, PricingOptions& o) {
       ->capture_default_str()
       ->check(share_validator());
   sub.add_option("--storage-usd-per-month", o.storage_usd_per_month, "Storage cost, USD per month (default 0)")
-      ->check(CLI::Range(0.0, 1e9));
+      ->transform(decimal_number())->check(CLI::Range(0.0, 1e9));
   sub.add_option("--egress-usd-per-month", o.egress_usd_per_month, "Egress cost, USD per month (default 0)")
-      ->check(CLI::Range(0.0, 1e9));
+      ->transform(decimal_number())->check(CLI::Range(0.0, 1e9));
   sub.add_option("--failed-run-overhead", o.failed_run_overhead, "Extra share of time lost to failed runs, e.g. 0.05 (default 0)")
-      ->check(CLI::Range(0.0, 10.0));
+      ->transform(decimal_number())->check(CLI::Range(0.0, 10.0));
   sub.add_option("--pue", o.pue, "Power usage effectiveness of the data centre (>= 1)")
       ->capture_default_str()
-      ->check(CLI::Range(1.0, 5.0));
-  sub.add_option("--usd-per-kwh", o.usd_per_kwh, "Energy price for owned hardware, USD per kWh (default 0)")->check(CLI::Range(0.0, 100.0));
+      ->transform(decimal_number())->check(CLI::Range(1.0, 5.0));
+  sub.add_option("--usd-per-kwh", o.usd_per_kwh, "Energy price for owned hardware, USD per kWh (default 0)")
+      ->transform(decimal_number())->check(CLI::Range(0.0, 100.0));
   sub.add_option("--max-usd-per-mtok", o.max_usd_per_mtok, "Budget: USD per million output tokens (with --check; default: none)")
       ->check(positive_validator());
   sub.add_flag("--check", o.check, "Exit with code 1 when over --max-usd-per-mtok");

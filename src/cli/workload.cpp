@@ -27,15 +27,15 @@ void add_workload_options(CLI::App& sub, WorkloadOptions& o) {
       ->check(share_validator());
   sub.add_option("--step-overhead-ms", o.step_overhead_ms, "Fixed cost per forward pass, milliseconds")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 10000.0));
+      ->transform(decimal_number())->check(CLI::Range(0.0, 10000.0));
   sub.add_option("--max-batch", o.max_batch,
                  "Engine batch cap per replica (TensorRT-LLM max_batch_size 2048; vLLM max_num_seqs 256, 1024 in "
                  "recent V1 on large GPUs)")
       ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   sub.add_option("--network-gbit-per-s", o.network_gbit_per_s, "Network bandwidth per GPU between nodes, Gb/s")
       ->capture_default_str()
-      ->check(CLI::Range(1.0, 100000.0));
+      ->transform(decimal_number())->check(CLI::Range(1.0, 100000.0));
 }
 
 void apply_workload(const WorkloadOptions& o, PerfRequest& request) {

@@ -73,9 +73,28 @@ std::vector<CalibrationGroupKey> calibration_groups(const std::vector<Benchmark>
   return out;
 }
 
-EstimateBand estimate_band(const Catalog& catalog, const ModelSpec& model, const GpuSpec& gpu, DType weights_dtype) {
+bool differs_from_builtin(const GpuSpec& gpu) {
+  const GpuSpec* shipped = Catalog::builtin().find_gpu(gpu.id);
+  return shipped == nullptr || shipped->origin != gpu.origin;
+}
+
+bool differs_from_builtin(const ModelSpec& model) {
+  const ModelSpec* shipped = Catalog::builtin().find_model(model.id);
+  return shipped == nullptr || shipped->origin != model.origin;
+}
+
+EstimateBand estimate_band(const Catalog& /*catalog*/, const ModelSpec& model, const GpuSpec& gpu,
+                           DType weights_dtype) {
+  // The bands are the shipped benchmarks' residuals on the shipped entries (default_band), so the
+  // distance is measured against those: a user catalog that overrides a calibrated GPU or model
+  // changes the answers that use that entry, never the band of unrelated runs. A request on an
+  // overridden entry is not "calibrated" under the calibrated id: its figures are not the ones measured.
+  const Catalog& shipped = Catalog::builtin();
   EstimateBand e;
-  e.band_case = band_case(catalog, model, gpu, weights_dtype, calibration_groups(catalog.benchmarks()));
+  e.band_case = band_case(shipped, model, gpu, weights_dtype, calibration_groups(shipped.benchmarks()));
+  if (e.band_case == BandCase::calibrated && (differs_from_builtin(model) || differs_from_builtin(gpu))) {
+    e.band_case = BandCase::combination_not_calibrated;
+  }
   e.band = default_band(e.band_case);
   return e;
 }

@@ -4,7 +4,10 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
+
+#include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
 
@@ -93,6 +96,55 @@ Calibration summarize(std::vector<BenchmarkCheck> checks, const Efficiency& e) {
 
 BenchmarkCheck check_benchmark(const Catalog& catalog, const Benchmark& b, const Efficiency& efficiency) {
   return check(prepare(catalog, b), efficiency);
+}
+
+std::vector<std::string> shipped_benchmarks_on_changed_entries(const Catalog& catalog) {
+  struct Effect {
+    int uses = 0;
+    int failures = 0;
+    std::string first_failure;
+  };
+  std::map<std::string, Effect> effects;  // "GPU 'h100-sxm'" -> its benchmarks
+  for (const Benchmark& b : Catalog::builtin().benchmarks()) {
+    const GpuSpec* gpu = catalog.find_gpu(b.gpu);
+    const ModelSpec* model = catalog.find_model(b.model);
+    std::vector<std::string> changed;
+    if (gpu != nullptr && differs_from_builtin(*gpu)) {
+      changed.push_back(fmt::format("GPU '{}'", b.gpu));
+    }
+    if (model != nullptr && differs_from_builtin(*model)) {
+      changed.push_back(fmt::format("model '{}'", b.model));
+    }
+    if (changed.empty()) {
+      continue;
+    }
+    std::string failure;
+    try {
+      (void)check_benchmark(catalog, b, Efficiency{});
+    } catch (const InputError& e) {
+      failure = fmt::format("benchmark '{}': {}", b.id, e.what());
+    }
+    for (const std::string& entry : changed) {
+      Effect& effect = effects[entry];
+      ++effect.uses;
+      if (!failure.empty()) {
+        effect.failures += 1;
+        if (effect.first_failure.empty()) {
+          effect.first_failure = failure;
+        }
+      }
+    }
+  }
+  std::vector<std::string> lines;
+  for (const auto& [entry, effect] : effects) {
+    lines.push_back(fmt::format(
+        "{} is used by {} shipped benchmark{}; {}; calibration and uncertainty bands keep the built-in entry",
+        entry, effect.uses, effect.uses == 1 ? "" : "s",
+        effect.failures == 0 ? std::string("each still evaluates with this file's entry")
+                             : fmt::format("{} fail with this file's entry (first: {})", effect.failures,
+                                           effect.first_failure)));
+  }
+  return lines;
 }
 
 Calibration validate_benchmarks(const Catalog& catalog, const Efficiency& efficiency) {

@@ -19,7 +19,7 @@ void validate_layout(const Layout& layout, const ModelSpec& model) {
   check_degree("ep", layout.ep);
   check_degree("dp", layout.dp);
   if (layout.gpus() > kMaxDegree) {
-    throw InputError(fmt::format("layout: {} GPUs is more than the {} supported", layout.gpus(),
+    throw InputError(fmt::format("layout.gpus: {} GPUs is more than the {} supported", layout.gpus(),
                                  kMaxDegree));
   }
   if (!model.has_architecture()) {

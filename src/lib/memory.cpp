@@ -260,7 +260,7 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
                                    fmt::join(closest_names(r.mig_profile, names), ", ")));
     }
     if (l.tp > 1 || l.pp > 1 || l.ep > 1) {
-      throw InputError("layout: MIG slices cannot be linked by TP, PP or EP (no peer-to-peer "
+      throw InputError("fit.mig_profile: MIG slices cannot be linked by TP, PP or EP (no peer-to-peer "
                        "between instances); use one slice per replica");
     }
     res.mig = mig_memory(gpu, *profile);

@@ -274,6 +274,78 @@ StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) cons
                e);
 }
 
+PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, double context,
+                                                         const Efficiency& e) const {
+  const std::uint64_t pp = request_.fit.layout.pp;
+  PipelineSchedule best = balanced_schedule(batch, context, e);
+  // Or fewer sequences, B', run each round in rotation, so each is active B' / B of the rounds:
+  // never slower than B' alone. Near-equal micro-batches fit some batch sizes better than the
+  // next ones (8 sequences on PP 8 balance, 9 do not), so the B' within the last PP below B
+  // are tried; a pipeline balanced at 8 loses no throughput when a 9th sequence arrives.
+  if (pp > 1 && batch > 1) {
+    for (std::uint64_t active = batch > pp ? batch - pp : 1; active < batch; ++active) {
+      PipelineSchedule rotating = balanced_schedule(active, context, e);
+      rotating.active_share = d(active) / d(batch);
+      if (rotating.itl_s() < best.itl_s()) {
+        best = rotating;
+      }
+    }
+  }
+  return best;
+}
+
+PerfModel::PipelineSchedule PerfModel::balanced_schedule(std::uint64_t batch, double context,
+                                                         const Efficiency& e) const {
+  const Layout& l = request_.fit.layout;
+  if (l.pp <= 1 || batch == 0) {
+    const StepTime step = decode_step(batch, context, e);
+    return {.largest_step = step, .round_s = step.total_s(), .chain_s = step.total_s()};
+  }
+  const CommLink link{pp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
+  // The batch circulates as m micro-batches of near-equal size (B mod m of them one larger). A
+  // micro-batch's next token waits for its last one to leave the final stage (its chain: PP
+  // steps and PP - 1 handoffs); every stage runs each micro-batch once per token (its round: the
+  // sum of their steps). The period, the ITL of every sequence, is the longer of the two. A
+  // scheduler may run more micro-batches than stages: with PP + 1 sequences, PP + 1 micro-batches
+  // of one beat PP micro-batches of which one carries two (the chain of the pair sets the pace).
+  const auto schedule = [&](std::uint64_t m) {
+    const std::uint64_t q = batch / m;
+    const std::uint64_t larger = batch % m;
+    const StepTime small = decode_step(q, context, e);
+    const StepTime big = larger > 0 ? decode_step(q + 1, context, e) : small;
+    const double handoff_s = p2p_s(d(larger > 0 ? q + 1 : q) * activation_bytes_per_token_, link);
+    return PipelineSchedule{.largest_step = big,
+                            .round_s = d(larger) * big.total_s() + d(m - larger) * small.total_s(),
+                            .chain_s = d(l.pp) * big.total_s() + d(l.pp - 1) * handoff_s};
+  };
+  // Fewer than PP micro-batches leave stages idle. The largest micro-batch c sets m = ceil(B / c);
+  // the chain grows with c and the round shrinks, so the best c is near where they cross: a
+  // bisection over c, then its neighbours.
+  const std::uint64_t least = std::min<std::uint64_t>(l.pp, batch);
+  const auto count_for = [&](std::uint64_t c) { return std::max(least, (batch + c - 1) / c); };
+  const std::uint64_t widest = (batch + least - 1) / least;
+  std::uint64_t lo = 1;
+  std::uint64_t hi = widest;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    const PipelineSchedule s = schedule(count_for(mid));
+    if (s.chain_s >= s.round_s) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  constexpr std::uint64_t kNeighbours = 2;
+  PipelineSchedule best = schedule(count_for(lo));
+  for (std::uint64_t c = lo > kNeighbours ? lo - kNeighbours : 1; c <= std::min(widest, lo + kNeighbours); ++c) {
+    const PipelineSchedule s = schedule(count_for(c));
+    if (s.period_s() < best.period_s()) {
+      best = s;
+    }
+  }
+  return best;
+}
+
 PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
   const Layout& l = request_.fit.layout;
   const double input = d(request_.input_tokens);
@@ -281,13 +353,10 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
   const double mean_context = input + output / 2.0;
   PerfPoint p;
   p.batch = batch;
-  // PP keeps every stage busy with min(PP, batch) micro-batches; a token crosses all stages.
-  const std::uint64_t micro_batches = std::min<std::uint64_t>(l.pp, batch);
-  const std::uint64_t micro = (batch + micro_batches - 1) / micro_batches;
-  p.decode = decode_step(micro, mean_context, e);
   const CommLink pp{pp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
-  const double handoff = l.pp > 1 ? p2p_s(d(micro) * activation_bytes_per_token_, pp) : 0.0;
-  p.itl_s = d(l.pp) * p.decode.total_s() + d(l.pp - 1) * handoff;
+  const PipelineSchedule schedule = pipeline_schedule(batch, mean_context, e);
+  p.decode = schedule.largest_step;
+  p.itl_s = schedule.itl_s();
   const StepTime prefill = prefill_step(request_.input_tokens, e);
   const double prefill_handoff = l.pp > 1 ? p2p_s(input * activation_bytes_per_token_, pp) : 0.0;
   p.ttft_s = d(l.pp) * prefill.total_s() + d(l.pp - 1) * prefill_handoff;

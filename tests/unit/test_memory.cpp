@@ -134,5 +134,5 @@ TEST_CASE("memory: bad requests name the field", "[memory]") {
   CHECK_THROWS_WITH(gpuplan::fit(m, cat().gpu("l40s"), FitRequest{.mig_profile = "1g.10gb"}),
                     "fit.mig_profile: l40s does not support MIG");
   CHECK_THROWS_WITH(gpuplan::fit(m, cat().gpu("h200-sxm"), FitRequest{.layout = {.tp = 2}, .mig_profile = "3g.71gb"}),
-                    Catch::Matchers::StartsWith("layout: MIG slices cannot be linked by TP, PP or EP"));
+                    Catch::Matchers::StartsWith("fit.mig_profile: MIG slices cannot be linked by TP, PP or EP"));
 }

@@ -1,0 +1,411 @@
+// Property sweep: random configurations (built-in models x GPUs x weight formats x layouts x
+// engines x batch x context) through fit, perf, cost and measured scaling, each checked against
+// laws that hold for any input. Seeded, so a failure names a reproducible case.
+//
+// GPUPLAN_PROPERTY_CASES sets the number of configurations (default 100,000; the asan test preset
+// runs fewer, see CMakePresets.json).
+#include <clocale>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <locale>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/cost.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/perf.hpp>
+#include <gpuplan/render.hpp>
+#include <gpuplan/scaling.hpp>
+
+using namespace gpuplan;
+
+namespace {
+
+std::uint64_t case_count() {
+  const char* env = std::getenv("GPUPLAN_PROPERTY_CASES");
+  return env != nullptr && *env != '\0' ? std::strtoull(env, nullptr, 10) : 100'000;
+}
+
+/// Accumulates every figure: the digest makes two runs comparable, and every figure must be a
+/// finite, non-negative number.
+struct Figures {
+  std::uint64_t digest = 1469598103934665603ull;
+  std::string bad;  ///< first figure that was NaN, inf or negative
+  void add(const char* name, double v) {
+    if (bad.empty() && !(std::isfinite(v) && v >= 0.0)) {
+      bad = fmt::format("{} = {}", name, v);
+    }
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    digest = (digest ^ bits) * 1099511628211ull;
+  }
+  void add(const StepTime& s) {
+    add("step.bytes", s.bytes);
+    add("step.flop", s.flop);
+    add("step.memory_s", s.memory_s);
+    add("step.compute_s", s.compute_s);
+    add("step.communication_s", s.communication_s);
+    add("step.overhead_s", s.overhead_s);
+    add("step.work_s", s.work_s);
+  }
+  void add(const PerfPoint& p) {
+    add(p.decode);
+    add("ttft_s", p.ttft_s);
+    add("itl_s", p.itl_s);
+    add("tokens_per_s_per_user", p.tokens_per_s_per_user);
+    add("decode_tokens_per_s", p.decode_tokens_per_s);
+    add("output_tokens_per_s", p.output_tokens_per_s);
+    add("output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu);
+    add("e2e_latency_s", p.e2e_latency_s);
+  }
+  void add(const FitResult& f) {
+    const PerGpuMemory& m = f.per_gpu;
+    add("capacity_bytes", m.capacity_bytes);
+    add("engine_cap_bytes", m.engine_cap_bytes);
+    add("weights_bytes", m.weights_bytes);
+    add("activation_bytes", m.activation_bytes);
+    add("reserve_bytes", m.reserve_bytes);
+    add("kv_budget_bytes", m.kv_budget_bytes);
+    add("kv_cache_bytes", m.kv_cache_bytes);
+    add("free_bytes", m.free_bytes);
+    add("shortfall_bytes", m.shortfall_bytes);
+    add("kv_bytes_per_token", f.kv_bytes_per_token);
+    add("sequence_kv_bytes_per_gpu", f.sequence_kv_bytes_per_gpu);
+    add("max_concurrent_sequences", static_cast<double>(f.max_concurrent_sequences.value_or(0)));
+    add("max_context_tokens", static_cast<double>(f.max_context_tokens.value_or(0)));
+  }
+  void add(const CostResult& c) {
+    add("rental_usd_per_hour", c.rental_usd_per_hour);
+    add("capex_usd_per_hour", c.capex_usd_per_hour);
+    add("operations_usd_per_hour", c.operations_usd_per_hour);
+    add("power_usd_per_hour", c.power_usd_per_hour);
+    add("extras_usd_per_hour", c.extras_usd_per_hour);
+    add("failed_runs_usd_per_hour", c.failed_runs_usd_per_hour);
+    add("useful_output_tokens_per_hour", c.useful_output_tokens_per_hour);
+    add("tokens_per_usd", c.tokens_per_usd);
+    add("usd_per_million_tokens", c.usd_per_million_tokens);
+    add("usd_per_million_total_tokens", c.usd_per_million_total_tokens);
+    add("power_w", c.power_w);
+    add("joules_per_token", c.joules_per_token);
+    add("kwh_per_million_tokens", c.kwh_per_million_tokens);
+  }
+};
+
+/// One random configuration.
+struct Config {
+  const ModelSpec* model = nullptr;
+  const GpuSpec* gpu = nullptr;
+  PerfRequest request;
+  std::uint64_t batch = 1;
+  std::uint64_t larger_batch = 2;
+  std::string text() const {
+    const Layout& l = request.fit.layout;
+    return fmt::format("{} on {}: {} weights, {} KV, TP {} PP {} EP {} DP {}, engine {}, input {}, output {}, "
+                       "batch {} and {}, concurrency {}",
+                       model->id, gpu->id, to_string(request.fit.weights_dtype), to_string(request.fit.kv_dtype),
+                       l.tp, l.pp, l.ep, l.dp, to_string(request.fit.engine.engine), request.input_tokens,
+                       request.output_tokens, batch, larger_batch, request.fit.concurrency);
+  }
+};
+
+std::uint64_t log_uniform(std::mt19937_64& rng, std::uint64_t lo, std::uint64_t hi) {
+  std::uniform_real_distribution<double> u(std::log(static_cast<double>(lo)), std::log(static_cast<double>(hi)));
+  return std::max(lo, std::min(hi, static_cast<std::uint64_t>(std::exp(u(rng)))));
+}
+
+template <typename T>
+const T& pick(std::mt19937_64& rng, const std::vector<T>& v) {
+  return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
+}
+
+Config random_config(std::mt19937_64& rng, const Catalog& catalog) {
+  static const std::vector<DType> kWeights{DType::bf16, DType::fp16, DType::fp8, DType::int8,
+                                           DType::int4, DType::fp4,  DType::mxfp4};
+  static const std::vector<DType> kKv{DType::bf16, DType::fp8};
+  static const std::vector<std::uint64_t> kTp{1, 1, 2, 4, 8};
+  static const std::vector<std::uint64_t> kPp{1, 1, 1, 2, 4};
+  static const std::vector<Engine> kEngines{Engine::neutral, Engine::neutral, Engine::vllm, Engine::sglang,
+                                            Engine::trtllm};
+  Config c;
+  c.model = &pick(rng, catalog.models());
+  c.gpu = &pick(rng, catalog.gpus());
+  FitRequest& f = c.request.fit;
+  f.weights_dtype = pick(rng, kWeights);
+  f.kv_dtype = pick(rng, kKv);
+  f.layout.tp = pick(rng, kTp);
+  f.layout.pp = pick(rng, kPp);
+  f.layout.ep = c.model->is_moe() && rng() % 2 == 0 ? f.layout.tp : 1;
+  f.layout.dp = rng() % 4 == 0 ? 2 : 1;
+  f.engine.engine = pick(rng, kEngines);
+  c.request.input_tokens = log_uniform(rng, 1, 32768);
+  c.request.output_tokens = log_uniform(rng, 1, 4096);
+  f.context_tokens = c.request.input_tokens + c.request.output_tokens;
+  f.concurrency = log_uniform(rng, 1, 1024);
+  c.batch = log_uniform(rng, 1, 1024);
+  c.larger_batch = c.batch + log_uniform(rng, 1, 256);
+  return c;
+}
+
+/// The same GPU with `factor` x the memory (every capacity figure) or x the bandwidth.
+GpuSpec more_memory(const GpuSpec& g, double factor) {
+  GpuSpec out = g;
+  out.memory_bytes *= factor;
+  if (out.usable_memory_bytes) {
+    *out.usable_memory_bytes *= factor;
+  }
+  if (out.cuda_memory_bytes) {
+    *out.cuda_memory_bytes *= factor;
+  }
+  return out;
+}
+GpuSpec more_bandwidth(const GpuSpec& g, double factor) {
+  GpuSpec out = g;
+  out.memory_bandwidth_bytes_per_s *= factor;
+  return out;
+}
+
+bool at_most(double a, double b) { return a <= b * (1.0 + 1e-9) + 1e-15; }
+
+struct Outcome {
+  bool valid = false;  ///< false: the library rejected the configuration (InputError)
+  bool fits = false;
+  bool timed = false;  ///< went through perf and cost
+  std::uint64_t digest = 0;
+  std::string violation;  ///< first property broken, empty when none
+};
+
+Outcome check_config(const Config& c) {
+  Outcome out;
+  Figures fig;
+  const auto fail = [&out, &c](const std::string& what) {
+    if (out.violation.empty()) {
+      out.violation = fmt::format("{}: {}", c.text(), what);
+    }
+  };
+  FitResult f;
+  try {
+    f = fit(*c.model, *c.gpu, c.request.fit);
+  } catch (const InputError&) {
+    return out;  // an invalid layout for this model (TP not dividing heads, ...): bad input, not a defect
+  }
+  out.valid = true;
+  out.fits = f.fits;
+  fig.add(f);
+  // fits <=> nothing short.
+  if (f.fits != (f.per_gpu.shortfall_bytes <= 0.0)) {
+    fail(fmt::format("fits = {} but shortfall = {} bytes", f.fits, f.per_gpu.shortfall_bytes));
+  }
+  if (f.fits && !f.weights_fit) {
+    fail("fits without the weights fitting");
+  }
+  // More memory never turns a fit into a no-fit.
+  const GpuSpec bigger = more_memory(*c.gpu, 1.5);
+  const FitResult fb = fit(*c.model, bigger, c.request.fit);
+  if (f.fits && !fb.fits) {
+    fail(fmt::format("fits in {:.3g} GB, not in 1.5 x that", c.gpu->memory_bytes / 1e9));
+  }
+  if (f.weights_fit && !fb.weights_fit) {
+    fail("weights fit, not with 1.5 x the memory");
+  }
+  if (fb.max_concurrent_sequences.value_or(0) < f.max_concurrent_sequences.value_or(0)) {
+    fail(fmt::format("max sequences {} fall to {} with 1.5 x the memory", f.max_concurrent_sequences.value_or(0),
+                     fb.max_concurrent_sequences.value_or(0)));
+  }
+  if (!f.weights_fit) {
+    out.digest = fig.digest;
+    if (!fig.bad.empty()) {
+      fail("fit figure " + fig.bad);
+    }
+    return out;
+  }
+
+  PerfRequest pr = c.request;
+  pr.fit.concurrency = 1;
+  PerfResult p;
+  try {
+    validate_perf_request(*c.model, pr);
+    p = perf(*c.model, *c.gpu, pr, {c.batch, c.larger_batch},
+             EstimateBand{.band_case = BandCase::calibrated, .band = default_band(BandCase::model_family_not_calibrated)});
+  } catch (const InputError&) {
+    out.digest = fig.digest;
+    return out;  // context beyond the model's window, a GPU without the format's peak, ...
+  }
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    const PerfPoint& e = p.rows[i];
+    const PerfPoint& r = p.roofline[i];
+    fig.add(e);
+    fig.add(r);
+    // The estimate never exceeds the bound, and lies inside its band.
+    if (!at_most(e.output_tokens_per_s, r.output_tokens_per_s) || !at_most(r.itl_s, e.itl_s) ||
+        !at_most(r.ttft_s, e.ttft_s)) {
+      fail(fmt::format("batch {}: estimate {} tok/s, ITL {} s above the bound {} tok/s, ITL {} s", e.batch,
+                       e.output_tokens_per_s, e.itl_s, r.output_tokens_per_s, r.itl_s));
+    }
+    if (!(p.band_low > 0.0 && p.band_low <= 1.0 && p.band_high >= 1.0)) {
+      fail(fmt::format("band x{} .. x{} does not contain the estimate", p.band_low, p.band_high));
+    }
+    if (!(e.itl_s > 0.0 && e.ttft_s > 0.0 && e.output_tokens_per_s > 0.0)) {
+      fail(fmt::format("batch {}: a zero time or rate", e.batch));
+    }
+  }
+  out.timed = true;
+  // Throughput per user never rises with the batch (estimate and bound).
+  if (!at_most(p.rows[1].tokens_per_s_per_user, p.rows[0].tokens_per_s_per_user) ||
+      !at_most(p.roofline[1].tokens_per_s_per_user, p.roofline[0].tokens_per_s_per_user)) {
+    fail(fmt::format("tok/s per user rises from {} at batch {} to {} at batch {}", p.rows[0].tokens_per_s_per_user,
+                     c.batch, p.rows[1].tokens_per_s_per_user, c.larger_batch));
+  }
+  // More bandwidth never slows decode.
+  const PerfModel faster(*c.model, more_bandwidth(*c.gpu, 1.5), pr);
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    const PerfPoint e = faster.evaluate(p.rows[i].batch, pr.efficiency);
+    if (!at_most(e.itl_s, p.rows[i].itl_s) || !at_most(e.ttft_s, p.rows[i].ttft_s)) {
+      fail(fmt::format("batch {}: 1.5 x the bandwidth slows ITL {} -> {} s", p.rows[i].batch, p.rows[i].itl_s,
+                       e.itl_s));
+    }
+  }
+  // Cost of the estimate, rented and owned.
+  CostRequest cr;
+  cr.gpus = pr.fit.layout.gpus();
+  cr.output_tokens_per_s = std::max(1e-3, p.rows[0].output_tokens_per_s);
+  cr.input_tokens_per_s = input_tokens_per_s_for(cr.output_tokens_per_s, pr.input_tokens, pr.output_tokens);
+  cr.gpu_power_w = c.gpu->tdp_w;
+  cr.usd_per_gpu_hour = 0.5 + static_cast<double>(c.batch % 7);
+  const CostResult rented = cost(cr);
+  fig.add(rented);
+  cr.usd_per_gpu_hour.reset();
+  cr.owned = OwnedHardware{.capex_usd_per_gpu = 25'000, .amortization_years = 4, .operations_share_per_year = 0.1};
+  cr.usd_per_kwh = 0.12;
+  const CostResult owned = cost(cr);
+  fig.add(owned);
+  if (!(rented.usd_per_million_tokens > 0.0 && owned.usd_per_million_tokens > 0.0)) {
+    fail("a zero cost per token");
+  }
+  if (!fig.bad.empty()) {
+    fail("figure " + fig.bad);
+  }
+  out.digest = fig.digest;
+  return out;
+}
+
+/// Measured scaling over random points: every figure finite and non-negative.
+std::string check_scaling(std::mt19937_64& rng, Figures& fig) {
+  ScalingRequest req;
+  const std::uint64_t n = 2 + rng() % 5;
+  std::uint64_t gpus = 1 + rng() % 2;
+  double throughput = 100.0 + static_cast<double>(rng() % 1000);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    req.points.push_back({.gpus = gpus, .throughput = throughput});
+    gpus *= 2;
+    throughput *= 1.0 + std::uniform_real_distribution<double>(-0.3, 1.0)(rng);
+  }
+  if (rng() % 2 == 0) {
+    req.usd_per_gpu_hour = 2.0;
+  }
+  const ScalingResult r = measured_scaling(req);
+  for (const auto* rows : {&r.points, &r.predictions}) {
+    for (const ScalingRow& row : *rows) {
+      fig.add("scaling.throughput", row.throughput);
+      fig.add("scaling.speedup", row.speedup);
+      fig.add("scaling.efficiency", row.efficiency);
+      fig.add("scaling.usd_per_unit", row.usd_per_unit.value_or(0));
+    }
+  }
+  return fig.bad;
+}
+
+/// A locale whose numbers look German: decimal comma, dot grouping.
+struct GermanPunct : std::numpunct<char> {
+  char do_decimal_point() const override { return ','; }
+  char do_thousands_sep() const override { return '.'; }
+  std::string do_grouping() const override { return "\3"; }
+};
+
+}  // namespace
+
+TEST_CASE("property sweep: fit, perf, cost and scaling laws hold for random configurations", "[property]") {
+  const Catalog& catalog = Catalog::builtin();
+  const std::uint64_t cases = case_count();
+  std::mt19937_64 rng(20261201);
+  std::uint64_t valid = 0;
+  std::uint64_t fitting = 0;
+  std::uint64_t timed = 0;
+  std::vector<std::uint64_t> digests;
+  std::vector<std::string> violations;
+  for (std::uint64_t i = 0; i < cases; ++i) {
+    const Config c = random_config(rng, catalog);
+    const Outcome o = check_config(c);
+    valid += o.valid ? 1 : 0;
+    fitting += o.fits ? 1 : 0;
+    timed += o.timed ? 1 : 0;
+    digests.push_back(o.digest);
+    if (!o.violation.empty() && violations.size() < 20) {
+      violations.push_back(fmt::format("case {}: {}", i, o.violation));
+    }
+  }
+  for (std::uint64_t i = 0; i < cases / 10; ++i) {
+    Figures fig;
+    const std::string bad = check_scaling(rng, fig);
+    if (!bad.empty() && violations.size() < 20) {
+      violations.push_back(fmt::format("scaling case {}: {}", i, bad));
+    }
+  }
+  for (const std::string& v : violations) {
+    UNSCOPED_INFO(v);
+  }
+  CHECK(violations.empty());
+  // The sweep reaches what it means to test: most configurations are valid, many fit, some do not.
+  INFO(fmt::format("{} cases, {} valid, {} fit, {} through perf and cost", cases, valid, fitting, timed));
+  CHECK(valid * 2 > cases);
+  CHECK(timed * 2 > cases);
+  CHECK(fitting * 4 > cases);
+  CHECK(fitting < valid);
+
+  // Identical outputs across runs and locales: replay the first cases with a fresh generator under
+  // a German-looking global C++ locale (and the C locale of de_DE when the system has it).
+  const std::locale previous = std::locale::global(std::locale(std::locale::classic(), new GermanPunct));
+  const char* c_locale = std::setlocale(LC_ALL, "de_DE.UTF-8");
+  std::mt19937_64 replay(20261201);
+  const std::uint64_t replayed = std::min<std::uint64_t>(cases, 2000);
+  std::uint64_t differing = 0;
+  for (std::uint64_t i = 0; i < replayed; ++i) {
+    differing += check_config(random_config(replay, catalog)).digest == digests[i] ? 0u : 1u;
+  }
+  std::setlocale(LC_ALL, "C");
+  std::locale::global(previous);
+  INFO(fmt::format("C locale de_DE.UTF-8 {}", c_locale != nullptr ? "set" : "not installed"));
+  CHECK(differing == 0);
+}
+
+TEST_CASE("rendered outputs are identical under another locale", "[property]") {
+  const Catalog& catalog = Catalog::builtin();
+  PerfRequest req;
+  req.fit.weights_dtype = DType::fp8;
+  req.fit.layout = Layout{.tp = 2, .pp = 2, .ep = 1, .dp = 1};
+  const ModelSpec& model = catalog.model("llama-3.1-70b");
+  const GpuSpec& gpu = catalog.gpu("h100-sxm");
+  const auto render_all = [&] {
+    const PerfResult p = perf(model, gpu, req, {1, 9, 1000}, estimate_band(catalog, model, gpu, DType::fp8));
+    const FitResult f = fit(model, gpu, req.fit);
+    std::string out;
+    for (Format format : {Format::table, Format::json, Format::csv, Format::markdown}) {
+      out += render_perf(p, {.format = format});
+      out += render_fit(f, {.format = format});
+    }
+    return out;
+  };
+  const std::string plain = render_all();
+  const std::locale previous = std::locale::global(std::locale(std::locale::classic(), new GermanPunct));
+  std::setlocale(LC_ALL, "de_DE.UTF-8");
+  const std::string german = render_all();
+  std::setlocale(LC_ALL, "C");
+  std::locale::global(previous);
+  CHECK(german == plain);
+}
