@@ -79,7 +79,7 @@ Json plan_json(const TrainPlan& p) {
                  {"offload", to_string(t.offload)},
                  {"micro_batch", t.micro_batch},
                  {"seq_tokens", t.seq_tokens},
-                 {"global_batch_tokens", s.tokens_per_step},
+                 {"global_batch_tokens", static_cast<std::uint64_t>(s.tokens_per_step)},
                  {"micro_batches_per_step", s.micro_batches},
                  {"sequence_parallel", t.sequence_parallel},
                  {"flash_attention", t.flash_attention},
@@ -197,7 +197,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   doc.heading.push_back(fmt::format("gpuplan train: {} on {} x {} ({}), {}", p.model_id, t.layout.gpus(), p.gpu_id,
                                     layout_text(t.layout), method));
   doc.heading.push_back(fmt::format(
-      "sharding {}, recompute {}, {} {}, micro-batch {} x {} tokens, gradient accumulation {}, global batch {} tokens",
+      "sharding {}, recompute {}, {}, {}, micro-batch {} x {} tokens, gradient accumulation {}, global batch {} tokens",
       to_string(t.sharding), to_string(t.recompute), to_string(t.optimizer), to_string(t.precision), t.micro_batch,
       detail::group_digits(t.seq_tokens), s.micro_batches,
       detail::group_digits(static_cast<std::uint64_t>(s.tokens_per_step))));
@@ -226,9 +226,13 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                   m.micro_batches_in_flight,
                                   t.recompute == Recompute::full ? " + one layer rebuilt" : "")});
   mem.rows.push_back({"logits", bytes(m.logits), "bf16 + fp32 loss, one micro-batch"});
-  mem.rows.push_back({"buckets", bytes(m.buckets),
-                      t.sharding == Sharding::zero3 || t.sharding == Sharding::fsdp ? "gathered layers (+ prefetch)"
-                                                                                    : "gradient buckets"});
+  std::string buckets = zero == 3 ? "gathered layers (+ prefetch)"
+                        : t.layout.dp * t.layout.cp > 1 ? "gradient buckets"
+                                                        : "";
+  if (t.method == TrainMethod::qlora) {
+    buckets += buckets.empty() ? "dequantized NF4 matrix" : " + dequantized NF4 matrix";
+  }
+  mem.rows.push_back({"buckets", bytes(m.buckets), buckets});
   mem.rows.push_back({"reserve", bytes(m.reserve), "CUDA context, workspaces"});
   mem.rows.push_back({"total", bytes(m.total()), fmt::format("of {} {}", bytes(m.capacity_bytes), unit)});
   doc.tables.push_back(std::move(mem));

@@ -17,6 +17,8 @@ constexpr double kMillion = 1e6;
 
 double d(std::uint64_t v) { return static_cast<double>(v); }
 
+int stage_of(Sharding s) { return s == Sharding::zero3 || s == Sharding::fsdp ? 3 : 0; }
+
 // The catalog prices the plan uses: the cheapest region of each (provider, mode) for the GPU.
 std::vector<Price> prices_for(const Catalog& catalog, const GpuSpec& gpu, const TrainPlanRequest& r) {
   std::vector<Price> out;
@@ -80,10 +82,20 @@ std::vector<TrainScaleRow> scale_rows(const ModelSpec& model, const GpuSpec& gpu
     row.layout.dp = gpus / replica;
     TrainRequest t = r.train;
     t.layout = row.layout;
+    const std::uint64_t per_step = t.micro_batch * t.seq_tokens * row.layout.dp;
+    if (t.global_batch_tokens > 0 && t.global_batch_tokens % per_step != 0) {
+      row.invalid = fmt::format("DP {} x micro-batch {} does not divide the global batch of {} sequences",
+                                row.layout.dp, t.micro_batch, t.global_batch_tokens / t.seq_tokens);
+      rows.push_back(row);
+      continue;
+    }
     try {
       validate_train_request(model, gpu, t);
     } catch (const InputError& e) {
-      row.invalid = e.what();
+      // The field name means nothing in a table row: keep the reason.
+      const std::string_view what = e.what();
+      const auto colon = what.find(": ");
+      row.invalid = std::string(colon == std::string_view::npos ? what : what.substr(colon + 2));
       rows.push_back(row);
       continue;
     }
@@ -201,9 +213,10 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
   }
   if (!plan.memory.fits) {
     plan.notes.push_back(fmt::format(
-        "does not fit: {:.1f} GB short per GPU; try --recompute full, --sharding zero3 or fsdp, a smaller "
-        "--micro-batch or --seq, more GPUs, or --method lora",
-        plan.memory.shortfall_bytes / units::kGB));
+        "does not fit: {:.1f} GB short per GPU; try a smaller micro-batch or sequence (the largest that fit are "
+        "above){}{}, more GPUs{}",
+        plan.memory.shortfall_bytes / units::kGB, t.recompute == Recompute::full ? "" : ", full recompute",
+        stage_of(t.sharding) == 3 ? "" : ", ZeRO-3/FSDP sharding", t.method == TrainMethod::full ? " or LoRA" : ""));
   }
   return plan;
 }

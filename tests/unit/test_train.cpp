@@ -162,7 +162,7 @@ TEST_CASE("train: plan prices the run by provider and mode with the band", "[tra
   CHECK_THAT(p.scale[0].efficiency, WithinRel(1.0, 1e-12));
   CHECK(p.scale[2].efficiency < 1.0);
   CHECK(p.scale[2].tokens_per_s > p.scale[0].tokens_per_s);
-  CHECK_THAT(p.scale[3].invalid, Contains("train.micro_batch"));  // 64 sequences over DP 20
+  CHECK_THAT(p.scale[3].invalid, Contains("does not divide the global batch"));  // 64 sequences over DP 20
 }
 
 TEST_CASE("train: bad requests name the field", "[train]") {
