@@ -1,7 +1,5 @@
 // gpuplan train: memory per GPU, step time, MFU, run time and cost of training or fine-tuning.
 #include <memory>
-#include <string_view>
-#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -43,31 +41,6 @@ struct TrainOptions {
   std::string mode;
   bool check = false;
 };
-
-// Library field names to the flags that set them.
-[[noreturn]] void rethrow_train_error(const InputError& e) {
-  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
-      {"train.micro_batch:", "--micro-batch:"},
-      {"train.global_batch_tokens:", "--global-batch-tokens:"},
-      {"train.seq_tokens:", "--seq:"},
-      {"train.cp:", "--cp:"},
-      {"train.vpp:", "--vpp:"},
-      {"train.lora_rank:", "--lora-rank:"},
-      {"train.offload:", "--offload:"},
-      {"train.method:", "--method:"},
-      {"train.precision:", "--precision:"},
-      {"train_plan.provider:", "--provider:"},
-      {"train_plan.tokens:", "--tokens:"},
-      {"train_plan.scale:", "--scale:"},
-  };
-  const std::string_view message = e.what();
-  for (const auto& [field, flag] : kFlags) {
-    if (message.starts_with(field)) {
-      throw InputError(std::string(flag) + std::string(message.substr(field.size())));
-    }
-  }
-  rethrow_with_flag(e);
-}
 
 Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   const Catalog catalog = load_catalog(o.common);
@@ -174,11 +147,7 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
     o->lora_rank_given = sub->count("--lora-rank") > 0;
     const bool model_given = sub->count("--model") > 0;
     const bool config_given = sub->count("--model-config") > 0;
-    try {
-      exit_code = run_train(*o, model_given, config_given);
-    } catch (const InputError& e) {
-      rethrow_train_error(e);
-    }
+    exit_code = with_flag_names([&] { return run_train(*o, model_given, config_given); });
   });
 }
 

@@ -293,6 +293,18 @@ void rethrow_with_flag(const InputError& e) {
       {"compare.price:", "--price:"},
       {"compare.region:", "--region:"},
       {"region:", "--region:"},
+      {"train.micro_batch:", "--micro-batch:"},
+      {"train.global_batch_tokens:", "--global-batch-tokens:"},
+      {"train.seq_tokens:", "--seq:"},
+      {"train.cp:", "--cp:"},
+      {"train.vpp:", "--vpp:"},
+      {"train.lora_rank:", "--lora-rank:"},
+      {"train.offload:", "--offload:"},
+      {"train.method:", "--method:"},
+      {"train.precision:", "--precision:"},
+      {"train_plan.provider:", "--provider:"},
+      {"train_plan.tokens:", "--tokens:"},
+      {"train_plan.scale:", "--scale:"},
   };
   const std::string_view what = e.what();
   for (const auto& [field, flag] : kFlags) {

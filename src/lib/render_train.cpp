@@ -265,30 +265,32 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   part("step", s.step_s);
   doc.tables.push_back(std::move(step));
 
-  std::vector<std::string> lines;
-  lines.push_back(fmt::format("memory: {}", m.fits ? fmt::format("fits, {} {} free", bytes(m.free_bytes), unit)
-                                                     : fmt::format("DOES NOT FIT, {} {} short", bytes(m.shortfall_bytes), unit)));
+  // The answers first: a table, so csv and markdown carry them too.
+  detail::Table sum{.title = "", .header = {"answer", "value"}, .rows = {}};
+  const auto count = [](double v) { return detail::group_digits(static_cast<std::uint64_t>(checked(v, "a count"))); };
+  sum.rows.push_back({"fits", m.fits ? fmt::format("yes, {} {} free", bytes(m.free_bytes), unit)
+                                     : fmt::format("NO, {} {} short", bytes(m.shortfall_bytes), unit)});
   if (m.host_bytes > 0) {
-    lines.push_back(fmt::format("host memory per GPU (offloaded): {} {}", bytes(m.host_bytes), unit));
+    sum.rows.push_back({"host memory per GPU (offloaded)", fmt::format("{} {}", bytes(m.host_bytes), unit)});
   }
-  lines.push_back(fmt::format(
-      "largest micro-batch at {} tokens: {}; largest sequence at micro-batch {}: {}", detail::group_digits(t.seq_tokens),
-      p.limits.max_micro_batch == 0 ? "none fits" : std::to_string(p.limits.max_micro_batch), t.micro_batch,
-      p.limits.max_seq_tokens == 0 ? "none fits" : detail::group_digits(p.limits.max_seq_tokens) + " tokens"));
-  lines.push_back(fmt::format("throughput: {} tokens/s ({} .. {}), {:.0f} TFLOP/s per GPU, MFU {} ({} .. {}), HFU {}",
-                              detail::group_digits(static_cast<std::uint64_t>(s.tokens_per_s)),
-                              detail::group_digits(static_cast<std::uint64_t>(p.tokens_per_s_low)),
-                              detail::group_digits(static_cast<std::uint64_t>(p.tokens_per_s_high)),
-                              s.model_flop_per_s_per_gpu / 1e12, pct(s.mfu), pct(s.mfu * (1 + e.band_low)),
-                              pct(s.mfu * (1 + e.band_high)), pct(s.hfu)));
+  sum.rows.push_back({fmt::format("largest micro-batch at {} tokens", detail::group_digits(t.seq_tokens)),
+                      p.limits.max_micro_batch == 0 ? "none fits" : std::to_string(p.limits.max_micro_batch)});
+  sum.rows.push_back({fmt::format("largest sequence at micro-batch {}", t.micro_batch),
+                      p.limits.max_seq_tokens == 0 ? "none fits" : detail::group_digits(p.limits.max_seq_tokens) + " tokens"});
+  sum.rows.push_back({"tokens/s (band)", fmt::format("{} ({} .. {})", count(s.tokens_per_s), count(p.tokens_per_s_low),
+                                                     count(p.tokens_per_s_high))});
+  sum.rows.push_back({"model TFLOP/s per GPU", fmt::format("{:.0f}", s.model_flop_per_s_per_gpu / 1e12)});
+  sum.rows.push_back({"MFU (band)", fmt::format("{} ({} .. {})", pct(s.mfu), pct(s.mfu * (1 + e.band_low)),
+                                                pct(s.mfu * (1 + e.band_high)))});
+  sum.rows.push_back({"HFU (with recompute)", pct(s.hfu)});
   if (p.run) {
-    lines.push_back(fmt::format("run: {} tokens in {} ({} .. {}), {} GPU-hours, {} kWh", token_count(p.run->tokens),
-                                duration(p.run->time_s), duration(p.run->time_low_s), duration(p.run->time_high_s),
-                                detail::group_digits(static_cast<std::uint64_t>(p.run->gpu_hours)),
-                                detail::group_digits(static_cast<std::uint64_t>(p.run->energy_kwh))));
+    sum.rows.push_back({fmt::format("time for {} tokens (band)", token_count(p.run->tokens)),
+                        fmt::format("{} ({} .. {})", duration(p.run->time_s), duration(p.run->time_low_s),
+                                    duration(p.run->time_high_s))});
+    sum.rows.push_back({"GPU-hours", count(p.run->gpu_hours)});
+    sum.rows.push_back({"energy (kWh)", count(p.run->energy_kwh)});
   }
-  doc.heading.push_back("");
-  doc.heading.insert(doc.heading.end(), lines.begin(), lines.end());
+  doc.tables.insert(doc.tables.begin(), std::move(sum));
 
   if (!p.costs.empty()) {
     detail::Table c{.title = "cost", .header = {"provider", "mode", "USD/GPU-h", "USD/h", "USD/Mtok"}, .rows = {}};
