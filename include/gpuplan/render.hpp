@@ -14,6 +14,7 @@
 #include <gpuplan/perf.hpp>
 #include <gpuplan/scale_model.hpp>
 #include <gpuplan/scaling.hpp>
+#include <gpuplan/train_plan.hpp>
 
 namespace gpuplan {
 
@@ -45,6 +46,8 @@ std::string render_compare(const CompareResult& result, const RenderOptions& opt
 std::string render_scaling(const ScalingResult& result, const RenderOptions& options);
 /// Modeled serving scaling: one table per GPU and the GPUs side by side.
 std::string render_model_scaling(const ScaleModelResult& result, const RenderOptions& options);
+/// A training plan: memory per GPU, step split, run, cost by provider and mode, scaling.
+std::string render_train(const TrainPlan& plan, const RenderOptions& options);
 /// Benchmarks against the model; `fitted` says the efficiency came from calibrate().
 std::string render_validation(const Calibration& calibration, bool fitted, const RenderOptions& options);
 /// Leave-one-group-out cross-validation: each group's rows, errors and band, then the totals.

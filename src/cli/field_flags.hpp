@@ -74,6 +74,18 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"scale.max_batch:", "--max-batch:"},
     {"scale.target_output_tokens_per_s:", "--target-output-tokens-per-s:"},
     {"scale.gpus:", "--gpu:"},
+    {"train.micro_batch:", "--micro-batch:"},
+    {"train.global_batch_tokens:", "--global-batch-tokens:"},
+    {"train.seq_tokens:", "--seq:"},
+    {"train.cp:", "--cp:"},
+    {"train.vpp:", "--vpp:"},
+    {"train.lora_rank:", "--lora-rank:"},
+    {"train.offload:", "--offload:"},
+    {"train.method:", "--method:"},
+    {"train.precision:", "--precision:"},
+    {"train_plan.provider:", "--provider:"},
+    {"train_plan.tokens:", "--tokens:"},
+    {"train_plan.scale:", "--scale:"},
 };
 
 /// Fields no flag sets (derived by gpuplan, or taken from the catalog), each with the reason; and

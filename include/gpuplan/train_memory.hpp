@@ -1,0 +1,149 @@
+#pragma once
+// Training memory per GPU, term by term (DESIGN "Memory model", training): model states
+// (parameters, gradients, fp32 master weights, optimizer moments) sharded as ZeRO stages 1-3 /
+// FSDP do over the data-parallel group (Rajbhandari et al. 2020, "ZeRO: Memory Optimizations
+// Toward Training Trillion Parameter Models", section 3), activations per micro-batch under each
+// recompute policy with tensor and sequence parallelism (Korthikanti et al. 2022, "Reducing
+// Activation Recomputation in Large Transformer Models", section 4, extended to GQA, SwiGLU, MoE
+// and the logits), pipeline micro-batches in flight (1F1B), communication buckets and a reserve.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gpuplan/gpu.hpp>
+#include <gpuplan/model_spec.hpp>
+#include <gpuplan/units.hpp>
+
+namespace gpuplan {
+
+/// How model states are partitioned over the data-parallel group.
+enum class Sharding { none, zero1, zero2, zero3, fsdp };
+/// What the backward pass recomputes instead of storing.
+enum class Recompute { none, selective, full };
+enum class Optimizer { adamw, adamw_8bit, sgd };
+enum class TrainMethod { full, lora, qlora };
+/// What ZeRO-Offload / FSDP CPU offload moves to host memory.
+enum class Offload { none, optimizer, params };
+/// Precision of the matrix multiplications (weights stay bf16 with fp32 masters either way).
+enum class TrainPrecision { bf16, fp8 };
+
+std::string_view to_string(Sharding s);
+std::string_view to_string(Recompute r);
+std::string_view to_string(Optimizer o);
+std::string_view to_string(TrainMethod m);
+std::string_view to_string(Offload o);
+std::string_view to_string(TrainPrecision p);
+/// Parse the names above ("adamw-8bit", "zero3", ...); unknown names throw InputError naming
+/// `field` with the closest known names.
+Sharding parse_sharding(std::string_view text, std::string_view field);
+Recompute parse_recompute(std::string_view text, std::string_view field);
+Optimizer parse_optimizer(std::string_view text, std::string_view field);
+TrainMethod parse_train_method(std::string_view text, std::string_view field);
+Offload parse_offload(std::string_view text, std::string_view field);
+TrainPrecision parse_train_precision(std::string_view text, std::string_view field);
+
+/// A training job's parallel layout. GPUs = TP x CP x PP x DP (Megatron's order, TP innermost);
+/// EP is carved out of DP x CP for the routed experts.
+struct TrainLayout {
+  std::uint64_t tp = 1;
+  std::uint64_t pp = 1;
+  std::uint64_t cp = 1;   ///< context parallel: the sequence split over CP GPUs
+  std::uint64_t ep = 1;
+  std::uint64_t dp = 1;
+  std::uint64_t vpp = 1;  ///< virtual pipeline stages per GPU (interleaved 1F1B)
+  [[nodiscard]] std::uint64_t gpus() const { return tp * cp * pp * dp; }
+};
+
+struct TrainRequest {
+  TrainLayout layout;
+  Sharding sharding = Sharding::none;
+  Recompute recompute = Recompute::none;
+  std::uint64_t micro_batch = 1;          ///< sequences per micro-batch per replica
+  std::uint64_t seq_tokens = 4096;
+  /// Tokens per optimizer step over the whole job; 0: one micro-batch per replica (4 x PP with
+  /// a pipeline, so the bubble is not the whole step).
+  std::uint64_t global_batch_tokens = 0;
+  Optimizer optimizer = Optimizer::adamw;
+  TrainPrecision precision = TrainPrecision::bf16;
+  Offload offload = Offload::none;
+  TrainMethod method = TrainMethod::full;
+  std::uint64_t lora_rank = 16;
+  /// Megatron sequence parallelism with TP > 1: norms and dropout activations split TP ways.
+  bool sequence_parallel = true;
+  /// FlashAttention: the s x s scores are never stored (what selective recompute achieves).
+  bool flash_attention = true;
+  /// Dropout masks stored (GPT-3-era training; today's LLM recipes train without dropout).
+  bool dropout = false;
+  double reserve_bytes = 1.5 * units::kGiB;  ///< CUDA context, cuBLAS and NCCL workspaces
+  /// PyTorch DDP's gradient bucket (bucket_cap_mb = 25 MiB); two are in flight.
+  double bucket_bytes = 25.0 * units::kMiB;
+
+  /// Micro-batches per replica per optimizer step (gradient accumulation steps).
+  [[nodiscard]] std::uint64_t micro_batches() const;
+};
+
+/// Checks the request against the model and GPU: layout degrees, TP dividing the heads, PP at
+/// most the layers, EP for MoE only and dividing the experts and DP x CP, CP dividing the
+/// sequence, micro-batches dividing the global batch, offload and method combinations, QLoRA's
+/// 4-bit path and FP8's tensor cores. Throws InputError naming `train.<field>` or `layout.<field>`.
+void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& request);
+
+/// True when bitsandbytes' NF4 kernels (what QLoRA runs on) exist for the GPU: CUDA and ROCm.
+bool has_4bit_training_path(const GpuSpec& gpu);
+
+/// The matrices LoRA adapts: every attention projection and every dense or shared-expert MLP
+/// projection (q, k, v, o, gate, up, down); routed experts, embeddings and the LM head stay frozen.
+double lora_adapter_params(const ModelSpec& model, std::uint64_t rank);
+
+/// Activation bytes one token leaves in one layer for the backward pass (Korthikanti et al. 2022,
+/// section 4.1, generalised): the average over the model's layers, per GPU.
+struct LayerActivation {
+  double replicated = 0;   ///< norm and linear inputs, dropout masks: split only with SP
+  double split = 0;        ///< Q, K, V, projections' inputs, MLP intermediates: split TP ways
+  double scores = 0;       ///< the s x s softmax (and dropout) per token: gone with flash/selective
+  double stored = 0;       ///< what one token stores per layer under the request's policy
+};
+LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const TrainRequest& request);
+
+/// Per-GPU memory of the busiest pipeline stage. Nothing negative; a deficit is shortfall_bytes.
+struct TrainMemory {
+  double params_per_gpu = 0;          ///< parameters this GPU's model-parallel shard holds (unsharded by DP)
+  double expert_params_per_gpu = 0;   ///< the routed experts' part of params_per_gpu
+  /// Working copy of this GPU's model-parallel shard before DP sharding (what ZeRO-3 gathers).
+  double working_bytes_per_gpu = 0;
+  double trainable_params = 0;        ///< whole model: full fine-tuning all, LoRA the adapters
+  double adapter_params = 0;          ///< whole model's LoRA adapters (0 for full)
+  double parameters = 0;              ///< working copy (bf16; QLoRA base in NF4) on the GPU
+  double gradients = 0;
+  double master_weights = 0;          ///< fp32 copy the optimizer updates
+  double optimizer_states = 0;        ///< moments: Adam's m and v, 8-bit Adam's, SGD's momentum
+  double activations_per_micro_batch = 0;  ///< one micro-batch through this stage's layers
+  std::uint64_t micro_batches_in_flight = 1;  ///< 1F1B: the first stage holds PP of them
+  double activations = 0;             ///< in flight, plus the layer a full recompute rebuilds
+  double logits = 0;                  ///< last stage: bf16 logits and fp32 loss for one micro-batch
+  double buckets = 0;                 ///< gradient buckets; ZeRO-3/FSDP gathered layers; QLoRA dequant
+  double reserve = 0;
+  double host_bytes = 0;              ///< offloaded to CPU memory, per GPU
+  double capacity_bytes = 0;          ///< what CUDA gives the process
+  bool fits = false;
+  double free_bytes = 0;
+  double shortfall_bytes = 0;
+  [[nodiscard]] double model_states() const { return parameters + gradients + master_weights + optimizer_states; }
+  [[nodiscard]] double total() const { return model_states() + activations + logits + buckets + reserve; }
+};
+
+/// Evaluates memory (validates the request first).
+TrainMemory train_memory(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& request);
+
+/// Largest micro-batch (at the request's sequence) and sequence (at its micro-batch) whose memory
+/// fits, ignoring whether they divide the global batch; 0 when even 1 (or 128 tokens) does not.
+struct TrainLimits {
+  std::uint64_t max_micro_batch = 0;
+  std::uint64_t max_seq_tokens = 0;
+};
+TrainLimits train_limits(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& request);
+
+}  // namespace gpuplan

@@ -1,0 +1,73 @@
+#pragma once
+// Training step time (DESIGN "Performance model", training): FLOPs per token from the
+// architecture (6 x matmul parameters + attention's sequence term, Narayanan et al. 2021 /
+// PaLM appendix B; recompute adds forward work), over the dense peak x an achievable share
+// calibrated on published runs, plus the communication not hidden under compute: tensor-parallel
+// all-reduces, expert all-to-all, context-parallel K/V exchange, pipeline sends and bubble
+// (p - 1)/(v m) of a micro-batch's time, and the data-parallel gradient reduction (and ZeRO-3/FSDP
+// parameter gathers) beyond what the backward pass overlaps.
+
+#include <cstdint>
+#include <string>
+
+#include <gpuplan/gpu.hpp>
+#include <gpuplan/model_spec.hpp>
+#include <gpuplan/train_memory.hpp>
+
+namespace gpuplan {
+
+/// Achievable shares and links for training.
+struct TrainEfficiency {
+  /// Share of the dense peak the training FLOPs (recompute included) reach while computing:
+  /// the fit to data/train_measurements.json (Megatron-LM on A100, Llama 3 on H100); a test
+  /// keeps it in step.
+  double compute = 0.56;
+  /// measured / estimate - 1 of those runs spans -10.6 % (Llama 3 at 128K with CP 16) to
+  /// +11.6 % (Megatron 530B): the band of tokens/s and MFU, rounded out.
+  double band_low = -0.12;
+  double band_high = 0.12;
+  double link = 0.80;             ///< share of link bandwidth a ring reaches (as Efficiency::link)
+  double hop_latency_s = 1e-6;
+  double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s per 8-GPU node
+  /// FP8 GEMMs reach a smaller share of their peak (as Efficiency::format_exponent).
+  double format_exponent = 0.730;
+};
+
+/// FLOPs per trained token, whole model.
+struct TrainFlops {
+  double matmul_params = 0;          ///< parameters a token multiplies (active experts, LM head; no lookup)
+  double attention_forward = 0;      ///< QK^T and attention x V of one token's forward, all layers
+  double model_flop_per_token = 0;   ///< what MFU counts: 6N + 3 x attention (LoRA: 4N + 6 x adapters)
+  double hardware_flop_per_token = 0;  ///< plus recompute's extra forward work
+};
+TrainFlops train_flops(const ModelSpec& model, const TrainRequest& request);
+
+/// One optimizer step, per GPU on the critical path.
+struct TrainStep {
+  std::uint64_t micro_batches = 1;   ///< per replica per step
+  double tokens_per_step = 0;        ///< whole job
+  std::string compute_type;          ///< "bf16" or "fp8"
+  double peak_flop_per_s = 0;        ///< dense, per GPU
+  double compute_efficiency = 0;     ///< after the FP8 adjustment
+  double compute_s = 0;              ///< all micro-batches' compute
+  double tp_comm_s = 0;              ///< tensor-parallel all-reduces (not overlapped)
+  double ep_comm_s = 0;              ///< expert all-to-all
+  double cp_comm_s = 0;              ///< context-parallel K/V exchange beyond the attention it overlaps
+  double pp_comm_s = 0;              ///< pipeline sends
+  double bubble_s = 0;               ///< pipeline fill and drain
+  double dp_comm_s = 0;              ///< data-parallel collectives in full
+  double dp_exposed_s = 0;           ///< the part the backward pass does not hide
+  double step_s = 0;
+  double tokens_per_s = 0;           ///< whole job
+  double mfu = 0;                    ///< model FLOPs / (time x GPUs x peak)
+  double hfu = 0;                    ///< hardware FLOPs (recompute included) / (time x GPUs x peak)
+  double model_flop_per_s_per_gpu = 0;
+  std::string tp_link, dp_link;      ///< "nvlink4", "network", "pcie5-x16"
+  [[nodiscard]] double exposed_comm_s() const { return tp_comm_s + ep_comm_s + cp_comm_s + pp_comm_s + dp_exposed_s; }
+};
+
+/// Validates the request and times one step.
+TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& request,
+                     const TrainEfficiency& efficiency);
+
+}  // namespace gpuplan

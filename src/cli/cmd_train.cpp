@@ -1,0 +1,154 @@
+// gpuplan train: memory per GPU, step time, MFU, run time and cost of training or fine-tuning.
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gpuplan/train_plan.hpp>
+#include <gpuplan/units.hpp>
+
+#include "common.hpp"
+#include "deployment.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct TrainOptions {
+  CommonOptions common;
+  std::string model;
+  std::string model_config;
+  std::string gpu;
+  std::uint64_t gpus = 0;
+  std::uint64_t tp = 1;
+  std::uint64_t pp = 1;
+  std::uint64_t ep = 1;
+  std::uint64_t cp = 1;
+  std::uint64_t vpp = 1;
+  std::string sharding = "none";
+  std::string recompute = "none";
+  std::uint64_t micro_batch = 1;
+  std::uint64_t seq = 4096;
+  std::uint64_t global_batch_tokens = 0;
+  std::string optimizer = "adamw";
+  std::string precision = "bf16";
+  std::string offload = "none";
+  std::string method = "full";
+  std::uint64_t lora_rank = 16;
+  bool lora_rank_given = false;
+  std::string tokens;
+  std::vector<std::uint64_t> scale;
+  std::string provider;
+  std::string mode;
+  bool check = false;
+};
+
+Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
+  const Catalog catalog = load_catalog(o.common);
+  const RenderOptions render = render_options(o.common);
+  if (model_given == config_given) {
+    throw InputError("give one of --model or --model-config");
+  }
+  const ModelSpec model = model_given ? lookup_model(catalog, o.model, "--model") : model_from_hf_config_file(o.model_config);
+  const GpuSpec& gpu = lookup_gpu(catalog, o.gpu, "--gpu");
+  TrainPlanRequest req;
+  TrainRequest& t = req.train;
+  t.layout = {.tp = o.tp, .pp = o.pp, .cp = o.cp, .ep = o.ep, .dp = 1, .vpp = o.vpp};
+  const std::uint64_t replica = o.tp * o.cp * o.pp;
+  const std::uint64_t gpus = o.gpus == 0 ? replica : o.gpus;
+  if (gpus % replica != 0) {
+    throw InputError(fmt::format("--gpus: {} is not a multiple of TP x CP x PP = {} x {} x {} = {}", gpus, o.tp, o.cp,
+                                 o.pp, replica));
+  }
+  t.layout.dp = gpus / replica;
+  t.sharding = parse_sharding(o.sharding, "--sharding");
+  t.recompute = parse_recompute(o.recompute, "--recompute");
+  t.optimizer = parse_optimizer(o.optimizer, "--optimizer");
+  t.precision = parse_train_precision(o.precision, "--precision");
+  t.offload = parse_offload(o.offload, "--offload");
+  t.method = parse_train_method(o.method, "--method");
+  if (o.lora_rank_given && t.method == TrainMethod::full) {
+    throw InputError("--lora-rank: needs --method lora or qlora");
+  }
+  t.lora_rank = o.lora_rank;
+  t.micro_batch = o.micro_batch;
+  t.seq_tokens = o.seq;
+  t.global_batch_tokens = o.global_batch_tokens;
+  if (!o.tokens.empty()) {
+    req.tokens = units::parse_count(o.tokens, "--tokens");
+  }
+  req.scale_gpus = o.scale;
+  req.provider = o.provider;
+  if (!o.mode.empty()) {
+    req.mode = parse_pricing_mode(o.mode, "--mode");
+  }
+  const TrainPlan plan = train_plan(catalog, model, gpu, req);
+  fmt::print("{}", render_train(plan, render));
+  // One warning naming every stale price used.
+  std::vector<std::string> stale;
+  for (const TrainCost& c : plan.costs) {
+    if (c.price.stale()) {
+      stale.push_back(fmt::format("{} {} ({}, {} days)", c.price.provider, to_string(c.price.mode), c.price.date,
+                                  c.price.age_days));
+    }
+  }
+  if (!stale.empty()) {
+    fmt::print(stderr, "gpuplan: warning: {} of the {} prices are older than {} days: {}\n", stale.size(),
+               plan.costs.size(), kStalePriceDays, fmt::join(stale, ", "));
+  }
+  return o.check && !plan.memory.fits ? Exit::check_failed : Exit::ok;
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app, Exit& exit_code) {
+  auto o = std::make_shared<TrainOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "train", "Training / fine-tuning: memory per GPU, step time, MFU, run time and cost, scaling");
+  auto* model = sub->add_option("--model", o->model, "Model id from the catalog (gpuplan catalog models)")->check(non_empty());
+  sub->add_option("--model-config", o->model_config, "A Hugging Face config.json instead of --model")
+      ->check(CLI::ExistingFile)
+      ->excludes(model);
+  sub->add_option("--gpu", o->gpu, "GPU id from the catalog")->required()->check(non_empty());
+  const auto degree = CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16);
+  sub->add_option("--gpus", o->gpus, "GPUs in the job (default: TP x CP x PP, one data-parallel replica)")->check(degree);
+  sub->add_option("--tp", o->tp, "Tensor-parallel degree (with sequence parallelism)")->check(degree);
+  sub->add_option("--pp", o->pp, "Pipeline stages (1F1B)")->check(degree);
+  sub->add_option("--ep", o->ep, "Expert-parallel degree (MoE), within DP x CP")->check(degree);
+  sub->add_option("--cp", o->cp, "Context-parallel degree (the sequence split over GPUs)")->check(degree);
+  sub->add_option("--vpp", o->vpp, "Virtual pipeline stages per GPU (interleaved 1F1B; default 1)")->check(degree);
+  sub->add_option("--sharding", o->sharding, "none, zero1, zero2, zero3 or fsdp")->capture_default_str();
+  sub->add_option("--recompute", o->recompute, "Activation recompute: none, selective or full")->capture_default_str();
+  sub->add_option("--micro-batch", o->micro_batch, "Sequences per micro-batch per replica")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  sub->add_option("--seq", o->seq, "Sequence length in tokens (8192, 8k; k = 1024)")
+      ->capture_default_str()
+      ->transform(token_count());
+  sub->add_option("--global-batch-tokens", o->global_batch_tokens,
+                  "Tokens per optimizer step (4M; k = 1024, M = 2^20; default: one micro-batch per replica, "
+                  "4 x PP with a pipeline)")
+      ->transform(token_count());
+  sub->add_option("--optimizer", o->optimizer, "adamw, adamw-8bit or sgd (momentum)")->capture_default_str();
+  sub->add_option("--precision", o->precision, "Matmul precision: bf16 or fp8")->capture_default_str();
+  sub->add_option("--offload", o->offload, "Offload to CPU: none, optimizer or params (ZeRO-3/FSDP)")->capture_default_str();
+  sub->add_option("--method", o->method, "full, lora or qlora")->capture_default_str();
+  sub->add_option("--lora-rank", o->lora_rank, "LoRA rank (with --method lora or qlora)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
+  sub->add_option("--tokens", o->tokens, "Tokens to train: 20B, 2e10, 1.5T (decimal)")->check(non_empty());
+  sub->add_option("--scale", o->scale, "GPU counts for a scaling table, e.g. 8,16,32,64")
+      ->delimiter(',')
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
+  sub->add_option("--provider", o->provider, "Only this provider's prices (default: every provider)")->check(non_empty());
+  sub->add_option("--mode", o->mode, "Only this pricing mode (default: every mode)")->check(non_empty());
+  sub->add_flag("--check", o->check, "Exit with code 1 when it does not fit");
+  add_common_options(*sub, o->common);
+  sub->callback([o, sub, &exit_code] {
+    o->lora_rank_given = sub->count("--lora-rank") > 0;
+    const bool model_given = sub->count("--model") > 0;
+    const bool config_given = sub->count("--model-config") > 0;
+    exit_code = with_flag_names([&] { return run_train(*o, model_given, config_given); });
+  });
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,349 @@
+// render_train(): memory per GPU term by term, the step and its split, the run, its cost by
+// provider and mode, and the scaling table.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <gpuplan/render.hpp>
+
+#include "detail/document.hpp"
+#include "detail/json_output.hpp"
+
+namespace gpuplan {
+namespace {
+
+using detail::checked;
+using Json = nlohmann::ordered_json;
+
+constexpr double kSecondsPerDay = 86400.0;
+
+std::string pct(double share) { return fmt::format("{:.1f} %", checked(share, "a share") * 100.0); }
+std::string seconds(double s) { return fmt::format("{:.3f}", checked(s, "a time")); }
+std::string usd(double v) { return fmt::format("{:.0f}", checked(v, "a price")); }
+
+// "3.2 h", "12.4 days": run lengths people plan in.
+std::string duration(double s) {
+  checked(s, "a duration");
+  if (s < 3600.0) {
+    return fmt::format("{:.1f} min", s / 60.0);
+  }
+  if (s < 2 * kSecondsPerDay) {
+    return fmt::format("{:.1f} h", s / 3600.0);
+  }
+  return fmt::format("{:.1f} days", s / kSecondsPerDay);
+}
+
+// 2e10 -> "20 B": token budgets as people state them (decimal).
+std::string token_count(double tokens) {
+  checked(tokens, "tokens");
+  if (tokens >= 1e12) {
+    return fmt::format("{:.4g} T", tokens / 1e12);
+  }
+  if (tokens >= 1e9) {
+    return fmt::format("{:.4g} B", tokens / 1e9);
+  }
+  if (tokens >= 1e6) {
+    return fmt::format("{:.4g} M", tokens / 1e6);
+  }
+  return fmt::format("{:.0f}", tokens);
+}
+
+std::string layout_text(const TrainLayout& l) {
+  std::string out = fmt::format("TP {}, CP {}, PP {}, DP {}", l.tp, l.cp, l.pp, l.dp);
+  if (l.ep > 1) {
+    out += fmt::format(", EP {}", l.ep);
+  }
+  if (l.vpp > 1) {
+    out += fmt::format(", VPP {}", l.vpp);
+  }
+  return out;
+}
+
+Json layout_json(const TrainLayout& l) {
+  return {{"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"ep", l.ep}, {"dp", l.dp}, {"vpp", l.vpp}, {"gpus", l.gpus()}};
+}
+
+Json plan_json(const TrainPlan& p) {
+  const TrainRequest& t = p.request.train;
+  const TrainMemory& m = p.memory;
+  const TrainStep& s = p.step;
+  Json j = detail::envelope("train");
+  j["inputs"] = {{"model", p.model_id},
+                 {"gpu", p.gpu_id},
+                 {"layout", layout_json(t.layout)},
+                 {"method", to_string(t.method)},
+                 {"lora_rank", t.method == TrainMethod::full ? Json(nullptr) : Json(t.lora_rank)},
+                 {"sharding", to_string(t.sharding)},
+                 {"recompute", to_string(t.recompute)},
+                 {"optimizer", to_string(t.optimizer)},
+                 {"precision", to_string(t.precision)},
+                 {"offload", to_string(t.offload)},
+                 {"micro_batch", t.micro_batch},
+                 {"seq_tokens", t.seq_tokens},
+                 {"global_batch_tokens", static_cast<std::uint64_t>(s.tokens_per_step)},
+                 {"micro_batches_per_step", s.micro_batches},
+                 {"sequence_parallel", t.sequence_parallel},
+                 {"flash_attention", t.flash_attention},
+                 {"tokens", p.request.tokens}};
+  j["memory_per_gpu"] = {{"params_per_gpu", m.params_per_gpu},
+                         {"trainable_params", m.trainable_params},
+                         {"adapter_params", m.adapter_params},
+                         {"parameters_bytes", m.parameters},
+                         {"gradients_bytes", m.gradients},
+                         {"master_weights_bytes", m.master_weights},
+                         {"optimizer_states_bytes", m.optimizer_states},
+                         {"model_states_bytes", m.model_states()},
+                         {"activations_per_micro_batch_bytes", m.activations_per_micro_batch},
+                         {"micro_batches_in_flight", m.micro_batches_in_flight},
+                         {"activations_bytes", m.activations},
+                         {"logits_bytes", m.logits},
+                         {"buckets_bytes", m.buckets},
+                         {"reserve_bytes", m.reserve},
+                         {"total_bytes", checked(m.total(), "memory")},
+                         {"capacity_bytes", m.capacity_bytes},
+                         {"host_bytes", m.host_bytes},
+                         {"fits", m.fits},
+                         {"free_bytes", m.free_bytes},
+                         {"shortfall_bytes", m.shortfall_bytes}};
+  j["limits"] = {{"max_micro_batch", p.limits.max_micro_batch}, {"max_seq_tokens", p.limits.max_seq_tokens}};
+  j["flops"] = {{"matmul_params", p.flops.matmul_params},
+                {"model_flop_per_token", p.flops.model_flop_per_token},
+                {"hardware_flop_per_token", p.flops.hardware_flop_per_token}};
+  j["step"] = {{"compute_type", s.compute_type},
+               {"peak_flop_per_s", s.peak_flop_per_s},
+               {"compute_efficiency", s.compute_efficiency},
+               {"compute_s", s.compute_s},
+               {"tp_comm_s", s.tp_comm_s},
+               {"ep_comm_s", s.ep_comm_s},
+               {"cp_comm_s", s.cp_comm_s},
+               {"pp_comm_s", s.pp_comm_s},
+               {"bubble_s", s.bubble_s},
+               {"dp_comm_s", s.dp_comm_s},
+               {"dp_exposed_s", s.dp_exposed_s},
+               {"step_s", checked(s.step_s, "step")},
+               {"tokens_per_s", checked(s.tokens_per_s, "tokens/s")},
+               {"tokens_per_s_low", p.tokens_per_s_low},
+               {"tokens_per_s_high", p.tokens_per_s_high},
+               {"mfu", s.mfu},
+               {"mfu_low", s.mfu * (1.0 + p.request.efficiency.band_low)},
+               {"mfu_high", s.mfu * (1.0 + p.request.efficiency.band_high)},
+               {"hfu", s.hfu},
+               {"model_flop_per_s_per_gpu", s.model_flop_per_s_per_gpu},
+               {"tp_link", s.tp_link},
+               {"dp_link", s.dp_link}};
+  if (p.run) {
+    j["run"] = {{"tokens", p.run->tokens},         {"time_s", p.run->time_s},       {"time_low_s", p.run->time_low_s},
+                {"time_high_s", p.run->time_high_s}, {"gpu_hours", p.run->gpu_hours}, {"energy_kwh", p.run->energy_kwh},
+                {"power_share_of_tdp", p.request.power_share}, {"pue", p.request.pue}};
+  } else {
+    j["run"] = nullptr;
+  }
+  Json costs = Json::array();
+  for (const TrainCost& c : p.costs) {
+    costs.push_back({{"provider", c.price.provider},
+                     {"mode", to_string(c.price.mode)},
+                     {"usd_per_gpu_hour", c.price.usd_per_gpu_hour},
+                     {"date", c.price.date},
+                     {"price_age_days", c.price.age_days},
+                     {"region", c.price.region},
+                     {"usd_per_hour", c.usd_per_hour},
+                     {"usd_per_million_tokens", checked(c.usd_per_million_tokens, "usd/mtok")},
+                     {"usd", p.run ? Json(c.usd) : Json(nullptr)},
+                     {"usd_low", p.run ? Json(c.usd_low) : Json(nullptr)},
+                     {"usd_high", p.run ? Json(c.usd_high) : Json(nullptr)}});
+  }
+  j["costs"] = costs;
+  Json scale = Json::array();
+  for (const TrainScaleRow& r : p.scale) {
+    if (!r.invalid.empty()) {
+      scale.push_back({{"gpus", r.gpus}, {"invalid", r.invalid}});
+      continue;
+    }
+    scale.push_back({{"gpus", r.gpus},
+                     {"layout", layout_json(r.layout)},
+                     {"fits", r.fits},
+                     {"memory_bytes", r.memory_bytes},
+                     {"tokens_per_s", r.tokens_per_s},
+                     {"mfu", r.mfu},
+                     {"efficiency", r.efficiency},
+                     {"bubble_share", r.bubble_share},
+                     {"exposed_comm_share", r.exposed_comm_share},
+                     {"time_s", p.run ? Json(r.time_s) : Json(nullptr)},
+                     {"usd", r.usd ? Json(*r.usd) : Json(nullptr)}});
+  }
+  j["scale"] = scale;
+  j["scale_price"] = p.scale_price ? Json{{"provider", p.scale_price->provider},
+                                          {"mode", to_string(p.scale_price->mode)},
+                                          {"usd_per_gpu_hour", p.scale_price->usd_per_gpu_hour}}
+                                   : Json(nullptr);
+  j["notes"] = p.notes;
+  return j;
+}
+
+}  // namespace
+
+std::string render_train(const TrainPlan& p, const RenderOptions& options) {
+  if (options.format == Format::json) {
+    return detail::dump_json(plan_json(p));
+  }
+  const TrainRequest& t = p.request.train;
+  const TrainMemory& m = p.memory;
+  const TrainStep& s = p.step;
+  const TrainEfficiency& e = p.request.efficiency;
+  const auto bytes = [&options](double b) { return detail::bytes_value(b, options.units); };
+  const std::string unit(detail::unit_name(options.units));
+  detail::Document doc;
+  const std::string method = t.method == TrainMethod::full ? "full training"
+                                                             : fmt::format("{} rank {}", to_string(t.method), t.lora_rank);
+  doc.heading.push_back(fmt::format("gpuplan train: {} on {} x {} ({}), {}", p.model_id, t.layout.gpus(), p.gpu_id,
+                                    layout_text(t.layout), method));
+  doc.heading.push_back(fmt::format(
+      "sharding {}, recompute {}, {}, {}, micro-batch {} x {} tokens, gradient accumulation {}, global batch {} tokens",
+      to_string(t.sharding), to_string(t.recompute), to_string(t.optimizer), to_string(t.precision), t.micro_batch,
+      detail::group_digits(t.seq_tokens), s.micro_batches,
+      detail::group_digits(static_cast<std::uint64_t>(s.tokens_per_step))));
+
+  detail::Table mem{.title = "memory per GPU", .header = {"term", unit, "note"}, .rows = {}};
+  const bool full = t.method == TrainMethod::full;
+  const int zero = t.sharding == Sharding::none ? 0 : t.sharding == Sharding::zero1 ? 1 : t.sharding == Sharding::zero2 ? 2 : 3;
+  const auto split_note = [&](int from) {
+    return zero >= from && t.layout.dp * t.layout.cp > 1 ? fmt::format("/{} (DP x CP)", t.layout.dp * t.layout.cp)
+                                                          : std::string();
+  };
+  const std::string offloaded = t.offload == Offload::none ? "" : "offloaded to CPU";
+  mem.rows.push_back({"parameters", bytes(m.parameters),
+                      t.offload == Offload::params ? offloaded
+                      : full ? "bf16 " + split_note(3)
+                             : fmt::format("frozen base {} + adapters fp32 {}",
+                                           t.method == TrainMethod::qlora ? "nf4" : "bf16", split_note(3))});
+  mem.rows.push_back({"gradients", bytes(m.gradients),
+                      !offloaded.empty() ? offloaded : (full ? "bf16 " : "adapters fp32 ") + split_note(2)});
+  mem.rows.push_back({"master weights", bytes(m.master_weights),
+                      !offloaded.empty() ? offloaded : full ? "fp32 " + split_note(1) : "adapters are fp32 already"});
+  mem.rows.push_back({"optimizer states", bytes(m.optimizer_states),
+                      !offloaded.empty() ? offloaded : fmt::format("{} {}", to_string(t.optimizer), split_note(1))});
+  mem.rows.push_back({"activations", bytes(m.activations),
+                      fmt::format("{} per micro-batch x {} in flight{}", bytes(m.activations_per_micro_batch),
+                                  m.micro_batches_in_flight,
+                                  t.recompute == Recompute::full ? " + one layer rebuilt" : "")});
+  mem.rows.push_back({"logits", bytes(m.logits), "bf16 + fp32 loss, one micro-batch"});
+  std::string buckets = zero == 3 ? "gathered layers (+ prefetch)"
+                        : t.layout.dp * t.layout.cp > 1 ? "gradient buckets"
+                                                        : "";
+  if (t.method == TrainMethod::qlora) {
+    buckets += buckets.empty() ? "dequantized NF4 matrix" : " + dequantized NF4 matrix";
+  }
+  mem.rows.push_back({"buckets", bytes(m.buckets), buckets});
+  mem.rows.push_back({"reserve", bytes(m.reserve), "CUDA context, workspaces"});
+  mem.rows.push_back({"total", bytes(m.total()), fmt::format("of {} {}", bytes(m.capacity_bytes), unit)});
+  doc.tables.push_back(std::move(mem));
+
+  detail::Table step{.title = "step", .header = {"part", "seconds", "share"}, .rows = {}};
+  const auto part = [&](std::string name, double v) {
+    step.rows.push_back({std::move(name), seconds(v), pct(v / s.step_s)});
+  };
+  part("compute", s.compute_s);
+  if (s.tp_comm_s > 0) {
+    part(fmt::format("TP all-reduce ({})", s.tp_link), s.tp_comm_s);
+  }
+  if (s.ep_comm_s > 0) {
+    part("EP all-to-all", s.ep_comm_s);
+  }
+  if (s.cp_comm_s > 0) {
+    part("CP K/V exchange (exposed)", s.cp_comm_s);
+  }
+  if (s.pp_comm_s > 0) {
+    part("PP sends", s.pp_comm_s);
+  }
+  if (s.bubble_s > 0) {
+    part("pipeline bubble", s.bubble_s);
+  }
+  if (s.dp_comm_s > 0) {
+    part(fmt::format("DP {} ({}, {} s in all)", zero == 3 ? "gather/reduce" : "gradient sync", s.dp_link,
+                     seconds(s.dp_comm_s)),
+         s.dp_exposed_s);
+  }
+  part("step", s.step_s);
+  doc.tables.push_back(std::move(step));
+
+  // The answers first: a table, so csv and markdown carry them too.
+  detail::Table sum{.title = "", .header = {"answer", "value"}, .rows = {}};
+  const auto count = [](double v) { return detail::group_digits(static_cast<std::uint64_t>(checked(v, "a count"))); };
+  sum.rows.push_back({"fits", m.fits ? fmt::format("yes, {} {} free", bytes(m.free_bytes), unit)
+                                     : fmt::format("NO, {} {} short", bytes(m.shortfall_bytes), unit)});
+  if (m.host_bytes > 0) {
+    sum.rows.push_back({"host memory per GPU (offloaded)", fmt::format("{} {}", bytes(m.host_bytes), unit)});
+  }
+  sum.rows.push_back({fmt::format("largest micro-batch at {} tokens", detail::group_digits(t.seq_tokens)),
+                      p.limits.max_micro_batch == 0 ? "none fits" : std::to_string(p.limits.max_micro_batch)});
+  sum.rows.push_back({fmt::format("largest sequence at micro-batch {}", t.micro_batch),
+                      p.limits.max_seq_tokens == 0 ? "none fits" : detail::group_digits(p.limits.max_seq_tokens) + " tokens"});
+  sum.rows.push_back({"tokens/s (band)", fmt::format("{} ({} .. {})", count(s.tokens_per_s), count(p.tokens_per_s_low),
+                                                     count(p.tokens_per_s_high))});
+  sum.rows.push_back({"model TFLOP/s per GPU", fmt::format("{:.0f}", s.model_flop_per_s_per_gpu / 1e12)});
+  sum.rows.push_back({"MFU (band)", fmt::format("{} ({} .. {})", pct(s.mfu), pct(s.mfu * (1 + e.band_low)),
+                                                pct(s.mfu * (1 + e.band_high)))});
+  sum.rows.push_back({"HFU (with recompute)", pct(s.hfu)});
+  if (p.run) {
+    sum.rows.push_back({fmt::format("time for {} tokens (band)", token_count(p.run->tokens)),
+                        fmt::format("{} ({} .. {})", duration(p.run->time_s), duration(p.run->time_low_s),
+                                    duration(p.run->time_high_s))});
+    sum.rows.push_back({"GPU-hours", count(p.run->gpu_hours)});
+    sum.rows.push_back({"energy (kWh)", count(p.run->energy_kwh)});
+  }
+  doc.tables.insert(doc.tables.begin(), std::move(sum));
+
+  if (!p.costs.empty()) {
+    detail::Table c{.title = "cost", .header = {"provider", "mode", "USD/GPU-h", "USD/h", "USD/Mtok"}, .rows = {}};
+    if (p.run) {
+      c.header.push_back("run USD");
+      c.header.push_back("band");
+    }
+    for (const TrainCost& tc : p.costs) {
+      std::vector<std::string> row{tc.price.provider, std::string(to_string(tc.price.mode)),
+                                   fmt::format("{:.2f}", tc.price.usd_per_gpu_hour), fmt::format("{:.2f}", tc.usd_per_hour),
+                                   fmt::format("{:.3f}", tc.usd_per_million_tokens)};
+      if (p.run) {
+        row.push_back(usd(tc.usd));
+        row.push_back(fmt::format("{} .. {}", usd(tc.usd_low), usd(tc.usd_high)));
+      }
+      c.rows.push_back(std::move(row));
+    }
+    doc.tables.push_back(std::move(c));
+  }
+  if (!p.scale.empty()) {
+    detail::Table sc{.title = "scaling", .header = {"GPUs", "layout", "fits", "tokens/s", "MFU", "efficiency", "bubble",
+                                                    "exposed comm"},
+                     .rows = {}};
+    if (p.run) {
+      sc.header.push_back("time");
+    }
+    if (p.run && p.scale_price) {
+      sc.header.push_back(fmt::format("USD ({} {})", p.scale_price->provider, to_string(p.scale_price->mode)));
+    }
+    for (const TrainScaleRow& r : p.scale) {
+      if (!r.invalid.empty()) {
+        std::vector<std::string> row{std::to_string(r.gpus), r.invalid};
+        row.resize(sc.header.size(), "-");
+        sc.rows.push_back(std::move(row));
+        continue;
+      }
+      std::vector<std::string> row{std::to_string(r.gpus), layout_text(r.layout), r.fits ? "yes" : "no",
+                                   detail::group_digits(static_cast<std::uint64_t>(r.tokens_per_s)), pct(r.mfu),
+                                   pct(r.efficiency), pct(r.bubble_share), pct(r.exposed_comm_share)};
+      if (p.run) {
+        row.push_back(duration(r.time_s));
+      }
+      if (p.run && p.scale_price) {
+        row.push_back(r.usd ? usd(*r.usd) : "-");
+      }
+      sc.rows.push_back(std::move(row));
+    }
+    doc.tables.push_back(std::move(sc));
+  }
+  for (const std::string& n : p.notes) {
+    doc.footer.push_back("note: " + n);
+  }
+  return detail::render_document(doc, options.format);
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,493 @@
+#include <gpuplan/train_memory.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/layout.hpp>
+#include <gpuplan/weight_format.hpp>
+
+namespace gpuplan {
+namespace {
+
+constexpr double kBf16 = 2.0;
+constexpr double kFp32 = 4.0;
+
+template <typename E, std::size_t N>
+E parse_enum(std::string_view text, std::string_view field, std::string_view what, const std::array<E, N>& all) {
+  std::vector<std::string> names;
+  for (E e : all) {
+    if (to_string(e) == text) {
+      return e;
+    }
+    names.emplace_back(to_string(e));
+  }
+  const auto close = closest_names(text, names);
+  throw InputError(fmt::format("{}: unknown {} '{}'{}; known: {}", field, what, text,
+                               close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")),
+                               fmt::join(names, ", ")));
+}
+
+double d(std::uint64_t v) { return static_cast<double>(v); }
+
+// Bytes per parameter of the optimizer's moments (the fp32 master copy is separate): AdamW keeps
+// m and v in fp32 (8, so 4 + 8 = ZeRO's K = 12 with the master); bitsandbytes' 8-bit AdamW keeps
+// them in int8 with a block scale per 2048 (Dettmers et al. 2022, "8-bit Optimizers via Block-wise
+// Quantization"): 2 bytes; SGD with momentum keeps one fp32 buffer.
+double moment_bytes(Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw: return 8.0;
+    case Optimizer::adamw_8bit: return 2.0;
+    case Optimizer::sgd: return 4.0;
+  }
+  return 8.0;
+}
+
+// Which model-state terms the stage partitions (ZeRO paper: Pos, Pos+g, Pos+g+p; FSDP's
+// FULL_SHARD is Pos+g+p).
+int stage(Sharding s) {
+  switch (s) {
+    case Sharding::none: return 0;
+    case Sharding::zero1: return 1;
+    case Sharding::zero2: return 2;
+    case Sharding::zero3:
+    case Sharding::fsdp: return 3;
+  }
+  return 0;
+}
+
+// A per-part quantity (parameters or bytes) as one GPU of the busiest stage holds it.
+struct GpuShare {
+  double dense = 0;    // attention, dense MLP, shared experts, router, norms, embeddings, head
+  double experts = 0;  // routed experts
+  double layer = 0;    // one average transformer layer of the shard (ZeRO-3/FSDP's gather unit)
+  double ends = 0;     // embedding/head of the stage
+};
+
+GpuShare gpu_share(const ModelSpec& model, const std::array<double, kWeightParts>& by_part, const TrainLayout& l) {
+  const auto at = [&by_part](WeightPart p) { return by_part[static_cast<std::size_t>(p)]; };
+  const double tp = d(l.tp);
+  const double pp = d(l.pp);
+  const double body = at(WeightPart::attention) + at(WeightPart::dense_mlp) + at(WeightPart::shared_experts) +
+                      at(WeightPart::router) + at(WeightPart::norms);
+  double head = at(WeightPart::lm_head);
+  if (model.tie_word_embeddings && l.pp > 1) {
+    head = at(WeightPart::embedding);  // the last stage keeps its own copy of a tied table
+  }
+  const double first = at(WeightPart::embedding) + at(WeightPart::vision);
+  // One stage holds both ends without a pipeline; with one, the larger of the first and last.
+  const double ends = (l.pp == 1 ? first + head : std::max(first, head)) / tp;
+  GpuShare s;
+  s.ends = ends;
+  s.dense = body / (tp * pp) + ends;
+  s.experts = at(WeightPart::routed_experts) / (d(l.ep) * tp * pp);
+  const double layers = std::ceil(d(model.num_hidden_layers) / pp);
+  s.layer = (body / (tp * pp) + s.experts) / std::max(1.0, layers);
+  return s;
+}
+
+std::array<double, kWeightParts> params_by_part(const ParamCount& pc) {
+  std::array<double, kWeightParts> out{};
+  const auto set = [&out](WeightPart p, double v) { out[static_cast<std::size_t>(p)] = v; };
+  set(WeightPart::embedding, pc.embedding);
+  set(WeightPart::lm_head, pc.lm_head);
+  set(WeightPart::attention, pc.attention);
+  set(WeightPart::dense_mlp, pc.dense_mlp);
+  set(WeightPart::routed_experts, pc.routed_experts);
+  set(WeightPart::shared_experts, pc.shared_experts);
+  set(WeightPart::router, pc.router);
+  set(WeightPart::norms, pc.norms);
+  set(WeightPart::vision, pc.vision);
+  return out;
+}
+
+// QLoRA (Dettmers et al. 2023): NF4 with double quantization on every linear layer; embeddings,
+// the LM head and the vision tower stay bf16.
+WeightFormats base_formats(TrainMethod method) {
+  WeightFormats f;
+  const WeightFormat linear =
+      method == TrainMethod::qlora ? parse_weight_format("nf4-dq", "train.method") : default_format(DType::bf16);
+  for (WeightPart p : {WeightPart::attention, WeightPart::dense_mlp, WeightPart::routed_experts,
+                       WeightPart::shared_experts, WeightPart::router}) {
+    f[p] = linear;
+  }
+  return f;
+}
+
+void check_range(std::string_view field, std::uint64_t value, std::uint64_t low, std::uint64_t high) {
+  if (value < low || value > high) {
+    throw InputError(fmt::format("train.{}: must be between {} and {}, got {}", field, low, high, value));
+  }
+}
+
+TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& r) {
+  TrainMemory m;
+  const TrainLayout& l = r.layout;
+  const ParamCount pc = count_params(model);
+  const GpuShare params = gpu_share(model, params_by_part(pc), l);
+  const double shard_dense = d(l.dp * l.cp);
+  const double shard_experts = std::max(1.0, shard_dense / d(l.ep));
+  const int z = stage(r.sharding);
+  // Bytes of `per_param` for every parameter of a share, divided over DP when the stage says so.
+  const auto sharded = [&](const GpuShare& s, double per_param, int from_stage) {
+    const bool split = z >= from_stage;
+    return per_param * (s.dense / (split ? shard_dense : 1.0) + s.experts / (split ? shard_experts : 1.0));
+  };
+  m.params_per_gpu = params.dense + params.experts;
+  m.expert_params_per_gpu = params.experts;
+  m.working_bytes_per_gpu = kBf16 * m.params_per_gpu;
+  const double moments = moment_bytes(r.optimizer);
+  if (r.method == TrainMethod::full) {
+    m.trainable_params = pc.total();
+    // ZeRO section 3.1: 2 bytes of fp16/bf16 parameters, 2 of gradients, K = 12 of optimizer
+    // states (fp32 master 4 + Adam's m and v 8).
+    m.parameters = sharded(params, kBf16, 3);
+    m.gradients = sharded(params, kBf16, 2);
+    m.master_weights = sharded(params, kFp32, 1);
+    m.optimizer_states = sharded(params, moments, 1);
+  } else {
+    // Frozen base in its format (bf16, or NF4 for QLoRA), sharded only by ZeRO-3/FSDP; the
+    // adapters train in fp32 (PEFT's default), so they need no separate master copy.
+    m.adapter_params = lora_adapter_params(model, r.lora_rank);
+    m.trainable_params = m.adapter_params;
+    const GpuShare base = gpu_share(model, weight_bytes_by_part(model, base_formats(r.method)), l);
+    const GpuShare adapters{.dense = m.adapter_params / d(l.tp * l.pp)};
+    m.parameters = sharded(base, 1.0, 3) + sharded(adapters, kFp32, 3);
+    m.working_bytes_per_gpu = base.dense + base.experts;
+    m.gradients = sharded(adapters, kFp32, 2);
+    m.optimizer_states = sharded(adapters, moments, 1);
+  }
+  // ZeRO-Offload moves the optimizer step (states, master and the reduced gradient partition) to
+  // the CPU; parameter offload (ZeRO-Infinity / FSDP CPU offload) moves the parameters too.
+  if (r.offload != Offload::none) {
+    m.host_bytes += m.master_weights + m.optimizer_states + m.gradients;
+    m.master_weights = m.optimizer_states = m.gradients = 0;
+  }
+  if (r.offload == Offload::params) {
+    m.host_bytes += m.parameters;
+    m.parameters = 0;
+  }
+
+  const LayerActivation a = layer_activation_bytes_per_token(model, r);
+  const double tokens = d(r.micro_batch) * d(r.seq_tokens) / d(l.cp);
+  const double layers = std::ceil(d(model.num_hidden_layers) / d(l.pp));
+  m.activations_per_micro_batch = a.stored * tokens * layers;
+  // 1F1B (Narayanan et al. 2021): stage i keeps p - i micro-batches' activations; the first, p.
+  m.micro_batches_in_flight = l.pp > 1 ? std::min<std::uint64_t>(l.pp, r.micro_batches()) : 1;
+  m.activations = m.activations_per_micro_batch * d(m.micro_batches_in_flight);
+  if (r.recompute == Recompute::full) {
+    // The backward rebuilds one layer's activations at a time (Korthikanti section 4: 2sbhL plus
+    // one layer's working set).
+    const double sp = (l.tp > 1 && r.sequence_parallel) ? d(l.tp) : 1.0;
+    m.activations += (a.replicated / sp + a.split + (r.flash_attention ? 0.0 : a.scores)) * tokens;
+  }
+  // Logits of one micro-batch: bf16 logits plus the fp32 copy the cross-entropy works in, split
+  // over TP (vocab-parallel). Counted on the same GPU as the first stage's activations: with a
+  // pipeline that is conservative by one micro-batch's logits.
+  m.logits = d(model.vocab_size) * (kBf16 + kFp32) / d(l.tp) * tokens;
+
+  if (z == 3) {
+    // FSDP wraps each decoder layer as a unit: one gathered, the next prefetched, and its
+    // gradients before the reduce-scatter; the root unit (embeddings, LM head) stays gathered
+    // for the whole step. A frozen base needs no gradients.
+    const double base_bytes_per_param = r.method == TrainMethod::full
+                                            ? kBf16
+                                            : gpu_share(model, weight_bytes_by_part(model, base_formats(r.method)), l).dense /
+                                                  std::max(1.0, params.dense);
+    const double layer_copies = r.method == TrainMethod::full ? 3.0 : 2.0;
+    m.buckets = base_bytes_per_param * (layer_copies * params.layer + params.ends);
+  } else if (l.dp * l.cp > 1) {
+    m.buckets = 2.0 * r.bucket_bytes;
+  }
+  if (r.method == TrainMethod::qlora) {
+    // The NF4 matrix being multiplied is dequantized to bf16 first.
+    double largest = 0;
+    for (const WeightTensor& t : weight_tensors(model)) {
+      if (t.matrix && t.part != WeightPart::embedding && t.part != WeightPart::lm_head) {
+        largest = std::max(largest, d(t.rows) * d(t.cols));
+      }
+    }
+    m.buckets += kBf16 * largest / d(l.tp);
+  }
+  m.reserve = r.reserve_bytes;
+  m.capacity_bytes = gpu.engine_memory_bytes();
+  const double total = m.total();
+  m.fits = total <= m.capacity_bytes;
+  m.free_bytes = std::max(0.0, m.capacity_bytes - total);
+  m.shortfall_bytes = std::max(0.0, total - m.capacity_bytes);
+  return m;
+}
+
+}  // namespace
+
+std::string_view to_string(Sharding s) {
+  switch (s) {
+    case Sharding::none: return "none";
+    case Sharding::zero1: return "zero1";
+    case Sharding::zero2: return "zero2";
+    case Sharding::zero3: return "zero3";
+    case Sharding::fsdp: return "fsdp";
+  }
+  return "?";
+}
+std::string_view to_string(Recompute r) {
+  switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "?";
+}
+std::string_view to_string(Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw: return "adamw";
+    case Optimizer::adamw_8bit: return "adamw-8bit";
+    case Optimizer::sgd: return "sgd";
+  }
+  return "?";
+}
+std::string_view to_string(TrainMethod m) {
+  switch (m) {
+    case TrainMethod::full: return "full";
+    case TrainMethod::lora: return "lora";
+    case TrainMethod::qlora: return "qlora";
+  }
+  return "?";
+}
+std::string_view to_string(Offload o) {
+  switch (o) {
+    case Offload::none: return "none";
+    case Offload::optimizer: return "optimizer";
+    case Offload::params: return "params";
+  }
+  return "?";
+}
+std::string_view to_string(TrainPrecision p) {
+  return p == TrainPrecision::fp8 ? "fp8" : "bf16";
+}
+
+Sharding parse_sharding(std::string_view text, std::string_view field) {
+  return parse_enum(text, field, "sharding",
+                    std::array{Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3, Sharding::fsdp});
+}
+Recompute parse_recompute(std::string_view text, std::string_view field) {
+  return parse_enum(text, field, "recompute policy", std::array{Recompute::none, Recompute::selective, Recompute::full});
+}
+Optimizer parse_optimizer(std::string_view text, std::string_view field) {
+  return parse_enum(text, field, "optimizer", std::array{Optimizer::adamw, Optimizer::adamw_8bit, Optimizer::sgd});
+}
+TrainMethod parse_train_method(std::string_view text, std::string_view field) {
+  return parse_enum(text, field, "method", std::array{TrainMethod::full, TrainMethod::lora, TrainMethod::qlora});
+}
+Offload parse_offload(std::string_view text, std::string_view field) {
+  return parse_enum(text, field, "offload", std::array{Offload::none, Offload::optimizer, Offload::params});
+}
+TrainPrecision parse_train_precision(std::string_view text, std::string_view field) {
+  return parse_enum(text, field, "precision", std::array{TrainPrecision::bf16, TrainPrecision::fp8});
+}
+
+std::uint64_t TrainRequest::micro_batches() const {
+  const std::uint64_t per_step = micro_batch * seq_tokens * layout.dp;
+  if (global_batch_tokens == 0 || per_step == 0) {
+    return layout.pp > 1 ? 4 * layout.pp : 1;
+  }
+  return std::max<std::uint64_t>(1, global_batch_tokens / per_step);
+}
+
+bool has_4bit_training_path(const GpuSpec& gpu) {
+  // bitsandbytes ships NF4 kernels for CUDA and (multi-backend) ROCm; not for Gaudi.
+  return gpu.vendor == "nvidia" || gpu.vendor == "amd";
+}
+
+double lora_adapter_params(const ModelSpec& model, std::uint64_t rank) {
+  // Each adapted [out x in] matrix gains A (r x in) and B (out x r) (Hu et al. 2021, "LoRA").
+  double total = 0;
+  for (const WeightTensor& t : weight_tensors(model)) {
+    if (t.matrix && (t.part == WeightPart::attention || t.part == WeightPart::dense_mlp ||
+                     t.part == WeightPart::shared_experts)) {
+      total += d(rank) * (d(t.rows) + d(t.cols)) * t.count;
+    }
+  }
+  return total;
+}
+
+LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const TrainRequest& r) {
+  // Korthikanti et al. 2022, section 4.1, per token and layer (bytes, 16-bit activations):
+  // attention 11h + 5as (QKV input 2h, Q and K 4h, softmax 2as, its dropout mask as, dropout
+  // output 2as, V 2h, output projection input 2h, dropout mask h), MLP 19h (input 2h, GeLU input
+  // 8h, GeLU output 8h, mask h), two norms 4h: 34h + 5as. Here Q, K, V take their own widths
+  // (GQA, MLA), the MLP its width (SwiGLU stores gate, up and their product: 6f; GeLU 4f), MoE
+  // layers the top-k experts' intermediates, and the masks only with dropout.
+  LayerActivation out;
+  if (!model.has_architecture() || model.num_hidden_layers == 0) {
+    return out;
+  }
+  const double h = d(model.hidden_size);
+  const double heads = d(model.num_attention_heads);
+  double q = heads * d(model.head_dim);
+  double k = d(model.num_key_value_heads) * d(model.head_dim);
+  double v = k;
+  double o = q;
+  if (model.mla) {
+    // Training materialises per-head keys and values from the latent.
+    q = heads * d(model.mla->qk_nope_head_dim + model.mla->qk_rope_head_dim);
+    k = q;
+    v = heads * d(model.mla->v_head_dim);
+    o = v;
+  }
+  const double mask = r.dropout ? 1.0 : 0.0;
+  const double tp = d(r.layout.tp);
+  const double sp = (r.layout.tp > 1 && r.sequence_parallel) ? tp : 1.0;
+  const double mlp_per_f = model.mlp_gated ? 6.0 : 4.0;
+  const double layers = d(model.num_hidden_layers);
+  double replicated = 0;
+  double split = 0;
+  double scores = 0;
+  for (std::uint64_t i = 0; i < model.num_hidden_layers; ++i) {
+    // Norm inputs (2 x 2h), QKV and MLP inputs (2 x 2h), two dropout masks: 10h in the paper.
+    replicated += 8.0 * h + 2.0 * mask * h;
+    split += kBf16 * (q + k + v + o) / tp;
+    if (!model.is_linear_layer(i)) {  // linear-attention layers keep no scores
+      const double window = d(model.window_of_layer(i));
+      const double keys = window > 0 ? std::min(window, d(r.seq_tokens)) : d(r.seq_tokens);
+      // Softmax output 2 bytes, dropout mask 1 and dropout output 2 per score.
+      scores += heads * keys * (2.0 + 3.0 * mask) / tp;
+      if (r.flash_attention) {
+        split += kFp32 * heads / tp;  // FlashAttention keeps the softmax log-sum-exp
+      }
+    }
+    if (model.is_moe_layer(i)) {
+      const MoeSpec& e = *model.moe;
+      const double shared_f = d(e.shared_expert_intermediate > 0 ? e.shared_expert_intermediate : e.expert_intermediate);
+      // Each token's copy to its k experts, their intermediates, the shared experts', and the
+      // router's fp32 logits.
+      split += d(e.experts_per_token) * (kBf16 * h + mlp_per_f * d(e.expert_intermediate) / tp) +
+               d(e.shared_experts) * mlp_per_f * shared_f / tp + kFp32 * d(e.routed_experts);
+    } else {
+      split += mlp_per_f * d(model.intermediate_size) / tp;
+    }
+  }
+  if (r.method != TrainMethod::full) {
+    // LoRA keeps x A (r values) per adapted matrix: 4 attention and 3 (gated) or 2 MLP matrices.
+    split += layers * kBf16 * d(r.lora_rank) * (4.0 + (model.mlp_gated ? 3.0 : 2.0)) / tp;
+  }
+  out.replicated = replicated / layers;
+  out.split = split / layers;
+  out.scores = scores / layers;
+  const bool keep_scores = r.recompute == Recompute::none && !r.flash_attention;
+  switch (r.recompute) {
+    case Recompute::full:
+      out.stored = kBf16 * h / sp;  // only each layer's input
+      break;
+    case Recompute::none:
+    case Recompute::selective:
+      out.stored = out.replicated / sp + out.split + (keep_scores ? out.scores : 0.0);
+      break;
+  }
+  return out;
+}
+
+void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& r) {
+  if (!model.has_architecture()) {
+    throw InputError("train: a bare parameter count has no architecture to train; give a catalog model or a config.json");
+  }
+  const TrainLayout& l = r.layout;
+  constexpr std::uint64_t kMax = 1u << 16;
+  check_range("cp", l.cp, 1, kMax);
+  check_range("vpp", l.vpp, 1, 1024);
+  check_range("micro_batch", r.micro_batch, 1, 1u << 20);
+  check_range("seq_tokens", r.seq_tokens, 1, std::uint64_t{1} << 24);
+  check_range("lora_rank", r.lora_rank, 1, 1u << 16);
+  validate_layout(Layout{.tp = l.tp, .pp = l.pp, .ep = l.ep, .dp = l.dp * l.cp}, model);
+  if (l.ep > 1 && (l.dp * l.cp) % l.ep != 0) {
+    throw InputError(fmt::format("layout.ep: {} does not divide DP x CP = {} (experts are split within the "
+                                 "data-parallel ranks)", l.ep, l.dp * l.cp));
+  }
+  if (r.seq_tokens % l.cp != 0) {
+    throw InputError(fmt::format("train.cp: {} does not divide the {}-token sequence", l.cp, r.seq_tokens));
+  }
+  if (l.vpp > 1 && (l.pp == 1 || l.pp * l.vpp > model.num_hidden_layers)) {
+    throw InputError(fmt::format("train.vpp: {} virtual stages need PP > 1 and PP x VPP at most the {} layers",
+                                 l.vpp, model.num_hidden_layers));
+  }
+  if (r.global_batch_tokens > 0) {
+    if (r.global_batch_tokens % r.seq_tokens != 0) {
+      throw InputError(fmt::format("train.global_batch_tokens: {} is not a whole number of {}-token sequences",
+                                   r.global_batch_tokens, r.seq_tokens));
+    }
+    const std::uint64_t sequences = r.global_batch_tokens / r.seq_tokens;
+    const std::uint64_t per_step = r.micro_batch * l.dp;
+    if (sequences % per_step != 0) {
+      throw InputError(fmt::format("train.micro_batch: {} sequences per micro-batch x DP {} does not divide the "
+                                   "global batch of {} sequences ({} tokens)",
+                                   r.micro_batch, l.dp, sequences, r.global_batch_tokens));
+    }
+  }
+  if (r.offload == Offload::params && stage(r.sharding) < 3) {
+    throw InputError(fmt::format("train.offload: parameter offload needs --sharding zero3 or fsdp, got {}",
+                                 to_string(r.sharding)));
+  }
+  if (r.method == TrainMethod::qlora && !has_4bit_training_path(gpu)) {
+    throw InputError(fmt::format("train.method: QLoRA needs bitsandbytes' NF4 kernels (CUDA or ROCm); {} ({}) has "
+                                 "none; use --method lora", gpu.id, gpu.vendor));
+  }
+  if (r.precision == TrainPrecision::fp8 && !gpu.dense_flop_per_s.contains("fp8")) {
+    throw InputError(fmt::format("train.precision: {} has no FP8 tensor cores; use --precision bf16", gpu.id));
+  }
+  if (!gpu.dense_flop_per_s.contains("bf16")) {
+    throw InputError(fmt::format("train: {} lists no dense bf16 rate to train at", gpu.id));
+  }
+  if (!(r.reserve_bytes >= 0 && r.reserve_bytes < 1e15) || !(r.bucket_bytes >= 0 && r.bucket_bytes < 1e15)) {
+    throw InputError("train.reserve_bytes: expected a size >= 0");
+  }
+}
+
+TrainMemory train_memory(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& request) {
+  validate_train_request(model, gpu, request);
+  return memory_unchecked(model, gpu, request);
+}
+
+TrainLimits train_limits(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& request) {
+  validate_train_request(model, gpu, request);
+  // Keep the micro-batches per step (and so the pipeline's in-flight count) as requested.
+  const std::uint64_t steps = request.micro_batches();
+  const auto fits = [&](std::uint64_t micro_batch, std::uint64_t seq) {
+    TrainRequest r = request;
+    r.micro_batch = micro_batch;
+    r.seq_tokens = seq;
+    r.global_batch_tokens = micro_batch * seq * r.layout.dp * steps;
+    return memory_unchecked(model, gpu, r).fits;
+  };
+  // Largest x in [1, high] with pred(x), memory growing with x; 0 when none.
+  const auto largest = [](std::uint64_t high, const auto& pred) -> std::uint64_t {
+    if (!pred(1)) {
+      return 0;
+    }
+    std::uint64_t lo = 1;
+    std::uint64_t hi = 2;
+    while (hi <= high && pred(hi)) {
+      lo = hi;
+      hi *= 2;
+    }
+    hi = std::min(hi, high + 1);
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      (pred(mid) ? lo : hi) = mid;
+    }
+    return lo;
+  };
+  TrainLimits out;
+  out.max_micro_batch = largest(1u << 16, [&](std::uint64_t b) { return fits(b, request.seq_tokens); });
+  // Sequences in steps of 128 x CP tokens (CP must divide them).
+  const std::uint64_t step = 128 * request.layout.cp;
+  out.max_seq_tokens = step * largest((std::uint64_t{1} << 24) / step,
+                                      [&](std::uint64_t n) { return fits(request.micro_batch, n * step); });
+  return out;
+}
+
+}  // namespace gpuplan

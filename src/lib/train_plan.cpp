@@ -1,0 +1,224 @@
+#include <gpuplan/train_plan.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include <gpuplan/cost.hpp>
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+namespace {
+
+constexpr double kSecondsPerHour = 3600.0;
+constexpr double kJoulesPerKwh = 3.6e6;
+constexpr double kMillion = 1e6;
+
+double d(std::uint64_t v) { return static_cast<double>(v); }
+
+int stage_of(Sharding s) { return s == Sharding::zero3 || s == Sharding::fsdp ? 3 : 0; }
+
+// The catalog prices the plan uses: the cheapest region of each (provider, mode) for the GPU.
+std::vector<Price> prices_for(const Catalog& catalog, const GpuSpec& gpu, const TrainPlanRequest& r) {
+  std::vector<Price> out;
+  try {
+    const std::vector<std::string> names = r.provider.empty() ? providers(catalog) : std::vector{r.provider};
+    for (const std::string& provider : names) {
+      std::vector<PricingMode> modes = modes_for(catalog, provider, gpu.id);
+      if (r.mode) {
+        if (!r.provider.empty() || std::find(modes.begin(), modes.end(), *r.mode) != modes.end()) {
+          modes = {*r.mode};
+        } else {
+          modes.clear();
+        }
+      }
+      if (!r.provider.empty() && modes.empty()) {
+        find_price(catalog, provider, gpu.id, PricingMode::on_demand);  // throws naming what exists
+      }
+      for (PricingMode mode : modes) {
+        out.push_back(find_price(catalog, provider, gpu.id, mode));
+      }
+    }
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("train_plan.provider: {}", e.what()));
+  }
+  return out;
+}
+
+TrainCost priced(const Price& price, const TrainPlan& plan, double tokens) {
+  CostRequest c;
+  c.gpus = plan.request.train.layout.gpus();
+  c.usd_per_gpu_hour = price.usd_per_gpu_hour;
+  c.output_tokens_per_s = plan.step.tokens_per_s;
+  const CostResult result = cost(c);
+  TrainCost t;
+  t.price = price;
+  t.usd_per_hour = result.usd_per_hour();
+  t.usd_per_million_tokens = result.usd_per_million_tokens;
+  t.usd = t.usd_per_million_tokens * tokens / kMillion;
+  // Slower than estimated costs more: the band's low edge of tokens/s is the high edge of USD.
+  const TrainEfficiency& e = plan.request.efficiency;
+  t.usd_low = t.usd / (1.0 + e.band_high);
+  t.usd_high = t.usd / (1.0 + e.band_low);
+  return t;
+}
+
+std::vector<TrainScaleRow> scale_rows(const ModelSpec& model, const GpuSpec& gpu, const TrainPlan& plan) {
+  const TrainPlanRequest& r = plan.request;
+  const TrainLayout& base = r.train.layout;
+  const std::uint64_t replica = base.tp * base.cp * base.pp;
+  std::vector<TrainScaleRow> rows;
+  std::optional<double> reference;  // tokens/s per GPU of the first valid row
+  for (std::uint64_t gpus : r.scale_gpus) {
+    TrainScaleRow row;
+    row.gpus = gpus;
+    row.layout = base;
+    if (gpus == 0 || gpus % replica != 0) {
+      row.invalid = fmt::format("TP x CP x PP = {} does not divide {}", replica, gpus);
+      rows.push_back(row);
+      continue;
+    }
+    row.layout.dp = gpus / replica;
+    TrainRequest t = r.train;
+    t.layout = row.layout;
+    const std::uint64_t per_step = t.micro_batch * t.seq_tokens * row.layout.dp;
+    if (t.global_batch_tokens > 0 && t.global_batch_tokens % per_step != 0) {
+      row.invalid = fmt::format("DP {} x micro-batch {} does not divide the global batch of {} sequences",
+                                row.layout.dp, t.micro_batch, t.global_batch_tokens / t.seq_tokens);
+      rows.push_back(row);
+      continue;
+    }
+    try {
+      validate_train_request(model, gpu, t);
+    } catch (const InputError& e) {
+      // The field name means nothing in a table row: keep the reason.
+      const std::string_view what = e.what();
+      const auto colon = what.find(": ");
+      row.invalid = std::string(colon == std::string_view::npos ? what : what.substr(colon + 2));
+      rows.push_back(row);
+      continue;
+    }
+    const TrainMemory mem = train_memory(model, gpu, t);
+    const TrainStep step = train_step(model, gpu, t, r.efficiency);
+    row.fits = mem.fits;
+    row.memory_bytes = mem.total();
+    row.tokens_per_s = step.tokens_per_s;
+    row.mfu = step.mfu;
+    row.bubble_share = step.bubble_s / step.step_s;
+    row.exposed_comm_share = step.exposed_comm_s() / step.step_s;
+    if (!reference) {
+      reference = step.tokens_per_s / d(gpus);
+    }
+    row.efficiency = step.tokens_per_s / d(gpus) / *reference;
+    if (r.tokens > 0) {
+      row.time_s = r.tokens / step.tokens_per_s;
+      if (plan.scale_price) {
+        row.usd = row.time_s / kSecondsPerHour * d(gpus) * plan.scale_price->usd_per_gpu_hour;
+      }
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSpec& gpu, const TrainPlanRequest& r) {
+  if (!(r.tokens >= 0 && r.tokens <= 1e18)) {
+    throw InputError(fmt::format("train_plan.tokens: expected a count between 0 and 1e18, got {}", r.tokens));
+  }
+  if (!(r.power_share > 0 && r.power_share <= 1) || !(r.pue >= 1 && r.pue <= 5)) {
+    throw InputError("train_plan.power_share: expected a share in (0, 1] and a PUE in [1, 5]");
+  }
+  if (r.scale_gpus.size() > 64) {
+    throw InputError(fmt::format("train_plan.scale: at most 64 sizes, got {}", r.scale_gpus.size()));
+  }
+  TrainPlan plan;
+  plan.model_id = model.id;
+  plan.gpu_id = gpu.id;
+  plan.request = r;
+  const TrainRequest& t = r.train;
+  plan.memory = train_memory(model, gpu, t);
+  plan.limits = train_limits(model, gpu, t);
+  plan.flops = train_flops(model, t);
+  plan.step = train_step(model, gpu, t, r.efficiency);
+  plan.tokens_per_s_low = plan.step.tokens_per_s * (1.0 + r.efficiency.band_low);
+  plan.tokens_per_s_high = plan.step.tokens_per_s * (1.0 + r.efficiency.band_high);
+  const double gpus = d(t.layout.gpus());
+  if (r.tokens > 0) {
+    TrainRun run;
+    run.tokens = r.tokens;
+    run.time_s = r.tokens / plan.step.tokens_per_s;
+    run.time_low_s = r.tokens / plan.tokens_per_s_high;
+    run.time_high_s = r.tokens / plan.tokens_per_s_low;
+    run.gpu_hours = run.time_s / kSecondsPerHour * gpus;
+    run.energy_kwh = gpus * gpu.tdp_w * r.power_share * r.pue * run.time_s / kJoulesPerKwh;
+    plan.run = run;
+  }
+  for (const Price& p : prices_for(catalog, gpu, r)) {
+    plan.costs.push_back(priced(p, plan, r.tokens));
+  }
+  std::stable_sort(plan.costs.begin(), plan.costs.end(), [](const TrainCost& a, const TrainCost& b) {
+    return a.price.usd_per_gpu_hour < b.price.usd_per_gpu_hour;
+  });
+  // The scaling table prices at the cheapest on-demand price shown (else the cheapest).
+  for (const TrainCost& c : plan.costs) {
+    if (c.price.mode == PricingMode::on_demand) {
+      plan.scale_price = c.price;
+      break;
+    }
+  }
+  if (!plan.scale_price && !plan.costs.empty()) {
+    plan.scale_price = plan.costs.front().price;
+  }
+  plan.scale = scale_rows(model, gpu, plan);
+
+  const TrainLayout& l = t.layout;
+  if (t.sharding != Sharding::none && l.dp * l.cp == 1) {
+    plan.notes.push_back(fmt::format("--sharding {} with one data-parallel rank partitions nothing: memory is as "
+                                     "without sharding", to_string(t.sharding)));
+  }
+  if (model.max_position_embeddings > 0 && t.seq_tokens > model.max_position_embeddings) {
+    plan.notes.push_back(fmt::format("sequence {} is longer than the model's {} positions (context extension)",
+                                     t.seq_tokens, model.max_position_embeddings));
+  }
+  if (t.method == TrainMethod::full) {
+    plan.notes.push_back("model states as the ZeRO paper counts them: bf16 parameters and gradients, fp32 master "
+                         "weights and optimizer moments; Megatron's fp32 gradient buffer adds 2 bytes per parameter");
+  } else {
+    plan.notes.push_back(fmt::format("LoRA rank {} on the attention (q, k, v, o) and dense/shared MLP projections; "
+                                     "adapters in fp32; routed experts, embeddings and LM head frozen",
+                                     t.lora_rank));
+    if (t.method == TrainMethod::qlora) {
+      plan.notes.push_back("QLoRA base in NF4 with double quantization; the dequantization's extra time is not in "
+                           "the step time");
+    }
+  }
+  if (t.flash_attention) {
+    plan.notes.push_back("FlashAttention assumed: attention scores are never stored, so selective recompute only "
+                         "adds its FLOPs");
+  }
+  plan.notes.push_back(fmt::format("compute at {:.0f} % of the dense {} peak (calibrated on Megatron-LM and Llama 3 "
+                                   "runs, data/train_measurements.json); band {:+.0f} % .. {:+.0f} %",
+                                   plan.step.compute_efficiency * 100.0, plan.step.compute_type,
+                                   r.efficiency.band_low * 100.0, r.efficiency.band_high * 100.0));
+  if (r.tokens > 0) {
+    plan.notes.push_back(fmt::format("energy: GPUs at {:.0f} % of their {:.0f} W TDP (assumed) x PUE {:.2f}",
+                                     r.power_share * 100.0, gpu.tdp_w, r.pue));
+  }
+  if (plan.costs.empty()) {
+    plan.notes.push_back(fmt::format("no catalog price for {}{}", gpu.id,
+                                     r.provider.empty() ? "" : " at " + r.provider));
+  }
+  if (!plan.memory.fits) {
+    plan.notes.push_back(fmt::format(
+        "does not fit: {:.1f} GB short per GPU; try a smaller micro-batch or sequence (the largest that fit are "
+        "above){}{}, more GPUs{}",
+        plan.memory.shortfall_bytes / units::kGB, t.recompute == Recompute::full ? "" : ", full recompute",
+        stage_of(t.sharding) == 3 ? "" : ", ZeRO-3/FSDP sharding", t.method == TrainMethod::full ? " or LoRA" : ""));
+  }
+  return plan;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,195 @@
+#include <gpuplan/train_step.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include <gpuplan/comm.hpp>
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+namespace {
+
+constexpr double kBf16 = 2.0;
+constexpr double kFp32 = 4.0;
+
+double d(std::uint64_t v) { return static_cast<double>(v); }
+
+// The link of a group spanning `span` consecutive ranks (TP innermost, then CP, DP, PP): inside
+// the scale-up domain when the span fits it.
+std::string link_name(const GpuSpec& gpu, std::uint64_t span) {
+  if (span <= 1) {
+    return "-";
+  }
+  if (!gpu.scale_up) {
+    return gpu.host_link.kind;
+  }
+  return span <= static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) ? gpu.scale_up->kind : "network";
+}
+
+void check_efficiency(const TrainEfficiency& e) {
+  const auto share = [](std::string_view name, double v) {
+    if (!(v > 0 && v <= 1)) {
+      throw InputError(fmt::format("train_efficiency.{}: expected a share in (0, 1], got {}", name, v));
+    }
+  };
+  share("compute", e.compute);
+  share("link", e.link);
+  if (!(e.band_low > -1 && e.band_low <= 0 && e.band_high >= 0 && e.band_high < 10)) {
+    throw InputError("train_efficiency.band: expected low in (-1, 0] and high in [0, 10)");
+  }
+  if (!(e.hop_latency_s >= 0 && e.hop_latency_s < 1) || !(e.network_bytes_per_s_per_gpu > 0) ||
+      !std::isfinite(e.network_bytes_per_s_per_gpu) || !(e.format_exponent >= 0 && e.format_exponent <= 4)) {
+    throw InputError("train_efficiency: latency, network bandwidth or format exponent out of range");
+  }
+}
+
+}  // namespace
+
+TrainFlops train_flops(const ModelSpec& model, const TrainRequest& r) {
+  TrainFlops f;
+  const ParamCount pc = count_params(model);
+  // The embedding is a lookup; a tied table still multiplies as the LM head.
+  const double head = model.tie_word_embeddings ? pc.embedding : pc.lm_head;
+  f.matmul_params = pc.attention + pc.dense_mlp + pc.shared_experts + pc.router + pc.active_routed_experts + head;
+  // Per layer and token: QK^T 2 x keys x heads x d_qk and attention x V 2 x keys x heads x d_v,
+  // counted over the full sequence as PaLM (appendix B, 12 L H Q T for forward + backward) and
+  // Megatron do, causal masking notwithstanding; sliding windows cap the keys.
+  double qk = d(model.head_dim);
+  double vd = d(model.head_dim);
+  if (model.mla) {
+    qk = d(model.mla->qk_nope_head_dim + model.mla->qk_rope_head_dim);
+    vd = d(model.mla->v_head_dim);
+  }
+  for (std::uint64_t i = 0; i < model.num_hidden_layers; ++i) {
+    if (model.is_linear_layer(i)) {
+      continue;
+    }
+    const double window = d(model.window_of_layer(i));
+    const double keys = window > 0 ? std::min(window, d(r.seq_tokens)) : d(r.seq_tokens);
+    f.attention_forward += 2.0 * keys * d(model.num_attention_heads) * (qk + vd);
+  }
+  // Forward 2N, backward 4N (gradients of activations and of weights); a frozen base skips the
+  // weight gradients (2N) and the adapters train fully.
+  const double adapters = r.method == TrainMethod::full ? 0.0 : lora_adapter_params(model, r.lora_rank);
+  const double linear = r.method == TrainMethod::full ? 6.0 * f.matmul_params : 4.0 * f.matmul_params + 6.0 * adapters;
+  f.model_flop_per_token = linear + 3.0 * f.attention_forward;
+  f.hardware_flop_per_token = f.model_flop_per_token;
+  if (r.recompute == Recompute::full) {
+    f.hardware_flop_per_token += 2.0 * (f.matmul_params + adapters) + f.attention_forward;
+  } else if (r.recompute == Recompute::selective) {
+    f.hardware_flop_per_token += f.attention_forward;  // the core attention is recomputed
+  }
+  return f;
+}
+
+TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& r, const TrainEfficiency& e) {
+  validate_train_request(model, gpu, r);
+  check_efficiency(e);
+  const TrainLayout& l = r.layout;
+  TrainStep s;
+  s.micro_batches = r.micro_batches();
+  const double m = d(s.micro_batches);
+  const double seq_gpu = d(r.seq_tokens) / d(l.cp);      // tokens of a sequence one CP rank holds
+  const double tokens_mb = d(r.micro_batch) * seq_gpu;   // per GPU of a TP group, per micro-batch
+  s.tokens_per_step = m * d(r.micro_batch) * d(r.seq_tokens) * d(l.dp);
+
+  s.compute_type = std::string(to_string(r.precision));
+  const double bf16_peak = gpu.dense_flop_per_s.at("bf16");
+  s.peak_flop_per_s = gpu.dense_flop_per_s.at(s.compute_type);
+  s.compute_efficiency = e.compute * std::pow(bf16_peak / s.peak_flop_per_s, e.format_exponent);
+  const double rate = s.peak_flop_per_s * s.compute_efficiency;
+
+  const TrainFlops f = train_flops(model, r);
+  const double model_parallel = d(l.tp * l.cp * l.pp);
+  const double mb_compute_s = f.hardware_flop_per_token * d(r.micro_batch) * d(r.seq_tokens) / model_parallel / rate;
+  const double attention_hw = f.attention_forward * (r.recompute == Recompute::none ? 3.0 : 4.0);
+  const double mb_attention_s = attention_hw * d(r.micro_batch) * d(r.seq_tokens) / model_parallel / rate;
+
+  const auto link = [&](std::uint64_t span) {
+    return group_link(gpu, span, e.network_bytes_per_s_per_gpu, e.link, e.hop_latency_s);
+  };
+  const double layers = std::ceil(d(model.num_hidden_layers) / d(l.pp));
+  const double moe_layers = std::ceil(d(model.moe_layer_count()) / d(l.pp));
+  const double h = d(model.hidden_size);
+  // Per layer: two all-reduces forward, two backward (with SP: all-gather + reduce-scatter, the
+  // same bytes); a full recompute repeats the forward's.
+  const double passes = r.recompute == Recompute::full ? 3.0 : 2.0;
+  const double tp_mb = layers * 2.0 * passes * allreduce_s(tokens_mb * h * kBf16, l.tp, link(l.tp));
+  s.tp_link = link_name(gpu, l.tp);
+  // Expert all-to-all: dispatch and combine per MoE layer and pass, each token's k copies.
+  double ep_mb = 0;
+  if (model.moe && l.ep > 1) {
+    const double sp = l.tp > 1 && r.sequence_parallel ? d(l.tp) : 1.0;
+    const double bytes = tokens_mb / sp * d(model.moe->experts_per_token) * h * kBf16;
+    ep_mb = moe_layers * 2.0 * passes * alltoall_s(bytes, l.ep, link(l.tp * l.ep));
+  }
+  // Context parallelism (ring attention): each rank gathers the others' K and V chunks forward
+  // and reduce-scatters their gradients backward, overlapped with the attention it feeds.
+  double cp_mb = 0;
+  if (l.cp > 1) {
+    const double kv_width = model.mla ? d(model.num_attention_heads) * d(model.mla->qk_nope_head_dim +
+                                                                           model.mla->qk_rope_head_dim + model.mla->v_head_dim)
+                                      : 2.0 * d(model.num_key_value_heads) * d(model.head_dim);
+    const double chunk = tokens_mb * kv_width / d(l.tp) * kBf16;
+    const double total = layers * allreduce_s(chunk * d(l.cp), l.cp, link(l.tp * l.cp));
+    cp_mb = std::max(0.0, total - mb_attention_s);
+  }
+  // Pipeline: one activation forward and one gradient backward per micro-batch (split TP ways
+  // with SP's scatter-gather).
+  double pp_mb = 0;
+  if (l.pp > 1) {
+    const double sp = l.tp > 1 ? d(l.tp) : 1.0;
+    pp_mb = 2.0 * p2p_s(tokens_mb * h * kBf16 / sp, link(l.gpus()));
+  }
+  const double mb_s = mb_compute_s + tp_mb + ep_mb + cp_mb + pp_mb;
+  s.compute_s = m * mb_compute_s;
+  s.tp_comm_s = m * tp_mb;
+  s.ep_comm_s = m * ep_mb;
+  s.cp_comm_s = m * cp_mb;
+  s.pp_comm_s = m * pp_mb;
+  // 1F1B's fill and drain: (p - 1) micro-batch times, divided by the virtual stages when
+  // interleaved (Narayanan et al. 2021, section 2.2): bubble share (p - 1)/(v m + p - 1).
+  s.bubble_s = d(l.pp - 1) / d(l.vpp) * mb_s;
+
+  // Data parallelism over DP x CP ranks (CP ranks hold the same weights); experts over
+  // DP x CP / EP. Gradients move in bf16 (LoRA's fp32 adapters in fp32).
+  const TrainMemory mem = train_memory(model, gpu, r);
+  const double dense_group = d(l.dp * l.cp);
+  const CommLink dp_link = link(l.tp * l.cp * l.dp);
+  s.dp_link = link_name(gpu, l.tp * l.cp * l.dp);
+  const bool full = r.method == TrainMethod::full;
+  const double experts_group = std::max(1.0, dense_group / d(l.ep));
+  const double expert_share = full ? mem.expert_params_per_gpu / std::max(1.0, mem.params_per_gpu) : 0.0;
+  // A ring over the dense group for the dense share, over the expert group for the experts'.
+  const auto reduce = [&](double bytes) {
+    return allreduce_s(bytes * (1.0 - expert_share), l.dp * l.cp, dp_link) +
+           allreduce_s(bytes * expert_share, static_cast<std::uint64_t>(experts_group), dp_link);
+  };
+  const double grad_bytes = full ? mem.params_per_gpu * kBf16 : mem.adapter_params / d(l.tp * l.pp) * kFp32;
+  const bool zero3 = r.sharding == Sharding::zero3 || r.sharding == Sharding::fsdp;
+  if (zero3) {
+    // ZeRO section 7.2.2: per pass, an all-gather of the parameters forward and again backward
+    // (each half an all-reduce) plus a reduce-scatter of the gradients: 1.5x an all-reduce.
+    // FSDP repeats it every micro-batch; prefetching hides it under that micro-batch's compute.
+    // A frozen base is gathered but not reduced.
+    const double per_mb = reduce(mem.working_bytes_per_gpu) + 0.5 * reduce(grad_bytes);
+    s.dp_comm_s = m * per_mb;
+    s.dp_exposed_s = m * std::max(0.0, per_mb - mb_compute_s);
+  } else {
+    // One all-reduce (or reduce-scatter + all-gather for ZeRO-1/2: the same bytes) after the
+    // last micro-batch, overlapped with its backward pass (2/3 of its compute).
+    s.dp_comm_s = reduce(grad_bytes);
+    s.dp_exposed_s = std::max(0.0, s.dp_comm_s - 2.0 / 3.0 * mb_compute_s);
+  }
+  s.step_s = m * mb_s + s.bubble_s + s.dp_exposed_s;
+  s.tokens_per_s = s.tokens_per_step / s.step_s;
+  const double gpus = d(l.gpus());
+  s.model_flop_per_s_per_gpu = f.model_flop_per_token * s.tokens_per_s / gpus;
+  s.mfu = s.model_flop_per_s_per_gpu / s.peak_flop_per_s;
+  s.hfu = f.hardware_flop_per_token * s.tokens_per_s / gpus / s.peak_flop_per_s;
+  return s;
+}
+
+}  // namespace gpuplan

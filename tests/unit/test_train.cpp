@@ -1,0 +1,186 @@
+// Training memory, step time and plan: behaviour that could be false.
+#include <catch2/catch.hpp>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/train_plan.hpp>
+
+using namespace gpuplan;
+using Catch::Matchers::Contains;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+const ModelSpec& model(std::string_view id) { return Catalog::builtin().model(id); }
+const GpuSpec& gpu(std::string_view id) { return Catalog::builtin().gpu(id); }
+
+TrainRequest fsdp16() {
+  TrainRequest r;
+  r.layout.dp = 16;
+  r.sharding = Sharding::fsdp;
+  r.seq_tokens = 8192;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("train: sharding stages only ever shrink model states", "[train]") {
+  TrainRequest r = fsdp16();
+  double last = 1e300;
+  for (Sharding s : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3}) {
+    r.sharding = s;
+    const double states = train_memory(model("llama-3.1-70b"), gpu("h100-sxm"), r).model_states();
+    CHECK(states < last);
+    last = states;
+  }
+}
+
+TEST_CASE("train: recompute policies order activation memory", "[train]") {
+  TrainRequest r = fsdp16();
+  r.flash_attention = false;
+  const auto act = [&](Recompute p) {
+    r.recompute = p;
+    return train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r).activations;
+  };
+  CHECK(act(Recompute::full) < act(Recompute::selective));
+  CHECK(act(Recompute::selective) < act(Recompute::none));
+}
+
+TEST_CASE("train: a 70B full fine-tune at 8K on 16 GPUs with FSDP and full recompute fits an H200, not an H100",
+          "[train]") {
+  // Model states alone are 16 B x 70.6B / 16 = 70.6 GB per GPU: an H100's 85 GB leaves too little
+  // for 8K tokens' activations, logits and gathered layers.
+  TrainRequest r = fsdp16();
+  r.recompute = Recompute::full;
+  const TrainMemory h100 = train_memory(model("llama-3.1-70b"), gpu("h100-sxm"), r);
+  CHECK_THAT(h100.model_states() / 1e9, WithinRel(70.6, 0.01));
+  CHECK_FALSE(h100.fits);
+  CHECK(h100.shortfall_bytes > 0);
+  CHECK(h100.free_bytes <= 0.0);
+  CHECK(train_memory(model("llama-3.1-70b"), gpu("h200-sxm"), r).fits);
+  r.sharding = Sharding::zero2;
+  CHECK_FALSE(train_memory(model("llama-3.1-70b"), gpu("h200-sxm"), r).fits);
+}
+
+TEST_CASE("train: the pipeline's first stage holds PP micro-batches", "[train]") {
+  TrainRequest r;
+  r.layout.pp = 4;
+  r.global_batch_tokens = 16 * 4096;
+  const TrainMemory m = train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r);
+  CHECK(m.micro_batches_in_flight == 4);
+  CHECK_THAT(m.activations, WithinRel(4 * m.activations_per_micro_batch, 1e-12));
+}
+
+TEST_CASE("train: offloading moves model states to the host", "[train]") {
+  TrainRequest r = fsdp16();
+  const TrainMemory on = train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r);
+  r.offload = Offload::optimizer;
+  const TrainMemory off = train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r);
+  CHECK(off.optimizer_states <= 0.0);
+  CHECK(off.master_weights <= 0.0);
+  CHECK_THAT(off.host_bytes, WithinRel(on.optimizer_states + on.master_weights + on.gradients, 1e-12));
+}
+
+TEST_CASE("train: QLoRA holds the base in about a quarter of LoRA's bytes", "[train]") {
+  TrainRequest r;
+  r.method = TrainMethod::lora;
+  const TrainMemory lora = train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r);
+  r.method = TrainMethod::qlora;
+  const TrainMemory qlora = train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r);
+  CHECK(qlora.parameters < 0.45 * lora.parameters);
+  CHECK(lora.master_weights <= 0.0);
+  CHECK(lora.gradients < 0.02 * lora.parameters);  // only the adapters'
+  CHECK_THAT(lora.trainable_params, WithinRel(lora.adapter_params, 1e-15));
+}
+
+TEST_CASE("train: limits are the edge of fitting", "[train]") {
+  TrainRequest r = fsdp16();
+  r.recompute = Recompute::full;
+  const TrainLimits l = train_limits(model("llama-3.1-70b"), gpu("h200-sxm"), r);
+  REQUIRE(l.max_micro_batch >= 1);
+  r.micro_batch = l.max_micro_batch;
+  r.global_batch_tokens = 0;
+  CHECK(train_memory(model("llama-3.1-70b"), gpu("h200-sxm"), r).fits);
+  r.micro_batch = l.max_micro_batch + 1;
+  CHECK_FALSE(train_memory(model("llama-3.1-70b"), gpu("h200-sxm"), r).fits);
+  // The H100 holds less.
+  r.micro_batch = 1;
+  const TrainLimits h100 = train_limits(model("llama-3.1-70b"), gpu("h100-sxm"), r);
+  CHECK(h100.max_seq_tokens < l.max_seq_tokens);
+  CHECK(h100.max_micro_batch == 0);
+}
+
+TEST_CASE("train: step time splits into its parts and MFU stays physical", "[train]") {
+  TrainRequest r;
+  r.layout = {.tp = 8, .pp = 4, .cp = 1, .ep = 1, .dp = 4, .vpp = 1};
+  r.seq_tokens = 8192;
+  r.global_batch_tokens = 4 * 1024 * 1024;
+  const TrainStep s = train_step(model("llama-3.1-70b"), gpu("h100-sxm"), r, TrainEfficiency{});
+  CHECK_THAT(s.step_s, WithinRel(s.compute_s + s.exposed_comm_s() + s.bubble_s, 1e-12));
+  CHECK(s.tp_comm_s > 0);
+  CHECK(s.bubble_s > 0);
+  CHECK(s.mfu > 0.1);
+  CHECK(s.mfu < TrainEfficiency{}.compute);
+  CHECK(s.tp_link == "nvlink4");
+  CHECK(s.dp_link == "network");
+  // Recompute costs time, not MFU's numerator.
+  r.recompute = Recompute::full;
+  const TrainStep full = train_step(model("llama-3.1-70b"), gpu("h100-sxm"), r, TrainEfficiency{});
+  CHECK(full.step_s > s.step_s);
+  CHECK(full.hfu > full.mfu);
+}
+
+TEST_CASE("train: FLOPs per token are 6N plus attention", "[train]") {
+  TrainRequest r;
+  r.seq_tokens = 4096;
+  const ModelSpec& m = model("llama-3.1-8b");
+  const TrainFlops f = train_flops(m, r);
+  // 12 L h s per token forward + backward (PaLM appendix B) with h = heads x head_dim.
+  const double attention = 12.0 * 32 * 4096 * 4096;
+  CHECK_THAT(f.model_flop_per_token, WithinRel(6.0 * f.matmul_params + attention, 1e-12));
+  CHECK_THAT(f.matmul_params, WithinRel(7.5e9, 0.01));  // 8.03B minus the 0.53B embedding lookup
+}
+
+TEST_CASE("train: plan prices the run by provider and mode with the band", "[train]") {
+  TrainPlanRequest req;
+  req.train = fsdp16();
+  req.train.recompute = Recompute::full;
+  req.tokens = 20e9;
+  req.train.global_batch_tokens = 64 * 8192;
+  req.scale_gpus = {16, 32, 64, 20};
+  const TrainPlan p = train_plan(Catalog::builtin(), model("llama-3.1-70b"), gpu("h100-sxm"), req);
+  REQUIRE(p.run);
+  CHECK(p.run->time_low_s < p.run->time_s);
+  CHECK(p.run->time_s < p.run->time_high_s);
+  REQUIRE(p.costs.size() > 3);
+  for (const TrainCost& c : p.costs) {
+    CHECK(c.usd_low < c.usd);
+    CHECK(c.usd < c.usd_high);
+    CHECK_THAT(c.usd, WithinRel(p.run->gpu_hours * c.price.usd_per_gpu_hour, 1e-9));
+  }
+  REQUIRE(p.scale.size() == 4);
+  CHECK_THAT(p.scale[0].efficiency, WithinRel(1.0, 1e-12));
+  CHECK(p.scale[2].efficiency < 1.0);
+  CHECK(p.scale[2].tokens_per_s > p.scale[0].tokens_per_s);
+  CHECK_THAT(p.scale[3].invalid, Contains("does not divide the global batch"));  // 64 sequences over DP 20
+}
+
+TEST_CASE("train: bad requests name the field", "[train]") {
+  TrainRequest r;
+  r.layout.dp = 4;
+  r.global_batch_tokens = 3 * 4096;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r), Contains("train.micro_batch"));
+  r = TrainRequest{};
+  r.method = TrainMethod::qlora;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("gaudi3"), r), Contains("train.method"));
+  r = TrainRequest{};
+  r.precision = TrainPrecision::fp8;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("a100-sxm-80gb"), r), Contains("train.precision"));
+  r = TrainRequest{};
+  r.offload = Offload::params;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r), Contains("train.offload"));
+  r = TrainRequest{};
+  r.layout.ep = 2;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r), Contains("layout.ep"));
+  CHECK_THROWS_WITH(parse_optimizer("adam", "--optimizer"), Contains("closest: adamw"));
+}
