@@ -2,12 +2,12 @@
 // paying), or modeled for serving from the performance and communication models.
 #include <fstream>
 #include <memory>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/cost.hpp>
+#include <gpuplan/input_limits.hpp>
 #include <gpuplan/measured_points.hpp>
 #include <gpuplan/scale_model.hpp>
 #include <gpuplan/scaling.hpp>
@@ -41,13 +41,12 @@ struct ScaleOptions {
 };
 
 std::string read_file(const std::string& path) {
+  // A pipe (--measured-file <(...)) is fine; the size limit holds for it too.
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw InputError(fmt::format("--measured-file: cannot read '{}'", path));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return limits::read_stream(in, fmt::format("--measured-file: '{}'", path));
 }
 
 // Library field names to the flags people typed.

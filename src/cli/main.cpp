@@ -7,8 +7,10 @@
 #include <fmt/ranges.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
 #include <gpuplan/version.hpp>
 
+#include "app.hpp"
 #include "common.hpp"
 
 namespace {
@@ -75,13 +77,39 @@ void check_command_words(const CLI::App& app, int argc, char** argv) {
   }
 }
 
+// Before CLI11 sees them: no argument may run to megabytes (an error would quote it whole).
+void check_argument_lengths(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word.size() > gpuplan::limits::kMaxArgumentBytes) {
+      throw gpuplan::InputError(fmt::format("argument {} is {} bytes long, over the limit of {}: '{}'", i,
+                                            word.size(), gpuplan::limits::kMaxArgumentBytes,
+                                            gpuplan::limits::excerpt(word)));
+    }
+  }
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  CLI::App app{"gpuplan: capacity planner for LLM inference on GPUs"};
+namespace gpuplan::cli {
+
+void check_list_lengths(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->count() > limits::kMaxListItems) {
+        throw InputError(fmt::format("{}: at most {} values, got {}", opt->get_name(), limits::kMaxListItems,
+                                     opt->count()));
+      }
+    }
+    check_list_lengths(*sub);
+  }
+}
+
+void add_commands(CLI::App& app, Exit& exit_code) {
   app.set_version_flag("--version", std::string(gpuplan::kVersion));
   app.require_subcommand(1);
-  Exit exit_code = Exit::ok;
+  // After parsing, before any command runs.
+  app.parse_complete_callback([&app] { check_list_lengths(app); });
   gpuplan::cli::add_fit_command(app, exit_code);
   gpuplan::cli::add_perf_command(app, exit_code);
   gpuplan::cli::add_validate_command(app, exit_code);
@@ -90,7 +118,11 @@ int main(int argc, char** argv) {
   gpuplan::cli::add_scale_command(app, exit_code);
   gpuplan::cli::add_train_command(app, exit_code);
   gpuplan::cli::add_catalog_command(app, exit_code);
+}
+
+int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv) {
   try {
+    check_argument_lengths(argc, argv);
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".
     check_command_words(app, argc, argv);
     app.parse(argc, argv);
@@ -112,3 +144,15 @@ int main(int argc, char** argv) {
     return code(Exit::internal);
   }
 }
+
+}  // namespace gpuplan::cli
+
+// The fuzzer (tests/fuzz/fuzz_cli.cpp) compiles this file with its own main.
+#ifndef GPUPLAN_CLI_NO_MAIN
+int main(int argc, char** argv) {
+  CLI::App app{"gpuplan: capacity planner for LLM inference on GPUs"};
+  Exit exit_code = Exit::ok;
+  gpuplan::cli::add_commands(app, exit_code);
+  return gpuplan::cli::parse_and_run(app, exit_code, argc, argv);
+}
+#endif

@@ -5,9 +5,7 @@
 #include <chrono>
 #include <map>
 #include <utility>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -15,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
 
 #include "detail/catalog_json.hpp"
 #include "detail/json_reader.hpp"
@@ -39,33 +38,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string read_text_file(const std::filesystem::path& path, std::string_view what) {
-  std::error_code ec;
-  if (path.empty()) {
-    throw InputError(fmt::format("{}: the path is empty", what));
-  }
-  if (!std::filesystem::exists(path, ec)) {
-    throw InputError(fmt::format("{}: {} does not exist", path.string(), what));
-  }
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(fmt::format("{}: {} is a directory, not a file", path.string(), what));
-  }
-  // Devices and pipes (/dev/zero, a FIFO) would block or never end.
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw InputError(fmt::format("{}: {} is not a regular file", path.string(), what));
-  }
-  constexpr std::uintmax_t kMaxBytes = 64u << 20;
-  if (std::filesystem::file_size(path, ec) > kMaxBytes) {
-    throw InputError(fmt::format("{}: {} is larger than 64 MiB", path.string(), what));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(fmt::format("{}: cannot read {}", path.string(), what));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using limits::read_text_file;
 
 template <typename T>
 std::vector<std::string> ids_of(const std::vector<T>& items) {
@@ -511,7 +484,9 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
   const std::filesystem::path index = path.parent_path() / "model.safetensors.index.json";
   if (std::filesystem::is_regular_file(index, ec)) {
     const std::string origin = index.string();
-    const Json root = detail::parse_json_text(read_text_file(index, "safetensors index"), origin);
+    // Only the metadata is needed; the weight map (one key per tensor) is skipped while parsing.
+    const Json root = detail::parse_json_text(
+        read_text_file(index, "safetensors index", limits::kMaxIndexFileBytes), origin, {"weight_map"});
     detail::ObjectReader top(root, origin, JsonPointer());
     const Json* metadata = top.value("metadata");
     if (metadata == nullptr) {

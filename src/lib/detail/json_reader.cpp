@@ -8,6 +8,7 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
 
 namespace gpuplan::detail {
 namespace {
@@ -32,29 +33,75 @@ std::string shown(const Json& value) {
 }  // namespace
 
 std::string where(std::string_view origin, const JsonPointer& at) {
-  const std::string pointer = at.to_string();
+  // A pointer into a deep hostile file could run to kilobytes; keep both ends.
+  constexpr std::size_t kHead = 80;
+  constexpr std::size_t kTail = 60;
+  std::string pointer = at.to_string();
+  if (pointer.size() > kHead + kTail + 3) {
+    pointer = pointer.substr(0, kHead) + "..." + pointer.substr(pointer.size() - kTail);
+  }
   return fmt::format("{}: {}", origin, pointer.empty() ? "/" : pointer);
 }
 
-Json parse_json_text(std::string_view text, std::string_view origin) {
-  // Duplicate keys would silently keep the last value; reject them while parsing. Nesting is
-  // capped because copying or walking a value recurses per level: no real catalog, config or
-  // plan file comes near the cap, and a hostile one must not overflow the stack.
-  constexpr int kMaxDepth = 64;
+Json parse_json_text(std::string_view text, std::string_view origin,
+                     std::initializer_list<std::string_view> skipped_top_keys) {
+  // Duplicate keys would silently keep the last value; reject them while parsing. Nesting,
+  // key and string lengths and the number of values kept are capped (gpuplan/input_limits.hpp)
+  // so that a hostile file fails here, fast, instead of overflowing the stack in a later
+  // recursive copy or growing a tree many times the file's size.
+  using limits::excerpt;
   std::vector<std::set<std::string>> keys;
   std::string duplicate;
+  std::size_t values = 0;
+  // A skipped key's value is discarded; nlohmann still reports the keys and container starts
+  // inside a discarded container (deeper than 1) but not its end.
+  enum class Skip { none, value_next, inside } skip = Skip::none;
+  const auto fail = [&origin](const std::string& what) {
+    throw InputError(fmt::format("{}: invalid JSON: {}", origin, what));
+  };
   const Json::parser_callback_t check = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
-        depth >= kMaxDepth) {
-      throw InputError(fmt::format("{}: invalid JSON: nested deeper than {} levels", origin, kMaxDepth));
+    using Event = Json::parse_event_t;
+    const bool starts = event == Event::object_start || event == Event::array_start;
+    if (starts && depth >= limits::kMaxJsonDepth) {
+      fail(fmt::format("nested deeper than {} levels", limits::kMaxJsonDepth));
     }
-    if (event == Json::parse_event_t::object_start) {
+    if (skip == Skip::value_next) {
+      skip = starts ? Skip::inside : Skip::none;
+      return false;
+    }
+    if (skip == Skip::inside) {
+      if (depth > 1) {
+        return false;
+      }
+      skip = Skip::none;
+    }
+    if (event == Event::object_start) {
       keys.emplace_back();
-    } else if (event == Json::parse_event_t::object_end && !keys.empty()) {
+    } else if (event == Event::object_end && !keys.empty()) {
       keys.pop_back();
-    } else if (event == Json::parse_event_t::key && !keys.empty() &&
-               !keys.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
-      duplicate = parsed.get<std::string>();
+    }
+    if (event == Event::key) {
+      const auto& key = parsed.get_ref<const std::string&>();
+      if (key.size() > limits::kMaxJsonKeyBytes) {
+        fail(fmt::format("a key longer than {} bytes: \"{}\"", limits::kMaxJsonKeyBytes, excerpt(key)));
+      }
+      if (!keys.empty() && !keys.back().insert(key).second && duplicate.empty()) {
+        duplicate = key;
+      }
+      if (depth == 1 && std::find(skipped_top_keys.begin(), skipped_top_keys.end(), key) !=
+                            skipped_top_keys.end()) {
+        skip = Skip::value_next;
+        return false;
+      }
+      return true;
+    }
+    if (event == Event::value && parsed.is_string() &&
+        parsed.get_ref<const std::string&>().size() > limits::kMaxJsonStringBytes) {
+      fail(fmt::format("a string longer than {} KiB: \"{}\"", limits::kMaxJsonStringBytes >> 10,
+                       excerpt(parsed.get_ref<const std::string&>())));
+    }
+    if ((starts || event == Event::value) && ++values > limits::kMaxJsonValues) {
+      fail(fmt::format("more than {} values", limits::kMaxJsonValues));
     }
     return true;
   };

@@ -4,6 +4,7 @@
 // Private to the library; nlohmann types never reach public headers.
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <span>
@@ -21,8 +22,11 @@ using JsonPointer = nlohmann::json::json_pointer;
 /// "origin: /pointer" as used at the start of every catalog error.
 std::string where(std::string_view origin, const JsonPointer& at);
 
-/// Parses text; syntax errors throw InputError "origin: invalid JSON: <line, column, what>".
-Json parse_json_text(std::string_view text, std::string_view origin);
+/// Parses text; syntax errors and inputs past gpuplan/input_limits.hpp throw InputError
+/// "origin: invalid JSON: <line, column, what>". Values of `skipped_top_keys` in the top-level
+/// object are parsed but not kept (nor counted).
+Json parse_json_text(std::string_view text, std::string_view origin,
+                     std::initializer_list<std::string_view> skipped_top_keys = {});
 
 class ObjectReader {
  public:

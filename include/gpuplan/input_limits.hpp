@@ -1,0 +1,49 @@
+#pragma once
+// Explicit limits on what gpuplan reads, so any input costs bounded time and memory and every
+// rejection is one short line. No real catalog, config.json, benchmarks file or command line
+// comes near them; hostile ones (a 60 MB key, a million-element array, 60,000 batch sizes) fail
+// fast with exit 2 instead of taking seconds and gigabytes.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+
+namespace gpuplan::limits {
+
+/// Catalogs, config.json, benchmarks and measured-point files (the shipped catalog is < 100 kB).
+inline constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
+/// model.safetensors.index.json lists every tensor (a 1T-parameter MoE: ~15 MB); only its
+/// metadata is kept, the weight map is skipped while parsing.
+inline constexpr std::uintmax_t kMaxIndexFileBytes = 64u << 20;
+/// JSON nesting: copying or walking a value recurses per level.
+inline constexpr int kMaxJsonDepth = 64;
+/// JSON values kept in one document (every number, string, array and object counts one): the
+/// parsed tree stays near 20 MB whatever the file holds (the shipped catalog has ~30,000).
+inline constexpr std::size_t kMaxJsonValues = 200'000;
+/// One JSON object key, and one JSON string value.
+inline constexpr std::size_t kMaxJsonKeyBytes = 256;
+inline constexpr std::size_t kMaxJsonStringBytes = 64u << 10;
+/// One command-line argument (a path, a name, a comma-separated list).
+inline constexpr std::size_t kMaxArgumentBytes = 4096;
+/// Values of one list flag (--batch 1,8,64; repeated --gpu, --price, --measured ...).
+inline constexpr std::size_t kMaxListItems = 256;
+/// Characters of offending input an error message quotes.
+inline constexpr std::size_t kMaxQuotedChars = 40;
+
+/// `text` if short, else its first kMaxQuotedChars characters and "... (N bytes)"; control
+/// characters are shown as '?', so the message stays one line.
+std::string excerpt(std::string_view text);
+
+/// Reads all of `in`, but throws InputError "<what> is larger than the limit of N MiB" as soon
+/// as it passes `max_bytes` (a pipe may never end).
+std::string read_stream(std::istream& in, std::string_view what, std::uintmax_t max_bytes = kMaxFileBytes);
+
+/// Reads a regular file of at most `max_bytes`; anything else (missing, a directory, a device,
+/// too large, unreadable) throws InputError "<path>: <what> ...".
+std::string read_text_file(const std::filesystem::path& path, std::string_view what,
+                           std::uintmax_t max_bytes = kMaxFileBytes);
+
+}  // namespace gpuplan::limits
