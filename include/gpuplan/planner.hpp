@@ -71,6 +71,7 @@ struct PlanConfig {
   Price price;
   CostResult cost;                     ///< at the target load (or full capacity without one)
   double output_tokens_per_s = 0;      ///< deployment capacity at `batch` (estimate)
+  double capacity_tokens_per_s = 0;    ///< deployment capacity at `max_batch` (estimate)
   double capacity_low = 0;             ///< capacity at `max_batch` at the band's low edge
   double capacity_high = 0;            ///< ... and at its high edge
   double band_low = 1.0;               ///< estimate x band_low .. x band_high

@@ -210,8 +210,9 @@ Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const P
   k.band_low = 1.0 + std::min(0.0, band.band.low);
   k.band_high = 1.0 + std::max(0.0, band.band.high);
   k.band_case = band.band_case;
-  k.capacity_low = d(replicas) * at_max.output_tokens_per_s * k.band_low;
-  k.capacity_high = d(replicas) * at_max.output_tokens_per_s * k.band_high;
+  k.capacity_tokens_per_s = d(replicas) * at_max.output_tokens_per_s;
+  k.capacity_low = k.capacity_tokens_per_s * k.band_low;
+  k.capacity_high = k.capacity_tokens_per_s * k.band_high;
   k.itl_s = op.itl_s;
   k.ttft_s = op.ttft_s;
   k.tokens_per_s_per_user = op.tokens_per_s_per_user;

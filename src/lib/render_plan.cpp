@@ -77,7 +77,8 @@ std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {
           group_digits(c.gpus),
           fmt::format("{:.2f}", checked(c.usd_per_hour(), "usd/h")),
           fmt::format("{:.4f}", checked(c.cost.usd_per_million_tokens, "usd/mtok")),
-          fmt::format("{} ({}-{})", rate(c.output_tokens_per_s), rate(c.capacity_low), rate(c.capacity_high)),
+          rate(c.output_tokens_per_s),
+          fmt::format("{} ({}-{})", rate(c.capacity_tokens_per_s), rate(c.capacity_low), rate(c.capacity_high)),
           ms(c.itl_s),
           ms(c.ttft_s),
           c.within_band ? "within band" : "yes"};
@@ -85,7 +86,7 @@ std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {
 
 const std::vector<std::string> kConfigHeader{
     "#", "GPU", "weights", "KV", "layout", "batch/replica", "replicas", "GPUs", "USD/h", "USD/Mtok",
-    "output tok/s (band at max batch)", "ITL ms", "TTFT ms", "robust"};
+    "output tok/s", "capacity at max batch (band)", "ITL ms", "TTFT ms", "robust"};
 
 Json config_json(const PlanConfig& c) {
   return {{"gpu", c.gpu},
@@ -105,6 +106,7 @@ Json config_json(const PlanConfig& c) {
           {"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},
           {"usd_per_million_tokens", checked(c.cost.usd_per_million_tokens, "usd/mtok")},
           {"output_tokens_per_s", checked(c.output_tokens_per_s, "tok/s")},
+          {"capacity_tokens_per_s", checked(c.capacity_tokens_per_s, "capacity")},
           {"capacity_low_tokens_per_s", checked(c.capacity_low, "low")},
           {"capacity_high_tokens_per_s", checked(c.capacity_high, "high")},
           {"band", {{"low", c.band_low}, {"high", c.band_high}, {"from", to_string(c.band_case)}}},
@@ -243,7 +245,7 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
     head.tables.push_back(std::move(configs));
     head.footer.push_back(
         "batch/replica: sequences per replica at the target load (max: the largest meeting the latency targets); "
-        "band: the estimate's calibration band at the max batch; 'within band': a rival on another GPU is "
+        "capacity: what the replicas serve at the max batch, with the estimate's calibration band; 'within band': a rival on another GPU is "
         "cheaper at the band's edges (its high edge against this one's low edge)");
   }
   if (emit && !p.configurations.empty()) {
