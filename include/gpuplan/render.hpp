@@ -2,8 +2,10 @@
 // Renderers: one result -> table / json / csv / markdown text. The only code that formats
 // numbers. They return strings and never print.
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/catalog.hpp>
@@ -12,6 +14,7 @@
 #include <gpuplan/fit_report.hpp>
 #include <gpuplan/memory.hpp>
 #include <gpuplan/perf.hpp>
+#include <gpuplan/planner.hpp>
 #include <gpuplan/scale_model.hpp>
 #include <gpuplan/scaling.hpp>
 #include <gpuplan/train_plan.hpp>
@@ -42,6 +45,9 @@ std::string render_fit(const FitReport& report, const RenderOptions& options);
 std::string render_perf(const PerfResult& result, const RenderOptions& options);
 std::string render_cost(const CostReport& report, const RenderOptions& options);
 std::string render_compare(const CompareResult& result, const RenderOptions& options);
+/// The plan of each model: cheapest configurations, the launch command of the first for `emit`,
+/// each GPU's frontier, or the binding target.
+std::string render_plan(const std::vector<PlanResult>& plans, std::optional<Engine> emit, const RenderOptions& options);
 /// Measured scaling: points, fits, predictions and where adding GPUs stops paying.
 std::string render_scaling(const ScalingResult& result, const RenderOptions& options);
 /// Modeled serving scaling: one table per GPU and the GPUs side by side.

@@ -67,5 +67,6 @@ void add_cost_command(CLI::App& app, Exit& exit_code);
 void add_compare_command(CLI::App& app, Exit& exit_code);
 void add_scale_command(CLI::App& app, Exit& exit_code);
 void add_train_command(CLI::App& app, Exit& exit_code);
+void add_plan_command(CLI::App& app, Exit& exit_code);
 
 }  // namespace gpuplan::cli

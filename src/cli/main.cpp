@@ -117,6 +117,7 @@ void add_commands(CLI::App& app, Exit& exit_code) {
   gpuplan::cli::add_compare_command(app, exit_code);
   gpuplan::cli::add_scale_command(app, exit_code);
   gpuplan::cli::add_train_command(app, exit_code);
+  gpuplan::cli::add_plan_command(app, exit_code);
   gpuplan::cli::add_catalog_command(app, exit_code);
 }
 

@@ -1,0 +1,53 @@
+#pragma once
+// The launch command of a planned deployment for a serving engine (`gpuplan plan --emit`), and
+// its inverse: the layout, formats and batch cap read back from such a command.
+//
+//   vLLM          vllm serve M --tensor-parallel-size --pipeline-parallel-size
+//                 [--enable-expert-parallel] --max-num-seqs --max-model-len --gpu-memory-utilization
+//                 --dtype | --quantization --kv-cache-dtype auto|fp8
+//   SGLang        python -m sglang.launch_server --model-path M --tp-size --pp-size [--ep-size]
+//                 --max-running-requests --context-length --mem-fraction-static
+//                 --dtype | --quantization --kv-cache-dtype auto|fp8_e4m3
+//   TensorRT-LLM  trtllm-serve M --backend pytorch --tp_size --pp_size [--ep_size] --max_batch_size
+//                 --max_seq_len --kv_cache_free_gpu_memory_fraction; the KV dtype goes in the
+//                 --extra_llm_api_options YAML (kv_cache_config.dtype), weights come quantized
+//                 in the checkpoint (ModelOpt)
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpuplan/dtype.hpp>
+#include <gpuplan/engine_memory.hpp>
+#include <gpuplan/layout.hpp>
+
+namespace gpuplan {
+
+/// What a launch command sets.
+struct LaunchSettings {
+  std::string model;                 ///< HF repository or path
+  Layout layout;                     ///< one replica: TP, PP, EP (= TP or 1)
+  DType weights_dtype = DType::bf16;
+  DType kv_dtype = DType::bf16;
+  std::uint64_t max_num_seqs = 1;    ///< batch cap per replica
+  std::uint64_t max_model_len = 0;   ///< tokens per sequence (prompt + output)
+  double memory_share = 0.9;         ///< the engine's memory share flag
+};
+
+struct EngineLaunch {
+  Engine engine = Engine::vllm;
+  std::vector<std::string> argv;          ///< program and arguments, one per element
+  std::vector<std::string> config_yaml;   ///< TensorRT-LLM: lines of --extra_llm_api_options
+  std::vector<std::string> notes;         ///< what the command needs besides itself
+  /// The argv joined by spaces (no argument needs quoting: ids, numbers, flag names).
+  [[nodiscard]] std::string command() const;
+};
+
+/// The command for `engine` (not `neutral`: InputError naming `engine.name`).
+EngineLaunch launch_command(Engine engine, const LaunchSettings& settings);
+
+/// Reads a command `launch_command` wrote (or one written by hand with the same flags) back;
+/// unknown flags are ignored, malformed values throw InputError naming the flag.
+LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string>& argv);
+
+}  // namespace gpuplan

@@ -1,0 +1,149 @@
+#pragma once
+// The planner behind `gpuplan plan`: the cheapest deployments of one model that meet a load and
+// latency targets. It enumerates GPU x weights format x KV format x replica layout (TP within a
+// node, PP across nodes, EP for MoE, up to 64 GPUs a replica), drops layouts whose weights or one
+// sequence cannot fit before timing them, finds per layout the largest batch that meets the
+// latency targets (latency grows with the batch, so a bisection finds it) and the replicas the
+// load needs, and prices them. It also keeps each GPU's Pareto frontier of throughput per GPU
+// against tokens/s per user, and, when nothing meets the targets, the target that binds.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gpuplan/band.hpp>
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/cost.hpp>
+#include <gpuplan/perf.hpp>
+
+namespace gpuplan {
+
+/// What a deployment must achieve; an unset target does not constrain.
+struct PlanTargets {
+  std::optional<double> output_tokens_per_s;        ///< whole deployment, reached with replicas
+  std::optional<double> max_itl_s;                  ///< inter-token latency
+  std::optional<double> max_ttft_s;                 ///< time to first token
+  std::optional<double> min_tokens_per_s_per_user;  ///< 1 / ITL
+  std::optional<double> max_usd_per_million_tokens; ///< output tokens
+};
+
+/// Which target keeps a configuration out (also `memory`: nothing fits at all).
+enum class PlanTarget { output_tokens_per_s, max_itl, max_ttft, min_tokens_per_s_per_user, max_usd_per_million_tokens, memory };
+std::string_view to_string(PlanTarget target);
+
+/// How the batch per replica is searched: bisection over the monotone latency (the default),
+/// or every batch (for tests that check the bisection).
+enum class BatchSearch { bisect, exhaustive };
+
+struct PlanRequest {
+  /// Workload (input/output tokens), efficiency, network, engine memory settings; the layout and
+  /// dtypes in it are ignored (the planner sets them). `perf.max_batch` caps the batch per replica.
+  PerfRequest perf;
+  std::vector<std::string> gpus;        ///< GPU ids; empty: every GPU with a matching price
+  std::vector<DType> weights_dtypes;    ///< empty: every format the GPU multiplies (and int4 weight-only)
+  std::vector<DType> kv_dtypes;         ///< empty: bf16 and, where the GPU has FP8, fp8
+  std::uint64_t max_gpus_per_replica = 64;
+  std::uint64_t gpus_per_node = 8;      ///< TP stays within a node; PP crosses nodes
+  std::string provider;                 ///< empty: every provider (the cheapest price wins)
+  std::optional<PricingMode> mode;      ///< unset: on-demand
+  std::string region;                   ///< empty: every region; else a prefix (in_region)
+  std::map<std::string, double> given_usd_per_gpu_hour;  ///< by GPU id, as provider "given"
+  DayNumber today = 0;
+  CostRequest cost;                     ///< utilization, extras; gpus, price and tokens filled in
+  PlanTargets targets;
+  std::size_t top = 10;
+  BatchSearch batch_search = BatchSearch::bisect;
+};
+
+/// One deployment: replicas of one layout on one GPU type.
+struct PlanConfig {
+  std::string gpu;
+  DType weights_dtype = DType::bf16;
+  DType kv_dtype = DType::bf16;
+  Layout layout;                       ///< one replica (dp = 1)
+  std::uint64_t batch = 0;             ///< sequences per replica at the target load
+  std::uint64_t max_batch = 0;         ///< largest batch per replica that meets the latency targets
+  std::uint64_t max_batch_by_memory = 0;
+  std::uint64_t replicas = 1;
+  std::uint64_t gpus = 0;              ///< replicas x TP x PP
+  Price price;
+  CostResult cost;                     ///< at the target load (or full capacity without one)
+  double output_tokens_per_s = 0;      ///< deployment capacity at `batch` (estimate)
+  double capacity_tokens_per_s = 0;    ///< deployment capacity at `max_batch` (estimate)
+  double capacity_low = 0;             ///< capacity at `max_batch` at the band's low edge
+  double capacity_high = 0;            ///< ... and at its high edge
+  double band_low = 1.0;               ///< estimate x band_low .. x band_high
+  double band_high = 1.0;
+  BandCase band_case = BandCase::calibrated;
+  double itl_s = 0;
+  double ttft_s = 0;
+  double tokens_per_s_per_user = 0;
+  bool meets_targets = false;
+  /// Cheaper than the next choices only inside the estimate's band: at the band's low edge it
+  /// costs more than a lower-ranked configuration on another GPU at that one's high edge.
+  bool within_band = false;
+  [[nodiscard]] double usd_per_hour() const { return cost.usd_per_hour(); }
+};
+
+/// A point of a GPU's frontier.
+struct ParetoPoint {
+  std::string gpu;
+  DType weights_dtype = DType::bf16;
+  DType kv_dtype = DType::bf16;
+  Layout layout;
+  std::uint64_t batch = 0;
+  double tokens_per_s_per_gpu = 0;
+  double tokens_per_s_per_user = 0;
+  double itl_s = 0;
+  double ttft_s = 0;
+};
+
+/// Why nothing met the targets, and how close the best configuration came.
+struct PlanMiss {
+  PlanTarget binding = PlanTarget::memory;
+  /// How far the closest configuration is from the binding target: achieved / limit for a
+  /// maximum, limit / achieved for a minimum (> 1; 1.25 = 25 % short).
+  double shortfall = 0;
+  std::optional<PlanConfig> closest;   ///< unset when nothing fits in memory
+  std::map<PlanTarget, std::uint64_t> layouts_missing;  ///< layouts that miss each target (at their best batch)
+};
+
+/// What the search did.
+struct PlanCounts {
+  std::uint64_t layouts = 0;           ///< GPU x weights x KV x replica layouts enumerated
+  std::uint64_t pruned = 0;            ///< of those, dropped before timing: weights or one sequence do not fit
+  std::uint64_t timed = 0;             ///< layouts with a performance model
+  std::uint64_t evaluated = 0;         ///< (layout, batch) points evaluated
+  std::uint64_t feasible = 0;          ///< layouts meeting every target
+};
+
+struct PlanResult {
+  std::string model_id;
+  std::string hf_repo;
+  PlanRequest request;
+  std::vector<PlanConfig> configurations;  ///< cheapest first, at most request.top
+  std::vector<ParetoPoint> pareto;         ///< by GPU (catalog order), most tokens/s per user first
+  std::optional<PlanMiss> miss;            ///< set when no configuration meets every target
+  PlanCounts counts;
+  std::vector<std::string> unpriced_gpus;  ///< GPUs asked for without a matching price
+  std::vector<std::string> notes;
+};
+
+/// The weights formats the planner tries on `gpu` when none are given: bf16 (fp16 without
+/// bf16), the FP8/INT8/FP4 formats its tensor cores multiply, and int4 (weight-only).
+std::vector<DType> default_weights_dtypes(const GpuSpec& gpu);
+/// bf16, and fp8 where the GPU has FP8.
+std::vector<DType> default_kv_dtypes(const GpuSpec& gpu);
+
+/// Validates the request (targets positive and finite, names known; errors name `plan.*`,
+/// `perf.*`, `cost.*`) and searches. Pure: no I/O.
+PlanResult plan(const Catalog& catalog, const ModelSpec& model, const PlanRequest& request);
+
+/// Runs one configuration through perf on its own: its point at `config.batch` (for tests and
+/// `--check`-style re-verification).
+PerfPoint evaluate_config(const Catalog& catalog, const ModelSpec& model, const PlanRequest& request,
+                          const PlanConfig& config);
+
+}  // namespace gpuplan

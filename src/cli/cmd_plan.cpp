@@ -1,0 +1,193 @@
+// gpuplan plan: the cheapest deployments of a model that meet a load and latency targets.
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <gpuplan/engine_memory.hpp>
+#include <gpuplan/planner.hpp>
+
+#include "common.hpp"
+#include "deployment.hpp"
+#include "pricing.hpp"
+#include "workload.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct PlanOptions {
+  CommonOptions common;
+  WorkloadOptions workload;
+  PricingOptions pricing;
+  std::vector<std::string> models;
+  std::vector<std::string> gpus;
+  std::vector<std::string> weights_dtypes{"all"};
+  std::vector<std::string> kv_dtypes{"all"};
+  double target_tokens_per_s = 0;
+  double max_itl_ms = 0;
+  double max_ttft_ms = 0;
+  double min_tokens_per_s_per_user = 0;
+  std::size_t top = 10;
+  std::uint64_t max_gpus_per_replica = 64;
+  std::uint64_t gpus_per_node = 8;
+  std::string emit;
+  std::string batch_search = "bisect";
+};
+
+/// "all" (alone) or formats; `parse` names the flag in its errors.
+template <typename Parse>
+std::vector<DType> dtypes(const std::vector<std::string>& names, std::string_view flag, Parse parse) {
+  std::vector<DType> out;
+  for (const std::string& n : names) {
+    if (lower_case(n) == "all") {
+      if (names.size() > 1) {
+        throw InputError(fmt::format("{}: 'all' cannot be combined with other formats", flag));
+      }
+      return {};
+    }
+    const DType d = parse(normalize_dtype(n), flag);
+    if (std::find(out.begin(), out.end(), d) != out.end()) {
+      throw InputError(fmt::format("{}: '{}' is given twice", flag, n));
+    }
+    out.push_back(d);
+  }
+  return out;
+}
+
+/// Library field names as the flags people typed.
+[[noreturn]] void rethrow_plan_error(const InputError& e) {
+  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"plan.output_tokens_per_s:", "--target-output-tokens-per-s:"},
+      {"plan.max_itl_s:", "--max-itl-ms:"},
+      {"plan.max_ttft_s:", "--max-ttft-ms:"},
+      {"plan.min_tokens_per_s_per_user:", "--min-tokens-per-s-per-user:"},
+      {"plan.max_usd_per_million_tokens:", "--max-usd-per-mtok:"},
+      {"plan.top:", "--top:"},
+      {"plan.max_gpus_per_replica:", "--max-gpus-per-replica:"},
+      {"plan.gpus_per_node:", "--gpus-per-node:"},
+      {"plan.provider:", "--provider:"},
+      {"plan.gpus:", "--gpu:"},
+      {"plan.price:", "--price:"},
+  };
+  const std::string_view message = e.what();
+  for (const auto& [field, flag] : kFlags) {
+    if (message.starts_with(field)) {
+      rethrow_with_flag(InputError(std::string(flag) + std::string(message.substr(field.size()))));
+    }
+  }
+  rethrow_with_flag(e);
+}
+
+Exit run_plan(const PlanOptions& o) {
+  const Catalog catalog = load_catalog(o.common);
+  const RenderOptions render = render_options(o.common);
+  std::optional<Engine> emit;
+  if (!o.emit.empty()) {
+    try {
+      emit = parse_engine(o.emit);
+    } catch (const InputError& e) {
+      const std::string_view m = e.what();
+      throw InputError("--emit:" + std::string(m.substr(m.find(':') + 1)));
+    }
+  }
+  PlanRequest req;
+  apply_workload(o.workload, req.perf);
+  for (const std::string& g : o.gpus) {
+    req.gpus.push_back(lookup_gpu(catalog, g, "--gpu").id);
+  }
+  req.weights_dtypes = dtypes(o.weights_dtypes, "--weights-dtype", parse_dtype);
+  req.kv_dtypes = dtypes(o.kv_dtypes, "--kv-dtype", parse_kv_dtype);
+  req.provider = o.pricing.provider;
+  req.region = o.pricing.region;
+  if (!o.pricing.mode.empty()) {
+    req.mode = parse_pricing_mode(o.pricing.mode, "--mode");
+  }
+  req.given_usd_per_gpu_hour = given_prices(catalog, o.pricing.prices);
+  req.today = catalog.today();
+  apply_pricing(o.pricing, req.cost);
+  const auto set = [](double v, double scale) { return v > 0 ? std::optional<double>(v * scale) : std::nullopt; };
+  req.targets.output_tokens_per_s = set(o.target_tokens_per_s, 1.0);
+  req.targets.max_itl_s = set(o.max_itl_ms, 1e-3);
+  req.targets.max_ttft_s = set(o.max_ttft_ms, 1e-3);
+  req.targets.min_tokens_per_s_per_user = set(o.min_tokens_per_s_per_user, 1.0);
+  req.targets.max_usd_per_million_tokens = set(o.pricing.max_usd_per_mtok, 1.0);
+  req.top = o.top;
+  req.max_gpus_per_replica = o.max_gpus_per_replica;
+  req.gpus_per_node = o.gpus_per_node;
+  req.batch_search = o.batch_search == "exhaustive" ? BatchSearch::exhaustive : BatchSearch::bisect;
+  std::vector<PlanResult> plans;
+  for (const std::string& m : o.models) {
+    plans.push_back(plan(catalog, lookup_model(catalog, m, "--model"), req));
+  }
+  fmt::print("{}", render_plan(plans, emit, render));
+  std::set<std::string> warned;
+  bool missed = false;
+  for (const PlanResult& p : plans) {
+    missed = missed || p.miss.has_value();
+    for (const PlanConfig& c : p.configurations) {
+      if (warned.insert(c.price.provider + "/" + c.price.gpu).second) {
+        warn_stale(c.price);
+      }
+    }
+  }
+  if (missed && o.pricing.check) {
+    fmt::print(stderr, "gpuplan: no configuration meets every target (see the binding target above)\n");
+    return Exit::check_failed;
+  }
+  return Exit::ok;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, Exit& exit_code) {
+  auto o = std::make_shared<PlanOptions>();
+  o->workload.max_batch = 4096;
+  CLI::App* sub = app.add_subcommand(
+      "plan",
+      "The cheapest deployments meeting a load and latency targets: every priced GPU x weights and KV format x "
+      "layout x batch x replicas, with the launch command and each GPU's throughput/latency frontier");
+  sub->add_option("--model", o->models, "Catalog model id (repeat for several models)")->required()->check(non_empty());
+  add_workload_options(*sub, o->workload);
+  sub->add_option("--target-output-tokens-per-s", o->target_tokens_per_s,
+                  "Output tokens/s the whole deployment must serve (replicas are added for it)")
+      ->check(positive_validator());
+  sub->add_option("--max-itl-ms", o->max_itl_ms, "Largest inter-token latency, ms")->check(positive_validator());
+  sub->add_option("--max-ttft-ms", o->max_ttft_ms, "Largest time to first token, ms")->check(positive_validator());
+  sub->add_option("--min-tokens-per-s-per-user", o->min_tokens_per_s_per_user, "Smallest decode speed per user, tok/s")
+      ->check(positive_validator());
+  sub->add_option("--gpu", o->gpus, "GPU ids to search (repeat; default: every GPU with a matching price)")
+      ->check(non_empty());
+  sub->add_option("--weights-dtype", o->weights_dtypes,
+                  "Weight formats to try, comma-separated, or 'all' (what each GPU multiplies, plus int4 weight-only)")
+      ->delimiter(',')
+      ->capture_default_str();
+  sub->add_option("--kv-dtype", o->kv_dtypes, "KV-cache formats to try, comma-separated, or 'all' (bf16, fp8 where native)")
+      ->delimiter(',')
+      ->capture_default_str();
+  sub->add_option("--top", o->top, "Configurations to list")->capture_default_str()->check(CLI::Range(1, 10000));
+  sub->add_option("--max-gpus-per-replica", o->max_gpus_per_replica, "Largest replica (TP x PP GPUs)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));
+  sub->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node: TP stays within one")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));
+  sub->add_option("--emit", o->emit, "Print the launch command of the cheapest configuration: vllm, sglang or trtllm")
+      ->check(non_empty());
+  sub->add_option("--batch-search", o->batch_search,
+                  "bisect (latency grows with the batch) or exhaustive (every batch; slower, for checking)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"bisect", "exhaustive"}));
+  add_pricing_options(*sub, o->pricing);
+  add_common_options(*sub, o->common);
+  sub->callback([o, &exit_code] {
+    try {
+      exit_code = run_plan(*o);
+    } catch (const InputError& e) {
+      rethrow_plan_error(e);
+    }
+  });
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,202 @@
+#include <gpuplan/engine_flags.hpp>
+
+#include <charconv>
+#include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+namespace {
+
+/// Each engine's spelling of the settings.
+struct Spelling {
+  std::vector<std::string> program;
+  std::string model;  // empty: positional
+  std::string tp, pp, ep;   // ep empty: a bare switch `ep_switch`
+  std::string ep_switch;
+  std::string seqs, len, share;
+  std::string dtype, quantization, kv;
+  std::string kv_fp8;
+};
+
+const Spelling& spelling(Engine e) {
+  static const Spelling vllm{.program = {"vllm", "serve"}, .model = "", .tp = "--tensor-parallel-size",
+                             .pp = "--pipeline-parallel-size", .ep = "", .ep_switch = "--enable-expert-parallel",
+                             .seqs = "--max-num-seqs", .len = "--max-model-len", .share = "--gpu-memory-utilization",
+                             .dtype = "--dtype", .quantization = "--quantization", .kv = "--kv-cache-dtype", .kv_fp8 = "fp8"};
+  static const Spelling sglang{.program = {"python", "-m", "sglang.launch_server"}, .model = "--model-path",
+                               .tp = "--tp-size", .pp = "--pp-size", .ep = "--ep-size", .ep_switch = "",
+                               .seqs = "--max-running-requests", .len = "--context-length",
+                               .share = "--mem-fraction-static", .dtype = "--dtype", .quantization = "--quantization",
+                               .kv = "--kv-cache-dtype", .kv_fp8 = "fp8_e4m3"};
+  static const Spelling trtllm{.program = {"trtllm-serve"}, .model = "", .tp = "--tp_size", .pp = "--pp_size",
+                               .ep = "--ep_size", .ep_switch = "", .seqs = "--max_batch_size", .len = "--max_seq_len",
+                               .share = "--kv_cache_free_gpu_memory_fraction", .dtype = "", .quantization = "",
+                               .kv = "", .kv_fp8 = "fp8"};
+  switch (e) {
+    case Engine::vllm: return vllm;
+    case Engine::sglang: return sglang;
+    case Engine::trtllm: return trtllm;
+    case Engine::neutral: break;
+  }
+  throw InputError("engine.name: give vllm, sglang or trtllm");
+}
+
+/// The --quantization method of each weights format (vLLM and SGLang names; bf16/fp16 use --dtype).
+std::string_view quantization_name(Engine e, DType w) {
+  switch (w) {
+    case DType::fp8: return "fp8";
+    case DType::int8: return e == Engine::sglang ? "w8a8_int8" : "compressed-tensors";
+    case DType::int4: return "awq";
+    case DType::fp4: return "modelopt_fp4";
+    case DType::mxfp4: return "mxfp4";
+    case DType::fp32:
+    case DType::bf16:
+    case DType::fp16: break;
+  }
+  return "";
+}
+
+std::string_view torch_dtype(DType w) {
+  return w == DType::fp16 ? "float16" : (w == DType::fp32 ? "float32" : "bfloat16");
+}
+
+std::uint64_t parse_count(std::string_view flag, std::string_view text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size() || v < 1) {
+    throw InputError(fmt::format("{}: expected a positive whole number, got '{}'", flag, text));
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string EngineLaunch::command() const { return fmt::format("{}", fmt::join(argv, " ")); }
+
+EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
+  const Spelling& sp = spelling(engine);
+  EngineLaunch out;
+  out.engine = engine;
+  out.argv = sp.program;
+  if (!sp.model.empty()) {
+    out.argv.push_back(sp.model);
+  }
+  out.argv.push_back(s.model);
+  const auto add = [&out](const std::string& flag, std::string value) {
+    out.argv.push_back(flag);
+    out.argv.push_back(std::move(value));
+  };
+  if (engine == Engine::trtllm) {
+    add("--backend", "pytorch");
+  }
+  add(sp.tp, std::to_string(s.layout.tp));
+  add(sp.pp, std::to_string(s.layout.pp));
+  if (s.layout.ep > 1) {
+    if (sp.ep.empty()) {
+      out.argv.push_back(sp.ep_switch);  // vLLM: experts over TP x DP GPUs
+    } else {
+      add(sp.ep, std::to_string(s.layout.ep));
+    }
+  }
+  add(sp.seqs, std::to_string(s.max_num_seqs));
+  add(sp.len, std::to_string(s.max_model_len));
+  add(sp.share, fmt::format("{:g}", s.memory_share));
+  const std::string_view quantization = quantization_name(engine, s.weights_dtype);
+  if (engine == Engine::trtllm) {
+    if (s.kv_dtype == DType::fp8) {
+      out.config_yaml = {"kv_cache_config:", "  dtype: fp8"};
+      add("--extra_llm_api_options", "plan.yaml");
+    }
+    if (!quantization.empty()) {
+      out.notes.push_back(fmt::format("{} weights: give a checkpoint quantized to {} (TensorRT Model Optimizer); "
+                                      "trtllm-serve reads the format from it",
+                                      to_string(s.weights_dtype), to_string(s.weights_dtype)));
+    }
+  } else {
+    if (quantization.empty()) {
+      add(sp.dtype, std::string(torch_dtype(s.weights_dtype)));
+    } else {
+      add(sp.quantization, std::string(quantization));
+      if (s.weights_dtype != DType::fp8) {
+        out.notes.push_back(fmt::format("{} weights: the model must be a checkpoint quantized to {} ({} method)",
+                                        to_string(s.weights_dtype), to_string(s.weights_dtype), quantization));
+      }
+    }
+    add(sp.kv, s.kv_dtype == DType::fp8 ? sp.kv_fp8 : "auto");
+  }
+  return out;
+}
+
+LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string>& argv) {
+  const Spelling& sp = spelling(engine);
+  LaunchSettings s;
+  bool ep_switch = false;
+  std::size_t i = sp.program.size();
+  if (argv.size() < i || !std::equal(sp.program.begin(), sp.program.end(), argv.begin())) {
+    throw InputError(fmt::format("engine.command: expected it to start with '{}'", fmt::join(sp.program, " ")));
+  }
+  const auto value = [&argv, &i](const std::string& flag) -> const std::string& {
+    if (i + 1 >= argv.size()) {
+      throw InputError(fmt::format("{}: expected a value", flag));
+    }
+    return argv[++i];
+  };
+  std::optional<DType> quantized;
+  for (; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (!a.starts_with("-")) {
+      s.model = a;
+    } else if (a == sp.model && !sp.model.empty()) {
+      s.model = value(a);
+    } else if (a == sp.tp) {
+      s.layout.tp = parse_count(a, value(a));
+    } else if (a == sp.pp) {
+      s.layout.pp = parse_count(a, value(a));
+    } else if (!sp.ep.empty() && a == sp.ep) {
+      s.layout.ep = parse_count(a, value(a));
+    } else if (!sp.ep_switch.empty() && a == sp.ep_switch) {
+      ep_switch = true;
+    } else if (a == sp.seqs) {
+      s.max_num_seqs = parse_count(a, value(a));
+    } else if (a == sp.len) {
+      s.max_model_len = parse_count(a, value(a));
+    } else if (a == sp.share) {
+      const std::string& v = value(a);
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), s.memory_share);
+      if (ec != std::errc{} || end != v.data() + v.size() || !(s.memory_share > 0 && s.memory_share <= 1)) {
+        throw InputError(fmt::format("{}: expected a share in (0, 1], got '{}'", a, v));
+      }
+    } else if (!sp.dtype.empty() && a == sp.dtype) {
+      const std::string& v = value(a);
+      s.weights_dtype = v == "float16" ? DType::fp16 : (v == "float32" ? DType::fp32 : DType::bf16);
+    } else if (!sp.quantization.empty() && a == sp.quantization) {
+      const std::string& v = value(a);
+      for (DType w : all_dtypes()) {
+        if (quantization_name(engine, w) == v) {
+          quantized = w;
+        }
+      }
+      if (!quantized) {
+        throw InputError(fmt::format("{}: '{}' is not a method gpuplan emits", a, v));
+      }
+    } else if (!sp.kv.empty() && a == sp.kv) {
+      const std::string& v = value(a);
+      s.kv_dtype = v.starts_with("fp8") ? DType::fp8 : DType::bf16;
+    } else if (i + 1 < argv.size() && !argv[i + 1].starts_with("-")) {
+      ++i;  // another flag's value
+    }
+  }
+  if (quantized) {
+    s.weights_dtype = *quantized;
+  }
+  if (ep_switch) {
+    s.layout.ep = s.layout.tp;
+  }
+  return s;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,536 @@
+#include <gpuplan/planner.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/layout_search.hpp>
+#include <gpuplan/pareto.hpp>
+
+namespace gpuplan {
+namespace {
+
+double d(std::uint64_t v) { return static_cast<double>(v); }
+
+constexpr std::uint64_t kMaxReplicas = 1'000'000;  // beyond this a target is not a deployment
+
+void check_target(std::string_view field, const std::optional<double>& v, double hi) {
+  if (v && !(*v > 0.0 && *v <= hi)) {  // NaN fails both comparisons
+    throw InputError(fmt::format("plan.{}: expected a number in (0, {:g}], got {}", field, hi, *v));
+  }
+}
+
+void validate_plan_request(const ModelSpec& model, const PlanRequest& r) {
+  const PlanTargets& t = r.targets;
+  check_target("output_tokens_per_s", t.output_tokens_per_s, 1e12);
+  check_target("max_itl_s", t.max_itl_s, 3600.0);
+  check_target("max_ttft_s", t.max_ttft_s, 86400.0);
+  check_target("min_tokens_per_s_per_user", t.min_tokens_per_s_per_user, 1e9);
+  check_target("max_usd_per_million_tokens", t.max_usd_per_million_tokens, 1e9);
+  if (r.top < 1 || r.top > 10'000) {
+    throw InputError(fmt::format("plan.top: expected between 1 and 10000, got {}", r.top));
+  }
+  if (r.max_gpus_per_replica < 1 || r.max_gpus_per_replica > 1024) {
+    throw InputError(fmt::format("plan.max_gpus_per_replica: expected between 1 and 1024, got {}", r.max_gpus_per_replica));
+  }
+  if (r.gpus_per_node < 1) {
+    throw InputError("plan.gpus_per_node: expected at least 1");
+  }
+  if (!r.perf.fit.mig_profile.empty()) {
+    throw InputError("plan.mig_profile: the planner deploys whole GPUs");
+  }
+  validate_perf_request(model, r.perf);
+}
+
+/// The cheapest price of each GPU in the request's provider, mode and region; given prices win.
+std::map<std::string, Price> prices_by_gpu(const Catalog& catalog, const PlanRequest& r) {
+  if (!r.provider.empty()) {
+    const std::vector<std::string> known = providers(catalog);
+    if (std::find(known.begin(), known.end(), r.provider) == known.end()) {
+      const auto close = closest_names(r.provider, known);
+      throw InputError(fmt::format("plan.provider: no prices from '{}'{}; providers: {}", r.provider,
+                                   close.empty() ? "" : fmt::format(" (closest: {})", fmt::join(close, ", ")),
+                                   fmt::join(known, ", ")));
+    }
+  }
+  const PricingMode mode = r.mode.value_or(PricingMode::on_demand);
+  std::map<std::string, Price> out;
+  for (const Price& p : catalog.prices()) {
+    if ((r.provider.empty() || p.provider == r.provider) && p.mode == mode && in_region(p, r.region)) {
+      const auto it = out.find(p.gpu);
+      if (it == out.end() || p.usd_per_gpu_hour < it->second.usd_per_gpu_hour) {
+        out[p.gpu] = p;
+      }
+    }
+  }
+  for (const auto& [gpu, usd] : r.given_usd_per_gpu_hour) {
+    if (!(usd > 0) || usd > 10'000) {
+      throw InputError(fmt::format("plan.price: expected a price in (0, 10000] USD per GPU-hour for {}, got {}", gpu, usd));
+    }
+    Price p;
+    p.provider = "given";
+    p.gpu = gpu;
+    p.mode = mode;
+    p.usd_per_gpu_hour = usd;
+    p.day = r.today;
+    p.date = "today";
+    p.sources = {"--price"};
+    out[gpu] = std::move(p);
+  }
+  return out;
+}
+
+/// Replica layouts of at most `max_gpus` GPUs: TP within a node dividing the heads as vLLM
+/// requires, PP up to the layers, and for MoE each TP > 1 also with experts spread over it (EP).
+std::vector<Layout> replica_layouts(const ModelSpec& model, const GpuSpec& gpu, const PlanRequest& r) {
+  const std::uint64_t node_tp = tp_within_node(gpu, {.gpus = 1, .gpus_per_node = r.gpus_per_node});
+  std::vector<Layout> out;
+  for (std::uint64_t tp = 1; tp <= std::min(node_tp, r.max_gpus_per_replica); ++tp) {
+    if (!tp_allowed(model, tp)) {
+      continue;
+    }
+    for (std::uint64_t pp = 1; tp * pp <= r.max_gpus_per_replica && pp <= model.num_hidden_layers; ++pp) {
+      out.push_back(Layout{.tp = tp, .pp = pp, .ep = 1, .dp = 1});
+      if (model.moe && tp > 1 && model.moe->routed_experts % tp == 0) {
+        out.push_back(Layout{.tp = tp, .pp = pp, .ep = tp, .dp = 1});
+      }
+    }
+  }
+  return out;
+}
+
+/// Batches the frontier samples: 1, 2, 3, 4, 6, 8, 12, 16, 24, ... up to `cap`, and `cap`.
+std::vector<std::uint64_t> frontier_batches(std::uint64_t cap) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t b = 1; b < cap; b = b < 4 ? b + 1 : b + b / 2) {
+    out.push_back(b);
+  }
+  out.push_back(cap);
+  return out;
+}
+
+/// The search over one model; one instance per plan() call.
+class Search {
+ public:
+  Search(const Catalog& catalog, const ModelSpec& model, const PlanRequest& request)
+      : catalog_(catalog), model_(model), r_(request) {}
+
+  PlanResult run();
+
+ private:
+  struct Candidate {
+    PlanConfig config;
+    double key = 0;       // what ranks: USD/h with a load target, else USD per million tokens
+    double key_low = 0;   // key at the band's low edge of throughput (pessimistic)
+    double key_high = 0;  // ... at its high edge (optimistic)
+  };
+
+  void search_gpu(const GpuSpec& gpu, const Price& price);
+  void search_layout(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const EstimateBand& band);
+  // Every point evaluated also joins the GPU's frontier.
+  PerfPoint eval(const PerfModel& pm, std::uint64_t batch) {
+    ++result_.counts.evaluated;
+    PerfPoint p = pm.evaluate(batch, r_.perf.efficiency);
+    const FitRequest& f = pm.request().fit;
+    pareto_insert(frontier_, ParetoPoint{.gpu = gpu_id_,
+                                         .weights_dtype = f.weights_dtype,
+                                         .kv_dtype = f.kv_dtype,
+                                         .layout = f.layout,
+                                         .batch = batch,
+                                         .tokens_per_s_per_gpu = p.output_tokens_per_s_per_gpu,
+                                         .tokens_per_s_per_user = p.tokens_per_s_per_user,
+                                         .itl_s = p.itl_s,
+                                         .ttft_s = p.ttft_s});
+    return p;
+  }
+  [[nodiscard]] bool latency_ok(const PerfPoint& p) const {
+    const PlanTargets& t = r_.targets;
+    return (!t.max_itl_s || p.itl_s <= *t.max_itl_s) &&
+           (!t.min_tokens_per_s_per_user || p.tokens_per_s_per_user >= *t.min_tokens_per_s_per_user);
+  }
+  Candidate priced(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const PerfPoint& at_max,
+                   const PerfPoint& op, std::uint64_t replicas, const EstimateBand& band);
+  void consider_miss(const Candidate& c, const PerfPoint& best_latency);
+
+  const Catalog& catalog_;
+  const ModelSpec& model_;
+  const PlanRequest& r_;
+  PlanResult result_;
+  std::vector<Candidate> feasible_;
+  std::optional<Candidate> closest_;
+  std::map<PlanTarget, std::uint64_t> missing_;
+  double closest_ratio_ = std::numeric_limits<double>::infinity();
+  PlanTarget closest_binding_ = PlanTarget::memory;
+  std::vector<ParetoPoint> frontier_;  // of the GPU being searched
+  std::string gpu_id_;
+};
+
+CostResult price_deployment(const PlanRequest& r, const GpuSpec& gpu, const Price& price, std::uint64_t gpus,
+                            double output_tokens_per_s) {
+  CostRequest c = r.cost;
+  c.gpus = gpus;
+  c.usd_per_gpu_hour = price.usd_per_gpu_hour;
+  c.owned.reset();
+  c.output_tokens_per_s = output_tokens_per_s;
+  c.input_tokens_per_s = input_tokens_per_s_for(output_tokens_per_s, r.perf.input_tokens, r.perf.output_tokens);
+  c.gpu_power_w = gpu.tdp_w;
+  return cost(c);
+}
+
+std::uint64_t replicas_for(const std::optional<double>& target, double replica_tokens_per_s) {
+  if (!target) {
+    return 1;
+  }
+  const double n = std::ceil(*target / replica_tokens_per_s - 1e-9);
+  return static_cast<std::uint64_t>(std::clamp(n, 1.0, d(kMaxReplicas)));
+}
+
+Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const PerfPoint& at_max,
+                                 const PerfPoint& op, std::uint64_t replicas, const EstimateBand& band) {
+  const Layout& l = pm.request().fit.layout;
+  const std::optional<double>& target = r_.targets.output_tokens_per_s;
+  Candidate c;
+  PlanConfig& k = c.config;
+  k.gpu = gpu.id;
+  k.weights_dtype = pm.request().fit.weights_dtype;
+  k.kv_dtype = pm.request().fit.kv_dtype;
+  k.layout = l;
+  k.batch = op.batch;
+  k.max_batch = at_max.batch;
+  k.max_batch_by_memory = pm.max_batch_by_memory();
+  k.replicas = replicas;
+  k.gpus = replicas * l.gpus_per_replica();
+  k.price = price;
+  k.output_tokens_per_s = d(replicas) * op.output_tokens_per_s;
+  k.band_low = 1.0 + std::min(0.0, band.band.low);
+  k.band_high = 1.0 + std::max(0.0, band.band.high);
+  k.band_case = band.band_case;
+  k.capacity_tokens_per_s = d(replicas) * at_max.output_tokens_per_s;
+  k.capacity_low = k.capacity_tokens_per_s * k.band_low;
+  k.capacity_high = k.capacity_tokens_per_s * k.band_high;
+  k.itl_s = op.itl_s;
+  k.ttft_s = op.ttft_s;
+  k.tokens_per_s_per_user = op.tokens_per_s_per_user;
+  k.cost = price_deployment(r_, gpu, price, k.gpus, target.value_or(k.output_tokens_per_s));
+  if (target) {
+    // The band moves the replicas the load needs: fewer at the high edge, more at the low one.
+    const auto usd_at = [&](double share) {
+      const std::uint64_t n = replicas_for(target, at_max.output_tokens_per_s * share);
+      return price_deployment(r_, gpu, price, n * l.gpus_per_replica(), *target).usd_per_hour();
+    };
+    c.key = k.cost.usd_per_hour();
+    c.key_low = usd_at(k.band_low);
+    c.key_high = usd_at(k.band_high);
+  } else {
+    c.key = k.cost.usd_per_million_tokens;
+    c.key_low = price_deployment(r_, gpu, price, k.gpus, k.output_tokens_per_s * k.band_low).usd_per_million_tokens;
+    c.key_high = price_deployment(r_, gpu, price, k.gpus, k.output_tokens_per_s * k.band_high).usd_per_million_tokens;
+  }
+  return c;
+}
+
+void Search::consider_miss(const Candidate& c, const PerfPoint& best) {
+  // How far the layout's best point is from each target (> 1: missed).
+  const PlanTargets& t = r_.targets;
+  std::vector<std::pair<PlanTarget, double>> ratios;
+  if (t.max_itl_s) {
+    ratios.emplace_back(PlanTarget::max_itl, best.itl_s / *t.max_itl_s);
+  }
+  if (t.min_tokens_per_s_per_user) {
+    ratios.emplace_back(PlanTarget::min_tokens_per_s_per_user, *t.min_tokens_per_s_per_user / best.tokens_per_s_per_user);
+  }
+  if (t.max_ttft_s) {
+    ratios.emplace_back(PlanTarget::max_ttft, best.ttft_s / *t.max_ttft_s);
+  }
+  if (t.max_usd_per_million_tokens) {
+    ratios.emplace_back(PlanTarget::max_usd_per_million_tokens,
+                        c.config.cost.usd_per_million_tokens / *t.max_usd_per_million_tokens);
+  }
+  PlanTarget binding = PlanTarget::memory;
+  double worst = 0;
+  for (const auto& [target, ratio] : ratios) {
+    if (ratio > 1.0) {
+      ++missing_[target];
+    }
+    if (ratio > worst) {
+      worst = ratio;
+      binding = target;
+    }
+  }
+  if (!closest_ || std::pair(worst, c.key) < std::pair(closest_ratio_, closest_->key)) {
+    closest_ratio_ = worst;
+    closest_binding_ = binding;
+    closest_ = c;
+  }
+}
+
+void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const EstimateBand& band) {
+  const PlanTargets& t = r_.targets;
+  const std::uint64_t cap = std::min(pm.max_batch_by_memory(), r_.perf.max_batch);
+  const PerfPoint first = eval(pm, 1);
+  const bool ttft_ok = !t.max_ttft_s || first.ttft_s <= *t.max_ttft_s;
+  // The largest batch meeting the latency targets (ITL grows with the batch), and the smallest
+  // batch at which `replicas` replicas carry the load (throughput grows with the batch).
+  PerfPoint at_max = first;
+  bool latency_met = latency_ok(first);
+  std::vector<PerfPoint> all;
+  if (r_.batch_search == BatchSearch::exhaustive) {
+    all.reserve(cap);
+    all.push_back(first);
+    for (std::uint64_t b = 2; b <= cap; ++b) {
+      all.push_back(eval(pm, b));
+    }
+    for (const PerfPoint& p : all) {
+      if (latency_ok(p)) {
+        at_max = p;
+      }
+    }
+  } else {
+    for (std::uint64_t b : frontier_batches(cap)) {
+      if (b > 1) {
+        eval(pm, b);
+      }
+    }
+    if (latency_met && cap > 1) {
+      const PerfPoint top = eval(pm, cap);
+      if (latency_ok(top)) {
+        at_max = top;
+      } else {
+        std::uint64_t lo = 1;
+        std::uint64_t hi = cap;
+        while (hi - lo > 1) {
+          const std::uint64_t mid = lo + (hi - lo) / 2;
+          const PerfPoint p = eval(pm, mid);
+          if (latency_ok(p)) {
+            lo = mid;
+            at_max = p;
+          } else {
+            hi = mid;
+          }
+        }
+      }
+    }
+  }
+  const std::optional<double>& target = t.output_tokens_per_s;
+  const std::uint64_t replicas = replicas_for(target, at_max.output_tokens_per_s);
+  PerfPoint op = at_max;
+  if (target && latency_met) {
+    const auto carries = [&](const PerfPoint& p) { return d(replicas) * p.output_tokens_per_s >= *target; };
+    if (r_.batch_search == BatchSearch::exhaustive) {
+      const auto it = std::find_if(all.begin(), all.end(), [&](const PerfPoint& p) { return carries(p); });
+      if (it != all.end() && it->batch <= at_max.batch) {
+        op = *it;
+      }
+    } else if (carries(first)) {
+      op = first;
+    } else if (carries(at_max)) {
+      std::uint64_t lo = 1;
+      std::uint64_t hi = at_max.batch;
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        const PerfPoint p = eval(pm, mid);
+        if (carries(p)) {
+          hi = mid;
+          op = p;
+        } else {
+          lo = mid;
+        }
+      }
+    }
+  }
+  Candidate c = priced(gpu, price, pm, at_max, op, replicas, band);
+  const bool load_ok = !target || c.config.output_tokens_per_s >= *target * (1.0 - 1e-9);
+  const bool budget_ok =
+      !t.max_usd_per_million_tokens || c.config.cost.usd_per_million_tokens <= *t.max_usd_per_million_tokens;
+  if (latency_met && ttft_ok && load_ok && budget_ok) {
+    c.config.meets_targets = true;
+    feasible_.push_back(std::move(c));
+  } else {
+    consider_miss(c, first);
+  }
+}
+
+void Search::search_gpu(const GpuSpec& gpu, const Price& price) {
+  gpu_id_ = gpu.id;
+  const std::vector<DType> weights = r_.weights_dtypes.empty() ? default_weights_dtypes(gpu) : r_.weights_dtypes;
+  const std::vector<DType> kvs = r_.kv_dtypes.empty() ? default_kv_dtypes(gpu) : r_.kv_dtypes;
+  const std::vector<Layout> layouts = replica_layouts(model_, gpu, r_);
+  for (DType wf : weights) {
+    try {
+      const EstimateBand band = estimate_band(catalog_, model_, gpu, wf);
+      // Weights of the whole model in this format: a replica of n GPUs holds at least 1/n of
+      // them, so a replica too small for that share is dropped without a fit.
+      double model_weights_bytes = -1;
+      double engine_cap_bytes = 0;
+      for (DType kv : kvs) {
+        for (const Layout& l : layouts) {
+          ++result_.counts.layouts;
+          if (model_weights_bytes > 0 && model_weights_bytes / d(l.gpus_per_replica()) > engine_cap_bytes) {
+            ++result_.counts.pruned;
+            continue;
+          }
+          PerfRequest pr = r_.perf;
+          pr.fit.layout = l;
+          pr.fit.weights_dtype = wf;
+          pr.fit.kv_dtype = kv;
+          pr.fit.weight_formats.reset();
+          pr.fit.embeddings_dtype.reset();
+          pr.fit.concurrency = 1;
+          const PerfModel pm(model_, gpu, pr);
+          if (model_weights_bytes < 0) {
+            model_weights_bytes = 0;
+            for (double part : pm.fit().model_weight_bytes) {
+              model_weights_bytes += part;
+            }
+            engine_cap_bytes = pm.fit().per_gpu.engine_cap_bytes;
+          }
+          if (!pm.fit().weights_fit || pm.max_batch_by_memory() == 0) {
+            ++result_.counts.pruned;
+            continue;
+          }
+          ++result_.counts.timed;
+          search_layout(gpu, price, pm, band);
+        }
+      }
+    } catch (const InputError& e) {
+      // A format the catalog cannot time on this GPU (no peak figure for it): say so, go on.
+      result_.notes.push_back(fmt::format("{} with {} weights not searched: {}", gpu.id, to_string(wf), e.what()));
+    }
+  }
+}
+
+PlanResult Search::run() {
+  validate_plan_request(model_, r_);
+  result_.model_id = model_.id;
+  result_.hf_repo = model_.hf_repo;
+  result_.request = r_;
+  const std::map<std::string, Price> prices = prices_by_gpu(catalog_, r_);
+  std::vector<const GpuSpec*> gpus;
+  if (r_.gpus.empty()) {
+    for (const GpuSpec& g : catalog_.gpus()) {
+      if (prices.contains(g.id)) {
+        gpus.push_back(&g);
+      }
+    }
+  } else {
+    for (const std::string& id : r_.gpus) {
+      const GpuSpec& g = catalog_.gpu(id);
+      if (std::find(gpus.begin(), gpus.end(), &g) != gpus.end()) {
+        throw InputError(fmt::format("plan.gpus: '{}' is given twice", g.id));
+      }
+      if (prices.contains(g.id)) {
+        gpus.push_back(&g);
+      } else {
+        result_.unpriced_gpus.push_back(g.id);
+      }
+    }
+  }
+  const std::string mode(to_string(r_.mode.value_or(PricingMode::on_demand)));
+  if (gpus.empty()) {
+    throw InputError(fmt::format("plan.gpus: no {} price{}{} for {}; give one with --price GPU=USD", mode,
+                                 r_.provider.empty() ? "" : " at " + r_.provider,
+                                 r_.region.empty() ? "" : " in region " + r_.region,
+                                 r_.gpus.empty() ? std::string("any GPU") : fmt::format("{}", fmt::join(r_.gpus, ", "))));
+  }
+  for (const GpuSpec* g : gpus) {
+    frontier_.clear();
+    search_gpu(*g, prices.at(g->id));
+    result_.pareto.insert(result_.pareto.end(), frontier_.begin(), frontier_.end());
+  }
+  const auto rank = [](const Candidate& c) {
+    const PlanConfig& k = c.config;
+    return std::tuple(c.key, k.gpus, -k.tokens_per_s_per_user, k.gpu, k.weights_dtype, k.kv_dtype, k.layout.tp,
+                      k.layout.pp, k.layout.ep);
+  };
+  std::sort(feasible_.begin(), feasible_.end(), [&](const Candidate& a, const Candidate& b) { return rank(a) < rank(b); });
+  result_.counts.feasible = feasible_.size();
+  const std::size_t top = std::min(r_.top, feasible_.size());
+  for (std::size_t i = 0; i < top; ++i) {
+    PlanConfig k = feasible_[i].config;
+    // Rivals on the same GPU share the estimate's error (the same roofline, the same
+    // calibration); the band decides only between GPUs.
+    for (std::size_t j = i + 1; j < feasible_.size() && !k.within_band; ++j) {
+      if (feasible_[j].config.gpu != k.gpu && feasible_[j].key_high < feasible_[i].key_low) {
+        k.within_band = true;
+      }
+    }
+    result_.configurations.push_back(std::move(k));
+  }
+  if (feasible_.empty()) {
+    PlanMiss miss;
+    miss.layouts_missing = missing_;
+    if (closest_) {
+      miss.binding = closest_binding_;
+      miss.shortfall = closest_ratio_;
+      miss.closest = closest_->config;
+    }
+    result_.miss = std::move(miss);
+  }
+  result_.notes.push_back(fmt::format(
+      "prices: the cheapest {} price of each GPU{}{}", mode, r_.provider.empty() ? " over every provider" : " at " + r_.provider,
+      r_.region.empty() ? "" : " in region " + r_.region));
+  return std::move(result_);
+}
+
+}  // namespace
+
+std::string_view to_string(PlanTarget target) {
+  switch (target) {
+    case PlanTarget::output_tokens_per_s: return "target_output_tokens_per_s";
+    case PlanTarget::max_itl: return "max_itl";
+    case PlanTarget::max_ttft: return "max_ttft";
+    case PlanTarget::min_tokens_per_s_per_user: return "min_tokens_per_s_per_user";
+    case PlanTarget::max_usd_per_million_tokens: return "max_usd_per_million_tokens";
+    case PlanTarget::memory: return "memory";
+  }
+  return "?";
+}
+
+std::vector<DType> default_weights_dtypes(const GpuSpec& gpu) {
+  const auto has = [&gpu](const char* t) { return gpu.dense_flop_per_s.contains(t); };
+  std::vector<DType> out{has("bf16") || !has("fp16") ? DType::bf16 : DType::fp16};
+  if (has("fp8")) {
+    out.push_back(DType::fp8);
+  }
+  if (has("int8")) {
+    out.push_back(DType::int8);
+  }
+  out.push_back(DType::int4);  // weight-only (W4A16): dequantized to 16 bits on any GPU
+  if (has("fp4")) {
+    out.push_back(DType::fp4);
+    out.push_back(DType::mxfp4);
+  }
+  return out;
+}
+
+std::vector<DType> default_kv_dtypes(const GpuSpec& gpu) {
+  std::vector<DType> out{DType::bf16};
+  if (gpu.dense_flop_per_s.contains("fp8")) {
+    out.push_back(DType::fp8);
+  }
+  return out;
+}
+
+PlanResult plan(const Catalog& catalog, const ModelSpec& model, const PlanRequest& request) {
+  return Search(catalog, model, request).run();
+}
+
+PerfPoint evaluate_config(const Catalog& catalog, const ModelSpec& model, const PlanRequest& request,
+                          const PlanConfig& config) {
+  PerfRequest pr = request.perf;
+  pr.fit.layout = config.layout;
+  pr.fit.weights_dtype = config.weights_dtype;
+  pr.fit.kv_dtype = config.kv_dtype;
+  pr.fit.weight_formats.reset();
+  pr.fit.embeddings_dtype.reset();
+  pr.fit.concurrency = 1;
+  const PerfModel pm(model, catalog.gpu(config.gpu), pr);
+  return pm.evaluate(config.batch, pr.efficiency);
+}
+
+}  // namespace gpuplan

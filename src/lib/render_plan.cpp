@@ -1,0 +1,321 @@
+// render_plan(): the cheapest configurations, the launch command, each GPU's frontier, and when
+// nothing meets the targets, the target that binds.
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <gpuplan/engine_flags.hpp>
+#include <gpuplan/render.hpp>
+
+#include "detail/document.hpp"
+#include "detail/json_output.hpp"
+
+namespace gpuplan {
+namespace {
+
+using detail::checked;
+using detail::group_digits;
+using Json = nlohmann::ordered_json;
+
+constexpr std::size_t kFrontierRowsPerGpu = 6;  // the table thins each GPU's frontier; JSON has it all
+
+std::string ms(double s) { return fmt::format("{:.1f}", checked(s, "a time") * 1e3); }
+std::string rate(double v) { return group_digits(static_cast<std::uint64_t>(checked(v, "a rate") + 0.5)); }
+
+std::string layout_text(const Layout& l) {
+  std::string s = fmt::format("TP{}", l.tp);
+  if (l.pp > 1) {
+    s += fmt::format(" PP{}", l.pp);
+  }
+  if (l.ep > 1) {
+    s += fmt::format(" EP{}", l.ep);
+  }
+  return s;
+}
+
+std::string targets_text(const PlanRequest& r) {
+  const PlanTargets& t = r.targets;
+  std::vector<std::string> parts;
+  if (t.output_tokens_per_s) {
+    parts.push_back(fmt::format("{} output tok/s", rate(*t.output_tokens_per_s)));
+  }
+  if (t.max_itl_s) {
+    parts.push_back(fmt::format("ITL <= {} ms", ms(*t.max_itl_s)));
+  }
+  if (t.max_ttft_s) {
+    parts.push_back(fmt::format("TTFT <= {} ms", ms(*t.max_ttft_s)));
+  }
+  if (t.min_tokens_per_s_per_user) {
+    parts.push_back(fmt::format(">= {:.1f} tok/s per user", *t.min_tokens_per_s_per_user));
+  }
+  if (t.max_usd_per_million_tokens) {
+    parts.push_back(fmt::format("<= ${:.4f} per million output tokens", *t.max_usd_per_million_tokens));
+  }
+  return parts.empty() ? "none (one replica each, ranked by USD per million tokens)" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
+  return LaunchSettings{.model = p.hf_repo.empty() ? p.model_id : p.hf_repo,
+                        .layout = c.layout,
+                        .weights_dtype = c.weights_dtype,
+                        .kv_dtype = c.kv_dtype,
+                        .max_num_seqs = c.max_batch,
+                        .max_model_len = p.request.perf.input_tokens + p.request.perf.output_tokens,
+                        .memory_share = p.request.perf.fit.memory_utilization};
+}
+
+std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {
+  return {std::to_string(rank),
+          c.gpu,
+          std::string(to_string(c.weights_dtype)),
+          std::string(to_string(c.kv_dtype)),
+          layout_text(c.layout),
+          fmt::format("{} (max {})", c.batch, c.max_batch),
+          group_digits(c.replicas),
+          group_digits(c.gpus),
+          fmt::format("{:.2f}", checked(c.usd_per_hour(), "usd/h")),
+          fmt::format("{:.4f}", checked(c.cost.usd_per_million_tokens, "usd/mtok")),
+          rate(c.output_tokens_per_s),
+          fmt::format("{} ({}-{})", rate(c.capacity_tokens_per_s), rate(c.capacity_low), rate(c.capacity_high)),
+          ms(c.itl_s),
+          ms(c.ttft_s),
+          c.within_band ? "within band" : "yes"};
+}
+
+const std::vector<std::string> kConfigHeader{
+    "#", "GPU", "weights", "KV", "layout", "batch/replica", "replicas", "GPUs", "USD/h", "USD/Mtok",
+    "output tok/s", "capacity at max batch (band)", "ITL ms", "TTFT ms", "robust"};
+
+Json config_json(const PlanConfig& c) {
+  return {{"gpu", c.gpu},
+          {"weights_dtype", to_string(c.weights_dtype)},
+          {"kv_dtype", to_string(c.kv_dtype)},
+          {"tp", c.layout.tp},
+          {"pp", c.layout.pp},
+          {"ep", c.layout.ep},
+          {"batch_per_replica", c.batch},
+          {"max_batch_per_replica", c.max_batch},
+          {"max_batch_by_memory", c.max_batch_by_memory},
+          {"replicas", c.replicas},
+          {"gpus", c.gpus},
+          {"price", {{"provider", c.price.provider}, {"mode", to_string(c.price.mode)},
+                     {"usd_per_gpu_hour", c.price.usd_per_gpu_hour}, {"date", c.price.date},
+                     {"region", c.price.region}, {"sources", c.price.sources}}},
+          {"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},
+          {"usd_per_million_tokens", checked(c.cost.usd_per_million_tokens, "usd/mtok")},
+          {"output_tokens_per_s", checked(c.output_tokens_per_s, "tok/s")},
+          {"capacity_tokens_per_s", checked(c.capacity_tokens_per_s, "capacity")},
+          {"capacity_low_tokens_per_s", checked(c.capacity_low, "low")},
+          {"capacity_high_tokens_per_s", checked(c.capacity_high, "high")},
+          {"band", {{"low", c.band_low}, {"high", c.band_high}, {"from", to_string(c.band_case)}}},
+          {"itl_s", checked(c.itl_s, "itl")},
+          {"ttft_s", checked(c.ttft_s, "ttft")},
+          {"tokens_per_s_per_user", checked(c.tokens_per_s_per_user, "tok/s/user")},
+          {"meets_targets", c.meets_targets},
+          {"within_band", c.within_band}};
+}
+
+Json launch_json(const EngineLaunch& l) {
+  return {{"engine", to_string(l.engine)}, {"command", l.command()}, {"argv", l.argv},
+          {"config_yaml", l.config_yaml}, {"notes", l.notes}};
+}
+
+std::string miss_text(const PlanResult& p) {
+  const PlanMiss& m = *p.miss;
+  if (!m.closest) {
+    return "No configuration meets the targets: nothing fits in memory (weights and one sequence) on the GPUs "
+           "searched within the replica size.";
+  }
+  const PlanConfig& c = *m.closest;
+  const PlanTargets& t = p.request.targets;
+  std::string achieved;
+  switch (m.binding) {
+    case PlanTarget::max_itl: achieved = fmt::format("ITL {} ms against {} ms", ms(c.itl_s), ms(*t.max_itl_s)); break;
+    case PlanTarget::max_ttft: achieved = fmt::format("TTFT {} ms against {} ms", ms(c.ttft_s), ms(*t.max_ttft_s)); break;
+    case PlanTarget::min_tokens_per_s_per_user:
+      achieved = fmt::format("{:.1f} tok/s per user against {:.1f}", c.tokens_per_s_per_user, *t.min_tokens_per_s_per_user);
+      break;
+    case PlanTarget::max_usd_per_million_tokens:
+      achieved = fmt::format("${:.4f} per million tokens against ${:.4f}", c.cost.usd_per_million_tokens,
+                             *t.max_usd_per_million_tokens);
+      break;
+    case PlanTarget::output_tokens_per_s:
+      achieved = fmt::format("{} output tok/s against {}", rate(c.output_tokens_per_s), rate(*t.output_tokens_per_s));
+      break;
+    case PlanTarget::memory: break;
+  }
+  return fmt::format("No configuration meets every target. Binding: {}; the closest ({} {}/{} {}) reaches {} "
+                     "({:.2f}x the limit).",
+                     to_string(m.binding), c.gpu, to_string(c.weights_dtype), to_string(c.kv_dtype),
+                     layout_text(c.layout), achieved, m.shortfall);
+}
+
+Json plan_json(const PlanResult& p, std::optional<Engine> emit) {
+  const PlanRequest& r = p.request;
+  const PlanTargets& t = r.targets;
+  const auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  Json j;
+  j["model"] = p.model_id;
+  j["hf_repo"] = p.hf_repo;
+  j["inputs"] = {{"input_tokens", r.perf.input_tokens},
+                 {"output_tokens", r.perf.output_tokens},
+                 {"targets", {{"output_tokens_per_s", opt(t.output_tokens_per_s)},
+                              {"max_itl_s", opt(t.max_itl_s)},
+                              {"max_ttft_s", opt(t.max_ttft_s)},
+                              {"min_tokens_per_s_per_user", opt(t.min_tokens_per_s_per_user)},
+                              {"max_usd_per_million_tokens", opt(t.max_usd_per_million_tokens)}}},
+                 {"provider", r.provider.empty() ? Json(nullptr) : Json(r.provider)},
+                 {"mode", to_string(r.mode.value_or(PricingMode::on_demand))},
+                 {"region", r.region.empty() ? Json(nullptr) : Json(r.region)},
+                 {"max_batch_per_replica", r.perf.max_batch},
+                 {"max_gpus_per_replica", r.max_gpus_per_replica},
+                 {"top", r.top}};
+  j["evaluated"] = p.counts.evaluated;
+  j["counts"] = {{"layouts", p.counts.layouts}, {"pruned", p.counts.pruned}, {"timed", p.counts.timed},
+                 {"evaluated", p.counts.evaluated}, {"feasible", p.counts.feasible}};
+  j["configurations"] = Json::array();
+  for (const PlanConfig& c : p.configurations) {
+    j["configurations"].push_back(config_json(c));
+  }
+  j["launch"] = emit && !p.configurations.empty() ? launch_json(launch_command(*emit, launch_settings(p, p.configurations.front())))
+                                                  : Json(nullptr);
+  j["pareto"] = Json::array();
+  for (const ParetoPoint& q : p.pareto) {
+    j["pareto"].push_back({{"gpu", q.gpu}, {"weights_dtype", to_string(q.weights_dtype)}, {"kv_dtype", to_string(q.kv_dtype)},
+                           {"tp", q.layout.tp}, {"pp", q.layout.pp}, {"ep", q.layout.ep}, {"batch", q.batch},
+                           {"output_tokens_per_s_per_gpu", checked(q.tokens_per_s_per_gpu, "tok/s/gpu")},
+                           {"tokens_per_s_per_user", checked(q.tokens_per_s_per_user, "tok/s/user")},
+                           {"itl_s", checked(q.itl_s, "itl")}, {"ttft_s", checked(q.ttft_s, "ttft")}});
+  }
+  j["binding_target"] = p.miss ? Json(to_string(p.miss->binding)) : Json(nullptr);
+  if (p.miss) {
+    Json missing = Json::object();
+    for (const auto& [target, n] : p.miss->layouts_missing) {
+      missing[std::string(to_string(target))] = n;
+    }
+    j["miss"] = {{"binding", to_string(p.miss->binding)},
+                 {"shortfall", p.miss->closest ? Json(checked(p.miss->shortfall, "shortfall")) : Json(nullptr)},
+                 {"closest", p.miss->closest ? config_json(*p.miss->closest) : Json(nullptr)},
+                 {"layouts_missing", missing}};
+  } else {
+    j["miss"] = nullptr;
+  }
+  j["unpriced_gpus"] = p.unpriced_gpus;
+  j["notes"] = p.notes;
+  return j;
+}
+
+std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format format) {
+  const PlanRequest& r = p.request;
+  detail::Document head;
+  head.heading.push_back(fmt::format("Plan for {}: {} tokens in, {} out; targets: {}", p.model_id,
+                                     group_digits(r.perf.input_tokens), group_digits(r.perf.output_tokens),
+                                     targets_text(r)));
+  head.heading.push_back(fmt::format(
+      "Searched {} layouts (GPU x weights x KV x replica layout), {} dropped before timing (weights or one sequence "
+      "do not fit), {} timed at {} (layout, batch) points; {} meet every target",
+      group_digits(p.counts.layouts), group_digits(p.counts.pruned), group_digits(p.counts.timed),
+      group_digits(p.counts.evaluated), group_digits(p.counts.feasible)));
+  if (!p.unpriced_gpus.empty()) {
+    head.heading.push_back(fmt::format("Not searched (no matching price; give --price GPU=USD): {}",
+                                       fmt::join(p.unpriced_gpus, ", ")));
+  }
+  if (p.miss) {
+    head.heading.push_back(miss_text(p));
+    if (p.miss->closest) {
+      detail::Table closest{.title = "Closest configuration", .header = kConfigHeader, .rows = {}};
+      closest.rows.push_back(config_row(1, *p.miss->closest));
+      closest.rows.back().back() = "misses " + std::string(to_string(p.miss->binding));
+      head.tables.push_back(std::move(closest));
+    }
+    std::vector<std::string> missing;
+    for (const auto& [target, n] : p.miss->layouts_missing) {
+      missing.push_back(fmt::format("{} {}", to_string(target), group_digits(n)));
+    }
+    if (!missing.empty()) {
+      head.footer.push_back(fmt::format("Layouts missing each target at their best batch: {}", fmt::join(missing, "; ")));
+    }
+  } else {
+    detail::Table configs{.title = "Cheapest configurations", .header = kConfigHeader, .rows = {}};
+    for (std::size_t i = 0; i < p.configurations.size(); ++i) {
+      configs.rows.push_back(config_row(i + 1, p.configurations[i]));
+    }
+    head.tables.push_back(std::move(configs));
+    head.footer.push_back(
+        "batch/replica: sequences per replica at the target load (max: the largest meeting the latency targets); "
+        "capacity: what the replicas serve at the max batch, with the estimate's calibration band; 'within band': a rival on another GPU is "
+        "cheaper at the band's edges (its high edge against this one's low edge)");
+  }
+  if (emit && !p.configurations.empty()) {
+    const EngineLaunch l = launch_command(*emit, launch_settings(p, p.configurations.front()));
+    head.footer.push_back(fmt::format("Launch #1 ({}, one command per replica):", to_string(l.engine)));
+    head.footer.push_back("  " + l.command());
+    if (!l.config_yaml.empty()) {
+      head.footer.push_back("  plan.yaml:");
+      for (const std::string& line : l.config_yaml) {
+        head.footer.push_back("    " + line);
+      }
+    }
+    for (const std::string& n : l.notes) {
+      head.footer.push_back("  note: " + n);
+    }
+  }
+  detail::Document tail;
+  detail::Table frontier{.title = "Pareto frontier per GPU: output tok/s per GPU against tok/s per user",
+                         .header = {"GPU", "weights", "KV", "layout", "batch", "tok/s per GPU", "tok/s per user",
+                                    "ITL ms", "TTFT ms"},
+                         .rows = {}};
+  bool thinned = false;
+  for (std::size_t begin = 0; begin < p.pareto.size();) {
+    std::size_t end = begin;
+    while (end < p.pareto.size() && p.pareto[end].gpu == p.pareto[begin].gpu) {
+      ++end;
+    }
+    const std::size_t n = end - begin;
+    const std::size_t shown = std::min(n, kFrontierRowsPerGpu);
+    thinned = thinned || shown < n;
+    for (std::size_t k = 0; k < shown; ++k) {
+      // Evenly spread over the frontier, both ends included.
+      const ParetoPoint& q = p.pareto[begin + (shown == 1 ? 0 : k * (n - 1) / (shown - 1))];
+      frontier.rows.push_back({q.gpu, std::string(to_string(q.weights_dtype)), std::string(to_string(q.kv_dtype)),
+                               layout_text(q.layout), group_digits(q.batch), rate(q.tokens_per_s_per_gpu),
+                               fmt::format("{:.1f}", checked(q.tokens_per_s_per_user, "tok/s/user")), ms(q.itl_s),
+                               ms(q.ttft_s)});
+    }
+    begin = end;
+  }
+  tail.tables.push_back(std::move(frontier));
+  if (thinned) {
+    tail.footer.push_back(fmt::format("The frontier table shows up to {} points per GPU; --format json lists all {}.",
+                                      kFrontierRowsPerGpu, p.pareto.size()));
+  }
+  for (const std::string& n : p.notes) {
+    tail.footer.push_back("note: " + n);
+  }
+  std::string out = detail::render_document(head, format);
+  out += format == Format::csv ? "\n" : "";
+  out += detail::render_document(tail, format);
+  return out;
+}
+
+}  // namespace
+
+std::string render_plan(const std::vector<PlanResult>& plans, std::optional<Engine> emit, const RenderOptions& options) {
+  if (options.format == Format::json) {
+    Json j = detail::envelope("plan");
+    j["plans"] = Json::array();
+    for (const PlanResult& p : plans) {
+      j["plans"].push_back(plan_json(p, emit));
+    }
+    return detail::dump_json(j);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    out += (i > 0 ? "\n" : "") + plan_text(plans[i], emit, options.format);
+  }
+  return out;
+}
+
+}  // namespace gpuplan

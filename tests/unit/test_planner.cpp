@@ -1,0 +1,242 @@
+// The planner: a small search whose optimum is known, the chosen configuration re-checked by perf
+// on its own, the frontier, launch flags read back, and bad input.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include <gpuplan/engine_flags.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/pareto.hpp>
+#include <gpuplan/planner.hpp>
+
+using namespace gpuplan;
+
+namespace {
+
+// Two GPUs with the same hardware (H100 SXM's datasheet figures, 16 GB of memory so that an 8B
+// model in bf16, 16 GB of weights, needs two of them) and different prices.
+std::string tiny_gpu(const std::string& id) {
+  return R"({"id": ")" + id + R"(", "name": ")" + id + R"(", "vendor": "nvidia", "memory_gb": 16,
+    "memory_bandwidth_tb_per_s": 3.35, "dense_tflop_per_s": {"bf16": 989, "fp8": 1979}, "tdp_w": 700,
+    "scale_up": {"kind": "nvlink4", "gb_per_s_per_direction": 450, "domain_gpus": 8},
+    "host_link": {"kind": "pcie5-x16", "gb_per_s_per_direction": 64}, "sources": ["test"]})";
+}
+
+Catalog tiny_catalog() {
+  Catalog c = Catalog::builtin();
+  c.merge_text(R"({"schema_version": 1, "gpus": [)" + tiny_gpu("cheap-gpu") + "," + tiny_gpu("dear-gpu") + "]}", "test.json");
+  return c;
+}
+
+PlanRequest tiny_request() {
+  PlanRequest r;
+  r.perf.input_tokens = 1024;
+  r.perf.output_tokens = 256;
+  r.perf.max_batch = 512;
+  r.gpus = {"cheap-gpu", "dear-gpu"};
+  r.given_usd_per_gpu_hour = {{"cheap-gpu", 2.0}, {"dear-gpu", 3.0}};
+  r.weights_dtypes = {DType::bf16};
+  r.kv_dtypes = {DType::bf16};
+  r.max_gpus_per_replica = 2;  // TP1 (weights do not fit), TP2 and TP1 x PP2
+  r.targets.output_tokens_per_s = 20'000;
+  r.targets.max_itl_s = 0.030;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("plan: the optimum of a small search is the one found by hand", "[plan]") {
+  const Catalog catalog = tiny_catalog();
+  const ModelSpec& model = catalog.model("llama-3.1-8b");
+  const PlanRequest req = tiny_request();
+  const PlanResult res = plan(catalog, model, req);
+  REQUIRE_FALSE(res.miss);
+  REQUIRE_FALSE(res.configurations.empty());
+  const PlanConfig& best = res.configurations.front();
+  // Same hardware at two prices: the cheaper GPU wins, at 2/3 of the other's best price.
+  CHECK(best.gpu == "cheap-gpu");
+  // 16 GB of bf16 weights cannot fit one 16 GB GPU: every replica has two GPUs.
+  CHECK(best.layout.gpus_per_replica() == 2);
+  CHECK(res.counts.pruned >= 2);  // TP1 on each GPU
+  // The same search by brute force over perf alone: every layout, every batch, the replicas the
+  // load needs at that batch, price x GPUs.
+  double oracle = std::numeric_limits<double>::infinity();
+  for (const char* gpu : {"cheap-gpu", "dear-gpu"}) {
+    const double usd = std::string(gpu) == "cheap-gpu" ? 2.0 : 3.0;
+    for (const Layout l : {Layout{.tp = 2, .pp = 1}, Layout{.tp = 1, .pp = 2}}) {
+      PerfRequest pr = req.perf;
+      pr.fit.layout = l;
+      const PerfModel pm(model, catalog.gpu(gpu), pr);
+      for (std::uint64_t b = 1; b <= std::min<std::uint64_t>(pm.max_batch_by_memory(), 512); ++b) {
+        const PerfPoint p = pm.evaluate(b, pr.efficiency);
+        if (p.itl_s <= 0.030) {
+          const double replicas = std::ceil(20'000 / p.output_tokens_per_s);
+          oracle = std::min(oracle, replicas * 2 * usd);
+        }
+      }
+    }
+  }
+  CHECK_THAT(best.usd_per_hour(), Catch::Matchers::WithinRel(oracle, 1e-9));
+  // The exhaustive batch scan agrees with the bisection.
+  PlanRequest exhaustive = req;
+  exhaustive.batch_search = BatchSearch::exhaustive;
+  const PlanResult ex = plan(catalog, model, exhaustive);
+  REQUIRE_FALSE(ex.configurations.empty());
+  CHECK_THAT(ex.configurations.front().usd_per_hour(), Catch::Matchers::WithinRel(oracle, 1e-9));
+  CHECK(ex.counts.evaluated > res.counts.evaluated);
+}
+
+TEST_CASE("plan: the chosen configuration meets every target in a perf run of its own", "[plan]") {
+  const Catalog catalog = tiny_catalog();
+  const ModelSpec& model = catalog.model("llama-3.1-8b");
+  PlanRequest req = tiny_request();
+  req.targets.max_ttft_s = 0.5;
+  req.targets.min_tokens_per_s_per_user = 40;
+  const PlanResult res = plan(catalog, model, req);
+  REQUIRE_FALSE(res.configurations.empty());
+  for (const PlanConfig& c : res.configurations) {
+    PerfRequest pr = req.perf;
+    pr.fit.layout = c.layout;
+    pr.fit.weights_dtype = c.weights_dtype;
+    pr.fit.kv_dtype = c.kv_dtype;
+    const PerfResult own = perf(model, catalog.gpu(c.gpu), pr, {c.batch, c.max_batch}, EstimateBand{});
+    CHECK(own.rows[0].itl_s <= 0.030);
+    CHECK(own.rows[1].itl_s <= 0.030);  // the engine cap emitted (max-num-seqs) holds the target too
+    CHECK(own.rows[0].ttft_s <= 0.5);
+    CHECK(own.rows[0].tokens_per_s_per_user >= 40);
+    CHECK(own.rows[0].kv_fits);
+    CHECK(static_cast<double>(c.replicas) * own.rows[0].output_tokens_per_s >= 20'000);
+    CHECK(c.gpus == c.replicas * c.layout.gpus_per_replica());
+    // Fewer replicas could not carry the load even at the largest batch meeting the ITL.
+    CHECK(static_cast<double>(c.replicas - 1) * own.rows[1].output_tokens_per_s < 20'000);
+  }
+  // Cheapest first.
+  for (std::size_t i = 1; i < res.configurations.size(); ++i) {
+    CHECK(res.configurations[i - 1].usd_per_hour() <= res.configurations[i].usd_per_hour());
+  }
+}
+
+TEST_CASE("plan: each GPU's frontier is non-dominated and spans latency and throughput", "[plan]") {
+  const Catalog catalog = tiny_catalog();
+  const PlanResult res = plan(catalog, catalog.model("llama-3.1-8b"), tiny_request());
+  for (const char* gpu : {"cheap-gpu", "dear-gpu"}) {
+    std::vector<ParetoPoint> points;
+    for (const ParetoPoint& p : res.pareto) {
+      if (p.gpu == gpu) {
+        points.push_back(p);
+      }
+    }
+    REQUIRE(points.size() >= 3);
+    CHECK(non_dominated(points));
+    // Most tokens/s per user first, so least throughput per GPU first.
+    for (std::size_t i = 1; i < points.size(); ++i) {
+      CHECK(points[i - 1].tokens_per_s_per_user > points[i].tokens_per_s_per_user);
+      CHECK(points[i - 1].tokens_per_s_per_gpu < points[i].tokens_per_s_per_gpu);
+    }
+    CHECK(points.front().batch == 1);  // a lone sequence is the fastest per user
+  }
+}
+
+TEST_CASE("pareto_insert keeps exactly the non-dominated points", "[plan]") {
+  struct P {
+    double tokens_per_s_per_gpu, tokens_per_s_per_user;
+  };
+  std::vector<P> all;
+  std::vector<P> frontier;
+  std::uint64_t x = 12345;
+  for (int i = 0; i < 400; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;  // a fixed pseudo-random walk
+    const P p{static_cast<double>(x >> 40 & 0xff), static_cast<double>(x >> 20 & 0xff)};
+    all.push_back(p);
+    pareto_insert(frontier, p);
+  }
+  CHECK(non_dominated(frontier));
+  for (const P& p : all) {
+    const bool dominated = std::any_of(all.begin(), all.end(), [&p](const P& q) { return dominates(q, p); });
+    const bool kept = std::any_of(frontier.begin(), frontier.end(), [&p](const P& q) {
+      return !(q.tokens_per_s_per_gpu < p.tokens_per_s_per_gpu) && !(q.tokens_per_s_per_gpu > p.tokens_per_s_per_gpu) &&
+             !(q.tokens_per_s_per_user < p.tokens_per_s_per_user) && !(q.tokens_per_s_per_user > p.tokens_per_s_per_user);
+    });
+    CHECK(dominated != kept);
+  }
+}
+
+TEST_CASE("plan: a target no GPU can meet names the binding target and the closest", "[plan]") {
+  const Catalog catalog = tiny_catalog();
+  PlanRequest req = tiny_request();
+  req.targets.max_itl_s = 0.001;  // 1 ms: reading 8 GB of weights at 3.35 TB/s takes 2.4 ms
+  const PlanResult res = plan(catalog, catalog.model("llama-3.1-8b"), req);
+  CHECK(res.configurations.empty());
+  REQUIRE(res.miss);
+  CHECK(res.miss->binding == PlanTarget::max_itl);
+  REQUIRE(res.miss->closest);
+  CHECK(res.miss->shortfall > 1.0);
+  CHECK_THAT(res.miss->closest->itl_s / 0.001, Catch::Matchers::WithinRel(res.miss->shortfall, 1e-9));
+  CHECK(res.miss->layouts_missing.at(PlanTarget::max_itl) == res.counts.timed);
+}
+
+TEST_CASE("plan: bad requests are input errors naming the field", "[plan]") {
+  const Catalog catalog = tiny_catalog();
+  const ModelSpec& model = catalog.model("llama-3.1-8b");
+  PlanRequest req = tiny_request();
+  SECTION("zero target") {
+    req.targets.output_tokens_per_s = 0.0;
+    CHECK_THROWS_WITH(plan(catalog, model, req), Catch::Matchers::StartsWith("plan.output_tokens_per_s:"));
+  }
+  SECTION("negative latency") {
+    req.targets.max_itl_s = -1.0;
+    CHECK_THROWS_WITH(plan(catalog, model, req), Catch::Matchers::StartsWith("plan.max_itl_s:"));
+  }
+  SECTION("NaN") {
+    req.targets.max_ttft_s = std::nan("");
+    CHECK_THROWS_WITH(plan(catalog, model, req), Catch::Matchers::StartsWith("plan.max_ttft_s:"));
+  }
+  SECTION("unknown provider") {
+    req.provider = "nebuis";
+    CHECK_THROWS_WITH(plan(catalog, model, req), Catch::Matchers::StartsWith("plan.provider: no prices from 'nebuis' (closest: nebius"));
+  }
+  SECTION("no price") {
+    req.given_usd_per_gpu_hour.clear();
+    CHECK_THROWS_WITH(plan(catalog, model, req), Catch::Matchers::StartsWith("plan.gpus: no on-demand price"));
+  }
+}
+
+TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]") {
+  for (Engine engine : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+    for (DType w : {DType::bf16, DType::fp8, DType::int4, DType::fp4}) {
+      for (const Layout l : {Layout{.tp = 2, .pp = 1, .ep = 1}, Layout{.tp = 4, .pp = 3, .ep = 4}}) {
+        const LaunchSettings s{.model = "meta-llama/Llama-3.1-70B-Instruct", .layout = l, .weights_dtype = w,
+                               .kv_dtype = DType::fp8, .max_num_seqs = 192, .max_model_len = 2304, .memory_share = 0.9};
+        const EngineLaunch launch = launch_command(engine, s);
+        // Through text, as a shell would split it.
+        std::istringstream words(launch.command());
+        std::vector<std::string> argv;
+        for (std::string word; words >> word;) {
+          argv.push_back(word);
+        }
+        const LaunchSettings back = parse_launch_command(engine, argv);
+        CHECK(back.model == s.model);
+        CHECK(back.layout.tp == l.tp);
+        CHECK(back.layout.pp == l.pp);
+        CHECK(back.layout.ep == l.ep);
+        CHECK(back.max_num_seqs == 192);
+        CHECK(back.max_model_len == 2304);
+        if (engine != Engine::trtllm) {  // TensorRT-LLM reads both formats from the checkpoint and YAML
+          CHECK(back.weights_dtype == w);
+          CHECK(back.kv_dtype == DType::fp8);
+        } else {
+          CHECK(launch.config_yaml.back() == "  dtype: fp8");
+        }
+      }
+    }
+  }
+  const EngineLaunch v = launch_command(Engine::vllm, LaunchSettings{.model = "m", .layout = {.tp = 2}, .max_num_seqs = 192, .max_model_len = 2304});
+  CHECK(v.command() ==
+        "vllm serve m --tensor-parallel-size 2 --pipeline-parallel-size 1 --max-num-seqs 192 --max-model-len 2304 "
+        "--gpu-memory-utilization 0.9 --dtype bfloat16 --kv-cache-dtype auto");
+  CHECK_THROWS_WITH(parse_launch_command(Engine::vllm, {"vllm", "serve", "m", "--tensor-parallel-size", "two"}),
+                    "--tensor-parallel-size: expected a positive whole number, got 'two'");
+  CHECK_THROWS_AS(launch_command(Engine::neutral, LaunchSettings{}), InputError);
+}
