@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages gpuplan builds and tests with; only the missing ones.
 set -euo pipefail
-packages=(cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev catch2)
+# libbenchmark-dev (Google Benchmark) builds gpuplan_bench; help2man writes the man page.
+packages=(cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev catch2 libbenchmark-dev help2man)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
   gpuplan::cli::add_compare_command(app, exit_code);
   gpuplan::cli::add_scale_command(app, exit_code);
   gpuplan::cli::add_catalog_command(app, exit_code);
+  gpuplan::cli::add_batch_command(app, exit_code);
   try {
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".
     check_command_words(app, argc, argv);
