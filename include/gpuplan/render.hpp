@@ -2,6 +2,7 @@
 // Renderers: one result -> table / json / csv / markdown text. The only code that formats
 // numbers. They return strings and never print.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,5 +67,12 @@ std::string render_gpu(const GpuSpec& gpu, const RenderOptions& options);
 std::string render_model(const ModelSpec& model, const RenderOptions& options);
 /// Summary of a validated user catalog file.
 std::string render_merge_report(const MergeReport& report, const RenderOptions& options);
+
+/// JSON Lines (`gpuplan batch`): a JSON document as rendered above, on one line (same values,
+/// no whitespace outside strings, a final newline).
+std::string render_json_line(std::string_view json);
+/// `{"error":{"line":N,"field":"...","message":"..."}}` on one line; an empty `field` (the line
+/// as a whole is wrong) is written as null.
+std::string render_batch_error(std::uint64_t line, std::string_view field, std::string_view message);
 
 }  // namespace gpuplan

@@ -8,6 +8,7 @@
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/cost.hpp>
 
+#include "command_io.hpp"
 #include "common.hpp"
 #include "deployment.hpp"
 #include "pricing.hpp"
@@ -30,7 +31,7 @@ struct CostOptions {
 };
 
 Exit run_cost(const CostOptions& o) {
-  const Catalog catalog = load_catalog(o.common);
+  const Catalog& catalog = command_catalog(o.common);
   const RenderOptions render = render_options(o.common);
   CostReport report;
   CostRequest& c = report.cost.request;
@@ -139,7 +140,7 @@ Exit run_cost(const CostOptions& o) {
   if (o.pricing.max_usd_per_mtok > 0) {
     report.budget_usd_per_million_tokens = o.pricing.max_usd_per_mtok;
   }
-  fmt::print("{}", render_cost(report, render));
+  print_document(render_cost(report, render));
   return o.pricing.check && !report.within_budget() ? Exit::check_failed : Exit::ok;
 }
 
@@ -163,6 +164,7 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--ops-share", o->ops_share, "Owned hardware: operations cost per year as a share of capex (default 0)")
       ->transform(decimal_number())->check(CLI::Range(0.0, 1.0));
   add_common_options(*sub, o->common);
+  reset_before_parse(*sub, o);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);
     o->amortization_set = sub->count("--amortization-years") > 0;

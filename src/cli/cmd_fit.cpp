@@ -5,6 +5,7 @@
 
 #include <gpuplan/fit_report.hpp>
 
+#include "command_io.hpp"
 #include "common.hpp"
 #include "deployment.hpp"
 
@@ -21,7 +22,7 @@ struct FitOptions {
 };
 
 Exit run_fit(const FitOptions& o) {
-  const Catalog catalog = load_catalog(o.common);
+  const Catalog& catalog = command_catalog(o.common);
   const RenderOptions render = render_options(o.common);
   Deployment d = resolve_deployment(catalog, o.deployment);
   d.request.context_tokens = o.context;
@@ -31,7 +32,7 @@ Exit run_fit(const FitOptions& o) {
                              .layout_given = d.layout_given,
                              .context_given = o.context_given};
   const FitReport report = plan_fit(d.model, *d.gpu, question);
-  fmt::print("{}", render_fit(report, render));
+  print_document(render_fit(report, render));
   return o.check && !report.search.chosen.fits ? Exit::check_failed : Exit::ok;
 }
 
@@ -51,6 +52,7 @@ void add_fit_command(CLI::App& app, Exit& exit_code) {
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
   sub->add_flag("--check", o->check, "Exit with code 1 when it does not fit");
   add_common_options(*sub, o->common);
+  reset_before_parse(*sub, o);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);
     o->context_given = sub->count("--context") > 0;

@@ -9,6 +9,7 @@
 #include <gpuplan/perf.hpp>
 #include <gpuplan/units.hpp>
 
+#include "command_io.hpp"
 #include "common.hpp"
 #include "deployment.hpp"
 #include "workload.hpp"
@@ -25,7 +26,7 @@ struct PerfOptions {
 };
 
 Exit run_perf(const PerfOptions& o) {
-  const Catalog catalog = load_catalog(o.common);
+  const Catalog& catalog = command_catalog(o.common);
   const RenderOptions render = render_options(o.common);
   Deployment d = resolve_deployment(catalog, o.deployment);
   PerfRequest req;
@@ -63,7 +64,7 @@ Exit run_perf(const PerfOptions& o) {
                                     "(batch {}) among {} layouts of {} GPUs",
                                     std::min(result.max_batch_by_memory, req.max_batch), choice.candidates, d.gpus));
   }
-  fmt::print("{}", render_perf(result, render));
+  print_document(render_perf(result, render));
   return Exit::ok;
 }
 
@@ -80,6 +81,7 @@ void add_perf_command(CLI::App& app, Exit& exit_code) {
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   sub->add_flag("--check", o->check, "Exit with code 1 (not 2) when the layout does not fit");
   add_common_options(*sub, o->common);
+  reset_before_parse(*sub, o);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);
     exit_code = with_flag_names([&o] { return run_perf(*o); });

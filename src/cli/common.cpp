@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include "command_io.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -66,7 +68,7 @@ auto lookup(const Catalog& catalog, std::string_view flag, Find&& find) -> declt
   try {
     auto& found = find();
     for (const std::string& note : catalog.take_notes()) {
-      fmt::print(stderr, "gpuplan: note: {}: {}\n", flag, note);
+      print_note(fmt::format("gpuplan: note: {}: {}", flag, note));
     }
     return found;
   } catch (const InputError& e) {

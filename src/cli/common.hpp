@@ -68,5 +68,6 @@ void add_compare_command(CLI::App& app, Exit& exit_code);
 void add_scale_command(CLI::App& app, Exit& exit_code);
 void add_train_command(CLI::App& app, Exit& exit_code);
 void add_plan_command(CLI::App& app, Exit& exit_code);
+void add_batch_command(CLI::App& app, Exit& exit_code);
 
 }  // namespace gpuplan::cli

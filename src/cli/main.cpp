@@ -122,6 +122,7 @@ void add_commands(CLI::App& app, Exit& exit_code) {
 }
 
 int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv) {
+  gpuplan::cli::add_batch_command(app, exit_code);
   try {
     check_argument_lengths(argc, argv);
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".

@@ -7,6 +7,7 @@
 
 #include <gpuplan/error.hpp>
 
+#include "command_io.hpp"
 #include "common.hpp"
 
 namespace gpuplan::cli {
@@ -76,8 +77,8 @@ std::map<std::string, double> given_prices(const Catalog& catalog, const std::ve
 
 void warn_stale(const Price& price) {
   if (price.stale()) {
-    fmt::print(stderr, "gpuplan: warning: the {} {} price for {} is {} days old ({}), older than {} days: check it\n",
-               price.provider, to_string(price.mode), price.gpu, price.age_days, price.date, kStalePriceDays);
+    print_note(fmt::format("gpuplan: warning: the {} {} price for {} is {} days old ({}), older than {} days: check it",
+               price.provider, to_string(price.mode), price.gpu, price.age_days, price.date, kStalePriceDays));
   }
 }
 

@@ -1,0 +1,56 @@
+#include "command_io.hpp"
+
+#include <cstdio>
+#include <optional>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace gpuplan::cli {
+
+struct BatchCapture::State {
+  const Catalog* catalog = nullptr;
+  std::string* document = nullptr;
+  std::unordered_set<std::string> notes;
+};
+
+namespace {
+
+BatchCapture::State*& active() {
+  static BatchCapture::State* state = nullptr;
+  return state;
+}
+
+}  // namespace
+
+const Catalog& command_catalog(const CommonOptions& opts) {
+  if (active() != nullptr) {
+    return *active()->catalog;
+  }
+  static std::optional<Catalog> loaded;
+  return loaded.emplace(load_catalog(opts));
+}
+
+void print_document(std::string_view text) {
+  if (active() != nullptr) {
+    active()->document->append(text);
+    return;
+  }
+  fmt::print("{}", text);
+}
+
+void print_note(std::string_view line) {
+  if (active() != nullptr && !active()->notes.emplace(line).second) {
+    return;
+  }
+  fmt::print(stderr, "{}\n", line);
+}
+
+BatchCapture::BatchCapture(const Catalog& catalog, std::string& document)
+    : state_(std::make_unique<State>(State{.catalog = &catalog, .document = &document, .notes = {}})) {
+  active() = state_.get();
+}
+
+BatchCapture::~BatchCapture() { active() = nullptr; }
+
+}  // namespace gpuplan::cli

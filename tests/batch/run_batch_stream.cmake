@@ -1,0 +1,33 @@
+# Batch from stdin: a line longer than the 1 MiB limit gets an error object and the lines around
+# it are still answered; blank lines are skipped; the last line may lack its newline.
+# cmake -DGPUPLAN=<exe> -DWORK=<dir> -P run_batch_stream.cmake
+set(ENV{GPUPLAN_CATALOG} "")
+set(ENV{GPUPLAN_TODAY} "2026-12-01")
+set(request "{\"command\": \"fit\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l4\"}")
+string(REPEAT "x" 2100000 huge)
+file(MAKE_DIRECTORY "${WORK}")
+file(WRITE "${WORK}/stream.jsonl" "${request}\n{\"command\": \"fit\", \"model\": \"${huge}\"}\n\n  \r\n${request}")
+execute_process(COMMAND "${GPUPLAN}" batch INPUT_FILE "${WORK}/stream.jsonl"
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "exit ${code}: ${err}")
+endif()
+# Split on newlines only (the answers hold ';', CMake's list separator).
+string(REGEX REPLACE "\n$" "" out "${out}")
+string(REPLACE ";" "\\;" out "${out}")
+string(REPLACE "\n" ";" answers "${out}")
+list(LENGTH answers n)
+if(NOT n EQUAL 3)
+  message(FATAL_ERROR "want 3 answers, got ${n}")
+endif()
+list(GET answers 0 first)
+list(GET answers 1 second)
+list(GET answers 2 third)
+string(JSON fits GET "${first}" fits)
+string(JSON line GET "${second}" error line)
+string(JSON message GET "${second}" error message)
+string(JSON same EQUAL "${first}" "${third}")
+if(NOT fits OR NOT line EQUAL 2 OR NOT message MATCHES "longer than 1048576 bytes" OR NOT same)
+  message(FATAL_ERROR "unexpected answers:\n${first}\n${second}\n${third}")
+endif()
+message(STATUS "huge line answered with an error, the others answered")
