@@ -1,6 +1,7 @@
 // gpuplan: parse, dispatch, and turn every failure into one line on stderr and an exit code.
 #include <algorithm>
 #include <exception>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -78,6 +79,12 @@ void check_command_words(const CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `--version` alone answers before the commands are built, as CLI11 would print it (scripts
+  // call it to check the tool: start-to-exit near a bare process).
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    fmt::print("{}\n", gpuplan::kVersion);
+    return 0;
+  }
   CLI::App app{"gpuplan: capacity planner for LLM inference on GPUs"};
   app.set_version_flag("--version", std::string(gpuplan::kVersion));
   app.require_subcommand(1);
