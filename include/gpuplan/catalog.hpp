@@ -3,6 +3,8 @@
 // build time; user files (same format) add entries or override them by id. Every entry is
 // validated once, here, so later code takes typed, valid values.
 
+#include <array>
+#include <cstddef>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -34,6 +36,9 @@ class Catalog {
   Catalog() = default;
   /// The embedded data/gpus.json, models.json, prices.json and benchmarks.json.
   static const Catalog& builtin();
+  /// A fresh copy of the built-in catalog with nothing parsed yet (each copy parses what it is
+  /// asked for; see gpus()).
+  static Catalog embedded();
 
   /// The day price ages are counted to (default: the system clock's today). Setting it
   /// recomputes every price's age; a price dated after it throws InputError naming the file
@@ -51,10 +56,15 @@ class Catalog {
   /// Reads and merges a file; a missing or unreadable file throws InputError naming the path.
   MergeReport merge_file(const std::filesystem::path& path);
 
-  [[nodiscard]] const std::vector<GpuSpec>& gpus() const { return gpus_; }
-  [[nodiscard]] const std::vector<ModelSpec>& models() const { return models_; }
-  [[nodiscard]] const std::vector<Price>& prices() const { return prices_; }
-  [[nodiscard]] const std::vector<Benchmark>& benchmarks() const { return benchmarks_; }
+  /// The built-in data is parsed when first needed (start-to-exit time: `fit` needs one GPU and
+  /// one model, parsed alone): each list on first use, a GPU or model looked up by id or alias
+  /// alone. A merge parses everything first, so a user file is validated against the whole
+  /// catalog as before; the shipped data is checked whole by the tests. Not safe to call
+  /// concurrently on one catalog (a lookup may parse).
+  [[nodiscard]] const std::vector<GpuSpec>& gpus() const;
+  [[nodiscard]] const std::vector<ModelSpec>& models() const;
+  [[nodiscard]] const std::vector<Price>& prices() const;
+  [[nodiscard]] const std::vector<Benchmark>& benchmarks() const;
 
   /// Looks up by id as people type it: case-insensitive id, then a GPU alias ("h100"), then an
   /// unambiguous abbreviation ("llama3.1-70b", "mixtral-8x7"): the words of the name, in order,
@@ -71,10 +81,26 @@ class Catalog {
   [[nodiscard]] const ModelSpec* find_model(std::string_view id) const;
 
  private:
+  enum Section : std::size_t { kGpus, kModels, kPrices, kBenchmarks, kSections };
+  /// Merges a built-in section not merged yet. Logically const: the catalog's content does not
+  /// change, only how much of it is parsed (the built-in object itself is not const).
+  void load(Section section) const;
+  void load_all() const;
+  MergeReport merge_loaded(std::string_view text, std::string_view origin);
+  /// Whether an id is known, without parsing a pending built-in entry.
+  [[nodiscard]] bool has_gpu_id(std::string_view id) const;
+  [[nodiscard]] bool has_model_id(std::string_view id) const;
+
+  /// Built-in texts (embedded, static) not merged yet, by section; empty once merged.
+  mutable std::array<std::string_view, kSections> pending_{};
+  /// Built-in GPUs and models parsed alone while their list is pending, by entry index (a map:
+  /// addresses stay stable).
+  mutable std::map<std::size_t, GpuSpec> single_gpus_;
+  mutable std::map<std::size_t, ModelSpec> single_models_;
   std::vector<GpuSpec> gpus_;
   std::vector<ModelSpec> models_;
-  std::vector<Price> prices_;
-  std::vector<Benchmark> benchmarks_;
+  mutable std::vector<Price> prices_;
+  mutable std::vector<Benchmark> benchmarks_;
   std::map<std::string, std::string> gpu_json_;    ///< id -> merged entry JSON, for later merges
   std::map<std::string, std::string> model_json_;
   DayNumber today_ = system_today();

@@ -1,6 +1,7 @@
 // gpuplan: parse, dispatch, and turn every failure into one line on stderr and an exit code.
 #include <algorithm>
 #include <exception>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -118,11 +119,11 @@ void add_commands(CLI::App& app, Exit& exit_code) {
   gpuplan::cli::add_scale_command(app, exit_code);
   gpuplan::cli::add_train_command(app, exit_code);
   gpuplan::cli::add_plan_command(app, exit_code);
+  gpuplan::cli::add_batch_command(app, exit_code);
   gpuplan::cli::add_catalog_command(app, exit_code);
 }
 
 int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv) {
-  gpuplan::cli::add_batch_command(app, exit_code);
   try {
     check_argument_lengths(argc, argv);
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".
@@ -152,6 +153,12 @@ int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv) {
 // The fuzzer (tests/fuzz/fuzz_cli.cpp) compiles this file with its own main.
 #ifndef GPUPLAN_CLI_NO_MAIN
 int main(int argc, char** argv) {
+  // `--version` alone answers before the commands are built (scripts call it to check the tool:
+  // start-to-exit near a bare process). It prints what CLI11's version flag would.
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    fmt::print("{}\n", gpuplan::kVersion);
+    return 0;
+  }
   CLI::App app{"gpuplan: capacity planner for LLM inference on GPUs"};
   Exit exit_code = Exit::ok;
   gpuplan::cli::add_commands(app, exit_code);

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstddef>
 #include <map>
 #include <utility>
 #include <set>
+#include <span>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -16,6 +19,7 @@
 #include <gpuplan/input_limits.hpp>
 
 #include "detail/catalog_json.hpp"
+#include "detail/embedded_entries.hpp"
 #include "detail/json_reader.hpp"
 
 namespace gpuplan {
@@ -106,6 +110,10 @@ bool abbreviates(const std::vector<std::string>& query, const std::vector<std::s
   return !query.empty();
 }
 
+std::string resolved_note(std::string_view what, std::string_view name, std::string_view id, std::string_view how) {
+  return fmt::format("{} '{}' read as '{}' ({})", what, name, id, how);
+}
+
 template <typename T>
 std::vector<std::string> aliases_of(const T& /*item*/) {
   return {};
@@ -141,7 +149,7 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     how = "abbreviation";
   }
   if (hits.size() == 1) {
-    notes.push_back(fmt::format("{} '{}' read as '{}' ({})", what, name, hits.front()->id, how));
+    notes.push_back(resolved_note(what, name, hits.front()->id, how));
     return hits.front();
   }
   if (hits.size() > 1) {
@@ -219,6 +227,33 @@ Json patched_entry(const Json& entry, const std::map<std::string, std::string>& 
   return merged;
 }
 
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+// The built-in entry with this id (case-insensitive, as find_by_id), or kNone.
+std::size_t entry_with_id(std::span<const detail::EmbeddedEntry> entries, std::string_view id) {
+  const std::string key = lower(id);
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    if (entries[k].id == key) {
+      return k;
+    }
+  }
+  return kNone;
+}
+
+// Built-in entry k parsed alone, with the file's name and JSON pointer as the whole-file merge
+// gives them (the first merge into an empty catalog patches nothing), cached.
+template <typename T, typename Parse>
+const T& single_entry(std::map<std::size_t, T>& cache, std::size_t k, std::span<const detail::EmbeddedEntry> entries,
+                      std::string_view origin, std::string_view array, Parse parse) {
+  auto it = cache.find(k);
+  if (it == cache.end()) {
+    const detail::EmbeddedEntry& e = entries[k];
+    const Json entry = detail::parse_json_text(e.json, origin);
+    it = cache.emplace(k, parse(entry, std::string(origin), JsonPointer(std::string(array)) / e.index)).first;
+  }
+  return it->second;
+}
+
 std::string price_key(const Price& p) {
   return fmt::format("{}/{}/{}/{}", p.provider, p.gpu, to_string(p.mode), p.region);
 }
@@ -236,24 +271,70 @@ const Json* array_field(const Json& root, std::string_view key, std::string_view
 
 }  // namespace
 
+Catalog Catalog::embedded() {
+  Catalog c;
+  c.pending_ = {detail::kEmbeddedGpus, detail::kEmbeddedModels, detail::kEmbeddedPrices, detail::kEmbeddedBenchmarks};
+  return c;
+}
+
 const Catalog& Catalog::builtin() {
-  static const Catalog catalog = [] {
-    Catalog c;
-    try {
-      c.merge_text(detail::kEmbeddedGpus, "gpus.json");
-      c.merge_text(detail::kEmbeddedModels, "models.json");
-      c.merge_text(detail::kEmbeddedPrices, "prices.json");
-      c.merge_text(detail::kEmbeddedBenchmarks, "benchmarks.json");
-    } catch (const InputError& e) {
-      // The shipped data is tested; failing here is a build defect, not user input.
-      throw std::logic_error(fmt::format("built-in catalog is invalid: {}", e.what()));
-    }
-    return c;
-  }();
+  // Not const: parsing a pending section on first use writes to it (see load()).
+  static Catalog catalog = embedded();
   return catalog;
 }
 
-MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_view) {
+void Catalog::load(Section section) const {
+  if (pending_[section].empty()) {
+    return;
+  }
+  static constexpr std::array<std::string_view, kSections> kOrigins{"gpus.json", "models.json", "prices.json",
+                                                                    "benchmarks.json"};
+  // Taken first so that the merge below sees the section as its own, not as pending.
+  const std::string_view text = std::exchange(pending_[section], {});
+  try {
+    // Only a Catalog built by builtin() (a non-const object) or copied from it has pending texts.
+    const_cast<Catalog*>(this)->merge_loaded(text, kOrigins[section]);
+  } catch (const InputError&) {
+    // A failed text merged nothing; keep it pending so a retry fails again, never silently empty.
+    // (A price dated after set_today's day is the one way shipped data fails here.)
+    pending_[section] = text;
+    throw;
+  }
+}
+
+void Catalog::load_all() const {
+  for (std::size_t s = 0; s < kSections; ++s) {
+    load(static_cast<Section>(s));
+  }
+}
+
+const std::vector<GpuSpec>& Catalog::gpus() const {
+  load(kGpus);
+  return gpus_;
+}
+
+const std::vector<ModelSpec>& Catalog::models() const {
+  load(kModels);
+  return models_;
+}
+
+const std::vector<Price>& Catalog::prices() const {
+  load(kPrices);
+  return prices_;
+}
+
+const std::vector<Benchmark>& Catalog::benchmarks() const {
+  load(kBenchmarks);
+  return benchmarks_;
+}
+
+MergeReport Catalog::merge_text(std::string_view text, std::string_view origin) {
+  // The built-in entries go in first, so this text overrides them and is checked against them.
+  load_all();
+  return merge_loaded(text, origin);
+}
+
+MergeReport Catalog::merge_loaded(std::string_view text, std::string_view origin_view) {
   const std::string origin(origin_view);
   const Json root = detail::parse_json_text(text, origin);
   detail::ObjectReader top(root, origin, JsonPointer());
@@ -328,11 +409,11 @@ MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_v
   // Benchmarks must name a model and a GPU that exist once this file's entries are in.
   for (std::size_t i = 0; i < benchmarks.size(); ++i) {
     const Benchmark& b = benchmarks[i];
-    if (find_by_id(gpus, b.gpu) == nullptr && find_gpu(b.gpu) == nullptr) {
+    if (find_by_id(gpus, b.gpu) == nullptr && !has_gpu_id(b.gpu)) {
       throw InputError(fmt::format("{}: unknown GPU '{}'",
                                    detail::where(origin, JsonPointer("/benchmarks") / i / "gpu"), b.gpu));
     }
-    if (find_by_id(models, b.model) == nullptr && find_model(b.model) == nullptr) {
+    if (find_by_id(models, b.model) == nullptr && !has_model_id(b.model)) {
       throw InputError(fmt::format("{}: unknown model '{}'",
                                    detail::where(origin, JsonPointer("/benchmarks") / i / "model"), b.model));
     }
@@ -353,7 +434,7 @@ MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_v
 
   // Prices must name a GPU that exists once this file's GPUs are in.
   for (std::size_t i = 0; i < prices.size(); ++i) {
-    const bool known = find_by_id(gpus, prices[i].gpu) != nullptr || find_gpu(prices[i].gpu) != nullptr;
+    const bool known = find_by_id(gpus, prices[i].gpu) != nullptr || has_gpu_id(prices[i].gpu);
     if (!known) {
       std::vector<std::string> all = ids_of(gpus_);
       for (const GpuSpec& g : gpus) {
@@ -392,18 +473,26 @@ MergeReport Catalog::merge_text(std::string_view text, std::string_view origin_v
     upsert(models_, std::move(m), "model", report);
     merge_note(report, "model", id);
   }
-  gpu_json.merge(gpu_json_);
-  gpu_json_ = std::move(gpu_json);
-  model_json.merge(model_json_);
-  model_json_ = std::move(model_json);
+  if (!gpu_json.empty()) {
+    gpu_json.merge(gpu_json_);
+    gpu_json_ = std::move(gpu_json);
+  }
+  if (!model_json.empty()) {
+    model_json.merge(model_json_);
+    model_json_ = std::move(model_json);
+  }
+  // Keys of the prices already in, formatted once (not once per comparison).
+  std::map<std::string, std::size_t> known_prices;
+  for (std::size_t i = 0; i < prices_.size(); ++i) {
+    known_prices.emplace(price_key(prices_[i]), i);
+  }
   for (Price& p : prices) {
     const std::string key = price_key(p);
-    const auto it = std::find_if(prices_.begin(), prices_.end(),
-                                 [&key](const Price& q) { return price_key(q) == key; });
-    if (it != prices_.end()) {
-      report.overrides.push_back(fmt::format("price {} (was from {})", key, it->origin));
-      *it = std::move(p);
+    if (const auto it = known_prices.find(key); it != known_prices.end()) {
+      report.overrides.push_back(fmt::format("price {} (was from {})", key, prices_[it->second].origin));
+      prices_[it->second] = std::move(p);
     } else {
+      known_prices.emplace(key, prices_.size());
       prices_.push_back(std::move(p));
     }
   }
@@ -414,26 +503,81 @@ MergeReport Catalog::merge_file(const std::filesystem::path& path) {
   return merge_text(read_text_file(path, "catalog file"), path.string());
 }
 
-const GpuSpec* Catalog::find_gpu(std::string_view id) const { return find_by_id(gpus_, id); }
-const ModelSpec* Catalog::find_model(std::string_view id) const { return find_by_id(models_, id); }
+const GpuSpec* Catalog::find_gpu(std::string_view id) const {
+  if (!pending_[kGpus].empty()) {
+    const std::size_t k = entry_with_id(detail::kEmbeddedGpuEntries, id);
+    return k == kNone ? nullptr : &single_entry(single_gpus_, k, detail::kEmbeddedGpuEntries, "gpus.json", "/gpus", detail::gpu_from_json);
+  }
+  return find_by_id(gpus_, id);
+}
 
-const GpuSpec* Catalog::resolve_gpu(std::string_view name) const { return resolve(gpus_, name, "GPU", notes_); }
+const ModelSpec* Catalog::find_model(std::string_view id) const {
+  if (!pending_[kModels].empty()) {
+    const std::size_t k = entry_with_id(detail::kEmbeddedModelEntries, id);
+    return k == kNone ? nullptr
+                      : &single_entry(single_models_, k, detail::kEmbeddedModelEntries, "models.json", "/models",
+                                      detail::model_from_json);
+  }
+  return find_by_id(models_, id);
+}
+
+bool Catalog::has_gpu_id(std::string_view id) const {
+  return pending_[kGpus].empty() ? find_by_id(gpus_, id) != nullptr
+                                 : entry_with_id(detail::kEmbeddedGpuEntries, id) != kNone;
+}
+
+bool Catalog::has_model_id(std::string_view id) const {
+  return pending_[kModels].empty() ? find_by_id(models_, id) != nullptr
+                                   : entry_with_id(detail::kEmbeddedModelEntries, id) != kNone;
+}
+
+const GpuSpec* Catalog::resolve_gpu(std::string_view name) const {
+  if (!pending_[kGpus].empty()) {
+    // The usual cases parse one entry: an exact id, or an alias only one GPU has.
+    if (const GpuSpec* exact = find_gpu(name)) {
+      return exact;
+    }
+    const std::string key = lower(name);
+    std::size_t hit = kNone;
+    int hits = 0;
+    for (std::size_t k = 0; k < detail::kEmbeddedGpuEntries.size(); ++k) {
+      const auto& aliases = detail::kEmbeddedGpuEntries[k].aliases;
+      if (std::find(aliases.begin(), aliases.end(), key) != aliases.end()) {
+        hit = k;
+        ++hits;
+      }
+    }
+    if (hits == 1) {
+      const GpuSpec& g =
+          single_entry(single_gpus_, hit, detail::kEmbeddedGpuEntries, "gpus.json", "/gpus", detail::gpu_from_json);
+      notes_.push_back(resolved_note("GPU", name, g.id, "alias"));
+      return &g;
+    }
+  }
+  return resolve(gpus(), name, "GPU", notes_);
+}
+
 const ModelSpec* Catalog::resolve_model(std::string_view name) const {
-  return resolve(models_, name, "model", notes_);
+  if (!pending_[kModels].empty()) {
+    if (const ModelSpec* exact = find_model(name)) {
+      return exact;
+    }
+  }
+  return resolve(models(), name, "model", notes_);
 }
 
 const GpuSpec& Catalog::gpu(std::string_view id) const {
   if (const GpuSpec* g = resolve_gpu(id)) {
     return *g;
   }
-  unknown("GPU", id, gpus_, "gpus");
+  unknown("GPU", id, gpus(), "gpus");
 }
 
 const ModelSpec& Catalog::model(std::string_view id) const {
   if (const ModelSpec* m = resolve_model(id)) {
     return *m;
   }
-  unknown("model", id, models_, "models");
+  unknown("model", id, models(), "models");
 }
 
 std::vector<std::string> Catalog::take_notes() const { return std::exchange(notes_, {}); }
