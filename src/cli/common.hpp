@@ -58,5 +58,8 @@ void add_validate_command(CLI::App& app, Exit& exit_code);
 void add_cost_command(CLI::App& app, Exit& exit_code);
 void add_compare_command(CLI::App& app, Exit& exit_code);
 void add_scale_command(CLI::App& app, Exit& exit_code);
+void add_check_command(CLI::App& app, Exit& exit_code);
+void add_report_command(CLI::App& app, Exit& exit_code);
+void add_diff_command(CLI::App& app, Exit& exit_code);
 
 }  // namespace gpuplan::cli

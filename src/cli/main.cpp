@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/provenance.hpp>
 #include <gpuplan/version.hpp>
 
 #include "common.hpp"
@@ -79,7 +80,9 @@ void check_command_words(const CLI::App& app, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   CLI::App app{"gpuplan: capacity planner for LLM inference on GPUs"};
-  app.set_version_flag("--version", std::string(gpuplan::kVersion));
+  const gpuplan::Provenance& provenance = gpuplan::builtin_provenance();
+  app.set_version_flag("--version", fmt::format("{}\ncatalog {}, newest price {}", provenance.gpuplan_version,
+                                                provenance.catalog_hash, provenance.newest_price_date));
   app.require_subcommand(1);
   Exit exit_code = Exit::ok;
   gpuplan::cli::add_fit_command(app, exit_code);
@@ -89,6 +92,9 @@ int main(int argc, char** argv) {
   gpuplan::cli::add_compare_command(app, exit_code);
   gpuplan::cli::add_scale_command(app, exit_code);
   gpuplan::cli::add_catalog_command(app, exit_code);
+  gpuplan::cli::add_check_command(app, exit_code);
+  gpuplan::cli::add_report_command(app, exit_code);
+  gpuplan::cli::add_diff_command(app, exit_code);
   try {
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".
     check_command_words(app, argc, argv);

@@ -25,19 +25,6 @@ extern const std::string_view kEmbeddedGpus;
 extern const std::string_view kEmbeddedModels;
 extern const std::string_view kEmbeddedPrices;
 extern const std::string_view kEmbeddedBenchmarks;
-}  // namespace detail
-
-namespace {
-
-using detail::Json;
-using detail::JsonPointer;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::string read_text_file(const std::filesystem::path& path, std::string_view what) {
   std::error_code ec;
@@ -65,6 +52,21 @@ std::string read_text_file(const std::filesystem::path& path, std::string_view w
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::Json;
+using detail::read_text_file;
+using detail::JsonPointer;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
 }
 
 template <typename T>

@@ -4,6 +4,7 @@
 // Private to the library; nlohmann types never reach public headers.
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <span>
@@ -17,6 +18,10 @@ namespace gpuplan::detail {
 
 using Json = nlohmann::json;
 using JsonPointer = nlohmann::json::json_pointer;
+
+/// A user's text file (catalog, config.json, plan file), at most 64 MiB; a missing file,
+/// directory or device throws InputError naming the path and `what` it should be.
+std::string read_text_file(const std::filesystem::path& path, std::string_view what);
 
 /// "origin: /pointer" as used at the start of every catalog error.
 std::string where(std::string_view origin, const JsonPointer& at);
