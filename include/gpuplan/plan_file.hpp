@@ -43,7 +43,7 @@ struct Expectations {
 struct PlanDeployment {
   std::string name;
   std::string pointer;                ///< "/deployments/0"
-  std::vector<PlanSetting> settings;  ///< file order
+  std::vector<PlanSetting> settings;  ///< by name (JSON objects are unordered)
   Expectations expect;
   std::string expect_pointer;         ///< "/deployments/0/expect"
   /// The setting for a flag ("--gpu"), if given.
