@@ -19,6 +19,8 @@ struct CompareRequest {
   std::uint64_t gpus_per_option = 8;    ///< GPUs in each deployment
   PerfRequest perf;                     ///< workload, dtypes, efficiency; layout used if `layout_given`
   bool layout_given = false;
+  /// The load each option is costed at (planned_load): unset, full load.
+  std::optional<std::uint64_t> concurrency;
   std::map<std::string, double> measured_tokens_per_s;  ///< by GPU id: replaces the estimate
   std::string provider;                 ///< empty: every provider in the catalog
   std::optional<PricingMode> mode;      ///< unset: every mode the provider has

@@ -13,6 +13,9 @@
 
 namespace gpuplan {
 
+/// Hours in an average month (8,760 / 12), for monthly figures.
+inline constexpr double kHoursPerMonth = 8760.0 / 12.0;
+
 /// Buying the GPUs instead of renting them.
 struct OwnedHardware {
   double capex_usd_per_gpu = 0;      ///< purchase price per GPU, including its share of the server

@@ -16,6 +16,9 @@ void add_commands(CLI::App& app, Exit& exit_code);
 /// values (--batch 1,2,...; a repeated --gpu).
 void check_list_lengths(const CLI::App& app);
 
+// `gpuplan --version`: the version, the catalog hash and the newest price date.
+std::string version_text();
+
 /// Checks argument sizes and command words, parses (which runs the chosen command) and turns
 /// every failure into one line on stderr; returns the process exit code.
 int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv);

@@ -43,6 +43,7 @@ Exit run_compare(CompareOptions o) {
   req.perf.fit = d.request;
   apply_workload(o.workload, req.perf);
   req.layout_given = d.layout_given;
+  req.concurrency = planned_concurrency(o.workload);
   for (const std::string& m : o.measured) {
     const auto eq = m.find('=');
     if (eq == std::string::npos || eq == 0) {

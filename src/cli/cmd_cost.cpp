@@ -7,6 +7,7 @@
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/cost.hpp>
+#include <gpuplan/planned_load.hpp>
 
 #include "command_io.hpp"
 #include "common.hpp"
@@ -29,6 +30,17 @@ struct CostOptions {
   double ops_share = 0;
   bool amortization_set = false;
 };
+
+// A failed check is a result: with --check, "does not fit" prints the fit and exits 1 (bad
+// usage stays exit 2); without it, it is an error as before.
+Exit does_not_fit(const CostOptions& o, const FitResult& f, const std::string& why) {
+  if (!o.pricing.check) {
+    throw InputError(why);
+  }
+  fmt::print("{}", render_fit(f, render_options(o.common)));
+  fmt::print(stderr, "gpuplan: {}\n", why);
+  return Exit::check_failed;
+}
 
 Exit run_cost(const CostOptions& o) {
   const Catalog& catalog = command_catalog(o.common);
@@ -55,8 +67,8 @@ Exit run_cost(const CostOptions& o) {
       fr.context_tokens = o.workload.input + o.workload.output;
       const FitResult f = d.layout_given ? fit(d.model, gpu, fr) : fit_smallest_layout(d.model, gpu, fr, d.gpus);
       if (!f.fits) {
-        throw InputError(fmt::format("does not fit: {} on {} x {} cannot hold one {}-token sequence; see 'gpuplan fit'",
-                                     d.model.id, f.request.layout.gpus(), gpu.id, fr.context_tokens));
+        return does_not_fit(o, f, fmt::format("does not fit: {} on {} x {} cannot hold one {}-token sequence; see 'gpuplan fit'",
+                                              d.model.id, f.request.layout.gpus(), gpu.id, fr.context_tokens));
       }
       c.gpus = d.gpus;
     } else {
@@ -78,23 +90,27 @@ Exit run_cost(const CostOptions& o) {
     validate_perf_request(d.model, req);
     const FitResult layout = d.layout_given ? fit(d.model, gpu, req.fit) : best_layout(d.model, gpu, req, d.gpus).fit;
     if (!layout.fits) {
-      throw InputError(fmt::format("does not fit: weights {:.2f} GB and one {}-token sequence's KV cache per GPU "
-                                   "against a {:.2f} GB engine cap (TP {}, PP {}); see 'gpuplan fit'",
-                                   layout.per_gpu.weights_bytes / units::kGB, req.fit.context_tokens,
-                                   layout.per_gpu.engine_cap_bytes / units::kGB, layout.request.layout.tp,
-                                   layout.request.layout.pp));
+      return does_not_fit(o, layout, fmt::format("does not fit: weights {:.2f} GB and one {}-token sequence's KV cache per GPU "
+                                                 "against a {:.2f} GB engine cap (TP {}, PP {}); see 'gpuplan fit'",
+                                                 layout.per_gpu.weights_bytes / units::kGB, req.fit.context_tokens,
+                                                 layout.per_gpu.engine_cap_bytes / units::kGB, layout.request.layout.tp,
+                                                 layout.request.layout.pp));
     }
     req.fit.layout = layout.request.layout;
     const PerfModel pm(d.model, gpu, req);
-    const std::uint64_t batch = std::max<std::uint64_t>(1, pm.full_load_batch());
+    const PlannedLoad load = planned_load(pm, planned_concurrency(o.workload));
+    const std::uint64_t batch = load.batch;
     const PerfPoint p = pm.evaluate(batch, req.efficiency);
     c.gpus = req.fit.layout.gpus();
     c.output_tokens_per_s = p.output_tokens_per_s;
     c.input_tokens_per_s = input_tokens_per_s_for(p.output_tokens_per_s, o.workload.input, o.workload.output);
-    report.throughput_source = fmt::format("estimate at batch {} per replica, TP {} PP {} DP {}{}{}", batch,
-                                           req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp,
-                                           d.layout_given ? "" : " (layout chosen for throughput)",
-                                           req.sparse ? ", 2:4-sparse peak FLOPs" : "");
+    report.throughput_source = fmt::format(
+        "estimate at batch {} per replica{}, TP {} PP {} DP {}{}{}", batch,
+        load.full_load() ? " (full load)"
+        : load.capped    ? fmt::format(" (--concurrency {} needs more than memory and the engine allow)", *load.concurrency)
+                         : fmt::format(" (--concurrency {})", *load.concurrency),
+        req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp, d.layout_given ? "" : " (layout chosen for throughput)",
+        req.sparse ? ", 2:4-sparse peak FLOPs" : "");
   }
   double usd_per_gpu_hour = o.usd_per_gpu_hour;
   for (const auto& [id, usd] : given_prices(catalog, o.pricing.prices)) {

@@ -7,6 +7,7 @@
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/perf.hpp>
+#include <gpuplan/planned_load.hpp>
 #include <gpuplan/units.hpp>
 
 #include "command_io.hpp"
@@ -23,6 +24,7 @@ struct PerfOptions {
   WorkloadOptions workload;
   std::vector<std::uint64_t> batches{1, 8, 64, 256};
   bool check = false;
+  bool batch_given = false;
 };
 
 Exit run_perf(const PerfOptions& o) {
@@ -50,13 +52,24 @@ Exit run_perf(const PerfOptions& o) {
                           m.weights_bytes / units::kGB, m.activation_bytes / units::kGB, m.reserve_bytes / units::kGB,
                           m.engine_cap_bytes / units::kGB, layout_fit.request.layout.tp, layout_fit.request.layout.pp);
     if (o.check) {
+      // A failed check is a result: the fit that failed is printed, in the format asked for.
+      fmt::print("{}", render_fit(layout_fit, render));
       fmt::print(stderr, "gpuplan: {}\n", why);
       return Exit::check_failed;
     }
     throw InputError(why);
   }
   req.fit.layout = layout_fit.request.layout;
-  PerfResult result = perf(d.model, *d.gpu, req, o.batches,
+  std::vector<std::uint64_t> batches = o.batches;
+  PlannedLoad load;
+  if (const auto concurrency = planned_concurrency(o.workload)) {
+    if (o.batch_given) {
+      throw InputError("--concurrency: give either --concurrency (the load over the deployment) or --batch (per replica)");
+    }
+    load = planned_load(PerfModel(d.model, *d.gpu, req), concurrency);
+    batches = {load.batch};
+  }
+  PerfResult result = perf(d.model, *d.gpu, req, batches,
                            estimate_band(catalog, d.model, *d.gpu, req.fit.weights_dtype));
   if (choice.candidates > 0) {
     result.notes.insert(result.notes.begin(),
@@ -64,8 +77,14 @@ Exit run_perf(const PerfOptions& o) {
                                     "(batch {}) among {} layouts of {} GPUs",
                                     std::min(result.max_batch_by_memory, req.max_batch), choice.candidates, d.gpus));
   }
+  if (load.capped) {
+    result.notes.insert(result.notes.begin(),
+                        fmt::format("--concurrency {} needs more sequences per replica than memory and the engine "
+                                    "allow ({}): shown at {}",
+                                    *load.concurrency, load.batch, load.batch));
+  }
   print_document(render_perf(result, render));
-  return Exit::ok;
+  return o.check && load.capped ? Exit::check_failed : Exit::ok;
 }
 
 }  // namespace
@@ -79,11 +98,12 @@ void add_perf_command(CLI::App& app, Exit& exit_code) {
       ->delimiter(',')
       ->capture_default_str()
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
-  sub->add_flag("--check", o->check, "Exit with code 1 (not 2) when the layout does not fit");
+  sub->add_flag("--check", o->check, "Exit with code 1 (not 2) when the layout, or --concurrency, does not fit");
   add_common_options(*sub, o->common);
   reset_before_parse(*sub, o);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);
+    o->batch_given = sub->count("--batch") > 0;
     exit_code = with_flag_names([&o] { return run_perf(*o); });
   });
 }

@@ -69,5 +69,8 @@ void add_scale_command(CLI::App& app, Exit& exit_code);
 void add_train_command(CLI::App& app, Exit& exit_code);
 void add_plan_command(CLI::App& app, Exit& exit_code);
 void add_batch_command(CLI::App& app, Exit& exit_code);
+void add_check_command(CLI::App& app, Exit& exit_code);
+void add_report_command(CLI::App& app, Exit& exit_code);
+void add_diff_command(CLI::App& app, Exit& exit_code);
 
 }  // namespace gpuplan::cli

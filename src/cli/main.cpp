@@ -9,6 +9,7 @@
 
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
+#include <gpuplan/provenance.hpp>
 #include <gpuplan/version.hpp>
 
 #include "app.hpp"
@@ -94,6 +95,13 @@ void check_argument_lengths(int argc, char** argv) {
 
 namespace gpuplan::cli {
 
+// The version and the catalog it answers from, so a number can be traced to its data.
+std::string version_text() {
+  const Provenance& provenance = builtin_provenance();
+  return fmt::format("{}\ncatalog {}, newest price {}", provenance.gpuplan_version, provenance.catalog_hash,
+                     provenance.newest_price_date);
+}
+
 void check_list_lengths(const CLI::App& app) {
   for (const CLI::App* sub : app.get_subcommands()) {
     for (const CLI::Option* opt : sub->get_options()) {
@@ -107,7 +115,7 @@ void check_list_lengths(const CLI::App& app) {
 }
 
 void add_commands(CLI::App& app, Exit& exit_code) {
-  app.set_version_flag("--version", std::string(gpuplan::kVersion));
+  app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   // After parsing, before any command runs.
   app.parse_complete_callback([&app] { check_list_lengths(app); });
@@ -121,6 +129,9 @@ void add_commands(CLI::App& app, Exit& exit_code) {
   gpuplan::cli::add_plan_command(app, exit_code);
   gpuplan::cli::add_batch_command(app, exit_code);
   gpuplan::cli::add_catalog_command(app, exit_code);
+  gpuplan::cli::add_check_command(app, exit_code);
+  gpuplan::cli::add_report_command(app, exit_code);
+  gpuplan::cli::add_diff_command(app, exit_code);
 }
 
 int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv) {
@@ -156,7 +167,7 @@ int main(int argc, char** argv) {
   // `--version` alone answers before the commands are built (scripts call it to check the tool:
   // start-to-exit near a bare process). It prints what CLI11's version flag would.
   if (argc == 2 && std::string_view(argv[1]) == "--version") {
-    fmt::print("{}\n", gpuplan::kVersion);
+    fmt::print("{}\n", gpuplan::cli::version_text());
     return 0;
   }
   CLI::App app{"gpuplan: capacity planner for LLM inference on GPUs"};

@@ -6,7 +6,13 @@
 
 namespace gpuplan::cli {
 
-void add_workload_options(CLI::App& sub, WorkloadOptions& o) {
+void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency) {
+  if (concurrency) {
+    sub.add_option("--concurrency", o.concurrency,
+                   "Concurrent sequences over the deployment: throughput, latency and cost at this load "
+                   "(default: full load, the largest batch memory and the engine allow)")
+        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
+  }
   sub.add_option("--input", o.input, "Prompt tokens per request; 32k = 32768 (k = 1024, M = 1024^2)")
       ->capture_default_str()
       ->transform(token_count())
@@ -36,6 +42,10 @@ void add_workload_options(CLI::App& sub, WorkloadOptions& o) {
   sub.add_option("--network-gbit-per-s", o.network_gbit_per_s, "Network bandwidth per GPU between nodes, Gb/s")
       ->capture_default_str()
       ->transform(decimal_number())->check(CLI::Range(1.0, 100000.0));
+}
+
+std::optional<std::uint64_t> planned_concurrency(const WorkloadOptions& o) {
+  return o.concurrency > 0 ? std::optional(o.concurrency) : std::nullopt;
 }
 
 void apply_workload(const WorkloadOptions& o, PerfRequest& request) {

@@ -2,6 +2,7 @@
 // Workload and efficiency flags shared by perf, cost and compare.
 
 #include <cstdint>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -17,9 +18,13 @@ struct WorkloadOptions {
   double step_overhead_ms = Efficiency{}.step_overhead_s * 1e3;
   double network_gbit_per_s = 400;
   std::uint64_t max_batch = kDefaultEngineMaxBatch;
+  std::uint64_t concurrency = 0;  ///< --concurrency: the planned load; 0: full load
 };
 
-void add_workload_options(CLI::App& sub, WorkloadOptions& o);
+/// Adds the workload flags; `concurrency` adds --concurrency (fit has its own).
+void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency = true);
+/// The planned load: --concurrency when given, else unset (full load).
+std::optional<std::uint64_t> planned_concurrency(const WorkloadOptions& o);
 /// Fills a PerfRequest's workload, efficiency and network from the flags.
 void apply_workload(const WorkloadOptions& o, PerfRequest& request);
 

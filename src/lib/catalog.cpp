@@ -28,11 +28,15 @@ extern const std::string_view kEmbeddedGpus;
 extern const std::string_view kEmbeddedModels;
 extern const std::string_view kEmbeddedPrices;
 extern const std::string_view kEmbeddedBenchmarks;
+
+using limits::read_text_file;
+
 }  // namespace detail
 
 namespace {
 
 using detail::Json;
+using detail::read_text_file;
 using detail::JsonPointer;
 
 std::string lower(std::string_view s) {
@@ -41,8 +45,6 @@ std::string lower(std::string_view s) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
-
-using limits::read_text_file;
 
 template <typename T>
 std::vector<std::string> ids_of(const std::vector<T>& items) {

@@ -8,6 +8,7 @@
 
 #include <gpuplan/error.hpp>
 #include <gpuplan/layout_search.hpp>
+#include <gpuplan/planned_load.hpp>
 
 namespace gpuplan {
 namespace {
@@ -35,7 +36,7 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
   CompareOption o;
   o.gpu = gpu.id;
   o.layout = req.fit.layout;
-  o.batch = std::max<std::uint64_t>(1, pm.full_load_batch());
+  o.batch = planned_load(pm, r.concurrency).batch;
   const PerfPoint est = pm.evaluate(o.batch, req.efficiency);
   const EstimateBand band = estimate_band(catalog, model, gpu, req.fit.weights_dtype);
   o.band_case = band.band_case;

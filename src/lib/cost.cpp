@@ -13,7 +13,6 @@ namespace {
 
 constexpr double kSecondsPerHour = 3600.0;
 constexpr double kHoursPerYear = 8760.0;
-constexpr double kHoursPerMonth = kHoursPerYear / 12.0;
 constexpr double kJoulesPerKwh = 3.6e6;
 constexpr double kMillion = 1e6;
 

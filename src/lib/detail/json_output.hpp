@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <gpuplan/provenance.hpp>
 #include <gpuplan/render.hpp>
 #include <gpuplan/version.hpp>
 
@@ -13,12 +14,23 @@ namespace gpuplan::detail {
 
 using OrderedJson = nlohmann::ordered_json;
 
-/// `schema_version`, `command` and `gpuplan_version`, first in every JSON output.
+/// The built-in catalog's provenance as a JSON object.
+inline OrderedJson provenance_json() {
+  const Provenance& p = builtin_provenance();
+  OrderedJson j;
+  j["gpuplan_version"] = p.gpuplan_version;
+  j["catalog_hash"] = p.catalog_hash;
+  j["newest_price_date"] = p.newest_price_date;
+  return j;
+}
+
+/// `schema_version`, `command`, `gpuplan_version` and `provenance`, first in every JSON output.
 inline OrderedJson envelope(std::string_view command) {
   OrderedJson j;
   j["schema_version"] = kJsonSchemaVersion;
   j["command"] = command;
   j["gpuplan_version"] = std::string(kVersion);
+  j["provenance"] = provenance_json();
   return j;
 }
 

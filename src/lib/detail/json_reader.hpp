@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <span>

@@ -1,0 +1,72 @@
+#pragma once
+// What changed between two runs of a plan (`gpuplan diff OLD.json NEW.json`, `report --baseline`):
+// verdict flips first, then $/Mtok, tok/s, users and memory, and what caused it.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gpuplan/render.hpp>
+
+namespace gpuplan {
+
+/// The figures of one deployment that a diff compares, read back from a check/report JSON.
+struct DeploymentSnapshot {
+  std::string name;
+  bool pass = false;
+  std::vector<std::pair<std::string, double>> usd_per_million_tokens;  ///< by "provider mode"
+  std::optional<double> output_tokens_per_s;
+  std::optional<double> max_concurrent_sequences;
+  double memory_bytes_per_gpu = 0;  ///< weights + activations + reserve + KV cache at the planned load
+};
+
+struct PlanSnapshot {
+  std::string origin;
+  std::string gpuplan_version;
+  std::string catalog_hash;
+  std::string newest_price_date;
+  std::string plan_file;
+  std::string plan_hash;
+  std::vector<DeploymentSnapshot> deployments;
+};
+
+/// Reads a `check --format json` or `report --format json` document. Another schema version,
+/// another command's JSON or missing fields throw InputError naming `origin` and the pointer.
+PlanSnapshot parse_plan_snapshot(std::string_view text, const std::string& origin);
+/// Reads and parses such a file.
+PlanSnapshot load_plan_snapshot(const std::string& path);
+
+struct VerdictFlip {
+  std::string deployment;
+  bool old_pass = false;
+  bool new_pass = false;
+};
+
+struct FigureChange {
+  std::string deployment;
+  std::string figure;   ///< "USD/Mtok (lyceum on-demand)", "output tok/s", "max sequences", "memory GB per GPU"
+  double old_value = 0;
+  double new_value = 0;
+  [[nodiscard]] double change() const { return new_value - old_value; }
+  /// Relative change; unset when the old value is 0.
+  [[nodiscard]] std::optional<double> relative() const;
+};
+
+struct PlanDiff {
+  std::string old_origin;
+  std::string new_origin;
+  std::vector<std::string> causes;     ///< "catalog changed (a -> b)", "plan changed", ...
+  std::vector<VerdictFlip> flips;
+  std::vector<FigureChange> changes;   ///< only figures that moved
+  std::vector<std::string> added;      ///< deployments only in the new run
+  std::vector<std::string> removed;
+  [[nodiscard]] bool empty() const { return flips.empty() && changes.empty() && added.empty() && removed.empty(); }
+};
+
+PlanDiff diff_plans(const PlanSnapshot& old_run, const PlanSnapshot& new_run);
+
+/// table or markdown: causes, flips, then the figure changes; json: the same as data.
+std::string render_plan_diff(const PlanDiff& diff, const RenderOptions& options);
+
+}  // namespace gpuplan

@@ -1,0 +1,26 @@
+#pragma once
+// What produced a number: the gpuplan version, the built-in catalog's content hash and the
+// newest price date in it. Every JSON output carries it, so two runs can say why they differ.
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace gpuplan {
+
+struct Provenance {
+  std::string gpuplan_version;
+  /// "fnv1a64:" + 16 hex digits over the embedded gpus, models, prices and benchmarks JSON
+  /// bytes (FNV-1a: a fingerprint for "did the catalog change", not a security hash).
+  std::string catalog_hash;
+  std::string newest_price_date;  ///< YYYY-MM-DD, the newest "date" among the built-in prices
+};
+
+/// "fnv1a64:" + 16 hex digits of FNV-1a 64 over the parts, each followed by a NUL byte (so
+/// "ab"+"c" and "a"+"bc" differ): a fingerprint for "did this change", not a security hash.
+std::string fingerprint(std::span<const std::string_view> parts);
+
+/// The built-in catalog's provenance, computed once on first use (a few microseconds).
+const Provenance& builtin_provenance();
+
+}  // namespace gpuplan

@@ -1,0 +1,42 @@
+#include "output_file.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+
+namespace gpuplan::cli {
+
+void write_file_atomically(const std::string& path, std::string_view text, std::string_view flag) {
+  const std::filesystem::path target(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(target, ec)) {
+    throw InputError(fmt::format("{}: {} is a directory", flag, path));
+  }
+  // Beside the target, so the rename stays within one file system; the pid keeps two runs apart.
+  const std::filesystem::path temp = target.parent_path() / fmt::format(".{}.{}.tmp", target.filename().string(), getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      throw InputError(fmt::format("{}: cannot write {} (does its directory exist?)", flag, path));
+    }
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) {
+      std::filesystem::remove(temp, ec);
+      throw InputError(fmt::format("{}: writing {} failed", flag, path));
+    }
+  }
+  std::filesystem::rename(temp, target, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    throw InputError(fmt::format("{}: cannot replace {}: {}", flag, path, ec.message()));
+  }
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,141 @@
+#include "plan_evaluation.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/plan_file.hpp>
+
+#include "common.hpp"
+#include "deployment.hpp"
+#include "pricing.hpp"
+#include "workload.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+/// The flags of one deployment, parsed by the same CLI11 definitions `gpuplan cost` uses, so a
+/// plan's values pass the same checks as typed flags.
+struct PlanOptions {
+  DeploymentOptions deployment;
+  WorkloadOptions workload;
+  PricingOptions pricing;
+  double usd_per_gpu_hour = 0;
+};
+
+/// "--tp: Value 0 not in range" becomes "plan.json: /deployments/0/tp: Value 0 not in range";
+/// a message naming no setting is prefixed with the deployment's pointer.
+[[noreturn]] void rethrow_at_pointer(std::string_view message, const PlanFile& plan, const PlanDeployment& d) {
+  std::string_view what = message;
+  if (what.starts_with("gpuplan: ")) {
+    what.remove_prefix(9);
+  }
+  for (const PlanSetting& s : d.settings) {
+    if (what.starts_with(s.flag + ":")) {
+      throw InputError(fmt::format("{}: {}{}", plan.origin, s.pointer, what.substr(s.flag.size())));
+    }
+  }
+  throw InputError(fmt::format("{}: {} (deployment '{}'): {}", plan.origin, d.pointer, d.name, what));
+}
+
+std::vector<Price> plan_prices(const Catalog& catalog, const PlanOptions& o, const GpuSpec& gpu, const PlanFile& plan,
+                               const PlanDeployment& d) {
+  std::vector<Price> prices;
+  if (o.usd_per_gpu_hour > 0) {
+    if (!o.pricing.provider.empty()) {
+      rethrow_at_pointer("--usd-per-gpu-hour: give either \"usd-per-gpu-hour\" or \"provider\", not both", plan, d);
+    }
+    Price p;
+    p.provider = "given";
+    p.gpu = gpu.id;
+    p.usd_per_gpu_hour = o.usd_per_gpu_hour;
+    p.day = catalog.today();
+    p.date = "plan";
+    p.sources = {plan.origin};
+    prices.push_back(p);
+    return prices;
+  }
+  if (o.pricing.provider.empty()) {
+    if (!o.pricing.mode.empty() || !o.pricing.region.empty()) {
+      rethrow_at_pointer(fmt::format("{}: needs \"provider\"", o.pricing.mode.empty() ? "--region" : "--mode"), plan, d);
+    }
+    return prices;
+  }
+  std::vector<PricingMode> modes;
+  if (!o.pricing.mode.empty()) {
+    modes.push_back(parse_pricing_mode(o.pricing.mode, "--mode"));
+  } else {
+    modes = modes_for(catalog, o.pricing.provider, gpu.id);
+    if (modes.empty()) {
+      find_price(catalog, o.pricing.provider, gpu.id, PricingMode::on_demand, o.pricing.region);  // throws naming what exists
+    }
+  }
+  for (const PricingMode mode : modes) {
+    const Price& p = find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region);
+    warn_stale(p);
+    prices.push_back(p);
+  }
+  return prices;
+}
+
+DeploymentResult evaluate(const Catalog& catalog, const PlanFile& plan, const PlanDeployment& pd) {
+  CLI::App app{"plan deployment"};
+  PlanOptions o;
+  add_deployment_options(app, o.deployment, false);
+  add_workload_options(app, o.workload);
+  add_pricing_options(app, o.pricing);
+  app.add_option("--usd-per-gpu-hour", o.usd_per_gpu_hour)->check(positive_validator());
+  std::vector<std::string> args;
+  for (const PlanSetting& s : pd.settings) {
+    args.push_back(s.is_switch ? s.flag : s.flag + "=" + s.value);
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+  try {
+    app.parse(args);
+    note_given(app, o.deployment);
+    DeploymentQuestion q;
+    q.name = pd.name;
+    q.origin = plan.origin;
+    q.expect_pointer = pd.expect_pointer;
+    q.expect = pd.expect;
+    return with_flag_names([&] {
+      Deployment d = resolve_deployment(catalog, o.deployment);
+      q.model = std::move(d.model);
+      q.gpu = d.gpu;
+      q.perf.fit = d.request;
+      apply_workload(o.workload, q.perf);
+      q.layout_given = d.layout_given;
+      q.gpus = d.gpus;
+      q.concurrency = planned_concurrency(o.workload);
+      apply_pricing(o.pricing, q.cost);
+      q.prices = plan_prices(catalog, o, *q.gpu, plan, pd);
+      return evaluate_deployment(catalog, q);
+    });
+  } catch (const CLI::ParseError& e) {
+    rethrow_at_pointer(e.what(), plan, pd);
+  } catch (const InputError& e) {
+    if (std::string_view(e.what()).starts_with(plan.origin + ": /")) {
+      throw;  // already names its place in the plan
+    }
+    rethrow_at_pointer(e.what(), plan, pd);
+  }
+}
+
+}  // namespace
+
+CheckResult check_plan_file(const Catalog& catalog, const std::filesystem::path& path) {
+  const PlanFile plan = load_plan_file(path);
+  CheckResult result;
+  result.plan_origin = plan.origin;
+  result.plan_hash = plan.content_hash;
+  result.description = plan.description;
+  result.provenance = builtin_provenance();
+  for (const PlanDeployment& d : plan.deployments) {
+    result.deployments.push_back(evaluate(catalog, plan, d));
+  }
+  return result;
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,168 @@
+#include <gpuplan/plan_check.hpp>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include <gpuplan/band.hpp>
+#include <gpuplan/error.hpp>
+
+namespace gpuplan {
+namespace {
+
+// A "max" expectation holds when got <= expected, a "min" one when got >= expected.
+ExpectationResult bound_check(std::string_view name, double expected, double got, bool at_most, std::string_view unit,
+                              std::string_view fail_reason) {
+  ExpectationResult r{.name = std::string(name), .expected = expected, .got = got, .unit = std::string(unit)};
+  r.pass = at_most ? got <= expected : got >= expected;
+  if (!r.pass) {
+    r.reason = std::string(fail_reason);
+  }
+  return r;
+}
+
+// An expectation that needs throughput or latency when not even one sequence fits.
+ExpectationResult unmeasurable(std::string_view name, double expected, std::string_view unit) {
+  return ExpectationResult{.name = std::string(name), .pass = false, .expected = expected, .got = 0,
+                           .evaluated = false, .unit = std::string(unit), .reason = std::string(reason::does_not_fit)};
+}
+
+std::string mode_label(const Price& p) { return fmt::format("{} {}", p.provider, to_string(p.mode)); }
+
+void add_checks(const DeploymentQuestion& q, DeploymentResult& d) {
+  const Expectations& e = q.expect;
+  if (e.fits) {
+    ExpectationResult r{.name = "fits", .pass = d.fit.fits == *e.fits, .expected = *e.fits ? 1.0 : 0.0,
+                        .got = d.fit.fits ? 1.0 : 0.0};
+    if (!r.pass) {
+      r.reason = std::string(*e.fits ? reason::does_not_fit : reason::fits_unexpectedly);
+    }
+    d.checks.push_back(r);
+  }
+  if (e.min_concurrent_sequences) {
+    d.checks.push_back(bound_check("min_concurrent_sequences", static_cast<double>(*e.min_concurrent_sequences),
+                                   static_cast<double>(d.fit.max_concurrent_sequences.value_or(0)), false,
+                                   "sequences", reason::below_min_sequences));
+  }
+  const PerfPoint* row = d.perf && !d.perf->rows.empty() ? &d.perf->rows.front() : nullptr;
+  const auto measured = [&](std::string_view name, std::optional<double> expected, double got, bool at_most,
+                            std::string_view unit, std::string_view fail_reason) {
+    if (!expected) {
+      return;
+    }
+    d.checks.push_back(row != nullptr ? bound_check(name, *expected, got, at_most, unit, fail_reason)
+                                      : unmeasurable(name, *expected, unit));
+  };
+  measured("min_output_tokens_per_s", e.min_output_tokens_per_s, row ? row->output_tokens_per_s : 0, false, "tok/s",
+           reason::below_min_throughput);
+  measured("max_itl_ms", e.max_itl_ms, row ? row->itl_s * 1e3 : 0, true, "ms", reason::itl_above_target);
+  measured("max_ttft_ms", e.max_ttft_ms, row ? row->ttft_s * 1e3 : 0, true, "ms", reason::ttft_above_target);
+  if ((e.max_usd_per_million_tokens || e.max_monthly_usd) && q.prices.empty()) {
+    throw InputError(fmt::format("{}: {}/{}: needs a price: give \"provider\" (and \"mode\") or \"usd-per-gpu-hour\"",
+                                 q.origin, q.expect_pointer,
+                                 e.max_usd_per_million_tokens ? "max_usd_per_million_tokens" : "max_monthly_usd"));
+  }
+  for (const Price& price : q.prices) {
+    const auto it = std::find_if(d.costs.begin(), d.costs.end(), [&](const PricedCost& c) {
+      return c.price.provider == price.provider && c.price.mode == price.mode;
+    });
+    if (e.max_usd_per_million_tokens) {
+      ExpectationResult r = it != d.costs.end()
+                                ? bound_check("max_usd_per_million_tokens", *e.max_usd_per_million_tokens,
+                                              it->cost.usd_per_million_tokens, true, "USD/Mtok", reason::over_budget)
+                                : unmeasurable("max_usd_per_million_tokens", *e.max_usd_per_million_tokens, "USD/Mtok");
+      r.context = mode_label(price);
+      d.checks.push_back(r);
+    }
+    if (e.max_monthly_usd) {
+      // The bill does not depend on throughput: GPUs x price x hours, plus extras.
+      const double gpus = static_cast<double>(d.fit.request.layout.gpus());
+      const double monthly = it != d.costs.end() ? it->cost.usd_per_hour() * kHoursPerMonth
+                                                 : gpus * price.usd_per_gpu_hour * kHoursPerMonth;
+      ExpectationResult r = bound_check("max_monthly_usd", *e.max_monthly_usd, monthly, true, "USD/month",
+                                        reason::over_monthly_budget);
+      r.context = mode_label(price);
+      d.checks.push_back(r);
+    }
+  }
+}
+
+}  // namespace
+
+bool DeploymentResult::pass() const {
+  return std::all_of(checks.begin(), checks.end(), [](const ExpectationResult& r) { return r.pass; });
+}
+
+bool CheckResult::pass() const {
+  return std::all_of(deployments.begin(), deployments.end(), [](const DeploymentResult& d) { return d.pass(); });
+}
+
+std::size_t CheckResult::expectations() const {
+  std::size_t n = 0;
+  for (const DeploymentResult& d : deployments) {
+    n += d.checks.size();
+  }
+  return n;
+}
+
+std::size_t CheckResult::failed() const {
+  std::size_t n = 0;
+  for (const DeploymentResult& d : deployments) {
+    n += static_cast<std::size_t>(std::count_if(d.checks.begin(), d.checks.end(),
+                                                [](const ExpectationResult& r) { return !r.pass; }));
+  }
+  return n;
+}
+
+DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQuestion& q) {
+  if (q.gpu == nullptr) {
+    throw std::logic_error("evaluate_deployment: no GPU");
+  }
+  const GpuSpec& gpu = *q.gpu;
+  DeploymentResult d;
+  d.name = q.name;
+  d.model_id = q.model.id;
+  d.gpu_id = gpu.id;
+  PerfRequest req = q.perf;
+  req.fit.context_tokens = req.input_tokens + req.output_tokens;
+  req.fit.concurrency = 1;
+  validate_perf_request(q.model, req);
+  // The layout rule of perf, cost and compare: the one given, else the most throughput.
+  if (!q.layout_given) {
+    req.fit.layout = best_layout(q.model, gpu, req, q.gpus).fit.request.layout;
+    d.notes.push_back(fmt::format("layout chosen for throughput among the layouts of {} GPUs (TP {}, PP {}, DP {}); "
+                                  "set tp and pp to pin it",
+                                  q.gpus, req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp));
+  }
+  const FitResult one = fit(q.model, gpu, req.fit);
+  d.runs = one.fits;
+  FitRequest planned = req.fit;
+  planned.concurrency = q.concurrency.value_or(1);
+  d.fit = q.concurrency ? fit(q.model, gpu, planned) : one;
+  if (d.runs) {
+    const PerfModel pm(q.model, gpu, req);
+    d.load = planned_load(pm, q.concurrency);
+    d.perf = perf(q.model, gpu, req, {d.load.batch}, estimate_band(catalog, q.model, gpu, req.fit.weights_dtype));
+    if (d.load.capped) {
+      d.notes.push_back(fmt::format("{} sequences need {} per replica; memory and the engine allow {}: throughput "
+                                    "and latency are at {}",
+                                    *q.concurrency, (*q.concurrency + req.fit.layout.dp - 1) / req.fit.layout.dp,
+                                    d.load.batch, d.load.batch));
+    }
+    const PerfPoint& row = d.perf->rows.front();
+    for (const Price& price : q.prices) {
+      CostRequest c = q.cost;
+      c.gpus = req.fit.layout.gpus();
+      c.usd_per_gpu_hour = price.usd_per_gpu_hour;
+      c.owned.reset();
+      c.gpu_power_w = gpu.tdp_w;
+      c.output_tokens_per_s = row.output_tokens_per_s;
+      c.input_tokens_per_s = input_tokens_per_s_for(row.output_tokens_per_s, req.input_tokens, req.output_tokens);
+      d.costs.push_back(PricedCost{.price = price, .cost = cost(c)});
+    }
+  }
+  add_checks(q, d);
+  return d;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,236 @@
+#include <gpuplan/plan_diff.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
+#include <gpuplan/units.hpp>
+
+#include "detail/document.hpp"
+#include "detail/json_output.hpp"
+#include "detail/json_reader.hpp"
+#include "detail/plan_json.hpp"
+
+namespace gpuplan {
+namespace {
+
+using detail::Json;
+using detail::JsonPointer;
+using detail::ObjectReader;
+
+double number_at(const Json& j, const std::string& origin, const JsonPointer& at) {
+  if (!j.contains(at) || !j.at(at).is_number()) {
+    throw InputError(fmt::format("{}: expected a number", detail::where(origin, at)));
+  }
+  return j.at(at).get<double>();
+}
+
+DeploymentSnapshot read_result(const Json& root, const std::string& origin, const JsonPointer& at) {
+  const Json& r = root.at(at);
+  ObjectReader reader(r, origin, at);
+  DeploymentSnapshot d;
+  d.name = reader.string("deployment");
+  d.pass = reader.boolean("pass", false);
+  if (const Json* costs = reader.value("costs"); costs != nullptr && costs->is_array()) {
+    for (std::size_t i = 0; i < costs->size(); ++i) {
+      const JsonPointer c = at / "costs" / i;
+      ObjectReader cr(root.at(c), origin, c);
+      d.usd_per_million_tokens.emplace_back(fmt::format("{} {}", cr.string("provider"), cr.string("mode")),
+                                            number_at(root, origin, c / "usd_per_million_tokens"));
+    }
+  }
+  const JsonPointer perf = at / "performance";
+  if (root.contains(perf) && root.at(perf).is_object()) {
+    d.output_tokens_per_s = number_at(root, origin, perf / "output_tokens_per_s");
+  }
+  const JsonPointer seqs = at / "memory" / "max_concurrent_sequences";
+  if (root.contains(seqs) && root.at(seqs).is_number()) {
+    d.max_concurrent_sequences = root.at(seqs).get<double>();
+  }
+  const JsonPointer gpu = at / "memory" / "per_gpu";
+  for (const char* part : {"weights_bytes", "activation_bytes", "reserve_bytes", "kv_cache_bytes"}) {
+    d.memory_bytes_per_gpu += number_at(root, origin, gpu / part);
+  }
+  return d;
+}
+
+void moved(PlanDiff& diff, const std::string& deployment, std::string figure, double old_value, double new_value) {
+  // Figures are compared as printed-precision numbers: a change in the 9th digit is noise.
+  if (std::abs(new_value - old_value) <= 1e-9 * std::max(std::abs(old_value), std::abs(new_value))) {
+    return;
+  }
+  diff.changes.push_back(FigureChange{.deployment = deployment, .figure = std::move(figure), .old_value = old_value,
+                                      .new_value = new_value});
+}
+
+std::string fixed(double v) { return std::abs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v); }
+
+}  // namespace
+
+std::optional<double> FigureChange::relative() const {
+  if (!(std::abs(old_value) > 0.0)) {
+    return std::nullopt;
+  }
+  return (new_value - old_value) / std::abs(old_value);
+}
+
+PlanSnapshot parse_plan_snapshot(std::string_view text, const std::string& origin) {
+  const Json root = detail::parse_json_text(text, origin);
+  ObjectReader top(root, origin, JsonPointer());
+  top.integer("schema_version", kJsonSchemaVersion, kJsonSchemaVersion);
+  const std::string command = top.string("command");
+  if (command != "check" && command != "report") {
+    top.fail("command", fmt::format("expected the JSON of 'gpuplan check' or 'gpuplan report', got '{}'", command));
+  }
+  PlanSnapshot s;
+  s.origin = origin;
+  static const Json kMissing;  // an absent object fails as "expected an object, got null"
+  const Json* provenance = top.value("provenance");
+  ObjectReader prov(provenance != nullptr ? *provenance : kMissing, origin, JsonPointer("/provenance"));
+  s.gpuplan_version = prov.string("gpuplan_version");
+  s.catalog_hash = prov.string("catalog_hash");
+  s.newest_price_date = prov.string("newest_price_date");
+  const Json* plan_object = top.value("plan");
+  ObjectReader plan(plan_object != nullptr ? *plan_object : kMissing, origin, JsonPointer("/plan"));
+  s.plan_file = plan.string("file");
+  s.plan_hash = plan.string("hash");
+  const Json* results = top.value("results");
+  if (results == nullptr || !results->is_array()) {
+    top.fail("results", "expected an array");
+  }
+  for (std::size_t i = 0; i < results->size(); ++i) {
+    s.deployments.push_back(read_result(root, origin, JsonPointer("/results") / i));
+  }
+  return s;
+}
+
+PlanSnapshot load_plan_snapshot(const std::string& path) {
+  return parse_plan_snapshot(limits::read_text_file(path, "gpuplan JSON output"), path);
+}
+
+PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
+  PlanDiff diff;
+  diff.old_origin = a.origin;
+  diff.new_origin = b.origin;
+  if (a.catalog_hash != b.catalog_hash) {
+    diff.causes.push_back(fmt::format("catalog changed ({} -> {})", a.catalog_hash, b.catalog_hash));
+  }
+  if (a.newest_price_date != b.newest_price_date) {
+    diff.causes.push_back(fmt::format("newest price date changed ({} -> {})", a.newest_price_date, b.newest_price_date));
+  }
+  if (a.plan_hash != b.plan_hash) {
+    diff.causes.push_back(fmt::format("plan changed ({} -> {})", a.plan_hash, b.plan_hash));
+  }
+  if (a.gpuplan_version != b.gpuplan_version) {
+    diff.causes.push_back(fmt::format("gpuplan version changed ({} -> {})", a.gpuplan_version, b.gpuplan_version));
+  }
+  for (const DeploymentSnapshot& n : b.deployments) {
+    const auto it = std::find_if(a.deployments.begin(), a.deployments.end(),
+                                 [&](const DeploymentSnapshot& o) { return o.name == n.name; });
+    if (it == a.deployments.end()) {
+      diff.added.push_back(n.name);
+      continue;
+    }
+    const DeploymentSnapshot& o = *it;
+    if (o.pass != n.pass) {
+      diff.flips.push_back(VerdictFlip{.deployment = n.name, .old_pass = o.pass, .new_pass = n.pass});
+    }
+    for (const auto& [mode, usd] : n.usd_per_million_tokens) {
+      const auto old_cost = std::find_if(o.usd_per_million_tokens.begin(), o.usd_per_million_tokens.end(),
+                                         [&](const auto& p) { return p.first == mode; });
+      if (old_cost != o.usd_per_million_tokens.end()) {
+        moved(diff, n.name, fmt::format("USD/Mtok ({})", mode), old_cost->second, usd);
+      }
+    }
+    if (o.output_tokens_per_s && n.output_tokens_per_s) {
+      moved(diff, n.name, "output tok/s", *o.output_tokens_per_s, *n.output_tokens_per_s);
+    }
+    if (o.max_concurrent_sequences && n.max_concurrent_sequences) {
+      moved(diff, n.name, "max concurrent sequences", *o.max_concurrent_sequences, *n.max_concurrent_sequences);
+    }
+    moved(diff, n.name, "memory GB per GPU", o.memory_bytes_per_gpu / units::kGB, n.memory_bytes_per_gpu / units::kGB);
+  }
+  for (const DeploymentSnapshot& o : a.deployments) {
+    if (std::none_of(b.deployments.begin(), b.deployments.end(),
+                     [&](const DeploymentSnapshot& n) { return n.name == o.name; })) {
+      diff.removed.push_back(o.name);
+    }
+  }
+  return diff;
+}
+
+namespace detail {
+
+OrderedJson diff_json(const PlanDiff& diff) {
+  OrderedJson j;
+  j["old"] = diff.old_origin;
+  j["new"] = diff.new_origin;
+  j["causes"] = diff.causes;
+  OrderedJson flips = OrderedJson::array();
+  for (const VerdictFlip& f : diff.flips) {
+    flips.push_back({{"deployment", f.deployment}, {"old_pass", f.old_pass}, {"new_pass", f.new_pass}});
+  }
+  j["verdict_flips"] = flips;
+  OrderedJson changes = OrderedJson::array();
+  for (const FigureChange& c : diff.changes) {
+    const auto rel = c.relative();
+    changes.push_back({{"deployment", c.deployment},
+                       {"figure", c.figure},
+                       {"old", checked(c.old_value, c.figure)},
+                       {"new", checked(c.new_value, c.figure)},
+                       {"change", checked(c.change(), c.figure)},
+                       {"relative_change", rel ? OrderedJson(*rel) : OrderedJson(nullptr)}});
+  }
+  j["changes"] = changes;
+  j["added"] = diff.added;
+  j["removed"] = diff.removed;
+  return j;
+}
+
+}  // namespace detail
+
+std::string render_plan_diff(const PlanDiff& diff, const RenderOptions& options) {
+  if (options.format == Format::json) {
+    detail::OrderedJson j = detail::envelope("diff");
+    j.update(detail::diff_json(diff));
+    return detail::dump_json(j);
+  }
+  detail::Document doc;
+  const bool md = options.format == Format::markdown;
+  doc.heading.push_back(fmt::format("{}changes from {} to {}", md ? "## " : "", diff.old_origin, diff.new_origin));
+  doc.heading.push_back(diff.causes.empty() ? "cause: same catalog, prices, plan and gpuplan version"
+                                            : fmt::format("cause: {}", fmt::join(diff.causes, "; ")));
+  if (diff.empty()) {
+    doc.heading.push_back("no verdict or figure changed");
+  }
+  if (!diff.flips.empty()) {
+    detail::Table t{.title = "verdict flips", .header = {"deployment", "was", "now"}};
+    for (const VerdictFlip& f : diff.flips) {
+      t.rows.push_back({f.deployment, f.old_pass ? "pass" : "FAIL", f.new_pass ? "pass" : "FAIL"});
+    }
+    doc.tables.push_back(t);
+  }
+  if (!diff.changes.empty()) {
+    detail::Table t{.title = "figures", .header = {"deployment", "figure", "was", "now", "change", "relative"}};
+    for (const FigureChange& c : diff.changes) {
+      const auto rel = c.relative();
+      t.rows.push_back({c.deployment, c.figure, fixed(c.old_value), fixed(c.new_value),
+                        (c.change() >= 0 ? "+" : "") + fixed(c.change()),
+                        rel ? fmt::format("{:+.1f} %", *rel * 100) : "-"});
+    }
+    doc.tables.push_back(t);
+  }
+  for (const std::string& a : diff.added) {
+    doc.footer.push_back(fmt::format("added: {}", a));
+  }
+  for (const std::string& r : diff.removed) {
+    doc.footer.push_back(fmt::format("removed: {}", r));
+  }
+  return detail::render_document(doc, options.format);
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,216 @@
+#include <gpuplan/render_plan_file.hpp>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/units.hpp>
+
+#include "detail/document.hpp"
+#include "detail/json_output.hpp"
+#include "detail/plan_json.hpp"
+
+namespace gpuplan {
+namespace {
+
+using detail::checked;
+using detail::Document;
+using detail::OrderedJson;
+using detail::Table;
+
+std::string shown(const ExpectationResult& r, double value) {
+  if (r.name == "fits") {
+    return value > 0.5 ? "yes" : "no";
+  }
+  if (r.name == "min_concurrent_sequences") {
+    return detail::group_digits(static_cast<std::uint64_t>(value));
+  }
+  return r.unit == "tok/s" || r.unit == "USD/month" ? fmt::format("{:.0f}", checked(value, r.name))
+                                                    : fmt::format("{:.2f}", checked(value, r.name));
+}
+
+std::string expected_text(const ExpectationResult& r) {
+  if (r.name == "fits") {
+    return shown(r, r.expected);
+  }
+  return fmt::format("{} {}", r.name.starts_with("max_") ? "<=" : ">=", shown(r, r.expected));
+}
+
+std::string got_text(const ExpectationResult& r) { return r.evaluated ? shown(r, r.got) : "-"; }
+
+std::string verdict_line(const CheckResult& c) {
+  const std::size_t n = c.expectations();
+  const std::size_t failed = c.failed();
+  return fmt::format("{}: {} of {} expectations hold over {} deployment{}{}", c.pass() ? "PASS" : "FAIL", n - failed, n,
+                     c.deployments.size(), c.deployments.size() == 1 ? "" : "s",
+                     failed == 0 ? "" : fmt::format(", {} failed", failed));
+}
+
+Table expectations_table(const CheckResult& c) {
+  Table t{.title = "expectations",
+          .header = {"deployment", "result", "expectation", "expected", "got", "unit", "pricing", "reason"}};
+  for (const DeploymentResult& d : c.deployments) {
+    if (d.checks.empty()) {
+      t.rows.push_back({d.name, "-", "(none)", "-", "-", "", "", d.runs ? "" : std::string(reason::does_not_fit)});
+    }
+    for (const ExpectationResult& r : d.checks) {
+      t.rows.push_back({d.name, r.pass ? "pass" : "FAIL", r.name, expected_text(r), got_text(r), r.unit,
+                        r.context.empty() ? "-" : r.context, r.reason.empty() ? "-" : r.reason});
+    }
+  }
+  return t;
+}
+
+std::string layout_text(const FitResult& f) {
+  const Layout& l = f.request.layout;
+  return fmt::format("{} x {}, TP {} PP {}{} DP {}", l.gpus(), f.gpu_id, l.tp, l.pp,
+                     l.ep > 1 ? fmt::format(" EP {}", l.ep) : "", l.dp);
+}
+
+std::string load_text(const DeploymentResult& d) {
+  if (!d.runs) {
+    return "not served (one sequence does not fit)";
+  }
+  if (d.load.full_load()) {
+    return fmt::format("full load, batch {} per replica (the most memory and the engine allow)", d.load.batch);
+  }
+  return fmt::format("{} concurrent sequences, batch {} per replica{}", *d.load.concurrency, d.load.batch,
+                     d.load.capped ? " (capped: more than memory allows)" : "");
+}
+
+std::string provenance_line(const CheckResult& c) {
+  return fmt::format("gpuplan {}, catalog {}, newest price {}, plan {} ({})", c.provenance.gpuplan_version,
+                     c.provenance.catalog_hash, c.provenance.newest_price_date, c.plan_origin, c.plan_hash);
+}
+
+void report_deployment(const DeploymentResult& d, ByteUnits units, Document& doc) {
+  const std::string u(detail::unit_name(units));
+  const PerGpuMemory& m = d.fit.per_gpu;
+  const auto b = [&](double bytes) { return detail::bytes_value(bytes, units); };
+  Table mem{.title = fmt::format("{}: memory per GPU ({}, {} on {}, {} tokens per sequence)", d.name, u, d.model_id,
+                                 layout_text(d.fit), detail::group_digits(d.fit.request.context_tokens)),
+            .header = {"part", u}};
+  mem.rows = {{"weights", b(m.weights_bytes)},
+              {"activations", b(m.activation_bytes)},
+              {"reserve", b(m.reserve_bytes)},
+              {"KV cache (planned load)", b(m.kv_cache_bytes)},
+              {"free", b(m.free_bytes)},
+              {"engine cap", b(m.engine_cap_bytes)},
+              {"capacity", b(m.capacity_bytes)}};
+  if (m.shortfall_bytes > 0) {
+    mem.rows.push_back({"shortfall", b(m.shortfall_bytes)});
+  }
+  mem.rows.push_back({"max concurrent sequences",
+                      d.fit.max_concurrent_sequences ? detail::group_digits(*d.fit.max_concurrent_sequences) : "-"});
+  doc.tables.push_back(mem);
+  if (d.perf && !d.perf->rows.empty()) {
+    const PerfPoint& p = d.perf->rows.front();
+    const PerfPoint& bound = d.perf->roofline.front();
+    Table perf{.title = fmt::format("{}: throughput and latency at {}", d.name, load_text(d)),
+               .header = {"figure", "estimate", "band low", "band high", "roofline bound"}};
+    const double lo = d.perf->band_low;
+    const double hi = d.perf->band_high;
+    const auto tps = [](double v) { return fmt::format("{:.0f}", checked(v, "tok/s")); };
+    const auto ms = [](double s) { return fmt::format("{:.2f}", checked(s * 1e3, "ms")); };
+    perf.rows = {{"output tok/s (deployment)", tps(p.output_tokens_per_s), tps(p.output_tokens_per_s * lo),
+                  tps(std::min(p.output_tokens_per_s * hi, bound.output_tokens_per_s)), tps(bound.output_tokens_per_s)},
+                 // Latency is the inverse of speed: the band's low throughput is its high latency.
+                 {"ITL ms", ms(p.itl_s), ms(std::max(p.itl_s / hi, bound.itl_s)), ms(p.itl_s / lo), ms(bound.itl_s)},
+                 {"TTFT ms", ms(p.ttft_s), ms(std::max(p.ttft_s / hi, bound.ttft_s)), ms(p.ttft_s / lo), ms(bound.ttft_s)},
+                 {"tok/s per user", fmt::format("{:.1f}", p.tokens_per_s_per_user), "-", "-",
+                  fmt::format("{:.1f}", bound.tokens_per_s_per_user)}};
+    doc.tables.push_back(perf);
+    doc.footer.push_back(fmt::format("{}: decode is {}-bound at batch {}; band {} ({:+.0f} % .. {:+.0f} %)", d.name,
+                                     to_string(p.decode.bound()), p.batch, to_string(d.perf->band_case),
+                                     (lo - 1) * 100, (hi - 1) * 100));
+  }
+  if (!d.costs.empty()) {
+    Table cost{.title = fmt::format("{}: cost per mode", d.name),
+               .header = {"provider", "mode", "USD/GPU-h", "date", "USD/h", "USD/month", "USD/Mtok", "M tok/USD"}};
+    for (const PricedCost& pc : d.costs) {
+      cost.rows.push_back({pc.price.provider, std::string(to_string(pc.price.mode)),
+                           fmt::format("{:.2f}", pc.price.usd_per_gpu_hour), pc.price.date,
+                           fmt::format("{:.2f}", checked(pc.cost.usd_per_hour(), "usd/h")),
+                           fmt::format("{:.0f}", pc.cost.usd_per_hour() * kHoursPerMonth),
+                           fmt::format("{:.4f}", checked(pc.cost.usd_per_million_tokens, "usd/mtok")),
+                           fmt::format("{:.2f}", pc.cost.tokens_per_usd / 1e6)});
+    }
+    doc.tables.push_back(cost);
+  }
+  for (const std::string& n : d.notes) {
+    doc.footer.push_back(fmt::format("{}: {}", d.name, n));
+  }
+}
+
+}  // namespace
+
+ReportFormat parse_report_format(std::string_view text, std::string_view field) {
+  if (text == "markdown" || text == "md") {
+    return ReportFormat::markdown;
+  }
+  if (text == "html") {
+    return ReportFormat::html;
+  }
+  if (text == "json") {
+    return ReportFormat::json;
+  }
+  throw InputError(fmt::format("{}: expected markdown, html or json, got '{}'", field, text));
+}
+
+std::string render_check(const CheckResult& result, const RenderOptions& options) {
+  if (options.format == Format::json) {
+    return detail::dump_json(detail::plan_json(result, "check"));
+  }
+  Document doc;
+  doc.heading.push_back(fmt::format("plan {}{}", result.plan_origin,
+                                    result.description.empty() ? "" : ": " + result.description));
+  doc.heading.push_back(verdict_line(result));
+  doc.tables.push_back(expectations_table(result));
+  for (const DeploymentResult& d : result.deployments) {
+    doc.footer.push_back(fmt::format("{}: {} on {}; {}", d.name, d.model_id, layout_text(d.fit), load_text(d)));
+  }
+  doc.footer.push_back(provenance_line(result));
+  return detail::render_document(doc, options.format);
+}
+
+std::string render_report(const CheckResult& result, ReportFormat format, ByteUnits units) {
+  if (format == ReportFormat::json) {
+    return detail::dump_json(detail::plan_json(result, "report"));
+  }
+  if (format == ReportFormat::html) {
+    return detail::plan_html(result, units);
+  }
+  Document doc;
+  doc.heading.push_back(fmt::format("# gpuplan report: {}", result.plan_origin));
+  if (!result.description.empty()) {
+    doc.heading.push_back(result.description);
+  }
+  doc.heading.push_back(fmt::format("**{}**", verdict_line(result)));
+  doc.tables.push_back(expectations_table(result));
+  for (const DeploymentResult& d : result.deployments) {
+    report_deployment(d, units, doc);
+  }
+  doc.footer.push_back(fmt::format("Provenance: {}", provenance_line(result)));
+  return detail::render_document(doc, Format::markdown);
+}
+
+}  // namespace gpuplan
+
+namespace gpuplan {
+
+std::string render_report(const CheckResult& result, const PlanDiff& since_baseline, ReportFormat format,
+                          ByteUnits units) {
+  if (format == ReportFormat::json) {
+    detail::OrderedJson j = detail::plan_json(result, "report");
+    j["baseline_diff"] = detail::diff_json(since_baseline);
+    return detail::dump_json(j);
+  }
+  if (format == ReportFormat::html) {
+    return detail::plan_html(result, units);
+  }
+  return render_report(result, format, units) + "\n" +
+         render_plan_diff(since_baseline, RenderOptions{.format = Format::markdown, .units = units});
+}
+
+}  // namespace gpuplan

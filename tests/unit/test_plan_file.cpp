@@ -1,0 +1,153 @@
+// Plan files: the loader's errors name the file and JSON pointer; the settings keep the flags'
+// names; the shipped examples and the JSON Schema agree with the loader.
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/plan_file.hpp>
+#include <gpuplan/provenance.hpp>
+
+using gpuplan::parse_plan_file;
+
+namespace {
+
+const std::filesystem::path kExamples = GPUPLAN_EXAMPLES_DIR;
+
+gpuplan::PlanFile parse(const std::string& text) { return parse_plan_file(text, "p.json", kExamples / "plans"); }
+
+std::string one(const std::string& fields) {
+  return R"({"schema_version": 1, "deployments": [{"name": "a", "model": "llama-3.1-8b", "gpu": "h100-sxm")" +
+         fields + "}]}";
+}
+
+}  // namespace
+
+TEST_CASE("plan file: settings keep the flag names", "[plan]") {
+  const auto plan = parse(one(R"(, "tp": 2, "weights-dtype": "fp8", "input": "32k", "sparse": true, "utilization": 0.5)"));
+  REQUIRE(plan.deployments.size() == 1);
+  const auto& d = plan.deployments[0];
+  REQUIRE(d.name == "a");
+  REQUIRE(d.settings.size() == 7);
+  REQUIRE(d.settings[0].flag == "--gpu");  // key order: JSON objects are unordered
+  REQUIRE(d.setting("--tp")->value == "2");
+  REQUIRE(d.setting("--tp")->pointer == "/deployments/0/tp");
+  REQUIRE(d.setting("--input")->value == "32k");
+  REQUIRE(d.setting("--sparse")->is_switch);
+  REQUIRE(d.setting("--utilization")->value == "0.5");
+  REQUIRE(d.expect.empty());
+}
+
+TEST_CASE("plan file: expectations are typed numbers with their unit in the name", "[plan]") {
+  const auto plan = parse(one(R"(, "expect": {"fits": false, "max_itl_ms": 40, "min_concurrent_sequences": 8})"));
+  const auto& e = plan.deployments[0].expect;
+  REQUIRE(e.fits == false);
+  REQUIRE(e.max_itl_ms == 40.0);
+  REQUIRE(e.min_concurrent_sequences == 8u);
+  REQUIRE_FALSE(e.max_ttft_ms.has_value());
+  REQUIRE_THROWS_WITH(parse(one(R"(, "expect": {"max_itl_ms": "40ms"})")),
+                      Catch::Contains("p.json: /deployments/0/expect/max_itl_ms: expected a positive number in "
+                                      "milliseconds"));
+  REQUIRE_THROWS_WITH(parse(one(R"(, "expect": {"max_itl_ms": -1})")),
+                      Catch::Contains("/deployments/0/expect/max_itl_ms"));
+  REQUIRE_THROWS_WITH(parse(one(R"(, "expect": {"fits": "yes"})")),
+                      Catch::Contains("/deployments/0/expect/fits: expected true or false"));
+  REQUIRE_THROWS_WITH(parse(one(R"(, "expect": {"min_concurrent_sequences": 2.5})")),
+                      Catch::Contains("/deployments/0/expect/min_concurrent_sequences"));
+  REQUIRE_THROWS_WITH(parse(one(R"(, "expect": {"max_itl": 40})")),
+                      Catch::Contains("/deployments/0/expect/max_itl: unknown field; did you mean 'max_itl_ms'?"));
+}
+
+TEST_CASE("plan file: bad input names the file and JSON pointer", "[plan]") {
+  REQUIRE_THROWS_WITH(parse("{\"schema_version\": 1,\n \"deployments\": [}"),
+                      Catch::Contains("p.json: invalid JSON") && Catch::Contains("line 2"));
+  REQUIRE_THROWS_WITH(parse(one(R"(, "weight-dtype": "fp8")")),
+                      Catch::Contains("p.json: /deployments/0/weight-dtype: unknown field; closest: weights-dtype"));
+  REQUIRE_THROWS_WITH(parse(one(R"(, "max_itl_ms": 5)")), Catch::Contains("put it under \"expect\""));
+  REQUIRE_THROWS_WITH(parse(one(R"(, "tp": [2])")),
+                      Catch::Contains("/deployments/0/tp: expected a string or a number, got array"));
+  REQUIRE_THROWS_WITH(parse(one(R"(, "sparse": 1)")), Catch::Contains("/deployments/0/sparse: expected true or false"));
+  REQUIRE_THROWS_WITH(parse(R"({"schema_version": 2, "deployments": []})"),
+                      Catch::Contains("p.json: /schema_version: plan schema version 2 is newer"));
+  REQUIRE_THROWS_WITH(parse(R"({"deployments": []})"), Catch::Contains("/schema_version: missing required field"));
+  REQUIRE_THROWS_WITH(parse(R"({"schema_version": 1, "deployments": []})"),
+                      Catch::Contains("/deployments: expected a non-empty array"));
+  REQUIRE_THROWS_WITH(parse(R"({"schema_version": 1, "deployments": [{"name": "a", "model": "x"}]})"),
+                      Catch::Contains("/deployments/0/gpu: missing required field"));
+  REQUIRE_THROWS_WITH(parse(R"({"schema_version": 1, "deployments": [{"name": "a", "gpu": "x"}]})"),
+                      Catch::Contains("/deployments/0/model: missing required field"));
+  REQUIRE_THROWS_WITH(parse(R"({"schema_version": 1, "deployments": [{"name": "a", "model": "m", "gpu": "g"},
+                                                                     {"name": "a", "model": "m", "gpu": "g"}]})"),
+                      Catch::Contains("/deployments/1/name: deployment name 'a' is used twice"));
+  REQUIRE_THROWS_WITH(parse(R"({"schema_version": 1, "deployment": []})"),
+                      Catch::Contains("/deployment: unknown field; did you mean 'deployments'?"));
+}
+
+TEST_CASE("plan file: a relative model-config is resolved against the plan's directory", "[plan]") {
+  const auto plan = parse(R"({"schema_version": 1, "deployments": [{"name": "a", "gpu": "l40s",
+                              "model-config": "configs/llama-3.1-8b-config.json"}]})");
+  const std::filesystem::path resolved = plan.deployments[0].setting("--model-config")->value;
+  REQUIRE(std::filesystem::is_regular_file(resolved));
+  REQUIRE_THROWS_WITH(parse(R"({"schema_version": 1, "deployments": [{"name": "a", "gpu": "l40s",
+                                "model-config": "configs/missing.json"}]})"),
+                      Catch::Contains("p.json: /deployments/0/model-config:") &&
+                          Catch::Contains("missing.json is not a file (paths are relative to the plan file's directory)"));
+}
+
+TEST_CASE("plan file: the plan's hash follows its bytes", "[plan]") {
+  REQUIRE(parse(one("")).content_hash == parse(one("")).content_hash);
+  REQUIRE(parse(one("")).content_hash != parse(one(R"(, "tp": 1)")).content_hash);
+  REQUIRE(parse(one("")).content_hash.starts_with("fnv1a64:"));
+}
+
+TEST_CASE("plan file: the shipped examples load", "[plan]") {
+  int plans = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kExamples / "plans")) {
+    if (entry.path().extension() == ".json") {
+      INFO(entry.path());
+      REQUIRE_FALSE(gpuplan::load_plan_file(entry.path()).deployments.empty());
+      ++plans;
+    }
+  }
+  REQUIRE(plans >= 3);
+}
+
+TEST_CASE("plan file: docs/plan.schema.json names exactly the fields the loader takes", "[plan]") {
+  std::ifstream in(kExamples / ".." / "docs" / "plan.schema.json");
+  REQUIRE(in);
+  const auto schema = nlohmann::json::parse(in);
+  std::set<std::string> documented;
+  for (const auto& [key, unused] : schema["$defs"]["deployment"]["properties"].items()) {
+    documented.insert(key);
+  }
+  std::set<std::string> loaded{"name", "description", "expect"};
+  for (const std::string_view name : gpuplan::plan_setting_names()) {
+    loaded.insert(std::string(name));
+  }
+  REQUIRE(documented == loaded);
+  std::set<std::string> expectations;
+  for (const auto& [key, unused] : schema["$defs"]["deployment"]["properties"]["expect"]["properties"].items()) {
+    expectations.insert(key);
+  }
+  REQUIRE(expectations == std::set<std::string>{"fits", "max_usd_per_million_tokens", "min_output_tokens_per_s",
+                                                "max_itl_ms", "max_ttft_ms", "min_concurrent_sequences",
+                                                "max_monthly_usd"});
+}
+
+TEST_CASE("provenance: a fingerprint tells parts apart and the built-in one is stable", "[plan]") {
+  const std::array<std::string_view, 2> ab_c{"ab", "c"};
+  const std::array<std::string_view, 2> a_bc{"a", "bc"};
+  REQUIRE(gpuplan::fingerprint(ab_c) != gpuplan::fingerprint(a_bc));
+  // FNV-1a 64 of the empty string is the offset basis (FNV specification, draft-eastlake-fnv).
+  const std::array<std::string_view, 0> none{};
+  REQUIRE(gpuplan::fingerprint(none) == "fnv1a64:cbf29ce484222325");
+  const auto& p = gpuplan::builtin_provenance();
+  REQUIRE(p.catalog_hash.size() == 8 + 16);
+  REQUIRE(p.newest_price_date.size() == 10);
+  REQUIRE(p.newest_price_date >= "2026-01-01");
+}
