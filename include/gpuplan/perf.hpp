@@ -24,22 +24,22 @@ namespace gpuplan {
 /// shipped data/benchmarks.json (`gpuplan validate --calibrate` reproduces them and a test keeps
 /// them in step); link and hop latency are measured figures.
 struct Efficiency {
-  double bandwidth = 0.796;       ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
+  double bandwidth = 0.915;       ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
   double compute = 0.87;          ///< share of dense tensor peak for large bf16 GEMMs (max achievable matmul)
-  double kv_bandwidth = 0.617;    ///< attention reads the paged KV cache at this share of `bandwidth`
+  double kv_bandwidth = 0.602;    ///< attention reads the paged KV cache at this share of `bandwidth`
   double link = 0.80;             ///< share of link bandwidth in a ring (NCCL: 370 of 450 GB/s)
-  double step_overhead_s = 0.0;   ///< per forward pass: launches, scheduling (the fit finds none)
+  double step_overhead_s = 0.385e-3;  ///< per forward pass: launches, scheduling
   double hop_latency_s = 1e-6;    ///< per ring hop: an 8-GPU ring all-reduce of a small message ~14 us
   /// Per-token work outside the GEMMs (norms, activations, routing, sampling), as passes of bf16
   /// activations through memory: each token moves passes x 2 x (layers x (hidden + active FFN
   /// width) + vocabulary) bytes. Grows with the batch, unlike the per-step overhead.
-  double activation_passes = 0.0;  ///< the fit finds none on TensorRT-LLM's data
+  double activation_passes = 19.98;
   /// A GEMM of this many FLOPs reaches half of `compute`: small GEMMs (few tokens, tiny MoE
   /// experts) cannot fill the GPU. Efficiency = compute x W / (W + gemm_half_flop).
-  double gemm_half_flop = 0.172e9;
+  double gemm_half_flop = 1.0e9;
   /// Narrow formats reach a smaller share of their peak (scales, non-GEMM work that does not
   /// speed up): efficiency x (bf16 peak / format peak)^format_exponent.
-  double format_exponent = 0.730;  ///< fp8: 0.5^0.730 = 0.60 of bf16's share; fp4: 0.36
+  double format_exponent = 0.567;  ///< fp8: 0.5^0.567 = 0.68 of bf16's share; fp4: 0.46
   /// Communication overlapped with compute (max of the terms) rather than added.
   bool overlap_communication = false;
 

@@ -231,8 +231,13 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
     return peak_flop_per_s_ * e.compute * format * (gemm_flop > 0 ? gemm_flop / (gemm_flop + e.gemm_half_flop) : 1.0);
   };
   const double expert_flop = std::min(w.linear_flop, w.tokens * expert_flop_per_token_);
+  // Only the experts that received tokens run a GEMM: at a small batch few experts each see a
+  // whole token, not every expert a fraction of one (same uniform routing as the bytes read).
+  const double active_share =
+      experts_ > 0 ? 1.0 - std::pow(1.0 - experts_per_token_ / experts_, w.tokens * expert_token_multiplier_) : 1.0;
+  const double expert_gemm_flop = w.tokens * expert_gemm_flop_per_token_ / std::max(active_share, 1e-12);
   const double gemm_s = (w.linear_flop - expert_flop) / peak(w.tokens * dense_gemm_flop_per_token_) +
-                        expert_flop / peak(w.tokens * expert_gemm_flop_per_token_);
+                        expert_flop / peak(expert_gemm_flop);
   const double attention_s = w.attention_flop / (peak_flop_per_s_ * e.compute * format);
   const double weights_s = w.weight_bytes / bandwidth;
   const double kv_s = w.kv_bytes / (bandwidth * e.kv_bandwidth);
@@ -365,7 +370,26 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
   p.decode_tokens_per_s = replica_decode * d(l.dp);
   // Steady state: every sequence also needs its prefill. Batched with others, a prefill costs
   // its compute (weights are already streaming) on each stage, pipelined across stages.
-  const double prefill_busy_s = prefill.compute_s + prefill.communication_s + prefill.token_s;
+  const auto steady_prefill_s = [&] {
+    // Under load the engine packs queued prompts into prefill steps of up to the chunk size
+    // (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens) and splits longer prompts into
+    // chunks: GEMMs and communication are sized by the step's tokens, not by one prompt's.
+    const double chunk = d(std::max<std::uint64_t>(1, request_.fit.prefill_chunk_tokens));
+    const double prompts = std::clamp(std::floor(chunk / input), 1.0, std::max(1.0, d(batch)));
+    const double step_tokens = std::min(prompts * input, chunk);
+    const double steps = prompts * input / step_tokens;
+    // Causal attention: token i attends to i tokens of its own prompt, on average input/2.
+    const double context_layers = attention_context_sum(input / 2.0);
+    const StepTime step = timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(step_tokens),
+                              .kv_bytes = step_tokens * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_,
+                              .linear_flop = step_tokens * linear_flop_per_token_,
+                              .attention_flop = step_tokens * attention_flop_per_token_context_ * context_layers,
+                              .tokens = step_tokens,
+                              .decode = false},
+                             e);
+    return steps * (step.compute_s + step.communication_s + step.token_s) / prompts;
+  };
+  const double prefill_busy_s = steady_prefill_s();
   const double cycle_s = output * p.itl_s + d(batch) * prefill_busy_s;
   p.output_tokens_per_s = d(batch) * output / cycle_s * d(l.dp);
   p.output_tokens_per_s_per_gpu = p.output_tokens_per_s / d(l.gpus());

@@ -149,6 +149,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                               {"estimate_tokens_per_s", checked(o.estimate_tokens_per_s, "estimate")},
                               {"estimate_tokens_per_s_low", o.estimate_low},
                               {"estimate_tokens_per_s_high", o.estimate_high},
+                              {"band_from", to_string(o.band_case)},
                               {"roofline_tokens_per_s", o.roofline_tokens_per_s},
                               {"measured_tokens_per_s", o.measured_tokens_per_s ? Json(*o.measured_tokens_per_s) : Json(nullptr)},
                               {"tokens_per_s", o.tokens_per_s()},
@@ -207,6 +208,10 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                          source(o)});
   }
   doc.tables.push_back(std::move(opts));
+  // The band's width depends on how far each option is from the calibration data, as in perf.
+  for (const CompareOption& o : r.options) {
+    doc.footer.push_back(fmt::format("{} band from cross-validation: {}", o.gpu, to_string(o.band_case)));
+  }
   detail::Table costs{.title = "Cost by pricing mode",
                       .header = {"provider", "mode", "gpu", "USD/GPU-h", "price age", "USD/h", "M tokens/USD", "USD/Mtok",
                                  "premium", "throughput", "break-even USD/GPU-h", "winner"},
