@@ -56,29 +56,8 @@ std::vector<DType> dtypes(const std::vector<std::string>& names, std::string_vie
   return out;
 }
 
-/// Library field names as the flags people typed.
-[[noreturn]] void rethrow_plan_error(const InputError& e) {
-  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
-      {"plan.output_tokens_per_s:", "--target-output-tokens-per-s:"},
-      {"plan.max_itl_s:", "--max-itl-ms:"},
-      {"plan.max_ttft_s:", "--max-ttft-ms:"},
-      {"plan.min_tokens_per_s_per_user:", "--min-tokens-per-s-per-user:"},
-      {"plan.max_usd_per_million_tokens:", "--max-usd-per-mtok:"},
-      {"plan.top:", "--top:"},
-      {"plan.max_gpus_per_replica:", "--max-gpus-per-replica:"},
-      {"plan.gpus_per_node:", "--gpus-per-node:"},
-      {"plan.provider:", "--provider:"},
-      {"plan.gpus:", "--gpu:"},
-      {"plan.price:", "--price:"},
-  };
-  const std::string_view message = e.what();
-  for (const auto& [field, flag] : kFlags) {
-    if (message.starts_with(field)) {
-      rethrow_with_flag(InputError(std::string(flag) + std::string(message.substr(field.size()))));
-    }
-  }
-  rethrow_with_flag(e);
-}
+/// Library field names as the flags people typed (the shared table in field_flags.hpp).
+[[noreturn]] void rethrow_plan_error(const InputError& e) { rethrow_with_flag(e); }
 
 Exit run_plan(const PlanOptions& o) {
   const Catalog catalog = load_catalog(o.common);

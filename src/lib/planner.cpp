@@ -18,6 +18,7 @@ namespace {
 double d(std::uint64_t v) { return static_cast<double>(v); }
 
 constexpr std::uint64_t kMaxReplicas = 1'000'000;  // beyond this a target is not a deployment
+constexpr std::uint64_t kMaxGpus = 1u << 16;       // cost() prices at most this many GPUs
 
 void check_target(std::string_view field, const std::optional<double>& v, double hi) {
   if (v && !(*v > 0.0 && *v <= hi)) {  // NaN fails both comparisons
@@ -220,7 +221,9 @@ Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const P
   if (target) {
     // The band moves the replicas the load needs: fewer at the high edge, more at the low one.
     const auto usd_at = [&](double share) {
-      const std::uint64_t n = replicas_for(target, at_max.output_tokens_per_s * share);
+      // At the band's edge the load may need more GPUs than any deployment: price the most.
+      const std::uint64_t n = std::min(replicas_for(target, at_max.output_tokens_per_s * share),
+                                       kMaxGpus / l.gpus_per_replica());
       return price_deployment(r_, gpu, price, n * l.gpus_per_replica(), *target).usd_per_hour();
     };
     c.key = k.cost.usd_per_hour();
@@ -342,6 +345,9 @@ void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfMod
         }
       }
     }
+  }
+  if (replicas * pm.request().fit.layout.gpus_per_replica() > kMaxGpus) {
+    return;  // the load needs more GPUs of this layout than any deployment has: not a candidate
   }
   Candidate c = priced(gpu, price, pm, at_max, op, replicas, band);
   const bool load_ok = !target || c.config.output_tokens_per_s >= *target * (1.0 - 1e-9);

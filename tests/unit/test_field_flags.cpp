@@ -56,7 +56,8 @@ TEST_CASE("every field an InputError names maps to a flag or is listed as unreac
   // Templated prefixes ("cost.{}:") take their field from a helper's argument; their fields are
   // listed by hand below. A new templated prefix must be added here with its fields.
   const std::set<std::string> expected_templates{"cost.{}:", "engine.{}:", "efficiency.{}:",
-                                                 "fit.{}:",  "layout.{}:", "perf.{}:"};
+                                                 "fit.{}:",  "layout.{}:", "perf.{}:",
+                                                 "plan.{}:", "train.{}:", "train_efficiency.{}:"};
   CHECK(templated == expected_templates);
   const char* expanded[] = {
       // cost.cpp check(...)
@@ -73,7 +74,12 @@ TEST_CASE("every field an InputError names maps to a flag or is listed as unreac
       "efficiency.gemm_half_flop:", "efficiency.format_exponent:", "perf.input_tokens:", "perf.output_tokens:",
       // memory.cpp in_range, layout.cpp check_degree
       "fit.concurrency:", "fit.context_tokens:", "fit.prefill_chunk_tokens:", "fit.block_tokens:", "layout.tp:",
-      "layout.pp:", "layout.ep:", "layout.dp:"};
+      "layout.pp:", "layout.ep:", "layout.dp:",
+      // planner.cpp check_target
+      "plan.output_tokens_per_s:", "plan.max_itl_s:", "plan.max_ttft_s:", "plan.min_tokens_per_s_per_user:",
+      "plan.max_usd_per_million_tokens:",
+      // train_memory.cpp range checks
+      "train.cp:", "train.vpp:", "train.lora_rank:", "train.micro_batch:", "train.seq_tokens:"};
   for (const char* prefix : expanded) {
     INFO(prefix);
     CHECK(known(prefix));
