@@ -131,11 +131,11 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
   add_workload_options(*sub, o->workload);
   sub->add_option("--target-output-tokens-per-s", o->target_tokens_per_s,
                   "Output tokens/s the whole deployment must serve (replicas are added for it)")
-      ->check(positive_validator());
-  sub->add_option("--max-itl-ms", o->max_itl_ms, "Largest inter-token latency, ms")->check(positive_validator());
-  sub->add_option("--max-ttft-ms", o->max_ttft_ms, "Largest time to first token, ms")->check(positive_validator());
+      ->transform(decimal_number())->check(positive_validator());
+  sub->add_option("--max-itl-ms", o->max_itl_ms, "Largest inter-token latency, ms")->transform(decimal_number())->check(positive_validator());
+  sub->add_option("--max-ttft-ms", o->max_ttft_ms, "Largest time to first token, ms")->transform(decimal_number())->check(positive_validator());
   sub->add_option("--min-tokens-per-s-per-user", o->min_tokens_per_s_per_user, "Smallest decode speed per user, tok/s")
-      ->check(positive_validator());
+      ->transform(decimal_number())->check(positive_validator());
   sub->add_option("--gpu", o->gpus, "GPU ids to search (repeat; default: every GPU with a matching price)")
       ->check(non_empty());
   sub->add_option("--weights-dtype", o->weights_dtypes,
@@ -145,12 +145,14 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--kv-dtype", o->kv_dtypes, "KV-cache formats to try, comma-separated, or 'all' (bf16, fp8 where native)")
       ->delimiter(',')
       ->capture_default_str();
-  sub->add_option("--top", o->top, "Configurations to list")->capture_default_str()->check(CLI::Range(1, 10000));
+  sub->add_option("--top", o->top, "Configurations to list")->capture_default_str()->transform(whole_number())->check(CLI::Range(1, 10000));
   sub->add_option("--max-gpus-per-replica", o->max_gpus_per_replica, "Largest replica (TP x PP GPUs)")
       ->capture_default_str()
+      ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));
   sub->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node: TP stays within one")
       ->capture_default_str()
+      ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));
   sub->add_option("--emit", o->emit, "Print the launch command of the cheapest configuration: vllm, sglang or trtllm")
       ->check(non_empty());

@@ -110,16 +110,17 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
       ->excludes(model);
   sub->add_option("--gpu", o->gpu, "GPU id from the catalog")->required()->check(non_empty());
   const auto degree = CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16);
-  sub->add_option("--gpus", o->gpus, "GPUs in the job (default: TP x CP x PP, one data-parallel replica)")->check(degree);
-  sub->add_option("--tp", o->tp, "Tensor-parallel degree (with sequence parallelism)")->check(degree);
-  sub->add_option("--pp", o->pp, "Pipeline stages (1F1B)")->check(degree);
-  sub->add_option("--ep", o->ep, "Expert-parallel degree (MoE), within DP x CP")->check(degree);
-  sub->add_option("--cp", o->cp, "Context-parallel degree (the sequence split over GPUs)")->check(degree);
+  sub->add_option("--gpus", o->gpus, "GPUs in the job (default: TP x CP x PP, one data-parallel replica)")->transform(whole_number())->check(degree);
+  sub->add_option("--tp", o->tp, "Tensor-parallel degree (with sequence parallelism)")->transform(whole_number())->check(degree);
+  sub->add_option("--pp", o->pp, "Pipeline stages (1F1B)")->transform(whole_number())->check(degree);
+  sub->add_option("--ep", o->ep, "Expert-parallel degree (MoE), within DP x CP")->transform(whole_number())->check(degree);
+  sub->add_option("--cp", o->cp, "Context-parallel degree (the sequence split over GPUs)")->transform(whole_number())->check(degree);
   sub->add_option("--vpp", o->vpp, "Virtual pipeline stages per GPU (interleaved 1F1B; default 1)")->check(degree);
   sub->add_option("--sharding", o->sharding, "none, zero1, zero2, zero3 or fsdp")->capture_default_str();
   sub->add_option("--recompute", o->recompute, "Activation recompute: none, selective or full")->capture_default_str();
   sub->add_option("--micro-batch", o->micro_batch, "Sequences per micro-batch per replica")
       ->capture_default_str()
+      ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   sub->add_option("--seq", o->seq, "Sequence length in tokens (8192, 8k; k = 1024)")
       ->capture_default_str()
@@ -134,10 +135,12 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--method", o->method, "full, lora or qlora")->capture_default_str();
   sub->add_option("--lora-rank", o->lora_rank, "LoRA rank (with --method lora or qlora)")
       ->capture_default_str()
+      ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
   sub->add_option("--tokens", o->tokens, "Tokens to train: 20B, 2e10, 1.5T (decimal)")->check(non_empty());
   sub->add_option("--scale", o->scale, "GPU counts for a scaling table, e.g. 8,16,32,64")
       ->delimiter(',')
+      ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
   sub->add_option("--provider", o->provider, "Only this provider's prices (default: every provider)")->check(non_empty());
   sub->add_option("--mode", o->mode, "Only this pricing mode (default: every mode)")->check(non_empty());
