@@ -141,7 +141,7 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
     }
     for (const auto& [mode, usd] : n.usd_per_million_tokens) {
       const auto old_cost = std::find_if(o.usd_per_million_tokens.begin(), o.usd_per_million_tokens.end(),
-                                         [&](const auto& p) { return p.first == mode; });
+                                         [&mode = mode](const auto& p) { return p.first == mode; });
       if (old_cost != o.usd_per_million_tokens.end()) {
         moved(diff, n.name, fmt::format("USD/Mtok ({})", mode), old_cost->second, usd);
       }
