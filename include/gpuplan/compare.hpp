@@ -78,6 +78,14 @@ struct CompareResult {
   [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> cheapest() const;
 };
 
+/// The layout one option runs (the given one, else best_layout over gpus_per_option) and its fit
+/// for one sequence of input + output tokens. compare() throws option_fit_problem() when it does
+/// not fit; `compare --check` reports it as a failed check instead (exit 1, the fit printed).
+FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const CompareRequest& request,
+                     const std::string& gpu_id);
+/// "compare: M does not fit N x G (TP, PP): weights ... against a ... engine cap".
+std::string option_fit_problem(const ModelSpec& model, const FitResult& fit);
+
 /// Throws InputError for unknown GPUs, providers or modes, a measurement for a GPU not compared,
 /// or a GPU whose weights do not fit its deployment.
 CompareResult compare(const Catalog& catalog, const ModelSpec& model, const CompareRequest& request);

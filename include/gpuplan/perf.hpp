@@ -214,4 +214,11 @@ struct ThroughputLayout {
 };
 ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus);
 
+/// The one layout rule of perf, cost, compare and plan files (one function, so they cannot
+/// drift apart): the request's own layout when given (--tp/--pp), else best_layout over `gpus`.
+/// fit deliberately differs: it answers how many sequences N GPUs can hold, so it ranks layouts
+/// by concurrent sequences (search_layouts); give --tp/--pp to evaluate one layout everywhere.
+ThroughputLayout serving_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
+                                bool layout_given, std::uint64_t gpus);
+
 }  // namespace gpuplan

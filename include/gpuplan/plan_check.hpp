@@ -29,6 +29,11 @@ struct DeploymentQuestion {
   bool layout_given = false;
   std::uint64_t gpus = 1;      ///< GPUs the layout is searched over when not given
   std::optional<std::uint64_t> concurrency;  ///< the planned load; unset: full load
+  /// The planned load as output tokens/s over the deployment (instead of a concurrency).
+  std::optional<double> target_output_tokens_per_s;
+  /// With a target and no GPU count: the deployment is as many replicas as the target needs
+  /// (the replica chosen by the layout rule among the layouts of `gpus` GPUs, or the given TP x PP).
+  bool size_for_target = false;
   std::vector<Price> prices;   ///< the prices to cost it at (a catalog mode each, or given); may be empty
   CostRequest cost;            ///< utilization and extras; GPUs, price and throughput are filled in
   Expectations expect;
@@ -44,6 +49,7 @@ inline constexpr std::string_view below_min_throughput = "below_min_throughput";
 inline constexpr std::string_view itl_above_target = "itl_above_target";
 inline constexpr std::string_view ttft_above_target = "ttft_above_target";
 inline constexpr std::string_view below_min_sequences = "below_min_sequences";
+inline constexpr std::string_view below_target_load = "below_target_load";
 }  // namespace reason
 
 struct ExpectationResult {
@@ -69,6 +75,7 @@ struct DeploymentResult {
   FitResult fit;                   ///< the layout used, at the planned concurrency
   bool runs = false;               ///< one sequence fits the layout: throughput and latency exist
   PlannedLoad load;
+  std::uint64_t sized_replicas = 0;  ///< replicas the target needs when the plan gives no GPU count
   std::optional<PerfResult> perf;  ///< one row, the planned batch (unset unless `runs`)
   std::vector<PricedCost> costs;   ///< one per price (empty unless `runs` and priced)
   std::vector<ExpectationResult> checks;
@@ -87,7 +94,8 @@ struct CheckResult {
   [[nodiscard]] std::size_t failed() const;
 };
 
-/// Evaluates one deployment and its expectations. Throws InputError for an invalid request, or
+/// Evaluates one deployment and its expectations; with a target load, also whether it serves it
+/// (`target_output_tokens_per_s`, reason below_target_load). Throws InputError for an invalid request, or
 /// a cost expectation without a price (naming the plan file and the expectation's pointer).
 DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQuestion& question);
 

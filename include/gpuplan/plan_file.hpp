@@ -58,7 +58,8 @@ struct PlanFile {
 };
 
 /// The settings a deployment may carry: flag names without "--", as `gpuplan cost` takes them
-/// (`concurrency` as perf, cost and compare take it).
+/// (`concurrency` as perf, cost and compare take it; `target-output-tokens-per-s`, the load as
+/// output tokens/s over the deployment, as plan and scale take it).
 std::span<const std::string_view> plan_setting_names();
 
 /// Parses plan text. `base_dir` resolves relative model-config paths, which must exist.

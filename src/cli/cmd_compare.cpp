@@ -71,6 +71,18 @@ Exit run_compare(CompareOptions o) {
     req.mode = parse_pricing_mode(o.pricing.mode, "--mode");
   }
   apply_pricing(o.pricing, req.cost);
+  if (o.pricing.check) {
+    // A failed check is a result, as in cost and perf: an option that cannot hold one sequence
+    // prints its fit and exits 1 (without --check it stays a usage error, exit 2).
+    for (const std::string& gpu : req.gpus) {
+      const FitResult f = option_fit(catalog, d.model, req, gpu);
+      if (!f.fits) {
+        fmt::print("{}", render_fit(f, render));
+        fmt::print(stderr, "gpuplan: {}; see 'gpuplan fit'\n", option_fit_problem(d.model, f));
+        return Exit::check_failed;
+      }
+    }
+  }
   const CompareResult result = compare(catalog, d.model, req);
   fmt::print("{}", render_compare(result, render));
   // One warning naming every stale price the comparison used.

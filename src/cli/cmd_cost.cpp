@@ -65,6 +65,8 @@ Exit run_cost(const CostOptions& o) {
       report.model_id = d.model.id;
       FitRequest fr = d.request;
       fr.context_tokens = o.workload.input + o.workload.output;
+      // The throughput is measured, so no layout rule by throughput applies: the model only has
+      // to fit (any MIG slice or layout of the GPUs, the smallest replica that holds a sequence).
       const FitResult f = d.layout_given ? fit(d.model, gpu, fr) : fit_smallest_layout(d.model, gpu, fr, d.gpus);
       if (!f.fits) {
         return does_not_fit(o, f, fmt::format("does not fit: {} on {} x {} cannot hold one {}-token sequence; see 'gpuplan fit'",
@@ -88,7 +90,7 @@ Exit run_cost(const CostOptions& o) {
     req.fit = d.request;
     apply_workload(o.workload, req);
     validate_perf_request(d.model, req);
-    const FitResult layout = d.layout_given ? fit(d.model, gpu, req.fit) : best_layout(d.model, gpu, req, d.gpus).fit;
+    const FitResult layout = serving_layout(d.model, gpu, req, d.layout_given, d.gpus).fit;
     if (!layout.fits) {
       return does_not_fit(o, layout, fmt::format("does not fit: weights {:.2f} GB and one {}-token sequence's KV cache per GPU "
                                                  "against a {:.2f} GB engine cap (TP {}, PP {}); see 'gpuplan fit'",

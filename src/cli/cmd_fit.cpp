@@ -40,7 +40,11 @@ Exit run_fit(const FitOptions& o) {
 
 void add_fit_command(CLI::App& app, Exit& exit_code) {
   auto o = std::make_shared<FitOptions>();
-  CLI::App* sub = app.add_subcommand("fit", "Does a model fit, and how much KV cache is left?");
+  CLI::App* sub = app.add_subcommand(
+      "fit",
+      "Does a model fit, and how much KV cache is left? Without --tp/--pp every layout of the GPUs is tried and the "
+      "one holding the most concurrent sequences is shown (the capacity question); perf, cost, compare and plan "
+      "files choose the layout with the most output tokens/s instead (the serving question)");
   add_deployment_options(*sub, o->deployment, true);
   sub->add_option("--context", o->context,
                   "Tokens per sequence (prompt + output); 32k = 32768, 128K, 1M (binary: k = 1024, M = 1024^2)")

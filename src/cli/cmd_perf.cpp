@@ -36,8 +36,7 @@ Exit run_perf(const PerfOptions& o) {
   apply_workload(o.workload, req);
   validate_perf_request(d.model, req);
   // The layout must hold the weights; without --tp/--pp take the one with the most throughput.
-  const ThroughputLayout choice = d.layout_given ? ThroughputLayout{.fit = fit(d.model, *d.gpu, req.fit)}
-                                             : best_layout(d.model, *d.gpu, req, d.gpus);
+  const ThroughputLayout choice = serving_layout(d.model, *d.gpu, req, d.layout_given, d.gpus);
   const FitResult& layout_fit = choice.fit;
   if (!layout_fit.fits) {
     const PerGpuMemory& m = layout_fit.per_gpu;

@@ -40,7 +40,7 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->capture_default_str()
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{72}))
       ->needs(nodes);
-  sub.add_option("--tp", o.tp, "Tensor-parallel degree (default: fit takes the layout with the most sequences; perf, cost and compare the one with the most estimated throughput)")
+  sub.add_option("--tp", o.tp, "Tensor-parallel degree (default: fit takes the layout with the most sequences; perf, cost, compare and plan files the one with the most estimated throughput)")
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--pp", o.pp, "Pipeline-parallel stages (default: 1, or chosen by the layout search)")
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));

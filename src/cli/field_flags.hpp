@@ -42,6 +42,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"perf.sparse:", "--sparse:"},
     {"perf.mig_profile:", "--mig:"},
     {"perf.max_batch:", "--max-batch:"},
+    {"perf.target_output_tokens_per_s:", "--target-output-tokens-per-s:"},
     {"perf.network_bytes_per_s_per_gpu:", "--network-gbit-per-s:"},
     {"efficiency.bandwidth:", "--bandwidth-efficiency:"},
     {"efficiency.compute:", "--compute-efficiency:"},

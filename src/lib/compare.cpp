@@ -7,7 +7,6 @@
 #include <fmt/ranges.h>
 
 #include <gpuplan/error.hpp>
-#include <gpuplan/layout_search.hpp>
 #include <gpuplan/planned_load.hpp>
 
 namespace gpuplan {
@@ -16,21 +15,13 @@ namespace {
 CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r,
                               const std::string& gpu_id) {
   const GpuSpec& gpu = catalog.gpu(gpu_id);
+  const FitResult layout_fit = option_fit(catalog, model, r, gpu_id);
+  if (!layout_fit.fits) {
+    throw InputError(option_fit_problem(model, layout_fit));
+  }
   PerfRequest req = r.perf;
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
   req.fit.concurrency = 1;
-  validate_perf_request(model, req);
-  if (!r.layout_given) {
-    req.fit.layout = best_layout(model, gpu, req, r.gpus_per_option).fit.request.layout;
-  }
-  const FitResult layout_fit = fit(model, gpu, req.fit);
-  if (!layout_fit.fits) {
-    throw InputError(fmt::format("compare: {} does not fit {} x {} (TP {}, PP {}): weights {:.2f} GB per GPU, "
-                                 "one sequence's KV cache included, against a {:.2f} GB engine cap",
-                                 model.id, layout_fit.request.layout.gpus(), gpu.id, layout_fit.request.layout.tp,
-                                 layout_fit.request.layout.pp, layout_fit.per_gpu.weights_bytes / units::kGB,
-                                 layout_fit.per_gpu.engine_cap_bytes / units::kGB));
-  }
   req.fit.layout = layout_fit.request.layout;
   const PerfModel pm(model, gpu, req);
   CompareOption o;
@@ -52,6 +43,23 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
 }
 
 }  // namespace
+
+FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r, const std::string& gpu_id) {
+  const GpuSpec& gpu = catalog.gpu(gpu_id);
+  PerfRequest req = r.perf;
+  req.fit.context_tokens = req.input_tokens + req.output_tokens;
+  req.fit.concurrency = 1;
+  validate_perf_request(model, req);
+  req.fit.layout = serving_layout(model, gpu, req, r.layout_given, r.gpus_per_option).fit.request.layout;
+  return fit(model, gpu, req.fit);
+}
+
+std::string option_fit_problem(const ModelSpec& model, const FitResult& f) {
+  return fmt::format("compare: {} does not fit {} x {} (TP {}, PP {}): weights {:.2f} GB per GPU, one sequence's KV "
+                     "cache included, against a {:.2f} GB engine cap",
+                     model.id, f.request.layout.gpus(), f.gpu_id, f.request.layout.tp, f.request.layout.pp,
+                     f.per_gpu.weights_bytes / units::kGB, f.per_gpu.engine_cap_bytes / units::kGB);
+}
 
 std::optional<std::pair<std::size_t, std::size_t>> CompareResult::cheapest() const {
   std::optional<std::pair<std::size_t, std::size_t>> best;
@@ -228,6 +236,12 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       }
     }
     res.modes.push_back(std::move(m));
+  }
+  if (!r.layout_given) {
+    // The rule perf, cost and plan files use too (serving_layout).
+    res.notes.push_back(fmt::format("layouts chosen for throughput: the most estimated output tok/s at full load among "
+                                    "the layouts of {} GPUs; --tp/--pp pin one",
+                                    r.gpus_per_option));
   }
   if (r.measured_tokens_per_s.size() < r.gpus.size()) {
     res.notes.push_back("estimated throughput is the calibrated model's; a ranking marked robust holds across the band");

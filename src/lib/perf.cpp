@@ -507,4 +507,12 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
   return best;
 }
 
+ThroughputLayout serving_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
+                                bool layout_given, std::uint64_t gpus) {
+  if (layout_given) {
+    return ThroughputLayout{.fit = fit(model, gpu, request.fit)};
+  }
+  return best_layout(model, gpu, request, gpus);
+}
+
 }  // namespace gpuplan

@@ -1,14 +1,26 @@
 #include <gpuplan/plan_check.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 
 #include <gpuplan/band.hpp>
 #include <gpuplan/error.hpp>
 
+#include "detail/document.hpp"
+
 namespace gpuplan {
 namespace {
+
+// "20,000": a target as people write it (whole tokens/s, rounded up).
+std::string tokens_per_s_text(double tokens_per_s) {
+  return detail::group_digits(static_cast<std::uint64_t>(std::ceil(tokens_per_s)));
+}
+
+// The largest deployment the layout search allows.
+constexpr std::uint64_t kMaxDeploymentGpus = std::uint64_t{1} << 16;
 
 // A "max" expectation holds when got <= expected, a "min" one when got >= expected.
 ExpectationResult bound_check(std::string_view name, double expected, double got, bool at_most, std::string_view unit,
@@ -53,6 +65,10 @@ void add_checks(const DeploymentQuestion& q, DeploymentResult& d) {
     d.checks.push_back(row != nullptr ? bound_check(name, *expected, got, at_most, unit, fail_reason)
                                       : unmeasurable(name, *expected, unit));
   };
+  // A target load is the workload, not an expectation, but a deployment that cannot carry it
+  // fails the gate like one.
+  measured("target_output_tokens_per_s", q.target_output_tokens_per_s, row ? row->output_tokens_per_s : 0, false,
+           "tok/s", reason::below_target_load);
   measured("min_output_tokens_per_s", e.min_output_tokens_per_s, row ? row->output_tokens_per_s : 0, false, "tok/s",
            reason::below_min_throughput);
   measured("max_itl_ms", e.max_itl_ms, row ? row->itl_s * 1e3 : 0, true, "ms", reason::itl_above_target);
@@ -85,6 +101,24 @@ void add_checks(const DeploymentQuestion& q, DeploymentResult& d) {
       d.checks.push_back(r);
     }
   }
+}
+
+// No GPU count in the plan: as many replicas as the target needs at full load.
+void size_for_target(const DeploymentQuestion& q, const GpuSpec& gpu, PerfRequest& req, DeploymentResult& d) {
+  Layout& l = req.fit.layout;
+  // Expert parallelism spans TP x DP GPUs: replicas come in whole EP groups.
+  const std::uint64_t step = l.ep > 1 ? l.ep / std::gcd(l.ep, l.tp) : 1;
+  l.dp = step;
+  if (!fit(q.model, gpu, req.fit).fits) {
+    return;  // not even one replica runs: the fit says why
+  }
+  const std::uint64_t needed = replicas_for_target(PerfModel(q.model, gpu, req), *q.target_output_tokens_per_s);
+  const std::uint64_t most = std::max(step, kMaxDeploymentGpus / (l.tp * l.pp) / step * step);
+  l.dp = std::min((needed + step - 1) / step * step, most);
+  d.sized_replicas = l.dp;
+  d.notes.push_back(fmt::format("sized for {} output tok/s: {} replicas of TP {} PP {} ({} GPUs; set gpus to fix the "
+                                "count)",
+                                tokens_per_s_text(*q.target_output_tokens_per_s), l.dp, l.tp, l.pp, l.gpus()));
 }
 
 }  // namespace
@@ -128,26 +162,46 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
   req.fit.concurrency = 1;
   validate_perf_request(q.model, req);
   // The layout rule of perf, cost and compare: the one given, else the most throughput.
-  if (!q.layout_given) {
-    req.fit.layout = best_layout(q.model, gpu, req, q.gpus).fit.request.layout;
+  req.fit.layout = serving_layout(q.model, gpu, req, q.layout_given, q.gpus).fit.request.layout;
+  if (!q.layout_given && q.size_for_target) {
+    d.notes.push_back(fmt::format("replica chosen for throughput among the layouts of {} GPUs (TP {}, PP {}); set tp "
+                                  "and pp to pin it",
+                                  q.gpus, req.fit.layout.tp, req.fit.layout.pp));
+  } else if (!q.layout_given) {
     d.notes.push_back(fmt::format("layout chosen for throughput among the layouts of {} GPUs (TP {}, PP {}, DP {}); "
                                   "set tp and pp to pin it",
                                   q.gpus, req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp));
   }
+  if (q.size_for_target && q.target_output_tokens_per_s) {
+    size_for_target(q, gpu, req, d);
+  }
   const FitResult one = fit(q.model, gpu, req.fit);
   d.runs = one.fits;
-  FitRequest planned = req.fit;
-  planned.concurrency = q.concurrency.value_or(1);
-  d.fit = q.concurrency ? fit(q.model, gpu, planned) : one;
+  const auto fit_at = [&](std::uint64_t sequences) {
+    FitRequest planned = req.fit;
+    planned.concurrency = sequences;
+    return fit(q.model, gpu, planned);
+  };
+  d.fit = q.concurrency ? fit_at(*q.concurrency) : one;
   if (d.runs) {
     const PerfModel pm(q.model, gpu, req);
-    d.load = planned_load(pm, q.concurrency);
+    d.load = q.target_output_tokens_per_s ? planned_load_for_target(pm, *q.target_output_tokens_per_s)
+                                          : planned_load(pm, q.concurrency);
+    if (q.target_output_tokens_per_s) {
+      d.fit = fit_at(d.load.batch * req.fit.layout.dp);  // memory at the sequences the target runs
+    }
     d.perf = perf(q.model, gpu, req, {d.load.batch}, estimate_band(catalog, q.model, gpu, req.fit.weights_dtype));
-    if (d.load.capped) {
+    if (d.load.capped && q.concurrency) {
       d.notes.push_back(fmt::format("{} sequences need {} per replica; memory and the engine allow {}: throughput "
                                     "and latency are at {}",
                                     *q.concurrency, (*q.concurrency + req.fit.layout.dp - 1) / req.fit.layout.dp,
                                     d.load.batch, d.load.batch));
+    } else if (d.load.capped) {
+      const std::uint64_t replicas = replicas_for_target(pm, *q.target_output_tokens_per_s);
+      d.notes.push_back(fmt::format("{} output tok/s need more than full load (batch {} per replica): {} replicas of "
+                                    "TP {} PP {} ({} GPUs) would serve it",
+                                    tokens_per_s_text(*q.target_output_tokens_per_s), d.load.batch, replicas, req.fit.layout.tp,
+                                    req.fit.layout.pp, replicas * req.fit.layout.tp * req.fit.layout.pp));
     }
     const PerfPoint& row = d.perf->rows.front();
     for (const Price& price : q.prices) {

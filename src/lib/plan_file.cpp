@@ -26,7 +26,7 @@ constexpr std::array kSettings{
     "model"sv, "model-config"sv, "gpu"sv, "mig"sv, "gpus"sv, "nodes"sv, "gpus-per-node"sv, "tp"sv, "pp"sv, "ep"sv,
     "weights-dtype"sv, "experts-dtype"sv, "attention-dtype"sv, "embeddings-dtype"sv, "kv-dtype"sv, "engine"sv, "engine-version"sv,
     "gpu-memory-utilization"sv, "mem-fraction-static"sv, "kv-cache-free-gpu-mem-fraction"sv, "max-num-seqs"sv, "reserve"sv,
-    "prefill-chunk"sv, "block-size"sv, "input"sv, "output"sv, "concurrency"sv, "sparse"sv, "bandwidth-efficiency"sv,
+    "prefill-chunk"sv, "block-size"sv, "input"sv, "output"sv, "concurrency"sv, "target-output-tokens-per-s"sv, "sparse"sv, "bandwidth-efficiency"sv,
     "compute-efficiency"sv, "link-efficiency"sv, "step-overhead-ms"sv, "max-batch"sv, "network-gbit-per-s"sv, "provider"sv,
     "mode"sv, "region"sv, "usd-per-gpu-hour"sv, "utilization"sv, "storage-usd-per-month"sv, "egress-usd-per-month"sv,
     "failed-run-overhead"sv, "pue"sv};
@@ -143,6 +143,10 @@ PlanDeployment read_deployment(const Json& j, const std::string& origin, const J
   }
   if (!r.has("model") && !r.has("model-config")) {
     r.fail("model", "missing required field: give \"model\" (a catalog id) or \"model-config\" (a config.json)");
+  }
+  if (r.has("concurrency") && r.has("target-output-tokens-per-s")) {
+    r.fail("target-output-tokens-per-s",
+           "give the load either as \"concurrency\" (sequences) or as \"target-output-tokens-per-s\", not both");
   }
   r.optional_string("description");
   d.expect_pointer = (at / "expect").to_string();

@@ -112,6 +112,10 @@ OrderedJson plan_json(const CheckResult& c, std::string_view command) {
     const Layout& l = d.fit.request.layout;
     r["layout"] = {{"gpus", l.gpus()}, {"tp", l.tp}, {"pp", l.pp}, {"ep", l.ep}, {"dp", l.dp}};
     r["load"] = {{"concurrency", d.load.concurrency ? OrderedJson(*d.load.concurrency) : OrderedJson(nullptr)},
+                 {"target_output_tokens_per_s", d.load.target_output_tokens_per_s
+                                                    ? OrderedJson(checked(*d.load.target_output_tokens_per_s, "target"))
+                                                    : OrderedJson(nullptr)},
+                 {"sized_replicas", d.sized_replicas > 0 ? OrderedJson(d.sized_replicas) : OrderedJson(nullptr)},
                  {"full_load", d.runs && d.load.full_load()},
                  {"batch_per_replica", d.runs ? OrderedJson(d.load.batch) : OrderedJson(nullptr)},
                  {"capped", d.load.capped}};

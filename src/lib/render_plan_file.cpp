@@ -1,6 +1,7 @@
 #include <gpuplan/render_plan_file.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -74,6 +75,13 @@ std::string load_text(const DeploymentResult& d) {
   }
   if (d.load.full_load()) {
     return fmt::format("full load, batch {} per replica (the most memory and the engine allow)", d.load.batch);
+  }
+  if (d.load.target_output_tokens_per_s) {
+    const std::uint64_t sequences = d.load.batch * d.fit.request.layout.dp;
+    return fmt::format("target {} output tok/s: {} concurrent sequences, batch {} per replica{}",
+                       detail::group_digits(static_cast<std::uint64_t>(std::ceil(*d.load.target_output_tokens_per_s))),
+                       detail::group_digits(sequences), d.load.batch,
+                       d.load.capped ? " (capped: full load falls short of the target)" : "");
   }
   return fmt::format("{} concurrent sequences, batch {} per replica{}", *d.load.concurrency, d.load.batch,
                      d.load.capped ? " (capped: more than memory allows)" : "");

@@ -88,6 +88,16 @@ TEST_CASE("plan file: bad input names the file and JSON pointer", "[plan]") {
                       Catch::Contains("/deployment: unknown field; did you mean 'deployments'?"));
 }
 
+TEST_CASE("plan file: the load is a concurrency or a target, not both", "[plan]") {
+  const auto plan = parse(one(R"(, "target-output-tokens-per-s": 5000)"));
+  REQUIRE(plan.deployments[0].setting("--target-output-tokens-per-s")->value == "5000");
+  REQUIRE_THROWS_WITH(parse(one(R"(, "concurrency": 8, "target-output-tokens-per-s": 5000)")),
+                      Catch::Contains("p.json: /deployments/0/target-output-tokens-per-s: give the load either as "
+                                      "\"concurrency\""));
+  REQUIRE_THROWS_WITH(parse(one(R"(, "target-output-tokens-per-s": [1])")),
+                      Catch::Contains("/deployments/0/target-output-tokens-per-s: expected a string or a number"));
+}
+
 TEST_CASE("plan file: a relative model-config is resolved against the plan's directory", "[plan]") {
   const auto plan = parse(R"({"schema_version": 1, "deployments": [{"name": "a", "gpu": "l40s",
                               "model-config": "configs/llama-3.1-8b-config.json"}]})");

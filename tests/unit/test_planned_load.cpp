@@ -1,0 +1,101 @@
+// The planned load: a concurrency spread over the replicas, or a target load in output tokens/s
+// served at the smallest batch that reaches it; plan deployments sized for a target.
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/plan_check.hpp>
+#include <gpuplan/planned_load.hpp>
+
+using gpuplan::Efficiency;
+using gpuplan::Layout;
+using gpuplan::PerfModel;
+using gpuplan::PerfRequest;
+
+namespace {
+
+const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+
+PerfRequest request(std::uint64_t dp) {
+  PerfRequest r;
+  r.input_tokens = 2048;
+  r.output_tokens = 512;
+  r.fit.context_tokens = r.input_tokens + r.output_tokens;
+  r.fit.layout = Layout{.tp = 1, .pp = 1, .ep = 1, .dp = dp};
+  return r;
+}
+
+double tokens_per_s(const PerfModel& m, std::uint64_t batch) { return m.evaluate(batch, Efficiency{}).output_tokens_per_s; }
+
+}  // namespace
+
+TEST_CASE("planned load: a target is served at the smallest batch that reaches it", "[load]") {
+  const PerfModel m(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), request(2));
+  const double full = m.full_load_tokens_per_s(Efficiency{});
+  REQUIRE(full > 0);
+  for (const double share : {0.001, 0.1, 0.5, 0.9, 1.0}) {
+    INFO(share);
+    const double target = full * share;
+    const auto load = gpuplan::planned_load_for_target(m, target);
+    CHECK_FALSE(load.capped);
+    CHECK_FALSE(load.full_load());
+    CHECK(load.target_output_tokens_per_s == target);
+    CHECK(tokens_per_s(m, load.batch) >= target);
+    if (load.batch > 1) {
+      CHECK(tokens_per_s(m, load.batch - 1) < target);
+    }
+  }
+  const auto over = gpuplan::planned_load_for_target(m, full * 1.5);
+  CHECK(over.capped);
+  CHECK(over.batch == m.full_load_batch());
+  CHECK_THROWS_WITH(gpuplan::planned_load_for_target(m, 0), Catch::Contains("perf.target_output_tokens_per_s"));
+  CHECK_THROWS_WITH(gpuplan::planned_load_for_target(m, std::nan("")),
+                    Catch::Contains("perf.target_output_tokens_per_s"));
+}
+
+TEST_CASE("planned load: the replicas a target needs at full load", "[load]") {
+  const PerfModel one(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), request(1));
+  const PerfModel four(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), request(4));
+  const double replica = one.full_load_tokens_per_s(Efficiency{});
+  CHECK(gpuplan::replicas_for_target(one, replica * 0.5) == 1);
+  CHECK(gpuplan::replicas_for_target(one, replica) == 1);
+  CHECK(gpuplan::replicas_for_target(one, replica * 3.2) == 4);
+  // Per replica, whatever the layout's own DP.
+  CHECK(gpuplan::replicas_for_target(four, replica * 3.2) == 4);
+}
+
+TEST_CASE("plan check: a deployment without a GPU count is sized for its target", "[load][plan]") {
+  gpuplan::DeploymentQuestion q;
+  q.name = "a";
+  q.origin = "p.json";
+  q.model = cat().model("llama-3.1-8b");
+  q.gpu = &cat().gpu("h100-sxm");
+  q.perf = request(1);
+  q.layout_given = true;
+  const double replica = PerfModel(q.model, *q.gpu, q.perf).full_load_tokens_per_s(Efficiency{});
+  q.target_output_tokens_per_s = replica * 2.5;
+  q.size_for_target = true;
+  const auto sized = gpuplan::evaluate_deployment(cat(), q);
+  CHECK(sized.sized_replicas == 3);
+  CHECK(sized.fit.request.layout.dp == 3);
+  REQUIRE(sized.perf);
+  CHECK(sized.perf->rows.front().output_tokens_per_s >= *q.target_output_tokens_per_s);
+  REQUIRE(sized.checks.size() == 1);
+  CHECK(sized.checks.front().name == "target_output_tokens_per_s");
+  CHECK(sized.checks.front().pass);
+  // The memory shown is at the sequences the target runs.
+  CHECK(sized.fit.request.concurrency == sized.load.batch * 3);
+
+  // One GPU fixed: the target is out of reach, a failed check that says how many would serve it.
+  q.size_for_target = false;
+  const auto fixed = gpuplan::evaluate_deployment(cat(), q);
+  CHECK(fixed.sized_replicas == 0);
+  CHECK(fixed.load.capped);
+  REQUIRE(fixed.checks.size() == 1);
+  CHECK_FALSE(fixed.checks.front().pass);
+  CHECK(fixed.checks.front().reason == gpuplan::reason::below_target_load);
+  REQUIRE_FALSE(fixed.notes.empty());
+  CHECK_THAT(fixed.notes.back(), Catch::Contains("3 replicas of TP 1 PP 1 (3 GPUs) would serve it"));
+}
