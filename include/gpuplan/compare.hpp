@@ -25,6 +25,7 @@ struct CompareRequest {
   std::string provider;                 ///< empty: every provider in the catalog
   std::optional<PricingMode> mode;      ///< unset: every mode the provider has
   std::string region;                   ///< empty: every region; else a prefix (in_region)
+  std::string term;                     ///< empty: every commitment term; else only reserved prices with it
   /// Prices given by hand (--price GPU=USD), by GPU id: priced as provider "given", on-demand.
   std::map<std::string, double> given_usd_per_gpu_hour;
   DayNumber today = 0;                  ///< date of the given prices
@@ -60,6 +61,7 @@ struct PricedOption {
 struct ModeComparison {
   std::string provider;
   PricingMode mode = PricingMode::on_demand;
+  std::string term;                        ///< commitment term of reserved prices ("1y"); a 1y and a 3y rate are two offers
   std::vector<PricedOption> options;       ///< same order as CompareResult::options
   std::optional<std::size_t> winner;       ///< most tokens per USD; unset unless two options have a price
   bool robust = false;                     ///< the winner stays ahead at the band's edges

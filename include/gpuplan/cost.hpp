@@ -85,11 +85,11 @@ CostResult cost(const CostRequest& request);
 double break_even_usd_per_gpu_hour(double price_a_usd_per_gpu_hour, double tokens_per_s_per_gpu_a,
                                    double tokens_per_s_per_gpu_b);
 
-/// The catalog price for a provider, GPU and mode (the cheapest region when several; only those
-/// in_region(`region`) when given). Unknown providers, modes without a price and GPUs without
-/// one throw InputError listing what exists.
+/// The catalog price for a provider, GPU and mode (the cheapest region and term when several;
+/// only those in_region(`region`) and with commitment term `term` when given). Unknown
+/// providers, modes without a price and GPUs without one throw InputError listing what exists.
 const Price& find_price(const Catalog& catalog, std::string_view provider, std::string_view gpu,
-                        PricingMode mode, std::string_view region = {});
+                        PricingMode mode, std::string_view region = {}, std::string_view term = {});
 /// Regions the catalog's prices name, for messages.
 std::vector<std::string> regions(const Catalog& catalog);
 /// The modes a provider prices for a GPU, in catalog order.

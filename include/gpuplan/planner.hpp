@@ -49,6 +49,7 @@ struct PlanRequest {
   std::string provider;                 ///< empty: every provider (the cheapest price wins)
   std::optional<PricingMode> mode;      ///< unset: on-demand
   std::string region;                   ///< empty: every region; else a prefix (in_region)
+  std::string term;                     ///< empty: every commitment term; else only reserved prices with it
   std::map<std::string, double> given_usd_per_gpu_hour;  ///< by GPU id, as provider "given"
   DayNumber today = 0;
   CostRequest cost;                     ///< utilization, extras; gpus, price and tokens filled in

@@ -18,6 +18,16 @@ std::span<const PricingMode> all_pricing_modes();
 /// Parses a mode name; unknown names throw InputError naming `field` and listing the modes.
 PricingMode parse_pricing_mode(std::string_view text, std::string_view field);
 
+/// Whether prices in this mode carry a commitment term. Only reserved (and committed-use)
+/// prices do: a 1-year and a 3-year commitment are different offers at different prices.
+bool mode_has_term(PricingMode mode);
+/// Checks a commitment term: a whole number of months or years ("6mo", "1y", "3y"), or
+/// "unstated" when the source publishes a reserved rate without its term. Anything else throws
+/// InputError naming `field`.
+std::string parse_term(std::string_view text, std::string_view field);
+/// "reserved 1y", or the mode alone when there is no term (how outputs name an offer).
+std::string offer_label(PricingMode mode, std::string_view term);
+
 /// A calendar day as days since 1970-01-01 (what price ages are counted in).
 using DayNumber = long;
 /// Parses an ISO date, "2025-06" (read as the 1st) or "2026-04-15"; anything else throws
@@ -37,6 +47,7 @@ struct Price {
   std::string provider;          ///< kebab-case provider id, e.g. "lyceum"
   std::string gpu;               ///< GPU id
   PricingMode mode = PricingMode::on_demand;
+  std::string term;              ///< commitment term of a reserved price ("1y", "3y", "unstated"); else empty
   double usd_per_gpu_hour = 0;
   std::string date;              ///< ISO date the price was seen or published ("2026-04", "2026-04-15")
   DayNumber day = 0;             ///< `date` as a day number

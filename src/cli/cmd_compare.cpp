@@ -65,6 +65,7 @@ Exit run_compare(CompareOptions o) {
   }
   req.provider = o.pricing.provider;
   req.region = o.pricing.region;
+  req.term = o.pricing.term;
   req.given_usd_per_gpu_hour = given_prices(catalog, o.pricing.prices);
   req.today = catalog.today();
   if (!o.pricing.mode.empty()) {
@@ -90,7 +91,7 @@ Exit run_compare(CompareOptions o) {
   for (const ModeComparison& m : result.modes) {
     for (const PricedOption& po : m.options) {
       if (po.price && po.price->stale()) {
-        stale.push_back(fmt::format("{} {} {} ({}, {} days)", po.price->provider, to_string(po.price->mode),
+        stale.push_back(fmt::format("{} {} {} ({}, {} days)", po.price->provider, offer_label(po.price->mode, po.price->term),
                                     po.price->gpu, po.price->date, po.price->age_days));
       }
     }

@@ -133,7 +133,13 @@ Exit run_cost(const CostOptions& o) {
   }
   if (catalog_price) {
     const PricingMode mode = parse_pricing_mode(o.pricing.mode.empty() ? "on-demand" : o.pricing.mode, "--mode");
-    const Price& price = find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region);
+    if (!o.pricing.term.empty()) {
+      parse_term(o.pricing.term, "--term");
+      if (!mode_has_term(mode)) {
+        throw InputError(fmt::format("--term: a {} price has no commitment term; give --mode reserved", to_string(mode)));
+      }
+    }
+    const Price& price = find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region, o.pricing.term);
     report.price = price;
     c.usd_per_gpu_hour = price.usd_per_gpu_hour;
     warn_stale(price);
@@ -149,6 +155,9 @@ Exit run_cost(const CostOptions& o) {
   }
   if (!o.pricing.region.empty() && !catalog_price) {
     throw InputError("--region: needs --provider");
+  }
+  if (!o.pricing.term.empty() && !catalog_price) {
+    throw InputError("--term: needs --provider and --mode reserved");
   }
   if (!owned && (o.ops_share > 0 || o.amortization_set || o.pricing.usd_per_kwh > 0)) {
     throw InputError("--ops-share, --amortization-years and --usd-per-kwh describe owned hardware: they need "

@@ -80,6 +80,7 @@ Exit run_plan(const PlanOptions& o) {
   req.kv_dtypes = dtypes(o.kv_dtypes, "--kv-dtype", parse_kv_dtype);
   req.provider = o.pricing.provider;
   req.region = o.pricing.region;
+  req.term = o.pricing.term;
   if (!o.pricing.mode.empty()) {
     req.mode = parse_pricing_mode(o.pricing.mode, "--mode");
   }

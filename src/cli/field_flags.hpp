@@ -65,6 +65,8 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"compare.price:", "--price:"},
     {"compare.region:", "--region:"},
     {"region:", "--region:"},
+    {"compare.term:", "--term:"},
+    {"term:", "--term:"},
     {"scaling.points:", "--measured:"},
     {"scaling.up_to:", "--up-to:"},
     {"scaling.predict_at:", "--predict-at:"},

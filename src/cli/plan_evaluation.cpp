@@ -74,7 +74,8 @@ std::vector<Price> plan_prices(const Catalog& catalog, const PlanOptions& o, con
     }
   }
   for (const PricingMode mode : modes) {
-    const Price& p = find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region);
+    const Price& p = find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region,
+                                mode_has_term(mode) ? o.pricing.term : std::string());
     warn_stale(p);
     prices.push_back(p);
   }

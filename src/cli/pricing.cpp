@@ -22,6 +22,10 @@ void add_pricing_options(CLI::App& sub, PricingOptions& o) {
   sub.add_option("--region", o.region,
                  "Only prices in this region: a case-insensitive prefix, e.g. us-east or eu (default: every region)")
       ->check(non_empty());
+  sub.add_option("--term", o.term,
+                 "Only reserved prices with this commitment term: 1y, 3y, 6mo, ... (default: every term; "
+                 "cost takes the cheapest, compare shows each term as its own offer)")
+      ->check(non_empty());
   sub.add_option("--price", o.prices,
                  "A price by hand, GPU=USD per GPU-hour (repeatable), e.g. h100-sxm=2.10; priced as provider 'given'")
       ->check(non_empty());
@@ -78,7 +82,7 @@ std::map<std::string, double> given_prices(const Catalog& catalog, const std::ve
 void warn_stale(const Price& price) {
   if (price.stale()) {
     print_note(fmt::format("gpuplan: warning: the {} {} price for {} is {} days old ({}), older than {} days: check it",
-               price.provider, to_string(price.mode), price.gpu, price.age_days, price.date, kStalePriceDays));
+               price.provider, offer_label(price.mode, price.term), price.gpu, price.age_days, price.date, kStalePriceDays));
   }
 }
 

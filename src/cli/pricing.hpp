@@ -24,6 +24,7 @@ struct PricingOptions {
   double max_usd_per_mtok = 0;
   bool check = false;
   std::string region;
+  std::string term;                 ///< commitment term of reserved prices ("1y", "3y")
   std::vector<std::string> prices;  ///< --price GPU=USD, repeatable
 };
 

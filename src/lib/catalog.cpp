@@ -257,7 +257,7 @@ const T& single_entry(std::map<std::size_t, T>& cache, std::size_t k, std::span<
 }
 
 std::string price_key(const Price& p) {
-  return fmt::format("{}/{}/{}/{}", p.provider, p.gpu, to_string(p.mode), p.region);
+  return fmt::format("{}/{}/{}/{}", p.provider, p.gpu, offer_label(p.mode, p.term), p.region);
 }
 
 const Json* array_field(const Json& root, std::string_view key, std::string_view origin) {
@@ -390,7 +390,7 @@ MergeReport Catalog::merge_loaded(std::string_view text, std::string_view origin
     for (std::size_t i = 0; i < arr->size(); ++i) {
       const JsonPointer at = JsonPointer("/prices") / i;
       prices.push_back(detail::price_from_json((*arr)[i], origin, at));
-      check_unique(seen, price_key(prices.back()), at, "price (provider/gpu/mode/region)");
+      check_unique(seen, price_key(prices.back()), at, "price (provider/gpu/mode and term/region)");
       if (prices.back().day > today_) {
         throw InputError(fmt::format("{}: price date {} is in the future (today is {})",
                                      detail::where(origin, at / "date"), prices.back().date, iso_day(today_)));

@@ -255,7 +255,8 @@ Price price_from_json(const Json& entry, const std::string& origin, const JsonPo
   static constexpr std::array kKeys{
       std::string_view("provider"), std::string_view("gpu"),    std::string_view("mode"),
       std::string_view("usd_per_gpu_hour"), std::string_view("date"), std::string_view("region"),
-      std::string_view("instance"), std::string_view("sources"), std::string_view("notes")};
+      std::string_view("instance"), std::string_view("sources"), std::string_view("notes"),
+      std::string_view("term")};
   r.reject_unknown(kKeys);
   Price p;
   p.origin = origin;
@@ -263,6 +264,17 @@ Price price_from_json(const Json& entry, const std::string& origin, const JsonPo
   p.gpu = id_field(r, "gpu");
   const std::string mode = r.string("mode");
   p.mode = parse_pricing_mode(mode, r.where_of("mode"));
+  // A reserved rate without its term cannot be compared with another (1y and 3y differ by a
+  // third or more); a term on a pay-as-you-go price would be a transcription error.
+  if (const auto term = r.optional_string("term")) {
+    if (!mode_has_term(p.mode)) {
+      r.fail("term", fmt::format("a {} price has no commitment term; only reserved prices do", mode));
+    }
+    p.term = parse_term(*term, r.where_of("term"));
+  } else if (mode_has_term(p.mode)) {
+    r.fail("term", fmt::format("missing: a {} price needs its commitment term (\"1y\", \"3y\", \"6mo\", or "
+                               "\"unstated\" when the source gives none)", mode));
+  }
   p.usd_per_gpu_hour = r.number("usd_per_gpu_hour", kMaxUsdPerGpuHour);
   p.date = r.string("date");
   p.day = parse_iso_date(p.date, r.where_of("date"));

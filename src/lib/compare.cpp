@@ -100,6 +100,13 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       throw InputError(fmt::format("compare.measured: expected a positive tokens/s for {}, got {}", gpu, tps));
     }
   }
+  if (!r.term.empty()) {
+    parse_term(r.term, "compare.term");
+    if (r.mode && !mode_has_term(*r.mode)) {
+      throw InputError(fmt::format("compare.term: a {} price has no commitment term; only reserved prices do",
+                                   to_string(*r.mode)));
+    }
+  }
   CompareResult res;
   res.model_id = model.id;
   res.request = r;
@@ -128,17 +135,28 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     given.push_back(std::move(p));
   }
   std::vector<Price> all = given;
+  std::size_t in_the_region = 0;
   for (const Price& p : catalog.prices()) {
     if (in_region(p, r.region)) {
-      all.push_back(p);
+      ++in_the_region;
+      if (r.term.empty() || p.term == r.term) {
+        all.push_back(p);
+      }
     }
   }
-  if (!r.region.empty() && all.size() == given.size()) {
+  if (!r.region.empty() && in_the_region == 0) {
     throw InputError(fmt::format("compare.region: no catalog price is in region '{}'; regions: {}", r.region,
                                  fmt::join(regions(catalog), ", ")));
   }
-  // Which (provider, mode) pairs to price.
-  std::vector<std::pair<std::string, PricingMode>> pairs;
+  // Which offers (provider, mode and commitment term) to price: a 1-year and a 3-year
+  // reservation are compared each with its own kind, never the cheaper of one GPU with the other's.
+  struct Offer {
+    std::string provider;
+    PricingMode mode;
+    std::string term;
+    bool operator==(const Offer&) const = default;
+  };
+  std::vector<Offer> pairs;
   const std::vector<std::string> all_providers = providers(catalog);
   if (!r.provider.empty() && std::find(all_providers.begin(), all_providers.end(), r.provider) == all_providers.end()) {
     find_price(catalog, r.provider, r.gpus.front(), PricingMode::on_demand);  // throws with the known providers
@@ -147,14 +165,14 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     const bool provider_ok = r.provider.empty() || p.provider == r.provider || p.provider == "given";
     const bool mode_ok = !r.mode || p.mode == *r.mode || p.provider == "given";
     const bool gpu_ok = std::find(r.gpus.begin(), r.gpus.end(), p.gpu) != r.gpus.end();
-    const std::pair<std::string, PricingMode> key{p.provider, p.mode};
+    const Offer key{p.provider, p.mode, p.term};
     if (provider_ok && mode_ok && gpu_ok && std::find(pairs.begin(), pairs.end(), key) == pairs.end()) {
       pairs.push_back(key);
     }
   }
   if (pairs.empty()) {
     if (r.mode && !r.provider.empty()) {
-      find_price(catalog, r.provider, r.gpus.front(), *r.mode);  // throws naming the modes it has
+      find_price(catalog, r.provider, r.gpus.front(), *r.mode, {}, r.term);  // throws naming the modes it has
     }
     std::vector<std::string> priced;
     for (const Price& p : catalog.prices()) {
@@ -165,18 +183,19 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     }
     throw InputError(fmt::format("compare: no prices for {}{}{}; prices exist for: {}", fmt::join(r.gpus, ", "),
                                  r.provider.empty() ? "" : " at " + r.provider,
-                                 r.mode ? fmt::format(" in mode {}", to_string(*r.mode)) : std::string(),
+                                 r.mode ? fmt::format(" in mode {}", offer_label(*r.mode, r.term)) : std::string(),
                                  fmt::join(priced, ", ")));
   }
   const double gpus = static_cast<double>(r.gpus_per_option);
-  for (const auto& [provider, mode] : pairs) {
+  for (const Offer& offer : pairs) {
     ModeComparison m;
-    m.provider = provider;
-    m.mode = mode;
+    m.provider = offer.provider;
+    m.mode = offer.mode;
+    m.term = offer.term;
     for (const CompareOption& o : res.options) {
       PricedOption po;
       for (const Price& p : all) {
-        if (p.provider == provider && p.gpu == o.gpu && p.mode == mode &&
+        if (p.provider == offer.provider && p.gpu == o.gpu && p.mode == offer.mode && p.term == offer.term &&
             (!po.price || p.usd_per_gpu_hour < po.price->usd_per_gpu_hour)) {
           po.price = p;
         }

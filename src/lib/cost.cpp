@@ -120,7 +120,7 @@ std::vector<std::string> regions(const Catalog& catalog) {
 }
 
 const Price& find_price(const Catalog& catalog, std::string_view provider, std::string_view gpu, PricingMode mode,
-                        std::string_view region) {
+                        std::string_view region, std::string_view term) {
   const auto known = providers(catalog);
   if (std::find(known.begin(), known.end(), provider) == known.end()) {
     const auto close = closest_names(provider, known);
@@ -131,8 +131,22 @@ const Price& find_price(const Catalog& catalog, std::string_view provider, std::
   const Price* best = nullptr;
   for (const Price& p : catalog.prices()) {
     if (p.provider == provider && p.gpu == gpu && p.mode == mode && in_region(p, region) &&
-        (best == nullptr || p.usd_per_gpu_hour < best->usd_per_gpu_hour)) {
+        (term.empty() || p.term == term) && (best == nullptr || p.usd_per_gpu_hour < best->usd_per_gpu_hour)) {
       best = &p;
+    }
+  }
+  if (best == nullptr && !term.empty()) {
+    std::vector<std::string> terms;
+    for (const Price& p : catalog.prices()) {
+      const std::string label = p.term.empty() ? "(no term)" : p.term;
+      if (p.provider == provider && p.gpu == gpu && p.mode == mode && in_region(p, region) &&
+          std::find(terms.begin(), terms.end(), label) == terms.end()) {
+        terms.push_back(label);
+      }
+    }
+    if (!terms.empty()) {
+      throw InputError(fmt::format("term: {} has no {} price for {} with term {}; it has: {}", provider,
+                                   to_string(mode), gpu, term, fmt::join(terms, ", ")));
     }
   }
   if (best == nullptr && !region.empty()) {

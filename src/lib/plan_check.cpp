@@ -39,7 +39,7 @@ ExpectationResult unmeasurable(std::string_view name, double expected, std::stri
                            .evaluated = false, .unit = std::string(unit), .reason = std::string(reason::does_not_fit)};
 }
 
-std::string mode_label(const Price& p) { return fmt::format("{} {}", p.provider, to_string(p.mode)); }
+std::string mode_label(const Price& p) { return fmt::format("{} {}", p.provider, offer_label(p.mode, p.term)); }
 
 void add_checks(const DeploymentQuestion& q, DeploymentResult& d) {
   const Expectations& e = q.expect;
@@ -80,7 +80,7 @@ void add_checks(const DeploymentQuestion& q, DeploymentResult& d) {
   }
   for (const Price& price : q.prices) {
     const auto it = std::find_if(d.costs.begin(), d.costs.end(), [&](const PricedCost& c) {
-      return c.price.provider == price.provider && c.price.mode == price.mode;
+      return c.price.provider == price.provider && c.price.mode == price.mode && c.price.term == price.term;
     });
     if (e.max_usd_per_million_tokens) {
       ExpectationResult r = it != d.costs.end()

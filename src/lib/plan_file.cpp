@@ -28,7 +28,7 @@ constexpr std::array kSettings{
     "gpu-memory-utilization"sv, "mem-fraction-static"sv, "kv-cache-free-gpu-mem-fraction"sv, "max-num-seqs"sv, "reserve"sv,
     "prefill-chunk"sv, "block-size"sv, "input"sv, "output"sv, "concurrency"sv, "target-output-tokens-per-s"sv, "sparse"sv, "bandwidth-efficiency"sv,
     "compute-efficiency"sv, "link-efficiency"sv, "step-overhead-ms"sv, "max-batch"sv, "network-gbit-per-s"sv, "provider"sv,
-    "mode"sv, "region"sv, "usd-per-gpu-hour"sv, "utilization"sv, "storage-usd-per-month"sv, "egress-usd-per-month"sv,
+    "mode"sv, "region"sv, "term"sv, "usd-per-gpu-hour"sv, "utilization"sv, "storage-usd-per-month"sv, "egress-usd-per-month"sv,
     "failed-run-overhead"sv, "pue"sv};
 constexpr std::array kSwitches{"sparse"sv};
 

@@ -62,7 +62,8 @@ std::map<std::string, Price> prices_by_gpu(const Catalog& catalog, const PlanReq
   const PricingMode mode = r.mode.value_or(PricingMode::on_demand);
   std::map<std::string, Price> out;
   for (const Price& p : catalog.prices()) {
-    if ((r.provider.empty() || p.provider == r.provider) && p.mode == mode && in_region(p, r.region)) {
+    if ((r.provider.empty() || p.provider == r.provider) && p.mode == mode && in_region(p, r.region) &&
+        (r.term.empty() || p.term == r.term)) {
       const auto it = out.find(p.gpu);
       if (it == out.end() || p.usd_per_gpu_hour < it->second.usd_per_gpu_hour) {
         out[p.gpu] = p;

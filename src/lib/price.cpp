@@ -46,6 +46,28 @@ PricingMode parse_pricing_mode(std::string_view text, std::string_view field) {
       fmt::format("{}: unknown pricing mode '{}'; known: {}", field, text, fmt::join(names, ", ")));
 }
 
+bool mode_has_term(PricingMode mode) { return mode == PricingMode::reserved; }
+
+std::string parse_term(std::string_view text, std::string_view field) {
+  if (text == "unstated") {
+    return std::string(text);
+  }
+  const std::size_t digits = text.find_first_not_of("0123456789");
+  const std::string_view unit = digits == std::string_view::npos ? std::string_view() : text.substr(digits);
+  const bool ok = digits > 0 && digits != std::string_view::npos && digits <= 3 && text.front() != '0' &&
+                  (unit == "mo" || unit == "y");
+  if (!ok) {
+    throw InputError(fmt::format(
+        "{}: expected a commitment term like 1y, 3y or 6mo (or \"unstated\" when the source gives none), got \"{}\"",
+        field, text));
+  }
+  return std::string(text);
+}
+
+std::string offer_label(PricingMode mode, std::string_view term) {
+  return term.empty() ? std::string(to_string(mode)) : fmt::format("{} {}", to_string(mode), term);
+}
+
 DayNumber parse_iso_date(std::string_view text, std::string_view field) {
   const auto fail = [&] {
     throw InputError(fmt::format("{}: expected an ISO date like 2025-06 or 2026-04-15, got \"{}\"", field, text));

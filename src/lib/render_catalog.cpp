@@ -106,6 +106,7 @@ Json model_json(const ModelSpec& m) {
 
 Json price_json(const Price& p) {
   return {{"provider", p.provider}, {"gpu", p.gpu},       {"mode", to_string(p.mode)},
+          {"term", p.term.empty() ? Json(nullptr) : Json(p.term)},
           {"usd_per_gpu_hour", p.usd_per_gpu_hour},       {"date", p.date},
           {"price_age_days", p.age_days}, {"stale", p.stale()},
           {"region", p.region},     {"instance", p.instance}, {"sources", p.sources},
@@ -195,12 +196,12 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
 std::string render_price_list(const Catalog& catalog, const RenderOptions& o) {
   detail::Document doc;
   detail::Table t{.title = "",
-                  .header = {"provider", "gpu", "mode", "USD/GPU-hour", "date", "age days", "region"},
+                  .header = {"provider", "gpu", "mode", "term", "USD/GPU-hour", "date", "age days", "region"},
                   .rows = {}};
   Json list = Json::array();
   int stale = 0;
   for (const Price& p : catalog.prices()) {
-    t.rows.push_back({p.provider, p.gpu, std::string(to_string(p.mode)),
+    t.rows.push_back({p.provider, p.gpu, std::string(to_string(p.mode)), p.term.empty() ? "-" : p.term,
                       fmt::format("{:.3f}", p.usd_per_gpu_hour), p.date,
                       fmt::format("{}{}", p.age_days, p.stale() ? " (stale)" : ""),
                       p.region.empty() ? "-" : p.region});

@@ -25,7 +25,7 @@ std::string age_label(const Price& p) {
 }
 
 std::string price_label(const Price& p) {
-  return fmt::format("{} {} ${:.2f}/GPU-h ({}, {} days old{}{})", p.provider, to_string(p.mode), p.usd_per_gpu_hour,
+  return fmt::format("{} {} ${:.2f}/GPU-h ({}, {} days old{}{})", p.provider, offer_label(p.mode, p.term), p.usd_per_gpu_hour,
                      p.date, p.age_days, p.stale() ? fmt::format(", stale: older than {} days", kStalePriceDays) : "",
                      p.region.empty() ? "" : ", " + p.region);
 }
@@ -48,7 +48,8 @@ Json cost_json(const CostResult& c) {
 }
 
 Json price_json(const Price& p) {
-  return {{"provider", p.provider}, {"gpu", p.gpu}, {"mode", to_string(p.mode)}, {"usd_per_gpu_hour", p.usd_per_gpu_hour},
+  return {{"provider", p.provider}, {"gpu", p.gpu}, {"mode", to_string(p.mode)},
+          {"term", p.term.empty() ? Json(nullptr) : Json(p.term)}, {"usd_per_gpu_hour", p.usd_per_gpu_hour},
           {"date", p.date}, {"price_age_days", p.age_days}, {"stale", p.stale()}, {"region", p.region},
           {"sources", p.sources}};
 }
@@ -175,6 +176,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
       }
       modes.push_back({{"provider", m.provider},
                        {"mode", to_string(m.mode)},
+                       {"term", m.term.empty() ? Json(nullptr) : Json(m.term)},
                        {"options", per},
                        {"winner", m.winner ? Json(r.options[*m.winner].gpu) : Json(nullptr)},
                        {"robust", m.robust}});
@@ -185,6 +187,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
       j["cheapest"] = {{"gpu", r.options[at->second].gpu},
                        {"provider", r.modes[at->first].provider},
                        {"mode", to_string(r.modes[at->first].mode)},
+                       {"term", r.modes[at->first].term.empty() ? Json(nullptr) : Json(r.modes[at->first].term)},
                        {"usd_per_million_tokens", po.cost.usd_per_million_tokens}};
     } else {
       j["cheapest"] = nullptr;
@@ -220,12 +223,12 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
     for (std::size_t i = 0; i < m.options.size(); ++i) {
       const PricedOption& po = m.options[i];
       if (!po.price) {
-        costs.rows.push_back({m.provider, std::string(to_string(m.mode)), r.options[i].gpu, "-", "-", "-", "-", "-", "-",
+        costs.rows.push_back({m.provider, offer_label(m.mode, m.term), r.options[i].gpu, "-", "-", "-", "-", "-", "-",
                               "-", "-", "no price"});
         continue;
       }
       const bool win = m.winner && *m.winner == i;
-      costs.rows.push_back({m.provider, std::string(to_string(m.mode)), r.options[i].gpu, usd(po.price->usd_per_gpu_hour),
+      costs.rows.push_back({m.provider, offer_label(m.mode, m.term), r.options[i].gpu, usd(po.price->usd_per_gpu_hour),
                             age_label(*po.price), usd(po.cost.usd_per_hour()), millions(po.cost.tokens_per_usd),
                             fmt::format("{:.4f}", po.cost.usd_per_million_tokens), pct(po.premium),
                             fmt::format("{:.2f}x", po.throughput_ratio), usd(po.break_even_usd_per_gpu_hour),
@@ -238,11 +241,11 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
       const auto priced = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price; });
       if (priced != m.options.end()) {
         doc.footer.push_back(fmt::format("{} {}: only {} has a price; no comparison in this mode", m.provider,
-                                         to_string(m.mode), r.options[static_cast<std::size_t>(priced - m.options.begin())].gpu));
+                                         offer_label(m.mode, m.term), r.options[static_cast<std::size_t>(priced - m.options.begin())].gpu));
       }
       continue;
     }
-    std::string line = fmt::format("{} {}: {} wins", m.provider, to_string(m.mode), r.options[*m.winner].gpu);
+    std::string line = fmt::format("{} {}: {} wins", m.provider, offer_label(m.mode, m.term), r.options[*m.winner].gpu);
     // Framed against the baseline (the first priced option), as the question is asked.
     const auto base = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price; });
     for (std::size_t i = 0; i < m.options.size(); ++i) {
@@ -272,7 +275,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
     const ModeComparison& m = r.modes[at->first];
     const PricedOption& po = m.options[at->second];
     doc.footer.push_back(fmt::format("cheapest overall: {} at {} {} (${:.2f}/GPU-h, {}): ${:.4f} per million output tokens",
-                                     r.options[at->second].gpu, m.provider, to_string(m.mode), po.price->usd_per_gpu_hour,
+                                     r.options[at->second].gpu, m.provider, offer_label(m.mode, m.term), po.price->usd_per_gpu_hour,
                                      po.price->provider == "given" ? "given by --price" : po.price->date,
                                      po.cost.usd_per_million_tokens));
   }

@@ -174,10 +174,10 @@ TEST_CASE("coverage: every pricing mode prices the seed's GPUs at Lyceum and thr
       {"dedicated", {PricingMode::dedicated}, true},
       {"reserved", {PricingMode::reserved, PricingMode::capacity_block}, false},
       {"interruptible", {PricingMode::spot, PricingMode::preemptible, PricingMode::interruptible}, false}};
-  // Not published in a source found so far (see the report of issue 9): a dedicated-inference rate
-  // at two more providers, a reserved H200 at one more, a spot H200 at two more.
-  const std::set<std::string> known_gaps{"dedicated h100-sxm", "dedicated h200-sxm", "reserved h200-sxm",
-                                         "interruptible h200-sxm"};
+  // Not published with a date in a source found so far (see the report of issue 9): a dedicated
+  // H200 rate at a third provider besides Lyceum (Hugging Face and Together have one; Fireworks
+  // lists one undated), and a reserved H200 at a third (Hyperstack and AWS capacity blocks have one).
+  const std::set<std::string> known_gaps{"dedicated h200-sxm", "reserved h200-sxm"};
   std::set<std::string> gaps;
   for (const Group& g : groups) {
     for (const char* gpu : {"h100-sxm", "h200-sxm"}) {
@@ -196,4 +196,20 @@ TEST_CASE("coverage: every pricing mode prices the seed's GPUs at Lyceum and thr
     }
   }
   CHECK(gaps == known_gaps);
+}
+
+// Reserved prices say their commitment term: GCP's A3 High committed-use discounts for 1 and 3
+// years are two prices (Cyclenerd month_1y and month_3y), the longer term the cheaper.
+TEST_CASE("coverage: committed-use prices carry machine-readable 1y and 3y terms", "[catalog]") {
+  double one_year = 0;
+  double three_years = 0;
+  for (const auto& p : cat().prices()) {
+    if (p.provider == "gcp" && p.gpu == "h100-sxm" && p.mode == gpuplan::PricingMode::reserved) {
+      (p.term == "1y" ? one_year : three_years) = p.usd_per_gpu_hour;
+      CHECK((p.term == "1y" || p.term == "3y"));
+    }
+  }
+  REQUIRE(one_year > 0);
+  REQUIRE(three_years > 0);
+  CHECK(three_years < one_year);
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
 
 using Catch::Matchers::Contains;
@@ -52,6 +53,62 @@ TEST_CASE("price dates: the loader rejects an undated or future price and counts
   // Moving today before a price's date is an error naming the entry.
   CHECK_THROWS_WITH(c.set_today(parse_iso_date("2026-06-03", "today")),
                     Contains("/date: price date 2026-06-11 is in the future (today is 2026-06-03)"));
+}
+
+namespace {
+std::string termed_price(const std::string& mode, const std::string& term_field) {
+  return R"({"schema_version": 1, "prices": [{"provider": "p", "gpu": "h100-sxm", "mode": ")" + mode + R"(",)" +
+         term_field + R"( "usd_per_gpu_hour": 2.5, "date": "2026-04", "sources": ["test"]}]})";
+}
+}  // namespace
+
+TEST_CASE("price terms: reserved prices carry their commitment term, others none", "[catalog][price]") {
+  using gpuplan::parse_term;
+  for (const char* good : {"1y", "3y", "6mo", "12mo", "unstated"}) {
+    CHECK(parse_term(good, "f") == good);
+  }
+  for (const char* bad : {"", "1", "y", "0y", "01y", "1yr", "1 y", "12 months", "1000mo", "3Y", "-1y"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_term(bad, "f"), StartsWith("f: expected a commitment term like 1y, 3y or 6mo"));
+  }
+  Catalog c = Catalog::builtin();
+  c.set_today(parse_iso_date("2026-12-01", "today"));
+  CHECK_THROWS_WITH(c.merge_text(termed_price("reserved", ""), "u.json"),
+                    Contains("u.json: /prices/0/term: missing: a reserved price needs its commitment term"));
+  CHECK_THROWS_WITH(c.merge_text(termed_price("on-demand", R"( "term": "1y",)"), "u.json"),
+                    Contains("u.json: /prices/0/term: a on-demand price has no commitment term"));
+  CHECK_THROWS_WITH(c.merge_text(termed_price("spot", R"( "term": "unstated",)"), "u.json"),
+                    Contains("/prices/0/term: a spot price has no commitment term"));
+  CHECK_THROWS_WITH(c.merge_text(termed_price("reserved", R"( "term": "1 year",)"), "u.json"),
+                    Contains("u.json: /prices/0/term: expected a commitment term"));
+  // A 1-year and a 3-year rate of one provider, GPU and region are two prices, not a duplicate.
+  const std::size_t before = c.prices().size();
+  c.merge_text(R"({"schema_version": 1, "prices": [
+    {"provider": "p", "gpu": "h100-sxm", "mode": "reserved", "term": "1y", "usd_per_gpu_hour": 2.5, "date": "2026-04", "sources": ["t"]},
+    {"provider": "p", "gpu": "h100-sxm", "mode": "reserved", "term": "3y", "usd_per_gpu_hour": 1.9, "date": "2026-04", "sources": ["t"]}]})",
+               "u.json");
+  REQUIRE(c.prices().size() == before + 2);
+  CHECK(c.prices().back().term == "3y");
+  CHECK_THROWS_WITH(c.merge_text(R"({"schema_version": 1, "prices": [
+    {"provider": "q", "gpu": "h100-sxm", "mode": "reserved", "term": "1y", "usd_per_gpu_hour": 2.5, "date": "2026-04", "sources": ["t"]},
+    {"provider": "q", "gpu": "h100-sxm", "mode": "reserved", "term": "1y", "usd_per_gpu_hour": 1.9, "date": "2026-04", "sources": ["t"]}]})",
+                                 "u.json"),
+                    Contains("/prices/1"));
+  // find_price: the cheapest term unless one is asked for; an unknown term lists the ones there are.
+  CHECK(gpuplan::find_price(c, "p", "h100-sxm", gpuplan::PricingMode::reserved).term == "3y");
+  CHECK(gpuplan::find_price(c, "p", "h100-sxm", gpuplan::PricingMode::reserved, {}, "1y").usd_per_gpu_hour == 2.5);
+  CHECK_THROWS_WITH(gpuplan::find_price(c, "p", "h100-sxm", gpuplan::PricingMode::reserved, {}, "2y"),
+                    StartsWith("term: p has no reserved price for h100-sxm with term 2y; it has: 1y, 3y"));
+}
+
+TEST_CASE("price terms: every shipped reserved price has a term and no other price has one", "[catalog][price]") {
+  int reserved = 0;
+  for (const gpuplan::Price& p : Catalog::builtin().prices()) {
+    INFO(p.provider << " " << p.gpu << " " << gpuplan::to_string(p.mode));
+    CHECK(p.term.empty() == !gpuplan::mode_has_term(p.mode));
+    reserved += p.mode == gpuplan::PricingMode::reserved ? 1 : 0;
+  }
+  CHECK(reserved > 0);
 }
 
 TEST_CASE("names: aliases, abbreviations, ambiguity", "[catalog][names]") {
