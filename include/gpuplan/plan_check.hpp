@@ -70,6 +70,9 @@ struct DeploymentResult {
   bool runs = false;               ///< one sequence fits the layout: throughput and latency exist
   PlannedLoad load;
   std::optional<PerfResult> perf;  ///< one row, the planned batch (unset unless `runs`)
+  /// The estimate and bound over curve_batches(full load, planned batch), for a report's charts
+  /// (unset unless `runs`).
+  std::optional<PerfResult> curve;
   std::vector<PricedCost> costs;   ///< one per price (empty unless `runs` and priced)
   std::vector<ExpectationResult> checks;
   std::vector<std::string> notes;

@@ -6,6 +6,7 @@
 
 #include <gpuplan/band.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/perf_curve.hpp>
 
 namespace gpuplan {
 namespace {
@@ -142,7 +143,9 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
   if (d.runs) {
     const PerfModel pm(q.model, gpu, req);
     d.load = planned_load(pm, q.concurrency);
-    d.perf = perf(q.model, gpu, req, {d.load.batch}, estimate_band(catalog, q.model, gpu, req.fit.weights_dtype));
+    const EstimateBand band = estimate_band(catalog, q.model, gpu, req.fit.weights_dtype);
+    d.perf = perf(q.model, gpu, req, {d.load.batch}, band);
+    d.curve = perf(q.model, gpu, req, curve_batches(pm.full_load_batch(), d.load.batch), band);
     if (d.load.capped) {
       d.notes.push_back(fmt::format("{} sequences need {} per replica; memory and the engine allow {}: throughput "
                                     "and latency are at {}",
