@@ -11,7 +11,7 @@
 namespace gpuplan::detail::svg {
 namespace {
 
-constexpr double kWidth = 760;
+constexpr double kWidth = 900;  // the report's column (960 px less padding)
 constexpr std::string_view kAxisColor = "#444444";
 constexpr std::string_view kGridColor = "#e3e3e3";
 
@@ -119,7 +119,7 @@ std::string escape(std::string_view text) {
 }
 
 std::string stacked_bar_chart(const StackedBarChart& chart) {
-  constexpr double left = 150;
+  constexpr double left = 180;
   constexpr double plot_width = kWidth - left - 30;
   constexpr double top = 60;
   constexpr double row_height = 76;
@@ -161,7 +161,7 @@ std::string stacked_bar_chart(const StackedBarChart& chart) {
   for (std::size_t i = 0; i < chart.rows.size(); ++i) {
     const StackedRow& row = chart.rows[i];
     const double y = top + static_cast<double>(i) * row_height;
-    out += text_at(left - 8, y + 17, clipped(row.label, 20), "text-anchor=\"end\" font-weight=\"bold\"");
+    out += text_at(left - 8, y + 17, clipped(row.label, 22), "text-anchor=\"end\" font-weight=\"bold\" font-size=\"11\"");
     double at = 0;
     std::string values;
     std::string references;
@@ -189,7 +189,7 @@ std::string stacked_bar_chart(const StackedBarChart& chart) {
 }
 
 std::string bar_chart(const BarChart& chart) {
-  constexpr double left = 270;
+  constexpr double left = 340;
   constexpr double plot_width = kWidth - left - 90;
   constexpr double top = 56;
   constexpr double row_height = 26;
@@ -208,7 +208,7 @@ std::string bar_chart(const BarChart& chart) {
   for (std::size_t i = 0; i < chart.bars.size(); ++i) {
     const Value& b = chart.bars[i];
     const double y = top + static_cast<double>(i) * row_height;
-    out += text_at(left - 8, y + 14, clipped(b.label, 38), "text-anchor=\"end\"");
+    out += text_at(left - 8, y + 14, clipped(b.label, 50), "text-anchor=\"end\"");
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"18\" fill=\"{}\"><title>{}</title></rect>\n",
                        c(left), c(y + 1), c(b.value / axis.max * plot_width), b.color,
                        escape(fmt::format("{}: {} {}", b.label, b.text, chart.unit)));
