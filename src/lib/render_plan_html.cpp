@@ -82,7 +82,7 @@ svg::StackedRow memory_row(const DeploymentResult& d, std::string label, ByteUni
     return svg::Value{.label = std::string(name), .value = bytes / (units == ByteUnits::gib ? units::kGiB : units::kGB),
                       .text = bytes_value(bytes, units), .color = std::string(colour)};
   };
-  return svg::StackedRow{.label = std::move(label),
+  svg::StackedRow row{.label = std::move(label),
                          .segments = {v("weights", m.weights_bytes, svg::color::blue),
                                       v("activations", m.activation_bytes, svg::color::purple),
                                       v("reserve", m.reserve_bytes, svg::color::grey),
@@ -90,6 +90,10 @@ svg::StackedRow memory_row(const DeploymentResult& d, std::string label, ByteUni
                                       v("free", m.free_bytes, svg::color::pale_green)},
                          .lines = {v("engine cap", m.engine_cap_bytes, "#333333"),
                                    v("capacity", m.capacity_bytes, svg::color::vermillion)}};
+  if (m.shortfall_bytes > 0) {
+    row.overflow = v("shortfall", m.shortfall_bytes, svg::color::vermillion);
+  }
+  return row;
 }
 
 std::string_view mode_color(std::size_t index) {

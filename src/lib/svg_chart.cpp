@@ -179,6 +179,17 @@ std::string stacked_bar_chart(const StackedBarChart& chart) {
                          c(x_of(l.value)), c(y - 5), c(y + 29), l.color);
       references += fmt::format("{}{} {}", references.empty() ? "" : ", ", l.label, l.text);
     }
+    if (row.overflow) {
+      const Value& o = *row.overflow;
+      const double from = std::max(0.0, at - checked(o.value, o.label));
+      // Outlined, with a solid strip under it: the segments stay readable inside.
+      out += fmt::format("<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"24\" fill=\"none\" stroke=\"{3}\" "
+                         "stroke-width=\"2\"><title>{4}</title></rect>\n<rect x=\"{0}\" y=\"{5}\" width=\"{2}\" "
+                         "height=\"4\" fill=\"{3}\"/>\n",
+                         c(x_of(from)), c(y), c(x_of(at) - x_of(from)), color::vermillion,
+                         escape(fmt::format("{}: {} {}", o.label, o.text, chart.unit)), c(y + 26));
+      references += fmt::format("{}{} {}", references.empty() ? "" : ", ", o.label, o.text);
+    }
     // Two lines of figures under the bar: the segments, then the reference lines.
     out += text_at(left, y + 40, fmt::format("{} ({})", values, chart.unit), "font-size=\"11\" fill=\"#333333\"");
     if (!references.empty()) {

@@ -281,3 +281,18 @@ TEST_CASE("perf curve: batches double up to full load and include the planned on
     }
   }
 }
+
+TEST_CASE("html report: a deployment that does not fit shows its shortfall and no performance", "[html]") {
+  DeploymentQuestion q = question("too-big", "l40s", 1, 1.0);
+  q.perf.fit.weights_dtype = DType::bf16;  // 140 GB of weights on a 48 GB GPU
+  CheckResult r{.plan_origin = "p.json", .plan_hash = "fnv1a64:0", .provenance = builtin_provenance()};
+  r.deployments.push_back(evaluate_deployment(Catalog::builtin(), q));
+  REQUIRE_FALSE(r.deployments.front().runs);
+  const std::string html = render_report(r, ReportFormat::html, ByteUnits::gb);
+  INFO(well_formed(html));
+  REQUIRE(well_formed(html).empty());
+  CHECK(count(html, "<svg ") == 2);  // memory in the overview and in the deployment; nothing priced
+  CHECK(html.find("against batch") == std::string::npos);
+  CHECK(count(html, "stroke-width=\"2\"><title>shortfall: ") == 2);
+  CHECK(html.find("not served (one sequence does not fit)") != std::string::npos);
+}

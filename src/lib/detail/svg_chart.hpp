@@ -40,6 +40,8 @@ struct StackedRow {
   std::string label;
   std::vector<Value> segments;
   std::vector<Value> lines;  ///< drawn as dashed verticals ("engine cap", "capacity")
+  /// The part of the bar that does not fit ("shortfall"): shaded over the bar's last `value`.
+  std::optional<Value> overflow;
 };
 
 struct StackedBarChart {
