@@ -290,7 +290,7 @@ std::string line_chart(const LineChart& chart) {
     out += text_at(left - 6, py(v) + 4, tick_text(v, axis.step), "text-anchor=\"end\" fill=\"#444444\"");
   }
   // x ticks at powers of two, every other one when they crowd.
-  const int first = static_cast<int>(std::ceil(lo - 1e-9));
+  const int first = std::max(0, static_cast<int>(std::ceil(lo - 1e-9)));  // batches are >= 1
   const int last = static_cast<int>(std::floor(hi + 1e-9));
   const int every = last - first > 12 ? 2 : 1;
   for (int e = first; e <= last; e += every) {
