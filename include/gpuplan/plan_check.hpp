@@ -77,6 +77,9 @@ struct DeploymentResult {
   PlannedLoad load;
   std::uint64_t sized_replicas = 0;  ///< replicas the target needs when the plan gives no GPU count
   std::optional<PerfResult> perf;  ///< one row, the planned batch (unset unless `runs`)
+  /// The estimate and bound over curve_batches(full load, planned batch), for a report's charts
+  /// (unset unless `runs`).
+  std::optional<PerfResult> curve;
   std::vector<PricedCost> costs;   ///< one per price (empty unless `runs` and priced)
   std::vector<ExpectationResult> checks;
   std::vector<std::string> notes;

@@ -1,5 +1,6 @@
 // gpuplan report: a plan's verdicts, memory, throughput, latency and cost as one document
-// (markdown for a pull-request comment or CI job summary, json for the next run's --baseline).
+// (markdown for a pull-request comment or CI job summary, html with inline SVG charts for a
+// build artifact, json for the next run's --baseline).
 // gpuplan diff: what changed between two runs' JSON.
 #include <memory>
 
@@ -38,10 +39,10 @@ void add_report_command(CLI::App& app, Exit& exit_code) {
   };
   auto o = std::make_shared<ReportOptions>();
   CLI::App* sub = app.add_subcommand(
-      "report", "A plan's verdicts, memory, throughput, latency and cost as a markdown or JSON document");
+      "report", "A plan's verdicts, memory, throughput, latency and cost as a markdown, HTML or JSON document");
   sub->add_option("plan", o->plan, "Plan file (JSON, docs/plan.schema.json)")->required()->check(non_empty());
-  sub->add_option("--format", o->format, "markdown (a PR comment or CI job summary) or json (a --baseline later)")
-      ->check(CLI::IsMember({"markdown", "json"}))
+  sub->add_option("--format", o->format, "markdown (a PR comment or CI job summary), html (one file with inline SVG charts) or json (a --baseline later)")
+      ->check(CLI::IsMember({"markdown", "html", "json"}))
       ->capture_default_str();
   sub->add_option("--output", o->output, "Write to FILE (atomically: a temporary file, then a rename) instead of stdout")
       ->check(non_empty());

@@ -8,6 +8,7 @@
 
 #include <gpuplan/band.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/perf_curve.hpp>
 
 #include "detail/document.hpp"
 
@@ -190,7 +191,9 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
     if (q.target_output_tokens_per_s) {
       d.fit = fit_at(d.load.batch * req.fit.layout.dp);  // memory at the sequences the target runs
     }
-    d.perf = perf(q.model, gpu, req, {d.load.batch}, estimate_band(catalog, q.model, gpu, req.fit.weights_dtype));
+    const EstimateBand band = estimate_band(catalog, q.model, gpu, req.fit.weights_dtype);
+    d.perf = perf(q.model, gpu, req, {d.load.batch}, band);
+    d.curve = perf(q.model, gpu, req, curve_batches(pm.full_load_batch(), d.load.batch), band);
     if (d.load.capped && q.concurrency) {
       d.notes.push_back(fmt::format("{} sequences need {} per replica; memory and the engine allow {}: throughput "
                                     "and latency are at {}",

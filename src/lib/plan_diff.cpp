@@ -14,6 +14,7 @@
 #include "detail/json_output.hpp"
 #include "detail/json_reader.hpp"
 #include "detail/plan_json.hpp"
+#include "detail/plan_report.hpp"
 
 namespace gpuplan {
 namespace {
@@ -199,8 +200,15 @@ std::string render_plan_diff(const PlanDiff& diff, const RenderOptions& options)
     j.update(detail::diff_json(diff));
     return detail::dump_json(j);
   }
-  detail::Document doc;
-  const bool md = options.format == Format::markdown;
+  return detail::render_document(detail::diff_document(diff, options.format == Format::markdown), options.format);
+}
+
+}  // namespace gpuplan
+
+namespace gpuplan::detail {
+
+Document diff_document(const PlanDiff& diff, bool md) {
+  Document doc;
   doc.heading.push_back(fmt::format("{}changes from {} to {}", md ? "## " : "", diff.old_origin, diff.new_origin));
   doc.heading.push_back(diff.causes.empty() ? "cause: same catalog, prices, plan and gpuplan version"
                                             : fmt::format("cause: {}", fmt::join(diff.causes, "; ")));
@@ -208,14 +216,14 @@ std::string render_plan_diff(const PlanDiff& diff, const RenderOptions& options)
     doc.heading.push_back("no verdict or figure changed");
   }
   if (!diff.flips.empty()) {
-    detail::Table t{.title = "verdict flips", .header = {"deployment", "was", "now"}};
+    Table t{.title = "verdict flips", .header = {"deployment", "was", "now"}};
     for (const VerdictFlip& f : diff.flips) {
       t.rows.push_back({f.deployment, f.old_pass ? "pass" : "FAIL", f.new_pass ? "pass" : "FAIL"});
     }
     doc.tables.push_back(t);
   }
   if (!diff.changes.empty()) {
-    detail::Table t{.title = "figures", .header = {"deployment", "figure", "was", "now", "change", "relative"}};
+    Table t{.title = "figures", .header = {"deployment", "figure", "was", "now", "change", "relative"}};
     for (const FigureChange& c : diff.changes) {
       const auto rel = c.relative();
       t.rows.push_back({c.deployment, c.figure, fixed(c.old_value), fixed(c.new_value),
@@ -230,7 +238,7 @@ std::string render_plan_diff(const PlanDiff& diff, const RenderOptions& options)
   for (const std::string& r : diff.removed) {
     doc.footer.push_back(fmt::format("removed: {}", r));
   }
-  return detail::render_document(doc, options.format);
+  return doc;
 }
 
-}  // namespace gpuplan
+}  // namespace gpuplan::detail

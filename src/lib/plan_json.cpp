@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/perf_curve.hpp>
 #include <gpuplan/units.hpp>
 
 #include "detail/document.hpp"
@@ -60,22 +61,21 @@ OrderedJson performance_json(const DeploymentResult& d) {
     return nullptr;
   }
   const PerfPoint& p = d.perf->rows.front();
-  const PerfPoint& bound = d.perf->roofline.front();
-  const double lo = d.perf->band_low;
-  const double hi = d.perf->band_high;
+  const BandedValue tps = banded_output_tokens_per_s(*d.perf).front();
+  const BandedValue itl = banded_itl_s(*d.perf).front();
   return {{"batch_per_replica", p.batch},
-          {"output_tokens_per_s", checked(p.output_tokens_per_s, "tok/s")},
-          {"output_tokens_per_s_low", checked(p.output_tokens_per_s * lo, "tok/s")},
-          {"output_tokens_per_s_high", checked(std::min(p.output_tokens_per_s * hi, bound.output_tokens_per_s), "tok/s")},
-          {"roofline_output_tokens_per_s", checked(bound.output_tokens_per_s, "tok/s")},
-          {"itl_ms", checked(p.itl_s * 1e3, "itl")},
+          {"output_tokens_per_s", checked(tps.estimate, "tok/s")},
+          {"output_tokens_per_s_low", checked(tps.low, "tok/s")},
+          {"output_tokens_per_s_high", checked(tps.high, "tok/s")},
+          {"roofline_output_tokens_per_s", checked(tps.bound, "tok/s")},
+          {"itl_ms", checked(itl.estimate * 1e3, "itl")},
           {"ttft_ms", checked(p.ttft_s * 1e3, "ttft")},
-          {"roofline_itl_ms", checked(bound.itl_s * 1e3, "itl")},
+          {"roofline_itl_ms", checked(itl.bound * 1e3, "itl")},
           {"tokens_per_s_per_user", checked(p.tokens_per_s_per_user, "tok/s/user")},
           {"bound", to_string(p.decode.bound())},
           {"band_case", to_string(d.perf->band_case)},
-          {"band_low", lo},
-          {"band_high", hi}};
+          {"band_low", d.perf->band_low},
+          {"band_high", d.perf->band_high}};
 }
 
 OrderedJson costs_json(const DeploymentResult& d) {
@@ -137,10 +137,6 @@ OrderedJson plan_json(const CheckResult& c, std::string_view command) {
   }
   j["results"] = results;
   return j;
-}
-
-std::string plan_html(const CheckResult&, ByteUnits) {
-  throw InputError("--format html: not available in this build");
 }
 
 }  // namespace gpuplan::detail

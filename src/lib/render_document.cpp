@@ -38,23 +38,6 @@ std::string md_cell(std::string_view text) {
   return out;
 }
 
-// A column of numbers (or "-") is right-aligned; labels and names are left-aligned.
-std::vector<bool> numeric_columns(const Table& t) {
-  std::vector<bool> numeric(t.header.size(), !t.rows.empty());
-  for (const auto& row : t.rows) {
-    for (std::size_t i = 0; i < row.size() && i < numeric.size(); ++i) {
-      const std::string& c = row[i];
-      const bool number = !c.empty() && (std::isdigit(static_cast<unsigned char>(c[0])) != 0 || c == "-" ||
-                                         ((c[0] == '-' || c[0] == '+') && c.size() > 1));
-      numeric[i] = numeric[i] && number;
-    }
-  }
-  if (!numeric.empty()) {
-    numeric[0] = false;
-  }
-  return numeric;
-}
-
 void render_text_table(const Table& t, std::string& out) {
   const std::vector<bool> numeric = numeric_columns(t);
   std::vector<std::size_t> width(t.header.size(), 0);
@@ -90,6 +73,23 @@ void render_text_table(const Table& t, std::string& out) {
 }
 
 }  // namespace
+
+// A column of numbers (or "-") is right-aligned; labels and names are left-aligned.
+std::vector<bool> numeric_columns(const Table& t) {
+  std::vector<bool> numeric(t.header.size(), !t.rows.empty());
+  for (const auto& row : t.rows) {
+    for (std::size_t i = 0; i < row.size() && i < numeric.size(); ++i) {
+      const std::string& c = row[i];
+      const bool number = !c.empty() && (std::isdigit(static_cast<unsigned char>(c[0])) != 0 || c == "-" ||
+                                         ((c[0] == '-' || c[0] == '+') && c.size() > 1));
+      numeric[i] = numeric[i] && number;
+    }
+  }
+  if (!numeric.empty()) {
+    numeric[0] = false;
+  }
+  return numeric;
+}
 
 std::string render_document(const Document& doc, Format format) {
   std::string out;

@@ -6,19 +6,25 @@
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/perf_curve.hpp>
 #include <gpuplan/units.hpp>
 
 #include "detail/document.hpp"
 #include "detail/json_output.hpp"
+#include "detail/plan_html.hpp"
 #include "detail/plan_json.hpp"
+#include "detail/plan_report.hpp"
 
 namespace gpuplan {
 namespace {
 
 using detail::checked;
+using detail::DeploymentReport;
 using detail::Document;
+using detail::PlanReport;
 using detail::OrderedJson;
 using detail::Table;
+using detail::usd_per_mtok_text;
 
 std::string shown(const ExpectationResult& r, double value) {
   if (r.name == "fits") {
@@ -87,51 +93,54 @@ std::string load_text(const DeploymentResult& d) {
                      d.load.capped ? " (capped: more than memory allows)" : "");
 }
 
+std::string summary_text(const DeploymentResult& d) {
+  return fmt::format("{} on {}; {}", d.model_id, layout_text(d.fit), load_text(d));
+}
+
 std::string provenance_line(const CheckResult& c) {
   return fmt::format("gpuplan {}, catalog {}, newest price {}, plan {} ({})", c.provenance.gpuplan_version,
                      c.provenance.catalog_hash, c.provenance.newest_price_date, c.plan_origin, c.plan_hash);
 }
 
-void report_deployment(const DeploymentResult& d, ByteUnits units, Document& doc) {
+DeploymentReport report_deployment(const DeploymentResult& d, ByteUnits units) {
+  DeploymentReport r{.deployment = &d, .summary = summary_text(d)};
   const std::string u(detail::unit_name(units));
   const PerGpuMemory& m = d.fit.per_gpu;
   const auto b = [&](double bytes) { return detail::bytes_value(bytes, units); };
-  Table mem{.title = fmt::format("{}: memory per GPU ({}, {} on {}, {} tokens per sequence)", d.name, u, d.model_id,
-                                 layout_text(d.fit), detail::group_digits(d.fit.request.context_tokens)),
-            .header = {"part", u}};
-  mem.rows = {{"weights", b(m.weights_bytes)},
-              {"activations", b(m.activation_bytes)},
-              {"reserve", b(m.reserve_bytes)},
-              {"KV cache (planned load)", b(m.kv_cache_bytes)},
-              {"free", b(m.free_bytes)},
-              {"engine cap", b(m.engine_cap_bytes)},
-              {"capacity", b(m.capacity_bytes)}};
+  r.memory = Table{.title = fmt::format("{}: memory per GPU ({}, {} on {}, {} tokens per sequence)", d.name, u,
+                                        d.model_id, layout_text(d.fit), detail::group_digits(d.fit.request.context_tokens)),
+                   .header = {"part", u}};
+  r.memory.rows = {{"weights", b(m.weights_bytes)},
+                   {"activations", b(m.activation_bytes)},
+                   {"reserve", b(m.reserve_bytes)},
+                   {"KV cache (planned load)", b(m.kv_cache_bytes)},
+                   {"free", b(m.free_bytes)},
+                   {"engine cap", b(m.engine_cap_bytes)},
+                   {"capacity", b(m.capacity_bytes)}};
   if (m.shortfall_bytes > 0) {
-    mem.rows.push_back({"shortfall", b(m.shortfall_bytes)});
+    r.memory.rows.push_back({"shortfall", b(m.shortfall_bytes)});
   }
-  mem.rows.push_back({"max concurrent sequences",
-                      d.fit.max_concurrent_sequences ? detail::group_digits(*d.fit.max_concurrent_sequences) : "-"});
-  doc.tables.push_back(mem);
+  r.memory.rows.push_back({"max concurrent sequences",
+                           d.fit.max_concurrent_sequences ? detail::group_digits(*d.fit.max_concurrent_sequences) : "-"});
   if (d.perf && !d.perf->rows.empty()) {
     const PerfPoint& p = d.perf->rows.front();
     const PerfPoint& bound = d.perf->roofline.front();
+    const BandedValue tps = banded_output_tokens_per_s(*d.perf).front();
+    const BandedValue itl = banded_itl_s(*d.perf).front();
+    const BandedValue ttft = banded_ttft_s(*d.perf).front();
     Table perf{.title = fmt::format("{}: throughput and latency at {}", d.name, load_text(d)),
                .header = {"figure", "estimate", "band low", "band high", "roofline bound"}};
-    const double lo = d.perf->band_low;
-    const double hi = d.perf->band_high;
-    const auto tps = [](double v) { return fmt::format("{:.0f}", checked(v, "tok/s")); };
+    const auto tok = [](double v) { return fmt::format("{:.0f}", checked(v, "tok/s")); };
     const auto ms = [](double s) { return fmt::format("{:.2f}", checked(s * 1e3, "ms")); };
-    perf.rows = {{"output tok/s (deployment)", tps(p.output_tokens_per_s), tps(p.output_tokens_per_s * lo),
-                  tps(std::min(p.output_tokens_per_s * hi, bound.output_tokens_per_s)), tps(bound.output_tokens_per_s)},
-                 // Latency is the inverse of speed: the band's low throughput is its high latency.
-                 {"ITL ms", ms(p.itl_s), ms(std::max(p.itl_s / hi, bound.itl_s)), ms(p.itl_s / lo), ms(bound.itl_s)},
-                 {"TTFT ms", ms(p.ttft_s), ms(std::max(p.ttft_s / hi, bound.ttft_s)), ms(p.ttft_s / lo), ms(bound.ttft_s)},
+    perf.rows = {{"output tok/s (deployment)", tok(tps.estimate), tok(tps.low), tok(tps.high), tok(tps.bound)},
+                 {"ITL ms", ms(itl.estimate), ms(itl.low), ms(itl.high), ms(itl.bound)},
+                 {"TTFT ms", ms(ttft.estimate), ms(ttft.low), ms(ttft.high), ms(ttft.bound)},
                  {"tok/s per user", fmt::format("{:.1f}", p.tokens_per_s_per_user), "-", "-",
                   fmt::format("{:.1f}", bound.tokens_per_s_per_user)}};
-    doc.tables.push_back(perf);
-    doc.footer.push_back(fmt::format("{}: decode is {}-bound at batch {}; band {} ({:+.0f} % .. {:+.0f} %)", d.name,
-                                     to_string(p.decode.bound()), p.batch, to_string(d.perf->band_case),
-                                     (lo - 1) * 100, (hi - 1) * 100));
+    r.performance = perf;
+    r.footer.push_back(fmt::format("{}: decode is {}-bound at batch {}; band {} ({:+.0f} % .. {:+.0f} %)", d.name,
+                                   to_string(p.decode.bound()), p.batch, to_string(d.perf->band_case),
+                                   (d.perf->band_low - 1) * 100, (d.perf->band_high - 1) * 100));
   }
   if (!d.costs.empty()) {
     Table cost{.title = fmt::format("{}: cost per mode", d.name),
@@ -141,17 +150,36 @@ void report_deployment(const DeploymentResult& d, ByteUnits units, Document& doc
                            fmt::format("{:.2f}", pc.price.usd_per_gpu_hour), pc.price.date,
                            fmt::format("{:.2f}", checked(pc.cost.usd_per_hour(), "usd/h")),
                            fmt::format("{:.0f}", pc.cost.usd_per_hour() * kHoursPerMonth),
-                           fmt::format("{:.4f}", checked(pc.cost.usd_per_million_tokens, "usd/mtok")),
+                           usd_per_mtok_text(pc.cost.usd_per_million_tokens),
                            fmt::format("{:.2f}", pc.cost.tokens_per_usd / 1e6)});
     }
-    doc.tables.push_back(cost);
+    r.cost = cost;
   }
   for (const std::string& n : d.notes) {
-    doc.footer.push_back(fmt::format("{}: {}", d.name, n));
+    r.footer.push_back(fmt::format("{}: {}", d.name, n));
   }
+  return r;
 }
 
 }  // namespace
+
+namespace detail {
+
+std::string usd_per_mtok_text(double usd) { return fmt::format("{:.4f}", checked(usd, "usd/mtok")); }
+
+PlanReport plan_report(const CheckResult& result, ByteUnits units) {
+  PlanReport r{.title = fmt::format("gpuplan report: {}", result.plan_origin),
+               .description = result.description,
+               .verdict = verdict_line(result),
+               .expectations = expectations_table(result),
+               .provenance = provenance_line(result)};
+  for (const DeploymentResult& d : result.deployments) {
+    r.deployments.push_back(report_deployment(d, units));
+  }
+  return r;
+}
+
+}  // namespace detail
 
 ReportFormat parse_report_format(std::string_view text, std::string_view field) {
   if (text == "markdown" || text == "md") {
@@ -176,7 +204,7 @@ std::string render_check(const CheckResult& result, const RenderOptions& options
   doc.heading.push_back(verdict_line(result));
   doc.tables.push_back(expectations_table(result));
   for (const DeploymentResult& d : result.deployments) {
-    doc.footer.push_back(fmt::format("{}: {} on {}; {}", d.name, d.model_id, layout_text(d.fit), load_text(d)));
+    doc.footer.push_back(fmt::format("{}: {}", d.name, summary_text(d)));
   }
   doc.footer.push_back(provenance_line(result));
   return detail::render_document(doc, options.format);
@@ -187,19 +215,27 @@ std::string render_report(const CheckResult& result, ReportFormat format, ByteUn
     return detail::dump_json(detail::plan_json(result, "report"));
   }
   if (format == ReportFormat::html) {
-    return detail::plan_html(result, units);
+    return detail::plan_html(result, units, nullptr);
   }
+  const PlanReport report = detail::plan_report(result, units);
   Document doc;
-  doc.heading.push_back(fmt::format("# gpuplan report: {}", result.plan_origin));
-  if (!result.description.empty()) {
-    doc.heading.push_back(result.description);
+  doc.heading.push_back("# " + report.title);
+  if (!report.description.empty()) {
+    doc.heading.push_back(report.description);
   }
-  doc.heading.push_back(fmt::format("**{}**", verdict_line(result)));
-  doc.tables.push_back(expectations_table(result));
-  for (const DeploymentResult& d : result.deployments) {
-    report_deployment(d, units, doc);
+  doc.heading.push_back(fmt::format("**{}**", report.verdict));
+  doc.tables.push_back(report.expectations);
+  for (const DeploymentReport& d : report.deployments) {
+    doc.tables.push_back(d.memory);
+    if (d.performance) {
+      doc.tables.push_back(*d.performance);
+    }
+    if (d.cost) {
+      doc.tables.push_back(*d.cost);
+    }
+    doc.footer.insert(doc.footer.end(), d.footer.begin(), d.footer.end());
   }
-  doc.footer.push_back(fmt::format("Provenance: {}", provenance_line(result)));
+  doc.footer.push_back("Provenance: " + report.provenance);
   return detail::render_document(doc, Format::markdown);
 }
 
@@ -215,7 +251,7 @@ std::string render_report(const CheckResult& result, const PlanDiff& since_basel
     return detail::dump_json(j);
   }
   if (format == ReportFormat::html) {
-    return detail::plan_html(result, units);
+    return detail::plan_html(result, units, &since_baseline);
   }
   return render_report(result, format, units) + "\n" +
          render_plan_diff(since_baseline, RenderOptions{.format = Format::markdown, .units = units});

@@ -26,6 +26,9 @@ struct Document {
 /// GitHub markdown. Not for Format::json.
 std::string render_document(const Document& doc, Format format);
 
+/// Which columns hold numbers (or "-"), to right-align them; never the first.
+std::vector<bool> numeric_columns(const Table& t);
+
 /// 32768 -> "32,768".
 std::string group_digits(std::uint64_t value);
 /// Bytes in the chosen unit, two decimals ("72.65"); the unit name is "GB" or "GiB".

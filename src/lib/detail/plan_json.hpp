@@ -16,7 +16,5 @@ namespace gpuplan::detail {
 OrderedJson plan_json(const CheckResult& result, std::string_view command);
 /// A diff's causes, flips and changes (without the envelope).
 OrderedJson diff_json(const PlanDiff& diff);
-/// The self-contained HTML report with inline SVG charts.
-std::string plan_html(const CheckResult& result, ByteUnits units);
 
 }  // namespace gpuplan::detail
