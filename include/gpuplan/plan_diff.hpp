@@ -16,6 +16,7 @@ struct DeploymentSnapshot {
   std::string name;
   bool pass = false;
   std::vector<std::pair<std::string, double>> usd_per_million_tokens;  ///< by "provider mode"
+  std::optional<double> gpus;  ///< the deployment's GPUs (a target load sizes it)
   std::optional<double> output_tokens_per_s;
   std::optional<double> max_concurrent_sequences;
   double memory_bytes_per_gpu = 0;  ///< weights + activations + reserve + KV cache at the planned load

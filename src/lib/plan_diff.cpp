@@ -44,6 +44,9 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
                                             number_at(root, origin, c / "usd_per_million_tokens"));
     }
   }
+  if (const JsonPointer gpus = at / "layout" / "gpus"; root.contains(gpus) && root.at(gpus).is_number()) {
+    d.gpus = root.at(gpus).get<double>();
+  }
   const JsonPointer perf = at / "performance";
   if (root.contains(perf) && root.at(perf).is_object()) {
     d.output_tokens_per_s = number_at(root, origin, perf / "output_tokens_per_s");
@@ -146,6 +149,9 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
       if (old_cost != o.usd_per_million_tokens.end()) {
         moved(diff, n.name, fmt::format("USD/Mtok ({})", mode), old_cost->second, usd);
       }
+    }
+    if (o.gpus && n.gpus) {
+      moved(diff, n.name, "GPUs", *o.gpus, *n.gpus);
     }
     if (o.output_tokens_per_s && n.output_tokens_per_s) {
       moved(diff, n.name, "output tok/s", *o.output_tokens_per_s, *n.output_tokens_per_s);
