@@ -25,7 +25,8 @@ bool mode_has_term(PricingMode mode);
 /// "unstated" when the source publishes a reserved rate without its term. Anything else throws
 /// InputError naming `field`.
 std::string parse_term(std::string_view text, std::string_view field);
-/// "reserved 1y", or the mode alone when there is no term (how outputs name an offer).
+/// "reserved 1y", "reserved (term unstated)", or the mode alone when there is no term (how
+/// outputs name an offer).
 std::string offer_label(PricingMode mode, std::string_view term);
 
 /// A calendar day as days since 1970-01-01 (what price ages are counted in).

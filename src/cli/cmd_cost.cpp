@@ -136,7 +136,7 @@ Exit run_cost(const CostOptions& o) {
     if (!o.pricing.term.empty()) {
       parse_term(o.pricing.term, "--term");
       if (!mode_has_term(mode)) {
-        throw InputError(fmt::format("--term: a {} price has no commitment term; give --mode reserved", to_string(mode)));
+        throw InputError(fmt::format("--term: {} prices carry no commitment term; give --mode reserved", to_string(mode)));
       }
     }
     const Price& price = find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region, o.pricing.term);

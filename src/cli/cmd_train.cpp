@@ -87,7 +87,7 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   std::vector<std::string> stale;
   for (const TrainCost& c : plan.costs) {
     if (c.price.stale()) {
-      stale.push_back(fmt::format("{} {} ({}, {} days)", c.price.provider, to_string(c.price.mode), c.price.date,
+      stale.push_back(fmt::format("{} {} ({}, {} days)", c.price.provider, offer_label(c.price.mode, c.price.term), c.price.date,
                                   c.price.age_days));
     }
   }

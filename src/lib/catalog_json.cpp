@@ -268,7 +268,7 @@ Price price_from_json(const Json& entry, const std::string& origin, const JsonPo
   // third or more); a term on a pay-as-you-go price would be a transcription error.
   if (const auto term = r.optional_string("term")) {
     if (!mode_has_term(p.mode)) {
-      r.fail("term", fmt::format("a {} price has no commitment term; only reserved prices do", mode));
+      r.fail("term", fmt::format("{} prices carry no commitment term; only reserved prices do", mode));
     }
     p.term = parse_term(*term, r.where_of("term"));
   } else if (mode_has_term(p.mode)) {

@@ -103,7 +103,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   if (!r.term.empty()) {
     parse_term(r.term, "compare.term");
     if (r.mode && !mode_has_term(*r.mode)) {
-      throw InputError(fmt::format("compare.term: a {} price has no commitment term; only reserved prices do",
+      throw InputError(fmt::format("compare.term: {} prices carry no commitment term; only reserved prices do",
                                    to_string(*r.mode)));
     }
   }

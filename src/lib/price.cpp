@@ -65,7 +65,10 @@ std::string parse_term(std::string_view text, std::string_view field) {
 }
 
 std::string offer_label(PricingMode mode, std::string_view term) {
-  return term.empty() ? std::string(to_string(mode)) : fmt::format("{} {}", to_string(mode), term);
+  if (term.empty()) {
+    return std::string(to_string(mode));
+  }
+  return term == "unstated" ? fmt::format("{} (term unstated)", to_string(mode)) : fmt::format("{} {}", to_string(mode), term);
 }
 
 DayNumber parse_iso_date(std::string_view text, std::string_view field) {

@@ -100,7 +100,7 @@ Json config_json(const PlanConfig& c) {
           {"max_batch_by_memory", c.max_batch_by_memory},
           {"replicas", c.replicas},
           {"gpus", c.gpus},
-          {"price", {{"provider", c.price.provider}, {"mode", to_string(c.price.mode)},
+          {"price", {{"provider", c.price.provider}, {"mode", to_string(c.price.mode)}, {"term", c.price.term.empty() ? Json(nullptr) : Json(c.price.term)},
                      {"usd_per_gpu_hour", c.price.usd_per_gpu_hour}, {"date", c.price.date},
                      {"region", c.price.region}, {"sources", c.price.sources}}},
           {"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},

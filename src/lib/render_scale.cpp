@@ -158,7 +158,7 @@ detail::Document scaling_document(const ScalingResult& r) {
                                     r.points.size(), u.text, q.points.front().gpus,
                                     q.points.front().gpus == 1 ? "" : "s"));
   if (q.price) {
-    doc.heading.push_back(fmt::format("price: {} {} ${:.2f}/GPU-h ({})", q.price->provider, to_string(q.price->mode),
+    doc.heading.push_back(fmt::format("price: {} {} ${:.2f}/GPU-h ({})", q.price->provider, offer_label(q.price->mode, q.price->term),
                                       q.price->usd_per_gpu_hour, q.price->date));
   } else if (priced) {
     doc.heading.push_back(fmt::format("price: ${:.2f}/GPU-h (given)", *q.usd_per_gpu_hour));
@@ -395,7 +395,7 @@ detail::Document model_document(const ScaleModelResult& r) {
   for (const ScaleModelTable& t : r.tables) {
     std::string price;
     if (t.price) {
-      price = fmt::format("; {} {} ${:.2f}/GPU-h ({})", t.price->provider, to_string(t.price->mode), t.price->usd_per_gpu_hour, t.price->date);
+      price = fmt::format("; {} {} ${:.2f}/GPU-h ({})", t.price->provider, offer_label(t.price->mode, t.price->term), t.price->usd_per_gpu_hour, t.price->date);
     } else if (t.usd_per_gpu_hour) {
       price = fmt::format("; ${:.2f}/GPU-h (given)", *t.usd_per_gpu_hour);
     }

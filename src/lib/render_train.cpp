@@ -141,6 +141,7 @@ Json plan_json(const TrainPlan& p) {
   for (const TrainCost& c : p.costs) {
     costs.push_back({{"provider", c.price.provider},
                      {"mode", to_string(c.price.mode)},
+                     {"term", c.price.term.empty() ? Json(nullptr) : Json(c.price.term)},
                      {"usd_per_gpu_hour", c.price.usd_per_gpu_hour},
                      {"date", c.price.date},
                      {"price_age_days", c.price.age_days},
@@ -299,7 +300,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
       c.header.push_back("band");
     }
     for (const TrainCost& tc : p.costs) {
-      std::vector<std::string> row{tc.price.provider, std::string(to_string(tc.price.mode)),
+      std::vector<std::string> row{tc.price.provider, offer_label(tc.price.mode, tc.price.term),
                                    fmt::format("{:.2f}", tc.price.usd_per_gpu_hour), fmt::format("{:.2f}", tc.usd_per_hour),
                                    fmt::format("{:.3f}", tc.usd_per_million_tokens)};
       if (p.run) {
@@ -318,7 +319,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
       sc.header.push_back("time");
     }
     if (p.run && p.scale_price) {
-      sc.header.push_back(fmt::format("USD ({} {})", p.scale_price->provider, to_string(p.scale_price->mode)));
+      sc.header.push_back(fmt::format("USD ({} {})", p.scale_price->provider, offer_label(p.scale_price->mode, p.scale_price->term)));
     }
     for (const TrainScaleRow& r : p.scale) {
       if (!r.invalid.empty()) {

@@ -91,10 +91,10 @@ TEST_CASE("shipped: Lyceum prices from the seed", "[catalog][reference]") {
   CHECK_THAT(price("h200-sxm", PricingMode::dedicated), WithinRel(3.99, 1e-12));
 }
 
-TEST_CASE("shipped: prices name catalog GPUs and are unique per provider, GPU, mode, region", "[catalog]") {
+TEST_CASE("shipped: prices name catalog GPUs and are unique per provider, GPU, mode and term, region", "[catalog]") {
   std::set<std::string> keys;
   for (const auto& p : cat().prices()) {
     CHECK(cat().find_gpu(p.gpu) != nullptr);
-    CHECK(keys.insert(p.provider + "/" + p.gpu + "/" + std::string(to_string(p.mode)) + "/" + p.region).second);
+    CHECK(keys.insert(p.provider + "/" + p.gpu + "/" + gpuplan::offer_label(p.mode, p.term) + "/" + p.region).second);
   }
 }

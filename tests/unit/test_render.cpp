@@ -55,7 +55,7 @@ TEST_CASE("render: catalog listings in every format", "[render]") {
   const auto& c = gpuplan::Catalog::builtin();
   CHECK_THAT(gpuplan::render_gpu_list(c, RenderOptions{}), Contains("h200-sxm"));
   CHECK_THAT(gpuplan::render_model_list(c, RenderOptions{.format = Format::json}), Contains("\"params_total\""));
-  CHECK_THAT(gpuplan::render_price_list(c, RenderOptions{.format = Format::csv}), Contains("lyceum,h100-sxm,on-demand,2.790"));
+  CHECK_THAT(gpuplan::render_price_list(c, RenderOptions{.format = Format::csv}), Contains("lyceum,h100-sxm,on-demand,-,2.790"));
   CHECK_THAT(gpuplan::render_gpu(c.gpu("h200-sxm"), RenderOptions{}), Contains("1g.18gb"));
   CHECK_THAT(gpuplan::render_model(c.model("deepseek-v3"), RenderOptions{}), Contains("kv_lora_rank"));
 }
