@@ -15,6 +15,7 @@
 #include <gpuplan/fit_report.hpp>
 #include <gpuplan/perf.hpp>
 #include <gpuplan/render.hpp>
+#include <gpuplan/render_json_lines.hpp>
 
 // The writer is internal to the library (src/lib/detail), not an installed header.
 #include "../../src/lib/detail/json_writer.hpp"
@@ -96,12 +97,12 @@ TEST_CASE("fit and perf JSON on one line: the indented document's values, compac
   const gpuplan::PerfResult perf = gpuplan::perf(c.model("llama-3.1-70b"), c.gpu("h100-sxm"), perf_request, {1, 64},
                                                  gpuplan::EstimateBand{});
   const gpuplan::RenderOptions pretty{.format = gpuplan::Format::json};
-  const gpuplan::RenderOptions line{.format = gpuplan::Format::json, .json_one_line = true};
-  for (const auto& [indented, compact] :
-       {std::pair(gpuplan::render_fit(report, pretty), gpuplan::render_fit(report, line)),
-        std::pair(gpuplan::render_fit(report.search.chosen, pretty), gpuplan::render_fit(report.search.chosen, line)),
-        std::pair(gpuplan::render_perf(perf, pretty), gpuplan::render_perf(perf, line))}) {
-    CHECK(compact == Json::parse(indented).dump() + "\n");
+  for (const auto& [indented, line] :
+       {std::pair(gpuplan::render_fit(report, pretty), gpuplan::render_json_line(report)),
+        std::pair(gpuplan::render_perf(perf, pretty), gpuplan::render_json_line(perf))}) {
+    CHECK(line == gpuplan::render_json_line(std::string_view(indented)));
+    CHECK(line == Json::parse(indented).dump() + "\n");
     CHECK(indented == Json::parse(indented).dump(2) + "\n");
   }
+}
 }
