@@ -105,4 +105,3 @@ TEST_CASE("fit and perf JSON on one line: the indented document's values, compac
     CHECK(indented == Json::parse(indented).dump(2) + "\n");
   }
 }
-}
