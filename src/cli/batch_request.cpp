@@ -141,20 +141,26 @@ std::string RequestReader::field_name(std::string_view flag) {
   return out;
 }
 
-RequestReader::RequestReader(const CLI::App& commands, std::vector<std::string> other_commands)
+RequestReader::RequestReader(CLI::App& commands, std::vector<std::string> other_commands)
     : other_commands_(std::move(other_commands)) {
-  for (const CLI::App* sub : commands.get_subcommands([](const CLI::App*) { return true; })) {
+  for (CLI::App* sub : commands.get_subcommands([](CLI::App*) { return true; })) {
     Command& c = commands_[sub->get_name()];
+    c.app = sub;
     command_names_.push_back(sub->get_name());
-    for (const CLI::Option* opt : sub->get_options()) {
+    for (CLI::Option* opt : sub->get_options()) {
       for (const std::string& lname : opt->get_lnames()) {
         const std::string field = field_name(lname);
+        if (field == "format") {
+          c.format = opt;
+        }
         if (refused(field)) {
           continue;
         }
-        c.fields[field] = Field{.flag = "--" + lname,
-                                .is_flag = opt->get_expected_max() == 0,
-                                .repeatable = opt->get_items_expected_max() > 1};
+        c.fields[field] = RequestField{.flag = "--" + lname,
+                                       .name = lname,
+                                       .option = opt,
+                                       .is_flag = opt->get_expected_max() == 0,
+                                       .repeatable = opt->get_items_expected_max() > 1};
         c.names.push_back(field);
       }
     }
@@ -178,7 +184,10 @@ const RequestReader::Command& RequestReader::command(std::string_view name) cons
                                                           : fmt::format("; closest: {}", fmt::join(close, ", ")))};
 }
 
-std::vector<std::string> RequestReader::arguments(std::string_view line) const {
+void RequestReader::read(std::string_view line, Request& request) const {
+  request.app = nullptr;
+  request.format = nullptr;
+  request.arguments.clear();
   FlatObject object;
   Json::sax_parse(line.begin(), line.end(), &object);
   if (object.error) {
@@ -197,8 +206,12 @@ std::vector<std::string> RequestReader::arguments(std::string_view line) const {
   }
   const std::string& name = command_member->value.text;
   const Command& c = command(name);
-  std::vector<std::string> args{name, "--format=json"};
-  args.reserve(object.members.size() + 2);
+  request.command = name;
+  request.app = c.app;
+  request.format = c.format;
+  const auto add = [&request](const RequestField& f, std::string value) {
+    request.arguments.push_back(Request::Argument{.field = &f, .value = std::move(value)});
+  };
   for (Member& m : object.members) {
     if (&m == &*command_member) {
       continue;
@@ -217,7 +230,7 @@ std::vector<std::string> RequestReader::arguments(std::string_view line) const {
                          .message = fmt::format("unknown field for {}{}", name,
                                                 close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")))};
     }
-    const Field& f = found->second;
+    const RequestField& f = found->second;
     Value& v = m.value;
     if (v.kind == Value::Kind::null) {
       throw RequestError{.field = m.key, .message = "null is not a value; leave the field out for the default"};
@@ -227,7 +240,7 @@ std::vector<std::string> RequestReader::arguments(std::string_view line) const {
         throw RequestError{.field = m.key, .message = fmt::format("expected true or false, got {}", v.text.empty() ? "an array" : v.text)};
       }
       if (v.text == "true") {
-        args.push_back(f.flag);
+        add(f, std::string());
       }
       continue;
     }
@@ -241,13 +254,21 @@ std::vector<std::string> RequestReader::arguments(std::string_view line) const {
       if (v.items.empty()) {
         throw RequestError{.field = m.key, .message = "an empty array; give a value or leave the field out"};
       }
-      for (const std::string& item : v.items) {
-        args.push_back(f.flag + "=" + item);
+      for (std::string& item : v.items) {
+        add(f, std::move(item));
       }
       continue;
     }
+    add(f, std::move(v.text));
+  }
+}
+
+std::vector<std::string> RequestReader::command_line(const Request& request) {
+  std::vector<std::string> args{request.command, "--format=json"};
+  args.reserve(request.arguments.size() + 2);
+  for (const Request::Argument& a : request.arguments) {
     // --flag=value: a value starting with '-' stays a value.
-    args.push_back(f.flag + "=" + v.text);
+    args.push_back(a.field->is_flag ? a.field->flag : a.field->flag + "=" + a.value);
   }
   return args;
 }

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
 #include <memory>
+#include <set>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -74,6 +76,92 @@ bool blank(std::string_view text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
 }
 
+/// A subcommand as answer_directly() drives it: its hooks, and its options in definition order
+/// (the order CLI11 runs their callbacks in) with the rules CLI11 checks after them.
+struct DirectCommand {
+  struct Rule {
+    CLI::Option* option = nullptr;
+    bool required = false;
+    std::vector<const CLI::Option*> needs;
+    std::vector<const CLI::Option*> excludes;
+  };
+  const CommandHooks* hooks = nullptr;
+  std::vector<Rule> rules;
+};
+
+DirectCommand direct_command(CLI::App& sub) {
+  DirectCommand c{.hooks = command_hooks(sub), .rules = {}};
+  for (CLI::Option* opt : sub.get_options()) {
+    const std::set<CLI::Option*> needs = opt->get_needs();
+    const std::set<CLI::Option*> excludes = opt->get_excludes();
+    c.rules.push_back(DirectCommand::Rule{.option = opt,
+                                          .required = opt->get_required(),
+                                          .needs = {needs.begin(), needs.end()},
+                                          .excludes = {excludes.begin(), excludes.end()}});
+  }
+  return c;
+}
+
+/// Answers `request` as CLI11's parse of its command line would (the subcommand's own options take
+/// the values, with their validators, transforms and conversions, then its callback runs), without
+/// that parse, which cost more than the answer. False, having answered nothing, when the request
+/// needs the whole parse: an empty value (CLI11 reads the next argument as the value), a missing
+/// required option, options that exclude or need one another, or a value an option rejects (the
+/// parse then gives the very message the single command prints). Once the options are set the
+/// callback runs as after a parse, so what it throws is the request's answer.
+bool answer_directly(const DirectCommand& command, const Request& request) {
+  if (command.hooks == nullptr || request.format == nullptr) {
+    return false;
+  }
+  request.app->clear();
+  command.hooks->reset();
+  try {
+    request.format->add_result("json");
+    for (const Request::Argument& a : request.arguments) {
+      CLI::Option& opt = *a.field->option;
+      if (a.field->is_flag) {
+        opt.add_result(opt.get_flag_value(a.field->name, std::string()));
+      } else if (a.value.empty()) {
+        return false;
+      } else {
+        opt.add_result(a.value);
+      }
+    }
+    for (const DirectCommand::Rule& rule : command.rules) {
+      if (rule.option->count() > 0) {
+        rule.option->run_callback();
+      }
+    }
+  } catch (const CLI::Error&) {
+    return false;
+  }
+  const auto given = [](const CLI::Option* opt) { return opt->count() > 0; };
+  for (const DirectCommand::Rule& rule : command.rules) {
+    if (!given(rule.option)) {
+      if (rule.required) {
+        return false;
+      }
+      continue;
+    }
+    if (!std::all_of(rule.needs.begin(), rule.needs.end(), given) ||
+        std::any_of(rule.excludes.begin(), rule.excludes.end(), given)) {
+      return false;
+    }
+  }
+  command.hooks->run();
+  return true;
+}
+
+/// The command's document as one JSON line: fit and perf write it so in a batch; the others are
+/// indented and compacted here.
+void add_answer(Output& out, std::string_view document) {
+  if (!document.empty() && document.find('\n') == document.size() - 1) {
+    out.add(document);
+  } else {
+    out.add(render_json_line(document));
+  }
+}
+
 Exit run_batch(const BatchOptions& o, const CLI::App& app) {
   const std::string name = o.input == "-" ? "stdin" : o.input;
   const Input input(o.input);
@@ -90,6 +178,10 @@ Exit run_batch(const BatchOptions& o, const CLI::App& app) {
     others.push_back(sub->get_name());
   }
   const RequestReader requests(commands, others);
+  std::map<const CLI::App*, DirectCommand> direct;
+  for (CLI::App* sub : commands.get_subcommands([](CLI::App*) { return true; })) {
+    direct.emplace(sub, direct_command(*sub));
+  }
 
   Output out;
   std::string document;
@@ -97,6 +189,7 @@ Exit run_batch(const BatchOptions& o, const CLI::App& app) {
   LineReader lines(input.fd, name, kMaxLineBytes, [&out] { out.flush(); });
   Exit result = Exit::ok;
   LineReader::Line line;
+  Request request;
   while (lines.next(line)) {
     if (line.too_long) {
       out.add(render_batch_error(line.number, "",
@@ -107,21 +200,26 @@ Exit run_batch(const BatchOptions& o, const CLI::App& app) {
     if (blank(line.text)) {
       continue;
     }
-    std::string command;
     try {
-      std::vector<std::string> args = requests.arguments(line.text);
-      command = args.front();
-      std::reverse(args.begin(), args.end());  // CLI11 takes them last first
-      document.clear();
-      commands.clear();
-      commands.parse(args);
-      out.add(render_json_line(document));
+      requests.read(line.text, request);
     } catch (const RequestError& e) {
       out.add(render_batch_error(line.number, e.field, e.message));
+      continue;
+    }
+    document.clear();
+    try {
+      if (!answer_directly(direct.at(request.app), request)) {
+        std::vector<std::string> args = RequestReader::command_line(request);
+        std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+        document.clear();
+        commands.clear();
+        commands.parse(args);
+      }
+      add_answer(out, document);
     } catch (const CLI::ParseError& e) {
-      out.add(render_batch_error(line.number, requests.field_in(command, e.what()), e.what()));
+      out.add(render_batch_error(line.number, requests.field_in(request.command, e.what()), e.what()));
     } catch (const InputError& e) {
-      out.add(render_batch_error(line.number, requests.field_in(command, e.what()), e.what()));
+      out.add(render_batch_error(line.number, requests.field_in(request.command, e.what()), e.what()));
     } catch (const std::exception& e) {
       // A defect, not bad input: answered like the others, and the exit code says so.
       out.add(render_batch_error(line.number, "", fmt::format("internal error: {} (please report)", e.what())));

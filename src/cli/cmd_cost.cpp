@@ -191,8 +191,7 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--ops-share", o->ops_share, "Owned hardware: operations cost per year as a share of capex (default 0)")
       ->transform(decimal_number())->check(CLI::Range(0.0, 1.0));
   add_common_options(*sub, o->common);
-  reset_before_parse(*sub, o);
-  sub->callback([o, sub, &exit_code] {
+  set_command_callback(*sub, o, [o, sub, &exit_code] {
     note_given(*sub, o->deployment);
     o->amortization_set = sub->count("--amortization-years") > 0;
     if (o->pricing.check && o->pricing.max_usd_per_mtok <= 0) {

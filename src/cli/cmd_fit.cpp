@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/fit_report.hpp>
+#include <gpuplan/render_json_lines.hpp>
 
 #include "command_io.hpp"
 #include "common.hpp"
@@ -32,7 +33,7 @@ Exit run_fit(const FitOptions& o) {
                              .layout_given = d.layout_given,
                              .context_given = o.context_given};
   const FitReport report = plan_fit(d.model, *d.gpu, question);
-  print_document(render_fit(report, render));
+  print_document(json_lines() ? render_json_line(report) : render_fit(report, render));
   return o.check && !report.search.chosen.fits ? Exit::check_failed : Exit::ok;
 }
 
@@ -56,8 +57,7 @@ void add_fit_command(CLI::App& app, Exit& exit_code) {
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
   sub->add_flag("--check", o->check, "Exit with code 1 when it does not fit");
   add_common_options(*sub, o->common);
-  reset_before_parse(*sub, o);
-  sub->callback([o, sub, &exit_code] {
+  set_command_callback(*sub, o, [o, sub, &exit_code] {
     note_given(*sub, o->deployment);
     o->context_given = sub->count("--context") > 0;
     exit_code = with_flag_names([&o] { return run_fit(*o); });

@@ -8,6 +8,7 @@
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/perf.hpp>
 #include <gpuplan/planned_load.hpp>
+#include <gpuplan/render_json_lines.hpp>
 #include <gpuplan/units.hpp>
 
 #include "command_io.hpp"
@@ -82,7 +83,7 @@ Exit run_perf(const PerfOptions& o) {
                                     "allow ({}): shown at {}",
                                     *load.concurrency, load.batch, load.batch));
   }
-  print_document(render_perf(result, render));
+  print_document(json_lines() ? render_json_line(result) : render_perf(result, render));
   return o.check && load.capped ? Exit::check_failed : Exit::ok;
 }
 
@@ -99,8 +100,7 @@ void add_perf_command(CLI::App& app, Exit& exit_code) {
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   sub->add_flag("--check", o->check, "Exit with code 1 (not 2) when the layout, or --concurrency, does not fit");
   add_common_options(*sub, o->common);
-  reset_before_parse(*sub, o);
-  sub->callback([o, sub, &exit_code] {
+  set_command_callback(*sub, o, [o, sub, &exit_code] {
     note_given(*sub, o->deployment);
     o->batch_given = sub->count("--batch") > 0;
     exit_code = with_flag_names([&o] { return run_perf(*o); });

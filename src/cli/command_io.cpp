@@ -1,6 +1,7 @@
 #include "command_io.hpp"
 
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <unordered_set>
 
@@ -39,6 +40,8 @@ void print_document(std::string_view text) {
   fmt::print("{}", text);
 }
 
+bool json_lines() { return active() != nullptr; }
+
 void print_note(std::string_view line) {
   if (active() != nullptr && !active()->notes.emplace(line).second) {
     return;
@@ -52,5 +55,21 @@ BatchCapture::BatchCapture(const Catalog& catalog, std::string& document)
 }
 
 BatchCapture::~BatchCapture() { active() = nullptr; }
+
+namespace {
+std::map<const CLI::App*, CommandHooks>& hooks() {
+  static std::map<const CLI::App*, CommandHooks> registered;
+  return registered;
+}
+}  // namespace
+
+void register_command_hooks(const CLI::App& sub, CommandHooks command_hooks) {
+  hooks()[&sub] = std::move(command_hooks);
+}
+
+const CommandHooks* command_hooks(const CLI::App& sub) {
+  const auto found = hooks().find(&sub);
+  return found == hooks().end() ? nullptr : &found->second;
+}
 
 }  // namespace gpuplan::cli

@@ -4,6 +4,7 @@
 // shares the catalog parsed once and its document is captured, so batch and the single commands
 // run the very same code.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +25,9 @@ void print_document(std::string_view text);
 /// line only once (a sweep of 100,000 requests would repeat it 100,000 times).
 void print_note(std::string_view line);
 
+/// True inside `gpuplan batch`: the document is wanted as one JSON line (render_json_line()).
+bool json_lines();
+
 /// While alive, commands read `catalog` and append their document to `document`.
 class BatchCapture {
  public:
@@ -37,11 +41,26 @@ class BatchCapture {
   std::unique_ptr<State> state_;
 };
 
+/// What `gpuplan batch` needs to answer a request with a subcommand's own options and code but
+/// without CLI11's whole parse of a command line: set the options' results, run their callbacks
+/// (validators, transforms, conversions), then these.
+struct CommandHooks {
+  std::function<void()> reset;  ///< the options back to their state after registration
+  std::function<void()> run;    ///< the subcommand's callback
+};
+/// The hooks of a subcommand registered with set_command_callback(); nullptr for others.
+const CommandHooks* command_hooks(const CLI::App& sub);
+void register_command_hooks(const CLI::App& sub, CommandHooks hooks);
+
 /// Restores a subcommand's options to their state after registration before each parse, so a
-/// subcommand parsed again (batch) starts from the defaults, not from the last request's values.
+/// subcommand parsed again (batch) starts from the defaults, not from the last request's values;
+/// `run` is its callback. Both are kept for batch (command_hooks()).
 template <typename Options>
-void reset_before_parse(CLI::App& sub, const std::shared_ptr<Options>& options) {
-  sub.preparse_callback([options, initial = *options](std::size_t) { *options = initial; });
+void set_command_callback(CLI::App& sub, const std::shared_ptr<Options>& options, std::function<void()> run) {
+  auto reset = [options, initial = *options] { *options = initial; };
+  sub.preparse_callback([reset](std::size_t) { reset(); });
+  sub.callback(run);
+  register_command_hooks(sub, CommandHooks{.reset = std::move(reset), .run = std::move(run)});
 }
 
 }  // namespace gpuplan::cli

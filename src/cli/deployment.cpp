@@ -97,16 +97,30 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
 }
 
 void note_given(const CLI::App& sub, DeploymentOptions& o) {
-  o.model_given = sub.count("--model") > 0;
-  o.model_config_given = sub.count("--model-config") > 0;
-  const CLI::Option* params = sub.get_option_no_throw("--params");
-  o.params_given = params != nullptr && params->count() > 0;
-  o.utilization_given = sub.count("--gpu-memory-utilization") > 0;
-  o.reserve_given = sub.count("--reserve") > 0;
-  o.prefill_chunk_given = sub.count("--prefill-chunk") > 0;
-  o.mem_fraction_given = sub.count("--mem-fraction-static") > 0;
-  o.free_fraction_given = sub.count("--kv-cache-free-gpu-mem-fraction") > 0;
-  o.max_num_seqs_given = sub.count("--max-num-seqs") > 0;
+  // One pass over the options given: CLI::App::count("--name") searches every option by name,
+  // and batch asks for each request.
+  static constexpr std::pair<std::string_view, bool DeploymentOptions::*> kGiven[] = {
+      {"model", &DeploymentOptions::model_given},
+      {"model-config", &DeploymentOptions::model_config_given},
+      {"params", &DeploymentOptions::params_given},
+      {"gpu-memory-utilization", &DeploymentOptions::utilization_given},
+      {"reserve", &DeploymentOptions::reserve_given},
+      {"prefill-chunk", &DeploymentOptions::prefill_chunk_given},
+      {"mem-fraction-static", &DeploymentOptions::mem_fraction_given},
+      {"kv-cache-free-gpu-mem-fraction", &DeploymentOptions::free_fraction_given},
+      {"max-num-seqs", &DeploymentOptions::max_num_seqs_given}};
+  for (const auto& [name, given] : kGiven) {
+    o.*given = false;
+  }
+  for (const CLI::Option* opt : sub.get_options([](const CLI::Option* option) { return option->count() > 0; })) {
+    for (const std::string& lname : opt->get_lnames()) {
+      for (const auto& [name, given] : kGiven) {
+        if (lname == name) {
+          o.*given = true;
+        }
+      }
+    }
+  }
 }
 
 namespace {

@@ -9,6 +9,8 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 
+#include "detail/weight_summary.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -173,7 +175,7 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
         r.mig_profile));
   }
   // Only FP8 and FP4 need tensor cores of their own; INT8/INT4 run on older parts too.
-  const DType main = dominant_dtype(m, f);
+  const DType main = detail::dominant_dtype(m, f, res.model_weight_bytes);
   const bool fp4 = main == DType::fp4 || main == DType::mxfp4;
   const std::string type = fp4 ? "fp4" : "fp8";
   if ((fp4 || main == DType::fp8) && !g.dense_flop_per_s.contains(type)) {
@@ -240,7 +242,9 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
   res.request.weight_formats = formats;
   res.request.embeddings_dtype = formats[WeightPart::embedding].element;
   res.formats_as_shipped = formats == model.shipped_formats.value_or(WeightFormats{});
-  res.formats_text = describe_formats(model, formats);
+  const detail::WeightTotals totals = detail::weight_totals(model, formats);
+  res.params = totals.params;
+  res.formats_text = detail::describe_formats(model, formats, res.params);
   const FitRequest& r = res.request;
   const Layout& l = r.layout;
 
@@ -273,9 +277,8 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
                                  r.context_tokens, model.max_position_embeddings, model.id));
   }
 
-  res.params = count_params(model);
   if (model.has_architecture()) {
-    res.model_weight_bytes = weight_bytes_by_part(model, formats);
+    res.model_weight_bytes = totals.bytes;
   } else {
     res.model_weight_bytes[static_cast<std::size_t>(WeightPart::dense_mlp)] =
         res.params.body() * bits_per_element(formats[WeightPart::dense_mlp].element) / units::kBitsPerByte;

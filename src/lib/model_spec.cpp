@@ -8,6 +8,8 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/units.hpp>
 
+#include "detail/weight_summary.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -153,9 +155,22 @@ bool ModelSpec::is_moe_layer(std::uint64_t layer) const {
 }
 
 std::uint64_t ModelSpec::moe_layer_count() const {
-  std::uint64_t n = 0;
-  for (std::uint64_t i = 0; i < num_hidden_layers; ++i) {
-    n += is_moe_layer(i) ? 1u : 0u;
+  // Counted, not walked layer by layer: every fit of a layout search asks (several times).
+  if (!moe || moe->first_dense_layers >= num_hidden_layers) {
+    return 0;
+  }
+  const std::uint64_t first = moe->first_dense_layers;
+  const std::uint64_t step = moe->layer_step <= 1 ? 1 : moe->layer_step;
+  // Layers i in [first, layers) with (i + 1) % step == 0.
+  std::uint64_t n = num_hidden_layers / step - first / step;
+  // Less each distinct mlp_only layer among them.
+  const std::vector<std::uint64_t>& dense = moe->dense_layers;
+  for (auto it = dense.begin(); it != dense.end(); ++it) {
+    const std::uint64_t layer = *it;
+    if (layer >= first && layer < num_hidden_layers && (layer + 1) % step == 0 &&
+        std::find(dense.begin(), it, layer) == it) {
+      --n;
+    }
   }
   return n;
 }
@@ -185,6 +200,7 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
   if (m.bare_params) {
     return out;
   }
+  out.reserve(32);  // a MoE model with a vision tower has some twenty shapes
   const std::uint64_t hidden = m.hidden_size;
   add(out, WeightPart::embedding, m.vocab_size, hidden, 1);
   if (m.learned_positions > 0) {
@@ -228,23 +244,25 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
   return out;
 }
 
-std::array<double, kWeightParts> weight_bytes_by_part(const ModelSpec& m, const WeightFormats& f) {
+namespace {
+
+std::array<double, kWeightParts> bytes_by_part(const Tensors& tensors, const WeightFormats& f) {
   std::array<double, kWeightParts> bytes{};
   const double vector_bytes = bits_per_element(f.vectors) / units::kBitsPerByte;
-  for (const WeightTensor& t : weight_tensors(m)) {
+  for (const WeightTensor& t : tensors) {
     const double one = t.matrix ? f[t.part].matrix_bytes(t.rows, t.cols) : d(t.rows) * vector_bytes;
     bytes[static_cast<std::size_t>(t.part)] += one * t.count;
   }
   return bytes;
 }
 
-ParamCount count_params(const ModelSpec& m) {
+ParamCount params_of(const ModelSpec& m, const Tensors& tensors) {
   ParamCount c;
   if (m.bare_params) {
     c.dense_mlp = *m.bare_params;  // unknown split: all of it counts as body weights
     return c;
   }
-  for (const WeightTensor& t : weight_tensors(m)) {
+  for (const WeightTensor& t : tensors) {
     const double n = d(t.rows) * d(t.cols) * t.count;
     switch (t.part) {
       case WeightPart::embedding: c.embedding += n; break;
@@ -262,6 +280,19 @@ ParamCount count_params(const ModelSpec& m) {
     }
   }
   return c;
+}
+
+}  // namespace
+
+std::array<double, kWeightParts> weight_bytes_by_part(const ModelSpec& m, const WeightFormats& f) {
+  return bytes_by_part(weight_tensors(m), f);
+}
+
+ParamCount count_params(const ModelSpec& m) { return params_of(m, weight_tensors(m)); }
+
+detail::WeightTotals detail::weight_totals(const ModelSpec& m, const WeightFormats& f) {
+  const Tensors tensors = weight_tensors(m);
+  return {.params = params_of(m, tensors), .bytes = bytes_by_part(tensors, f)};
 }
 
 void validate_model(const ModelSpec& m, std::string_view where) {

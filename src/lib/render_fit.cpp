@@ -1,6 +1,7 @@
 // render_fit(): the fit result as a table/csv/markdown document or as the JSON contract
 // documented in README.md ("JSON output of fit").
 #include <gpuplan/render.hpp>
+#include <gpuplan/render_json_lines.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -8,11 +9,10 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 
 #include "detail/document.hpp"
-#include "detail/json_output.hpp"
+#include "detail/json_envelope.hpp"
+#include "detail/json_writer.hpp"
 
 namespace gpuplan {
 namespace {
@@ -20,7 +20,6 @@ namespace {
 using detail::bytes_value;
 using detail::checked;
 using detail::group_digits;
-using Json = nlohmann::ordered_json;
 
 std::string layout_text(const Layout& l) {
   return fmt::format("TP {}, PP {}, EP {}, DP {}", l.tp, l.pp, l.ep, l.dp);
@@ -313,161 +312,206 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   return doc;
 }
 
-Json formats_json(const WeightFormats& f) {
-  Json out = Json::object();
+void write_formats(detail::JsonWriter& w, const WeightFormats& f) {
+  w.begin_object();
   for (std::size_t i = 0; i < kWeightParts; ++i) {
     const auto part = static_cast<WeightPart>(i);
-    out[std::string(to_string(part))] =
-        part == WeightPart::norms ? std::string(to_string(f.vectors)) : to_string(f[part]);
+    w.key(to_string(part));
+    if (part == WeightPart::norms) {
+      w.value(to_string(f.vectors));
+    } else {
+      w.value(to_string(f[part]));
+    }
   }
-  return out;
+  w.end_object();
 }
 
-Json parts_json(const std::array<double, kWeightParts>& parts) {
-  Json out = Json::object();
+void write_parts(detail::JsonWriter& w, const std::array<double, kWeightParts>& parts) {
+  w.begin_object();
   for (std::size_t i = 0; i < kWeightParts; ++i) {
     const double x = std::max(0.0, checked(parts[i], "weight part"));
-    out[std::string(to_string(static_cast<WeightPart>(i)))] = static_cast<std::uint64_t>(std::llround(x));
+    w.member(to_string(static_cast<WeightPart>(i)), static_cast<std::uint64_t>(std::llround(x)));
   }
-  return out;
+  w.end_object();
 }
 
-Json fit_json(const FitResult& r) {
+/// Byte and parameter counts are whole numbers; past 2^53 (absurd loads) a double keeps the
+/// magnitude instead of overflowing an integer.
+void write_bytes(detail::JsonWriter& w, std::string_view key, double v, std::string_view what) {
+  const double x = std::max(0.0, checked(v, what));
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  w.key(key);
+  if (x < kExact) {
+    w.value(static_cast<std::uint64_t>(std::llround(x)));
+  } else {
+    w.value(std::round(x));
+  }
+}
+
+/// The fit's members, in an object the caller opened and closes (a report adds its own after
+/// them); `leading_note`, when set, comes first among the notes.
+void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::string* leading_note) {
   const FitRequest& q = r.request;
   const PerGpuMemory& m = r.per_gpu;
-  const auto num = [](double v, std::string_view what) { return checked(v, what); };
-  // Byte and parameter counts are whole numbers; past 2^53 (absurd loads) a double keeps the
-  // magnitude instead of overflowing an integer.
-  const auto bytes = [](double v, std::string_view what) -> Json {
-    const double x = std::max(0.0, checked(v, what));
-    constexpr double kExact = 9007199254740992.0;  // 2^53
-    return x < kExact ? Json(static_cast<std::uint64_t>(std::llround(x))) : Json(std::round(x));
-  };
-  Json j = detail::envelope("fit");
-  j["inputs"] = {
-      {"model", r.model_id},
-      {"gpu", r.gpu_id},
-      {"mig_profile", q.mig_profile.empty() ? Json(nullptr) : Json(q.mig_profile)},
-      {"gpus", q.layout.gpus()},
-      {"tp", q.layout.tp},
-      {"pp", q.layout.pp},
-      {"ep", q.layout.ep},
-      {"layout_automatic", r.layout_automatic},
-      {"weights_dtype", to_string(q.weights_dtype)},
-      {"embeddings_dtype", to_string(*q.embeddings_dtype)},
-      {"weights_as_shipped", r.formats_as_shipped},
-      {"weight_formats", formats_json(*q.weight_formats)},
-      {"kv_dtype", to_string(q.kv_dtype)},
-      {"context_tokens", q.context_tokens},
-      {"concurrency", q.concurrency},
-      {"memory_utilization", num(q.memory_utilization, "memory_utilization")},
-      {"reserve_bytes", bytes(q.reserve_bytes, "reserve_bytes")},
-      {"prefill_chunk_tokens", q.prefill_chunk_tokens},
-      {"block_tokens", q.block_tokens},
-  };
-  j["fits"] = r.fits;
-  j["weights_fit"] = r.weights_fit;
-  j["layout"] = {{"gpus", q.layout.gpus()}, {"tp", q.layout.tp}, {"pp", q.layout.pp},
-                 {"ep", q.layout.ep},       {"dp", q.layout.dp}};
-  j["params"] = {
-      {"total", bytes(r.params.total(), "params")},
-      {"active", bytes(r.params.active(), "active params")},
-      {"embedding", bytes(r.params.embedding, "params")},
-      {"lm_head", bytes(r.params.lm_head, "params")},
-      {"attention", bytes(r.params.attention, "params")},
-      {"dense_mlp", bytes(r.params.dense_mlp, "params")},
-      {"routed_experts", bytes(r.params.routed_experts, "params")},
-      {"shared_experts", bytes(r.params.shared_experts, "params")},
-      {"router", bytes(r.params.router, "params")},
-      {"norms", bytes(r.params.norms, "params")},
-      {"vision", bytes(r.params.vision, "params")},
-  };
-  j["per_gpu"] = {
-      {"capacity_bytes", bytes(m.capacity_bytes, "capacity")},
-      {"capacity_estimated", r.mig.has_value() && r.mig->estimated},
-      {"engine_cap_bytes", bytes(m.engine_cap_bytes, "engine cap")},
-      {"weights_bytes", bytes(m.weights_bytes, "weights")},
-      {"weights", {{"embedding_bytes", bytes(r.weights.embedding, "embedding")},
-                   {"lm_head_bytes", bytes(r.weights.lm_head, "lm head")},
-                   {"dense_bytes", bytes(r.weights.dense, "dense")},
-                   {"experts_bytes", bytes(r.weights.experts, "experts")},
-                   {"parts_bytes", parts_json(r.weights.parts)}}},
-      {"kv_cache_bytes", bytes(m.kv_cache_bytes, "kv cache")},
-      {"activation_bytes", bytes(m.activation_bytes, "activations")},
-      {"reserve_bytes", bytes(m.reserve_bytes, "reserve")},
-      {"kv_budget_bytes", bytes(m.kv_budget_bytes, "kv budget")},
-      {"free_bytes", bytes(m.free_bytes, "free")},
-      {"shortfall_bytes", bytes(m.shortfall_bytes, "shortfall")},
-  };
-  const Json null_json(nullptr);
-  j["kv_bytes_per_token"] = r.kv_known ? bytes(r.kv_bytes_per_token, "kv/token") : null_json;
-  j["kv_bytes_per_token_per_gpu"] =
-      r.kv_known ? bytes(r.kv_bytes_per_token_per_gpu, "kv/token/gpu") : null_json;
-  if (r.kv_known) {
-    std::uint64_t sliding = 0;
-    for (auto w : r.kv.windows) {
-      sliding += w > 0 ? 1 : 0;
-    }
-    j["kv"] = {{"elements_per_token_per_layer", bytes(r.kv.elements_per_token_per_layer, "elements")},
-               {"bytes_per_element", r.kv.bytes_per_element},
-               {"kv_heads_per_gpu", r.kv.kv_heads_per_gpu},
-               {"replicated", r.kv.replicated},
-               {"layers_per_gpu", r.kv.layers_per_gpu() + r.kv.linear_layers},
-               {"sliding_layers_per_gpu", sliding},
-               {"linear_attention_layers_per_gpu", r.kv.linear_layers},
-               {"state_bytes_per_sequence_per_gpu", bytes(r.kv.state_bytes_per_sequence, "state")},
-               {"sequence_bytes_per_gpu", bytes(r.sequence_kv_bytes_per_gpu, "sequence kv")}};
+  detail::write_envelope(w, "fit");
+  w.key("inputs").begin_object();
+  w.member("model", r.model_id);
+  w.member("gpu", r.gpu_id);
+  w.key("mig_profile");
+  if (q.mig_profile.empty()) {
+    w.null();
   } else {
-    j["kv"] = null_json;
+    w.value(q.mig_profile);
   }
-  j["kv_budget_bytes"] = bytes(m.kv_budget_bytes, "kv budget");
-  j["max_concurrent_sequences"] = r.max_concurrent_sequences ? Json(*r.max_concurrent_sequences) : null_json;
-  j["max_context_tokens"] = r.max_context_tokens ? Json(*r.max_context_tokens) : null_json;
-  j["max_context_limited_by"] =
-      r.max_context_tokens ? Json(r.max_context_limited_by_model ? "model" : "memory") : null_json;
+  w.member("gpus", q.layout.gpus());
+  w.member("tp", q.layout.tp);
+  w.member("pp", q.layout.pp);
+  w.member("ep", q.layout.ep);
+  w.member("layout_automatic", r.layout_automatic);
+  w.member("weights_dtype", to_string(q.weights_dtype));
+  w.member("embeddings_dtype", to_string(*q.embeddings_dtype));
+  w.member("weights_as_shipped", r.formats_as_shipped);
+  w.key("weight_formats");
+  write_formats(w, *q.weight_formats);
+  w.member("kv_dtype", to_string(q.kv_dtype));
+  w.member("context_tokens", q.context_tokens);
+  w.member("concurrency", q.concurrency);
+  w.member("memory_utilization", checked(q.memory_utilization, "memory_utilization"));
+  write_bytes(w, "reserve_bytes", q.reserve_bytes, "reserve_bytes");
+  w.member("prefill_chunk_tokens", q.prefill_chunk_tokens);
+  w.member("block_tokens", q.block_tokens);
+  w.end_object();
+  w.member("fits", r.fits);
+  w.member("weights_fit", r.weights_fit);
+  w.key("layout").begin_object();
+  w.member("gpus", q.layout.gpus());
+  w.member("tp", q.layout.tp);
+  w.member("pp", q.layout.pp);
+  w.member("ep", q.layout.ep);
+  w.member("dp", q.layout.dp);
+  w.end_object();
+  w.key("params").begin_object();
+  write_bytes(w, "total", r.params.total(), "params");
+  write_bytes(w, "active", r.params.active(), "active params");
+  write_bytes(w, "embedding", r.params.embedding, "params");
+  write_bytes(w, "lm_head", r.params.lm_head, "params");
+  write_bytes(w, "attention", r.params.attention, "params");
+  write_bytes(w, "dense_mlp", r.params.dense_mlp, "params");
+  write_bytes(w, "routed_experts", r.params.routed_experts, "params");
+  write_bytes(w, "shared_experts", r.params.shared_experts, "params");
+  write_bytes(w, "router", r.params.router, "params");
+  write_bytes(w, "norms", r.params.norms, "params");
+  write_bytes(w, "vision", r.params.vision, "params");
+  w.end_object();
+  w.key("per_gpu").begin_object();
+  write_bytes(w, "capacity_bytes", m.capacity_bytes, "capacity");
+  w.member("capacity_estimated", r.mig.has_value() && r.mig->estimated);
+  write_bytes(w, "engine_cap_bytes", m.engine_cap_bytes, "engine cap");
+  write_bytes(w, "weights_bytes", m.weights_bytes, "weights");
+  w.key("weights").begin_object();
+  write_bytes(w, "embedding_bytes", r.weights.embedding, "embedding");
+  write_bytes(w, "lm_head_bytes", r.weights.lm_head, "lm head");
+  write_bytes(w, "dense_bytes", r.weights.dense, "dense");
+  write_bytes(w, "experts_bytes", r.weights.experts, "experts");
+  w.key("parts_bytes");
+  write_parts(w, r.weights.parts);
+  w.end_object();
+  write_bytes(w, "kv_cache_bytes", m.kv_cache_bytes, "kv cache");
+  write_bytes(w, "activation_bytes", m.activation_bytes, "activations");
+  write_bytes(w, "reserve_bytes", m.reserve_bytes, "reserve");
+  write_bytes(w, "kv_budget_bytes", m.kv_budget_bytes, "kv budget");
+  write_bytes(w, "free_bytes", m.free_bytes, "free");
+  write_bytes(w, "shortfall_bytes", m.shortfall_bytes, "shortfall");
+  w.end_object();
+  if (r.kv_known) {
+    write_bytes(w, "kv_bytes_per_token", r.kv_bytes_per_token, "kv/token");
+    write_bytes(w, "kv_bytes_per_token_per_gpu", r.kv_bytes_per_token_per_gpu, "kv/token/gpu");
+    std::uint64_t sliding = 0;
+    for (auto window : r.kv.windows) {
+      sliding += window > 0 ? 1 : 0;
+    }
+    w.key("kv").begin_object();
+    write_bytes(w, "elements_per_token_per_layer", r.kv.elements_per_token_per_layer, "elements");
+    w.member("bytes_per_element", r.kv.bytes_per_element);
+    w.member("kv_heads_per_gpu", r.kv.kv_heads_per_gpu);
+    w.member("replicated", r.kv.replicated);
+    w.member("layers_per_gpu", r.kv.layers_per_gpu() + r.kv.linear_layers);
+    w.member("sliding_layers_per_gpu", sliding);
+    w.member("linear_attention_layers_per_gpu", r.kv.linear_layers);
+    write_bytes(w, "state_bytes_per_sequence_per_gpu", r.kv.state_bytes_per_sequence, "state");
+    write_bytes(w, "sequence_bytes_per_gpu", r.sequence_kv_bytes_per_gpu, "sequence kv");
+    w.end_object();
+  } else {
+    w.key("kv_bytes_per_token").null();
+    w.key("kv_bytes_per_token_per_gpu").null();
+    w.key("kv").null();
+  }
+  write_bytes(w, "kv_budget_bytes", m.kv_budget_bytes, "kv budget");
+  w.member("max_concurrent_sequences", r.max_concurrent_sequences);
+  w.member("max_context_tokens", r.max_context_tokens);
+  w.key("max_context_limited_by");
+  if (r.max_context_tokens) {
+    w.value(r.max_context_limited_by_model ? "model" : "memory");
+  } else {
+    w.null();
+  }
   const double gpus = static_cast<double>(q.layout.gpus());
-  j["deployment"] = {{"gpus", q.layout.gpus()},
-                     {"datasheet_memory_bytes", bytes(r.datasheet_total_bytes, "datasheet total")},
-                     {"capacity_bytes", bytes(r.capacity_total_bytes, "capacity total")},
-                     {"weights_bytes", bytes(m.weights_bytes * gpus, "weights total")},
-                     {"kv_budget_bytes", bytes(m.kv_budget_bytes * gpus, "kv total")}};
+  w.key("deployment").begin_object();
+  w.member("gpus", q.layout.gpus());
+  write_bytes(w, "datasheet_memory_bytes", r.datasheet_total_bytes, "datasheet total");
+  write_bytes(w, "capacity_bytes", r.capacity_total_bytes, "capacity total");
+  write_bytes(w, "weights_bytes", m.weights_bytes * gpus, "weights total");
+  write_bytes(w, "kv_budget_bytes", m.kv_budget_bytes * gpus, "kv total");
+  w.end_object();
   if (r.engine) {
     const EngineMemory& e = *r.engine;
-    j["engine"] = {
-        {"name", to_string(e.engine)},
-        {"setting", e.share_name},
-        {"value", num(e.share, "engine share")},
-        {"value_is_default", e.share_default},
-        {"batched_tokens", e.batched_tokens},
-        {"max_seqs", e.max_seqs},
-        {"total_bytes", bytes(e.total_bytes, "engine total")},
-        {"start_free_bytes", bytes(e.start_free_bytes, "engine start free")},
-        {"weights_bytes", bytes(e.weights_bytes, "engine weights")},
-        {"activation_bytes", bytes(e.activation_bytes, "engine activations")},
-        {"sampler_bytes", bytes(e.sampler_bytes, "engine sampler")},
-        {"non_torch_bytes", bytes(e.non_torch_bytes, "engine non-torch")},
-        {"cuda_graph_bytes", bytes(e.cuda_graph_bytes, "engine graphs")},
-        // Signed: a negative figure is what vLLM logs when it refuses to start.
-        {"kv_cache_bytes", std::llround(num(e.kv_bytes, "engine kv"))},
-        {"kv_cache_gib", std::round(num(e.kv_bytes, "engine kv") / units::kGiB * 100.0) / 100.0},
-        {"kv_cache_tokens", e.kv_tokens},
-        {"block_tokens", e.block_tokens},
-        {"max_concurrency_at_context",
-         std::round(static_cast<double>(e.kv_tokens) / static_cast<double>(q.context_tokens) * 100.0) / 100.0},
-        {"log_lines", engine_log_lines(r)},
-    };
+    w.key("engine").begin_object();
+    w.member("name", to_string(e.engine));
+    w.member("setting", e.share_name);
+    w.member("value", checked(e.share, "engine share"));
+    w.member("value_is_default", e.share_default);
+    w.member("batched_tokens", e.batched_tokens);
+    w.member("max_seqs", e.max_seqs);
+    write_bytes(w, "total_bytes", e.total_bytes, "engine total");
+    write_bytes(w, "start_free_bytes", e.start_free_bytes, "engine start free");
+    write_bytes(w, "weights_bytes", e.weights_bytes, "engine weights");
+    write_bytes(w, "activation_bytes", e.activation_bytes, "engine activations");
+    write_bytes(w, "sampler_bytes", e.sampler_bytes, "engine sampler");
+    write_bytes(w, "non_torch_bytes", e.non_torch_bytes, "engine non-torch");
+    write_bytes(w, "cuda_graph_bytes", e.cuda_graph_bytes, "engine graphs");
+    // Signed: a negative figure is what vLLM logs when it refuses to start.
+    w.member("kv_cache_bytes", std::llround(checked(e.kv_bytes, "engine kv")));
+    w.member("kv_cache_gib", std::round(checked(e.kv_bytes, "engine kv") / units::kGiB * 100.0) / 100.0);
+    w.member("kv_cache_tokens", e.kv_tokens);
+    w.member("block_tokens", e.block_tokens);
+    w.member("max_concurrency_at_context",
+             std::round(static_cast<double>(e.kv_tokens) / static_cast<double>(q.context_tokens) * 100.0) / 100.0);
+    w.member("log_lines", engine_log_lines(r));
+    w.end_object();
   } else {
-    j["engine"] = null_json;
+    w.key("engine").null();
   }
-  j["model_weights"] = {
-      {"bytes", bytes(model_weights(r), "model weights")},
-      {"parts_bytes", parts_json(r.model_weight_bytes)},
-      {"formats", r.formats_text},
-      {"checkpoint_bytes", r.checkpoint_bytes ? bytes(*r.checkpoint_bytes, "checkpoint") : null_json},
-      {"difference_bytes", r.checkpoint_bytes ? Json(std::llround(checked(model_weights(r) - *r.checkpoint_bytes, "difference")))
-                                              : null_json}};
-  j["notes"] = r.notes;
-  return j;
+  w.key("model_weights").begin_object();
+  write_bytes(w, "bytes", model_weights(r), "model weights");
+  w.key("parts_bytes");
+  write_parts(w, r.model_weight_bytes);
+  w.member("formats", r.formats_text);
+  if (r.checkpoint_bytes) {
+    write_bytes(w, "checkpoint_bytes", *r.checkpoint_bytes, "checkpoint");
+    w.member("difference_bytes", std::llround(checked(model_weights(r) - *r.checkpoint_bytes, "difference")));
+  } else {
+    w.key("checkpoint_bytes").null();
+    w.key("difference_bytes").null();
+  }
+  w.end_object();
+  w.key("notes").begin_array();
+  if (leading_note != nullptr) {
+    w.value(*leading_note);
+  }
+  for (const std::string& n : r.notes) {
+    w.value(n);
+  }
+  w.end_array();
 }
 
 std::string_view change_flag(FitChange c) {
@@ -650,63 +694,86 @@ detail::Document report_document(const FitReport& rep, ByteUnits u, bool plain_n
   return doc;
 }
 
-Json report_json(const FitReport& rep) {
+void write_report(detail::JsonWriter& w, const FitReport& rep) {
   const LayoutSearch& s = rep.search;
-  Json j = fit_json(s.chosen);
   const auto bytes = [](double v) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, checked(v, "bytes")))); };
-  const Json null_json(nullptr);
-  const auto opt = [&null_json](const std::optional<std::uint64_t>& v) { return v ? Json(*v) : null_json; };
-  j["choice"] = choice_code(s.choice);
-  j["choice_reason"] = choice_reason(rep);
-  j["across_nodes_tried"] = s.across_nodes_tried;
-  Json layouts = Json::array();
+  w.begin_object();
+  const std::optional<std::string> clamped =
+      rep.default_context_clamped_from ? std::optional(clamp_note(rep)) : std::nullopt;
+  write_fit_members(w, s.chosen, clamped ? &*clamped : nullptr);
+  w.member("choice", choice_code(s.choice));
+  w.member("choice_reason", choice_reason(rep));
+  w.member("across_nodes_tried", s.across_nodes_tried);
+  w.key("layouts").begin_array();
   for (const LayoutOption& o : s.options) {
-    layouts.push_back({{"tp", o.layout.tp},
-                       {"pp", o.layout.pp},
-                       {"ep", o.layout.ep},
-                       {"dp", o.layout.dp},
-                       {"gpus", o.layout.gpus()},
-                       {"fits", o.fits},
-                       {"weights_fit", o.weights_fit},
-                       {"kv_budget_bytes", bytes(o.kv_budget_bytes)},
-                       {"shortfall_bytes", bytes(o.shortfall_bytes)},
-                       {"max_concurrent_sequences", opt(o.max_concurrent_sequences)},
-                       {"max_context_tokens", opt(o.max_context_tokens)},
-                       {"kv_replicated", o.kv_replicated},
-                       {"pp_within_node", o.pp_within_node},
-                       {"tp_span", o.tp_span == TpSpan::scale_up ? "scale_up"
-                                   : o.tp_span == TpSpan::node   ? "node"
-                                                                 : "across_nodes"}});
+    w.begin_object();
+    w.member("tp", o.layout.tp);
+    w.member("pp", o.layout.pp);
+    w.member("ep", o.layout.ep);
+    w.member("dp", o.layout.dp);
+    w.member("gpus", o.layout.gpus());
+    w.member("fits", o.fits);
+    w.member("weights_fit", o.weights_fit);
+    w.member("kv_budget_bytes", bytes(o.kv_budget_bytes));
+    w.member("shortfall_bytes", bytes(o.shortfall_bytes));
+    w.member("max_concurrent_sequences", o.max_concurrent_sequences);
+    w.member("max_context_tokens", o.max_context_tokens);
+    w.member("kv_replicated", o.kv_replicated);
+    w.member("pp_within_node", o.pp_within_node);
+    w.member("tp_span", o.tp_span == TpSpan::scale_up ? "scale_up"
+                        : o.tp_span == TpSpan::node   ? "node"
+                                                      : "across_nodes");
+    w.end_object();
   }
-  j["layouts"] = std::move(layouts);
-  Json suggestions = Json::array();
+  w.end_array();
+  w.key("suggestions").begin_array();
   for (const FitSuggestion& g : rep.suggestions) {
     const bool none = g.change == FitChange::gpus && !g.fits;
-    suggestions.push_back(
-        {{"change", change_name(g.change)},
-         {"value", g.dtype ? Json(to_string(*g.dtype)) : none ? null_json : Json(g.count)},
-         {"fits", g.fits},
-         {"layout", none ? null_json
-                         : Json{{"tp", g.layout.tp}, {"pp", g.layout.pp}, {"ep", g.layout.ep},
-                                {"dp", g.layout.dp}, {"gpus", g.layout.gpus()}}},
-         {"context_tokens", g.context_tokens},
-         {"concurrency", g.concurrency},
-         {"max_concurrent_sequences", opt(g.max_concurrent_sequences)},
-         {"shortfall_bytes", bytes(g.shortfall_bytes)}});
+    w.begin_object();
+    w.member("change", change_name(g.change));
+    w.key("value");
+    if (g.dtype) {
+      w.value(to_string(*g.dtype));
+    } else if (none) {
+      w.null();
+    } else {
+      w.value(g.count);
+    }
+    w.member("fits", g.fits);
+    w.key("layout");
+    if (none) {
+      w.null();
+    } else {
+      w.begin_object();
+      w.member("tp", g.layout.tp);
+      w.member("pp", g.layout.pp);
+      w.member("ep", g.layout.ep);
+      w.member("dp", g.layout.dp);
+      w.member("gpus", g.layout.gpus());
+      w.end_object();
+    }
+    w.member("context_tokens", g.context_tokens);
+    w.member("concurrency", g.concurrency);
+    w.member("max_concurrent_sequences", g.max_concurrent_sequences);
+    w.member("shortfall_bytes", bytes(g.shortfall_bytes));
+    w.end_object();
   }
-  j["suggestions"] = std::move(suggestions);
-  j["context_default_clamped_from"] = opt(rep.default_context_clamped_from);
-  if (rep.default_context_clamped_from) {
-    j["notes"].insert(j["notes"].begin(), clamp_note(rep));
-  }
-  return j;
+  w.end_array();
+  w.member("context_default_clamped_from", rep.default_context_clamped_from);
+  w.end_object();
 }
 
 }  // namespace
 
 std::string render_fit(const FitResult& result, const RenderOptions& options) {
   if (options.format == Format::json) {
-    return detail::dump_json(fit_json(result));
+    std::string out;
+    detail::JsonWriter w(out, 2);
+    w.begin_object();
+    write_fit_members(w, result, nullptr);
+    w.end_object();
+    out += '\n';
+    return out;
   }
   return detail::render_document(fit_document(result, options.units, options.format == Format::csv),
                                  options.format);
@@ -714,10 +781,23 @@ std::string render_fit(const FitResult& result, const RenderOptions& options) {
 
 std::string render_fit(const FitReport& report, const RenderOptions& options) {
   if (options.format == Format::json) {
-    return detail::dump_json(report_json(report));
+    std::string out;
+    detail::JsonWriter w(out, 2);
+    write_report(w, report);
+    out += '\n';
+    return out;
   }
   return detail::render_document(report_document(report, options.units, options.format == Format::csv),
                                  options.format);
+}
+
+std::string render_json_line(const FitReport& report) {
+  std::string out;
+  out.reserve(8192);  // about the size of an answer: no regrowth while writing
+  detail::JsonWriter w(out, -1);
+  write_report(w, report);
+  out += '\n';
+  return out;
 }
 
 }  // namespace gpuplan

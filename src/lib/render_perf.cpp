@@ -7,9 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include <gpuplan/render.hpp>
+#include <gpuplan/render_json_lines.hpp>
 
 #include "detail/document.hpp"
+#include "detail/json_envelope.hpp"
 #include "detail/json_output.hpp"
+#include "detail/json_writer.hpp"
 
 namespace gpuplan {
 namespace {
@@ -20,17 +23,27 @@ using Json = nlohmann::ordered_json;
 std::string ms(double s) { return fmt::format("{:.2f}", checked(s, "a time") * 1e3); }
 std::string rate(double v) { return fmt::format("{:.0f}", checked(v, "a rate")); }
 
+void write_efficiency(detail::JsonWriter& w, const Efficiency& e) {
+  w.begin_object();
+  w.member("bandwidth", e.bandwidth);
+  w.member("compute", e.compute);
+  w.member("kv_bandwidth", e.kv_bandwidth);
+  w.member("link", e.link);
+  w.member("step_overhead_s", e.step_overhead_s);
+  w.member("hop_latency_s", e.hop_latency_s);
+  w.member("activation_passes", e.activation_passes);
+  w.member("gemm_half_flop", e.gemm_half_flop);
+  w.member("format_exponent", e.format_exponent);
+  w.member("overlap_communication", e.overlap_communication);
+  w.end_object();
+}
+
+/// For the documents still built as a DOM (validate): the same object, parsed back.
 Json efficiency_json(const Efficiency& e) {
-  return {{"bandwidth", e.bandwidth},
-          {"compute", e.compute},
-          {"kv_bandwidth", e.kv_bandwidth},
-          {"link", e.link},
-          {"step_overhead_s", e.step_overhead_s},
-          {"hop_latency_s", e.hop_latency_s},
-          {"activation_passes", e.activation_passes},
-          {"gemm_half_flop", e.gemm_half_flop},
-          {"format_exponent", e.format_exponent},
-          {"overlap_communication", e.overlap_communication}};
+  std::string text;
+  detail::JsonWriter w(text, -1);
+  write_efficiency(w, e);
+  return Json::parse(text);
 }
 
 std::string efficiency_text(const Efficiency& e) {
@@ -40,63 +53,81 @@ std::string efficiency_text(const Efficiency& e) {
                      e.gemm_half_flop / 1e9, e.format_exponent);
 }
 
-Json perf_json(const PerfResult& r) {
+void write_perf(detail::JsonWriter& w, const PerfResult& r) {
   const PerfRequest& q = r.request;
   const Layout& l = q.fit.layout;
-  Json j = detail::envelope("perf");
-  Json batches = Json::array();
+  w.begin_object();
+  detail::write_envelope(w, "perf");
+  w.key("inputs").begin_object();
+  w.member("model", r.model_id);
+  w.member("gpu", r.gpu_id);
+  w.member("gpus", l.gpus());
+  w.member("tp", l.tp);
+  w.member("pp", l.pp);
+  w.member("ep", l.ep);
+  w.member("dp", l.dp);
+  w.member("weights_dtype", to_string(q.fit.weights_dtype));
+  w.member("kv_dtype", to_string(q.fit.kv_dtype));
+  w.member("input_tokens", q.input_tokens);
+  w.member("output_tokens", q.output_tokens);
+  w.key("batches").begin_array();
   for (const PerfPoint& p : r.rows) {
-    batches.push_back(p.batch);
+    w.value(p.batch);
   }
-  j["inputs"] = {{"model", r.model_id},
-                 {"gpu", r.gpu_id},
-                 {"gpus", l.gpus()},
-                 {"tp", l.tp},
-                 {"pp", l.pp},
-                 {"ep", l.ep},
-                 {"dp", l.dp},
-                 {"weights_dtype", to_string(q.fit.weights_dtype)},
-                 {"kv_dtype", to_string(q.fit.kv_dtype)},
-                 {"input_tokens", q.input_tokens},
-                 {"output_tokens", q.output_tokens},
-                 {"batches", batches},
-                 {"sparse", q.sparse},
-                 {"network_bytes_per_s_per_gpu", q.network_bytes_per_s_per_gpu}};
-  j["compute_type"] = r.compute_type;
-  j["peak_flop_per_s"] = checked(r.peak_flop_per_s, "peak");
-  j["efficiency"] = efficiency_json(q.efficiency);
-  j["band"] = {{"low", r.band_low}, {"high", r.band_high}, {"from", to_string(r.band_case)}};
-  j["ridge_batch"] = r.ridge_batch ? Json(checked(*r.ridge_batch, "ridge")) : Json(nullptr);
-  j["max_batch_by_memory"] = r.max_batch_by_memory;
-  Json rows = Json::array();
+  w.end_array();
+  w.member("sparse", q.sparse);
+  w.member("network_bytes_per_s_per_gpu", q.network_bytes_per_s_per_gpu);
+  w.end_object();
+  w.member("compute_type", r.compute_type);
+  w.member("peak_flop_per_s", checked(r.peak_flop_per_s, "peak"));
+  w.key("efficiency");
+  write_efficiency(w, q.efficiency);
+  w.key("band").begin_object();
+  w.member("low", r.band_low);
+  w.member("high", r.band_high);
+  w.member("from", to_string(r.band_case));
+  w.end_object();
+  w.key("ridge_batch");
+  if (r.ridge_batch) {
+    w.value(checked(*r.ridge_batch, "ridge"));
+  } else {
+    w.null();
+  }
+  w.member("max_batch_by_memory", r.max_batch_by_memory);
+  w.key("rows").begin_array();
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const PerfPoint& p = r.rows[i];
     const PerfPoint& b = r.roofline[i];
-    rows.push_back({{"batch", p.batch},
-                    {"ttft_s", checked(p.ttft_s, "ttft")},
-                    {"itl_s", checked(p.itl_s, "itl")},
-                    {"tokens_per_s_per_user", checked(p.tokens_per_s_per_user, "tok/s/user")},
-                    {"output_tokens_per_s", checked(p.output_tokens_per_s, "tok/s")},
-                    {"output_tokens_per_s_low", checked(p.output_tokens_per_s * r.band_low, "low")},
-                    {"output_tokens_per_s_high", checked(std::min(p.output_tokens_per_s * r.band_high, b.output_tokens_per_s), "high")},
-                    {"output_tokens_per_s_per_gpu", checked(p.output_tokens_per_s_per_gpu, "tok/s/gpu")},
-                    {"decode_tokens_per_s", checked(p.decode_tokens_per_s, "decode")},
-                    {"roofline_output_tokens_per_s", checked(b.output_tokens_per_s, "roofline")},
-                    {"roofline_itl_s", checked(b.itl_s, "roofline itl")},
-                    {"roofline_ttft_s", checked(b.ttft_s, "roofline ttft")},
-                    {"e2e_latency_s", checked(p.e2e_latency_s, "e2e")},
-                    {"bound", to_string(p.decode.bound())},
-                    {"kv_fits", p.kv_fits},
-                    {"decode_step", {{"bytes_per_gpu", p.decode.bytes},
-                                     {"flop_per_gpu", p.decode.flop},
-                                     {"memory_s", p.decode.memory_s},
-                                     {"compute_s", p.decode.compute_s},
-                                     {"communication_s", p.decode.communication_s},
-                                     {"overhead_s", p.decode.overhead_s}}}});
+    w.begin_object();
+    w.member("batch", p.batch);
+    w.member("ttft_s", checked(p.ttft_s, "ttft"));
+    w.member("itl_s", checked(p.itl_s, "itl"));
+    w.member("tokens_per_s_per_user", checked(p.tokens_per_s_per_user, "tok/s/user"));
+    w.member("output_tokens_per_s", checked(p.output_tokens_per_s, "tok/s"));
+    w.member("output_tokens_per_s_low", checked(p.output_tokens_per_s * r.band_low, "low"));
+    w.member("output_tokens_per_s_high",
+             checked(std::min(p.output_tokens_per_s * r.band_high, b.output_tokens_per_s), "high"));
+    w.member("output_tokens_per_s_per_gpu", checked(p.output_tokens_per_s_per_gpu, "tok/s/gpu"));
+    w.member("decode_tokens_per_s", checked(p.decode_tokens_per_s, "decode"));
+    w.member("roofline_output_tokens_per_s", checked(b.output_tokens_per_s, "roofline"));
+    w.member("roofline_itl_s", checked(b.itl_s, "roofline itl"));
+    w.member("roofline_ttft_s", checked(b.ttft_s, "roofline ttft"));
+    w.member("e2e_latency_s", checked(p.e2e_latency_s, "e2e"));
+    w.member("bound", to_string(p.decode.bound()));
+    w.member("kv_fits", p.kv_fits);
+    w.key("decode_step").begin_object();
+    w.member("bytes_per_gpu", p.decode.bytes);
+    w.member("flop_per_gpu", p.decode.flop);
+    w.member("memory_s", p.decode.memory_s);
+    w.member("compute_s", p.decode.compute_s);
+    w.member("communication_s", p.decode.communication_s);
+    w.member("overhead_s", p.decode.overhead_s);
+    w.end_object();
+    w.end_object();
   }
-  j["rows"] = rows;
-  j["notes"] = r.notes;
-  return j;
+  w.end_array();
+  w.member("notes", r.notes);
+  w.end_object();
 }
 
 detail::Document perf_document(const PerfResult& r) {
@@ -144,7 +175,11 @@ detail::Document perf_document(const PerfResult& r) {
 
 std::string render_perf(const PerfResult& result, const RenderOptions& options) {
   if (options.format == Format::json) {
-    return detail::dump_json(perf_json(result));
+    std::string out;
+    detail::JsonWriter w(out, 2);
+    write_perf(w, result);
+    out += '\n';
+    return out;
   }
   return detail::render_document(perf_document(result), options.format);
 }
@@ -294,6 +329,15 @@ std::string render_cross_validation(const CrossValidation& cv, const RenderOptio
                                      cv.derived_bands[c].high * 100.0));
   }
   return detail::render_document(doc, options.format);
+}
+
+std::string render_json_line(const PerfResult& result) {
+  std::string out;
+  out.reserve(4096);  // about the size of an answer: no regrowth while writing
+  detail::JsonWriter w(out, -1);
+  write_perf(w, result);
+  out += '\n';
+  return out;
 }
 
 }  // namespace gpuplan

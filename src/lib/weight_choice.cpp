@@ -9,6 +9,8 @@
 
 #include <gpuplan/error.hpp>
 
+#include "detail/weight_summary.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -96,10 +98,26 @@ WeightFormats choose_weight_formats(const ModelSpec& m, const WeightChoice& c) {
 }
 
 std::string describe_formats(const ModelSpec& m, const WeightFormats& f) {
+  return detail::describe_formats(m, f, m.has_architecture() ? count_params(m) : ParamCount{});
+}
+
+std::string detail::describe_formats(const ModelSpec& m, const WeightFormats& f, const ParamCount& p) {
   if (!m.has_architecture()) {
     return to_string(f[WeightPart::dense_mlp]);
   }
-  const ParamCount p = count_params(m);
+  // One format for every part the model has (the usual case): its name, without grouping.
+  const WeightFormat* only = nullptr;
+  bool uniform = true;
+  for (std::size_t i = 0; i < kWeightParts && uniform; ++i) {
+    const auto part = static_cast<WeightPart>(i);
+    if (present(p, part)) {
+      uniform = only == nullptr || f[part] == *only;  // else grouped by name below
+      only = only == nullptr ? &f[part] : only;
+    }
+  }
+  if (uniform) {
+    return to_string(only == nullptr ? f[WeightPart::attention] : *only);
+  }
   std::map<std::string, std::vector<WeightPart>> by_format;
   std::vector<std::string> order;
   for (std::size_t i = 0; i < kWeightParts; ++i) {
@@ -148,10 +166,13 @@ std::string describe_formats(const ModelSpec& m, const WeightFormats& f) {
 }
 
 DType dominant_dtype(const ModelSpec& m, const WeightFormats& f) {
+  return detail::dominant_dtype(m, f, m.has_architecture() ? weight_bytes_by_part(m, f) : std::array<double, kWeightParts>{});
+}
+
+DType detail::dominant_dtype(const ModelSpec& m, const WeightFormats& f, const std::array<double, kWeightParts>& bytes) {
   if (!m.has_architecture()) {
     return f[WeightPart::dense_mlp].element;
   }
-  const auto bytes = weight_bytes_by_part(m, f);
   std::map<DType, double> by_dtype;
   for (std::size_t i = 0; i < kWeightParts; ++i) {
     const auto part = static_cast<WeightPart>(i);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
@@ -137,4 +138,32 @@ TEST_CASE("kv cache: linear-attention layers hold a fixed state per sequence", "
   // Twice the tokens: twice the per-token part, the same state.
   CHECK_THAT(gpuplan::sequence_kv_bytes(shape, 2048, 16), WithinRel(2048 * per_token + state, 1e-12));
   CHECK_THAT(gpuplan::sequence_kv_bytes(shape, 4096, 16), WithinRel(4096 * per_token + state, 1e-12));
+}
+
+TEST_CASE("moe_layer_count: the layers is_moe_layer marks, counted without walking them", "[model][moe]") {
+  const auto walked = [](const gpuplan::ModelSpec& m) {
+    std::uint64_t n = 0;
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      n += m.is_moe_layer(i) ? 1U : 0U;
+    }
+    return n;
+  };
+  for (const gpuplan::ModelSpec& m : gpuplan::Catalog::builtin().models()) {
+    CHECK(m.moe_layer_count() == walked(m));
+  }
+  gpuplan::ModelSpec m = gpuplan::Catalog::builtin().model("mixtral-8x7b");
+  REQUIRE(m.moe);
+  const std::uint64_t steps[] = {0, 1, 2, 3, 4};
+  const std::uint64_t firsts[] = {0, 1, 3, 31, 32, 40};
+  for (const std::uint64_t step : steps) {
+    for (const std::uint64_t first : firsts) {
+      m.moe->layer_step = step;
+      m.moe->first_dense_layers = first;
+      // mlp_only layers: repeated, before `first`, off the step, past the last layer.
+      for (const auto& dense : {std::vector<std::uint64_t>{}, std::vector<std::uint64_t>{5, 5, 7, 0, 31, 99}}) {
+        m.moe->dense_layers = dense;
+        CHECK(m.moe_layer_count() == walked(m));
+      }
+    }
+  }
 }
