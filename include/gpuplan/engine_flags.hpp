@@ -39,6 +39,7 @@ struct LaunchSettings {
   std::uint64_t max_num_seqs = 1;    ///< batch cap per replica (per DP rank)
   std::uint64_t max_model_len = 0;   ///< tokens per sequence (prompt + output)
   double memory_share = 0.9;         ///< the engine's memory share flag
+  std::uint64_t gpus_per_node = 8;   ///< a replica wider than a node gets a note on launching it over nodes
 };
 
 struct EngineLaunch {

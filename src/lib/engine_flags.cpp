@@ -81,6 +81,29 @@ std::uint64_t parse_count(std::string_view flag, std::string_view text) {
   return v;
 }
 
+/// How each engine runs one replica over several nodes (the command above is the same on each).
+std::string multi_node_note(Engine e, const Layout& l, std::uint64_t gpus_per_node) {
+  const std::uint64_t nodes = (l.gpus() + gpus_per_node - 1) / gpus_per_node;
+  const std::string head = fmt::format("{} GPUs span {} nodes: ", l.gpus(), nodes);
+  switch (e) {
+    case Engine::vllm:
+      if (l.dp > 1) {
+        return head + fmt::format("run it on each node with --data-parallel-size-local {} and --data-parallel-address of the "
+                                  "first node (--headless --data-parallel-start-rank {} x node index on the others)",
+                                  l.dp / nodes, l.dp / nodes);
+      }
+      return head + "start a Ray cluster over them and run it on the head node";
+    case Engine::sglang:
+      return head + fmt::format("run it on each node with --nnodes {} --node-rank 0..{} --dist-init-addr FIRST_NODE:PORT",
+                                nodes, nodes - 1);
+    case Engine::trtllm:
+      return head + fmt::format("launch it over them with mpirun or srun (trtllm-llmapi-launch), {} ranks a node",
+                                gpus_per_node);
+    case Engine::neutral: break;
+  }
+  return head;
+}
+
 }  // namespace
 
 std::string EngineLaunch::command() const { return fmt::format("{}", fmt::join(argv, " ")); }
@@ -165,6 +188,9 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
       }
     }
     add(sp.kv, s.kv_dtype == DType::fp8 ? sp.kv_fp8 : "auto");
+  }
+  if (l.gpus() > s.gpus_per_node && s.gpus_per_node > 0) {
+    out.notes.push_back(multi_node_note(engine, l, s.gpus_per_node));
   }
   return out;
 }

@@ -374,6 +374,13 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
         "trtllm-serve m --backend pytorch --tp_size 16 --pp_size 1 --ep_size 16 --max_batch_size 64 --max_seq_len 2304 "
         "--kv_cache_free_gpu_memory_fraction 0.9 --extra_llm_api_options plan.yaml");
   CHECK(trt.config_yaml == std::vector<std::string>{"enable_attention_dp: true"});
+  // 16 GPUs of 8-GPU nodes: each engine is told how to run over the 2 nodes.
+  for (Engine engine : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+    const EngineLaunch l = launch_command(engine, dpa);
+    CHECK(std::count_if(l.notes.begin(), l.notes.end(), [](const std::string& n) { return n.starts_with("16 GPUs span 2 nodes: "); }) == 1);
+  }
+  CHECK(launch_command(Engine::vllm, dpa).notes.back().find("--data-parallel-size-local 8") != std::string::npos);
+  CHECK(launch_command(Engine::vllm, LaunchSettings{.model = "m", .layout = {.tp = 8}}).notes.empty());
   // TensorRT-LLM's attention DP runs attention at TP 1: TP 2 x DP 4 is not one trtllm-serve.
   CHECK_THROWS_WITH(launch_command(Engine::trtllm, LaunchSettings{.model = "m", .layout = {.tp = 2, .ep = 8, .dp = 4}}),
                     Catch::Matchers::StartsWith("engine.layout: trtllm-serve runs DP only as attention DP at TP 1"));
