@@ -33,34 +33,31 @@ std::optional<std::string> layout_problem(const Layout& layout, const ModelSpec&
     return std::nullopt;
   }
   if (model.num_attention_heads % layout.tp != 0) {
-    return fmt::format(
-        "layout.tp: {} does not divide the {} attention heads of '{}'", layout.tp,
-        model.num_attention_heads, model.id);
+    return fmt::format("layout.tp: {} does not divide the {} attention heads of '{}'", layout.tp,
+                       model.num_attention_heads, model.id);
   }
   // Engines shard KV heads evenly or replicate them: TP must divide the KV heads or be a
   // multiple of them (vLLM's rule).
   if (!model.mla && model.num_key_value_heads % layout.tp != 0 &&
       layout.tp % model.num_key_value_heads != 0) {
-    return fmt::format(
-        "layout.tp: {} neither divides nor is a multiple of the {} KV heads of '{}'", layout.tp,
-        model.num_key_value_heads, model.id);
+    return fmt::format("layout.tp: {} neither divides nor is a multiple of the {} KV heads of '{}'",
+                       layout.tp, model.num_key_value_heads, model.id);
   }
   if (layout.pp > model.num_hidden_layers) {
-    return fmt::format("layout.pp: {} stages for {} layers of '{}'", layout.pp,
-                                 model.num_hidden_layers, model.id);
+    return fmt::format("layout.pp: {} stages for {} layers of '{}'", layout.pp, model.num_hidden_layers,
+                       model.id);
   }
   if (layout.ep > 1) {
     if (!model.moe) {
       return fmt::format("layout.ep: '{}' is not a mixture-of-experts model", model.id);
     }
     if (model.moe->routed_experts % layout.ep != 0) {
-      return fmt::format("layout.ep: {} does not divide the {} experts of '{}'",
-                                   layout.ep, model.moe->routed_experts, model.id);
+      return fmt::format("layout.ep: {} does not divide the {} experts of '{}'", layout.ep,
+                         model.moe->routed_experts, model.id);
     }
     if ((layout.tp * layout.dp) % layout.ep != 0) {
-      return fmt::format(
-          "layout.ep: {} does not divide the {} GPUs of a pipeline stage (TP {} x DP {})",
-          layout.ep, layout.tp * layout.dp, layout.tp, layout.dp);
+      return fmt::format("layout.ep: {} does not divide the {} GPUs of a pipeline stage (TP {} x DP {})", layout.ep,
+                         layout.tp * layout.dp, layout.tp, layout.dp);
     }
   }
   return std::nullopt;
