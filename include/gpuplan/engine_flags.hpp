@@ -2,16 +2,23 @@
 // The launch command of a planned deployment for a serving engine (`gpuplan plan --emit`), and
 // its inverse: the layout, formats and batch cap read back from such a command.
 //
-//   vLLM          vllm serve M --tensor-parallel-size --pipeline-parallel-size
+//   vLLM          vllm serve M --tensor-parallel-size --pipeline-parallel-size [--data-parallel-size]
 //                 [--enable-expert-parallel] --max-num-seqs --max-model-len --gpu-memory-utilization
 //                 --dtype | --quantization --kv-cache-dtype auto|fp8
-//   SGLang        python -m sglang.launch_server --model-path M --tp-size --pp-size [--ep-size]
+//   SGLang        python -m sglang.launch_server --model-path M --tp-size --pp-size
+//                 [--dp-size --enable-dp-attention] [--ep-size]
 //                 --max-running-requests --context-length --mem-fraction-static
 //                 --dtype | --quantization --kv-cache-dtype auto|fp8_e4m3
 //   TensorRT-LLM  trtllm-serve M --backend pytorch --tp_size --pp_size [--ep_size] --max_batch_size
-//                 --max_seq_len --kv_cache_free_gpu_memory_fraction; the KV dtype goes in the
-//                 --extra_llm_api_options YAML (kv_cache_config.dtype), weights come quantized
-//                 in the checkpoint (ModelOpt)
+//                 --max_seq_len --kv_cache_free_gpu_memory_fraction; the KV dtype and attention DP
+//                 go in the --extra_llm_api_options YAML (kv_cache_config.dtype,
+//                 enable_attention_dp), weights come quantized in the checkpoint (ModelOpt)
+// DP attention (Layout::dp_attention, D ranks): vLLM --tensor-parallel-size TP
+// --data-parallel-size D --enable-expert-parallel (docs.vllm.ai, expert parallel deployment);
+// SGLang --tp-size TP x D --dp-size D --enable-dp-attention --ep-size EP, and
+// --max-running-requests over all ranks (docs.sglang.io, DP, DPA and sgl-router); TensorRT-LLM
+// --tp_size D --ep_size EP with enable_attention_dp: true (attention at TP 1; TensorRT-LLM's
+// DeepSeek-R1 serving example).
 
 #include <cstdint>
 #include <string>
@@ -26,12 +33,13 @@ namespace gpuplan {
 /// What a launch command sets.
 struct LaunchSettings {
   std::string model;                 ///< HF repository or path
-  Layout layout;                     ///< one replica: TP, PP, EP (= TP or 1)
+  Layout layout;                     ///< one replica: TP, PP, EP (1, TP, or TP x DP with DP attention), DP ranks
   DType weights_dtype = DType::bf16;
   DType kv_dtype = DType::bf16;
-  std::uint64_t max_num_seqs = 1;    ///< batch cap per replica
+  std::uint64_t max_num_seqs = 1;    ///< batch cap per replica (per DP rank)
   std::uint64_t max_model_len = 0;   ///< tokens per sequence (prompt + output)
   double memory_share = 0.9;         ///< the engine's memory share flag
+  std::uint64_t gpus_per_node = 8;   ///< a replica wider than a node gets a note on launching it over nodes
 };
 
 struct EngineLaunch {
@@ -46,8 +54,10 @@ struct EngineLaunch {
 /// The command for `engine` (not `neutral`: InputError naming `engine.name`).
 EngineLaunch launch_command(Engine engine, const LaunchSettings& settings);
 
-/// Reads a command `launch_command` wrote (or one written by hand with the same flags) back;
-/// unknown flags are ignored, malformed values throw InputError naming the flag.
-LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string>& argv);
+/// Reads a command `launch_command` wrote (or one written by hand with the same flags) back, with
+/// the lines of its TensorRT-LLM YAML; unknown flags are ignored, malformed values throw
+/// InputError naming the flag.
+LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string>& argv,
+                                    const std::vector<std::string>& config_yaml = {});
 
 }  // namespace gpuplan

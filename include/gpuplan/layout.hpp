@@ -3,6 +3,8 @@
 // parallelism and data-parallel replicas (DP). One replica spans TP x PP GPUs.
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include <gpuplan/model_spec.hpp>
 
@@ -18,11 +20,19 @@ struct Layout {
   [[nodiscard]] std::uint64_t gpus_per_replica() const { return tp * pp; }
   /// Ways the routed experts are split: EP when set, otherwise TP (each expert TP-sharded).
   [[nodiscard]] std::uint64_t expert_shards() const { return ep > tp ? ep : tp; }
+  /// Data-parallel attention: the DP ranks share the experts (EP spans more than one rank), so
+  /// they run as one engine (vLLM --data-parallel-size with --enable-expert-parallel, SGLang
+  /// --enable-dp-attention, TensorRT-LLM enable_attention_dp), each with its own batch and KV cache.
+  [[nodiscard]] bool dp_attention() const { return dp > 1 && ep > tp; }
 };
 
 /// Checks a layout against a model: every degree >= 1, TP divides the attention heads,
 /// PP at most the layers, EP divides the routed experts and the GPUs of the deployment
 /// divided by PP, EP > 1 only for MoE. Throws InputError naming the `layout.*` field.
 void validate_layout(const Layout& layout, const ModelSpec& model);
+
+/// The same checks without throwing: the message validate_layout would throw, or nullopt when
+/// the layout is valid (for searches that skip a layout and go on).
+std::optional<std::string> layout_problem(const Layout& layout, const ModelSpec& model);
 
 }  // namespace gpuplan

@@ -69,6 +69,10 @@ struct PerfRequest {
   std::uint64_t max_batch = kDefaultEngineMaxBatch;  ///< engine batch cap per replica
 };
 
+/// Why weights in `weights` cannot be timed on `gpu` (the catalog has no dense, or sparse, peak
+/// for the tensor-core type they compute in), naming `perf.sparse`; nullopt when they can.
+std::optional<std::string> timing_problem(const GpuSpec& gpu, DType weights, bool sparse);
+
 /// Checks what the fit does not: an architecture, no MIG, input + output within the model's
 /// context, efficiency factors. Throws InputError naming `perf.*` or `efficiency.*`.
 void validate_perf_request(const ModelSpec& model, const PerfRequest& request);

@@ -1,8 +1,10 @@
 #pragma once
 // The planner behind `gpuplan plan`: the cheapest deployments of one model that meet a load and
 // latency targets. It enumerates GPU x weights format x KV format x replica layout (TP within a
-// node, PP across nodes, EP for MoE, up to 64 GPUs a replica), drops layouts whose weights or one
-// sequence cannot fit before timing them, finds per layout the largest batch that meets the
+// node, PP across nodes, EP for MoE, DP attention with EP for MoE, TP across nodes when the
+// weights do not fit one node; up to 64 GPUs a replica), skips a layout the model does not allow
+// on its own (counted, with the reason), drops layouts whose weights or one sequence cannot fit
+// before timing them, finds per layout the largest batch that meets the
 // latency targets (latency grows with the batch, so a bisection finds it) and the replicas the
 // load needs, and prices them. It also keeps each GPU's Pareto frontier of throughput per GPU
 // against tokens/s per user, and, when nothing meets the targets, the target that binds.
@@ -56,6 +58,10 @@ struct PlanRequest {
   PlanTargets targets;
   std::size_t top = 10;
   BatchSearch batch_search = BatchSearch::bisect;
+  /// Empty: the layouts plan_layouts() enumerates for each GPU and format. Else exactly these on
+  /// every GPU, each checked on its own: one the model does not allow is skipped (counted in
+  /// PlanCounts::skipped with its reason) and the others are searched.
+  std::vector<Layout> layouts;
 };
 
 /// One deployment: replicas of one layout on one GPU type.
@@ -63,12 +69,14 @@ struct PlanConfig {
   std::string gpu;
   DType weights_dtype = DType::bf16;
   DType kv_dtype = DType::bf16;
-  Layout layout;                       ///< one replica (dp = 1)
-  std::uint64_t batch = 0;             ///< sequences per replica at the target load
-  std::uint64_t max_batch = 0;         ///< largest batch per replica that meets the latency targets
+  /// One replica: one engine instance of layout.gpus() GPUs. dp > 1 only with DP attention
+  /// (Layout::dp_attention): DP ranks that share the experts, each with its own batch.
+  Layout layout;
+  std::uint64_t batch = 0;             ///< sequences per replica (per DP rank under DP attention) at the target load
+  std::uint64_t max_batch = 0;         ///< largest such batch that meets the latency targets
   std::uint64_t max_batch_by_memory = 0;
   std::uint64_t replicas = 1;
-  std::uint64_t gpus = 0;              ///< replicas x TP x PP
+  std::uint64_t gpus = 0;              ///< replicas x layout.gpus()
   Price price;
   CostResult cost;                     ///< at the target load (or full capacity without one)
   double output_tokens_per_s = 0;      ///< deployment capacity at `batch` (estimate)
@@ -114,6 +122,7 @@ struct PlanMiss {
 /// What the search did.
 struct PlanCounts {
   std::uint64_t layouts = 0;           ///< GPU x weights x KV x replica layouts enumerated
+  std::uint64_t skipped = 0;           ///< of those, not allowed for the model (PlanResult::skipped says why)
   std::uint64_t pruned = 0;            ///< of those, dropped before timing: weights or one sequence do not fit
   std::uint64_t timed = 0;             ///< layouts with a performance model
   std::uint64_t evaluated = 0;         ///< (layout, batch) points evaluated
@@ -129,6 +138,7 @@ struct PlanResult {
   std::optional<PlanMiss> miss;            ///< set when no configuration meets every target
   PlanCounts counts;
   std::vector<std::string> unpriced_gpus;  ///< GPUs asked for without a matching price
+  std::map<std::string, std::uint64_t> skipped;  ///< why layouts were skipped -> how many
   std::vector<std::string> notes;
 };
 
@@ -137,6 +147,16 @@ struct PlanResult {
 std::vector<DType> default_weights_dtypes(const GpuSpec& gpu);
 /// bf16, and fp8 where the GPU has FP8.
 std::vector<DType> default_kv_dtypes(const GpuSpec& gpu);
+
+/// The replica layouts the planner searches on `gpu`, each one the model allows, of at most
+/// request.max_gpus_per_replica GPUs: TP within a node (dividing the heads as vLLM requires) x PP
+/// up to the layers (stages across nodes once a replica outgrows one); for MoE each TP > 1 also
+/// with its experts spread over it (EP = TP), and DP attention: D ranks of attention TP 1 sharing
+/// experts split D ways (EP = D, the DeepSeek recipe of vLLM, SGLang and TensorRT-LLM, whose
+/// attention DP runs attention at TP 1). `weights_exceed_node`: the weights do not fit one node's
+/// GPUs, so TP also spans nodes (2, 4, ... nodes, PP 1), over the network.
+std::vector<Layout> plan_layouts(const ModelSpec& model, const GpuSpec& gpu, const PlanRequest& request,
+                                 bool weights_exceed_node);
 
 /// Validates the request (targets positive and finite, names known; errors name `plan.*`,
 /// `perf.*`, `cost.*`) and searches. Pure: no I/O.

@@ -147,7 +147,7 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
       ->delimiter(',')
       ->capture_default_str();
   sub->add_option("--top", o->top, "Configurations to list")->capture_default_str()->transform(whole_number())->check(CLI::Range(1, 10000));
-  sub->add_option("--max-gpus-per-replica", o->max_gpus_per_replica, "Largest replica (TP x PP GPUs)")
+  sub->add_option("--max-gpus-per-replica", o->max_gpus_per_replica, "Largest replica (TP x PP GPUs, or the ranks of DP attention)")
       ->capture_default_str()
       ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));

@@ -119,6 +119,7 @@ inline constexpr FieldFlag kFieldsWithoutFlag[] = {
     {"compare:", "names the command"},
     {"calibrate:", "names `validate --calibrate`"},
     {"engine.command:", "parses a launch command back (tests), not a flag"},
+    {"engine.layout:", "the planner's layouts; trtllm-serve cannot launch TP x DP other than attention DP"},
     {"train:", "names the command"},
     {"train.reserve_bytes:", "a fixed framework reserve"},
     {"train_efficiency:", "calibrated constants"},

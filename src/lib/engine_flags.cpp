@@ -1,5 +1,6 @@
 #include <gpuplan/engine_flags.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 
@@ -17,6 +18,8 @@ struct Spelling {
   std::string model;  // empty: positional
   std::string tp, pp, ep;   // ep empty: a bare switch `ep_switch`
   std::string ep_switch;
+  std::string dp;            // data-parallel ranks of one engine (empty: not a flag)
+  std::string dp_attention;  // the switch that makes them DP attention (empty: implied, or YAML)
   std::string seqs, len, share;
   std::string dtype, quantization, kv;
   std::string kv_fp8;
@@ -25,15 +28,18 @@ struct Spelling {
 const Spelling& spelling(Engine e) {
   static const Spelling vllm{.program = {"vllm", "serve"}, .model = "", .tp = "--tensor-parallel-size",
                              .pp = "--pipeline-parallel-size", .ep = "", .ep_switch = "--enable-expert-parallel",
+                             .dp = "--data-parallel-size", .dp_attention = "",
                              .seqs = "--max-num-seqs", .len = "--max-model-len", .share = "--gpu-memory-utilization",
                              .dtype = "--dtype", .quantization = "--quantization", .kv = "--kv-cache-dtype", .kv_fp8 = "fp8"};
   static const Spelling sglang{.program = {"python", "-m", "sglang.launch_server"}, .model = "--model-path",
                                .tp = "--tp-size", .pp = "--pp-size", .ep = "--ep-size", .ep_switch = "",
+                               .dp = "--dp-size", .dp_attention = "--enable-dp-attention",
                                .seqs = "--max-running-requests", .len = "--context-length",
                                .share = "--mem-fraction-static", .dtype = "--dtype", .quantization = "--quantization",
                                .kv = "--kv-cache-dtype", .kv_fp8 = "fp8_e4m3"};
   static const Spelling trtllm{.program = {"trtllm-serve"}, .model = "", .tp = "--tp_size", .pp = "--pp_size",
-                               .ep = "--ep_size", .ep_switch = "", .seqs = "--max_batch_size", .len = "--max_seq_len",
+                               .ep = "--ep_size", .ep_switch = "", .dp = "", .dp_attention = "",
+                               .seqs = "--max_batch_size", .len = "--max_seq_len",
                                .share = "--kv_cache_free_gpu_memory_fraction", .dtype = "", .quantization = "",
                                .kv = "", .kv_fp8 = "fp8"};
   switch (e) {
@@ -64,6 +70,8 @@ std::string_view torch_dtype(DType w) {
   return w == DType::fp16 ? "float16" : (w == DType::fp32 ? "float32" : "bfloat16");
 }
 
+constexpr std::string_view kAttentionDpYaml = "enable_attention_dp: true";
+
 std::uint64_t parse_count(std::string_view flag, std::string_view text) {
   std::uint64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -71,6 +79,29 @@ std::uint64_t parse_count(std::string_view flag, std::string_view text) {
     throw InputError(fmt::format("{}: expected a positive whole number, got '{}'", flag, text));
   }
   return v;
+}
+
+/// How each engine runs one replica over several nodes (the command above is the same on each).
+std::string multi_node_note(Engine e, const Layout& l, std::uint64_t gpus_per_node) {
+  const std::uint64_t nodes = (l.gpus() + gpus_per_node - 1) / gpus_per_node;
+  const std::string head = fmt::format("{} GPUs span {} nodes: ", l.gpus(), nodes);
+  switch (e) {
+    case Engine::vllm:
+      if (l.dp > 1) {
+        return head + fmt::format("run it on each node with --data-parallel-size-local {} and --data-parallel-address of the "
+                                  "first node (--headless --data-parallel-start-rank {} x node index on the others)",
+                                  l.dp / nodes, l.dp / nodes);
+      }
+      return head + "start a Ray cluster over them and run it on the head node";
+    case Engine::sglang:
+      return head + fmt::format("run it on each node with --nnodes {} --node-rank 0..{} --dist-init-addr FIRST_NODE:PORT",
+                                nodes, nodes - 1);
+    case Engine::trtllm:
+      return head + fmt::format("launch it over them with mpirun or srun (trtllm-llmapi-launch), {} ranks a node",
+                                gpus_per_node);
+    case Engine::neutral: break;
+  }
+  return head;
 }
 
 }  // namespace
@@ -93,22 +124,52 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
   if (engine == Engine::trtllm) {
     add("--backend", "pytorch");
   }
-  add(sp.tp, std::to_string(s.layout.tp));
-  add(sp.pp, std::to_string(s.layout.pp));
-  if (s.layout.ep > 1) {
+  const Layout& l = s.layout;
+  // The engines count DP ranks differently: vLLM takes TP per rank and the ranks; SGLang a TP
+  // size over every rank, the ranks and the DP-attention switch (attention TP = tp-size / dp-size),
+  // and a request cap over every rank; TensorRT-LLM's attention DP makes every rank of tp_size
+  // one (attention at TP 1, enable_attention_dp in the YAML), each with its own max_batch_size.
+  std::uint64_t seqs = s.max_num_seqs;
+  if (engine == Engine::trtllm && l.dp > 1) {
+    if (!l.dp_attention() || l.tp > 1) {
+      throw InputError(fmt::format("engine.layout: trtllm-serve runs DP only as attention DP at TP 1 with the "
+                                   "experts over every rank; TP {} DP {} EP {} is one command per replica",
+                                   l.tp, l.dp, l.ep));
+    }
+    add(sp.tp, std::to_string(l.dp));
+  } else if (engine == Engine::sglang && l.dp > 1) {
+    add(sp.tp, std::to_string(l.tp * l.dp));
+    seqs *= l.dp;
+  } else {
+    add(sp.tp, std::to_string(l.tp));
+  }
+  add(sp.pp, std::to_string(l.pp));
+  if (l.dp > 1 && !sp.dp.empty()) {
+    add(sp.dp, std::to_string(l.dp));
+    if (l.dp_attention() && !sp.dp_attention.empty()) {
+      out.argv.push_back(sp.dp_attention);
+    }
+  }
+  if (l.ep > 1) {
     if (sp.ep.empty()) {
       out.argv.push_back(sp.ep_switch);  // vLLM: experts over TP x DP GPUs
     } else {
-      add(sp.ep, std::to_string(s.layout.ep));
+      add(sp.ep, std::to_string(l.ep));
     }
   }
-  add(sp.seqs, std::to_string(s.max_num_seqs));
+  add(sp.seqs, std::to_string(seqs));
   add(sp.len, std::to_string(s.max_model_len));
   add(sp.share, fmt::format("{:g}", s.memory_share));
   const std::string_view quantization = quantization_name(engine, s.weights_dtype);
   if (engine == Engine::trtllm) {
+    if (l.dp > 1) {
+      out.config_yaml.push_back(std::string(kAttentionDpYaml));
+    }
     if (s.kv_dtype == DType::fp8) {
-      out.config_yaml = {"kv_cache_config:", "  dtype: fp8"};
+      out.config_yaml.push_back("kv_cache_config:");
+      out.config_yaml.push_back("  dtype: fp8");
+    }
+    if (!out.config_yaml.empty()) {
       add("--extra_llm_api_options", "plan.yaml");
     }
     if (!quantization.empty()) {
@@ -128,13 +189,18 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
     }
     add(sp.kv, s.kv_dtype == DType::fp8 ? sp.kv_fp8 : "auto");
   }
+  if (l.gpus() > s.gpus_per_node && s.gpus_per_node > 0) {
+    out.notes.push_back(multi_node_note(engine, l, s.gpus_per_node));
+  }
   return out;
 }
 
-LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string>& argv) {
+LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string>& argv,
+                                    const std::vector<std::string>& config_yaml) {
   const Spelling& sp = spelling(engine);
   LaunchSettings s;
   bool ep_switch = false;
+  bool dp_attention = false;
   std::size_t i = sp.program.size();
   if (argv.size() < i || !std::equal(sp.program.begin(), sp.program.end(), argv.begin())) {
     throw InputError(fmt::format("engine.command: expected it to start with '{}'", fmt::join(sp.program, " ")));
@@ -160,6 +226,10 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
       s.layout.ep = parse_count(a, value(a));
     } else if (!sp.ep_switch.empty() && a == sp.ep_switch) {
       ep_switch = true;
+    } else if (!sp.dp.empty() && a == sp.dp) {
+      s.layout.dp = parse_count(a, value(a));
+    } else if (!sp.dp_attention.empty() && a == sp.dp_attention) {
+      dp_attention = true;
     } else if (a == sp.seqs) {
       s.max_num_seqs = parse_count(a, value(a));
     } else if (a == sp.len) {
@@ -193,8 +263,20 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
   if (quantized) {
     s.weights_dtype = *quantized;
   }
+  if (engine == Engine::trtllm &&
+      std::find(config_yaml.begin(), config_yaml.end(), kAttentionDpYaml) != config_yaml.end()) {
+    s.layout.dp = s.layout.tp;  // every rank of tp_size attends alone
+    s.layout.tp = 1;
+  }
+  if (dp_attention) {  // SGLang: --tp-size spans the ranks, --max-running-requests too
+    if (s.layout.tp % s.layout.dp != 0) {
+      throw InputError(fmt::format("{}: {} ranks do not divide --tp-size {}", sp.dp, s.layout.dp, s.layout.tp));
+    }
+    s.layout.tp /= s.layout.dp;
+    s.max_num_seqs = std::max<std::uint64_t>(1, s.max_num_seqs / s.layout.dp);
+  }
   if (ep_switch) {
-    s.layout.ep = s.layout.tp;
+    s.layout.ep = s.layout.tp * s.layout.dp;  // vLLM: the experts over every GPU of the ranks
   }
   return s;
 }

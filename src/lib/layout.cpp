@@ -1,5 +1,7 @@
 #include <gpuplan/layout.hpp>
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
@@ -7,59 +9,58 @@
 namespace gpuplan {
 
 void validate_layout(const Layout& layout, const ModelSpec& model) {
+  if (std::optional<std::string> problem = layout_problem(layout, model)) {
+    throw InputError(std::move(*problem));
+  }
+}
+
+std::optional<std::string> layout_problem(const Layout& layout, const ModelSpec& model) {
   static constexpr std::uint64_t kMaxDegree = 1u << 16;
-  const auto check_degree = [](std::string_view name, std::uint64_t value) {
+  for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"tp", layout.tp},
+                                    {"pp", layout.pp}, {"ep", layout.ep}, {"dp", layout.dp}}) {
     if (value < 1 || value > kMaxDegree) {
-      throw InputError(
-          fmt::format("layout.{}: must be between 1 and {}, got {}", name, kMaxDegree, value));
+      return fmt::format("layout.{}: must be between 1 and {}, got {}", name, kMaxDegree, value);
     }
-  };
-  check_degree("tp", layout.tp);
-  check_degree("pp", layout.pp);
-  check_degree("ep", layout.ep);
-  check_degree("dp", layout.dp);
+  }
+  // Each degree is at most 2^16, so the product cannot overflow 64 bits.
   if (layout.gpus() > kMaxDegree) {
-    throw InputError(fmt::format("layout.gpus: {} GPUs is more than the {} supported", layout.gpus(),
-                                 kMaxDegree));
+    return fmt::format("layout.gpus: {} GPUs is more than the {} supported", layout.gpus(), kMaxDegree);
   }
   if (!model.has_architecture()) {
     if (layout.ep > 1) {
-      throw InputError("layout.ep: expert parallelism needs a model with experts, and a bare "
-                       "parameter count has none");
+      return "layout.ep: expert parallelism needs a model with experts, and a bare parameter count has none";
     }
-    return;
+    return std::nullopt;
   }
   if (model.num_attention_heads % layout.tp != 0) {
-    throw InputError(fmt::format(
-        "layout.tp: {} does not divide the {} attention heads of '{}'", layout.tp,
-        model.num_attention_heads, model.id));
+    return fmt::format("layout.tp: {} does not divide the {} attention heads of '{}'", layout.tp,
+                       model.num_attention_heads, model.id);
   }
   // Engines shard KV heads evenly or replicate them: TP must divide the KV heads or be a
   // multiple of them (vLLM's rule).
   if (!model.mla && model.num_key_value_heads % layout.tp != 0 &&
       layout.tp % model.num_key_value_heads != 0) {
-    throw InputError(fmt::format(
-        "layout.tp: {} neither divides nor is a multiple of the {} KV heads of '{}'", layout.tp,
-        model.num_key_value_heads, model.id));
+    return fmt::format("layout.tp: {} neither divides nor is a multiple of the {} KV heads of '{}'",
+                       layout.tp, model.num_key_value_heads, model.id);
   }
   if (layout.pp > model.num_hidden_layers) {
-    throw InputError(fmt::format("layout.pp: {} stages for {} layers of '{}'", layout.pp,
-                                 model.num_hidden_layers, model.id));
+    return fmt::format("layout.pp: {} stages for {} layers of '{}'", layout.pp, model.num_hidden_layers,
+                       model.id);
   }
   if (layout.ep > 1) {
     if (!model.moe) {
-      throw InputError(fmt::format("layout.ep: '{}' is not a mixture-of-experts model", model.id));
+      return fmt::format("layout.ep: '{}' is not a mixture-of-experts model", model.id);
     }
     if (model.moe->routed_experts % layout.ep != 0) {
-      throw InputError(fmt::format("layout.ep: {} does not divide the {} experts of '{}'",
-                                   layout.ep, model.moe->routed_experts, model.id));
+      return fmt::format("layout.ep: {} does not divide the {} experts of '{}'", layout.ep,
+                         model.moe->routed_experts, model.id);
     }
     if ((layout.tp * layout.dp) % layout.ep != 0) {
-      throw InputError(fmt::format(
-          "layout.ep: {} does not divide the {} GPUs of a pipeline stage (TP {} x DP {})",
-          layout.ep, layout.tp * layout.dp, layout.tp, layout.dp));
+      return fmt::format("layout.ep: {} does not divide the {} GPUs of a pipeline stage (TP {} x DP {})", layout.ep,
+                         layout.tp * layout.dp, layout.tp, layout.dp);
     }
   }
+  return std::nullopt;
 }
 
 }  // namespace gpuplan

@@ -34,6 +34,14 @@ std::string compute_type_for(DType weights, const GpuSpec& gpu) {
 
 }  // namespace
 
+std::optional<std::string> timing_problem(const GpuSpec& gpu, DType weights, bool sparse) {
+  const std::string type = compute_type_for(weights, gpu);
+  if (!(sparse ? gpu.sparse_flop_per_s : gpu.dense_flop_per_s).contains(type)) {
+    return fmt::format("perf.sparse: {} has no {} {} figure in the catalog", gpu.id, sparse ? "sparse" : "dense", type);
+  }
+  return std::nullopt;
+}
+
 void validate_perf_request(const ModelSpec& m, const PerfRequest& r) {
   if (!m.has_architecture()) {
     throw InputError("perf: a bare parameter count has no architecture to time; give a catalog "
@@ -115,14 +123,12 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   const Layout& l = request_.fit.layout;
   const ParamCount& p = fit_.params;
 
+  if (std::optional<std::string> problem = timing_problem(gpu, request_.fit.weights_dtype, request_.sparse)) {
+    throw InputError(std::move(*problem));
+  }
   compute_type_ = compute_type_for(request_.fit.weights_dtype, gpu);
   const auto& table = request_.sparse ? gpu.sparse_flop_per_s : gpu.dense_flop_per_s;
-  const auto peak = table.find(compute_type_);
-  if (peak == table.end()) {
-    throw InputError(fmt::format("perf.sparse: {} has no {} {} figure in the catalog", gpu.id,
-                                 request_.sparse ? "sparse" : "dense", compute_type_));
-  }
-  peak_flop_per_s_ = peak->second;
+  peak_flop_per_s_ = table.at(compute_type_);
   bandwidth_bytes_per_s_ = gpu.memory_bandwidth_bytes_per_s;
 
   // Weights read each step: everything but the embedding table (a gather of a few rows); a tied
@@ -213,8 +219,10 @@ double PerfModel::communication_s(double tokens, const Efficiency& e) const {
     return 2.0 * layers_per_stage_ * allreduce;
   }
   // Under EP, MoE layers replace the MLP's all-reduce by dispatch and combine all-to-alls in
-  // which each GPU sends only its own tokens (a 1/TP share of the replica's) to k experts.
-  const double own_tokens = tokens * expert_token_multiplier_ / d(l.tp);
+  // which each GPU sends only its own tokens (a 1/TP share of its replica's) to k experts. With
+  // EP over several DP ranks the experts see every rank's tokens, but a GPU still sends (and,
+  // by symmetry, receives) only its own share: the rank count does not multiply the message.
+  const double own_tokens = tokens / d(l.tp);
   return (2.0 * layers_per_stage_ - moe_layers_per_stage_) * allreduce +
          2.0 * moe_layers_per_stage_ * alltoall_s(own_tokens * experts_per_token_ * activation_bytes_per_token_, l.ep, ep);
 }

@@ -46,6 +46,15 @@ void validate_plan_request(const ModelSpec& model, const PlanRequest& r) {
     throw InputError("plan.mig_profile: the planner deploys whole GPUs");
   }
   validate_perf_request(model, r.perf);
+  if (t.output_tokens_per_s) {
+    // Cost counts the prompts too: the input rate the load brings must be one it accepts.
+    const double input = input_tokens_per_s_for(*t.output_tokens_per_s, r.perf.input_tokens, r.perf.output_tokens);
+    if (!(input < 1e12)) {
+      throw InputError(fmt::format("plan.output_tokens_per_s: {:g} output tok/s at {} tokens in per {} out is {:g} input "
+                                   "tok/s; at most 1e12 can be priced",
+                                   *t.output_tokens_per_s, r.perf.input_tokens, r.perf.output_tokens, input));
+    }
+  }
 }
 
 /// The cheapest price of each GPU in the request's provider, mode and region; given prices win.
@@ -87,25 +96,6 @@ std::map<std::string, Price> prices_by_gpu(const Catalog& catalog, const PlanReq
   return out;
 }
 
-/// Replica layouts of at most `max_gpus` GPUs: TP within a node dividing the heads as vLLM
-/// requires, PP up to the layers, and for MoE each TP > 1 also with experts spread over it (EP).
-std::vector<Layout> replica_layouts(const ModelSpec& model, const GpuSpec& gpu, const PlanRequest& r) {
-  const std::uint64_t node_tp = tp_within_node(gpu, {.gpus = 1, .gpus_per_node = r.gpus_per_node});
-  std::vector<Layout> out;
-  for (std::uint64_t tp = 1; tp <= std::min(node_tp, r.max_gpus_per_replica); ++tp) {
-    if (!tp_allowed(model, tp)) {
-      continue;
-    }
-    for (std::uint64_t pp = 1; tp * pp <= r.max_gpus_per_replica && pp <= model.num_hidden_layers; ++pp) {
-      out.push_back(Layout{.tp = tp, .pp = pp, .ep = 1, .dp = 1});
-      if (model.moe && tp > 1 && model.moe->routed_experts % tp == 0) {
-        out.push_back(Layout{.tp = tp, .pp = pp, .ep = tp, .dp = 1});
-      }
-    }
-  }
-  return out;
-}
-
 /// Batches the frontier samples: 1, 2, 3, 4, 6, 8, 12, 16, 24, ... up to `cap`, and `cap`.
 std::vector<std::uint64_t> frontier_batches(std::uint64_t cap) {
   std::vector<std::uint64_t> out;
@@ -133,6 +123,11 @@ class Search {
   };
 
   void search_gpu(const GpuSpec& gpu, const Price& price);
+  void search_format(const GpuSpec& gpu, const Price& price, DType weights, const std::vector<DType>& kvs);
+  void skip(std::string reason) {
+    ++result_.counts.skipped;
+    ++result_.skipped[std::move(reason)];
+  }
   void search_layout(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const EstimateBand& band);
   // Every point evaluated also joins the GPU's frontier.
   PerfPoint eval(const PerfModel& pm, std::uint64_t batch) {
@@ -206,7 +201,7 @@ Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const P
   k.max_batch = at_max.batch;
   k.max_batch_by_memory = pm.max_batch_by_memory();
   k.replicas = replicas;
-  k.gpus = replicas * l.gpus_per_replica();
+  k.gpus = replicas * l.gpus();
   k.price = price;
   k.output_tokens_per_s = d(replicas) * op.output_tokens_per_s;
   k.band_low = 1.0 + std::min(0.0, band.band.low);
@@ -223,9 +218,8 @@ Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const P
     // The band moves the replicas the load needs: fewer at the high edge, more at the low one.
     const auto usd_at = [&](double share) {
       // At the band's edge the load may need more GPUs than any deployment: price the most.
-      const std::uint64_t n = std::min(replicas_for(target, at_max.output_tokens_per_s * share),
-                                       kMaxGpus / l.gpus_per_replica());
-      return price_deployment(r_, gpu, price, n * l.gpus_per_replica(), *target).usd_per_hour();
+      const std::uint64_t n = std::min(replicas_for(target, at_max.output_tokens_per_s * share), kMaxGpus / l.gpus());
+      return price_deployment(r_, gpu, price, n * l.gpus(), *target).usd_per_hour();
     };
     c.key = k.cost.usd_per_hour();
     c.key_low = usd_at(k.band_low);
@@ -242,6 +236,9 @@ void Search::consider_miss(const Candidate& c, const PerfPoint& best) {
   // How far the layout's best point is from each target (> 1: missed).
   const PlanTargets& t = r_.targets;
   std::vector<std::pair<PlanTarget, double>> ratios;
+  if (t.output_tokens_per_s) {
+    ratios.emplace_back(PlanTarget::output_tokens_per_s, *t.output_tokens_per_s / c.config.output_tokens_per_s);
+  }
   if (t.max_itl_s) {
     ratios.emplace_back(PlanTarget::max_itl, best.itl_s / *t.max_itl_s);
   }
@@ -321,7 +318,10 @@ void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfMod
     }
   }
   const std::optional<double>& target = t.output_tokens_per_s;
-  const std::uint64_t replicas = replicas_for(target, at_max.output_tokens_per_s);
+  // A load that needs more GPUs of this layout than any deployment has gets the most there can
+  // be, and misses the load target by the ratio left (a result, not an error).
+  const std::uint64_t replicas =
+      std::min(replicas_for(target, at_max.output_tokens_per_s), kMaxGpus / pm.request().fit.layout.gpus());
   PerfPoint op = at_max;
   if (target && latency_met) {
     const auto carries = [&](const PerfPoint& p) { return d(replicas) * p.output_tokens_per_s >= *target; };
@@ -347,9 +347,6 @@ void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfMod
       }
     }
   }
-  if (replicas * pm.request().fit.layout.gpus_per_replica() > kMaxGpus) {
-    return;  // the load needs more GPUs of this layout than any deployment has: not a candidate
-  }
   Candidate c = priced(gpu, price, pm, at_max, op, replicas, band);
   const bool load_ok = !target || c.config.output_tokens_per_s >= *target * (1.0 - 1e-9);
   const bool budget_ok =
@@ -366,47 +363,58 @@ void Search::search_gpu(const GpuSpec& gpu, const Price& price) {
   gpu_id_ = gpu.id;
   const std::vector<DType> weights = r_.weights_dtypes.empty() ? default_weights_dtypes(gpu) : r_.weights_dtypes;
   const std::vector<DType> kvs = r_.kv_dtypes.empty() ? default_kv_dtypes(gpu) : r_.kv_dtypes;
-  const std::vector<Layout> layouts = replica_layouts(model_, gpu, r_);
   for (DType wf : weights) {
-    try {
-      const EstimateBand band = estimate_band(catalog_, model_, gpu, wf);
-      // Weights of the whole model in this format: a replica of n GPUs holds at least 1/n of
-      // them, so a replica too small for that share is dropped without a fit.
-      double model_weights_bytes = -1;
-      double engine_cap_bytes = 0;
-      for (DType kv : kvs) {
-        for (const Layout& l : layouts) {
-          ++result_.counts.layouts;
-          if (model_weights_bytes > 0 && model_weights_bytes / d(l.gpus_per_replica()) > engine_cap_bytes) {
-            ++result_.counts.pruned;
-            continue;
-          }
-          PerfRequest pr = r_.perf;
-          pr.fit.layout = l;
-          pr.fit.weights_dtype = wf;
-          pr.fit.kv_dtype = kv;
-          pr.fit.weight_formats.reset();
-          pr.fit.embeddings_dtype.reset();
-          pr.fit.concurrency = 1;
-          const PerfModel pm(model_, gpu, pr);
-          if (model_weights_bytes < 0) {
-            model_weights_bytes = 0;
-            for (double part : pm.fit().model_weight_bytes) {
-              model_weights_bytes += part;
-            }
-            engine_cap_bytes = pm.fit().per_gpu.engine_cap_bytes;
-          }
-          if (!pm.fit().weights_fit || pm.max_batch_by_memory() == 0) {
-            ++result_.counts.pruned;
-            continue;
-          }
-          ++result_.counts.timed;
-          search_layout(gpu, price, pm, band);
-        }
+    // A format the catalog cannot time on this GPU (no peak figure for it): say so, go on.
+    if (std::optional<std::string> problem = timing_problem(gpu, wf, r_.perf.sparse)) {
+      result_.notes.push_back(fmt::format("{} with {} weights not searched: {}", gpu.id, to_string(wf), *problem));
+      continue;
+    }
+    search_format(gpu, price, wf, kvs);
+  }
+}
+
+void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights, const std::vector<DType>& kvs) {
+  const EstimateBand band = estimate_band(catalog_, model_, gpu, weights);
+  PerfRequest base = r_.perf;
+  base.fit.weights_dtype = weights;
+  base.fit.weight_formats.reset();
+  base.fit.embeddings_dtype.reset();
+  base.fit.concurrency = 1;
+  base.fit.context_tokens = base.input_tokens + base.output_tokens;
+  // The whole model's weights in this format: a replica of n GPUs holds at least 1/n of them, so
+  // a replica too small for that share is dropped without a fit, and a node too small for them
+  // calls for TP across nodes.
+  const FitResult whole = fit(model_, gpu, base.fit);
+  double weights_bytes = 0;
+  for (double part : whole.model_weight_bytes) {
+    weights_bytes += part;
+  }
+  const double cap_bytes = whole.per_gpu.engine_cap_bytes;
+  const std::uint64_t node_gpus = tp_within_node(gpu, {.gpus = 1, .gpus_per_node = r_.gpus_per_node});
+  const std::vector<Layout> layouts =
+      r_.layouts.empty() ? plan_layouts(model_, gpu, r_, weights_bytes / d(node_gpus) > cap_bytes) : r_.layouts;
+  for (DType kv : kvs) {
+    for (const Layout& l : layouts) {
+      ++result_.counts.layouts;
+      // Each layout stands alone: one the model does not allow is skipped, not the format.
+      if (std::optional<std::string> problem = layout_problem(l, model_)) {
+        skip(std::move(*problem));
+        continue;
       }
-    } catch (const InputError& e) {
-      // A format the catalog cannot time on this GPU (no peak figure for it): say so, go on.
-      result_.notes.push_back(fmt::format("{} with {} weights not searched: {}", gpu.id, to_string(wf), e.what()));
+      if (weights_bytes / d(l.gpus()) > cap_bytes) {
+        ++result_.counts.pruned;
+        continue;
+      }
+      PerfRequest pr = base;
+      pr.fit.layout = l;
+      pr.fit.kv_dtype = kv;
+      const PerfModel pm(model_, gpu, pr);  // the request, layout and format are checked above
+      if (!pm.fit().weights_fit || pm.max_batch_by_memory() == 0) {
+        ++result_.counts.pruned;
+        continue;
+      }
+      ++result_.counts.timed;
+      search_layout(gpu, price, pm, band);
     }
   }
 }
@@ -452,7 +460,7 @@ PlanResult Search::run() {
   const auto rank = [](const Candidate& c) {
     const PlanConfig& k = c.config;
     return std::tuple(c.key, k.gpus, -k.tokens_per_s_per_user, k.gpu, k.weights_dtype, k.kv_dtype, k.layout.tp,
-                      k.layout.pp, k.layout.ep);
+                      k.layout.pp, k.layout.ep, k.layout.dp);
   };
   std::sort(feasible_.begin(), feasible_.end(), [&](const Candidate& a, const Candidate& b) { return rank(a) < rank(b); });
   result_.counts.feasible = feasible_.size();
@@ -477,6 +485,9 @@ PlanResult Search::run() {
       miss.closest = closest_->config;
     }
     result_.miss = std::move(miss);
+  }
+  for (const auto& [reason, n] : result_.skipped) {
+    result_.notes.push_back(fmt::format("{} layout{} skipped: {}", n, n == 1 ? "" : "s", reason));
   }
   result_.notes.push_back(fmt::format(
       "prices: the cheapest {} price of each GPU{}{}", mode, r_.provider.empty() ? " over every provider" : " at " + r_.provider,
@@ -523,6 +534,45 @@ std::vector<DType> default_kv_dtypes(const GpuSpec& gpu) {
   return out;
 }
 
+std::vector<Layout> plan_layouts(const ModelSpec& model, const GpuSpec& gpu, const PlanRequest& r,
+                                 bool weights_exceed_node) {
+  const std::uint64_t most = r.max_gpus_per_replica;
+  const std::uint64_t node_tp = tp_within_node(gpu, {.gpus = 1, .gpus_per_node = r.gpus_per_node});
+  const auto experts_split = [&model](std::uint64_t ways) { return model.moe && model.moe->routed_experts % ways == 0; };
+  std::vector<Layout> out;
+  for (std::uint64_t tp = 1; tp <= std::min(node_tp, most); ++tp) {
+    if (!tp_allowed(model, tp)) {
+      continue;
+    }
+    for (std::uint64_t pp = 1; tp * pp <= most && pp <= model.num_hidden_layers; ++pp) {
+      out.push_back(Layout{.tp = tp, .pp = pp, .ep = 1, .dp = 1});
+      if (tp > 1 && experts_split(tp)) {
+        out.push_back(Layout{.tp = tp, .pp = pp, .ep = tp, .dp = 1});
+      }
+    }
+  }
+  // DP attention: each rank attends over its own sequences (no TP all-reduce, no KV copies of an
+  // MLA latent), the experts are split over all ranks and fed by all-to-alls.
+  for (std::uint64_t ranks = 2; ranks <= most; ++ranks) {
+    if (experts_split(ranks)) {
+      out.push_back(Layout{.tp = 1, .pp = 1, .ep = ranks, .dp = ranks});
+    }
+  }
+  // TP across nodes, only when a node cannot hold the weights (recipes pipeline between nodes
+  // first; both are searched and the network prices the difference).
+  if (weights_exceed_node) {
+    for (std::uint64_t tp = 2 * node_tp; tp <= most; tp += node_tp) {
+      if (tp_allowed(model, tp)) {
+        out.push_back(Layout{.tp = tp, .pp = 1, .ep = 1, .dp = 1});
+        if (experts_split(tp)) {
+          out.push_back(Layout{.tp = tp, .pp = 1, .ep = tp, .dp = 1});
+        }
+      }
+    }
+  }
+  return out;
+}
+
 PlanResult plan(const Catalog& catalog, const ModelSpec& model, const PlanRequest& request) {
   return Search(catalog, model, request).run();
 }
@@ -536,7 +586,7 @@ PerfPoint evaluate_config(const Catalog& catalog, const ModelSpec& model, const 
   pr.fit.weight_formats.reset();
   pr.fit.embeddings_dtype.reset();
   pr.fit.concurrency = 1;
-  const PerfModel pm(model, catalog.gpu(config.gpu), pr);
+  const PerfModel pm(model, catalog.gpu(config.gpu), pr);  // validates what a hand-made config may get wrong
   return pm.evaluate(config.batch, pr.efficiency);
 }
 

@@ -29,6 +29,9 @@ std::string layout_text(const Layout& l) {
   if (l.pp > 1) {
     s += fmt::format(" PP{}", l.pp);
   }
+  if (l.dp > 1) {
+    s += fmt::format(" DP{}", l.dp);
+  }
   if (l.ep > 1) {
     s += fmt::format(" EP{}", l.ep);
   }
@@ -63,7 +66,8 @@ LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
                         .kv_dtype = c.kv_dtype,
                         .max_num_seqs = c.max_batch,
                         .max_model_len = p.request.perf.input_tokens + p.request.perf.output_tokens,
-                        .memory_share = p.request.perf.fit.memory_utilization};
+                        .memory_share = p.request.perf.fit.memory_utilization,
+                        .gpus_per_node = p.request.gpus_per_node};
 }
 
 std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {
@@ -95,6 +99,7 @@ Json config_json(const PlanConfig& c) {
           {"tp", c.layout.tp},
           {"pp", c.layout.pp},
           {"ep", c.layout.ep},
+          {"dp", c.layout.dp},
           {"batch_per_replica", c.batch},
           {"max_batch_per_replica", c.max_batch},
           {"max_batch_by_memory", c.max_batch_by_memory},
@@ -173,7 +178,7 @@ Json plan_json(const PlanResult& p, std::optional<Engine> emit) {
                  {"max_gpus_per_replica", r.max_gpus_per_replica},
                  {"top", r.top}};
   j["evaluated"] = p.counts.evaluated;
-  j["counts"] = {{"layouts", p.counts.layouts}, {"pruned", p.counts.pruned}, {"timed", p.counts.timed},
+  j["counts"] = {{"layouts", p.counts.layouts}, {"skipped", p.counts.skipped}, {"pruned", p.counts.pruned}, {"timed", p.counts.timed},
                  {"evaluated", p.counts.evaluated}, {"feasible", p.counts.feasible}};
   j["configurations"] = Json::array();
   for (const PlanConfig& c : p.configurations) {
@@ -184,7 +189,7 @@ Json plan_json(const PlanResult& p, std::optional<Engine> emit) {
   j["pareto"] = Json::array();
   for (const ParetoPoint& q : p.pareto) {
     j["pareto"].push_back({{"gpu", q.gpu}, {"weights_dtype", to_string(q.weights_dtype)}, {"kv_dtype", to_string(q.kv_dtype)},
-                           {"tp", q.layout.tp}, {"pp", q.layout.pp}, {"ep", q.layout.ep}, {"batch", q.batch},
+                           {"tp", q.layout.tp}, {"pp", q.layout.pp}, {"ep", q.layout.ep}, {"dp", q.layout.dp}, {"batch", q.batch},
                            {"output_tokens_per_s_per_gpu", checked(q.tokens_per_s_per_gpu, "tok/s/gpu")},
                            {"tokens_per_s_per_user", checked(q.tokens_per_s_per_user, "tok/s/user")},
                            {"itl_s", checked(q.itl_s, "itl")}, {"ttft_s", checked(q.ttft_s, "ttft")}});
@@ -244,7 +249,7 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
     }
     head.tables.push_back(std::move(configs));
     head.footer.push_back(
-        "batch/replica: sequences per replica at the target load (max: the largest meeting the latency targets); "
+        "batch/replica: sequences per replica (per rank under DP attention, DPn) at the target load (max: the largest meeting the latency targets); "
         "capacity: what the replicas serve at the max batch, with the estimate's calibration band; 'within band': a rival on another GPU is "
         "cheaper at the band's edges (its high edge against this one's low edge)");
   }

@@ -34,8 +34,9 @@ bool known(const std::string& prefix) {
 TEST_CASE("every field an InputError names maps to a flag or is listed as unreachable", "[cli][errors]") {
   const std::filesystem::path lib = std::filesystem::path(GPUPLAN_FIXTURES_DIR) / ".." / ".." / "src" / "lib";
   REQUIRE(std::filesystem::is_directory(lib));
-  // The first string literal after `InputError(`: the start of the message.
-  const std::regex message(R"re(InputError\(\s*(?:fmt::format\(\s*)?"([a-z_]+(?:\.[a-z_{}]+)?): )re");
+  // The first string literal after `InputError(`, or returned as a problem a caller throws
+  // (layout_problem, timing_problem): the start of the message.
+  const std::regex message(R"re((?:InputError\(|return)\s*(?:fmt::format\(\s*)?"([a-z_]+(?:\.[a-z_{}]+)?): )re");
   std::set<std::string> literal;
   std::set<std::string> templated;
   for (const auto& entry : std::filesystem::directory_iterator(lib)) {

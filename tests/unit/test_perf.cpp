@@ -119,6 +119,30 @@ TEST_CASE("perf: MoE decode reads only the experts a batch touches", "[perf]") {
   CHECK(many < w.dense + w.lm_head + w.experts + 64.0 * 128 * 32 * pm.fit().kv.bytes_per_token_per_layer_per_gpu * 1.0001);
 }
 
+// DESIGN "Communication": EP adds a dispatch and a combine all-to-all per MoE layer. Under DP
+// attention (TP 1, D ranks, EP = D) each GPU sends only its own rank's tokens, k copies each.
+TEST_CASE("perf: under DP attention a GPU's all-to-alls carry its own rank's tokens", "[perf][comm]") {
+  const auto& m = cat().model("deepseek-v3");
+  const auto& g = cat().gpu("h200-sxm");
+  const Efficiency e{};
+  const gpuplan::CommLink nvlink{g.scale_up->bytes_per_s_per_direction * e.link, e.hop_latency_s};
+  for (std::uint64_t ranks : {4u, 8u}) {
+    const PerfModel pm(m, g, request(Layout{.tp = 1, .pp = 1, .ep = ranks, .dp = ranks}, DType::fp8, 1024, 256));
+    const double message = 32.0 * static_cast<double>(m.moe->experts_per_token) * static_cast<double>(m.hidden_size) * 2.0;
+    const double expected = 2.0 * static_cast<double>(m.moe_layer_count()) * gpuplan::alltoall_s(message, ranks, nvlink);
+    INFO("ranks " << ranks);
+    // TP 1: no all-reduce; the experts' all-to-alls are all the communication.
+    CHECK_THAT(pm.decode_step(32, 1152, e).communication_s, WithinRel(expected, 1e-9));
+    // Each rank holds its own sequences: the deployment serves `ranks` batches.
+    const auto p = pm.evaluate(32, e);
+    CHECK_THAT(p.decode_tokens_per_s, WithinRel(32.0 * static_cast<double>(ranks) / p.itl_s, 1e-9));
+  }
+  // Past the scale-up domain the all-to-all runs over the network, and costs more.
+  const PerfModel inside(m, g, request(Layout{.tp = 1, .pp = 1, .ep = 8, .dp = 8}, DType::fp8, 1024, 256));
+  const PerfModel across(m, g, request(Layout{.tp = 1, .pp = 1, .ep = 16, .dp = 16}, DType::fp8, 1024, 256));
+  CHECK(across.decode_step(32, 1152, e).communication_s > 2.0 * inside.decode_step(32, 1152, e).communication_s);
+}
+
 // MLPerf Inference v4.1 (data/benchmarks.json): the pure roofline at the measured layout and the
 // largest batch that fits is never below a measurement.
 TEST_CASE("perf: the roofline bound is at or above every measurement", "[perf][reference]") {

@@ -2,6 +2,7 @@
 // on its own, the frontier, launch flags read back, and bad input.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -108,7 +109,7 @@ TEST_CASE("plan: the chosen configuration meets every target in a perf run of it
     CHECK(own.rows[0].tokens_per_s_per_user >= 40);
     CHECK(own.rows[0].kv_fits);
     CHECK(static_cast<double>(c.replicas) * own.rows[0].output_tokens_per_s >= 20'000);
-    CHECK(c.gpus == c.replicas * c.layout.gpus_per_replica());
+    CHECK(c.gpus == c.replicas * c.layout.gpus());
     // Fewer replicas could not carry the load even at the largest batch meeting the ITL.
     CHECK(static_cast<double>(c.replicas - 1) * own.rows[1].output_tokens_per_s < 20'000);
   }
@@ -177,6 +178,122 @@ TEST_CASE("plan: a target no GPU can meet names the binding target and the close
   CHECK(res.miss->layouts_missing.at(PlanTarget::max_itl) == res.counts.timed);
 }
 
+TEST_CASE("plan: a layout the model does not allow is skipped on its own, the others searched", "[plan]") {
+  const Catalog catalog = tiny_catalog();
+  const ModelSpec& model = catalog.model("llama-3.1-8b");
+  PlanRequest req = tiny_request();
+  // TP 3 (32 heads) and EP (a dense model) first: neither may hide the layouts after them.
+  req.layouts = {Layout{.tp = 3}, Layout{.tp = 2, .ep = 2}, Layout{.tp = 2}, Layout{.tp = 1, .pp = 2}};
+  const PlanResult res = plan(catalog, model, req);
+  CHECK(res.counts.layouts == 8);  // 4 layouts on each of 2 GPUs
+  CHECK(res.counts.skipped == 4);
+  CHECK(res.skipped.at("layout.tp: 3 does not divide the 32 attention heads of 'llama-3.1-8b'") == 2);
+  CHECK(res.skipped.at("layout.ep: 'llama-3.1-8b' is not a mixture-of-experts model") == 2);
+  CHECK(std::find(res.notes.begin(), res.notes.end(),
+                  "2 layouts skipped: layout.tp: 3 does not divide the 32 attention heads of 'llama-3.1-8b'") != res.notes.end());
+  CHECK(res.counts.timed == 4);
+  // The enumerated search finds the same optimum among the same valid layouts.
+  const PlanResult all = plan(catalog, model, tiny_request());
+  CHECK(all.counts.skipped == 0);
+  REQUIRE_FALSE(res.configurations.empty());
+  REQUIRE_FALSE(all.configurations.empty());
+  CHECK_THAT(res.configurations.front().usd_per_hour(),
+             Catch::Matchers::WithinRel(all.configurations.front().usd_per_hour(), 1e-12));
+}
+
+TEST_CASE("plan: a load beyond the largest deployment misses the load target, naming it", "[plan]") {
+  const Catalog catalog = tiny_catalog();
+  PlanRequest req = tiny_request();
+  req.targets.output_tokens_per_s = 1e10;  // ~1e8 tok/s at most from 65,536 GPUs
+  const PlanResult res = plan(catalog, catalog.model("llama-3.1-8b"), req);
+  CHECK(res.configurations.empty());
+  REQUIRE(res.miss);
+  CHECK(res.miss->binding == PlanTarget::output_tokens_per_s);
+  REQUIRE(res.miss->closest);
+  CHECK(res.miss->closest->gpus <= 65'536);
+  CHECK_THAT(1e10 / res.miss->closest->output_tokens_per_s, Catch::Matchers::WithinRel(res.miss->shortfall, 1e-9));
+  CHECK(res.miss->layouts_missing.at(PlanTarget::output_tokens_per_s) == res.counts.timed);
+}
+
+namespace {
+bool has_layout(const std::vector<Layout>& layouts, bool (*pred)(const Layout&)) {
+  return std::any_of(layouts.begin(), layouts.end(), pred);
+}
+}  // namespace
+
+TEST_CASE("plan: layouts span nodes and use DP attention where the model needs them", "[plan]") {
+  const Catalog& catalog = Catalog::builtin();
+  const GpuSpec& h100 = catalog.gpu("h100-sxm");
+  const PlanRequest req;  // up to 64 GPUs a replica, 8 a node
+  const auto across_tp = [](const Layout& l) { return l.tp > 8; };
+  const auto pp_across = [](const Layout& l) { return l.tp == 8 && l.pp > 1; };
+  const auto dp_attention = [](const Layout& l) { return l.dp_attention(); };
+  const ModelSpec& dense = catalog.model("llama-3.1-70b");
+  const std::vector<Layout> d = plan_layouts(dense, h100, req, false);
+  CHECK(has_layout(d, pp_across));
+  CHECK_FALSE(has_layout(d, across_tp));
+  CHECK_FALSE(has_layout(d, dp_attention));
+  CHECK_FALSE(has_layout(d, [](const Layout& l) { return l.ep > 1 || l.dp > 1 || l.gpus() > 64; }));
+  // 810 GB of bf16 weights do not fit 8 H100s: TP also spans two nodes (128 heads, 8 KV heads).
+  const std::vector<Layout> big = plan_layouts(catalog.model("llama-3.1-405b"), h100, req, true);
+  CHECK(has_layout(big, [](const Layout& l) { return l.tp == 16 && l.pp == 1; }));
+  CHECK_FALSE(has_layout(big, dp_attention));
+  // DeepSeek-V3 (256 experts): DP attention on 2 ... 64 ranks, each rank at attention TP 1.
+  const ModelSpec& moe = catalog.model("deepseek-v3");
+  const std::vector<Layout> m = plan_layouts(moe, h100, req, true);
+  for (std::uint64_t ranks : {2u, 8u, 16u, 64u}) {
+    CHECK(std::count_if(m.begin(), m.end(), [ranks](const Layout& l) {
+            return l.tp == 1 && l.dp == ranks && l.ep == ranks;
+          }) == 1);
+  }
+  CHECK(has_layout(m, [](const Layout& l) { return l.tp == 16 && l.ep == 16; }));
+  for (const Layout& l : m) {
+    INFO(l.tp << " " << l.pp << " " << l.ep << " " << l.dp);
+    CHECK_FALSE(layout_problem(l, moe));
+    CHECK(l.gpus() <= 64);
+  }
+}
+
+TEST_CASE("plan: DeepSeek-V3 on H100s needs two nodes; the plan meets its targets in perf runs", "[plan]") {
+  const Catalog& catalog = Catalog::builtin();
+  const ModelSpec& model = catalog.model("deepseek-v3");
+  PlanRequest req;
+  req.perf.input_tokens = 2048;
+  req.perf.output_tokens = 256;
+  req.gpus = {"h100-sxm"};
+  req.weights_dtypes = {DType::fp8};
+  req.kv_dtypes = {DType::fp8};
+  req.targets.output_tokens_per_s = 50'000;
+  req.targets.max_itl_s = 0.050;
+  req.targets.max_ttft_s = 2.0;
+  const PlanResult res = plan(catalog, model, req);
+  REQUIRE_FALSE(res.miss);
+  REQUIRE_FALSE(res.configurations.empty());
+  bool dp_attention_timed = false;
+  for (const ParetoPoint& p : res.pareto) {
+    dp_attention_timed = dp_attention_timed || p.layout.dp_attention();
+    CHECK(p.layout.gpus() > 8);  // ~690 GB of FP8 weights: more than one 8 x 80 GB node holds
+  }
+  CHECK(dp_attention_timed);
+  CHECK(non_dominated(res.pareto));
+  for (const PlanConfig& c : res.configurations) {
+    INFO(c.layout.tp << " " << c.layout.pp << " " << c.layout.ep << " " << c.layout.dp);
+    CHECK(c.layout.gpus() > 8);
+    CHECK(c.gpus == c.replicas * c.layout.gpus());
+    PerfRequest pr = req.perf;
+    pr.fit.layout = c.layout;
+    pr.fit.weights_dtype = c.weights_dtype;
+    pr.fit.kv_dtype = c.kv_dtype;
+    const PerfResult own = perf(model, catalog.gpu(c.gpu), pr, {c.batch, c.max_batch}, EstimateBand{});
+    CHECK(own.rows[0].itl_s <= 0.050);
+    CHECK(own.rows[1].itl_s <= 0.050);
+    CHECK(own.rows[0].ttft_s <= 2.0);
+    CHECK(own.rows[1].kv_fits);
+    CHECK(static_cast<double>(c.replicas) * own.rows[0].output_tokens_per_s >= 50'000);
+    CHECK_THAT(evaluate_config(catalog, model, req, c).itl_s, Catch::Matchers::WithinRel(c.itl_s, 1e-12));
+  }
+}
+
 TEST_CASE("plan: bad requests are input errors naming the field", "[plan]") {
   const Catalog catalog = tiny_catalog();
   const ModelSpec& model = catalog.model("llama-3.1-8b");
@@ -184,6 +301,10 @@ TEST_CASE("plan: bad requests are input errors naming the field", "[plan]") {
   SECTION("zero target") {
     req.targets.output_tokens_per_s = 0.0;
     CHECK_THROWS_WITH(plan(catalog, model, req), Catch::Matchers::StartsWith("plan.output_tokens_per_s:"));
+  }
+  SECTION("a load whose prompts cost cannot price") {
+    req.targets.output_tokens_per_s = 5e11;  // 1024 in per 256 out: 2e12 input tok/s
+    CHECK_THROWS_WITH(plan(catalog, model, req), Catch::Matchers::StartsWith("plan.output_tokens_per_s: 5e+11 output tok/s"));
   }
   SECTION("negative latency") {
     req.targets.max_itl_s = -1.0;
@@ -206,7 +327,8 @@ TEST_CASE("plan: bad requests are input errors naming the field", "[plan]") {
 TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]") {
   for (Engine engine : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
     for (DType w : {DType::bf16, DType::fp8, DType::int4, DType::fp4}) {
-      for (const Layout l : {Layout{.tp = 2, .pp = 1, .ep = 1}, Layout{.tp = 4, .pp = 3, .ep = 4}}) {
+      for (const Layout l : {Layout{.tp = 2, .pp = 1, .ep = 1}, Layout{.tp = 4, .pp = 3, .ep = 4},
+                             Layout{.tp = 1, .pp = 1, .ep = 16, .dp = 16}}) {
         const LaunchSettings s{.model = "meta-llama/Llama-3.1-70B-Instruct", .layout = l, .weights_dtype = w,
                                .kv_dtype = DType::fp8, .max_num_seqs = 192, .max_model_len = 2304, .memory_share = 0.9};
         const EngineLaunch launch = launch_command(engine, s);
@@ -216,11 +338,13 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
         for (std::string word; words >> word;) {
           argv.push_back(word);
         }
-        const LaunchSettings back = parse_launch_command(engine, argv);
+        const LaunchSettings back = parse_launch_command(engine, argv, launch.config_yaml);
+        INFO(launch.command());
         CHECK(back.model == s.model);
         CHECK(back.layout.tp == l.tp);
         CHECK(back.layout.pp == l.pp);
         CHECK(back.layout.ep == l.ep);
+        CHECK(back.layout.dp == l.dp);
         CHECK(back.max_num_seqs == 192);
         CHECK(back.max_model_len == 2304);
         if (engine != Engine::trtllm) {  // TensorRT-LLM reads both formats from the checkpoint and YAML
@@ -236,6 +360,30 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
   CHECK(v.command() ==
         "vllm serve m --tensor-parallel-size 2 --pipeline-parallel-size 1 --max-num-seqs 192 --max-model-len 2304 "
         "--gpu-memory-utilization 0.9 --dtype bfloat16 --kv-cache-dtype auto");
+  // DP attention as each engine's documentation spells it (16 ranks, experts 16 ways, 64 sequences a rank).
+  const LaunchSettings dpa{.model = "m", .layout = {.tp = 1, .pp = 1, .ep = 16, .dp = 16}, .max_num_seqs = 64, .max_model_len = 2304};
+  CHECK(launch_command(Engine::vllm, dpa).command() ==
+        "vllm serve m --tensor-parallel-size 1 --pipeline-parallel-size 1 --data-parallel-size 16 --enable-expert-parallel "
+        "--max-num-seqs 64 --max-model-len 2304 --gpu-memory-utilization 0.9 --dtype bfloat16 --kv-cache-dtype auto");
+  CHECK(launch_command(Engine::sglang, dpa).command() ==
+        "python -m sglang.launch_server --model-path m --tp-size 16 --pp-size 1 --dp-size 16 --enable-dp-attention "
+        "--ep-size 16 --max-running-requests 1024 --context-length 2304 --mem-fraction-static 0.9 --dtype bfloat16 "
+        "--kv-cache-dtype auto");
+  const EngineLaunch trt = launch_command(Engine::trtllm, dpa);
+  CHECK(trt.command() ==
+        "trtllm-serve m --backend pytorch --tp_size 16 --pp_size 1 --ep_size 16 --max_batch_size 64 --max_seq_len 2304 "
+        "--kv_cache_free_gpu_memory_fraction 0.9 --extra_llm_api_options plan.yaml");
+  CHECK(trt.config_yaml == std::vector<std::string>{"enable_attention_dp: true"});
+  // 16 GPUs of 8-GPU nodes: each engine is told how to run over the 2 nodes.
+  for (Engine engine : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+    const EngineLaunch l = launch_command(engine, dpa);
+    CHECK(std::count_if(l.notes.begin(), l.notes.end(), [](const std::string& n) { return n.starts_with("16 GPUs span 2 nodes: "); }) == 1);
+  }
+  CHECK(launch_command(Engine::vllm, dpa).notes.back().find("--data-parallel-size-local 8") != std::string::npos);
+  CHECK(launch_command(Engine::vllm, LaunchSettings{.model = "m", .layout = {.tp = 8}}).notes.empty());
+  // TensorRT-LLM's attention DP runs attention at TP 1: TP 2 x DP 4 is not one trtllm-serve.
+  CHECK_THROWS_WITH(launch_command(Engine::trtllm, LaunchSettings{.model = "m", .layout = {.tp = 2, .ep = 8, .dp = 4}}),
+                    Catch::Matchers::StartsWith("engine.layout: trtllm-serve runs DP only as attention DP at TP 1"));
   CHECK_THROWS_WITH(parse_launch_command(Engine::vllm, {"vllm", "serve", "m", "--tensor-parallel-size", "two"}),
                     "--tensor-parallel-size: expected a positive whole number, got 'two'");
   CHECK_THROWS_AS(launch_command(Engine::neutral, LaunchSettings{}), InputError);
