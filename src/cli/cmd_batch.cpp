@@ -13,6 +13,7 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/render.hpp>
 
+#include "app.hpp"
 #include "batch_request.hpp"
 #include "command_io.hpp"
 #include "common.hpp"
@@ -74,7 +75,7 @@ bool blank(std::string_view text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
 }
 
-Exit run_batch(const BatchOptions& o, const CLI::App& app) {
+Exit run_batch(const BatchOptions& o) {
   const std::string name = o.input == "-" ? "stdin" : o.input;
   const Input input(o.input);
   const Catalog catalog = load_catalog(CommonOptions{.catalogs = o.catalogs});
@@ -85,11 +86,8 @@ Exit run_batch(const BatchOptions& o, const CLI::App& app) {
   add_fit_command(commands, ignored);
   add_perf_command(commands, ignored);
   add_cost_command(commands, ignored);
-  std::vector<std::string> others;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    others.push_back(sub->get_name());
-  }
-  const RequestReader requests(commands, others);
+  // gpuplan builds only the command it runs: the others are named from the list of them all.
+  const RequestReader requests(commands, command_names());
 
   Output out;
   std::string document;
@@ -141,7 +139,7 @@ void add_batch_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("input", o->input, "JSON Lines file of requests; - (default) reads stdin")->capture_default_str();
   sub->add_option("--catalog", o->catalogs, "Extra catalog file (repeatable), read once for every request")
       ->check(non_empty());
-  sub->callback([o, &app, &exit_code] { exit_code = run_batch(*o, app); });
+  sub->callback([o, &exit_code] { exit_code = run_batch(*o); });
 }
 
 }  // namespace gpuplan::cli
