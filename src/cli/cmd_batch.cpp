@@ -15,6 +15,7 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/render.hpp>
 
+#include "app.hpp"
 #include "batch_request.hpp"
 #include "command_io.hpp"
 #include "common.hpp"
@@ -162,7 +163,7 @@ void add_answer(Output& out, std::string_view document) {
   }
 }
 
-Exit run_batch(const BatchOptions& o, const CLI::App& app) {
+Exit run_batch(const BatchOptions& o) {
   const std::string name = o.input == "-" ? "stdin" : o.input;
   const Input input(o.input);
   const Catalog catalog = load_catalog(CommonOptions{.catalogs = o.catalogs});
@@ -173,11 +174,8 @@ Exit run_batch(const BatchOptions& o, const CLI::App& app) {
   add_fit_command(commands, ignored);
   add_perf_command(commands, ignored);
   add_cost_command(commands, ignored);
-  std::vector<std::string> others;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    others.push_back(sub->get_name());
-  }
-  const RequestReader requests(commands, others);
+  // gpuplan builds only the command it runs: the others are named from the list of them all.
+  const RequestReader requests(commands, command_names());
   std::map<const CLI::App*, DirectCommand> direct;
   for (CLI::App* sub : commands.get_subcommands([](CLI::App*) { return true; })) {
     direct.emplace(sub, direct_command(*sub));
@@ -239,7 +237,7 @@ void add_batch_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("input", o->input, "JSON Lines file of requests; - (default) reads stdin")->capture_default_str();
   sub->add_option("--catalog", o->catalogs, "Extra catalog file (repeatable), read once for every request")
       ->check(non_empty());
-  sub->callback([o, &app, &exit_code] { exit_code = run_batch(*o, app); });
+  sub->callback([o, &exit_code] { exit_code = run_batch(*o); });
 }
 
 }  // namespace gpuplan::cli

@@ -1,6 +1,8 @@
 // gpuplan: parse, dispatch, and turn every failure into one line on stderr and an exit code.
 #include <algorithm>
+#include <array>
 #include <exception>
+#include <functional>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
@@ -114,27 +116,69 @@ void check_list_lengths(const CLI::App& app) {
   }
 }
 
-void add_commands(CLI::App& app, Exit& exit_code) {
-  app.set_version_flag("--version", version_text());
+namespace {
+
+// Every command, in the order `gpuplan --help` lists them.
+struct Command {
+  std::string_view name;
+  void (*add)(CLI::App&, Exit&);
+};
+constexpr std::array kCommands{
+    Command{"fit", add_fit_command},         Command{"perf", add_perf_command},
+    Command{"validate", add_validate_command}, Command{"cost", add_cost_command},
+    Command{"compare", add_compare_command}, Command{"scale", add_scale_command},
+    Command{"train", add_train_command},     Command{"plan", add_plan_command},
+    Command{"batch", add_batch_command},     Command{"catalog", add_catalog_command},
+    Command{"check", add_check_command},     Command{"report", add_report_command},
+    Command{"diff", add_diff_command},
+};
+
+const Command* find_command(std::string_view word) {
+  const auto* it = std::find_if(kCommands.begin(), kCommands.end(),
+                                [word](const Command& c) { return c.name == word; });
+  return it == kCommands.end() ? nullptr : it;
+}
+
+void add_top_level(CLI::App& app) {
+  // Computed only when asked for: it hashes the whole embedded catalog.
+  app.set_version_flag("--version", std::function<std::string()>(version_text));
   app.require_subcommand(1);
   // After parsing, before any command runs.
   app.parse_complete_callback([&app] { check_list_lengths(app); });
-  gpuplan::cli::add_fit_command(app, exit_code);
-  gpuplan::cli::add_perf_command(app, exit_code);
-  gpuplan::cli::add_validate_command(app, exit_code);
-  gpuplan::cli::add_cost_command(app, exit_code);
-  gpuplan::cli::add_compare_command(app, exit_code);
-  gpuplan::cli::add_scale_command(app, exit_code);
-  gpuplan::cli::add_train_command(app, exit_code);
-  gpuplan::cli::add_plan_command(app, exit_code);
-  gpuplan::cli::add_batch_command(app, exit_code);
-  gpuplan::cli::add_catalog_command(app, exit_code);
-  gpuplan::cli::add_check_command(app, exit_code);
-  gpuplan::cli::add_report_command(app, exit_code);
-  gpuplan::cli::add_diff_command(app, exit_code);
 }
 
-int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv) {
+}  // namespace
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) {
+    names.emplace_back(c.name);
+  }
+  return names;
+}
+
+void add_commands(CLI::App& app, Exit& exit_code) {
+  add_top_level(app);
+  for (const Command& c : kCommands) {
+    c.add(app, exit_code);
+  }
+}
+
+bool add_named_command(CLI::App& app, Exit& exit_code, int argc, char** argv) {
+  const Command* named = argc >= 2 ? find_command(argv[1]) : nullptr;
+  // A later word that names another command: CLI11 may treat it as one, so let it see them all.
+  const bool names_another =
+      std::any_of(argv + std::min(argc, 2), argv + argc, [](const char* w) { return find_command(w) != nullptr; });
+  if (named == nullptr || names_another) {
+    add_commands(app, exit_code);
+    return false;
+  }
+  add_top_level(app);
+  named->add(app, exit_code);
+  return true;
+}
+
+int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv, bool* parse_error) {
   try {
     check_argument_lengths(argc, argv);
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".
@@ -148,6 +192,10 @@ int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (parse_error != nullptr) {
+      *parse_error = true;  // the caller answers it
+      return code(Exit::bad_input);
+    }
     fmt::print(stderr, "gpuplan: error: {} (see 'gpuplan --help')\n", with_hint(app, e));
     return code(Exit::bad_input);
   } catch (const gpuplan::InputError& e) {
@@ -163,6 +211,10 @@ int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv) {
 
 // The fuzzer (tests/fuzz/fuzz_cli.cpp) compiles this file with its own main.
 #ifndef GPUPLAN_CLI_NO_MAIN
+namespace {
+constexpr const char* kDescription = "gpuplan: capacity planner for LLM inference on GPUs";
+}  // namespace
+
 int main(int argc, char** argv) {
   // `--version` alone answers before the commands are built (scripts call it to check the tool:
   // start-to-exit near a bare process). It prints what CLI11's version flag would.
@@ -170,9 +222,22 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", gpuplan::cli::version_text());
     return 0;
   }
-  CLI::App app{"gpuplan: capacity planner for LLM inference on GPUs"};
+  // Only the command argv[1] names is built: building all of them is most of a short run's
+  // work in CLI11. A parse error may depend on the others (closest command names), so the whole
+  // app answers it, exactly as before; parse errors come before any command runs.
+  CLI::App app{kDescription};
   Exit exit_code = Exit::ok;
-  gpuplan::cli::add_commands(app, exit_code);
-  return gpuplan::cli::parse_and_run(app, exit_code, argc, argv);
+  if (!gpuplan::cli::add_named_command(app, exit_code, argc, argv)) {
+    return gpuplan::cli::parse_and_run(app, exit_code, argc, argv);
+  }
+  bool parse_error = false;
+  const int code = gpuplan::cli::parse_and_run(app, exit_code, argc, argv, &parse_error);
+  if (!parse_error) {
+    return code;
+  }
+  CLI::App whole{kDescription};
+  Exit whole_exit_code = Exit::ok;
+  gpuplan::cli::add_commands(whole, whole_exit_code);
+  return gpuplan::cli::parse_and_run(whole, whole_exit_code, argc, argv);
 }
 #endif

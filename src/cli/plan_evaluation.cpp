@@ -140,7 +140,10 @@ DeploymentResult evaluate(const Catalog& catalog, const PlanFile& plan, const Pl
 }  // namespace
 
 CheckResult check_plan_file(const Catalog& catalog, const std::filesystem::path& path) {
-  const PlanFile plan = load_plan_file(path);
+  return check_plan(catalog, load_plan_file(path));
+}
+
+CheckResult check_plan(const Catalog& catalog, const PlanFile& plan) {
   CheckResult result;
   result.plan_origin = plan.origin;
   result.plan_hash = plan.content_hash;

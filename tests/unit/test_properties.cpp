@@ -1,9 +1,12 @@
 // Property sweep: random configurations (built-in models x GPUs x weight formats x layouts x
 // engines x batch x context) through fit, perf, cost and measured scaling, each checked against
-// laws that hold for any input. Seeded, so a failure names a reproducible case.
+// laws that hold for any input; then random searches through the planner and random training
+// runs through train. Seeded, so a failure names a reproducible case.
 //
 // GPUPLAN_PROPERTY_CASES sets the number of configurations (default 100,000; the asan test preset
-// runs fewer, see CMakePresets.json).
+// runs fewer, see CMakePresets.json). A plan is a whole search, so the planner sweep runs one
+// search per kPlanCaseShare configurations, the training sweep one run per kTrainCaseShare.
+#include <algorithm>
 #include <clocale>
 #include <cmath>
 #include <cstdint>
@@ -12,17 +15,22 @@
 #include <locale>
 #include <random>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/perf.hpp>
+#include <gpuplan/planner.hpp>
 #include <gpuplan/render.hpp>
 #include <gpuplan/scaling.hpp>
+#include <gpuplan/train_plan.hpp>
 
 using namespace gpuplan;
 
@@ -32,6 +40,8 @@ std::uint64_t case_count() {
   const char* env = std::getenv("GPUPLAN_PROPERTY_CASES");
   return env != nullptr && *env != '\0' ? std::strtoull(env, nullptr, 10) : 100'000;
 }
+constexpr std::uint64_t kPlanCaseShare = 100;
+constexpr std::uint64_t kTrainCaseShare = 5;
 
 /// Accumulates every figure: the digest makes two runs comparable, and every figure must be a
 /// finite, non-negative number.
@@ -328,6 +338,16 @@ struct GermanPunct : std::numpunct<char> {
   std::string do_grouping() const override { return "\3"; }
 };
 
+/// Runs `body` under a German-looking global C++ locale (and de_DE's C locale where installed).
+template <typename Body>
+void under_german_locale(Body&& body) {
+  const std::locale previous = std::locale::global(std::locale(std::locale::classic(), new GermanPunct));
+  std::setlocale(LC_ALL, "de_DE.UTF-8");
+  body();
+  std::setlocale(LC_ALL, "C");
+  std::locale::global(previous);
+}
+
 }  // namespace
 
 TEST_CASE("property sweep: fit, perf, cost and scaling laws hold for random configurations", "[property]") {
@@ -370,17 +390,17 @@ TEST_CASE("property sweep: fit, perf, cost and scaling laws hold for random conf
 
   // Identical outputs across runs and locales: replay the first cases with a fresh generator under
   // a German-looking global C++ locale (and the C locale of de_DE when the system has it).
-  const std::locale previous = std::locale::global(std::locale(std::locale::classic(), new GermanPunct));
-  const char* c_locale = std::setlocale(LC_ALL, "de_DE.UTF-8");
   std::mt19937_64 replay(20261201);
   const std::uint64_t replayed = std::min<std::uint64_t>(cases, 2000);
   std::uint64_t differing = 0;
-  for (std::uint64_t i = 0; i < replayed; ++i) {
-    differing += check_config(random_config(replay, catalog)).digest == digests[i] ? 0u : 1u;
-  }
-  std::setlocale(LC_ALL, "C");
-  std::locale::global(previous);
-  INFO(fmt::format("C locale de_DE.UTF-8 {}", c_locale != nullptr ? "set" : "not installed"));
+  bool c_locale = false;
+  under_german_locale([&] {
+    c_locale = std::string_view(std::setlocale(LC_ALL, nullptr)) == "de_DE.UTF-8";
+    for (std::uint64_t i = 0; i < replayed; ++i) {
+      differing += check_config(random_config(replay, catalog)).digest == digests[i] ? 0u : 1u;
+    }
+  });
+  INFO(fmt::format("C locale de_DE.UTF-8 {}", c_locale ? "set" : "not installed"));
   CHECK(differing == 0);
 }
 
@@ -402,10 +422,364 @@ TEST_CASE("rendered outputs are identical under another locale", "[property]") {
     return out;
   };
   const std::string plain = render_all();
-  const std::locale previous = std::locale::global(std::locale(std::locale::classic(), new GermanPunct));
-  std::setlocale(LC_ALL, "de_DE.UTF-8");
-  const std::string german = render_all();
-  std::setlocale(LC_ALL, "C");
-  std::locale::global(previous);
+  std::string german;
+  under_german_locale([&] { german = render_all(); });
   CHECK(german == plain);
+}
+
+namespace {
+
+/// A random planner search: one model, one or two GPUs at a given price, a few formats, a
+/// workload and a random subset of the targets.
+PlanRequest random_plan_request(std::mt19937_64& rng, const Catalog& catalog, const ModelSpec*& model) {
+  static const std::vector<DType> kWeights{DType::bf16, DType::fp8, DType::int8, DType::int4, DType::fp4};
+  static const std::vector<std::uint64_t> kMaxGpus{1, 2, 4, 8, 16};
+  const auto uniform = [&rng](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  const auto log_real = [&rng](double lo, double hi) {
+    return std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(rng));
+  };
+  model = &pick(rng, catalog.models());
+  PlanRequest r;
+  r.perf.input_tokens = log_uniform(rng, 1, 16384);
+  r.perf.output_tokens = log_uniform(rng, 1, 2048);
+  r.perf.max_batch = log_uniform(rng, 1, 1024);
+  const std::uint64_t gpus = 1 + rng() % 2;
+  while (r.gpus.size() < gpus) {
+    const std::string& id = pick(rng, catalog.gpus()).id;
+    if (std::find(r.gpus.begin(), r.gpus.end(), id) == r.gpus.end()) {
+      r.gpus.push_back(id);
+      r.given_usd_per_gpu_hour[id] = uniform(0.5, 10.0);
+    }
+  }
+  r.weights_dtypes = {pick(rng, kWeights)};
+  if (rng() % 2 == 0) {
+    r.kv_dtypes = {DType::bf16};
+  }
+  r.max_gpus_per_replica = pick(rng, kMaxGpus);
+  PlanTargets& t = r.targets;
+  if (rng() % 2 == 0) {
+    t.output_tokens_per_s = log_real(10, 1e5);
+  }
+  if (rng() % 2 == 0) {
+    t.max_itl_s = log_real(0.005, 0.2);
+  }
+  if (rng() % 3 == 0) {
+    t.max_ttft_s = log_real(0.05, 10);
+  }
+  if (rng() % 3 == 0) {
+    t.min_tokens_per_s_per_user = log_real(5, 200);
+  }
+  if (rng() % 3 == 0) {
+    t.max_usd_per_million_tokens = log_real(0.01, 50);
+  }
+  return r;
+}
+
+struct PlanOutcome {
+  bool valid = false;
+  bool feasible = false;
+  std::uint64_t digest = 0;
+  std::string violation;
+};
+
+/// (a, b) dominates (c, d): at least as good in both, better in one.
+bool dominates(double a, double b, double c, double d) { return a >= c && b >= d && (a > c || b > d); }
+
+PlanOutcome check_plan(const Catalog& catalog, const ModelSpec& model, const PlanRequest& r) {
+  PlanOutcome out;
+  const auto fail = [&out, &model, &r](const std::string& what) {
+    if (out.violation.empty()) {
+      out.violation = fmt::format("{} on {}, {} weights, input {}, output {}, max batch {}, {} GPUs a replica: {}",
+                                  model.id, fmt::join(r.gpus, ","), to_string(r.weights_dtypes.front()),
+                                  r.perf.input_tokens, r.perf.output_tokens, r.perf.max_batch,
+                                  r.max_gpus_per_replica, what);
+    }
+  };
+  PlanResult res;
+  try {
+    res = plan(catalog, model, r);
+  } catch (const InputError&) {
+    return out;  // context beyond the model's window, ...
+  }
+  out.valid = true;
+  out.feasible = !res.configurations.empty();
+  Figures fig;
+  // A miss exactly when nothing meets the targets.
+  if (res.miss.has_value() == out.feasible) {
+    fail(fmt::format("{} configurations but a miss is {}", res.configurations.size(), res.miss ? "set" : "unset"));
+  }
+  const PlanTargets& t = r.targets;
+  for (const PlanConfig& k : res.configurations) {
+    fig.add("plan.output_tokens_per_s", k.output_tokens_per_s);
+    fig.add("plan.capacity_tokens_per_s", k.capacity_tokens_per_s);
+    fig.add("plan.capacity_low", k.capacity_low);
+    fig.add("plan.capacity_high", k.capacity_high);
+    fig.add("plan.itl_s", k.itl_s);
+    fig.add("plan.ttft_s", k.ttft_s);
+    fig.add("plan.tokens_per_s_per_user", k.tokens_per_s_per_user);
+    fig.add("plan.usd_per_hour", k.usd_per_hour());
+    fig.add(k.cost);
+    // The chosen plan meets its targets, as reported and as perf computes it on its own.
+    const PerfPoint p = evaluate_config(catalog, model, r, k);
+    fig.add(p);
+    const bool meets = k.meets_targets && k.gpus == k.replicas * k.layout.gpus_per_replica() &&
+                       k.batch <= k.max_batch && k.max_batch <= std::min(k.max_batch_by_memory, r.perf.max_batch) &&
+                       (!t.output_tokens_per_s || k.output_tokens_per_s >= *t.output_tokens_per_s * (1 - 1e-9)) &&
+                       (!t.max_itl_s || (at_most(k.itl_s, *t.max_itl_s) && at_most(p.itl_s, *t.max_itl_s))) &&
+                       (!t.min_tokens_per_s_per_user ||
+                        (at_most(*t.min_tokens_per_s_per_user, k.tokens_per_s_per_user) &&
+                         at_most(*t.min_tokens_per_s_per_user, p.tokens_per_s_per_user))) &&
+                       (!t.max_usd_per_million_tokens ||
+                        at_most(k.cost.usd_per_million_tokens, *t.max_usd_per_million_tokens));
+    if (!meets) {
+      fail(fmt::format("{} TP {} PP {} x {} at batch {} (max {}): {} tok/s, ITL {} s (perf: {} s), "
+                       "{} tok/s/user, {} USD/Mtok does not meet its targets",
+                       k.gpu, k.layout.tp, k.layout.pp, k.replicas, k.batch, k.max_batch, k.output_tokens_per_s,
+                       k.itl_s, p.itl_s, k.tokens_per_s_per_user, k.cost.usd_per_million_tokens));
+    }
+    if (!(k.band_low > 0.0 && k.band_low <= 1.0 && k.band_high >= 1.0 &&
+          at_most(k.capacity_low, k.capacity_tokens_per_s) && at_most(k.capacity_tokens_per_s, k.capacity_high))) {
+      fail(fmt::format("capacity {} outside its band {} .. {}", k.capacity_tokens_per_s, k.capacity_low,
+                       k.capacity_high));
+    }
+  }
+  // Each GPU's frontier: no point dominates another of the same GPU.
+  for (const ParetoPoint& a : res.pareto) {
+    fig.add("pareto.tokens_per_s_per_gpu", a.tokens_per_s_per_gpu);
+    fig.add("pareto.tokens_per_s_per_user", a.tokens_per_s_per_user);
+    fig.add("pareto.itl_s", a.itl_s);
+    fig.add("pareto.ttft_s", a.ttft_s);
+    for (const ParetoPoint& b : res.pareto) {
+      if (a.gpu == b.gpu &&
+          dominates(a.tokens_per_s_per_gpu, a.tokens_per_s_per_user, b.tokens_per_s_per_gpu, b.tokens_per_s_per_user)) {
+        fail(fmt::format("{} frontier: ({}, {}) dominates ({}, {})", a.gpu, a.tokens_per_s_per_gpu,
+                         a.tokens_per_s_per_user, b.tokens_per_s_per_gpu, b.tokens_per_s_per_user));
+      }
+    }
+  }
+  if (res.miss) {
+    fig.add("miss.shortfall", res.miss->shortfall);
+  }
+  if (!fig.bad.empty()) {
+    fail("figure " + fig.bad);
+  }
+  out.digest = fig.digest;
+  return out;
+}
+
+/// A random training run: model, GPU, layout, sharding, recompute, batch, sequence, optimizer,
+/// precision and method.
+struct TrainCase {
+  const ModelSpec* model = nullptr;
+  const GpuSpec* gpu = nullptr;
+  TrainPlanRequest request;
+  std::string text() const {
+    const TrainRequest& t = request.train;
+    return fmt::format("{} on {}: TP {} PP {} CP {} EP {} DP {} VPP {}, {}, {} recompute, micro-batch {}, "
+                       "{} tokens, global {}, {}, {}, {} offload, {}", model->id, gpu->id, t.layout.tp,
+                       t.layout.pp, t.layout.cp, t.layout.ep, t.layout.dp, t.layout.vpp, to_string(t.sharding),
+                       to_string(t.recompute), t.micro_batch, t.seq_tokens, t.global_batch_tokens,
+                       to_string(t.optimizer), to_string(t.precision), to_string(t.offload), to_string(t.method));
+  }
+};
+
+TrainCase random_train_case(std::mt19937_64& rng, const Catalog& catalog) {
+  static const std::vector<std::uint64_t> kTp{1, 1, 2, 4, 8};
+  static const std::vector<std::uint64_t> kPp{1, 1, 2, 4};
+  static const std::vector<std::uint64_t> kCp{1, 1, 1, 2};
+  static const std::vector<Sharding> kSharding{Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3,
+                                               Sharding::fsdp};
+  static const std::vector<Recompute> kRecompute{Recompute::none, Recompute::selective, Recompute::full};
+  static const std::vector<Optimizer> kOptimizer{Optimizer::adamw, Optimizer::adamw_8bit, Optimizer::sgd};
+  static const std::vector<TrainMethod> kMethod{TrainMethod::full, TrainMethod::full, TrainMethod::lora,
+                                                TrainMethod::qlora};
+  static const std::vector<Offload> kOffload{Offload::none, Offload::none, Offload::optimizer, Offload::params};
+  static const std::vector<TrainPrecision> kPrecision{TrainPrecision::bf16, TrainPrecision::fp8};
+  TrainCase c;
+  c.model = &pick(rng, catalog.models());
+  c.gpu = &pick(rng, catalog.gpus());
+  TrainRequest& t = c.request.train;
+  t.layout.tp = pick(rng, kTp);
+  t.layout.pp = pick(rng, kPp);
+  t.layout.cp = pick(rng, kCp);
+  t.layout.dp = log_uniform(rng, 1, 512);
+  t.layout.ep = c.model->is_moe() && rng() % 2 == 0 ? std::min<std::uint64_t>(t.layout.dp, 8) : 1;
+  t.layout.vpp = t.layout.pp > 1 && rng() % 3 == 0 ? 2 : 1;
+  t.sharding = pick(rng, kSharding);
+  t.recompute = pick(rng, kRecompute);
+  t.micro_batch = log_uniform(rng, 1, 16);
+  t.seq_tokens = log_uniform(rng, 128, 131072);
+  t.global_batch_tokens = rng() % 2 == 0 ? 0 : t.seq_tokens * t.micro_batch * t.layout.dp * log_uniform(rng, 1, 64);
+  t.optimizer = pick(rng, kOptimizer);
+  t.precision = pick(rng, kPrecision);
+  t.offload = pick(rng, kOffload);
+  t.method = pick(rng, kMethod);
+  c.request.tokens = rng() % 2 == 0 ? 0.0 : static_cast<double>(log_uniform(rng, 1'000'000, 10'000'000'000'000));
+  if (rng() % 4 == 0) {
+    c.request.scale_gpus = {t.layout.gpus(), 2 * t.layout.gpus()};
+  }
+  return c;
+}
+
+struct TrainOutcome {
+  bool valid = false;
+  bool fits = false;
+  std::uint64_t digest = 0;
+  std::string violation;
+};
+
+TrainOutcome check_train(const Catalog& catalog, const TrainCase& c) {
+  TrainOutcome out;
+  const auto fail = [&out, &c](const std::string& what) {
+    if (out.violation.empty()) {
+      out.violation = fmt::format("{}: {}", c.text(), what);
+    }
+  };
+  TrainPlan tp;
+  try {
+    tp = train_plan(catalog, *c.model, *c.gpu, c.request);
+  } catch (const InputError&) {
+    return out;  // a layout the model cannot take, a GPU without the precision, ...
+  }
+  out.valid = true;
+  const TrainMemory& m = tp.memory;
+  out.fits = m.fits;
+  Figures fig;
+  for (const auto& [name, v] :
+       {std::pair("params_per_gpu", m.params_per_gpu), std::pair("parameters", m.parameters),
+        std::pair("gradients", m.gradients), std::pair("master_weights", m.master_weights),
+        std::pair("optimizer_states", m.optimizer_states), std::pair("activations", m.activations),
+        std::pair("logits", m.logits), std::pair("buckets", m.buckets), std::pair("reserve", m.reserve),
+        std::pair("host_bytes", m.host_bytes), std::pair("capacity_bytes", m.capacity_bytes),
+        std::pair("free_bytes", m.free_bytes), std::pair("shortfall_bytes", m.shortfall_bytes),
+        std::pair("step_s", tp.step.step_s), std::pair("compute_s", tp.step.compute_s),
+        std::pair("bubble_s", tp.step.bubble_s), std::pair("dp_exposed_s", tp.step.dp_exposed_s),
+        std::pair("tokens_per_s", tp.step.tokens_per_s), std::pair("mfu", tp.step.mfu),
+        std::pair("hfu", tp.step.hfu), std::pair("tokens_per_s_low", tp.tokens_per_s_low),
+        std::pair("tokens_per_s_high", tp.tokens_per_s_high)}) {
+    fig.add(name, v);
+  }
+  if (tp.run) {
+    fig.add("run.time_s", tp.run->time_s);
+    fig.add("run.time_low_s", tp.run->time_low_s);
+    fig.add("run.time_high_s", tp.run->time_high_s);
+    fig.add("run.gpu_hours", tp.run->gpu_hours);
+    fig.add("run.energy_kwh", tp.run->energy_kwh);
+  }
+  for (const TrainCost& k : tp.costs) {
+    fig.add("cost.usd_per_hour", k.usd_per_hour);
+    fig.add("cost.usd_per_million_tokens", k.usd_per_million_tokens);
+    fig.add("cost.usd", k.usd);
+  }
+  for (const TrainScaleRow& row : tp.scale) {
+    fig.add("scale.memory_bytes", row.memory_bytes);
+    fig.add("scale.tokens_per_s", row.tokens_per_s);
+    fig.add("scale.mfu", row.mfu);
+    fig.add("scale.efficiency", row.efficiency);
+  }
+  // fits <=> nothing short, and the parts add up to what is compared with the capacity.
+  if (m.fits != (m.shortfall_bytes <= 0.0)) {
+    fail(fmt::format("fits = {} but shortfall = {} bytes", m.fits, m.shortfall_bytes));
+  }
+  if (!(tp.tokens_per_s_low <= tp.step.tokens_per_s && tp.step.tokens_per_s <= tp.tokens_per_s_high)) {
+    fail(fmt::format("{} tok/s outside its band {} .. {}", tp.step.tokens_per_s, tp.tokens_per_s_low,
+                     tp.tokens_per_s_high));
+  }
+  if (!(tp.step.mfu <= 1.0 && tp.step.mfu <= tp.step.hfu * (1 + 1e-9))) {
+    fail(fmt::format("MFU {} above 1 or above HFU {}", tp.step.mfu, tp.step.hfu));
+  }
+  // More memory never turns a fit into a no-fit, nor lowers the largest micro-batch.
+  const GpuSpec bigger = more_memory(*c.gpu, 1.5);
+  const TrainMemory mb = train_memory(*c.model, bigger, c.request.train);
+  if (m.fits && !mb.fits) {
+    fail(fmt::format("fits in {:.3g} GB, not in 1.5 x that", c.gpu->memory_bytes / 1e9));
+  }
+  const TrainLimits lb = train_limits(*c.model, bigger, c.request.train);
+  if (lb.max_micro_batch < tp.limits.max_micro_batch || lb.max_seq_tokens < tp.limits.max_seq_tokens) {
+    fail(fmt::format("limits (micro-batch {}, sequence {}) fall to ({}, {}) with 1.5 x the memory",
+                     tp.limits.max_micro_batch, tp.limits.max_seq_tokens, lb.max_micro_batch, lb.max_seq_tokens));
+  }
+  if (!fig.bad.empty()) {
+    fail("figure " + fig.bad);
+  }
+  out.digest = fig.digest;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("property sweep: the planner's choices meet their targets, its frontiers are non-dominated",
+          "[property]") {
+  const Catalog& catalog = Catalog::builtin();
+  const std::uint64_t cases = std::max<std::uint64_t>(2, case_count() / kPlanCaseShare);
+  std::mt19937_64 rng(20261202);
+  std::uint64_t valid = 0;
+  std::uint64_t feasible = 0;
+  std::vector<std::uint64_t> digests;
+  std::vector<std::string> violations;
+  for (std::uint64_t i = 0; i < cases; ++i) {
+    const ModelSpec* model = nullptr;
+    const PlanRequest r = random_plan_request(rng, catalog, model);
+    const PlanOutcome o = check_plan(catalog, *model, r);
+    valid += o.valid ? 1 : 0;
+    feasible += o.feasible ? 1 : 0;
+    digests.push_back(o.digest);
+    if (!o.violation.empty() && violations.size() < 20) {
+      violations.push_back(fmt::format("plan case {}: {}", i, o.violation));
+    }
+  }
+  for (const std::string& v : violations) {
+    UNSCOPED_INFO(v);
+  }
+  CHECK(violations.empty());
+  INFO(fmt::format("{} searches, {} valid, {} met their targets", cases, valid, feasible));
+  CHECK(valid * 2 > cases);
+  CHECK(feasible * 5 > cases);
+  CHECK(feasible < valid);
+  // Identical across runs and locales: the first searches again.
+  std::mt19937_64 replay(20261202);
+  std::uint64_t differing = 0;
+  under_german_locale([&] {
+    for (std::uint64_t i = 0; i < std::min<std::uint64_t>(cases, 5); ++i) {
+      const ModelSpec* model = nullptr;
+      const PlanRequest r = random_plan_request(replay, catalog, model);
+      differing += check_plan(catalog, *model, r).digest == digests[i] ? 0u : 1u;
+    }
+  });
+  CHECK(differing == 0);
+}
+
+TEST_CASE("property sweep: training figures are finite, and more memory never loses a fit", "[property]") {
+  const Catalog& catalog = Catalog::builtin();
+  const std::uint64_t cases = std::max<std::uint64_t>(20, case_count() / kTrainCaseShare);
+  std::mt19937_64 rng(20261203);
+  std::uint64_t valid = 0;
+  std::uint64_t fitting = 0;
+  std::vector<std::uint64_t> digests;
+  std::vector<std::string> violations;
+  for (std::uint64_t i = 0; i < cases; ++i) {
+    const TrainOutcome o = check_train(catalog, random_train_case(rng, catalog));
+    valid += o.valid ? 1 : 0;
+    fitting += o.fits ? 1 : 0;
+    digests.push_back(o.digest);
+    if (!o.violation.empty() && violations.size() < 20) {
+      violations.push_back(fmt::format("train case {}: {}", i, o.violation));
+    }
+  }
+  for (const std::string& v : violations) {
+    UNSCOPED_INFO(v);
+  }
+  CHECK(violations.empty());
+  INFO(fmt::format("{} runs, {} valid, {} fit", cases, valid, fitting));
+  CHECK(valid * 3 > cases);
+  CHECK(fitting * 10 > cases);
+  CHECK(fitting < valid);
+  std::mt19937_64 replay(20261203);
+  std::uint64_t differing = 0;
+  under_german_locale([&] {
+    for (std::uint64_t i = 0; i < std::min<std::uint64_t>(cases, 500); ++i) {
+      differing += check_train(catalog, random_train_case(replay, catalog)).digest == digests[i] ? 0u : 1u;
+    }
+  });
+  CHECK(differing == 0);
 }
