@@ -50,8 +50,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string command;
     gpuplan::fuzz::expect_input_errors_only([&] {
       try {
-        std::vector<std::string> args = batch.requests->arguments(line);
-        command = args.front();
+        gpuplan::cli::Request request;
+        batch.requests->read(line, request);
+        command = request.command;
+        std::vector<std::string> args = gpuplan::cli::RequestReader::command_line(request);
         std::reverse(args.begin(), args.end());  // CLI11 takes them last first
         batch.commands.clear();
         batch.commands.parse(args);
