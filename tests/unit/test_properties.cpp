@@ -522,7 +522,7 @@ PlanOutcome check_plan(const Catalog& catalog, const ModelSpec& model, const Pla
     // The chosen plan meets its targets, as reported and as perf computes it on its own.
     const PerfPoint p = evaluate_config(catalog, model, r, k);
     fig.add(p);
-    const bool meets = k.meets_targets && k.gpus == k.replicas * k.layout.gpus_per_replica() &&
+    const bool meets = k.meets_targets && k.gpus == k.replicas * k.layout.gpus() &&
                        k.batch <= k.max_batch && k.max_batch <= std::min(k.max_batch_by_memory, r.perf.max_batch) &&
                        (!t.output_tokens_per_s || k.output_tokens_per_s >= *t.output_tokens_per_s * (1 - 1e-9)) &&
                        (!t.max_itl_s || (at_most(k.itl_s, *t.max_itl_s) && at_most(p.itl_s, *t.max_itl_s))) &&
@@ -532,9 +532,9 @@ PlanOutcome check_plan(const Catalog& catalog, const ModelSpec& model, const Pla
                        (!t.max_usd_per_million_tokens ||
                         at_most(k.cost.usd_per_million_tokens, *t.max_usd_per_million_tokens));
     if (!meets) {
-      fail(fmt::format("{} TP {} PP {} x {} at batch {} (max {}): {} tok/s, ITL {} s (perf: {} s), "
+      fail(fmt::format("{} TP {} PP {} DP {} x {} at batch {} (max {}): {} tok/s, ITL {} s (perf: {} s), "
                        "{} tok/s/user, {} USD/Mtok does not meet its targets",
-                       k.gpu, k.layout.tp, k.layout.pp, k.replicas, k.batch, k.max_batch, k.output_tokens_per_s,
+                       k.gpu, k.layout.tp, k.layout.pp, k.layout.dp, k.replicas, k.batch, k.max_batch, k.output_tokens_per_s,
                        k.itl_s, p.itl_s, k.tokens_per_s_per_user, k.cost.usd_per_million_tokens));
     }
     if (!(k.band_low > 0.0 && k.band_low <= 1.0 && k.band_high >= 1.0 &&
