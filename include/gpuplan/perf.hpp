@@ -156,8 +156,24 @@ class PerfModel {
     [[nodiscard]] double itl_s() const { return period_s() / active_share; }
   };
   PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e) const;
-  // Every sequence in every round, in the best number of near-equal micro-batches.
-  PipelineSchedule balanced_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e) const;
+  // One micro-batch size's decode step (its total) and PP handoff, at one context and
+  // efficiency: the schedules of one batch under PP try about PP x log(batch) micro-batch
+  // splits over only batch / PP distinct sizes, so each size is timed once.
+  struct MicroStep {
+    double total_s = 0;
+    double handoff_s = 0;
+    bool known = false;
+  };
+  using MicroSteps = std::vector<MicroStep>;
+  // A schedule's figures without its step (built only for the schedule chosen).
+  struct Split {
+    double round_s = 0;
+    double chain_s = 0;
+    std::uint64_t largest_micro_batch = 0;
+    [[nodiscard]] double period_s() const { return std::max(round_s, chain_s); }
+  };
+  // Every sequence in every round, in the best number of near-equal micro-batches (PP > 1, batch > 0).
+  Split balanced_split(std::uint64_t batch, double context_tokens, const Efficiency& e, MicroSteps& steps) const;
 
   PerfRequest request_;
   FitResult fit_;

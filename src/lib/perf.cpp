@@ -290,31 +290,47 @@ StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) cons
 PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, double context,
                                                          const Efficiency& e) const {
   const std::uint64_t pp = request_.fit.layout.pp;
-  PipelineSchedule best = balanced_schedule(batch, context, e);
+  if (pp <= 1 || batch == 0) {
+    const StepTime step = decode_step(batch, context, e);
+    return {.largest_step = step, .round_s = step.total_s(), .chain_s = step.total_s()};
+  }
+  // Micro-batches are at most ceil(batch / min(PP, batch)) + 1 sequences (balanced_split).
+  MicroSteps steps(batch / std::min(pp, batch) + 3);
+  Split best = balanced_split(batch, context, e, steps);
+  double best_share = 1;
   // Or fewer sequences, B', run each round in rotation, so each is active B' / B of the rounds:
   // never slower than B' alone. Near-equal micro-batches fit some batch sizes better than the
   // next ones (8 sequences on PP 8 balance, 9 do not), so the B' within the last PP below B
   // are tried; a pipeline balanced at 8 loses no throughput when a 9th sequence arrives.
-  if (pp > 1 && batch > 1) {
+  if (batch > 1) {
     for (std::uint64_t active = batch > pp ? batch - pp : 1; active < batch; ++active) {
-      PipelineSchedule rotating = balanced_schedule(active, context, e);
-      rotating.active_share = d(active) / d(batch);
-      if (rotating.itl_s() < best.itl_s()) {
+      const Split rotating = balanced_split(active, context, e, steps);
+      const double share = d(active) / d(batch);
+      if (rotating.period_s() / share < best.period_s() / best_share) {
         best = rotating;
+        best_share = share;
       }
     }
   }
-  return best;
+  return {.largest_step = decode_step(best.largest_micro_batch, context, e),
+          .round_s = best.round_s,
+          .chain_s = best.chain_s,
+          .active_share = best_share};
 }
 
-PerfModel::PipelineSchedule PerfModel::balanced_schedule(std::uint64_t batch, double context,
-                                                         const Efficiency& e) const {
+PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, double context, const Efficiency& e,
+                                           MicroSteps& steps) const {
   const Layout& l = request_.fit.layout;
-  if (l.pp <= 1 || batch == 0) {
-    const StepTime step = decode_step(batch, context, e);
-    return {.largest_step = step, .round_s = step.total_s(), .chain_s = step.total_s()};
-  }
   const CommLink link{pp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
+  const auto step_of = [&](std::uint64_t micro_batch) -> const MicroStep& {
+    MicroStep& memo = steps.at(micro_batch);
+    if (!memo.known) {
+      memo = {.total_s = decode_step(micro_batch, context, e).total_s(),
+              .handoff_s = p2p_s(d(micro_batch) * activation_bytes_per_token_, link),
+              .known = true};
+    }
+    return memo;
+  };
   // The batch circulates as m micro-batches of near-equal size (B mod m of them one larger). A
   // micro-batch's next token waits for its last one to leave the final stage (its chain: PP
   // steps and PP - 1 handoffs); every stage runs each micro-batch once per token (its round: the
@@ -324,12 +340,12 @@ PerfModel::PipelineSchedule PerfModel::balanced_schedule(std::uint64_t batch, do
   const auto schedule = [&](std::uint64_t m) {
     const std::uint64_t q = batch / m;
     const std::uint64_t larger = batch % m;
-    const StepTime small = decode_step(q, context, e);
-    const StepTime big = larger > 0 ? decode_step(q + 1, context, e) : small;
-    const double handoff_s = p2p_s(d(larger > 0 ? q + 1 : q) * activation_bytes_per_token_, link);
-    return PipelineSchedule{.largest_step = big,
-                            .round_s = d(larger) * big.total_s() + d(m - larger) * small.total_s(),
-                            .chain_s = d(l.pp) * big.total_s() + d(l.pp - 1) * handoff_s};
+    const std::uint64_t largest = larger > 0 ? q + 1 : q;
+    const double small_s = step_of(q).total_s;
+    const MicroStep& big = step_of(largest);
+    return Split{.round_s = d(larger) * big.total_s + d(m - larger) * small_s,
+                 .chain_s = d(l.pp) * big.total_s + d(l.pp - 1) * big.handoff_s,
+                 .largest_micro_batch = largest};
   };
   // Fewer than PP micro-batches leave stages idle. The largest micro-batch c sets m = ceil(B / c);
   // the chain grows with c and the round shrinks, so the best c is near where they cross: a
@@ -341,7 +357,7 @@ PerfModel::PipelineSchedule PerfModel::balanced_schedule(std::uint64_t batch, do
   std::uint64_t hi = widest;
   while (lo < hi) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
-    const PipelineSchedule s = schedule(count_for(mid));
+    const Split s = schedule(count_for(mid));
     if (s.chain_s >= s.round_s) {
       hi = mid;
     } else {
@@ -349,9 +365,9 @@ PerfModel::PipelineSchedule PerfModel::balanced_schedule(std::uint64_t batch, do
     }
   }
   constexpr std::uint64_t kNeighbours = 2;
-  PipelineSchedule best = schedule(count_for(lo));
+  Split best = schedule(count_for(lo));
   for (std::uint64_t c = lo > kNeighbours ? lo - kNeighbours : 1; c <= std::min(widest, lo + kNeighbours); ++c) {
-    const PipelineSchedule s = schedule(count_for(c));
+    const Split s = schedule(count_for(c));
     if (s.period_s() < best.period_s()) {
       best = s;
     }

@@ -133,6 +133,9 @@ class Search {
   PerfPoint eval(const PerfModel& pm, std::uint64_t batch) {
     ++result_.counts.evaluated;
     PerfPoint p = pm.evaluate(batch, r_.perf.efficiency);
+    if (!pareto_admits(frontier_, p.output_tokens_per_s_per_gpu, p.tokens_per_s_per_user)) {
+      return p;  // most points: build no ParetoPoint (its GPU id string) for them
+    }
     const FitRequest& f = pm.request().fit;
     pareto_insert(frontier_, ParetoPoint{.gpu = gpu_id_,
                                          .weights_dtype = f.weights_dtype,
