@@ -178,7 +178,7 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
   CLI::App* sub = app.add_subcommand("cost", "USD per hour, tokens per USD, USD per million tokens, energy");
   add_deployment_options(*sub, o->deployment, false);
   add_workload_options(*sub, o->workload);
-  add_pricing_options(*sub, o->pricing);
+  add_pricing_options(*sub, o->pricing, "none, cost needs --provider, --price or --capex-usd-per-gpu", "on-demand");
   sub->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Rental price, USD per GPU-hour (instead of --provider)")
       ->check(positive_validator());
   sub->add_option("--tokens-per-second", o->tokens_per_second, "Measured output tokens/s of the whole deployment (default: the model's estimate)")

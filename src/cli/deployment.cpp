@@ -14,7 +14,7 @@
 namespace gpuplan::cli {
 
 void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_params, bool gpu_flag) {
-  auto* model = sub.add_option("--model", o.model, "Model id (gpuplan catalog models; any case, unambiguous abbreviations such as mixtral-8x7 work)")->check(non_empty());
+  auto* model = sub.add_option("--model", o.model, "Model id (gpuplan catalog models; any case, unambiguous abbreviations such as mixtral-8x7 and Hugging Face names such as meta-llama/Llama-3.1-8B-Instruct work)")->check(non_empty());
   auto* config = sub.add_option("--model-config", o.model_config,
                                 "Hugging Face config.json of the model instead of an id")
                      ->check(non_empty());

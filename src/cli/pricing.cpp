@@ -12,12 +12,15 @@
 
 namespace gpuplan::cli {
 
-void add_pricing_options(CLI::App& sub, PricingOptions& o) {
-  sub.add_option("--provider", o.provider, "Price provider (gpuplan catalog prices; default: every provider)")
+void add_pricing_options(CLI::App& sub, PricingOptions& o, std::string_view provider_default,
+                         std::string_view mode_default) {
+  sub.add_option("--provider", o.provider,
+                 fmt::format("Price provider (gpuplan catalog prices; default: {})", provider_default))
       ->check(non_empty());
   sub.add_option("--mode", o.mode,
-                 "Pricing mode: on-demand, dedicated, reserved, spot, interruptible, preemptible, capacity-block "
-                 "(default: every mode the provider prices)")
+                 fmt::format("Pricing mode: on-demand, dedicated, reserved, spot, interruptible, preemptible, "
+                             "capacity-block (default: {})",
+                             mode_default))
       ->check(non_empty());
   sub.add_option("--region", o.region,
                  "Only prices in this region: a case-insensitive prefix, e.g. us-east or eu (default: every region)")

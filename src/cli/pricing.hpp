@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -28,7 +29,10 @@ struct PricingOptions {
   std::vector<std::string> prices;  ///< --price GPU=USD, repeatable
 };
 
-void add_pricing_options(CLI::App& sub, PricingOptions& o);
+/// `provider_default` and `mode_default` are what --help says a missing --provider or --mode
+/// means for this command.
+void add_pricing_options(CLI::App& sub, PricingOptions& o, std::string_view provider_default = "every provider",
+                         std::string_view mode_default = "every mode the provider prices");
 /// Utilization, extras, PUE and energy price into a cost request.
 void apply_pricing(const PricingOptions& o, CostRequest& request);
 

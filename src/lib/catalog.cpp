@@ -124,6 +124,29 @@ template <>
 std::vector<std::string> aliases_of<GpuSpec>(const GpuSpec& g) {
   return g.aliases;
 }
+// A model is also named by its Hugging Face repository, as people paste it from a serving command:
+// owner/name or the name alone.
+template <>
+std::vector<std::string> aliases_of<ModelSpec>(const ModelSpec& m) {
+  if (m.hf_repo.empty()) {
+    return {};
+  }
+  const std::string repo = lower(m.hf_repo);
+  return {repo, repo.substr(repo.find('/') + 1)};
+}
+
+// A Hugging Face name without its owner and release suffix ("meta-llama/Llama-3.1-8B-Instruct" ->
+// "llama-3.1-8b"): the instruct, chat and base releases of one architecture size the same.
+std::string release_base(const std::string& key) {
+  std::string base = key.substr(key.rfind('/') + 1);
+  for (std::string_view suffix : {"-instruct", "-chat", "-base", "-hf", "-it"}) {
+    if (base.size() > suffix.size() && base.ends_with(suffix)) {
+      base.resize(base.size() - suffix.size());
+      break;
+    }
+  }
+  return base;
+}
 
 // Id, alias, then abbreviation; a note says what a non-exact name resolved to.
 template <typename T>
@@ -141,6 +164,15 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     }
   }
   const char* how = "alias";
+  if (const std::string base = release_base(key); hits.empty() && base != key) {
+    for (const T& item : items) {
+      const auto aliases = aliases_of(item);
+      if (item.id == base || std::find(aliases.begin(), aliases.end(), base) != aliases.end()) {
+        hits.push_back(&item);
+      }
+    }
+    how = "Hugging Face name";
+  }
   if (hits.empty()) {
     const auto query = words(key);
     for (const T& item : items) {

@@ -513,7 +513,10 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
       std::string_view("attention_chunk_size"), std::string_view("no_rope_layers"),
       std::string_view("no_rope_layer_interval"),
       std::string_view("shared_expert_intermediate_size"), std::string_view("decoder_sparse_step"),
-      std::string_view("mlp_only_layers")};
+      std::string_view("mlp_only_layers"), std::string_view("full_attention_interval"),
+      std::string_view("linear_conv_kernel_dim"), std::string_view("linear_key_head_dim"),
+      std::string_view("linear_value_head_dim"), std::string_view("linear_num_key_heads"),
+      std::string_view("linear_num_value_heads")};
   if (strict) {
     r.reject_unknown(kKeys);
   }

@@ -174,6 +174,9 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
     if (!m.layer_window_tokens.empty()) {
       kind += ", sliding";
     }
+    if (m.linear_attention) {
+      kind += ", linear attention";  // hybrid: most layers keep a fixed state, not a KV cache
+    }
     t.rows.push_back({m.id, fmt::format("{:.2f}", p.total() / units::kGiga),
                       fmt::format("{:.2f}", p.active() / units::kGiga),
                       fmt::format("{:.2f}", (p.active() - p.embedding) / units::kGiga),

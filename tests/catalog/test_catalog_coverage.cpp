@@ -91,6 +91,13 @@ TEST_CASE("coverage: new models' parameter counts match the publishers", "[catal
   // DeepSeek-V3.1 model card: 671B total, 37B activated (MTP module not counted).
   CHECK_THAT(params("deepseek-v3.1").total(), WithinRel(671e9, 0.01));
   CHECK_THAT(params("deepseek-v3.1").active(), WithinRel(37e9, 0.02));
+  // Qwen3-Next-80B-A3B model card: 80B total, 3B activated. "3B" is rounded to one digit and
+  // matches the count without the embedding and the LM head (3.25B here; 3.87B with both). The
+  // multi-token-prediction layer is not counted.
+  const auto next = params("qwen3-next-80b-a3b");
+  CHECK_THAT(next.total(), WithinRel(80e9, 0.01));
+  CHECK(next.active() - next.embedding - next.lm_head > 2.5e9);
+  CHECK(next.active() - next.embedding - next.lm_head < 3.5e9);
   // Kimi K2 model card: 1T total, 32B activated.
   CHECK_THAT(params("kimi-k2").total(), WithinRel(1.04e12, 0.02));
   CHECK_THAT(params("kimi-k2").active(), WithinRel(32e9, 0.03));

@@ -130,6 +130,22 @@ TEST_CASE("names: aliases, abbreviations, ambiguity", "[catalog][names]") {
   (void)c.take_notes();
 }
 
+// People paste model names from serving commands: the Hugging Face repository, with or without its
+// owner and its instruct/chat/base release suffix.
+TEST_CASE("names: Hugging Face repository names resolve to the catalog model", "[catalog][names]") {
+  const Catalog& c = Catalog::builtin();
+  (void)c.take_notes();
+  CHECK(c.model("meta-llama/Llama-3.1-8B").id == "llama-3.1-8b");
+  CHECK(c.model("google/gemma-3-27b-it").id == "gemma-3-27b");
+  CHECK(c.model("meta-llama/Llama-3.1-70B-Instruct").id == "llama-3.1-70b");
+  const auto notes = c.take_notes();
+  REQUIRE(notes.size() == 3);
+  CHECK(notes[2] == "model 'meta-llama/Llama-3.1-70B-Instruct' read as 'llama-3.1-70b' (Hugging Face name)");
+  // Another release of the family with a different architecture is not matched.
+  CHECK(c.resolve_model("mistralai/Mistral-7B-Instruct-v0.3") == nullptr);
+  (void)c.take_notes();
+}
+
 TEST_CASE("names: an alias two GPUs share is ambiguous", "[catalog][names]") {
   Catalog c;
   c.merge_text(R"({"schema_version": 1, "gpus": [
