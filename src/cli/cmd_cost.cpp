@@ -183,7 +183,7 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
       ->check(positive_validator());
   sub->add_option("--tokens-per-second", o->tokens_per_second, "Measured output tokens/s of the whole deployment (default: the model's estimate)")
       ->check(positive_validator());
-  sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU, USD")
+  sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU, USD (default: none, rented)")
       ->check(positive_validator());
   sub->add_option("--amortization-years", o->amortization_years, "Owned hardware: years to amortize over")
       ->capture_default_str()

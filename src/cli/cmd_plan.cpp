@@ -131,11 +131,11 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--model", o->models, "Catalog model id (repeat for several models)")->required()->check(non_empty());
   add_workload_options(*sub, o->workload);
   sub->add_option("--target-output-tokens-per-s", o->target_tokens_per_s,
-                  "Output tokens/s the whole deployment must serve (replicas are added for it)")
+                  "Output tokens/s the whole deployment must serve (replicas are added for it; default: none, one replica)")
       ->transform(decimal_number())->check(positive_validator());
-  sub->add_option("--max-itl-ms", o->max_itl_ms, "Largest inter-token latency, ms")->transform(decimal_number())->check(positive_validator());
-  sub->add_option("--max-ttft-ms", o->max_ttft_ms, "Largest time to first token, ms")->transform(decimal_number())->check(positive_validator());
-  sub->add_option("--min-tokens-per-s-per-user", o->min_tokens_per_s_per_user, "Smallest decode speed per user, tok/s")
+  sub->add_option("--max-itl-ms", o->max_itl_ms, "Largest inter-token latency, ms (default: no limit)")->transform(decimal_number())->check(positive_validator());
+  sub->add_option("--max-ttft-ms", o->max_ttft_ms, "Largest time to first token, ms (default: no limit)")->transform(decimal_number())->check(positive_validator());
+  sub->add_option("--min-tokens-per-s-per-user", o->min_tokens_per_s_per_user, "Smallest decode speed per user, tok/s (default: no limit)")
       ->transform(decimal_number())->check(positive_validator());
   sub->add_option("--gpu", o->gpus, "GPU ids to search (repeat; default: every GPU with a matching price)")
       ->check(non_empty());
@@ -155,7 +155,7 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
       ->capture_default_str()
       ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));
-  sub->add_option("--emit", o->emit, "Print the launch command of the cheapest configuration: vllm, sglang or trtllm")
+  sub->add_option("--emit", o->emit, "Print the launch command of the cheapest configuration: vllm, sglang or trtllm (default: none)")
       ->check(non_empty());
   sub->add_option("--batch-search", o->batch_search,
                   "bisect (latency grows with the batch) or exhaustive (every batch; slower, for checking)")

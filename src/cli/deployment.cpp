@@ -44,16 +44,16 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--pp", o.pp, "Pipeline-parallel stages (default: 1, or chosen by the layout search)")
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
-  sub.add_option("--ep", o.ep, "Expert-parallel degree (MoE)")
+  sub.add_option("--ep", o.ep, "Expert-parallel degree (MoE; default: 1, or chosen by the layout search)")
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--weights-dtype", o.weights_dtype,
                  "Every linear layer: fp32 bf16 fp16 fp8 int8 int4 fp4 mxfp4, any case (fp4 = NVIDIA's NVFP4, "
                  "4-bit floats with an fp8 scale per 16), or a scheme such as fp8-block128, int4-g128-zp, nf4 "
                  "(default: the formats the checkpoint ships in)")
       ->check(non_empty());
-  sub.add_option("--experts-dtype", o.experts_dtype, "Routed and shared experts (MoE), overrides --weights-dtype")
+  sub.add_option("--experts-dtype", o.experts_dtype, "Routed and shared experts (MoE), overrides --weights-dtype (default: as --weights-dtype)")
       ->check(non_empty());
-  sub.add_option("--attention-dtype", o.attention_dtype, "Attention projections, overrides --weights-dtype")
+  sub.add_option("--attention-dtype", o.attention_dtype, "Attention projections, overrides --weights-dtype (default: as --weights-dtype)")
       ->check(non_empty());
   sub.add_option("--embeddings-dtype", o.embeddings_dtype,
                  "Embedding table and LM head (default: bf16 for quantized weights)")
