@@ -107,6 +107,9 @@ Json config_json(const PlanConfig& c) {
           {"gpus", c.gpus},
           {"price", {{"provider", c.price.provider}, {"mode", to_string(c.price.mode)}, {"term", c.price.term.empty() ? Json(nullptr) : Json(c.price.term)},
                      {"usd_per_gpu_hour", c.price.usd_per_gpu_hour}, {"date", c.price.date},
+                     // A --price given by hand has no date, so no age.
+                     {"price_age_days", c.price.date.empty() ? Json(nullptr) : Json(c.price.age_days)},
+                     {"stale", c.price.stale()},
                      {"region", c.price.region}, {"sources", c.price.sources}}},
           {"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},
           {"usd_per_million_tokens", checked(c.cost.usd_per_million_tokens, "usd/mtok")},

@@ -145,6 +145,7 @@ Json plan_json(const TrainPlan& p) {
                      {"usd_per_gpu_hour", c.price.usd_per_gpu_hour},
                      {"date", c.price.date},
                      {"price_age_days", c.price.age_days},
+                     {"stale", c.price.stale()},
                      {"region", c.price.region},
                      {"usd_per_hour", c.usd_per_hour},
                      {"usd_per_million_tokens", checked(c.usd_per_million_tokens, "usd/mtok")},
