@@ -21,6 +21,11 @@ struct CompareRequest {
   bool layout_given = false;
   /// The load each option is costed at (planned_load): unset, full load.
   std::optional<std::uint64_t> concurrency;
+  /// The load as output tokens/s over each deployment, instead of a concurrency.
+  std::optional<double> target_output_tokens_per_s;
+  /// With a target and no GPU count: each option is as many replicas as the target needs (its
+  /// replica chosen among the layouts of `gpus_per_option` GPUs, or the given TP x PP).
+  bool size_for_target = false;
   std::map<std::string, double> measured_tokens_per_s;  ///< by GPU id: replaces the estimate
   std::string provider;                 ///< empty: every provider in the catalog
   std::optional<PricingMode> mode;      ///< unset: every mode the provider has
@@ -36,7 +41,9 @@ struct CompareRequest {
 struct CompareOption {
   std::string gpu;
   Layout layout;
+  std::uint64_t gpus = 0;       ///< GPUs priced: gpus_per_option, or the replicas a target needs
   std::uint64_t batch = 0;
+  PlannedLoad load;
   double estimate_tokens_per_s = 0;
   double estimate_low = 0;
   double estimate_high = 0;

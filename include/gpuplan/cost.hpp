@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/load.hpp>
 #include <gpuplan/price.hpp>
 
 namespace gpuplan {
@@ -67,6 +68,8 @@ struct CostReport {
   std::optional<Price> price;          ///< the catalog price used, if any
   std::string throughput_source;       ///< "measured (--tokens-per-second)", "estimate at batch 64", ...
   std::optional<double> budget_usd_per_million_tokens;
+  /// The load the estimate ran at with --concurrency or a target (JSON `load`); unset otherwise.
+  std::optional<PlannedLoad> load;
   CostResult cost;
   [[nodiscard]] bool within_budget() const {
     return !budget_usd_per_million_tokens || cost.usd_per_million_tokens <= *budget_usd_per_million_tokens;

@@ -15,6 +15,7 @@
 
 #include <gpuplan/band.hpp>
 #include <gpuplan/comm.hpp>
+#include <gpuplan/load.hpp>
 #include <gpuplan/memory.hpp>
 
 namespace gpuplan {
@@ -215,6 +216,8 @@ struct PerfResult {
   BandCase band_case = BandCase::calibrated;  ///< how far the request is from the calibration data
   std::vector<PerfPoint> rows;         ///< calibrated estimate
   std::vector<PerfPoint> roofline;     ///< pure bound, same batches
+  /// The load planned with --concurrency or a target (JSON `load`); unset: the batches given.
+  std::optional<PlannedLoad> load;
   std::vector<std::string> notes;
 };
 

@@ -75,7 +75,6 @@ struct DeploymentResult {
   FitResult fit;                   ///< the layout used, at the planned concurrency
   bool runs = false;               ///< one sequence fits the layout: throughput and latency exist
   PlannedLoad load;
-  std::uint64_t sized_replicas = 0;  ///< replicas the target needs when the plan gives no GPU count
   std::optional<PerfResult> perf;  ///< one row, the planned batch (unset unless `runs`)
   /// The estimate and bound over curve_batches(full load, planned batch), for a report's charts
   /// (unset unless `runs`).

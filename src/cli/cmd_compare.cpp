@@ -30,10 +30,12 @@ struct CompareOptions {
 Exit run_compare(CompareOptions o) {
   const Catalog catalog = load_catalog(o.common);
   const RenderOptions render = render_options(o.common);
-  if (o.deployment.gpus == 0 && o.deployment.nodes == 0) {
-    o.deployment.gpus = 8;  // one node by default
-  }
   CompareRequest req;
+  req.size_for_target = size_for_target(o.workload, o.deployment);
+  if (o.deployment.gpus == 0 && o.deployment.nodes == 0) {
+    // One node by default; with a target, the node the replica is chosen in.
+    o.deployment.gpus = req.size_for_target ? o.deployment.gpus_per_node : 8;
+  }
   for (const std::string& g : o.gpus) {
     req.gpus.push_back(lookup_gpu(catalog, g, "--gpu").id);
   }
@@ -44,6 +46,7 @@ Exit run_compare(CompareOptions o) {
   apply_workload(o.workload, req.perf);
   req.layout_given = d.layout_given;
   req.concurrency = planned_concurrency(o.workload);
+  req.target_output_tokens_per_s = planned_target(o.workload);
   for (const std::string& m : o.measured) {
     const auto eq = m.find('=');
     if (eq == std::string::npos || eq == 0) {

@@ -90,6 +90,10 @@ Exit run_cost(const CostOptions& o) {
     req.fit = d.request;
     apply_workload(o.workload, req);
     validate_perf_request(d.model, req);
+    const bool sized = size_for_target(o.workload, o.deployment);
+    if (sized && !d.layout_given) {
+      d.gpus = o.deployment.gpus_per_node;  // the replica is chosen among one node's layouts
+    }
     const FitResult layout = serving_layout(d.model, gpu, req, d.layout_given, d.gpus).fit;
     if (!layout.fits) {
       return does_not_fit(o, layout, fmt::format("does not fit: weights {:.2f} GB and one {}-token sequence's KV cache per GPU "
@@ -99,8 +103,14 @@ Exit run_cost(const CostOptions& o) {
                                                  layout.request.layout.pp));
     }
     req.fit.layout = layout.request.layout;
+    const std::uint64_t sized_replicas =
+        sized ? size_replicas_for_target(d.model, gpu, req, o.workload.target_output_tokens_per_s) : 0;
     const PerfModel pm(d.model, gpu, req);
-    const PlannedLoad load = planned_load(pm, planned_concurrency(o.workload));
+    PlannedLoad load = planned_load(pm, planned_concurrency(o.workload), planned_target(o.workload));
+    load.sized_replicas = sized_replicas;
+    if (!load.full_load()) {
+      report.load = load;
+    }
     const std::uint64_t batch = load.batch;
     const PerfPoint p = pm.evaluate(batch, req.efficiency);
     c.gpus = req.fit.layout.gpus();
@@ -108,9 +118,10 @@ Exit run_cost(const CostOptions& o) {
     c.input_tokens_per_s = input_tokens_per_s_for(p.output_tokens_per_s, o.workload.input, o.workload.output);
     report.throughput_source = fmt::format(
         "estimate at batch {} per replica{}, TP {} PP {} DP {}{}{}", batch,
-        load.full_load() ? " (full load)"
-        : load.capped    ? fmt::format(" (--concurrency {} needs more than memory and the engine allow)", *load.concurrency)
-                         : fmt::format(" (--concurrency {})", *load.concurrency),
+        load.full_load()                 ? " (full load)"
+        : load.target_output_tokens_per_s ? fmt::format(" ({})", target_load_note(load, req.fit.layout))
+        : load.capped ? fmt::format(" (--concurrency {} needs more than memory and the engine allow)", *load.concurrency)
+                      : fmt::format(" (--concurrency {})", *load.concurrency),
         req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp, d.layout_given ? "" : " (layout chosen for throughput)",
         req.sparse ? ", 2:4-sparse peak FLOPs" : "");
   }
@@ -182,7 +193,8 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Rental price, USD per GPU-hour (instead of --provider)")
       ->check(positive_validator());
   sub->add_option("--tokens-per-second", o->tokens_per_second, "Measured output tokens/s of the whole deployment (default: the model's estimate)")
-      ->check(positive_validator());
+      ->check(positive_validator())
+      ->excludes("--target-output-tokens-per-s");
   sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU, USD (default: none, rented)")
       ->check(positive_validator());
   sub->add_option("--amortization-years", o->amortization_years, "Owned hardware: years to amortize over")

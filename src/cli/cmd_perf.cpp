@@ -25,7 +25,6 @@ struct PerfOptions {
   WorkloadOptions workload;
   std::vector<std::uint64_t> batches{1, 8, 64, 256};
   bool check = false;
-  bool batch_given = false;
 };
 
 Exit run_perf(const PerfOptions& o) {
@@ -36,6 +35,10 @@ Exit run_perf(const PerfOptions& o) {
   req.fit = d.request;
   apply_workload(o.workload, req);
   validate_perf_request(d.model, req);
+  const bool sized = size_for_target(o.workload, o.deployment);
+  if (sized && !d.layout_given) {
+    d.gpus = o.deployment.gpus_per_node;  // the replica is chosen among one node's layouts
+  }
   // The layout must hold the weights; without --tp/--pp take the one with the most throughput.
   const ThroughputLayout choice = serving_layout(d.model, *d.gpu, req, d.layout_given, d.gpus);
   const FitResult& layout_fit = choice.fit;
@@ -60,13 +63,15 @@ Exit run_perf(const PerfOptions& o) {
     throw InputError(why);
   }
   req.fit.layout = layout_fit.request.layout;
+  const std::uint64_t sized_replicas =
+      sized ? size_replicas_for_target(d.model, *d.gpu, req, o.workload.target_output_tokens_per_s) : 0;
   std::vector<std::uint64_t> batches = o.batches;
   PlannedLoad load;
-  if (const auto concurrency = planned_concurrency(o.workload)) {
-    if (o.batch_given) {
-      throw InputError("--concurrency: give either --concurrency (the load over the deployment) or --batch (per replica)");
-    }
-    load = planned_load(PerfModel(d.model, *d.gpu, req), concurrency);
+  const auto concurrency = planned_concurrency(o.workload);
+  const auto target = planned_target(o.workload);
+  if (concurrency || target) {
+    load = planned_load(PerfModel(d.model, *d.gpu, req), concurrency, target);
+    load.sized_replicas = sized_replicas;
     batches = {load.batch};
   }
   PerfResult result = perf(d.model, *d.gpu, req, batches,
@@ -77,7 +82,12 @@ Exit run_perf(const PerfOptions& o) {
                                     "(batch {}) among {} layouts of {} GPUs",
                                     std::min(result.max_batch_by_memory, req.max_batch), choice.candidates, d.gpus));
   }
-  if (load.capped) {
+  if (!load.full_load()) {
+    result.load = load;
+  }
+  if (target) {
+    result.notes.insert(result.notes.begin(), target_load_note(load, req.fit.layout));
+  } else if (load.capped) {
     result.notes.insert(result.notes.begin(),
                         fmt::format("--concurrency {} needs more sequences per replica than memory and the engine "
                                     "allow ({}): shown at {}",
@@ -97,12 +107,15 @@ void add_perf_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--batch", o->batches, "Concurrent sequences per replica, comma-separated")
       ->delimiter(',')
       ->capture_default_str()
-      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
-  sub->add_flag("--check", o->check, "Exit with code 1 (not 2) when the layout, or --concurrency, does not fit");
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20))
+      ->excludes("--concurrency")
+      ->excludes("--target-output-tokens-per-s");
+  sub->add_flag("--check", o->check,
+                "Exit with code 1 (not 2) when the layout does not fit, or --concurrency or "
+                "--target-output-tokens-per-s is out of its reach");
   add_common_options(*sub, o->common);
   set_command_callback(*sub, o, [o, sub, &exit_code] {
     note_given(*sub, o->deployment);
-    o->batch_given = sub->count("--batch") > 0;
     exit_code = with_flag_names([&o] { return run_perf(*o); });
   });
 }

@@ -129,7 +129,7 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
       "The cheapest deployments meeting a load and latency targets: every priced GPU x weights and KV format x "
       "layout x batch x replicas, with the launch command and each GPU's throughput/latency frontier");
   sub->add_option("--model", o->models, "Catalog model id (repeat for several models)")->required()->check(non_empty());
-  add_workload_options(*sub, o->workload);
+  add_workload_options(*sub, o->workload, true, false);  // plan has its own target flag
   sub->add_option("--target-output-tokens-per-s", o->target_tokens_per_s,
                   "Output tokens/s the whole deployment must serve (replicas are added for it; default: none, one replica)")
       ->transform(decimal_number())->check(positive_validator());

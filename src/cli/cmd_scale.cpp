@@ -181,7 +181,7 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
       ->capture_default_str()
       ->transform(decimal_number())->check(CLI::Range(0.001, 100.0));
   add_deployment_options(*sub, o->deployment, false, false);
-  add_workload_options(*sub, o->workload, false);
+  add_workload_options(*sub, o->workload, false, false);
   sub->add_option("--target-output-tokens-per-s", o->target_output_tokens_per_s,
                   "Modeled: serve-out rows, the replicas and GPUs this load needs")
       ->check(positive_validator());

@@ -23,7 +23,6 @@ struct PlanOptions {
   WorkloadOptions workload;
   PricingOptions pricing;
   double usd_per_gpu_hour = 0;
-  double target_output_tokens_per_s = 0;  ///< 0: the load is the concurrency (or full load)
 };
 
 /// "--tp: Value 0 not in range" becomes "plan.json: /deployments/0/tp: Value 0 not in range";
@@ -89,9 +88,6 @@ DeploymentResult evaluate(const Catalog& catalog, const PlanFile& plan, const Pl
   add_workload_options(app, o.workload);
   add_pricing_options(app, o.pricing);
   app.add_option("--usd-per-gpu-hour", o.usd_per_gpu_hour)->check(positive_validator());
-  app.add_option("--target-output-tokens-per-s", o.target_output_tokens_per_s)
-      ->transform(decimal_number())
-      ->check(positive_validator());
   std::vector<std::string> args;
   for (const PlanSetting& s : pd.settings) {
     args.push_back(s.is_switch ? s.flag : s.flag + "=" + s.value);
@@ -114,14 +110,10 @@ DeploymentResult evaluate(const Catalog& catalog, const PlanFile& plan, const Pl
       q.layout_given = d.layout_given;
       q.gpus = d.gpus;
       q.concurrency = planned_concurrency(o.workload);
-      if (o.target_output_tokens_per_s > 0) {
-        q.target_output_tokens_per_s = o.target_output_tokens_per_s;
-        // No GPU count: as many replicas as the target needs, each the layout rule's replica
-        // among one node's layouts (or the given TP x PP).
-        q.size_for_target = o.deployment.gpus == 0 && o.deployment.nodes == 0 && o.deployment.mig.empty();
-        if (q.size_for_target && !q.layout_given) {
-          q.gpus = o.deployment.gpus_per_node;
-        }
+      q.target_output_tokens_per_s = planned_target(o.workload);
+      q.size_for_target = size_for_target(o.workload, o.deployment);
+      if (q.size_for_target && !q.layout_given) {
+        q.gpus = o.deployment.gpus_per_node;
       }
       apply_pricing(o.pricing, q.cost);
       q.prices = plan_prices(catalog, o, *q.gpu, plan, pd);

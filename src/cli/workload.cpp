@@ -1,17 +1,56 @@
 #include "workload.hpp"
 
+#include <charconv>
+#include <string>
+
+#include <fmt/format.h>
+
 #include <gpuplan/units.hpp>
 
 #include "common.hpp"
 
 namespace gpuplan::cli {
+namespace {
 
-void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency) {
+// 1e10 tok/s is past what 2^16 GPUs (the largest deployment) could serve of any model.
+constexpr double kMostTargetTokensPerS = 1e10;
+
+// After decimal_number(): the text is a finite decimal.
+CLI::Validator target_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc{} || end != text.data() + text.size() || !(v > 0)) {
+          return fmt::format("expected a positive number of output tokens/s, got '{}'", text);
+        }
+        return v <= kMostTargetTokensPerS
+                   ? std::string()
+                   : fmt::format("expected at most 1e10 output tokens/s (more than 65,536 GPUs serve), got '{}'", text);
+      },
+      "TOKENS/S");
+}
+
+}  // namespace
+
+void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency, bool target) {
+  CLI::Option* concurrency_flag = nullptr;
   if (concurrency) {
-    sub.add_option("--concurrency", o.concurrency,
-                   "Concurrent sequences over the deployment: throughput, latency and cost at this load "
-                   "(default: full load, the largest batch memory and the engine allow)")
-        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
+    concurrency_flag = sub.add_option("--concurrency", o.concurrency,
+                                      "Concurrent sequences over the deployment: throughput, latency and cost at "
+                                      "this load (default: full load, the largest batch memory and the engine allow)")
+                           ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
+  }
+  if (target) {
+    CLI::Option* target_flag =
+        sub.add_option("--target-output-tokens-per-s", o.target_output_tokens_per_s,
+                       "Output tokens/s the deployment must serve, instead of --concurrency: the smallest batch per "
+                       "replica that reaches it; without --gpus/--nodes, as many replicas as it needs")
+            ->transform(decimal_number())
+            ->check(target_validator());
+    if (concurrency_flag != nullptr) {
+      target_flag->excludes(concurrency_flag);
+    }
   }
   sub.add_option("--input", o.input, "Prompt tokens per request; 32k = 32768 (k = 1024, M = 1024^2)")
       ->capture_default_str()
@@ -46,6 +85,14 @@ void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency) {
 
 std::optional<std::uint64_t> planned_concurrency(const WorkloadOptions& o) {
   return o.concurrency > 0 ? std::optional(o.concurrency) : std::nullopt;
+}
+
+std::optional<double> planned_target(const WorkloadOptions& o) {
+  return o.target_output_tokens_per_s > 0 ? std::optional(o.target_output_tokens_per_s) : std::nullopt;
+}
+
+bool size_for_target(const WorkloadOptions& w, const DeploymentOptions& d) {
+  return w.target_output_tokens_per_s > 0 && d.gpus == 0 && d.nodes == 0 && d.mig.empty();
 }
 
 void apply_workload(const WorkloadOptions& o, PerfRequest& request) {

@@ -8,6 +8,8 @@
 
 #include <gpuplan/perf.hpp>
 
+#include "deployment.hpp"
+
 namespace gpuplan::cli {
 
 struct WorkloadOptions {
@@ -19,12 +21,20 @@ struct WorkloadOptions {
   double network_gbit_per_s = 400;
   std::uint64_t max_batch = kDefaultEngineMaxBatch;
   std::uint64_t concurrency = 0;  ///< --concurrency: the planned load; 0: full load
+  double target_output_tokens_per_s = 0;  ///< --target-output-tokens-per-s, instead; 0: not given
 };
 
-/// Adds the workload flags; `concurrency` adds --concurrency (fit has its own).
-void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency = true);
+/// Adds the workload flags; `concurrency` adds --concurrency (fit has its own), `target` adds
+/// --target-output-tokens-per-s as the other way to give the load (plan has its own).
+void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency = true, bool target = true);
 /// The planned load: --concurrency when given, else unset (full load).
 std::optional<std::uint64_t> planned_concurrency(const WorkloadOptions& o);
+/// The planned load as output tokens/s over the deployment, unset when not given.
+std::optional<double> planned_target(const WorkloadOptions& o);
+/// A target and no GPU count (--gpus, --nodes, --mig): the deployment is as many replicas as the
+/// target needs, as a plan file without `gpus` is; the replica is the layout rule's among one
+/// node's layouts, or the given TP x PP.
+bool size_for_target(const WorkloadOptions& w, const DeploymentOptions& d);
 /// Fills a PerfRequest's workload, efficiency and network from the flags.
 void apply_workload(const WorkloadOptions& o, PerfRequest& request);
 

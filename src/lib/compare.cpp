@@ -23,11 +23,19 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
   req.fit.concurrency = 1;
   req.fit.layout = layout_fit.request.layout;
-  const PerfModel pm(model, gpu, req);
   CompareOption o;
   o.gpu = gpu.id;
+  o.gpus = r.gpus_per_option;
+  std::uint64_t sized = 0;
+  if (r.size_for_target && r.target_output_tokens_per_s) {
+    sized = size_replicas_for_target(model, gpu, req, *r.target_output_tokens_per_s);
+    o.gpus = req.fit.layout.gpus();
+  }
+  const PerfModel pm(model, gpu, req);
   o.layout = req.fit.layout;
-  o.batch = planned_load(pm, r.concurrency).batch;
+  o.load = planned_load(pm, r.concurrency, r.target_output_tokens_per_s);
+  o.load.sized_replicas = sized;
+  o.batch = o.load.batch;
   const PerfPoint est = pm.evaluate(o.batch, req.efficiency);
   const EstimateBand band = estimate_band(catalog, model, gpu, req.fit.weights_dtype);
   o.band_case = band.band_case;
@@ -186,7 +194,6 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
                                  r.mode ? fmt::format(" in mode {}", offer_label(*r.mode, r.term)) : std::string(),
                                  fmt::join(priced, ", ")));
   }
-  const double gpus = static_cast<double>(r.gpus_per_option);
   for (const Offer& offer : pairs) {
     ModeComparison m;
     m.provider = offer.provider;
@@ -202,7 +209,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       }
       if (po.price) {
         CostRequest c = r.cost;
-        c.gpus = r.gpus_per_option;
+        c.gpus = o.gpus;
         c.usd_per_gpu_hour = po.price->usd_per_gpu_hour;
         c.owned.reset();
         c.output_tokens_per_s = o.tokens_per_s();
@@ -229,7 +236,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
         po.break_even_usd_per_gpu_hour = std::max(
             0.0, (target_usd_per_hour / (1.0 + r.cost.failed_run_overhead) - po.cost.extras_usd_per_hour /
                                                                                   (1.0 + r.cost.failed_run_overhead)) /
-                     gpus);
+                     static_cast<double>(res.options[i].gpus));
       }
       std::size_t w = b;
       for (std::size_t i = 0; i < m.options.size(); ++i) {
@@ -261,6 +268,11 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     res.notes.push_back(fmt::format("layouts chosen for throughput: the most estimated output tok/s at full load among "
                                     "the layouts of {} GPUs; --tp/--pp pin one",
                                     r.gpus_per_option));
+  }
+  for (const CompareOption& o : res.options) {
+    if (const std::string note = target_load_note(o.load, o.layout); !note.empty()) {
+      res.notes.push_back(fmt::format("{}: {}", o.gpu, note));
+    }
   }
   if (r.measured_tokens_per_s.size() < r.gpus.size()) {
     res.notes.push_back("estimated throughput is the calibrated model's; a ranking marked robust holds across the band");

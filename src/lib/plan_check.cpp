@@ -15,14 +15,6 @@
 namespace gpuplan {
 namespace {
 
-// "20,000": a target as people write it (whole tokens/s, rounded up).
-std::string tokens_per_s_text(double tokens_per_s) {
-  return detail::group_digits(static_cast<std::uint64_t>(std::ceil(tokens_per_s)));
-}
-
-// The largest deployment the layout search allows.
-constexpr std::uint64_t kMaxDeploymentGpus = std::uint64_t{1} << 16;
-
 // A "max" expectation holds when got <= expected, a "min" one when got >= expected.
 ExpectationResult bound_check(std::string_view name, double expected, double got, bool at_most, std::string_view unit,
                               std::string_view fail_reason) {
@@ -105,21 +97,15 @@ void add_checks(const DeploymentQuestion& q, DeploymentResult& d) {
 }
 
 // No GPU count in the plan: as many replicas as the target needs at full load.
-void size_for_target(const DeploymentQuestion& q, const GpuSpec& gpu, PerfRequest& req, DeploymentResult& d) {
-  Layout& l = req.fit.layout;
-  // Expert parallelism spans TP x DP GPUs: replicas come in whole EP groups.
-  const std::uint64_t step = l.ep > 1 ? l.ep / std::gcd(l.ep, l.tp) : 1;
-  l.dp = step;
-  if (!fit(q.model, gpu, req.fit).fits) {
-    return;  // not even one replica runs: the fit says why
+std::uint64_t size_for_target(const DeploymentQuestion& q, const GpuSpec& gpu, PerfRequest& req, DeploymentResult& d) {
+  const std::uint64_t replicas = size_replicas_for_target(q.model, gpu, req, *q.target_output_tokens_per_s);
+  if (replicas > 0) {
+    const Layout& l = req.fit.layout;
+    d.notes.push_back(fmt::format("sized for {} output tok/s: {} replicas of TP {} PP {} ({} GPUs; set gpus to fix the "
+                                  "count)",
+                                  tokens_per_s_text(*q.target_output_tokens_per_s), l.dp, l.tp, l.pp, l.gpus()));
   }
-  const std::uint64_t needed = replicas_for_target(PerfModel(q.model, gpu, req), *q.target_output_tokens_per_s);
-  const std::uint64_t most = std::max(step, kMaxDeploymentGpus / (l.tp * l.pp) / step * step);
-  l.dp = std::min((needed + step - 1) / step * step, most);
-  d.sized_replicas = l.dp;
-  d.notes.push_back(fmt::format("sized for {} output tok/s: {} replicas of TP {} PP {} ({} GPUs; set gpus to fix the "
-                                "count)",
-                                tokens_per_s_text(*q.target_output_tokens_per_s), l.dp, l.tp, l.pp, l.gpus()));
+  return replicas;
 }
 
 }  // namespace
@@ -173,8 +159,9 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
                                   "set tp and pp to pin it",
                                   q.gpus, req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp));
   }
+  std::uint64_t sized_replicas = 0;
   if (q.size_for_target && q.target_output_tokens_per_s) {
-    size_for_target(q, gpu, req, d);
+    sized_replicas = size_for_target(q, gpu, req, d);
   }
   const FitResult one = fit(q.model, gpu, req.fit);
   d.runs = one.fits;
@@ -186,8 +173,8 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
   d.fit = q.concurrency ? fit_at(*q.concurrency) : one;
   if (d.runs) {
     const PerfModel pm(q.model, gpu, req);
-    d.load = q.target_output_tokens_per_s ? planned_load_for_target(pm, *q.target_output_tokens_per_s)
-                                          : planned_load(pm, q.concurrency);
+    d.load = planned_load(pm, q.concurrency, q.target_output_tokens_per_s);
+    d.load.sized_replicas = sized_replicas;
     if (q.target_output_tokens_per_s) {
       d.fit = fit_at(d.load.batch * req.fit.layout.dp);  // memory at the sequences the target runs
     }
@@ -200,11 +187,7 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
                                     *q.concurrency, (*q.concurrency + req.fit.layout.dp - 1) / req.fit.layout.dp,
                                     d.load.batch, d.load.batch));
     } else if (d.load.capped) {
-      const std::uint64_t replicas = replicas_for_target(pm, *q.target_output_tokens_per_s);
-      d.notes.push_back(fmt::format("{} output tok/s need more than full load (batch {} per replica): {} replicas of "
-                                    "TP {} PP {} ({} GPUs) would serve it",
-                                    tokens_per_s_text(*q.target_output_tokens_per_s), d.load.batch, replicas, req.fit.layout.tp,
-                                    req.fit.layout.pp, replicas * req.fit.layout.tp * req.fit.layout.pp));
+      d.notes.push_back(target_load_note(d.load, req.fit.layout));
     }
     const PerfPoint& row = d.perf->rows.front();
     for (const Price& price : q.prices) {

@@ -7,6 +7,7 @@
 #include <gpuplan/units.hpp>
 
 #include "detail/document.hpp"
+#include "detail/load_json.hpp"
 
 namespace gpuplan::detail {
 namespace {
@@ -111,14 +112,7 @@ OrderedJson plan_json(const CheckResult& c, std::string_view command) {
     r["gpu"] = d.gpu_id;
     const Layout& l = d.fit.request.layout;
     r["layout"] = {{"gpus", l.gpus()}, {"tp", l.tp}, {"pp", l.pp}, {"ep", l.ep}, {"dp", l.dp}};
-    r["load"] = {{"concurrency", d.load.concurrency ? OrderedJson(*d.load.concurrency) : OrderedJson(nullptr)},
-                 {"target_output_tokens_per_s", d.load.target_output_tokens_per_s
-                                                    ? OrderedJson(checked(*d.load.target_output_tokens_per_s, "target"))
-                                                    : OrderedJson(nullptr)},
-                 {"sized_replicas", d.sized_replicas > 0 ? OrderedJson(d.sized_replicas) : OrderedJson(nullptr)},
-                 {"full_load", d.runs && d.load.full_load()},
-                 {"batch_per_replica", d.runs ? OrderedJson(d.load.batch) : OrderedJson(nullptr)},
-                 {"capped", d.load.capped}};
+    r["load"] = load_json(d.load, d.runs);
     OrderedJson checks = OrderedJson::array();
     OrderedJson reasons = OrderedJson::array();
     for (const ExpectationResult& e : d.checks) {

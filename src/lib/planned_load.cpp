@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/memory.hpp>
+
+#include "detail/document.hpp"
 
 namespace gpuplan {
 
@@ -41,6 +45,7 @@ PlannedLoad planned_load_for_target(const PerfModel& model, double target) {
   check_target(target);
   PlannedLoad load;
   load.target_output_tokens_per_s = target;
+  load.replicas_for_target = replicas_for_target(model, target);
   const Efficiency& e = model.request().efficiency;
   const std::uint64_t full = std::max<std::uint64_t>(1, model.full_load_batch());
   if (model.evaluate(full, e).output_tokens_per_s < target) {
@@ -63,6 +68,11 @@ PlannedLoad planned_load_for_target(const PerfModel& model, double target) {
   return load;
 }
 
+PlannedLoad planned_load(const PerfModel& model, std::optional<std::uint64_t> concurrency,
+                         std::optional<double> target) {
+  return target ? planned_load_for_target(model, *target) : planned_load(model, concurrency);
+}
+
 std::uint64_t replicas_for_target(const PerfModel& model, double target) {
   check_target(target);
   const double replicas = static_cast<double>(std::max<std::uint64_t>(1, model.request().fit.layout.dp));
@@ -73,6 +83,59 @@ std::uint64_t replicas_for_target(const PerfModel& model, double target) {
   const double needed = std::ceil(target / per_replica * (1.0 - 1e-12));
   // A target beyond any deployment (past 2^16 GPUs, as the layouts allow) is capped there.
   return static_cast<std::uint64_t>(std::clamp(needed, 1.0, 65536.0));
+}
+
+std::uint64_t size_replicas_for_target(const ModelSpec& model, const GpuSpec& gpu, PerfRequest& request,
+                                       double target) {
+  check_target(target);
+  Layout& l = request.fit.layout;
+  // Expert parallelism spans TP x DP GPUs: replicas come in whole EP groups.
+  const std::uint64_t step = l.ep > 1 ? l.ep / std::gcd(l.ep, l.tp) : 1;
+  l.dp = step;
+  if (!fit(model, gpu, request.fit).fits) {
+    return 0;  // not even one replica runs: the fit says why
+  }
+  // The largest deployment the layout search allows.
+  constexpr std::uint64_t kMaxDeploymentGpus = std::uint64_t{1} << 16;
+  const std::uint64_t needed = replicas_for_target(PerfModel(model, gpu, request), target);
+  const std::uint64_t most = std::max(step, kMaxDeploymentGpus / (l.tp * l.pp) / step * step);
+  l.dp = std::min((needed + step - 1) / step * step, most);
+  return l.dp;
+}
+
+std::string tokens_per_s_text(double tokens_per_s) {
+  return detail::group_digits(static_cast<std::uint64_t>(std::ceil(tokens_per_s)));
+}
+
+namespace {
+
+std::string count_text(std::uint64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", detail::group_digits(n), n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string target_load_note(const PlannedLoad& load, const Layout& layout) {
+  if (!load.target_output_tokens_per_s) {
+    return {};
+  }
+  const std::string target = tokens_per_s_text(*load.target_output_tokens_per_s);
+  const std::uint64_t replica_gpus = layout.tp * layout.pp;
+  const std::string needed = fmt::format("{} of TP {} PP {} ({})",
+                                         count_text(load.replicas_for_target, "replica", "replicas"), layout.tp,
+                                         layout.pp, count_text(load.replicas_for_target * replica_gpus, "GPU", "GPUs"));
+  if (load.capped) {
+    return fmt::format("{} output tok/s need more than full load (batch {} per replica): {} would serve it", target,
+                       load.batch, needed);
+  }
+  if (load.sized_replicas > 0) {
+    return fmt::format("sized for {} output tok/s: {} of TP {} PP {} ({}), batch {} per replica; --gpus fixes the "
+                       "count",
+                       target, count_text(layout.dp, "replica", "replicas"), layout.tp, layout.pp,
+                       count_text(layout.gpus(), "GPU", "GPUs"), load.batch);
+  }
+  return fmt::format("{} output tok/s: batch {} per replica over {}; {} would serve it at full load", target,
+                     load.batch, count_text(layout.dp, "replica", "replicas"), needed);
 }
 
 }  // namespace gpuplan

@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <gpuplan/planned_load.hpp>
 #include <gpuplan/render.hpp>
 
 #include "detail/document.hpp"
 #include "detail/json_output.hpp"
+#include "detail/load_json.hpp"
 
 namespace gpuplan {
 namespace {
@@ -80,6 +82,9 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
                    {"gpu_power_w", q.gpu_power_w},
                    {"pue", q.pue},
                    {"usd_per_kwh", q.usd_per_kwh}};
+    if (r.load) {
+      j["load"] = detail::load_json(*r.load);
+    }
     j["cost"] = cost_json(c);
     j["budget_usd_per_million_tokens"] =
         r.budget_usd_per_million_tokens ? Json(*r.budget_usd_per_million_tokens) : Json(nullptr);
@@ -155,6 +160,9 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                               {"measured_tokens_per_s", o.measured_tokens_per_s ? Json(*o.measured_tokens_per_s) : Json(nullptr)},
                               {"tokens_per_s", o.tokens_per_s()},
                               {"throughput_source", source(o)}});
+      if (!o.load.full_load()) {
+        options_json.back()["load"] = detail::load_json(o.load);
+      }
     }
     j["options"] = options_json;
     Json modes = Json::array();
@@ -197,8 +205,12 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   }
   detail::Document doc;
   const auto& q = r.request;
-  doc.heading.push_back(fmt::format("gpuplan compare: {} on {} GPUs per option, weights {}, KV {}, {} input + {} output tokens",
-                                    r.model_id, q.gpus_per_option, to_string(q.perf.fit.weights_dtype),
+  const std::string size = q.size_for_target && q.target_output_tokens_per_s
+                               ? fmt::format("as many GPUs per option as {} output tok/s need",
+                                             tokens_per_s_text(*q.target_output_tokens_per_s))
+                               : fmt::format("{} GPUs per option", q.gpus_per_option);
+  doc.heading.push_back(fmt::format("gpuplan compare: {} on {}, weights {}, KV {}, {} input + {} output tokens",
+                                    r.model_id, size, to_string(q.perf.fit.weights_dtype),
                                     to_string(q.perf.fit.kv_dtype), q.perf.input_tokens, q.perf.output_tokens));
   detail::Table opts{.title = "Throughput",
                      .header = {"gpu", "layout", "batch", "estimate tok/s", "band", "roofline tok/s", "used tok/s", "source"},

@@ -13,6 +13,7 @@
 #include "detail/json_envelope.hpp"
 #include "detail/json_output.hpp"
 #include "detail/json_writer.hpp"
+#include "detail/load_json.hpp"
 
 namespace gpuplan {
 namespace {
@@ -94,6 +95,10 @@ void write_perf(detail::JsonWriter& w, const PerfResult& r) {
     w.null();
   }
   w.member("max_batch_by_memory", r.max_batch_by_memory);
+  if (r.load) {
+    w.key("load");
+    detail::write_load(w, *r.load);
+  }
   w.key("rows").begin_array();
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const PerfPoint& p = r.rows[i];

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/compare.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/plan_check.hpp>
 #include <gpuplan/planned_load.hpp>
@@ -78,7 +79,7 @@ TEST_CASE("plan check: a deployment without a GPU count is sized for its target"
   q.target_output_tokens_per_s = replica * 2.5;
   q.size_for_target = true;
   const auto sized = gpuplan::evaluate_deployment(cat(), q);
-  CHECK(sized.sized_replicas == 3);
+  CHECK(sized.load.sized_replicas == 3);
   CHECK(sized.fit.request.layout.dp == 3);
   REQUIRE(sized.perf);
   CHECK(sized.perf->rows.front().output_tokens_per_s >= *q.target_output_tokens_per_s);
@@ -91,11 +92,50 @@ TEST_CASE("plan check: a deployment without a GPU count is sized for its target"
   // One GPU fixed: the target is out of reach, a failed check that says how many would serve it.
   q.size_for_target = false;
   const auto fixed = gpuplan::evaluate_deployment(cat(), q);
-  CHECK(fixed.sized_replicas == 0);
+  CHECK(fixed.load.sized_replicas == 0);
   CHECK(fixed.load.capped);
   REQUIRE(fixed.checks.size() == 1);
   CHECK_FALSE(fixed.checks.front().pass);
   CHECK(fixed.checks.front().reason == gpuplan::reason::below_target_load);
   REQUIRE_FALSE(fixed.notes.empty());
   CHECK_THAT(fixed.notes.back(), Catch::Contains("3 replicas of TP 1 PP 1 (3 GPUs) would serve it"));
+}
+
+TEST_CASE("compare: with a target and no GPU count each option is priced at the GPUs that carry it", "[load][compare]") {
+  gpuplan::CompareRequest r;
+  r.gpus = {"h100-sxm", "h200-sxm"};
+  r.perf = request(1);
+  r.gpus_per_option = 8;
+  r.given_usd_per_gpu_hour = {{"h100-sxm", 2.0}, {"h200-sxm", 3.0}};
+  const gpuplan::ModelSpec& model = cat().model("llama-3.1-8b");
+  const auto full = gpuplan::compare(cat(), model, r);
+  // Twice what the fastest 8-GPU option serves at full load: both must grow past 8 GPUs.
+  double most = 0;
+  for (const auto& o : full.options) {
+    most = std::max(most, o.estimate_tokens_per_s);
+  }
+  r.target_output_tokens_per_s = most * 2;
+  r.size_for_target = true;
+  const auto sized = gpuplan::compare(cat(), model, r);
+  REQUIRE(sized.options.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& o = sized.options[i];
+    INFO(o.gpu);
+    CHECK(o.gpus == o.layout.gpus());
+    CHECK(o.gpus > 8);
+    CHECK(o.load.sized_replicas == o.layout.dp);
+    CHECK(o.load.replicas_for_target == o.layout.dp);
+    CHECK_FALSE(o.load.capped);
+    CHECK(o.estimate_tokens_per_s >= *r.target_output_tokens_per_s);
+    REQUIRE(sized.modes.front().options[i].price);
+    CHECK(sized.modes.front().options[i].cost.request.gpus == o.gpus);
+  }
+  // GPUs fixed at 8: the target is out of reach, the options say how many replicas would carry it.
+  r.size_for_target = false;
+  const auto fixed = gpuplan::compare(cat(), model, r);
+  for (const auto& o : fixed.options) {
+    CHECK(o.gpus == 8);
+    CHECK(o.load.capped);
+    CHECK(o.load.replicas_for_target * o.layout.tp * o.layout.pp > 8);
+  }
 }
