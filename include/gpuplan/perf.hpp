@@ -114,10 +114,18 @@ struct PerfPoint {
 
 /// A model, GPU and layout with everything batch-independent computed once, so evaluating a
 /// batch is a few dozen floating-point operations.
+namespace detail {
+struct FitBasis;
+}
+
 class PerfModel {
  public:
   /// Validates the request (fields named `perf.*`, `layout.*`, `efficiency.*`).
   PerfModel(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request);
+  /// For searches over layouts of one request: fit() is left without its notes and formats text
+  /// (detail::annotate_fit adds them), and the model's weight figures are reused through `basis`.
+  PerfModel(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
+            std::optional<detail::FitBasis>& basis);
 
   [[nodiscard]] PerfPoint evaluate(std::uint64_t batch, const Efficiency& efficiency) const;
   [[nodiscard]] StepTime decode_step(std::uint64_t micro_batch, double context_tokens,
@@ -155,6 +163,8 @@ class PerfModel {
     [[nodiscard]] double period_s() const { return std::max(round_s, chain_s); }
     [[nodiscard]] double itl_s() const { return period_s() / active_share; }
   };
+  PerfModel(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
+            std::optional<detail::FitBasis>* basis);
   PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e) const;
   // One micro-batch size's decode step (its total) and PP handoff, at one context and
   // efficiency: the schedules of one batch under PP try about PP x log(batch) micro-batch

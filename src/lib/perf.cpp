@@ -8,6 +8,8 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/layout_search.hpp>
 
+#include "detail/fit_basis.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -116,10 +118,18 @@ void validate_efficiency(const Efficiency& e) {
 }
 
 PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request)
+    : PerfModel(m, gpu, request, nullptr) {}
+
+PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request,
+                     std::optional<detail::FitBasis>& basis)
+    : PerfModel(m, gpu, request, &basis) {}
+
+PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request,
+                     std::optional<detail::FitBasis>* basis)
     : request_(request) {
   validate_perf_request(m, request);
   request_.fit.context_tokens = request.input_tokens + request.output_tokens;
-  fit_ = gpuplan::fit(m, gpu, request_.fit);
+  fit_ = basis != nullptr ? detail::fit_numbers(m, gpu, request_.fit, *basis) : gpuplan::fit(m, gpu, request_.fit);
   const Layout& l = request_.fit.layout;
   const ParamCount& p = fit_.params;
 
@@ -495,6 +505,7 @@ PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& r
 ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus) {
   validate_perf_request(model, request);
   ThroughputLayout best;
+  std::optional<detail::FitBasis> basis;
   // Pipeline stages only when no TP-only replica can hold a sequence: engines serve with TP
   // inside a node, and PP's steady state here has no bubble to charge it for.
   for (int pass = 0; pass < 2 && best.candidates == 0 && request.fit.mig_profile.empty(); ++pass) {
@@ -507,7 +518,7 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
         }
         r.fit.layout = Layout{.tp = tp, .pp = pp, .ep = request.fit.layout.ep, .dp = gpus / (tp * pp)};
         try {
-          const PerfModel pm(model, gpu, r);
+          const PerfModel pm(model, gpu, r, basis);
           if (!pm.fit().fits || pm.full_load_batch() == 0) {
             continue;
           }
@@ -527,6 +538,8 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
   }
   if (best.candidates == 0) {
     best.fit = fit_smallest_layout(model, gpu, request.fit, gpus);
+  } else {
+    detail::annotate_fit(best.fit, model, gpu);
   }
   return best;
 }
