@@ -207,6 +207,7 @@ class PerfModel {
   double dense_gemm_flop_per_token_ = 0;  // FLOPs one token adds to a typical dense GEMM
   double expert_gemm_flop_per_token_ = 0; // FLOPs one token of the batch adds to one expert's GEMM
   double format_peak_ratio_ = 1;          // bf16 peak / compute-type peak
+  double request_format_factor_ = 1;      // format_peak_ratio_ ^ the request's format_exponent
   std::uint64_t max_batch_ = 0;
   CommLink tp_link_peak_, ep_link_peak_, pp_link_peak_;
 };

@@ -1,6 +1,7 @@
 #include <gpuplan/perf.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -193,6 +194,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   dense_gemm_flop_per_token_ = 2.0 * d(m.hidden_size) * d(m.moe ? m.hidden_size : m.intermediate_size) / d(l.tp);
   const auto bf16 = table.find("bf16");
   format_peak_ratio_ = bf16 == table.end() ? 1.0 : std::min(1.0, bf16->second / peak_flop_per_s_);
+  request_format_factor_ = std::pow(format_peak_ratio_, request_.efficiency.format_exponent);
   const std::uint64_t replica = l.tp * l.pp;
   const Efficiency peak_links = Efficiency::roofline();
   tp_link_peak_ = group_link(gpu, l.tp, request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
@@ -244,7 +246,11 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   const double bandwidth = bandwidth_bytes_per_s_ * e.bandwidth;
   // Each GEMM reaches a share of peak that grows with its size (W / (W + W_half)); narrow formats
   // reach less of their (higher) peak. Expert GEMMs see only k/E of the tokens.
-  const double format = std::pow(format_peak_ratio_, e.format_exponent);
+  // Searches time every step at the request's own efficiency: its factor is computed once.
+  const double format = std::bit_cast<std::uint64_t>(e.format_exponent) ==
+                                std::bit_cast<std::uint64_t>(request_.efficiency.format_exponent)
+                            ? request_format_factor_
+                            : std::pow(format_peak_ratio_, e.format_exponent);
   const auto peak = [&](double gemm_flop) {
     return peak_flop_per_s_ * e.compute * format * (gemm_flop > 0 ? gemm_flop / (gemm_flop + e.gemm_half_flop) : 1.0);
   };
@@ -333,7 +339,7 @@ PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, double context, 
   const Layout& l = request_.fit.layout;
   const CommLink link{pp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
   const auto step_of = [&](std::uint64_t micro_batch) -> const MicroStep& {
-    MicroStep& memo = steps.at(micro_batch);
+    MicroStep& memo = steps[micro_batch];  // sized by pipeline_schedule for every micro-batch here
     if (!memo.known) {
       memo = {.total_s = decode_step(micro_batch, context, e).total_s(),
               .handoff_s = p2p_s(d(micro_batch) * activation_bytes_per_token_, link),
@@ -375,9 +381,17 @@ PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, double context, 
     }
   }
   constexpr std::uint64_t kNeighbours = 2;
-  Split best = schedule(count_for(lo));
+  const std::uint64_t lo_count = count_for(lo);
+  Split best = schedule(lo_count);
+  std::uint64_t last_count = 0;
   for (std::uint64_t c = lo > kNeighbours ? lo - kNeighbours : 1; c <= std::min(widest, lo + kNeighbours); ++c) {
-    const Split s = schedule(count_for(c));
+    // A split is its micro-batch count: one already timed cannot be strictly better.
+    const std::uint64_t count = count_for(c);
+    if (count == lo_count || count == last_count) {
+      continue;
+    }
+    last_count = count;
+    const Split s = schedule(count);
     if (s.period_s() < best.period_s()) {
       best = s;
     }

@@ -12,6 +12,8 @@
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/pareto.hpp>
 
+#include "detail/fit_basis.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -396,6 +398,7 @@ void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights
   const std::uint64_t node_gpus = tp_within_node(gpu, {.gpus = 1, .gpus_per_node = r_.gpus_per_node});
   const std::vector<Layout> layouts =
       r_.layouts.empty() ? plan_layouts(model_, gpu, r_, weights_bytes / d(node_gpus) > cap_bytes) : r_.layouts;
+  std::optional<detail::FitBasis> basis;  // the model's weights in this format, for every layout
   for (DType kv : kvs) {
     for (const Layout& l : layouts) {
       ++result_.counts.layouts;
@@ -411,7 +414,7 @@ void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights
       PerfRequest pr = base;
       pr.fit.layout = l;
       pr.fit.kv_dtype = kv;
-      const PerfModel pm(model_, gpu, pr);  // the request, layout and format are checked above
+      const PerfModel pm(model_, gpu, pr, basis);  // the request, layout and format are checked above
       if (!pm.fit().weights_fit || pm.max_batch_by_memory() == 0) {
         ++result_.counts.pruned;
         continue;
