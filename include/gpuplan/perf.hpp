@@ -128,6 +128,26 @@ class PerfModel {
             std::optional<detail::FitBasis>& basis);
 
   [[nodiscard]] PerfPoint evaluate(std::uint64_t batch, const Efficiency& efficiency) const;
+
+  /// The decode steps of one PerfModel at one efficiency, timed once for all the batches a search
+  /// evaluates (under PP each batch tries many micro-batch splits over the same few sizes).
+  class StepCache {
+   public:
+    explicit StepCache(const Efficiency& efficiency) : efficiency_(efficiency) {}
+
+   private:
+    friend class PerfModel;
+    struct MicroStep {
+      double total_s = 0;
+      double handoff_s = 0;
+      bool known = false;
+    };
+    Efficiency efficiency_;
+    std::vector<MicroStep> steps_;
+  };
+  /// evaluate(batch, efficiency) with the cache's efficiency; the same figures, fewer steps timed.
+  /// A cache serves one PerfModel only.
+  [[nodiscard]] PerfPoint evaluate(std::uint64_t batch, StepCache& cache) const;
   [[nodiscard]] StepTime decode_step(std::uint64_t micro_batch, double context_tokens,
                                      const Efficiency& efficiency) const;
   [[nodiscard]] StepTime prefill_step(std::uint64_t tokens, const Efficiency& efficiency) const;
@@ -165,16 +185,15 @@ class PerfModel {
   };
   PerfModel(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
             std::optional<detail::FitBasis>* basis);
-  PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e) const;
   // One micro-batch size's decode step (its total) and PP handoff, at one context and
   // efficiency: the schedules of one batch under PP try about PP x log(batch) micro-batch
   // splits over only batch / PP distinct sizes, so each size is timed once.
-  struct MicroStep {
-    double total_s = 0;
-    double handoff_s = 0;
-    bool known = false;
-  };
+  using MicroStep = StepCache::MicroStep;
   using MicroSteps = std::vector<MicroStep>;
+  // `steps` holds the decode steps at this context and efficiency timed so far.
+  PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e,
+                                     MicroSteps& steps) const;
+  PerfPoint evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& steps) const;
   // A schedule's figures without its step (built only for the schedule chosen).
   struct Split {
     double round_s = 0;

@@ -303,15 +303,15 @@ StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) cons
                e);
 }
 
-PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, double context,
-                                                         const Efficiency& e) const {
+PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, double context, const Efficiency& e,
+                                                         MicroSteps& steps) const {
   const std::uint64_t pp = request_.fit.layout.pp;
   if (pp <= 1 || batch == 0) {
     const StepTime step = decode_step(batch, context, e);
     return {.largest_step = step, .round_s = step.total_s(), .chain_s = step.total_s()};
   }
   // Micro-batches are at most ceil(batch / min(PP, batch)) + 1 sequences (balanced_split).
-  MicroSteps steps(batch / std::min(pp, batch) + 3);
+  steps.resize(std::max<std::size_t>(steps.size(), batch / std::min(pp, batch) + 3));
   Split best = balanced_split(batch, context, e, steps);
   double best_share = 1;
   // Or fewer sequences, B', run each round in rotation, so each is active B' / B of the rounds:
@@ -400,6 +400,15 @@ PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, double context, 
 }
 
 PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
+  MicroSteps steps;
+  return evaluate(batch, e, steps);
+}
+
+PerfPoint PerfModel::evaluate(std::uint64_t batch, StepCache& cache) const {
+  return evaluate(batch, cache.efficiency_, cache.steps_);
+}
+
+PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& steps) const {
   const Layout& l = request_.fit.layout;
   const double input = d(request_.input_tokens);
   const double output = d(request_.output_tokens);
@@ -407,7 +416,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
   PerfPoint p;
   p.batch = batch;
   const CommLink pp{pp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
-  const PipelineSchedule schedule = pipeline_schedule(batch, mean_context, e);
+  const PipelineSchedule schedule = pipeline_schedule(batch, mean_context, e, steps);
   p.decode = schedule.largest_step;
   p.itl_s = schedule.itl_s();
   const StepTime prefill = prefill_step(request_.input_tokens, e);

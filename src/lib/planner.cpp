@@ -134,7 +134,7 @@ class Search {
   // Every point evaluated also joins the GPU's frontier.
   PerfPoint eval(const PerfModel& pm, std::uint64_t batch) {
     ++result_.counts.evaluated;
-    PerfPoint p = pm.evaluate(batch, r_.perf.efficiency);
+    PerfPoint p = pm.evaluate(batch, *steps_);
     if (!pareto_admits(frontier_, p.output_tokens_per_s_per_gpu, p.tokens_per_s_per_user)) {
       return p;  // most points: build no ParetoPoint (its GPU id string) for them
     }
@@ -170,6 +170,7 @@ class Search {
   PlanTarget closest_binding_ = PlanTarget::memory;
   std::vector<ParetoPoint> frontier_;  // of the GPU being searched
   std::string gpu_id_;
+  PerfModel::StepCache* steps_ = nullptr;  // the layout search_layout() is timing: its decode steps
 };
 
 CostResult price_deployment(const PlanRequest& r, const GpuSpec& gpu, const Price& price, std::uint64_t gpus,
@@ -278,6 +279,8 @@ void Search::consider_miss(const Candidate& c, const PerfPoint& best) {
 void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const EstimateBand& band) {
   const PlanTargets& t = r_.targets;
   const std::uint64_t cap = std::min(pm.max_batch_by_memory(), r_.perf.max_batch);
+  PerfModel::StepCache steps(r_.perf.efficiency);
+  steps_ = &steps;
   const PerfPoint first = eval(pm, 1);
   const bool ttft_ok = !t.max_ttft_s || first.ttft_s <= *t.max_ttft_s;
   // The largest batch meeting the latency targets (ITL grows with the batch), and the smallest
