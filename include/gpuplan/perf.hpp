@@ -193,7 +193,7 @@ class PerfModel {
   // `steps` holds the decode steps at this context and efficiency timed so far.
   PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e,
                                      MicroSteps& steps) const;
-  PerfPoint evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& steps) const;
+  PerfPoint evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps) const;
   // A schedule's figures without its step (built only for the schedule chosen).
   struct Split {
     double round_s = 0;

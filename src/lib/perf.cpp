@@ -408,7 +408,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, StepCache& cache) const {
   return evaluate(batch, cache.efficiency_, cache.steps_);
 }
 
-PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& steps) const {
+PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps) const {
   const Layout& l = request_.fit.layout;
   const double input = d(request_.input_tokens);
   const double output = d(request_.output_tokens);
@@ -416,7 +416,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
   PerfPoint p;
   p.batch = batch;
   const CommLink pp{pp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
-  const PipelineSchedule schedule = pipeline_schedule(batch, mean_context, e, steps);
+  const PipelineSchedule schedule = pipeline_schedule(batch, mean_context, e, decode_steps);
   p.decode = schedule.largest_step;
   p.itl_s = schedule.itl_s();
   const StepTime prefill = prefill_step(request_.input_tokens, e);
