@@ -115,12 +115,40 @@ struct PerfPoint {
 
 /// A model, GPU and layout with everything batch-independent computed once, so evaluating a
 /// batch is a few dozen floating-point operations.
+namespace detail {
+struct FitBasis;
+}
+
 class PerfModel {
  public:
   /// Validates the request (fields named `perf.*`, `layout.*`, `efficiency.*`).
   PerfModel(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request);
+  /// For searches over layouts of one request: fit() is left without its notes and formats text
+  /// (detail::annotate_fit adds them), and the model's weight figures are reused through `basis`.
+  PerfModel(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
+            std::optional<detail::FitBasis>& basis);
 
   [[nodiscard]] PerfPoint evaluate(std::uint64_t batch, const Efficiency& efficiency) const;
+
+  /// The decode steps of one PerfModel at one efficiency, timed once for all the batches a search
+  /// evaluates (under PP each batch tries many micro-batch splits over the same few sizes).
+  class StepCache {
+   public:
+    explicit StepCache(const Efficiency& efficiency) : efficiency_(efficiency) {}
+
+   private:
+    friend class PerfModel;
+    struct MicroStep {
+      double total_s = 0;
+      double handoff_s = 0;
+      bool known = false;
+    };
+    Efficiency efficiency_;
+    std::vector<MicroStep> steps_;
+  };
+  /// evaluate(batch, efficiency) with the cache's efficiency; the same figures, fewer steps timed.
+  /// A cache serves one PerfModel only.
+  [[nodiscard]] PerfPoint evaluate(std::uint64_t batch, StepCache& cache) const;
   [[nodiscard]] StepTime decode_step(std::uint64_t micro_batch, double context_tokens,
                                      const Efficiency& efficiency) const;
   [[nodiscard]] StepTime prefill_step(std::uint64_t tokens, const Efficiency& efficiency) const;
@@ -156,16 +184,17 @@ class PerfModel {
     [[nodiscard]] double period_s() const { return std::max(round_s, chain_s); }
     [[nodiscard]] double itl_s() const { return period_s() / active_share; }
   };
-  PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e) const;
+  PerfModel(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
+            std::optional<detail::FitBasis>* basis);
   // One micro-batch size's decode step (its total) and PP handoff, at one context and
   // efficiency: the schedules of one batch under PP try about PP x log(batch) micro-batch
   // splits over only batch / PP distinct sizes, so each size is timed once.
-  struct MicroStep {
-    double total_s = 0;
-    double handoff_s = 0;
-    bool known = false;
-  };
+  using MicroStep = StepCache::MicroStep;
   using MicroSteps = std::vector<MicroStep>;
+  // `steps` holds the decode steps at this context and efficiency timed so far.
+  PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e,
+                                     MicroSteps& steps) const;
+  PerfPoint evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps) const;
   // A schedule's figures without its step (built only for the schedule chosen).
   struct Split {
     double round_s = 0;
@@ -198,6 +227,7 @@ class PerfModel {
   double dense_gemm_flop_per_token_ = 0;  // FLOPs one token adds to a typical dense GEMM
   double expert_gemm_flop_per_token_ = 0; // FLOPs one token of the batch adds to one expert's GEMM
   double format_peak_ratio_ = 1;          // bf16 peak / compute-type peak
+  double request_format_factor_ = 1;      // format_peak_ratio_ ^ the request's format_exponent
   std::uint64_t max_batch_ = 0;
   CommLink tp_link_peak_, ep_link_peak_, pp_link_peak_;
 };

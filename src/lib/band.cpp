@@ -29,32 +29,70 @@ std::string gpu_generation(const GpuSpec& gpu) {
   return gpu.vendor + "/" + narrowest;
 }
 
-BandCase band_case(const Catalog& catalog, const ModelSpec& qm, const GpuSpec& qg, DType weights_dtype,
-                   const std::vector<CalibrationGroupKey>& calibrated) {
-  bool family = false;
-  bool generation = false;
+namespace {
+
+/// A calibration group with what band_case() compares of its model and GPU.
+struct CalibratedGroup {
+  CalibrationGroupKey key;
+  std::string family;
+  bool moe = false;
+  std::string generation;
+};
+
+std::vector<CalibratedGroup> describe_groups(const Catalog& catalog, const std::vector<CalibrationGroupKey>& keys) {
+  std::vector<CalibratedGroup> out;
+  out.reserve(keys.size());
+  for (const CalibrationGroupKey& key : keys) {
+    const ModelSpec& m = catalog.model(key.model);
+    out.push_back({.key = key, .family = model_family(m), .moe = m.is_moe(),
+                   .generation = gpu_generation(catalog.gpu(key.gpu))});
+  }
+  return out;
+}
+
+BandCase case_among(const std::vector<CalibratedGroup>& groups, const ModelSpec& qm, const GpuSpec& qg,
+                    DType weights_dtype) {
+  const std::string family = model_family(qm);
+  const std::string generation = gpu_generation(qg);
+  bool in_family = false;
+  bool in_generation = false;
   bool format = false;
-  for (const CalibrationGroupKey& c : calibrated) {
+  for (const CalibratedGroup& g : groups) {
+    const CalibrationGroupKey& c = g.key;
     if (c.model == qm.id && c.gpu == qg.id && c.weights_dtype == weights_dtype) {
       return BandCase::calibrated;
     }
-    const ModelSpec& cm = catalog.model(c.model);
-    const bool same_generation = gpu_generation(catalog.gpu(c.gpu)) == gpu_generation(qg);
+    const bool same_generation = g.generation == generation;
     // MoE and dense models of one family behave differently enough to count as two families.
-    family = family || (model_family(cm) == model_family(qm) && cm.is_moe() == qm.is_moe());
-    generation = generation || same_generation;
+    in_family = in_family || (g.family == family && g.moe == qm.is_moe());
+    in_generation = in_generation || same_generation;
     format = format || (same_generation && c.weights_dtype == weights_dtype);
   }
-  if (!family) {
+  if (!in_family) {
     return BandCase::model_family_not_calibrated;
   }
-  if (!generation) {
+  if (!in_generation) {
     return BandCase::gpu_generation_not_calibrated;
   }
   if (!format) {
     return BandCase::format_not_calibrated;
   }
   return BandCase::combination_not_calibrated;
+}
+
+/// The shipped catalog's calibration groups, described once: the built-in catalog never changes,
+/// and a batch asks for a band with every perf request.
+const std::vector<CalibratedGroup>& shipped_groups() {
+  static const std::vector<CalibratedGroup> groups =
+      describe_groups(Catalog::builtin(), calibration_groups(Catalog::builtin().benchmarks()));
+  return groups;
+}
+
+}  // namespace
+
+BandCase band_case(const Catalog& catalog, const ModelSpec& qm, const GpuSpec& qg, DType weights_dtype,
+                   const std::vector<CalibrationGroupKey>& calibrated) {
+  return case_among(describe_groups(catalog, calibrated), qm, qg, weights_dtype);
 }
 
 std::vector<CalibrationGroupKey> calibration_groups(const std::vector<Benchmark>& benchmarks) {
@@ -89,9 +127,8 @@ EstimateBand estimate_band(const Catalog& /*catalog*/, const ModelSpec& model, c
   // distance is measured against those: a user catalog that overrides a calibrated GPU or model
   // changes the answers that use that entry, never the band of unrelated runs. A request on an
   // overridden entry is not "calibrated" under the calibrated id: its figures are not the ones measured.
-  const Catalog& shipped = Catalog::builtin();
   EstimateBand e;
-  e.band_case = band_case(shipped, model, gpu, weights_dtype, calibration_groups(shipped.benchmarks()));
+  e.band_case = case_among(shipped_groups(), model, gpu, weights_dtype);
   if (e.band_case == BandCase::calibrated && (differs_from_builtin(model) || differs_from_builtin(gpu))) {
     e.band_case = BandCase::combination_not_calibrated;
   }

@@ -4,6 +4,8 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/fit_suggestions.hpp>
 
+#include "detail/fit_basis.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -39,10 +41,12 @@ struct Evaluator {
   }
 };
 
-std::optional<FitResult> try_fit(const ModelSpec& model, const GpuSpec& gpu, FitRequest r, const Layout& l) {
+/// The fit's figures (its notes and formats text are not read here).
+std::optional<FitResult> try_fit(const ModelSpec& model, const GpuSpec& gpu, FitRequest r, const Layout& l,
+                                 std::optional<detail::FitBasis>& basis) {
   r.layout = l;
   try {
-    return fit(model, gpu, r);
+    return detail::fit_numbers(model, gpu, r, basis);
   } catch (const InputError&) {
     return std::nullopt;  // a shape the model does not allow
   }
@@ -51,7 +55,7 @@ std::optional<FitResult> try_fit(const ModelSpec& model, const GpuSpec& gpu, Fit
 /// Smallest deployment of a TP x PP replica shape that fits: replicas added until the
 /// concurrency fits, or for EP the smallest group whose experts spread far enough.
 void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request, std::uint64_t tp,
-                    std::uint64_t pp, std::optional<FitResult>& best) {
+                    std::uint64_t pp, std::optional<FitResult>& best, std::optional<detail::FitBasis>& basis) {
   const std::uint64_t shape = tp * pp;
   const auto better = [&best](std::uint64_t gpus) {
     return gpus <= kMaxGpus && (!best || gpus < best->request.layout.gpus());
@@ -61,13 +65,13 @@ void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest
     // Without EP replicas are independent: one replica's capacity gives the replica count.
     FitRequest one = request;
     one.concurrency = 1;
-    const auto f = try_fit(model, gpu, one, Layout{.tp = tp, .pp = pp});
+    const auto f = try_fit(model, gpu, one, Layout{.tp = tp, .pp = pp}, basis);
     if (f && f->fits) {
       const std::uint64_t per_replica = f->max_concurrent_sequences.value_or(request.concurrency);
       std::uint64_t dp = (request.concurrency + per_replica - 1) / std::max<std::uint64_t>(per_replica, 1);
       // Logits grow with sequences per replica, so the estimate may be one replica short.
       for (int tries = 0; tries < 4 && better(shape * dp); ++tries, ++dp) {
-        auto g = try_fit(model, gpu, request, Layout{.tp = tp, .pp = pp, .ep = 1, .dp = dp});
+        auto g = try_fit(model, gpu, request, Layout{.tp = tp, .pp = pp, .ep = 1, .dp = dp}, basis);
         if (g && g->fits) {
           best = std::move(g);
           break;
@@ -83,7 +87,7 @@ void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest
     if (ep < 2 || (tp * dp) % ep != 0 || model.moe->routed_experts % ep != 0) {
       continue;
     }
-    auto g = try_fit(model, gpu, request, Layout{.tp = tp, .pp = pp, .ep = ep, .dp = dp});
+    auto g = try_fit(model, gpu, request, Layout{.tp = tp, .pp = pp, .ep = ep, .dp = dp}, basis);
     if (g && g->fits) {
       best = std::move(g);
       return;
@@ -96,10 +100,11 @@ void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest
 std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
                                                 const LayoutSearchOptions& options, bool layout_given) {
   std::optional<FitResult> best;
+  std::optional<detail::FitBasis> basis;
   if (layout_given || !request.mig_profile.empty()) {
     // More replicas of the given layout first; if replicas cannot help (the weights do not
     // fit one), any layout.
-    best_for_shape(model, gpu, request, request.layout.tp, request.layout.pp, best);
+    best_for_shape(model, gpu, request, request.layout.tp, request.layout.pp, best, basis);
     if (best || !request.mig_profile.empty()) {
       return best;
     }
@@ -115,7 +120,7 @@ std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const Gp
     for (std::uint64_t size = 1; size <= kMaxGpus && (!best || size < best->request.layout.gpus()); ++size) {
       for (std::uint64_t tp = lo; tp <= std::min(hi, size); ++tp) {
         if (size % tp == 0 && size / tp <= max_pp && tp_allowed(model, tp)) {
-          best_for_shape(model, gpu, request, tp, size / tp, best);
+          best_for_shape(model, gpu, request, tp, size / tp, best, basis);
         }
       }
       if (size >= hi * max_pp) {

@@ -66,6 +66,12 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
   // Stages hold ceil(layers / PP) layers each (the last may hold fewer). With sliding windows
   // stages differ, so keep the one with the most layers, then the most full-attention layers.
   const std::uint64_t per_stage = (m.num_hidden_layers + layout.pp - 1) / layout.pp;
+  if (m.layer_window_tokens.empty() && m.layer_is_linear.empty()) {
+    // All layers alike (full attention): the first stage is the busiest. A layout search asks
+    // for this shape with every layout it tries, so the layers are not walked one by one.
+    s.windows.assign(std::min(per_stage, m.num_hidden_layers), 0);
+    return s;
+  }
   std::uint64_t best_start = 0;
   std::uint64_t best_layers = 0;
   std::uint64_t best_full = 0;
@@ -80,9 +86,6 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
       best_start = start;
       best_layers = attention;
       best_full = full;
-    }
-    if (m.layer_window_tokens.empty() && m.layer_is_linear.empty()) {
-      break;  // all layers alike: the first stage is the busiest
     }
   }
   s.windows.reserve(best_layers);

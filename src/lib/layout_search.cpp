@@ -5,6 +5,8 @@
 #include <gpuplan/layout_search.hpp>
 #include <tuple>
 
+#include "detail/fit_basis.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -132,11 +134,12 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
 
   LayoutSearch s;
   std::vector<FitResult> fits;
+  std::optional<detail::FitBasis> basis;
+  FitRequest r = request;
   const auto evaluate = [&](const std::vector<Layout>& layouts) {
     for (const Layout& l : layouts) {
-      FitRequest r = request;
       r.layout = l;
-      FitResult f = fit(model, gpu, r);
+      FitResult f = detail::fit_numbers(model, gpu, r, basis);
       f.layout_automatic = true;
       s.options.push_back(layout_option(f, gpu, options));
       fits.push_back(std::move(f));
@@ -162,6 +165,7 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
   }
   s.options = std::move(ranked);
   s.chosen = std::move(fits[order.front()]);
+  detail::annotate_fit(s.chosen, model, gpu);
   s.choice = s.chosen.fits ? LayoutChoice::most_sequences : LayoutChoice::none_fits;
   return s;
 }
@@ -202,6 +206,7 @@ FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitReq
     throw InputError(fmt::format("layout.gpus: no TP x PP layout of '{}' divides {} GPUs", model.id, gpus));
   }
   std::optional<FitResult> last;
+  std::optional<detail::FitBasis> basis;
   for (const Candidate& c : candidates) {
     request.layout.tp = c.tp;
     request.layout.pp = c.pp;
@@ -209,9 +214,10 @@ FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitReq
     if (request.layout.ep > 1 && (request.layout.tp * request.layout.dp) % request.layout.ep != 0) {
       continue;
     }
-    FitResult res = fit(model, gpu, request);
+    FitResult res = detail::fit_numbers(model, gpu, request, basis);
     res.layout_automatic = true;
     if (res.fits) {
+      detail::annotate_fit(res, model, gpu);
       return res;
     }
     if (!last || c.tp * c.pp > last->request.layout.gpus_per_replica()) {
@@ -221,6 +227,7 @@ FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitReq
   if (!last) {
     throw InputError(fmt::format("layout.ep: {} does not fit any layout of {} GPUs", request.layout.ep, gpus));
   }
+  detail::annotate_fit(*last, model, gpu);
   return *last;
 }
 

@@ -9,7 +9,7 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 
-#include "detail/weight_summary.hpp"
+#include "detail/fit_basis.hpp"
 
 namespace gpuplan {
 namespace {
@@ -231,20 +231,35 @@ void apply_engine(FitResult& res, const ModelSpec& m, double capacity) {
 
 }  // namespace
 
-FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request) {
+namespace detail {
+
+FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                      std::optional<FitBasis>& basis) {
   validate_request(request);
   validate_layout(request.layout, model);
+  if (!basis || basis->asked_formats != request.weight_formats || basis->weights_dtype != request.weights_dtype ||
+      basis->embeddings_dtype != request.embeddings_dtype || basis->kv_dtype != request.kv_dtype) {
+    FitBasis b{.asked_formats = request.weight_formats,
+               .weights_dtype = request.weights_dtype,
+               .embeddings_dtype = request.embeddings_dtype,
+               .kv_dtype = request.kv_dtype};
+    b.formats = resolve_formats(model, request);
+    b.totals = weight_totals(model, b.formats);
+    if (model.has_architecture()) {
+      b.kv_bytes_per_token = kv_bytes_per_token(model, request.kv_dtype);
+    }
+    basis = std::move(b);
+  }
   FitResult res;
   res.model_id = model.id;
   res.gpu_id = gpu.id;
   res.request = request;
-  const WeightFormats formats = resolve_formats(model, request);
+  const WeightFormats& formats = basis->formats;
   res.request.weight_formats = formats;
   res.request.embeddings_dtype = formats[WeightPart::embedding].element;
   res.formats_as_shipped = formats == model.shipped_formats.value_or(WeightFormats{});
-  const detail::WeightTotals totals = detail::weight_totals(model, formats);
+  const WeightTotals& totals = basis->totals;
   res.params = totals.params;
-  res.formats_text = detail::describe_formats(model, formats, res.params);
   const FitRequest& r = res.request;
   const Layout& l = r.layout;
 
@@ -298,7 +313,7 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
   res.kv_known = model.has_architecture();
   if (res.kv_known) {
     res.kv = kv_shape(model, r.kv_dtype, l);
-    res.kv_bytes_per_token = kv_bytes_per_token(model, r.kv_dtype);
+    res.kv_bytes_per_token = basis->kv_bytes_per_token;
     res.kv_bytes_per_token_per_gpu =
         res.kv.bytes_per_token_per_layer_per_gpu * d(res.kv.layers_per_gpu());
   }
@@ -331,7 +346,20 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
   // With MIG the deployment is slices, so its "datasheet" memory is the slices' memory.
   res.datasheet_total_bytes = (res.mig ? capacity : gpu.memory_bytes) * gpus;
   res.capacity_total_bytes = capacity * gpus;
-  add_notes(res, model, gpu);
+  return res;
+}
+
+void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu) {
+  result.formats_text = describe_formats(model, *result.request.weight_formats, result.params);
+  add_notes(result, model, gpu);
+}
+
+}  // namespace detail
+
+FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request) {
+  std::optional<detail::FitBasis> basis;
+  FitResult res = detail::fit_numbers(model, gpu, request, basis);
+  detail::annotate_fit(res, model, gpu);
   return res;
 }
 

@@ -1,12 +1,15 @@
 #include <gpuplan/perf.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
 #include <gpuplan/layout_search.hpp>
+
+#include "detail/fit_basis.hpp"
 
 namespace gpuplan {
 namespace {
@@ -116,10 +119,18 @@ void validate_efficiency(const Efficiency& e) {
 }
 
 PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request)
+    : PerfModel(m, gpu, request, nullptr) {}
+
+PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request,
+                     std::optional<detail::FitBasis>& basis)
+    : PerfModel(m, gpu, request, &basis) {}
+
+PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request,
+                     std::optional<detail::FitBasis>* basis)
     : request_(request) {
   validate_perf_request(m, request);
   request_.fit.context_tokens = request.input_tokens + request.output_tokens;
-  fit_ = gpuplan::fit(m, gpu, request_.fit);
+  fit_ = basis != nullptr ? detail::fit_numbers(m, gpu, request_.fit, *basis) : gpuplan::fit(m, gpu, request_.fit);
   const Layout& l = request_.fit.layout;
   const ParamCount& p = fit_.params;
 
@@ -183,6 +194,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   dense_gemm_flop_per_token_ = 2.0 * d(m.hidden_size) * d(m.moe ? m.hidden_size : m.intermediate_size) / d(l.tp);
   const auto bf16 = table.find("bf16");
   format_peak_ratio_ = bf16 == table.end() ? 1.0 : std::min(1.0, bf16->second / peak_flop_per_s_);
+  request_format_factor_ = std::pow(format_peak_ratio_, request_.efficiency.format_exponent);
   const std::uint64_t replica = l.tp * l.pp;
   const Efficiency peak_links = Efficiency::roofline();
   tp_link_peak_ = group_link(gpu, l.tp, request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
@@ -234,7 +246,11 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   const double bandwidth = bandwidth_bytes_per_s_ * e.bandwidth;
   // Each GEMM reaches a share of peak that grows with its size (W / (W + W_half)); narrow formats
   // reach less of their (higher) peak. Expert GEMMs see only k/E of the tokens.
-  const double format = std::pow(format_peak_ratio_, e.format_exponent);
+  // Searches time every step at the request's own efficiency: its factor is computed once.
+  const double format = std::bit_cast<std::uint64_t>(e.format_exponent) ==
+                                std::bit_cast<std::uint64_t>(request_.efficiency.format_exponent)
+                            ? request_format_factor_
+                            : std::pow(format_peak_ratio_, e.format_exponent);
   const auto peak = [&](double gemm_flop) {
     return peak_flop_per_s_ * e.compute * format * (gemm_flop > 0 ? gemm_flop / (gemm_flop + e.gemm_half_flop) : 1.0);
   };
@@ -287,15 +303,15 @@ StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) cons
                e);
 }
 
-PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, double context,
-                                                         const Efficiency& e) const {
+PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, double context, const Efficiency& e,
+                                                         MicroSteps& steps) const {
   const std::uint64_t pp = request_.fit.layout.pp;
   if (pp <= 1 || batch == 0) {
     const StepTime step = decode_step(batch, context, e);
     return {.largest_step = step, .round_s = step.total_s(), .chain_s = step.total_s()};
   }
   // Micro-batches are at most ceil(batch / min(PP, batch)) + 1 sequences (balanced_split).
-  MicroSteps steps(batch / std::min(pp, batch) + 3);
+  steps.resize(std::max<std::size_t>(steps.size(), batch / std::min(pp, batch) + 3));
   Split best = balanced_split(batch, context, e, steps);
   double best_share = 1;
   // Or fewer sequences, B', run each round in rotation, so each is active B' / B of the rounds:
@@ -323,7 +339,7 @@ PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, double context, 
   const Layout& l = request_.fit.layout;
   const CommLink link{pp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
   const auto step_of = [&](std::uint64_t micro_batch) -> const MicroStep& {
-    MicroStep& memo = steps.at(micro_batch);
+    MicroStep& memo = steps[micro_batch];  // sized by pipeline_schedule for every micro-batch here
     if (!memo.known) {
       memo = {.total_s = decode_step(micro_batch, context, e).total_s(),
               .handoff_s = p2p_s(d(micro_batch) * activation_bytes_per_token_, link),
@@ -365,9 +381,17 @@ PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, double context, 
     }
   }
   constexpr std::uint64_t kNeighbours = 2;
-  Split best = schedule(count_for(lo));
+  const std::uint64_t lo_count = count_for(lo);
+  Split best = schedule(lo_count);
+  std::uint64_t last_count = 0;
   for (std::uint64_t c = lo > kNeighbours ? lo - kNeighbours : 1; c <= std::min(widest, lo + kNeighbours); ++c) {
-    const Split s = schedule(count_for(c));
+    // A split is its micro-batch count: one already timed cannot be strictly better.
+    const std::uint64_t count = count_for(c);
+    if (count == lo_count || count == last_count) {
+      continue;
+    }
+    last_count = count;
+    const Split s = schedule(count);
     if (s.period_s() < best.period_s()) {
       best = s;
     }
@@ -376,6 +400,15 @@ PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, double context, 
 }
 
 PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
+  MicroSteps steps;
+  return evaluate(batch, e, steps);
+}
+
+PerfPoint PerfModel::evaluate(std::uint64_t batch, StepCache& cache) const {
+  return evaluate(batch, cache.efficiency_, cache.steps_);
+}
+
+PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps) const {
   const Layout& l = request_.fit.layout;
   const double input = d(request_.input_tokens);
   const double output = d(request_.output_tokens);
@@ -383,7 +416,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
   PerfPoint p;
   p.batch = batch;
   const CommLink pp{pp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
-  const PipelineSchedule schedule = pipeline_schedule(batch, mean_context, e);
+  const PipelineSchedule schedule = pipeline_schedule(batch, mean_context, e, decode_steps);
   p.decode = schedule.largest_step;
   p.itl_s = schedule.itl_s();
   const StepTime prefill = prefill_step(request_.input_tokens, e);
@@ -495,6 +528,7 @@ PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& r
 ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus) {
   validate_perf_request(model, request);
   ThroughputLayout best;
+  std::optional<detail::FitBasis> basis;
   // Pipeline stages only when no TP-only replica can hold a sequence: engines serve with TP
   // inside a node, and PP's steady state here has no bubble to charge it for.
   for (int pass = 0; pass < 2 && best.candidates == 0 && request.fit.mig_profile.empty(); ++pass) {
@@ -507,7 +541,7 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
         }
         r.fit.layout = Layout{.tp = tp, .pp = pp, .ep = request.fit.layout.ep, .dp = gpus / (tp * pp)};
         try {
-          const PerfModel pm(model, gpu, r);
+          const PerfModel pm(model, gpu, r, basis);
           if (!pm.fit().fits || pm.full_load_batch() == 0) {
             continue;
           }
@@ -527,6 +561,8 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
   }
   if (best.candidates == 0) {
     best.fit = fit_smallest_layout(model, gpu, request.fit, gpus);
+  } else {
+    detail::annotate_fit(best.fit, model, gpu);
   }
   return best;
 }

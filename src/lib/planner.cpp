@@ -12,6 +12,8 @@
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/pareto.hpp>
 
+#include "detail/fit_basis.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -132,7 +134,7 @@ class Search {
   // Every point evaluated also joins the GPU's frontier.
   PerfPoint eval(const PerfModel& pm, std::uint64_t batch) {
     ++result_.counts.evaluated;
-    PerfPoint p = pm.evaluate(batch, r_.perf.efficiency);
+    PerfPoint p = pm.evaluate(batch, *steps_);
     if (!pareto_admits(frontier_, p.output_tokens_per_s_per_gpu, p.tokens_per_s_per_user)) {
       return p;  // most points: build no ParetoPoint (its GPU id string) for them
     }
@@ -168,6 +170,7 @@ class Search {
   PlanTarget closest_binding_ = PlanTarget::memory;
   std::vector<ParetoPoint> frontier_;  // of the GPU being searched
   std::string gpu_id_;
+  PerfModel::StepCache* steps_ = nullptr;  // the layout search_layout() is timing: its decode steps
 };
 
 CostResult price_deployment(const PlanRequest& r, const GpuSpec& gpu, const Price& price, std::uint64_t gpus,
@@ -276,6 +279,8 @@ void Search::consider_miss(const Candidate& c, const PerfPoint& best) {
 void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const EstimateBand& band) {
   const PlanTargets& t = r_.targets;
   const std::uint64_t cap = std::min(pm.max_batch_by_memory(), r_.perf.max_batch);
+  PerfModel::StepCache steps(r_.perf.efficiency);
+  steps_ = &steps;
   const PerfPoint first = eval(pm, 1);
   const bool ttft_ok = !t.max_ttft_s || first.ttft_s <= *t.max_ttft_s;
   // The largest batch meeting the latency targets (ITL grows with the batch), and the smallest
@@ -396,6 +401,7 @@ void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights
   const std::uint64_t node_gpus = tp_within_node(gpu, {.gpus = 1, .gpus_per_node = r_.gpus_per_node});
   const std::vector<Layout> layouts =
       r_.layouts.empty() ? plan_layouts(model_, gpu, r_, weights_bytes / d(node_gpus) > cap_bytes) : r_.layouts;
+  std::optional<detail::FitBasis> basis;  // the model's weights in this format, for every layout
   for (DType kv : kvs) {
     for (const Layout& l : layouts) {
       ++result_.counts.layouts;
@@ -411,7 +417,7 @@ void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights
       PerfRequest pr = base;
       pr.fit.layout = l;
       pr.fit.kv_dtype = kv;
-      const PerfModel pm(model_, gpu, pr);  // the request, layout and format are checked above
+      const PerfModel pm(model_, gpu, pr, basis);  // the request, layout and format are checked above
       if (!pm.fit().weights_fit || pm.max_batch_by_memory() == 0) {
         ++result_.counts.pruned;
         continue;
