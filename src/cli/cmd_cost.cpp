@@ -91,9 +91,7 @@ Exit run_cost(const CostOptions& o) {
     apply_workload(o.workload, req);
     validate_perf_request(d.model, req);
     const bool sized = size_for_target(o.workload, o.deployment);
-    if (sized && !d.layout_given) {
-      d.gpus = o.deployment.gpus_per_node;  // the replica is chosen among one node's layouts
-    }
+    d.gpus = layout_search_gpus(sized, d.layout_given, o.deployment, d.gpus);
     const FitResult layout = serving_layout(d.model, gpu, req, d.layout_given, d.gpus).fit;
     if (!layout.fits) {
       return does_not_fit(o, layout, fmt::format("does not fit: weights {:.2f} GB and one {}-token sequence's KV cache per GPU "

@@ -36,9 +36,7 @@ Exit run_perf(const PerfOptions& o) {
   apply_workload(o.workload, req);
   validate_perf_request(d.model, req);
   const bool sized = size_for_target(o.workload, o.deployment);
-  if (sized && !d.layout_given) {
-    d.gpus = o.deployment.gpus_per_node;  // the replica is chosen among one node's layouts
-  }
+  d.gpus = layout_search_gpus(sized, d.layout_given, o.deployment, d.gpus);
   // The layout must hold the weights; without --tp/--pp take the one with the most throughput.
   const ThroughputLayout choice = serving_layout(d.model, *d.gpu, req, d.layout_given, d.gpus);
   const FitResult& layout_fit = choice.fit;

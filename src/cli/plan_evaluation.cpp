@@ -112,9 +112,7 @@ DeploymentResult evaluate(const Catalog& catalog, const PlanFile& plan, const Pl
       q.concurrency = planned_concurrency(o.workload);
       q.target_output_tokens_per_s = planned_target(o.workload);
       q.size_for_target = size_for_target(o.workload, o.deployment);
-      if (q.size_for_target && !q.layout_given) {
-        q.gpus = o.deployment.gpus_per_node;
-      }
+      q.gpus = layout_search_gpus(q.size_for_target, q.layout_given, o.deployment, q.gpus);
       apply_pricing(o.pricing, q.cost);
       q.prices = plan_prices(catalog, o, *q.gpu, plan, pd);
       return evaluate_deployment(catalog, q);

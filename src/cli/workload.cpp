@@ -95,6 +95,11 @@ bool size_for_target(const WorkloadOptions& w, const DeploymentOptions& d) {
   return w.target_output_tokens_per_s > 0 && d.gpus == 0 && d.nodes == 0 && d.mig.empty();
 }
 
+std::uint64_t layout_search_gpus(bool sized_for_target, bool layout_given, const DeploymentOptions& d,
+                                 std::uint64_t gpus) {
+  return sized_for_target && !layout_given ? d.gpus_per_node : gpus;
+}
+
 void apply_workload(const WorkloadOptions& o, PerfRequest& request) {
   request.fit.context_tokens = o.input + o.output;
   request.fit.concurrency = 1;
