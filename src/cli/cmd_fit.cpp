@@ -47,7 +47,7 @@ void add_fit_command(CLI::App& app, Exit& exit_code) {
       "one holding the most concurrent sequences is shown (the capacity question); perf, cost, compare and plan "
       "files choose the layout with the most output tokens/s instead (the serving question)");
   add_deployment_options(*sub, o->deployment, true);
-  sub->add_option("--context", o->context,
+  CLI::Option* context = sub->add_option("--context", o->context,
                   "Tokens per sequence (prompt + output); 32k = 32768, 128K, 1M (binary: k = 1024, M = 1024^2)")
       ->capture_default_str()
       ->transform(token_count())
@@ -57,9 +57,11 @@ void add_fit_command(CLI::App& app, Exit& exit_code) {
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
   sub->add_flag("--check", o->check, "Exit with code 1 when it does not fit");
   add_common_options(*sub, o->common);
-  set_command_callback(*sub, o, [o, sub, &exit_code] {
+  // The option itself, not sub->count("--context"), which searches every option by name (batch
+  // asks for each request).
+  set_command_callback(*sub, o, [o, sub, context, &exit_code] {
     note_given(*sub, o->deployment);
-    o->context_given = sub->count("--context") > 0;
+    o->context_given = context->count() > 0;
     exit_code = with_flag_names([&o] { return run_fit(*o); });
   });
 }

@@ -1,7 +1,5 @@
 #include "detail/json_writer.hpp"
 
-#include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -39,63 +37,71 @@ bool plain(std::string_view text) {
   return true;
 }
 
-/// `text` in quotes, then `after` (": " after a key).
-void quoted(std::string& out, std::string_view text, std::string_view after = {}) {
-  if (plain(text)) {
-    const std::size_t at = out.size();
-    out.resize(at + text.size() + 2 + after.size());
-    char* p = out.data() + at;
-    *p++ = '"';
-    p = std::copy(text.begin(), text.end(), p);
-    *p++ = '"';
-    std::copy(after.begin(), after.end(), p);
-    return;
-  }
+/// `text` escaped as nlohmann escapes it, quotes included (for text that is not plain()).
+std::string escaped(std::string_view text) {
   using Json = nlohmann::ordered_json;
-  out += Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
-  out.append(after);
+  return Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace
 
 JsonWriter::JsonWriter(std::string& out, int indent) : out_(out), indent_(indent) {}
 
-void JsonWriter::newline_indent(std::size_t depth) {
-  out_ += '\n';
-  out_.append(depth * static_cast<std::size_t>(indent_), ' ');
+void JsonWriter::flush() {
+  out_.append(stage_, used_);
+  used_ = 0;
 }
 
-void JsonWriter::next_item() {
-  if (after_key_) {
-    after_key_ = false;
+void JsonWriter::put(std::string_view text) {
+  if (text.size() > kStage) {
+    flush();
+    out_.append(text);
     return;
   }
-  if (items_.empty()) {
+  std::memcpy(room(text.size()), text.data(), text.size());
+  used_ += text.size();
+}
+
+void JsonWriter::newline_indent(std::size_t depth) {
+  const std::size_t spaces = depth * static_cast<std::size_t>(indent_);
+  if (spaces + 1 > kStage) {
+    put("\n");
+    flush();
+    out_.append(spaces, ' ');
     return;
   }
-  if (items_.back() > 0) {
-    out_ += ',';
+  char* p = room(spaces + 1);
+  *p = '\n';
+  std::memset(p + 1, ' ', spaces);
+  used_ += spaces + 1;
+}
+
+void JsonWriter::separate_indented() {
+  if (has_items_) {
+    *room(1) = ',';
+    ++used_;
   }
-  if (indent_ >= 0) {
-    newline_indent(items_.size());
-  }
-  ++items_.back();
+  newline_indent(depth_);
 }
 
 void JsonWriter::open(char bracket) {
   next_item();
-  out_ += bracket;
-  items_.push_back(0);
+  *room(1) = bracket;
+  ++used_;
+  ++depth_;
+  has_items_ = false;
 }
 
 void JsonWriter::close(char bracket) {
-  const std::size_t items = items_.back();
-  items_.pop_back();
+  --depth_;
   // nlohmann writes an empty container as {} or [] even when indenting.
-  if (items > 0 && indent_ >= 0) {
-    newline_indent(items_.size());
+  if (has_items_ && indent_ >= 0) {
+    newline_indent(depth_);
   }
-  out_ += bracket;
+  *room(1) = bracket;
+  ++used_;
+  has_items_ = true;  // the parent holds this container
+  done_if_top();
 }
 
 JsonWriter& JsonWriter::begin_object() {
@@ -118,54 +124,84 @@ JsonWriter& JsonWriter::end_array() {
   return *this;
 }
 
-JsonWriter& JsonWriter::key(std::string_view name) {
+JsonWriter& JsonWriter::key(JsonKey name) {
   next_item();
-  quoted(out_, name, indent_ >= 0 ? std::string_view(": ") : std::string_view(":"));
+  const std::string_view text = name.text();
+  if ((name.plain() || plain(text)) && text.size() + 4 <= kStage) {
+    char* p = room(text.size() + 4);
+    *p++ = '"';
+    std::memcpy(p, text.data(), text.size());
+    p += text.size();
+    *p++ = '"';
+    *p++ = ':';
+    if (indent_ >= 0) {
+      *p++ = ' ';
+    }
+    used_ = static_cast<std::size_t>(p - stage_);
+  } else {
+    put(plain(text) ? "\"" + std::string(text) + "\"" : escaped(text));
+    put(indent_ >= 0 ? std::string_view(": ") : std::string_view(":"));
+  }
   after_key_ = true;
   return *this;
 }
 
 JsonWriter& JsonWriter::value(std::string_view text) {
   next_item();
-  quoted(out_, text);
+  if (plain(text)) {
+    *room(1) = '"';
+    ++used_;
+    put(text);
+    *room(1) = '"';
+    ++used_;
+  } else {
+    put(escaped(text));
+  }
+  done_if_top();
   return *this;
 }
 
 JsonWriter& JsonWriter::value(bool b) {
   next_item();
-  out_ += b ? std::string_view("true") : std::string_view("false");
+  put(b ? std::string_view("true") : std::string_view("false"));
+  done_if_top();
   return *this;
 }
 
 JsonWriter& JsonWriter::value(double number) {
   next_item();
   if (!std::isfinite(number)) {
-    out_ += "null";  // as nlohmann writes them
-    return *this;
+    put("null");  // as nlohmann writes them
+  } else {
+    constexpr std::size_t kMaxText = 64;
+    char* p = room(kMaxText);
+    const char* end = nlohmann::detail::to_chars(p, p + kMaxText, number);
+    used_ += static_cast<std::size_t>(end - p);
   }
-  std::array<char, 64> buffer{};
-  const char* end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), number);
-  out_.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
+  done_if_top();
   return *this;
 }
 
 JsonWriter& JsonWriter::integer(std::int64_t number) {
   next_item();
   const fmt::format_int text(number);
-  out_.append(text.data(), text.size());
+  put(std::string_view(text.data(), text.size()));
+  done_if_top();
   return *this;
 }
 
 JsonWriter& JsonWriter::unsigned_integer(std::uint64_t number) {
   next_item();
   const fmt::format_int text(number);
-  out_.append(text.data(), text.size());
+  put(std::string_view(text.data(), text.size()));
+  done_if_top();
   return *this;
 }
 
 JsonWriter& JsonWriter::null() {
   next_item();
-  out_ += "null";
+  put("null");
+  done_if_top();
   return *this;
 }
 

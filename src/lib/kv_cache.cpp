@@ -105,13 +105,26 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
   return s;
 }
 
-double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64_t block_tokens) {
-  const std::uint64_t stored = round_up(tokens, block_tokens);
-  double token_layers = 0;
+namespace {
+
+/// Tokens times layers one sequence of `stored` tokens (a whole number of blocks) keeps. Summed
+/// as integers: every partial sum is below 2^53, so the total is the double sum exactly.
+std::uint64_t token_layers(const KvShape& shape, std::uint64_t stored, std::uint64_t block_tokens) {
+  std::uint64_t sum = 0;
   for (std::uint64_t window : shape.windows) {
-    token_layers += d(window == 0 ? stored : std::min(stored, round_up(window, block_tokens)));
+    sum += window == 0 ? stored : std::min(stored, round_up(window, block_tokens));
   }
-  return token_layers * shape.bytes_per_token_per_layer_per_gpu + shape.state_bytes_per_sequence;
+  return sum;
+}
+
+double sequence_bytes(const KvShape& shape, std::uint64_t token_layers) {
+  return d(token_layers) * shape.bytes_per_token_per_layer_per_gpu + shape.state_bytes_per_sequence;
+}
+
+}  // namespace
+
+double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64_t block_tokens) {
+  return sequence_bytes(shape, token_layers(shape, round_up(tokens, block_tokens), block_tokens));
 }
 
 std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std::uint64_t sequences,
@@ -119,8 +132,14 @@ std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std:
   if (sequences == 0 || !(budget_bytes > 0)) {
     return 0;
   }
+  // The search below sizes a sequence some 30 times: with full attention on every layer
+  // (most models) that is the layer count times the tokens, without a walk over the layers.
+  const bool all_full = std::all_of(shape.windows.begin(), shape.windows.end(), [](std::uint64_t w) { return w == 0; });
+  const std::uint64_t layers = shape.windows.size();
   const auto fits = [&](std::uint64_t tokens) {
-    return d(sequences) * sequence_kv_bytes(shape, tokens, block_tokens) <= budget_bytes;
+    const std::uint64_t stored = round_up(tokens, block_tokens);
+    return d(sequences) * sequence_bytes(shape, all_full ? layers * stored : token_layers(shape, stored, block_tokens)) <=
+           budget_bytes;
   };
   if (!fits(1)) {
     return 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <gpuplan/error.hpp>
 #include <gpuplan/layout_search.hpp>
+#include <optional>
 #include <tuple>
 
 #include "detail/fit_basis.hpp"
@@ -133,7 +134,10 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
   }
 
   LayoutSearch s;
-  std::vector<FitResult> fits;
+  // Only the best fit is kept whole (the first of the best ranked, as the stable sort below
+  // puts first); the others keep their table figures.
+  std::optional<FitResult> best;
+  std::size_t best_at = 0;
   std::optional<detail::FitBasis> basis;
   FitRequest r = request;
   const auto evaluate = [&](const std::vector<Layout>& layouts) {
@@ -142,9 +146,13 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
       FitResult f = detail::fit_numbers(model, gpu, r, basis);
       f.layout_automatic = true;
       s.options.push_back(layout_option(f, gpu, options));
-      fits.push_back(std::move(f));
+      if (!best || rank_key(s.options.back()) < rank_key(s.options[best_at])) {
+        best = std::move(f);
+        best_at = s.options.size() - 1;
+      }
     }
   };
+  s.options.reserve(within.size() + across.size());
   evaluate(within);
   const bool any_fits = std::any_of(s.options.begin(), s.options.end(), [](const LayoutOption& o) { return o.fits; });
   if (!any_fits && !across.empty()) {
@@ -164,7 +172,7 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
     ranked.push_back(s.options[i]);
   }
   s.options = std::move(ranked);
-  s.chosen = std::move(fits[order.front()]);
+  s.chosen = std::move(*best);
   detail::annotate_fit(s.chosen, model, gpu);
   s.choice = s.chosen.fits ? LayoutChoice::most_sequences : LayoutChoice::none_fits;
   return s;

@@ -5,7 +5,7 @@
 namespace gpuplan::detail {
 
 void write_load(JsonWriter& w, const PlannedLoad& load, bool runs) {
-  const auto count = [&w](std::string_view name, std::uint64_t n) {
+  const auto count = [&w](JsonKey name, std::uint64_t n) {
     w.key(name);
     n > 0 ? w.value(n) : w.null();
   };

@@ -13,17 +13,49 @@
 
 namespace gpuplan::detail {
 
+/// A member name. A string literal is checked when compiled (plain printable ASCII needs no
+/// escaping, which the writer then skips); any other name is checked when written.
+class JsonKey {
+ public:
+  // NOLINTNEXTLINE(google-explicit-constructor): w.member("tp", ...) is the point
+  consteval JsonKey(const char* literal) : text_(literal), plain_(plain_ascii(text_)) {}
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  JsonKey(std::string_view name) : text_(name), plain_(false) {}
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  JsonKey(const std::string& name) : text_(name), plain_(false) {}
+
+  [[nodiscard]] constexpr std::string_view text() const { return text_; }
+  /// Known to need no escaping.
+  [[nodiscard]] constexpr bool plain() const { return plain_; }
+
+ private:
+  static constexpr bool plain_ascii(std::string_view text) {
+    for (const char c : text) {
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
+  }
+  std::string_view text_;
+  bool plain_;
+};
+
 class JsonWriter {
  public:
-  /// `indent` 2: nlohmann's dump(2); -1: dump(-1), one line. Appends to `out`.
+  /// `indent` 2: nlohmann's dump(2); -1: dump(-1), one line. Appends to `out`: the text is
+  /// there whenever the top-level value is complete (and when the writer is destroyed).
   JsonWriter(std::string& out, int indent);
+  ~JsonWriter() { flush(); }
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
 
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
   JsonWriter& end_array();
   /// The next member's name (inside an object).
-  JsonWriter& key(std::string_view name);
+  JsonWriter& key(JsonKey name);
 
   JsonWriter& value(std::string_view text);
   JsonWriter& value(const char* text) { return value(std::string_view(text)); }
@@ -49,7 +81,7 @@ class JsonWriter {
 
   /// key(name).value(v)
   template <typename T>
-  JsonWriter& member(std::string_view name, const T& v) {
+  JsonWriter& member(JsonKey name, const T& v) {
     key(name);
     return value(v);
   }
@@ -58,16 +90,58 @@ class JsonWriter {
   JsonWriter& integer(std::int64_t number);
   JsonWriter& unsigned_integer(std::uint64_t number);
   /// Separator and indentation before a value in an array, or before a key.
-  void next_item();
+  void next_item() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (depth_ == 0) {
+      return;
+    }
+    if (indent_ < 0) {
+      if (has_items_) {
+        *room(1) = ',';
+        ++used_;
+      }
+    } else {
+      separate_indented();
+    }
+    has_items_ = true;
+  }
+  void separate_indented();
   void open(char bracket);
   void close(char bracket);
   void newline_indent(std::size_t depth);
 
+  // Text is staged in a fixed buffer and appended to out_ in blocks: one std::string append per
+  // member cost more than writing the member.
+  static constexpr std::size_t kStage = 2048;
+  /// Room for `n` more bytes (n <= kStage) at the end of the staged text.
+  char* room(std::size_t n) {
+    if (kStage - used_ < n) {
+      flush();
+    }
+    return stage_ + used_;
+  }
+  void put(std::string_view text);
+  /// Staged text to out_.
+  void flush();
+  /// A complete top-level value goes to out_ at once.
+  void done_if_top() {
+    if (depth_ == 0) {
+      flush();
+    }
+  }
+
   std::string& out_;
   int indent_;
   bool after_key_ = false;
-  /// Items written so far in each open container, innermost last.
-  std::vector<std::size_t> items_;
+  // Only whether the innermost open container has items matters (for the comma before the next
+  // one, and for {} and [] when empty): after a container closes, its parent has one.
+  std::size_t depth_ = 0;
+  bool has_items_ = false;
+  std::size_t used_ = 0;
+  char stage_[kStage];
 };
 
 }  // namespace gpuplan::detail
