@@ -1,5 +1,6 @@
 #include "detail/json_writer.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -36,6 +37,16 @@ bool plain(std::string_view text) {
   }
   return true;
 }
+
+/// "00" "01" ... "99".
+constexpr std::array<char, 200> kDigitPairs = [] {
+  std::array<char, 200> pairs{};
+  for (std::size_t i = 0; i < 100; ++i) {
+    pairs[2 * i] = static_cast<char>('0' + i / 10);
+    pairs[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return pairs;
+}();
 
 /// `text` escaped as nlohmann escapes it, quotes included (for text that is not plain()).
 std::string escaped(std::string_view text) {
@@ -124,24 +135,16 @@ JsonWriter& JsonWriter::end_array() {
   return *this;
 }
 
-JsonWriter& JsonWriter::key(JsonKey name) {
+JsonWriter& JsonWriter::other_key(std::string_view name) {
   next_item();
-  const std::string_view text = name.text();
-  if ((name.plain() || plain(text)) && text.size() + 4 <= kStage) {
-    char* p = room(text.size() + 4);
-    *p++ = '"';
-    std::memcpy(p, text.data(), text.size());
-    p += text.size();
-    *p++ = '"';
-    *p++ = ':';
-    if (indent_ >= 0) {
-      *p++ = ' ';
-    }
-    used_ = static_cast<std::size_t>(p - stage_);
+  if (plain(name)) {
+    put("\"");
+    put(name);
+    put("\"");
   } else {
-    put(plain(text) ? "\"" + std::string(text) + "\"" : escaped(text));
-    put(indent_ >= 0 ? std::string_view(": ") : std::string_view(":"));
+    put(escaped(name));
   }
+  put(indent_ >= 0 ? std::string_view(": ") : std::string_view(":"));
   after_key_ = true;
   return *this;
 }
@@ -183,6 +186,9 @@ JsonWriter& JsonWriter::value(double number) {
 }
 
 JsonWriter& JsonWriter::integer(std::int64_t number) {
+  if (number >= 0) {
+    return unsigned_integer(static_cast<std::uint64_t>(number));
+  }
   next_item();
   const fmt::format_int text(number);
   put(std::string_view(text.data(), text.size()));
@@ -192,8 +198,25 @@ JsonWriter& JsonWriter::integer(std::int64_t number) {
 
 JsonWriter& JsonWriter::unsigned_integer(std::uint64_t number) {
   next_item();
-  const fmt::format_int text(number);
-  put(std::string_view(text.data(), text.size()));
+  // Two digits at a time into a local buffer, then a fixed-size copy (the length varies, a
+  // fixed copy is a few moves): a document holds a few hundred counts and byte sizes.
+  constexpr std::size_t kMaxDigits = 20;
+  char digits[2 * kMaxDigits]{};
+  char* first = digits + kMaxDigits;
+  while (number >= 100) {
+    first -= 2;
+    std::memcpy(first, kDigitPairs.data() + 2 * (number % 100), 2);
+    number /= 100;
+  }
+  if (number >= 10) {
+    first -= 2;
+    std::memcpy(first, kDigitPairs.data() + 2 * number, 2);
+  } else {
+    *--first = static_cast<char>('0' + number);
+  }
+  const auto size = static_cast<std::size_t>(digits + kMaxDigits - first);
+  std::memcpy(room(kMaxDigits), first, kMaxDigits);
+  used_ += size;
   done_if_top();
   return *this;
 }

@@ -75,7 +75,9 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
   std::uint64_t best_start = 0;
   std::uint64_t best_layers = 0;
   std::uint64_t best_full = 0;
-  for (std::uint64_t start = 0; start < m.num_hidden_layers; start += per_stage) {
+  // One stage (no PP) is the busiest without comparing: the layers are walked once, below.
+  const std::uint64_t stages_start = per_stage >= m.num_hidden_layers ? m.num_hidden_layers : 0;
+  for (std::uint64_t start = stages_start; start < m.num_hidden_layers; start += per_stage) {
     const std::uint64_t end = std::min(start + per_stage, m.num_hidden_layers);
     std::uint64_t full = 0;
     for (std::uint64_t layer = start; layer < end; ++layer) {
@@ -88,7 +90,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
       best_full = full;
     }
   }
-  s.windows.reserve(best_layers);
+  s.windows.reserve(stages_start == 0 ? best_layers : m.num_hidden_layers);
   const std::uint64_t stage_end = std::min(best_start + per_stage, m.num_hidden_layers);
   for (std::uint64_t layer = best_start; layer < stage_end; ++layer) {
     if (m.is_linear_layer(layer)) {

@@ -244,6 +244,7 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
                .embeddings_dtype = request.embeddings_dtype,
                .kv_dtype = request.kv_dtype};
     b.formats = resolve_formats(model, request);
+    b.formats_as_shipped = b.formats == model.shipped_formats.value_or(WeightFormats{});
     b.totals = weight_totals(model, b.formats);
     if (model.has_architecture()) {
       b.kv_bytes_per_token = kv_bytes_per_token(model, request.kv_dtype);
@@ -257,7 +258,7 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
   const WeightFormats& formats = basis->formats;
   res.request.weight_formats = formats;
   res.request.embeddings_dtype = formats[WeightPart::embedding].element;
-  res.formats_as_shipped = formats == model.shipped_formats.value_or(WeightFormats{});
+  res.formats_as_shipped = basis->formats_as_shipped;
   const WeightTotals& totals = basis->totals;
   res.params = totals.params;
   const FitRequest& r = res.request;

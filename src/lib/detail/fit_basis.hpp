@@ -21,6 +21,7 @@ struct FitBasis {
   DType kv_dtype = DType::bf16;
 
   WeightFormats formats;
+  bool formats_as_shipped = false;  ///< formats are the checkpoint's own
   WeightTotals totals;
   double kv_bytes_per_token = 0;
 };

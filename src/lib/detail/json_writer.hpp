@@ -6,6 +6,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,7 +56,26 @@ class JsonWriter {
   JsonWriter& begin_array();
   JsonWriter& end_array();
   /// The next member's name (inside an object).
-  JsonWriter& key(JsonKey name);
+  JsonWriter& key(JsonKey name) {
+    // Inline: a literal name's length is known here, so the copy is a few moves.
+    const std::string_view text = name.text();
+    if (!name.plain() || text.size() + 4 > kStage) {
+      return other_key(text);
+    }
+    next_item();
+    char* p = room(text.size() + 4);
+    *p++ = '"';
+    std::memcpy(p, text.data(), text.size());
+    p += text.size();
+    *p++ = '"';
+    *p++ = ':';
+    if (indent_ >= 0) {
+      *p++ = ' ';
+    }
+    used_ = static_cast<std::size_t>(p - stage_);
+    after_key_ = true;
+    return *this;
+  }
 
   JsonWriter& value(std::string_view text);
   JsonWriter& value(const char* text) { return value(std::string_view(text)); }
@@ -87,6 +107,8 @@ class JsonWriter {
   }
 
  private:
+  /// key() for a name that may need escaping.
+  JsonWriter& other_key(std::string_view name);
   JsonWriter& integer(std::int64_t number);
   JsonWriter& unsigned_integer(std::uint64_t number);
   /// Separator and indentation before a value in an array, or before a key.
