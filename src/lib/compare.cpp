@@ -134,7 +134,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       throw InputError(fmt::format("compare.price: expected a price in (0, 10000] USD per GPU-hour for {}, got {}", gpu, usd));
     }
     Price p;
-    p.provider = "given";
+    p.provider = kGivenProvider;
     p.gpu = gpu;
     p.usd_per_gpu_hour = usd;
     p.day = r.today;
@@ -170,8 +170,8 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     find_price(catalog, r.provider, r.gpus.front(), PricingMode::on_demand);  // throws with the known providers
   }
   for (const Price& p : all) {
-    const bool provider_ok = r.provider.empty() || p.provider == r.provider || p.provider == "given";
-    const bool mode_ok = !r.mode || p.mode == *r.mode || p.provider == "given";
+    const bool provider_ok = r.provider.empty() || p.provider == r.provider || p.given();
+    const bool mode_ok = !r.mode || p.mode == *r.mode || p.given();
     const bool gpu_ok = std::find(r.gpus.begin(), r.gpus.end(), p.gpu) != r.gpus.end();
     const Offer key{p.provider, p.mode, p.term};
     if (provider_ok && mode_ok && gpu_ok && std::find(pairs.begin(), pairs.end(), key) == pairs.end()) {

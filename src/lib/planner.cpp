@@ -86,7 +86,7 @@ std::map<std::string, Price> prices_by_gpu(const Catalog& catalog, const PlanReq
       throw InputError(fmt::format("plan.price: expected a price in (0, 10000] USD per GPU-hour for {}, got {}", gpu, usd));
     }
     Price p;
-    p.provider = "given";
+    p.provider = kGivenProvider;
     p.gpu = gpu;
     p.mode = mode;
     p.usd_per_gpu_hour = usd;

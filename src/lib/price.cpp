@@ -111,6 +111,24 @@ bool in_region(const Price& price, std::string_view region) {
   return true;
 }
 
+std::string price_key(const Price& p) {
+  return fmt::format("{}/{}/{}/{}", p.provider, p.gpu, offer_label(p.mode, p.term), p.region);
+}
+
+std::string price_age_label(const Price& price) {
+  return price.given() ? "given" : fmt::format("{} d{}", price.age_days, price.stale() ? " (stale)" : "");
+}
+
+std::string price_label(const Price& price) {
+  const std::string region = price.region.empty() ? "" : ", " + price.region;
+  if (price.given()) {
+    return fmt::format("{} ${:.2f}/GPU-h (typed by hand, no date{})", kGivenProvider, price.usd_per_gpu_hour, region);
+  }
+  return fmt::format("{} {} ${:.2f}/GPU-h ({}, {} days old{}{})", price.provider, offer_label(price.mode, price.term),
+                     price.usd_per_gpu_hour, price.date, price.age_days,
+                     price.stale() ? fmt::format(", stale: older than {} days", kStalePriceDays) : "", region);
+}
+
 DayNumber system_today() {
   using namespace std::chrono;
   return floor<days>(system_clock::now()).time_since_epoch().count();
