@@ -66,6 +66,12 @@ struct Price {
   std::string origin;            ///< catalog file the entry came from
 };
 
+/// A price typed by hand (--price GPU=USD) for a GPU the command does not use is a typo: throws
+/// InputError "FIELD: 'GPU' is not one of the GPUs USED (list); closest: ..." unless `gpu` is one
+/// of `gpus`.
+void require_gpu_in(std::string_view field, const std::string& gpu, const std::vector<std::string>& gpus,
+                    std::string_view used);
+
 /// "provider/gpu/offer/region": what makes a price one offer (the catalog rejects two alike).
 std::string price_key(const Price& price);
 

@@ -124,12 +124,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   // Prices given by hand join the catalog's as provider "given".
   std::vector<Price> given;
   for (const auto& [gpu, usd] : r.given_usd_per_gpu_hour) {
-    if (std::find(r.gpus.begin(), r.gpus.end(), gpu) == r.gpus.end()) {
-      const auto close = closest_names(gpu, r.gpus);
-      throw InputError(fmt::format("compare.price: '{}' is not one of the GPUs compared ({}){}", gpu,
-                                   fmt::join(r.gpus, ", "),
-                                   close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
-    }
+    require_gpu_in("compare.price", gpu, r.gpus, "compared");
     if (!(usd > 0) || usd > 10'000) {
       throw InputError(fmt::format("compare.price: expected a price in (0, 10000] USD per GPU-hour for {}, got {}", gpu, usd));
     }
