@@ -156,6 +156,14 @@ struct ParamCount {
   }
   /// What one token touches: total minus the routed experts it does not use.
   [[nodiscard]] double active() const { return total() - routed_experts + active_routed_experts; }
+  /// Active without the input embedding table (a lookup, not a matmul): how OpenAI (gpt-oss-20b
+  /// 3.61B, gpt-oss-120b 5.13B), DeepSeek (V3 36.6B) and GLM quote active parameters. The LM
+  /// head is a matmul every token runs, so it stays in. A tied head is the embedding matrix
+  /// (lm_head is 0): it is subtracted once.
+  [[nodiscard]] double active_without_embedding() const { return active() - embedding; }
+  /// Active without both the input embedding and the LM head (a tied head subtracted once): how
+  /// "non-embedding" counts are quoted (Qwen3-Next-80B-A3B: 3B active).
+  [[nodiscard]] double active_without_embedding_and_head() const { return active() - embedding - lm_head; }
   /// Parameters outside the embedding table and LM head (quantized formats cover these).
   [[nodiscard]] double body() const { return total() - embedding - lm_head; }
 };

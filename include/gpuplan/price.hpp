@@ -38,6 +38,9 @@ DayNumber parse_iso_date(std::string_view text, std::string_view field);
 DayNumber system_today();
 /// A price older than this many days is stale: cost outputs warn about it.
 constexpr long kStalePriceDays = 180;
+/// The provider of a price typed by hand (--price GPU=USD, a plan's "usd-per-gpu-hour"): it has
+/// no date, so no age.
+constexpr std::string_view kGivenProvider = "given";
 
 struct Price;
 /// Whether a price is in `region`: empty matches all; otherwise a case-insensitive prefix of the
@@ -54,6 +57,7 @@ struct Price {
   DayNumber day = 0;             ///< `date` as a day number
   long age_days = 0;             ///< days between `date` and the catalog's today
   [[nodiscard]] bool stale() const { return age_days > kStalePriceDays; }
+  [[nodiscard]] bool given() const { return provider == kGivenProvider; }
   std::string pointer;           ///< JSON pointer of the entry in `origin`, for messages
   std::string region;            ///< optional
   std::string instance;          ///< optional
@@ -61,5 +65,21 @@ struct Price {
   std::string notes;
   std::string origin;            ///< catalog file the entry came from
 };
+
+/// A price typed by hand (--price GPU=USD) for a GPU the command does not use is a typo: throws
+/// InputError "FIELD: 'GPU' is not one of the GPUs USED (list); closest: ..." unless `gpu` is one
+/// of `gpus`.
+void require_gpu_in(std::string_view field, const std::string& gpu, const std::vector<std::string>& gpus,
+                    std::string_view used);
+
+/// "provider/gpu/offer/region": what makes a price one offer (the catalog rejects two alike).
+std::string price_key(const Price& price);
+
+// Every cost output words a price's age the same way (cost, compare, plan, check and report).
+/// A table cell: "35 d", "200 d (stale)", or "given" for a price typed by hand.
+std::string price_age_label(const Price& price);
+/// A heading or footer line: "lyceum on-demand $2.10/GPU-h (2026-04, 35 days old, us-east)"; a
+/// stale price adds "stale: older than 180 days", one typed by hand says so instead of a date.
+std::string price_label(const Price& price);
 
 }  // namespace gpuplan

@@ -106,9 +106,17 @@ Exit run_plan(const PlanOptions& o) {
   bool missed = false;
   for (const PlanResult& p : plans) {
     missed = missed || p.miss.has_value();
+    // The prices the output shows: the configurations', or the closest one's on a miss.
+    std::vector<const PlanConfig*> shown;
     for (const PlanConfig& c : p.configurations) {
-      if (warned.insert(c.price.provider + "/" + c.price.gpu).second) {
-        warn_stale(c.price);
+      shown.push_back(&c);
+    }
+    if (p.miss && p.miss->closest) {
+      shown.push_back(&*p.miss->closest);
+    }
+    for (const PlanConfig* c : shown) {
+      if (warned.insert(price_key(c->price)).second) {
+        warn_stale(c->price);
       }
     }
   }

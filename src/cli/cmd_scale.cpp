@@ -16,6 +16,7 @@
 
 #include "common.hpp"
 #include "deployment.hpp"
+#include "pricing.hpp"
 #include "workload.hpp"
 
 namespace gpuplan::cli {
@@ -88,6 +89,7 @@ Exit run_measured(const ScaleOptions& o) {
     const Catalog catalog = load_catalog(o.common);
     const PricingMode mode = parse_pricing_mode(o.mode.empty() ? "on-demand" : o.mode, "--mode");
     req.price = find_price(catalog, o.provider, catalog.gpu(o.gpus.front()).id, mode);
+    warn_stale(*req.price);
     req.usd_per_gpu_hour = req.price->usd_per_gpu_hour;
   } else if (o.usd_per_gpu_hour > 0) {
     req.usd_per_gpu_hour = o.usd_per_gpu_hour;
@@ -129,6 +131,7 @@ Exit run_modeled(const ScaleOptions& o) {
     const PricingMode mode = parse_pricing_mode(o.mode.empty() ? "on-demand" : o.mode, "--mode");
     for (const std::string& g : req.gpus) {
       const Price& p = find_price(catalog, o.provider, g, mode);
+      warn_stale(p);
       req.prices[g] = p;
       req.usd_per_gpu_hour[g] = p.usd_per_gpu_hour;
     }

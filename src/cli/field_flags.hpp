@@ -65,6 +65,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"compare.price:", "--price:"},
     {"compare.region:", "--region:"},
     {"region:", "--region:"},
+    {"provider:", "--provider:"},
     {"compare.term:", "--term:"},
     {"term:", "--term:"},
     {"scaling.points:", "--measured:"},

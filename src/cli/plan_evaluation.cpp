@@ -48,7 +48,7 @@ std::vector<Price> plan_prices(const Catalog& catalog, const PlanOptions& o, con
       rethrow_at_pointer("--usd-per-gpu-hour: give either \"usd-per-gpu-hour\" or \"provider\", not both", plan, d);
     }
     Price p;
-    p.provider = "given";
+    p.provider = kGivenProvider;
     p.gpu = gpu.id;
     p.usd_per_gpu_hour = o.usd_per_gpu_hour;
     p.day = catalog.today();

@@ -288,10 +288,6 @@ const T& single_entry(std::map<std::size_t, T>& cache, std::size_t k, std::span<
   return it->second;
 }
 
-std::string price_key(const Price& p) {
-  return fmt::format("{}/{}/{}/{}", p.provider, p.gpu, offer_label(p.mode, p.term), p.region);
-}
-
 const Json* array_field(const Json& root, std::string_view key, std::string_view origin) {
   const auto it = root.find(key);
   if (it == root.end()) {

@@ -124,17 +124,12 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   // Prices given by hand join the catalog's as provider "given".
   std::vector<Price> given;
   for (const auto& [gpu, usd] : r.given_usd_per_gpu_hour) {
-    if (std::find(r.gpus.begin(), r.gpus.end(), gpu) == r.gpus.end()) {
-      const auto close = closest_names(gpu, r.gpus);
-      throw InputError(fmt::format("compare.price: '{}' is not one of the GPUs compared ({}){}", gpu,
-                                   fmt::join(r.gpus, ", "),
-                                   close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
-    }
+    require_gpu_in("compare.price", gpu, r.gpus, "compared");
     if (!(usd > 0) || usd > 10'000) {
       throw InputError(fmt::format("compare.price: expected a price in (0, 10000] USD per GPU-hour for {}, got {}", gpu, usd));
     }
     Price p;
-    p.provider = "given";
+    p.provider = kGivenProvider;
     p.gpu = gpu;
     p.usd_per_gpu_hour = usd;
     p.day = r.today;
@@ -170,8 +165,8 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     find_price(catalog, r.provider, r.gpus.front(), PricingMode::on_demand);  // throws with the known providers
   }
   for (const Price& p : all) {
-    const bool provider_ok = r.provider.empty() || p.provider == r.provider || p.provider == "given";
-    const bool mode_ok = !r.mode || p.mode == *r.mode || p.provider == "given";
+    const bool provider_ok = r.provider.empty() || p.provider == r.provider || p.given();
+    const bool mode_ok = !r.mode || p.mode == *r.mode || p.given();
     const bool gpu_ok = std::find(r.gpus.begin(), r.gpus.end(), p.gpu) != r.gpus.end();
     const Offer key{p.provider, p.mode, p.term};
     if (provider_ok && mode_ok && gpu_ok && std::find(pairs.begin(), pairs.end(), key) == pairs.end()) {

@@ -124,7 +124,7 @@ const Price& find_price(const Catalog& catalog, std::string_view provider, std::
   const auto known = providers(catalog);
   if (std::find(known.begin(), known.end(), provider) == known.end()) {
     const auto close = closest_names(provider, known);
-    throw InputError(fmt::format("unknown provider '{}'{} (known: {})", provider,
+    throw InputError(fmt::format("provider: unknown provider '{}'{} (known: {})", provider,
                                  close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")),
                                  fmt::join(known, ", ")));
   }

@@ -86,6 +86,8 @@ OrderedJson costs_json(const DeploymentResult& d) {
                     {"mode", to_string(pc.price.mode)},
                     {"region", pc.price.region},
                     {"date", pc.price.date},
+                    {"price_age_days", price_age_days_json(pc.price)},
+                    {"stale", pc.price.stale()},
                     {"usd_per_gpu_hour", pc.price.usd_per_gpu_hour},
                     {"usd_per_hour", checked(pc.cost.usd_per_hour(), "usd/h")},
                     {"usd_per_month", checked(pc.cost.usd_per_hour() * kHoursPerMonth, "usd/month")},

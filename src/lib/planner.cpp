@@ -82,11 +82,14 @@ std::map<std::string, Price> prices_by_gpu(const Catalog& catalog, const PlanReq
     }
   }
   for (const auto& [gpu, usd] : r.given_usd_per_gpu_hour) {
+    if (!r.gpus.empty()) {
+      require_gpu_in("plan.price", gpu, r.gpus, "searched");
+    }
     if (!(usd > 0) || usd > 10'000) {
       throw InputError(fmt::format("plan.price: expected a price in (0, 10000] USD per GPU-hour for {}, got {}", gpu, usd));
     }
     Price p;
-    p.provider = "given";
+    p.provider = kGivenProvider;
     p.gpu = gpu;
     p.mode = mode;
     p.usd_per_gpu_hour = usd;

@@ -1,5 +1,6 @@
 #include <gpuplan/price.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 
 namespace gpuplan {
@@ -109,6 +111,34 @@ bool in_region(const Price& price, std::string_view region) {
     }
   }
   return true;
+}
+
+void require_gpu_in(std::string_view field, const std::string& gpu, const std::vector<std::string>& gpus,
+                    std::string_view used) {
+  if (std::find(gpus.begin(), gpus.end(), gpu) != gpus.end()) {
+    return;
+  }
+  const auto close = closest_names(gpu, gpus);
+  throw InputError(fmt::format("{}: '{}' is not one of the GPUs {} ({}){}", field, gpu, used, fmt::join(gpus, ", "),
+                               close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
+}
+
+std::string price_key(const Price& p) {
+  return fmt::format("{}/{}/{}/{}", p.provider, p.gpu, offer_label(p.mode, p.term), p.region);
+}
+
+std::string price_age_label(const Price& price) {
+  return price.given() ? "given" : fmt::format("{} d{}", price.age_days, price.stale() ? " (stale)" : "");
+}
+
+std::string price_label(const Price& price) {
+  const std::string region = price.region.empty() ? "" : ", " + price.region;
+  if (price.given()) {
+    return fmt::format("{} ${:.2f}/GPU-h (typed by hand, no date{})", kGivenProvider, price.usd_per_gpu_hour, region);
+  }
+  return fmt::format("{} {} ${:.2f}/GPU-h ({}, {} days old{}{})", price.provider, offer_label(price.mode, price.term),
+                     price.usd_per_gpu_hour, price.date, price.age_days,
+                     price.stale() ? fmt::format(", stale: older than {} days", kStalePriceDays) : "", region);
 }
 
 DayNumber system_today() {

@@ -82,7 +82,8 @@ Json model_json(const ModelSpec& m) {
           {"model_type", m.model_type},
           {"params_total", p.total()},
           {"params_active", p.active()},
-          {"params_active_without_embedding", p.active() - p.embedding},
+          {"params_active_without_embedding", p.active_without_embedding()},
+          {"params_active_without_embedding_and_head", p.active_without_embedding_and_head()},
           {"hidden_size", m.hidden_size},
           {"num_hidden_layers", m.num_hidden_layers},
           {"num_attention_heads", m.num_attention_heads},
@@ -161,7 +162,7 @@ std::string render_gpu_list(const Catalog& catalog, const RenderOptions& o) {
 std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
   detail::Document doc;
   detail::Table t{.title = "",
-                  .header = {"id", "params B", "active B", "active w/o emb. B", "layers", "heads", "kv heads",
+                  .header = {"id", "params B", "active B", "w/o emb. B", "w/o emb.+head B", "layers", "heads", "kv heads",
                              "KV bytes/token bf16", "max context", "kind"},
                   .rows = {}};
   Json list = Json::array();
@@ -179,7 +180,8 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
     }
     t.rows.push_back({m.id, fmt::format("{:.2f}", p.total() / units::kGiga),
                       fmt::format("{:.2f}", p.active() / units::kGiga),
-                      fmt::format("{:.2f}", (p.active() - p.embedding) / units::kGiga),
+                      fmt::format("{:.2f}", p.active_without_embedding() / units::kGiga),
+                      fmt::format("{:.2f}", p.active_without_embedding_and_head() / units::kGiga),
                       std::to_string(m.num_hidden_layers), std::to_string(m.num_attention_heads),
                       m.mla ? "-" : std::to_string(m.num_key_value_heads),
                       group_digits(static_cast<std::uint64_t>(kv_bytes_per_token(m, DType::bf16))),
@@ -188,9 +190,10 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
   }
   doc.tables.push_back(std::move(t));
   doc.footer.push_back(
-      "parameter counts are computed from the architecture; B = 1e9; active = per token, including "
-      "the embedding and LM head; active w/o emb. = without the input embedding table (a lookup, not a matmul), as publishers quote it "
-      "(gpt-oss-20b: 3.6 B)");
+      "parameter counts are computed from the architecture; B = 1e9; active = per token, including the embedding and LM "
+      "head (as Qwen3-30B-A3B's 3.3 B and Mixtral's 12.9 B are quoted); w/o emb. = active without the input embedding "
+      "table (a lookup, not a matmul), as OpenAI, DeepSeek and GLM quote it (gpt-oss-20b: 3.6 B); w/o emb.+head = "
+      "without the LM head too (Qwen3-Next-80B-A3B: 3 B); a tied LM head is the embedding matrix, subtracted once");
   Json j = envelope("catalog models");
   j["models"] = list;
   return render(doc, j, o);
@@ -199,20 +202,20 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
 std::string render_price_list(const Catalog& catalog, const RenderOptions& o) {
   detail::Document doc;
   detail::Table t{.title = "",
-                  .header = {"provider", "gpu", "mode", "term", "USD/GPU-hour", "date", "age days", "region"},
+                  .header = {"provider", "gpu", "mode", "term", "USD/GPU-hour", "date", "price age", "region"},
                   .rows = {}};
   Json list = Json::array();
   int stale = 0;
   for (const Price& p : catalog.prices()) {
     t.rows.push_back({p.provider, p.gpu, std::string(to_string(p.mode)), p.term.empty() ? "-" : p.term,
                       fmt::format("{:.3f}", p.usd_per_gpu_hour), p.date,
-                      fmt::format("{}{}", p.age_days, p.stale() ? " (stale)" : ""),
+                      price_age_label(p),
                       p.region.empty() ? "-" : p.region});
     list.push_back(price_json(p));
     stale += p.stale() ? 1 : 0;
   }
   doc.tables.push_back(std::move(t));
-  doc.footer.push_back(fmt::format("age = days since the price's date; {} of {} prices are older than {} days (stale)",
+  doc.footer.push_back(fmt::format("price age = days (d) since the price's date; {} of {} prices are older than {} days (stale)",
                                    stale, catalog.prices().size(), kStalePriceDays));
   doc.footer.push_back("sources: gpuplan catalog prices --format json");
   Json j = envelope("catalog prices");
@@ -319,6 +322,8 @@ std::string render_model(const ModelSpec& m, const RenderOptions& o) {
   prow("norms", p.norms);
   prow("total", p.total());
   prow("active per token", p.active());
+  prow("active without embedding", p.active_without_embedding());
+  prow("active without embedding and LM head", p.active_without_embedding_and_head());
   doc.tables.push_back(std::move(params));
   add_sources(doc, m.sources, m.notes, m.origin);
   Json j = envelope("catalog show");

@@ -22,16 +22,6 @@ std::string usd(double v) { return fmt::format("{:.2f}", checked(v, "a price"));
 std::string millions(double v) { return fmt::format("{:.2f}", checked(v, "a count") / 1e6); }
 std::string pct(double v) { return fmt::format("{:+.0f} %", checked(v, "a share") * 100.0); }
 
-std::string age_label(const Price& p) {
-  return p.provider == "given" ? "given" : fmt::format("{} d{}", p.age_days, p.stale() ? " (stale)" : "");
-}
-
-std::string price_label(const Price& p) {
-  return fmt::format("{} {} ${:.2f}/GPU-h ({}, {} days old{}{})", p.provider, offer_label(p.mode, p.term), p.usd_per_gpu_hour,
-                     p.date, p.age_days, p.stale() ? fmt::format(", stale: older than {} days", kStalePriceDays) : "",
-                     p.region.empty() ? "" : ", " + p.region);
-}
-
 Json cost_json(const CostResult& c) {
   return {{"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},
           {"rental_usd_per_hour", c.rental_usd_per_hour},
@@ -52,7 +42,7 @@ Json cost_json(const CostResult& c) {
 Json price_json(const Price& p) {
   return {{"provider", p.provider}, {"gpu", p.gpu}, {"mode", to_string(p.mode)},
           {"term", p.term.empty() ? Json(nullptr) : Json(p.term)}, {"usd_per_gpu_hour", p.usd_per_gpu_hour},
-          {"date", p.date}, {"price_age_days", p.age_days}, {"stale", p.stale()}, {"region", p.region},
+          {"date", p.date}, {"price_age_days", detail::price_age_days_json(p)}, {"stale", p.stale()}, {"region", p.region},
           {"sources", p.sources}};
 }
 
@@ -241,7 +231,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
       }
       const bool win = m.winner && *m.winner == i;
       costs.rows.push_back({m.provider, offer_label(m.mode, m.term), r.options[i].gpu, usd(po.price->usd_per_gpu_hour),
-                            age_label(*po.price), usd(po.cost.usd_per_hour()), millions(po.cost.tokens_per_usd),
+                            price_age_label(*po.price), usd(po.cost.usd_per_hour()), millions(po.cost.tokens_per_usd),
                             fmt::format("{:.4f}", po.cost.usd_per_million_tokens), pct(po.premium),
                             fmt::format("{:.2f}x", po.throughput_ratio), usd(po.break_even_usd_per_gpu_hour),
                             win ? (m.robust ? "yes" : "yes (within band)") : ""});
@@ -288,7 +278,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
     const PricedOption& po = m.options[at->second];
     doc.footer.push_back(fmt::format("cheapest overall: {} at {} {} (${:.2f}/GPU-h, {}): ${:.4f} per million output tokens",
                                      r.options[at->second].gpu, m.provider, offer_label(m.mode, m.term), po.price->usd_per_gpu_hour,
-                                     po.price->provider == "given" ? "given by --price" : po.price->date,
+                                     po.price->given() ? "given by --price" : po.price->date,
                                      po.cost.usd_per_million_tokens));
   }
   return detail::render_document(doc, options.format);

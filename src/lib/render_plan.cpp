@@ -79,6 +79,7 @@ std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {
           fmt::format("{} (max {})", c.batch, c.max_batch),
           group_digits(c.replicas),
           group_digits(c.gpus),
+          price_age_label(c.price),
           fmt::format("{:.2f}", checked(c.usd_per_hour(), "usd/h")),
           fmt::format("{:.4f}", checked(c.cost.usd_per_million_tokens, "usd/mtok")),
           rate(c.output_tokens_per_s),
@@ -89,7 +90,7 @@ std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {
 }
 
 const std::vector<std::string> kConfigHeader{
-    "#", "GPU", "weights", "KV", "layout", "batch/replica", "replicas", "GPUs", "USD/h", "USD/Mtok",
+    "#", "GPU", "weights", "KV", "layout", "batch/replica", "replicas", "GPUs", "price age", "USD/h", "USD/Mtok",
     "output tok/s", "capacity at max batch (band)", "ITL ms", "TTFT ms", "robust"};
 
 Json config_json(const PlanConfig& c) {
@@ -107,8 +108,7 @@ Json config_json(const PlanConfig& c) {
           {"gpus", c.gpus},
           {"price", {{"provider", c.price.provider}, {"mode", to_string(c.price.mode)}, {"term", c.price.term.empty() ? Json(nullptr) : Json(c.price.term)},
                      {"usd_per_gpu_hour", c.price.usd_per_gpu_hour}, {"date", c.price.date},
-                     // A --price given by hand has no date, so no age.
-                     {"price_age_days", c.price.date.empty() ? Json(nullptr) : Json(c.price.age_days)},
+                     {"price_age_days", detail::price_age_days_json(c.price)},
                      {"stale", c.price.stale()},
                      {"region", c.price.region}, {"sources", c.price.sources}}},
           {"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},
@@ -123,6 +123,19 @@ Json config_json(const PlanConfig& c) {
           {"tokens_per_s_per_user", checked(c.tokens_per_s_per_user, "tok/s/user")},
           {"meets_targets", c.meets_targets},
           {"within_band", c.within_band}};
+}
+
+/// One line per GPU in `shown` naming the price its rows use (the plan prices each GPU once).
+std::vector<std::string> price_lines(const std::vector<const PlanConfig*>& shown) {
+  std::vector<std::string> lines;
+  std::vector<std::string> seen;
+  for (const PlanConfig* c : shown) {
+    if (std::find(seen.begin(), seen.end(), c->gpu) == seen.end()) {
+      seen.push_back(c->gpu);
+      lines.push_back(fmt::format("Price of {}: {}", c->gpu, price_label(c->price)));
+    }
+  }
+  return lines;
 }
 
 Json launch_json(const EngineLaunch& l) {
@@ -237,6 +250,7 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
       closest.rows.push_back(config_row(1, *p.miss->closest));
       closest.rows.back().back() = "misses " + std::string(to_string(p.miss->binding));
       head.tables.push_back(std::move(closest));
+      head.footer = price_lines({&*p.miss->closest});
     }
     std::vector<std::string> missing;
     for (const auto& [target, n] : p.miss->layouts_missing) {
@@ -251,6 +265,11 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
       configs.rows.push_back(config_row(i + 1, p.configurations[i]));
     }
     head.tables.push_back(std::move(configs));
+    std::vector<const PlanConfig*> shown;
+    for (const PlanConfig& c : p.configurations) {
+      shown.push_back(&c);
+    }
+    head.footer = price_lines(shown);
     head.footer.push_back(
         "batch/replica: sequences per replica (per rank under DP attention, DPn) at the target load (max: the largest meeting the latency targets); "
         "capacity: what the replicas serve at the max batch, with the estimate's calibration band; 'within band': a rival on another GPU is "

@@ -144,10 +144,10 @@ DeploymentReport report_deployment(const DeploymentResult& d, ByteUnits units) {
   }
   if (!d.costs.empty()) {
     Table cost{.title = fmt::format("{}: cost per mode", d.name),
-               .header = {"provider", "mode", "USD/GPU-h", "date", "USD/h", "USD/month", "USD/Mtok", "M tok/USD"}};
+               .header = {"provider", "mode", "USD/GPU-h", "date", "price age", "USD/h", "USD/month", "USD/Mtok", "M tok/USD"}};
     for (const PricedCost& pc : d.costs) {
       cost.rows.push_back({pc.price.provider, offer_label(pc.price.mode, pc.price.term),
-                           fmt::format("{:.2f}", pc.price.usd_per_gpu_hour), pc.price.date,
+                           fmt::format("{:.2f}", pc.price.usd_per_gpu_hour), pc.price.date, price_age_label(pc.price),
                            fmt::format("{:.2f}", checked(pc.cost.usd_per_hour(), "usd/h")),
                            fmt::format("{:.0f}", pc.cost.usd_per_hour() * kHoursPerMonth),
                            usd_per_mtok_text(pc.cost.usd_per_million_tokens),

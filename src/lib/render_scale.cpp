@@ -107,7 +107,8 @@ Json scaling_json(const ScalingResult& r) {
   Json price = nullptr;
   if (q.price) {
     price = {{"provider", q.price->provider}, {"gpu", q.price->gpu}, {"mode", to_string(q.price->mode)},
-             {"usd_per_gpu_hour", q.price->usd_per_gpu_hour}, {"date", q.price->date}, {"sources", q.price->sources}};
+             {"usd_per_gpu_hour", q.price->usd_per_gpu_hour}, {"date", q.price->date},
+             {"price_age_days", detail::price_age_days_json(*q.price)}, {"stale", q.price->stale()}, {"sources", q.price->sources}};
   }
   j["inputs"] = {{"points", points_in},
                  {"unit", q.unit.text},
@@ -158,8 +159,7 @@ detail::Document scaling_document(const ScalingResult& r) {
                                     r.points.size(), u.text, q.points.front().gpus,
                                     q.points.front().gpus == 1 ? "" : "s"));
   if (q.price) {
-    doc.heading.push_back(fmt::format("price: {} {} ${:.2f}/GPU-h ({})", q.price->provider, offer_label(q.price->mode, q.price->term),
-                                      q.price->usd_per_gpu_hour, q.price->date));
+    doc.heading.push_back("price: " + price_label(*q.price));
   } else if (priced) {
     doc.heading.push_back(fmt::format("price: ${:.2f}/GPU-h (given)", *q.usd_per_gpu_hour));
   }
@@ -365,7 +365,8 @@ Json model_json(const ScaleModelResult& r) {
     Json price = nullptr;
     if (t.price) {
       price = {{"provider", t.price->provider}, {"mode", to_string(t.price->mode)},
-               {"usd_per_gpu_hour", t.price->usd_per_gpu_hour}, {"date", t.price->date}, {"sources", t.price->sources}};
+               {"usd_per_gpu_hour", t.price->usd_per_gpu_hour}, {"date", t.price->date},
+               {"price_age_days", detail::price_age_days_json(*t.price)}, {"stale", t.price->stale()}, {"sources", t.price->sources}};
     }
     tables.push_back({{"gpu", t.gpu},
                       {"scale_up_domain_gpus", t.domain_gpus},
@@ -395,7 +396,7 @@ detail::Document model_document(const ScaleModelResult& r) {
   for (const ScaleModelTable& t : r.tables) {
     std::string price;
     if (t.price) {
-      price = fmt::format("; {} {} ${:.2f}/GPU-h ({})", t.price->provider, offer_label(t.price->mode, t.price->term), t.price->usd_per_gpu_hour, t.price->date);
+      price = "; " + price_label(*t.price);
     } else if (t.usd_per_gpu_hour) {
       price = fmt::format("; ${:.2f}/GPU-h (given)", *t.usd_per_gpu_hour);
     }

@@ -144,7 +144,7 @@ Json plan_json(const TrainPlan& p) {
                      {"term", c.price.term.empty() ? Json(nullptr) : Json(c.price.term)},
                      {"usd_per_gpu_hour", c.price.usd_per_gpu_hour},
                      {"date", c.price.date},
-                     {"price_age_days", c.price.age_days},
+                     {"price_age_days", detail::price_age_days_json(c.price)},
                      {"stale", c.price.stale()},
                      {"region", c.price.region},
                      {"usd_per_hour", c.usd_per_hour},
@@ -295,14 +295,15 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   doc.tables.insert(doc.tables.begin(), std::move(sum));
 
   if (!p.costs.empty()) {
-    detail::Table c{.title = "cost", .header = {"provider", "mode", "USD/GPU-h", "USD/h", "USD/Mtok"}, .rows = {}};
+    detail::Table c{.title = "cost", .header = {"provider", "mode", "USD/GPU-h", "price age", "USD/h", "USD/Mtok"}, .rows = {}};
     if (p.run) {
       c.header.push_back("run USD");
       c.header.push_back("band");
     }
     for (const TrainCost& tc : p.costs) {
       std::vector<std::string> row{tc.price.provider, offer_label(tc.price.mode, tc.price.term),
-                                   fmt::format("{:.2f}", tc.price.usd_per_gpu_hour), fmt::format("{:.2f}", tc.usd_per_hour),
+                                   fmt::format("{:.2f}", tc.price.usd_per_gpu_hour), price_age_label(tc.price),
+                                   fmt::format("{:.2f}", tc.usd_per_hour),
                                    fmt::format("{:.3f}", tc.usd_per_million_tokens)};
       if (p.run) {
         row.push_back(usd(tc.usd));

@@ -41,7 +41,12 @@ std::vector<Price> prices_for(const Catalog& catalog, const GpuSpec& gpu, const 
       }
     }
   } catch (const InputError& e) {
-    throw InputError(fmt::format("train_plan.provider: {}", e.what()));
+    // find_price names the provider field itself when the provider is unknown.
+    std::string_view what = e.what();
+    if (what.starts_with("provider: ")) {
+      what.remove_prefix(std::string_view("provider: ").size());
+    }
+    throw InputError(fmt::format("train_plan.provider: {}", what));
   }
   return out;
 }

@@ -16,7 +16,6 @@ using Catch::Matchers::WithinRel;
 namespace {
 const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
 gpuplan::ParamCount params(const char* id) { return gpuplan::count_params(cat().model(id)); }
-double without_embedding(const gpuplan::ParamCount& p) { return p.active() - p.embedding; }
 }  // namespace
 
 TEST_CASE("coverage: the issue's GPUs are present with sources", "[catalog]") {
@@ -96,19 +95,37 @@ TEST_CASE("coverage: new models' parameter counts match the publishers", "[catal
   // multi-token-prediction layer is not counted.
   const auto next = params("qwen3-next-80b-a3b");
   CHECK_THAT(next.total(), WithinRel(80e9, 0.01));
-  CHECK(next.active() - next.embedding - next.lm_head > 2.5e9);
-  CHECK(next.active() - next.embedding - next.lm_head < 3.5e9);
+  CHECK(next.active_without_embedding_and_head() > 2.5e9);
+  CHECK(next.active_without_embedding_and_head() < 3.5e9);
   // Kimi K2 model card: 1T total, 32B activated.
   CHECK_THAT(params("kimi-k2").total(), WithinRel(1.04e12, 0.02));
   CHECK_THAT(params("kimi-k2").active(), WithinRel(32e9, 0.03));
 }
 
-// OpenAI gpt-oss model card: gpt-oss-20b has 3.61B active parameters, gpt-oss-120b 5.13B, quoted
-// without the input embedding table (a lookup, not a matmul); the unembedding is counted.
+// OpenAI gpt-oss model card (table 1): gpt-oss-20b has 3.61B active parameters, gpt-oss-120b
+// 5.13B, with "Embed + Unembed" 1.16B listed apart: the active figure leaves out the input
+// embedding (a lookup, not a matmul) and keeps the unembedding, a matmul every token runs.
+// Leaving the head out too would give 3.03B and 4.55B, 16 % and 11 % under the card.
 TEST_CASE("coverage: active parameters without the embedding, as publishers quote", "[catalog][reference]") {
-  CHECK_THAT(without_embedding(params("gpt-oss-20b")), WithinRel(3.61e9, 0.01));
-  CHECK_THAT(without_embedding(params("gpt-oss-120b")), WithinRel(5.13e9, 0.01));
-  CHECK(without_embedding(params("gpt-oss-20b")) < params("gpt-oss-20b").active());
+  const auto small = params("gpt-oss-20b");
+  const auto large = params("gpt-oss-120b");
+  CHECK_THAT(small.active_without_embedding(), WithinRel(3.61e9, 0.01));
+  CHECK_THAT(large.active_without_embedding(), WithinRel(5.13e9, 0.01));
+  // The card's 1.16B for both tables: 201,088 x 2,880 twice (untied).
+  CHECK_THAT(small.embedding + small.lm_head, WithinRel(1.16e9, 0.01));
+  CHECK_THAT(small.active_without_embedding_and_head(), WithinRel(3.61e9 - 0.58e9, 0.01));
+  CHECK(small.active_without_embedding() < small.active());
+  // DeepSeek-V3 README: 37B activated, 36.6B of it without the embedding (the 0.9B output head
+  // counted).
+  CHECK_THAT(params("deepseek-v3").active_without_embedding(), WithinRel(36.6e9, 0.01));
+}
+
+// A tied LM head is the embedding matrix used twice: both figures subtract it once.
+TEST_CASE("coverage: a tied LM head is subtracted once", "[catalog]") {
+  const auto tied = params("llama-3.2-1b");
+  CHECK_THAT(tied.lm_head, Catch::Matchers::WithinAbs(0, 0));
+  CHECK_THAT(tied.active_without_embedding_and_head(), WithinRel(tied.active_without_embedding(), 1e-12));
+  CHECK_THAT(tied.active() - tied.active_without_embedding(), WithinRel(128256.0 * 2048, 1e-9));
 }
 
 TEST_CASE("coverage: every price has an ISO date no later than today and a source", "[catalog]") {

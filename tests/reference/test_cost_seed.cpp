@@ -136,7 +136,7 @@ TEST_CASE("cost: bad inputs name the field and missing prices are never defaulte
   CHECK_THROWS_WITH(gpuplan::find_price(cat(), "lyceum", "h200-sxm", PricingMode::spot),
                     "lyceum has no spot price for h200-sxm; it has: on-demand, dedicated");
   CHECK_THROWS_WITH(gpuplan::find_price(cat(), "lyceom", "h200-sxm", PricingMode::on_demand),
-                    Catch::Matchers::StartsWith("unknown provider 'lyceom'; closest: lyceum"));
+                    Catch::Matchers::StartsWith("provider: unknown provider 'lyceom'; closest: lyceum"));
   CHECK_THROWS_WITH(gpuplan::find_price(cat(), "lyceum", "l4", PricingMode::on_demand),
                     "lyceum has no price for l4 in the catalog");
 }

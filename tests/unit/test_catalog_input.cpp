@@ -55,6 +55,24 @@ TEST_CASE("price dates: the loader rejects an undated or future price and counts
                     Contains("/date: price date 2026-06-11 is in the future (today is 2026-06-03)"));
 }
 
+TEST_CASE("price ages: every output words them the same way", "[catalog][price]") {
+  Catalog c = Catalog::builtin();
+  c.set_today(parse_iso_date("2026-12-01", "today"));
+  c.merge_text(price_file("2026-06-04"), "u.json");
+  gpuplan::Price p = c.prices().back();
+  CHECK(gpuplan::price_age_label(p) == "180 d");
+  CHECK(gpuplan::price_label(p) == "p on-demand $2.50/GPU-h (2026-06-04, 180 days old)");
+  c.set_today(parse_iso_date("2026-12-02", "today"));
+  p = c.prices().back();
+  p.region = "eu";
+  CHECK(gpuplan::price_age_label(p) == "181 d (stale)");
+  CHECK(gpuplan::price_label(p) == "p on-demand $2.50/GPU-h (2026-06-04, 181 days old, stale: older than 180 days, eu)");
+  // A price typed by hand has no date, so no age, however old the day it is given on.
+  p.provider = std::string(gpuplan::kGivenProvider);
+  CHECK(gpuplan::price_age_label(p) == "given");
+  CHECK(gpuplan::price_label(p) == "given $2.50/GPU-h (typed by hand, no date, eu)");
+}
+
 namespace {
 std::string termed_price(const std::string& mode, const std::string& term_field) {
   return R"({"schema_version": 1, "prices": [{"provider": "p", "gpu": "h100-sxm", "mode": ")" + mode + R"(",)" +

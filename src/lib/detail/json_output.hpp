@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <gpuplan/price.hpp>
 #include <gpuplan/provenance.hpp>
 #include <gpuplan/render.hpp>
 #include <gpuplan/version.hpp>
@@ -33,6 +34,9 @@ inline OrderedJson envelope(std::string_view command) {
   j["provenance"] = provenance_json();
   return j;
 }
+
+/// A price's `price_age_days`: null for a price typed by hand, which has no date to age.
+inline OrderedJson price_age_days_json(const Price& p) { return p.given() ? OrderedJson(nullptr) : OrderedJson(p.age_days); }
 
 /// Two-space indented text with a final newline; invalid UTF-8 (a file name, say) is replaced
 /// rather than thrown on.
