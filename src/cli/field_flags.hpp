@@ -110,6 +110,8 @@ inline constexpr FieldFlag kFieldsWithoutFlag[] = {
     {"efficiency.kv_bandwidth:", "calibrated constant"},
     {"efficiency.hop_latency_s:", "calibrated constant"},
     {"efficiency.activation_passes:", "calibrated constant"},
+    {"efficiency.sequence_overhead_s:", "calibrated constant"},
+    {"efficiency.routed_copy_s_per_gb:", "calibrated constant"},
     {"efficiency.gemm_half_flop:", "calibrated constant"},
     {"efficiency.format_exponent:", "calibrated constant"},
     {"cost.input_tokens_per_s:", "derived from the output rate and --input/--output"},

@@ -108,11 +108,13 @@ void validate_efficiency(const Efficiency& e) {
   };
   seconds("step_overhead_s", e.step_overhead_s);
   seconds("hop_latency_s", e.hop_latency_s);
+  seconds("sequence_overhead_s", e.sequence_overhead_s);
   const auto within = [](std::string_view field, double v, double hi) {
     if (!(v >= 0.0 && v <= hi)) {
       throw InputError(fmt::format("efficiency.{}: expected a number in [0, {:g}], got {}", field, hi, v));
     }
   };
+  within("routed_copy_s_per_gb", e.routed_copy_s_per_gb, 1.0);
   within("activation_passes", e.activation_passes, 1000.0);
   within("gemm_half_flop", e.gemm_half_flop, 1e15);
   within("format_exponent", e.format_exponent, 4.0);
@@ -179,8 +181,8 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // Work outside the GEMMs runs per token over hidden states and the active FFN width.
   const double ffn_width = m.moe ? d(m.moe->expert_intermediate) * d(m.moe->experts_per_token + m.moe->shared_experts)
                                  : d(m.intermediate_size);
-  activation_pass_bytes_per_token_ =
-      kActivationBytes * (layers_per_stage_ * (d(m.hidden_size) + ffn_width / d(l.tp)) + d(m.vocab_size));
+  activation_layer_bytes_per_token_ = kActivationBytes * layers_per_stage_ * (d(m.hidden_size) + ffn_width / d(l.tp));
+  vocab_pass_bytes_per_token_ = kActivationBytes * d(m.vocab_size);
   // The GEMM that sizes the work: the gated FFN's up projection (per expert for MoE: each expert
   // sees k/E of the tokens, whole under EP, split under TP).
   if (m.moe) {
@@ -191,10 +193,29 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
                                   experts_per_token_ * expert_token_multiplier_ / experts_;
     expert_flop_per_token_ = std::min(expert_flop_per_token_, linear_flop_per_token_);
   }
+  if (m.moe) {
+    // Per routed copy, in bf16: read and write the permuted hidden state, quantize it, the SwiGLU
+    // over the expert's gate and up outputs, and the weighted combine (about 11 x hidden + 10 x
+    // expert width bytes; the width is split when TP exceeds EP). This GPU processes the copies
+    // routed to its experts: k / EP of its group's tokens' copies.
+    const double expert_split = l.ep >= l.tp ? 1.0 : d(l.ep) / d(l.tp);
+    const double copy_bytes = 11.0 * d(m.hidden_size) + 10.0 * d(m.moe->expert_intermediate) * expert_split;
+    routed_copy_bytes_per_token_ =
+        copy_bytes * experts_per_token_ * moe_layers_per_stage_ * expert_token_multiplier_ / d(l.ep);
+  }
   dense_gemm_flop_per_token_ = 2.0 * d(m.hidden_size) * d(m.moe ? m.hidden_size : m.intermediate_size) / d(l.tp);
   const auto bf16 = table.find("bf16");
   format_peak_ratio_ = bf16 == table.end() ? 1.0 : std::min(1.0, bf16->second / peak_flop_per_s_);
   request_format_factor_ = std::pow(format_peak_ratio_, request_.efficiency.format_exponent);
+  // Attention multiplies queries by the cached keys and values, not by the weights: it runs in
+  // the KV cache's format (FP8 attention kernels read an FP8 cache on GPUs with FP8 tensor
+  // cores), else in bf16, whatever the weights' format. Never 2:4 sparse.
+  const bool fp8_attention = request_.fit.kv_dtype == DType::fp8 && gpu.dense_flop_per_s.contains("fp8");
+  const auto attention = gpu.dense_flop_per_s.find(fp8_attention ? "fp8" : "bf16");
+  attention_peak_flop_per_s_ = attention == gpu.dense_flop_per_s.end() ? peak_flop_per_s_ : attention->second;
+  attention_format_ratio_ =
+      bf16 == table.end() ? 1.0 : std::min(1.0, gpu.dense_flop_per_s.at("bf16") / attention_peak_flop_per_s_);
+  request_attention_format_factor_ = std::pow(attention_format_ratio_, request_.efficiency.format_exponent);
   const std::uint64_t replica = l.tp * l.pp;
   const Efficiency peak_links = Efficiency::roofline();
   tp_link_peak_ = group_link(gpu, l.tp, request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
@@ -235,8 +256,13 @@ double PerfModel::communication_s(double tokens, const Efficiency& e) const {
   // EP over several DP ranks the experts see every rank's tokens, but a GPU still sends (and,
   // by symmetry, receives) only its own share: the rank count does not multiply the message.
   const double own_tokens = tokens / d(l.tp);
-  return (2.0 * layers_per_stage_ - moe_layers_per_stage_) * allreduce +
-         2.0 * moe_layers_per_stage_ * alltoall_s(own_tokens * experts_per_token_ * activation_bytes_per_token_, l.ep, ep);
+  const double routed = 2.0 * alltoall_s(own_tokens * experts_per_token_ * activation_bytes_per_token_, l.ep, ep);
+  // Or every GPU gathers the group's tokens and the partial outputs are reduce-scattered (an
+  // all-reduce's traffic): cheaper when top-k is at least the group size, and what an EP group
+  // that is also the TP group needs anyway, since TP already leaves every token on every GPU.
+  // Engines pick the cheaper; so do the estimate and the bound.
+  const double gathered = allreduce_s(tokens * expert_token_multiplier_ * activation_bytes_per_token_, l.ep, ep);
+  return (2.0 * layers_per_stage_ - moe_layers_per_stage_) * allreduce + moe_layers_per_stage_ * std::min(routed, gathered);
 }
 
 StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
@@ -247,10 +273,11 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   // Each GEMM reaches a share of peak that grows with its size (W / (W + W_half)); narrow formats
   // reach less of their (higher) peak. Expert GEMMs see only k/E of the tokens.
   // Searches time every step at the request's own efficiency: its factor is computed once.
-  const double format = std::bit_cast<std::uint64_t>(e.format_exponent) ==
-                                std::bit_cast<std::uint64_t>(request_.efficiency.format_exponent)
-                            ? request_format_factor_
-                            : std::pow(format_peak_ratio_, e.format_exponent);
+  const bool request_exponent = std::bit_cast<std::uint64_t>(e.format_exponent) ==
+                                std::bit_cast<std::uint64_t>(request_.efficiency.format_exponent);
+  const double format = request_exponent ? request_format_factor_ : std::pow(format_peak_ratio_, e.format_exponent);
+  const double attention_format =
+      request_exponent ? request_attention_format_factor_ : std::pow(attention_format_ratio_, e.format_exponent);
   const auto peak = [&](double gemm_flop) {
     return peak_flop_per_s_ * e.compute * format * (gemm_flop > 0 ? gemm_flop / (gemm_flop + e.gemm_half_flop) : 1.0);
   };
@@ -262,7 +289,7 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   const double expert_gemm_flop = w.tokens * expert_gemm_flop_per_token_ / std::max(active_share, 1e-12);
   const double gemm_s = (w.linear_flop - expert_flop) / peak(w.tokens * dense_gemm_flop_per_token_) +
                         expert_flop / peak(expert_gemm_flop);
-  const double attention_s = w.attention_flop / (peak_flop_per_s_ * e.compute * format);
+  const double attention_s = w.attention_flop / (attention_peak_flop_per_s_ * e.compute * attention_format);
   const double weights_s = w.weight_bytes / bandwidth;
   const double kv_s = w.kv_bytes / (bandwidth * e.kv_bandwidth);
   s.memory_s = weights_s + kv_s;
@@ -272,7 +299,14 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   s.work_s = e.overlap_communication ? std::max(s.memory_s, s.compute_s)
                                      : std::max(weights_s, gemm_s) + std::max(kv_s, attention_s);
   s.communication_s = communication_s(w.tokens, e);
-  s.token_s = w.decode ? w.tokens * e.activation_passes * activation_pass_bytes_per_token_ / bandwidth : 0.0;
+  // Norms, activations and routing run for every token a step carries, prompt tokens included;
+  // sampling (the vocabulary pass) only for the tokens it generates.
+  s.token_s = e.activation_passes * w.tokens *
+              (activation_layer_bytes_per_token_ + (w.decode ? vocab_pass_bytes_per_token_ : 0.0)) / bandwidth;
+  s.token_s += w.tokens * routed_copy_bytes_per_token_ * e.routed_copy_s_per_gb * 1e-9;
+  if (w.decode) {
+    s.token_s += w.tokens * e.sequence_overhead_s;
+  }
   s.overhead_s = e.step_overhead_s + s.token_s;
   s.overlapped = e.overlap_communication;
   return s;

@@ -33,6 +33,8 @@ void write_efficiency(detail::JsonWriter& w, const Efficiency& e) {
   w.member("step_overhead_s", e.step_overhead_s);
   w.member("hop_latency_s", e.hop_latency_s);
   w.member("activation_passes", e.activation_passes);
+  w.member("sequence_overhead_s", e.sequence_overhead_s);
+  w.member("routed_copy_s_per_gb", e.routed_copy_s_per_gb);
   w.member("gemm_half_flop", e.gemm_half_flop);
   w.member("format_exponent", e.format_exponent);
   w.member("overlap_communication", e.overlap_communication);
@@ -48,10 +50,11 @@ Json efficiency_json(const Efficiency& e) {
 }
 
 std::string efficiency_text(const Efficiency& e) {
-  return fmt::format("bandwidth {:.2f} (KV cache x {:.2f}), compute {:.2f}, link {:.2f}, overhead {:.2f} ms per step, {:.2f} activation "
-                     "passes per token, GEMM half-efficiency at {:.2f} GFLOP, format exponent {:.2f}",
-                     e.bandwidth, e.kv_bandwidth, e.compute, e.link, e.step_overhead_s * 1e3, e.activation_passes,
-                     e.gemm_half_flop / 1e9, e.format_exponent);
+  return fmt::format("bandwidth {:.2f} (KV cache x {:.2f}), compute {:.2f}, link {:.2f}, overhead {:.2f} ms per step + {:.1f} us per "
+                     "sequence, {:.2f} activation passes per token, MoE routing {:.2f} ms per GB, GEMM half-efficiency "
+                     "at {:.2f} GFLOP, format exponent {:.2f}",
+                     e.bandwidth, e.kv_bandwidth, e.compute, e.link, e.step_overhead_s * 1e3, e.sequence_overhead_s * 1e6,
+                     e.activation_passes, e.routed_copy_s_per_gb * 1e3, e.gemm_half_flop / 1e9, e.format_exponent);
 }
 
 void write_perf(detail::JsonWriter& w, const PerfResult& r) {

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <gpuplan/band.hpp>
+#include <gpuplan/bench_settings.hpp>
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
@@ -36,6 +37,25 @@ TEST_CASE("calibration: the shipped defaults are the fit", "[calibration]") {
   CHECK(fitted.activation_passes == Approx(shipped.activation_passes).margin(0.05));
   CHECK(fitted.gemm_half_flop == Approx(shipped.gemm_half_flop).epsilon(0.01).margin(1e7));
   CHECK(fitted.format_exponent == Approx(shipped.format_exponent).margin(0.01));
+  CHECK(fitted.sequence_overhead_s == Approx(shipped.sequence_overhead_s).margin(1e-7));
+  CHECK(fitted.routed_copy_s_per_gb == Approx(shipped.routed_copy_s_per_gb).margin(1e-6));
+}
+
+// trtllm-bench's own tuning (tensorrt_llm/bench/build/tuning.py): the batch is what the KV
+// cache holds, at most 4096, per pipeline stage, rounded up; the step tokens follow the batch
+// and the input/output ratio, at least 2048 and at most 32768.
+TEST_CASE("calibration: measurements are timed at the settings trtllm-bench chose", "[calibration]") {
+  const auto s = gpuplan::trtllm_bench_settings(1000, 128, 128, 1);
+  CHECK(s.max_batch == 1024);        // 1000, rounded up to 128
+  CHECK(s.max_num_tokens == 2048);   // 1000 x 2 = 2000, at least 2048
+  const auto big = gpuplan::trtllm_bench_settings(100000, 20000, 2000, 1);
+  CHECK(big.max_batch == 4096);      // capped
+  CHECK(big.max_num_tokens == 32768);
+  const auto small = gpuplan::trtllm_bench_settings(20, 2048, 128, 1);
+  CHECK(small.max_batch == 64);      // at least 64
+  CHECK(small.max_num_tokens == 2048);  // 64 x 17 = 1088, at least 2048
+  const auto pp = gpuplan::trtllm_bench_settings(1000, 128, 128, 4);
+  CHECK(pp.max_batch == 256);        // 250 per micro-batch
 }
 
 TEST_CASE("calibration: the shipped bands are the cross-validation's", "[calibration]") {

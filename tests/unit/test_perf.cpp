@@ -1,10 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/perf.hpp>
 
+using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 using gpuplan::DType;
 using gpuplan::Efficiency;
@@ -120,7 +123,9 @@ TEST_CASE("perf: MoE decode reads only the experts a batch touches", "[perf]") {
 }
 
 // DESIGN "Communication": EP adds a dispatch and a combine all-to-all per MoE layer. Under DP
-// attention (TP 1, D ranks, EP = D) each GPU sends only its own rank's tokens, k copies each.
+// attention (TP 1, D ranks, EP = D) each GPU sends only its own rank's tokens, k copies each; or
+// it gathers every rank's tokens and reduce-scatters the outputs, whichever moves less (with
+// top-k above the rank count, the gather).
 TEST_CASE("perf: under DP attention a GPU's all-to-alls carry its own rank's tokens", "[perf][comm]") {
   const auto& m = cat().model("deepseek-v3");
   const auto& g = cat().gpu("h200-sxm");
@@ -129,8 +134,13 @@ TEST_CASE("perf: under DP attention a GPU's all-to-alls carry its own rank's tok
   for (std::uint64_t ranks : {4u, 8u}) {
     const PerfModel pm(m, g, request(Layout{.tp = 1, .pp = 1, .ep = ranks, .dp = ranks}, DType::fp8, 1024, 256));
     const double message = 32.0 * static_cast<double>(m.moe->experts_per_token) * static_cast<double>(m.hidden_size) * 2.0;
-    const double expected = 2.0 * static_cast<double>(m.moe_layer_count()) * gpuplan::alltoall_s(message, ranks, nvlink);
+    const double routed = 2.0 * gpuplan::alltoall_s(message, ranks, nvlink);
+    const double gathered =
+        gpuplan::allreduce_s(32.0 * static_cast<double>(ranks) * static_cast<double>(m.hidden_size) * 2.0, ranks, nvlink);
+    const double expected = static_cast<double>(m.moe_layer_count()) * std::min(routed, gathered);
     INFO("ranks " << ranks);
+    // DeepSeek-V3 routes each token to 8 experts: over 4 ranks gathering moves less.
+    CHECK((ranks < m.moe->experts_per_token) == (gathered < routed));
     // TP 1: no all-reduce; the experts' all-to-alls are all the communication.
     CHECK_THAT(pm.decode_step(32, 1152, e).communication_s, WithinRel(expected, 1e-9));
     // Each rank holds its own sequences: the deployment serves `ranks` batches.
@@ -219,4 +229,50 @@ TEST_CASE("perf: under load short prompts prefill together, long ones in chunks"
   const auto c = chunked.evaluate(8, Efficiency{});
   CHECK(c.output_tokens_per_s > 0);
   CHECK(chunked.evaluate(8, Efficiency::roofline()).output_tokens_per_s >= c.output_tokens_per_s);
+}
+
+// Issue 8 class 1: MoE routing outside the GEMMs is paid per routed copy (about 11 x hidden + 10 x
+// expert width bytes each), so a top-8 model with tiny experts pays it on every token, prompt
+// tokens included; the roofline pays none of it.
+TEST_CASE("perf: MoE routing costs each routed copy its bytes, never in the roofline", "[perf]") {
+  const auto& m = cat().model("qwen3-30b-a3b");
+  const auto& g = cat().gpu("b200");
+  const PerfModel pm(m, g, request(Layout{}, DType::fp4, 1024, 256));
+  Efficiency e{};
+  e.sequence_overhead_s = 0;
+  e.activation_passes = 0;
+  const double copy_bytes = 11.0 * static_cast<double>(m.hidden_size) + 10.0 * static_cast<double>(m.moe->expert_intermediate);
+  const double copies = static_cast<double>(m.moe->experts_per_token) * static_cast<double>(m.moe_layer_count());
+  for (std::uint64_t tokens : {1u, 64u, 2048u}) {
+    const double expected = static_cast<double>(tokens) * copies * copy_bytes * e.routed_copy_s_per_gb * 1e-9;
+    CHECK_THAT(pm.decode_step(tokens, 1152, e).token_s, WithinRel(expected, 1e-9));
+    CHECK_THAT(pm.prefill_step(tokens, e).token_s, WithinRel(expected, 1e-9));
+    CHECK_THAT(pm.decode_step(tokens, 1152, Efficiency::roofline()).token_s, WithinAbs(0.0, 0.0));
+  }
+  // A dense model routes nothing.
+  const PerfModel dense(cat().model("llama-3.1-8b"), g, request(Layout{}, DType::fp4, 1024, 256));
+  CHECK_THAT(dense.decode_step(64, 1152, e).token_s, WithinAbs(0.0, 0.0));
+}
+
+// Attention multiplies by the cached keys and values: with FP4 weights and an FP8 cache it runs
+// at the FP8 peak, not FP4's.
+TEST_CASE("perf: attention runs in the KV cache's format, not the weights'", "[perf]") {
+  const auto& m = cat().model("llama-3.3-70b");
+  const auto& g = cat().gpu("b200");
+  auto r = request(Layout{}, DType::fp4, 8192, 256);
+  r.fit.kv_dtype = DType::fp8;
+  const PerfModel fp8_cache(m, g, r);
+  r.fit.kv_dtype = DType::bf16;
+  const PerfModel bf16_cache(m, g, r);
+  const Efficiency peak = Efficiency::roofline();
+  // Causal prefill of T tokens: T x T/2 context per layer, 4 x heads x head_dim FLOPs each.
+  const double t = 8192;
+  const double attention_flop = t * (t / 2.0) * 4.0 * static_cast<double>(m.num_attention_heads) *
+                                static_cast<double>(m.head_dim) * static_cast<double>(m.num_hidden_layers);
+  const auto a = fp8_cache.prefill_step(8192, peak);
+  const auto b = bf16_cache.prefill_step(8192, peak);
+  CHECK_THAT(a.flop, WithinRel(b.flop, 1e-12));
+  const double linear_s = (a.flop - attention_flop) / g.dense_flop_per_s.at("fp4");
+  CHECK_THAT(a.compute_s, WithinRel(linear_s + attention_flop / g.dense_flop_per_s.at("fp8"), 1e-9));
+  CHECK_THAT(b.compute_s, WithinRel(linear_s + attention_flop / g.dense_flop_per_s.at("bf16"), 1e-9));
 }
