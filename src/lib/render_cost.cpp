@@ -278,7 +278,8 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
     const PricedOption& po = m.options[at->second];
     doc.footer.push_back(fmt::format("cheapest overall: {} at {} {} (${:.2f}/GPU-h, {}): ${:.4f} per million output tokens",
                                      r.options[at->second].gpu, m.provider, offer_label(m.mode, m.term), po.price->usd_per_gpu_hour,
-                                     po.price->given() ? "given by --price" : po.price->date,
+                                     po.price->given() ? "given by --price"
+                                                       : fmt::format("{}, {}", po.price->date, price_age_label(*po.price)),
                                      po.cost.usd_per_million_tokens));
   }
   return detail::render_document(doc, options.format);
