@@ -175,11 +175,13 @@ class PerfModel {
   [[nodiscard]] const PerfRequest& request() const { return request_; }
 
  private:
-  double expert_bytes_touched(double tokens) const;
+  double expert_idle_share(double tokens) const;  // share of routed experts no token of the step picks
+  double expert_bytes_touched(double idle_share) const;
   double attention_context_sum(double context_tokens) const;  // sum over layers of min(L, window)
   double communication_s(double tokens, const Efficiency& e) const;  // per stage, per forward pass
   struct StepWork {
     double weight_bytes, kv_bytes, linear_flop, attention_flop, tokens;
+    double idle_share;  // expert_idle_share(tokens): the bytes read and the expert GEMMs share it
     bool decode;  // per-token work (sampling, scheduling, per-sequence state) is paid per generated token
   };
   StepTime timed(const StepWork& work, const Efficiency& e) const;  // the roofline of one step
