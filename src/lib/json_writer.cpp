@@ -77,8 +77,10 @@ char* digits_before(char* end, std::uint64_t number) {
 /// exponents -4 to 15, ".0" after a whole number, else d.ddde+XX), with the shortest digits that
 /// read back as `number`, from fmt's Dragonbox (the library's own shortest round-trip, exported
 /// by libfmt). A perf answer holds 76 numbers: nlohmann's Grisu2 took some 500 instructions a
-/// number, std::to_chars (Ryu) as many; Dragonbox about a fifth. Grisu2 now and then gave one
-/// digit more, or another last digit: both read back as the same double. Needs 32 bytes at `out`.
+/// number, std::to_chars (Ryu) as many; Dragonbox about a third. Grisu2 now and then gave one
+/// digit more, or another last digit: both read back as the same double. The layout is written
+/// with fixed-size copies (a variable-length memmove costs more than the number): needs 64
+/// bytes at `out`.
 char* shortest_text(char* out, double number) {
   if (std::signbit(number)) {
     *out++ = '-';
@@ -89,15 +91,48 @@ char* shortest_text(char* out, double number) {
     return out + 3;
   }
   const auto decimal = fmt::detail::dragonbox::to_decimal(number);  // significand x 10^exponent
-  constexpr int kMaxDigits = 20;  // the significand has at most 17
-  char digits[kMaxDigits];
-  const char* first = digits_before(digits + kMaxDigits, decimal.significand);
-  const auto count = static_cast<int>(digits + kMaxDigits - first);
-  std::memcpy(out, first, static_cast<std::size_t>(count));
-  // nlohmann's own layout of those digits, as its to_chars calls it.
-  constexpr int kMinExp = -4;
+  // The digits (at most 17) end at digits + kCopy, with kCopy readable bytes after any of them.
+  constexpr int kCopy = 20;
+  char digits[2 * kCopy]{};
+  const char* first = digits_before(digits + kCopy, decimal.significand);
+  const int k = static_cast<int>(digits + kCopy - first);  // digit count
+  const int n = k + decimal.exponent;                       // where the decimal point goes
+  constexpr int kMinExp = -4;                               // nlohmann's bounds (its to_chars)
   constexpr int kMaxExp = std::numeric_limits<double>::digits10;
-  return nlohmann::detail::dtoa_impl::format_buffer(out, count, decimal.exponent, kMinExp, kMaxExp);
+  if (k <= n && n <= kMaxExp) {  // digits[000].0
+    std::memcpy(out, first, kCopy);
+    std::memset(out + k, '0', kMaxExp);
+    std::memcpy(out + n, ".0", 2);
+    return out + n + 2;
+  }
+  if (0 < n && n <= kMaxExp) {  // dig.its
+    std::memcpy(out, first, kCopy);
+    out[n] = '.';
+    std::memcpy(out + n + 1, first + n, kCopy);
+    return out + k + 1;
+  }
+  if (kMinExp < n && n <= 0) {  // 0.[000]digits
+    std::memcpy(out, "0.0000", 2 - kMinExp);
+    std::memcpy(out + 2 - n, first, kCopy);
+    return out + 2 - n + k;
+  }
+  // d[.igits]e+XX: at least two exponent digits, as printf's %g.
+  out[0] = first[0];
+  char* p = out + 1;
+  if (k > 1) {
+    *p++ = '.';
+    std::memcpy(p, first + 1, kCopy);
+    p += k - 1;
+  }
+  const int e = n - 1;
+  *p++ = 'e';
+  *p++ = e < 0 ? '-' : '+';
+  const auto magnitude = static_cast<unsigned>(e < 0 ? -e : e);
+  if (magnitude >= 100) {
+    *p++ = static_cast<char>('0' + magnitude / 100);
+  }
+  std::memcpy(p, kDigitPairs.data() + 2 * (magnitude % 100), 2);
+  return p + 2;
 }
 
 }  // namespace

@@ -137,12 +137,13 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   const Layout& l = request_.fit.layout;
   const ParamCount& p = fit_.params;
 
-  if (std::optional<std::string> problem = timing_problem(gpu, request_.fit.weights_dtype, request_.sparse)) {
-    throw InputError(std::move(*problem));
-  }
   compute_type_ = compute_type_for(request_.fit.weights_dtype, gpu);
   const auto& table = request_.sparse ? gpu.sparse_flop_per_s : gpu.dense_flop_per_s;
-  peak_flop_per_s_ = table.at(compute_type_);
+  const auto peak = table.find(compute_type_);
+  if (peak == table.end()) {
+    throw InputError(timing_problem(gpu, request_.fit.weights_dtype, request_.sparse).value_or(""));
+  }
+  peak_flop_per_s_ = peak->second;
   bandwidth_bytes_per_s_ = gpu.memory_bandwidth_bytes_per_s;
 
   // Weights read each step: everything but the embedding table (a gather of a few rows); a tied
@@ -169,14 +170,21 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
       m.mla ? 2.0 * heads * d(2 * m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
             : 4.0 * heads * d(m.head_dim);
   kv_bytes_per_token_layer_ = fit_.kv.bytes_per_token_per_layer_per_gpu;
+  // One entry per distinct window, in order of first appearance; a layer is most often like the
+  // one before it (every layer, in full-attention models), so that entry is tried first.
+  std::size_t last = 0;
   for (std::uint64_t window : fit_.kv.windows) {
+    if (last < window_layers_.size() && window_layers_[last].first == window) {
+      ++window_layers_[last].second;
+      continue;
+    }
     auto it = std::find_if(window_layers_.begin(), window_layers_.end(),
                            [window](const auto& wl) { return wl.first == window; });
     if (it == window_layers_.end()) {
-      window_layers_.emplace_back(window, 1);
-    } else {
-      ++it->second;
+      it = window_layers_.emplace(window_layers_.end(), window, 0);
     }
+    ++it->second;
+    last = static_cast<std::size_t>(it - window_layers_.begin());
   }
   activation_bytes_per_token_ = d(m.hidden_size) * kActivationBytes;
   // Work outside the GEMMs runs per token over hidden states and the active FFN width.
