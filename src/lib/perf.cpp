@@ -170,21 +170,27 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
       m.mla ? 2.0 * heads * d(2 * m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
             : 4.0 * heads * d(m.head_dim);
   kv_bytes_per_token_layer_ = fit_.kv.bytes_per_token_per_layer_per_gpu;
-  // One entry per distinct window, in order of first appearance; a layer is most often like the
-  // one before it (every layer, in full-attention models), so that entry is tried first.
-  std::size_t last = 0;
-  for (std::uint64_t window : fit_.kv.windows) {
-    if (last < window_layers_.size() && window_layers_[last].first == window) {
-      ++window_layers_[last].second;
-      continue;
+  // One entry per distinct window, in order of first appearance. Without windows every layer is
+  // full attention; with them a layer is most often like the one before, whose entry is tried first.
+  if (m.layer_window_tokens.empty()) {
+    if (!fit_.kv.windows.empty()) {
+      window_layers_.emplace_back(0, fit_.kv.windows.size());
     }
-    auto it = std::find_if(window_layers_.begin(), window_layers_.end(),
-                           [window](const auto& wl) { return wl.first == window; });
-    if (it == window_layers_.end()) {
-      it = window_layers_.emplace(window_layers_.end(), window, 0);
+  } else {
+    std::size_t last = 0;
+    for (std::uint64_t window : fit_.kv.windows) {
+      if (last < window_layers_.size() && window_layers_[last].first == window) {
+        ++window_layers_[last].second;
+        continue;
+      }
+      auto it = std::find_if(window_layers_.begin(), window_layers_.end(),
+                             [window](const auto& wl) { return wl.first == window; });
+      if (it == window_layers_.end()) {
+        it = window_layers_.emplace(window_layers_.end(), window, 0);
+      }
+      ++it->second;
+      last = static_cast<std::size_t>(it - window_layers_.begin());
     }
-    ++it->second;
-    last = static_cast<std::size_t>(it - window_layers_.begin());
   }
   activation_bytes_per_token_ = d(m.hidden_size) * kActivationBytes;
   // Work outside the GEMMs runs per token over hidden states and the active FFN width.
