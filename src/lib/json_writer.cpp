@@ -55,20 +55,38 @@ std::string escaped(std::string_view text) {
   return Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-/// `number`'s decimal digits, written two at a time so that the last one ends just before `end`;
-/// returns the first one.
+/// `number`'s decimal digits, written so that the last one ends just before `end`; returns the
+/// first one. Eight digits at a time in 32-bit arithmetic, then two at a time: a number's 17
+/// significant digits took more instructions one 64-bit division by 100 at a time than Dragonbox
+/// took to find them.
 char* digits_before(char* end, std::uint64_t number) {
   char* first = end;
-  while (number >= 100) {
-    first -= 2;
-    std::memcpy(first, kDigitPairs.data() + 2 * (number % 100), 2);
-    number /= 100;
+  const auto pair = [](char* at, std::uint32_t two_digits) {
+    std::memcpy(at, kDigitPairs.data() + 2 * two_digits, 2);
+  };
+  constexpr std::uint32_t kEight = 100'000'000;
+  while (number >= kEight) {
+    const auto low = static_cast<std::uint32_t>(number % kEight);
+    number /= kEight;
+    const std::uint32_t high4 = low / 10'000;
+    const std::uint32_t low4 = low % 10'000;
+    first -= 8;
+    pair(first, high4 / 100);
+    pair(first + 2, high4 % 100);
+    pair(first + 4, low4 / 100);
+    pair(first + 6, low4 % 100);
   }
-  if (number >= 10) {
+  auto rest = static_cast<std::uint32_t>(number);
+  while (rest >= 100) {
     first -= 2;
-    std::memcpy(first, kDigitPairs.data() + 2 * number, 2);
+    pair(first, rest % 100);
+    rest /= 100;
+  }
+  if (rest >= 10) {
+    first -= 2;
+    pair(first, rest);
   } else {
-    *--first = static_cast<char>('0' + number);
+    *--first = static_cast<char>('0' + rest);
   }
   return first;
 }
@@ -279,8 +297,8 @@ JsonWriter& JsonWriter::integer(std::int64_t number) {
 
 JsonWriter& JsonWriter::unsigned_integer(std::uint64_t number) {
   next_item();
-  // Two digits at a time into a local buffer, then a fixed-size copy (the length varies, a
-  // fixed copy is a few moves): a document holds a few hundred counts and byte sizes.
+  // Into a local buffer, then a fixed-size copy (the length varies, a fixed copy is a few
+  // moves): a document holds a few hundred counts and byte sizes.
   constexpr std::size_t kMaxDigits = 20;
   char digits[2 * kMaxDigits]{};
   const char* first = digits_before(digits + kMaxDigits, number);
