@@ -270,6 +270,10 @@ struct PerfResult {
 /// (measured / estimate - 1) for the request's distance from the calibration data.
 PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
                 const std::vector<std::uint64_t>& batches, const EstimateBand& band);
+/// The same with a model already built (best_layout's choice: not built twice), its request's
+/// fit notes given, as fit() writes them.
+PerfResult perf(const PerfModel& model, std::vector<std::string> fit_notes, const std::vector<std::uint64_t>& batches,
+                const EstimateBand& band);
 
 /// The layout perf, cost and compare use when none is given: among TP (powers of two) replicas
 /// over `gpus` GPUs (TP x PP only when no TP replica holds a sequence), the one with the most estimated output
@@ -279,6 +283,7 @@ struct ThroughputLayout {
   FitResult fit;                  ///< the fit of the chosen layout
   double tokens_per_s = 0;        ///< its estimate at full load (0: fallback)
   int candidates = 0;             ///< layouts that could run
+  std::optional<PerfModel> chosen;  ///< the chosen layout's model (unset: fallback, or a layout given)
 };
 ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus);
 

@@ -547,8 +547,9 @@ std::optional<double> PerfModel::ridge_batch() const {
   return hi;
 }
 
-PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
-                const std::vector<std::uint64_t>& batches, const EstimateBand& band) {
+namespace {
+
+void check_batches(const std::vector<std::uint64_t>& batches) {
   if (batches.empty()) {
     throw InputError("perf.batches: give at least one batch size");
   }
@@ -557,11 +558,25 @@ PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& r
       throw InputError(fmt::format("perf.batches: expected batch sizes between 1 and {}, got {}", 1u << 20, b));
     }
   }
+}
+
+}  // namespace
+
+PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
+                const std::vector<std::uint64_t>& batches, const EstimateBand& band) {
+  check_batches(batches);
   const PerfModel pm(model, gpu, request);
+  return perf(pm, pm.fit().notes, batches, band);
+}
+
+PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const std::vector<std::uint64_t>& batches,
+                const EstimateBand& band) {
+  check_batches(batches);
+  const PerfRequest& request = pm.request();
   PerfResult r;
-  r.model_id = model.id;
-  r.gpu_id = gpu.id;
-  r.request = pm.request();
+  r.model_id = pm.fit().model_id;
+  r.gpu_id = pm.fit().gpu_id;
+  r.request = request;
   r.compute_type = pm.compute_type() + (request.sparse ? " (2:4 sparse)" : "");
   r.peak_flop_per_s = pm.peak_flop_per_s();
   r.ridge_batch = pm.ridge_batch();
@@ -574,7 +589,7 @@ PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& r
     r.rows.push_back(pm.evaluate(b, request.efficiency));
     r.roofline.push_back(pm.evaluate(b, Efficiency::roofline()));
   }
-  r.notes = pm.fit().notes;
+  r.notes = std::move(fit_notes);
   if (request.sparse) {
     r.notes.push_back("peak FLOPs are the 2:4-sparse figure; dense inference cannot reach it");
   }
@@ -605,7 +620,7 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
           continue;
         }
         try {
-          const PerfModel pm(model, gpu, r, basis);
+          PerfModel pm(model, gpu, r, basis);
           if (!pm.fit().fits || pm.full_load_batch() == 0) {
             continue;
           }
@@ -616,6 +631,7 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
             best.tokens_per_s = rate;
             best.fit = pm.fit();
             best.fit.layout_automatic = true;
+            best.chosen = std::move(pm);
           }
         } catch (const InputError&) {
           // TP that does not divide the heads, EP that does not divide the GPUs: not a candidate
