@@ -3,6 +3,7 @@
 // --format json are compared byte for byte by golden and batch tests.
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -98,7 +99,7 @@ TEST_CASE("JsonWriter: the shortest digits that read back, where nlohmann's Gris
     JsonWriter w(text, -1);
     w.value(number);
     CHECK(text == expected);
-    CHECK(Json::parse(text).get<double>() == number);
+    CHECK(std::bit_cast<std::uint64_t>(Json::parse(text).get<double>()) == std::bit_cast<std::uint64_t>(number));
   }
 }
 
