@@ -175,11 +175,13 @@ class PerfModel {
   [[nodiscard]] const PerfRequest& request() const { return request_; }
 
  private:
-  double expert_bytes_touched(double tokens) const;
+  double expert_idle_share(double tokens) const;  // share of routed experts no token of the step picks
+  double expert_bytes_touched(double idle_share) const;
   double attention_context_sum(double context_tokens) const;  // sum over layers of min(L, window)
   double communication_s(double tokens, const Efficiency& e) const;  // per stage, per forward pass
   struct StepWork {
     double weight_bytes, kv_bytes, linear_flop, attention_flop, tokens;
+    double idle_share;  // expert_idle_share(tokens): the bytes read and the expert GEMMs share it
     bool decode;  // per-token work (sampling, scheduling, per-sequence state) is paid per generated token
   };
   StepTime timed(const StepWork& work, const Efficiency& e) const;  // the roofline of one step
@@ -268,6 +270,10 @@ struct PerfResult {
 /// (measured / estimate - 1) for the request's distance from the calibration data.
 PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
                 const std::vector<std::uint64_t>& batches, const EstimateBand& band);
+/// The same with a model already built (best_layout's choice: not built twice), its request's
+/// fit notes given, as fit() writes them.
+PerfResult perf(const PerfModel& model, std::vector<std::string> fit_notes, const std::vector<std::uint64_t>& batches,
+                const EstimateBand& band);
 
 /// The layout perf, cost and compare use when none is given: among TP (powers of two) replicas
 /// over `gpus` GPUs (TP x PP only when no TP replica holds a sequence), the one with the most estimated output
@@ -277,6 +283,7 @@ struct ThroughputLayout {
   FitResult fit;                  ///< the fit of the chosen layout
   double tokens_per_s = 0;        ///< its estimate at full load (0: fallback)
   int candidates = 0;             ///< layouts that could run
+  std::optional<PerfModel> chosen;  ///< the chosen layout's model (unset: fallback, or a layout given)
 };
 ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus);
 

@@ -72,8 +72,11 @@ Exit run_perf(const PerfOptions& o) {
     load.sized_replicas = sized_replicas;
     batches = {load.batch};
   }
-  PerfResult result = perf(d.model, *d.gpu, req, batches,
-                           estimate_band(catalog, d.model, *d.gpu, req.fit.weights_dtype));
+  const EstimateBand band = estimate_band(catalog, d.model, *d.gpu, req.fit.weights_dtype);
+  // The layout search's model of the chosen layout is the one perf would build for `req`, unless
+  // sizing for a target changed the replica count.
+  PerfResult result = choice.chosen && !sized ? perf(*choice.chosen, layout_fit.notes, batches, band)
+                                               : perf(d.model, *d.gpu, req, batches, band);
   if (choice.candidates > 0) {
     result.notes.insert(result.notes.begin(),
                         fmt::format("layout chosen for throughput: the most estimated output tok/s at full load "

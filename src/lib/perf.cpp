@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/layout.hpp>
 #include <gpuplan/layout_search.hpp>
 
 #include "detail/fit_basis.hpp"
@@ -136,12 +137,13 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   const Layout& l = request_.fit.layout;
   const ParamCount& p = fit_.params;
 
-  if (std::optional<std::string> problem = timing_problem(gpu, request_.fit.weights_dtype, request_.sparse)) {
-    throw InputError(std::move(*problem));
-  }
   compute_type_ = compute_type_for(request_.fit.weights_dtype, gpu);
   const auto& table = request_.sparse ? gpu.sparse_flop_per_s : gpu.dense_flop_per_s;
-  peak_flop_per_s_ = table.at(compute_type_);
+  const auto peak = table.find(compute_type_);
+  if (peak == table.end()) {
+    throw InputError(timing_problem(gpu, request_.fit.weights_dtype, request_.sparse).value_or(""));
+  }
+  peak_flop_per_s_ = peak->second;
   bandwidth_bytes_per_s_ = gpu.memory_bandwidth_bytes_per_s;
 
   // Weights read each step: everything but the embedding table (a gather of a few rows); a tied
@@ -168,13 +170,26 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
       m.mla ? 2.0 * heads * d(2 * m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
             : 4.0 * heads * d(m.head_dim);
   kv_bytes_per_token_layer_ = fit_.kv.bytes_per_token_per_layer_per_gpu;
-  for (std::uint64_t window : fit_.kv.windows) {
-    auto it = std::find_if(window_layers_.begin(), window_layers_.end(),
-                           [window](const auto& wl) { return wl.first == window; });
-    if (it == window_layers_.end()) {
-      window_layers_.emplace_back(window, 1);
-    } else {
+  // One entry per distinct window, in order of first appearance. Without windows every layer is
+  // full attention; with them a layer is most often like the one before, whose entry is tried first.
+  if (m.layer_window_tokens.empty()) {
+    if (!fit_.kv.windows.empty()) {
+      window_layers_.emplace_back(0, fit_.kv.windows.size());
+    }
+  } else {
+    std::size_t last = 0;
+    for (std::uint64_t window : fit_.kv.windows) {
+      if (last < window_layers_.size() && window_layers_[last].first == window) {
+        ++window_layers_[last].second;
+        continue;
+      }
+      auto it = std::find_if(window_layers_.begin(), window_layers_.end(),
+                             [window](const auto& wl) { return wl.first == window; });
+      if (it == window_layers_.end()) {
+        it = window_layers_.emplace(window_layers_.end(), window, 0);
+      }
       ++it->second;
+      last = static_cast<std::size_t>(it - window_layers_.begin());
     }
   }
   activation_bytes_per_token_ = d(m.hidden_size) * kActivationBytes;
@@ -224,14 +239,14 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   max_batch_ = fit_.max_concurrent_sequences.value_or(0) / l.dp;
 }
 
-double PerfModel::expert_bytes_touched(double tokens) const {
-  if (expert_bytes_ <= 0) {
-    return 0.0;
-  }
+double PerfModel::expert_idle_share(double tokens) const {
   // Uniform routing: each token picks k of E experts; an expert stays idle with probability
   // (1 - k/E)^tokens, so the expected share of experts read is 1 - (1 - k/E)^tokens.
-  const double idle = std::pow(1.0 - experts_per_token_ / experts_, tokens * expert_token_multiplier_);
-  return expert_bytes_ * (1.0 - idle);
+  return experts_ > 0 ? std::pow(1.0 - experts_per_token_ / experts_, tokens * expert_token_multiplier_) : 1.0;
+}
+
+double PerfModel::expert_bytes_touched(double idle_share) const {
+  return expert_bytes_ <= 0 ? 0.0 : expert_bytes_ * (1.0 - idle_share);
 }
 
 double PerfModel::attention_context_sum(double context) const {
@@ -275,17 +290,22 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   // Searches time every step at the request's own efficiency: its factor is computed once.
   const bool request_exponent = std::bit_cast<std::uint64_t>(e.format_exponent) ==
                                 std::bit_cast<std::uint64_t>(request_.efficiency.format_exponent);
-  const double format = request_exponent ? request_format_factor_ : std::pow(format_peak_ratio_, e.format_exponent);
-  const double attention_format =
-      request_exponent ? request_attention_format_factor_ : std::pow(attention_format_ratio_, e.format_exponent);
+  // The roofline's exponent is 0: x^0 is 1 for every x.
+  const auto factor = [&](double ratio, double request_factor) {
+    if (request_exponent) {
+      return request_factor;
+    }
+    return std::fpclassify(e.format_exponent) == FP_ZERO ? 1.0 : std::pow(ratio, e.format_exponent);
+  };
+  const double format = factor(format_peak_ratio_, request_format_factor_);
+  const double attention_format = factor(attention_format_ratio_, request_attention_format_factor_);
   const auto peak = [&](double gemm_flop) {
     return peak_flop_per_s_ * e.compute * format * (gemm_flop > 0 ? gemm_flop / (gemm_flop + e.gemm_half_flop) : 1.0);
   };
   const double expert_flop = std::min(w.linear_flop, w.tokens * expert_flop_per_token_);
   // Only the experts that received tokens run a GEMM: at a small batch few experts each see a
   // whole token, not every expert a fraction of one (same uniform routing as the bytes read).
-  const double active_share =
-      experts_ > 0 ? 1.0 - std::pow(1.0 - experts_per_token_ / experts_, w.tokens * expert_token_multiplier_) : 1.0;
+  const double active_share = experts_ > 0 ? 1.0 - w.idle_share : 1.0;
   const double expert_gemm_flop = w.tokens * expert_gemm_flop_per_token_ / std::max(active_share, 1e-12);
   const double gemm_s = (w.linear_flop - expert_flop) / peak(w.tokens * dense_gemm_flop_per_token_) +
                         expert_flop / peak(expert_gemm_flop);
@@ -315,11 +335,13 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
 StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const Efficiency& e) const {
   const double b = d(micro_batch);
   const double context_layers = attention_context_sum(context);
-  return timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(b),
+  const double idle = expert_idle_share(b);
+  return timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
                 .kv_bytes = b * context_layers * kv_bytes_per_token_layer_,
                 .linear_flop = b * linear_flop_per_token_,
                 .attention_flop = b * attention_flop_per_token_context_ * context_layers,
                 .tokens = b,
+                .idle_share = idle,
                 .decode = true},
                e);
 }
@@ -328,11 +350,13 @@ StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) cons
   const double t = d(tokens);
   // Causal attention: token i attends to i tokens, on average t/2 (capped by sliding windows).
   const double context_layers = attention_context_sum(t / 2.0);
-  return timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(t),
+  const double idle = expert_idle_share(t);
+  return timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
                 .kv_bytes = t * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_,
                 .linear_flop = t * linear_flop_per_token_,
                 .attention_flop = t * attention_flop_per_token_context_ * context_layers,
                 .tokens = t,
+                .idle_share = idle,
                 .decode = false},
                e);
 }
@@ -471,11 +495,13 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
     const double steps = prompts * input / step_tokens;
     // Causal attention: token i attends to i tokens of its own prompt, on average input/2.
     const double context_layers = attention_context_sum(input / 2.0);
-    const StepTime step = timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(step_tokens),
+    const double idle = expert_idle_share(step_tokens);
+    const StepTime step = timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
                               .kv_bytes = step_tokens * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_,
                               .linear_flop = step_tokens * linear_flop_per_token_,
                               .attention_flop = step_tokens * attention_flop_per_token_context_ * context_layers,
                               .tokens = step_tokens,
+                              .idle_share = idle,
                               .decode = false},
                              e);
     return steps * (step.compute_s + step.communication_s + step.token_s) / prompts;
@@ -521,8 +547,9 @@ std::optional<double> PerfModel::ridge_batch() const {
   return hi;
 }
 
-PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
-                const std::vector<std::uint64_t>& batches, const EstimateBand& band) {
+namespace {
+
+void check_batches(const std::vector<std::uint64_t>& batches) {
   if (batches.empty()) {
     throw InputError("perf.batches: give at least one batch size");
   }
@@ -531,11 +558,25 @@ PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& r
       throw InputError(fmt::format("perf.batches: expected batch sizes between 1 and {}, got {}", 1u << 20, b));
     }
   }
+}
+
+}  // namespace
+
+PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
+                const std::vector<std::uint64_t>& batches, const EstimateBand& band) {
+  check_batches(batches);
   const PerfModel pm(model, gpu, request);
+  return perf(pm, pm.fit().notes, batches, band);
+}
+
+PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const std::vector<std::uint64_t>& batches,
+                const EstimateBand& band) {
+  check_batches(batches);
+  const PerfRequest& request = pm.request();
   PerfResult r;
-  r.model_id = model.id;
-  r.gpu_id = gpu.id;
-  r.request = pm.request();
+  r.model_id = pm.fit().model_id;
+  r.gpu_id = pm.fit().gpu_id;
+  r.request = request;
   r.compute_type = pm.compute_type() + (request.sparse ? " (2:4 sparse)" : "");
   r.peak_flop_per_s = pm.peak_flop_per_s();
   r.ridge_batch = pm.ridge_batch();
@@ -548,7 +589,7 @@ PerfResult perf(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& r
     r.rows.push_back(pm.evaluate(b, request.efficiency));
     r.roofline.push_back(pm.evaluate(b, Efficiency::roofline()));
   }
-  r.notes = pm.fit().notes;
+  r.notes = std::move(fit_notes);
   if (request.sparse) {
     r.notes.push_back("peak FLOPs are the 2:4-sparse figure; dense inference cannot reach it");
   }
@@ -574,8 +615,12 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
           continue;
         }
         r.fit.layout = Layout{.tp = tp, .pp = pp, .ep = request.fit.layout.ep, .dp = gpus / (tp * pp)};
+        // The fit would reject it with the same words; an exception costs more than the model.
+        if (layout_problem(r.fit.layout, model)) {
+          continue;
+        }
         try {
-          const PerfModel pm(model, gpu, r, basis);
+          PerfModel pm(model, gpu, r, basis);
           if (!pm.fit().fits || pm.full_load_batch() == 0) {
             continue;
           }
@@ -586,6 +631,7 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
             best.tokens_per_s = rate;
             best.fit = pm.fit();
             best.fit.layout_automatic = true;
+            best.chosen = std::move(pm);
           }
         } catch (const InputError&) {
           // TP that does not divide the heads, EP that does not divide the GPUs: not a candidate

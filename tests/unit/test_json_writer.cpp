@@ -1,7 +1,9 @@
-// JsonWriter must print what nlohmann's dump() prints for the same document: batch answers and
-// the single commands' --format json are compared byte for byte by golden and batch tests.
+// JsonWriter must print what nlohmann's dump() prints for the same document (its layout, its
+// escaping), but the shortest digits of every number: batch answers and the single commands'
+// --format json are compared byte for byte by golden and batch tests.
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -84,6 +86,21 @@ TEST_CASE("JsonWriter: NaN and infinities are null, as nlohmann writes them", "[
   JsonWriter w(text, -1);
   w.begin_array().value(std::nan("")).value(std::numeric_limits<double>::infinity()).end_array();
   CHECK(text == Json::array({std::nan(""), std::numeric_limits<double>::infinity()}).dump());
+}
+
+TEST_CASE("JsonWriter: the shortest digits that read back, where nlohmann's Grisu2 gives more", "[render][json]") {
+  // Grisu2 writes 4.5061732624074637e+17 and 25184627954801.937 (the nearer of two 17-digit
+  // candidates is .938); both spellings read back as the same double.
+  for (const auto& [number, expected] : {std::pair(4.5061732624074637e+17, "4.506173262407464e+17"),
+                                         std::pair(25184627954801.937, "25184627954801.938"),
+                                         std::pair(-1.0 / 3.0, "-0.3333333333333333"), std::pair(5e-5, "5e-05"),
+                                         std::pair(2048.0, "2048.0"), std::pair(989e12, "989000000000000.0")}) {
+    std::string text;
+    JsonWriter w(text, -1);
+    w.value(number);
+    CHECK(text == expected);
+    CHECK(std::bit_cast<std::uint64_t>(Json::parse(text).get<double>()) == std::bit_cast<std::uint64_t>(number));
+  }
 }
 
 TEST_CASE("fit and perf JSON on one line: the indented document's values, compact", "[render][json][batch]") {

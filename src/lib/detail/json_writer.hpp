@@ -1,7 +1,8 @@
 #pragma once
-// JSON written as it is produced, into a caller's buffer: the same bytes nlohmann's dump() gives
+// JSON written as it is produced, into a caller's buffer: the bytes nlohmann's dump() gives
 // for the same ordered_json document (two-space indentation, or one line), without building the
-// document first. fit and perf answer `gpuplan batch` 100,000 times a second with it; a DOM of
+// document first; numbers carry the shortest digits that read back (nlohmann's Grisu2 now and then
+// writes a 17th digit, or another last one). fit and perf answer `gpuplan batch` 100,000 times a second with it; a DOM of
 // some 150 small allocations per answer cost more than the answer itself.
 
 #include <concepts>
