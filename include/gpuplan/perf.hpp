@@ -184,6 +184,8 @@ class PerfModel {
     double idle_share;  // expert_idle_share(tokens): the bytes read and the expert GEMMs share it
     bool decode;  // per-token work (sampling, scheduling, per-sequence state) is paid per generated token
   };
+  // A prefill step carrying `tokens` of prompts `prompt_tokens` long.
+  StepWork prefill_work(double tokens, double prompt_tokens) const;
   StepTime timed(const StepWork& work, const Efficiency& e) const;  // the roofline of one step
   // Decode under pipeline parallelism: how the batch splits into micro-batches, and the period.
   struct PipelineSchedule {

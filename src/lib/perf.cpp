@@ -207,13 +207,10 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     expert_gemm_flop_per_token_ = 2.0 * d(m.hidden_size) * d(m.moe->expert_intermediate) * expert_split *
                                   experts_per_token_ * expert_token_multiplier_ / experts_;
     expert_flop_per_token_ = std::min(expert_flop_per_token_, linear_flop_per_token_);
-  }
-  if (m.moe) {
     // Per routed copy, in bf16: read and write the permuted hidden state, quantize it, the SwiGLU
     // over the expert's gate and up outputs, and the weighted combine (about 11 x hidden + 10 x
     // expert width bytes; the width is split when TP exceeds EP). This GPU processes the copies
     // routed to its experts: k / EP of its group's tokens' copies.
-    const double expert_split = l.ep >= l.tp ? 1.0 : d(l.ep) / d(l.tp);
     const double copy_bytes = 11.0 * d(m.hidden_size) + 10.0 * d(m.moe->expert_intermediate) * expert_split;
     routed_copy_bytes_per_token_ =
         copy_bytes * experts_per_token_ * moe_layers_per_stage_ * expert_token_multiplier_ / d(l.ep);
@@ -225,11 +222,13 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // Attention multiplies queries by the cached keys and values, not by the weights: it runs in
   // the KV cache's format (FP8 attention kernels read an FP8 cache on GPUs with FP8 tensor
   // cores), else in bf16, whatever the weights' format. Never 2:4 sparse.
-  const bool fp8_attention = request_.fit.kv_dtype == DType::fp8 && gpu.dense_flop_per_s.contains("fp8");
-  const auto attention = gpu.dense_flop_per_s.find(fp8_attention ? "fp8" : "bf16");
-  attention_peak_flop_per_s_ = attention == gpu.dense_flop_per_s.end() ? peak_flop_per_s_ : attention->second;
+  const auto& dense = gpu.dense_flop_per_s;
+  const bool fp8_attention = request_.fit.kv_dtype == DType::fp8 && dense.contains("fp8");
+  const auto attention = dense.find(fp8_attention ? "fp8" : "bf16");
+  attention_peak_flop_per_s_ = attention == dense.end() ? peak_flop_per_s_ : attention->second;
+  const auto dense_bf16 = dense.find("bf16");
   attention_format_ratio_ =
-      bf16 == table.end() ? 1.0 : std::min(1.0, gpu.dense_flop_per_s.at("bf16") / attention_peak_flop_per_s_);
+      dense_bf16 == dense.end() ? 1.0 : std::min(1.0, dense_bf16->second / attention_peak_flop_per_s_);
   request_attention_format_factor_ = std::pow(attention_format_ratio_, request_.efficiency.format_exponent);
   const std::uint64_t replica = l.tp * l.pp;
   const Efficiency peak_links = Efficiency::roofline();
@@ -346,19 +345,22 @@ StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const
                e);
 }
 
+PerfModel::StepWork PerfModel::prefill_work(double tokens, double prompt_tokens) const {
+  // Causal attention: token i attends to i tokens of its prompt, on average prompt/2 (capped by
+  // sliding windows).
+  const double context_layers = attention_context_sum(prompt_tokens / 2.0);
+  const double idle = expert_idle_share(tokens);
+  return {.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
+          .kv_bytes = tokens * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_,
+          .linear_flop = tokens * linear_flop_per_token_,
+          .attention_flop = tokens * attention_flop_per_token_context_ * context_layers,
+          .tokens = tokens,
+          .idle_share = idle,
+          .decode = false};
+}
+
 StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) const {
-  const double t = d(tokens);
-  // Causal attention: token i attends to i tokens, on average t/2 (capped by sliding windows).
-  const double context_layers = attention_context_sum(t / 2.0);
-  const double idle = expert_idle_share(t);
-  return timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
-                .kv_bytes = t * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_,
-                .linear_flop = t * linear_flop_per_token_,
-                .attention_flop = t * attention_flop_per_token_context_ * context_layers,
-                .tokens = t,
-                .idle_share = idle,
-                .decode = false},
-               e);
+  return timed(prefill_work(d(tokens), d(tokens)), e);
 }
 
 PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, double context, const Efficiency& e,
@@ -493,17 +495,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
     const double prompts = std::clamp(std::floor(chunk / input), 1.0, std::max(1.0, d(batch)));
     const double step_tokens = std::min(prompts * input, chunk);
     const double steps = prompts * input / step_tokens;
-    // Causal attention: token i attends to i tokens of its own prompt, on average input/2.
-    const double context_layers = attention_context_sum(input / 2.0);
-    const double idle = expert_idle_share(step_tokens);
-    const StepTime step = timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
-                              .kv_bytes = step_tokens * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_,
-                              .linear_flop = step_tokens * linear_flop_per_token_,
-                              .attention_flop = step_tokens * attention_flop_per_token_context_ * context_layers,
-                              .tokens = step_tokens,
-                              .idle_share = idle,
-                              .decode = false},
-                             e);
+    const StepTime step = timed(prefill_work(step_tokens, input), e);
     return steps * (step.compute_s + step.communication_s + step.token_s) / prompts;
   };
   const double prefill_busy_s = steady_prefill_s();
