@@ -160,7 +160,8 @@ TEST_CASE("coverage: the seed's GPUs have on-demand prices at Lyceum and three m
     CHECK(od.contains("lyceum"));
     CHECK(od.size() >= 4);
     CHECK(providers_with(gpu, gpuplan::PricingMode::dedicated).contains("lyceum"));
-    // A reserved price exists for both (Lambda, GCP, Hyperstack for the H100; Hyperstack for the H200).
+    // A reserved price exists for both (Lambda, GCP, Azure, AWS, Hyperstack, Civo for the H100;
+    // GCP, Azure, AWS, Hyperstack, Civo for the H200).
     CHECK_FALSE(providers_with(gpu, gpuplan::PricingMode::reserved).empty());
   }
   // The hyperscalers the issue names, for the H100.
@@ -198,10 +199,10 @@ TEST_CASE("coverage: every pricing mode prices the seed's GPUs at Lyceum and thr
       {"dedicated", {PricingMode::dedicated}, true},
       {"reserved", {PricingMode::reserved, PricingMode::capacity_block}, false},
       {"interruptible", {PricingMode::spot, PricingMode::preemptible, PricingMode::interruptible}, false}};
-  // Not published with a date in a source found so far (see the report of issue 9): a reserved or
-  // committed H200 rate at a third provider (Hyperstack and AWS capacity blocks have one; GCP,
-  // Azure, Nebius and CoreWeave state a discount, not an H200 rate, in the sources found).
-  const std::set<std::string> known_gaps{"reserved h200-sxm"};
+  // Every group is covered: reserved H200 rates at Hyperstack, AWS (capacity blocks, savings
+  // plans), GCP and Azure (1y and 3y) and Civo. Nebius, CoreWeave and Oracle still publish a
+  // discount or "contact sales" rather than a rate, so they are not among them.
+  const std::set<std::string> known_gaps{};
   std::set<std::string> gaps;
   for (const Group& g : groups) {
     for (const char* gpu : {"h100-sxm", "h200-sxm"}) {
@@ -236,4 +237,26 @@ TEST_CASE("coverage: committed-use prices carry machine-readable 1y and 3y terms
   REQUIRE(one_year > 0);
   REQUIRE(three_years > 0);
   CHECK(three_years < one_year);
+}
+
+// The hyperscalers publish both commitment terms for the seed's GPUs (GCP committed use, Azure
+// reserved VM instances, AWS EC2 Instance Savings Plans, read 2026-09-27): each is two prices,
+// and the 3-year term is the cheaper one.
+TEST_CASE("coverage: hyperscaler H100 and H200 commitments have a 1y and a cheaper 3y price", "[catalog]") {
+  for (const char* provider : {"gcp", "azure", "aws"}) {
+    for (const char* gpu : {"h100-sxm", "h200-sxm"}) {
+      INFO(provider << " " << gpu);
+      double one_year = 0;
+      double three_years = 0;
+      for (const auto& p : cat().prices()) {
+        if (p.provider == provider && p.gpu == gpu && p.mode == gpuplan::PricingMode::reserved) {
+          (p.term == "1y" ? one_year : three_years) = p.usd_per_gpu_hour;
+          CHECK((p.term == "1y" || p.term == "3y"));
+        }
+      }
+      CHECK(one_year > 0);
+      CHECK(three_years > 0);
+      CHECK(three_years < one_year);
+    }
+  }
 }
