@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gpuplan/catalog.hpp>
@@ -239,6 +240,22 @@ TEST_CASE("coverage: committed-use prices carry machine-readable 1y and 3y terms
   CHECK(three_years < one_year);
 }
 
+namespace {
+// A provider's 1- and 3-year reserved prices for `gpu` (0 where missing); a term other than 1y
+// or 3y fails the check.
+std::pair<double, double> commitment_terms(std::string_view provider, std::string_view gpu) {
+  double one_year = 0;
+  double three_years = 0;
+  for (const auto& p : cat().prices()) {
+    if (p.provider == provider && p.gpu == gpu && p.mode == gpuplan::PricingMode::reserved) {
+      (p.term == "1y" ? one_year : three_years) = p.usd_per_gpu_hour;
+      CHECK((p.term == "1y" || p.term == "3y"));
+    }
+  }
+  return {one_year, three_years};
+}
+}  // namespace
+
 // The hyperscalers publish both commitment terms for the seed's GPUs (GCP committed use, Azure
 // reserved VM instances, AWS EC2 Instance Savings Plans, read 2026-09-27): each is two prices,
 // and the 3-year term is the cheaper one.
@@ -246,17 +263,41 @@ TEST_CASE("coverage: hyperscaler H100 and H200 commitments have a 1y and a cheap
   for (const char* provider : {"gcp", "azure", "aws"}) {
     for (const char* gpu : {"h100-sxm", "h200-sxm"}) {
       INFO(provider << " " << gpu);
-      double one_year = 0;
-      double three_years = 0;
-      for (const auto& p : cat().prices()) {
-        if (p.provider == provider && p.gpu == gpu && p.mode == gpuplan::PricingMode::reserved) {
-          (p.term == "1y" ? one_year : three_years) = p.usd_per_gpu_hour;
-          CHECK((p.term == "1y" || p.term == "3y"));
-        }
-      }
+      const auto [one_year, three_years] = commitment_terms(provider, gpu);
       CHECK(one_year > 0);
       CHECK(three_years > 0);
       CHECK(three_years < one_year);
     }
   }
+}
+
+// Issue 9 names A100, B200 and L4 besides the seed's GPUs. Read 2026-09-27 (nativ-x/fsku term
+// catalog): AWS p4de and p6-b200 savings plans, Azure ND96amsr A100 v4 reservations, GCP A2 Ultra
+// and A4 committed use; GCP G2 (L4) from the 2025-03-06 billing-catalog snapshot. Each is on
+// offer on demand too, except A4, which Google sells only committed, by calendar mode or spot.
+TEST_CASE("coverage: hyperscaler A100 80GB, B200 and L4 have on-demand, 1y and cheaper 3y prices", "[catalog]") {
+  struct Offer {
+    const char* provider;
+    const char* gpu;
+    bool on_demand;
+  };
+  for (const Offer& o : {Offer{"aws", "a100-sxm-80gb", true}, Offer{"aws", "b200", true},
+                         Offer{"azure", "a100-sxm-80gb", true}, Offer{"gcp", "a100-sxm-80gb", true},
+                         Offer{"gcp", "b200", false}, Offer{"gcp", "l4", true}}) {
+    INFO(o.provider << " " << o.gpu);
+    const auto [one_year, three_years] = commitment_terms(o.provider, o.gpu);
+    CHECK(one_year > 0);
+    CHECK(three_years > 0);
+    CHECK(three_years < one_year);
+    CHECK(providers_with(o.gpu, gpuplan::PricingMode::on_demand).contains(o.provider) == o.on_demand);
+  }
+  // Short fixed-length reservations: AWS capacity blocks and GCP's calendar mode for B200.
+  const auto blocks = providers_with("b200", gpuplan::PricingMode::capacity_block);
+  CHECK(blocks.contains("aws"));
+  CHECK(blocks.contains("gcp"));
+  // L4 and L40S beyond the marketplaces: GCP spot, Oracle and CoreWeave on demand.
+  CHECK(providers_with("l4", gpuplan::PricingMode::spot).contains("gcp"));
+  const auto l40s = providers_with("l40s", gpuplan::PricingMode::on_demand);
+  CHECK(l40s.contains("oracle"));
+  CHECK(l40s.contains("coreweave"));
 }
