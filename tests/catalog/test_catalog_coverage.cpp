@@ -295,9 +295,16 @@ TEST_CASE("coverage: hyperscaler A100 80GB, B200 and L4 have on-demand, 1y and c
   const auto blocks = providers_with("b200", gpuplan::PricingMode::capacity_block);
   CHECK(blocks.contains("aws"));
   CHECK(blocks.contains("gcp"));
-  // L4 and L40S beyond the marketplaces: GCP spot, Oracle and CoreWeave on demand.
-  CHECK(providers_with("l4", gpuplan::PricingMode::spot).contains("gcp"));
+  // L4 and L40S beyond the marketplaces: GCP G2 and AWS G6/G6E on demand and spot, Oracle and
+  // CoreWeave L40S on demand.
+  for (const char* provider : {"gcp", "aws"}) {
+    INFO(provider);
+    CHECK(providers_with("l4", gpuplan::PricingMode::on_demand).contains(provider));
+    CHECK(providers_with("l4", gpuplan::PricingMode::spot).contains(provider));
+  }
   const auto l40s = providers_with("l40s", gpuplan::PricingMode::on_demand);
-  CHECK(l40s.contains("oracle"));
-  CHECK(l40s.contains("coreweave"));
+  for (const char* provider : {"aws", "oracle", "coreweave"}) {
+    CHECK(l40s.contains(provider));
+  }
+  CHECK(providers_with("l40s", gpuplan::PricingMode::spot).contains("aws"));
 }
