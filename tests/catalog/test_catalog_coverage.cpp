@@ -291,6 +291,10 @@ TEST_CASE("coverage: hyperscaler A100 80GB, B200 and L4 have on-demand, 1y and c
     CHECK(three_years < one_year);
     CHECK(providers_with(o.gpu, gpuplan::PricingMode::on_demand).contains(o.provider) == o.on_demand);
   }
+  // Spot: AWS p4de and p6-b200 and GCP A2 Ultra (2025 snapshots).
+  CHECK(providers_with("a100-sxm-80gb", gpuplan::PricingMode::spot).contains("aws"));
+  CHECK(providers_with("a100-sxm-80gb", gpuplan::PricingMode::spot).contains("gcp"));
+  CHECK(providers_with("b200", gpuplan::PricingMode::spot).contains("aws"));
   // Short fixed-length reservations: AWS capacity blocks and GCP's calendar mode for B200.
   const auto blocks = providers_with("b200", gpuplan::PricingMode::capacity_block);
   CHECK(blocks.contains("aws"));
