@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <gpuplan/gpu_ratio.hpp>
 #include <gpuplan/render.hpp>
 #include <gpuplan/render_json_lines.hpp>
 
@@ -42,6 +43,63 @@ void write_efficiency(detail::JsonWriter& w, const Efficiency& e) {
 }
 
 /// For the documents still built as a DOM (validate): the same object, parsed back.
+// The reference GPU for throughput ratios (H200/H100, B200/H100).
+constexpr std::string_view kRatioBaseline = "h100-sxm";
+
+Json gpu_ratios_json(const std::vector<GpuRatioGroup>& groups) {
+  Json out = Json::array();
+  for (const GpuRatioGroup& g : groups) {
+    Json pairs = Json::array();
+    for (const GpuRatio& r : g.ratios) {
+      pairs.push_back({{"input_tokens", r.input_tokens},
+                       {"output_tokens", r.output_tokens},
+                       {"measured", checked(r.measured, "a measured ratio")},
+                       {"estimated", checked(r.estimated, "an estimated ratio")},
+                       {"error_points", r.error_points()}});
+    }
+    out.push_back({{"model", g.model},
+                   {"gpu", g.gpu},
+                   {"baseline", g.baseline},
+                   {"pairs", pairs},
+                   {"median_abs_error_points", g.median_abs_points},
+                   {"worst_error_points", g.worst_points},
+                   {"within_target", g.within_target},
+                   {"target_points", kRatioTargetPoints}});
+  }
+  return out;
+}
+
+// A table of each model x GPU's ratios to the baseline and a summary line; nothing without pairs.
+void add_gpu_ratios(detail::Document& doc, const std::vector<GpuRatioGroup>& groups) {
+  if (groups.empty()) {
+    return;
+  }
+  detail::Table t{.title = fmt::format("throughput per GPU relative to {}, same model and lengths (miss: estimated "
+                                       "- measured ratio, in points)",
+                                       kRatioBaseline),
+                  .header = {"model", "GPU", "pairs", "measured ratio", "estimated ratio", "median |miss|", "worst miss",
+                             fmt::format("within {:.0f} pts", kRatioTargetPoints)},
+                  .rows = {}};
+  std::size_t pairs = 0;
+  int within = 0;
+  for (const GpuRatioGroup& g : groups) {
+    const auto [lo, hi] = std::minmax_element(g.ratios.begin(), g.ratios.end(),
+                                              [](const GpuRatio& a, const GpuRatio& b) { return a.measured < b.measured; });
+    const auto [elo, ehi] = std::minmax_element(
+        g.ratios.begin(), g.ratios.end(), [](const GpuRatio& a, const GpuRatio& b) { return a.estimated < b.estimated; });
+    t.rows.push_back({g.model, g.gpu, std::to_string(g.ratios.size()),
+                      fmt::format("{:.2f} .. {:.2f}", lo->measured, hi->measured),
+                      fmt::format("{:.2f} .. {:.2f}", elo->estimated, ehi->estimated),
+                      fmt::format("{:.1f}", g.median_abs_points), fmt::format("{:+.1f}", g.worst_points),
+                      fmt::format("{} of {}", g.within_target, g.ratios.size())});
+    pairs += g.ratios.size();
+    within += g.within_target;
+  }
+  doc.tables.push_back(std::move(t));
+  doc.footer.push_back(fmt::format("throughput ratios to {}: {} of {} pairs within {:.0f} points of the measured ratio",
+                                   kRatioBaseline, within, pairs, kRatioTargetPoints));
+}
+
 Json efficiency_json(const Efficiency& e) {
   std::string text;
   detail::JsonWriter w(text, -1);
@@ -233,6 +291,7 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                     {"bound_holds", bounds_hold},
                     {"bounds", bounds},
                     {"band", {{"low", c.lowest_residual}, {"high", c.highest_residual}}}};
+    j["gpu_ratios"] = gpu_ratios_json(gpu_ratios(c.checks, kRatioBaseline));
     return detail::dump_json(j);
   }
   detail::Document doc;
@@ -257,11 +316,18 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                    c.lowest_residual * 100.0, c.highest_residual * 100.0, c.calibration_points));
   doc.footer.push_back("rows without an estimate know only the dataset's maximum input length: their roofline is "
                        "decode-only");
+  add_gpu_ratios(doc, gpu_ratios(c.checks, kRatioBaseline));
   return detail::render_document(doc, options.format);
 }
 
 std::string render_cross_validation(const CrossValidation& cv, const RenderOptions& options) {
   const double inside_share = cv.rows > 0 ? static_cast<double>(cv.inside_band) / cv.rows : 0.0;
+  // Each GPU's rows predicted by the fit that left its group out.
+  std::vector<BenchmarkCheck> predicted;
+  for (const CrossValidationGroup& g : cv.groups) {
+    predicted.insert(predicted.end(), g.checks.begin(), g.checks.end());
+  }
+  const std::vector<GpuRatioGroup> ratios = gpu_ratios(predicted, kRatioBaseline);
   if (options.format == Format::json) {
     Json j = detail::envelope("validate");
     Json groups = Json::array();
@@ -300,6 +366,7 @@ std::string render_cross_validation(const CrossValidation& cv, const RenderOptio
                        {"high", cv.derived_bands[c].high}});
     }
     j["derived_bands"] = bands;
+    j["gpu_ratios"] = gpu_ratios_json(ratios);
     return detail::dump_json(j);
   }
   detail::Document doc;
@@ -336,6 +403,7 @@ std::string render_cross_validation(const CrossValidation& cv, const RenderOptio
                                      to_string(static_cast<BandCase>(c)), cv.derived_bands[c].low * 100.0,
                                      cv.derived_bands[c].high * 100.0));
   }
+  add_gpu_ratios(doc, ratios);
   return detail::render_document(doc, options.format);
 }
 
