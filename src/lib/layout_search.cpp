@@ -96,6 +96,13 @@ LayoutSearch given_layout(const ModelSpec& model, const GpuSpec& gpu, const FitR
 
 LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
                             const LayoutSearchOptions& options) {
+  std::optional<detail::FitBasis> basis;
+  return detail::search_layouts(model, gpu, request, options, basis, true);
+}
+
+LayoutSearch detail::search_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                    const LayoutSearchOptions& options, std::optional<FitBasis>& basis,
+                                    bool annotate) {
   const std::uint64_t n = options.gpus;
   check_gpus(n);
   if (options.gpus_per_node < 1) {
@@ -138,7 +145,6 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
   // puts first); the others keep their table figures.
   std::optional<FitResult> best;
   std::size_t best_at = 0;
-  std::optional<detail::FitBasis> basis;
   FitRequest r = request;
   const auto evaluate = [&](const std::vector<Layout>& layouts) {
     for (const Layout& l : layouts) {
@@ -173,7 +179,9 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
   }
   s.options = std::move(ranked);
   s.chosen = std::move(*best);
-  detail::annotate_fit(s.chosen, model, gpu);
+  if (annotate) {
+    detail::annotate_fit(s.chosen, model, gpu);
+  }
   s.choice = s.chosen.fits ? LayoutChoice::most_sequences : LayoutChoice::none_fits;
   return s;
 }
