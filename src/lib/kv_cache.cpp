@@ -1,6 +1,7 @@
 #include <gpuplan/kv_cache.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <gpuplan/units.hpp>
@@ -144,10 +145,45 @@ std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std:
   const bool all_full = shape.full_attention_only ||
                         std::all_of(shape.windows.begin(), shape.windows.end(), [](std::uint64_t w) { return w == 0; });
   const std::uint64_t layers = shape.windows.size();
+  // With sliding windows, the few distinct windows (rounded up to blocks) and their layer counts:
+  // each probe then sums a handful of terms instead of walking every layer.
+  struct WindowGroup {
+    std::uint64_t stored_window = 0;  ///< 0: full attention
+    std::uint64_t layers = 0;
+  };
+  std::array<WindowGroup, 8> groups{};
+  std::size_t group_count = 0;
+  bool grouped = !all_full;
+  for (std::size_t i = 0; grouped && i < shape.windows.size(); ++i) {
+    const std::uint64_t w = shape.windows[i];
+    const std::uint64_t stored_window = w == 0 ? 0 : round_up(w, block_tokens);
+    std::size_t g = 0;
+    while (g < group_count && groups[g].stored_window != stored_window) {
+      ++g;
+    }
+    if (g == group_count) {
+      if (group_count == groups.size()) {
+        grouped = false;  // many distinct windows: walk the layers
+        break;
+      }
+      groups[group_count++].stored_window = stored_window;
+    }
+    ++groups[g].layers;
+  }
+  const auto grouped_token_layers = [&](std::uint64_t stored) {
+    std::uint64_t sum = 0;
+    for (std::size_t g = 0; g < group_count; ++g) {
+      const std::uint64_t w = groups[g].stored_window;
+      sum += groups[g].layers * (w == 0 ? stored : std::min(stored, w));
+    }
+    return sum;
+  };
   const auto fits = [&](std::uint64_t tokens) {
     const std::uint64_t stored = round_up(tokens, block_tokens);
-    return d(sequences) * sequence_bytes(shape, all_full ? layers * stored : token_layers(shape, stored, block_tokens)) <=
-           budget_bytes;
+    const std::uint64_t token_layer_count = all_full  ? layers * stored
+                                            : grouped ? grouped_token_layers(stored)
+                                                      : token_layers(shape, stored, block_tokens);
+    return d(sequences) * sequence_bytes(shape, token_layer_count) <= budget_bytes;
   };
   if (!fits(1)) {
     return 0;
