@@ -166,12 +166,23 @@ LayoutSearch detail::search_layouts(const ModelSpec& model, const GpuSpec& gpu, 
     evaluate(across);
   }
 
+  // Ranked as std::stable_sort would, by an insertion sort of indices over keys computed once: a
+  // search has a few dozen layouts at most, and the merge sort's buffer and keys recomputed at
+  // every comparison cost more than the rest of the search's bookkeeping.
+  std::vector<decltype(rank_key(s.options.front()))> keys;
+  keys.reserve(s.options.size());
+  for (const LayoutOption& o : s.options) {
+    keys.push_back(rank_key(o));
+  }
   std::vector<std::size_t> order(s.options.size());
   for (std::size_t i = 0; i < order.size(); ++i) {
-    order[i] = i;
+    std::size_t at = i;
+    while (at > 0 && keys[i] < keys[order[at - 1]]) {
+      order[at] = order[at - 1];
+      --at;
+    }
+    order[at] = i;
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&s](std::size_t a, std::size_t b) { return rank_key(s.options[a]) < rank_key(s.options[b]); });
   std::vector<LayoutOption> ranked;
   ranked.reserve(order.size());
   for (std::size_t i : order) {
