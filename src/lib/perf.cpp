@@ -632,9 +632,7 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
           // Strictly more throughput wins: on a tie the smaller replica (found first) stays.
           if (rate > best.tokens_per_s * (1.0 + 1e-9)) {
             best.tokens_per_s = rate;
-            best.fit = pm.fit();
-            best.fit.layout_automatic = true;
-            best.chosen = std::move(pm);
+            best.chosen = std::move(pm);  // its fit is copied once the choice is made
           }
         } catch (const InputError&) {
           // TP that does not divide the heads, EP that does not divide the GPUs: not a candidate
@@ -642,9 +640,11 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
       }
     }
   }
-  if (best.candidates == 0) {
+  if (!best.chosen) {
     best.fit = fit_smallest_layout(model, gpu, request.fit, gpus);
   } else {
+    best.fit = best.chosen->fit();
+    best.fit.layout_automatic = true;
     detail::annotate_fit(best.fit, model, gpu);
   }
   return best;
