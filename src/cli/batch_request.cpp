@@ -338,7 +338,9 @@ void RequestReader::read(std::string_view line, Request& request) const {
   request.format = nullptr;
   request.arguments.clear();
   std::vector<Member> members;
+  members.reserve(16);  // a request has a handful of fields: no reallocation moving them
   if (!SimpleLine(line).read(members)) {
+    members.clear();
     FlatObject object;
     Json::sax_parse(line.begin(), line.end(), &object);
     if (object.error) {
