@@ -23,6 +23,10 @@ struct KvShape {
   std::uint64_t linear_layers = 0;          ///< linear-attention layers on that stage (no per-token KV)
   /// Fixed recurrent state one sequence holds on this GPU (linear-attention layers), any length.
   double state_bytes_per_sequence = 0;
+  /// Every window is 0 (full attention on every layer of the stage): a sequence's size is then
+  /// the layer count times its tokens, without a walk over the layers (a layout search sizes
+  /// sequences some 60 times a request). False is always correct, only slower.
+  bool full_attention_only = false;
 
   /// Layers holding per-token KV (linear-attention layers are counted in linear_layers).
   [[nodiscard]] std::uint64_t layers_per_gpu() const { return windows.size(); }

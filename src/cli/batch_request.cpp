@@ -133,6 +133,155 @@ class FlatObject final : public nlohmann::json_sax<Json> {
   int depth_ = 0;
 };
 
+/// The usual request line, read without nlohmann's SAX parser (which took more instructions than
+/// the rest of reading the request): an object whose keys and strings are printable ASCII without
+/// escapes, whose numbers are whole and unsigned without a leading zero, and whose other values are
+/// true, false, null or arrays of those strings and numbers. Such a line gives the very members
+/// FlatObject collects. Anything else (escapes, UTF-8, signs, fractions, nesting, a key given
+/// twice, any error) returns false, and the SAX parse reads the line: its members, its messages.
+class SimpleLine {
+ public:
+  explicit SimpleLine(std::string_view text) : text_(text) {}
+
+  bool read(std::vector<Member>& members) {
+    space();
+    if (!take('{')) {
+      return false;
+    }
+    space();
+    if (!take('}')) {
+      do {
+        space();
+        std::string_view key;
+        if (!string(key) || std::any_of(members.begin(), members.end(), [key](const Member& m) { return m.key == key; })) {
+          return false;
+        }
+        space();
+        if (!take(':')) {
+          return false;
+        }
+        space();
+        members.push_back(Member{.key = std::string(key), .value = {}});
+        if (!value(members.back().value)) {
+          return false;
+        }
+        space();
+      } while (take(','));
+      if (!take('}')) {
+        return false;
+      }
+    }
+    space();
+    return at_ == text_.size();
+  }
+
+ private:
+  [[nodiscard]] char peek() const { return at_ < text_.size() ? text_[at_] : '\0'; }
+  bool take(char c) {
+    if (peek() != c) {
+      return false;
+    }
+    ++at_;
+    return true;
+  }
+  // nlohmann's whitespace.
+  void space() {
+    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r')) {
+      ++at_;
+    }
+  }
+  bool string(std::string_view& out) {
+    if (!take('"')) {
+      return false;
+    }
+    const std::size_t begin = at_;
+    for (; at_ < text_.size(); ++at_) {
+      const auto c = static_cast<unsigned char>(text_[at_]);
+      if (c == '"') {
+        out = text_.substr(begin, at_ - begin);
+        ++at_;
+        return true;
+      }
+      if (c < 0x20 || c > 0x7e || c == '\\') {
+        return false;
+      }
+    }
+    return false;
+  }
+  /// Digits as nlohmann's number_unsigned gives them back through std::to_string: no leading
+  /// zero, and at most 19 (every such number fits 64 bits).
+  bool number(std::string_view& out) {
+    const std::size_t begin = at_;
+    while (at_ < text_.size() && text_[at_] >= '0' && text_[at_] <= '9') {
+      ++at_;
+    }
+    const std::size_t n = at_ - begin;
+    if (n == 0 || n > 19 || (n > 1 && text_[begin] == '0')) {
+      return false;
+    }
+    const char next = peek();
+    if (next != ',' && next != '}' && next != ']' && next != ' ' && next != '\t' && next != '\n' && next != '\r') {
+      return false;  // a fraction, an exponent or an error: nlohmann's to read
+    }
+    out = text_.substr(begin, n);
+    return true;
+  }
+  bool word(std::string_view w) {
+    if (text_.substr(at_, w.size()) != w) {
+      return false;
+    }
+    at_ += w.size();
+    const char next = peek();
+    return next == ',' || next == '}' || next == ' ' || next == '\t' || next == '\n' || next == '\r';
+  }
+  /// A string or a number (what an array may hold).
+  bool item(Value::Kind& kind, std::string_view& text) {
+    if (peek() == '"') {
+      kind = Value::Kind::string;
+      return string(text);
+    }
+    kind = Value::Kind::number;
+    return number(text);
+  }
+  bool value(Value& v) {
+    const char c = peek();
+    if (c == 't' || c == 'f' || c == 'n') {
+      const std::string_view w = c == 't' ? "true" : c == 'f' ? "false" : "null";
+      v.kind = c == 'n' ? Value::Kind::null : Value::Kind::boolean;
+      v.text = w;
+      return word(w);
+    }
+    if (c == '[') {
+      ++at_;
+      v.kind = Value::Kind::array;
+      space();
+      if (take(']')) {
+        return true;
+      }
+      do {
+        space();
+        Value::Kind kind{};
+        std::string_view text;
+        if (!item(kind, text)) {
+          return false;
+        }
+        v.items.emplace_back(text);
+        space();
+      } while (take(','));
+      return take(']');
+    }
+    std::string_view text;
+    if (!item(v.kind, text)) {
+      return false;
+    }
+    v.text = text;
+    return true;
+  }
+
+  std::string_view text_;
+  std::size_t at_ = 0;
+};
+
 }  // namespace
 
 std::string RequestReader::field_name(std::string_view flag) {
@@ -188,14 +337,20 @@ void RequestReader::read(std::string_view line, Request& request) const {
   request.app = nullptr;
   request.format = nullptr;
   request.arguments.clear();
-  FlatObject object;
-  Json::sax_parse(line.begin(), line.end(), &object);
-  if (object.error) {
-    throw *object.error;
+  std::vector<Member> members;
+  members.reserve(16);  // a request has a handful of fields: no reallocation moving them
+  if (!SimpleLine(line).read(members)) {
+    members.clear();
+    FlatObject object;
+    Json::sax_parse(line.begin(), line.end(), &object);
+    if (object.error) {
+      throw *object.error;
+    }
+    members = std::move(object.members);
   }
   const auto command_member =
-      std::find_if(object.members.begin(), object.members.end(), [](const Member& m) { return m.key == "command"; });
-  if (command_member == object.members.end()) {
+      std::find_if(members.begin(), members.end(), [](const Member& m) { return m.key == "command"; });
+  if (command_member == members.end()) {
     throw RequestError{.field = "command",
                        .message = fmt::format("missing: name the request, e.g. \"command\": \"fit\" ({})",
                                               fmt::join(command_names_, ", "))};
@@ -212,7 +367,7 @@ void RequestReader::read(std::string_view line, Request& request) const {
   const auto add = [&request](const RequestField& f, std::string value) {
     request.arguments.push_back(Request::Argument{.field = &f, .value = std::move(value)});
   };
-  for (Member& m : object.members) {
+  for (Member& m : members) {
     if (&m == &*command_member) {
       continue;
     }

@@ -205,6 +205,7 @@ Exit run_batch(const BatchOptions& o) {
       continue;
     }
     document.clear();
+    (void)take_batch_error();
     try {
       if (!answer_directly(direct.at(request.app), request)) {
         std::vector<std::string> args = RequestReader::command_line(request);
@@ -213,7 +214,13 @@ Exit run_batch(const BatchOptions& o) {
         commands.clear();
         commands.parse(args);
       }
-      add_answer(out, document);
+      // The command's own error (flags named), handed over rather than thrown: answered as
+      // the InputError below would be.
+      if (const std::optional<std::string> error = take_batch_error()) {
+        out.add(render_batch_error(line.number, requests.field_in(request.command, *error), *error));
+      } else {
+        add_answer(out, document);
+      }
     } catch (const CLI::ParseError& e) {
       out.add(render_batch_error(line.number, requests.field_in(request.command, e.what()), e.what()));
     } catch (const InputError& e) {

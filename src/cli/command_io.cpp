@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@ struct BatchCapture::State {
   const Catalog* catalog = nullptr;
   std::string* document = nullptr;
   std::unordered_set<std::string> notes;
+  std::optional<std::string> error;
 };
 
 namespace {
@@ -42,6 +44,12 @@ void print_document(std::string_view text) {
 
 bool json_lines() { return active() != nullptr; }
 
+void set_batch_error(std::string message) { active()->error = std::move(message); }
+
+std::optional<std::string> take_batch_error() {
+  return active() != nullptr ? std::exchange(active()->error, std::nullopt) : std::nullopt;
+}
+
 void print_note(std::string_view line) {
   if (active() != nullptr && !active()->notes.emplace(line).second) {
     return;
@@ -50,7 +58,7 @@ void print_note(std::string_view line) {
 }
 
 BatchCapture::BatchCapture(const Catalog& catalog, std::string& document)
-    : state_(std::make_unique<State>(State{.catalog = &catalog, .document = &document, .notes = {}})) {
+    : state_(std::make_unique<State>(State{.catalog = &catalog, .document = &document, .notes = {}, .error = {}})) {
   active() = state_.get();
 }
 

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,12 @@ void print_note(std::string_view line);
 
 /// True inside `gpuplan batch`: the document is wanted as one JSON line (render_json_line()).
 bool json_lines();
+
+/// Inside `gpuplan batch`: the request's error (flags named), answered as its line instead of
+/// thrown on to the batch (see with_flag_names()).
+void set_batch_error(std::string message);
+/// The error set for the request being answered, if any; clears it.
+std::optional<std::string> take_batch_error();
 
 /// While alive, commands read `catalog` and append their document to `document`.
 class BatchCapture {

@@ -260,12 +260,20 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   return d;
 }
 
-void rethrow_with_flag(const InputError& e) {
+std::string with_flag(const InputError& e) {
   const std::string_view what = e.what();
   for (const auto& [field, flag] : kFieldFlags) {
     if (what.starts_with(field)) {
-      throw InputError(fmt::format("{}{}", flag, what.substr(field.size())));
+      return fmt::format("{}{}", flag, what.substr(field.size()));
     }
+  }
+  return std::string(what);
+}
+
+void rethrow_with_flag(const InputError& e) {
+  const std::string message = with_flag(e);
+  if (message != e.what()) {
+    throw InputError(message);
   }
   throw e;
 }

@@ -4,12 +4,16 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include <CLI/CLI.hpp>
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/memory.hpp>
+
+#include "command_io.hpp"
+#include "common.hpp"
 
 namespace gpuplan::cli {
 
@@ -69,16 +73,26 @@ struct Deployment {
 };
 Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o);
 
-/// Rethrows a library error with the flag people typed in place of the request field
+/// A library error's message with the flag people typed in place of the request field
 /// ("layout.tp:" becomes "--tp:").
+std::string with_flag(const InputError& e);
+/// Rethrows a library error with_flag().
 [[noreturn]] void rethrow_with_flag(const InputError& e);
 
-/// Runs a command so that its library errors name flags.
+/// Runs a command so that its library errors name flags. Inside `gpuplan batch` a command's
+/// error is handed to the batch as the request's answer (set_batch_error()) rather than thrown
+/// again: a second throw cost more than most answers.
 template <typename Run>
 auto with_flag_names(Run&& run) {
   try {
     return run();
   } catch (const InputError& e) {
+    if constexpr (std::is_same_v<decltype(run()), Exit>) {
+      if (json_lines()) {
+        set_batch_error(with_flag(e));
+        return Exit::bad_input;
+      }
+    }
     rethrow_with_flag(e);
   }
 }

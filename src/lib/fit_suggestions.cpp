@@ -17,9 +17,11 @@ struct Evaluator {
   const GpuSpec& gpu;
   const LayoutSearchOptions& options;
   bool layout_given;
+  std::optional<detail::FitBasis>& basis;  ///< shared by every search of the suggestions
 
   [[nodiscard]] LayoutSearch run(const FitRequest& r) const {
-    return layout_given ? given_layout(model, gpu, r, options) : search_layouts(model, gpu, r, options);
+    return layout_given ? given_layout(model, gpu, r, options)
+                        : detail::search_layouts(model, gpu, r, options, basis, false);
   }
 
   /// The request with one change applied by `modify`. Every dtype suggestion goes through here
@@ -98,9 +100,9 @@ void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest
 /// The smallest GPU count (of this GPU) that fits; replica shapes by size, TP within a node
 /// first and across nodes only if nothing within one fits.
 std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
-                                                const LayoutSearchOptions& options, bool layout_given) {
+                                                const LayoutSearchOptions& options, bool layout_given,
+                                                std::optional<detail::FitBasis>& basis) {
   std::optional<FitResult> best;
-  std::optional<detail::FitBasis> basis;
   if (layout_given || !request.mig_profile.empty()) {
     // More replicas of the given layout first; if replicas cannot help (the weights do not
     // fit one), any layout.
@@ -143,18 +145,19 @@ std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& g
   if (search.chosen.fits) {
     return out;
   }
-  const Evaluator eval{model, gpu, options, layout_given};
+  std::optional<detail::FitBasis> basis;
+  const Evaluator eval{model, gpu, options, layout_given, basis};
   // The request as asked (its EP, if any, is a constraint; the chosen layout's EP is not).
   const FitRequest& r = request;
 
   FitSuggestion more{.change = FitChange::gpus, .context_tokens = r.context_tokens, .concurrency = r.concurrency};
-  if (auto best = smallest_fitting_count(model, gpu, r, options, layout_given)) {
+  if (auto best = smallest_fitting_count(model, gpu, r, options, layout_given, basis)) {
     // Report the layout fit itself would choose on that many GPUs.
     FitResult chosen = std::move(*best);
     if (!layout_given || chosen.request.layout.gpus_per_replica() != r.layout.gpus_per_replica()) {
       LayoutSearchOptions more_gpus = options;
       more_gpus.gpus = chosen.request.layout.gpus();
-      LayoutSearch s = search_layouts(model, gpu, r, more_gpus);
+      LayoutSearch s = detail::search_layouts(model, gpu, r, more_gpus, basis, false);
       if (s.chosen.fits) {
         chosen = std::move(s.chosen);
       }

@@ -108,6 +108,20 @@ char* shortest_text(char* out, double number) {
     std::memcpy(out, "0.0", 3);
     return out + 3;
   }
+  // A whole number below 10^15 (byte and FLOP counts): its shortest digits are its own (no
+  // other decimal of as few digits lies within half a unit of it), written as digits then ".0".
+  constexpr double kWholeBelow = 1e15;
+  // (A conversion to an integer, not std::floor: without SSE4.1 that is a call into libm.)
+  const auto truncated = number < kWholeBelow ? static_cast<std::uint64_t>(number) : 0;
+  if (truncated > 0 && !(number > static_cast<double>(truncated))) {
+    constexpr int kDigits = 20;
+    char whole[2 * kDigits]{};
+    const char* first = digits_before(whole + kDigits, truncated);
+    const auto k = static_cast<std::size_t>(whole + kDigits - first);
+    std::memcpy(out, first, kDigits);
+    std::memcpy(out + k, ".0", 2);
+    return out + k + 2;
+  }
   const auto decimal = fmt::detail::dragonbox::to_decimal(number);  // significand x 10^exponent
   // The digits (at most 17) end at digits + kCopy, with kCopy readable bytes after any of them.
   constexpr int kCopy = 20;
@@ -297,6 +311,12 @@ JsonWriter& JsonWriter::integer(std::int64_t number) {
 
 JsonWriter& JsonWriter::unsigned_integer(std::uint64_t number) {
   next_item();
+  if (number < 10) {  // 0, and TP, PP, EP: a fit answer's most frequent numbers
+    *room(1) = static_cast<char>('0' + number);
+    ++used_;
+    done_if_top();
+    return *this;
+  }
   // Into a local buffer, then a fixed-size copy (the length varies, a fixed copy is a few
   // moves): a document holds a few hundred counts and byte sizes.
   constexpr std::size_t kMaxDigits = 20;

@@ -1,6 +1,8 @@
 #include <gpuplan/kv_cache.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include <gpuplan/units.hpp>
 
@@ -70,6 +72,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
     // All layers alike (full attention): the first stage is the busiest. A layout search asks
     // for this shape with every layout it tries, so the layers are not walked one by one.
     s.windows.assign(std::min(per_stage, m.num_hidden_layers), 0);
+    s.full_attention_only = true;
     return s;
   }
   std::uint64_t best_start = 0;
@@ -99,6 +102,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
       s.windows.push_back(m.window_of_layer(layer));
     }
   }
+  s.full_attention_only = std::all_of(s.windows.begin(), s.windows.end(), [](std::uint64_t w) { return w == 0; });
   if (m.linear_attention && s.linear_layers > 0) {
     // The recurrent state splits over TP by value heads, like KV heads.
     s.state_bytes_per_sequence = m.linear_attention->state_elements() * kStateBytesPerElement *
@@ -126,7 +130,9 @@ double sequence_bytes(const KvShape& shape, std::uint64_t token_layers) {
 }  // namespace
 
 double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64_t block_tokens) {
-  return sequence_bytes(shape, token_layers(shape, round_up(tokens, block_tokens), block_tokens));
+  const std::uint64_t stored = round_up(tokens, block_tokens);
+  return sequence_bytes(shape, shape.full_attention_only ? shape.windows.size() * stored
+                                                         : token_layers(shape, stored, block_tokens));
 }
 
 std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std::uint64_t sequences,
@@ -136,18 +142,73 @@ std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std:
   }
   // The search below sizes a sequence some 30 times: with full attention on every layer
   // (most models) that is the layer count times the tokens, without a walk over the layers.
-  const bool all_full = std::all_of(shape.windows.begin(), shape.windows.end(), [](std::uint64_t w) { return w == 0; });
+  const bool all_full = shape.full_attention_only ||
+                        std::all_of(shape.windows.begin(), shape.windows.end(), [](std::uint64_t w) { return w == 0; });
   const std::uint64_t layers = shape.windows.size();
+  // With sliding windows, the few distinct windows (rounded up to blocks) and their layer counts:
+  // each probe then sums a handful of terms instead of walking every layer.
+  struct WindowGroup {
+    std::uint64_t stored_window = 0;  ///< 0: full attention
+    std::uint64_t layers = 0;
+  };
+  std::array<WindowGroup, 8> groups{};
+  std::size_t group_count = 0;
+  bool grouped = !all_full;
+  for (std::size_t i = 0; grouped && i < shape.windows.size(); ++i) {
+    const std::uint64_t w = shape.windows[i];
+    const std::uint64_t stored_window = w == 0 ? 0 : round_up(w, block_tokens);
+    std::size_t g = 0;
+    while (g < group_count && groups[g].stored_window != stored_window) {
+      ++g;
+    }
+    if (g == group_count) {
+      if (group_count == groups.size()) {
+        grouped = false;  // many distinct windows: walk the layers
+        break;
+      }
+      groups[group_count++].stored_window = stored_window;
+    }
+    ++groups[g].layers;
+  }
+  const auto grouped_token_layers = [&](std::uint64_t stored) {
+    std::uint64_t sum = 0;
+    for (std::size_t g = 0; g < group_count; ++g) {
+      const std::uint64_t w = groups[g].stored_window;
+      sum += groups[g].layers * (w == 0 ? stored : std::min(stored, w));
+    }
+    return sum;
+  };
   const auto fits = [&](std::uint64_t tokens) {
     const std::uint64_t stored = round_up(tokens, block_tokens);
-    return d(sequences) * sequence_bytes(shape, all_full ? layers * stored : token_layers(shape, stored, block_tokens)) <=
-           budget_bytes;
+    const std::uint64_t token_layer_count = all_full  ? layers * stored
+                                            : grouped ? grouped_token_layers(stored)
+                                                      : token_layers(shape, stored, block_tokens);
+    return d(sequences) * sequence_bytes(shape, token_layer_count) <= budget_bytes;
   };
   if (!fits(1)) {
     return 0;
   }
   if (fits(limit_tokens)) {
     return limit_tokens;
+  }
+  // With full attention a sequence's size grows by whole blocks, so the answer is the last
+  // fitting multiple of the block: estimated by division, then confirmed with fits() itself (so
+  // it is exactly what the search below finds).
+  const double block_bytes = d(layers * block_tokens) * shape.bytes_per_token_per_layer_per_gpu;
+  if (all_full && block_tokens > 0 && block_bytes > 0) {
+    const double blocks = std::floor((budget_bytes / d(sequences) - shape.state_bytes_per_sequence) / block_bytes);
+    if (blocks >= 1 && blocks < d(limit_tokens / block_tokens) + 1) {
+      auto stored = static_cast<std::uint64_t>(blocks) * block_tokens;
+      while (stored > block_tokens && !fits(stored)) {
+        stored -= block_tokens;
+      }
+      while (stored + block_tokens < limit_tokens && fits(stored + block_tokens)) {
+        stored += block_tokens;
+      }
+      if (stored < limit_tokens && fits(stored) && !fits(stored + 1)) {
+        return stored;
+      }
+    }
   }
   // Sequence size grows monotonically with tokens: binary search the last fitting length.
   std::uint64_t lo = 1;

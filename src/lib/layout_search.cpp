@@ -96,6 +96,13 @@ LayoutSearch given_layout(const ModelSpec& model, const GpuSpec& gpu, const FitR
 
 LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
                             const LayoutSearchOptions& options) {
+  std::optional<detail::FitBasis> basis;
+  return detail::search_layouts(model, gpu, request, options, basis, true);
+}
+
+LayoutSearch detail::search_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                    const LayoutSearchOptions& options, std::optional<FitBasis>& basis,
+                                    bool annotate) {
   const std::uint64_t n = options.gpus;
   check_gpus(n);
   if (options.gpus_per_node < 1) {
@@ -138,7 +145,6 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
   // puts first); the others keep their table figures.
   std::optional<FitResult> best;
   std::size_t best_at = 0;
-  std::optional<detail::FitBasis> basis;
   FitRequest r = request;
   const auto evaluate = [&](const std::vector<Layout>& layouts) {
     for (const Layout& l : layouts) {
@@ -160,12 +166,23 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
     evaluate(across);
   }
 
+  // Ranked as std::stable_sort would, by an insertion sort of indices over keys computed once: a
+  // search has a few dozen layouts at most, and the merge sort's buffer and keys recomputed at
+  // every comparison cost more than the rest of the search's bookkeeping.
+  std::vector<decltype(rank_key(s.options.front()))> keys;
+  keys.reserve(s.options.size());
+  for (const LayoutOption& o : s.options) {
+    keys.push_back(rank_key(o));
+  }
   std::vector<std::size_t> order(s.options.size());
   for (std::size_t i = 0; i < order.size(); ++i) {
-    order[i] = i;
+    std::size_t at = i;
+    while (at > 0 && keys[i] < keys[order[at - 1]]) {
+      order[at] = order[at - 1];
+      --at;
+    }
+    order[at] = i;
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&s](std::size_t a, std::size_t b) { return rank_key(s.options[a]) < rank_key(s.options[b]); });
   std::vector<LayoutOption> ranked;
   ranked.reserve(order.size());
   for (std::size_t i : order) {
@@ -173,7 +190,9 @@ LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fi
   }
   s.options = std::move(ranked);
   s.chosen = std::move(*best);
-  detail::annotate_fit(s.chosen, model, gpu);
+  if (annotate) {
+    detail::annotate_fit(s.chosen, model, gpu);
+  }
   s.choice = s.chosen.fits ? LayoutChoice::most_sequences : LayoutChoice::none_fits;
   return s;
 }

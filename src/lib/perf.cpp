@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -216,19 +218,28 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
         copy_bytes * experts_per_token_ * moe_layers_per_stage_ * expert_token_multiplier_ / d(l.ep);
   }
   dense_gemm_flop_per_token_ = 2.0 * d(m.hidden_size) * d(m.moe ? m.hidden_size : m.intermediate_size) / d(l.tp);
-  const auto bf16 = table.find("bf16");
-  format_peak_ratio_ = bf16 == table.end() ? 1.0 : std::min(1.0, bf16->second / peak_flop_per_s_);
+  // The tables' few entries looked up by name without a std::string per lookup (a layout
+  // choice builds some five models a request).
+  const auto rate = [](const std::map<std::string, double>& rates, std::string_view type) -> const double* {
+    for (const auto& [name, value] : rates) {
+      if (name == type) {
+        return &value;
+      }
+    }
+    return nullptr;
+  };
+  const double* bf16 = rate(table, "bf16");
+  format_peak_ratio_ = bf16 == nullptr ? 1.0 : std::min(1.0, *bf16 / peak_flop_per_s_);
   request_format_factor_ = std::pow(format_peak_ratio_, request_.efficiency.format_exponent);
   // Attention multiplies queries by the cached keys and values, not by the weights: it runs in
   // the KV cache's format (FP8 attention kernels read an FP8 cache on GPUs with FP8 tensor
   // cores), else in bf16, whatever the weights' format. Never 2:4 sparse.
   const auto& dense = gpu.dense_flop_per_s;
-  const bool fp8_attention = request_.fit.kv_dtype == DType::fp8 && dense.contains("fp8");
-  const auto attention = dense.find(fp8_attention ? "fp8" : "bf16");
-  attention_peak_flop_per_s_ = attention == dense.end() ? peak_flop_per_s_ : attention->second;
-  const auto dense_bf16 = dense.find("bf16");
-  attention_format_ratio_ =
-      dense_bf16 == dense.end() ? 1.0 : std::min(1.0, dense_bf16->second / attention_peak_flop_per_s_);
+  const bool fp8_attention = request_.fit.kv_dtype == DType::fp8 && rate(dense, "fp8") != nullptr;
+  const double* attention = rate(dense, fp8_attention ? "fp8" : "bf16");
+  attention_peak_flop_per_s_ = attention == nullptr ? peak_flop_per_s_ : *attention;
+  const double* dense_bf16 = rate(dense, "bf16");
+  attention_format_ratio_ = dense_bf16 == nullptr ? 1.0 : std::min(1.0, *dense_bf16 / attention_peak_flop_per_s_);
   request_attention_format_factor_ = std::pow(attention_format_ratio_, request_.efficiency.format_exponent);
   const std::uint64_t replica = l.tp * l.pp;
   const Efficiency peak_links = Efficiency::roofline();
@@ -621,9 +632,7 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
           // Strictly more throughput wins: on a tie the smaller replica (found first) stays.
           if (rate > best.tokens_per_s * (1.0 + 1e-9)) {
             best.tokens_per_s = rate;
-            best.fit = pm.fit();
-            best.fit.layout_automatic = true;
-            best.chosen = std::move(pm);
+            best.chosen = std::move(pm);  // its fit is copied once the choice is made
           }
         } catch (const InputError&) {
           // TP that does not divide the heads, EP that does not divide the GPUs: not a candidate
@@ -631,9 +640,11 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
       }
     }
   }
-  if (best.candidates == 0) {
+  if (!best.chosen) {
     best.fit = fit_smallest_layout(model, gpu, request.fit, gpus);
   } else {
+    best.fit = best.chosen->fit();
+    best.fit.layout_automatic = true;
     detail::annotate_fit(best.fit, model, gpu);
   }
   return best;

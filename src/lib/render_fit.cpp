@@ -4,6 +4,7 @@
 #include <gpuplan/render_json_lines.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -312,11 +313,28 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   return doc;
 }
 
+/// to_string(WeightPart) as member names known when compiled (written without an escaping check;
+/// a fit answer has 27 of them).
+constexpr std::array<detail::JsonKey, kWeightParts> kPartKeys{
+    "embedding", "lm_head", "attention", "dense_mlp", "routed_experts", "shared_experts", "router", "norms", "vision"};
+
+/// std::llround(x) for x >= 0, without the call into libm when x is already whole (byte counts).
+std::uint64_t rounded(double x) {
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  if (x < kExact) {
+    const auto whole = static_cast<std::uint64_t>(x);
+    if (!(x > static_cast<double>(whole))) {
+      return whole;
+    }
+  }
+  return static_cast<std::uint64_t>(std::llround(x));
+}
+
 void write_formats(detail::JsonWriter& w, const WeightFormats& f) {
   w.begin_object();
   for (std::size_t i = 0; i < kWeightParts; ++i) {
     const auto part = static_cast<WeightPart>(i);
-    w.key(to_string(part));
+    w.key(kPartKeys[i]);
     if (part == WeightPart::norms) {
       w.value(to_string(f.vectors));
     } else {
@@ -330,7 +348,7 @@ void write_parts(detail::JsonWriter& w, const std::array<double, kWeightParts>& 
   w.begin_object();
   for (std::size_t i = 0; i < kWeightParts; ++i) {
     const double x = std::max(0.0, checked(parts[i], "weight part"));
-    w.member(to_string(static_cast<WeightPart>(i)), static_cast<std::uint64_t>(std::llround(x)));
+    w.member(kPartKeys[i], rounded(x));
   }
   w.end_object();
 }
@@ -342,7 +360,7 @@ void write_bytes(detail::JsonWriter& w, detail::JsonKey key, double v, std::stri
   constexpr double kExact = 9007199254740992.0;  // 2^53
   w.key(key);
   if (x < kExact) {
-    w.value(static_cast<std::uint64_t>(std::llround(x)));
+    w.value(rounded(x));
   } else {
     w.value(std::round(x));
   }

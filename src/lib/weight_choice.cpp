@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -165,13 +166,43 @@ std::string detail::describe_formats(const ModelSpec& m, const WeightFormats& f,
   return fmt::format("{}", fmt::join(items, ", "));
 }
 
+namespace {
+
+/// The one element type of every part that multiplies (all but the embedding table and the
+/// norms), if they share one: then it dominates whatever the bytes, which need not be counted
+/// (a walk over the model's tensors, for every request of a batch).
+std::optional<DType> only_matmul_dtype(const WeightFormats& f) {
+  std::optional<DType> only;
+  for (std::size_t i = 0; i < kWeightParts; ++i) {
+    const auto part = static_cast<WeightPart>(i);
+    if (part == WeightPart::embedding || part == WeightPart::norms) {
+      continue;
+    }
+    if (only && *only != f[part].element) {
+      return std::nullopt;
+    }
+    only = f[part].element;
+  }
+  return only;
+}
+
+}  // namespace
+
 DType dominant_dtype(const ModelSpec& m, const WeightFormats& f) {
+  if (m.has_architecture()) {
+    if (const auto only = only_matmul_dtype(f)) {
+      return *only;
+    }
+  }
   return detail::dominant_dtype(m, f, m.has_architecture() ? weight_bytes_by_part(m, f) : std::array<double, kWeightParts>{});
 }
 
 DType detail::dominant_dtype(const ModelSpec& m, const WeightFormats& f, const std::array<double, kWeightParts>& bytes) {
   if (!m.has_architecture()) {
     return f[WeightPart::dense_mlp].element;
+  }
+  if (const auto only = only_matmul_dtype(f)) {
+    return *only;
   }
   std::map<DType, double> by_dtype;
   for (std::size_t i = 0; i < kWeightParts; ++i) {

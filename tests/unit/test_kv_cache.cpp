@@ -70,3 +70,54 @@ TEST_CASE("kv_cache: max_context_tokens is the last length that fits", "[kv_cach
   CHECK(gpuplan::max_context_tokens(s, 1e18, 1, 16, 131072) == 131072);  // capped at the limit
   CHECK(gpuplan::max_context_tokens(s, 0.0, 1, 16, 131072) == 0);
 }
+
+namespace {
+
+/// The last fitting length by plain bisection over sequence_kv_bytes, as max_context_tokens
+/// searched before its shortcuts (one division for full attention, windows grouped by size).
+std::uint64_t bisected_context(const gpuplan::KvShape& s, double budget, std::uint64_t sequences, std::uint64_t block,
+                               std::uint64_t limit) {
+  const auto fits = [&](std::uint64_t t) { return static_cast<double>(sequences) * gpuplan::sequence_kv_bytes(s, t, block) <= budget; };
+  if (!fits(1)) {
+    return 0;
+  }
+  if (fits(limit)) {
+    return limit;
+  }
+  std::uint64_t lo = 1;
+  std::uint64_t hi = limit;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace
+
+TEST_CASE("kv_cache: max_context_tokens' shortcuts give the bisection's answer", "[kv_cache]") {
+  for (const char* id : {"llama-3.1-8b", "gpt-oss-120b", "gemma-3-27b", "deepseek-v3"}) {
+    for (const std::uint64_t pp : {1u, 3u}) {
+      const auto s = gpuplan::kv_shape(model(id), DType::bf16, Layout{.tp = 1, .pp = pp, .ep = 1, .dp = 1});
+      for (const std::uint64_t block : {1u, 16u, 256u}) {
+        for (const std::uint64_t sequences : {1u, 7u, 300u}) {
+          for (double budget = 1e6; budget < 1e12; budget *= 3.7) {
+            INFO(id << " pp " << pp << " block " << block << " sequences " << sequences << " budget " << budget);
+            CHECK(gpuplan::max_context_tokens(s, budget, sequences, block, 131072) ==
+                  bisected_context(s, budget, sequences, block, 131072));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("kv_cache: full_attention_only is set exactly when every window is full", "[kv_cache]") {
+  CHECK(gpuplan::kv_shape(model("llama-3.1-8b"), DType::bf16, Layout{}).full_attention_only);
+  CHECK_FALSE(gpuplan::kv_shape(model("gpt-oss-120b"), DType::bf16, Layout{}).full_attention_only);
+  // A shape built by hand without the flag is sized by walking its layers: the same bytes.
+  auto s = gpuplan::kv_shape(model("llama-3.1-8b"), DType::bf16, Layout{});
+  const double fast = gpuplan::sequence_kv_bytes(s, 4000, 16);
+  s.full_attention_only = false;
+  CHECK(gpuplan::sequence_kv_bytes(s, 4000, 16) == Approx(fast).epsilon(0));
+}

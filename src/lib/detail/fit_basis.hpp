@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include <gpuplan/layout_search.hpp>
 #include <gpuplan/memory.hpp>
 
 #include "weight_summary.hpp"
@@ -32,5 +33,11 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
                       std::optional<FitBasis>& basis);
 /// Adds what fit() adds to fit_numbers(): the formats text and the notes.
 void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu);
+
+/// search_layouts() with the caller's basis (fit's suggestions search a changed request a few
+/// times) and, unless `annotate`, the chosen fit without its notes and formats text (a suggestion
+/// reads only its figures).
+LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                            const LayoutSearchOptions& options, std::optional<FitBasis>& basis, bool annotate);
 
 }  // namespace gpuplan::detail
