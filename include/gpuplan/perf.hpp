@@ -186,7 +186,13 @@ class PerfModel {
   };
   // A prefill step carrying `tokens` of prompts `prompt_tokens` long.
   StepWork prefill_work(double tokens, double prompt_tokens) const;
+  StepWork decode_work(std::uint64_t micro_batch, double context_tokens) const;
   StepTime timed(const StepWork& work, const Efficiency& e) const;  // the roofline of one step
+  // The memory terms (weights, KV) and compute terms (GEMMs, attention) timed() sums.
+  struct StepParts {
+    double weights_s, kv_s, gemm_s, attention_s;
+  };
+  StepParts step_parts(const StepWork& work, const Efficiency& e) const;
   // Decode under pipeline parallelism: how the batch splits into micro-batches, and the period.
   struct PipelineSchedule {
     StepTime largest_step;  // one stage, the largest micro-batch

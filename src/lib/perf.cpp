@@ -290,10 +290,7 @@ double PerfModel::communication_s(double tokens, const Efficiency& e) const {
   return (2.0 * layers_per_stage_ - moe_layers_per_stage_) * allreduce + moe_layers_per_stage_ * std::min(routed, gathered);
 }
 
-StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
-  StepTime s;
-  s.bytes = w.weight_bytes + w.kv_bytes;
-  s.flop = w.linear_flop + w.attention_flop;
+PerfModel::StepParts PerfModel::step_parts(const StepWork& w, const Efficiency& e) const {
   const double bandwidth = bandwidth_bytes_per_s_ * e.bandwidth;
   // Each GEMM reaches a share of peak that grows with its size (W / (W + W_half)); narrow formats
   // reach less of their (higher) peak. Expert GEMMs see only k/E of the tokens.
@@ -320,8 +317,18 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   const double gemm_s = (w.linear_flop - expert_flop) / peak(w.tokens * dense_gemm_flop_per_token_) +
                         expert_flop / peak(expert_gemm_flop);
   const double attention_s = w.attention_flop / (attention_peak_flop_per_s_ * e.compute * attention_format);
-  const double weights_s = w.weight_bytes / bandwidth;
-  const double kv_s = w.kv_bytes / (bandwidth * e.kv_bandwidth);
+  return {.weights_s = w.weight_bytes / bandwidth,
+          .kv_s = w.kv_bytes / (bandwidth * e.kv_bandwidth),
+          .gemm_s = gemm_s,
+          .attention_s = attention_s};
+}
+
+StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
+  StepTime s;
+  s.bytes = w.weight_bytes + w.kv_bytes;
+  s.flop = w.linear_flop + w.attention_flop;
+  const double bandwidth = bandwidth_bytes_per_s_ * e.bandwidth;
+  const auto [weights_s, kv_s, gemm_s, attention_s] = step_parts(w, e);
   s.memory_s = weights_s + kv_s;
   s.compute_s = gemm_s + attention_s;
   // The bound overlaps everything; an engine runs the GEMMs (streaming weights) and attention
@@ -342,18 +349,21 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   return s;
 }
 
-StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const Efficiency& e) const {
+PerfModel::StepWork PerfModel::decode_work(std::uint64_t micro_batch, double context) const {
   const double b = d(micro_batch);
   const double context_layers = attention_context_sum(context);
   const double idle = expert_idle_share(b);
-  return timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
-                .kv_bytes = b * context_layers * kv_bytes_per_token_layer_,
-                .linear_flop = b * linear_flop_per_token_,
-                .attention_flop = b * attention_flop_per_token_context_ * context_layers,
-                .tokens = b,
-                .idle_share = idle,
-                .decode = true},
-               e);
+  return {.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
+          .kv_bytes = b * context_layers * kv_bytes_per_token_layer_,
+          .linear_flop = b * linear_flop_per_token_,
+          .attention_flop = b * attention_flop_per_token_context_ * context_layers,
+          .tokens = b,
+          .idle_share = idle,
+          .decode = true};
+}
+
+StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const Efficiency& e) const {
+  return timed(decode_work(micro_batch, context), e);
 }
 
 PerfModel::StepWork PerfModel::prefill_work(double tokens, double prompt_tokens) const {
@@ -527,9 +537,11 @@ double PerfModel::full_load_tokens_per_s(const Efficiency& e) const {
 std::optional<double> PerfModel::ridge_batch() const {
   const Efficiency peak = Efficiency::roofline();
   const double context = d(request_.input_tokens) + d(request_.output_tokens) / 2.0;
+  // Only memory and compute decide it: the step's other terms (communication, overheads) are
+  // left out, a request probes some 25 batches here. Same parts, same sums as timed().
   const auto compute_bound = [&](double b) {
-    const StepTime s = decode_step(static_cast<std::uint64_t>(b), context, peak);
-    return s.compute_s >= s.memory_s;
+    const StepParts s = step_parts(decode_work(static_cast<std::uint64_t>(b), context), peak);
+    return s.gemm_s + s.attention_s >= s.weights_s + s.kv_s;
   };
   constexpr double kLimit = 1 << 24;
   double hi = 1;
