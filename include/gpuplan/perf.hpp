@@ -138,8 +138,9 @@ class PerfModel {
 
   [[nodiscard]] PerfPoint evaluate(std::uint64_t batch, const Efficiency& efficiency) const;
 
-  /// The decode steps of one PerfModel at one efficiency, timed once for all the batches a search
-  /// evaluates (under PP each batch tries many micro-batch splits over the same few sizes).
+  /// The decode steps (and the prompt's prefill) of one PerfModel at one efficiency, timed once
+  /// for all the batches a search evaluates (under PP each batch tries many micro-batch splits
+  /// over the same few sizes).
   class StepCache {
    public:
     explicit StepCache(const Efficiency& efficiency) : efficiency_(efficiency) {}
@@ -153,6 +154,7 @@ class PerfModel {
     };
     Efficiency efficiency_;
     std::vector<MicroStep> steps_;
+    std::optional<double> ttft_s_;  // one prompt's prefill, the same at every batch
   };
   /// evaluate(batch, efficiency) with the cache's efficiency; the same figures, fewer steps timed.
   /// A cache serves one PerfModel only.
@@ -212,7 +214,8 @@ class PerfModel {
   // `steps` holds the decode steps at this context and efficiency timed so far.
   PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e,
                                      MicroSteps& steps) const;
-  PerfPoint evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps) const;
+  PerfPoint evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps,
+                     std::optional<double>& ttft_s) const;
   // A schedule's figures without its step (built only for the schedule chosen).
   struct Split {
     double round_s = 0;

@@ -482,14 +482,16 @@ PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, double context, 
 
 PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
   MicroSteps steps;
-  return evaluate(batch, e, steps);
+  std::optional<double> ttft_s;
+  return evaluate(batch, e, steps, ttft_s);
 }
 
 PerfPoint PerfModel::evaluate(std::uint64_t batch, StepCache& cache) const {
-  return evaluate(batch, cache.efficiency_, cache.steps_);
+  return evaluate(batch, cache.efficiency_, cache.steps_, cache.ttft_s_);
 }
 
-PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps) const {
+PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps,
+                              std::optional<double>& ttft_s) const {
   const Layout& l = request_.fit.layout;
   const double input = d(request_.input_tokens);
   const double output = d(request_.output_tokens);
@@ -500,9 +502,12 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
   const PipelineSchedule schedule = pipeline_schedule(batch, mean_context, e, decode_steps);
   p.decode = schedule.largest_step;
   p.itl_s = schedule.itl_s();
-  const StepTime prefill = prefill_step(request_.input_tokens, e);
-  const double prefill_handoff = l.pp > 1 ? p2p_s(input * activation_bytes_per_token_, pp) : 0.0;
-  p.ttft_s = d(l.pp) * prefill.total_s() + d(l.pp - 1) * prefill_handoff;
+  if (!ttft_s) {  // one prompt alone: the same at every batch
+    const StepTime prefill = prefill_step(request_.input_tokens, e);
+    const double prefill_handoff = l.pp > 1 ? p2p_s(input * activation_bytes_per_token_, pp) : 0.0;
+    ttft_s = d(l.pp) * prefill.total_s() + d(l.pp - 1) * prefill_handoff;
+  }
+  p.ttft_s = *ttft_s;
   p.tokens_per_s_per_user = 1.0 / p.itl_s;
   const double replica_decode = d(batch) / p.itl_s;
   p.decode_tokens_per_s = replica_decode * d(l.dp);
@@ -600,9 +605,12 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   r.band_low = 1.0 + std::min(0.0, band.band.low);
   r.band_high = 1.0 + std::max(0.0, band.band.high);
   r.band_case = band.band_case;
+  // Each efficiency's prefill (TTFT) and decode steps are timed once for all the batches.
+  PerfModel::StepCache estimate(request.efficiency);
+  PerfModel::StepCache roofline(Efficiency::roofline());
   for (std::uint64_t b : batches) {
-    r.rows.push_back(pm.evaluate(b, request.efficiency));
-    r.roofline.push_back(pm.evaluate(b, Efficiency::roofline()));
+    r.rows.push_back(pm.evaluate(b, estimate));
+    r.roofline.push_back(pm.evaluate(b, roofline));
   }
   r.notes = std::move(fit_notes);
   if (request.sparse) {
