@@ -230,7 +230,12 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   };
   const double* bf16 = rate(table, "bf16");
   format_peak_ratio_ = bf16 == nullptr ? 1.0 : std::min(1.0, *bf16 / peak_flop_per_s_);
-  request_format_factor_ = std::pow(format_peak_ratio_, request_.efficiency.format_exponent);
+  // pow(1, y) is 1 for every y (C's pow): 16-bit formats, the usual case, skip the call (a
+  // layout choice builds some five models a request, two calls each).
+  const auto power = [](double ratio, double exponent) {
+    return std::bit_cast<std::uint64_t>(ratio) == std::bit_cast<std::uint64_t>(1.0) ? 1.0 : std::pow(ratio, exponent);
+  };
+  request_format_factor_ = power(format_peak_ratio_, request_.efficiency.format_exponent);
   // Attention multiplies queries by the cached keys and values, not by the weights: it runs in
   // the KV cache's format (FP8 attention kernels read an FP8 cache on GPUs with FP8 tensor
   // cores), else in bf16, whatever the weights' format. Never 2:4 sparse.
@@ -240,7 +245,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   attention_peak_flop_per_s_ = attention == nullptr ? peak_flop_per_s_ : *attention;
   const double* dense_bf16 = rate(dense, "bf16");
   attention_format_ratio_ = dense_bf16 == nullptr ? 1.0 : std::min(1.0, *dense_bf16 / attention_peak_flop_per_s_);
-  request_attention_format_factor_ = std::pow(attention_format_ratio_, request_.efficiency.format_exponent);
+  request_attention_format_factor_ = power(attention_format_ratio_, request_.efficiency.format_exponent);
   const std::uint64_t replica = l.tp * l.pp;
   const Efficiency peak_links = Efficiency::roofline();
   tp_link_peak_ = group_link(gpu, l.tp, request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
