@@ -138,8 +138,9 @@ class PerfModel {
 
   [[nodiscard]] PerfPoint evaluate(std::uint64_t batch, const Efficiency& efficiency) const;
 
-  /// The decode steps of one PerfModel at one efficiency, timed once for all the batches a search
-  /// evaluates (under PP each batch tries many micro-batch splits over the same few sizes).
+  /// The decode steps (and the prompt's prefill) of one PerfModel at one efficiency, timed once
+  /// for all the batches a search evaluates (under PP each batch tries many micro-batch splits
+  /// over the same few sizes).
   class StepCache {
    public:
     explicit StepCache(const Efficiency& efficiency) : efficiency_(efficiency) {}
@@ -153,6 +154,7 @@ class PerfModel {
     };
     Efficiency efficiency_;
     std::vector<MicroStep> steps_;
+    std::optional<double> ttft_s_;  // one prompt's prefill, the same at every batch
   };
   /// evaluate(batch, efficiency) with the cache's efficiency; the same figures, fewer steps timed.
   /// A cache serves one PerfModel only.
@@ -186,7 +188,13 @@ class PerfModel {
   };
   // A prefill step carrying `tokens` of prompts `prompt_tokens` long.
   StepWork prefill_work(double tokens, double prompt_tokens) const;
+  StepWork decode_work(std::uint64_t micro_batch, double context_tokens) const;
   StepTime timed(const StepWork& work, const Efficiency& e) const;  // the roofline of one step
+  // The memory terms (weights, KV) and compute terms (GEMMs, attention) timed() sums.
+  struct StepParts {
+    double weights_s, kv_s, gemm_s, attention_s;
+  };
+  StepParts step_parts(const StepWork& work, const Efficiency& e) const;
   // Decode under pipeline parallelism: how the batch splits into micro-batches, and the period.
   struct PipelineSchedule {
     StepTime largest_step;  // one stage, the largest micro-batch
@@ -206,7 +214,8 @@ class PerfModel {
   // `steps` holds the decode steps at this context and efficiency timed so far.
   PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e,
                                      MicroSteps& steps) const;
-  PerfPoint evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps) const;
+  PerfPoint evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps,
+                     std::optional<double>& ttft_s) const;
   // A schedule's figures without its step (built only for the schedule chosen).
   struct Split {
     double round_s = 0;

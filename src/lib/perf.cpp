@@ -230,7 +230,12 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   };
   const double* bf16 = rate(table, "bf16");
   format_peak_ratio_ = bf16 == nullptr ? 1.0 : std::min(1.0, *bf16 / peak_flop_per_s_);
-  request_format_factor_ = std::pow(format_peak_ratio_, request_.efficiency.format_exponent);
+  // pow(1, y) is 1 for every y (C's pow): 16-bit formats, the usual case, skip the call (a
+  // layout choice builds some five models a request, two calls each).
+  const auto power = [](double ratio, double exponent) {
+    return std::bit_cast<std::uint64_t>(ratio) == std::bit_cast<std::uint64_t>(1.0) ? 1.0 : std::pow(ratio, exponent);
+  };
+  request_format_factor_ = power(format_peak_ratio_, request_.efficiency.format_exponent);
   // Attention multiplies queries by the cached keys and values, not by the weights: it runs in
   // the KV cache's format (FP8 attention kernels read an FP8 cache on GPUs with FP8 tensor
   // cores), else in bf16, whatever the weights' format. Never 2:4 sparse.
@@ -240,7 +245,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   attention_peak_flop_per_s_ = attention == nullptr ? peak_flop_per_s_ : *attention;
   const double* dense_bf16 = rate(dense, "bf16");
   attention_format_ratio_ = dense_bf16 == nullptr ? 1.0 : std::min(1.0, *dense_bf16 / attention_peak_flop_per_s_);
-  request_attention_format_factor_ = std::pow(attention_format_ratio_, request_.efficiency.format_exponent);
+  request_attention_format_factor_ = power(attention_format_ratio_, request_.efficiency.format_exponent);
   const std::uint64_t replica = l.tp * l.pp;
   const Efficiency peak_links = Efficiency::roofline();
   tp_link_peak_ = group_link(gpu, l.tp, request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
@@ -290,10 +295,7 @@ double PerfModel::communication_s(double tokens, const Efficiency& e) const {
   return (2.0 * layers_per_stage_ - moe_layers_per_stage_) * allreduce + moe_layers_per_stage_ * std::min(routed, gathered);
 }
 
-StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
-  StepTime s;
-  s.bytes = w.weight_bytes + w.kv_bytes;
-  s.flop = w.linear_flop + w.attention_flop;
+PerfModel::StepParts PerfModel::step_parts(const StepWork& w, const Efficiency& e) const {
   const double bandwidth = bandwidth_bytes_per_s_ * e.bandwidth;
   // Each GEMM reaches a share of peak that grows with its size (W / (W + W_half)); narrow formats
   // reach less of their (higher) peak. Expert GEMMs see only k/E of the tokens.
@@ -320,8 +322,18 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   const double gemm_s = (w.linear_flop - expert_flop) / peak(w.tokens * dense_gemm_flop_per_token_) +
                         expert_flop / peak(expert_gemm_flop);
   const double attention_s = w.attention_flop / (attention_peak_flop_per_s_ * e.compute * attention_format);
-  const double weights_s = w.weight_bytes / bandwidth;
-  const double kv_s = w.kv_bytes / (bandwidth * e.kv_bandwidth);
+  return {.weights_s = w.weight_bytes / bandwidth,
+          .kv_s = w.kv_bytes / (bandwidth * e.kv_bandwidth),
+          .gemm_s = gemm_s,
+          .attention_s = attention_s};
+}
+
+StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
+  StepTime s;
+  s.bytes = w.weight_bytes + w.kv_bytes;
+  s.flop = w.linear_flop + w.attention_flop;
+  const double bandwidth = bandwidth_bytes_per_s_ * e.bandwidth;
+  const auto [weights_s, kv_s, gemm_s, attention_s] = step_parts(w, e);
   s.memory_s = weights_s + kv_s;
   s.compute_s = gemm_s + attention_s;
   // The bound overlaps everything; an engine runs the GEMMs (streaming weights) and attention
@@ -342,18 +354,21 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   return s;
 }
 
-StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const Efficiency& e) const {
+PerfModel::StepWork PerfModel::decode_work(std::uint64_t micro_batch, double context) const {
   const double b = d(micro_batch);
   const double context_layers = attention_context_sum(context);
   const double idle = expert_idle_share(b);
-  return timed({.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
-                .kv_bytes = b * context_layers * kv_bytes_per_token_layer_,
-                .linear_flop = b * linear_flop_per_token_,
-                .attention_flop = b * attention_flop_per_token_context_ * context_layers,
-                .tokens = b,
-                .idle_share = idle,
-                .decode = true},
-               e);
+  return {.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
+          .kv_bytes = b * context_layers * kv_bytes_per_token_layer_,
+          .linear_flop = b * linear_flop_per_token_,
+          .attention_flop = b * attention_flop_per_token_context_ * context_layers,
+          .tokens = b,
+          .idle_share = idle,
+          .decode = true};
+}
+
+StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const Efficiency& e) const {
+  return timed(decode_work(micro_batch, context), e);
 }
 
 PerfModel::StepWork PerfModel::prefill_work(double tokens, double prompt_tokens) const {
@@ -472,14 +487,16 @@ PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, double context, 
 
 PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
   MicroSteps steps;
-  return evaluate(batch, e, steps);
+  std::optional<double> ttft_s;
+  return evaluate(batch, e, steps, ttft_s);
 }
 
 PerfPoint PerfModel::evaluate(std::uint64_t batch, StepCache& cache) const {
-  return evaluate(batch, cache.efficiency_, cache.steps_);
+  return evaluate(batch, cache.efficiency_, cache.steps_, cache.ttft_s_);
 }
 
-PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps) const {
+PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps,
+                              std::optional<double>& ttft_s) const {
   const Layout& l = request_.fit.layout;
   const double input = d(request_.input_tokens);
   const double output = d(request_.output_tokens);
@@ -490,9 +507,12 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
   const PipelineSchedule schedule = pipeline_schedule(batch, mean_context, e, decode_steps);
   p.decode = schedule.largest_step;
   p.itl_s = schedule.itl_s();
-  const StepTime prefill = prefill_step(request_.input_tokens, e);
-  const double prefill_handoff = l.pp > 1 ? p2p_s(input * activation_bytes_per_token_, pp) : 0.0;
-  p.ttft_s = d(l.pp) * prefill.total_s() + d(l.pp - 1) * prefill_handoff;
+  if (!ttft_s) {  // one prompt alone: the same at every batch
+    const StepTime prefill = prefill_step(request_.input_tokens, e);
+    const double prefill_handoff = l.pp > 1 ? p2p_s(input * activation_bytes_per_token_, pp) : 0.0;
+    ttft_s = d(l.pp) * prefill.total_s() + d(l.pp - 1) * prefill_handoff;
+  }
+  p.ttft_s = *ttft_s;
   p.tokens_per_s_per_user = 1.0 / p.itl_s;
   const double replica_decode = d(batch) / p.itl_s;
   p.decode_tokens_per_s = replica_decode * d(l.dp);
@@ -527,9 +547,11 @@ double PerfModel::full_load_tokens_per_s(const Efficiency& e) const {
 std::optional<double> PerfModel::ridge_batch() const {
   const Efficiency peak = Efficiency::roofline();
   const double context = d(request_.input_tokens) + d(request_.output_tokens) / 2.0;
+  // Only memory and compute decide it: the step's other terms (communication, overheads) are
+  // left out, a request probes some 25 batches here. Same parts, same sums as timed().
   const auto compute_bound = [&](double b) {
-    const StepTime s = decode_step(static_cast<std::uint64_t>(b), context, peak);
-    return s.compute_s >= s.memory_s;
+    const StepParts s = step_parts(decode_work(static_cast<std::uint64_t>(b), context), peak);
+    return s.gemm_s + s.attention_s >= s.weights_s + s.kv_s;
   };
   constexpr double kLimit = 1 << 24;
   double hi = 1;
@@ -588,9 +610,12 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   r.band_low = 1.0 + std::min(0.0, band.band.low);
   r.band_high = 1.0 + std::max(0.0, band.band.high);
   r.band_case = band.band_case;
+  // Each efficiency's prefill (TTFT) and decode steps are timed once for all the batches.
+  PerfModel::StepCache estimate(request.efficiency);
+  PerfModel::StepCache roofline(Efficiency::roofline());
   for (std::uint64_t b : batches) {
-    r.rows.push_back(pm.evaluate(b, request.efficiency));
-    r.roofline.push_back(pm.evaluate(b, Efficiency::roofline()));
+    r.rows.push_back(pm.evaluate(b, estimate));
+    r.roofline.push_back(pm.evaluate(b, roofline));
   }
   r.notes = std::move(fit_notes);
   if (request.sparse) {
