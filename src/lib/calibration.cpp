@@ -13,6 +13,8 @@
 #include <gpuplan/bench_settings.hpp>
 #include <gpuplan/error.hpp>
 
+#include "detail/median.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -96,10 +98,8 @@ Calibration summarize(std::vector<BenchmarkCheck> checks, const Efficiency& e) {
     }
   }
   if (!errors.empty()) {
-    std::sort(errors.begin(), errors.end());
-    const std::size_t n = errors.size();
-    cal.median_abs_error = n % 2 == 1 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2.0;
-    cal.worst_abs_error = errors.back();
+    cal.median_abs_error = detail::median(errors);
+    cal.worst_abs_error = *std::max_element(errors.begin(), errors.end());
   }
   cal.checks = std::move(checks);
   return cal;
@@ -321,15 +321,6 @@ std::vector<Prepared> prepare_all(const Catalog& catalog, const std::vector<Benc
   return all;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) {
-    return 0.0;
-  }
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 // measured = estimate x (1 + residual)
 double residual_of(const BenchmarkCheck& c) { return 1.0 / (1.0 + c.error) - 1.0; }
 
@@ -382,14 +373,14 @@ CrossValidation cross_validate(const Catalog& catalog, const std::vector<Benchma
       group_errors.push_back(std::abs(c.error));
       g.checks.push_back(c);
     }
-    g.median_abs_error = median(group_errors);
+    g.median_abs_error = detail::median(group_errors);
     g.worst_abs_error = group_errors.empty() ? 0.0 : *std::max_element(group_errors.begin(), group_errors.end());
     cv.rows += static_cast<int>(group_errors.size());
     cv.inside_band += g.inside_band;
     errors.insert(errors.end(), group_errors.begin(), group_errors.end());
     cv.groups.push_back(std::move(g));
   }
-  cv.median_abs_error = median(errors);
+  cv.median_abs_error = detail::median(errors);
   cv.worst_abs_error = errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end());
   cv.derived_bands = bands_from(validate_benchmarks(catalog, Efficiency{}, benchmarks), cv);
   return cv;

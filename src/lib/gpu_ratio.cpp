@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include "detail/median.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -12,12 +14,6 @@ using Key = std::tuple<std::string, std::string, std::uint64_t, std::uint64_t>; 
 
 double per_gpu(double tokens_per_s, const Benchmark& b) {
   return tokens_per_s / static_cast<double>(b.layout.gpus());
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace
@@ -69,7 +65,7 @@ std::vector<GpuRatioGroup> gpu_ratios(std::span<const BenchmarkCheck> checks, st
       }
       g.within_target += std::abs(p) <= kRatioTargetPoints ? 1 : 0;
     }
-    g.median_abs_points = median(std::move(misses));
+    g.median_abs_points = detail::median(std::move(misses));
     out.push_back(std::move(g));
   }
   return out;
