@@ -67,14 +67,17 @@ EstimateBand estimate_band(const Catalog& catalog, const ModelSpec& model, const
 bool differs_from_builtin(const GpuSpec& gpu);
 bool differs_from_builtin(const ModelSpec& model);
 
-/// Residuals (measured / estimate - 1) by the case they were predicted in.
+/// Residuals (measured / estimate - 1) by the case they were predicted in and the
+/// cross-validation group that predicted them (in-sample residuals: any group, unused).
 struct CaseResiduals {
   BandCase band_case = BandCase::calibrated;
   double residual = 0;
+  std::size_t group = 0;
 };
-/// The band of each case: the central 84 % (8th to 92nd percentile) of the residuals of that
-/// case or any farther one; a case with no such residuals takes all of them. `calibrated` uses
-/// only in-sample residuals.
+/// The band of each case. `calibrated`: the central 84 % (8th to 92nd percentile) of the
+/// in-sample residuals. Every other case: the envelope of the central 84 % of each group predicted
+/// in that case or a farther one (all groups when none is): rows of one group share its error, so
+/// an unseen combination is one more draw of a group's shift, not of a row's.
 std::vector<Band> derive_bands(const std::vector<CaseResiduals>& residuals);
 
 }  // namespace gpuplan

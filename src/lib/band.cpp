@@ -1,6 +1,8 @@
 #include <gpuplan/band.hpp>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
 namespace gpuplan {
 
@@ -137,38 +139,47 @@ EstimateBand estimate_band(const Catalog& /*catalog*/, const ModelSpec& model, c
 }
 
 std::vector<Band> derive_bands(const std::vector<CaseResiduals>& residuals) {
-  const auto percentile = [](std::vector<double> v, double q) {
+  constexpr double kLow = 0.08;
+  constexpr double kHigh = 0.92;
+  const auto central = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
-    const double at = q * static_cast<double>(v.size() - 1);
-    const auto i = static_cast<std::size_t>(at);
-    const double frac = at - static_cast<double>(i);
-    return i + 1 < v.size() ? v[i] * (1.0 - frac) + v[i + 1] * frac : v[i];
+    const auto percentile = [&v](double q) {
+      const double at = q * static_cast<double>(v.size() - 1);
+      const auto i = static_cast<std::size_t>(at);
+      const double frac = at - static_cast<double>(i);
+      return i + 1 < v.size() ? v[i] * (1.0 - frac) + v[i + 1] * frac : v[i];
+    };
+    return Band{.low = std::min(0.0, percentile(kLow)), .high = std::max(0.0, percentile(kHigh))};
   };
-  std::vector<double> all;
+  // Each cross-validation group's residuals, with the case it was predicted in.
+  std::map<std::size_t, std::pair<int, std::vector<double>>> groups;
+  std::vector<double> in_sample;
   for (const CaseResiduals& r : residuals) {
-    if (r.band_case != BandCase::calibrated) {
-      all.push_back(r.residual);
-    }
-  }
-  std::vector<Band> out;
-  for (int c = 0; c < kBandCases; ++c) {
-    std::vector<double> chosen;
-    for (const CaseResiduals& r : residuals) {
-      const int rc = static_cast<int>(r.band_case);
-      if (c == 0 ? rc == 0 : rc >= c) {
-        chosen.push_back(r.residual);
-      }
-    }
-    if (chosen.empty()) {
-      chosen = all;
-    }
-    if (chosen.empty()) {
-      out.push_back({});
+    if (r.band_case == BandCase::calibrated) {
+      in_sample.push_back(r.residual);
       continue;
     }
-    constexpr double kLow = 0.08;
-    constexpr double kHigh = 0.92;
-    Band b{.low = std::min(0.0, percentile(chosen, kLow)), .high = std::max(0.0, percentile(chosen, kHigh))};
+    auto& [group_case, values] = groups[r.group];
+    group_case = static_cast<int>(r.band_case);
+    values.push_back(r.residual);
+  }
+  // The envelope of the central band of every group at least `c` away (of every group when
+  // none is): a new combination may be as far off as any group already was.
+  const auto envelope = [&](int c) {
+    std::optional<Band> b;
+    for (const auto& [index, entry] : groups) {
+      if (entry.first < c) {
+        continue;
+      }
+      const Band g = central(entry.second);
+      b = b ? Band{.low = std::min(b->low, g.low), .high = std::max(b->high, g.high)} : g;
+    }
+    return b;
+  };
+  std::vector<Band> out;
+  out.push_back(in_sample.empty() ? envelope(1).value_or(Band{}) : central(in_sample));
+  for (int c = 1; c < kBandCases; ++c) {
+    Band b = envelope(c).value_or(envelope(1).value_or(out.front()));
     // Farther from the data is never more certain: a far case with few groups of its own (one
     // model family) must not get a narrower band than a nearer one.
     if (c >= 2) {
@@ -182,14 +193,15 @@ std::vector<Band> derive_bands(const std::vector<CaseResiduals>& residuals) {
 
 Band default_band(BandCase c) {
   // measured / estimate - 1, from `gpuplan validate --cross-validate` (a test keeps these equal).
+  // Every case away from the data is the envelope of all nine groups' central bands (Llama 4
+  // Maverick's is the low end, Llama 3.1 8B on H100's the high end): no farther case has groups
+  // of its own that go beyond them.
   switch (c) {
-    // The farther cases share the residuals of the groups at least that far (Llama 4, B200 FP4 and
-    // the H200/H100 groups whose format is not calibrated on another generation).
     case BandCase::calibrated: return {-0.140, 0.221};
-    case BandCase::combination_not_calibrated: return {-0.206, 0.374};
-    case BandCase::format_not_calibrated: return {-0.356, 0.374};
-    case BandCase::gpu_generation_not_calibrated: return {-0.356, 0.374};
-    case BandCase::model_family_not_calibrated: return {-0.356, 0.374};
+    case BandCase::combination_not_calibrated: return {-0.356, 0.500};
+    case BandCase::format_not_calibrated: return {-0.356, 0.500};
+    case BandCase::gpu_generation_not_calibrated: return {-0.356, 0.500};
+    case BandCase::model_family_not_calibrated: return {-0.356, 0.500};
   }
   return {};
 }

@@ -393,9 +393,10 @@ std::vector<Band> bands_from(const Calibration& in_sample, const CrossValidation
       residuals.push_back({.band_case = BandCase::calibrated, .residual = residual_of(c)});
     }
   }
-  for (const CrossValidationGroup& g : cv.groups) {
+  for (std::size_t i = 0; i < cv.groups.size(); ++i) {
+    const CrossValidationGroup& g = cv.groups[i];
     for (const BenchmarkCheck& c : g.checks) {
-      residuals.push_back({.band_case = g.band_case, .residual = residual_of(c)});
+      residuals.push_back({.band_case = g.band_case, .residual = residual_of(c), .group = i});
     }
   }
   return derive_bands(residuals);

@@ -83,6 +83,33 @@ TEST_CASE("calibration: cross-validated measurements fall inside their band", "[
   }
 }
 
+TEST_CASE("band: an unseen case takes the envelope of the groups' central bands", "[band]") {
+  using gpuplan::CaseResiduals;
+  std::vector<CaseResiduals> r;
+  // In-sample: 0.00 .. 0.24 in steps of 0.01 (central 84 %: 0.0192 .. 0.2208).
+  for (int i = 0; i <= 24; ++i) {
+    r.push_back({.band_case = BandCase::calibrated, .residual = 0.01 * i});
+  }
+  // Group 0 (a combination): eleven rows at -0.30 .. -0.20; group 1 (a far family): eleven at
+  // +0.10 .. +0.60. Pooled, the 22 rows' 8th percentile would sit inside group 0's rows; the
+  // envelope keeps group 0's own 8th percentile.
+  for (int i = 0; i <= 10; ++i) {
+    r.push_back({.band_case = BandCase::combination_not_calibrated, .residual = -0.30 + 0.01 * i, .group = 0});
+    r.push_back({.band_case = BandCase::model_family_not_calibrated, .residual = 0.10 + 0.05 * i, .group = 1});
+  }
+  const auto bands = gpuplan::derive_bands(r);
+  REQUIRE(bands.size() == static_cast<std::size_t>(gpuplan::kBandCases));
+  CHECK(bands[0].low == Approx(0.0));   // never excludes zero
+  CHECK(bands[0].high == Approx(0.2208));
+  const auto combination = bands[static_cast<std::size_t>(BandCase::combination_not_calibrated)];
+  CHECK(combination.low == Approx(-0.292));  // group 0: -0.30 + 0.08 x 0.10
+  CHECK(combination.high == Approx(0.56));   // group 1: 0.10 + 0.92 x 0.50
+  // Farther cases have only group 1 (0.14 .. 0.56) but never a narrower band than a nearer one.
+  const auto family = bands[static_cast<std::size_t>(BandCase::model_family_not_calibrated)];
+  CHECK(family.low == Approx(combination.low));
+  CHECK(family.high == Approx(combination.high));
+}
+
 TEST_CASE("calibration: cross-validation needs two groups", "[calibration]") {
   std::vector<gpuplan::Benchmark> one;
   for (const auto& b : cat().benchmarks()) {
