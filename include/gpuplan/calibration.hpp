@@ -23,6 +23,10 @@ struct BenchmarkCheck {
   double error = 0;                          ///< estimate / measured - 1
   bool has_estimate = false;
   bool bound_holds = false;                  ///< roofline >= measured
+  /// The band `perf` gives this model, GPU and format (validate; not set by cross-validation,
+  /// whose groups carry their own), and whether the measurement falls inside it.
+  EstimateBand band;
+  bool inside_band = false;
 };
 
 /// What a user catalog merged into `catalog` does to the shipped benchmarks: one line per
@@ -42,6 +46,7 @@ struct Calibration {
   double lowest_residual = 0;                ///< min over calibration set of measured/estimate - 1
   double highest_residual = 0;
   int calibration_points = 0;
+  int inside_band = 0;                       ///< estimates whose measurement is inside their band
 };
 
 /// Checks every benchmark of the catalog with `efficiency` (no fitting).

@@ -78,21 +78,30 @@ BenchmarkCheck check(const Prepared& p, const Efficiency& e) {
   return c;
 }
 
-Calibration summarize(std::vector<BenchmarkCheck> checks, const Efficiency& e) {
+// measured = estimate x (1 + residual)
+double residual_of(const BenchmarkCheck& c) { return 1.0 / (1.0 + c.error) - 1.0; }
+
+// Each estimate with the band `perf` would print for its model, GPU and format, and whether the
+// measurement falls inside it: on a user's own measurements, how far to trust the bands.
+Calibration summarize(const Catalog& catalog, std::vector<BenchmarkCheck> checks, const Efficiency& e) {
   Calibration cal;
   cal.efficiency = e;
   std::vector<double> errors;
   bool first = true;
-  for (const BenchmarkCheck& c : checks) {
+  for (BenchmarkCheck& c : checks) {
     if (!c.has_estimate) {
       continue;
     }
+    const Benchmark& b = *c.benchmark;
+    c.band = estimate_band(catalog, catalog.model(b.model), catalog.gpu(b.gpu), b.weights_dtype);
+    const double r = residual_of(c);
+    c.inside_band = r >= c.band.band.low && r <= c.band.band.high;
+    cal.inside_band += c.inside_band ? 1 : 0;
     errors.push_back(std::abs(c.error));
     if (c.benchmark->calibrate) {
       // measured = estimate x (1 + residual)
-      const double residual = 1.0 / (1.0 + c.error) - 1.0;
-      cal.lowest_residual = first ? residual : std::min(cal.lowest_residual, residual);
-      cal.highest_residual = first ? residual : std::max(cal.highest_residual, residual);
+      cal.lowest_residual = first ? r : std::min(cal.lowest_residual, r);
+      cal.highest_residual = first ? r : std::max(cal.highest_residual, r);
       first = false;
       ++cal.calibration_points;
     }
@@ -171,7 +180,7 @@ Calibration validate_benchmarks(const Catalog& catalog, const Efficiency& effici
   for (const Benchmark& b : benchmarks) {
     checks.push_back(check(prepare(catalog, b), efficiency));
   }
-  return summarize(std::move(checks), efficiency);
+  return summarize(catalog, std::move(checks), efficiency);
 }
 
 Calibration calibrate(const Catalog& catalog) { return calibrate(catalog, catalog.benchmarks()); }
@@ -321,9 +330,6 @@ std::vector<Prepared> prepare_all(const Catalog& catalog, const std::vector<Benc
   return all;
 }
 
-// measured = estimate x (1 + residual)
-double residual_of(const BenchmarkCheck& c) { return 1.0 / (1.0 + c.error) - 1.0; }
-
 }  // namespace
 
 Calibration calibrate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks) {
@@ -333,7 +339,7 @@ Calibration calibrate(const Catalog& catalog, const std::vector<Benchmark>& benc
   for (const Prepared& p : all) {
     checks.push_back(check(p, best));
   }
-  return summarize(std::move(checks), best);
+  return summarize(catalog, std::move(checks), best);
 }
 
 CrossValidation cross_validate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks) {

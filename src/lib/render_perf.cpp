@@ -237,6 +237,9 @@ detail::Document perf_document(const PerfResult& r) {
   return doc;
 }
 
+// A band as whole percentages, "-36 .. +50".
+std::string band_range(const Band& b) { return fmt::format("{:+.0f} .. {:+.0f}", b.low * 100.0, b.high * 100.0); }
+
 }  // namespace
 
 std::string render_perf(const PerfResult& result, const RenderOptions& options) {
@@ -282,12 +285,18 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                       {"roofline_tokens_per_s", checked(k.roofline_tokens_per_s, "bound")},
                       {"estimate_tokens_per_s", k.has_estimate ? Json(checked(k.estimate_tokens_per_s, "estimate")) : Json(nullptr)},
                       {"error", k.has_estimate ? Json(k.error) : Json(nullptr)},
+                      {"band", k.has_estimate ? Json{{"low", k.band.band.low},
+                                                     {"high", k.band.band.high},
+                                                     {"from", to_string(k.band.band_case)}}
+                                              : Json(nullptr)},
+                      {"inside_band", k.has_estimate ? Json(k.inside_band) : Json(nullptr)},
                       {"bound_holds", k.bound_holds}});
     }
     j["benchmarks"] = rows;
     j["summary"] = {{"median_abs_error", c.median_abs_error},
                     {"worst_abs_error", c.worst_abs_error},
                     {"with_estimate", estimates},
+                    {"inside_band", c.inside_band},
                     {"bound_holds", bounds_hold},
                     {"bounds", bounds},
                     {"band", {{"low", c.lowest_residual}, {"high", c.highest_residual}}}};
@@ -299,19 +308,22 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                     fitted ? "fitted now" : "defaults", efficiency_text(c.efficiency)));
   detail::Table t{.title = "",
                   .header = {"benchmark", "GPUs", "batch", "measured tok/s", "roofline tok/s", "estimate tok/s",
-                             "error %", "bound holds"},
+                             "error %", "band %", "inside band", "bound holds"},
                   .rows = {}};
   for (const BenchmarkCheck& k : c.checks) {
     const Benchmark& b = *k.benchmark;
     t.rows.push_back({b.id, std::to_string(b.layout.gpus()), std::to_string(k.batch), rate(b.output_tokens_per_s),
                       rate(k.roofline_tokens_per_s), k.has_estimate ? rate(k.estimate_tokens_per_s) : "-",
                       k.has_estimate ? fmt::format("{:+.1f}", k.error * 100.0) : "-",
+                      k.has_estimate ? band_range(k.band.band) : "-",
+                      k.has_estimate ? (k.inside_band ? "yes" : "no") : "-",
                       k.batch == 0 ? "does not fit" : (k.bound_holds ? "yes" : "NO")});
   }
   doc.tables.push_back(std::move(t));
-  doc.footer.push_back(fmt::format("summary: median |error| {:.1f} %, worst {:.1f} % over {} estimates; roofline >= "
-                                   "measured for {} of {}",
-                                   c.median_abs_error * 100.0, c.worst_abs_error * 100.0, estimates, bounds_hold, bounds));
+  doc.footer.push_back(fmt::format("summary: median |error| {:.1f} %, worst {:.1f} % over {} estimates, {} inside the band "
+                                   "perf gives them; roofline >= measured for {} of {}",
+                                   c.median_abs_error * 100.0, c.worst_abs_error * 100.0, estimates, c.inside_band,
+                                   bounds_hold, bounds));
   doc.footer.push_back(fmt::format("band: measured / estimate - 1 spans {:+.1f} % .. {:+.1f} % over the {} calibration points",
                                    c.lowest_residual * 100.0, c.highest_residual * 100.0, c.calibration_points));
   doc.footer.push_back("rows without an estimate know only the dataset's maximum input length: their roofline is "
@@ -387,7 +399,7 @@ std::string render_cross_validation(const CrossValidation& cv, const RenderOptio
     groups.rows.push_back({name, std::to_string(g.checks.size()), fmt::format("{:.1f}", g.median_abs_error * 100.0),
                            fmt::format("{:.1f}", g.worst_abs_error * 100.0),
                            fmt::format("{} of {}", g.inside_band, g.checks.size()),
-                           fmt::format("{:+.0f} .. {:+.0f}", g.band.low * 100.0, g.band.high * 100.0),
+                           band_range(g.band),
                            std::string(to_string(g.band_case))});
   }
   doc.tables.push_back(std::move(rows));
