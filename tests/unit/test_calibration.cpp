@@ -110,6 +110,42 @@ TEST_CASE("band: an unseen case takes the envelope of the groups' central bands"
   CHECK(family.high == Approx(combination.high));
 }
 
+TEST_CASE("validate: each estimate is checked against the band perf gives it", "[calibration]") {
+  const gpuplan::Benchmark* shipped = nullptr;
+  for (const auto& b : cat().benchmarks()) {
+    if (b.calibrate && b.model == "llama-3.3-70b" && b.gpu == "h200-sxm") {
+      shipped = &b;
+      break;
+    }
+  }
+  REQUIRE(shipped != nullptr);
+  const double estimate = gpuplan::check_benchmark(cat(), *shipped, Efficiency{}).estimate_tokens_per_s;
+  REQUIRE(estimate > 0);
+  std::vector<gpuplan::Benchmark> mine;
+  for (const double residual : {0.10, 0.30, -0.20}) {  // the calibrated band is -14 % .. +22 %
+    gpuplan::Benchmark b = *shipped;
+    b.calibrate = false;
+    b.output_tokens_per_s = estimate * (1.0 + residual);
+    mine.push_back(b);
+  }
+  const auto v = gpuplan::validate_benchmarks(cat(), Efficiency{}, mine);
+  REQUIRE(v.checks.size() == 3);
+  CHECK(v.checks[0].band.band_case == BandCase::calibrated);
+  CHECK(v.checks[0].inside_band);
+  CHECK_FALSE(v.checks[1].inside_band);
+  CHECK_FALSE(v.checks[2].inside_band);
+  CHECK(v.inside_band == 1);
+  // Another GPU generation and format: the wider band of an unseen case holds +30 %.
+  gpuplan::Benchmark far = *shipped;
+  far.calibrate = false;
+  far.gpu = "b200";
+  const double far_estimate = gpuplan::check_benchmark(cat(), far, Efficiency{}).estimate_tokens_per_s;
+  far.output_tokens_per_s = far_estimate * 1.3;
+  const auto w = gpuplan::validate_benchmarks(cat(), Efficiency{}, {far});
+  CHECK(w.checks[0].band.band_case == BandCase::format_not_calibrated);
+  CHECK(w.checks[0].inside_band);
+}
+
 TEST_CASE("calibration: cross-validation needs two groups", "[calibration]") {
   std::vector<gpuplan::Benchmark> one;
   for (const auto& b : cat().benchmarks()) {
