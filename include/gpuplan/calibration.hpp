@@ -3,6 +3,7 @@
 // fall below a measurement; the calibrated estimate should land near it, and the spread of its
 // errors becomes the uncertainty band of every estimate.
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,12 +68,12 @@ struct CrossValidationGroup {
   std::string gpu;
   DType weights_dtype = DType::fp8;
   BandCase band_case = BandCase::calibrated;  ///< how far the group is from the rest
-  Band band;                                  ///< the band an estimate for it would carry
+  Band band;                                  ///< its case's band from the other groups alone
   Efficiency efficiency;                      ///< fitted without the group
   std::vector<BenchmarkCheck> checks;         ///< the group's rows, predicted
   double median_abs_error = 0;
   double worst_abs_error = 0;
-  int inside_band = 0;                        ///< rows whose measurement lies in the band
+  int inside_band = 0;                        ///< rows whose measurement lies in that band
 };
 
 struct CrossValidation {
@@ -90,7 +91,8 @@ struct CrossValidation {
 CrossValidation cross_validate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks);
 
 /// The band of each case (indexed by BandCase) from in-sample residuals (`calibrated`) and
-/// cross-validated ones (every other case).
-std::vector<Band> bands_from(const Calibration& in_sample, const CrossValidation& cv);
+/// cross-validated ones (every other case), leaving out the cross-validation group `without`.
+std::vector<Band> bands_from(const Calibration& in_sample, const CrossValidation& cv,
+                             std::optional<std::size_t> without = std::nullopt);
 
 }  // namespace gpuplan

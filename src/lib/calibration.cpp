@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -366,7 +367,6 @@ CrossValidation cross_validate(const Catalog& catalog, const std::vector<Benchma
       }
     }
     g.band_case = band_case(catalog, catalog.model(key.model), catalog.gpu(key.gpu), key.weights_dtype, rest);
-    g.band = default_band(g.band_case);
     g.efficiency = fit_efficiency(all, [&](const Benchmark& b) { return !in(key, b); });
     std::vector<double> group_errors;
     for (const Prepared& p : all) {
@@ -374,25 +374,34 @@ CrossValidation cross_validate(const Catalog& catalog, const std::vector<Benchma
         continue;
       }
       const BenchmarkCheck c = check(p, g.efficiency);
-      const double r = residual_of(c);
-      g.inside_band += (r >= g.band.low && r <= g.band.high) ? 1 : 0;
       group_errors.push_back(std::abs(c.error));
       g.checks.push_back(c);
     }
     g.median_abs_error = detail::median(group_errors);
     g.worst_abs_error = group_errors.empty() ? 0.0 : *std::max_element(group_errors.begin(), group_errors.end());
     cv.rows += static_cast<int>(group_errors.size());
-    cv.inside_band += g.inside_band;
     errors.insert(errors.end(), group_errors.begin(), group_errors.end());
     cv.groups.push_back(std::move(g));
   }
   cv.median_abs_error = detail::median(errors);
   cv.worst_abs_error = errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end());
-  cv.derived_bands = bands_from(validate_benchmarks(catalog, Efficiency{}, benchmarks), cv);
+  const Calibration in_sample = validate_benchmarks(catalog, Efficiency{}, benchmarks);
+  cv.derived_bands = bands_from(in_sample, cv);
+  // Each group is checked against the band the other groups alone give its case: the band must
+  // hold for a group it was not derived from, as for any request the data has not seen.
+  for (std::size_t i = 0; i < cv.groups.size(); ++i) {
+    CrossValidationGroup& g = cv.groups[i];
+    g.band = bands_from(in_sample, cv, i)[static_cast<std::size_t>(g.band_case)];
+    for (const BenchmarkCheck& c : g.checks) {
+      const double r = residual_of(c);
+      g.inside_band += (r >= g.band.low && r <= g.band.high) ? 1 : 0;
+    }
+    cv.inside_band += g.inside_band;
+  }
   return cv;
 }
 
-std::vector<Band> bands_from(const Calibration& in_sample, const CrossValidation& cv) {
+std::vector<Band> bands_from(const Calibration& in_sample, const CrossValidation& cv, std::optional<std::size_t> without) {
   std::vector<CaseResiduals> residuals;
   for (const BenchmarkCheck& c : in_sample.checks) {
     if (c.has_estimate && c.benchmark->calibrate) {
@@ -400,6 +409,9 @@ std::vector<Band> bands_from(const Calibration& in_sample, const CrossValidation
     }
   }
   for (std::size_t i = 0; i < cv.groups.size(); ++i) {
+    if (i == without) {
+      continue;
+    }
     const CrossValidationGroup& g = cv.groups[i];
     for (const BenchmarkCheck& c : g.checks) {
       residuals.push_back({.band_case = g.band_case, .residual = residual_of(c), .group = i});

@@ -409,7 +409,7 @@ std::string render_cross_validation(const CrossValidation& cv, const RenderOptio
                                    cv.median_abs_error * 100.0, cv.worst_abs_error * 100.0, cv.rows, cv.inside_band,
                                    cv.rows, inside_share * 100.0));
   doc.footer.push_back("error: estimate / measured - 1; band: measured / estimate - 1 for the group's distance from "
-                       "the others");
+                       "the others, from the other groups' residuals alone");
   for (std::size_t c = 0; c < cv.derived_bands.size(); ++c) {
     doc.footer.push_back(fmt::format("band these residuals give, {}: {:+.1f} % .. {:+.1f} %",
                                      to_string(static_cast<BandCase>(c)), cv.derived_bands[c].low * 100.0,
