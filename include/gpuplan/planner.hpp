@@ -62,6 +62,9 @@ struct PlanRequest {
   /// every GPU, each checked on its own: one the model does not allow is skipped (counted in
   /// PlanCounts::skipped with its reason) and the others are searched.
   std::vector<Layout> layouts;
+  /// The engine whose launch command is wanted (--emit): layouts it cannot start as one command
+  /// are not searched (TensorRT-LLM runs attention DP only at attention TP 1). Unset: all.
+  std::optional<Engine> launch_engine;
 };
 
 /// One deployment: replicas of one layout on one GPU type.
@@ -151,10 +154,12 @@ std::vector<DType> default_kv_dtypes(const GpuSpec& gpu);
 /// The replica layouts the planner searches on `gpu`, each one the model allows, of at most
 /// request.max_gpus_per_replica GPUs: TP within a node (dividing the heads as vLLM requires) x PP
 /// up to the layers (stages across nodes once a replica outgrows one); for MoE each TP > 1 also
-/// with its experts spread over it (EP = TP), and DP attention: D ranks of attention TP 1 sharing
-/// experts split D ways (EP = D, the DeepSeek recipe of vLLM, SGLang and TensorRT-LLM, whose
-/// attention DP runs attention at TP 1). `weights_exceed_node`: the weights do not fit one node's
-/// GPUs, so TP also spans nodes (2, 4, ... nodes, PP 1), over the network.
+/// with its experts spread over it (EP = TP), and DP attention: D ranks sharing experts split
+/// over all of them (EP = D x attention TP), each rank at attention TP 1 (the DeepSeek recipe of
+/// vLLM, SGLang and TensorRT-LLM) or at a TP within a node that divides the heads (vLLM
+/// --data-parallel-size with --tensor-parallel-size, SGLang --dp-size below --tp-size; not
+/// TensorRT-LLM, whose attention DP runs at TP 1). `weights_exceed_node`: the weights do not fit
+/// one node's GPUs, so TP also spans nodes (2, 4, ... nodes, PP 1), over the network.
 std::vector<Layout> plan_layouts(const ModelSpec& model, const GpuSpec& gpu, const PlanRequest& request,
                                  bool weights_exceed_node);
 

@@ -72,6 +72,7 @@ Exit run_plan(const PlanOptions& o) {
     }
   }
   PlanRequest req;
+  req.launch_engine = emit;
   apply_workload(o.workload, req.perf);
   for (const std::string& g : o.gpus) {
     req.gpus.push_back(lookup_gpu(catalog, g, "--gpu").id);

@@ -564,10 +564,18 @@ std::vector<Layout> plan_layouts(const ModelSpec& model, const GpuSpec& gpu, con
     }
   }
   // DP attention: each rank attends over its own sequences (no TP all-reduce, no KV copies of an
-  // MLA latent), the experts are split over all ranks and fed by all-to-alls.
-  for (std::uint64_t ranks = 2; ranks <= most; ++ranks) {
-    if (experts_split(ranks)) {
-      out.push_back(Layout{.tp = 1, .pp = 1, .ep = ranks, .dp = ranks});
+  // MLA latent), the experts are split over all GPUs and fed by all-to-alls. A rank may itself
+  // be a TP group within a node (fewer, larger batches; attention weights split), where the
+  // engine allows it.
+  const std::uint64_t rank_tp_most = r.launch_engine == Engine::trtllm ? 1 : std::min(node_tp, most);
+  for (std::uint64_t gpus = 2; gpus <= most; ++gpus) {
+    if (!experts_split(gpus)) {
+      continue;
+    }
+    for (std::uint64_t tp = 1; tp <= rank_tp_most && 2 * tp <= gpus; ++tp) {
+      if (gpus % tp == 0 && tp_allowed(model, tp)) {
+        out.push_back(Layout{.tp = tp, .pp = 1, .ep = gpus, .dp = gpus / tp});
+      }
     }
   }
   // TP across nodes, only when a node cannot hold the weights (recipes pipeline between nodes

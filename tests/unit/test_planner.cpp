@@ -247,6 +247,18 @@ TEST_CASE("plan: layouts span nodes and use DP attention where the model needs t
           }) == 1);
   }
   CHECK(has_layout(m, [](const Layout& l) { return l.tp == 16 && l.ep == 16; }));
+  // Ranks that are TP groups within a node: DP 8 of TP 2 over 16 GPUs (vLLM, SGLang), never
+  // a TP over nodes or one that does not divide the GPUs.
+  CHECK(has_layout(m, [](const Layout& l) { return l.tp == 2 && l.dp == 8 && l.ep == 16; }));
+  CHECK(has_layout(m, [](const Layout& l) { return l.tp == 8 && l.dp == 8 && l.ep == 64; }));
+  CHECK_FALSE(has_layout(m, [](const Layout& l) { return l.dp_attention() && (l.tp > 8 || l.ep != l.tp * l.dp); }));
+  // TensorRT-LLM's attention DP runs attention at TP 1 only.
+  PlanRequest trt = req;
+  trt.launch_engine = gpuplan::Engine::trtllm;
+  const std::vector<Layout> t = plan_layouts(moe, h100, trt, true);
+  CHECK(has_layout(t, [](const Layout& l) { return l.tp == 1 && l.dp == 16; }));
+  CHECK_FALSE(has_layout(t, [](const Layout& l) { return l.dp_attention() && l.tp > 1; }));
+  CHECK(t.size() < m.size());
   for (const Layout& l : m) {
     INFO(l.tp << " " << l.pp << " " << l.ep << " " << l.dp);
     CHECK_FALSE(layout_problem(l, moe));
@@ -328,7 +340,10 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
   for (Engine engine : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
     for (DType w : {DType::bf16, DType::fp8, DType::int4, DType::fp4}) {
       for (const Layout l : {Layout{.tp = 2, .pp = 1, .ep = 1}, Layout{.tp = 4, .pp = 3, .ep = 4},
-                             Layout{.tp = 1, .pp = 1, .ep = 16, .dp = 16}}) {
+                             Layout{.tp = 1, .pp = 1, .ep = 16, .dp = 16}, Layout{.tp = 2, .pp = 1, .ep = 16, .dp = 8}}) {
+        if (engine == Engine::trtllm && l.dp_attention() && l.tp > 1) {
+          continue;  // not one trtllm-serve (checked below); plan does not search it for trtllm
+        }
         const LaunchSettings s{.model = "meta-llama/Llama-3.1-70B-Instruct", .layout = l, .weights_dtype = w,
                                .kv_dtype = DType::fp8, .max_num_seqs = 192, .max_model_len = 2304, .memory_share = 0.9};
         const EngineLaunch launch = launch_command(engine, s);
