@@ -197,6 +197,7 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   Deployment d;
   if (o.model_given) {
     d.model = lookup_model(catalog, o.model, "--model");
+    d.model_from_catalog = true;
   } else if (o.model_config_given) {
     d.model = model_from_hf_config_file(o.model_config);
   } else if (o.params_given) {
@@ -259,6 +260,8 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.layout.dp = d.gpus / replica;
   return d;
 }
+
+FitCache* fit_cache_for(const Deployment& d) { return d.model_from_catalog ? batch_fit_cache() : nullptr; }
 
 std::string with_flag(const InputError& e) {
   const std::string_view what = e.what();

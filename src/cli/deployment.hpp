@@ -66,12 +66,16 @@ void note_given(const CLI::App& sub, DeploymentOptions& o);
 /// --pp was set: the command then searches layouts over `gpus` GPUs.
 struct Deployment {
   ModelSpec model;
+  bool model_from_catalog = false;  ///< --model: one content per id (FitCache takes it)
   const GpuSpec* gpu = nullptr;
   FitRequest request;
   std::uint64_t gpus = 1;
   bool layout_given = false;
 };
 Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o);
+/// The batch's FitCache when the model is the catalog's, else nullptr (a single command, or a
+/// config file's model, whose id may name other contents).
+FitCache* fit_cache_for(const Deployment& d);
 
 /// A library error's message with the flag people typed in place of the request field
 /// ("layout.tp:" becomes "--tp:").
