@@ -201,7 +201,7 @@ LayoutSearch detail::search_layouts(const ModelSpec& model, const GpuSpec& gpu, 
   s.chosen = detail::fit_numbers(model, gpu, r, basis);
   s.chosen.layout_automatic = true;
   if (annotate) {
-    detail::annotate_fit(s.chosen, model, gpu);
+    detail::annotate_fit(s.chosen, model, gpu, *basis);
   }
   s.choice = s.chosen.fits ? LayoutChoice::most_sequences : LayoutChoice::none_fits;
   return s;

@@ -410,6 +410,15 @@ void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu)
   add_notes(result, model, gpu);
 }
 
+void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu, FitBasis& basis) {
+  // The formats text depends on the model and formats alone: written once for the basis.
+  if (!basis.formats_text) {
+    basis.formats_text = describe_formats(model, basis.formats, basis.totals.params);
+  }
+  result.formats_text = *basis.formats_text;
+  add_notes(result, model, gpu);
+}
+
 }  // namespace detail
 
 FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request) {

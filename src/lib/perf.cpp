@@ -672,7 +672,7 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
   } else {
     best.fit = best.chosen->fit();
     best.fit.layout_automatic = true;
-    detail::annotate_fit(best.fit, model, gpu);
+    detail::annotate_fit(best.fit, model, gpu, *basis);
   }
   return best;
 }

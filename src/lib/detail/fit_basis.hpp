@@ -36,6 +36,7 @@ struct FitBasis {
   /// Unsharded bytes by WeightPart (a bare parameter count: all of it dense).
   std::array<double, kWeightParts> model_weight_bytes{};
   double kv_bytes_per_token = 0;
+  std::optional<std::string> formats_text;  ///< describe_formats(), once a fit is annotated
   /// kv_shape() by (TP, PP), the only parts of the layout it reads; filled as they are asked for.
   std::map<std::pair<std::uint64_t, std::uint64_t>, KvShape> kv_shapes;
 
@@ -78,6 +79,8 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
                       std::optional<FitBasis>& basis);
 /// Adds what fit() adds to fit_numbers(): the formats text and the notes.
 void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu);
+/// The same for a result fit_numbers() computed from `basis`, whose formats text it keeps.
+void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu, FitBasis& basis);
 
 /// search_layouts() with the caller's basis (fit's suggestions search a changed request a few
 /// times) and, unless `annotate`, the chosen fit without its notes and formats text (a suggestion
