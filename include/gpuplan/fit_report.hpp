@@ -3,6 +3,7 @@
 // fits, what would.
 
 #include <cstdint>
+#include <gpuplan/fit_cache.hpp>
 #include <gpuplan/fit_suggestions.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <optional>
@@ -28,5 +29,7 @@ struct FitReport {
 /// Evaluates the question; suggestions are computed only when nothing fits. Throws InputError
 /// as fit() does (a context the user gave above the model's maximum among them).
 FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question);
+/// The same, with figures kept in `cache` across questions (see FitCache for the models it takes).
+FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question, FitCache& cache);
 
 }  // namespace gpuplan

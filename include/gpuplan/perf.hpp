@@ -15,6 +15,7 @@
 
 #include <gpuplan/band.hpp>
 #include <gpuplan/comm.hpp>
+#include <gpuplan/fit_cache.hpp>
 #include <gpuplan/load.hpp>
 #include <gpuplan/memory.hpp>
 
@@ -296,13 +297,16 @@ struct ThroughputLayout {
   int candidates = 0;             ///< layouts that could run
   std::optional<PerfModel> chosen;  ///< the chosen layout's model (unset: fallback, or a layout given)
 };
-ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus);
+ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus,
+                             FitCache* cache = nullptr);
 
 /// The one layout rule of perf, cost, compare and plan files (one function, so they cannot
 /// drift apart): the request's own layout when given (--tp/--pp), else best_layout over `gpus`.
 /// fit deliberately differs: it answers how many sequences N GPUs can hold, so it ranks layouts
 /// by concurrent sequences (search_layouts); give --tp/--pp to evaluate one layout everywhere.
+/// With `cache`, the figures of the model and formats are kept there across requests (see
+/// FitCache for the models it takes).
 ThroughputLayout serving_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
-                                bool layout_given, std::uint64_t gpus);
+                                bool layout_given, std::uint64_t gpus, FitCache* cache = nullptr);
 
 }  // namespace gpuplan

@@ -32,7 +32,9 @@ Exit run_fit(const FitOptions& o) {
                              .search = {.gpus = d.gpus, .gpus_per_node = o.deployment.gpus_per_node},
                              .layout_given = d.layout_given,
                              .context_given = o.context_given};
-  const FitReport report = plan_fit(d.model, *d.gpu, question);
+  FitCache* cache = fit_cache_for(d);
+  const FitReport report =
+      cache != nullptr ? plan_fit(d.model, *d.gpu, question, *cache) : plan_fit(d.model, *d.gpu, question);
   print_document(json_lines() ? render_json_line(report) : render_fit(report, render));
   return o.check && !report.search.chosen.fits ? Exit::check_failed : Exit::ok;
 }

@@ -38,7 +38,7 @@ Exit run_perf(const PerfOptions& o) {
   const bool sized = size_for_target(o.workload, o.deployment);
   d.gpus = layout_search_gpus(sized, d.layout_given, o.deployment, d.gpus);
   // The layout must hold the weights; without --tp/--pp take the one with the most throughput.
-  const ThroughputLayout choice = serving_layout(d.model, *d.gpu, req, d.layout_given, d.gpus);
+  const ThroughputLayout choice = serving_layout(d.model, *d.gpu, req, d.layout_given, d.gpus, fit_cache_for(d));
   const FitResult& layout_fit = choice.fit;
   if (!layout_fit.fits) {
     const PerGpuMemory& m = layout_fit.per_gpu;

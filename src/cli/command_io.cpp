@@ -15,6 +15,7 @@ struct BatchCapture::State {
   std::string* document = nullptr;
   std::unordered_set<std::string> notes;
   std::optional<std::string> error;
+  FitCache fit_cache;
 };
 
 namespace {
@@ -44,6 +45,8 @@ void print_document(std::string_view text) {
 
 bool json_lines() { return active() != nullptr; }
 
+FitCache* batch_fit_cache() { return active() != nullptr ? &active()->fit_cache : nullptr; }
+
 void set_batch_error(std::string message) { active()->error = std::move(message); }
 
 std::optional<std::string> take_batch_error() {
@@ -58,7 +61,9 @@ void print_note(std::string_view line) {
 }
 
 BatchCapture::BatchCapture(const Catalog& catalog, std::string& document)
-    : state_(std::make_unique<State>(State{.catalog = &catalog, .document = &document, .notes = {}, .error = {}})) {
+    : state_(std::make_unique<State>()) {
+  state_->catalog = &catalog;
+  state_->document = &document;
   active() = state_.get();
 }
 

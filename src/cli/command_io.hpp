@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/fit_cache.hpp>
 
 #include "common.hpp"
 
@@ -28,6 +29,9 @@ void print_note(std::string_view line);
 
 /// True inside `gpuplan batch`: the document is wanted as one JSON line (render_json_line()).
 bool json_lines();
+/// Inside `gpuplan batch`, the figures of the catalog's models kept across its requests (a
+/// sweep asks about a few dozen models 100,000 times); nullptr for a single command.
+FitCache* batch_fit_cache();
 
 /// Inside `gpuplan batch`: the request's error (flags named), answered as its line instead of
 /// thrown on to the batch (see with_flag_names()).

@@ -194,17 +194,23 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
 }  // namespace
 
 Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o) {
-  Deployment d;
+  std::unique_ptr<const ModelSpec> owned;
+  const ModelSpec* model = nullptr;
   if (o.model_given) {
-    d.model = lookup_model(catalog, o.model, "--model");
+    model = &lookup_model(catalog, o.model, "--model");
   } else if (o.model_config_given) {
-    d.model = model_from_hf_config_file(o.model_config);
+    owned = std::make_unique<const ModelSpec>(model_from_hf_config_file(o.model_config));
   } else if (o.params_given) {
-    d.model = bare_model(units::parse_count(o.params, "--params"), o.params + " params");
+    owned = std::make_unique<const ModelSpec>(bare_model(units::parse_count(o.params, "--params"), o.params + " params"));
   } else {
     throw InputError(o.allow_params ? "one of --model, --model-config or --params is required"
                                     : "one of --model or --model-config is required");
   }
+  const bool from_catalog = model != nullptr;
+  if (!from_catalog) {
+    model = owned.get();  // the object stays where it is as the pointer moves into d
+  }
+  Deployment d{.owned_model = std::move(owned), .model = *model, .model_from_catalog = from_catalog};
   d.gpu = &lookup_gpu(catalog, o.gpu, "--gpu");
   FitRequest& req = d.request;
   req.mig_profile = o.mig;
@@ -259,6 +265,8 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.layout.dp = d.gpus / replica;
   return d;
 }
+
+FitCache* fit_cache_for(const Deployment& d) { return d.model_from_catalog ? batch_fit_cache() : nullptr; }
 
 std::string with_flag(const InputError& e) {
   const std::string_view what = e.what();

@@ -3,6 +3,7 @@
 // and later commands use the same names for the same things.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -65,13 +66,20 @@ void note_given(const CLI::App& sub, DeploymentOptions& o);
 /// The model, GPU and request the flags describe. `layout_given` is false when neither --tp nor
 /// --pp was set: the command then searches layouts over `gpus` GPUs.
 struct Deployment {
-  ModelSpec model;
+  /// A config file's model or a bare parameter count; the catalog's is not copied (batch
+  /// resolves one for each of its requests).
+  std::unique_ptr<const ModelSpec> owned_model;
+  const ModelSpec& model;           ///< the catalog's, or *owned_model
+  bool model_from_catalog = false;  ///< --model: one content per id (FitCache takes it)
   const GpuSpec* gpu = nullptr;
   FitRequest request;
   std::uint64_t gpus = 1;
   bool layout_given = false;
 };
 Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o);
+/// The batch's FitCache when the model is the catalog's, else nullptr (a single command, or a
+/// config file's model, whose id may name other contents).
+FitCache* fit_cache_for(const Deployment& d);
 
 /// A library error's message with the flag people typed in place of the request field
 /// ("layout.tp:" becomes "--tp:").

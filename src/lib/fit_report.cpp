@@ -1,8 +1,11 @@
 #include <gpuplan/fit_report.hpp>
 
-namespace gpuplan {
+#include "detail/fit_basis.hpp"
 
-FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question) {
+namespace gpuplan {
+namespace {
+
+FitReport plan(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question, FitCache* cache) {
   FitReport report;
   FitRequest request = question.request;
   // A default must not turn a plain question into an error (Llama 2: 4,096 tokens); a context
@@ -11,10 +14,26 @@ FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion
     report.default_context_clamped_from = request.context_tokens;
     request.context_tokens = model.max_position_embeddings;
   }
-  report.search = question.layout_given ? given_layout(model, gpu, request, question.search)
-                                        : search_layouts(model, gpu, request, question.search);
-  report.suggestions = suggest_fits(model, gpu, request, question.search, question.layout_given, report.search);
+  if (question.layout_given) {
+    report.search = given_layout(model, gpu, request, question.search);
+  } else {
+    std::optional<detail::FitBasis> own;
+    report.search = detail::search_layouts(model, gpu, request, question.search,
+                                           cache != nullptr ? cache->basis(model, request) : own, true);
+  }
+  report.suggestions =
+      detail::suggest_fits(model, gpu, request, question.search, question.layout_given, report.search, cache);
   return report;
+}
+
+}  // namespace
+
+FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question) {
+  return plan(model, gpu, question, nullptr);
+}
+
+FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question, FitCache& cache) {
+  return plan(model, gpu, question, &cache);
 }
 
 }  // namespace gpuplan

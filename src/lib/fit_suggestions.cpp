@@ -17,11 +17,17 @@ struct Evaluator {
   const GpuSpec& gpu;
   const LayoutSearchOptions& options;
   bool layout_given;
-  std::optional<detail::FitBasis>& basis;  ///< shared by every search of the suggestions
+  FitCache* cache;                        ///< the figures of each request's formats, when given
+  std::optional<detail::FitBasis>& own;  ///< else shared by every search of the suggestions
+
+  /// Where the figures of `r`'s model and formats are kept.
+  [[nodiscard]] std::optional<detail::FitBasis>& basis(const FitRequest& r) const {
+    return cache != nullptr ? cache->basis(model, r) : own;
+  }
 
   [[nodiscard]] LayoutSearch run(const FitRequest& r) const {
     return layout_given ? given_layout(model, gpu, r, options)
-                        : detail::search_layouts(model, gpu, r, options, basis, false);
+                        : detail::search_layouts(model, gpu, r, options, basis(r), false);
   }
 
   /// The request with one change applied by `modify`. Every dtype suggestion goes through here
@@ -43,39 +49,53 @@ struct Evaluator {
   }
 };
 
-/// The fit's figures (its notes and formats text are not read here).
-std::optional<FitResult> try_fit(const ModelSpec& model, const GpuSpec& gpu, FitRequest r, const Layout& l,
-                                 std::optional<detail::FitBasis>& basis) {
+/// A deployment that fits: what a suggestion reports of it.
+struct Fitting {
+  Layout layout;
+  std::optional<std::uint64_t> max_concurrent_sequences;
+};
+
+/// The fit's figures, or nothing for a shape the model does not allow.
+const detail::FitFigures* try_fit(const ModelSpec& model, const GpuSpec& gpu, FitRequest r, const Layout& l,
+                                  std::optional<detail::FitBasis>& basis, detail::FitFigures& figures) {
   r.layout = l;
   try {
-    return detail::fit_numbers(model, gpu, r, basis);
+    detail::fit_figures(model, gpu, r, basis, figures);
+    return &figures;
   } catch (const InputError&) {
-    return std::nullopt;  // a shape the model does not allow
+    return nullptr;  // a shape the model does not allow
   }
 }
 
 /// Smallest deployment of a TP x PP replica shape that fits: replicas added until the
 /// concurrency fits, or for EP the smallest group whose experts spread far enough.
 void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request, std::uint64_t tp,
-                    std::uint64_t pp, std::optional<FitResult>& best, std::optional<detail::FitBasis>& basis) {
+                    std::uint64_t pp, std::optional<Fitting>& best, std::optional<detail::FitBasis>& basis) {
   const std::uint64_t shape = tp * pp;
   const auto better = [&best](std::uint64_t gpus) {
-    return gpus <= kMaxGpus && (!best || gpus < best->request.layout.gpus());
+    return gpus <= kMaxGpus && (!best || gpus < best->layout.gpus());
+  };
+  detail::FitFigures figures;
+  const auto keep = [&best](const Layout& l, const detail::FitFigures* f) {
+    if (f == nullptr || !f->fits) {
+      return false;
+    }
+    best = Fitting{.layout = l, .max_concurrent_sequences = f->max_concurrent_sequences};
+    return true;
   };
   const std::uint64_t asked_ep = request.layout.ep;
   if (asked_ep <= 1) {
     // Without EP replicas are independent: one replica's capacity gives the replica count.
     FitRequest one = request;
     one.concurrency = 1;
-    const auto f = try_fit(model, gpu, one, Layout{.tp = tp, .pp = pp}, basis);
-    if (f && f->fits) {
+    const detail::FitFigures* f = try_fit(model, gpu, one, Layout{.tp = tp, .pp = pp}, basis, figures);
+    if (f != nullptr && f->fits) {
       const std::uint64_t per_replica = f->max_concurrent_sequences.value_or(request.concurrency);
       std::uint64_t dp = (request.concurrency + per_replica - 1) / std::max<std::uint64_t>(per_replica, 1);
       // Logits grow with sequences per replica, so the estimate may be one replica short.
       for (int tries = 0; tries < 4 && better(shape * dp); ++tries, ++dp) {
-        auto g = try_fit(model, gpu, request, Layout{.tp = tp, .pp = pp, .ep = 1, .dp = dp}, basis);
-        if (g && g->fits) {
-          best = std::move(g);
+        const Layout l{.tp = tp, .pp = pp, .ep = 1, .dp = dp};
+        if (keep(l, try_fit(model, gpu, request, l, basis, figures))) {
           break;
         }
       }
@@ -89,9 +109,8 @@ void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest
     if (ep < 2 || (tp * dp) % ep != 0 || model.moe->routed_experts % ep != 0) {
       continue;
     }
-    auto g = try_fit(model, gpu, request, Layout{.tp = tp, .pp = pp, .ep = ep, .dp = dp}, basis);
-    if (g && g->fits) {
-      best = std::move(g);
+    const Layout l{.tp = tp, .pp = pp, .ep = ep, .dp = dp};
+    if (keep(l, try_fit(model, gpu, request, l, basis, figures))) {
       return;
     }
   }
@@ -99,10 +118,10 @@ void best_for_shape(const ModelSpec& model, const GpuSpec& gpu, const FitRequest
 
 /// The smallest GPU count (of this GPU) that fits; replica shapes by size, TP within a node
 /// first and across nodes only if nothing within one fits.
-std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
-                                                const LayoutSearchOptions& options, bool layout_given,
-                                                std::optional<detail::FitBasis>& basis) {
-  std::optional<FitResult> best;
+std::optional<Fitting> smallest_fitting_count(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                              const LayoutSearchOptions& options, bool layout_given,
+                                              std::optional<detail::FitBasis>& basis) {
+  std::optional<Fitting> best;
   if (layout_given || !request.mig_profile.empty()) {
     // More replicas of the given layout first; if replicas cannot help (the weights do not
     // fit one), any layout.
@@ -119,7 +138,7 @@ std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const Gp
     const std::uint64_t lo = across ? within_node + 1 : 1;
     const std::uint64_t hi = across ? max_tp : std::min(within_node, max_tp);
     // Shapes by size: a shape of S GPUs needs at least S, so stop once S reaches the best.
-    for (std::uint64_t size = 1; size <= kMaxGpus && (!best || size < best->request.layout.gpus()); ++size) {
+    for (std::uint64_t size = 1; size <= kMaxGpus && (!best || size < best->layout.gpus()); ++size) {
       for (std::uint64_t tp = lo; tp <= std::min(hi, size); ++tp) {
         if (size % tp == 0 && size / tp <= max_pp && tp_allowed(model, tp)) {
           best_for_shape(model, gpu, request, tp, size / tp, best, basis);
@@ -141,30 +160,37 @@ std::optional<FitResult> smallest_fitting_count(const ModelSpec& model, const Gp
 std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
                                         const LayoutSearchOptions& options, bool layout_given,
                                         const LayoutSearch& search) {
+  return detail::suggest_fits(model, gpu, request, options, layout_given, search, nullptr);
+}
+
+std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                                const LayoutSearchOptions& options, bool layout_given,
+                                                const LayoutSearch& search, FitCache* cache) {
   std::vector<FitSuggestion> out;
   if (search.chosen.fits) {
     return out;
   }
-  std::optional<detail::FitBasis> basis;
-  const Evaluator eval{model, gpu, options, layout_given, basis};
+  std::optional<detail::FitBasis> own;
+  const Evaluator eval{model, gpu, options, layout_given, cache, own};
+  std::optional<detail::FitBasis>& basis = eval.basis(request);
   // The request as asked (its EP, if any, is a constraint; the chosen layout's EP is not).
   const FitRequest& r = request;
 
   FitSuggestion more{.change = FitChange::gpus, .context_tokens = r.context_tokens, .concurrency = r.concurrency};
   if (auto best = smallest_fitting_count(model, gpu, r, options, layout_given, basis)) {
     // Report the layout fit itself would choose on that many GPUs.
-    FitResult chosen = std::move(*best);
-    if (!layout_given || chosen.request.layout.gpus_per_replica() != r.layout.gpus_per_replica()) {
+    Fitting chosen = *best;
+    if (!layout_given || chosen.layout.gpus_per_replica() != r.layout.gpus_per_replica()) {
       LayoutSearchOptions more_gpus = options;
-      more_gpus.gpus = chosen.request.layout.gpus();
-      LayoutSearch s = detail::search_layouts(model, gpu, r, more_gpus, basis, false);
+      more_gpus.gpus = chosen.layout.gpus();
+      const LayoutSearch s = detail::search_layouts(model, gpu, r, more_gpus, basis, false);
       if (s.chosen.fits) {
-        chosen = std::move(s.chosen);
+        chosen = Fitting{.layout = s.chosen.request.layout, .max_concurrent_sequences = s.chosen.max_concurrent_sequences};
       }
     }
-    more.count = chosen.request.layout.gpus();
+    more.count = chosen.layout.gpus();
     more.fits = true;
-    more.layout = chosen.request.layout;
+    more.layout = chosen.layout;
     more.max_concurrent_sequences = chosen.max_concurrent_sequences;
   }
   out.push_back(more);

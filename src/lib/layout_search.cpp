@@ -70,8 +70,12 @@ std::uint64_t tp_within_node(const GpuSpec& gpu, const LayoutSearchOptions& opti
   return std::max(scale_up_domain(gpu), options.gpus_per_node);
 }
 
-LayoutOption layout_option(const FitResult& f, const GpuSpec& gpu, const LayoutSearchOptions& options) {
-  const Layout& l = f.request.layout;
+namespace {
+
+/// The table figures of a layout's fit, whether whole (FitResult) or figures only.
+template <typename Fit>
+LayoutOption option_of(const Layout& l, const Fit& f, bool kv_replicated, const GpuSpec& gpu,
+                       const LayoutSearchOptions& options) {
   const std::uint64_t node = tp_within_node(gpu, options);
   return LayoutOption{.layout = l,
                       .fits = f.fits,
@@ -80,9 +84,15 @@ LayoutOption layout_option(const FitResult& f, const GpuSpec& gpu, const LayoutS
                       .shortfall_bytes = f.per_gpu.shortfall_bytes,
                       .max_concurrent_sequences = f.max_concurrent_sequences,
                       .max_context_tokens = f.max_context_tokens,
-                      .kv_replicated = f.kv_known && f.kv.replicated,
+                      .kv_replicated = kv_replicated,
                       .tp_span = tp_span(l.tp, gpu, options.gpus_per_node),
                       .pp_within_node = l.pp > 1 && l.tp % node != 0};
+}
+
+}  // namespace
+
+LayoutOption layout_option(const FitResult& f, const GpuSpec& gpu, const LayoutSearchOptions& options) {
+  return option_of(f.request.layout, f, f.kv_known && f.kv.replicated, gpu, options);
 }
 
 LayoutSearch given_layout(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
@@ -141,19 +151,17 @@ LayoutSearch detail::search_layouts(const ModelSpec& model, const GpuSpec& gpu, 
   }
 
   LayoutSearch s;
-  // Only the best fit is kept whole (the first of the best ranked, as the stable sort below
-  // puts first); the others keep their table figures.
-  std::optional<FitResult> best;
-  std::size_t best_at = 0;
+  // Each layout's figures only; the best (the first of the best ranked, as the stable sort below
+  // puts first) becomes a whole fit once the search is done.
+  std::optional<std::size_t> best_at;
   FitRequest r = request;
+  detail::FitFigures figures;
   const auto evaluate = [&](const std::vector<Layout>& layouts) {
     for (const Layout& l : layouts) {
       r.layout = l;
-      FitResult f = detail::fit_numbers(model, gpu, r, basis);
-      f.layout_automatic = true;
-      s.options.push_back(layout_option(f, gpu, options));
-      if (!best || rank_key(s.options.back()) < rank_key(s.options[best_at])) {
-        best = std::move(f);
+      detail::fit_figures(model, gpu, r, basis, figures);
+      s.options.push_back(option_of(l, figures, figures.kv != nullptr && figures.kv->replicated, gpu, options));
+      if (!best_at || rank_key(s.options.back()) < rank_key(s.options[*best_at])) {
         best_at = s.options.size() - 1;
       }
     }
@@ -188,10 +196,12 @@ LayoutSearch detail::search_layouts(const ModelSpec& model, const GpuSpec& gpu, 
   for (std::size_t i : order) {
     ranked.push_back(s.options[i]);
   }
+  r.layout = s.options[*best_at].layout;
   s.options = std::move(ranked);
-  s.chosen = std::move(*best);
+  s.chosen = detail::fit_numbers(model, gpu, r, basis);
+  s.chosen.layout_automatic = true;
   if (annotate) {
-    detail::annotate_fit(s.chosen, model, gpu);
+    detail::annotate_fit(s.chosen, model, gpu, *basis);
   }
   s.choice = s.chosen.fits ? LayoutChoice::most_sequences : LayoutChoice::none_fits;
   return s;

@@ -192,21 +192,20 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
 
 /// Replaces the neutral cap, activations and reserve by the engine's own terms, so that
 /// cap - weights - activations - reserve is the KV cache the engine allocates.
-void apply_engine(FitResult& res, const ModelSpec& m, double capacity) {
+void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r, const WeightFormats& formats,
+                  double capacity) {
   if (!m.has_architecture()) {
     throw InputError("engine.name: the engine's memory arithmetic needs an architecture (use a catalog "
                      "model or a config.json, not a bare parameter count)");
   }
-  PerGpuMemory& mem = res.per_gpu;
+  PerGpuMemory& mem = f.per_gpu;
   const EngineInputs in{.total_bytes = capacity,
                         .weights_bytes = mem.weights_bytes,
-                        .kv_bytes_per_token_per_gpu = res.kv_bytes_per_token_per_gpu,
-                        .block_tokens = res.request.block_tokens,
-                        .mxfp4_expert_bytes = (*res.request.weight_formats)[WeightPart::routed_experts].element ==
-                                                      DType::mxfp4
-                                                  ? res.weights.experts
-                                                  : 0.0};
-  const EngineMemory e = engine_memory(m, res.request.layout, in, res.request.engine);
+                        .kv_bytes_per_token_per_gpu = f.kv_bytes_per_token_per_gpu,
+                        .block_tokens = f.block_tokens,
+                        .mxfp4_expert_bytes =
+                            formats[WeightPart::routed_experts].element == DType::mxfp4 ? f.weights.experts : 0.0};
+  const EngineMemory e = engine_memory(m, r.layout, in, r.engine);
   mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)
   switch (e.engine) {
     case Engine::vllm:
@@ -225,46 +224,53 @@ void apply_engine(FitResult& res, const ModelSpec& m, double capacity) {
   }
   mem.engine_cap_bytes = mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes + e.kv_bytes;
   // Sequences and context follow the engine's block granularity.
-  res.request.block_tokens = e.block_tokens;
-  res.engine = e;
+  f.block_tokens = e.block_tokens;
+  f.engine = e;
 }
 
 }  // namespace
 
 namespace detail {
 
-FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
-                      std::optional<FitBasis>& basis) {
-  validate_request(request);
-  validate_layout(request.layout, model);
-  if (!basis || basis->asked_formats != request.weight_formats || basis->weights_dtype != request.weights_dtype ||
-      basis->embeddings_dtype != request.embeddings_dtype || basis->kv_dtype != request.kv_dtype) {
-    FitBasis b{.asked_formats = request.weight_formats,
-               .weights_dtype = request.weights_dtype,
-               .embeddings_dtype = request.embeddings_dtype,
-               .kv_dtype = request.kv_dtype};
-    b.formats = resolve_formats(model, request);
+const KvShape& FitBasis::kv_shape_of(const ModelSpec& model, const Layout& layout) {
+  // A layout search and its suggestions ask for a few shapes many times; the walk over the
+  // layers (and the windows vector) is made once for each TP x PP.
+  const std::pair key(layout.tp, layout.pp);
+  auto it = kv_shapes.find(key);
+  if (it == kv_shapes.end()) {
+    it = kv_shapes.emplace(key, kv_shape(model, kv_dtype, layout)).first;
+  }
+  return it->second;
+}
+
+void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r, std::optional<FitBasis>& basis,
+                 FitFigures& f, KvShape* own_shape) {
+  validate_request(r);
+  validate_layout(r.layout, model);
+  if (!basis || !basis->ready || basis->asked_formats != r.weight_formats || basis->weights_dtype != r.weights_dtype ||
+      basis->embeddings_dtype != r.embeddings_dtype || basis->kv_dtype != r.kv_dtype) {
+    FitBasis b{.ready = true,
+               .keep_shapes = basis.has_value() && basis->keep_shapes,
+               .asked_formats = r.weight_formats,
+               .weights_dtype = r.weights_dtype,
+               .embeddings_dtype = r.embeddings_dtype,
+               .kv_dtype = r.kv_dtype};
+    b.formats = resolve_formats(model, r);
     b.formats_as_shipped = b.formats == model.shipped_formats.value_or(WeightFormats{});
     b.totals = weight_totals(model, b.formats);
     if (model.has_architecture()) {
-      b.kv_bytes_per_token = kv_bytes_per_token(model, request.kv_dtype);
+      b.kv_bytes_per_token = kv_bytes_per_token(model, r.kv_dtype);
+      b.model_weight_bytes = b.totals.bytes;
+    } else {
+      b.model_weight_bytes[static_cast<std::size_t>(WeightPart::dense_mlp)] =
+          b.totals.params.body() * bits_per_element(b.formats[WeightPart::dense_mlp].element) / units::kBitsPerByte;
     }
     basis = std::move(b);
   }
-  FitResult res;
-  res.model_id = model.id;
-  res.gpu_id = gpu.id;
-  res.request = request;
-  const WeightFormats& formats = basis->formats;
-  res.request.weight_formats = formats;
-  res.request.embeddings_dtype = formats[WeightPart::embedding].element;
-  res.formats_as_shipped = basis->formats_as_shipped;
-  const WeightTotals& totals = basis->totals;
-  res.params = totals.params;
-  const FitRequest& r = res.request;
   const Layout& l = r.layout;
 
   double capacity = gpu.fit_memory_bytes();
+  f.mig.reset();
   if (!r.mig_profile.empty()) {
     const MigProfile* profile = gpu.find_mig_profile(r.mig_profile);
     if (profile == nullptr) {
@@ -283,8 +289,8 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
       throw InputError("fit.mig_profile: MIG slices cannot be linked by TP, PP or EP (no peer-to-peer "
                        "between instances); use one slice per replica");
     }
-    res.mig = mig_memory(gpu, *profile);
-    capacity = res.mig->bytes;
+    f.mig = mig_memory(gpu, *profile);
+    capacity = f.mig->bytes;
   }
 
   if (model.has_architecture() && r.context_tokens > model.max_position_embeddings) {
@@ -293,65 +299,123 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
                                  r.context_tokens, model.max_position_embeddings, model.id));
   }
 
-  if (model.has_architecture()) {
-    res.model_weight_bytes = totals.bytes;
-  } else {
-    res.model_weight_bytes[static_cast<std::size_t>(WeightPart::dense_mlp)] =
-        res.params.body() * bits_per_element(formats[WeightPart::dense_mlp].element) / units::kBitsPerByte;
-  }
-  res.weights = weights_per_gpu(model, res.model_weight_bytes, l);
-  res.checkpoint_bytes = model.checkpoint_bytes;
-  res.concurrency_per_replica = (r.concurrency + l.dp - 1) / l.dp;
-  res.activations = activations_per_gpu(model, r, res.concurrency_per_replica);
+  f.weights = weights_per_gpu(model, basis->model_weight_bytes, l);
+  f.concurrency_per_replica = (r.concurrency + l.dp - 1) / l.dp;
+  f.activations = activations_per_gpu(model, r, f.concurrency_per_replica);
+  f.block_tokens = r.block_tokens;
 
-  PerGpuMemory& mem = res.per_gpu;
+  PerGpuMemory& mem = f.per_gpu;
+  mem = PerGpuMemory{};
   mem.capacity_bytes = capacity;
   mem.engine_cap_bytes = capacity * r.memory_utilization;
-  mem.weights_bytes = res.weights.total();
-  mem.activation_bytes = res.activations.total();
+  mem.weights_bytes = f.weights.total();
+  mem.activation_bytes = f.activations.total();
   mem.reserve_bytes = r.reserve_bytes;
 
-  res.kv_known = model.has_architecture();
-  if (res.kv_known) {
-    res.kv = kv_shape(model, r.kv_dtype, l);
-    res.kv_bytes_per_token = basis->kv_bytes_per_token;
-    res.kv_bytes_per_token_per_gpu =
-        res.kv.bytes_per_token_per_layer_per_gpu * d(res.kv.layers_per_gpu());
+  const bool kv_known = model.has_architecture();
+  f.kv = nullptr;
+  if (kv_known && own_shape != nullptr && !basis->keep_shapes) {
+    // A single fit (perf's models, a search's chosen layout) takes the basis's shape when the
+    // search made it, else makes its own without keeping it.
+    const auto it = basis->kv_shapes.find(std::pair(l.tp, l.pp));
+    *own_shape = it != basis->kv_shapes.end() ? it->second : kv_shape(model, r.kv_dtype, l);
+    f.kv = own_shape;
+  } else if (kv_known) {
+    f.kv = &basis->kv_shape_of(model, l);
+    if (own_shape != nullptr) {
+      *own_shape = *f.kv;
+      f.kv = own_shape;
+    }
   }
+  f.kv_bytes_per_token_per_gpu = 0;
+  if (kv_known) {
+    f.kv_bytes_per_token_per_gpu = f.kv->bytes_per_token_per_layer_per_gpu * d(f.kv->layers_per_gpu());
+  }
+  f.engine.reset();
   if (r.engine.engine != Engine::neutral) {
     // A MIG slice's total is its own; a whole GPU's is what CUDA reports.
-    apply_engine(res, model, res.mig ? capacity : gpu.engine_memory_bytes());
+    apply_engine(f, model, r, basis->formats, f.mig ? capacity : gpu.engine_memory_bytes());
   }
   const double fixed = mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes;
   mem.kv_budget_bytes = std::max(0.0, mem.engine_cap_bytes - fixed);
   // An engine with no KV memory refuses to start (vLLM: "No available memory for the cache blocks").
-  res.weights_fit = res.engine ? res.engine->kv_bytes > 0 : fixed <= mem.engine_cap_bytes;
+  f.weights_fit = f.engine ? f.engine->kv_bytes > 0 : fixed <= mem.engine_cap_bytes;
 
-  if (res.kv_known) {
-    res.sequence_kv_bytes_per_gpu = sequence_kv_bytes(res.kv, r.context_tokens, r.block_tokens);
-    mem.kv_cache_bytes = d(res.concurrency_per_replica) * res.sequence_kv_bytes_per_gpu;
+  f.sequence_kv_bytes_per_gpu = 0;
+  f.max_concurrent_sequences.reset();
+  f.max_context_tokens.reset();
+  f.max_context_limited_by_model = false;
+  if (kv_known) {
+    const KvShape& kv = *f.kv;
+    f.sequence_kv_bytes_per_gpu = sequence_kv_bytes(kv, r.context_tokens, f.block_tokens);
+    mem.kv_cache_bytes = d(f.concurrency_per_replica) * f.sequence_kv_bytes_per_gpu;
     const auto per_replica =
-        static_cast<std::uint64_t>(std::floor(mem.kv_budget_bytes / res.sequence_kv_bytes_per_gpu));
-    res.max_concurrent_sequences = per_replica * l.dp;
+        static_cast<std::uint64_t>(std::floor(mem.kv_budget_bytes / f.sequence_kv_bytes_per_gpu));
+    f.max_concurrent_sequences = per_replica * l.dp;
     const std::uint64_t limit = model.max_position_embeddings;
-    res.max_context_tokens = max_context_tokens(res.kv, mem.kv_budget_bytes,
-                                                res.concurrency_per_replica, r.block_tokens, limit);
-    res.max_context_limited_by_model = *res.max_context_tokens == limit;
+    f.max_context_tokens = max_context_tokens(kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens, limit);
+    f.max_context_limited_by_model = *f.max_context_tokens == limit;
   }
   const double needed = fixed + mem.kv_cache_bytes;
-  res.fits = needed <= mem.engine_cap_bytes;
+  f.fits = needed <= mem.engine_cap_bytes;
   mem.free_bytes = std::max(0.0, mem.kv_budget_bytes - mem.kv_cache_bytes);
   mem.shortfall_bytes = std::max(0.0, needed - mem.engine_cap_bytes);
 
   const double gpus = d(l.gpus());
   // With MIG the deployment is slices, so its "datasheet" memory is the slices' memory.
-  res.datasheet_total_bytes = (res.mig ? capacity : gpu.memory_bytes) * gpus;
-  res.capacity_total_bytes = capacity * gpus;
+  f.datasheet_total_bytes = (f.mig ? capacity : gpu.memory_bytes) * gpus;
+  f.capacity_total_bytes = capacity * gpus;
+}
+
+FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                      std::optional<FitBasis>& basis) {
+  FitResult res;
+  FitFigures f;
+  fit_figures(model, gpu, request, basis, f, &res.kv);
+  res.model_id = model.id;
+  res.gpu_id = gpu.id;
+  res.request = request;
+  const WeightFormats& formats = basis->formats;
+  res.request.weight_formats = formats;
+  res.request.embeddings_dtype = formats[WeightPart::embedding].element;
+  res.request.block_tokens = f.block_tokens;
+  res.formats_as_shipped = basis->formats_as_shipped;
+  res.params = basis->totals.params;
+  res.model_weight_bytes = basis->model_weight_bytes;
+  res.weights = f.weights;
+  res.checkpoint_bytes = model.checkpoint_bytes;
+  res.concurrency_per_replica = f.concurrency_per_replica;
+  res.activations = f.activations;
+  res.mig = f.mig;
+  res.per_gpu = f.per_gpu;
+  res.kv_known = f.kv != nullptr;
+  if (res.kv_known) {
+    res.kv_bytes_per_token = basis->kv_bytes_per_token;
+    res.kv_bytes_per_token_per_gpu = f.kv_bytes_per_token_per_gpu;
+  }
+  res.engine = std::move(f.engine);
+  res.weights_fit = f.weights_fit;
+  res.sequence_kv_bytes_per_gpu = f.sequence_kv_bytes_per_gpu;
+  res.max_concurrent_sequences = f.max_concurrent_sequences;
+  res.max_context_tokens = f.max_context_tokens;
+  res.max_context_limited_by_model = f.max_context_limited_by_model;
+  res.fits = f.fits;
+  res.datasheet_total_bytes = f.datasheet_total_bytes;
+  res.capacity_total_bytes = f.capacity_total_bytes;
   return res;
 }
 
 void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu) {
   result.formats_text = describe_formats(model, *result.request.weight_formats, result.params);
+  add_notes(result, model, gpu);
+}
+
+void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu, FitBasis& basis) {
+  // The formats text depends on the model and formats alone: written once for the basis.
+  if (!basis.formats_text) {
+    basis.formats_text = describe_formats(model, basis.formats, basis.totals.params);
+  }
+  result.formats_text = *basis.formats_text;
   add_notes(result, model, gpu);
 }
 

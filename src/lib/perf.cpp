@@ -628,10 +628,12 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   return r;
 }
 
-ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus) {
+ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus,
+                             FitCache* cache) {
   validate_perf_request(model, request);
   ThroughputLayout best;
-  std::optional<detail::FitBasis> basis;
+  std::optional<detail::FitBasis> own;
+  std::optional<detail::FitBasis>& basis = cache != nullptr ? cache->basis(model, request.fit) : own;
   // Pipeline stages only when no TP-only replica can hold a sequence: engines serve with TP
   // inside a node, and PP's steady state here has no bubble to charge it for.
   for (int pass = 0; pass < 2 && best.candidates == 0 && request.fit.mig_profile.empty(); ++pass) {
@@ -670,17 +672,17 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
   } else {
     best.fit = best.chosen->fit();
     best.fit.layout_automatic = true;
-    detail::annotate_fit(best.fit, model, gpu);
+    detail::annotate_fit(best.fit, model, gpu, *basis);
   }
   return best;
 }
 
 ThroughputLayout serving_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
-                                bool layout_given, std::uint64_t gpus) {
+                                bool layout_given, std::uint64_t gpus, FitCache* cache) {
   if (layout_given) {
     return ThroughputLayout{.fit = fit(model, gpu, request.fit)};
   }
-  return best_layout(model, gpu, request, gpus);
+  return best_layout(model, gpu, request, gpus, cache);
 }
 
 }  // namespace gpuplan

@@ -4,8 +4,13 @@
 // are computed once per search, and the notes and formats text, which only the reported fit shows,
 // are written for that fit alone. fit() itself is fit_numbers() then annotate_fit().
 
+#include <cstdint>
+#include <map>
 #include <optional>
+#include <utility>
 
+#include <gpuplan/fit_cache.hpp>
+#include <gpuplan/fit_suggestions.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/memory.hpp>
 
@@ -15,6 +20,10 @@ namespace gpuplan::detail {
 
 /// What fit() derives from the model and the request's formats, whatever the layout, GPU or load.
 struct FitBasis {
+  /// The figures below are those of the fields that follow (false: a FitCache's empty slot).
+  bool ready = false;
+  /// Every KV shape is kept, not only a search's (a FitCache's basis serves many requests).
+  bool keep_shapes = false;
   // The request fields the basis was computed from (reused only while they are the same).
   std::optional<WeightFormats> asked_formats;
   DType weights_dtype = DType::bf16;
@@ -24,8 +33,45 @@ struct FitBasis {
   WeightFormats formats;
   bool formats_as_shipped = false;  ///< formats are the checkpoint's own
   WeightTotals totals;
+  /// Unsharded bytes by WeightPart (a bare parameter count: all of it dense).
+  std::array<double, kWeightParts> model_weight_bytes{};
   double kv_bytes_per_token = 0;
+  std::optional<std::string> formats_text;  ///< describe_formats(), once a fit is annotated
+  /// kv_shape() by (TP, PP), the only parts of the layout it reads; filled as they are asked for.
+  std::map<std::pair<std::uint64_t, std::uint64_t>, KvShape> kv_shapes;
+
+  /// kv_shape(model, kv_dtype, layout), computed once for each TP x PP.
+  const KvShape& kv_shape_of(const ModelSpec& model, const Layout& layout);
 };
+
+/// The figures fit_numbers() computes for one layout, without the FitResult around them (ids,
+/// request, the KV shape copied): what a layout search ranks and tables for every layout it
+/// tries, while only the chosen one becomes a FitResult.
+struct FitFigures {
+  std::optional<MigMemory> mig;
+  WeightsBytes weights;
+  ActivationBytes activations;
+  PerGpuMemory per_gpu;
+  const KvShape* kv = nullptr;  ///< in the basis (valid until its next use); null without an architecture
+  std::uint64_t block_tokens = 0;  ///< the request's, or the engine's granularity
+  std::uint64_t concurrency_per_replica = 0;
+  double kv_bytes_per_token_per_gpu = 0;
+  double sequence_kv_bytes_per_gpu = 0;
+  std::optional<std::uint64_t> max_concurrent_sequences;
+  std::optional<std::uint64_t> max_context_tokens;
+  bool max_context_limited_by_model = false;
+  bool weights_fit = false;
+  bool fits = false;
+  double datasheet_total_bytes = 0;
+  double capacity_total_bytes = 0;
+  std::optional<EngineMemory> engine;
+};
+
+/// fit_numbers()'s checks and arithmetic into `figures` (fields all overwritten, so one object
+/// serves a whole search); fit_numbers() is this, then the FitResult built around them. The KV
+/// shape is the basis's (kept for the layouts to come), or with `own_shape` written there.
+void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                 std::optional<FitBasis>& basis, FitFigures& figures, KvShape* own_shape = nullptr);
 
 /// fit() without notes and formats text. `basis` is computed on first use (after the checks
 /// fit() makes first, so errors stay the same) and reused while the request's formats are the same.
@@ -33,11 +79,18 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
                       std::optional<FitBasis>& basis);
 /// Adds what fit() adds to fit_numbers(): the formats text and the notes.
 void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu);
+/// The same for a result fit_numbers() computed from `basis`, whose formats text it keeps.
+void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu, FitBasis& basis);
 
 /// search_layouts() with the caller's basis (fit's suggestions search a changed request a few
 /// times) and, unless `annotate`, the chosen fit without its notes and formats text (a suggestion
 /// reads only its figures).
 LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
                             const LayoutSearchOptions& options, std::optional<FitBasis>& basis, bool annotate);
+
+/// suggest_fits() with the figures of every request it evaluates kept in `cache` (none: its own).
+std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                        const LayoutSearchOptions& options, bool layout_given,
+                                        const LayoutSearch& search, FitCache* cache);
 
 }  // namespace gpuplan::detail
