@@ -22,6 +22,7 @@ struct PlanOptions {
   WorkloadOptions workload;
   PricingOptions pricing;
   std::vector<std::string> models;
+  std::vector<std::string> model_configs;
   std::vector<std::string> gpus;
   std::vector<std::string> weights_dtypes{"all"};
   std::vector<std::string> kv_dtypes{"all"};
@@ -98,9 +99,18 @@ Exit run_plan(const PlanOptions& o) {
   req.max_gpus_per_replica = o.max_gpus_per_replica;
   req.gpus_per_node = o.gpus_per_node;
   req.batch_search = o.batch_search == "exhaustive" ? BatchSearch::exhaustive : BatchSearch::bisect;
+  if (o.models.empty() && o.model_configs.empty()) {
+    throw InputError("one of --model or --model-config is required");
+  }
   std::vector<PlanResult> plans;
   for (const std::string& m : o.models) {
     plans.push_back(plan(catalog, lookup_model(catalog, m, "--model"), req));
+  }
+  // A config.json's model lives as long as its plan, which refers to it.
+  std::vector<std::unique_ptr<const ModelSpec>> configured;
+  for (const std::string& path : o.model_configs) {
+    configured.push_back(std::make_unique<const ModelSpec>(model_from_hf_config_file(path)));
+    plans.push_back(plan(catalog, *configured.back(), req));
   }
   fmt::print("{}", render_plan(plans, emit, render));
   std::set<std::string> warned;
@@ -137,7 +147,10 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
       "plan",
       "The cheapest deployments meeting a load and latency targets: every priced GPU x weights and KV format x "
       "layout x batch x replicas, with the launch command and each GPU's throughput/latency frontier");
-  sub->add_option("--model", o->models, "Catalog model id (repeat for several models)")->required()->check(non_empty());
+  sub->add_option("--model", o->models, "Catalog model id (repeat for several models)")->check(non_empty());
+  sub->add_option("--model-config", o->model_configs,
+                  "Hugging Face config.json of a model outside the catalog (repeat for several; with --model too)")
+      ->check(non_empty());
   add_workload_options(*sub, o->workload, true, false);  // plan has its own target flag
   sub->add_option("--target-output-tokens-per-s", o->target_tokens_per_s,
                   "Output tokens/s the whole deployment must serve (replicas are added for it; default: none, one replica)")

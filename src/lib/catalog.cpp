@@ -633,9 +633,12 @@ ModelSpec model_from_hf_config(std::string_view text, std::string_view origin_vi
   // config.json its folder (a downloaded model directory).
   const std::filesystem::path path(origin);
   const std::string stem = path.stem().string();
-  m.id = it != root.end() && it->is_string() && !it->get_ref<const std::string&>().empty()
-             ? it->get<std::string>()
-             : (stem == "config" ? path.parent_path().filename().string() : stem);
+  const bool named = it != root.end() && it->is_string() && !it->get_ref<const std::string&>().empty();
+  m.id = named ? it->get<std::string>() : (stem == "config" ? path.parent_path().filename().string() : stem);
+  // What an engine loads it by (plan's launch command): the hub id or path it was saved from.
+  if (named) {
+    m.hf_repo = m.id;
+  }
   if (m.id.empty()) {
     m.id = "config.json";
   }
@@ -655,6 +658,10 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
     }
   }
   ModelSpec m = model_from_hf_config(read_text_file(path, "model config"), path.string());
+  // Without a saved name, a config.json is loaded by its folder (a downloaded model directory).
+  if (m.hf_repo.empty() && path.filename() == "config.json") {
+    m.hf_repo = path.parent_path().empty() ? std::string(".") : path.parent_path().string();
+  }
   const std::filesystem::path index = path.parent_path() / "model.safetensors.index.json";
   if (std::filesystem::is_regular_file(index, ec)) {
     const std::string origin = index.string();

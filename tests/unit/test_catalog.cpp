@@ -125,6 +125,19 @@ TEST_CASE("catalog: a missing file is bad input", "[catalog]") {
                     "/nonexistent/cat.json: catalog file does not exist");
 }
 
+TEST_CASE("catalog: what an engine loads a config.json's model by", "[catalog]") {
+  // The saved name when the config carries one; else the folder of a config.json (a downloaded
+  // model directory, given itself or by its config.json); a lone file named otherwise has none.
+  CHECK(gpuplan::model_from_hf_config_file(fixture("hf-llama-3.1-8b.json")).hf_repo == "meta-llama/Llama-3.1-8B");
+  const auto dir = gpuplan::model_from_hf_config_file(fixture("hf/qwen2.5-7b"));
+  CHECK(dir.id == "qwen2.5-7b");
+  CHECK(dir.hf_repo == fixture("hf/qwen2.5-7b"));
+  CHECK(gpuplan::model_from_hf_config_file(fixture("hf/qwen2.5-7b/config.json")).hf_repo == fixture("hf/qwen2.5-7b"));
+  const auto lone = gpuplan::model_from_hf_config_file(fixture("hf-mixtral-8x7b.json"));
+  CHECK(lone.id == "hf-mixtral-8x7b");
+  CHECK(lone.hf_repo.empty());
+}
+
 TEST_CASE("catalog: Hugging Face config.json files", "[catalog]") {
   SECTION("dense Llama: parameters as the catalog entry") {
     const auto m = gpuplan::model_from_hf_config_file(fixture("hf-llama-3.1-8b.json"));
