@@ -6,6 +6,8 @@
 
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
+#include <gpuplan/measurement_file.hpp>
 
 #include "common.hpp"
 
@@ -24,11 +26,21 @@ Exit run_validate_benchmarks(const ValidateOptions& o) {
   std::vector<Benchmark> chosen = catalog.benchmarks();
   if (!o.benchmarks.empty()) {
     // Only the file's benchmarks are checked (and fitted); its models and GPUs may be built in.
-    catalog.merge_file(o.benchmarks);
+    const std::string text = limits::read_text_file(o.benchmarks, "benchmarks file");
     chosen.clear();
-    for (const Benchmark& b : catalog.benchmarks()) {
-      if (b.origin == o.benchmarks) {
-        chosen.push_back(b);
+    if (is_measurement_file(text)) {
+      // Published measurements as the reference file keeps them: names as their source wrote them.
+      MeasurementFile file = read_measurement_file(catalog, text, o.benchmarks);
+      for (const std::string& note : file.notes) {
+        fmt::print(stderr, "gpuplan: note: {}\n", note);
+      }
+      chosen = std::move(file.benchmarks);
+    } else {
+      catalog.merge_text(text, o.benchmarks);
+      for (const Benchmark& b : catalog.benchmarks()) {
+        if (b.origin == o.benchmarks) {
+          chosen.push_back(b);
+        }
       }
     }
     if (chosen.empty()) {
@@ -53,7 +65,7 @@ Exit run_validate_benchmarks(const ValidateOptions& o) {
 void add_validate_command(CLI::App& app, Exit& exit_code) {
   auto o = std::make_shared<ValidateOptions>();
   CLI::App* sub = app.add_subcommand("validate", "The performance model against measured benchmarks");
-  sub->add_option("--benchmarks", o->benchmarks, "A benchmarks file of the catalog format to check")
+  sub->add_option("--benchmarks", o->benchmarks, "A benchmarks file to check: the catalog format, or published measurements as the reference calibration.json keeps them ({\"measured\": [...]})")
       ->check(non_empty());
   sub->add_flag("--calibrate", o->calibrate, "Fit the efficiency factors to the benchmarks first");
   sub->add_flag("--cross-validate", o->cross_validate,

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <type_traits>
 #include <utility>
 #include <set>
 #include <span>
@@ -88,6 +89,20 @@ std::vector<std::string> words(std::string_view name) {
   return out;
 }
 
+// Tokens of a name: runs of letters and digits between other characters ("h100-sxm" -> h100 sxm).
+std::vector<std::string> tokens(std::string_view name) {
+  std::vector<std::string> out(1);
+  for (char raw : name) {
+    if (std::isalnum(static_cast<unsigned char>(raw)) == 0) {
+      out.emplace_back();
+      continue;
+    }
+    out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(raw)));
+  }
+  std::erase_if(out, [](const std::string& t) { return t.empty(); });
+  return out;
+}
+
 // An abbreviation: its words, in order, each the start of a word of the id (numbers whole), the
 // first word starting the id ("llama3-70b" abbreviates llama-3.1-70b and llama-3.3-70b).
 bool abbreviates(const std::vector<std::string>& query, const std::vector<std::string>& id) {
@@ -116,6 +131,29 @@ std::string resolved_note(std::string_view what, std::string_view name, std::str
   return fmt::format("{} '{}' read as '{}' ({})", what, name, id, how);
 }
 
+// A Hugging Face name without its owner and release suffixes ("meta-llama/Llama-3.1-8B-Instruct" ->
+// "llama-3.1-8b", "DeepSeek-R1-0528" -> "deepseek-r1", "Qwen3-30B-A3B-Instruct-2507" ->
+// "qwen3-30b-a3b"): the dated, instruct, chat and base releases of one architecture size the same.
+std::string release_base(const std::string& key) {
+  std::string base = key.substr(key.rfind('/') + 1);
+  const auto dated = [&base] {
+    const std::size_t dash = base.rfind('-');
+    return dash != std::string::npos && base.size() - dash == 5 && dash > 0 &&
+           std::all_of(base.begin() + static_cast<std::ptrdiff_t>(dash) + 1, base.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+  };
+  if (dated()) {
+    base.resize(base.rfind('-'));
+  }
+  for (std::string_view suffix : {"-instruct", "-chat", "-base", "-hf", "-it"}) {
+    if (base.size() > suffix.size() && base.ends_with(suffix)) {
+      base.resize(base.size() - suffix.size());
+      break;
+    }
+  }
+  return base;
+}
+
 template <typename T>
 std::vector<std::string> aliases_of(const T& /*item*/) {
   return {};
@@ -132,20 +170,8 @@ std::vector<std::string> aliases_of<ModelSpec>(const ModelSpec& m) {
     return {};
   }
   const std::string repo = lower(m.hf_repo);
-  return {repo, repo.substr(repo.find('/') + 1)};
-}
-
-// A Hugging Face name without its owner and release suffix ("meta-llama/Llama-3.1-8B-Instruct" ->
-// "llama-3.1-8b"): the instruct, chat and base releases of one architecture size the same.
-std::string release_base(const std::string& key) {
-  std::string base = key.substr(key.rfind('/') + 1);
-  for (std::string_view suffix : {"-instruct", "-chat", "-base", "-hf", "-it"}) {
-    if (base.size() > suffix.size() && base.ends_with(suffix)) {
-      base.resize(base.size() - suffix.size());
-      break;
-    }
-  }
-  return base;
+  const std::string name = repo.substr(repo.find('/') + 1);
+  return {repo, name, release_base(name)};
 }
 
 // Id, alias, then abbreviation; a note says what a non-exact name resolved to.
@@ -181,6 +207,30 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
       }
     }
     how = "abbreviation";
+  }
+  if (hits.empty() && std::is_same_v<T, GpuSpec>) {
+    // A GPU as vendors and benchmark tables write it ("NVIDIA H100 SXM", "RTX 6000 Pro
+    // Blackwell Server Edition", "H100 SXM 80GB"): every token of the id among its tokens, in
+    // any order; of several such ids the one with the most tokens. Tokens are whole ("h100-sxm6"
+    // is not h100-sxm). Not for models, whose extra tokens are versions ("Mistral-7B-v0.3").
+    const auto query = tokens(key);
+    std::size_t most = 0;
+    for (const T& item : items) {
+      const auto id = tokens(item.id);
+      if (!std::all_of(id.begin(), id.end(), [&query](const std::string& w) {
+            return std::find(query.begin(), query.end(), w) != query.end();
+          })) {
+        continue;
+      }
+      if (id.size() > most) {
+        hits.clear();
+        most = id.size();
+      }
+      if (id.size() == most) {
+        hits.push_back(&item);
+      }
+    }
+    how = "tokens of the name";
   }
   if (hits.size() == 1) {
     notes.push_back(resolved_note(what, name, hits.front()->id, how));

@@ -150,6 +150,24 @@ TEST_CASE("names: aliases, abbreviations, ambiguity", "[catalog][names]") {
   (void)c.take_notes();
 }
 
+// Results tables name GPUs with vendor, form factor and memory: whole tokens of the id, in any
+// order, among the name's; a token that differs (a typo, another generation) is no match.
+TEST_CASE("names: GPUs as vendors and results tables write them", "[catalog][names]") {
+  const Catalog& c = Catalog::builtin();
+  (void)c.take_notes();
+  CHECK(c.gpu("NVIDIA H100 SXM").id == "h100-sxm");
+  CHECK(c.gpu("H100 SXM 80GB").id == "h100-sxm");
+  CHECK(c.gpu("RTX 6000 Pro Blackwell Server Edition").id == "rtx-pro-6000-server");
+  CHECK(c.gpu("NVIDIA H200 NVL").id == "h200-nvl");  // the most specific id, not h200-sxm's alias
+  CHECK(c.gpu("NVIDIA GB200 SXM").id == "gb200");
+  CHECK(c.take_notes().back() == "GPU 'NVIDIA GB200 SXM' read as 'gb200' (tokens of the name)");
+  CHECK(c.resolve_gpu("h100-sxm6") == nullptr);
+  CHECK(c.resolve_gpu("NVIDIA Z100 SXM") == nullptr);
+  // Models are not matched this way: their extra tokens are versions.
+  CHECK(c.resolve_model("mistral-7b-v0.3") == nullptr);
+  (void)c.take_notes();
+}
+
 // People paste model names from serving commands: the Hugging Face repository, with or without its
 // owner and its instruct/chat/base release suffix.
 TEST_CASE("names: Hugging Face repository names resolve to the catalog model", "[catalog][names]") {
@@ -163,6 +181,10 @@ TEST_CASE("names: Hugging Face repository names resolve to the catalog model", "
   CHECK(notes[2] == "model 'meta-llama/Llama-3.1-70B-Instruct' read as 'llama-3.1-70b' (Hugging Face name)");
   // Another release of the family with a different architecture is not matched.
   CHECK(c.resolve_model("mistralai/Mistral-7B-Instruct-v0.3") == nullptr);
+  // A dated release of one architecture is; so is a repository name without its suffix.
+  CHECK(c.model("deepseek-ai/DeepSeek-R1-0528").id == "deepseek-r1");
+  CHECK(c.model("Qwen/Qwen3-30B-A3B-Instruct-2507").id == "qwen3-30b-a3b");
+  CHECK(c.model("Llama-4-Scout-17B-16E").id == "llama-4-scout");
   (void)c.take_notes();
 }
 

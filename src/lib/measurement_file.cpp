@@ -1,0 +1,239 @@
+#include <gpuplan/measurement_file.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/layout.hpp>
+#include <gpuplan/units.hpp>
+
+#include "detail/json_reader.hpp"
+
+namespace gpuplan {
+namespace {
+
+using detail::Json;
+using detail::JsonPointer;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// "TP2,PP4", "TP8", "TP4 x PP2", "TP8 EP8", "DP8 EP8": degrees by name; anything else is not a
+// parallelism this reads.
+std::map<std::string, std::uint64_t> degrees(const std::string& text, const detail::ObjectReader& r) {
+  std::map<std::string, std::uint64_t> out;
+  const std::string t = lower(text);
+  std::size_t i = 0;
+  while (i < t.size()) {
+    if (!std::isalpha(static_cast<unsigned char>(t[i]))) {
+      if (t[i] != ',' && t[i] != ' ' && t[i] != '/' && t[i] != '+' && t[i] != '-') {
+        r.fail("parallelism", fmt::format("cannot read '{}': expected degrees such as TP2,PP4 or TP8 EP8", text));
+      }
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < t.size() && std::isalpha(static_cast<unsigned char>(t[j]))) {
+      ++j;
+    }
+    const std::string name = t.substr(i, j - i);
+    std::size_t k = j;
+    while (k < t.size() && std::isdigit(static_cast<unsigned char>(t[k]))) {
+      ++k;
+    }
+    if (name == "x" && k == j) {  // "TP4 x PP2"
+      i = j;
+      continue;
+    }
+    if ((name != "tp" && name != "pp" && name != "ep" && name != "dp") || k == j || k - j > 6 ||
+        out.contains(name)) {
+      r.fail("parallelism", fmt::format("cannot read '{}': expected degrees such as TP2,PP4 or TP8 EP8", text));
+    }
+    const std::uint64_t v = std::stoull(t.substr(j, k - j));
+    if (v < 1) {
+      r.fail("parallelism", fmt::format("'{}': a degree of 0", text));
+    }
+    out[name] = v;
+    i = k;
+  }
+  if (out.empty()) {
+    r.fail("parallelism", fmt::format("cannot read '{}': expected degrees such as TP2,PP4 or TP8 EP8", text));
+  }
+  return out;
+}
+
+template <typename T>
+std::vector<std::string> ids_of(const std::vector<T>& items) {
+  std::vector<std::string> ids;
+  for (const T& item : items) {
+    ids.push_back(item.id);
+  }
+  return ids;
+}
+
+// The engine's batch cap when the row ran at "max load": trtllm-bench sizes its own (0: the
+// validation applies its rule), vLLM serve caps at max_num_seqs (1024 on GPUs of 70 GiB or
+// more, else 256; vllm/engine/arg_utils.py), SGLang's cap follows its memory pool (0).
+std::uint64_t engine_cap(const std::string& engine, const GpuSpec& gpu) {
+  const std::string e = lower(engine);
+  if (e.find("vllm") != std::string::npos) {
+    return gpu.memory_bytes >= 70.0 * units::kGiB ? 1024 : 256;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool is_measurement_file(std::string_view text) {
+  // Cheap check on the text first: most benchmark files are the catalog format.
+  if (text.find("\"measured\"") == std::string_view::npos) {
+    return false;
+  }
+  try {
+    const Json root = detail::parse_json_text(text, "");
+    return root.is_object() && root.contains("measured") && root["measured"].is_array();
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view text, std::string_view origin_view) {
+  const std::string origin(origin_view);
+  const Json root = detail::parse_json_text(text, origin);
+  detail::ObjectReader top(root, origin, JsonPointer());
+  static constexpr std::array kKeys{std::string_view("note"), std::string_view("measured"),
+                                    std::string_view("mlperf"), std::string_view("schema_version")};
+  top.reject_unknown(kKeys);
+  MeasurementFile out;
+  const Json* measured = top.value("measured");
+  if (measured == nullptr || !measured->is_array()) {
+    top.fail("measured", "expected an array of measurements");
+  }
+  std::map<std::string, int> skipped_kinds;
+  std::map<std::string, int> seen_ids;
+  for (std::size_t i = 0; i < measured->size(); ++i) {
+    const JsonPointer at = JsonPointer("/measured") / i;
+    detail::ObjectReader r((*measured)[i], origin, at);
+    const std::string kind = r.string("kind");
+    if (kind != "throughput") {
+      ++skipped_kinds[kind];
+      continue;
+    }
+    Benchmark b;
+    b.origin = origin;
+    const auto unknown = [&r](const char* field, const char* what, const std::string& name, const auto& items) {
+      const auto close = closest_names(name, ids_of(items));
+      r.fail(field, fmt::format("unknown {} '{}'{}", what, name,
+                                close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
+    };
+    const std::string model_name = r.string("model");
+    const ModelSpec* model = catalog.resolve_model(model_name);
+    if (model == nullptr) {
+      unknown("model", "model", model_name, catalog.models());
+    }
+    const std::string gpu_name = r.string("gpu");
+    const GpuSpec* gpu = catalog.resolve_gpu(gpu_name);
+    if (gpu == nullptr) {
+      unknown("gpu", "GPU", gpu_name, catalog.gpus());
+    }
+    b.model = model->id;
+    b.gpu = gpu->id;
+
+    const std::string parallelism = r.string("parallelism");
+    const auto deg = degrees(parallelism, r);
+    const auto degree = [&deg](const char* name) { return deg.contains(name) ? deg.at(name) : 1; };
+    b.layout.tp = degree("tp");
+    b.layout.pp = degree("pp");
+    const std::uint64_t replica = b.layout.tp * b.layout.pp;
+    constexpr std::uint64_t kMaxGpus = 1u << 16;
+    const std::uint64_t gpus = r.optional_integer("num_gpus", 1, kMaxGpus).value_or(replica * degree("dp"));
+    if (gpus % replica != 0) {
+      r.fail("num_gpus", fmt::format("{} GPUs are not a whole number of {} replicas", gpus, parallelism));
+    }
+    b.layout.dp = gpus / replica;
+    // A MoE row that names no EP: experts split over the TP group, as trtllm-bench's --ep
+    // defaults to and the shipped rows assume.
+    b.layout.ep = deg.contains("ep") ? deg.at("ep") : (model->is_moe() ? b.layout.tp : 1);
+    if (gpus % b.layout.ep != 0 || (b.layout.ep > b.layout.tp && b.layout.ep % b.layout.tp != 0)) {
+      r.fail("parallelism", fmt::format("EP {} does not divide the {} GPUs into whole expert groups of TP {}",
+                                        b.layout.ep, gpus, b.layout.tp));
+    }
+    if (const auto problem = layout_problem(b.layout, *model)) {
+      r.fail("parallelism", *problem);
+    }
+
+    const std::string precision = lower(r.string("precision"));
+    b.weights_dtype = parse_dtype(precision == "nvfp4" ? "fp4" : precision, r.where_of("precision"));
+    // The KV cache's format is rarely in a results table: ModelOpt's FP8 and NVFP4 checkpoints
+    // carry an FP8 cache where the GPU has FP8 units; 16-bit weights keep a 16-bit cache.
+    const auto kv = r.optional_string("kv_cache_dtype");
+    const bool fp8_units = gpu->dense_flop_per_s.contains("fp8");
+    b.kv_dtype = kv ? parse_kv_dtype(lower(*kv), r.where_of("kv_cache_dtype"))
+                    : (is_quantized(b.weights_dtype) && fp8_units ? DType::fp8
+                       : b.weights_dtype == DType::fp16 ? DType::fp16
+                                                        : DType::bf16);
+    const char* native = b.weights_dtype == DType::fp8 ? "fp8" : b.weights_dtype == DType::fp4 ? "fp4" : nullptr;
+    if (native != nullptr && !gpu->dense_flop_per_s.contains(native)) {
+      r.fail("precision", fmt::format("{} has no {} tensor cores; the measurement cannot be in {}", gpu->id, native,
+                                      native));
+    }
+
+    b.input_tokens = r.integer("isl", 1, 1ull << 32);
+    b.output_tokens = r.integer("osl", 1, 1ull << 32);
+    b.output_tokens_per_s = r.number("output_tokens_per_s", 1e9);
+    b.scenario = "max-load";
+    const std::string engine = r.optional_string("engine").value_or("");
+    b.max_batch = engine_cap(engine, *gpu);
+    if (const Json* c = r.value("concurrency"); c != nullptr && c->is_number()) {
+      // A fixed number of requests in flight over the replicas: that is the batch.
+      if (!c->is_number_unsigned() || c->get<std::uint64_t>() < 1 || c->get<std::uint64_t>() > 100'000'000) {
+        r.fail("concurrency", fmt::format("expected a whole number of requests from 1 to 100000000, got {}", c->dump()));
+      }
+      b.max_batch = (c->get<std::uint64_t>() + b.layout.dp - 1) / b.layout.dp;
+      b.scenario = "server";
+    } else if (c != nullptr && !c->is_string()) {
+      r.fail("concurrency", "expected a number of requests or a description such as \"max load\"");
+    }
+    b.calibrate = true;
+    if (const auto source = r.optional_string("source")) {
+      b.sources.push_back(*source);
+    }
+    b.sources.push_back(fmt::format("{}: {}", origin, at.to_string()));
+    b.notes = engine;
+    std::string id = lower(fmt::format("{}-{}-{}-{}-isl{}-osl{}", b.model, precision, b.gpu, parallelism,
+                                       b.input_tokens, b.output_tokens));
+    std::replace_if(id.begin(), id.end(), [](char ch) { return ch == ' ' || ch == ',' || ch == '/'; }, '-');
+    const int repeat = ++seen_ids[id];
+    b.id = repeat > 1 ? fmt::format("{}#{}", id, repeat) : id;
+    out.benchmarks.push_back(std::move(b));
+  }
+  // Each name read once (a file repeats its GPU and model on every row).
+  for (std::string& note : catalog.take_notes()) {
+    if (std::find(out.notes.begin(), out.notes.end(), note) == out.notes.end()) {
+      out.notes.push_back(std::move(note));
+    }
+  }
+  for (const auto& [kind, count] : skipped_kinds) {
+    out.notes.push_back(fmt::format("{}: {} '{}' row{} not read (only throughput measurements are checked)", origin,
+                                    count, kind, count == 1 ? "" : "s"));
+  }
+  if (const Json* mlperf = top.value("mlperf"); mlperf != nullptr && mlperf->is_array() && !mlperf->empty()) {
+    out.notes.push_back(fmt::format("{}: {} MLPerf row{} not read (their inputs are dataset caps; the shipped "
+                                    "benchmarks carry the ones gpuplan checks)",
+                                    origin, mlperf->size(), mlperf->size() == 1 ? "" : "s"));
+  }
+  if (out.benchmarks.empty()) {
+    top.fail("measured", "no throughput measurements (rows of \"kind\": \"throughput\")");
+  }
+  return out;
+}
+
+}  // namespace gpuplan

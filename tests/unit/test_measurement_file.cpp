@@ -1,0 +1,108 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
+#include <gpuplan/measurement_file.hpp>
+
+using gpuplan::DType;
+
+namespace {
+const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+std::string fixture(const char* name) { return std::string(GPUPLAN_FIXTURES_DIR) + "/" + name; }
+
+std::string row(const std::string& fields) {
+  return R"({"measured": [{"kind": "throughput", "engine": "TensorRT-LLM", "isl": 128, "osl": 2048, )" + fields + "}]}";
+}
+}  // namespace
+
+TEST_CASE("measurement file: the reference rows read as the shipped benchmarks", "[measurement]") {
+  // data/benchmarks.json's TensorRT-LLM rows were converted from these by hand: reading the
+  // reference file as it stands must give the same models, GPUs, layouts, formats and figures.
+  const std::string path = fixture("reference-throughput.json");
+  const auto file = gpuplan::read_measurement_file(cat(), gpuplan::limits::read_text_file(path, "test"), path);
+  REQUIRE(file.benchmarks.size() == 90);
+  for (const gpuplan::Benchmark& b : file.benchmarks) {
+    INFO(b.id);
+    const auto& shipped = cat().benchmarks();
+    const auto same = std::find_if(shipped.begin(), shipped.end(), [&b](const gpuplan::Benchmark& s) {
+      return s.model == b.model && s.gpu == b.gpu && s.weights_dtype == b.weights_dtype &&
+             s.input_tokens == b.input_tokens && s.output_tokens == b.output_tokens &&
+             s.output_tokens_per_s == Approx(b.output_tokens_per_s);
+    });
+    REQUIRE(same != shipped.end());
+    CHECK(same->kv_dtype == b.kv_dtype);
+    CHECK(same->layout.tp == b.layout.tp);
+    CHECK(same->layout.pp == b.layout.pp);
+    CHECK(same->layout.ep == b.layout.ep);
+    CHECK(same->layout.dp == b.layout.dp);
+    CHECK(same->max_batch == b.max_batch);
+    CHECK(b.calibrate);
+  }
+}
+
+TEST_CASE("measurement file: names, layouts and formats as sources write them", "[measurement]") {
+  const auto file = gpuplan::read_measurement_file(
+      cat(),
+      row(R"("model": "Qwen3-235B-A22B", "gpu": "RTX 6000 Pro Blackwell Server Edition", "parallelism": "TP2,PP4",
+             "num_gpus": 8, "precision": "NVFP4", "concurrency": 64, "output_tokens_per_s": 12494)"),
+      "m.json");
+  REQUIRE(file.benchmarks.size() == 1);
+  const gpuplan::Benchmark& b = file.benchmarks.front();
+  CHECK(b.model == "qwen3-235b-a22b");
+  CHECK(b.gpu == "rtx-pro-6000-server");
+  CHECK(b.layout.tp == 2);
+  CHECK(b.layout.pp == 4);
+  CHECK(b.layout.dp == 1);
+  CHECK(b.layout.ep == 2);  // MoE without EP: experts over the TP group
+  CHECK(b.weights_dtype == DType::fp4);
+  CHECK(b.kv_dtype == DType::fp8);
+  CHECK(b.max_batch == 64);  // a fixed concurrency is the batch
+  CHECK(std::any_of(file.notes.begin(), file.notes.end(),
+                    [](const std::string& n) { return n.find("rtx-pro-6000-server") != std::string::npos; }));
+
+  const auto vllm = gpuplan::read_measurement_file(
+      cat(),
+      R"({"measured": [{"kind": "throughput", "engine": "vLLM 0.11", "model": "llama-3.1-8b", "gpu": "L40S",
+          "parallelism": "TP1", "precision": "BF16", "isl": 1000, "osl": 1000, "output_tokens_per_s": 2000},
+         {"kind": "throughput", "engine": "vLLM 0.11", "model": "llama-3.1-8b", "gpu": "H100", "parallelism": "DP2",
+          "precision": "BF16", "isl": 1000, "osl": 1000, "output_tokens_per_s": 4000}]})",
+      "v.json");
+  REQUIRE(vllm.benchmarks.size() == 2);
+  CHECK(vllm.benchmarks[0].kv_dtype == DType::bf16);
+  CHECK(vllm.benchmarks[0].max_batch == 256);   // vLLM's max_num_seqs below 70 GiB
+  CHECK(vllm.benchmarks[1].max_batch == 1024);  // and above
+  CHECK(vllm.benchmarks[1].layout.dp == 2);
+}
+
+TEST_CASE("measurement file: bad rows name the row and field", "[measurement]") {
+  const auto fails = [](const std::string& fields, const char* message) {
+    CHECK_THROWS_WITH(gpuplan::read_measurement_file(cat(), row(fields), "m.json"), Catch::Matchers::Contains(message));
+  };
+  fails(R"("model": "Llama-9-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP8", "output_tokens_per_s": 1)",
+        "m.json: /measured/0/model: unknown model 'Llama-9-70B'; closest:");
+  fails(R"("model": "Llama-3.3-70B", "gpu": "Z100", "parallelism": "TP2", "precision": "FP8", "output_tokens_per_s": 1)",
+        "m.json: /measured/0/gpu: unknown GPU 'Z100'");
+  fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "two GPUs", "precision": "FP8", "output_tokens_per_s": 1)",
+        "/measured/0/parallelism: cannot read 'two GPUs'");
+  fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP3", "precision": "FP8", "output_tokens_per_s": 1)",
+        "/measured/0/parallelism:");
+  fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "num_gpus": 3, "precision": "FP8", "output_tokens_per_s": 1)",
+        "/measured/0/num_gpus: 3 GPUs are not a whole number");
+  fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP4", "output_tokens_per_s": 1)",
+        "/measured/0/precision: h100-sxm has no fp4 tensor cores");
+  fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP8", "output_tokens_per_s": -5)",
+        "/measured/0/output_tokens_per_s:");
+  fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP8", "concurrency": 2.5, "output_tokens_per_s": 1)",
+        "/measured/0/concurrency: expected a whole number");
+  CHECK_THROWS_WITH(gpuplan::read_measurement_file(cat(), R"({"measured": [{"kind": "nccl_allreduce_busbw"}]})", "m.json"),
+                    Catch::Matchers::Contains("m.json: /measured: no throughput measurements"));
+  CHECK_THROWS_WITH(gpuplan::read_measurement_file(cat(), R"({"measured": [], "extra": 1})", "m.json"),
+                    Catch::Matchers::Contains("extra"));
+  CHECK(gpuplan::is_measurement_file(row("")) == false);  // not JSON: the caller reports it as the catalog format
+  CHECK(gpuplan::is_measurement_file(R"({"benchmarks": []})") == false);
+  CHECK(gpuplan::is_measurement_file(R"({"measured": []})"));
+}
