@@ -26,6 +26,7 @@
 
 #include <gpuplan/dtype.hpp>
 #include <gpuplan/engine_memory.hpp>
+#include <gpuplan/gpu.hpp>
 #include <gpuplan/layout.hpp>
 
 namespace gpuplan {
@@ -50,6 +51,10 @@ struct EngineLaunch {
   /// The argv joined by spaces (no argument needs quoting: ids, numbers, flag names).
   [[nodiscard]] std::string command() const;
 };
+
+/// Whether `engine` runs on `gpu` at all: TensorRT-LLM is CUDA-only (NVIDIA); vLLM and SGLang
+/// also run on AMD (ROCm) and Intel Gaudi (their HPU builds).
+[[nodiscard]] bool engine_runs_on(Engine engine, const GpuSpec& gpu);
 
 /// The command for `engine` (not `neutral`: InputError naming `engine.name`).
 EngineLaunch launch_command(Engine engine, const LaunchSettings& settings);

@@ -141,6 +141,7 @@ struct PlanResult {
   std::optional<PlanMiss> miss;            ///< set when no configuration meets every target
   PlanCounts counts;
   std::vector<std::string> unpriced_gpus;  ///< GPUs asked for without a matching price
+  std::vector<std::string> unlaunchable_gpus;  ///< GPUs the launch engine does not run on (--emit)
   std::map<std::string, std::uint64_t> skipped;  ///< why layouts were skipped -> how many
   std::vector<std::string> notes;
 };

@@ -88,6 +88,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"plan.gpus_per_node:", "--gpus-per-node:"},
     {"plan.provider:", "--provider:"},
     {"plan.gpus:", "--gpu:"},
+    {"plan.launch_engine:", "--emit:"},
     {"plan.price:", "--price:"},
     {"plan.mig_profile:", "--mig:"},
     {"train.micro_batch:", "--micro-batch:"},

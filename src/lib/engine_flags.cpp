@@ -281,4 +281,8 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
   return s;
 }
 
+bool engine_runs_on(Engine engine, const GpuSpec& gpu) {
+  return engine != Engine::trtllm || gpu.vendor == "nvidia";
+}
+
 }  // namespace gpuplan

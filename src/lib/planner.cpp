@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <gpuplan/engine_flags.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/pareto.hpp>
@@ -455,6 +456,21 @@ PlanResult Search::run() {
       } else {
         result_.unpriced_gpus.push_back(g.id);
       }
+    }
+  }
+  // A launch command is asked for: GPUs its engine does not run on are not searched.
+  if (r_.launch_engine) {
+    const bool any = !gpus.empty();
+    std::erase_if(gpus, [this](const GpuSpec* g) {
+      if (engine_runs_on(*r_.launch_engine, *g)) {
+        return false;
+      }
+      result_.unlaunchable_gpus.push_back(g->id);
+      return true;
+    });
+    if (any && gpus.empty()) {
+      throw InputError(fmt::format("plan.launch_engine: {} runs on NVIDIA GPUs only, and none of {} is one",
+                                   to_string(*r_.launch_engine), fmt::join(result_.unlaunchable_gpus, ", ")));
     }
   }
   const std::string mode(to_string(r_.mode.value_or(PricingMode::on_demand)));

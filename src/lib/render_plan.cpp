@@ -224,6 +224,7 @@ Json plan_json(const PlanResult& p, std::optional<Engine> emit) {
     j["miss"] = nullptr;
   }
   j["unpriced_gpus"] = p.unpriced_gpus;
+  j["unlaunchable_gpus"] = p.unlaunchable_gpus;
   j["notes"] = p.notes;
   return j;
 }
@@ -242,6 +243,10 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
   if (!p.unpriced_gpus.empty()) {
     head.heading.push_back(fmt::format("Not searched (no matching price; give --price GPU=USD): {}",
                                        fmt::join(p.unpriced_gpus, ", ")));
+  }
+  if (!p.unlaunchable_gpus.empty() && p.request.launch_engine) {
+    head.heading.push_back(fmt::format("Not searched ({} runs on NVIDIA GPUs only): {}",
+                                       to_string(*p.request.launch_engine), fmt::join(p.unlaunchable_gpus, ", ")));
   }
   if (p.miss) {
     head.heading.push_back(miss_text(p));

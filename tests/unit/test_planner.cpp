@@ -266,6 +266,32 @@ TEST_CASE("plan: layouts span nodes and use DP attention where the model needs t
   }
 }
 
+TEST_CASE("plan: a TensorRT-LLM launch searches NVIDIA GPUs only", "[plan]") {
+  const Catalog& catalog = Catalog::builtin();
+  PlanRequest req;
+  req.perf.input_tokens = 1024;
+  req.perf.output_tokens = 256;
+  req.gpus = {"h100-sxm", "mi300x"};
+  req.weights_dtypes = {DType::fp8};
+  req.kv_dtypes = {DType::fp8};
+  const PlanResult any = plan(catalog, catalog.model("llama-3.1-8b"), req);
+  CHECK(any.unlaunchable_gpus.empty());
+  CHECK(std::any_of(any.pareto.begin(), any.pareto.end(), [](const ParetoPoint& p) { return p.gpu == "mi300x"; }));
+  req.launch_engine = gpuplan::Engine::trtllm;
+  const PlanResult trt = plan(catalog, catalog.model("llama-3.1-8b"), req);
+  CHECK(trt.unlaunchable_gpus == std::vector<std::string>{"mi300x"});
+  CHECK_FALSE(std::any_of(trt.pareto.begin(), trt.pareto.end(), [](const ParetoPoint& p) { return p.gpu == "mi300x"; }));
+  for (const auto& c : trt.configurations) {
+    CHECK(c.gpu == "h100-sxm");
+  }
+  req.launch_engine = gpuplan::Engine::vllm;  // vLLM runs on ROCm
+  CHECK(plan(catalog, catalog.model("llama-3.1-8b"), req).unlaunchable_gpus.empty());
+  req.launch_engine = gpuplan::Engine::trtllm;
+  req.gpus = {"mi300x"};
+  CHECK_THROWS_WITH(plan(catalog, catalog.model("llama-3.1-8b"), req),
+                    Catch::Matchers::StartsWith("plan.launch_engine: trtllm runs on NVIDIA GPUs only"));
+}
+
 TEST_CASE("plan: DeepSeek-V3 on H100s needs two nodes; the plan meets its targets in perf runs", "[plan]") {
   const Catalog& catalog = Catalog::builtin();
   const ModelSpec& model = catalog.model("deepseek-v3");
