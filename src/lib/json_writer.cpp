@@ -120,6 +120,10 @@ char* digits_before(char* end, std::uint64_t number) {
   }
   const std::uint64_t top_part = high_part / kEight;  // below 10^4: a 64-bit number has 20 digits
   store(end - 16, eight_digits(static_cast<std::uint32_t>(high_part - top_part * kEight)));
+  if (top_part < 10) {  // 17 digits: a double's shortest digits, most often
+    end[-17] = static_cast<char>('0' + top_part);
+    return end - 17;
+  }
   const std::uint64_t top = eight_digits(static_cast<std::uint32_t>(top_part));
   store(end - 24, top);
   return end - 24 + leading_zero_digits(top);
