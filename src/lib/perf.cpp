@@ -130,12 +130,27 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
                      std::optional<detail::FitBasis>& basis)
     : PerfModel(m, gpu, request, &basis) {}
 
+namespace {
+
+const PerfRequest& validated(const ModelSpec& m, const PerfRequest& request) {
+  validate_perf_request(m, request);
+  return request;
+}
+
+/// The fit a model of `request` times: for its whole sequences (prompt and output).
+FitResult sequence_fit(const ModelSpec& m, const GpuSpec& gpu, PerfRequest& request,
+                       std::optional<detail::FitBasis>* basis) {
+  request.fit.context_tokens = request.input_tokens + request.output_tokens;
+  return basis != nullptr ? detail::fit_numbers(m, gpu, request.fit, *basis) : gpuplan::fit(m, gpu, request.fit);
+}
+
+}  // namespace
+
+// The fit is built in place (a layout choice builds some five models a request; a FitResult
+// assigned after the fact took a few hundred instructions each to move).
 PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request,
                      std::optional<detail::FitBasis>* basis)
-    : request_(request) {
-  validate_perf_request(m, request);
-  request_.fit.context_tokens = request.input_tokens + request.output_tokens;
-  fit_ = basis != nullptr ? detail::fit_numbers(m, gpu, request_.fit, *basis) : gpuplan::fit(m, gpu, request_.fit);
+    : request_(validated(m, request)), fit_(sequence_fit(m, gpu, request_, basis)) {
   const Layout& l = request_.fit.layout;
   const ParamCount& p = fit_.params;
 
