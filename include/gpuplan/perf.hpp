@@ -228,7 +228,7 @@ class PerfModel {
   Split balanced_split(std::uint64_t batch, double context_tokens, const Efficiency& e, MicroSteps& steps) const;
 
   PerfRequest request_;
-  FitResult fit_;
+  FitResult fit_;  // after request_: the constructor builds it from request_
   std::string compute_type_;
   double peak_flop_per_s_ = 0;
   double bandwidth_bytes_per_s_ = 0;
