@@ -50,6 +50,17 @@ void validate(const ScalingRequest& r) {
                                    p.gpus, p.throughput));
     }
   }
+  // Runs of one workload differ per GPU by a few times at most; a factor past 1e6 is a unit slip,
+  // and past 1e300 the relative errors overflow to inf.
+  constexpr double kMaxSpreadPerGpu = 1e6;
+  const auto per_gpu = [](const ScalingPoint& p) { return p.throughput / static_cast<double>(p.gpus); };
+  const auto [lo, hi] = std::minmax_element(r.points.begin(), r.points.end(),
+                                            [&](const ScalingPoint& a, const ScalingPoint& b) { return per_gpu(a) < per_gpu(b); });
+  if (per_gpu(*hi) > per_gpu(*lo) * kMaxSpreadPerGpu) {
+    throw InputError(fmt::format("scaling.points: the throughput per GPU differs by more than a factor of {:g} ({}={:g} "
+                                 "against {}={:g}); are the units the same?",
+                                 kMaxSpreadPerGpu, lo->gpus, lo->throughput, hi->gpus, hi->throughput));
+  }
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     for (std::size_t j = i + 1; j < r.points.size(); ++j) {
       if (r.points[i].gpus == r.points[j].gpus) {
