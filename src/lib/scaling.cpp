@@ -45,8 +45,10 @@ void validate(const ScalingRequest& r) {
     if (p.gpus < 1 || p.gpus > kMaxGpus) {
       throw InputError(fmt::format("scaling.points: GPU counts must be between 1 and {}, got {}", kMaxGpus, p.gpus));
     }
-    if (!std::isfinite(p.throughput) || !(p.throughput > 0) || p.throughput > 1e18) {
-      throw InputError(fmt::format("scaling.points: the throughput on {} GPUs must be a positive number, got {}",
+    // Below 1e-6 units/s the cost per unit runs to hundreds of digits.
+    if (!std::isfinite(p.throughput) || !(p.throughput >= 1e-6) || p.throughput > 1e18) {
+      throw InputError(fmt::format("scaling.points: the throughput on {} GPUs must be a number between 1e-6 and "
+                                   "1e18, got {}",
                                    p.gpus, p.throughput));
     }
   }
