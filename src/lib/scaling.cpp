@@ -47,8 +47,8 @@ void validate(const ScalingRequest& r) {
     }
     // Below 1e-6 units/s the cost per unit runs to hundreds of digits.
     if (!std::isfinite(p.throughput) || !(p.throughput >= 1e-6) || p.throughput > 1e18) {
-      throw InputError(fmt::format("scaling.points: the throughput on {} GPUs must be a number between 1e-6 and "
-                                   "1e18, got {}",
+      throw InputError(fmt::format("scaling.points: the throughput on {} GPUs must be a positive number between 1e-6 "
+                                   "and 1e18, got {}",
                                    p.gpus, p.throughput));
     }
   }
@@ -73,8 +73,10 @@ void validate(const ScalingRequest& r) {
       }
     }
   }
-  if (r.usd_per_gpu_hour && (!std::isfinite(*r.usd_per_gpu_hour) || !(*r.usd_per_gpu_hour > 0))) {
-    throw InputError(fmt::format("scaling.usd_per_gpu_hour: expected a positive price, got {}", *r.usd_per_gpu_hour));
+  // cost's range: 1e-300 USD printed costs per unit of 2.8e-300.
+  if (r.usd_per_gpu_hour && !(*r.usd_per_gpu_hour >= 1e-4 && *r.usd_per_gpu_hour <= 1e4)) {
+    throw InputError(fmt::format("scaling.usd_per_gpu_hour: expected a price between 0.0001 and 10000 USD, got {}",
+                                 *r.usd_per_gpu_hour));
   }
   if (!(r.min_marginal_efficiency > 0) || r.min_marginal_efficiency > 1) {
     throw InputError(
