@@ -443,7 +443,7 @@ def run(expect, argv, stdin=None, label=None):
     if nanre.search(out) and p.returncode != 2 and not issues: issues.append('NANINF-OUT:' + nanre.search(out).group(0))
     if expect == 'bad' and p.returncode == 0: issues.append('EXIT0')
     if p.returncode == 2:
-        lines = [l for l in err.splitlines() if l.strip() and not l.startswith('gpuplan: note:')]
+        lines = [l for l in err.splitlines() if l.strip() and not l.startswith(('gpuplan: note:', 'gpuplan: warning:'))]
         if len(lines) != 1 and not argv[:1] == ['batch']: issues.append(f'STDERR{len(lines)}')
         if out.strip() and argv[:1] != ['batch']: issues.append('STDOUT-ON-ERR')
     tag = ','.join(issues) if issues else 'ok'
