@@ -14,6 +14,10 @@ namespace {
 
 using Json = nlohmann::json;
 
+// "--model=" with nothing after the '=' would make the option take the next field as its value
+// ("model": "" answered "--gpu is required").
+constexpr std::string_view kEmptyValue = "an empty string; give a value or leave the field out";
+
 /// Fields a batch line may not carry, and why: batch writes JSON, answers every line whatever
 /// its verdict, and reads the catalog once for all lines.
 std::optional<std::string_view> refused(std::string_view field) {
@@ -410,9 +414,15 @@ void RequestReader::read(std::string_view line, Request& request) const {
         throw RequestError{.field = m.key, .message = "an empty array; give a value or leave the field out"};
       }
       for (std::string& item : v.items) {
+        if (item.empty()) {
+          throw RequestError{.field = m.key, .message = std::string(kEmptyValue)};
+        }
         add(f, std::move(item));
       }
       continue;
+    }
+    if (v.text.empty()) {
+      throw RequestError{.field = m.key, .message = std::string(kEmptyValue)};
     }
     add(f, std::move(v.text));
   }

@@ -46,8 +46,9 @@ void add_pricing_options(CLI::App& sub, PricingOptions& o, std::string_view prov
       ->transform(decimal_number())->check(CLI::Range(1.0, 5.0));
   sub.add_option("--usd-per-kwh", o.usd_per_kwh, "Energy price for owned hardware, USD per kWh (default 0)")
       ->transform(decimal_number())->check(CLI::Range(0.0, 100.0));
+  // The plan file's ceiling for the same budget; 1e308 printed as a 309-digit budget.
   sub.add_option("--max-usd-per-mtok", o.max_usd_per_mtok, "Budget: USD per million output tokens (with --check; default: none)")
-      ->check(positive_validator());
+      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(1e-6, 1e6));
   sub.add_flag("--check", o.check, "Exit with code 1 when over --max-usd-per-mtok");
 }
 

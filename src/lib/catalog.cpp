@@ -725,7 +725,8 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
     }
     detail::ObjectReader meta(*metadata, origin, JsonPointer("/metadata"));
     constexpr double kMaxBytes = 1e16;
-    m.checkpoint_bytes = meta.number("total_size", kMaxBytes);
+    // A byte count: below one byte (1e-300) the computed-vs-checkpoint share printed "+inf %".
+    m.checkpoint_bytes = meta.number_in("total_size", 1, kMaxBytes);
   }
   return m;
 }

@@ -22,6 +22,15 @@ constexpr double kMaxTflopPerS = 1'000'000;
 constexpr double kMaxLinkGbPerS = 100'000;
 constexpr double kMaxWatts = 100'000;
 constexpr double kMaxUsdPerGpuHour = 10'000;
+// Floors for the same reason, far below any real part or price: a positive but tiny figure
+// (1e-300) would otherwise pass and come out as a 300-digit time or a flag blamed for it.
+constexpr double kMinMemoryGb = 0.1;
+constexpr double kMinBandwidthTbPerS = 0.001;
+constexpr double kMinTflopPerS = 0.001;
+constexpr double kMinLinkGbPerS = 0.001;
+constexpr double kMinWatts = 1;
+constexpr double kMinUsdPerGpuHour = 1e-4;    // cost's own floor for a price
+constexpr double kMinOutputTokensPerS = 1e-3;  // cost's own floor for a rate
 
 const std::array kComputeTypes{std::string_view("fp4"),  std::string_view("fp8"),
                                std::string_view("int8"), std::string_view("bf16"),
@@ -51,7 +60,7 @@ std::map<std::string, double> flop_table(ObjectReader& r, std::string_view key, 
   ObjectReader table(*v, r.origin(), r.pointer() / std::string(key));
   table.reject_unknown(kComputeTypes);
   for (std::string_view type : kComputeTypes) {
-    if (auto tflop = table.optional_number(type, kMaxTflopPerS)) {
+    if (auto tflop = table.optional_number_in(type, kMinTflopPerS, kMaxTflopPerS)) {
       out[std::string(type)] = *tflop * units::kTera;
     }
   }
@@ -70,7 +79,7 @@ Link link_from_json(const Json& v, const std::string& origin, const JsonPointer&
                           : std::span<const std::string_view>(kScaleUp.data(), 2));
   Link link;
   link.kind = r.string("kind");
-  link.bytes_per_s_per_direction = r.number("gb_per_s_per_direction", kMaxLinkGbPerS) * units::kGB;
+  link.bytes_per_s_per_direction = r.number_in("gb_per_s_per_direction", kMinLinkGbPerS, kMaxLinkGbPerS) * units::kGB;
   link.domain_gpus = domain ? static_cast<int>(r.integer("domain_gpus", 1, 1u << 16)) : 1;
   return link;
 }
@@ -83,7 +92,7 @@ MigProfile mig_from_json(const Json& v, const std::string& origin, const JsonPoi
   r.reject_unknown(kKeys);
   MigProfile p;
   p.name = r.string("name");
-  if (auto gib = r.optional_number("memory_gib", kMaxMemoryGb)) {
+  if (auto gib = r.optional_number_in("memory_gib", kMinMemoryGb, kMaxMemoryGb)) {
     p.memory_bytes = *gib * units::kGiB;
   }
   p.memory_eighths = static_cast<int>(r.integer("memory_eighths", 1, 8));
@@ -143,17 +152,17 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   g.id = id_field(r);
   g.name = r.string("name");
   g.vendor = r.string("vendor");
-  g.memory_bytes = r.number("memory_gb", kMaxMemoryGb) * units::kGB;
+  g.memory_bytes = r.number_in("memory_gb", kMinMemoryGb, kMaxMemoryGb) * units::kGB;
   if (auto mib = r.optional_number("usable_memory_mib", kMaxMemoryGb * units::kGB / units::kMiB)) {
     g.usable_memory_bytes = *mib * units::kMiB;
   }
   if (auto mib = r.optional_number("cuda_memory_mib", kMaxMemoryGb * units::kGB / units::kMiB)) {
     g.cuda_memory_bytes = *mib * units::kMiB;
   }
-  g.memory_bandwidth_bytes_per_s = r.number("memory_bandwidth_tb_per_s", kMaxBandwidthTbPerS) * units::kTB;
+  g.memory_bandwidth_bytes_per_s = r.number_in("memory_bandwidth_tb_per_s", kMinBandwidthTbPerS, kMaxBandwidthTbPerS) * units::kTB;
   g.dense_flop_per_s = flop_table(r, "dense_tflop_per_s", true);
   g.sparse_flop_per_s = flop_table(r, "sparse_tflop_per_s", false);
-  g.tdp_w = r.number("tdp_w", kMaxWatts);
+  g.tdp_w = r.number_in("tdp_w", kMinWatts, kMaxWatts);
   if (auto sms = r.optional_integer("sm_count", 1, 100'000)) {
     g.sm_count = static_cast<int>(*sms);
   }
@@ -275,7 +284,7 @@ Price price_from_json(const Json& entry, const std::string& origin, const JsonPo
     r.fail("term", fmt::format("missing: a {} price needs its commitment term (\"1y\", \"3y\", \"6mo\", or "
                                "\"unstated\" when the source gives none)", mode));
   }
-  p.usd_per_gpu_hour = r.number("usd_per_gpu_hour", kMaxUsdPerGpuHour);
+  p.usd_per_gpu_hour = r.number_in("usd_per_gpu_hour", kMinUsdPerGpuHour, kMaxUsdPerGpuHour);
   p.date = r.string("date");
   p.day = parse_iso_date(p.date, r.where_of("date"));
   p.pointer = at.to_string();
@@ -326,7 +335,7 @@ Benchmark benchmark_from_json(const Json& entry, const std::string& origin, cons
   if (b.scenario != "offline" && b.scenario != "server" && b.scenario != "max-load") {
     r.fail("scenario", fmt::format("expected \"offline\", \"server\" or \"max-load\", got \"{}\"", b.scenario));
   }
-  b.output_tokens_per_s = r.number("output_tokens_per_s", 1e9);
+  b.output_tokens_per_s = r.number_in("output_tokens_per_s", kMinOutputTokensPerS, 1e9);
   b.calibrate = r.boolean("calibrate", false);
   b.sources = r.strings("sources");
   b.notes = r.optional_string("notes").value_or("");

@@ -162,8 +162,10 @@ Engine parse_engine(std::string_view name) {
     return Engine::trtllm;
   }
   const std::vector<std::string> known = {"vllm", "sglang", "trtllm"};
-  throw InputError(fmt::format("engine.name: unknown engine '{}'; closest: {} (known: {})", name,
-                               fmt::join(closest_names(name, known), ", "), fmt::join(known, ", ")));
+  const auto close = closest_names(name, known);
+  throw InputError(fmt::format("engine.name: unknown engine '{}'{} (known: {})", name,
+                               close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")),
+                               fmt::join(known, ", ")));
 }
 
 void validate_engine_settings(const EngineSettings& s) {

@@ -100,6 +100,18 @@ std::uint64_t integer_of(const Json& obj, std::string_view key, std::uint64_t fa
   return reader.optional_integer(key, 1, 1u << 20).value_or(fallback);
 }
 
+// Typed like integer_of: a mistyped value ("load_in_4bit": "yes") names its field instead of
+// escaping as a JSON library type error.
+bool flag_of(const Json& obj, std::string_view key, bool fallback, const Reader& r) {
+  ObjectReader reader(obj, r.origin, r.at);
+  return reader.boolean(key, fallback);
+}
+
+std::string text_of(const Json& obj, std::string_view key, std::string_view fallback, const Reader& r) {
+  ObjectReader reader(obj, r.origin, r.at);
+  return reader.optional_string(key).value_or(std::string(fallback));
+}
+
 WeightFormat int_format(std::uint64_t bits, std::int64_t group, bool zero_points, const Reader& r,
                         std::string_view key) {
   if (bits != 4 && bits != 8) {
@@ -118,12 +130,25 @@ WeightFormat int_format(std::uint64_t bits, std::int64_t group, bool zero_points
   return f;
 }
 
+// A square scale block such as [128, 128]; a zero or a width past 32 bits (2^32 would wrap to 0)
+// is refused rather than divided by.
+std::uint32_t square_block(const Json& obj, std::string_view key, const Reader& r) {
+  constexpr std::uint64_t kMaxBlock = 1u << 20;
+  const auto it = obj.find(key);
+  if (it == obj.end() || !it->is_array() || it->size() != 2 || (*it)[0] != (*it)[1] ||
+      !(*it)[0].is_number_unsigned() || (*it)[0].get<std::uint64_t>() == 0 ||
+      (*it)[0].get<std::uint64_t>() > kMaxBlock) {
+    r.fail(key, "expected a square block such as [128, 128]");
+  }
+  return static_cast<std::uint32_t>((*it)[0].get<std::uint64_t>());
+}
+
 // compressed-tensors "weights" args: num_bits, type, strategy, group_size, block_structure.
 WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
   const std::uint64_t bits = integer_of(w, "num_bits", 0, r);
-  const std::string type = w.value("type", std::string("int"));
-  const std::string strategy = w.value("strategy", std::string("tensor"));
-  const bool symmetric = w.value("symmetric", true);
+  const std::string type = text_of(w, "type", "int", r);
+  const std::string strategy = text_of(w, "strategy", "tensor", r);
+  const bool symmetric = flag_of(w, "symmetric", true, r);
   WeightFormat f;
   if (type == "float" && bits == 8) {
     f = {.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
@@ -142,13 +167,8 @@ WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
     f.scale_bits = 16;
     f.zero_bits = symmetric ? 0 : static_cast<std::uint32_t>(bits);
   } else if (strategy == "block") {
-    const auto it = w.find("block_structure");
-    if (it == w.end() || !it->is_array() || it->size() != 2 || (*it)[0] != (*it)[1] ||
-        !(*it)[0].is_number_unsigned()) {
-      r.fail("block_structure", "expected a square block such as [128, 128]");
-    }
     f.scheme = ScaleScheme::per_block;
-    f.block = (*it)[0].get<std::uint32_t>();
+    f.block = square_block(w, "block_structure", r);
   } else if (strategy != "tensor") {
     r.fail("strategy", fmt::format("unknown strategy \"{}\"", strategy));
   }
@@ -174,12 +194,8 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     // transformers FineGrainedFP8 / vLLM Fp8Config: weight_block_size [128, 128] or per tensor.
     WeightFormat fp8{.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
     if (const auto it = q.find("weight_block_size"); it != q.end() && !it->is_null()) {
-      if (!it->is_array() || it->size() != 2 || (*it)[0] != (*it)[1] || !(*it)[0].is_number_unsigned() ||
-          (*it)[0].get<std::uint64_t>() == 0) {
-        r.fail("weight_block_size", "expected a square block such as [128, 128]");
-      }
       fp8.scheme = ScaleScheme::per_block;
-      fp8.block = (*it)[0].get<std::uint32_t>();
+      fp8.block = square_block(q, "weight_block_size", r);
     }
     linear(fp8);
     keep_unquantized(f, base, q, r, {"modules_to_not_convert", "ignored_layers"});
@@ -194,22 +210,31 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     const std::uint64_t bits = integer_of(q, q.contains("w_bit") ? "w_bit" : "bits", 4, r);
     const std::int64_t group = static_cast<std::int64_t>(
         integer_of(q, q.contains("q_group_size") ? "q_group_size" : "group_size", 128, r));
-    linear(int_format(bits, group, q.value("zero_point", true), r, "bits"));
+    linear(int_format(bits, group, flag_of(q, "zero_point", true, r), r, "bits"));
     keep_unquantized(f, base, q, r, {"modules_to_not_convert"});
   } else if (method == "gptq") {
     const std::uint64_t bits = integer_of(q, "bits", 4, r);
     std::int64_t group = 128;
-    if (const auto it = q.find("group_size"); it != q.end() && it->is_number_integer()) {
-      group = it->get<std::int64_t>();  // -1: one group per row
+    if (const auto it = q.find("group_size"); it != q.end() && !it->is_null()) {
+      // -1: one group per row; any other value that is not a group width would be read as one.
+      if (it->is_number_integer() && it->get<std::int64_t>() == -1) {
+        group = -1;
+      } else {
+        group = static_cast<std::int64_t>(integer_of(q, "group_size", 128, r));
+      }
     }
     // GPTQ checkpoints store qzeros even when symmetric.
     linear(int_format(bits, group, true, r, "bits"));
     keep_unquantized(f, base, q, r, {"modules_to_not_convert", "modules_in_block_to_quantize_not"});
   } else if (method == "bitsandbytes") {
-    if (q.value("load_in_4bit", false)) {
-      const bool dq = q.value("bnb_4bit_use_double_quant", false);
+    // Both set: transformers refuses the file (only one can be used at a time).
+    if (flag_of(q, "load_in_4bit", false, r) && flag_of(q, "load_in_8bit", false, r)) {
+      r.fail("load_in_8bit", "load_in_4bit and load_in_8bit are both true; a checkpoint is one or the other");
+    }
+    if (flag_of(q, "load_in_4bit", false, r)) {
+      const bool dq = flag_of(q, "bnb_4bit_use_double_quant", false, r);
       linear(parse_weight_format(dq ? "nf4-dq" : "nf4", "quantization_config"));
-    } else if (q.value("load_in_8bit", false)) {
+    } else if (flag_of(q, "load_in_8bit", false, r)) {
       linear(WeightFormat{.element = DType::int8, .scheme = ScaleScheme::per_channel, .scale_bits = 32});
     } else {
       r.fail("load_in_4bit", "neither load_in_4bit nor load_in_8bit is true");
@@ -277,10 +302,15 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
   WeightFormats base;
   for (const char* key : {"torch_dtype", "dtype"}) {
     const auto it = config.find(key);
-    if (it == config.end() || !it->is_string()) {
+    if (it == config.end() || it->is_null()) {
       continue;
     }
-    const std::string name = it->get<std::string>();
+    const std::string name = it->is_string() ? it->get<std::string>() : std::string();
+    // Anything else would silently be read as bfloat16.
+    if (name != "float32" && name != "float16" && name != "bfloat16") {
+      throw InputError(fmt::format("{}: expected \"bfloat16\", \"float16\" or \"float32\", got {}",
+                                   where(origin, at / key), it->dump()));
+    }
     const DType dtype = name == "float32" ? DType::fp32 : name == "float16" ? DType::fp16 : DType::bf16;
     for (WeightFormat& part : base.parts) {
       part = WeightFormat{.element = dtype};

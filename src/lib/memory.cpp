@@ -281,9 +281,9 @@ void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r
       if (names.empty()) {
         throw InputError(fmt::format("fit.mig_profile: {} does not support MIG", gpu.id));
       }
-      throw InputError(fmt::format("fit.mig_profile: unknown MIG profile '{}' for {}; closest: {}",
-                                   r.mig_profile, gpu.id,
-                                   fmt::join(closest_names(r.mig_profile, names), ", ")));
+      const auto close = closest_names(r.mig_profile, names);
+      throw InputError(fmt::format("fit.mig_profile: unknown MIG profile '{}' for {}; {}: {}", r.mig_profile, gpu.id,
+                                   close.empty() ? "known" : "closest", fmt::join(close.empty() ? names : close, ", ")));
     }
     if (l.tp > 1 || l.pp > 1 || l.ep > 1) {
       throw InputError("fit.mig_profile: MIG slices cannot be linked by TP, PP or EP (no peer-to-peer "

@@ -23,11 +23,24 @@ using detail::Json;
 using detail::JsonPointer;
 using detail::ObjectReader;
 
+// Every figure a run writes (USD, tok/s, GPUs, sequences, bytes) is >= 0 and far below 1e18; an
+// edited or corrupted run's 1e308 would print as a 309-digit change and an inf relative one.
+constexpr double kMaxFigure = 1e18;
+
+double figure_at(const Json& j, const std::string& origin, const JsonPointer& at) {
+  const double x = j.at(at).get<double>();
+  if (!(x >= 0.0 && x <= kMaxFigure)) {
+    throw InputError(fmt::format("{}: expected a number between 0 and {:g}, got {}", detail::where(origin, at),
+                                 kMaxFigure, j.at(at).dump()));
+  }
+  return x;
+}
+
 double number_at(const Json& j, const std::string& origin, const JsonPointer& at) {
   if (!j.contains(at) || !j.at(at).is_number()) {
     throw InputError(fmt::format("{}: expected a number", detail::where(origin, at)));
   }
-  return j.at(at).get<double>();
+  return figure_at(j, origin, at);
 }
 
 DeploymentSnapshot read_result(const Json& root, const std::string& origin, const JsonPointer& at) {
@@ -45,7 +58,7 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
     }
   }
   if (const JsonPointer gpus = at / "layout" / "gpus"; root.contains(gpus) && root.at(gpus).is_number()) {
-    d.gpus = root.at(gpus).get<double>();
+    d.gpus = figure_at(root, origin, gpus);
   }
   const JsonPointer perf = at / "performance";
   if (root.contains(perf) && root.at(perf).is_object()) {
@@ -53,7 +66,7 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
   }
   const JsonPointer seqs = at / "memory" / "max_concurrent_sequences";
   if (root.contains(seqs) && root.at(seqs).is_number()) {
-    d.max_concurrent_sequences = root.at(seqs).get<double>();
+    d.max_concurrent_sequences = figure_at(root, origin, seqs);
   }
   const JsonPointer gpu = at / "memory" / "per_gpu";
   for (const char* part : {"weights_bytes", "activation_bytes", "reserve_bytes", "kv_cache_bytes"}) {

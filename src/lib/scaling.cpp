@@ -45,10 +45,23 @@ void validate(const ScalingRequest& r) {
     if (p.gpus < 1 || p.gpus > kMaxGpus) {
       throw InputError(fmt::format("scaling.points: GPU counts must be between 1 and {}, got {}", kMaxGpus, p.gpus));
     }
-    if (!std::isfinite(p.throughput) || !(p.throughput > 0) || p.throughput > 1e18) {
-      throw InputError(fmt::format("scaling.points: the throughput on {} GPUs must be a positive number, got {}",
+    // Below 1e-6 units/s the cost per unit runs to hundreds of digits.
+    if (!std::isfinite(p.throughput) || !(p.throughput >= 1e-6) || p.throughput > 1e18) {
+      throw InputError(fmt::format("scaling.points: the throughput on {} GPUs must be a positive number between 1e-6 "
+                                   "and 1e18, got {}",
                                    p.gpus, p.throughput));
     }
+  }
+  // Runs of one workload differ per GPU by a few times at most; a factor past 1e6 is a unit slip,
+  // and past 1e300 the relative errors overflow to inf.
+  constexpr double kMaxSpreadPerGpu = 1e6;
+  const auto per_gpu = [](const ScalingPoint& p) { return p.throughput / static_cast<double>(p.gpus); };
+  const auto [lo, hi] = std::minmax_element(r.points.begin(), r.points.end(),
+                                            [&](const ScalingPoint& a, const ScalingPoint& b) { return per_gpu(a) < per_gpu(b); });
+  if (per_gpu(*hi) > per_gpu(*lo) * kMaxSpreadPerGpu) {
+    throw InputError(fmt::format("scaling.points: the throughput per GPU differs by more than a factor of {:g} ({}={:g} "
+                                 "against {}={:g}); are the units the same?",
+                                 kMaxSpreadPerGpu, lo->gpus, lo->throughput, hi->gpus, hi->throughput));
   }
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     for (std::size_t j = i + 1; j < r.points.size(); ++j) {
@@ -60,8 +73,10 @@ void validate(const ScalingRequest& r) {
       }
     }
   }
-  if (r.usd_per_gpu_hour && (!std::isfinite(*r.usd_per_gpu_hour) || !(*r.usd_per_gpu_hour > 0))) {
-    throw InputError(fmt::format("scaling.usd_per_gpu_hour: expected a positive price, got {}", *r.usd_per_gpu_hour));
+  // cost's range: 1e-300 USD printed costs per unit of 2.8e-300.
+  if (r.usd_per_gpu_hour && !(*r.usd_per_gpu_hour >= 1e-4 && *r.usd_per_gpu_hour <= 1e4)) {
+    throw InputError(fmt::format("scaling.usd_per_gpu_hour: expected a price between 0.0001 and 10000 USD, got {}",
+                                 *r.usd_per_gpu_hour));
   }
   if (!(r.min_marginal_efficiency > 0) || r.min_marginal_efficiency > 1) {
     throw InputError(

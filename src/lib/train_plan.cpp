@@ -130,8 +130,10 @@ std::vector<TrainScaleRow> scale_rows(const ModelSpec& model, const GpuSpec& gpu
 }  // namespace
 
 TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSpec& gpu, const TrainPlanRequest& r) {
-  if (!(r.tokens >= 0 && r.tokens <= 1e18)) {
-    throw InputError(fmt::format("train_plan.tokens: expected a count between 0 and 1e18, got {}", r.tokens));
+  // 0: no run asked for; a fraction of one token (1e-300) would cost "0" silently.
+  const bool no_run = r.tokens >= 0.0 && r.tokens <= 0.0;
+  if (!(no_run || (r.tokens >= 1 && r.tokens <= 1e18))) {
+    throw InputError(fmt::format("train_plan.tokens: expected a count between 1 and 1e18, got {}", r.tokens));
   }
   if (!(r.power_share > 0 && r.power_share <= 1) || !(r.pue >= 1 && r.pue <= 5)) {
     throw InputError("train_plan.power_share: expected a share in (0, 1] and a PUE in [1, 5]");

@@ -209,6 +209,22 @@ double ObjectReader::number(std::string_view key, double max, bool allow_zero) {
   return *x;
 }
 
+std::optional<double> ObjectReader::optional_number_in(std::string_view key, double min, double max) {
+  const auto x = optional_number(key, max);
+  if (x && *x < min) {
+    fail(key, fmt::format("{} is implausibly small (limit {:g})", shown(*value(key)), min));
+  }
+  return x;
+}
+
+double ObjectReader::number_in(std::string_view key, double min, double max) {
+  auto x = optional_number_in(key, min, max);
+  if (!x) {
+    fail(key, "missing required field");
+  }
+  return *x;
+}
+
 std::optional<std::uint64_t> ObjectReader::optional_integer(std::string_view key, std::uint64_t min,
                                                             std::uint64_t max) {
   const Json* v = value(key);

@@ -44,6 +44,10 @@ class ObjectReader {
   /// A finite number in (0, max] (or [0, max] when allow_zero).
   double number(std::string_view key, double max, bool allow_zero = false);
   std::optional<double> optional_number(std::string_view key, double max, bool allow_zero = false);
+  /// A finite number in [min, max], min > 0: below min is "implausibly small" (1e-300 TFLOP/s
+  /// or a price of 1e-300 USD would reach outputs as 1e300-digit figures or blame a flag).
+  double number_in(std::string_view key, double min, double max);
+  std::optional<double> optional_number_in(std::string_view key, double min, double max);
   std::uint64_t integer(std::string_view key, std::uint64_t min, std::uint64_t max);
   std::optional<std::uint64_t> optional_integer(std::string_view key, std::uint64_t min,
                                                 std::uint64_t max);
