@@ -181,11 +181,23 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
   if (const T* exact = find_by_id(items, name)) {
     return exact;
   }
-  const std::string key = lower(name);
+  const std::string typed = lower(name);
+  std::string key = typed;
+  if constexpr (std::is_same_v<T, GpuSpec>) {
+    // The vendor's name before the part's ("NVIDIA H200", "AMD Instinct MI300X", "Intel Gaudi 3"):
+    // no GPU id starts with one, so it is dropped before the steps below.
+    for (std::string_view vendor : {"nvidia", "amd", "intel", "instinct"}) {
+      if (key.size() > vendor.size() + 1 && key.starts_with(vendor) &&
+          (key[vendor.size()] == ' ' || key[vendor.size()] == '-' || key[vendor.size()] == '_')) {
+        key.erase(0, vendor.size() + 1);
+      }
+    }
+  }
   std::vector<const T*> hits;
   for (const T& item : items) {
     const auto aliases = aliases_of(item);
-    if (std::find(aliases.begin(), aliases.end(), key) != aliases.end()) {
+    // The catalog's own name counts as an alias ("NVIDIA H100 SXM5 80GB").
+    if (std::find(aliases.begin(), aliases.end(), key) != aliases.end() || lower(item.name) == typed) {
       hits.push_back(&item);
     }
   }

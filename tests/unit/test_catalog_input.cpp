@@ -159,6 +159,11 @@ TEST_CASE("names: GPUs as vendors and results tables write them", "[catalog][nam
   CHECK(c.gpu("H100 SXM 80GB").id == "h100-sxm");
   CHECK(c.gpu("RTX 6000 Pro Blackwell Server Edition").id == "rtx-pro-6000-server");
   CHECK(c.gpu("NVIDIA H200 NVL").id == "h200-nvl");  // the most specific id, not h200-sxm's alias
+  CHECK(c.gpu("NVIDIA H200").id == "h200-sxm");  // the vendor dropped, then its alias
+  CHECK(c.gpu("NVIDIA A100 PCIe").id == "a100-pcie-80gb");
+  CHECK(c.gpu("AMD Instinct MI300X").id == "mi300x");
+  CHECK(c.gpu("Intel Gaudi 3").id == "gaudi3");
+  CHECK(c.gpu("NVIDIA H100 SXM5 80GB").id == "h100-sxm");  // the catalog's own name
   CHECK(c.gpu("NVIDIA GB200 SXM").id == "gb200");
   CHECK(c.take_notes().back() == "GPU 'NVIDIA GB200 SXM' read as 'gb200' (tokens of the name)");
   CHECK(c.resolve_gpu("h100-sxm6") == nullptr);
