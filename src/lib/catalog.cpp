@@ -19,6 +19,7 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
 
+#include "detail/ascii.hpp"
 #include "detail/catalog_json.hpp"
 #include "detail/embedded_entries.hpp"
 #include "detail/json_reader.hpp"
@@ -40,12 +41,7 @@ using detail::Json;
 using detail::read_text_file;
 using detail::JsonPointer;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using detail::lower;
 
 template <typename T>
 std::vector<std::string> ids_of(const std::vector<T>& items) {

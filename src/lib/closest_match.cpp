@@ -7,15 +7,12 @@
 
 #include <gpuplan/catalog.hpp>
 
+#include "detail/ascii.hpp"
+
 namespace gpuplan {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using detail::lower;
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);

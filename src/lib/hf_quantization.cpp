@@ -8,16 +8,15 @@
 
 #include <gpuplan/error.hpp>
 
+#include "detail/ascii.hpp"
+
 namespace gpuplan::detail {
 namespace {
 
 constexpr std::array kLinearParts{WeightPart::attention, WeightPart::dense_mlp, WeightPart::routed_experts,
                                   WeightPart::shared_experts};
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+using detail::lower;
 
 bool contains(const std::string& s, std::string_view what) { return s.find(what) != std::string::npos; }
 

@@ -10,6 +10,7 @@
 
 #include <gpuplan/error.hpp>
 
+#include "detail/ascii.hpp"
 #include "detail/json_reader.hpp"
 
 namespace gpuplan {
@@ -42,12 +43,7 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
-std::string lower(std::string text) {
-  for (char& c : text) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return text;
-}
+using detail::lower;
 
 std::string known_names() {
   std::string gpus;

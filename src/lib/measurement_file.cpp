@@ -12,6 +12,7 @@
 #include <gpuplan/layout.hpp>
 #include <gpuplan/units.hpp>
 
+#include "detail/ascii.hpp"
 #include "detail/json_reader.hpp"
 
 namespace gpuplan {
@@ -20,11 +21,7 @@ namespace {
 using detail::Json;
 using detail::JsonPointer;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using detail::lower;
 
 // "TP2,PP4", "TP8", "TP4 x PP2", "TP8 EP8", "DP8 EP8": degrees by name; anything else is not a
 // parallelism this reads.

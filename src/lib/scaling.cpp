@@ -11,6 +11,8 @@
 
 #include <gpuplan/error.hpp>
 
+#include "detail/ascii.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -18,11 +20,7 @@ constexpr std::uint64_t kMaxGpus = 1u << 16;
 
 double d(std::uint64_t v) { return static_cast<double>(v); }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using detail::lower;
 
 std::string trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");

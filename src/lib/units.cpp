@@ -12,6 +12,8 @@
 
 #include <gpuplan/error.hpp>
 
+#include "detail/ascii.hpp"
+
 namespace gpuplan::units {
 namespace {
 
@@ -20,12 +22,7 @@ struct Suffix {
   double factor;
 };
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using detail::lower;
 
 // Splits "1.5GiB" into 1.5 and "gib"; throws when the number part is not a finite number.
 std::pair<double, std::string> split_number(std::string_view text, std::string_view field,

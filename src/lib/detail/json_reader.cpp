@@ -174,11 +174,7 @@ std::optional<std::string> ObjectReader::optional_string(std::string_view key) {
 }
 
 std::string ObjectReader::string(std::string_view key) {
-  auto s = optional_string(key);
-  if (!s) {
-    fail(key, "missing required field");
-  }
-  return *s;
+  return required(key, optional_string(key));
 }
 
 std::optional<double> ObjectReader::optional_number(std::string_view key, double max,
@@ -202,11 +198,7 @@ std::optional<double> ObjectReader::optional_number(std::string_view key, double
 }
 
 double ObjectReader::number(std::string_view key, double max, bool allow_zero) {
-  auto x = optional_number(key, max, allow_zero);
-  if (!x) {
-    fail(key, "missing required field");
-  }
-  return *x;
+  return required(key, optional_number(key, max, allow_zero));
 }
 
 std::optional<double> ObjectReader::optional_number_in(std::string_view key, double min, double max) {
@@ -218,11 +210,7 @@ std::optional<double> ObjectReader::optional_number_in(std::string_view key, dou
 }
 
 double ObjectReader::number_in(std::string_view key, double min, double max) {
-  auto x = optional_number_in(key, min, max);
-  if (!x) {
-    fail(key, "missing required field");
-  }
-  return *x;
+  return required(key, optional_number_in(key, min, max));
 }
 
 std::optional<std::uint64_t> ObjectReader::optional_integer(std::string_view key, std::uint64_t min,
@@ -248,11 +236,7 @@ std::optional<std::uint64_t> ObjectReader::optional_integer(std::string_view key
 }
 
 std::uint64_t ObjectReader::integer(std::string_view key, std::uint64_t min, std::uint64_t max) {
-  auto x = optional_integer(key, min, max);
-  if (!x) {
-    fail(key, "missing required field");
-  }
-  return *x;
+  return required(key, optional_integer(key, min, max));
 }
 
 bool ObjectReader::boolean(std::string_view key, bool fallback) {

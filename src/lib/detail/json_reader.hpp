@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -64,6 +65,15 @@ class ObjectReader {
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;
 
  private:
+  /// The value of a required field, or the "missing required field" failure.
+  template <typename T>
+  T required(std::string_view key, std::optional<T> v) const {
+    if (!v) {
+      fail(key, "missing required field");
+    }
+    return std::move(*v);
+  }
+
   const Json& object_;
   std::string origin_;
   JsonPointer at_;
