@@ -40,8 +40,9 @@ double linear_state_bytes_per_sequence(const ModelSpec& model);
 /// 327,680 for Llama-3.1-70B in bf16; 70,272 for DeepSeek-V3 (MLA).
 double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype);
 
-/// The per-GPU KV shape for a layout. The model must have an architecture.
-KvShape kv_shape(const ModelSpec& model, DType kv_dtype, const Layout& layout);
+/// The per-GPU KV shape for a layout. The model must have an architecture. With
+/// `chunks_keep_context`, chunked-attention layers count as full attention (TensorRT-LLM).
+KvShape kv_shape(const ModelSpec& model, DType kv_dtype, const Layout& layout, bool chunks_keep_context = false);
 
 /// Bytes one sequence of `tokens` occupies on one GPU, with paged allocation in blocks of
 /// `block_tokens` (sliding-window layers hold at most their window, rounded up to blocks).

@@ -39,7 +39,17 @@ struct FitRequest {
   std::uint64_t block_tokens = 16;        ///< paged KV block (vLLM default)
   /// A serving engine's own KV arithmetic replaces the cap/activations/reserve above when named.
   EngineSettings engine;
+  /// Chunked-attention layers (Llama 4) keep every token of the context, as TensorRT-LLM does
+  /// (implied by engine trtllm; see chunks_keep_context). vLLM frees the KV before the chunk.
+  bool chunks_keep_context = false;
 };
+
+/// Whether the request's chunked-attention layers keep the whole context: TensorRT-LLM applies
+/// chunked attention to context requests only and sizes its KV cache by the largest attention
+/// window (docs/source/features/long-sequence.md), so a chunk is no window there.
+[[nodiscard]] inline bool chunks_keep_context(const FitRequest& r) {
+  return r.chunks_keep_context || r.engine.engine == Engine::trtllm;
+}
 
 /// Weights one GPU holds, by part.
 struct WeightsBytes {

@@ -116,6 +116,9 @@ struct ModelSpec {
   /// Attention window per layer in tokens; 0 = full attention. Empty = all layers full.
   /// Llama 4's chunked-attention layers hold at most one chunk and are recorded as windows.
   std::vector<std::uint64_t> layer_window_tokens;
+  /// Per layer: true where the window is an attention chunk (Llama 4), not a sliding window.
+  /// Empty = none. Engines differ on chunks (kv_shape), not on sliding windows.
+  std::vector<bool> layer_is_chunked;
   bool mlp_gated = true;           ///< gate, up, down (SwiGLU); false: up, down (GPT-style 4h MLP)
   bool mlp_bias = false;           ///< MLP projections carry biases
   bool layer_norm = false;         ///< LayerNorm with bias (2 vectors) instead of RMSNorm (1)
@@ -143,6 +146,9 @@ struct ModelSpec {
   [[nodiscard]] std::uint64_t window_of_layer(std::uint64_t layer) const;
   [[nodiscard]] bool is_linear_layer(std::uint64_t layer) const {
     return layer < layer_is_linear.size() && layer_is_linear[layer];
+  }
+  [[nodiscard]] bool is_chunked_layer(std::uint64_t layer) const {
+    return layer < layer_is_chunked.size() && layer_is_chunked[layer];
   }
   [[nodiscard]] bool is_moe_layer(std::uint64_t layer) const;
   [[nodiscard]] std::uint64_t moe_layer_count() const;

@@ -29,6 +29,9 @@ PerfRequest request_for(const Benchmark& b, const Efficiency& e) {
   r.efficiency = e;
   if (b.max_batch > 0) {
     r.max_batch = b.max_batch;
+  } else {
+    // trtllm-bench's rows (prepare): TensorRT-LLM keeps the whole context in chunked layers.
+    r.fit.chunks_keep_context = true;
   }
   return r;
 }

@@ -366,9 +366,14 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
       }
       m.layer_window_tokens.push_back(sliding && use_window ? window : chunked ? chunk : 0);
       m.layer_is_linear.push_back(linear);
+      m.layer_is_chunked.push_back(chunked);
     }
-    if (std::none_of(m.layer_is_linear.begin(), m.layer_is_linear.end(), [](bool b) { return b; })) {
+    const auto none = [](const std::vector<bool>& v) { return std::none_of(v.begin(), v.end(), [](bool b) { return b; }); };
+    if (none(m.layer_is_linear)) {
       m.layer_is_linear.clear();
+    }
+    if (none(m.layer_is_chunked)) {
+      m.layer_is_chunked.clear();
     }
   } else if (m.model_type == "qwen3_next") {
     // Qwen3NextConfig: every full_attention_interval-th layer is full attention, the rest linear.
@@ -390,6 +395,7 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
         chunked = (*rope)[i] != 0;
       }
       m.layer_window_tokens.push_back(chunked && chunk < m.max_position_embeddings ? chunk : 0);
+      m.layer_is_chunked.push_back(chunked && chunk < m.max_position_embeddings);
     }
   } else if (auto pattern = r.optional_integer("sliding_window_pattern", 1, 10'000);
              pattern || (use_window && m.model_type.starts_with("gemma3"))) {

@@ -48,7 +48,7 @@ double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype) {
          bits_per_element(kv_dtype) / units::kBitsPerByte;
 }
 
-KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
+KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool chunks_keep_context) {
   KvShape s;
   s.elements_per_token_per_layer = elements_per_token_per_layer(m);
   s.bytes_per_element = bits_per_element(kv_dtype) / units::kBitsPerByte;
@@ -75,6 +75,9 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
     s.full_attention_only = true;
     return s;
   }
+  const auto window_of = [&](std::uint64_t layer) {
+    return chunks_keep_context && m.is_chunked_layer(layer) ? 0 : m.window_of_layer(layer);
+  };
   std::uint64_t best_start = 0;
   std::uint64_t best_layers = 0;
   std::uint64_t best_full = 0;
@@ -84,7 +87,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
     const std::uint64_t end = std::min(start + per_stage, m.num_hidden_layers);
     std::uint64_t full = 0;
     for (std::uint64_t layer = start; layer < end; ++layer) {
-      full += m.window_of_layer(layer) == 0 && !m.is_linear_layer(layer) ? 1u : 0u;
+      full += window_of(layer) == 0 && !m.is_linear_layer(layer) ? 1u : 0u;
     }
     const std::uint64_t attention = attention_layers(m, start, end);
     if (attention > best_layers || (attention == best_layers && full > best_full)) {
@@ -99,7 +102,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout) {
     if (m.is_linear_layer(layer)) {
       ++s.linear_layers;
     } else {
-      s.windows.push_back(m.window_of_layer(layer));
+      s.windows.push_back(window_of(layer));
     }
   }
   s.full_attention_only = std::all_of(s.windows.begin(), s.windows.end(), [](std::uint64_t w) { return w == 0; });

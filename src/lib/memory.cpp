@@ -184,9 +184,11 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     g.id, type, to_string(main)));
   }
   if (m.has_architecture() && !m.layer_window_tokens.empty()) {
-    res.notes.push_back(m.model_type.starts_with("llama4")
-                            ? "chunked-attention layers hold at most one chunk of KV cache"
-                            : "sliding-window layers hold at most their window of KV cache");
+    const bool chunked = !m.layer_is_chunked.empty() || m.model_type.starts_with("llama4");
+    res.notes.push_back(!chunked ? "sliding-window layers hold at most their window of KV cache"
+                        : chunks_keep_context(r)
+                            ? "chunked-attention layers keep the whole context: TensorRT-LLM chunks context requests only"
+                            : "chunked-attention layers hold at most one chunk of KV cache");
   }
 }
 
@@ -238,7 +240,7 @@ const KvShape& FitBasis::kv_shape_of(const ModelSpec& model, const Layout& layou
   const std::pair key(layout.tp, layout.pp);
   auto it = kv_shapes.find(key);
   if (it == kv_shapes.end()) {
-    it = kv_shapes.emplace(key, kv_shape(model, kv_dtype, layout)).first;
+    it = kv_shapes.emplace(key, kv_shape(model, kv_dtype, layout, chunks_keep_context)).first;
   }
   return it->second;
 }
@@ -247,14 +249,17 @@ void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r
                  FitFigures& f, KvShape* own_shape) {
   validate_request(r);
   validate_layout(r.layout, model);
+  const bool keep_context = chunks_keep_context(r);
   if (!basis || !basis->ready || basis->asked_formats != r.weight_formats || basis->weights_dtype != r.weights_dtype ||
-      basis->embeddings_dtype != r.embeddings_dtype || basis->kv_dtype != r.kv_dtype) {
+      basis->embeddings_dtype != r.embeddings_dtype || basis->kv_dtype != r.kv_dtype ||
+      basis->chunks_keep_context != keep_context) {
     FitBasis b{.ready = true,
                .keep_shapes = basis.has_value() && basis->keep_shapes,
                .asked_formats = r.weight_formats,
                .weights_dtype = r.weights_dtype,
                .embeddings_dtype = r.embeddings_dtype,
-               .kv_dtype = r.kv_dtype};
+               .kv_dtype = r.kv_dtype,
+               .chunks_keep_context = keep_context};
     b.formats = resolve_formats(model, r);
     b.formats_as_shipped = b.formats == model.shipped_formats.value_or(WeightFormats{});
     b.totals = weight_totals(model, b.formats);
@@ -318,7 +323,7 @@ void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r
     // A single fit (perf's models, a search's chosen layout) takes the basis's shape when the
     // search made it, else makes its own without keeping it.
     const auto it = basis->kv_shapes.find(std::pair(l.tp, l.pp));
-    *own_shape = it != basis->kv_shapes.end() ? it->second : kv_shape(model, r.kv_dtype, l);
+    *own_shape = it != basis->kv_shapes.end() ? it->second : kv_shape(model, r.kv_dtype, l, keep_context);
     f.kv = own_shape;
   } else if (kv_known) {
     f.kv = &basis->kv_shape_of(model, l);

@@ -61,6 +61,26 @@ TEST_CASE("kv_cache: sliding-window layers hold at most their window", "[kv_cach
   CHECK_THAT(gpuplan::sequence_kv_bytes(s, 64, 16), WithinRel(36.0 * 64 * per_layer_token, 1e-12));
 }
 
+TEST_CASE("kv_cache: Llama 4's chunked layers hold one chunk, or the whole context under TensorRT-LLM", "[kv_cache]") {
+  // Llama 4 Scout: 36 of 48 layers attend within 8,192-token chunks, every fourth globally.
+  const auto& m = model("llama-4-scout");
+  const double per_layer_token = 2.0 * 8 * 128 * 1;  // fp8
+  const auto chunked = gpuplan::kv_shape(m, DType::fp8, Layout{});
+  CHECK_THAT(gpuplan::sequence_kv_bytes(chunked, 20000, 16),
+             WithinRel((12.0 * 20000 + 36.0 * 8192) * per_layer_token, 1e-12));
+  // TensorRT-LLM chunks context requests only and sizes its cache by the largest window.
+  const auto full = gpuplan::kv_shape(m, DType::fp8, Layout{}, true);
+  CHECK(full.full_attention_only);
+  CHECK_THAT(gpuplan::sequence_kv_bytes(full, 20000, 16), WithinRel(48.0 * 20000 * per_layer_token, 1e-12));
+  // Within one chunk the two agree.
+  CHECK_THAT(gpuplan::sequence_kv_bytes(full, 8000, 16),
+             WithinRel(gpuplan::sequence_kv_bytes(chunked, 8000, 16), 1e-12));
+  // Sliding windows are no chunks: gpt-oss keeps its 128-token windows either way.
+  const auto& oss = model("gpt-oss-120b");
+  CHECK_THAT(gpuplan::sequence_kv_bytes(gpuplan::kv_shape(oss, DType::bf16, Layout{}, true), 131072, 16),
+             WithinRel(gpuplan::sequence_kv_bytes(gpuplan::kv_shape(oss, DType::bf16, Layout{}), 131072, 16), 1e-12));
+}
+
 TEST_CASE("kv_cache: max_context_tokens is the last length that fits", "[kv_cache]") {
   const auto s = gpuplan::kv_shape(model("llama-3.1-8b"), DType::bf16, Layout{});
   const double budget = 10.0 * 1000 * 131072;  // room for 10 x 1000 tokens

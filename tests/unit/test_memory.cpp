@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <gpuplan/catalog.hpp>
@@ -135,4 +136,28 @@ TEST_CASE("memory: bad requests name the field", "[memory]") {
                     "fit.mig_profile: l40s does not support MIG");
   CHECK_THROWS_WITH(gpuplan::fit(m, cat().gpu("h200-sxm"), FitRequest{.layout = {.tp = 2}, .mig_profile = "3g.71gb"}),
                     Catch::Matchers::StartsWith("fit.mig_profile: MIG slices cannot be linked by TP, PP or EP"));
+}
+
+TEST_CASE("memory: TensorRT-LLM keeps the whole context in Llama 4's chunked layers", "[memory]") {
+  const auto& m = cat().model("llama-4-scout");
+  const auto& g = cat().gpu("h200-sxm");
+  FitRequest r{.layout = Layout{.tp = 4}, .weights_dtype = DType::fp8, .kv_dtype = DType::fp8, .context_tokens = 22000};
+  const auto chunked = gpuplan::fit(m, g, r);
+  r.chunks_keep_context = true;
+  const auto full = gpuplan::fit(m, g, r);
+  // Same budget; a sequence past one chunk takes 48 layers' worth, not 12 + 36 chunks.
+  CHECK_THAT(full.per_gpu.kv_budget_bytes, WithinRel(chunked.per_gpu.kv_budget_bytes, 1e-12));
+  const double ratio = (12.0 * 22000 + 36.0 * 8192) / (48.0 * 22000);
+  CHECK_THAT(static_cast<double>(*full.max_concurrent_sequences),
+             WithinRel(static_cast<double>(*chunked.max_concurrent_sequences) * ratio, 0.01));
+  const auto says = [](const gpuplan::FitResult& f, const char* text) {
+    return std::any_of(f.notes.begin(), f.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  CHECK(says(chunked, "hold at most one chunk"));
+  CHECK(says(full, "keep the whole context"));
+  // Naming the engine implies it.
+  r.chunks_keep_context = false;
+  r.engine.engine = gpuplan::Engine::trtllm;
+  CHECK(gpuplan::chunks_keep_context(r));
+  CHECK(gpuplan::fit(m, g, r).kv.full_attention_only);
 }
