@@ -609,13 +609,27 @@ std::vector<Layout> plan_layouts(const ModelSpec& model, const GpuSpec& gpu, con
   return out;
 }
 
+namespace {
+
+/// The request as the launch engine will run it: TensorRT-LLM keeps the whole context in
+/// chunked-attention layers (chunks_keep_context), so its configurations are sized that way.
+PerfRequest launched(const PlanRequest& request) {
+  PerfRequest r = request.perf;
+  r.fit.chunks_keep_context = r.fit.chunks_keep_context || request.launch_engine == Engine::trtllm;
+  return r;
+}
+
+}  // namespace
+
 PlanResult plan(const Catalog& catalog, const ModelSpec& model, const PlanRequest& request) {
-  return Search(catalog, model, request).run();
+  PlanRequest r = request;
+  r.perf = launched(request);
+  return Search(catalog, model, r).run();
 }
 
 PerfPoint evaluate_config(const Catalog& catalog, const ModelSpec& model, const PlanRequest& request,
                           const PlanConfig& config) {
-  PerfRequest pr = request.perf;
+  PerfRequest pr = launched(request);
   pr.fit.layout = config.layout;
   pr.fit.weights_dtype = config.weights_dtype;
   pr.fit.kv_dtype = config.kv_dtype;

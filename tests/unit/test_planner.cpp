@@ -292,6 +292,29 @@ TEST_CASE("plan: a TensorRT-LLM launch searches NVIDIA GPUs only", "[plan]") {
                     Catch::Matchers::StartsWith("plan.launch_engine: trtllm runs on NVIDIA GPUs only"));
 }
 
+TEST_CASE("plan: a TensorRT-LLM launch sizes Llama 4 with the whole context in chunked layers", "[plan]") {
+  const Catalog& catalog = Catalog::builtin();
+  const ModelSpec& model = catalog.model("llama-4-scout");
+  PlanRequest req;
+  req.perf.input_tokens = 20'000;  // past one 8,192-token chunk
+  req.perf.output_tokens = 2'000;
+  req.gpus = {"h200-sxm"};
+  req.weights_dtypes = {DType::fp8};
+  req.kv_dtypes = {DType::fp8};
+  req.layouts = {Layout{.tp = 4, .ep = 4}};
+  req.launch_engine = gpuplan::Engine::vllm;
+  const PlanResult vllm = plan(catalog, model, req);
+  req.launch_engine = gpuplan::Engine::trtllm;
+  const PlanResult trt = plan(catalog, model, req);
+  REQUIRE(vllm.configurations.size() == 1);
+  REQUIRE(trt.configurations.size() == 1);
+  // TensorRT-LLM holds 48 layers of 22,000 tokens a sequence, vLLM 12 of them and 36 chunks.
+  CHECK(trt.configurations[0].max_batch < vllm.configurations[0].max_batch * 6 / 10);
+  // A configuration re-evaluated for the same launch gets the same figures.
+  CHECK_THAT(evaluate_config(catalog, model, req, trt.configurations[0]).itl_s,
+             Catch::Matchers::WithinRel(trt.configurations[0].itl_s, 1e-12));
+}
+
 TEST_CASE("plan: DeepSeek-V3 on H100s needs two nodes; the plan meets its targets in perf runs", "[plan]") {
   const Catalog& catalog = Catalog::builtin();
   const ModelSpec& model = catalog.model("deepseek-v3");
