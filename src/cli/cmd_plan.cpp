@@ -104,7 +104,14 @@ Exit run_plan(const PlanOptions& o) {
   }
   std::vector<PlanResult> plans;
   for (const std::string& m : o.models) {
-    plans.push_back(plan(catalog, lookup_model(catalog, m, "--model"), req));
+    const ModelSpec& model = lookup_model(catalog, m, "--model");
+    PlanRequest named = req;
+    if (o.weights_dtypes == std::vector<std::string>{"all"}) {
+      if (const auto format = format_named_by(catalog, m)) {
+        named.weights_dtypes = {format->element};
+      }
+    }
+    plans.push_back(plan(catalog, model, named));
   }
   // A config.json's model lives as long as its plan, which refers to it.
   std::vector<std::unique_ptr<const ModelSpec>> configured;

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/error.hpp>
 
 namespace gpuplan::cli {
@@ -83,6 +84,19 @@ const GpuSpec& lookup_gpu(const Catalog& catalog, std::string_view name, std::st
 
 const ModelSpec& lookup_model(const Catalog& catalog, std::string_view name, std::string_view flag) {
   return lookup(catalog, flag, [&]() -> const ModelSpec& { return catalog.model(name); });
+}
+
+std::optional<WeightFormat> format_named_by(const Catalog& catalog, std::string_view name) {
+  if (catalog.find_model(name) != nullptr) {
+    return std::nullopt;
+  }
+  // A quantized release ships in the format its name states, not in the catalog model's.
+  const CheckpointName named = read_checkpoint_name(name);
+  if (named.format) {
+    print_note(fmt::format("gpuplan: note: --model: weights in {} as the name's '{}' says (--weights-dtype overrides)",
+                           to_string(named.format->element), named.format_text));
+  }
+  return named.format;
 }
 
 std::string lower_case(std::string_view text) {

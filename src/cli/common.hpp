@@ -1,12 +1,14 @@
 #pragma once
 // What every subcommand shares: exit codes, --format/--units/--catalog, catalog loading.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/weight_format.hpp>
 #include <gpuplan/render.hpp>
 
 namespace gpuplan::cli {
@@ -33,6 +35,10 @@ RenderOptions render_options(const CommonOptions& opts);
 /// stderr says what a loose name resolved to, and errors name `flag`.
 const GpuSpec& lookup_gpu(const Catalog& catalog, std::string_view name, std::string_view flag);
 const ModelSpec& lookup_model(const Catalog& catalog, std::string_view name, std::string_view flag);
+/// The weights format a --model name states when it is a quantized release's repository
+/// ("nvidia/Llama-3.3-70B-Instruct-FP8": fp8), with a note saying so; nullopt for a catalog id
+/// or a name that states none.
+std::optional<WeightFormat> format_named_by(const Catalog& catalog, std::string_view name);
 
 /// Lower-cases ASCII (ids and dtypes are case-insensitive).
 std::string lower_case(std::string_view text);

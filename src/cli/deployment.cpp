@@ -8,6 +8,7 @@
 
 #include <gpuplan/units.hpp>
 
+#include "command_io.hpp"
 #include "common.hpp"
 #include "field_flags.hpp"
 
@@ -219,6 +220,9 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
     return text.empty() ? std::nullopt : std::optional(parse_weight_format(lower_case(text), flag));
   };
   choice.all = format(o.weights_dtype, "--weights-dtype");
+  if (!choice.all && o.model_given) {
+    choice.all = format_named_by(catalog, o.model);
+  }
   choice.experts = format(o.experts_dtype, "--experts-dtype");
   choice.attention = format(o.attention_dtype, "--attention-dtype");
   choice.embeddings = format(o.embeddings_dtype, "--embeddings-dtype");

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
 
@@ -127,11 +128,14 @@ std::string resolved_note(std::string_view what, std::string_view name, std::str
   return fmt::format("{} '{}' read as '{}' ({})", what, name, id, how);
 }
 
-// A Hugging Face name without its owner and release suffixes ("meta-llama/Llama-3.1-8B-Instruct" ->
-// "llama-3.1-8b", "DeepSeek-R1-0528" -> "deepseek-r1", "Qwen3-30B-A3B-Instruct-2507" ->
-// "qwen3-30b-a3b"): the dated, instruct, chat and base releases of one architecture size the same.
+// A Hugging Face name without its owner, format and release suffixes ("meta-llama/Llama-3.1-8B-Instruct"
+// -> "llama-3.1-8b", "nvidia/Llama-3.3-70B-Instruct-FP8" -> "llama-3.3-70b", "DeepSeek-R1-0528" ->
+// "deepseek-r1", "Qwen3-30B-A3B-Instruct-2507" -> "qwen3-30b-a3b", "Mixtral-8x7B-Instruct-v0.1" ->
+// "mixtral-8x7b-v0.1", "Llama-2-70b-chat-hf" -> "llama-2-70b", "Meta-Llama-3.1-8B" ->
+// "llama-3.1-8b"): quantized, dated, instruct, chat and base releases of one architecture size the
+// same. Versions stay ("Mistral-7B-Instruct-v0.3" is not v0.1).
 std::string release_base(const std::string& key) {
-  std::string base = key.substr(key.rfind('/') + 1);
+  std::string base = read_checkpoint_name(key).model;
   const auto dated = [&base] {
     const std::size_t dash = base.rfind('-');
     return dash != std::string::npos && base.size() - dash == 5 && dash > 0 &&
@@ -141,11 +145,23 @@ std::string release_base(const std::string& key) {
   if (dated()) {
     base.resize(base.rfind('-'));
   }
-  for (std::string_view suffix : {"-instruct", "-chat", "-base", "-hf", "-it"}) {
-    if (base.size() > suffix.size() && base.ends_with(suffix)) {
-      base.resize(base.size() - suffix.size());
-      break;
+  // "-instruct" and "-chat" before a version ("mixtral-8x7b-instruct-v0.1").
+  for (std::string_view word : {"-instruct-", "-chat-"}) {
+    if (const std::size_t at = base.find(word); at != std::string::npos && at > 0) {
+      base.erase(at, word.size() - 1);
     }
+  }
+  for (bool cut = true; cut;) {
+    cut = false;
+    for (std::string_view suffix : {"-instruct", "-chat", "-base", "-hf", "-it"}) {
+      if (base.size() > suffix.size() && base.ends_with(suffix)) {
+        base.resize(base.size() - suffix.size());
+        cut = true;
+      }
+    }
+  }
+  if (base.starts_with("meta-llama-")) {
+    base.erase(0, 5);  // Meta's first Llama 3 repositories: "Meta-Llama-3.1-8B-Instruct"
   }
   return base;
 }
@@ -197,7 +213,7 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
       hits.push_back(&item);
     }
   }
-  const char* how = "alias";
+  std::string how = "alias";
   if (const std::string base = release_base(key); hits.empty() && base != key) {
     for (const T& item : items) {
       const auto aliases = aliases_of(item);
@@ -205,7 +221,9 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
         hits.push_back(&item);
       }
     }
-    how = "Hugging Face name";
+    const CheckpointName checkpoint = read_checkpoint_name(name);
+    how = checkpoint.format ? fmt::format("Hugging Face name, {} checkpoint", checkpoint.format_text)
+                            : "Hugging Face name";
   }
   if (hits.empty()) {
     const auto query = words(key);

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/units.hpp>
@@ -131,13 +132,21 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       r.fail(field, fmt::format("unknown {} '{}'{}", what, name,
                                 close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
     };
+    // An ambiguous name names the row and field, as an unknown one does.
+    const auto resolved = [&r](const char* field, const auto& resolve) {
+      try {
+        return resolve();
+      } catch (const InputError& e) {
+        r.fail(field, e.what());
+      }
+    };
     const std::string model_name = r.string("model");
-    const ModelSpec* model = catalog.resolve_model(model_name);
+    const ModelSpec* model = resolved("model", [&] { return catalog.resolve_model(model_name); });
     if (model == nullptr) {
       unknown("model", "model", model_name, catalog.models());
     }
     const std::string gpu_name = r.string("gpu");
-    const GpuSpec* gpu = catalog.resolve_gpu(gpu_name);
+    const GpuSpec* gpu = resolved("gpu", [&] { return catalog.resolve_gpu(gpu_name); });
     if (gpu == nullptr) {
       unknown("gpu", "GPU", gpu_name, catalog.gpus());
     }
@@ -167,8 +176,17 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       r.fail("parallelism", *problem);
     }
 
-    const std::string precision = lower(r.string("precision"));
-    b.weights_dtype = parse_dtype(precision == "nvfp4" ? "fp4" : precision, r.where_of("precision"));
+    // The precision as tables write it ("FP8", "NVFP4", "BF16", "W4A16", "AWQ INT4"); without one, the
+    // format a quantized checkpoint's name states ("nvidia/Llama-3.3-70B-Instruct-FP8").
+    const std::optional<std::string> written = r.optional_string("precision");
+    const std::string precision = lower(written.value_or(""));
+    if (const auto named = written ? format_of_precision(precision) : read_checkpoint_name(model_name).format) {
+      b.weights_dtype = named->element;
+    } else if (written) {
+      b.weights_dtype = parse_dtype(precision, r.where_of("precision"));
+    } else {
+      r.fail("precision", "missing, and the model's name states no format (give \"FP8\", \"FP4\", \"BF16\", ...)");
+    }
     // The KV cache's format is rarely in a results table: ModelOpt's FP8 and NVFP4 checkpoints
     // carry an FP8 cache where the GPU has FP8 units; 16-bit weights keep a 16-bit cache.
     const auto kv = r.optional_string("kv_cache_dtype");
@@ -205,7 +223,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     }
     b.sources.push_back(fmt::format("{}: {}", origin, at.to_string()));
     b.notes = engine;
-    std::string id = lower(fmt::format("{}-{}-{}-{}-isl{}-osl{}", b.model, precision, b.gpu, parallelism,
+    std::string id = lower(fmt::format("{}-{}-{}-{}-isl{}-osl{}", b.model, precision.empty() ? to_string(b.weights_dtype) : precision, b.gpu, parallelism,
                                        b.input_tokens, b.output_tokens));
     std::replace_if(id.begin(), id.end(), [](char ch) { return ch == ' ' || ch == ',' || ch == '/'; }, '-');
     const int repeat = ++seen_ids[id];

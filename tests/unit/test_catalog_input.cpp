@@ -5,6 +5,7 @@
 #include <string>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
 
@@ -191,6 +192,44 @@ TEST_CASE("names: Hugging Face repository names resolve to the catalog model", "
   CHECK(c.model("Qwen/Qwen3-30B-A3B-Instruct-2507").id == "qwen3-30b-a3b");
   CHECK(c.model("Llama-4-Scout-17B-16E").id == "llama-4-scout");
   (void)c.take_notes();
+}
+
+// Published results name the checkpoint they ran: a quantized release, an instruct release before
+// its version, Meta's first repository names.
+TEST_CASE("names: quantized and instruct releases resolve to the catalog model", "[catalog][names]") {
+  const Catalog& c = Catalog::builtin();
+  (void)c.take_notes();
+  CHECK(c.model("nvidia/Llama-3.3-70B-Instruct-FP8").id == "llama-3.3-70b");
+  CHECK(c.take_notes().back() ==
+        "model 'nvidia/Llama-3.3-70B-Instruct-FP8' read as 'llama-3.3-70b' (Hugging Face name, FP8 checkpoint)");
+  CHECK(c.model("nvidia/Llama-4-Maverick-17B-128E-Instruct-FP8").id == "llama-4-maverick");
+  CHECK(c.model("Qwen/Qwen3-30B-A3B-GPTQ-Int4").id == "qwen3-30b-a3b");
+  CHECK(c.model("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16").id == "llama-3.1-8b");
+  CHECK(c.model("Meta-Llama-3.1-70B-Instruct-FP8-dynamic").id == "llama-3.1-70b");
+  CHECK(c.model("mistralai/Mixtral-8x7B-Instruct-v0.1").id == "mixtral-8x7b");
+  CHECK(c.model("meta-llama/Llama-2-70b-chat-hf").id == "llama-2-70b");
+  // Versions still tell architectures apart, with or without a format suffix.
+  CHECK(c.resolve_model("mistralai/Mistral-7B-Instruct-v0.3") == nullptr);
+  CHECK(c.resolve_model("Mistral-7B-Instruct-v0.3-AWQ") == nullptr);
+  (void)c.take_notes();
+}
+
+TEST_CASE("names: a checkpoint name's format suffix", "[catalog][names]") {
+  const auto read = [](const char* name) { return gpuplan::read_checkpoint_name(name); };
+  CHECK(read("nvidia/Llama-3.3-70B-Instruct-FP4").model == "llama-3.3-70b-instruct");
+  CHECK(read("nvidia/Llama-3.3-70B-Instruct-FP4").format->element == gpuplan::DType::fp4);
+  CHECK(read("nvidia/Qwen3-235B-A22B-NVFP4").format->element == gpuplan::DType::fp4);
+  CHECK(read("Qwen3-30B-A3B-GPTQ-Int8").format->element == gpuplan::DType::int8);  // the stating token decides
+  CHECK(read("Qwen3-30B-A3B-GPTQ-Int8").format_text == "GPTQ-Int8");
+  CHECK(read("Qwen2.5-72B-Instruct-AWQ").format->zero_bits > 0);  // AWQ keeps zero points
+  CHECK(read("gpt-oss-120b-MXFP4").format->element == gpuplan::DType::mxfp4);
+  CHECK(read("Meta-Llama-3.1-8B-Instruct-FP8-dynamic").model == "meta-llama-3.1-8b-instruct");
+  // No format: the name is kept whole; a name that is only a format token is not emptied.
+  CHECK_FALSE(read("openai/gpt-oss-120b").format.has_value());
+  CHECK(read("openai/gpt-oss-120b").model == "gpt-oss-120b");
+  CHECK(read("Llama-3.1-8B-Instruct-dynamic").model == "llama-3.1-8b-instruct-dynamic");
+  CHECK(read("FP8").model == "fp8");
+  CHECK_FALSE(read("FP8").format.has_value());
 }
 
 TEST_CASE("names: an alias two GPUs share is ambiguous", "[catalog][names]") {

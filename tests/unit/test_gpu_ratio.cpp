@@ -16,7 +16,7 @@ struct Rows {
   std::vector<BenchmarkCheck> checks;
 
   void add(const char* model, const char* gpu, std::uint64_t tp, std::uint64_t input, double measured,
-           double estimate, bool has_estimate = true, const char* scenario = "max-load") {
+           double estimate, bool has_estimate = true, const char* scenario = "max-load", std::uint64_t in_flight = 0) {
     Benchmark b;
     b.id = std::string(model) + "-" + gpu;
     b.model = model;
@@ -26,6 +26,7 @@ struct Rows {
     b.input_tokens = input;
     b.output_tokens = 128;
     b.output_tokens_per_s = measured;
+    b.max_batch = in_flight;
     benchmarks.push_back(b);
     BenchmarkCheck k;
     k.benchmark = &benchmarks.back();
@@ -80,4 +81,17 @@ TEST_CASE("gpu ratios: nothing to compare without the baseline GPU", "[gpu_ratio
   REQUIRE(groups.size() == 1);
   CHECK(groups.front().gpu == "b200");
   CHECK(groups.front().ratios.front().measured == Approx(2.0));
+}
+
+TEST_CASE("gpu ratios: rows at a fixed concurrency pair only with the same concurrency", "[gpu_ratio]") {
+  Rows r;
+  r.add("m", "h100-sxm", 1, 1000, 1000, 1000, true, "server", 64);
+  r.add("m", "a100-sxm-80gb", 1, 1000, 2000, 2000, true, "server", 256);  // four times the requests: no pair
+  CHECK(gpu_ratios(r.checks, "h100-sxm").empty());
+  r.add("m", "a100-sxm-80gb", 1, 2000, 500, 400, true, "server", 64);
+  r.add("m", "h100-sxm", 1, 2000, 1000, 1000, true, "server", 64);
+  const auto groups = gpu_ratios(r.checks, "h100-sxm");
+  REQUIRE(groups.size() == 1);
+  REQUIRE(groups.front().ratios.size() == 1);
+  CHECK(groups.front().ratios.front().input_tokens == 2000);
 }

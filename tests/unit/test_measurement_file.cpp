@@ -78,6 +78,25 @@ TEST_CASE("measurement file: names, layouts and formats as sources write them", 
   CHECK(vllm.benchmarks[1].layout.dp == 2);
 }
 
+TEST_CASE("measurement file: precisions as tables write them, or as the checkpoint's name states", "[measurement]") {
+  const auto weights = [](const std::string& fields) {
+    return gpuplan::read_measurement_file(cat(), row(R"("parallelism": "TP2", "output_tokens_per_s": 1, )" + fields), "m.json")
+        .benchmarks.front()
+        .weights_dtype;
+  };
+  CHECK(weights(R"("gpu": "H100", "model": "Llama-3.3-70B", "precision": "W4A16")") == DType::int4);
+  CHECK(weights(R"("gpu": "H100", "model": "Llama-3.3-70B", "precision": "AWQ INT4")") == DType::int4);
+  CHECK(weights(R"x("gpu": "H100", "model": "Llama-3.3-70B", "precision": "INT8 (W8A8)")x") == DType::int8);
+  CHECK(weights(R"("gpu": "H100", "model": "Llama-3.3-70B", "precision": "FP16")") == DType::fp16);
+  // No precision: the quantized checkpoint's name says it.
+  CHECK(weights(R"("gpu": "H100", "model": "nvidia/Llama-3.3-70B-Instruct-FP8")") == DType::fp8);
+  CHECK_THROWS_WITH(weights(R"("gpu": "H100", "model": "Llama-3.3-70B")"),
+                    Catch::Matchers::Contains("m.json: /measured/0/precision: missing, and the model's name states no format"));
+  // A name two GPUs share names the row and field too.
+  CHECK_THROWS_WITH(weights(R"("model": "Llama-3.3-70B", "gpu": "A100 80GB", "precision": "BF16")"),
+                    Catch::Matchers::Contains("m.json: /measured/0/gpu: GPU 'A100 80GB' is ambiguous"));
+}
+
 TEST_CASE("measurement file: bad rows name the row and field", "[measurement]") {
   const auto fails = [](const std::string& fields, const char* message) {
     CHECK_THROWS_WITH(gpuplan::read_measurement_file(cat(), row(fields), "m.json"), Catch::Matchers::Contains(message));

@@ -1,0 +1,95 @@
+#include <gpuplan/checkpoint_name.hpp>
+
+#include <utility>
+
+#include "detail/ascii.hpp"
+
+namespace gpuplan {
+namespace {
+
+// Format words of quantized releases and the format each states; nullopt inside: a qualifier
+// that states none by itself ("dynamic", "kv", "block"); nullopt: not a format word.
+std::optional<std::optional<WeightFormat>> suffix_token(std::string_view t) {
+  const auto of = [](std::string_view preset) { return std::optional(parse_weight_format(preset, "format")); };
+  if (t == "fp8") return of("fp8");
+  if (t == "fp4" || t == "nvfp4") return of("fp4");
+  if (t == "mxfp4") return of("mxfp4");
+  if (t == "awq") return of("int4-g128-zp");
+  if (t == "gptq" || t == "int4" || t == "w4a16" || t == "w4a8" || t == "quantized.w4a16" || t == "quantized.w4a8") {
+    return of("int4");
+  }
+  if (t == "int8" || t == "w8a8" || t == "w8a16" || t == "quantized.w8a8" || t == "quantized.w8a16") return of("int8");
+  if (t == "bnb" || t == "4bit") return of("nf4");
+  if (t == "dynamic" || t == "static" || t == "kv" || t == "block" || t == "8bit") {
+    return std::optional<WeightFormat>{};
+  }
+  return std::nullopt;  // not a format token: the model's own name ends here
+}
+
+// The format stated by format tokens `words` (right to left): the last stating word decides,
+// AWQ's 4 bits keep their zero points.
+struct Stated {
+  std::optional<WeightFormat> format;
+  bool awq = false;
+
+  void add(std::string_view word, const std::optional<WeightFormat>& f) {
+    if (f && !format) {
+      format = f;
+    }
+    awq = awq || word == "awq";
+  }
+  [[nodiscard]] std::optional<WeightFormat> result() const {
+    if (awq && format && format->element == DType::int4) {
+      return parse_weight_format("int4-g128-zp", "format");
+    }
+    return format;
+  }
+};
+
+}  // namespace
+
+CheckpointName read_checkpoint_name(std::string_view name) {
+  const std::string_view bare = name.substr(name.rfind('/') + 1);
+  std::string lowered = detail::lower(bare);
+  CheckpointName out;
+  Stated stated;
+  std::size_t end = lowered.size();
+  std::size_t cut = end;  // where the format suffix starts
+  while (end > 0) {
+    const std::size_t sep = lowered.find_last_of("-_", end - 1);
+    const std::size_t start = sep == std::string::npos ? 0 : sep + 1;
+    const std::string_view word = std::string_view(lowered).substr(start, end - start);
+    const auto token = suffix_token(word);
+    if (!token || start == 0) {
+      break;  // the whole name is never a suffix
+    }
+    stated.add(word, *token);
+    cut = sep;
+    end = sep;
+  }
+  out.format = stated.result();
+  if (out.format) {
+    out.format_text = std::string(bare.substr(cut + 1));
+    lowered.resize(cut);
+  }
+  out.model = std::move(lowered);
+  return out;
+}
+
+std::optional<WeightFormat> format_of_precision(std::string_view text) {
+  const std::string lowered = detail::lower(text);
+  Stated stated;
+  std::size_t end = lowered.size();
+  while (end > 0) {
+    const std::size_t sep = lowered.find_last_of("-_ ,/()", end - 1);
+    const std::size_t start = sep == std::string::npos ? 0 : sep + 1;
+    const std::string_view word = std::string_view(lowered).substr(start, end - start);
+    if (const auto token = suffix_token(word)) {
+      stated.add(word, *token);
+    }
+    end = sep == std::string::npos ? 0 : sep;
+  }
+  return stated.result();
+}
+
+}  // namespace gpuplan
