@@ -267,7 +267,7 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     for (const T* h : hits) {
       ids.push_back(h->id);
     }
-    throw InputError(fmt::format("{} '{}' is ambiguous: it matches {}; give the full id", what, name,
+    throw InputError(fmt::format("{} '{}' is ambiguous: it matches {}; give the full id", what, detail::printable(name),
                                  fmt::join(ids, ", ")));
   }
   return nullptr;
@@ -277,7 +277,7 @@ template <typename T>
 [[noreturn]] void unknown(std::string_view what, std::string_view id, const std::vector<T>& items,
                           std::string_view list_command) {
   const auto close = closest_names(id, ids_of(items));
-  throw InputError(fmt::format("unknown {} '{}'{} (see 'gpuplan catalog {}')", what, id,
+  throw InputError(fmt::format("unknown {} '{}'{} (see 'gpuplan catalog {}')", what, detail::printable(id),
                                close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")),
                                list_command));
 }

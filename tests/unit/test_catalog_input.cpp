@@ -214,6 +214,12 @@ TEST_CASE("names: quantized and instruct releases resolve to the catalog model",
   (void)c.take_notes();
 }
 
+TEST_CASE("names: a pasted control character is escaped in the one-line error", "[catalog][names]") {
+  const Catalog& c = Catalog::builtin();
+  CHECK_THROWS_WITH(c.model("h100-sxm\n"), StartsWith("unknown model 'h100-sxm\\n'"));
+  CHECK_THROWS_WITH(c.gpu("zz\x01"), StartsWith("unknown GPU 'zz\\x01'"));
+}
+
 TEST_CASE("names: a checkpoint name's format suffix", "[catalog][names]") {
   const auto read = [](const char* name) { return gpuplan::read_checkpoint_name(name); };
   CHECK(read("nvidia/Llama-3.3-70B-Instruct-FP4").model == "llama-3.3-70b-instruct");

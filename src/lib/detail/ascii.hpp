@@ -15,4 +15,21 @@ inline std::string lower(std::string_view text) {
   return out;
 }
 
+/// `text` for a one-line message: control characters (a pasted newline or tab) as escapes, so
+/// an error about a name stays the one line it should be.
+inline std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      constexpr std::string_view kHex = "0123456789abcdef";
+      out += c == '\n' ? std::string("\\n") : c == '\t' ? std::string("\\t") : std::string("\\x") + kHex[u >> 4] + kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace gpuplan::detail
