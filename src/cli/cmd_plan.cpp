@@ -107,7 +107,7 @@ Exit run_plan(const PlanOptions& o) {
     const ModelSpec& model = lookup_model(catalog, m, "--model");
     PlanRequest named = req;
     if (o.weights_dtypes == std::vector<std::string>{"all"}) {
-      if (const auto format = format_named_by(catalog, m)) {
+      if (const auto format = format_named_by(model, m)) {
         named.weights_dtypes = {format->element};
       }
     }

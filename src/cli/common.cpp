@@ -86,9 +86,9 @@ const ModelSpec& lookup_model(const Catalog& catalog, std::string_view name, std
   return lookup(catalog, flag, [&]() -> const ModelSpec& { return catalog.model(name); });
 }
 
-std::optional<WeightFormat> format_named_by(const Catalog& catalog, std::string_view name) {
-  if (catalog.find_model(name) != nullptr) {
-    return std::nullopt;
+std::optional<WeightFormat> format_named_by(const ModelSpec& model, std::string_view name) {
+  if (name == model.id) {
+    return std::nullopt;  // a catalog id: a batch sweep's usual request, answered without a parse
   }
   // A quantized release ships in the format its name states, not in the catalog model's.
   const CheckpointName named = read_checkpoint_name(name);

@@ -36,9 +36,9 @@ RenderOptions render_options(const CommonOptions& opts);
 const GpuSpec& lookup_gpu(const Catalog& catalog, std::string_view name, std::string_view flag);
 const ModelSpec& lookup_model(const Catalog& catalog, std::string_view name, std::string_view flag);
 /// The weights format a --model name states when it is a quantized release's repository
-/// ("nvidia/Llama-3.3-70B-Instruct-FP8": fp8), with a note saying so; nullopt for a catalog id
-/// or a name that states none.
-std::optional<WeightFormat> format_named_by(const Catalog& catalog, std::string_view name);
+/// ("nvidia/Llama-3.3-70B-Instruct-FP8": fp8), with a note saying so; nullopt for the id of
+/// `model` (what the name resolved to) or a name that states none.
+std::optional<WeightFormat> format_named_by(const ModelSpec& model, std::string_view name);
 
 /// Lower-cases ASCII (ids and dtypes are case-insensitive).
 std::string lower_case(std::string_view text);

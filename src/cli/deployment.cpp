@@ -221,7 +221,7 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   };
   choice.all = format(o.weights_dtype, "--weights-dtype");
   if (!choice.all && o.model_given) {
-    choice.all = format_named_by(catalog, o.model);
+    choice.all = format_named_by(d.model, o.model);
   }
   choice.experts = format(o.experts_dtype, "--experts-dtype");
   choice.attention = format(o.attention_dtype, "--attention-dtype");
