@@ -243,8 +243,9 @@ const KvShape& FitBasis::kv_shape_of(const ModelSpec& model, const Layout& layou
   return it->second;
 }
 
-void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r, std::optional<FitBasis>& basis,
-                 FitFigures& f, KvShape* own_shape) {
+std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r,
+                                       std::optional<FitBasis>& basis, FitFigures& f, KvShape* own_shape,
+                                       FigureSet figure_set) {
   validate_request(r);
   validate_layout(r.layout, model);
   if (!basis || !basis->ready || basis->asked_formats != r.weight_formats || basis->weights_dtype != r.weights_dtype ||
@@ -294,9 +295,8 @@ void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r
   }
 
   if (model.has_architecture() && r.context_tokens > model.max_position_embeddings) {
-    throw InputError(fmt::format("fit.context_tokens: {} exceeds the {} tokens of '{}' "
-                                 "(max_position_embeddings)",
-                                 r.context_tokens, model.max_position_embeddings, model.id));
+    return fmt::format("fit.context_tokens: {} exceeds the {} tokens of '{}' (max_position_embeddings)",
+                       r.context_tokens, model.max_position_embeddings, model.id);
   }
 
   f.weights = weights_per_gpu(model, basis->model_weight_bytes, l);
@@ -352,9 +352,12 @@ void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r
     const auto per_replica =
         static_cast<std::uint64_t>(std::floor(mem.kv_budget_bytes / f.sequence_kv_bytes_per_gpu));
     f.max_concurrent_sequences = per_replica * l.dp;
-    const std::uint64_t limit = model.max_position_embeddings;
-    f.max_context_tokens = max_context_tokens(kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens, limit);
-    f.max_context_limited_by_model = *f.max_context_tokens == limit;
+    if (figure_set == FigureSet::all) {
+      const std::uint64_t limit = model.max_position_embeddings;
+      f.max_context_tokens =
+          max_context_tokens(kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens, limit);
+      f.max_context_limited_by_model = *f.max_context_tokens == limit;
+    }
   }
   const double needed = fixed + mem.kv_cache_bytes;
   f.fits = needed <= mem.engine_cap_bytes;
@@ -365,13 +368,16 @@ void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r
   // With MIG the deployment is slices, so its "datasheet" memory is the slices' memory.
   f.datasheet_total_bytes = (f.mig ? capacity : gpu.memory_bytes) * gpus;
   f.capacity_total_bytes = capacity * gpus;
+  return std::nullopt;
 }
 
 FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
                       std::optional<FitBasis>& basis) {
   FitResult res;
   FitFigures f;
-  fit_figures(model, gpu, request, basis, f, &res.kv);
+  if (std::optional<std::string> context_error = fit_figures(model, gpu, request, basis, f, &res.kv)) {
+    throw InputError(std::move(*context_error));
+  }
   res.model_id = model.id;
   res.gpu_id = gpu.id;
   res.request = request;
