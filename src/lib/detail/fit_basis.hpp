@@ -19,6 +19,16 @@
 
 namespace gpuplan::detail {
 
+/// Per-token widths (elements) of the largest activations alive in one layer during a prefill
+/// chunk: the residual stream and its normed copy, the q/k/v projections, the MLP's gate and up
+/// outputs (each of the last two split over TP). Zero without an architecture.
+struct TokenWidths {
+  double residual = 0;  ///< both copies
+  double qkv = 0;
+  double mlp = 0;  ///< one of the two
+};
+TokenWidths token_widths(const ModelSpec& model);
+
 /// What fit() derives from the model and the request's formats, whatever the layout, GPU or load.
 struct FitBasis {
   /// The figures below are those of the fields that follow (false: a FitCache's empty slot).
@@ -37,6 +47,7 @@ struct FitBasis {
   /// Unsharded bytes by WeightPart (a bare parameter count: all of it dense).
   std::array<double, kWeightParts> model_weight_bytes{};
   double kv_bytes_per_token = 0;
+  TokenWidths token_widths;  ///< the model's alone, kept here to be computed once
   std::optional<std::string> formats_text;  ///< describe_formats(), once a fit is annotated
   /// kv_shape() by (TP, PP), the only parts of the layout it reads; filled as they are asked for.
   std::map<std::pair<std::uint64_t, std::uint64_t>, KvShape> kv_shapes;
