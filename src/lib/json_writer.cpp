@@ -316,13 +316,6 @@ JsonWriter& JsonWriter::value(std::string_view text) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(bool b) {
-  next_item();
-  put(b ? std::string_view("true") : std::string_view("false"));
-  done_if_top();
-  return *this;
-}
-
 JsonWriter& JsonWriter::value(double number) {
   next_item();
   if (!std::isfinite(number)) {
