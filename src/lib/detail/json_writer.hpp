@@ -118,9 +118,9 @@ class JsonWriter {
   /// An array of strings.
   JsonWriter& value(const std::vector<std::string>& items);
 
-  /// key(name).value(v)
+  /// key(name).value(v); always inlined, for key()'s sake
   template <typename T>
-  JsonWriter& member(JsonKey name, const T& v) {
+  [[gnu::always_inline]] JsonWriter& member(JsonKey name, const T& v) {
     key(name);
     return value(v);
   }
