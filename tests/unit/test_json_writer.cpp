@@ -49,6 +49,9 @@ void build(JsonWriter& w, Json& j) {
   w.member("yes", true).member("no", false);
   j["yes"] = true;
   j["no"] = false;
+  // Flags and counts below 10 take the inline path; 10 the general one.
+  w.key("small").begin_array().value(0U).value(9U).value(std::uint64_t{10}).value(true).value(false).end_array();
+  j["small"] = Json::array({0U, 9U, 10U, true, false});
   w.key("nothing").null();
   j["nothing"] = nullptr;
   w.member("unset", std::optional<std::uint64_t>());
@@ -79,6 +82,21 @@ TEST_CASE("JsonWriter: nlohmann's bytes, indented and on one line", "[render][js
     build(w, j);
     CHECK(text == j.dump(indent, ' ', false, Json::error_handler_t::replace));
   }
+}
+
+TEST_CASE("JsonWriter: a flag or small count alone is a whole document", "[render][json]") {
+  for (const bool b : {true, false}) {
+    std::string text;
+    JsonWriter w(text, -1);
+    w.value(b);
+    CHECK(text == Json(b).dump());
+  }
+  std::string text;
+  {
+    JsonWriter w(text, 2);
+    w.value(7U);
+  }
+  CHECK(text == "7");
 }
 
 TEST_CASE("JsonWriter: NaN and infinities are null, as nlohmann writes them", "[render][json]") {
