@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <gpuplan/error.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <optional>
@@ -38,21 +39,31 @@ auto rank_key(const LayoutOption& o) {
                     o.shortfall_bytes, l.pp, l.gpus_per_replica(), l.ep, l.tp);
 }
 
+/// At most two expert-parallel degrees, kept in place (a search asks for every TP x PP, and a
+/// vector each was most of a search's allocations).
+struct EpChoices {
+  std::array<std::uint64_t, 2> eps{};
+  std::size_t count = 0;
+  [[nodiscard]] const std::uint64_t* begin() const { return eps.data(); }
+  [[nodiscard]] const std::uint64_t* end() const { return eps.data() + count; }
+};
+
 /// Expert-parallel degrees a TP x DP group runs with: none (experts TP-sharded) and all of the
 /// group (EP = TP x DP), or only the EP the request names.
-std::vector<std::uint64_t> ep_choices(const ModelSpec& model, const Layout& l, std::uint64_t asked_ep) {
+EpChoices ep_choices(const ModelSpec& model, const Layout& l, std::uint64_t asked_ep) {
   const std::uint64_t group = l.tp * l.dp;
+  EpChoices c;
   if (asked_ep > 1) {
     if (group % asked_ep == 0 && model.moe && model.moe->routed_experts % asked_ep == 0) {
-      return {asked_ep};
+      c.eps[c.count++] = asked_ep;
     }
-    return {};
+    return c;
   }
-  std::vector<std::uint64_t> eps{1};
+  c.eps[c.count++] = 1;
   if (model.moe && group > 1 && model.moe->routed_experts % group == 0) {
-    eps.push_back(group);
+    c.eps[c.count++] = group;
   }
-  return eps;
+  return c;
 }
 
 }  // namespace
@@ -143,6 +154,9 @@ Evaluated evaluate_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fit
 
   std::vector<Layout> within;
   std::vector<Layout> across;
+  // Room for a usual search's layouts at once (8 GPUs: 10, 20 for MoE), not grown step by step.
+  constexpr std::size_t kUsualLayouts = 32;
+  within.reserve(kUsualLayouts);
   for (std::uint64_t tp = 1; tp <= max_replica; ++tp) {
     if (n % tp != 0 || !tp_allowed(model, tp)) {
       continue;
