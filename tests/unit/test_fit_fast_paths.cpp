@@ -3,6 +3,8 @@
 // context), the figures without max_context_tokens, and the context error handed back unthrown.
 #include <catch2/catch.hpp>
 
+#include <bit>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -20,6 +22,9 @@ using gpuplan::FitRequest;
 namespace {
 
 const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+
+/// The very same double (the shortcuts compute the same operations, so no tolerance).
+bool same(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
 
 /// Dense, MoE, MLA, sliding-window and linear-attention models on GPUs small and large.
 constexpr const char* kModels[] = {"llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "deepseek-v3",
@@ -56,7 +61,7 @@ TEST_CASE("chosen_layout_option: the option search_layouts chooses, with its fit
             CHECK(o.layout.dp == l.dp);
             CHECK(o.fits == s.chosen.fits);
             CHECK(o.max_concurrent_sequences == s.chosen.max_concurrent_sequences);
-            CHECK(o.shortfall_bytes == s.chosen.per_gpu.shortfall_bytes);
+            CHECK(same(o.shortfall_bytes, s.chosen.per_gpu.shortfall_bytes));
             CHECK_FALSE(o.max_context_tokens.has_value());
           }
         }
@@ -85,12 +90,12 @@ TEST_CASE("FigureSet::without_max_context leaves every other figure as it was", 
       CHECK(some.fits == all.fits);
       CHECK(some.weights_fit == all.weights_fit);
       CHECK(some.max_concurrent_sequences == all.max_concurrent_sequences);
-      CHECK(some.per_gpu.kv_budget_bytes == all.per_gpu.kv_budget_bytes);
-      CHECK(some.per_gpu.kv_cache_bytes == all.per_gpu.kv_cache_bytes);
-      CHECK(some.per_gpu.shortfall_bytes == all.per_gpu.shortfall_bytes);
-      CHECK(some.per_gpu.activation_bytes == all.per_gpu.activation_bytes);
-      CHECK(some.per_gpu.weights_bytes == all.per_gpu.weights_bytes);
-      CHECK(some.sequence_kv_bytes_per_gpu == all.sequence_kv_bytes_per_gpu);
+      CHECK(same(some.per_gpu.kv_budget_bytes, all.per_gpu.kv_budget_bytes));
+      CHECK(same(some.per_gpu.kv_cache_bytes, all.per_gpu.kv_cache_bytes));
+      CHECK(same(some.per_gpu.shortfall_bytes, all.per_gpu.shortfall_bytes));
+      CHECK(same(some.per_gpu.activation_bytes, all.per_gpu.activation_bytes));
+      CHECK(same(some.per_gpu.weights_bytes, all.per_gpu.weights_bytes));
+      CHECK(same(some.sequence_kv_bytes_per_gpu, all.sequence_kv_bytes_per_gpu));
     }
   }
 }
@@ -132,5 +137,5 @@ TEST_CASE("plan_fit with a cache hands back the context error plan_fit throws", 
   CHECK(cached.search.options.size() == uncached.search.options.size());
   CHECK(cached.search.chosen.request.layout.tp == uncached.search.chosen.request.layout.tp);
   CHECK(cached.search.chosen.max_context_tokens == uncached.search.chosen.max_context_tokens);
-  CHECK(cached.search.chosen.per_gpu.kv_budget_bytes == uncached.search.chosen.per_gpu.kv_budget_bytes);
+  CHECK(same(cached.search.chosen.per_gpu.kv_budget_bytes, uncached.search.chosen.per_gpu.kv_budget_bytes));
 }
