@@ -7,6 +7,7 @@
 #include <gpuplan/fit_suggestions.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace gpuplan {
@@ -29,7 +30,12 @@ struct FitReport {
 /// Evaluates the question; suggestions are computed only when nothing fits. Throws InputError
 /// as fit() does (a context the user gave above the model's maximum among them).
 FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question);
-/// The same, with figures kept in `cache` across questions (see FitCache for the models it takes).
-FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question, FitCache& cache);
+/// The same, with figures kept in `cache` across questions (see FitCache for the models it
+/// takes), for a sweep: a context the user gave above the model's maximum, the error a sweep
+/// meets most, is returned in `context_error` (the report then empty) rather than thrown, whose
+/// unwinding cost a third of an answer. With a layout given it is still thrown, as is any other
+/// error, in the order plan_fit() above meets them.
+FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question, FitCache& cache,
+                   std::optional<std::string>& context_error);
 
 }  // namespace gpuplan

@@ -35,7 +35,7 @@ struct CostOptions {
 // usage stays exit 2); without it, it is an error as before.
 Exit does_not_fit(const CostOptions& o, const FitResult& f, const std::string& why) {
   if (!o.pricing.check) {
-    throw InputError(why);
+    return batch_input_error(InputError(why));  // as perf's: not thrown inside a batch
   }
   fmt::print("{}", render_fit(f, render_options(o.common)));
   fmt::print(stderr, "gpuplan: {}\n", why);

@@ -33,8 +33,13 @@ Exit run_fit(const FitOptions& o) {
                              .layout_given = d.layout_given,
                              .context_given = o.context_given};
   FitCache* cache = fit_cache_for(d);
-  const FitReport report =
-      cache != nullptr ? plan_fit(d.model, *d.gpu, question, *cache) : plan_fit(d.model, *d.gpu, question);
+  std::optional<std::string> context_error;
+  const FitReport report = cache != nullptr ? plan_fit(d.model, *d.gpu, question, *cache, context_error)
+                                            : plan_fit(d.model, *d.gpu, question);
+  if (context_error) {
+    // Handed to the batch as with_flag_names() hands a thrown error (the cache is the batch's).
+    return batch_input_error(InputError(std::move(*context_error)));
+  }
   print_document(json_lines() ? render_json_line(report) : render_fit(report, render));
   return o.check && !report.search.chosen.fits ? Exit::check_failed : Exit::ok;
 }

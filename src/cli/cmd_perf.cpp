@@ -1,5 +1,6 @@
 // gpuplan perf: TTFT, inter-token latency and throughput per batch size, estimate next to bound.
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -38,7 +39,7 @@ Exit run_perf(const PerfOptions& o) {
   const bool sized = size_for_target(o.workload, o.deployment);
   d.gpus = layout_search_gpus(sized, d.layout_given, o.deployment, d.gpus);
   // The layout must hold the weights; without --tp/--pp take the one with the most throughput.
-  const ThroughputLayout choice = serving_layout(d.model, *d.gpu, req, d.layout_given, d.gpus, fit_cache_for(d));
+  ThroughputLayout choice = serving_layout(d.model, *d.gpu, req, d.layout_given, d.gpus, fit_cache_for(d));
   const FitResult& layout_fit = choice.fit;
   if (!layout_fit.fits) {
     const PerGpuMemory& m = layout_fit.per_gpu;
@@ -58,7 +59,9 @@ Exit run_perf(const PerfOptions& o) {
       fmt::print(stderr, "gpuplan: {}\n", why);
       return Exit::check_failed;
     }
-    throw InputError(why);
+    // Returned, not thrown: a sweep meets it often (a tenth of the benchmark's lines), and a
+    // throw's unwinding cost some 12k instructions.
+    return batch_input_error(InputError(why));
   }
   req.fit.layout = layout_fit.request.layout;
   const std::uint64_t sized_replicas =
@@ -74,8 +77,9 @@ Exit run_perf(const PerfOptions& o) {
   }
   const EstimateBand band = estimate_band(catalog, d.model, *d.gpu, req.fit.weights_dtype);
   // The layout search's model of the chosen layout is the one perf would build for `req`, unless
-  // sizing for a target changed the replica count.
-  PerfResult result = choice.chosen && !sized ? perf(*choice.chosen, layout_fit.notes, batches, band)
+  // sizing for a target changed the replica count. The fit's notes are moved, not copied (the fit
+  // is not read after this).
+  PerfResult result = choice.chosen && !sized ? perf(*choice.chosen, std::move(choice.fit.notes), batches, band)
                                                : perf(d.model, *d.gpu, req, batches, band);
   if (choice.candidates > 0) {
     result.notes.insert(result.notes.begin(),

@@ -282,6 +282,14 @@ std::string with_flag(const InputError& e) {
   return std::string(what);
 }
 
+Exit batch_input_error(const InputError& e) {
+  if (!json_lines()) {
+    rethrow_with_flag(e);
+  }
+  set_batch_error(with_flag(e));
+  return Exit::bad_input;
+}
+
 void rethrow_with_flag(const InputError& e) {
   const std::string message = with_flag(e);
   if (message != e.what()) {

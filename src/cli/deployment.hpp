@@ -87,6 +87,10 @@ std::string with_flag(const InputError& e);
 /// Rethrows a library error with_flag().
 [[noreturn]] void rethrow_with_flag(const InputError& e);
 
+/// A library error a batch command returns rather than throws, answered as with_flag_names()
+/// answers a thrown one: handed to the batch with flags named (thrown so outside a batch).
+Exit batch_input_error(const InputError& e);
+
 /// Runs a command so that its library errors name flags. Inside `gpuplan batch` a command's
 /// error is handed to the batch as the request's answer (set_batch_error()) rather than thrown
 /// again: a second throw cost more than most answers.
@@ -96,10 +100,7 @@ auto with_flag_names(Run&& run) {
     return run();
   } catch (const InputError& e) {
     if constexpr (std::is_same_v<decltype(run()), Exit>) {
-      if (json_lines()) {
-        set_batch_error(with_flag(e));
-        return Exit::bad_input;
-      }
+      return batch_input_error(e);
     }
     rethrow_with_flag(e);
   }

@@ -5,7 +5,8 @@
 namespace gpuplan {
 namespace {
 
-FitReport plan(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question, FitCache* cache) {
+FitReport plan(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question, FitCache* cache,
+               std::optional<std::string>* context_error) {
   FitReport report;
   FitRequest request = question.request;
   // A default must not turn a plain question into an error (Llama 2: 4,096 tokens); a context
@@ -19,7 +20,10 @@ FitReport plan(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& qu
   } else {
     std::optional<detail::FitBasis> own;
     report.search = detail::search_layouts(model, gpu, request, question.search,
-                                           cache != nullptr ? cache->basis(model, request) : own, true);
+                                           cache != nullptr ? cache->basis(model, request) : own, context_error);
+    if (context_error != nullptr && *context_error) {
+      return report;
+    }
   }
   report.suggestions =
       detail::suggest_fits(model, gpu, request, question.search, question.layout_given, report.search, cache);
@@ -29,11 +33,13 @@ FitReport plan(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& qu
 }  // namespace
 
 FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question) {
-  return plan(model, gpu, question, nullptr);
+  return plan(model, gpu, question, nullptr, nullptr);
 }
 
-FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question, FitCache& cache) {
-  return plan(model, gpu, question, &cache);
+FitReport plan_fit(const ModelSpec& model, const GpuSpec& gpu, const FitQuestion& question, FitCache& cache,
+                   std::optional<std::string>& context_error) {
+  context_error.reset();
+  return plan(model, gpu, question, &cache, &context_error);
 }
 
 }  // namespace gpuplan

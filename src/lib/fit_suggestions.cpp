@@ -25,9 +25,16 @@ struct Evaluator {
     return cache != nullptr ? cache->basis(model, r) : own;
   }
 
-  [[nodiscard]] LayoutSearch run(const FitRequest& r) const {
-    return layout_given ? given_layout(model, gpu, r, options)
-                        : detail::search_layouts(model, gpu, r, options, basis(r), false);
+  /// What fit would choose for `r`: its layout's fit, sequences and shortfall.
+  [[nodiscard]] LayoutOption run(const FitRequest& r) const {
+    if (layout_given) {
+      const FitResult f = fit(model, gpu, r);
+      return LayoutOption{.layout = f.request.layout,
+                          .fits = f.fits,
+                          .shortfall_bytes = f.per_gpu.shortfall_bytes,
+                          .max_concurrent_sequences = f.max_concurrent_sequences};
+    }
+    return detail::chosen_layout_option(model, gpu, r, options, basis(r));
   }
 
   /// The request with one change applied by `modify`. Every dtype suggestion goes through here
@@ -36,16 +43,16 @@ struct Evaluator {
                                           const std::function<void(FitRequest&)>& modify) const {
     FitRequest r = request;
     modify(r);
-    const LayoutSearch s = run(r);
+    const LayoutOption chosen = run(r);
     return FitSuggestion{.change = change,
                          .count = 0,
                          .dtype = std::nullopt,
-                         .fits = s.chosen.fits,
-                         .layout = s.chosen.request.layout,
+                         .fits = chosen.fits,
+                         .layout = chosen.layout,
                          .context_tokens = r.context_tokens,
                          .concurrency = r.concurrency,
-                         .max_concurrent_sequences = s.chosen.max_concurrent_sequences,
-                         .shortfall_bytes = s.chosen.per_gpu.shortfall_bytes};
+                         .max_concurrent_sequences = chosen.max_concurrent_sequences,
+                         .shortfall_bytes = chosen.shortfall_bytes};
   }
 };
 
@@ -60,8 +67,10 @@ const detail::FitFigures* try_fit(const ModelSpec& model, const GpuSpec& gpu, Fi
                                   std::optional<detail::FitBasis>& basis, detail::FitFigures& figures) {
   r.layout = l;
   try {
-    detail::fit_figures(model, gpu, r, basis, figures);
-    return &figures;
+    // A context above the model's maximum fits no shape.
+    return detail::fit_figures(model, gpu, r, basis, figures, nullptr, detail::FigureSet::without_max_context)
+               ? nullptr
+               : &figures;
   } catch (const InputError&) {
     return nullptr;  // a shape the model does not allow
   }
@@ -183,9 +192,9 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
     if (!layout_given || chosen.layout.gpus_per_replica() != r.layout.gpus_per_replica()) {
       LayoutSearchOptions more_gpus = options;
       more_gpus.gpus = chosen.layout.gpus();
-      const LayoutSearch s = detail::search_layouts(model, gpu, r, more_gpus, basis, false);
-      if (s.chosen.fits) {
-        chosen = Fitting{.layout = s.chosen.request.layout, .max_concurrent_sequences = s.chosen.max_concurrent_sequences};
+      const LayoutOption s = detail::chosen_layout_option(model, gpu, r, more_gpus, basis);
+      if (s.fits) {
+        chosen = Fitting{.layout = s.layout, .max_concurrent_sequences = s.max_concurrent_sequences};
       }
     }
     more.count = chosen.layout.gpus();

@@ -18,20 +18,41 @@ namespace {
 bool plain(std::string_view text) {
   // Eight bytes at a time (a batch answer is some thousand strings), with the bit tricks that
   // tell whether any byte of a word is below, above or equal to a value (exact for the word).
+  // The bytes past the last whole word are checked as one more word that overlaps the one before,
+  // and four to seven bytes as two overlapping halves: a byte checked twice is still the same
+  // byte, and a loop over the last bytes one by one cost more than the words.
   constexpr std::uint64_t kOnes = ~std::uint64_t{0} / 255;
   constexpr std::uint64_t kHighs = kOnes * 0x80;
   const auto zero_lane = [](std::uint64_t v) { return (v - kOnes) & ~v & kHighs; };
-  std::size_t i = 0;
-  for (; i + 8 <= text.size(); i += 8) {
-    std::uint64_t x = 0;
-    std::memcpy(&x, text.data() + i, 8);
+  const auto clean = [&zero_lane](std::uint64_t x) {
     const std::uint64_t below = (x - kOnes * 0x20) & ~x & kHighs;
     const std::uint64_t above = ((x + kOnes * (127 - 0x7e)) | x) & kHighs;
-    if ((below | above | zero_lane(x ^ (kOnes * '"')) | zero_lane(x ^ (kOnes * '\\'))) != 0) {
-      return false;
+    return (below | above | zero_lane(x ^ (kOnes * '"')) | zero_lane(x ^ (kOnes * '\\'))) == 0;
+  };
+  const char* p = text.data();
+  const std::size_t n = text.size();
+  if (n >= 8) {
+    const auto word = [p](std::size_t at) {
+      std::uint64_t x = 0;
+      std::memcpy(&x, p + at, 8);
+      return x;
+    };
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      if (!clean(word(i))) {
+        return false;
+      }
     }
+    return i == n || clean(word(n - 8));
   }
-  for (const char c : text.substr(i)) {
+  if (n >= 4) {
+    std::uint32_t first = 0;
+    std::uint32_t last = 0;
+    std::memcpy(&first, p, 4);
+    std::memcpy(&last, p + n - 4, 4);
+    return clean(first | (static_cast<std::uint64_t>(last) << 32));
+  }
+  for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x20 || u > 0x7e || c == '"' || c == '\\') {
       return false;
@@ -312,13 +333,6 @@ JsonWriter& JsonWriter::value(std::string_view text) {
   } else {
     put(escaped(text));
   }
-  done_if_top();
-  return *this;
-}
-
-JsonWriter& JsonWriter::value(bool b) {
-  next_item();
-  put(b ? std::string_view("true") : std::string_view("false"));
   done_if_top();
   return *this;
 }

@@ -16,10 +16,16 @@ void validate_layout(const Layout& layout, const ModelSpec& model) {
 
 std::optional<std::string> layout_problem(const Layout& layout, const ModelSpec& model) {
   static constexpr std::uint64_t kMaxDegree = 1u << 16;
-  for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"tp", layout.tp},
-                                    {"pp", layout.pp}, {"ep", layout.ep}, {"dp", layout.dp}}) {
-    if (value < 1 || value > kMaxDegree) {
-      return fmt::format("layout.{}: must be between 1 and {}, got {}", name, kMaxDegree, value);
+  // Every degree in range (the usual case) checked at once, without the loop that names the
+  // degree out of range: a layout search asks for each of its layouts.
+  const bool degrees_in_range = layout.tp - 1 < kMaxDegree && layout.pp - 1 < kMaxDegree &&
+                                layout.ep - 1 < kMaxDegree && layout.dp - 1 < kMaxDegree;
+  if (!degrees_in_range) {
+    for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"tp", layout.tp},
+                                      {"pp", layout.pp}, {"ep", layout.ep}, {"dp", layout.dp}}) {
+      if (value < 1 || value > kMaxDegree) {
+        return fmt::format("layout.{}: must be between 1 and {}, got {}", name, kMaxDegree, value);
+      }
     }
   }
   // Each degree is at most 2^16, so the product cannot overflow 64 bits.

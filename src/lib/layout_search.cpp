@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <gpuplan/error.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <optional>
@@ -38,21 +39,31 @@ auto rank_key(const LayoutOption& o) {
                     o.shortfall_bytes, l.pp, l.gpus_per_replica(), l.ep, l.tp);
 }
 
+/// At most two expert-parallel degrees, kept in place (a search asks for every TP x PP, and a
+/// vector each was most of a search's allocations).
+struct EpChoices {
+  std::array<std::uint64_t, 2> eps{};
+  std::size_t count = 0;
+  [[nodiscard]] const std::uint64_t* begin() const { return eps.data(); }
+  [[nodiscard]] const std::uint64_t* end() const { return eps.data() + count; }
+};
+
 /// Expert-parallel degrees a TP x DP group runs with: none (experts TP-sharded) and all of the
 /// group (EP = TP x DP), or only the EP the request names.
-std::vector<std::uint64_t> ep_choices(const ModelSpec& model, const Layout& l, std::uint64_t asked_ep) {
+EpChoices ep_choices(const ModelSpec& model, const Layout& l, std::uint64_t asked_ep) {
   const std::uint64_t group = l.tp * l.dp;
+  EpChoices c;
   if (asked_ep > 1) {
     if (group % asked_ep == 0 && model.moe && model.moe->routed_experts % asked_ep == 0) {
-      return {asked_ep};
+      c.eps[c.count++] = asked_ep;
     }
-    return {};
+    return c;
   }
-  std::vector<std::uint64_t> eps{1};
+  c.eps[c.count++] = 1;
   if (model.moe && group > 1 && model.moe->routed_experts % group == 0) {
-    eps.push_back(group);
+    c.eps[c.count++] = group;
   }
-  return eps;
+  return c;
 }
 
 }  // namespace
@@ -107,12 +118,25 @@ LayoutSearch given_layout(const ModelSpec& model, const GpuSpec& gpu, const FitR
 LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
                             const LayoutSearchOptions& options) {
   std::optional<detail::FitBasis> basis;
-  return detail::search_layouts(model, gpu, request, options, basis, true);
+  return detail::search_layouts(model, gpu, request, options, basis);
 }
 
-LayoutSearch detail::search_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
-                                    const LayoutSearchOptions& options, std::optional<FitBasis>& basis,
-                                    bool annotate) {
+namespace {
+
+/// Every layout a search evaluates, with its figures, and the one it chooses.
+struct Evaluated {
+  std::vector<LayoutOption> options;  ///< in evaluation order
+  std::size_t best_at = 0;            ///< the first of the best ranked (std::stable_sort's first)
+  bool across_nodes_tried = false;
+  std::optional<std::string> context_error;  ///< fit_figures()'s, for the first layout (then no options)
+};
+
+/// search_layouts()'s enumeration and evaluation, without the ranking of the table or the chosen
+/// fit. `figure_set` says which figures each option needs (the suggestions' searches read only
+/// the chosen option's fit, sequences and shortfall).
+Evaluated evaluate_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                           const LayoutSearchOptions& options, std::optional<detail::FitBasis>& basis,
+                           detail::FigureSet figure_set) {
   const std::uint64_t n = options.gpus;
   check_gpus(n);
   if (options.gpus_per_node < 1) {
@@ -130,6 +154,9 @@ LayoutSearch detail::search_layouts(const ModelSpec& model, const GpuSpec& gpu, 
 
   std::vector<Layout> within;
   std::vector<Layout> across;
+  // Room for a usual search's layouts at once (8 GPUs: 10, 20 for MoE), not grown step by step.
+  constexpr std::size_t kUsualLayouts = 32;
+  within.reserve(kUsualLayouts);
   for (std::uint64_t tp = 1; tp <= max_replica; ++tp) {
     if (n % tp != 0 || !tp_allowed(model, tp)) {
       continue;
@@ -150,39 +177,62 @@ LayoutSearch detail::search_layouts(const ModelSpec& model, const GpuSpec& gpu, 
                                   : fmt::format("layout.gpus: no TP x PP layout of '{}' divides {} GPUs", model.id, n));
   }
 
-  LayoutSearch s;
-  // Each layout's figures only; the best (the first of the best ranked, as the stable sort below
-  // puts first) becomes a whole fit once the search is done.
-  std::optional<std::size_t> best_at;
+  Evaluated e;
+  // Each layout's figures only; the best (the first of the best ranked, as the stable sort of
+  // search_layouts() puts first) becomes a whole fit once the search is done.
   FitRequest r = request;
   detail::FitFigures figures;
   const auto evaluate = [&](const std::vector<Layout>& layouts) {
     for (const Layout& l : layouts) {
       r.layout = l;
-      detail::fit_figures(model, gpu, r, basis, figures);
-      s.options.push_back(option_of(l, figures, figures.kv != nullptr && figures.kv->replicated, gpu, options));
-      if (!best_at || rank_key(s.options.back()) < rank_key(s.options[*best_at])) {
-        best_at = s.options.size() - 1;
+      // The context's error is the request's, whatever the layout: the first layout meets it.
+      if ((e.context_error = detail::fit_figures(model, gpu, r, basis, figures, nullptr, figure_set))) {
+        return false;
+      }
+      e.options.push_back(option_of(l, figures, figures.kv != nullptr && figures.kv->replicated, gpu, options));
+      if (e.options.size() > 1 && rank_key(e.options.back()) < rank_key(e.options[e.best_at])) {
+        e.best_at = e.options.size() - 1;
       }
     }
+    return true;
   };
-  s.options.reserve(within.size() + across.size());
-  evaluate(within);
-  const bool any_fits = std::any_of(s.options.begin(), s.options.end(), [](const LayoutOption& o) { return o.fits; });
+  e.options.reserve(within.size() + across.size());
+  if (!evaluate(within)) {
+    return e;
+  }
+  const bool any_fits = std::any_of(e.options.begin(), e.options.end(), [](const LayoutOption& o) { return o.fits; });
   if (!any_fits && !across.empty()) {
-    s.across_nodes_tried = true;
+    e.across_nodes_tried = true;
     evaluate(across);
   }
+  return e;
+}
+
+}  // namespace
+
+LayoutSearch detail::search_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                    const LayoutSearchOptions& options, std::optional<FitBasis>& basis,
+                                    std::optional<std::string>* context_error) {
+  Evaluated e = evaluate_layouts(model, gpu, request, options, basis, FigureSet::all);
+  LayoutSearch s;
+  if (e.context_error) {
+    if (context_error == nullptr) {
+      throw InputError(std::move(*e.context_error));
+    }
+    *context_error = std::move(e.context_error);
+    return s;
+  }
+  s.across_nodes_tried = e.across_nodes_tried;
 
   // Ranked as std::stable_sort would, by an insertion sort of indices over keys computed once: a
   // search has a few dozen layouts at most, and the merge sort's buffer and keys recomputed at
   // every comparison cost more than the rest of the search's bookkeeping.
-  std::vector<decltype(rank_key(s.options.front()))> keys;
-  keys.reserve(s.options.size());
-  for (const LayoutOption& o : s.options) {
+  std::vector<decltype(rank_key(e.options.front()))> keys;
+  keys.reserve(e.options.size());
+  for (const LayoutOption& o : e.options) {
     keys.push_back(rank_key(o));
   }
-  std::vector<std::size_t> order(s.options.size());
+  std::vector<std::size_t> order(e.options.size());
   for (std::size_t i = 0; i < order.size(); ++i) {
     std::size_t at = i;
     while (at > 0 && keys[i] < keys[order[at - 1]]) {
@@ -191,20 +241,26 @@ LayoutSearch detail::search_layouts(const ModelSpec& model, const GpuSpec& gpu, 
     }
     order[at] = i;
   }
-  std::vector<LayoutOption> ranked;
-  ranked.reserve(order.size());
+  s.options.reserve(order.size());
   for (std::size_t i : order) {
-    ranked.push_back(s.options[i]);
+    s.options.push_back(e.options[i]);
   }
-  r.layout = s.options[*best_at].layout;
-  s.options = std::move(ranked);
+  FitRequest r = request;
+  r.layout = e.options[e.best_at].layout;
   s.chosen = detail::fit_numbers(model, gpu, r, basis);
   s.chosen.layout_automatic = true;
-  if (annotate) {
-    detail::annotate_fit(s.chosen, model, gpu, *basis);
-  }
+  detail::annotate_fit(s.chosen, model, gpu, *basis);
   s.choice = s.chosen.fits ? LayoutChoice::most_sequences : LayoutChoice::none_fits;
   return s;
+}
+
+LayoutOption detail::chosen_layout_option(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                          const LayoutSearchOptions& options, std::optional<FitBasis>& basis) {
+  Evaluated e = evaluate_layouts(model, gpu, request, options, basis, FigureSet::without_max_context);
+  if (e.context_error) {
+    throw InputError(std::move(*e.context_error));
+  }
+  return e.options[e.best_at];
 }
 
 FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitRequest request, std::uint64_t gpus) {

@@ -57,8 +57,11 @@ WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeigh
   WeightsBytes w;
   const auto at = [&whole](WeightPart p) { return whole[static_cast<std::size_t>(p)]; };
   const auto set = [&w](WeightPart p, double bytes) { w.parts[static_cast<std::size_t>(p)] = bytes; };
+  // TP converted once (a conversion from 64 bits unsigned is a dozen instructions, and a layout
+  // search sizes a few dozen layouts a request).
+  const double tp = d(l.tp);
   if (!m.has_architecture()) {
-    w.dense = at(WeightPart::dense_mlp) / d(l.tp) / d(l.pp);
+    w.dense = at(WeightPart::dense_mlp) / tp / d(l.pp);
     set(WeightPart::dense_mlp, w.dense);
     return w;
   }
@@ -67,21 +70,21 @@ WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeigh
       d((m.num_hidden_layers + l.pp - 1) / l.pp) / d(m.num_hidden_layers);
   for (WeightPart p : {WeightPart::attention, WeightPart::dense_mlp, WeightPart::shared_experts,
                        WeightPart::router, WeightPart::norms}) {
-    set(p, at(p) * stage_share / d(l.tp));
+    set(p, at(p) * stage_share / tp);
     w.dense += w.parts[static_cast<std::size_t>(p)];
   }
   // The vision tower runs before the first layer, split over TP.
-  set(WeightPart::vision, at(WeightPart::vision) / d(l.tp));
-  w.dense += at(WeightPart::vision) / d(l.tp);
+  set(WeightPart::vision, at(WeightPart::vision) / tp);
+  w.dense += at(WeightPart::vision) / tp;
   w.experts = at(WeightPart::routed_experts) * stage_share / d(l.expert_shards());
   set(WeightPart::routed_experts, w.experts);
   // Vocab-parallel embedding and LM head are split over TP. Without PP one GPU holds both; with
   // PP the first stage holds the embedding and the last the head (a tied head is a copy).
-  const double embedding = at(WeightPart::embedding) / d(l.tp);
-  const double head = (m.tie_word_embeddings ? at(WeightPart::embedding) : at(WeightPart::lm_head)) / d(l.tp);
+  const double embedding = at(WeightPart::embedding) / tp;
+  const double head = (m.tie_word_embeddings ? at(WeightPart::embedding) : at(WeightPart::lm_head)) / tp;
   if (l.pp == 1) {
     w.embedding = embedding;
-    w.lm_head = at(WeightPart::lm_head) / d(l.tp);
+    w.lm_head = at(WeightPart::lm_head) / tp;
   } else if (head > embedding) {
     w.lm_head = head;
   } else {
@@ -92,30 +95,45 @@ WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeigh
   return w;
 }
 
-ActivationBytes activations_per_gpu(const ModelSpec& m, const FitRequest& r,
+}  // namespace
+
+namespace detail {
+
+TokenWidths token_widths(const ModelSpec& m) {
+  TokenWidths w;
+  if (!m.has_architecture()) {
+    return w;
+  }
+  // Largest tensors alive in one layer during a prefill chunk: the residual stream and its
+  // normed copy, the q/k/v projections, and the MLP's gate and up outputs (TP-split).
+  if (m.mla) {
+    const MlaSpec& a = *m.mla;
+    w.qkv = d(m.num_attention_heads) * d(a.qk_nope_head_dim + a.qk_rope_head_dim + a.qk_nope_head_dim + a.v_head_dim);
+  } else {
+    w.qkv = d(m.num_attention_heads + 2 * m.num_key_value_heads) * d(m.head_dim);
+  }
+  w.mlp = d(m.intermediate_size);
+  if (m.moe) {
+    const double routed = d(m.moe->experts_per_token + m.moe->shared_experts) * d(m.moe->expert_intermediate);
+    w.mlp = m.moe_layer_count() < m.num_hidden_layers ? std::max(w.mlp, routed) : routed;
+  }
+  w.residual = 2.0 * d(m.hidden_size);
+  return w;
+}
+
+}  // namespace detail
+
+namespace {
+
+/// `widths` are token_widths(m), kept in the basis (the same for every layout and load).
+ActivationBytes activations_per_gpu(const ModelSpec& m, const detail::TokenWidths& widths, const FitRequest& r,
                                     std::uint64_t sequences_per_replica) {
   ActivationBytes a;
   if (!m.has_architecture()) {
     return a;
   }
-  const Layout& l = r.layout;
-  // Largest tensors alive in one layer during a prefill chunk: the residual stream and its
-  // normed copy, the q/k/v projections, and the MLP's gate and up outputs (TP-split).
-  double qkv_dim = 0;
-  if (m.mla) {
-    const MlaSpec& a_ = *m.mla;
-    qkv_dim = d(m.num_attention_heads) *
-              d(a_.qk_nope_head_dim + a_.qk_rope_head_dim + a_.qk_nope_head_dim + a_.v_head_dim);
-  } else {
-    qkv_dim = d(m.num_attention_heads + 2 * m.num_key_value_heads) * d(m.head_dim);
-  }
-  double mlp_dim = d(m.intermediate_size);
-  if (m.moe) {
-    const double routed = d(m.moe->experts_per_token + m.moe->shared_experts) *
-                          d(m.moe->expert_intermediate);
-    mlp_dim = m.moe_layer_count() < m.num_hidden_layers ? std::max(mlp_dim, routed) : routed;
-  }
-  const double per_token = 2.0 * d(m.hidden_size) + qkv_dim / d(l.tp) + 2.0 * mlp_dim / d(l.tp);
+  const double tp = d(r.layout.tp);
+  const double per_token = widths.residual + widths.qkv / tp + 2.0 * widths.mlp / tp;
   a.prefill = d(r.prefill_chunk_tokens) * per_token * kActivationBytes;
   a.logits = d(sequences_per_replica) * d(m.vocab_size) * kLogitBytes;
   return a;
@@ -245,8 +263,9 @@ const KvShape& FitBasis::kv_shape_of(const ModelSpec& model, const Layout& layou
   return it->second;
 }
 
-void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r, std::optional<FitBasis>& basis,
-                 FitFigures& f, KvShape* own_shape) {
+std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r,
+                                       std::optional<FitBasis>& basis, FitFigures& f, KvShape* own_shape,
+                                       FigureSet figure_set) {
   validate_request(r);
   validate_layout(r.layout, model);
   const bool keep_context = chunks_keep_context(r);
@@ -263,6 +282,7 @@ void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r
     b.formats = resolve_formats(model, r);
     b.formats_as_shipped = b.formats == model.shipped_formats.value_or(WeightFormats{});
     b.totals = weight_totals(model, b.formats);
+    b.token_widths = token_widths(model);
     if (model.has_architecture()) {
       b.kv_bytes_per_token = kv_bytes_per_token(model, r.kv_dtype);
       b.model_weight_bytes = b.totals.bytes;
@@ -299,14 +319,13 @@ void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r
   }
 
   if (model.has_architecture() && r.context_tokens > model.max_position_embeddings) {
-    throw InputError(fmt::format("fit.context_tokens: {} exceeds the {} tokens of '{}' "
-                                 "(max_position_embeddings)",
-                                 r.context_tokens, model.max_position_embeddings, model.id));
+    return fmt::format("fit.context_tokens: {} exceeds the {} tokens of '{}' (max_position_embeddings)",
+                       r.context_tokens, model.max_position_embeddings, model.id);
   }
 
   f.weights = weights_per_gpu(model, basis->model_weight_bytes, l);
   f.concurrency_per_replica = (r.concurrency + l.dp - 1) / l.dp;
-  f.activations = activations_per_gpu(model, r, f.concurrency_per_replica);
+  f.activations = activations_per_gpu(model, basis->token_widths, r, f.concurrency_per_replica);
   f.block_tokens = r.block_tokens;
 
   PerGpuMemory& mem = f.per_gpu;
@@ -357,9 +376,12 @@ void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r
     const auto per_replica =
         static_cast<std::uint64_t>(std::floor(mem.kv_budget_bytes / f.sequence_kv_bytes_per_gpu));
     f.max_concurrent_sequences = per_replica * l.dp;
-    const std::uint64_t limit = model.max_position_embeddings;
-    f.max_context_tokens = max_context_tokens(kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens, limit);
-    f.max_context_limited_by_model = *f.max_context_tokens == limit;
+    if (figure_set == FigureSet::all) {
+      const std::uint64_t limit = model.max_position_embeddings;
+      f.max_context_tokens =
+          max_context_tokens(kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens, limit);
+      f.max_context_limited_by_model = *f.max_context_tokens == limit;
+    }
   }
   const double needed = fixed + mem.kv_cache_bytes;
   f.fits = needed <= mem.engine_cap_bytes;
@@ -370,13 +392,16 @@ void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r
   // With MIG the deployment is slices, so its "datasheet" memory is the slices' memory.
   f.datasheet_total_bytes = (f.mig ? capacity : gpu.memory_bytes) * gpus;
   f.capacity_total_bytes = capacity * gpus;
+  return std::nullopt;
 }
 
 FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
                       std::optional<FitBasis>& basis) {
   FitResult res;
   FitFigures f;
-  fit_figures(model, gpu, request, basis, f, &res.kv);
+  if (std::optional<std::string> context_error = fit_figures(model, gpu, request, basis, f, &res.kv)) {
+    throw InputError(std::move(*context_error));
+  }
   res.model_id = model.id;
   res.gpu_id = gpu.id;
   res.request = request;

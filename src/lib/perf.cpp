@@ -628,6 +628,8 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   // Each efficiency's prefill (TTFT) and decode steps are timed once for all the batches.
   PerfModel::StepCache estimate(request.efficiency);
   PerfModel::StepCache roofline(Efficiency::roofline());
+  r.rows.reserve(batches.size());  // one allocation each, not one per doubling
+  r.roofline.reserve(batches.size());
   for (std::uint64_t b : batches) {
     r.rows.push_back(pm.evaluate(b, estimate));
     r.roofline.push_back(pm.evaluate(b, roofline));

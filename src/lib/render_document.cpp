@@ -179,12 +179,7 @@ std::string group_digits(std::uint64_t value) {
   return out;
 }
 
-double checked(double value, std::string_view what) {
-  if (!std::isfinite(value)) {
-    throw std::logic_error(fmt::format("{} is not a finite number", what));
-  }
-  return value;
-}
+void not_finite(std::string_view what) { throw std::logic_error(fmt::format("{} is not a finite number", what)); }
 
 std::string_view unit_name(ByteUnits units) { return units == ByteUnits::gib ? "GiB" : "GB"; }
 

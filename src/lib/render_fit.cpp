@@ -354,8 +354,9 @@ void write_parts(detail::JsonWriter& w, const std::array<double, kWeightParts>& 
 }
 
 /// Byte and parameter counts are whole numbers; past 2^53 (absurd loads) a double keeps the
-/// magnitude instead of overflowing an integer.
-void write_bytes(detail::JsonWriter& w, detail::JsonKey key, double v, std::string_view what) {
+/// magnitude instead of overflowing an integer. Always inlined, so that the name's length is
+/// known where it is copied (a fit answer writes some sixty of them).
+[[gnu::always_inline]] inline void write_bytes(detail::JsonWriter& w, detail::JsonKey key, double v, std::string_view what) {
   const double x = std::max(0.0, checked(v, what));
   constexpr double kExact = 9007199254740992.0;  // 2^53
   w.key(key);

@@ -3,6 +3,7 @@
 // --format json are compared byte for byte by golden and batch tests.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -49,6 +50,9 @@ void build(JsonWriter& w, Json& j) {
   w.member("yes", true).member("no", false);
   j["yes"] = true;
   j["no"] = false;
+  // Flags and counts below 10 take the inline path; 10 the general one.
+  w.key("small").begin_array().value(0U).value(9U).value(std::uint64_t{10}).value(true).value(false).end_array();
+  j["small"] = Json::array({0U, 9U, 10U, true, false});
   w.key("nothing").null();
   j["nothing"] = nullptr;
   w.member("unset", std::optional<std::uint64_t>());
@@ -78,6 +82,41 @@ TEST_CASE("JsonWriter: nlohmann's bytes, indented and on one line", "[render][js
     Json j;
     build(w, j);
     CHECK(text == j.dump(indent, ' ', false, Json::error_handler_t::replace));
+  }
+}
+
+TEST_CASE("JsonWriter: a flag or small count alone is a whole document", "[render][json]") {
+  for (const bool b : {true, false}) {
+    std::string text;
+    JsonWriter w(text, -1);
+    w.value(b);
+    CHECK(text == Json(b).dump());
+  }
+  std::string text;
+  {
+    JsonWriter w(text, 2);
+    w.value(7U);
+  }
+  CHECK(text == "7");
+}
+
+TEST_CASE("JsonWriter: a byte to escape is found at any place of a string of any length", "[render][json]") {
+  // plain() checks whole words, an overlapping last word and overlapping halves: every length
+  // from 0 to 20, each byte in turn replaced by one that needs escaping (or that UTF-8 starts).
+  for (std::size_t length = 0; length <= 20; ++length) {
+    for (const char odd : {'"', '\\', '\n', '\x1f', '\x7f', '\xc3', '~', ' '}) {
+      for (std::size_t at = 0; at < std::max<std::size_t>(length, 1); ++at) {
+        std::string text(length, 'a');
+        if (length > 0) {
+          text[at] = odd;
+        }
+        std::string out;
+        JsonWriter w(out, -1);
+        w.value(text);
+        INFO("length " << length << ", byte " << static_cast<int>(static_cast<unsigned char>(odd)) << " at " << at);
+        CHECK(out == Json(text).dump(-1, ' ', false, Json::error_handler_t::replace));
+      }
+    }
   }
 }
 

@@ -2,8 +2,10 @@
 // A format-neutral report: heading lines, tables, footer lines. The table, csv and markdown
 // renderers all print one of these, so every format shows the same numbers.
 
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gpuplan/render.hpp>
@@ -34,7 +36,15 @@ std::string group_digits(std::uint64_t value);
 /// Bytes in the chosen unit, two decimals ("72.65"); the unit name is "GB" or "GiB".
 std::string bytes_value(double bytes, ByteUnits units);
 std::string_view unit_name(ByteUnits units);
-/// Throws std::logic_error (exit 3) for NaN/inf: such a value is a bug, never an answer.
-double checked(double value, std::string_view what);
+/// Throws std::logic_error (exit 3) naming `what`.
+[[noreturn]] void not_finite(std::string_view what);
+/// Throws std::logic_error (exit 3) for NaN/inf: such a value is a bug, never an answer. Inline
+/// (the throw is not): a batch answer checks some hundred numbers.
+inline double checked(double value, std::string_view what) {
+  if (!std::isfinite(value)) {
+    not_finite(what);
+  }
+  return value;
+}
 
 }  // namespace gpuplan::detail

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include <gpuplan/fit_cache.hpp>
@@ -17,6 +18,16 @@
 #include "weight_summary.hpp"
 
 namespace gpuplan::detail {
+
+/// Per-token widths (elements) of the largest activations alive in one layer during a prefill
+/// chunk: the residual stream and its normed copy, the q/k/v projections, the MLP's gate and up
+/// outputs (each of the last two split over TP). Zero without an architecture.
+struct TokenWidths {
+  double residual = 0;  ///< both copies
+  double qkv = 0;
+  double mlp = 0;  ///< one of the two
+};
+TokenWidths token_widths(const ModelSpec& model);
 
 /// What fit() derives from the model and the request's formats, whatever the layout, GPU or load.
 struct FitBasis {
@@ -37,6 +48,7 @@ struct FitBasis {
   /// Unsharded bytes by WeightPart (a bare parameter count: all of it dense).
   std::array<double, kWeightParts> model_weight_bytes{};
   double kv_bytes_per_token = 0;
+  TokenWidths token_widths;  ///< the model's alone, kept here to be computed once
   std::optional<std::string> formats_text;  ///< describe_formats(), once a fit is annotated
   /// kv_shape() by (TP, PP), the only parts of the layout it reads; filled as they are asked for.
   std::map<std::pair<std::uint64_t, std::uint64_t>, KvShape> kv_shapes;
@@ -68,11 +80,26 @@ struct FitFigures {
   std::optional<EngineMemory> engine;
 };
 
+/// Which of the figures fit_figures() computes.
+enum class FigureSet {
+  all,
+  /// All but the longest context that fits (max_context_tokens left empty, not limited by the
+  /// model): a search over a few dozen sizes per layout, which the layouts table shows but
+  /// fit's suggestions never read (they rank by fit, sequences and shortfall).
+  without_max_context,
+};
+
 /// fit_numbers()'s checks and arithmetic into `figures` (fields all overwritten, so one object
 /// serves a whole search); fit_numbers() is this, then the FitResult built around them. The KV
 /// shape is the basis's (kept for the layouts to come), or with `own_shape` written there.
-void fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
-                 std::optional<FitBasis>& basis, FitFigures& figures, KvShape* own_shape = nullptr);
+/// A context above the model's maximum, the error a sweep meets most (every context of every
+/// model), is returned with `figures` unset, for the caller to throw or hand on: thrown from
+/// here and caught by `gpuplan batch`, its unwinding cost some 38k instructions, a third of an
+/// answer. Every other error is thrown, and every check made before this one still comes first.
+[[nodiscard]] std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gpu,
+                                                     const FitRequest& request, std::optional<FitBasis>& basis,
+                                                     FitFigures& figures, KvShape* own_shape = nullptr,
+                                                     FigureSet figure_set = FigureSet::all);
 
 /// fit() without notes and formats text. `basis` is computed on first use (after the checks
 /// fit() makes first, so errors stay the same) and reused while the request's formats are the same.
@@ -83,11 +110,18 @@ void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu)
 /// The same for a result fit_numbers() computed from `basis`, whose formats text it keeps.
 void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu, FitBasis& basis);
 
-/// search_layouts() with the caller's basis (fit's suggestions search a changed request a few
-/// times) and, unless `annotate`, the chosen fit without its notes and formats text (a suggestion
-/// reads only its figures).
+/// search_layouts() with the caller's basis (a FitCache's, kept across requests). A context
+/// above the model's maximum is returned in `context_error` (see fit_figures()), the search
+/// then empty; null: thrown.
 LayoutSearch search_layouts(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
-                            const LayoutSearchOptions& options, std::optional<FitBasis>& basis, bool annotate);
+                            const LayoutSearchOptions& options, std::optional<FitBasis>& basis,
+                            std::optional<std::string>* context_error = nullptr);
+
+/// The option search_layouts() would choose (the figures of its chosen fit, but for
+/// max_context_tokens), without ranking the table or building the chosen FitResult: all that
+/// fit's suggestions read of the searches they make for changed requests.
+LayoutOption chosen_layout_option(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
+                                  const LayoutSearchOptions& options, std::optional<FitBasis>& basis);
 
 /// suggest_fits() with the figures of every request it evaluates kept in `cache` (none: its own).
 std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,

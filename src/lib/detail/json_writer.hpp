@@ -57,8 +57,10 @@ class JsonWriter {
   JsonWriter& begin_array();
   JsonWriter& end_array();
   /// The next member's name (inside an object).
-  JsonWriter& key(JsonKey name) {
-    // Inline: a literal name's length is known here, so the copy is a few moves.
+  [[gnu::always_inline]] JsonWriter& key(JsonKey name) {
+    // Inline, always: a literal name's length is known here, so the copy is a few moves. Left to
+    // itself g++ outlined it from the larger renderers (perf's), where every name then took a
+    // call and a memcpy of unknown length: some 9k instructions a perf answer.
     const std::string_view text = name.text();
     if (!name.plain() || text.size() + 4 > kStage) {
       return other_key(text);
@@ -81,7 +83,15 @@ class JsonWriter {
   JsonWriter& value(std::string_view text);
   JsonWriter& value(const char* text) { return value(std::string_view(text)); }
   JsonWriter& value(const std::string& text) { return value(std::string_view(text)); }
-  JsonWriter& value(bool b);
+  JsonWriter& value(bool b) {
+    // Inline, as a fixed five-byte copy ("true" and a byte past it, left unused): a fit answer
+    // holds some forty flags, and the call into put() cost more than the flag.
+    next_item();
+    std::memcpy(room(5), b ? "true " : "false", 5);
+    used_ += b ? 4 : 5;
+    done_if_top();
+    return *this;
+  }
   JsonWriter& value(double number);  ///< shortest round-trip text; NaN and infinities: null
   template <std::integral T>
     requires(!std::same_as<T, bool> && !std::same_as<T, char>)
@@ -89,6 +99,14 @@ class JsonWriter {
     if constexpr (std::is_signed_v<T>) {
       return integer(static_cast<std::int64_t>(number));
     } else {
+      if (number < 10) {
+        // Inline: 0 and the TP, PP, EP and DP degrees are a fit answer's most frequent numbers.
+        next_item();
+        *room(1) = static_cast<char>('0' + number);
+        ++used_;
+        done_if_top();
+        return *this;
+      }
       return unsigned_integer(static_cast<std::uint64_t>(number));
     }
   }
@@ -100,9 +118,9 @@ class JsonWriter {
   /// An array of strings.
   JsonWriter& value(const std::vector<std::string>& items);
 
-  /// key(name).value(v)
+  /// key(name).value(v); always inlined, for key()'s sake
   template <typename T>
-  JsonWriter& member(JsonKey name, const T& v) {
+  [[gnu::always_inline]] JsonWriter& member(JsonKey name, const T& v) {
     key(name);
     return value(v);
   }
@@ -111,7 +129,7 @@ class JsonWriter {
   /// key() for a name that may need escaping.
   JsonWriter& other_key(std::string_view name);
   JsonWriter& integer(std::int64_t number);
-  JsonWriter& unsigned_integer(std::uint64_t number);
+  JsonWriter& unsigned_integer(std::uint64_t number);  ///< any number; value() writes those below 10
   /// Separator and indentation before a value in an array, or before a key.
   void next_item() {
     if (after_key_) {
