@@ -136,6 +136,13 @@ class PerfModel {
   /// (detail::annotate_fit adds them), and the model's weight figures are reused through `basis`.
   PerfModel(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
             std::optional<detail::FitBasis>& basis);
+  /// A layout search's candidate: as above for a request the search validated already. A layout
+  /// that cannot hold one sequence (fit() does not fit or full_load_batch() is 0) stops after its
+  /// fit, the one thing a search reads of it; the model is not to be evaluated (a search meets
+  /// a third of its layouts so, and the rest of a model cost half of it).
+  struct Candidate {};
+  PerfModel(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
+            std::optional<detail::FitBasis>& basis, Candidate);
 
   [[nodiscard]] PerfPoint evaluate(std::uint64_t batch, const Efficiency& efficiency) const;
 
@@ -206,7 +213,7 @@ class PerfModel {
     [[nodiscard]] double itl_s() const { return period_s() / active_share; }
   };
   PerfModel(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request,
-            std::optional<detail::FitBasis>* basis);
+            std::optional<detail::FitBasis>* basis, bool candidate = false);
   // One micro-batch size's decode step (its total) and PP handoff, at one context and
   // efficiency: the schedules of one batch under PP try about PP x log(batch) micro-batch
   // splits over only batch / PP distinct sizes, so each size is timed once.

@@ -130,6 +130,10 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
                      std::optional<detail::FitBasis>& basis)
     : PerfModel(m, gpu, request, &basis) {}
 
+PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request,
+                     std::optional<detail::FitBasis>& basis, Candidate)
+    : PerfModel(m, gpu, request, &basis, true) {}
+
 namespace {
 
 const PerfRequest& validated(const ModelSpec& m, const PerfRequest& request) {
@@ -149,9 +153,13 @@ FitResult sequence_fit(const ModelSpec& m, const GpuSpec& gpu, PerfRequest& requ
 // The fit is built in place (a layout choice builds some five models a request; a FitResult
 // assigned after the fact took a few hundred instructions each to move).
 PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request,
-                     std::optional<detail::FitBasis>* basis)
-    : request_(validated(m, request)), fit_(sequence_fit(m, gpu, request_, basis)) {
+                     std::optional<detail::FitBasis>* basis, bool candidate)
+    : request_(candidate ? request : validated(m, request)), fit_(sequence_fit(m, gpu, request_, basis)) {
   const Layout& l = request_.fit.layout;
+  max_batch_ = fit_.max_concurrent_sequences.value_or(0) / l.dp;
+  if (candidate && (!fit_.fits || full_load_batch() == 0)) {
+    return;
+  }
   const ParamCount& p = fit_.params;
 
   compute_type_ = compute_type_for(request_.fit.weights_dtype, gpu);
@@ -266,7 +274,6 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   tp_link_peak_ = group_link(gpu, l.tp, request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
   ep_link_peak_ = group_link(gpu, std::max(l.ep, l.tp), request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
   pp_link_peak_ = group_link(gpu, replica, request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
-  max_batch_ = fit_.max_concurrent_sequences.value_or(0) / l.dp;
 }
 
 double PerfModel::expert_idle_share(double tokens) const {
@@ -667,7 +674,7 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
           continue;
         }
         try {
-          PerfModel pm(model, gpu, r, basis);
+          PerfModel pm(model, gpu, r, basis, PerfModel::Candidate{});
           if (!pm.fit().fits || pm.full_load_batch() == 0) {
             continue;
           }
