@@ -302,7 +302,9 @@ struct ThroughputLayout {
   FitResult fit;                  ///< the fit of the chosen layout
   double tokens_per_s = 0;        ///< its estimate at full load (0: fallback)
   int candidates = 0;             ///< layouts that could run
-  std::optional<PerfModel> chosen;  ///< the chosen layout's model (unset: fallback, or a layout given)
+  /// The chosen layout's model (unset: fallback, or a layout given); its fit() leaves out the
+  /// longest context that fits, which `fit` holds.
+  std::optional<PerfModel> chosen;
 };
 ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const PerfRequest& request, std::uint64_t gpus,
                              FitCache* cache = nullptr);

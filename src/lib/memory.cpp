@@ -248,6 +248,16 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
   f.engine = e;
 }
 
+/// The longest context of `model` whose KV cache `sequences` hold in `budget_bytes`, and whether
+/// the model's own maximum is what limits it.
+std::uint64_t longest_context(const ModelSpec& model, const KvShape& kv, double budget_bytes, std::uint64_t sequences,
+                              std::uint64_t block_tokens, bool& limited_by_model) {
+  const std::uint64_t limit = model.max_position_embeddings;
+  const std::uint64_t tokens = max_context_tokens(kv, budget_bytes, sequences, block_tokens, limit);
+  limited_by_model = tokens == limit;
+  return tokens;
+}
+
 }  // namespace
 
 namespace detail {
@@ -377,10 +387,8 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
         static_cast<std::uint64_t>(std::floor(mem.kv_budget_bytes / f.sequence_kv_bytes_per_gpu));
     f.max_concurrent_sequences = per_replica * l.dp;
     if (figure_set == FigureSet::all) {
-      const std::uint64_t limit = model.max_position_embeddings;
-      f.max_context_tokens =
-          max_context_tokens(kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens, limit);
-      f.max_context_limited_by_model = *f.max_context_tokens == limit;
+      f.max_context_tokens = longest_context(model, kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens,
+                                             f.max_context_limited_by_model);
     }
   }
   const double needed = fixed + mem.kv_cache_bytes;
@@ -396,10 +404,10 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
 }
 
 FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
-                      std::optional<FitBasis>& basis) {
+                      std::optional<FitBasis>& basis, FigureSet figure_set) {
   FitResult res;
   FitFigures f;
-  if (std::optional<std::string> context_error = fit_figures(model, gpu, request, basis, f, &res.kv)) {
+  if (std::optional<std::string> context_error = fit_figures(model, gpu, request, basis, f, &res.kv, figure_set)) {
     throw InputError(std::move(*context_error));
   }
   res.model_id = model.id;
@@ -433,6 +441,14 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
   res.datasheet_total_bytes = f.datasheet_total_bytes;
   res.capacity_total_bytes = f.capacity_total_bytes;
   return res;
+}
+
+void add_max_context(FitResult& result, const ModelSpec& model) {
+  if (result.kv_known) {
+    result.max_context_tokens =
+        longest_context(model, result.kv, result.per_gpu.kv_budget_bytes, result.concurrency_per_replica,
+                        result.request.block_tokens, result.max_context_limited_by_model);
+  }
 }
 
 void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu) {

@@ -143,9 +143,13 @@ const PerfRequest& validated(const ModelSpec& m, const PerfRequest& request) {
 
 /// The fit a model of `request` times: for its whole sequences (prompt and output).
 FitResult sequence_fit(const ModelSpec& m, const GpuSpec& gpu, PerfRequest& request,
-                       std::optional<detail::FitBasis>* basis) {
+                       std::optional<detail::FitBasis>* basis, bool candidate) {
   request.fit.context_tokens = request.input_tokens + request.output_tokens;
-  return basis != nullptr ? detail::fit_numbers(m, gpu, request.fit, *basis) : gpuplan::fit(m, gpu, request.fit);
+  // A search's candidates leave out the longest context that fits: best_layout adds the
+  // chosen one's (some 200 instructions a layout).
+  return basis != nullptr ? detail::fit_numbers(m, gpu, request.fit, *basis,
+                                                candidate ? detail::FigureSet::without_max_context : detail::FigureSet::all)
+                          : gpuplan::fit(m, gpu, request.fit);
 }
 
 }  // namespace
@@ -154,7 +158,7 @@ FitResult sequence_fit(const ModelSpec& m, const GpuSpec& gpu, PerfRequest& requ
 // assigned after the fact took a few hundred instructions each to move).
 PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& request,
                      std::optional<detail::FitBasis>* basis, bool candidate)
-    : request_(candidate ? request : validated(m, request)), fit_(sequence_fit(m, gpu, request_, basis)) {
+    : request_(candidate ? request : validated(m, request)), fit_(sequence_fit(m, gpu, request_, basis, candidate)) {
   const Layout& l = request_.fit.layout;
   max_batch_ = fit_.max_concurrent_sequences.value_or(0) / l.dp;
   if (candidate && (!fit_.fits || full_load_batch() == 0)) {
@@ -695,6 +699,7 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
     best.fit = fit_smallest_layout(model, gpu, request.fit, gpus);
   } else {
     best.fit = best.chosen->fit();
+    detail::add_max_context(best.fit, model);
     best.fit.layout_automatic = true;
     detail::annotate_fit(best.fit, model, gpu, *basis);
   }

@@ -104,7 +104,10 @@ enum class FigureSet {
 /// fit() without notes and formats text. `basis` is computed on first use (after the checks
 /// fit() makes first, so errors stay the same) and reused while the request's formats are the same.
 FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
-                      std::optional<FitBasis>& basis);
+                      std::optional<FitBasis>& basis, FigureSet figure_set = FigureSet::all);
+/// The longest context that fits, into a result fit_numbers() computed without it: what
+/// FigureSet::all adds (perf's layout choice needs it of the chosen layout alone).
+void add_max_context(FitResult& result, const ModelSpec& model);
 /// Adds what fit() adds to fit_numbers(): the formats text and the notes.
 void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu);
 /// The same for a result fit_numbers() computed from `basis`, whose formats text it keeps.
