@@ -232,7 +232,9 @@ class PerfModel {
     [[nodiscard]] double period_s() const { return std::max(round_s, chain_s); }
   };
   // Every sequence in every round, in the best number of near-equal micro-batches (PP > 1, batch > 0).
-  Split balanced_split(std::uint64_t batch, double context_tokens, const Efficiency& e, MicroSteps& steps) const;
+  // `active`: the replica's sequences, which every stage's step walks on the host (>= batch).
+  Split balanced_split(std::uint64_t batch, std::uint64_t active, double context_tokens, const Efficiency& e,
+                       MicroSteps& steps) const;
 
   PerfRequest request_;
   FitResult fit_;  // after request_: the constructor builds it from request_

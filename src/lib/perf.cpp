@@ -424,15 +424,15 @@ PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, do
   }
   // Micro-batches are at most ceil(batch / min(PP, batch)) + 1 sequences (balanced_split).
   steps.resize(std::max<std::size_t>(steps.size(), batch / std::min(pp, batch) + 3));
-  Split best = balanced_split(batch, context, e, steps);
+  Split best = balanced_split(batch, batch, context, e, steps);
   double best_share = 1;
-  // Or fewer sequences, B', run each round in rotation, so each is active B' / B of the rounds:
-  // never slower than B' alone. Near-equal micro-batches fit some batch sizes better than the
+  // Or fewer sequences, B', run each round in rotation, so each is active B' / B of the rounds
+  // (the host still walks all B). Near-equal micro-batches fit some batch sizes better than the
   // next ones (8 sequences on PP 8 balance, 9 do not), so the B' within the last PP below B
-  // are tried; a pipeline balanced at 8 loses no throughput when a 9th sequence arrives.
+  // are tried; a pipeline balanced at 8 loses only the 9th sequence's host cost when it arrives.
   if (batch > 1) {
     for (std::uint64_t active = batch > pp ? batch - pp : 1; active < batch; ++active) {
-      const Split rotating = balanced_split(active, context, e, steps);
+      const Split rotating = balanced_split(active, batch, context, e, steps);
       const double share = d(active) / d(batch);
       if (rotating.period_s() / share < best.period_s() / best_share) {
         best = rotating;
@@ -440,14 +440,18 @@ PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, do
       }
     }
   }
-  return {.largest_step = decode_step(best.largest_micro_batch, context, e),
+  StepTime largest = decode_step(best.largest_micro_batch, context, e);
+  const double walked_s = d(batch - best.largest_micro_batch) * e.sequence_overhead_s;
+  largest.token_s += walked_s;
+  largest.overhead_s += walked_s;
+  return {.largest_step = largest,
           .round_s = best.round_s,
           .chain_s = best.chain_s,
           .active_share = best_share};
 }
 
-PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, double context, const Efficiency& e,
-                                           MicroSteps& steps) const {
+PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, std::uint64_t active, double context,
+                                           const Efficiency& e, MicroSteps& steps) const {
   const Layout& l = request_.fit.layout;
   const CommLink link{pp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
   const auto step_of = [&](std::uint64_t micro_batch) -> const MicroStep& {
@@ -471,8 +475,11 @@ PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, double context, 
     const std::uint64_t largest = larger > 0 ? q + 1 : q;
     const double small_s = step_of(q).total_s;
     const MicroStep& big = step_of(largest);
-    return Split{.round_s = d(larger) * big.total_s + d(m - larger) * small_s,
-                 .chain_s = d(l.pp) * big.total_s + d(l.pp - 1) * big.handoff_s,
+    // Each stage's iteration walks every active sequence of the replica (scheduling, responses),
+    // not only its micro-batch's: the per-sequence host cost beyond the micro-batch's own.
+    const auto walk_s = [&](std::uint64_t size) { return d(active - size) * e.sequence_overhead_s; };
+    return Split{.round_s = d(larger) * (big.total_s + walk_s(largest)) + d(m - larger) * (small_s + walk_s(q)),
+                 .chain_s = d(l.pp) * (big.total_s + walk_s(largest)) + d(l.pp - 1) * big.handoff_s,
                  .largest_micro_batch = largest};
   };
   // Fewer than PP micro-batches leave stages idle. The largest micro-batch c sets m = ceil(B / c);
