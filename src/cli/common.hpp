@@ -8,8 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include <gpuplan/catalog.hpp>
-#include <gpuplan/weight_format.hpp>
 #include <gpuplan/render.hpp>
+#include <gpuplan/weight_format.hpp>
 
 namespace gpuplan::cli {
 
