@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <set>
@@ -98,6 +101,51 @@ std::vector<std::string> tokens(std::string_view name) {
   }
   std::erase_if(out, [](const std::string& t) { return t.empty(); });
   return out;
+}
+
+// "141gb", "80GiB": a memory size; its number of GB, else 0.
+double size_gb(std::string_view t) {
+  const std::size_t digits = t.find_first_not_of("0123456789");
+  if (digits == 0 || digits == std::string_view::npos || digits > 6 ||
+      (t.substr(digits) != "gb" && t.substr(digits) != "gib")) {
+    return 0;
+  }
+  return std::strtod(std::string(t.substr(0, digits)).c_str(), nullptr);
+}
+
+// A results table's memory words ("H200 141GB HBM3", "A100-SXM4-80GB"): the memory type goes, the
+// SXM generations NVIDIA names (SXM4 on A100, SXM5 on H100/H200) read as sxm, and the stated size
+// is noted so that a name left without it can be checked against the part's memory.
+struct GpuWords {
+  std::vector<std::string> tokens;
+  std::optional<double> stated_gb;
+};
+GpuWords gpu_words(std::string_view name) {
+  GpuWords out;
+  for (std::string& t : tokens(name)) {
+    if (t.starts_with("hbm") || t.starts_with("gddr") || t.starts_with("lpddr")) {
+      continue;
+    }
+    if (const double gb = size_gb(t); gb > 0) {
+      out.stated_gb = gb;
+    }
+    if (t == "sxm4" || t == "sxm5") {
+      t = "sxm";
+    }
+    out.tokens.push_back(std::move(t));
+  }
+  return out;
+}
+
+// A model named with its version as a word of its own ("LLaMA v3.1 8B"): the "v" before the digits
+// that follow the family's name goes. Later versions stay ("Mistral-7B-Instruct-v0.3").
+std::string without_version_v(std::string key) {
+  const std::size_t gap = key.find_first_of(" -_");
+  if (gap != std::string::npos && gap + 2 < key.size() && key[gap + 1] == 'v' &&
+      std::isdigit(static_cast<unsigned char>(key[gap + 2])) != 0) {
+    key.erase(gap + 1, 1);
+  }
+  return key;
 }
 
 // An abbreviation: its words, in order, each the start of a word of the id (numbers whole), the
@@ -226,6 +274,9 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
                             : "Hugging Face name";
   }
   if (hits.empty()) {
+    if constexpr (std::is_same_v<T, ModelSpec>) {
+      key = without_version_v(key);
+    }
     const auto query = words(key);
     for (const T& item : items) {
       if (abbreviates(query, words(item.id))) {
@@ -239,7 +290,8 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     // Blackwell Server Edition", "H100 SXM 80GB"): every token of the id among its tokens, in
     // any order; of several such ids the one with the most tokens. Tokens are whole ("h100-sxm6"
     // is not h100-sxm). Not for models, whose extra tokens are versions ("Mistral-7B-v0.3").
-    const auto query = tokens(key);
+    const GpuWords named = gpu_words(key);
+    const auto& query = named.tokens;
     std::size_t most = 0;
     for (const T& item : items) {
       const auto id = tokens(item.id);
@@ -257,6 +309,22 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
       }
     }
     how = "tokens of the name";
+    if constexpr (std::is_same_v<T, GpuSpec>) {
+      if (hits.empty() && named.stated_gb) {
+        // "H200 141GB HBM3": the rest an id or alias ("h200"), the stated size the part's memory.
+        std::vector<std::string> rest = query;
+        std::erase_if(rest, [](const std::string& t) { return size_gb(t) > 0; });
+        const std::string part = fmt::format("{}", fmt::join(rest, "-"));
+        for (const T& item : items) {
+          const auto aliases = aliases_of(item);
+          const bool named_so = item.id == part || std::find(aliases.begin(), aliases.end(), part) != aliases.end();
+          if (named_so && std::abs(item.memory_bytes / 1e9 - *named.stated_gb) <= 0.05 * *named.stated_gb) {
+            hits.push_back(&item);
+          }
+        }
+        how = "its memory size and type left aside";
+      }
+    }
   }
   if (hits.size() == 1) {
     notes.push_back(resolved_note(what, name, hits.front()->id, how));
