@@ -22,6 +22,9 @@ struct Benchmark {
   bool input_tokens_is_upper_bound = false;  ///< dataset maximum; the mean is not known
   std::uint64_t output_tokens = 0;
   std::uint64_t max_batch = 0;               ///< engine batch cap per replica (0: memory decides)
+  /// Measured with TensorRT-LLM (trtllm-bench): its own KV-cache arithmetic sizes the batch. The
+  /// catalog's rows without a batch cap are; a measurement file's rows are when their engine is.
+  bool tensorrt_llm = true;
   std::string scenario;                      ///< "offline", "server", "max-load"
   double output_tokens_per_s = 0;            ///< whole system
   bool calibrate = false;                    ///< used to fit the efficiency factors

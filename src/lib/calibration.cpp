@@ -29,7 +29,7 @@ PerfRequest request_for(const Benchmark& b, const Efficiency& e) {
   r.efficiency = e;
   if (b.max_batch > 0) {
     r.max_batch = b.max_batch;
-  } else {
+  } else if (b.tensorrt_llm) {
     // trtllm-bench's rows (prepare): the KV cache TensorRT-LLM's own arithmetic gives (which also
     // keeps the whole context in chunked layers), at the kv_cache_free_gpu_mem_fraction the
     // perf-overview says its runs mostly used ("0.95 ... We fall back to 0.90").
@@ -58,9 +58,10 @@ Prepared prepare(const Catalog& catalog, const Benchmark& b) {
         trtllm_bench_settings(pm->max_batch_by_memory(), b.input_tokens, b.output_tokens, b.layout.pp);
     request.max_batch = s.max_batch * b.layout.pp;  // per micro-batch: PP of them in flight
     request.fit.prefill_chunk_tokens = s.max_num_tokens;
-    // The same settings size the engine's activation profiling.
-    request.fit.engine.max_num_batched_tokens = s.max_num_tokens;
-    request.fit.engine.max_num_seqs = s.max_batch;
+    if (b.tensorrt_llm) {  // the same settings size TensorRT-LLM's activation profiling
+      request.fit.engine.max_num_batched_tokens = s.max_num_tokens;
+      request.fit.engine.max_num_seqs = s.max_batch;
+    }
     pm = std::make_unique<PerfModel>(model, gpu, request);
   }
   const std::uint64_t batch = pm->full_load_batch();

@@ -113,7 +113,8 @@ double size_gb(std::string_view t) {
   return std::strtod(std::string(t.substr(0, digits)).c_str(), nullptr);
 }
 
-// A results table's memory words ("H200 141GB HBM3", "A100-SXM4-80GB"): the memory type goes, the
+// A results table's memory words ("H200 141GB HBM3", "A100-SXM4-80GB"): the memory type goes (not
+// HBM2/HBM2e, see below), the
 // SXM generations NVIDIA names (SXM4 on A100, SXM5 on H100/H200) read as sxm, and the stated size
 // is noted so that a name left without it can be checked against the part's memory.
 struct GpuWords {
@@ -123,7 +124,9 @@ struct GpuWords {
 GpuWords gpu_words(std::string_view name) {
   GpuWords out;
   for (std::string& t : tokens(name)) {
-    if (t.starts_with("hbm") || t.starts_with("gddr") || t.starts_with("lpddr")) {
+    // HBM2/HBM2e stay: they tell an H100 PCIe from the SXM part the alias names, so such a name
+    // is no match rather than the wrong part.
+    if ((t.starts_with("hbm3") || t.starts_with("gddr") || t.starts_with("lpddr"))) {
       continue;
     }
     if (const double gb = size_gb(t); gb > 0) {
@@ -137,12 +140,18 @@ GpuWords gpu_words(std::string_view name) {
   return out;
 }
 
-// A model named with its version as a word of its own ("LLaMA v3.1 8B"): the "v" before the digits
-// that follow the family's name goes. Later versions stay ("Mistral-7B-Instruct-v0.3").
+// A model named with its version as a word of its own ("LLaMA v3.1 8B"): the "v" before a dotted
+// version that follows the family's name goes. A bare "v3" stays (it would abbreviate Llama 3.1,
+// another model), and so do later versions ("Mistral-7B-Instruct-v0.3").
 std::string without_version_v(std::string key) {
   const std::size_t gap = key.find_first_of(" -_");
-  if (gap != std::string::npos && gap + 2 < key.size() && key[gap + 1] == 'v' &&
-      std::isdigit(static_cast<unsigned char>(key[gap + 2])) != 0) {
+  if (gap == std::string::npos || gap + 2 >= key.size() || key[gap + 1] != 'v') {
+    return key;
+  }
+  const std::size_t digits_end = key.find_first_not_of("0123456789", gap + 2);
+  const bool dotted = digits_end > gap + 2 && digits_end != std::string::npos && key[digits_end] == '.' &&
+                      digits_end + 1 < key.size() && std::isdigit(static_cast<unsigned char>(key[digits_end + 1])) != 0;
+  if (dotted) {
     key.erase(gap + 1, 1);
   }
   return key;

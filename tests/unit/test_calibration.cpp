@@ -252,4 +252,7 @@ TEST_CASE("calibration: a trtllm-bench row's KV cache is TensorRT-LLM's arithmet
   CHECK(c.batch == *fit.max_concurrent_sequences);
   CHECK(c.batch > 20);
   CHECK(c.bound_holds);
+  // A row measured with another engine (SGLang, say) keeps the engine-neutral memory estimate.
+  b.tensorrt_llm = false;
+  CHECK(gpuplan::check_benchmark(cat(), b, Efficiency{}).batch < 10);
 }

@@ -175,17 +175,21 @@ TEST_CASE("names: GPUs as vendors and results tables write them", "[catalog][nam
   CHECK(c.gpu("H100 80GB HBM3").id == "h100-sxm");
   CHECK(c.gpu("A100-SXM4-80GB").id == "a100-sxm-80gb");
   CHECK(c.gpu("B200 180GB HBM3e").id == "b200");
-  // A stated size that is not the part's memory is no match: H100 with 94 GB is the NVL.
+  // Without a form factor, a stated size must be the part's memory the alias names: H100 with
+  // 94 GB is the NVL. HBM2e names the H100 PCIe card, not the SXM part: no match, not a guess.
   CHECK(c.resolve_gpu("H100 94GB") == nullptr);
   CHECK(c.resolve_gpu("H200 80GB HBM3") == nullptr);
+  CHECK(c.resolve_gpu("H100 80GB HBM2e") == nullptr);
   // Models are not matched this way: their extra tokens are versions.
   CHECK(c.resolve_model("mistral-7b-v0.3") == nullptr);
   // But a family's version written as a word of its own is read ("LLaMA v3.1 8B", TensorRT-LLM's
   // tables); a later version word is not ("Mistral-7B-Instruct-v0.3" above).
   CHECK(c.model("LLaMA v3.1 8B").id == "llama-3.1-8b");
   CHECK(c.model("LLaMA v3.1 405B").id == "llama-3.1-405b");
-  CHECK(c.model("Llama v2 70B").id == "llama-2-70b");
   CHECK(c.resolve_model("Mistral v0.3 7B") == nullptr);
+  // A bare major version is not read: "v3" would abbreviate Llama 3.1, another model than Llama 3.
+  CHECK(c.resolve_model("Llama v3 8B") == nullptr);
+  CHECK(c.resolve_model("Kimi v2") == nullptr);
   (void)c.take_notes();
 }
 
