@@ -113,27 +113,29 @@ double size_gb(std::string_view t) {
   return std::strtod(std::string(t.substr(0, digits)).c_str(), nullptr);
 }
 
-// A results table's memory words ("H200 141GB HBM3", "A100-SXM4-80GB"): the memory type goes (not
-// HBM2/HBM2e, see below), the
+// A results table's memory words ("H200 141GB HBM3", "A100-SXM4-80GB"): the memory type goes, the
 // SXM generations NVIDIA names (SXM4 on A100, SXM5 on H100/H200) read as sxm, and the stated size
-// is noted so that a name left without it can be checked against the part's memory.
+// is kept apart too, so that a name left without it can be checked against the part's memory.
+// HBM2/HBM2e stay: they tell an H100 PCIe from the SXM part the alias names, so such a name is no
+// match rather than the wrong part.
 struct GpuWords {
-  std::vector<std::string> tokens;
+  std::vector<std::string> tokens;  // with the size ("a100 sxm 80gb")
+  std::vector<std::string> part;    // without it ("h200")
   std::optional<double> stated_gb;
 };
 GpuWords gpu_words(std::string_view name) {
   GpuWords out;
   for (std::string& t : tokens(name)) {
-    // HBM2/HBM2e stay: they tell an H100 PCIe from the SXM part the alias names, so such a name
-    // is no match rather than the wrong part.
-    if ((t.starts_with("hbm3") || t.starts_with("gddr") || t.starts_with("lpddr"))) {
+    if (t.starts_with("hbm3") || t.starts_with("gddr") || t.starts_with("lpddr")) {
       continue;
-    }
-    if (const double gb = size_gb(t); gb > 0) {
-      out.stated_gb = gb;
     }
     if (t == "sxm4" || t == "sxm5") {
       t = "sxm";
+    }
+    if (const double gb = size_gb(t); gb > 0) {
+      out.stated_gb = gb;
+    } else {
+      out.part.push_back(t);
     }
     out.tokens.push_back(std::move(t));
   }
@@ -321,9 +323,7 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     if constexpr (std::is_same_v<T, GpuSpec>) {
       if (hits.empty() && named.stated_gb) {
         // "H200 141GB HBM3": the rest an id or alias ("h200"), the stated size the part's memory.
-        std::vector<std::string> rest = query;
-        std::erase_if(rest, [](const std::string& t) { return size_gb(t) > 0; });
-        const std::string part = fmt::format("{}", fmt::join(rest, "-"));
+        const std::string part = fmt::format("{}", fmt::join(named.part, "-"));
         for (const T& item : items) {
           const auto aliases = aliases_of(item);
           const bool named_so = item.id == part || std::find(aliases.begin(), aliases.end(), part) != aliases.end();

@@ -81,6 +81,11 @@ std::vector<std::string> ids_of(const std::vector<T>& items) {
 // validation applies its rule), vLLM serve caps at max_num_seqs (1024 on GPUs of 70 GiB or
 // more, else 256; vllm/engine/arg_utils.py); any other engine 0, the batch trtllm-bench's rule
 // would give, with the engine-neutral memory estimate (only TensorRT-LLM's rows get its own).
+bool is_tensorrt_llm(const std::string& engine) {
+  const std::string e = lower(engine);
+  return e.find("tensorrt") != std::string::npos || e.find("trtllm") != std::string::npos;
+}
+
 std::uint64_t engine_cap(const std::string& engine, const GpuSpec& gpu) {
   const std::string e = lower(engine);
   if (e.find("vllm") != std::string::npos) {
@@ -208,10 +213,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     b.scenario = "max-load";
     const std::string engine = r.optional_string("engine").value_or("");
     b.max_batch = engine_cap(engine, *gpu);
-    {
-      const std::string e = lower(engine);
-      b.tensorrt_llm = e.find("tensorrt") != std::string::npos || e.find("trtllm") != std::string::npos;
-    }
+    b.tensorrt_llm = is_tensorrt_llm(engine);
     if (const Json* c = r.value("concurrency"); c != nullptr && c->is_number()) {
       // A fixed number of requests in flight over the replicas: that is the batch.
       if (!c->is_number_unsigned() || c->get<std::uint64_t>() < 1 || c->get<std::uint64_t>() > 100'000'000) {

@@ -415,6 +415,18 @@ StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) cons
   return timed(prefill_work(d(tokens), d(tokens)), e);
 }
 
+namespace {
+
+// Under PP each stage's step for one micro-batch of `own` sequences still walks all `active`
+// sequences of the replica on the host (TensorRT-LLM's PP loop schedules and answers over every
+// active request once per micro-batch): the per-sequence cost of the others, which the
+// micro-batch's own step (timed()) leaves out.
+double others_walk_s(std::uint64_t active, std::uint64_t own, const Efficiency& e) {
+  return static_cast<double>(active - own) * e.sequence_overhead_s;
+}
+
+}  // namespace
+
 PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, double context, const Efficiency& e,
                                                          MicroSteps& steps) const {
   const std::uint64_t pp = request_.fit.layout.pp;
@@ -441,7 +453,7 @@ PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, do
     }
   }
   StepTime largest = decode_step(best.largest_micro_batch, context, e);
-  const double walked_s = d(batch - best.largest_micro_batch) * e.sequence_overhead_s;
+  const double walked_s = others_walk_s(batch, best.largest_micro_batch, e);
   largest.token_s += walked_s;
   largest.overhead_s += walked_s;
   return {.largest_step = largest,
@@ -475,9 +487,7 @@ PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, std::uint64_t ac
     const std::uint64_t largest = larger > 0 ? q + 1 : q;
     const double small_s = step_of(q).total_s;
     const MicroStep& big = step_of(largest);
-    // Each stage's iteration walks every active sequence of the replica (scheduling, responses),
-    // not only its micro-batch's: the per-sequence host cost beyond the micro-batch's own.
-    const auto walk_s = [&](std::uint64_t size) { return d(active - size) * e.sequence_overhead_s; };
+    const auto walk_s = [&](std::uint64_t size) { return others_walk_s(active, size, e); };
     return Split{.round_s = d(larger) * (big.total_s + walk_s(largest)) + d(m - larger) * (small_s + walk_s(q)),
                  .chain_s = d(l.pp) * (big.total_s + walk_s(largest)) + d(l.pp - 1) * big.handoff_s,
                  .largest_micro_batch = largest};
