@@ -7,6 +7,11 @@
 //   tokens = min(batch x (1 + input / output), 32768), rounded up (to 256, 512 or 1024), >= 2048
 // `gpuplan validate` evaluates a benchmark without its own max_batch at these settings, so the
 // model is compared with what the engine actually ran.
+//
+// A trtllm-bench run is also finite: it queues a dataset of `num_requests` requests and reports
+// their output tokens over the whole run. When the requests are fewer than the batch the engine
+// could hold, the batch never reaches it; otherwise they run in waves and the last is partial.
+// The perf overview states the dataset sizes it used for each input/output length.
 
 #include <cstdint>
 
@@ -21,5 +26,10 @@ struct BenchEngineSettings {
 /// input + output tokens, with `pp` pipeline stages.
 BenchEngineSettings trtllm_bench_settings(std::uint64_t kv_requests, std::uint64_t input_tokens,
                                           std::uint64_t output_tokens, std::uint64_t pp);
+
+/// The number of requests TensorRT-LLM's perf overview ran for these lengths (its table of
+/// `$num_requests`, docs/source/performance/perf-overview.md: 30,000 at 128/128, 3,000 at
+/// 128/2048, ...), or 0 when the table has no such row.
+std::uint64_t trtllm_bench_requests(std::uint64_t input_tokens, std::uint64_t output_tokens);
 
 }  // namespace gpuplan

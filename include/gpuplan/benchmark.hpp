@@ -22,6 +22,9 @@ struct Benchmark {
   bool input_tokens_is_upper_bound = false;  ///< dataset maximum; the mean is not known
   std::uint64_t output_tokens = 0;
   std::uint64_t max_batch = 0;               ///< engine batch cap per replica (0: memory decides)
+  /// Requests the run served in all (a finite max-load run: at most this batch, else waves whose
+  /// last is partial); 0: not known, the steady state at the full batch.
+  std::uint64_t requests = 0;
   /// Measured with TensorRT-LLM (trtllm-bench): its own KV-cache arithmetic sizes the batch. The
   /// catalog's rows without a batch cap are; a measurement file's rows are when their engine is.
   bool tensorrt_llm = true;

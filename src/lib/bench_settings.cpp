@@ -1,6 +1,7 @@
 #include <gpuplan/bench_settings.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace gpuplan {
@@ -28,6 +29,25 @@ BenchEngineSettings trtllm_bench_settings(std::uint64_t kv_requests, std::uint64
                      : tokens < 8192 ? round_up(tokens, 512)
                                      : round_up(tokens, 1024);
   return s;
+}
+
+std::uint64_t trtllm_bench_requests(std::uint64_t input_tokens, std::uint64_t output_tokens) {
+  struct Dataset {
+    std::uint64_t input_tokens;
+    std::uint64_t output_tokens;
+    std::uint64_t requests;
+  };
+  // "For shorter input and output lengths, a larger number of messages were used to guarantee
+  // that the system hit a steady state" (perf-overview.md, Preparing a Dataset).
+  static constexpr std::array kDatasets{
+      Dataset{128, 128, 30000},  Dataset{128, 2048, 3000},  Dataset{128, 4096, 1500},  Dataset{1000, 2000, 1500},
+      Dataset{2048, 128, 3000},  Dataset{2048, 2048, 1500}, Dataset{5000, 500, 1500},  Dataset{1000, 1000, 3000},
+      Dataset{500, 2000, 3000},  Dataset{20000, 2000, 1000},
+  };
+  const auto it = std::find_if(kDatasets.begin(), kDatasets.end(), [&](const Dataset& d) {
+    return d.input_tokens == input_tokens && d.output_tokens == output_tokens;
+  });
+  return it == kDatasets.end() ? 0 : it->requests;
 }
 
 }  // namespace gpuplan

@@ -44,6 +44,7 @@ struct Prepared {
   const Benchmark* benchmark;
   std::unique_ptr<PerfModel> model;
   std::uint64_t batch;
+  std::uint64_t requests = 0;  ///< per replica; 0: steady state
 };
 
 Prepared prepare(const Catalog& catalog, const Benchmark& b) {
@@ -65,7 +66,31 @@ Prepared prepare(const Catalog& catalog, const Benchmark& b) {
     pm = std::make_unique<PerfModel>(model, gpu, request);
   }
   const std::uint64_t batch = pm->full_load_batch();
-  return {.benchmark = &b, .model = std::move(pm), .batch = batch};
+  // The replicas share the run's requests.
+  const std::uint64_t requests = (b.requests + b.layout.dp - 1) / b.layout.dp;
+  return {.benchmark = &b, .model = std::move(pm), .batch = batch, .requests = requests};
+}
+
+// Output tokens per second over a finite run of `requests` of equal lengths per replica (0: the
+// steady state at the full batch). All are queued at once: the engine admits as many as its batch
+// holds; having equal lengths, they finish together and the next wave starts. A run of fewer
+// requests than the batch never reaches it; a run of more ends on a partial wave.
+double run_output_tokens_per_s(const Prepared& p, const Efficiency& e) {
+  const double at_full_batch = p.model->evaluate(p.batch, e).output_tokens_per_s;
+  if (p.requests == 0) {
+    return at_full_batch;
+  }
+  const auto rate = [&](std::uint64_t batch) {
+    return batch == p.batch ? at_full_batch : p.model->evaluate(batch, e).output_tokens_per_s;
+  };
+  const std::uint64_t wave = std::min(p.batch, p.requests);
+  const std::uint64_t last = p.requests % wave;
+  // Seconds per output token of a wave of b requests: 1 / rate(b), for b x output tokens.
+  double seconds = static_cast<double>(p.requests - last) / rate(wave);
+  if (last > 0) {
+    seconds += static_cast<double>(last) / rate(last);
+  }
+  return static_cast<double>(p.requests) / seconds;
 }
 
 BenchmarkCheck check(const Prepared& p, const Efficiency& e) {
@@ -82,7 +107,7 @@ BenchmarkCheck check(const Prepared& p, const Efficiency& e) {
   c.roofline_tokens_per_s = b.input_tokens_is_upper_bound ? bound.decode_tokens_per_s : bound.output_tokens_per_s;
   c.bound_holds = c.roofline_tokens_per_s >= b.output_tokens_per_s;
   if (!b.input_tokens_is_upper_bound) {
-    c.estimate_tokens_per_s = p.model->evaluate(p.batch, e).output_tokens_per_s;
+    c.estimate_tokens_per_s = run_output_tokens_per_s(p, e);
     c.error = c.estimate_tokens_per_s / b.output_tokens_per_s - 1.0;
     c.has_estimate = true;
   }
@@ -262,7 +287,7 @@ Efficiency fit_efficiency(const std::vector<Prepared>& all, Use use) {
   const auto loss = [&rows](const Efficiency& e) {
     double sum = 0;
     for (const Prepared* p : rows) {
-      const double estimate = p->model->evaluate(p->batch, e).output_tokens_per_s;
+      const double estimate = run_output_tokens_per_s(*p, e);
       const double log_error = std::abs(std::log(estimate / p->benchmark->output_tokens_per_s));
       // Cauchy loss: a row the model cannot explain (log error >> 0.1) weighs like a few good
       // ones instead of bending the fit for every other model, GPU and format.

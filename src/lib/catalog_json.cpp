@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/bench_settings.hpp>
 #include <gpuplan/dtype.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/units.hpp>
@@ -31,6 +32,7 @@ constexpr double kMinLinkGbPerS = 0.001;
 constexpr double kMinWatts = 1;
 constexpr double kMinUsdPerGpuHour = 1e-4;    // cost's own floor for a price
 constexpr double kMinOutputTokensPerS = 1e-3;  // cost's own floor for a rate
+constexpr std::uint64_t kMaxRequests = 1'000'000'000;
 
 const std::array kComputeTypes{std::string_view("fp4"),  std::string_view("fp8"),
                                std::string_view("int8"), std::string_view("bf16"),
@@ -302,7 +304,7 @@ Benchmark benchmark_from_json(const Json& entry, const std::string& origin, cons
       std::string_view("gpus"), std::string_view("tp"), std::string_view("pp"), std::string_view("ep"),
       std::string_view("weights_dtype"), std::string_view("kv_dtype"), std::string_view("input_tokens"),
       std::string_view("input_tokens_is_upper_bound"), std::string_view("output_tokens"),
-      std::string_view("max_batch"), std::string_view("scenario"),
+      std::string_view("max_batch"), std::string_view("requests"), std::string_view("scenario"),
       std::string_view("output_tokens_per_s"), std::string_view("calibrate"),
       std::string_view("sources"), std::string_view("notes")};
   r.reject_unknown(kKeys);
@@ -335,6 +337,12 @@ Benchmark benchmark_from_json(const Json& entry, const std::string& origin, cons
   if (b.scenario != "offline" && b.scenario != "server" && b.scenario != "max-load") {
     r.fail("scenario", fmt::format("expected \"offline\", \"server\" or \"max-load\", got \"{}\"", b.scenario));
   }
+  // A max-load row without a batch cap is trtllm-bench's (bench_settings.hpp): without its own
+  // request count, the dataset size the perf overview ran at these lengths.
+  b.requests = r.optional_integer("requests", 1, kMaxRequests)
+                   .value_or(b.scenario == "max-load" && b.max_batch == 0
+                                 ? trtllm_bench_requests(b.input_tokens, b.output_tokens)
+                                 : 0);
   b.output_tokens_per_s = r.number_in("output_tokens_per_s", kMinOutputTokensPerS, 1e9);
   b.calibrate = r.boolean("calibrate", false);
   b.sources = r.strings("sources");

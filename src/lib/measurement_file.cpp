@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/bench_settings.hpp>
 #include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/layout.hpp>
@@ -85,6 +86,8 @@ bool is_tensorrt_llm(const std::string& engine) {
   const std::string e = lower(engine);
   return e.find("tensorrt") != std::string::npos || e.find("trtllm") != std::string::npos;
 }
+
+bool is_trtllm_bench(const std::string& engine) { return lower(engine).find("trtllm-bench") != std::string::npos; }
 
 std::uint64_t engine_cap(const std::string& engine, const GpuSpec& gpu) {
   const std::string e = lower(engine);
@@ -223,6 +226,11 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       b.scenario = "server";
     } else if (c != nullptr && !c->is_string()) {
       r.fail("concurrency", "expected a number of requests or a description such as \"max load\"");
+    } else if (b.max_batch == 0) {
+      // All requests queued at once: trtllm-bench's run serves its dataset (bench_settings.hpp),
+      // of the row's own size or, for trtllm-bench, the one its perf overview states.
+      b.requests = r.optional_integer("num_requests", 1, 1'000'000'000)
+                       .value_or(is_trtllm_bench(engine) ? trtllm_bench_requests(b.input_tokens, b.output_tokens) : 0);
     }
     b.calibrate = true;
     if (const auto source = r.optional_string("source")) {

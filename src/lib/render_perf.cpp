@@ -281,6 +281,7 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                       {"output_tokens", b.output_tokens},
                       {"calibrate", b.calibrate},
                       {"batch", k.batch},
+                      {"requests", b.requests > 0 ? Json(b.requests) : Json(nullptr)},
                       {"measured_tokens_per_s", b.output_tokens_per_s},
                       {"roofline_tokens_per_s", checked(k.roofline_tokens_per_s, "bound")},
                       {"estimate_tokens_per_s", k.has_estimate ? Json(checked(k.estimate_tokens_per_s, "estimate")) : Json(nullptr)},
@@ -307,12 +308,13 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
   doc.heading.push_back(fmt::format("gpuplan validate: {} benchmarks; efficiency {}: {}", c.checks.size(),
                                     fitted ? "fitted now" : "defaults", efficiency_text(c.efficiency)));
   detail::Table t{.title = "",
-                  .header = {"benchmark", "GPUs", "batch", "measured tok/s", "roofline tok/s", "estimate tok/s",
-                             "error %", "band %", "inside band", "bound holds"},
+                  .header = {"benchmark", "GPUs", "batch", "requests", "measured tok/s", "roofline tok/s",
+                             "estimate tok/s", "error %", "band %", "inside band", "bound holds"},
                   .rows = {}};
   for (const BenchmarkCheck& k : c.checks) {
     const Benchmark& b = *k.benchmark;
-    t.rows.push_back({b.id, std::to_string(b.layout.gpus()), std::to_string(k.batch), rate(b.output_tokens_per_s),
+    t.rows.push_back({b.id, std::to_string(b.layout.gpus()), std::to_string(k.batch),
+                      b.requests > 0 ? std::to_string(b.requests) : "-", rate(b.output_tokens_per_s),
                       rate(k.roofline_tokens_per_s), k.has_estimate ? rate(k.estimate_tokens_per_s) : "-",
                       k.has_estimate ? fmt::format("{:+.1f}", k.error * 100.0) : "-",
                       k.has_estimate ? band_range(k.band.band) : "-",
@@ -328,6 +330,9 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                    c.lowest_residual * 100.0, c.highest_residual * 100.0, c.calibration_points));
   doc.footer.push_back("rows without an estimate know only the dataset's maximum input length: their roofline is "
                        "decode-only");
+  doc.footer.push_back("batch: the largest per replica that memory and the engine allow; requests: the run's (trtllm-bench "
+                       "rows without their own: the dataset sizes of TensorRT-LLM's perf overview), fewer than the batch "
+                       "never reach it, more end on a partial wave; the roofline stays at the full batch");
   add_gpu_ratios(doc, gpu_ratios(c.checks, kRatioBaseline));
   return detail::render_document(doc, options.format);
 }

@@ -117,6 +117,8 @@ TEST_CASE("measurement file: bad rows name the row and field", "[measurement]") 
         "/measured/0/output_tokens_per_s:");
   fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP8", "concurrency": 2.5, "output_tokens_per_s": 1)",
         "/measured/0/concurrency: expected a whole number");
+  fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP8", "num_requests": 0, "output_tokens_per_s": 1)",
+        "/measured/0/num_requests:");
   CHECK_THROWS_WITH(gpuplan::read_measurement_file(cat(), R"({"measured": [{"kind": "nccl_allreduce_busbw"}]})", "m.json"),
                     Catch::Matchers::Contains("m.json: /measured: no throughput measurements"));
   CHECK_THROWS_WITH(gpuplan::read_measurement_file(cat(), R"({"measured": [], "extra": 1})", "m.json"),
@@ -124,4 +126,21 @@ TEST_CASE("measurement file: bad rows name the row and field", "[measurement]") 
   CHECK(gpuplan::is_measurement_file(row("")) == false);  // not JSON: the caller reports it as the catalog format
   CHECK(gpuplan::is_measurement_file(R"({"benchmarks": []})") == false);
   CHECK(gpuplan::is_measurement_file(R"({"measured": []})"));
+}
+
+TEST_CASE("measurement file: a max-load run's requests, stated or trtllm-bench's dataset", "[measurement]") {
+  const auto requests = [](const std::string& engine, const std::string& extra) {
+    const std::string text = R"({"measured": [{"kind": "throughput", "engine": ")" + engine +
+                             R"(", "isl": 128, "osl": 2048, "model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", )"
+                             R"("precision": "FP8", "output_tokens_per_s": 5000)" + extra + "}]}";
+    return gpuplan::read_measurement_file(cat(), text, "m.json").benchmarks.at(0).requests;
+  };
+  // trtllm-bench at max load: the perf overview's 3,000 requests at 128/2048.
+  CHECK(requests("TensorRT-LLM (trtllm-bench, PyTorch backend)", "") == 3000);
+  CHECK(requests("TensorRT-LLM (trtllm-bench, PyTorch backend)", R"(, "concurrency": "max load")") == 3000);
+  CHECK(requests("TensorRT-LLM (trtllm-bench, PyTorch backend)", R"(, "num_requests": 640)") == 640);
+  // Another tool or a fixed concurrency: no dataset size is known, the steady state.
+  CHECK(requests("TensorRT-LLM (trtllm-serve)", "") == 0);
+  CHECK(requests("vLLM 0.10 (benchmark_serving)", "") == 0);
+  CHECK(requests("TensorRT-LLM (trtllm-bench, PyTorch backend)", R"(, "concurrency": 64)") == 0);
 }
