@@ -122,7 +122,22 @@ struct GpuWords {
   std::vector<std::string> tokens;  // with the size ("a100 sxm 80gb")
   std::vector<std::string> part;    // without it ("h200")
   std::optional<double> stated_gb;
+  std::string stated_token;  // as written ("480gb")
 };
+// A memory size stated in a GPU's name must be the part's: "H100 94GB" is not the 80 GB H100 SXM.
+// Within 10 %, as vendors round or count differently (B200: 192 GB on the package, 180 GB per GPU
+// in HGX/DGX B200 systems, the catalog's figure).
+// A size the catalog names the part by counts too ("GH200 480GB", the superchip's CPU memory).
+bool stated_size_fits(const GpuWords& named, const GpuSpec& gpu) {
+  if (!named.stated_gb || std::abs(gpu.memory_bytes / 1e9 - *named.stated_gb) <= 0.10 * *named.stated_gb) {
+    return true;
+  }
+  return std::any_of(gpu.aliases.begin(), gpu.aliases.end(), [&named](const std::string& alias) {
+    const auto words = tokens(alias);
+    return std::find(words.begin(), words.end(), named.stated_token) != words.end();
+  });
+}
+
 GpuWords gpu_words(std::string_view name) {
   GpuWords out;
   for (std::string& t : tokens(name)) {
@@ -134,6 +149,7 @@ GpuWords gpu_words(std::string_view name) {
     }
     if (const double gb = size_gb(t); gb > 0) {
       out.stated_gb = gb;
+      out.stated_token = t;
     } else {
       out.part.push_back(t);
     }
@@ -303,12 +319,19 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     // is not h100-sxm). Not for models, whose extra tokens are versions ("Mistral-7B-v0.3").
     const GpuWords named = gpu_words(key);
     const auto& query = named.tokens;
+    const auto size_fits = [&named](const T& item) {
+      if constexpr (std::is_same_v<T, GpuSpec>) {
+        return stated_size_fits(named, item);
+      } else {
+        return true;
+      }
+    };
     std::size_t most = 0;
     for (const T& item : items) {
       const auto id = tokens(item.id);
       if (!std::all_of(id.begin(), id.end(), [&query](const std::string& w) {
             return std::find(query.begin(), query.end(), w) != query.end();
-          })) {
+          }) || !size_fits(item)) {
         continue;
       }
       if (id.size() > most) {
@@ -327,7 +350,7 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
         for (const T& item : items) {
           const auto aliases = aliases_of(item);
           const bool named_so = item.id == part || std::find(aliases.begin(), aliases.end(), part) != aliases.end();
-          if (named_so && std::abs(item.memory_bytes / 1e9 - *named.stated_gb) <= 0.05 * *named.stated_gb) {
+          if (named_so && stated_size_fits(named, item)) {
             hits.push_back(&item);
           }
         }

@@ -39,6 +39,25 @@ std::size_t common_prefix(std::string_view a, std::string_view b) {
 
 std::string reversed(std::string_view s) { return {s.rbegin(), s.rend()}; }
 
+std::vector<std::string> words_of(std::string_view s) {
+  std::vector<std::string> out;
+  std::string w;
+  for (const char c : s) {
+    if (c == ' ' || c == '-' || c == '_') {
+      if (!w.empty()) {
+        out.push_back(std::move(w));
+        w.clear();
+      }
+    } else {
+      w.push_back(c);
+    }
+  }
+  if (!w.empty()) {
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& known,
@@ -50,9 +69,20 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
     const std::string* name;
   };
   std::vector<Scored> scored;
+  const std::vector<std::string> typed_words = words_of(needle);
   for (const std::string& k : known) {
     const std::string candidate = lower(k);
     std::size_t score = edit_distance(needle, candidate);
+    // A name written as a table writes it ("A100 80GB HBM2e") shares whole words with ids that an
+    // edit distance over the whole string misses: the family's word makes a candidate, each shared
+    // word a closer one.
+    const std::vector<std::string> id_words = words_of(candidate);
+    const auto shared = static_cast<std::size_t>(std::count_if(id_words.begin(), id_words.end(), [&](const std::string& w) {
+      return std::find(typed_words.begin(), typed_words.end(), w) != typed_words.end();
+    }));
+    // Only for names written with spaces, as tables write them: ids and fields are one word.
+    const bool family = !id_words.empty() && needle.find(' ') != std::string::npos &&
+                        std::find(typed_words.begin(), typed_words.end(), id_words.front()) != typed_words.end();
     // A name that contains what was typed (or is contained in it) is a strong hint.
     if (!needle.empty() && (candidate.find(needle) != std::string::npos ||
                             needle.find(candidate) != std::string::npos)) {
@@ -61,6 +91,9 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
     // Shared beginnings and endings ("num_kv_heads" vs "num_key_value_heads") count in favour.
     const std::size_t affix = common_prefix(needle, candidate) + common_prefix(reversed(needle), reversed(candidate));
     const std::size_t tolerance = std::max<std::size_t>(3, needle.size() / 2);
+    if (family) {
+      score = std::min(score, tolerance) - std::min(tolerance, shared);
+    }
     if (score <= tolerance || 2 * affix >= needle.size() + 2) {
       scored.push_back({score > affix / 2 ? score - affix / 2 : 0, affix, &k});
     }

@@ -180,6 +180,18 @@ TEST_CASE("names: GPUs as vendors and results tables write them", "[catalog][nam
   CHECK(c.resolve_gpu("H100 94GB") == nullptr);
   CHECK(c.resolve_gpu("H200 80GB HBM3") == nullptr);
   CHECK(c.resolve_gpu("H100 80GB HBM2e") == nullptr);
+  // With a form factor too: every word of h100-sxm is there, but 94 GB is not its memory.
+  CHECK(c.resolve_gpu("H100 SXM 94GB") == nullptr);
+  CHECK(c.gpu("A100 SXM4 80GB").id == "a100-sxm-80gb");
+  CHECK(c.resolve_gpu("A100 SXM4 40GB")->id == "a100-sxm-40gb");
+  // Sizes as vendors round them (B200: 192 GB on the package, 180 GB per GPU) still fit, and so
+  // does a size the catalog names the part by (GH200 by its Grace CPU's 480 GB, the v0.17 table).
+  CHECK(c.gpu("B200 192GB").id == "b200");
+  CHECK(c.gpu("GH200 480GB").id == "gh200");
+  CHECK(c.resolve_gpu("GH200 240GB") == nullptr);
+  // No match: the error lists the ids that share the written family's word.
+  CHECK_THROWS_WITH(c.gpu("H100 SXM 94GB"), Catch::Matchers::Contains("closest: h100-sxm, h100-pcie, h100-nvl"));
+  CHECK_THROWS_WITH(c.gpu("A100 40GB HBM2"), Catch::Matchers::Contains("closest: a100-sxm-40gb, a100-sxm-80gb"));
   // Models are not matched this way: their extra tokens are versions.
   CHECK(c.resolve_model("mistral-7b-v0.3") == nullptr);
   // But a family's version written as a word of its own is read ("LLaMA v3.1 8B", TensorRT-LLM's
