@@ -19,6 +19,7 @@ namespace gpuplan {
 struct BenchmarkCheck {
   const Benchmark* benchmark = nullptr;
   std::uint64_t batch = 0;                   ///< per replica: the largest that fits (and the cap)
+  std::uint64_t run_batch = 0;               ///< the largest the run reaches: its requests may be fewer
   double roofline_tokens_per_s = 0;          ///< pure bound (decode only when the input is unknown)
   double estimate_tokens_per_s = 0;          ///< 0 when the input length is unknown
   double error = 0;                          ///< estimate / measured - 1

@@ -44,7 +44,7 @@ struct Prepared {
   const Benchmark* benchmark;
   std::unique_ptr<PerfModel> model;
   std::uint64_t batch;
-  std::uint64_t requests = 0;  ///< per replica; 0: steady state
+  std::uint64_t requests = 0;  ///< of the busiest replica; 0: steady state
 };
 
 Prepared prepare(const Catalog& catalog, const Benchmark& b) {
@@ -66,15 +66,16 @@ Prepared prepare(const Catalog& catalog, const Benchmark& b) {
     pm = std::make_unique<PerfModel>(model, gpu, request);
   }
   const std::uint64_t batch = pm->full_load_batch();
-  // The replicas share the run's requests.
+  // The replicas share the run's requests; the busiest replica has the most.
   const std::uint64_t requests = (b.requests + b.layout.dp - 1) / b.layout.dp;
   return {.benchmark = &b, .model = std::move(pm), .batch = batch, .requests = requests};
 }
 
-// Output tokens per second over a finite run of `requests` of equal lengths per replica (0: the
-// steady state at the full batch). All are queued at once: the engine admits as many as its batch
-// holds; having equal lengths, they finish together and the next wave starts. A run of fewer
-// requests than the batch never reaches it; a run of more ends on a partial wave.
+// Output tokens per second over a finite run (0 requests: the steady state at the full batch).
+// All are queued at once: a replica admits as many as its batch holds; having equal lengths, they
+// finish together and the next wave starts (in step: staggered admission would taper the last
+// wave instead). A run of fewer requests than the batch never reaches it; a run of more ends on a
+// partial wave. The run lasts as long as its busiest replica (the requests rounded up over DP).
 double run_output_tokens_per_s(const Prepared& p, const Efficiency& e) {
   const double at_full_batch = p.model->evaluate(p.batch, e).output_tokens_per_s;
   if (p.requests == 0) {
@@ -90,13 +91,16 @@ double run_output_tokens_per_s(const Prepared& p, const Efficiency& e) {
   if (last > 0) {
     seconds += static_cast<double>(last) / rate(last);
   }
-  return static_cast<double>(p.requests) / seconds;
+  // `rate` is every replica's at that batch: the busiest replica's share of it is 1 / DP.
+  const double replicas = static_cast<double>(p.benchmark->layout.dp);
+  return static_cast<double>(p.benchmark->requests) / (seconds * replicas);
 }
 
 BenchmarkCheck check(const Prepared& p, const Efficiency& e) {
   BenchmarkCheck c;
   c.benchmark = p.benchmark;
   c.batch = p.batch;
+  c.run_batch = p.requests > 0 ? std::min(p.batch, p.requests) : p.batch;
   if (p.batch == 0) {
     return c;  // does not fit: no bound, no estimate
   }

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include <gpuplan/bench_settings.hpp>
 #include <gpuplan/dtype.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/units.hpp>
@@ -337,12 +336,9 @@ Benchmark benchmark_from_json(const Json& entry, const std::string& origin, cons
   if (b.scenario != "offline" && b.scenario != "server" && b.scenario != "max-load") {
     r.fail("scenario", fmt::format("expected \"offline\", \"server\" or \"max-load\", got \"{}\"", b.scenario));
   }
-  // A max-load row without a batch cap is trtllm-bench's (bench_settings.hpp): without its own
-  // request count, the dataset size the perf overview ran at these lengths.
-  b.requests = r.optional_integer("requests", 1, kMaxRequests)
-                   .value_or(b.scenario == "max-load" && b.max_batch == 0
-                                 ? trtllm_bench_requests(b.input_tokens, b.output_tokens)
-                                 : 0);
+  // The run's requests when it served a finite dataset (the shipped trtllm-bench rows state the
+  // perf overview's); without them, the steady state.
+  b.requests = r.optional_integer("requests", 1, kMaxRequests).value_or(0);
   b.output_tokens_per_s = r.number_in("output_tokens_per_s", kMinOutputTokensPerS, 1e9);
   b.calibrate = r.boolean("calibrate", false);
   b.sources = r.strings("sources");

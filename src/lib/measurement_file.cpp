@@ -226,12 +226,12 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       b.scenario = "server";
     } else if (c != nullptr && !c->is_string()) {
       r.fail("concurrency", "expected a number of requests or a description such as \"max load\"");
-    } else if (b.max_batch == 0) {
-      // All requests queued at once: trtllm-bench's run serves its dataset (bench_settings.hpp),
-      // of the row's own size or, for trtllm-bench, the one its perf overview states.
-      b.requests = r.optional_integer("num_requests", 1, 1'000'000'000)
-                       .value_or(is_trtllm_bench(engine) ? trtllm_bench_requests(b.input_tokens, b.output_tokens) : 0);
     }
+    // The run's dataset (bench_settings.hpp): the row's own count, or for trtllm-bench queued at
+    // max load, the size its perf overview states for these lengths.
+    const bool trtllm_bench_max_load = b.scenario == "max-load" && b.max_batch == 0 && is_trtllm_bench(engine);
+    b.requests = r.optional_integer("num_requests", 1, 1'000'000'000)
+                     .value_or(trtllm_bench_max_load ? trtllm_bench_requests(b.input_tokens, b.output_tokens) : 0);
     b.calibrate = true;
     if (const auto source = r.optional_string("source")) {
       b.sources.push_back(*source);

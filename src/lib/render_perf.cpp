@@ -282,6 +282,7 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                       {"calibrate", b.calibrate},
                       {"batch", k.batch},
                       {"requests", b.requests > 0 ? Json(b.requests) : Json(nullptr)},
+                      {"run_batch", k.run_batch},
                       {"measured_tokens_per_s", b.output_tokens_per_s},
                       {"roofline_tokens_per_s", checked(k.roofline_tokens_per_s, "bound")},
                       {"estimate_tokens_per_s", k.has_estimate ? Json(checked(k.estimate_tokens_per_s, "estimate")) : Json(nullptr)},
@@ -330,9 +331,10 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                    c.lowest_residual * 100.0, c.highest_residual * 100.0, c.calibration_points));
   doc.footer.push_back("rows without an estimate know only the dataset's maximum input length: their roofline is "
                        "decode-only");
-  doc.footer.push_back("batch: the largest per replica that memory and the engine allow; requests: the run's (trtllm-bench "
-                       "rows without their own: the dataset sizes of TensorRT-LLM's perf overview), fewer than the batch "
-                       "never reach it, more end on a partial wave; the roofline stays at the full batch");
+  doc.footer.push_back("batch: the largest per replica that memory and the engine allow; requests: the run's, shared by "
+                       "its replicas (trtllm-bench at max load without its own count: the dataset sizes of TensorRT-LLM's "
+                       "perf overview); a replica's share below its batch never reaches it, above it runs in waves, the last "
+                       "partial; the roofline stays at the full batch");
   add_gpu_ratios(doc, gpu_ratios(c.checks, kRatioBaseline));
   return detail::render_document(doc, options.format);
 }

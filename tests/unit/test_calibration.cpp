@@ -26,6 +26,23 @@ const gpuplan::CrossValidation& shipped_cv() {
 BandCase case_of(const char* model, const char* gpu, DType dtype) {
   return gpuplan::estimate_band(cat(), cat().model(model), cat().gpu(gpu), dtype).band_case;
 }
+
+// An FP8 max-load benchmark of `model` on `gpu` with this layout and these lengths.
+gpuplan::Benchmark fp8_max_load(const char* id, const char* model, const char* gpu, Layout layout,
+                                std::uint64_t input_tokens, std::uint64_t output_tokens, double output_tokens_per_s) {
+  gpuplan::Benchmark b;
+  b.id = id;
+  b.model = model;
+  b.gpu = gpu;
+  b.layout = layout;
+  b.weights_dtype = DType::fp8;
+  b.kv_dtype = DType::fp8;
+  b.input_tokens = input_tokens;
+  b.output_tokens = output_tokens;
+  b.scenario = "max-load";
+  b.output_tokens_per_s = output_tokens_per_s;
+  return b;
+}
 }  // namespace
 
 TEST_CASE("calibration: the shipped defaults are the fit", "[calibration]") {
@@ -225,17 +242,8 @@ TEST_CASE("calibration: a trtllm-bench row's KV cache is TensorRT-LLM's arithmet
   // 9 GB of KV cache under TensorRT-LLM's rule (a share of the memory free after loading), but
   // only about 2 GB under a 90 % cap of the whole GPU; the measured 912 tok/s at 128/2048 needs
   // some 30 sequences, so the neutral cap's 6 put the bound below the measurement.
-  gpuplan::Benchmark b;
-  b.id = "v017-llama-3.1-70b-h100";
-  b.model = "llama-3.1-70b";
-  b.gpu = "h100-sxm";
-  b.layout = Layout{.tp = 1, .pp = 1, .ep = 1, .dp = 1};
-  b.weights_dtype = DType::fp8;
-  b.kv_dtype = DType::fp8;
-  b.input_tokens = 128;
-  b.output_tokens = 2048;
-  b.scenario = "max-load";
-  b.output_tokens_per_s = 911.62;
+  gpuplan::Benchmark b = fp8_max_load("v017-llama-3.1-70b-h100", "llama-3.1-70b", "h100-sxm",
+                                      Layout{.tp = 1, .pp = 1, .ep = 1, .dp = 1}, 128, 2048, 911.62);
   const gpuplan::BenchmarkCheck c = gpuplan::check_benchmark(cat(), b, Efficiency{});
   gpuplan::FitRequest engine;
   engine.layout = b.layout;
@@ -305,8 +313,37 @@ TEST_CASE("calibration: a finite run never exceeds its requests and ends on a pa
   const double expected =
       static_cast<double>(full + rest) / (static_cast<double>(full) / s.estimate_tokens_per_s + static_cast<double>(rest) / half);
   CHECK(rate_at(full + rest) == Approx(expected).epsilon(1e-9));
+  gpuplan::Benchmark partial = steady;
+  partial.requests = rest;
+  CHECK(gpuplan::check_benchmark(cat(), partial, Efficiency{}).run_batch == rest);
   // The roofline stays at the full batch: still an upper bound on any wave.
   gpuplan::Benchmark few = steady;
   few.requests = s.batch / 2;
   CHECK(gpuplan::check_benchmark(cat(), few, Efficiency{}).roofline_tokens_per_s == Approx(s.roofline_tokens_per_s));
+}
+
+// Requests are shared by the replicas, and the run lasts as long as the busiest one.
+TEST_CASE("calibration: a finite run over data-parallel replicas", "[calibration]") {
+  const gpuplan::Benchmark b =
+      fp8_max_load("dp-run", "llama-3.1-8b", "h100-sxm", Layout{.tp = 1, .pp = 1, .ep = 1, .dp = 8}, 1000, 1000, 10000);
+  const auto estimate = [&](std::uint64_t requests) {
+    gpuplan::Benchmark r = b;
+    r.requests = requests;
+    return gpuplan::check_benchmark(cat(), r, Efficiency{});
+  };
+  const gpuplan::BenchmarkCheck steady = estimate(0);
+  REQUIRE(steady.batch > 4);
+  // A whole wave on every replica: the steady state of all eight.
+  CHECK(estimate(8 * steady.batch).estimate_tokens_per_s == Approx(steady.estimate_tokens_per_s));
+  // 16 requests: two on each replica. 10: two on the busiest, which sets the run's length, so the
+  // run serves 10 requests in the time of 16, at 10/16 of the rate.
+  const double sixteen = estimate(16).estimate_tokens_per_s;
+  CHECK(estimate(16).run_batch == 2);
+  CHECK(estimate(10).estimate_tokens_per_s == Approx(sixteen * 10.0 / 16.0));
+  CHECK(sixteen < steady.estimate_tokens_per_s);
+  // One replica's rate at batch 2, times eight: the same rate as eight replicas of two each.
+  gpuplan::Benchmark one = b;
+  one.layout.dp = 1;
+  one.requests = 2;
+  CHECK(gpuplan::check_benchmark(cat(), one, Efficiency{}).estimate_tokens_per_s * 8 == Approx(sixteen));
 }

@@ -40,6 +40,7 @@ TEST_CASE("measurement file: the reference rows read as the shipped benchmarks",
     CHECK(same->layout.ep == b.layout.ep);
     CHECK(same->layout.dp == b.layout.dp);
     CHECK(same->max_batch == b.max_batch);
+    CHECK(same->requests == b.requests);  // the shipped rows state the perf overview's dataset
     CHECK(b.calibrate);
   }
 }
@@ -143,4 +144,16 @@ TEST_CASE("measurement file: a max-load run's requests, stated or trtllm-bench's
   CHECK(requests("TensorRT-LLM (trtllm-serve)", "") == 0);
   CHECK(requests("vLLM 0.10 (benchmark_serving)", "") == 0);
   CHECK(requests("TensorRT-LLM (trtllm-bench, PyTorch backend)", R"(, "concurrency": 64)") == 0);
+  // ...unless the row states it: any tool, any concurrency.
+  CHECK(requests("vLLM 0.10 (benchmark_serving)", R"(, "num_requests": 200)") == 200);
+  CHECK(requests("TensorRT-LLM (trtllm-bench, PyTorch backend)", R"(, "concurrency": 64, "num_requests": 500)") == 500);
+  const auto bad = [](const std::string& engine, const std::string& extra) {
+    const std::string text = R"({"measured": [{"kind": "throughput", "engine": ")" + engine +
+                             R"(", "isl": 128, "osl": 2048, "model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", )"
+                             R"("precision": "FP8", "output_tokens_per_s": 5000)" + extra + "}]}";
+    CHECK_THROWS_WITH(gpuplan::read_measurement_file(cat(), text, "m.json"),
+                      Catch::Matchers::Contains("m.json: /measured/0/num_requests:"));
+  };
+  bad("vLLM 0.10 (benchmark_serving)", R"(, "num_requests": 0)");
+  bad("TensorRT-LLM (trtllm-bench, PyTorch backend)", R"(, "concurrency": 64, "num_requests": "lots")");
 }
