@@ -25,6 +25,7 @@ struct Benchmark {
   /// Requests the run served in all (a finite max-load run: at most this batch, else waves whose
   /// last is partial); 0: not known, the steady state at the full batch.
   std::uint64_t requests = 0;
+  static constexpr std::uint64_t kMaxRequests = 1'000'000'000;  ///< what a file may state
   /// Measured with TensorRT-LLM (trtllm-bench): its own KV-cache arithmetic sizes the batch. The
   /// catalog's rows without a batch cap are; a measurement file's rows are when their engine is.
   bool tensorrt_llm = true;

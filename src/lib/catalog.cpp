@@ -46,6 +46,7 @@ using detail::read_text_file;
 using detail::JsonPointer;
 
 using detail::lower;
+using detail::tokens;
 
 template <typename T>
 std::vector<std::string> ids_of(const std::vector<T>& items) {
@@ -86,20 +87,6 @@ std::vector<std::string> words(std::string_view name) {
     out.back() += c;
   }
   std::erase_if(out, [](const std::string& w) { return w.empty(); });
-  return out;
-}
-
-// Tokens of a name: runs of letters and digits between other characters ("h100-sxm" -> h100 sxm).
-std::vector<std::string> tokens(std::string_view name) {
-  std::vector<std::string> out(1);
-  for (char raw : name) {
-    if (std::isalnum(static_cast<unsigned char>(raw)) == 0) {
-      out.emplace_back();
-      continue;
-    }
-    out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(raw)));
-  }
-  std::erase_if(out, [](const std::string& t) { return t.empty(); });
   return out;
 }
 

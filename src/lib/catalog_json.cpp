@@ -31,7 +31,6 @@ constexpr double kMinLinkGbPerS = 0.001;
 constexpr double kMinWatts = 1;
 constexpr double kMinUsdPerGpuHour = 1e-4;    // cost's own floor for a price
 constexpr double kMinOutputTokensPerS = 1e-3;  // cost's own floor for a rate
-constexpr std::uint64_t kMaxRequests = 1'000'000'000;
 
 const std::array kComputeTypes{std::string_view("fp4"),  std::string_view("fp8"),
                                std::string_view("int8"), std::string_view("bf16"),
@@ -338,7 +337,7 @@ Benchmark benchmark_from_json(const Json& entry, const std::string& origin, cons
   }
   // The run's requests when it served a finite dataset (the shipped trtllm-bench rows state the
   // perf overview's); without them, the steady state.
-  b.requests = r.optional_integer("requests", 1, kMaxRequests).value_or(0);
+  b.requests = r.optional_integer("requests", 1, Benchmark::kMaxRequests).value_or(0);
   b.output_tokens_per_s = r.number_in("output_tokens_per_s", kMinOutputTokensPerS, 1e9);
   b.calibrate = r.boolean("calibrate", false);
   b.sources = r.strings("sources");

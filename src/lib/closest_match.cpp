@@ -13,6 +13,7 @@ namespace gpuplan {
 namespace {
 
 using detail::lower;
+using detail::tokens;
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -39,25 +40,6 @@ std::size_t common_prefix(std::string_view a, std::string_view b) {
 
 std::string reversed(std::string_view s) { return {s.rbegin(), s.rend()}; }
 
-std::vector<std::string> words_of(std::string_view s) {
-  std::vector<std::string> out;
-  std::string w;
-  for (const char c : s) {
-    if (c == ' ' || c == '-' || c == '_') {
-      if (!w.empty()) {
-        out.push_back(std::move(w));
-        w.clear();
-      }
-    } else {
-      w.push_back(c);
-    }
-  }
-  if (!w.empty()) {
-    out.push_back(std::move(w));
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& known,
@@ -69,20 +51,19 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
     const std::string* name;
   };
   std::vector<Scored> scored;
-  const std::vector<std::string> typed_words = words_of(needle);
+  const std::vector<std::string> typed_words = tokens(needle);
   for (const std::string& k : known) {
     const std::string candidate = lower(k);
     std::size_t score = edit_distance(needle, candidate);
     // A name written as a table writes it ("A100 80GB HBM2e") shares whole words with ids that an
     // edit distance over the whole string misses: the family's word makes a candidate, each shared
     // word a closer one.
-    const std::vector<std::string> id_words = words_of(candidate);
-    const auto shared = static_cast<std::size_t>(std::count_if(id_words.begin(), id_words.end(), [&](const std::string& w) {
-      return std::find(typed_words.begin(), typed_words.end(), w) != typed_words.end();
-    }));
     // Only for names written with spaces, as tables write them: ids and fields are one word.
-    const bool family = !id_words.empty() && needle.find(' ') != std::string::npos &&
-                        std::find(typed_words.begin(), typed_words.end(), id_words.front()) != typed_words.end();
+    const auto typed = [&typed_words](const std::string& w) {
+      return std::find(typed_words.begin(), typed_words.end(), w) != typed_words.end();
+    };
+    const std::vector<std::string> id_words = tokens(candidate);
+    const bool family = needle.find(' ') != std::string::npos && !id_words.empty() && typed(id_words.front());
     // A name that contains what was typed (or is contained in it) is a strong hint.
     if (!needle.empty() && (candidate.find(needle) != std::string::npos ||
                             needle.find(candidate) != std::string::npos)) {
@@ -92,6 +73,7 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
     const std::size_t affix = common_prefix(needle, candidate) + common_prefix(reversed(needle), reversed(candidate));
     const std::size_t tolerance = std::max<std::size_t>(3, needle.size() / 2);
     if (family) {
+      const auto shared = static_cast<std::size_t>(std::count_if(id_words.begin(), id_words.end(), typed));
       score = std::min(score, tolerance) - std::min(tolerance, shared);
     }
     if (score <= tolerance || 2 * affix >= needle.size() + 2) {

@@ -230,7 +230,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     // The run's dataset (bench_settings.hpp): the row's own count, or for trtllm-bench queued at
     // max load, the size its perf overview states for these lengths.
     const bool trtllm_bench_max_load = b.scenario == "max-load" && b.max_batch == 0 && is_trtllm_bench(engine);
-    b.requests = r.optional_integer("num_requests", 1, 1'000'000'000)
+    b.requests = r.optional_integer("num_requests", 1, Benchmark::kMaxRequests)
                      .value_or(trtllm_bench_max_load ? trtllm_bench_requests(b.input_tokens, b.output_tokens) : 0);
     b.calibrate = true;
     if (const auto source = r.optional_string("source")) {

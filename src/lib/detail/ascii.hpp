@@ -5,6 +5,7 @@
 #include <cctype>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpuplan::detail {
 
@@ -12,6 +13,21 @@ namespace gpuplan::detail {
 inline std::string lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+/// Tokens of a name, lower-cased: runs of letters and digits between other characters
+/// ("H100-SXM 80GB" -> h100 sxm 80gb).
+inline std::vector<std::string> tokens(std::string_view name) {
+  std::vector<std::string> out(1);
+  for (const char raw : name) {
+    if (std::isalnum(static_cast<unsigned char>(raw)) == 0) {
+      out.emplace_back();
+      continue;
+    }
+    out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(raw)));
+  }
+  std::erase_if(out, [](const std::string& t) { return t.empty(); });
   return out;
 }
 
