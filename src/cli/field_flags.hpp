@@ -48,6 +48,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"efficiency.compute:", "--compute-efficiency:"},
     {"efficiency.link:", "--link-efficiency:"},
     {"efficiency.step_overhead_s:", "--step-overhead-ms:"},
+    {"efficiency.layer_overhead_s:", "--layer-overhead-us:"},
     {"cost.gpus:", "--gpus:"},
     {"cost.output_tokens_per_s:", "--tokens-per-second:"},
     {"cost.utilization:", "--utilization:"},

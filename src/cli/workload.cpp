@@ -73,6 +73,9 @@ void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency, b
   sub.add_option("--step-overhead-ms", o.step_overhead_ms, "Fixed cost per forward pass, milliseconds")
       ->capture_default_str()
       ->transform(decimal_number())->check(CLI::Range(0.0, 10000.0));
+  sub.add_option("--layer-overhead-us", o.layer_overhead_us, "Fixed cost per layer and forward pass, microseconds")
+      ->capture_default_str()
+      ->transform(decimal_number())->check(CLI::Range(0.0, 100000.0));
   sub.add_option("--max-batch", o.max_batch,
                  "Engine batch cap per replica (TensorRT-LLM max_batch_size 2048; vLLM max_num_seqs 256, 1024 in "
                  "recent V1 on large GPUs)")
@@ -108,6 +111,7 @@ void apply_workload(const WorkloadOptions& o, PerfRequest& request) {
   request.sparse = o.sparse;
   request.efficiency = o.efficiency;
   request.efficiency.step_overhead_s = o.step_overhead_ms / 1e3 + 0.0;  // + 0.0 turns -0 into 0
+  request.efficiency.layer_overhead_s = o.layer_overhead_us / 1e6 + 0.0;
   request.max_batch = o.max_batch;
   request.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
 }

@@ -18,6 +18,7 @@ struct WorkloadOptions {
   bool sparse = false;
   Efficiency efficiency;
   double step_overhead_ms = Efficiency{}.step_overhead_s * 1e3;
+  double layer_overhead_us = Efficiency{}.layer_overhead_s * 1e6;
   double network_gbit_per_s = 400;
   std::uint64_t max_batch = kDefaultEngineMaxBatch;
   std::uint64_t concurrency = 0;  ///< --concurrency: the planned load; 0: full load

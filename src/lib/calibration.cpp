@@ -253,6 +253,11 @@ constexpr std::array kFreeParameters{
     // lets max-load rows (large batches only) trade the two and breaks small-batch latency and
     // the H200/H100 ratio of small models (issue 8, class 3).
     FreeParameter{&Efficiency::step_overhead_s, 0.0, 0.0015},
+    // A dozen-odd kernels a layer at a few microseconds each (launch within a CUDA graph, ramp
+    // and tail): at most 50 us a layer, 4 ms for an 80-layer model's step. The max-load rows
+    // alone would take more (the fit sits at the bound), at the cost of small-batch latency,
+    // which no shipped row pins.
+    FreeParameter{&Efficiency::layer_overhead_s, 0.0, 50e-6},
     FreeParameter{&Efficiency::activation_passes, 0.0, 400.0},
     // Host bookkeeping per running request and step: microseconds.
     FreeParameter{&Efficiency::sequence_overhead_s, 0.0, 20e-6},

@@ -110,6 +110,7 @@ void validate_efficiency(const Efficiency& e) {
     }
   };
   seconds("step_overhead_s", e.step_overhead_s);
+  seconds("layer_overhead_s", e.layer_overhead_s);
   seconds("hop_latency_s", e.hop_latency_s);
   seconds("sequence_overhead_s", e.sequence_overhead_s);
   const auto within = [](std::string_view field, double v, double hi) {
@@ -375,7 +376,8 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   if (w.decode) {
     s.token_s += w.tokens * e.sequence_overhead_s;
   }
-  s.overhead_s = e.step_overhead_s + s.token_s;
+  // Each stage runs its own layers' kernels.
+  s.overhead_s = e.step_overhead_s + e.layer_overhead_s * layers_per_stage_ + s.token_s;
   s.overlapped = e.overlap_communication;
   return s;
 }

@@ -32,6 +32,7 @@ void write_efficiency(detail::JsonWriter& w, const Efficiency& e) {
   w.member("kv_bandwidth", e.kv_bandwidth);
   w.member("link", e.link);
   w.member("step_overhead_s", e.step_overhead_s);
+  w.member("layer_overhead_s", e.layer_overhead_s);
   w.member("hop_latency_s", e.hop_latency_s);
   w.member("activation_passes", e.activation_passes);
   w.member("sequence_overhead_s", e.sequence_overhead_s);
@@ -108,10 +109,11 @@ Json efficiency_json(const Efficiency& e) {
 }
 
 std::string efficiency_text(const Efficiency& e) {
-  return fmt::format("bandwidth {:.2f} (KV cache x {:.2f}), compute {:.2f}, link {:.2f}, overhead {:.2f} ms per step + {:.1f} us per "
-                     "sequence, {:.2f} activation passes per token, MoE routing {:.2f} ms per GB, GEMM half-efficiency "
+  return fmt::format("bandwidth {:.2f} (KV cache x {:.2f}), compute {:.2f}, link {:.2f}, overhead {:.2f} ms per step + {:.0f} us per "
+                     "layer + {:.1f} us per sequence, {:.2f} activation passes per token, MoE routing {:.2f} ms per GB, GEMM half-efficiency "
                      "at {:.2f} GFLOP, format exponent {:.2f}",
-                     e.bandwidth, e.kv_bandwidth, e.compute, e.link, e.step_overhead_s * 1e3, e.sequence_overhead_s * 1e6,
+                     e.bandwidth, e.kv_bandwidth, e.compute, e.link, e.step_overhead_s * 1e3, e.layer_overhead_s * 1e6,
+                     e.sequence_overhead_s * 1e6,
                      e.activation_passes, e.routed_copy_s_per_gb * 1e3, e.gemm_half_flop / 1e9, e.format_exponent);
 }
 

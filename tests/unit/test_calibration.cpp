@@ -52,6 +52,7 @@ TEST_CASE("calibration: the shipped defaults are the fit", "[calibration]") {
   CHECK(fitted.compute == Approx(shipped.compute).epsilon(0.01));
   CHECK(fitted.kv_bandwidth == Approx(shipped.kv_bandwidth).epsilon(0.01));
   CHECK(fitted.step_overhead_s == Approx(shipped.step_overhead_s).margin(2e-5));
+  CHECK(fitted.layer_overhead_s == Approx(shipped.layer_overhead_s).margin(1e-6));
   CHECK(fitted.activation_passes == Approx(shipped.activation_passes).margin(0.05));
   CHECK(fitted.gemm_half_flop == Approx(shipped.gemm_half_flop).epsilon(0.01).margin(1e7));
   CHECK(fitted.format_exponent == Approx(shipped.format_exponent).margin(0.01));

@@ -71,7 +71,7 @@ TEST_CASE("every field an InputError names maps to a flag or is listed as unreac
       "engine.max_num_batched_tokens:", "engine.max_num_seqs:",
       // perf.cpp validate_efficiency, tokens
       "efficiency.bandwidth:", "efficiency.compute:", "efficiency.kv_bandwidth:", "efficiency.link:",
-      "efficiency.step_overhead_s:", "efficiency.hop_latency_s:", "efficiency.activation_passes:",
+      "efficiency.step_overhead_s:", "efficiency.layer_overhead_s:", "efficiency.hop_latency_s:", "efficiency.activation_passes:",
       "efficiency.sequence_overhead_s:", "efficiency.routed_copy_s_per_gb:",
       "efficiency.gemm_half_flop:", "efficiency.format_exponent:", "perf.input_tokens:", "perf.output_tokens:",
       // memory.cpp in_range, layout.cpp check_degree

@@ -36,7 +36,9 @@ TEST_CASE("perf: H200 over H100 decode speed-up is bounded by the bandwidth rati
   const PerfModel h200(m, cat().gpu("h200-sxm"), req);
   const double ratio = 4.8 / 3.35;
   const double estimate = h200.evaluate(1, Efficiency{}).decode_tokens_per_s / h100.evaluate(1, Efficiency{}).decode_tokens_per_s;
-  CHECK(estimate >= 1.35);
+  // Fixed costs (per step and per layer, some 5.5 ms of a 70B step) do not speed up with the
+  // bandwidth: MLPerf v4.1 measured 1.28x (Offline) and 1.35x (Server) for the 8-GPU nodes.
+  CHECK(estimate >= 1.30);
   CHECK(estimate <= ratio * (1 + 1e-9));
   const double bound = h200.evaluate(1, Efficiency::roofline()).decode_tokens_per_s /
                        h100.evaluate(1, Efficiency::roofline()).decode_tokens_per_s;
@@ -275,4 +277,24 @@ TEST_CASE("perf: attention runs in the KV cache's format, not the weights'", "[p
   const double linear_s = (a.flop - attention_flop) / g.dense_flop_per_s.at("fp4");
   CHECK_THAT(a.compute_s, WithinRel(linear_s + attention_flop / g.dense_flop_per_s.at("fp8"), 1e-9));
   CHECK_THAT(b.compute_s, WithinRel(linear_s + attention_flop / g.dense_flop_per_s.at("bf16"), 1e-9));
+}
+
+// The per-layer overhead: a fixed time per layer and step, paid by each stage for its own layers,
+// so an 80-layer model's step carries 2.5x a 32-layer one's and PP 2 halves a stage's share.
+TEST_CASE("perf: each stage pays the per-layer overhead for its own layers", "[perf]") {
+  Efficiency without = Efficiency::roofline();
+  without.overlap_communication = false;
+  Efficiency with = without;
+  with.layer_overhead_s = 40e-6;
+  const auto extra = [&](const char* model, Layout layout) {
+    const PerfModel pm(cat().model(model), cat().gpu("h200-sxm"), request(layout, DType::fp8, 1024, 256));
+    return pm.decode_step(8, 1152, with).overhead_s - pm.decode_step(8, 1152, without).overhead_s;
+  };
+  CHECK_THAT(extra("llama-3.1-70b", Layout{}), WithinRel(80 * 40e-6, 1e-9));
+  CHECK_THAT(extra("llama-3.1-8b", Layout{}), WithinRel(32 * 40e-6, 1e-9));
+  Layout pp2;
+  pp2.pp = 2;
+  CHECK_THAT(extra("llama-3.1-70b", pp2), WithinRel(40 * 40e-6, 1e-9));
+  // The roofline carries none of it.
+  CHECK_THAT(Efficiency::roofline().layer_overhead_s, WithinAbs(0.0, 0.0));
 }
