@@ -278,7 +278,7 @@ uint_flags = {'fit': ['--gpus', '--tp', '--pp', '--ep', '--context', '--concurre
               'train': ['--micro-batch', '--seq', '--global-batch-tokens', '--lora-rank', '--scale', '--cp', '--vpp'],
               'plan': ['--top', '--max-gpus-per-replica', '--gpus-per-node', '--concurrency']}
 real_flags = {'fit': ['--gpu-memory-utilization', '--mem-fraction-static'],
-              'perf': ['--bandwidth-efficiency', '--step-overhead-ms', '--network-gbit-per-s', '--target-output-tokens-per-s'],
+              'perf': ['--bandwidth-efficiency', '--step-overhead-ms', '--layer-overhead-us', '--network-gbit-per-s', '--target-output-tokens-per-s'],
               'cost': ['--usd-per-gpu-hour', '--tokens-per-second', '--capex-usd-per-gpu', '--amortization-years', '--ops-share', '--utilization',
                        '--storage-usd-per-month', '--failed-run-overhead', '--pue', '--usd-per-kwh', '--max-usd-per-mtok'],
               'plan': ['--max-itl-ms', '--max-ttft-ms', '--min-tokens-per-s-per-user', '--target-output-tokens-per-s'],
@@ -340,6 +340,7 @@ for a in [f'fit {M} --context 4294967296', f'fit {M} --context 1 --block-size 65
           'compare --model llama-3.1-8b --gpu h100 --gpu h200 --gpus 65536', 'compare --model llama-3.1-8b --gpu h100 --gpu h200 --input 4294967296',
           'fit --model deepseek-v3 --gpu h100 --gpus 65536', 'perf --model deepseek-v3 --gpu h100 --gpus 65536 --ep 65536',
           'fit --params 1e15B --gpu h100 --gpus 65536', 'perf --model llama-3.1-8b --gpu h100 --step-overhead-ms 0 --batch 1',
+          'perf --model llama-3.1-8b --gpu h100 --layer-overhead-us 100000 --batch 1',
           'perf --model llama-3.1-8b --gpu h100 --step-overhead-ms 10000 --batch 1048576', 'batch /dev/null', 'batch .', 'batch nonexist.jsonl',
           'diff', 'report', 'check', 'catalog show', 'catalog', 'catalog validate', '', '--version', 'fit', 'perf --gpu h100',
           f'fit {M} --format yaml', f'fit {M} --units tib', f'fit {M} --engine sglang --gpu-memory-utilization 0.5',

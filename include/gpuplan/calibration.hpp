@@ -57,8 +57,8 @@ Calibration validate_benchmarks(const Catalog& catalog, const Efficiency& effici
 Calibration validate_benchmarks(const Catalog& catalog, const Efficiency& efficiency,
                                 const std::vector<Benchmark>& benchmarks);
 
-/// Fits bandwidth and compute efficiency and the per-step overhead to the benchmarks marked
-/// `calibrate` (least squares on log error over a grid), then validates all of them.
+/// Fits the efficiency factors and fixed costs (calibration.cpp lists the nine) to the benchmarks
+/// marked `calibrate` (a robust loss on log error), then validates all of them.
 Calibration calibrate(const Catalog& catalog);
 /// Same, fitted to a chosen list; throws InputError when none of them is marked `calibrate`.
 Calibration calibrate(const Catalog& catalog, const std::vector<Benchmark>& benchmarks);

@@ -1,7 +1,7 @@
 #pragma once
 // Roofline performance model (DESIGN "Performance model"): per step,
 //   time = max(bytes / (bandwidth x bandwidth efficiency), FLOPs / (dense peak x compute efficiency))
-//          + communication + fixed per-step overhead.
+//          + communication + fixed overhead per step and per layer + per-token costs.
 // Decode reads the weights once per step (MoE: the experts the batch is expected to touch) plus
 // the KV cache; prefill is compute-bound with quadratic attention. Two numbers everywhere: the
 // pure roofline bound (efficiency 1, no overhead, no latency) and the calibrated estimate.
@@ -101,7 +101,7 @@ struct StepTime {
   double memory_s = 0;
   double compute_s = 0;
   double communication_s = 0;
-  double overhead_s = 0;          ///< per step plus per token
+  double overhead_s = 0;          ///< per step, per layer and per token
   double token_s = 0;             ///< the per-token part of overhead_s
   double work_s = 0;              ///< memory and compute as they overlap
   bool overlapped = false;        ///< communication hidden under memory and compute
@@ -254,7 +254,7 @@ class PerfModel {
   double attention_flop_per_token_context_ = 0;  // per GPU, per layer, per context token
   double kv_bytes_per_token_layer_ = 0;  // per GPU
   std::vector<std::pair<std::uint64_t, std::uint64_t>> window_layers_;  // (window or 0, layers)
-  double layers_per_stage_ = 0;
+  double layers_per_stage_ = 0;      // all layers on a stage, linear-attention ones included
   double moe_layers_per_stage_ = 0;
   double activation_bytes_per_token_ = 0;  // hidden x 2 bytes
   double activation_layer_bytes_per_token_ = 0;  // one pass: 2 x layers x (hidden + FFN width), per GPU

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <exception>
 #include <map>
 #include <optional>
 
@@ -113,6 +114,17 @@ bool is_measurement_file(std::string_view text) {
 }
 
 MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view text, std::string_view origin_view) {
+  // Names resolved before a row fails leave notes in the catalog: a failed read drops them rather
+  // than handing them to the next reader's caller.
+  struct DropNotesOnThrow {
+    const Catalog& catalog;
+    int pending = std::uncaught_exceptions();
+    ~DropNotesOnThrow() {
+      if (std::uncaught_exceptions() > pending) {
+        (void)catalog.take_notes();
+      }
+    }
+  } guard{catalog};
   const std::string origin(origin_view);
   const Json root = detail::parse_json_text(text, origin);
   detail::ObjectReader top(root, origin, JsonPointer());

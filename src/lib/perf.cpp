@@ -187,7 +187,9 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     expert_token_multiplier_ = std::max(1.0, d(l.ep) / d(l.tp));
   }
   const double stage_share = d((m.num_hidden_layers + l.pp - 1) / l.pp) / d(m.num_hidden_layers);
-  layers_per_stage_ = d(fit_.kv.layers_per_gpu());
+  // Every layer of the stage, linear-attention ones included (they hold no per-token KV but have
+  // their projections, all-reduces and kernels like any other).
+  layers_per_stage_ = d(fit_.kv.layers_per_gpu() + fit_.kv.linear_layers);
   moe_layers_per_stage_ =
       m.moe ? d(m.moe_layer_count()) * stage_share : 0;
   // 2 FLOPs per multiply-add over the active weights (not the embedding gather).

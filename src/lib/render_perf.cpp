@@ -109,7 +109,7 @@ Json efficiency_json(const Efficiency& e) {
 }
 
 std::string efficiency_text(const Efficiency& e) {
-  return fmt::format("bandwidth {:.2f} (KV cache x {:.2f}), compute {:.2f}, link {:.2f}, overhead {:.2f} ms per step + {:.0f} us per "
+  return fmt::format("bandwidth {:.2f} (KV cache x {:.2f}), compute {:.2f}, link {:.2f}, overhead {:.2f} ms per step + {:g} us per "
                      "layer + {:.1f} us per sequence, {:.2f} activation passes per token, MoE routing {:.2f} ms per GB, GEMM half-efficiency "
                      "at {:.2f} GFLOP, format exponent {:.2f}",
                      e.bandwidth, e.kv_bandwidth, e.compute, e.link, e.step_overhead_s * 1e3, e.layer_overhead_s * 1e6,

@@ -189,7 +189,7 @@ std::string assumptions(const DeploymentResult& d) {
     items.push_back(fmt::format("workload: {} input and {} output tokens; engine batch cap {} per replica",
                                 group_digits(p.input_tokens), group_digits(p.output_tokens), group_digits(p.max_batch)));
     items.push_back(fmt::format(
-        "efficiency: {:.1f} % of HBM bandwidth, {:.1f} % of dense peak ({}), {:.3f} ms per step + {:.0f} us per layer",
+        "efficiency: {:.1f} % of HBM bandwidth, {:.1f} % of dense peak ({}), {:.3f} ms per step + {:g} us per layer",
         p.efficiency.bandwidth * 100, p.efficiency.compute * 100, d.perf->compute_type,
         p.efficiency.step_overhead_s * 1e3, p.efficiency.layer_overhead_s * 1e6));
     items.push_back(fmt::format("band case: {}", to_string(d.perf->band_case)));

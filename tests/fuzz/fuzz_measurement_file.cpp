@@ -3,6 +3,7 @@
 // command does.
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/catalog.hpp>

@@ -157,3 +157,23 @@ TEST_CASE("measurement file: a max-load run's requests, stated or trtllm-bench's
   bad("vLLM 0.10 (benchmark_serving)", R"(, "num_requests": 0)");
   bad("TensorRT-LLM (trtllm-bench, PyTorch backend)", R"(, "concurrency": 64, "num_requests": "lots")");
 }
+
+// A row read by an alias leaves a note in the catalog; when a later row fails, the read throws
+// and must not leave that note behind for whoever reads next.
+TEST_CASE("measurement file: a failed read leaves no notes behind", "[measurement]") {
+  const gpuplan::Catalog& catalog = cat();
+  (void)catalog.take_notes();
+  const std::string text =
+      R"({"measured": [{"kind": "throughput", "engine": "TensorRT-LLM", "isl": 128, "osl": 2048, "model": "Llama-3.3-70B",)"
+      R"( "gpu": "H200", "parallelism": "TP1", "precision": "FP8", "output_tokens_per_s": 4336},)"
+      R"( {"kind": "throughput", "engine": "TensorRT-LLM", "isl": 128, "osl": 2048, "model": "Llama-3.3-70B",)"
+      R"( "gpu": "H200", "parallelism": "TP1", "precision": "FP8", "output_tokens_per_s": -1}]})";
+  CHECK_THROWS_AS(gpuplan::read_measurement_file(catalog, text, "two-rows.json"), gpuplan::InputError);
+  CHECK(catalog.take_notes().empty());
+  // The same first row alone reads, and its note reaches the caller.
+  const std::string one = text.substr(0, text.find("}, {")) + "}]}";
+  const auto file = gpuplan::read_measurement_file(catalog, one, "one-row.json");
+  CHECK(file.benchmarks.size() == 1);
+  CHECK_FALSE(file.notes.empty());
+  CHECK(catalog.take_notes().empty());
+}

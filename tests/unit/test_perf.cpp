@@ -37,8 +37,8 @@ TEST_CASE("perf: H200 over H100 decode speed-up is bounded by the bandwidth rati
   const double ratio = 4.8 / 3.35;
   const double estimate = h200.evaluate(1, Efficiency{}).decode_tokens_per_s / h100.evaluate(1, Efficiency{}).decode_tokens_per_s;
   // Fixed costs (per step and per layer, some 5.5 ms of a 70B step) do not speed up with the
-  // bandwidth: MLPerf v4.1 measured 1.28x (Offline) and 1.35x (Server) for the 8-GPU nodes.
-  CHECK(estimate >= 1.30);
+  // bandwidth, so batch 1 gains a little less than the ratio.
+  CHECK(estimate >= 1.33);
   CHECK(estimate <= ratio * (1 + 1e-9));
   const double bound = h200.evaluate(1, Efficiency::roofline()).decode_tokens_per_s /
                        h100.evaluate(1, Efficiency::roofline()).decode_tokens_per_s;
@@ -295,6 +295,8 @@ TEST_CASE("perf: each stage pays the per-layer overhead for its own layers", "[p
   Layout pp2;
   pp2.pp = 2;
   CHECK_THAT(extra("llama-3.1-70b", pp2), WithinRel(40 * 40e-6, 1e-9));
+  // Linear-attention layers hold no KV cache but run their kernels all the same: all 48 count.
+  CHECK_THAT(extra("qwen3-next-80b-a3b", Layout{}), WithinRel(48 * 40e-6, 1e-9));
   // The roofline carries none of it.
   CHECK_THAT(Efficiency::roofline().layer_overhead_s, WithinAbs(0.0, 0.0));
 }
