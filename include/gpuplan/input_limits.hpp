@@ -30,6 +30,9 @@ inline constexpr std::size_t kMaxJsonStringBytes = 64u << 10;
 inline constexpr std::size_t kMaxArgumentBytes = 4096;
 /// Values of one list flag (--batch 1,8,64; repeated --gpu, --price, --measured ...).
 inline constexpr std::size_t kMaxListItems = 256;
+/// GPUs in a layout, a benchmark row, a cost or a scaling curve (65,536 is past any single job;
+/// the cap keeps searches and products finite).
+inline constexpr std::uint64_t kMaxGpus = 1u << 16;
 /// Characters of offending input an error message quotes.
 inline constexpr std::size_t kMaxQuotedChars = 40;
 

@@ -1,7 +1,8 @@
 #pragma once
 // KV-cache size (DESIGN "Memory model"): per token 2 (K and V) x layers x kv_heads x head_dim x
 // bytes; MLA models store (kv_lora_rank + qk_rope_head_dim) per layer; sliding-window layers
-// hold at most their window. Split over TP by KV heads, never below one head per GPU.
+// hold at most their window (not under TensorRT-LLM: windows_keep_context). Split over TP by KV heads, never below one
+// head per GPU.
 
 #include <cstdint>
 #include <vector>
@@ -41,11 +42,12 @@ double linear_state_bytes_per_sequence(const ModelSpec& model);
 double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype);
 
 /// The per-GPU KV shape for a layout. The model must have an architecture. With
-/// `chunks_keep_context`, chunked-attention layers count as full attention (TensorRT-LLM).
-KvShape kv_shape(const ModelSpec& model, DType kv_dtype, const Layout& layout, bool chunks_keep_context = false);
+/// `windows_keep_context`, sliding-window and chunked-attention layers count as full attention
+/// (TensorRT-LLM without a max_attention_window).
+KvShape kv_shape(const ModelSpec& model, DType kv_dtype, const Layout& layout, bool windows_keep_context = false);
 
 /// Bytes one sequence of `tokens` occupies on one GPU, with paged allocation in blocks of
-/// `block_tokens` (sliding-window layers hold at most their window, rounded up to blocks).
+/// `block_tokens` (windowed layers of the shape hold at most their window, rounded up to blocks).
 double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64_t block_tokens);
 
 /// Largest context such that `sequences` sequences fit in `budget_bytes` on one GPU;

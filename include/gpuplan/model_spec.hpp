@@ -117,7 +117,8 @@ struct ModelSpec {
   /// Llama 4's chunked-attention layers hold at most one chunk and are recorded as windows.
   std::vector<std::uint64_t> layer_window_tokens;
   /// Per layer: true where the window is an attention chunk (Llama 4), not a sliding window.
-  /// Empty = none. Engines differ on chunks (kv_shape), not on sliding windows.
+  /// Empty = none. TensorRT-LLM keeps the whole context in both (kv_shape); the flag names the
+  /// kind in fit notes.
   std::vector<bool> layer_is_chunked;
   bool mlp_gated = true;           ///< gate, up, down (SwiGLU); false: up, down (GPT-style 4h MLP)
   bool mlp_bias = false;           ///< MLP projections carry biases

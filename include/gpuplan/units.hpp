@@ -17,7 +17,9 @@ inline constexpr double kMiB = 1024.0 * 1024.0;           ///< nvidia-smi report
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;  ///< binary: nvidia-smi, --units gib
 inline constexpr double kTera = 1e12;                     ///< TFLOP/s -> FLOP/s
 inline constexpr double kGiga = 1e9;                      ///< "B" in "70B" parameters
-inline constexpr double kMega = 1e6;
+inline constexpr double kMega = 1e6;                      ///< "per million tokens"
+inline constexpr double kSecondsPerHour = 3600.0;
+inline constexpr double kJoulesPerKwh = 3.6e6;
 
 /// Network links are quoted in bits: 400 Gb/s InfiniBand moves 50e9 bytes/s.
 constexpr double gbit_per_s_to_bytes_per_s(double gbit_per_s) {

@@ -18,7 +18,7 @@ namespace {
 
 /// The flags of one deployment, parsed by the same CLI11 definitions `gpuplan cost` uses, so a
 /// plan's values pass the same checks as typed flags.
-struct PlanOptions {
+struct EvaluationOptions {
   DeploymentOptions deployment;
   WorkloadOptions workload;
   PricingOptions pricing;
@@ -40,8 +40,8 @@ struct PlanOptions {
   throw InputError(fmt::format("{}: {} (deployment '{}'): {}", plan.origin, d.pointer, d.name, what));
 }
 
-std::vector<Price> plan_prices(const Catalog& catalog, const PlanOptions& o, const GpuSpec& gpu, const PlanFile& plan,
-                               const PlanDeployment& d) {
+std::vector<Price> plan_prices(const Catalog& catalog, const EvaluationOptions& o, const GpuSpec& gpu,
+                               const PlanFile& plan, const PlanDeployment& d) {
   std::vector<Price> prices;
   if (o.usd_per_gpu_hour > 0) {
     if (!o.pricing.provider.empty()) {
@@ -83,7 +83,7 @@ std::vector<Price> plan_prices(const Catalog& catalog, const PlanOptions& o, con
 
 DeploymentResult evaluate(const Catalog& catalog, const PlanFile& plan, const PlanDeployment& pd) {
   CLI::App app{"plan deployment"};
-  PlanOptions o;
+  EvaluationOptions o;
   add_deployment_options(app, o.deployment, false);
   add_workload_options(app, o.workload);
   add_pricing_options(app, o.pricing);

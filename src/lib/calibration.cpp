@@ -31,7 +31,7 @@ PerfRequest request_for(const Benchmark& b, const Efficiency& e) {
     r.max_batch = b.max_batch;
   } else if (b.tensorrt_llm) {
     // trtllm-bench's rows (prepare): the KV cache TensorRT-LLM's own arithmetic gives (which also
-    // keeps the whole context in chunked layers), at the kv_cache_free_gpu_mem_fraction the
+    // keeps the whole context in windowed and chunked layers), at the kv_cache_free_gpu_mem_fraction the
     // perf-overview says its runs mostly used ("0.95 ... We fall back to 0.90").
     r.fit.engine.engine = Engine::trtllm;
     r.fit.engine.kv_cache_free_gpu_mem_fraction = 0.95;

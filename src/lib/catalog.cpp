@@ -27,6 +27,7 @@
 #include "detail/catalog_json.hpp"
 #include "detail/embedded_entries.hpp"
 #include "detail/json_reader.hpp"
+#include "detail/entry_ids.hpp"
 
 namespace gpuplan {
 namespace detail {
@@ -48,15 +49,7 @@ using detail::JsonPointer;
 using detail::lower;
 using detail::tokens;
 
-template <typename T>
-std::vector<std::string> ids_of(const std::vector<T>& items) {
-  std::vector<std::string> ids;
-  ids.reserve(items.size());
-  for (const T& item : items) {
-    ids.push_back(item.id);
-  }
-  return ids;
-}
+using detail::ids_of;
 
 template <typename T>
 const T* find_by_id(const std::vector<T>& items, std::string_view id) {

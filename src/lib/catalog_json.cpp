@@ -10,6 +10,7 @@
 
 #include <gpuplan/dtype.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
 #include <gpuplan/units.hpp>
 
 namespace gpuplan::detail {
@@ -311,11 +312,10 @@ Benchmark benchmark_from_json(const Json& entry, const std::string& origin, cons
   b.id = id_field(r);
   b.model = id_field(r, "model");
   b.gpu = id_field(r, "gpu");
-  constexpr std::uint64_t kMaxGpus = 1u << 16;
-  const std::uint64_t gpus = r.integer("gpus", 1, kMaxGpus);
-  b.layout.tp = r.optional_integer("tp", 1, kMaxGpus).value_or(1);
-  b.layout.pp = r.optional_integer("pp", 1, kMaxGpus).value_or(1);
-  b.layout.ep = r.optional_integer("ep", 1, kMaxGpus).value_or(1);
+  const std::uint64_t gpus = r.integer("gpus", 1, limits::kMaxGpus);
+  b.layout.tp = r.optional_integer("tp", 1, limits::kMaxGpus).value_or(1);
+  b.layout.pp = r.optional_integer("pp", 1, limits::kMaxGpus).value_or(1);
+  b.layout.ep = r.optional_integer("ep", 1, limits::kMaxGpus).value_or(1);
   if (gpus % (b.layout.tp * b.layout.pp) != 0) {
     r.fail("gpus", fmt::format("{} GPUs are not a whole number of TP {} x PP {} replicas", gpus,
                                b.layout.tp, b.layout.pp));

@@ -7,14 +7,15 @@
 #include <fmt/ranges.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/units.hpp>
 
 namespace gpuplan {
 namespace {
 
-constexpr double kSecondsPerHour = 3600.0;
+using units::kSecondsPerHour;
 constexpr double kHoursPerYear = 8760.0;
-constexpr double kJoulesPerKwh = 3.6e6;
-constexpr double kMillion = 1e6;
+using units::kJoulesPerKwh;
+using units::kMega;
 
 void check(bool ok, std::string_view field, std::string_view expected, double got) {
   if (!ok) {
@@ -69,14 +70,14 @@ CostResult cost(const CostRequest& r) {
                                 c.power_usd_per_hour) * r.failed_run_overhead;
   c.useful_output_tokens_per_hour = r.output_tokens_per_s * r.utilization * kSecondsPerHour;
   c.tokens_per_usd = c.useful_output_tokens_per_hour / c.usd_per_hour();
-  c.usd_per_million_tokens = kMillion / c.tokens_per_usd;
+  c.usd_per_million_tokens = kMega / c.tokens_per_usd;
   if (r.input_tokens_per_s > 0) {
     const double total_per_hour = (r.output_tokens_per_s + r.input_tokens_per_s) * r.utilization * kSecondsPerHour;
-    c.usd_per_million_total_tokens = kMillion * c.usd_per_hour() / total_per_hour;
+    c.usd_per_million_total_tokens = kMega * c.usd_per_hour() / total_per_hour;
   }
   // Energy per output token while serving: deployment power / output rate.
   c.joules_per_token = r.gpu_power_w * gpus * r.pue / r.output_tokens_per_s;
-  c.kwh_per_million_tokens = c.joules_per_token * kMillion / kJoulesPerKwh;
+  c.kwh_per_million_tokens = c.joules_per_token * kMega / kJoulesPerKwh;
   return c;
 }
 

@@ -13,12 +13,15 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/units.hpp>
 
+#include "detail/numeric.hpp"
+
 namespace gpuplan {
 namespace {
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
+using detail::round_up;
 
-constexpr double kActivationBytes = 2.0;  // bf16 activations
+using detail::kActivationBytes;
 // vLLM's profiling sampler run on full-vocabulary logits, bytes per logit at its peak: bf16
 // logits (2) and their fp32 copy (4), top-k/top-p sort values (4) and int64 indices (8), softmax
 // and cumulative sum (4 + 4), the boolean mask (1), the scattered result and the probabilities
@@ -118,8 +121,6 @@ double vllm_cuda_graph_bytes(const ModelSpec& m, const Layout& l, std::uint64_t 
   const std::uint64_t layers = (m.num_hidden_layers + l.pp - 1) / l.pp;
   return forward_activation_bytes(m, l, largest) + d(layers) * kGraphBytesPerLayer;
 }
-
-std::uint64_t round_up(std::uint64_t v, std::uint64_t multiple) { return (v + multiple - 1) / multiple * multiple; }
 
 }  // namespace
 

@@ -21,7 +21,7 @@ struct FitCache::Entries {
     DType weights_dtype = DType::bf16;
     std::optional<DType> embeddings_dtype;
     DType kv_dtype = DType::bf16;
-    bool chunks_keep_context = false;
+    bool windows_keep_context = false;
     std::optional<detail::FitBasis> basis;
   };
   // unique_ptr: the slots handed out stay where they are as entries are added.
@@ -34,10 +34,10 @@ FitCache::~FitCache() = default;
 
 std::optional<detail::FitBasis>& FitCache::basis(const ModelSpec& model, const FitRequest& r) {
   std::vector<std::unique_ptr<Entries::Entry>>& entries = entries_->by_model[model.id];
-  const bool keep_context = chunks_keep_context(r);
+  const bool keep_context = windows_keep_context(r);
   for (const std::unique_ptr<Entries::Entry>& e : entries) {
     if (e->weights_dtype == r.weights_dtype && e->kv_dtype == r.kv_dtype && e->embeddings_dtype == r.embeddings_dtype &&
-        e->chunks_keep_context == keep_context && e->asked_formats == r.weight_formats) {
+        e->windows_keep_context == keep_context && e->asked_formats == r.weight_formats) {
       return e->basis;
     }
   }
@@ -49,7 +49,7 @@ std::optional<detail::FitBasis>& FitCache::basis(const ModelSpec& model, const F
                                                                     .weights_dtype = r.weights_dtype,
                                                                     .embeddings_dtype = r.embeddings_dtype,
                                                                     .kv_dtype = r.kv_dtype,
-                                                                    .chunks_keep_context = keep_context,
+                                                                    .windows_keep_context = keep_context,
                                                                     .basis = detail::FitBasis{.keep_shapes = true}}));
   return entries.back()->basis;
 }

@@ -3,13 +3,14 @@
 #include <gpuplan/weight_choice.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/fit_suggestions.hpp>
+#include <gpuplan/input_limits.hpp>
 
 #include "detail/fit_basis.hpp"
 
 namespace gpuplan {
 namespace {
 
-constexpr std::uint64_t kMaxGpus = 1u << 16;
+using limits::kMaxGpus;
 
 /// Evaluates changed requests the way the original was evaluated.
 struct Evaluator {

@@ -6,14 +6,13 @@
 
 #include <gpuplan/units.hpp>
 
+#include "detail/numeric.hpp"
+
 namespace gpuplan {
 namespace {
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
-
-std::uint64_t round_up(std::uint64_t value, std::uint64_t step) {
-  return step == 0 ? value : (value + step - 1) / step * step;
-}
+using detail::d;
+using detail::round_up;
 
 double elements_per_token_per_layer(const ModelSpec& m) {
   if (m.mla) {
@@ -48,7 +47,7 @@ double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype) {
          bits_per_element(kv_dtype) / units::kBitsPerByte;
 }
 
-KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool chunks_keep_context) {
+KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool windows_keep_context) {
   KvShape s;
   s.elements_per_token_per_layer = elements_per_token_per_layer(m);
   s.bytes_per_element = bits_per_element(kv_dtype) / units::kBitsPerByte;
@@ -76,7 +75,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
     return s;
   }
   const auto window_of = [&](std::uint64_t layer) {
-    return chunks_keep_context && m.is_chunked_layer(layer) ? 0 : m.window_of_layer(layer);
+    return windows_keep_context ? 0 : m.window_of_layer(layer);
   };
   std::uint64_t best_start = 0;
   std::uint64_t best_layers = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <optional>
 #include <tuple>
@@ -12,7 +13,7 @@
 namespace gpuplan {
 namespace {
 
-constexpr std::uint64_t kMaxGpus = 1u << 16;
+using limits::kMaxGpus;
 
 void check_gpus(std::uint64_t gpus) {
   if (gpus < 1 || gpus > kMaxGpus) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
 
 #include "detail/ascii.hpp"
 #include "detail/json_reader.hpp"
@@ -16,7 +17,7 @@
 namespace gpuplan {
 namespace {
 
-constexpr std::uint64_t kMaxGpus = 1u << 16;
+using limits::kMaxGpus;
 
 // Column and key names people use, with the unit a throughput name implies.
 constexpr std::array<std::string_view, 6> kGpuNames{"gpus", "num_gpus", "gpu_count", "n_gpus", "world_size", "n"};
@@ -34,7 +35,7 @@ constexpr std::array<ThroughputName, 9> kThroughputNames{{{"throughput", ""},
                                                           {"requests_per_s", "requests/s"},
                                                           {"images_per_s", "images/s"}}};
 
-std::string trim(std::string_view text) {
+std::string trim_field(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r\"");
   if (first == std::string_view::npos) {
     return {};
@@ -201,7 +202,8 @@ std::vector<std::string> split_csv(std::string_view line) {
   std::size_t start = 0;
   while (true) {
     const auto comma = line.find(',', start);
-    cells.push_back(trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    cells.push_back(
+        trim_field(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
     if (comma == std::string_view::npos) {
       return cells;
     }
@@ -220,7 +222,7 @@ MeasuredPoints parse_csv(std::string_view text, std::string_view origin) {
     const std::string_view raw = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
     ++line_no;
-    const std::string line = trim(raw);
+    const std::string line = trim_field(raw);
     if (line.empty() || line.front() == '#') {
       continue;
     }
@@ -282,13 +284,13 @@ MeasuredPoints parse_csv(std::string_view text, std::string_view origin) {
 }  // namespace
 
 ScalingPoint parse_measured_entry(std::string_view entry, std::string_view field) {
-  const std::string e = trim(entry);
+  const std::string e = trim_field(entry);
   const auto eq = e.find('=');
   if (eq == std::string::npos) {
     throw InputError(fmt::format("{}: expected GPUS=THROUGHPUT (e.g. 4=3600), got '{}'", field, e));
   }
-  const std::string gpus = trim(std::string_view(e).substr(0, eq));
-  const std::string tput = trim(std::string_view(e).substr(eq + 1));
+  const std::string gpus = trim_field(std::string_view(e).substr(0, eq));
+  const std::string tput = trim_field(std::string_view(e).substr(eq + 1));
   const auto n = to_count(gpus);
   if (!n) {
     throw InputError(fmt::format("{}: in '{}', {}", field, e, count_message(gpus)));

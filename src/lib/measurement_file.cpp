@@ -12,11 +12,13 @@
 #include <gpuplan/bench_settings.hpp>
 #include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/units.hpp>
 
 #include "detail/ascii.hpp"
 #include "detail/json_reader.hpp"
+#include "detail/entry_ids.hpp"
 
 namespace gpuplan {
 namespace {
@@ -70,14 +72,7 @@ std::map<std::string, std::uint64_t> degrees(const std::string& text, const deta
   return out;
 }
 
-template <typename T>
-std::vector<std::string> ids_of(const std::vector<T>& items) {
-  std::vector<std::string> ids;
-  for (const T& item : items) {
-    ids.push_back(item.id);
-  }
-  return ids;
-}
+using detail::ids_of;
 
 // The engine's batch cap when the row ran at "max load": trtllm-bench sizes its own (0: the
 // validation applies its rule), vLLM serve caps at max_num_seqs (1024 on GPUs of 70 GiB or
@@ -180,8 +175,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     b.layout.tp = degree("tp");
     b.layout.pp = degree("pp");
     const std::uint64_t replica = b.layout.tp * b.layout.pp;
-    constexpr std::uint64_t kMaxGpus = 1u << 16;
-    const std::uint64_t gpus = r.optional_integer("num_gpus", 1, kMaxGpus).value_or(replica * degree("dp"));
+    const std::uint64_t gpus = r.optional_integer("num_gpus", 1, limits::kMaxGpus).value_or(replica * degree("dp"));
     if (gpus % replica != 0) {
       r.fail("num_gpus", fmt::format("{} GPUs are not a whole number of {} replicas", gpus, parallelism));
     }

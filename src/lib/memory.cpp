@@ -10,13 +10,14 @@
 #include <gpuplan/error.hpp>
 
 #include "detail/fit_basis.hpp"
+#include "detail/numeric.hpp"
 
 namespace gpuplan {
 namespace {
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
 
-constexpr double kActivationBytes = 2.0;  // bf16 activations
+using detail::kActivationBytes;
 constexpr double kLogitBytes = 4.0;       // fp32 logits
 
 void validate_request(const FitRequest& r) {
@@ -203,10 +204,13 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   }
   if (m.has_architecture() && !m.layer_window_tokens.empty()) {
     const bool chunked = !m.layer_is_chunked.empty() || m.model_type.starts_with("llama4");
-    res.notes.push_back(!chunked ? "sliding-window layers hold at most their window of KV cache"
-                        : chunks_keep_context(r)
-                            ? "chunked-attention layers keep the whole context: TensorRT-LLM chunks context requests only"
-                            : "chunked-attention layers hold at most one chunk of KV cache");
+    res.notes.push_back(
+        windows_keep_context(r)
+            ? chunked
+                  ? "chunked-attention layers keep the whole context: TensorRT-LLM chunks context requests only"
+                  : "sliding-window layers keep the whole context: TensorRT-LLM's max_attention_window defaults to it"
+        : chunked ? "chunked-attention layers hold at most one chunk of KV cache"
+                  : "sliding-window layers hold at most their window of KV cache");
   }
 }
 
@@ -268,7 +272,7 @@ const KvShape& FitBasis::kv_shape_of(const ModelSpec& model, const Layout& layou
   const std::pair key(layout.tp, layout.pp);
   auto it = kv_shapes.find(key);
   if (it == kv_shapes.end()) {
-    it = kv_shapes.emplace(key, kv_shape(model, kv_dtype, layout, chunks_keep_context)).first;
+    it = kv_shapes.emplace(key, kv_shape(model, kv_dtype, layout, windows_keep_context)).first;
   }
   return it->second;
 }
@@ -278,17 +282,17 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
                                        FigureSet figure_set) {
   validate_request(r);
   validate_layout(r.layout, model);
-  const bool keep_context = chunks_keep_context(r);
+  const bool keep_context = windows_keep_context(r);
   if (!basis || !basis->ready || basis->asked_formats != r.weight_formats || basis->weights_dtype != r.weights_dtype ||
       basis->embeddings_dtype != r.embeddings_dtype || basis->kv_dtype != r.kv_dtype ||
-      basis->chunks_keep_context != keep_context) {
+      basis->windows_keep_context != keep_context) {
     FitBasis b{.ready = true,
                .keep_shapes = basis.has_value() && basis->keep_shapes,
                .asked_formats = r.weight_formats,
                .weights_dtype = r.weights_dtype,
                .embeddings_dtype = r.embeddings_dtype,
                .kv_dtype = r.kv_dtype,
-               .chunks_keep_context = keep_context};
+               .windows_keep_context = keep_context};
     b.formats = resolve_formats(model, r);
     b.formats_as_shipped = b.formats == model.shipped_formats.value_or(WeightFormats{});
     b.totals = weight_totals(model, b.formats);

@@ -8,12 +8,13 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/units.hpp>
 
+#include "detail/numeric.hpp"
 #include "detail/weight_summary.hpp"
 
 namespace gpuplan {
 namespace {
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
 
 using Tensors = std::vector<WeightTensor>;
 

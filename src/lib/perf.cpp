@@ -13,13 +13,14 @@
 #include <gpuplan/layout_search.hpp>
 
 #include "detail/fit_basis.hpp"
+#include "detail/numeric.hpp"
 
 namespace gpuplan {
 namespace {
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
 
-constexpr double kActivationBytes = 2.0;  // bf16 hidden states between layers and over links
+using detail::kActivationBytes;
 
 // The tensor-core type a weight format computes in: FP8/FP4/INT8 weights use their own units
 // when the GPU has them; weight-only formats (INT4, or FP8 on Ampere) dequantize to bf16.

@@ -33,7 +33,7 @@ PlannedLoad planned_load(const PerfModel& model, std::optional<std::uint64_t> co
 
 namespace {
 
-void check_target(double target) {
+void check_load_target(double target) {
   if (!(target > 0) || !std::isfinite(target)) {
     throw InputError(fmt::format("perf.target_output_tokens_per_s: expected a positive number, got {}", target));
   }
@@ -42,7 +42,7 @@ void check_target(double target) {
 }  // namespace
 
 PlannedLoad planned_load_for_target(const PerfModel& model, double target) {
-  check_target(target);
+  check_load_target(target);
   PlannedLoad load;
   load.target_output_tokens_per_s = target;
   load.replicas_for_target = replicas_for_target(model, target);
@@ -74,7 +74,7 @@ PlannedLoad planned_load(const PerfModel& model, std::optional<std::uint64_t> co
 }
 
 std::uint64_t replicas_for_target(const PerfModel& model, double target) {
-  check_target(target);
+  check_load_target(target);
   const double replicas = static_cast<double>(std::max<std::uint64_t>(1, model.request().fit.layout.dp));
   const double per_replica = model.full_load_tokens_per_s(model.request().efficiency) / replicas;
   if (!(per_replica > 0)) {
@@ -87,7 +87,7 @@ std::uint64_t replicas_for_target(const PerfModel& model, double target) {
 
 std::uint64_t size_replicas_for_target(const ModelSpec& model, const GpuSpec& gpu, PerfRequest& request,
                                        double target) {
-  check_target(target);
+  check_load_target(target);
   Layout& l = request.fit.layout;
   // Expert parallelism spans TP x DP GPUs: replicas come in whole EP groups.
   const std::uint64_t step = l.ep > 1 ? l.ep / std::gcd(l.ep, l.tp) : 1;

@@ -10,18 +10,20 @@
 
 #include <gpuplan/engine_flags.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/pareto.hpp>
 
 #include "detail/fit_basis.hpp"
+#include "detail/numeric.hpp"
 
 namespace gpuplan {
 namespace {
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
 
 constexpr std::uint64_t kMaxReplicas = 1'000'000;  // beyond this a target is not a deployment
-constexpr std::uint64_t kMaxGpus = 1u << 16;       // cost() prices at most this many GPUs
+using limits::kMaxGpus;
 
 void check_target(std::string_view field, const std::optional<double>& v, double hi) {
   if (v && !(*v > 0.0 && *v <= hi)) {  // NaN fails both comparisons
@@ -612,10 +614,10 @@ std::vector<Layout> plan_layouts(const ModelSpec& model, const GpuSpec& gpu, con
 namespace {
 
 /// The request as the launch engine will run it: TensorRT-LLM keeps the whole context in
-/// chunked-attention layers (chunks_keep_context), so its configurations are sized that way.
+/// windowed and chunked-attention layers (windows_keep_context), so its configurations are sized that way.
 PerfRequest launched(const PlanRequest& request) {
   PerfRequest r = request.perf;
-  r.fit.chunks_keep_context = r.fit.chunks_keep_context || request.launch_engine == Engine::trtllm;
+  r.fit.windows_keep_context = r.fit.windows_keep_context || request.launch_engine == Engine::trtllm;
   return r;
 }
 

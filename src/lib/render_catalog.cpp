@@ -13,7 +13,7 @@ namespace {
 
 using detail::bytes_value;
 using detail::group_digits;
-using Json = nlohmann::ordered_json;
+using detail::OrderedJson;
 using detail::envelope;
 
 std::string tflop(const std::map<std::string, double>& table, const std::string& type) {
@@ -21,24 +21,24 @@ std::string tflop(const std::map<std::string, double>& table, const std::string&
   return it == table.end() ? "-" : fmt::format("{:g}", it->second / units::kTera);
 }
 
-Json alternatives_json(const GpuSpec& g) {
-  Json out = Json::array();
+OrderedJson alternatives_json(const GpuSpec& g) {
+  OrderedJson out = OrderedJson::array();
   for (const AlternativeFigure& a : g.alternatives) {
     out.push_back({{"field", a.field}, {"value", a.value}, {"source", a.source}});
   }
   return out;
 }
 
-Json gpu_json(const GpuSpec& g) {
-  Json dense = Json::object();
+OrderedJson gpu_json(const GpuSpec& g) {
+  OrderedJson dense = OrderedJson::object();
   for (const auto& [k, v] : g.dense_flop_per_s) {
     dense[k] = v;
   }
-  Json sparse = Json::object();
+  OrderedJson sparse = OrderedJson::object();
   for (const auto& [k, v] : g.sparse_flop_per_s) {
     sparse[k] = v;
   }
-  Json mig = Json::array();
+  OrderedJson mig = OrderedJson::array();
   for (const MigProfile& p : g.mig_profiles) {
     const MigMemory mm = mig_memory(g, p);
     mig.push_back({{"name", p.name},
@@ -46,11 +46,11 @@ Json gpu_json(const GpuSpec& g) {
                    {"memory_estimated", mm.estimated},
                    {"memory_eighths", p.memory_eighths},
                    {"compute_slices", p.compute_slices},
-                   {"sm_count", p.sm_count ? Json(*p.sm_count) : Json(nullptr)},
+                   {"sm_count", p.sm_count ? OrderedJson(*p.sm_count) : OrderedJson(nullptr)},
                    {"max_instances", p.max_instances}});
   }
   const auto link = [](const Link& l) {
-    return Json{{"kind", l.kind},
+    return OrderedJson{{"kind", l.kind},
                 {"bytes_per_s_per_direction", l.bytes_per_s_per_direction},
                 {"domain_gpus", l.domain_gpus}};
   };
@@ -58,13 +58,13 @@ Json gpu_json(const GpuSpec& g) {
           {"name", g.name},
           {"vendor", g.vendor},
           {"memory_bytes", g.memory_bytes},
-          {"usable_memory_bytes", g.usable_memory_bytes ? Json(*g.usable_memory_bytes) : Json(nullptr)},
+          {"usable_memory_bytes", g.usable_memory_bytes ? OrderedJson(*g.usable_memory_bytes) : OrderedJson(nullptr)},
           {"memory_bandwidth_bytes_per_s", g.memory_bandwidth_bytes_per_s},
           {"dense_flop_per_s", dense},
           {"sparse_flop_per_s", sparse},
           {"tdp_w", g.tdp_w},
-          {"sm_count", g.sm_count ? Json(*g.sm_count) : Json(nullptr)},
-          {"scale_up", g.scale_up ? link(*g.scale_up) : Json(nullptr)},
+          {"sm_count", g.sm_count ? OrderedJson(*g.sm_count) : OrderedJson(nullptr)},
+          {"scale_up", g.scale_up ? link(*g.scale_up) : OrderedJson(nullptr)},
           {"host_link", link(g.host_link)},
           {"mig_profiles", mig},
           {"aliases", g.aliases},
@@ -74,7 +74,7 @@ Json gpu_json(const GpuSpec& g) {
           {"origin", g.origin}};
 }
 
-Json model_json(const ModelSpec& m) {
+OrderedJson model_json(const ModelSpec& m) {
   const ParamCount p = count_params(m);
   return {{"id", m.id},
           {"name", m.name},
@@ -90,12 +90,12 @@ Json model_json(const ModelSpec& m) {
           {"num_key_value_heads", m.num_key_value_heads},
           {"head_dim", m.head_dim},
           {"mla", m.mla.has_value()},
-          {"moe", m.moe ? Json{{"routed_experts", m.moe->routed_experts},
+          {"moe", m.moe ? OrderedJson{{"routed_experts", m.moe->routed_experts},
                                {"experts_per_token", m.moe->experts_per_token},
                                {"shared_experts", m.moe->shared_experts},
                                {"expert_intermediate", m.moe->expert_intermediate},
                                {"first_dense_layers", m.moe->first_dense_layers}}
-                        : Json(nullptr)},
+                        : OrderedJson(nullptr)},
           {"vocab_size", m.vocab_size},
           {"max_position_embeddings", m.max_position_embeddings},
           {"tie_word_embeddings", m.tie_word_embeddings},
@@ -105,16 +105,16 @@ Json model_json(const ModelSpec& m) {
           {"origin", m.origin}};
 }
 
-Json price_json(const Price& p) {
+OrderedJson price_entry_json(const Price& p) {
   return {{"provider", p.provider}, {"gpu", p.gpu},       {"mode", to_string(p.mode)},
-          {"term", p.term.empty() ? Json(nullptr) : Json(p.term)},
+          {"term", p.term.empty() ? OrderedJson(nullptr) : OrderedJson(p.term)},
           {"usd_per_gpu_hour", p.usd_per_gpu_hour},       {"date", p.date},
           {"price_age_days", p.age_days}, {"stale", p.stale()},
           {"region", p.region},     {"instance", p.instance}, {"sources", p.sources},
           {"notes", p.notes},       {"origin", p.origin}};
 }
 
-std::string render(const detail::Document& doc, const Json& json, const RenderOptions& o) {
+std::string render(const detail::Document& doc, const OrderedJson& json, const RenderOptions& o) {
   return o.format == Format::json ? detail::dump_json(json) : detail::render_document(doc, o.format);
 }
 
@@ -139,7 +139,7 @@ std::string render_gpu_list(const Catalog& catalog, const RenderOptions& o) {
                              fmt::format("usable {}", unit), "bandwidth TB/s", "dense bf16 TFLOP/s",
                              "dense fp8 TFLOP/s", "TDP W", "scale-up", "MIG"},
                   .rows = {}};
-  Json list = Json::array();
+  OrderedJson list = OrderedJson::array();
   for (const GpuSpec& g : catalog.gpus()) {
     t.rows.push_back({g.id, g.name, bytes_value(g.memory_bytes, o.units),
                       g.usable_memory_bytes ? bytes_value(*g.usable_memory_bytes, o.units) : "-",
@@ -154,7 +154,7 @@ std::string render_gpu_list(const Catalog& catalog, const RenderOptions& o) {
   doc.footer.push_back(
       "TFLOP/s are dense (no 2:4 sparsity); memory in " + unit +
       "; usable = what the driver reports; details and sources: gpuplan catalog show ID");
-  Json j = envelope("catalog gpus");
+  OrderedJson j = envelope("catalog gpus");
   j["gpus"] = list;
   return render(doc, j, o);
 }
@@ -165,7 +165,7 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
                   .header = {"id", "params B", "active B", "w/o emb. B", "w/o emb.+head B", "layers", "heads", "kv heads",
                              "KV bytes/token bf16", "max context", "kind"},
                   .rows = {}};
-  Json list = Json::array();
+  OrderedJson list = OrderedJson::array();
   for (const ModelSpec& m : catalog.models()) {
     const ParamCount p = count_params(m);
     std::string kind = m.mla ? "MLA" : (m.num_key_value_heads < m.num_attention_heads ? "GQA" : "MHA");
@@ -194,7 +194,7 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
       "head (as Qwen3-30B-A3B's 3.3 B and Mixtral's 12.9 B are quoted); w/o emb. = active without the input embedding "
       "table (a lookup, not a matmul), as OpenAI, DeepSeek and GLM quote it (gpt-oss-20b: 3.6 B); w/o emb.+head = "
       "without the LM head too (Qwen3-Next-80B-A3B: 3 B); a tied LM head is the embedding matrix, subtracted once");
-  Json j = envelope("catalog models");
+  OrderedJson j = envelope("catalog models");
   j["models"] = list;
   return render(doc, j, o);
 }
@@ -204,21 +204,21 @@ std::string render_price_list(const Catalog& catalog, const RenderOptions& o) {
   detail::Table t{.title = "",
                   .header = {"provider", "gpu", "mode", "term", "USD/GPU-hour", "date", "price age", "region"},
                   .rows = {}};
-  Json list = Json::array();
+  OrderedJson list = OrderedJson::array();
   int stale = 0;
   for (const Price& p : catalog.prices()) {
     t.rows.push_back({p.provider, p.gpu, std::string(to_string(p.mode)), p.term.empty() ? "-" : p.term,
                       fmt::format("{:.3f}", p.usd_per_gpu_hour), p.date,
                       price_age_label(p),
                       p.region.empty() ? "-" : p.region});
-    list.push_back(price_json(p));
+    list.push_back(price_entry_json(p));
     stale += p.stale() ? 1 : 0;
   }
   doc.tables.push_back(std::move(t));
   doc.footer.push_back(fmt::format("price age = days (d) since the price's date; {} of {} prices are older than {} days (stale)",
                                    stale, catalog.prices().size(), kStalePriceDays));
   doc.footer.push_back("sources: gpuplan catalog prices --format json");
-  Json j = envelope("catalog prices");
+  OrderedJson j = envelope("catalog prices");
   j["prices"] = list;
   return render(doc, j, o);
 }
@@ -272,7 +272,7 @@ std::string render_gpu(const GpuSpec& g, const RenderOptions& o) {
     doc.tables.push_back(std::move(mig));
   }
   add_sources(doc, g.sources, g.notes, g.origin);
-  Json j = envelope("catalog show");
+  OrderedJson j = envelope("catalog show");
   j["gpu"] = gpu_json(g);
   return render(doc, j, o);
 }
@@ -326,7 +326,7 @@ std::string render_model(const ModelSpec& m, const RenderOptions& o) {
   prow("active without embedding and LM head", p.active_without_embedding_and_head());
   doc.tables.push_back(std::move(params));
   add_sources(doc, m.sources, m.notes, m.origin);
-  Json j = envelope("catalog show");
+  OrderedJson j = envelope("catalog show");
   j["model"] = model_json(m);
   return render(doc, j, o);
 }
@@ -342,7 +342,7 @@ std::string render_merge_report(const MergeReport& r, const RenderOptions& o) {
   for (const auto& line : r.overrides) {
     doc.footer.push_back("overrides " + line);
   }
-  Json j = envelope("catalog validate");
+  OrderedJson j = envelope("catalog validate");
   j["file"] = r.origin;
   j["valid"] = true;
   j["gpus"] = r.gpus;

@@ -16,13 +16,13 @@ namespace gpuplan {
 namespace {
 
 using detail::checked;
-using Json = nlohmann::ordered_json;
+using detail::OrderedJson;
 
 std::string usd(double v) { return fmt::format("{:.2f}", checked(v, "a price")); }
 std::string millions(double v) { return fmt::format("{:.2f}", checked(v, "a count") / 1e6); }
 std::string pct(double v) { return fmt::format("{:+.0f} %", checked(v, "a share") * 100.0); }
 
-Json cost_json(const CostResult& c) {
+OrderedJson cost_json(const CostResult& c) {
   return {{"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},
           {"rental_usd_per_hour", c.rental_usd_per_hour},
           {"capex_usd_per_hour", c.capex_usd_per_hour},
@@ -33,16 +33,22 @@ Json cost_json(const CostResult& c) {
           {"tokens_per_usd", checked(c.tokens_per_usd, "tokens/usd")},
           {"usd_per_million_tokens", checked(c.usd_per_million_tokens, "usd/mtok")},
           {"usd_per_million_total_tokens",
-           c.usd_per_million_total_tokens > 0 ? Json(c.usd_per_million_total_tokens) : Json(nullptr)},
+           c.usd_per_million_total_tokens > 0 ? OrderedJson(c.usd_per_million_total_tokens) : OrderedJson(nullptr)},
           {"power_w", c.power_w},
           {"joules_per_token", checked(c.joules_per_token, "J/token")},
           {"kwh_per_million_tokens", checked(c.kwh_per_million_tokens, "kWh/Mtok")}};
 }
 
-Json price_json(const Price& p) {
-  return {{"provider", p.provider}, {"gpu", p.gpu}, {"mode", to_string(p.mode)},
-          {"term", p.term.empty() ? Json(nullptr) : Json(p.term)}, {"usd_per_gpu_hour", p.usd_per_gpu_hour},
-          {"date", p.date}, {"price_age_days", detail::price_age_days_json(p)}, {"stale", p.stale()}, {"region", p.region},
+OrderedJson price_json(const Price& p) {
+  return {{"provider", p.provider},
+          {"gpu", p.gpu},
+          {"mode", to_string(p.mode)},
+          {"term", p.term.empty() ? OrderedJson(nullptr) : OrderedJson(p.term)},
+          {"usd_per_gpu_hour", p.usd_per_gpu_hour},
+          {"date", p.date},
+          {"price_age_days", detail::price_age_days_json(p)},
+          {"stale", p.stale()},
+          {"region", p.region},
           {"sources", p.sources}};
 }
 
@@ -52,16 +58,16 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
   const CostResult& c = r.cost;
   const CostRequest& q = c.request;
   if (options.format == Format::json) {
-    Json j = detail::envelope("cost");
+    OrderedJson j = detail::envelope("cost");
     j["inputs"] = {{"model", r.model_id},
                    {"gpu", r.gpu_id},
                    {"gpus", q.gpus},
-                   {"price", r.price ? price_json(*r.price) : Json(nullptr)},
-                   {"usd_per_gpu_hour", q.usd_per_gpu_hour ? Json(*q.usd_per_gpu_hour) : Json(nullptr)},
-                   {"owned", q.owned ? Json{{"capex_usd_per_gpu", q.owned->capex_usd_per_gpu},
+                   {"price", r.price ? price_json(*r.price) : OrderedJson(nullptr)},
+                   {"usd_per_gpu_hour", q.usd_per_gpu_hour ? OrderedJson(*q.usd_per_gpu_hour) : OrderedJson(nullptr)},
+                   {"owned", q.owned ? OrderedJson{{"capex_usd_per_gpu", q.owned->capex_usd_per_gpu},
                                             {"amortization_years", q.owned->amortization_years},
                                             {"operations_share_per_year", q.owned->operations_share_per_year}}
-                                     : Json(nullptr)},
+                                     : OrderedJson(nullptr)},
                    {"output_tokens_per_s", q.output_tokens_per_s},
                    {"input_tokens_per_s", q.input_tokens_per_s},
                    {"throughput_source", r.throughput_source},
@@ -77,7 +83,7 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
     }
     j["cost"] = cost_json(c);
     j["budget_usd_per_million_tokens"] =
-        r.budget_usd_per_million_tokens ? Json(*r.budget_usd_per_million_tokens) : Json(nullptr);
+        r.budget_usd_per_million_tokens ? OrderedJson(*r.budget_usd_per_million_tokens) : OrderedJson(nullptr);
     j["within_budget"] = r.within_budget();
     return detail::dump_json(j);
   }
@@ -126,7 +132,7 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
 std::string render_compare(const CompareResult& r, const RenderOptions& options) {
   const auto source = [](const CompareOption& o) { return o.measured_tokens_per_s ? "measured" : "estimate"; };
   if (options.format == Format::json) {
-    Json j = detail::envelope("compare");
+    OrderedJson j = detail::envelope("compare");
     j["inputs"] = {{"model", r.model_id},
                    {"gpus", r.request.gpus},
                    {"gpus_per_option", r.request.gpus_per_option},
@@ -134,20 +140,25 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                    {"kv_dtype", to_string(r.request.perf.fit.kv_dtype)},
                    {"input_tokens", r.request.perf.input_tokens},
                    {"output_tokens", r.request.perf.output_tokens},
-                   {"provider", r.request.provider.empty() ? Json(nullptr) : Json(r.request.provider)},
+                   {"provider", r.request.provider.empty() ? OrderedJson(nullptr) : OrderedJson(r.request.provider)},
                    {"utilization", r.request.cost.utilization}};
-    Json options_json = Json::array();
+    OrderedJson options_json = OrderedJson::array();
     for (const CompareOption& o : r.options) {
       options_json.push_back({{"gpu", o.gpu},
-                              {"layout", {{"gpus", o.layout.gpus()}, {"tp", o.layout.tp}, {"pp", o.layout.pp},
-                                          {"ep", o.layout.ep}, {"dp", o.layout.dp}}},
+                              {"layout",
+                               {{"gpus", o.layout.gpus()},
+                                {"tp", o.layout.tp},
+                                {"pp", o.layout.pp},
+                                {"ep", o.layout.ep},
+                                {"dp", o.layout.dp}}},
                               {"batch", o.batch},
                               {"estimate_tokens_per_s", checked(o.estimate_tokens_per_s, "estimate")},
                               {"estimate_tokens_per_s_low", o.estimate_low},
                               {"estimate_tokens_per_s_high", o.estimate_high},
                               {"band_from", to_string(o.band_case)},
                               {"roofline_tokens_per_s", o.roofline_tokens_per_s},
-                              {"measured_tokens_per_s", o.measured_tokens_per_s ? Json(*o.measured_tokens_per_s) : Json(nullptr)},
+                              {"measured_tokens_per_s",
+                               o.measured_tokens_per_s ? OrderedJson(*o.measured_tokens_per_s) : OrderedJson(nullptr)},
                               {"tokens_per_s", o.tokens_per_s()},
                               {"throughput_source", source(o)}});
       if (!o.load.full_load()) {
@@ -155,16 +166,16 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
       }
     }
     j["options"] = options_json;
-    Json modes = Json::array();
+    OrderedJson modes = OrderedJson::array();
     for (const ModeComparison& m : r.modes) {
-      Json per = Json::array();
+      OrderedJson per = OrderedJson::array();
       for (std::size_t i = 0; i < m.options.size(); ++i) {
         const PricedOption& po = m.options[i];
         if (!po.price) {
           per.push_back({{"gpu", r.options[i].gpu}, {"price", nullptr}});
           continue;
         }
-        Json entry = cost_json(po.cost);
+        OrderedJson entry = cost_json(po.cost);
         entry["gpu"] = r.options[i].gpu;
         entry["price"] = price_json(*po.price);
         entry["premium"] = po.premium;
@@ -174,19 +185,20 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
       }
       modes.push_back({{"provider", m.provider},
                        {"mode", to_string(m.mode)},
-                       {"term", m.term.empty() ? Json(nullptr) : Json(m.term)},
+                       {"term", m.term.empty() ? OrderedJson(nullptr) : OrderedJson(m.term)},
                        {"options", per},
-                       {"winner", m.winner ? Json(r.options[*m.winner].gpu) : Json(nullptr)},
+                       {"winner", m.winner ? OrderedJson(r.options[*m.winner].gpu) : OrderedJson(nullptr)},
                        {"robust", m.robust}});
     }
     j["modes"] = modes;
     if (const auto at = r.cheapest()) {
       const PricedOption& po = r.modes[at->first].options[at->second];
-      j["cheapest"] = {{"gpu", r.options[at->second].gpu},
-                       {"provider", r.modes[at->first].provider},
-                       {"mode", to_string(r.modes[at->first].mode)},
-                       {"term", r.modes[at->first].term.empty() ? Json(nullptr) : Json(r.modes[at->first].term)},
-                       {"usd_per_million_tokens", po.cost.usd_per_million_tokens}};
+      j["cheapest"] = {
+          {"gpu", r.options[at->second].gpu},
+          {"provider", r.modes[at->first].provider},
+          {"mode", to_string(r.modes[at->first].mode)},
+          {"term", r.modes[at->first].term.empty() ? OrderedJson(nullptr) : OrderedJson(r.modes[at->first].term)},
+          {"usd_per_million_tokens", po.cost.usd_per_million_tokens}};
     } else {
       j["cheapest"] = nullptr;
     }

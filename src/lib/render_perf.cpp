@@ -20,7 +20,7 @@ namespace gpuplan {
 namespace {
 
 using detail::checked;
-using Json = nlohmann::ordered_json;
+using detail::OrderedJson;
 
 std::string ms(double s) { return fmt::format("{:.2f}", checked(s, "a time") * 1e3); }
 std::string rate(double v) { return fmt::format("{:.0f}", checked(v, "a rate")); }
@@ -47,10 +47,10 @@ void write_efficiency(detail::JsonWriter& w, const Efficiency& e) {
 // The reference GPU for throughput ratios (H200/H100, B200/H100).
 constexpr std::string_view kRatioBaseline = "h100-sxm";
 
-Json gpu_ratios_json(const std::vector<GpuRatioGroup>& groups) {
-  Json out = Json::array();
+OrderedJson gpu_ratios_json(const std::vector<GpuRatioGroup>& groups) {
+  OrderedJson out = OrderedJson::array();
   for (const GpuRatioGroup& g : groups) {
-    Json pairs = Json::array();
+    OrderedJson pairs = OrderedJson::array();
     for (const GpuRatio& r : g.ratios) {
       pairs.push_back({{"input_tokens", r.input_tokens},
                        {"output_tokens", r.output_tokens},
@@ -101,11 +101,11 @@ void add_gpu_ratios(detail::Document& doc, const std::vector<GpuRatioGroup>& gro
                                    kRatioBaseline, within, pairs, kRatioTargetPoints));
 }
 
-Json efficiency_json(const Efficiency& e) {
+OrderedJson efficiency_json(const Efficiency& e) {
   std::string text;
   detail::JsonWriter w(text, -1);
   write_efficiency(w, e);
-  return Json::parse(text);
+  return OrderedJson::parse(text);
 }
 
 std::string efficiency_text(const Efficiency& e) {
@@ -267,34 +267,36 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
   const int estimates = static_cast<int>(std::count_if(c.checks.begin(), c.checks.end(),
                                                        [](const BenchmarkCheck& k) { return k.has_estimate; }));
   if (options.format == Format::json) {
-    Json j = detail::envelope("validate");
+    OrderedJson j = detail::envelope("validate");
     j["efficiency"] = efficiency_json(c.efficiency);
     j["efficiency_fitted"] = fitted;
-    Json rows = Json::array();
+    OrderedJson rows = OrderedJson::array();
     for (const BenchmarkCheck& k : c.checks) {
       const Benchmark& b = *k.benchmark;
-      rows.push_back({{"id", b.id},
-                      {"model", b.model},
-                      {"gpu", b.gpu},
-                      {"gpus", b.layout.gpus()},
-                      {"tp", b.layout.tp},
-                      {"scenario", b.scenario},
-                      {"input_tokens", b.input_tokens},
-                      {"output_tokens", b.output_tokens},
-                      {"calibrate", b.calibrate},
-                      {"batch", k.batch},
-                      {"requests", b.requests > 0 ? Json(b.requests) : Json(nullptr)},
-                      {"run_batch", k.run_batch},
-                      {"measured_tokens_per_s", b.output_tokens_per_s},
-                      {"roofline_tokens_per_s", checked(k.roofline_tokens_per_s, "bound")},
-                      {"estimate_tokens_per_s", k.has_estimate ? Json(checked(k.estimate_tokens_per_s, "estimate")) : Json(nullptr)},
-                      {"error", k.has_estimate ? Json(k.error) : Json(nullptr)},
-                      {"band", k.has_estimate ? Json{{"low", k.band.band.low},
-                                                     {"high", k.band.band.high},
-                                                     {"from", to_string(k.band.band_case)}}
-                                              : Json(nullptr)},
-                      {"inside_band", k.has_estimate ? Json(k.inside_band) : Json(nullptr)},
-                      {"bound_holds", k.bound_holds}});
+      rows.push_back(
+          {{"id", b.id},
+           {"model", b.model},
+           {"gpu", b.gpu},
+           {"gpus", b.layout.gpus()},
+           {"tp", b.layout.tp},
+           {"scenario", b.scenario},
+           {"input_tokens", b.input_tokens},
+           {"output_tokens", b.output_tokens},
+           {"calibrate", b.calibrate},
+           {"batch", k.batch},
+           {"requests", b.requests > 0 ? OrderedJson(b.requests) : OrderedJson(nullptr)},
+           {"run_batch", k.run_batch},
+           {"measured_tokens_per_s", b.output_tokens_per_s},
+           {"roofline_tokens_per_s", checked(k.roofline_tokens_per_s, "bound")},
+           {"estimate_tokens_per_s",
+            k.has_estimate ? OrderedJson(checked(k.estimate_tokens_per_s, "estimate")) : OrderedJson(nullptr)},
+           {"error", k.has_estimate ? OrderedJson(k.error) : OrderedJson(nullptr)},
+           {"band", k.has_estimate ? OrderedJson{{"low", k.band.band.low},
+                                                 {"high", k.band.band.high},
+                                                 {"from", to_string(k.band.band_case)}}
+                                   : OrderedJson(nullptr)},
+           {"inside_band", k.has_estimate ? OrderedJson(k.inside_band) : OrderedJson(nullptr)},
+           {"bound_holds", k.bound_holds}});
     }
     j["benchmarks"] = rows;
     j["summary"] = {{"median_abs_error", c.median_abs_error},
@@ -350,10 +352,10 @@ std::string render_cross_validation(const CrossValidation& cv, const RenderOptio
   }
   const std::vector<GpuRatioGroup> ratios = gpu_ratios(predicted, kRatioBaseline);
   if (options.format == Format::json) {
-    Json j = detail::envelope("validate");
-    Json groups = Json::array();
+    OrderedJson j = detail::envelope("validate");
+    OrderedJson groups = OrderedJson::array();
     for (const CrossValidationGroup& g : cv.groups) {
-      Json rows = Json::array();
+      OrderedJson rows = OrderedJson::array();
       for (const BenchmarkCheck& k : g.checks) {
         rows.push_back({{"id", k.benchmark->id},
                         {"batch", k.batch},
@@ -380,7 +382,7 @@ std::string render_cross_validation(const CrossValidation& cv, const RenderOptio
                     {"worst_abs_error", cv.worst_abs_error},
                     {"inside_band", cv.inside_band},
                     {"inside_band_share", inside_share}};
-    Json bands = Json::array();
+    OrderedJson bands = OrderedJson::array();
     for (std::size_t c = 0; c < cv.derived_bands.size(); ++c) {
       bands.push_back({{"case", to_string(static_cast<BandCase>(c))},
                        {"low", cv.derived_bands[c].low},

@@ -17,14 +17,14 @@ namespace {
 
 using detail::checked;
 using detail::group_digits;
-using Json = nlohmann::ordered_json;
+using detail::OrderedJson;
 
 constexpr std::size_t kFrontierRowsPerGpu = 6;  // the table thins each GPU's frontier; JSON has it all
 
-std::string ms(double s) { return fmt::format("{:.1f}", checked(s, "a time") * 1e3); }
-std::string rate(double v) { return group_digits(static_cast<std::uint64_t>(checked(v, "a rate") + 0.5)); }
+std::string plan_ms(double s) { return fmt::format("{:.1f}", checked(s, "a time") * 1e3); }
+std::string plan_rate(double v) { return group_digits(static_cast<std::uint64_t>(checked(v, "a rate") + 0.5)); }
 
-std::string layout_text(const Layout& l) {
+std::string plan_layout(const Layout& l) {
   std::string s = fmt::format("TP{}", l.tp);
   if (l.pp > 1) {
     s += fmt::format(" PP{}", l.pp);
@@ -42,13 +42,13 @@ std::string targets_text(const PlanRequest& r) {
   const PlanTargets& t = r.targets;
   std::vector<std::string> parts;
   if (t.output_tokens_per_s) {
-    parts.push_back(fmt::format("{} output tok/s", rate(*t.output_tokens_per_s)));
+    parts.push_back(fmt::format("{} output tok/s", plan_rate(*t.output_tokens_per_s)));
   }
   if (t.max_itl_s) {
-    parts.push_back(fmt::format("ITL <= {} ms", ms(*t.max_itl_s)));
+    parts.push_back(fmt::format("ITL <= {} ms", plan_ms(*t.max_itl_s)));
   }
   if (t.max_ttft_s) {
-    parts.push_back(fmt::format("TTFT <= {} ms", ms(*t.max_ttft_s)));
+    parts.push_back(fmt::format("TTFT <= {} ms", plan_ms(*t.max_ttft_s)));
   }
   if (t.min_tokens_per_s_per_user) {
     parts.push_back(fmt::format(">= {:.1f} tok/s per user", *t.min_tokens_per_s_per_user));
@@ -75,17 +75,18 @@ std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {
           c.gpu,
           std::string(to_string(c.weights_dtype)),
           std::string(to_string(c.kv_dtype)),
-          layout_text(c.layout),
+          plan_layout(c.layout),
           fmt::format("{} (max {})", c.batch, c.max_batch),
           group_digits(c.replicas),
           group_digits(c.gpus),
           price_age_label(c.price),
           fmt::format("{:.2f}", checked(c.usd_per_hour(), "usd/h")),
           fmt::format("{:.4f}", checked(c.cost.usd_per_million_tokens, "usd/mtok")),
-          rate(c.output_tokens_per_s),
-          fmt::format("{} ({}-{})", rate(c.capacity_tokens_per_s), rate(c.capacity_low), rate(c.capacity_high)),
-          ms(c.itl_s),
-          ms(c.ttft_s),
+          plan_rate(c.output_tokens_per_s),
+          fmt::format("{} ({}-{})", plan_rate(c.capacity_tokens_per_s), plan_rate(c.capacity_low),
+                      plan_rate(c.capacity_high)),
+          plan_ms(c.itl_s),
+          plan_ms(c.ttft_s),
           c.within_band ? "within band" : "yes"};
 }
 
@@ -93,7 +94,7 @@ const std::vector<std::string> kConfigHeader{
     "#", "GPU", "weights", "KV", "layout", "batch/replica", "replicas", "GPUs", "price age", "USD/h", "USD/Mtok",
     "output tok/s", "capacity at max batch (band)", "ITL ms", "TTFT ms", "robust"};
 
-Json config_json(const PlanConfig& c) {
+OrderedJson config_json(const PlanConfig& c) {
   return {{"gpu", c.gpu},
           {"weights_dtype", to_string(c.weights_dtype)},
           {"kv_dtype", to_string(c.kv_dtype)},
@@ -106,11 +107,16 @@ Json config_json(const PlanConfig& c) {
           {"max_batch_by_memory", c.max_batch_by_memory},
           {"replicas", c.replicas},
           {"gpus", c.gpus},
-          {"price", {{"provider", c.price.provider}, {"mode", to_string(c.price.mode)}, {"term", c.price.term.empty() ? Json(nullptr) : Json(c.price.term)},
-                     {"usd_per_gpu_hour", c.price.usd_per_gpu_hour}, {"date", c.price.date},
-                     {"price_age_days", detail::price_age_days_json(c.price)},
-                     {"stale", c.price.stale()},
-                     {"region", c.price.region}, {"sources", c.price.sources}}},
+          {"price",
+           {{"provider", c.price.provider},
+            {"mode", to_string(c.price.mode)},
+            {"term", c.price.term.empty() ? OrderedJson(nullptr) : OrderedJson(c.price.term)},
+            {"usd_per_gpu_hour", c.price.usd_per_gpu_hour},
+            {"date", c.price.date},
+            {"price_age_days", detail::price_age_days_json(c.price)},
+            {"stale", c.price.stale()},
+            {"region", c.price.region},
+            {"sources", c.price.sources}}},
           {"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},
           {"usd_per_million_tokens", checked(c.cost.usd_per_million_tokens, "usd/mtok")},
           {"output_tokens_per_s", checked(c.output_tokens_per_s, "tok/s")},
@@ -138,7 +144,7 @@ std::vector<std::string> price_lines(const std::vector<const PlanConfig*>& shown
   return lines;
 }
 
-Json launch_json(const EngineLaunch& l) {
+OrderedJson launch_json(const EngineLaunch& l) {
   return {{"engine", to_string(l.engine)}, {"command", l.command()}, {"argv", l.argv},
           {"config_yaml", l.config_yaml}, {"notes", l.notes}};
 }
@@ -153,8 +159,12 @@ std::string miss_text(const PlanResult& p) {
   const PlanTargets& t = p.request.targets;
   std::string achieved;
   switch (m.binding) {
-    case PlanTarget::max_itl: achieved = fmt::format("ITL {} ms against {} ms", ms(c.itl_s), ms(*t.max_itl_s)); break;
-    case PlanTarget::max_ttft: achieved = fmt::format("TTFT {} ms against {} ms", ms(c.ttft_s), ms(*t.max_ttft_s)); break;
+    case PlanTarget::max_itl:
+      achieved = fmt::format("ITL {} ms against {} ms", plan_ms(c.itl_s), plan_ms(*t.max_itl_s));
+      break;
+    case PlanTarget::max_ttft:
+      achieved = fmt::format("TTFT {} ms against {} ms", plan_ms(c.ttft_s), plan_ms(*t.max_ttft_s));
+      break;
     case PlanTarget::min_tokens_per_s_per_user:
       achieved = fmt::format("{:.1f} tok/s per user against {:.1f}", c.tokens_per_s_per_user, *t.min_tokens_per_s_per_user);
       break;
@@ -163,21 +173,22 @@ std::string miss_text(const PlanResult& p) {
                              *t.max_usd_per_million_tokens);
       break;
     case PlanTarget::output_tokens_per_s:
-      achieved = fmt::format("{} output tok/s against {}", rate(c.output_tokens_per_s), rate(*t.output_tokens_per_s));
+      achieved = fmt::format("{} output tok/s against {}", plan_rate(c.output_tokens_per_s),
+                             plan_rate(*t.output_tokens_per_s));
       break;
     case PlanTarget::memory: break;
   }
   return fmt::format("No configuration meets every target. Binding: {}; the closest ({} {}/{} {}) reaches {} "
                      "({:.2f}x the limit).",
                      to_string(m.binding), c.gpu, to_string(c.weights_dtype), to_string(c.kv_dtype),
-                     layout_text(c.layout), achieved, m.shortfall);
+                     plan_layout(c.layout), achieved, m.shortfall);
 }
 
-Json plan_json(const PlanResult& p, std::optional<Engine> emit) {
+OrderedJson plan_json(const PlanResult& p, std::optional<Engine> emit) {
   const PlanRequest& r = p.request;
   const PlanTargets& t = r.targets;
-  const auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
-  Json j;
+  const auto opt = [](const std::optional<double>& v) { return v ? OrderedJson(*v) : OrderedJson(nullptr); };
+  OrderedJson j;
   j["model"] = p.model_id;
   j["hf_repo"] = p.hf_repo;
   j["inputs"] = {{"input_tokens", r.perf.input_tokens},
@@ -187,22 +198,22 @@ Json plan_json(const PlanResult& p, std::optional<Engine> emit) {
                               {"max_ttft_s", opt(t.max_ttft_s)},
                               {"min_tokens_per_s_per_user", opt(t.min_tokens_per_s_per_user)},
                               {"max_usd_per_million_tokens", opt(t.max_usd_per_million_tokens)}}},
-                 {"provider", r.provider.empty() ? Json(nullptr) : Json(r.provider)},
+                 {"provider", r.provider.empty() ? OrderedJson(nullptr) : OrderedJson(r.provider)},
                  {"mode", to_string(r.mode.value_or(PricingMode::on_demand))},
-                 {"region", r.region.empty() ? Json(nullptr) : Json(r.region)},
+                 {"region", r.region.empty() ? OrderedJson(nullptr) : OrderedJson(r.region)},
                  {"max_batch_per_replica", r.perf.max_batch},
                  {"max_gpus_per_replica", r.max_gpus_per_replica},
                  {"top", r.top}};
   j["evaluated"] = p.counts.evaluated;
   j["counts"] = {{"layouts", p.counts.layouts}, {"skipped", p.counts.skipped}, {"pruned", p.counts.pruned}, {"timed", p.counts.timed},
                  {"evaluated", p.counts.evaluated}, {"feasible", p.counts.feasible}};
-  j["configurations"] = Json::array();
+  j["configurations"] = OrderedJson::array();
   for (const PlanConfig& c : p.configurations) {
     j["configurations"].push_back(config_json(c));
   }
   j["launch"] = emit && !p.configurations.empty() ? launch_json(launch_command(*emit, launch_settings(p, p.configurations.front())))
-                                                  : Json(nullptr);
-  j["pareto"] = Json::array();
+                                                  : OrderedJson(nullptr);
+  j["pareto"] = OrderedJson::array();
   for (const ParetoPoint& q : p.pareto) {
     j["pareto"].push_back({{"gpu", q.gpu}, {"weights_dtype", to_string(q.weights_dtype)}, {"kv_dtype", to_string(q.kv_dtype)},
                            {"tp", q.layout.tp}, {"pp", q.layout.pp}, {"ep", q.layout.ep}, {"dp", q.layout.dp}, {"batch", q.batch},
@@ -210,16 +221,17 @@ Json plan_json(const PlanResult& p, std::optional<Engine> emit) {
                            {"tokens_per_s_per_user", checked(q.tokens_per_s_per_user, "tok/s/user")},
                            {"itl_s", checked(q.itl_s, "itl")}, {"ttft_s", checked(q.ttft_s, "ttft")}});
   }
-  j["binding_target"] = p.miss ? Json(to_string(p.miss->binding)) : Json(nullptr);
+  j["binding_target"] = p.miss ? OrderedJson(to_string(p.miss->binding)) : OrderedJson(nullptr);
   if (p.miss) {
-    Json missing = Json::object();
+    OrderedJson missing = OrderedJson::object();
     for (const auto& [target, n] : p.miss->layouts_missing) {
       missing[std::string(to_string(target))] = n;
     }
-    j["miss"] = {{"binding", to_string(p.miss->binding)},
-                 {"shortfall", p.miss->closest ? Json(checked(p.miss->shortfall, "shortfall")) : Json(nullptr)},
-                 {"closest", p.miss->closest ? config_json(*p.miss->closest) : Json(nullptr)},
-                 {"layouts_missing", missing}};
+    j["miss"] = {
+        {"binding", to_string(p.miss->binding)},
+        {"shortfall", p.miss->closest ? OrderedJson(checked(p.miss->shortfall, "shortfall")) : OrderedJson(nullptr)},
+        {"closest", p.miss->closest ? config_json(*p.miss->closest) : OrderedJson(nullptr)},
+        {"layouts_missing", missing}};
   } else {
     j["miss"] = nullptr;
   }
@@ -312,9 +324,9 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
       // Evenly spread over the frontier, both ends included.
       const ParetoPoint& q = p.pareto[begin + (shown == 1 ? 0 : k * (n - 1) / (shown - 1))];
       frontier.rows.push_back({q.gpu, std::string(to_string(q.weights_dtype)), std::string(to_string(q.kv_dtype)),
-                               layout_text(q.layout), group_digits(q.batch), rate(q.tokens_per_s_per_gpu),
-                               fmt::format("{:.1f}", checked(q.tokens_per_s_per_user, "tok/s/user")), ms(q.itl_s),
-                               ms(q.ttft_s)});
+                               plan_layout(q.layout), group_digits(q.batch), plan_rate(q.tokens_per_s_per_gpu),
+                               fmt::format("{:.1f}", checked(q.tokens_per_s_per_user, "tok/s/user")), plan_ms(q.itl_s),
+                               plan_ms(q.ttft_s)});
     }
     begin = end;
   }
@@ -336,8 +348,8 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
 
 std::string render_plan(const std::vector<PlanResult>& plans, std::optional<Engine> emit, const RenderOptions& options) {
   if (options.format == Format::json) {
-    Json j = detail::envelope("plan");
-    j["plans"] = Json::array();
+    OrderedJson j = detail::envelope("plan");
+    j["plans"] = OrderedJson::array();
     for (const PlanResult& p : plans) {
       j["plans"].push_back(plan_json(p, emit));
     }

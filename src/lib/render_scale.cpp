@@ -15,10 +15,10 @@ namespace gpuplan {
 namespace {
 
 using detail::checked;
-using Json = nlohmann::ordered_json;
+using detail::OrderedJson;
 
 // Throughputs in any unit: whole numbers when large, three significant digits when small.
-std::string amount(double v) {
+std::string scale_amount(double v) {
   checked(v, "a throughput");
   return std::abs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
 }
@@ -37,20 +37,21 @@ std::string cost_cell(const std::optional<double>& usd_per_unit) {
   return v >= 0.01 ? fmt::format("{:.4f}", v) : fmt::format("{:.4g}", v);
 }
 
-Json opt(const std::optional<double>& v, std::string_view what) {
-  return v ? Json(checked(*v, what)) : Json(nullptr);
+OrderedJson opt(const std::optional<double>& v, std::string_view what) {
+  return v ? OrderedJson(checked(*v, what)) : OrderedJson(nullptr);
 }
-Json opt(const std::optional<std::uint64_t>& v) { return v ? Json(*v) : Json(nullptr); }
+OrderedJson opt(const std::optional<std::uint64_t>& v) { return v ? OrderedJson(*v) : OrderedJson(nullptr); }
 
-Json row_json(const ScalingRow& r, const ThroughputUnit& unit, bool priced) {
-  Json j = {{"gpus", r.gpus},
+OrderedJson row_json(const ScalingRow& r, const ThroughputUnit& unit, bool priced) {
+  OrderedJson j = {{"gpus", r.gpus},
             {"throughput", checked(r.throughput, "throughput")},
             {"speedup", checked(r.speedup, "speed-up")},
             {"efficiency", checked(r.efficiency, "efficiency")},
             {"marginal_efficiency", opt(r.marginal_efficiency, "marginal efficiency")}};
   if (priced) {
     j["usd_per_unit"] = opt(r.usd_per_unit, "cost");
-    const Json per_million = r.usd_per_unit ? Json(checked(*r.usd_per_unit * 1e6, "cost")) : Json(nullptr);
+    const OrderedJson per_million =
+        r.usd_per_unit ? OrderedJson(checked(*r.usd_per_unit * 1e6, "cost")) : OrderedJson(nullptr);
     j["usd_per_million_units"] = per_million;
     if (unit.tokens) {
       j["usd_per_million_tokens"] = per_million;
@@ -59,8 +60,8 @@ Json row_json(const ScalingRow& r, const ThroughputUnit& unit, bool priced) {
   return j;
 }
 
-Json law_json(const LawFit& f, bool usl) {
-  Json j = {{"fitted", f.fitted}, {"exact", f.exact}};
+OrderedJson law_json(const LawFit& f, bool usl) {
+  OrderedJson j = {{"fitted", f.fitted}, {"exact", f.exact}};
   if (!f.fitted) {
     j["lambda"] = nullptr;
     j[usl ? "sigma" : "serial_fraction"] = nullptr;
@@ -69,7 +70,7 @@ Json law_json(const LawFit& f, bool usl) {
       j["peak_gpus"] = nullptr;
     }
     j["r2"] = nullptr;
-    j["residuals"] = Json::array();
+    j["residuals"] = OrderedJson::array();
     return j;
   }
   j["lambda"] = checked(f.lambda, "lambda");
@@ -79,7 +80,7 @@ Json law_json(const LawFit& f, bool usl) {
     j["peak_gpus"] = opt(f.peak_gpus(), "peak");
   }
   j["r2"] = opt(f.r2, "r2");
-  Json res = Json::array();
+  OrderedJson res = OrderedJson::array();
   for (double r : f.residuals) {
     res.push_back(checked(r, "residual"));
   }
@@ -87,24 +88,24 @@ Json law_json(const LawFit& f, bool usl) {
   return j;
 }
 
-Json rule_json(const StopRule& r) {
-  return {{"rule", r.name.empty() ? Json(nullptr) : Json(r.name)},
+OrderedJson rule_json(const StopRule& r) {
+  return {{"rule", r.name.empty() ? OrderedJson(nullptr) : OrderedJson(r.name)},
           {"gpus", opt(r.gpus)},
           {"last_paying_gpus", opt(r.last_paying_gpus)},
           {"predicted", r.predicted},
           {"reason", r.reason}};
 }
 
-Json scaling_json(const ScalingResult& r) {
+OrderedJson scaling_json(const ScalingResult& r) {
   const ScalingRequest& q = r.request;
   const bool priced = q.usd_per_gpu_hour.has_value();
-  Json j = detail::envelope("scale");
+  OrderedJson j = detail::envelope("scale");
   j["mode"] = "measured";
-  Json points_in = Json::array();
+  OrderedJson points_in = OrderedJson::array();
   for (const ScalingPoint& p : q.points) {
     points_in.push_back({{"gpus", p.gpus}, {"throughput", p.throughput}});
   }
-  Json price = nullptr;
+  OrderedJson price = nullptr;
   if (q.price) {
     price = {{"provider", q.price->provider}, {"gpu", q.price->gpu}, {"mode", to_string(q.price->mode)},
              {"usd_per_gpu_hour", q.price->usd_per_gpu_hour}, {"date", q.price->date},
@@ -112,7 +113,7 @@ Json scaling_json(const ScalingResult& r) {
   }
   j["inputs"] = {{"points", points_in},
                  {"unit", q.unit.text},
-                 {"usd_per_gpu_hour", priced ? Json(*q.usd_per_gpu_hour) : Json(nullptr)},
+                 {"usd_per_gpu_hour", priced ? OrderedJson(*q.usd_per_gpu_hour) : OrderedJson(nullptr)},
                  {"price", price},
                  {"up_to", q.up_to},
                  {"predict_at", q.predict_at},
@@ -120,25 +121,26 @@ Json scaling_json(const ScalingResult& r) {
                  {"max_cost_increase", q.max_cost_increase}};
   j["unit"] = {{"text", q.unit.text}, {"work", q.unit.work}, {"period_s", q.unit.period_s}, {"tokens", q.unit.tokens}};
   j["baseline_gpus"] = q.points.front().gpus;
-  Json points = Json::array();
+  OrderedJson points = OrderedJson::array();
   for (const ScalingRow& p : r.points) {
-    Json pj = row_json(p, q.unit, priced);
+    OrderedJson pj = row_json(p, q.unit, priced);
     pj["super_linear"] = p.super_linear;
     points.push_back(pj);
   }
   j["points"] = points;
   j["fits"] = {{"amdahl", law_json(r.amdahl, false)}, {"usl", law_json(r.usl, true)}};
   j["prediction_law"] = r.prediction_law;
-  Json predictions = Json::array();
+  OrderedJson predictions = OrderedJson::array();
   for (const ScalingRow& p : r.predictions) {
-    Json pj = row_json(p, q.unit, priced);
+    OrderedJson pj = row_json(p, q.unit, priced);
     pj["measured_throughput"] = opt(p.measured_throughput, "measured");
     pj["amdahl_throughput"] = checked(r.amdahl.throughput(static_cast<double>(p.gpus)), "amdahl");
-    pj["usl_throughput"] = r.usl.fitted ? Json(checked(r.usl.throughput(static_cast<double>(p.gpus)), "usl")) : Json(nullptr);
+    pj["usl_throughput"] = r.usl.fitted ? OrderedJson(checked(r.usl.throughput(static_cast<double>(p.gpus)), "usl"))
+                                        : OrderedJson(nullptr);
     predictions.push_back(pj);
   }
   j["predictions"] = predictions;
-  Json rules = Json::array();
+  OrderedJson rules = OrderedJson::array();
   for (const StopRule& rule : r.rules) {
     rules.push_back(rule_json(rule));
   }
@@ -168,8 +170,9 @@ detail::Document scaling_document(const ScalingResult& r) {
     header.push_back(cost_header(u));
   }
   const auto cells = [&](const ScalingRow& row) {
-    std::vector<std::string> c{std::to_string(row.gpus), amount(row.throughput), fmt::format("{:.2f}", row.speedup),
-                               percent(row.efficiency), opt_percent(row.marginal_efficiency)};
+    std::vector<std::string> c{std::to_string(row.gpus), scale_amount(row.throughput),
+                               fmt::format("{:.2f}", row.speedup), percent(row.efficiency),
+                               opt_percent(row.marginal_efficiency)};
     if (priced) {
       c.push_back(cost_cell(row.usd_per_unit));
     }
@@ -189,11 +192,11 @@ detail::Document scaling_document(const ScalingResult& r) {
                                 "peak N*", "note"},
                      .rows = {}};
   const auto r2 = [](const LawFit& f) { return f.r2 ? fmt::format("{:.4f}", *f.r2) : std::string("-"); };
-  fits.rows.push_back({"Amdahl", amount(r.amdahl.lambda), fmt::format("{:.4f}", r.amdahl.sigma), "0", r2(r.amdahl), "-",
-                       r.amdahl.exact ? "exact: 2 points, 2 parameters" : ""});
+  fits.rows.push_back({"Amdahl", scale_amount(r.amdahl.lambda), fmt::format("{:.4f}", r.amdahl.sigma), "0",
+                       r2(r.amdahl), "-", r.amdahl.exact ? "exact: 2 points, 2 parameters" : ""});
   if (r.usl.fitted) {
     const auto peak = r.usl.peak_gpus();
-    fits.rows.push_back({"USL", amount(r.usl.lambda), fmt::format("{:.4f}", r.usl.sigma),
+    fits.rows.push_back({"USL", scale_amount(r.usl.lambda), fmt::format("{:.4f}", r.usl.sigma),
                          fmt::format("{:.3g}", r.usl.kappa), r2(r.usl),
                          peak ? fmt::format("{:.1f}", checked(*peak, "peak")) : "none",
                          r.usl.exact ? "exact: 3 points, 3 parameters" : ""});
@@ -208,11 +211,11 @@ detail::Document scaling_document(const ScalingResult& r) {
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     const ScalingRow& p = r.points[i];
     const double a = r.amdahl.throughput(static_cast<double>(p.gpus));
-    std::vector<std::string> c{std::to_string(p.gpus), amount(p.throughput), amount(a),
+    std::vector<std::string> c{std::to_string(p.gpus), scale_amount(p.throughput), scale_amount(a),
                                fmt::format("{:+.2f}", (p.throughput - a) / p.throughput * 100.0)};
     if (r.usl.fitted) {
       const double s = r.usl.throughput(static_cast<double>(p.gpus));
-      c.push_back(amount(s));
+      c.push_back(scale_amount(s));
       c.push_back(fmt::format("{:+.2f}", (p.throughput - s) / p.throughput * 100.0));
     } else {
       c.insert(c.end(), {"-", "-"});
@@ -226,7 +229,7 @@ detail::Document scaling_document(const ScalingResult& r) {
   predictions.header.push_back("measured");
   for (const ScalingRow& row : r.predictions) {
     auto c = cells(row);
-    c.push_back(row.measured_throughput ? amount(*row.measured_throughput) : "");
+    c.push_back(row.measured_throughput ? scale_amount(*row.measured_throughput) : "");
     predictions.rows.push_back(std::move(c));
   }
   doc.tables.push_back(std::move(predictions));
@@ -272,7 +275,7 @@ std::string render_scaling(const ScalingResult& result, const RenderOptions& opt
 namespace gpuplan {
 namespace {
 
-std::string layout_text(const Layout& l) {
+std::string scale_layout(const Layout& l) {
   std::string t = fmt::format("TP {}", l.tp);
   if (l.pp > 1) {
     t += fmt::format(" x PP {}", l.pp);
@@ -286,14 +289,14 @@ std::string layout_text(const Layout& l) {
   return t;
 }
 
-std::string rate(double v) { return fmt::format("{:.0f}", checked(v, "a rate")); }
-std::string ms(double s) { return fmt::format("{:.1f}", checked(s, "a time") * 1e3); }
+std::string scale_rate(double v) { return fmt::format("{:.0f}", checked(v, "a rate")); }
+std::string scale_ms(double s) { return fmt::format("{:.1f}", checked(s, "a time") * 1e3); }
 
-Json layout_json(const Layout& l) {
+OrderedJson layout_json(const Layout& l) {
   return {{"tp", l.tp}, {"pp", l.pp}, {"ep", l.ep}, {"dp", l.dp}, {"gpus", l.gpus()}};
 }
 
-Json model_row_json(const ScaleModelRow& r) {
+OrderedJson model_row_json(const ScaleModelRow& r) {
   return {{"way", to_string(r.way)},
           {"shape", r.shape},
           {"gpus", r.layout.gpus()},
@@ -333,17 +336,17 @@ const ScaleModelRow* lowest_itl(const ScaleModelTable& t) {
   return best;
 }
 
-Json band_json(const ScaleModelRequest& q) {
-  Json out = Json::object();
+OrderedJson band_json(const ScaleModelRequest& q) {
+  OrderedJson out = OrderedJson::object();
   for (const auto& [gpu, band] : q.band_by_gpu) {
     out[gpu] = {{"low", band.first}, {"high", band.second}};
   }
   return out;
 }
 
-Json model_json(const ScaleModelResult& r) {
+OrderedJson model_json(const ScaleModelResult& r) {
   const ScaleModelRequest& q = r.request;
-  Json j = detail::envelope("scale");
+  OrderedJson j = detail::envelope("scale");
   j["mode"] = "modeled";
   j["inputs"] = {{"model", r.model_id},
                  {"gpus", q.gpus},
@@ -353,29 +356,32 @@ Json model_json(const ScaleModelResult& r) {
                  {"output_tokens", q.perf.output_tokens},
                  {"max_batch", q.max_batch},
                  {"up_to", q.up_to},
-                 {"target_output_tokens_per_s", q.target_output_tokens_per_s ? Json(*q.target_output_tokens_per_s) : Json(nullptr)},
+                 {"target_output_tokens_per_s",
+                  q.target_output_tokens_per_s ? OrderedJson(*q.target_output_tokens_per_s) : OrderedJson(nullptr)},
                  {"network_bytes_per_s_per_gpu", q.perf.network_bytes_per_s_per_gpu},
                  {"band_by_gpu", band_json(q)}};
-  Json tables = Json::array();
+  OrderedJson tables = OrderedJson::array();
   for (const ScaleModelTable& t : r.tables) {
-    Json rows = Json::array();
+    OrderedJson rows = OrderedJson::array();
     for (const ScaleModelRow& row : t.rows) {
       rows.push_back(model_row_json(row));
     }
-    Json price = nullptr;
+    OrderedJson price = nullptr;
     if (t.price) {
       price = {{"provider", t.price->provider}, {"mode", to_string(t.price->mode)},
                {"usd_per_gpu_hour", t.price->usd_per_gpu_hour}, {"date", t.price->date},
                {"price_age_days", detail::price_age_days_json(*t.price)}, {"stale", t.price->stale()}, {"sources", t.price->sources}};
     }
-    tables.push_back({{"gpu", t.gpu},
-                      {"scale_up_domain_gpus", t.domain_gpus},
-                      {"smallest", {{"layout", layout_json(t.smallest)}, {"output_tokens_per_s", checked(t.smallest_tokens_per_s, "tok/s")}}},
-                      {"usd_per_gpu_hour", t.usd_per_gpu_hour ? Json(*t.usd_per_gpu_hour) : Json(nullptr)},
-                      {"price", price},
-                      {"rows", rows},
-                      {"serve_out_fewest", t.serve_out_fewest ? model_row_json(t.rows[*t.serve_out_fewest]) : Json(nullptr)},
-                      {"notes", t.notes}});
+    tables.push_back(
+        {{"gpu", t.gpu},
+         {"scale_up_domain_gpus", t.domain_gpus},
+         {"smallest",
+          {{"layout", layout_json(t.smallest)}, {"output_tokens_per_s", checked(t.smallest_tokens_per_s, "tok/s")}}},
+         {"usd_per_gpu_hour", t.usd_per_gpu_hour ? OrderedJson(*t.usd_per_gpu_hour) : OrderedJson(nullptr)},
+         {"price", price},
+         {"rows", rows},
+         {"serve_out_fewest", t.serve_out_fewest ? model_row_json(t.rows[*t.serve_out_fewest]) : OrderedJson(nullptr)},
+         {"notes", t.notes}});
   }
   j["tables"] = tables;
   j["notes"] = r.notes;
@@ -390,7 +396,7 @@ detail::Document model_document(const ScaleModelResult& r) {
                                     r.model_id, to_string(q.perf.fit.weights_dtype), to_string(q.perf.fit.kv_dtype),
                                     q.perf.input_tokens, q.perf.output_tokens, q.max_batch));
   if (q.target_output_tokens_per_s) {
-    doc.heading.push_back(fmt::format("serve-out target: {} output tok/s", rate(*q.target_output_tokens_per_s)));
+    doc.heading.push_back(fmt::format("serve-out target: {} output tok/s", scale_rate(*q.target_output_tokens_per_s)));
   }
   const bool priced = std::any_of(r.tables.begin(), r.tables.end(), [](const ScaleModelTable& t) { return t.usd_per_gpu_hour.has_value(); });
   for (const ScaleModelTable& t : r.tables) {
@@ -401,7 +407,7 @@ detail::Document model_document(const ScaleModelResult& r) {
       price = fmt::format("; ${:.2f}/GPU-h (given)", *t.usd_per_gpu_hour);
     }
     detail::Table table{.title = fmt::format("{}: scale-up domain {} GPUs; smallest layout that fits: {} ({} GPU{}){}", t.gpu,
-                                             t.domain_gpus, layout_text(t.smallest), t.smallest.gpus(),
+                                             t.domain_gpus, scale_layout(t.smallest), t.smallest.gpus(),
                                              t.smallest.gpus() == 1 ? "" : "s", price),
                         .header = {"way", "GPUs", "layout", "shape", "links", "batch", "output tok/s", "band low",
                                    "band high", "tok/s/GPU", "speed-up", "efficiency %", "ITL ms", "TTFT ms",
@@ -413,10 +419,21 @@ detail::Document model_document(const ScaleModelResult& r) {
     table.header.push_back("note");
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const ScaleModelRow& x = t.rows[i];
-      std::vector<std::string> c{std::string(to_string(x.way)), std::to_string(x.layout.gpus()), layout_text(x.layout), x.shape,
-                                 x.links, std::to_string(x.batch), rate(x.output_tokens_per_s), rate(x.low), rate(x.high),
-                                 rate(x.tokens_per_s_per_gpu), fmt::format("{:.2f}", checked(x.speedup, "speed-up")),
-                                 percent(x.efficiency), ms(x.itl_s), ms(x.ttft_s), percent(x.communication_share)};
+      std::vector<std::string> c{std::string(to_string(x.way)),
+                                 std::to_string(x.layout.gpus()),
+                                 scale_layout(x.layout),
+                                 x.shape,
+                                 x.links,
+                                 std::to_string(x.batch),
+                                 scale_rate(x.output_tokens_per_s),
+                                 scale_rate(x.low),
+                                 scale_rate(x.high),
+                                 scale_rate(x.tokens_per_s_per_gpu),
+                                 fmt::format("{:.2f}", checked(x.speedup, "speed-up")),
+                                 percent(x.efficiency),
+                                 scale_ms(x.itl_s),
+                                 scale_ms(x.ttft_s),
+                                 percent(x.communication_share)};
       if (priced) {
         c.push_back(x.usd_per_million_tokens ? fmt::format("{:.4f}", checked(*x.usd_per_million_tokens, "usd/mtok")) : "-");
       }
@@ -445,15 +462,19 @@ detail::Document model_document(const ScaleModelResult& r) {
   for (const ScaleModelTable& t : r.tables) {
     const ScaleModelRow* best = best_per_gpu(t);
     const ScaleModelRow* fast = lowest_itl(t);
-    std::vector<std::string> c{t.gpu, layout_text(t.smallest), std::to_string(t.smallest.gpus()),
-                               rate(t.smallest_tokens_per_s / static_cast<double>(t.smallest.gpus())),
-                               rate(best->tokens_per_s_per_gpu), layout_text(best->layout), ms(fast->itl_s),
-                               layout_text(fast->layout)};
+    std::vector<std::string> c{t.gpu,
+                               scale_layout(t.smallest),
+                               std::to_string(t.smallest.gpus()),
+                               scale_rate(t.smallest_tokens_per_s / static_cast<double>(t.smallest.gpus())),
+                               scale_rate(best->tokens_per_s_per_gpu),
+                               scale_layout(best->layout),
+                               scale_ms(fast->itl_s),
+                               scale_layout(fast->layout)};
     if (q.target_output_tokens_per_s) {
       if (t.serve_out_fewest) {
         const ScaleModelRow& s = t.rows[*t.serve_out_fewest];
         c.push_back(std::to_string(s.layout.gpus()));
-        c.push_back(layout_text(s.layout));
+        c.push_back(scale_layout(s.layout));
         if (priced) {
           c.push_back(s.usd_per_million_tokens ? fmt::format("{:.4f}", *s.usd_per_million_tokens) : "-");
         }

@@ -12,13 +12,13 @@ namespace gpuplan {
 namespace {
 
 using detail::checked;
-using Json = nlohmann::ordered_json;
+using detail::OrderedJson;
 
 constexpr double kSecondsPerDay = 86400.0;
 
-std::string pct(double share) { return fmt::format("{:.1f} %", checked(share, "a share") * 100.0); }
+std::string train_pct(double share) { return fmt::format("{:.1f} %", checked(share, "a share") * 100.0); }
 std::string seconds(double s) { return fmt::format("{:.3f}", checked(s, "a time")); }
-std::string usd(double v) { return fmt::format("{:.0f}", checked(v, "a price")); }
+std::string train_usd(double v) { return fmt::format("{:.0f}", checked(v, "a price")); }
 
 // "3.2 h", "12.4 days": run lengths people plan in.
 std::string duration(double s) {
@@ -47,7 +47,7 @@ std::string token_count(double tokens) {
   return fmt::format("{:.0f}", tokens);
 }
 
-std::string layout_text(const TrainLayout& l) {
+std::string train_layout_text(const TrainLayout& l) {
   std::string out = fmt::format("TP {}, CP {}, PP {}, DP {}", l.tp, l.cp, l.pp, l.dp);
   if (l.ep > 1) {
     out += fmt::format(", EP {}", l.ep);
@@ -58,20 +58,20 @@ std::string layout_text(const TrainLayout& l) {
   return out;
 }
 
-Json layout_json(const TrainLayout& l) {
+OrderedJson train_layout_json(const TrainLayout& l) {
   return {{"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"ep", l.ep}, {"dp", l.dp}, {"vpp", l.vpp}, {"gpus", l.gpus()}};
 }
 
-Json plan_json(const TrainPlan& p) {
+OrderedJson train_plan_json(const TrainPlan& p) {
   const TrainRequest& t = p.request.train;
   const TrainMemory& m = p.memory;
   const TrainStep& s = p.step;
-  Json j = detail::envelope("train");
+  OrderedJson j = detail::envelope("train");
   j["inputs"] = {{"model", p.model_id},
                  {"gpu", p.gpu_id},
-                 {"layout", layout_json(t.layout)},
+                 {"layout", train_layout_json(t.layout)},
                  {"method", to_string(t.method)},
-                 {"lora_rank", t.method == TrainMethod::full ? Json(nullptr) : Json(t.lora_rank)},
+                 {"lora_rank", t.method == TrainMethod::full ? OrderedJson(nullptr) : OrderedJson(t.lora_rank)},
                  {"sharding", to_string(t.sharding)},
                  {"recompute", to_string(t.recompute)},
                  {"optimizer", to_string(t.optimizer)},
@@ -137,11 +137,11 @@ Json plan_json(const TrainPlan& p) {
   } else {
     j["run"] = nullptr;
   }
-  Json costs = Json::array();
+  OrderedJson costs = OrderedJson::array();
   for (const TrainCost& c : p.costs) {
     costs.push_back({{"provider", c.price.provider},
                      {"mode", to_string(c.price.mode)},
-                     {"term", c.price.term.empty() ? Json(nullptr) : Json(c.price.term)},
+                     {"term", c.price.term.empty() ? OrderedJson(nullptr) : OrderedJson(c.price.term)},
                      {"usd_per_gpu_hour", c.price.usd_per_gpu_hour},
                      {"date", c.price.date},
                      {"price_age_days", detail::price_age_days_json(c.price)},
@@ -149,19 +149,19 @@ Json plan_json(const TrainPlan& p) {
                      {"region", c.price.region},
                      {"usd_per_hour", c.usd_per_hour},
                      {"usd_per_million_tokens", checked(c.usd_per_million_tokens, "usd/mtok")},
-                     {"usd", p.run ? Json(c.usd) : Json(nullptr)},
-                     {"usd_low", p.run ? Json(c.usd_low) : Json(nullptr)},
-                     {"usd_high", p.run ? Json(c.usd_high) : Json(nullptr)}});
+                     {"usd", p.run ? OrderedJson(c.usd) : OrderedJson(nullptr)},
+                     {"usd_low", p.run ? OrderedJson(c.usd_low) : OrderedJson(nullptr)},
+                     {"usd_high", p.run ? OrderedJson(c.usd_high) : OrderedJson(nullptr)}});
   }
   j["costs"] = costs;
-  Json scale = Json::array();
+  OrderedJson scale = OrderedJson::array();
   for (const TrainScaleRow& r : p.scale) {
     if (!r.invalid.empty()) {
       scale.push_back({{"gpus", r.gpus}, {"invalid", r.invalid}});
       continue;
     }
     scale.push_back({{"gpus", r.gpus},
-                     {"layout", layout_json(r.layout)},
+                     {"layout", train_layout_json(r.layout)},
                      {"fits", r.fits},
                      {"memory_bytes", r.memory_bytes},
                      {"tokens_per_s", r.tokens_per_s},
@@ -169,14 +169,14 @@ Json plan_json(const TrainPlan& p) {
                      {"efficiency", r.efficiency},
                      {"bubble_share", r.bubble_share},
                      {"exposed_comm_share", r.exposed_comm_share},
-                     {"time_s", p.run ? Json(r.time_s) : Json(nullptr)},
-                     {"usd", r.usd ? Json(*r.usd) : Json(nullptr)}});
+                     {"time_s", p.run ? OrderedJson(r.time_s) : OrderedJson(nullptr)},
+                     {"usd", r.usd ? OrderedJson(*r.usd) : OrderedJson(nullptr)}});
   }
   j["scale"] = scale;
-  j["scale_price"] = p.scale_price ? Json{{"provider", p.scale_price->provider},
+  j["scale_price"] = p.scale_price ? OrderedJson{{"provider", p.scale_price->provider},
                                           {"mode", to_string(p.scale_price->mode)},
                                           {"usd_per_gpu_hour", p.scale_price->usd_per_gpu_hour}}
-                                   : Json(nullptr);
+                                   : OrderedJson(nullptr);
   j["notes"] = p.notes;
   return j;
 }
@@ -185,7 +185,7 @@ Json plan_json(const TrainPlan& p) {
 
 std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   if (options.format == Format::json) {
-    return detail::dump_json(plan_json(p));
+    return detail::dump_json(train_plan_json(p));
   }
   const TrainRequest& t = p.request.train;
   const TrainMemory& m = p.memory;
@@ -197,7 +197,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   const std::string method = t.method == TrainMethod::full ? "full training"
                                                              : fmt::format("{} rank {}", to_string(t.method), t.lora_rank);
   doc.heading.push_back(fmt::format("gpuplan train: {} on {} x {} ({}), {}", p.model_id, t.layout.gpus(), p.gpu_id,
-                                    layout_text(t.layout), method));
+                                    train_layout_text(t.layout), method));
   doc.heading.push_back(fmt::format(
       "sharding {}, recompute {}, {}, {}, micro-batch {} x {} tokens, gradient accumulation {}, global batch {} tokens",
       to_string(t.sharding), to_string(t.recompute), to_string(t.optimizer), to_string(t.precision), t.micro_batch,
@@ -241,7 +241,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
 
   detail::Table step{.title = "step", .header = {"part", "seconds", "share"}, .rows = {}};
   const auto part = [&](std::string name, double v) {
-    step.rows.push_back({std::move(name), seconds(v), pct(v / s.step_s)});
+    step.rows.push_back({std::move(name), seconds(v), train_pct(v / s.step_s)});
   };
   part("compute", s.compute_s);
   if (s.tp_comm_s > 0) {
@@ -282,9 +282,9 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   sum.rows.push_back({"tokens/s (band)", fmt::format("{} ({} .. {})", count(s.tokens_per_s), count(p.tokens_per_s_low),
                                                      count(p.tokens_per_s_high))});
   sum.rows.push_back({"model TFLOP/s per GPU", fmt::format("{:.0f}", s.model_flop_per_s_per_gpu / 1e12)});
-  sum.rows.push_back({"MFU (band)", fmt::format("{} ({} .. {})", pct(s.mfu), pct(s.mfu * (1 + e.band_low)),
-                                                pct(s.mfu * (1 + e.band_high)))});
-  sum.rows.push_back({"HFU (with recompute)", pct(s.hfu)});
+  sum.rows.push_back({"MFU (band)", fmt::format("{} ({} .. {})", train_pct(s.mfu), train_pct(s.mfu * (1 + e.band_low)),
+                                                train_pct(s.mfu * (1 + e.band_high)))});
+  sum.rows.push_back({"HFU (with recompute)", train_pct(s.hfu)});
   if (p.run) {
     sum.rows.push_back({fmt::format("time for {} tokens (band)", token_count(p.run->tokens)),
                         fmt::format("{} ({} .. {})", duration(p.run->time_s), duration(p.run->time_low_s),
@@ -306,8 +306,8 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                    fmt::format("{:.2f}", tc.usd_per_hour),
                                    fmt::format("{:.3f}", tc.usd_per_million_tokens)};
       if (p.run) {
-        row.push_back(usd(tc.usd));
-        row.push_back(fmt::format("{} .. {}", usd(tc.usd_low), usd(tc.usd_high)));
+        row.push_back(train_usd(tc.usd));
+        row.push_back(fmt::format("{} .. {}", train_usd(tc.usd_low), train_usd(tc.usd_high)));
       }
       c.rows.push_back(std::move(row));
     }
@@ -330,14 +330,14 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
         sc.rows.push_back(std::move(row));
         continue;
       }
-      std::vector<std::string> row{std::to_string(r.gpus), layout_text(r.layout), r.fits ? "yes" : "no",
-                                   detail::group_digits(static_cast<std::uint64_t>(r.tokens_per_s)), pct(r.mfu),
-                                   pct(r.efficiency), pct(r.bubble_share), pct(r.exposed_comm_share)};
+      std::vector<std::string> row{std::to_string(r.gpus), train_layout_text(r.layout), r.fits ? "yes" : "no",
+                                   detail::group_digits(static_cast<std::uint64_t>(r.tokens_per_s)), train_pct(r.mfu),
+                                   train_pct(r.efficiency), train_pct(r.bubble_share), train_pct(r.exposed_comm_share)};
       if (p.run) {
         row.push_back(duration(r.time_s));
       }
       if (p.run && p.scale_price) {
-        row.push_back(r.usd ? usd(*r.usd) : "-");
+        row.push_back(r.usd ? train_usd(*r.usd) : "-");
       }
       sc.rows.push_back(std::move(row));
     }

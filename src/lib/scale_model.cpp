@@ -7,16 +7,19 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/input_limits.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
 
+#include "detail/numeric.hpp"
+
 namespace gpuplan {
 namespace {
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
 
-constexpr std::uint64_t kMaxGpus = 1u << 16;
+using limits::kMaxGpus;
 // Servers without a scale-up link hold this many GPUs; it only decides scale-up vs scale-out
 // labels (the communication model keeps them on PCIe).
 constexpr std::uint64_t kPcieServerGpus = 8;

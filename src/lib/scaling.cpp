@@ -10,15 +10,17 @@
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
 
 #include "detail/ascii.hpp"
+#include "detail/numeric.hpp"
 
 namespace gpuplan {
 namespace {
 
-constexpr std::uint64_t kMaxGpus = 1u << 16;
+using limits::kMaxGpus;
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
 
 using detail::lower;
 
@@ -31,7 +33,7 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
-std::string pct(double share) { return fmt::format("{:.1f} %", share * 100.0); }
+std::string percent_text(double share) { return fmt::format("{:.1f} %", share * 100.0); }
 std::string gpus_text(std::uint64_t n) { return fmt::format("{} GPU{}", n, n == 1 ? "" : "s"); }
 
 void validate(const ScalingRequest& r) {
@@ -119,7 +121,7 @@ std::string cost_text(double usd_per_unit, const ThroughputUnit& unit) {
   return fmt::format("USD {:.4g} per million {}", usd_per_unit * 1e6, unit.tokens ? "tokens" : unit.work);
 }
 
-std::string amount(double v) { return std::abs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
+std::string amount_text(double v) { return std::abs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
 
 // Rows in the order the rules read them: every measured point, then predictions beyond the
 // largest measured count.
@@ -150,14 +152,14 @@ StopRule marginal_rule(const ScalingResult& res) {
       rule.predicted = !row.measured;
       rule.reason = fmt::format("the step from {} to {} GPUs has a marginal efficiency of {}{}, below the {} "
                                 "threshold (--min-marginal-efficiency)",
-                                seq[i - 1]->gpus, row.gpus, pct(*marginal),
+                                seq[i - 1]->gpus, row.gpus, percent_text(*marginal),
                                 row.measured ? " (measured)" : fmt::format(" (predicted, {})", res.prediction_law),
-                                pct(limit));
+                                percent_text(limit));
       return rule;
     }
   }
   rule.reason = fmt::format("every step up to {} GPUs keeps a marginal efficiency of at least {}",
-                            res.request.up_to, pct(limit));
+                            res.request.up_to, percent_text(limit));
   return rule;
 }
 
@@ -175,15 +177,17 @@ StopRule cost_rule(const ScalingResult& res) {
       rule.reason = fmt::format("{} on {}{} is {} above the lowest, {} on {} (--max-cost-increase {})",
                                 cost_text(*row.usd_per_unit, res.request.unit), gpus_text(row.gpus),
                                 row.measured ? "" : fmt::format(" (predicted, {})", res.prediction_law),
-                                pct(*row.usd_per_unit / *cheapest->usd_per_unit - 1.0),
-                                cost_text(*cheapest->usd_per_unit, res.request.unit), gpus_text(cheapest->gpus), pct(limit));
+                                percent_text(*row.usd_per_unit / *cheapest->usd_per_unit - 1.0),
+                                cost_text(*cheapest->usd_per_unit, res.request.unit), gpus_text(cheapest->gpus),
+                                percent_text(limit));
       return rule;
     }
     if (*row.usd_per_unit < *cheapest->usd_per_unit) {
       cheapest = &row;
     }
   }
-  rule.reason = fmt::format("cost per unit stays within {} of the lowest up to {} GPUs", pct(limit), res.request.up_to);
+  rule.reason =
+      fmt::format("cost per unit stays within {} of the lowest up to {} GPUs", percent_text(limit), res.request.up_to);
   return rule;
 }
 
@@ -212,7 +216,7 @@ StopRule peak_rule(const ScalingResult& res) {
   rule.last_paying_gpus = peak_gpus;
   rule.reason = fmt::format("USL peak N* = sqrt((1 - sigma) / kappa) = {:.1f}: throughput tops out at {} {} on "
                             "{} GPUs and falls with every GPU added after",
-                            *peak, amount(res.usl.throughput(best)), res.request.unit.text, peak_gpus);
+                            *peak, amount_text(res.usl.throughput(best)), res.request.unit.text, peak_gpus);
   return rule;
 }
 
@@ -279,7 +283,7 @@ ScalingResult measured_scaling(ScalingRequest request) {
     if (row.super_linear) {
       res.notes.push_back(fmt::format("super-linear: {} GPUs reach {} efficiency (over 100 %): caches, or a batch "
                                       "that changed with the GPU count; neither law can follow it",
-                                      row.gpus, pct(row.efficiency)));
+                                      row.gpus, percent_text(row.efficiency)));
     }
   }
 

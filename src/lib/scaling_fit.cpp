@@ -11,6 +11,8 @@
 
 #include <gpuplan/scaling.hpp>
 
+#include "detail/numeric.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -18,7 +20,7 @@ constexpr std::size_t kMaxParams = 3;
 using Vec = std::array<double, kMaxParams>;
 using Mat = std::array<Vec, kMaxParams>;
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
 
 // Solves the leading n x n block of A x = b by Gaussian elimination with partial pivoting;
 // false when singular.

@@ -12,11 +12,13 @@
 #include <gpuplan/layout.hpp>
 #include <gpuplan/weight_format.hpp>
 
+#include "detail/numeric.hpp"
+
 namespace gpuplan {
 namespace {
 
-constexpr double kBf16 = 2.0;
-constexpr double kFp32 = 4.0;
+using detail::kBf16Bytes;
+using detail::kFp32Bytes;
 
 template <typename E, std::size_t N>
 E parse_enum(std::string_view text, std::string_view field, std::string_view what, const std::array<E, N>& all) {
@@ -33,7 +35,7 @@ E parse_enum(std::string_view text, std::string_view field, std::string_view wha
                                fmt::join(names, ", ")));
 }
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
 
 // Bytes per parameter of the optimizer's moments (the fp32 master copy is separate): AdamW keeps
 // m and v in fp32 (8, so 4 + 8 = ZeRO's K = 12 with the master); bitsandbytes' 8-bit AdamW keeps
@@ -140,15 +142,15 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   };
   m.params_per_gpu = params.dense + params.experts;
   m.expert_params_per_gpu = params.experts;
-  m.working_bytes_per_gpu = kBf16 * m.params_per_gpu;
+  m.working_bytes_per_gpu = kBf16Bytes * m.params_per_gpu;
   const double moments = moment_bytes(r.optimizer);
   if (r.method == TrainMethod::full) {
     m.trainable_params = pc.total();
     // ZeRO section 3.1: 2 bytes of fp16/bf16 parameters, 2 of gradients, K = 12 of optimizer
     // states (fp32 master 4 + Adam's m and v 8).
-    m.parameters = sharded(params, kBf16, 3);
-    m.gradients = sharded(params, kBf16, 2);
-    m.master_weights = sharded(params, kFp32, 1);
+    m.parameters = sharded(params, kBf16Bytes, 3);
+    m.gradients = sharded(params, kBf16Bytes, 2);
+    m.master_weights = sharded(params, kFp32Bytes, 1);
     m.optimizer_states = sharded(params, moments, 1);
   } else {
     // Frozen base in its format (bf16, or NF4 for QLoRA), sharded only by ZeRO-3/FSDP; the
@@ -157,9 +159,9 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     m.trainable_params = m.adapter_params;
     const GpuShare base = gpu_share(model, weight_bytes_by_part(model, base_formats(r.method)), l);
     const GpuShare adapters{.dense = m.adapter_params / d(l.tp * l.pp)};
-    m.parameters = sharded(base, 1.0, 3) + sharded(adapters, kFp32, 3);
+    m.parameters = sharded(base, 1.0, 3) + sharded(adapters, kFp32Bytes, 3);
     m.working_bytes_per_gpu = base.dense + base.experts;
-    m.gradients = sharded(adapters, kFp32, 2);
+    m.gradients = sharded(adapters, kFp32Bytes, 2);
     m.optimizer_states = sharded(adapters, moments, 1);
   }
   // ZeRO-Offload moves the optimizer step (states, master and the reduced gradient partition) to
@@ -189,14 +191,14 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   // Logits of one micro-batch: bf16 logits plus the fp32 copy the cross-entropy works in, split
   // over TP (vocab-parallel). Counted on the same GPU as the first stage's activations: with a
   // pipeline that is conservative by one micro-batch's logits.
-  m.logits = d(model.vocab_size) * (kBf16 + kFp32) / d(l.tp) * tokens;
+  m.logits = d(model.vocab_size) * (kBf16Bytes + kFp32Bytes) / d(l.tp) * tokens;
 
   if (z == 3) {
     // FSDP wraps each decoder layer as a unit: one gathered, the next prefetched, and its
     // gradients before the reduce-scatter; the root unit (embeddings, LM head) stays gathered
     // for the whole step. A frozen base needs no gradients.
     const double base_bytes_per_param = r.method == TrainMethod::full
-                                            ? kBf16
+                                            ? kBf16Bytes
                                             : gpu_share(model, weight_bytes_by_part(model, base_formats(r.method)), l).dense /
                                                   std::max(1.0, params.dense);
     const double layer_copies = r.method == TrainMethod::full ? 3.0 : 2.0;
@@ -212,7 +214,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
         largest = std::max(largest, d(t.rows) * d(t.cols));
       }
     }
-    m.buckets += kBf16 * largest / d(l.tp);
+    m.buckets += kBf16Bytes * largest / d(l.tp);
   }
   m.reserve = r.reserve_bytes;
   m.capacity_bytes = gpu.engine_memory_bytes();
@@ -351,14 +353,14 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
   for (std::uint64_t i = 0; i < model.num_hidden_layers; ++i) {
     // Norm inputs (2 x 2h), QKV and MLP inputs (2 x 2h), two dropout masks: 10h in the paper.
     replicated += 8.0 * h + 2.0 * mask * h;
-    split += kBf16 * (q + k + v + o) / tp;
+    split += kBf16Bytes * (q + k + v + o) / tp;
     if (!model.is_linear_layer(i)) {  // linear-attention layers keep no scores
       const double window = d(model.window_of_layer(i));
       const double keys = window > 0 ? std::min(window, d(r.seq_tokens)) : d(r.seq_tokens);
       // Softmax output 2 bytes, dropout mask 1 and dropout output 2 per score.
       scores += heads * keys * (2.0 + 3.0 * mask) / tp;
       if (r.flash_attention) {
-        split += kFp32 * heads / tp;  // FlashAttention keeps the softmax log-sum-exp
+        split += kFp32Bytes * heads / tp;  // FlashAttention keeps the softmax log-sum-exp
       }
     }
     if (model.is_moe_layer(i)) {
@@ -366,15 +368,15 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
       const double shared_f = d(e.shared_expert_intermediate > 0 ? e.shared_expert_intermediate : e.expert_intermediate);
       // Each token's copy to its k experts, their intermediates, the shared experts', and the
       // router's fp32 logits.
-      split += d(e.experts_per_token) * (kBf16 * h + mlp_per_f * d(e.expert_intermediate) / tp) +
-               d(e.shared_experts) * mlp_per_f * shared_f / tp + kFp32 * d(e.routed_experts);
+      split += d(e.experts_per_token) * (kBf16Bytes * h + mlp_per_f * d(e.expert_intermediate) / tp) +
+               d(e.shared_experts) * mlp_per_f * shared_f / tp + kFp32Bytes * d(e.routed_experts);
     } else {
       split += mlp_per_f * d(model.intermediate_size) / tp;
     }
   }
   if (r.method != TrainMethod::full) {
     // LoRA keeps x A (r values) per adapted matrix: 4 attention and 3 (gated) or 2 MLP matrices.
-    split += layers * kBf16 * d(r.lora_rank) * (4.0 + (model.mlp_gated ? 3.0 : 2.0)) / tp;
+    split += layers * kBf16Bytes * d(r.lora_rank) * (4.0 + (model.mlp_gated ? 3.0 : 2.0)) / tp;
   }
   out.replicated = replicated / layers;
   out.split = split / layers;
@@ -382,7 +384,7 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
   const bool keep_scores = r.recompute == Recompute::none && !r.flash_attention;
   switch (r.recompute) {
     case Recompute::full:
-      out.stored = kBf16 * h / sp;  // only each layer's input
+      out.stored = kBf16Bytes * h / sp;  // only each layer's input
       break;
     case Recompute::none:
     case Recompute::selective:

@@ -7,15 +7,18 @@
 
 #include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/units.hpp>
+
+#include "detail/numeric.hpp"
 
 namespace gpuplan {
 namespace {
 
-constexpr double kSecondsPerHour = 3600.0;
-constexpr double kJoulesPerKwh = 3.6e6;
-constexpr double kMillion = 1e6;
+using units::kSecondsPerHour;
+using units::kJoulesPerKwh;
+using units::kMega;
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
 
 int stage_of(Sharding s) { return s == Sharding::zero3 || s == Sharding::fsdp ? 3 : 0; }
 
@@ -61,7 +64,7 @@ TrainCost priced(const Price& price, const TrainPlan& plan, double tokens) {
   t.price = price;
   t.usd_per_hour = result.usd_per_hour();
   t.usd_per_million_tokens = result.usd_per_million_tokens;
-  t.usd = t.usd_per_million_tokens * tokens / kMillion;
+  t.usd = t.usd_per_million_tokens * tokens / kMega;
   // Slower than estimated costs more: the band's low edge of tokens/s is the high edge of USD.
   const TrainEfficiency& e = plan.request.efficiency;
   t.usd_low = t.usd / (1.0 + e.band_high);

@@ -8,13 +8,15 @@
 #include <gpuplan/comm.hpp>
 #include <gpuplan/error.hpp>
 
+#include "detail/numeric.hpp"
+
 namespace gpuplan {
 namespace {
 
-constexpr double kBf16 = 2.0;
-constexpr double kFp32 = 4.0;
+using detail::kBf16Bytes;
+using detail::kFp32Bytes;
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
 
 // The link of a group spanning `span` consecutive ranks (TP innermost, then CP, DP, PP): inside
 // the scale-up domain when the span fits it.
@@ -116,13 +118,13 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   // Per layer: two all-reduces forward, two backward (with SP: all-gather + reduce-scatter, the
   // same bytes); a full recompute repeats the forward's.
   const double passes = r.recompute == Recompute::full ? 3.0 : 2.0;
-  const double tp_mb = layers * 2.0 * passes * allreduce_s(tokens_mb * h * kBf16, l.tp, link(l.tp));
+  const double tp_mb = layers * 2.0 * passes * allreduce_s(tokens_mb * h * kBf16Bytes, l.tp, link(l.tp));
   s.tp_link = link_name(gpu, l.tp);
   // Expert all-to-all: dispatch and combine per MoE layer and pass, each token's k copies.
   double ep_mb = 0;
   if (model.moe && l.ep > 1) {
     const double sp = l.tp > 1 && r.sequence_parallel ? d(l.tp) : 1.0;
-    const double bytes = tokens_mb / sp * d(model.moe->experts_per_token) * h * kBf16;
+    const double bytes = tokens_mb / sp * d(model.moe->experts_per_token) * h * kBf16Bytes;
     ep_mb = moe_layers * 2.0 * passes * alltoall_s(bytes, l.ep, link(l.tp * l.ep));
   }
   // Context parallelism (ring attention): each rank gathers the others' K and V chunks forward
@@ -132,7 +134,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     const double kv_width = model.mla ? d(model.num_attention_heads) * d(model.mla->qk_nope_head_dim +
                                                                            model.mla->qk_rope_head_dim + model.mla->v_head_dim)
                                       : 2.0 * d(model.num_key_value_heads) * d(model.head_dim);
-    const double chunk = tokens_mb * kv_width / d(l.tp) * kBf16;
+    const double chunk = tokens_mb * kv_width / d(l.tp) * kBf16Bytes;
     const double total = layers * allreduce_s(chunk * d(l.cp), l.cp, link(l.tp * l.cp));
     cp_mb = std::max(0.0, total - mb_attention_s);
   }
@@ -141,7 +143,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   double pp_mb = 0;
   if (l.pp > 1) {
     const double sp = l.tp > 1 ? d(l.tp) : 1.0;
-    pp_mb = 2.0 * p2p_s(tokens_mb * h * kBf16 / sp, link(l.gpus()));
+    pp_mb = 2.0 * p2p_s(tokens_mb * h * kBf16Bytes / sp, link(l.gpus()));
   }
   const double mb_s = mb_compute_s + tp_mb + ep_mb + cp_mb + pp_mb;
   s.compute_s = m * mb_compute_s;
@@ -167,7 +169,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     return allreduce_s(bytes * (1.0 - expert_share), l.dp * l.cp, dp_link) +
            allreduce_s(bytes * expert_share, static_cast<std::uint64_t>(experts_group), dp_link);
   };
-  const double grad_bytes = full ? mem.params_per_gpu * kBf16 : mem.adapter_params / d(l.tp * l.pp) * kFp32;
+  const double grad_bytes = full ? mem.params_per_gpu * kBf16Bytes : mem.adapter_params / d(l.tp * l.pp) * kFp32Bytes;
   const bool zero3 = r.sharding == Sharding::zero3 || r.sharding == Sharding::fsdp;
   if (zero3) {
     // ZeRO section 7.2.2: per pass, an all-gather of the parameters forward and again backward

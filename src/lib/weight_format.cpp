@@ -11,10 +11,12 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/units.hpp>
 
+#include "detail/numeric.hpp"
+
 namespace gpuplan {
 namespace {
 
-double d(std::uint64_t v) { return static_cast<double>(v); }
+using detail::d;
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
 
 // Named schemes as checkpoints ship them (sources in README "Weight formats").

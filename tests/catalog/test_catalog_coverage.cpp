@@ -12,11 +12,13 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/model_spec.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::WithinRel;
 
 namespace {
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
-gpuplan::ParamCount params(const char* id) { return gpuplan::count_params(cat().model(id)); }
+using gpuplan::test::cat;
+using gpuplan::test::params;
 }  // namespace
 
 TEST_CASE("coverage: the issue's GPUs are present with sources", "[catalog]") {

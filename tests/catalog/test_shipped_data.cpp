@@ -6,10 +6,12 @@
 
 #include <gpuplan/catalog.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::WithinRel;
 
 namespace {
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::test::cat;
 }  // namespace
 
 TEST_CASE("shipped: the issue's required GPUs, models and prices are present", "[catalog]") {

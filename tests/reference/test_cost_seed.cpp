@@ -7,11 +7,13 @@
 #include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::WithinRel;
 using gpuplan::PricingMode;
 
 namespace {
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::test::cat;
 
 gpuplan::CostResult node(const char* gpu, PricingMode mode, double tokens_per_s) {
   gpuplan::CostRequest r;

@@ -4,12 +4,14 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/memory.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::WithinRel;
 using gpuplan::DType;
 using gpuplan::FitRequest;
 
 namespace {
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::test::cat;
 }  // namespace
 
 // Seed 001 (H100 vs H200 GPUs): "H100 SXM (8x), 640 GB", "H200 SXM (8x), 1,128 GB".

@@ -8,10 +8,13 @@
 
 #include <cmath>
 
+#include <gpuplan/units.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/engine_memory.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/memory.hpp>
+
+#include "test_support.hpp"
 
 using gpuplan::DType;
 using gpuplan::Engine;
@@ -22,9 +25,9 @@ using gpuplan::Layout;
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using gpuplan::units::kGiB;
 
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::test::cat;
 
 /// Within 5 % of the logged figure, or 0.5 GiB for budgets under 10 GiB.
 bool within_tolerance(double predicted_gib, double logged_gib) {

@@ -3,12 +3,12 @@
 
 #include <gpuplan/catalog.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::WithinRel;
 
 namespace {
-gpuplan::ParamCount params(const char* id) {
-  return gpuplan::count_params(gpuplan::Catalog::builtin().model(id));
-}
+using gpuplan::test::params;
 }  // namespace
 
 // Meta Llama 3.1 model card: 8.03 B, 70.6 B, 405.9 B (HF "Model size" 8.03B / 70.6B / 406B).

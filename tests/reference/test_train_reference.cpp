@@ -13,6 +13,8 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/train_plan.hpp>
 
+#include "test_support.hpp"
+
 using namespace gpuplan;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -40,7 +42,7 @@ ModelSpec gpt(std::uint64_t hidden, std::uint64_t layers, std::uint64_t heads, s
   return m;
 }
 
-const GpuSpec& gpu(std::string_view id) { return Catalog::builtin().gpu(id); }
+using gpuplan::test::gpu;
 
 TrainRequest data_parallel(std::uint64_t dp, Sharding s) {
   TrainRequest r;

@@ -8,6 +8,8 @@
 #include <gpuplan/memory.hpp>
 #include <gpuplan/perf.hpp>
 
+#include "test_support.hpp"
+
 using gpuplan::BandCase;
 using gpuplan::DType;
 using gpuplan::Efficiency;
@@ -16,7 +18,7 @@ using gpuplan::PerfModel;
 using gpuplan::PerfRequest;
 
 namespace {
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::test::cat;
 
 const gpuplan::CrossValidation& shipped_cv() {
   static const gpuplan::CrossValidation cv = gpuplan::cross_validate(cat(), cat().benchmarks());
@@ -75,6 +77,29 @@ TEST_CASE("calibration: measurements are timed at the settings trtllm-bench chos
   CHECK(small.max_num_tokens == 2048);  // 64 x 17 = 1088, at least 2048
   const auto pp = gpuplan::trtllm_bench_settings(1000, 128, 128, 4);
   CHECK(pp.max_batch == 256);        // 250 per micro-batch
+}
+
+TEST_CASE("calibration: a trtllm-bench run of a sliding-window model keeps the whole context", "[calibration]") {
+  // Mistral 7B v0.1 (4,096-token window on every layer) at 20,000/2,000 on one H100, as the v0.17
+  // perf overview ran it: TensorRT-LLM's cache keeps all 22,000 tokens a layer, so the batch is
+  // about 4,096/22,000 of what a windowed cache would hold.
+  gpuplan::Benchmark b;
+  b.id = "mistral-20k";
+  b.model = "mistral-7b";
+  b.gpu = "h100-sxm";
+  b.input_tokens = 20000;
+  b.output_tokens = 2000;
+  b.output_tokens_per_s = 1000;
+  const auto batch = [&](bool tensorrt_llm) {
+    b.tensorrt_llm = tensorrt_llm;
+    const gpuplan::Calibration c = gpuplan::validate_benchmarks(cat(), Efficiency{}, {b});
+    REQUIRE(c.checks.size() == 1);
+    return static_cast<double>(c.checks[0].batch);
+  };
+  const double whole = batch(true);
+  const double windowed = batch(false);
+  CHECK(whole > 0);
+  CHECK(whole < windowed * 0.25);
 }
 
 TEST_CASE("calibration: the shipped bands are the cross-validation's", "[calibration]") {

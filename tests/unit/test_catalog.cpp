@@ -6,12 +6,14 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/kv_cache.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::WithinRel;
 using gpuplan::Catalog;
 using gpuplan::InputError;
 
 namespace {
-std::string fixture(const char* name) { return std::string(GPUPLAN_FIXTURES_DIR) + "/" + name; }
+using gpuplan::test::fixture;
 
 const char* kGpu = R"({"id": "x-gpu", "name": "X", "vendor": "nvidia", "memory_gb": 80,
   "memory_bandwidth_tb_per_s": 3.35, "dense_tflop_per_s": {"bf16": 989}, "tdp_w": 700,

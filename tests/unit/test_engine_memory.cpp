@@ -3,10 +3,13 @@
 #include <cmath>
 #include <limits>
 
+#include <gpuplan/units.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/engine_memory.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/memory.hpp>
+
+#include "test_support.hpp"
 
 using gpuplan::DType;
 using gpuplan::Engine;
@@ -16,8 +19,8 @@ using gpuplan::FitRequest;
 using gpuplan::Layout;
 
 namespace {
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::units::kGiB;
+using gpuplan::test::cat;
 const EngineInputs kH100{.total_bytes = 79.11 * kGiB, .weights_bytes = 16.0 * kGiB,
                          .kv_bytes_per_token_per_gpu = 131072.0, .block_tokens = 16};
 }  // namespace

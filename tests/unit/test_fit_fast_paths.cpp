@@ -17,11 +17,13 @@
 // The search's internals are the library's (src/lib/detail), not an installed header.
 #include "../../src/lib/detail/fit_basis.hpp"
 
+#include "test_support.hpp"
+
 using gpuplan::FitRequest;
 
 namespace {
 
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::test::cat;
 
 /// The very same double (the shortcuts compute the same operations, so no tolerance).
 bool same(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }

@@ -7,10 +7,12 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::Contains;
 
 namespace {
-std::string fixture(const char* name) { return std::string(GPUPLAN_FIXTURES_DIR) + "/" + name; }
+using gpuplan::test::fixture;
 }  // namespace
 
 TEST_CASE("hf import: a state-space model_type is refused by name", "[hf]") {

@@ -3,12 +3,14 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/kv_cache.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::WithinRel;
 using gpuplan::DType;
 using gpuplan::Layout;
 
 namespace {
-const gpuplan::ModelSpec& model(const char* id) { return gpuplan::Catalog::builtin().model(id); }
+using gpuplan::test::model;
 }  // namespace
 
 TEST_CASE("kv_cache: GQA bytes per token = 2 x layers x kv_heads x head_dim x bytes", "[kv_cache]") {
@@ -75,10 +77,16 @@ TEST_CASE("kv_cache: Llama 4's chunked layers hold one chunk, or the whole conte
   // Within one chunk the two agree.
   CHECK_THAT(gpuplan::sequence_kv_bytes(full, 8000, 16),
              WithinRel(gpuplan::sequence_kv_bytes(chunked, 8000, 16), 1e-12));
-  // Sliding windows are no chunks: gpt-oss keeps its 128-token windows either way.
+  // Sliding windows too: TensorRT-LLM's KV cache manager keeps max_seq_len tokens a layer unless
+  // max_attention_window is set, so gpt-oss's 128-token-window layers (18 of 36) keep the whole
+  // context there, and hold 128 tokens elsewhere.
   const auto& oss = model("gpt-oss-120b");
-  CHECK_THAT(gpuplan::sequence_kv_bytes(gpuplan::kv_shape(oss, DType::bf16, Layout{}, true), 131072, 16),
-             WithinRel(gpuplan::sequence_kv_bytes(gpuplan::kv_shape(oss, DType::bf16, Layout{}), 131072, 16), 1e-12));
+  const auto windowed = gpuplan::kv_shape(oss, DType::bf16, Layout{});
+  const auto whole = gpuplan::kv_shape(oss, DType::bf16, Layout{}, true);
+  CHECK(whole.full_attention_only);
+  CHECK_THAT(gpuplan::sequence_kv_bytes(whole, 131072, 16),
+             WithinRel(gpuplan::sequence_kv_bytes(windowed, 131072, 16) * 36.0 * 131072 / (18.0 * 131072 + 18.0 * 128),
+                       1e-12));
 }
 
 TEST_CASE("kv_cache: max_context_tokens is the last length that fits", "[kv_cache]") {

@@ -5,6 +5,8 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/fit_report.hpp>
 #include <gpuplan/layout_search.hpp>
+
+#include "test_support.hpp"
 #include <string>
 
 using gpuplan::DType;
@@ -14,7 +16,7 @@ using gpuplan::FitRequest;
 using gpuplan::LayoutOption;
 
 namespace {
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::test::cat;
 
 FitQuestion question(std::uint64_t gpus, FitRequest request) {
   return FitQuestion{.request = request, .search = {.gpus = gpus}, .layout_given = false, .context_given = true};

@@ -8,11 +8,13 @@
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/measurement_file.hpp>
 
+#include "test_support.hpp"
+
 using gpuplan::DType;
 
 namespace {
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
-std::string fixture(const char* name) { return std::string(GPUPLAN_FIXTURES_DIR) + "/" + name; }
+using gpuplan::test::cat;
+using gpuplan::test::fixture;
 
 std::string row(const std::string& fields) {
   return R"({"measured": [{"kind": "throughput", "engine": "TensorRT-LLM", "isl": 128, "osl": 2048, )" + fields + "}]}";

@@ -7,13 +7,15 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/memory.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::WithinRel;
 using gpuplan::DType;
 using gpuplan::FitRequest;
 using gpuplan::Layout;
 
 namespace {
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::test::cat;
 }  // namespace
 
 TEST_CASE("memory: the per-GPU breakdown adds up", "[memory]") {
@@ -143,7 +145,7 @@ TEST_CASE("memory: TensorRT-LLM keeps the whole context in Llama 4's chunked lay
   const auto& g = cat().gpu("h200-sxm");
   FitRequest r{.layout = Layout{.tp = 4}, .weights_dtype = DType::fp8, .kv_dtype = DType::fp8, .context_tokens = 22000};
   const auto chunked = gpuplan::fit(m, g, r);
-  r.chunks_keep_context = true;
+  r.windows_keep_context = true;
   const auto full = gpuplan::fit(m, g, r);
   // Same budget; a sequence past one chunk takes 48 layers' worth, not 12 + 36 chunks.
   CHECK_THAT(full.per_gpu.kv_budget_bytes, WithinRel(chunked.per_gpu.kv_budget_bytes, 1e-12));
@@ -156,8 +158,32 @@ TEST_CASE("memory: TensorRT-LLM keeps the whole context in Llama 4's chunked lay
   CHECK(says(chunked, "hold at most one chunk"));
   CHECK(says(full, "keep the whole context"));
   // Naming the engine implies it.
-  r.chunks_keep_context = false;
+  r.windows_keep_context = false;
   r.engine.engine = gpuplan::Engine::trtllm;
-  CHECK(gpuplan::chunks_keep_context(r));
+  CHECK(gpuplan::windows_keep_context(r));
   CHECK(gpuplan::fit(m, g, r).kv.full_attention_only);
+}
+
+TEST_CASE("memory: TensorRT-LLM keeps the whole context in sliding-window layers too", "[memory]") {
+  // Mistral 7B v0.1: a 4,096-token window on all 32 layers. A 22,000-token sequence holds 4,096
+  // tokens a layer where the engine applies the window (vLLM), all 22,000 under TensorRT-LLM,
+  // whose max_attention_window defaults to the whole sequence.
+  const auto& m = cat().model("mistral-7b");
+  const auto& g = cat().gpu("h100-sxm");
+  FitRequest r{.weights_dtype = DType::fp8, .kv_dtype = DType::fp8, .context_tokens = 22000};
+  const auto windowed = gpuplan::fit(m, g, r);
+  r.engine.engine = gpuplan::Engine::trtllm;
+  const auto whole = gpuplan::fit(m, g, r);
+  REQUIRE(windowed.max_concurrent_sequences);
+  REQUIRE(whole.max_concurrent_sequences);
+  CHECK_FALSE(windowed.kv.full_attention_only);
+  CHECK(whole.kv.full_attention_only);
+  CHECK_THAT(whole.sequence_kv_bytes_per_gpu,
+             WithinRel(windowed.sequence_kv_bytes_per_gpu * 22000.0 / 4096.0, 1e-12));
+  const auto says = [](const gpuplan::FitResult& f, const char* text) {
+    return std::any_of(f.notes.begin(), f.notes.end(),
+                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  CHECK(says(windowed, "sliding-window layers hold at most their window"));
+  CHECK(says(whole, "sliding-window layers keep the whole context"));
 }

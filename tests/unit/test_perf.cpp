@@ -7,6 +7,8 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/perf.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 using gpuplan::DType;
@@ -16,7 +18,7 @@ using gpuplan::PerfModel;
 using gpuplan::PerfRequest;
 
 namespace {
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::test::cat;
 
 PerfRequest request(Layout layout, DType weights, std::uint64_t input, std::uint64_t output) {
   PerfRequest r;

@@ -10,6 +10,8 @@
 #include <gpuplan/plan_check.hpp>
 #include <gpuplan/planned_load.hpp>
 
+#include "test_support.hpp"
+
 using gpuplan::Efficiency;
 using gpuplan::Layout;
 using gpuplan::PerfModel;
@@ -17,9 +19,9 @@ using gpuplan::PerfRequest;
 
 namespace {
 
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::test::cat;
 
-PerfRequest request(std::uint64_t dp) {
+PerfRequest load_request(std::uint64_t dp) {
   PerfRequest r;
   r.input_tokens = 2048;
   r.output_tokens = 512;
@@ -33,7 +35,7 @@ double tokens_per_s(const PerfModel& m, std::uint64_t batch) { return m.evaluate
 }  // namespace
 
 TEST_CASE("planned load: a target is served at the smallest batch that reaches it", "[load]") {
-  const PerfModel m(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), request(2));
+  const PerfModel m(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), load_request(2));
   const double full = m.full_load_tokens_per_s(Efficiency{});
   REQUIRE(full > 0);
   for (const double share : {0.001, 0.1, 0.5, 0.9, 1.0}) {
@@ -57,8 +59,8 @@ TEST_CASE("planned load: a target is served at the smallest batch that reaches i
 }
 
 TEST_CASE("planned load: the replicas a target needs at full load", "[load]") {
-  const PerfModel one(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), request(1));
-  const PerfModel four(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), request(4));
+  const PerfModel one(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), load_request(1));
+  const PerfModel four(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), load_request(4));
   const double replica = one.full_load_tokens_per_s(Efficiency{});
   CHECK(gpuplan::replicas_for_target(one, replica * 0.5) == 1);
   CHECK(gpuplan::replicas_for_target(one, replica) == 1);
@@ -73,7 +75,7 @@ TEST_CASE("plan check: a deployment without a GPU count is sized for its target"
   q.origin = "p.json";
   q.model = cat().model("llama-3.1-8b");
   q.gpu = &cat().gpu("h100-sxm");
-  q.perf = request(1);
+  q.perf = load_request(1);
   q.layout_given = true;
   const double replica = PerfModel(q.model, *q.gpu, q.perf).full_load_tokens_per_s(Efficiency{});
   q.target_output_tokens_per_s = replica * 2.5;
@@ -104,7 +106,7 @@ TEST_CASE("plan check: a deployment without a GPU count is sized for its target"
 TEST_CASE("compare: with a target and no GPU count each option is priced at the GPUs that carry it", "[load][compare]") {
   gpuplan::CompareRequest r;
   r.gpus = {"h100-sxm", "h200-sxm"};
-  r.perf = request(1);
+  r.perf = load_request(1);
   r.gpus_per_option = 8;
   r.given_usd_per_gpu_hour = {{"h100-sxm", 2.0}, {"h200-sxm", 3.0}};
   const gpuplan::ModelSpec& model = cat().model("llama-3.1-8b");

@@ -292,27 +292,51 @@ TEST_CASE("plan: a TensorRT-LLM launch searches NVIDIA GPUs only", "[plan]") {
                     Catch::Matchers::StartsWith("plan.launch_engine: trtllm runs on NVIDIA GPUs only"));
 }
 
-TEST_CASE("plan: a TensorRT-LLM launch sizes Llama 4 with the whole context in chunked layers", "[plan]") {
-  const Catalog& catalog = Catalog::builtin();
-  const ModelSpec& model = catalog.model("llama-4-scout");
-  PlanRequest req;
-  req.perf.input_tokens = 20'000;  // past one 8,192-token chunk
+namespace {
+
+/// One FP8 layout on `gpu` at 20,000/2,000 tokens, planned for a vLLM and a TensorRT-LLM launch.
+struct LaunchPair {
+  PlanRequest request;  ///< the TensorRT-LLM one
+  PlanResult vllm;
+  PlanResult trt;
+};
+
+LaunchPair plan_both_launches(const Catalog& catalog, const ModelSpec& model, const char* gpu, Layout layout) {
+  LaunchPair p;
+  PlanRequest& req = p.request;
+  req.perf.input_tokens = 20'000;
   req.perf.output_tokens = 2'000;
-  req.gpus = {"h200-sxm"};
+  req.gpus = {gpu};
   req.weights_dtypes = {DType::fp8};
   req.kv_dtypes = {DType::fp8};
-  req.layouts = {Layout{.tp = 4, .ep = 4}};
+  req.layouts = {layout};
   req.launch_engine = gpuplan::Engine::vllm;
-  const PlanResult vllm = plan(catalog, model, req);
+  p.vllm = plan(catalog, model, req);
   req.launch_engine = gpuplan::Engine::trtllm;
-  const PlanResult trt = plan(catalog, model, req);
-  REQUIRE(vllm.configurations.size() == 1);
-  REQUIRE(trt.configurations.size() == 1);
+  p.trt = plan(catalog, model, req);
+  REQUIRE(p.vllm.configurations.size() == 1);
+  REQUIRE(p.trt.configurations.size() == 1);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("plan: a TensorRT-LLM launch sizes Llama 4 with the whole context in chunked layers", "[plan]") {
+  const Catalog& catalog = Catalog::builtin();
+  const ModelSpec& model = catalog.model("llama-4-scout");  // 20,000 tokens: past one 8,192-token chunk
+  const LaunchPair p = plan_both_launches(catalog, model, "h200-sxm", Layout{.tp = 4, .ep = 4});
   // TensorRT-LLM holds 48 layers of 22,000 tokens a sequence, vLLM 12 of them and 36 chunks.
-  CHECK(trt.configurations[0].max_batch < vllm.configurations[0].max_batch * 6 / 10);
+  CHECK(p.trt.configurations[0].max_batch < p.vllm.configurations[0].max_batch * 6 / 10);
   // A configuration re-evaluated for the same launch gets the same figures.
-  CHECK_THAT(evaluate_config(catalog, model, req, trt.configurations[0]).itl_s,
-             Catch::Matchers::WithinRel(trt.configurations[0].itl_s, 1e-12));
+  CHECK_THAT(evaluate_config(catalog, model, p.request, p.trt.configurations[0]).itl_s,
+             Catch::Matchers::WithinRel(p.trt.configurations[0].itl_s, 1e-12));
+}
+
+TEST_CASE("plan: a TensorRT-LLM launch sizes sliding-window layers with the whole context too", "[plan]") {
+  const Catalog& catalog = Catalog::builtin();
+  // Mistral 7B v0.1: a 4,096-token window on every layer; 22,000 tokens a layer against 4,096.
+  const LaunchPair p = plan_both_launches(catalog, catalog.model("mistral-7b"), "h100-sxm", Layout{});
+  CHECK(p.trt.configurations[0].max_batch < p.vllm.configurations[0].max_batch * 3 / 10);
 }
 
 TEST_CASE("plan: DeepSeek-V3 on H100s needs two nodes; the plan meets its targets in perf runs", "[plan]") {

@@ -7,13 +7,15 @@
 #include <gpuplan/scale_model.hpp>
 #include <gpuplan/units.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::Contains;
 using gpuplan::Layout;
 using gpuplan::ScaleModelRow;
 
 namespace {
 
-const gpuplan::Catalog& cat() { return gpuplan::Catalog::builtin(); }
+using gpuplan::test::cat;
 
 gpuplan::ScaleModelRequest request_70b() {
   gpuplan::ScaleModelRequest r;

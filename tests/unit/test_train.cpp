@@ -5,14 +5,16 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/train_plan.hpp>
 
+#include "test_support.hpp"
+
 using namespace gpuplan;
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinRel;
 
 namespace {
 
-const ModelSpec& model(std::string_view id) { return Catalog::builtin().model(id); }
-const GpuSpec& gpu(std::string_view id) { return Catalog::builtin().gpu(id); }
+using gpuplan::test::model;
+using gpuplan::test::gpu;
 
 TrainRequest fsdp16() {
   TrainRequest r;

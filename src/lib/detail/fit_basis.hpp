@@ -40,7 +40,7 @@ struct FitBasis {
   DType weights_dtype = DType::bf16;
   std::optional<DType> embeddings_dtype;
   DType kv_dtype = DType::bf16;
-  bool chunks_keep_context = false;  ///< chunks_keep_context(request)
+  bool windows_keep_context = false;  ///< windows_keep_context(request)
 
   WeightFormats formats;
   bool formats_as_shipped = false;  ///< formats are the checkpoint's own
@@ -53,7 +53,7 @@ struct FitBasis {
   /// kv_shape() by (TP, PP), the only parts of the layout it reads; filled as they are asked for.
   std::map<std::pair<std::uint64_t, std::uint64_t>, KvShape> kv_shapes;
 
-  /// kv_shape(model, kv_dtype, layout, chunks_keep_context), computed once for each TP x PP.
+  /// kv_shape(model, kv_dtype, layout, windows_keep_context), computed once for each TP x PP.
   const KvShape& kv_shape_of(const ModelSpec& model, const Layout& layout);
 };
 
