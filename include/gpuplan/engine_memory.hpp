@@ -74,6 +74,9 @@ struct EngineMemory {
   double kv_bytes = 0;             ///< the KV cache the engine allocates (may be < 0: no start)
   std::uint64_t kv_tokens = 0;     ///< tokens that fit (whole blocks), 0 when kv_bytes <= 0
   std::uint64_t block_tokens = 0;
+  /// Requests at the fit's context the cache holds, as the engine counts them (vLLM's log line;
+  /// others: tokens over the context); set by fit once the KV shape is known.
+  double max_concurrency = 0;
 };
 
 /// Inputs the engines need: the GPU total as CUDA reports it, the weights one GPU holds, the
@@ -84,6 +87,7 @@ struct EngineInputs {
   double kv_bytes_per_token_per_gpu = 0;
   std::uint64_t block_tokens = 16;
   double mxfp4_expert_bytes = 0;  ///< of weights_bytes: routed experts held in MXFP4
+  std::string_view device_name;   ///< the GPU's name: vLLM's defaults single out the A100
 };
 
 /// Validates settings against the engine named (ranges, NaN, a setting of another engine);

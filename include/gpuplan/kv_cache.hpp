@@ -50,6 +50,15 @@ KvShape kv_shape(const ModelSpec& model, DType kv_dtype, const Layout& layout, b
 /// `block_tokens` (windowed layers of the shape hold at most their window, rounded up to blocks).
 double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64_t block_tokens);
 
+/// vLLM's "Maximum concurrency for N tokens per request": requests of `tokens` its KV cache of
+/// `kv_bytes` holds, each reserving whole blocks per layer for its longest use: a full-attention
+/// layer its tokens, a sliding-window layer min(window - 1 + `batched_tokens`, tokens) plus one
+/// block (vllm/v1/kv_cache_interface.py SlidingWindowSpec.max_memory_usage_bytes,
+/// kv_cache_utils.py get_max_concurrency_for_kv_cache_config). Uniform full attention: the
+/// whole blocks of the pool over the blocks of one request.
+double vllm_max_concurrency(const KvShape& shape, double kv_bytes, std::uint64_t tokens, std::uint64_t block_tokens,
+                            std::uint64_t batched_tokens);
+
 /// Largest context such that `sequences` sequences fit in `budget_bytes` on one GPU;
 /// 0 if not even one token fits. Searches up to `limit_tokens`.
 std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std::uint64_t sequences,

@@ -13,6 +13,7 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/units.hpp>
 
+#include "detail/ascii.hpp"
 #include "detail/numeric.hpp"
 
 namespace gpuplan {
@@ -50,7 +51,8 @@ constexpr double kVllmCommunicatorBytes = 1.85 * units::kGiB;
 // increase over its start snapshot.
 constexpr double kCudaContextBytes = 0.5 * units::kGiB;
 // vLLM serve defaults (vllm/engine/arg_utils.py, V1): GPUs with at least 70 GiB get
-// max_num_batched_tokens 8192 and max_num_seqs 1024; smaller ones 2048 and 256.
+// max_num_batched_tokens 8192 and max_num_seqs 1024; smaller ones, and the A100 whatever its
+// memory ("a100" not in the device name, tests/engine/test_arg_utils.py), 2048 and 256.
 constexpr double kVllmLargeGpuBytes = 70.0 * units::kGiB;
 constexpr int kVllmGraphProfilingMinor = 21;  // "CUDA graph memory profiling ... default since v0.21.0"
 constexpr std::uint64_t kVllmMaxCaptureTokens = 512;
@@ -150,9 +152,7 @@ std::string_view to_string(Engine engine) {
 }
 
 Engine parse_engine(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = detail::lower(name);
   if (lower == "vllm") {
     return Engine::vllm;
   }
@@ -254,7 +254,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
 
   switch (s.engine) {
     case Engine::vllm: {
-      const bool large = in.total_bytes >= kVllmLargeGpuBytes;
+      const bool large = in.total_bytes >= kVllmLargeGpuBytes && detail::lower(in.device_name).find("a100") == std::string::npos;
       r.share = s.gpu_memory_utilization.value_or(0.9);
       r.share_default = !s.gpu_memory_utilization;
       r.batched_tokens = s.max_num_batched_tokens.value_or(large ? 8192 : 2048);

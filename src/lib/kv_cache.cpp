@@ -137,6 +137,25 @@ double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64
                                                          : token_layers(shape, stored, block_tokens));
 }
 
+double vllm_max_concurrency(const KvShape& shape, double kv_bytes, std::uint64_t tokens, std::uint64_t block_tokens,
+                            std::uint64_t batched_tokens) {
+  const std::uint64_t block = std::max<std::uint64_t>(block_tokens, 1);
+  const double page_bytes = d(block) * shape.bytes_per_token_per_layer_per_gpu;
+  if (kv_bytes <= 0 || page_bytes <= 0 || shape.windows.empty() || tokens == 0) {
+    return 0.0;
+  }
+  const double request_blocks = d(round_up(tokens, block) / block);
+  if (shape.full_attention_only && shape.state_bytes_per_sequence <= 0) {
+    return std::floor(kv_bytes / (page_bytes * d(shape.windows.size()))) / request_blocks;
+  }
+  double request_bytes = shape.state_bytes_per_sequence;
+  for (const std::uint64_t window : shape.windows) {
+    const std::uint64_t used = window == 0 ? tokens : std::min(window - 1 + batched_tokens, tokens);
+    request_bytes += page_bytes * d(round_up(used, block) / block + (window == 0 ? 0 : 1));
+  }
+  return kv_bytes / request_bytes;
+}
+
 std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std::uint64_t sequences,
                                  std::uint64_t block_tokens, std::uint64_t limit_tokens) {
   if (sequences == 0 || !(budget_bytes > 0)) {

@@ -217,7 +217,7 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
 /// Replaces the neutral cap, activations and reserve by the engine's own terms, so that
 /// cap - weights - activations - reserve is the KV cache the engine allocates.
 void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r, const WeightFormats& formats,
-                  double capacity) {
+                  double capacity, std::string_view device_name) {
   if (!m.has_architecture()) {
     throw InputError("engine.name: the engine's memory arithmetic needs an architecture (use a catalog "
                      "model or a config.json, not a bare parameter count)");
@@ -228,7 +228,8 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .kv_bytes_per_token_per_gpu = f.kv_bytes_per_token_per_gpu,
                         .block_tokens = f.block_tokens,
                         .mxfp4_expert_bytes =
-                            formats[WeightPart::routed_experts].element == DType::mxfp4 ? f.weights.experts : 0.0};
+                            formats[WeightPart::routed_experts].element == DType::mxfp4 ? f.weights.experts : 0.0,
+                        .device_name = device_name};
   const EngineMemory e = engine_memory(m, r.layout, in, r.engine);
   mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)
   switch (e.engine) {
@@ -372,7 +373,7 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   f.engine.reset();
   if (r.engine.engine != Engine::neutral) {
     // A MIG slice's total is its own; a whole GPU's is what CUDA reports.
-    apply_engine(f, model, r, basis->formats, f.mig ? capacity : gpu.engine_memory_bytes());
+    apply_engine(f, model, r, basis->formats, f.mig ? capacity : gpu.engine_memory_bytes(), gpu.name);
   }
   const double fixed = mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes;
   mem.kv_budget_bytes = std::max(0.0, mem.engine_cap_bytes - fixed);
@@ -390,6 +391,13 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     const auto per_replica =
         static_cast<std::uint64_t>(std::floor(mem.kv_budget_bytes / f.sequence_kv_bytes_per_gpu));
     f.max_concurrent_sequences = per_replica * l.dp;
+    if (f.engine) {
+      f.engine->max_concurrency =
+          f.engine->engine == Engine::vllm
+              ? vllm_max_concurrency(kv, f.engine->kv_bytes, r.context_tokens, f.engine->block_tokens,
+                                     f.engine->batched_tokens)
+              : d(f.engine->kv_tokens) / d(std::max<std::uint64_t>(r.context_tokens, 1));
+    }
     if (figure_set == FigureSet::all) {
       f.max_context_tokens = longest_context(model, kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens,
                                              f.max_context_limited_by_model);

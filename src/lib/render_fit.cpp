@@ -74,7 +74,7 @@ double gib(double bytes) { return bytes / units::kGiB; }
 std::vector<std::string> engine_log_lines(const FitResult& r) {
   const EngineMemory& e = *r.engine;
   const std::uint64_t ctx = r.request.context_tokens;
-  const double concurrency = static_cast<double>(e.kv_tokens) / static_cast<double>(ctx);
+  const double concurrency = e.max_concurrency;
   switch (e.engine) {
     case Engine::vllm:
       if (e.kv_tokens == 0) {  // vLLM refuses to start
@@ -503,8 +503,7 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
     w.member("kv_cache_gib", std::round(checked(e.kv_bytes, "engine kv") / units::kGiB * 100.0) / 100.0);
     w.member("kv_cache_tokens", e.kv_tokens);
     w.member("block_tokens", e.block_tokens);
-    w.member("max_concurrency_at_context",
-             std::round(static_cast<double>(e.kv_tokens) / static_cast<double>(q.context_tokens) * 100.0) / 100.0);
+    w.member("max_concurrency_at_context", std::round(e.max_concurrency * 100.0) / 100.0);
     w.member("log_lines", engine_log_lines(r));
     w.end_object();
   } else {

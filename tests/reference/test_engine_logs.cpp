@@ -257,3 +257,36 @@ TEST_CASE("engine: vLLM pads MXFP4 experts for its MoE kernel (vllm#23278)", "[e
   const double tp2 = gpuplan::vllm_mxfp4_padding_bytes(m, Layout{.tp = 2}, experts / 2.0) / (experts / 2.0);
   CHECK(tp2 == Approx(3072.0 * 1536.0 / (2880.0 * 1440.0) - 1.0));
 }
+
+// https://github.com/dennislee22/vLLM-benchmarking (log/vllm-7B-1gpuA10080GB-0.5GRAM.log @608c86e,
+// vLLM 0.10.1.1 V1): Qwen2-7B-Instruct (Qwen2.5-7B's shapes) on one A100 80GB, max_model_len
+// 16384, gpu_memory_utilization 0.5, nothing else set. Logged "Chunked prefill is enabled with
+// max_num_batched_tokens=2048" (vLLM's A100 defaults), "Available KV cache memory: 24.83 GiB",
+// "Maximum concurrency for 16,384 tokens per request: 28.37x". End to end from the catalog.
+TEST_CASE("engine logs: vLLM Qwen2-7B on one A100 80GB at 0.5 (dennislee22/vLLM-benchmarking)",
+          "[engine][reference]") {
+  FitRequest req{.context_tokens = 16384};
+  req.memory_utilization = 0.5;
+  req.engine = EngineSettings{.engine = Engine::vllm, .gpu_memory_utilization = 0.5, .vllm_minor_version = 10};
+  const auto r = gpuplan::fit(cat().model("qwen2.5-7b"), cat().gpu("a100-sxm-80gb"), req);
+  REQUIRE(r.engine);
+  CHECK(r.engine->batched_tokens == 2048);
+  CHECK(r.engine->max_seqs == 256);
+  CHECK(within_tolerance(r.engine->kv_bytes / kGiB, 24.83));
+  CHECK(r.engine->max_concurrency == Approx(28.37).epsilon(0.05));
+}
+
+// Same repository (log/vllm-120B-4gpuA10080GB-0.8GRAM-diff-nodes.log @0787d88, vLLM 0.10.1.1):
+// gpt-oss-120b on 4 x A100 80GB, TP 4, max_model_len 16384, 2,048 batched tokens. Logged
+// "Available KV cache memory: 45.32 GiB" and "Maximum concurrency for 16,384 tokens per request:
+// 284.25x": half the layers slide over 128 tokens, and vLLM reserves a sliding layer
+// window - 1 + 2,048 tokens and a block, not the request's 16,384. From the logged memory.
+TEST_CASE("engine logs: vLLM's concurrency with sliding-window layers (gpt-oss-120b, 4 x A100)", "[engine][reference]") {
+  const auto shape = gpuplan::kv_shape(cat().model("gpt-oss-120b"), DType::bf16, Layout{.tp = 4});
+  const double concurrency = gpuplan::vllm_max_concurrency(shape, 45.32 * kGiB, 16384, 16, 2048);
+  CHECK(concurrency == Approx(284.25).epsilon(0.002));
+  // Counting every layer as full attention would give 161x.
+  const double full = 45.32 * kGiB / (shape.bytes_per_token_per_layer_per_gpu *
+                                      static_cast<double>(shape.layers_per_gpu()) * 16384.0);
+  CHECK(full == Approx(161.4).epsilon(0.002));
+}

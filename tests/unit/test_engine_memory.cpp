@@ -56,6 +56,14 @@ TEST_CASE("engine: vLLM subtracts weights, the profiling peak, non-torch memory 
   const auto l4 = gpuplan::engine_memory(m, Layout{}, small, {.engine = Engine::vllm});
   CHECK(l4.batched_tokens == 2048);
   CHECK(l4.max_seqs == 256);
+  // So does the A100, whatever its memory: vLLM leaves it out of the large-GPU defaults by name.
+  EngineInputs a100 = kH100;
+  a100.device_name = "NVIDIA A100 SXM4 80GB";
+  const auto on_a100 = gpuplan::engine_memory(m, Layout{}, a100, {.engine = Engine::vllm});
+  CHECK(on_a100.batched_tokens == 2048);
+  CHECK(on_a100.max_seqs == 256);
+  a100.device_name = "NVIDIA H100 SXM5 80GB";
+  CHECK(gpuplan::engine_memory(m, Layout{}, a100, {.engine = Engine::vllm}).max_seqs == 1024);
 }
 
 // https://github.com/vllm-project/recipes/pull/12 (vLLM 0.10.1, Qwen3-Coder-480B-A35B FP8, DP 8
