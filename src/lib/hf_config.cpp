@@ -67,6 +67,18 @@ constexpr std::string_view kClassDefaults = R"({
                  "num_experts_per_tok": 1, "interleave_moe_layer_step": 1, "attention_chunk_size": 8192},
  "cohere": {"vocab_size": 256000, "hidden_size": 8192, "intermediate_size": 22528, "num_hidden_layers": 40,
             "num_attention_heads": 64, "max_position_embeddings": 8192, "tie_word_embeddings": true},
+ "cohere2": {"vocab_size": 256000, "hidden_size": 8192, "intermediate_size": 22528, "num_hidden_layers": 40,
+             "num_attention_heads": 64, "max_position_embeddings": 8192, "tie_word_embeddings": true,
+             "sliding_window": 4096, "sliding_window_pattern": 4},
+ "phi": {"vocab_size": 51200, "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 24,
+         "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": false},
+ "persimmon": {"vocab_size": 262144, "hidden_size": 4096, "intermediate_size": 16384, "num_hidden_layers": 36,
+               "num_attention_heads": 64, "max_position_embeddings": 16384, "tie_word_embeddings": false,
+               "qk_layernorm": true},
+ "nemotron": {"vocab_size": 256000, "hidden_size": 6144, "intermediate_size": 24576, "num_hidden_layers": 32,
+              "num_attention_heads": 48, "max_position_embeddings": 4096, "tie_word_embeddings": false},
+ "gptj": {"vocab_size": 50400, "n_positions": 2048, "n_embd": 4096, "n_layer": 28, "n_head": 16,
+          "tie_word_embeddings": false},
  "falcon": {"vocab_size": 65024, "hidden_size": 4544, "num_hidden_layers": 32, "num_attention_heads": 71,
             "max_position_embeddings": 2048, "tie_word_embeddings": true, "multi_query": true,
             "parallel_attn": true, "bias": false, "new_decoder_architecture": false},
@@ -114,7 +126,7 @@ std::string text_type_of(std::string_view parent) {
 }
 
 // Older and GPT-style spellings of the fields gpuplan reads.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kAliases{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kAliases{{
     {"ffn_dim", "intermediate_size"},              // OPT
     {"padded_vocab_size", "vocab_size"},           // ChatGLM
     {"kv_channels", "head_dim"},                   // ChatGLM
@@ -131,6 +143,10 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kAliases
     {"n_positions", "max_position_embeddings"},
     {"seq_length", "max_position_embeddings"},
     {"dtype", "torch_dtype"},
+    {"moe_num_experts", "num_experts"},              // ERNIE 4.5
+    {"moe_k", "num_experts_per_tok"},                // ERNIE 4.5
+    {"moe_num_shared_experts", "n_shared_experts"},  // ERNIE 4.5
+    {"moe_layer_start_index", "first_k_dense_replace"},  // ERNIE 4.5
 }};
 
 // The object with class defaults and aliases applied. A key written as null keeps its null
@@ -180,8 +196,14 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       std::string_view("attn_layer_period"),       std::string_view("mamba_d_state"),
       std::string_view("mamba_d_ssm"),             std::string_view("ssm_cfg"),
       std::string_view("attn_type_list"),          std::string_view("full_attn_idxs"),
-      std::string_view("block_types")};
+      std::string_view("block_types"),             std::string_view("linear_attn_config")};
   for (std::string_view key : kHybridFields) {
+    // MiniMax-M2 lists every layer as 1 (softmax attention): nothing else to model.
+    const Json* types = key == "attn_type_list" ? r.value(key) : nullptr;
+    if (types != nullptr && types->is_array() && !types->empty() &&
+        std::all_of(types->begin(), types->end(), [](const Json& t) { return t == 1; })) {
+      continue;
+    }
     if (r.has(key)) {
       r.fail(key, fmt::format("layers other than attention and MLP (state-space, recurrent or linear"
                               " attention of model_type \"{}\") are not modeled; the parameter count "
@@ -197,6 +219,10 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       std::string_view("altup_num_inputs"),     std::string_view("laurel_rank"),
       std::string_view("global_head_dim"),      std::string_view("attention_k_eq_v"),
       std::string_view("use_double_wide_mlp"),  std::string_view("enable_moe_block")};
+  if (type == "arctic" && r.boolean("use_residual", false)) {
+    r.fail("use_residual", "Arctic's dense residual MLP beside the experts is not modeled; the parameter "
+                           "count would be wrong");
+  }
   for (std::string_view key : kUnmodeledFeatures) {
     const Json* v = r.value(key);
     const bool on = v != nullptr && ((v->is_boolean() && v->get<bool>()) ||
@@ -216,7 +242,8 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
   if (is(t, {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text"})) {
     m.qkv_bias = true;
   }
-  if (is(t, {"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text"})) {
+  if (is(t, {"qwen3", "qwen3_moe", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text",
+             "gemma3", "gemma3_text"})) {
     m.qk_norm = true;
   }
   if (is(t, {"gemma2", "gemma3", "gemma3_text"})) {
@@ -226,7 +253,7 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
     m.qk_norm = true;
     m.qk_norm_full_width = true;  // q_norm over all heads, k_norm over all KV heads
   }
-  if (t == "cohere") {
+  if (is(t, {"cohere", "cohere2"})) {
     m.norms_per_layer = 1;  // attention and MLP run in parallel off one LayerNorm (no bias)
     m.qk_norm = r.boolean("use_qk_norm", false);
     m.qk_norm_full_width = true;
@@ -278,12 +305,39 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
     m.attention_bias = r.boolean("attention_bias", true);
     m.mlp_bias = true;
   }
+  // MLPs without a gate (fc1, activation, fc2): Phi-1/2 (gelu, parallel attention and MLP off one
+  // LayerNorm, biased), Persimmon (relu^2, LayerNorm on q and k), Nemotron (relu^2, LayerNorm1P),
+  // GPT-J (gelu, parallel, unbiased attention).
+  if (t == "phi") {
+    m.layer_norm = true;
+    m.mlp_gated = false;
+    m.attention_bias = m.mlp_bias = true;
+    m.norms_per_layer = 1;
+  }
+  if (t == "persimmon") {
+    m.layer_norm = true;
+    m.mlp_gated = false;
+    m.attention_bias = m.mlp_bias = true;
+    m.qk_norm = r.boolean("qk_layernorm", true);
+  }
+  if (t == "nemotron") {
+    m.layer_norm = true;
+    m.mlp_gated = false;
+    m.attention_bias = r.boolean("attention_bias", false);
+    m.mlp_bias = r.boolean("mlp_bias", false);
+  }
+  if (t == "gptj") {
+    m.layer_norm = true;
+    m.mlp_gated = false;
+    m.attention_bias = false;
+    m.mlp_bias = true;
+    m.norms_per_layer = 1;
+  }
   if (is(t, {"llama", "granite", "mistral", "olmo2", "phi3"})) {
     m.mlp_bias = r.boolean("mlp_bias", false);
   }
-  if (t == "qwen3_next") {
-    m.attention_output_gate = true;
-  }
+  // Qwen3-Next and Qwen3.5: q_proj also emits the per-head output gate.
+  m.attention_output_gate = r.boolean("attn_output_gate", t == "qwen3_next");
 }
 
 MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
@@ -300,6 +354,15 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
     e.shared_expert_gate = true;
   }
   e.layer_step = r.optional_integer("decoder_sparse_step", 1, 10'000).value_or(1);
+  // ERNIE 4.5: MoE from moe_layer_start_index to moe_layer_end_index, every moe_layer_interval-th.
+  if (auto interval = r.optional_integer("moe_layer_interval", 1, 10'000); interval && *interval != 1) {
+    r.fail("moe_layer_interval", "MoE on every n-th layer is not supported");
+  }
+  if (auto end = r.optional_integer("moe_layer_end_index", 0, 1'000'000); end) {
+    for (std::uint64_t i = *end + 1; i < m.num_hidden_layers; ++i) {
+      e.dense_layers.push_back(i);
+    }
+  }
   if (auto freq = r.optional_integer("moe_layer_freq", 1, 10'000); freq && *freq != 1) {
     r.fail("moe_layer_freq", "MoE on every n-th layer after first_k_dense_replace is not supported");
   }
@@ -333,6 +396,9 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
         }
       }
     }
+  }
+  if (e.expert_intermediate == 0) {
+    r.fail("intermediate_size", "missing required field (no moe_intermediate_size either)");
   }
   return e;
 }
@@ -547,9 +613,11 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
   m.num_key_value_heads =
       r.optional_integer("num_key_value_heads", 1, 10'000).value_or(m.num_attention_heads);
   // GPT-style files leave the MLP width out (n_inner null): four times the hidden size.
-  const bool four_h = is(m.model_type, {"falcon", "gpt_bigcode", "gpt2"});
-  m.intermediate_size = four_h ? r.optional_integer("intermediate_size", 1, 1u << 22).value_or(4 * m.hidden_size)
-                               : r.integer("intermediate_size", 1, 1u << 22);
+  const bool four_h = is(m.model_type, {"falcon", "gpt_bigcode", "gpt2", "gptj"});
+  // An MoE model whose every layer is MoE may leave the dense width out (Qwen3.5-MoE): checked
+  // once the MoE layout is read.
+  const auto intermediate = r.optional_integer("intermediate_size", 1, 1u << 22);
+  m.intermediate_size = intermediate.value_or(four_h ? 4 * m.hidden_size : 0);
   m.vocab_size = required("vocab_size", 1, 100'000'000);
   m.max_position_embeddings = required("max_position_embeddings", 1, kBig);
   // Missing: the class default, applied above; a type without one (PretrainedConfig's default
@@ -585,6 +653,25 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
   }
   if (experts > 0) {
     m.moe = read_moe(m, r, experts);
+  }
+  if (m.intermediate_size == 0) {
+    const bool all_moe = m.moe && m.moe->first_dense_layers == 0 && m.moe->dense_layers.empty() &&
+                         m.moe->layer_step == 1 && m.model_type != "llama4_text" && m.model_type != "llama4";
+    if (!all_moe) {
+      r.fail("intermediate_size", "missing required field");
+    }
+    m.intermediate_size = m.moe->expert_intermediate;  // no dense layer uses it
+  }
+  if (experts == 0) {
+    // An expert count under a name this reader does not map would leave the experts out of the
+    // parameter count: a dense model a fraction of the real size.
+    for (const auto& [key, value] : r.object().items()) {
+      if (key.find("expert") != std::string::npos && value.is_number() && value.get<double>() > 1.0) {
+        r.fail(key, fmt::format("an expert count gpuplan does not read for model_type \"{}\"; the model "
+                                "would be counted without its experts",
+                                m.model_type));
+      }
+    }
   }
   read_layer_kinds(m, r);
   if (!strict) {

@@ -310,25 +310,24 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
       throw InputError(fmt::format("{}: expected \"bfloat16\", \"float16\" or \"float32\", got {}",
                                    where(origin, at / key), it->dump()));
     }
-    const DType dtype = name == "float32" ? DType::fp32 : name == "float16" ? DType::fp16 : DType::bf16;
+    // Serving engines load a float32 checkpoint in 16 bits (vLLM and SGLang dtype "auto":
+    // vllm/config/model.py _get_and_verify_dtype): count what they hold.
+    const bool fp32 = name == "float32";
+    const DType dtype = name == "float16" ? DType::fp16 : DType::bf16;
     for (WeightFormat& part : base.parts) {
       part = WeightFormat{.element = dtype};
     }
     base.vectors = dtype;
+    m.shipped_source = fp32 ? "config.json torch_dtype float32, served in bf16 as engines load it" : "config.json torch_dtype";
     break;
   }
   m.shipped_formats = base;
-  m.shipped_source = "config.json torch_dtype";
+  if (m.shipped_source.empty()) {
+    m.shipped_source = "config.json torch_dtype";
+  }
   const auto q = config.find("quantization_config");
   if (q == config.end() || q->is_null()) {
     return;
-  }
-  if (base.vectors == DType::fp32) {
-    // Quantized checkpoints keep their unquantized tensors in 16 bits.
-    for (WeightFormat& part : base.parts) {
-      part = WeightFormat{};
-    }
-    base.vectors = DType::bf16;
   }
   m.shipped_formats = quantized_formats(base, *q, Reader{origin, at / "quantization_config"});
   m.shipped_source = fmt::format("config.json quantization_config ({})", (*q).value("quant_method", std::string()));

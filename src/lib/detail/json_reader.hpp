@@ -38,6 +38,7 @@ class ObjectReader {
   [[nodiscard]] bool has(std::string_view key) const;  ///< present and not null
   [[nodiscard]] const JsonPointer& pointer() const { return at_; }
   [[nodiscard]] const std::string& origin() const { return origin_; }
+  [[nodiscard]] const Json& object() const { return object_; }
   [[nodiscard]] std::string where_of(std::string_view key) const;
 
   std::string string(std::string_view key);                   ///< required, non-empty

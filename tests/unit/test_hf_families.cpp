@@ -1,0 +1,134 @@
+// config.json files of families whose layout the file does not spell out: MLPs without a gate,
+// MoE fields under other names, class defaults, float32 checkpoints. Each was read wrong
+// (silently, or refused) before its rule; the counts are the hand counts from the configs.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/model_spec.hpp>
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+gpuplan::ModelSpec read(const std::string& text) { return gpuplan::model_from_hf_config(text, "config.json"); }
+
+}  // namespace
+
+TEST_CASE("hf import: Phi-2's MLP is fc1 and fc2, no gate", "[hf]") {
+  // microsoft/phi-2: 2.78B parameters (HF model page, safetensors).
+  const auto m = read(R"({"model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 51200,
+      "max_position_embeddings": 2048, "partial_rotary_factor": 0.4, "torch_dtype": "float16"})");
+  const auto p = gpuplan::count_params(m);
+  // fc1 and fc2 with biases, 32 layers.
+  CHECK(p.dense_mlp == Approx(32.0 * (2.0 * 2560 * 10240 + 10240 + 2560)));
+  CHECK(p.total() == Approx(2.78e9).epsilon(0.005));
+}
+
+TEST_CASE("hf import: Persimmon, Nemotron and GPT-J MLPs have no gate either", "[hf]") {
+  const auto persimmon = read(R"({"model_type": "persimmon", "hidden_size": 4096, "intermediate_size": 16384,
+      "num_hidden_layers": 36, "num_attention_heads": 64, "vocab_size": 262144,
+      "max_position_embeddings": 16384})");
+  CHECK(gpuplan::count_params(persimmon).dense_mlp == Approx(36.0 * (2.0 * 4096 * 16384 + 16384 + 4096)));
+  const auto nemotron = read(R"({"model_type": "nemotron", "hidden_size": 4096, "intermediate_size": 16384,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 256000,
+      "max_position_embeddings": 4096})");
+  CHECK(gpuplan::count_params(nemotron).dense_mlp == Approx(32.0 * 2.0 * 4096 * 16384));
+  // EleutherAI/gpt-j-6b: 6,053,381,344 parameters (the count trtllm-bench hard-codes for it).
+  const auto gptj = read(R"({"model_type": "gptj", "n_embd": 4096, "n_layer": 28, "n_head": 16,
+      "n_positions": 2048, "vocab_size": 50400, "rotary_dim": 64})");
+  CHECK(gpuplan::count_params(gptj).total() == Approx(6053381344.0).epsilon(0.001));
+}
+
+TEST_CASE("hf import: ERNIE 4.5's MoE fields are read", "[hf]") {
+  // baidu/ERNIE-4.5-21B-A3B: 64 experts, 6 per token, 2 shared, layer 0 dense.
+  const auto m = read(R"({"model_type": "ernie4_5_moe", "hidden_size": 2560, "intermediate_size": 12288,
+      "num_hidden_layers": 28, "num_attention_heads": 20, "num_key_value_heads": 4, "vocab_size": 103424,
+      "max_position_embeddings": 131072, "moe_intermediate_size": 1536, "moe_k": 6, "moe_layer_end_index": 27,
+      "moe_layer_interval": 1, "moe_layer_start_index": 1, "moe_num_experts": 64, "moe_num_shared_experts": 2,
+      "tie_word_embeddings": true, "use_bias": false})");
+  REQUIRE(m.moe);
+  CHECK(m.moe->routed_experts == 64);
+  CHECK(m.moe->experts_per_token == 6);
+  CHECK(m.moe->shared_experts == 2);
+  CHECK(m.moe->first_dense_layers == 1);
+  const auto p = gpuplan::count_params(m);
+  CHECK(p.routed_experts == Approx(27.0 * 64 * 3 * 2560 * 1536));
+  CHECK(p.total() == Approx(21.8e9).epsilon(0.01));
+  // MoE up to a layer before the last: the rest are dense.
+  const auto short_moe = read(R"({"model_type": "ernie4_5_moe", "hidden_size": 256, "intermediate_size": 512,
+      "num_hidden_layers": 8, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
+      "moe_intermediate_size": 128, "moe_k": 2, "moe_num_experts": 8, "moe_layer_start_index": 1,
+      "moe_layer_end_index": 5})");
+  CHECK(short_moe.moe_layer_count() == 5);
+  CHECK_THROWS_WITH(read(R"({"model_type": "ernie4_5_moe", "hidden_size": 256, "intermediate_size": 512,
+      "num_hidden_layers": 8, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
+      "moe_k": 2, "moe_num_experts": 8, "moe_layer_interval": 2})"),
+                    Contains("/moe_layer_interval"));
+}
+
+TEST_CASE("hf import: an expert count under an unread name is refused, not dropped", "[hf]") {
+  CHECK_THROWS_WITH(read(R"({"model_type": "somemoe", "hidden_size": 256, "intermediate_size": 512,
+      "num_hidden_layers": 8, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
+      "n_experts": 16, "top_k_experts": 2})"),
+                    Contains("/n_experts") && Contains("without its experts"));
+  // A dense model that says it has one (or no) expert is still dense.
+  CHECK_FALSE(read(R"({"model_type": "llama", "hidden_size": 256, "intermediate_size": 512,
+      "num_hidden_layers": 8, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
+      "num_experts": 0})").moe);
+}
+
+TEST_CASE("hf import: an all-MoE model may leave the dense width out, one with dense layers may not", "[hf]") {
+  const std::string moe = R"("model_type": "qwen3_5_moe_text", "hidden_size": 256, "num_hidden_layers": 8,
+      "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000, "max_position_embeddings": 4096,
+      "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 128)";
+  const auto all = read("{" + moe + "}");
+  REQUIRE(all.moe);
+  CHECK(gpuplan::count_params(all).dense_mlp == Approx(0.0));
+  CHECK_THROWS_WITH(read("{" + moe + R"(, "mlp_only_layers": [0]})"), Contains("/intermediate_size"));
+}
+
+TEST_CASE("hf import: MiniMax-M2's attn_type_list of all 1 is full attention", "[hf]") {
+  const std::string base = R"("model_type": "minimax_m2", "hidden_size": 256, "intermediate_size": 128,
+      "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64,
+      "vocab_size": 1000, "max_position_embeddings": 4096, "num_local_experts": 8, "num_experts_per_tok": 2)";
+  CHECK(read("{" + base + R"(, "attn_type_list": [1, 1, 1, 1]})").num_hidden_layers == 4);
+  // MiniMax-01's 0 entries are lightning (linear) attention: refused.
+  CHECK_THROWS_WITH(read("{" + base + R"(, "attn_type_list": [0, 1, 0, 1]})"), Contains("/attn_type_list"));
+}
+
+TEST_CASE("hf import: Kimi Linear and Arctic's residual MLP are refused by field", "[hf]") {
+  const std::string base = R"("hidden_size": 256, "intermediate_size": 128, "num_hidden_layers": 4,
+      "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096)";
+  CHECK_THROWS_WITH(read(R"({"model_type": "kimi_linear", )" + base +
+                         R"(, "linear_attn_config": {"kda_layers": [1, 2, 3]}})"),
+                    Contains("/linear_attn_config"));
+  CHECK_THROWS_WITH(read(R"({"model_type": "arctic", )" + base +
+                         R"(, "num_local_experts": 8, "num_experts_per_tok": 2, "use_residual": true})"),
+                    Contains("/use_residual"));
+}
+
+TEST_CASE("hf import: Cohere2 ties its head and slides 3 layers in 4 by its class defaults", "[hf]") {
+  const auto m = read(R"({"model_type": "cohere2", "hidden_size": 4096, "intermediate_size": 14336,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 256000,
+      "max_position_embeddings": 8192})");
+  CHECK(m.tie_word_embeddings);
+  CHECK(gpuplan::count_params(m).lm_head == Approx(0.0));
+  REQUIRE(m.layer_window_tokens.size() == 32);
+  CHECK(m.layer_window_tokens[0] == 4096);
+  CHECK(m.layer_window_tokens[3] == 0);
+}
+
+TEST_CASE("hf import: a float32 checkpoint is counted in the 16 bits engines load it in", "[hf]") {
+  const auto m = read(R"({"model_type": "llama", "hidden_size": 256, "intermediate_size": 512,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
+      "torch_dtype": "float32"})");
+  REQUIRE(m.shipped_formats);
+  for (const auto& part : m.shipped_formats->parts) {
+    CHECK(part.element == gpuplan::DType::bf16);
+  }
+  CHECK_THAT(m.shipped_source, Contains("float32"));
+}
