@@ -23,6 +23,10 @@ struct MlaSpec {
   std::uint64_t qk_nope_head_dim = 0;
   std::uint64_t qk_rope_head_dim = 0;
   std::uint64_t v_head_dim = 0;
+  /// DeepSeek-V3.2's sparse-attention indexer (0: none): a key of this width per token and layer,
+  /// cached in fp8 with an fp32 scale per 128, and index_heads query heads.
+  std::uint64_t index_head_dim = 0;
+  std::uint64_t index_heads = 0;
 };
 
 /// Mixture of experts (Mixtral, Qwen-MoE, DeepSeek, gpt-oss, GLM-4.5 styles).
@@ -130,6 +134,9 @@ struct ModelSpec {
   std::optional<LinearAttentionSpec> linear_attention;
   /// Per layer: true for a linear-attention layer (no per-token KV). Empty = none.
   std::vector<bool> layer_is_linear;
+  /// Per layer: true for a cross-attention layer (Llama 3.2 Vision), whose KV is the image's,
+  /// computed once per request, not one entry per token. Empty = none.
+  std::vector<bool> layer_is_cross_attention;
   std::optional<VisionSpec> vision;
   /// The checkpoint's own formats (catalog "shipped_weights", or config.json torch_dtype and
   /// quantization_config) and where they are documented.
@@ -147,6 +154,13 @@ struct ModelSpec {
   [[nodiscard]] std::uint64_t window_of_layer(std::uint64_t layer) const;
   [[nodiscard]] bool is_linear_layer(std::uint64_t layer) const {
     return layer < layer_is_linear.size() && layer_is_linear[layer];
+  }
+  [[nodiscard]] bool is_cross_attention_layer(std::uint64_t layer) const {
+    return layer < layer_is_cross_attention.size() && layer_is_cross_attention[layer];
+  }
+  /// The layer keeps KV for every token of the sequence (neither linear nor cross-attention).
+  [[nodiscard]] bool holds_token_kv(std::uint64_t layer) const {
+    return !is_linear_layer(layer) && !is_cross_attention_layer(layer);
   }
   [[nodiscard]] bool is_chunked_layer(std::uint64_t layer) const {
     return layer < layer_is_chunked.size() && layer_is_chunked[layer];

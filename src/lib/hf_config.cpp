@@ -480,6 +480,23 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
   if (std::all_of(m.layer_window_tokens.begin(), m.layer_window_tokens.end(), [](auto w) { return w == 0; })) {
     m.layer_window_tokens.clear();
   }
+  // Llama 3.2 Vision (mllama): these layers attend to the image's tokens; their KV is computed
+  // once per request from the image, not kept per text token.
+  if (const Json* cross = r.value("cross_attention_layers"); cross != nullptr && !cross->empty()) {
+    if (!cross->is_array()) {
+      r.fail("cross_attention_layers", "expected an array of layer indices");
+    }
+    m.layer_is_cross_attention.assign(m.num_hidden_layers, false);
+    for (std::size_t i = 0; i < cross->size(); ++i) {
+      const Json& v = (*cross)[i];
+      if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= m.num_hidden_layers) {
+        throw InputError(fmt::format("{}: expected a layer index below {}",
+                                     where(r.origin(), r.pointer() / "cross_attention_layers" / i),
+                                     m.num_hidden_layers));
+      }
+      m.layer_is_cross_attention[v.get<std::uint64_t>()] = true;
+    }
+  }
   if (!m.layer_is_linear.empty()) {
     LinearAttentionSpec a;
     a.key_heads = r.integer("linear_num_key_heads", 1, 10'000);
@@ -511,7 +528,8 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   const auto layers = r.has("depth") ? r.optional_integer("depth", 1, 10'000)
                                      : r.optional_integer("num_hidden_layers", 1, 10'000);
   s.hidden_size = embed.value_or(hidden.value_or(0));
-  s.layers = layers.value_or(0);
+  // Mllama's vision encoder adds num_global_layers gated layers after the local ones.
+  s.layers = layers.value_or(0) + (layers ? r.optional_integer("num_global_layers", 0, 10'000).value_or(0) : 0);
   if (s.hidden_size == 0 || s.layers == 0) {
     return std::nullopt;  // no size given: nothing to count
   }
@@ -634,6 +652,10 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
     a.qk_nope_head_dim = r.integer("qk_nope_head_dim", 1, 1u << 16);
     a.qk_rope_head_dim = r.integer("qk_rope_head_dim", 1, 1u << 16);
     a.v_head_dim = r.integer("v_head_dim", 1, 1u << 16);
+    if (auto index = r.optional_integer("index_head_dim", 1, 1u << 16)) {  // DeepSeek-V3.2
+      a.index_head_dim = *index;
+      a.index_heads = r.integer("index_n_heads", 1, 1u << 16);
+    }
     m.mla = a;
   } else if (auto hd = r.optional_integer("head_dim", 1, 1u << 16)) {
     m.head_dim = *hd;

@@ -25,12 +25,24 @@ double elements_per_token_per_layer(const ModelSpec& m) {
 std::uint64_t attention_layers(const ModelSpec& m, std::uint64_t begin, std::uint64_t end) {
   std::uint64_t n = 0;
   for (std::uint64_t layer = begin; layer < end; ++layer) {
-    n += m.is_linear_layer(layer) ? 0u : 1u;
+    n += m.holds_token_kv(layer) ? 1u : 0u;
   }
   return n;
 }
 
 constexpr double kStateBytesPerElement = 2.0;  // bf16
+
+// DeepSeek-V3.2's indexer keys: fp8 with an fp32 scale per 128 elements, whatever the KV dtype
+// (vLLM DeepseekV32IndexerCache), beside the MLA latent on every layer and every TP rank.
+double indexer_bytes_per_token_per_layer(const ModelSpec& m) {
+  if (!m.mla || m.mla->index_head_dim == 0) {
+    return 0.0;
+  }
+  constexpr double kScaleBytes = 4.0;
+  constexpr double kScaleBlock = 128.0;
+  const double width = d(m.mla->index_head_dim);
+  return width + std::ceil(width / kScaleBlock) * kScaleBytes;
+}
 
 }  // namespace
 
@@ -43,8 +55,9 @@ double linear_state_bytes_per_sequence(const ModelSpec& m) {
 }
 
 double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype) {
-  return elements_per_token_per_layer(model) * d(attention_layers(model, 0, model.num_hidden_layers)) *
-         bits_per_element(kv_dtype) / units::kBitsPerByte;
+  return (elements_per_token_per_layer(model) * bits_per_element(kv_dtype) / units::kBitsPerByte +
+          indexer_bytes_per_token_per_layer(model)) *
+         d(attention_layers(model, 0, model.num_hidden_layers));
 }
 
 KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool windows_keep_context) {
@@ -63,11 +76,11 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
     s.replicated = layout.tp > m.num_key_value_heads;
     per_gpu_elements = 2.0 * d(s.kv_heads_per_gpu) * d(m.head_dim);
   }
-  s.bytes_per_token_per_layer_per_gpu = per_gpu_elements * s.bytes_per_element;
+  s.bytes_per_token_per_layer_per_gpu = per_gpu_elements * s.bytes_per_element + indexer_bytes_per_token_per_layer(m);
   // Stages hold ceil(layers / PP) layers each (the last may hold fewer). With sliding windows
   // stages differ, so keep the one with the most layers, then the most full-attention layers.
   const std::uint64_t per_stage = (m.num_hidden_layers + layout.pp - 1) / layout.pp;
-  if (m.layer_window_tokens.empty() && m.layer_is_linear.empty()) {
+  if (m.layer_window_tokens.empty() && m.layer_is_linear.empty() && m.layer_is_cross_attention.empty()) {
     // All layers alike (full attention): the first stage is the busiest. A layout search asks
     // for this shape with every layout it tries, so the layers are not walked one by one.
     s.windows.assign(std::min(per_stage, m.num_hidden_layers), 0);
@@ -86,7 +99,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
     const std::uint64_t end = std::min(start + per_stage, m.num_hidden_layers);
     std::uint64_t full = 0;
     for (std::uint64_t layer = start; layer < end; ++layer) {
-      full += window_of(layer) == 0 && !m.is_linear_layer(layer) ? 1u : 0u;
+      full += window_of(layer) == 0 && m.holds_token_kv(layer) ? 1u : 0u;
     }
     const std::uint64_t attention = attention_layers(m, start, end);
     if (attention > best_layers || (attention == best_layers && full > best_full)) {
@@ -100,7 +113,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
   for (std::uint64_t layer = best_start; layer < stage_end; ++layer) {
     if (m.is_linear_layer(layer)) {
       ++s.linear_layers;
-    } else {
+    } else if (m.holds_token_kv(layer)) {
       s.windows.push_back(window_of(layer));
     }
   }

@@ -212,6 +212,12 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
         : chunked ? "chunked-attention layers hold at most one chunk of KV cache"
                   : "sliding-window layers hold at most their window of KV cache");
   }
+  if (const auto cross = std::count(m.layer_is_cross_attention.begin(), m.layer_is_cross_attention.end(), true);
+      cross > 0) {
+    res.notes.push_back(fmt::format("{} cross-attention layers keep the image's KV, once per request with an "
+                                    "image, not per token: not in the KV cache figures (text-only requests)",
+                                    cross));
+  }
 }
 
 /// Replaces the neutral cap, activations and reserve by the engine's own terms, so that

@@ -55,6 +55,13 @@ void attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
     add_vector(out, kPart, a.kv_lora_rank, layers);
     add(out, kPart, heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, layers);
     add(out, kPart, hidden, heads * a.v_head_dim, layers);
+    if (a.index_head_dim > 0) {
+      // Indexer: queries from the q latent, one key, its LayerNorm, per-head weights.
+      add(out, kPart, a.index_heads * a.index_head_dim, a.q_lora_rank > 0 ? a.q_lora_rank : hidden, layers);
+      add(out, kPart, a.index_head_dim, hidden, layers);
+      add_vector(out, kPart, 2 * a.index_head_dim, layers);
+      add(out, kPart, a.index_heads, hidden, layers);
+    }
     return;
   }
   const std::uint64_t q_dim = heads * m.head_dim;
@@ -343,6 +350,10 @@ void validate_model(const ModelSpec& m, std::string_view where) {
       (m.layer_is_linear.size() != m.num_hidden_layers || !m.linear_attention)) {
     throw InputError(fmt::format("{}/layer_types: linear-attention layers need {} entries and the "
                                  "linear_* sizes", where, m.num_hidden_layers));
+  }
+  if (!m.layer_is_cross_attention.empty() && m.layer_is_cross_attention.size() != m.num_hidden_layers) {
+    throw InputError(fmt::format("{}/cross_attention_layers: {} entries for {} layers", where,
+                                 m.layer_is_cross_attention.size(), m.num_hidden_layers));
   }
   if (!m.layer_window_tokens.empty() && m.layer_window_tokens.size() != m.num_hidden_layers) {
     throw InputError(fmt::format("{}/layer_types: {} entries for {} layers", where,

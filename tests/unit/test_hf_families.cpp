@@ -7,6 +7,7 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/kv_cache.hpp>
 #include <gpuplan/model_spec.hpp>
 
 using Catch::Matchers::Contains;
@@ -131,4 +132,36 @@ TEST_CASE("hf import: a float32 checkpoint is counted in the 16 bits engines loa
     CHECK(part.element == gpuplan::DType::bf16);
   }
   CHECK_THAT(m.shipped_source, Contains("float32"));
+}
+
+TEST_CASE("hf import: Llama 3.2 Vision's cross-attention layers keep no per-token KV", "[hf]") {
+  // meta-llama/Llama-3.2-11B-Vision text_config: 40 layers, 8 of them cross-attention.
+  const auto m = read(R"({"model_type": "mllama", "text_config": {"model_type": "mllama_text_model",
+      "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 40, "num_attention_heads": 32,
+      "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 131072,
+      "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38]}})");
+  // 32 self-attention layers x 2 x 8 heads x 128 x 2 bytes.
+  CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(131072.0));
+  CHECK(gpuplan::kv_shape(m, gpuplan::DType::bf16, gpuplan::Layout{}).layers_per_gpu() == 32);
+  CHECK_THROWS_WITH(read(R"({"model_type": "mllama_text_model", "hidden_size": 256, "intermediate_size": 512,
+      "num_hidden_layers": 4, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
+      "cross_attention_layers": [1, 9]})"),
+                    Contains("/cross_attention_layers/1"));
+}
+
+TEST_CASE("hf import: DeepSeek-V3.2's indexer keys join the MLA latent in the KV cache", "[hf]") {
+  const std::string mla = R"("hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
+      "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
+      "max_position_embeddings": 163840, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+      "qk_rope_head_dim": 64, "v_head_dim": 128)";
+  const auto v3 = read(R"({"model_type": "deepseek_v3", )" + mla + "}");
+  const auto v32 = read(R"({"model_type": "deepseek_v32", )" + mla +
+                        R"(, "index_head_dim": 128, "index_n_heads": 64, "index_topk": 2048})");
+  // bf16 latent 576 x 2 bytes, plus 128 fp8 key bytes and a 4-byte scale, on 61 layers.
+  CHECK(gpuplan::kv_bytes_per_token(v3, gpuplan::DType::bf16) == Approx(61.0 * 1152));
+  CHECK(gpuplan::kv_bytes_per_token(v32, gpuplan::DType::bf16) == Approx(61.0 * (1152 + 132)));
+  // The indexer's weights: q from the 1,536 latent to 64 x 128, a 128-wide key, its LayerNorm,
+  // 64 head weights.
+  CHECK(gpuplan::count_params(v32).attention - gpuplan::count_params(v3).attention ==
+        Approx(61.0 * (1536.0 * 64 * 128 + 7168.0 * 128 + 2 * 128 + 7168.0 * 64)));
 }
