@@ -340,6 +340,27 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
   m.attention_output_gate = r.boolean("attn_output_gate", t == "qwen3_next");
 }
 
+// An optional array of layer indices, each below `layers`; the failure names the entry.
+std::vector<std::uint64_t> layer_indices(ObjectReader& r, std::string_view key, std::uint64_t layers) {
+  std::vector<std::uint64_t> out;
+  const Json* list = r.value(key);
+  if (list == nullptr) {
+    return out;
+  }
+  if (!list->is_array()) {
+    r.fail(key, "expected an array of layer indices");
+  }
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const Json& v = (*list)[i];
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= layers) {
+      throw InputError(fmt::format("{}: expected a layer index below {}", where(r.origin(), r.pointer() / std::string(key) / i),
+                                   layers));
+    }
+    out.push_back(v.get<std::uint64_t>());
+  }
+  return out;
+}
+
 MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   MoeSpec e;
   e.routed_experts = experts;
@@ -366,19 +387,8 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   if (auto freq = r.optional_integer("moe_layer_freq", 1, 10'000); freq && *freq != 1) {
     r.fail("moe_layer_freq", "MoE on every n-th layer after first_k_dense_replace is not supported");
   }
-  if (const Json* only = r.value("mlp_only_layers")) {
-    if (!only->is_array()) {
-      r.fail("mlp_only_layers", "expected an array of layer indices");
-    }
-    for (std::size_t i = 0; i < only->size(); ++i) {
-      const Json& v = (*only)[i];
-      if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= m.num_hidden_layers) {
-        throw InputError(fmt::format("{}: expected a layer index below {}",
-                                     where(r.origin(), r.pointer() / "mlp_only_layers" / i),
-                                     m.num_hidden_layers));
-      }
-      e.dense_layers.push_back(v.get<std::uint64_t>());
-    }
+  for (const std::uint64_t layer : layer_indices(r, "mlp_only_layers", m.num_hidden_layers)) {
+    e.dense_layers.push_back(layer);
   }
   if (m.model_type == "llama4_text" || m.model_type == "llama4") {
     // Llama 4: intermediate_size is the expert width, intermediate_size_mlp the dense layers';
@@ -482,20 +492,9 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
   }
   // Llama 3.2 Vision (mllama): these layers attend to the image's tokens; their KV is computed
   // once per request from the image, not kept per text token.
-  if (const Json* cross = r.value("cross_attention_layers"); cross != nullptr && !cross->empty()) {
-    if (!cross->is_array()) {
-      r.fail("cross_attention_layers", "expected an array of layer indices");
-    }
-    m.layer_is_cross_attention.assign(m.num_hidden_layers, false);
-    for (std::size_t i = 0; i < cross->size(); ++i) {
-      const Json& v = (*cross)[i];
-      if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= m.num_hidden_layers) {
-        throw InputError(fmt::format("{}: expected a layer index below {}",
-                                     where(r.origin(), r.pointer() / "cross_attention_layers" / i),
-                                     m.num_hidden_layers));
-      }
-      m.layer_is_cross_attention[v.get<std::uint64_t>()] = true;
-    }
+  for (const std::uint64_t layer : layer_indices(r, "cross_attention_layers", m.num_hidden_layers)) {
+    m.layer_is_cross_attention.resize(m.num_hidden_layers, false);
+    m.layer_is_cross_attention[layer] = true;
   }
   if (!m.layer_is_linear.empty()) {
     LinearAttentionSpec a;
