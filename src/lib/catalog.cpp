@@ -138,6 +138,26 @@ GpuWords gpu_words(std::string_view name) {
   return out;
 }
 
+// "8x-h100", "8-x-h200", "dgx-h100", "hgx-b200" (hyphenated): the GPU's part.
+std::string without_node(std::string key) {
+  const std::size_t count_end = key.find_first_not_of("0123456789");
+  if (count_end > 0 && count_end != std::string::npos) {
+    std::size_t x = count_end;
+    while (x < key.size() && key[x] == '-') {
+      ++x;
+    }
+    if (x + 1 < key.size() && key[x] == 'x') {
+      key.erase(0, key.find_first_not_of('-', x + 1));
+    }
+  }
+  for (std::string_view node : {"dgx-", "hgx-"}) {
+    if (key.size() > node.size() && key.starts_with(node)) {
+      key.erase(0, node.size());
+    }
+  }
+  return key;
+}
+
 // A model named with its version as a word of its own ("LLaMA v3.1 8B"): the "v" before a dotted
 // version that follows the family's name goes. A bare "v3" stays (it would abbreviate Llama 3.1,
 // another model), and so do later versions ("Mistral-7B-Instruct-v0.3").
@@ -245,6 +265,9 @@ std::vector<std::string> aliases_of<ModelSpec>(const ModelSpec& m) {
 template <typename T>
 const T* resolve(const std::vector<T>& items, std::string_view name, std::string_view what,
                  std::vector<std::string>& notes) {
+  // Spaces around a name are a copy-paste's, not the name's ("H100 ").
+  const std::size_t first = name.find_first_not_of(" \t\r\n");
+  name = first == std::string_view::npos ? std::string_view() : name.substr(first, name.find_last_not_of(" \t\r\n") - first + 1);
   if (const T* exact = find_by_id(items, name)) {
     return exact;
   }
@@ -260,15 +283,33 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
       }
     }
   }
+  // Aliases are hyphenated: "A100 80GB" is the alias a100-80gb.
+  std::string hyphenated = key;
+  std::replace_if(hyphenated.begin(), hyphenated.end(), [](char c) { return c == ' ' || c == '_'; }, '-');
   std::vector<const T*> hits;
   for (const T& item : items) {
     const auto aliases = aliases_of(item);
     // The catalog's own name counts as an alias ("NVIDIA H100 SXM5 80GB").
-    if (std::find(aliases.begin(), aliases.end(), key) != aliases.end() || lower(item.name) == typed) {
+    if (std::find(aliases.begin(), aliases.end(), key) != aliases.end() ||
+        std::find(aliases.begin(), aliases.end(), hyphenated) != aliases.end() || lower(item.name) == typed) {
       hits.push_back(&item);
     }
   }
   std::string how = "alias";
+  if constexpr (std::is_same_v<T, GpuSpec>) {
+    // A node's name for its GPU ("8xH100", "8 x H200", "DGX H100"): the GPU, when the catalog
+    // has no alias for the node itself.
+    if (const std::string part = without_node(hyphenated); hits.empty() && part != hyphenated) {
+      for (const T& item : items) {
+        const auto aliases = aliases_of(item);
+        if (item.id == part || std::find(aliases.begin(), aliases.end(), part) != aliases.end()) {
+          hits.push_back(&item);
+        }
+      }
+      how = "a node of it";
+      key = part;
+    }
+  }
   if (const std::string base = release_base(key); hits.empty() && base != key) {
     for (const T& item : items) {
       const auto aliases = aliases_of(item);

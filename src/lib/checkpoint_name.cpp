@@ -27,22 +27,28 @@ std::optional<std::optional<WeightFormat>> suffix_token(std::string_view t) {
 }
 
 // The format stated by format tokens `words` (right to left): the last stating word decides,
-// AWQ's 4 bits keep their zero points.
+// but a word naming the element format (FP8, NVFP4, INT8) outranks a weights/activations
+// scheme (W8A8 is INT8 in llm-compressor's names, FP8 in "FP8 W8A8"). AWQ's 4 bits keep their
+// zero points.
 struct Stated {
   std::optional<WeightFormat> format;
+  std::optional<WeightFormat> scheme;
   bool awq = false;
 
   void add(std::string_view word, const std::optional<WeightFormat>& f) {
-    if (f && !format) {
-      format = f;
+    const bool scheme_word = word.starts_with("w") || word.starts_with("quantized.");
+    std::optional<WeightFormat>& slot = scheme_word ? scheme : format;
+    if (f && !slot) {
+      slot = f;
     }
     awq = awq || word == "awq";
   }
   [[nodiscard]] std::optional<WeightFormat> result() const {
-    if (awq && format && format->element == DType::int4) {
+    const std::optional<WeightFormat> stated = format ? format : scheme;
+    if (awq && stated && stated->element == DType::int4) {
       return parse_weight_format("int4-g128-zp", "format");
     }
-    return format;
+    return stated;
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -19,6 +20,15 @@ constexpr std::array kKv{DType::fp32, DType::bf16, DType::fp16, DType::fp8, DTyp
 template <typename Range>
 DType parse_from(std::string_view text, std::string_view field, const Range& allowed,
                  std::string_view what) {
+  // torch's and the engines' spellings of the same formats.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kSpellings{{
+      {"bfloat16", "bf16"}, {"float16", "fp16"}, {"half", "fp16"}, {"float32", "fp32"}, {"float", "fp32"},
+      {"float8", "fp8"}, {"e4m3", "fp8"}, {"fp8_e4m3", "fp8"}, {"float8_e4m3fn", "fp8"}, {"nvfp4", "fp4"}}};
+  for (const auto& [spelling, name] : kSpellings) {
+    if (text == spelling) {
+      text = name;
+    }
+  }
   std::vector<std::string_view> names;
   for (DType d : allowed) {
     if (to_string(d) == text) {

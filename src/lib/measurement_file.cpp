@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <exception>
 #include <map>
 #include <optional>
@@ -28,48 +29,86 @@ using detail::JsonPointer;
 
 using detail::lower;
 
-// "TP2,PP4", "TP8", "TP4 x PP2", "TP8 EP8", "DP8 EP8": degrees by name; anything else is not a
-// parallelism this reads.
+// "TP2,PP4", "TP8", "TP4 x PP2", "TP2xPP4", "TP=8", "TP: 4, PP: 2", "TP8 EP8", "DP8 EP8", and
+// the perf overview's "DEP4" (attention data parallel with expert parallel: DP4 EP4): degrees
+// by name; anything else is not a parallelism this reads.
 std::map<std::string, std::uint64_t> degrees(const std::string& text, const detail::ObjectReader& r) {
+  const auto cannot = [&] {
+    r.fail("parallelism", fmt::format("cannot read '{}': expected degrees such as TP2,PP4, TP8 EP8 or DEP8", text));
+  };
+  const auto known = [](std::string_view name) {
+    return name == "tp" || name == "pp" || name == "ep" || name == "dp" || name == "dep";
+  };
   std::map<std::string, std::uint64_t> out;
   const std::string t = lower(text);
+  const auto is = [&t](std::size_t at, auto test) { return at < t.size() && test(static_cast<unsigned char>(t[at])) != 0; };
   std::size_t i = 0;
   while (i < t.size()) {
-    if (!std::isalpha(static_cast<unsigned char>(t[i]))) {
-      if (t[i] != ',' && t[i] != ' ' && t[i] != '/' && t[i] != '+' && t[i] != '-') {
-        r.fail("parallelism", fmt::format("cannot read '{}': expected degrees such as TP2,PP4 or TP8 EP8", text));
+    if (!is(i, ::isalpha)) {
+      if (std::string_view(",/+-=:;* ").find(t[i]) == std::string_view::npos) {
+        cannot();
       }
       ++i;
       continue;
     }
     std::size_t j = i;
-    while (j < t.size() && std::isalpha(static_cast<unsigned char>(t[j]))) {
+    while (is(j, ::isalpha)) {
       ++j;
     }
-    const std::string name = t.substr(i, j - i);
+    std::string name = t.substr(i, j - i);
+    if (name.size() > 1 && name.front() == 'x' && known(std::string_view(name).substr(1))) {
+      name.erase(0, 1);  // "TP2xPP4"
+    }
     std::size_t k = j;
-    while (k < t.size() && std::isdigit(static_cast<unsigned char>(t[k]))) {
+    while (k < t.size() && (t[k] == ' ' || t[k] == '=' || t[k] == ':')) {
       ++k;
     }
-    if (name == "x" && k == j) {  // "TP4 x PP2"
+    const std::size_t digits = k;
+    while (is(k, ::isdigit)) {
+      ++k;
+    }
+    if (name == "x" && k == digits) {  // "TP4 x PP2"
       i = j;
       continue;
     }
-    if ((name != "tp" && name != "pp" && name != "ep" && name != "dp") || k == j || k - j > 6 ||
-        out.contains(name)) {
-      r.fail("parallelism", fmt::format("cannot read '{}': expected degrees such as TP2,PP4 or TP8 EP8", text));
+    if (!known(name) || k == digits || k - digits > 6 || out.contains(name)) {
+      cannot();
     }
-    const std::uint64_t v = std::stoull(t.substr(j, k - j));
+    const std::uint64_t v = std::stoull(t.substr(digits, k - digits));
     if (v < 1) {
       r.fail("parallelism", fmt::format("'{}': a degree of 0", text));
     }
-    out[name] = v;
+    if (name == "dep") {
+      if (out.contains("dp") || out.contains("ep")) {
+        cannot();
+      }
+      out["dp"] = v;
+      out["ep"] = v;
+    } else {
+      out[name] = v;
+    }
     i = k;
   }
   if (out.empty()) {
-    r.fail("parallelism", fmt::format("cannot read '{}': expected degrees such as TP2,PP4 or TP8 EP8", text));
+    cannot();
   }
   return out;
+}
+
+// The format of the bulk of a catalog checkpoint's weights (its experts for MoE), if known.
+std::optional<DType> shipped_main_format(const ModelSpec& m) {
+  if (!m.shipped_formats) {
+    return std::nullopt;
+  }
+  return (*m.shipped_formats)[m.is_moe() ? WeightPart::routed_experts : WeightPart::dense_mlp].element;
+}
+
+// A field's text without the spaces around it ("H100 " is H100).
+std::string trimmed(std::string text) {
+  const auto space = [](unsigned char c) { return std::isspace(c) != 0; };
+  text.erase(text.begin(), std::find_if_not(text.begin(), text.end(), space));
+  text.erase(std::find_if_not(text.rbegin(), text.rend(), space).base(), text.end());
+  return text;
 }
 
 using detail::ids_of;
@@ -80,7 +119,9 @@ using detail::ids_of;
 // would give, with the engine-neutral memory estimate (only TensorRT-LLM's rows get its own).
 bool is_tensorrt_llm(const std::string& engine) {
   const std::string e = lower(engine);
-  return e.find("tensorrt") != std::string::npos || e.find("trtllm") != std::string::npos;
+  return e.find("tensorrt") != std::string::npos || e.find("trtllm") != std::string::npos ||
+         e.find("trt-llm") != std::string::npos || e.find("trt llm") != std::string::npos ||
+         e.find("trt_llm") != std::string::npos;
 }
 
 bool is_trtllm_bench(const std::string& engine) { return lower(engine).find("trtllm-bench") != std::string::npos; }
@@ -136,8 +177,8 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
   for (std::size_t i = 0; i < measured->size(); ++i) {
     const JsonPointer at = JsonPointer("/measured") / i;
     detail::ObjectReader r((*measured)[i], origin, at);
-    const std::string kind = r.string("kind");
-    if (kind != "throughput") {
+    const std::string kind = trimmed(r.string("kind"));
+    if (lower(kind) != "throughput") {
       ++skipped_kinds[kind];
       continue;
     }
@@ -156,12 +197,12 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
         r.fail(field, e.what());
       }
     };
-    const std::string model_name = r.string("model");
+    const std::string model_name = trimmed(r.string("model"));
     const ModelSpec* model = resolved("model", [&] { return catalog.resolve_model(model_name); });
     if (model == nullptr) {
       unknown("model", "model", model_name, catalog.models());
     }
-    const std::string gpu_name = r.string("gpu");
+    const std::string gpu_name = trimmed(r.string("gpu"));
     const GpuSpec* gpu = resolved("gpu", [&] { return catalog.resolve_gpu(gpu_name); });
     if (gpu == nullptr) {
       unknown("gpu", "GPU", gpu_name, catalog.gpus());
@@ -169,7 +210,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     b.model = model->id;
     b.gpu = gpu->id;
 
-    const std::string parallelism = r.string("parallelism");
+    const std::string parallelism = trimmed(r.string("parallelism"));
     const auto deg = degrees(parallelism, r);
     const auto degree = [&deg](const char* name) { return deg.contains(name) ? deg.at(name) : 1; };
     b.layout.tp = degree("tp");
@@ -193,12 +234,19 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
 
     // The precision as tables write it ("FP8", "NVFP4", "BF16", "W4A16", "AWQ INT4"); without one, the
     // format a quantized checkpoint's name states ("nvidia/Llama-3.3-70B-Instruct-FP8").
-    const std::optional<std::string> written = r.optional_string("precision");
+    // Without either, a model published only quantized runs as published (gpt-oss: MXFP4
+    // experts, DeepSeek-V3: FP8); a 16-bit release states nothing about the run.
+    std::optional<std::string> written = r.optional_string("precision");
+    if (written) {
+      written = trimmed(*written);
+    }
     const std::string precision = lower(written.value_or(""));
     if (const auto named = written ? format_of_precision(precision) : read_checkpoint_name(model_name).format) {
       b.weights_dtype = named->element;
     } else if (written) {
       b.weights_dtype = parse_dtype(precision, r.where_of("precision"));
+    } else if (const auto shipped = shipped_main_format(*model); shipped && is_quantized(*shipped)) {
+      b.weights_dtype = *shipped;
     } else {
       r.fail("precision", "missing, and the model's name states no format (give \"FP8\", \"FP4\", \"BF16\", ...)");
     }
@@ -206,7 +254,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     // carry an FP8 cache where the GPU has FP8 units; 16-bit weights keep a 16-bit cache.
     const auto kv = r.optional_string("kv_cache_dtype");
     const bool fp8_units = gpu->dense_flop_per_s.contains("fp8");
-    b.kv_dtype = kv ? parse_kv_dtype(lower(*kv), r.where_of("kv_cache_dtype"))
+    b.kv_dtype = kv ? parse_kv_dtype(lower(trimmed(*kv)), r.where_of("kv_cache_dtype"))
                     : (is_quantized(b.weights_dtype) && fp8_units ? DType::fp8
                        : b.weights_dtype == DType::fp16 ? DType::fp16
                                                         : DType::bf16);
@@ -218,19 +266,41 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
 
     b.input_tokens = r.integer("isl", 1, 1ull << 32);
     b.output_tokens = r.integer("osl", 1, 1ull << 32);
-    b.output_tokens_per_s = r.number_in("output_tokens_per_s", 1e-3, 1e9);  // the catalog benchmarks' floor
+    // The whole run's output tokens per second, or per GPU as newer perf overviews print them.
+    const bool per_gpu = r.has("output_tokens_per_s_per_gpu");
+    if (per_gpu == r.has("output_tokens_per_s")) {
+      r.fail(per_gpu ? "output_tokens_per_s_per_gpu" : "output_tokens_per_s",
+             per_gpu ? "give output_tokens_per_s (the whole run) or output_tokens_per_s_per_gpu, not both"
+                     : "missing required field (or output_tokens_per_s_per_gpu, per GPU)");
+    }
+    b.output_tokens_per_s = per_gpu ? r.number_in("output_tokens_per_s_per_gpu", 1e-3, 1e9) * static_cast<double>(gpus)
+                                    : r.number_in("output_tokens_per_s", 1e-3, 1e9);  // the catalog benchmarks' floor
     b.scenario = "max-load";
-    const std::string engine = r.optional_string("engine").value_or("");
+    const std::string engine = trimmed(r.optional_string("engine").value_or(""));
     b.max_batch = engine_cap(engine, *gpu);
     b.tensorrt_llm = is_tensorrt_llm(engine);
     if (const Json* c = r.value("concurrency"); c != nullptr && c->is_number()) {
-      // A fixed number of requests in flight over the replicas: that is the batch.
-      if (!c->is_number_unsigned() || c->get<std::uint64_t>() < 1 || c->get<std::uint64_t>() > 100'000'000) {
+      // A fixed number of requests in flight over the replicas: that is the batch (64.0 is 64).
+      const double requests = c->get<double>();
+      if (!(requests >= 1 && requests <= 100'000'000) || std::floor(requests) < requests) {
         r.fail("concurrency", fmt::format("expected a whole number of requests from 1 to 100000000, got {}", c->dump()));
       }
-      b.max_batch = (c->get<std::uint64_t>() + b.layout.dp - 1) / b.layout.dp;
+      b.max_batch = (static_cast<std::uint64_t>(requests) + b.layout.dp - 1) / b.layout.dp;
       b.scenario = "server";
-    } else if (c != nullptr && !c->is_string()) {
+    } else if (c != nullptr && c->is_string()) {
+      // "64" or "64 requests" is a number; a description without one ("max load") is max load.
+      const std::string described = trimmed(c->get<std::string>());
+      const std::size_t digits = described.find_first_not_of("0123456789");
+      if (digits != 0 && !described.empty()) {
+        const std::string number = described.substr(0, digits);
+        if (number.size() > 9 || std::stoull(number) < 1) {
+          r.fail("concurrency",
+                 fmt::format("expected a whole number of requests from 1 to 100000000, got '{}'", described));
+        }
+        b.max_batch = (std::stoull(number) + b.layout.dp - 1) / b.layout.dp;
+        b.scenario = "server";
+      }
+    } else if (c != nullptr) {
       r.fail("concurrency", "expected a number of requests or a description such as \"max load\"");
     }
     // The run's dataset (bench_settings.hpp): the row's own count, or for trtllm-bench queued at

@@ -188,6 +188,13 @@ TEST_CASE("names: GPUs as vendors and results tables write them", "[catalog][nam
   // does a size the catalog names the part by (GH200 by its Grace CPU's 480 GB, the v0.17 table).
   CHECK(c.gpu("B200 192GB").id == "b200");
   CHECK(c.gpu("GH200 480GB").id == "gh200");
+  // A node's name for its GPU, spaces around a name, an alias written with spaces.
+  CHECK(c.gpu("8xH100").id == "h100-sxm");
+  CHECK(c.gpu("8 x H200").id == "h200-sxm");
+  CHECK(c.gpu("DGX H100").id == "h100-sxm");
+  CHECK(c.gpu("H100 ").id == "h100-sxm");
+  CHECK(c.gpu("A100 80GB").id == "a100-sxm-80gb");  // the alias a100-80gb
+  CHECK(c.resolve_gpu("8x") == nullptr);
   CHECK(c.resolve_gpu("GH200 240GB") == nullptr);
   // No match: the error lists the ids that share the written family's word.
   CHECK_THROWS_WITH(c.gpu("H100 SXM 94GB"), Catch::Matchers::Contains("closest: h100-sxm, h100-pcie, h100-nvl"));

@@ -96,8 +96,15 @@ TEST_CASE("measurement file: precisions as tables write them, or as the checkpoi
   CHECK_THROWS_WITH(weights(R"("gpu": "H100", "model": "Llama-3.3-70B")"),
                     Catch::Matchers::Contains("m.json: /measured/0/precision: missing, and the model's name states no format"));
   // A name two GPUs share names the row and field too.
-  CHECK_THROWS_WITH(weights(R"("model": "Llama-3.3-70B", "gpu": "A100 80GB", "precision": "BF16")"),
-                    Catch::Matchers::Contains("m.json: /measured/0/gpu: GPU 'A100 80GB' is ambiguous"));
+  CHECK_THROWS_WITH(weights(R"("model": "Llama-3.3-70B", "gpu": "A100 SXM", "precision": "BF16")"),
+                    Catch::Matchers::Contains("m.json: /measured/0/gpu: GPU 'A100 SXM' is ambiguous"));
+  // An explicit element format outranks a weights/activations scheme; torch's spellings read.
+  CHECK(weights(R"("gpu": "H100", "model": "Llama-3.3-70B", "precision": "FP8 W8A8")") == DType::fp8);
+  CHECK(weights(R"("gpu": "H100", "model": "Llama-3.3-70B", "precision": "W8A8-FP8")") == DType::fp8);
+  CHECK(weights(R"("gpu": "H100", "model": "Llama-3.3-70B", "precision": "bfloat16")") == DType::bf16);
+  CHECK(weights(R"("gpu": "H100", "model": "Llama-3.3-70B", "precision": "e4m3")") == DType::fp8);
+  // A model published only quantized runs as published when the row says nothing.
+  CHECK(weights(R"("gpu": "H100", "model": "openai/gpt-oss-120b")") == DType::mxfp4);
 }
 
 TEST_CASE("measurement file: bad rows name the row and field", "[measurement]") {
@@ -178,4 +185,41 @@ TEST_CASE("measurement file: a failed read leaves no notes behind", "[measuremen
   CHECK(file.benchmarks.size() == 1);
   CHECK_FALSE(file.notes.empty());
   CHECK(catalog.take_notes().empty());
+}
+
+TEST_CASE("measurement file: rows as other people write them", "[measurement]") {
+  const auto read = [](const std::string& fields) {
+    return gpuplan::read_measurement_file(cat(), row(fields), "m.json").benchmarks.front();
+  };
+  const std::string base = R"("model": "Llama-3.3-70B", "gpu": "H100", "precision": "FP8", )";
+  // Layouts: "TP=8", "TP 4, PP 2", "TP2xPP4", and the perf overview's DEP (DP with EP).
+  CHECK(read(base + R"("parallelism": "TP=8", "output_tokens_per_s": 1)").layout.tp == 8);
+  const auto tp4pp2 = read(base + R"("parallelism": "TP: 4, PP: 2", "output_tokens_per_s": 1)");
+  CHECK(tp4pp2.layout.tp == 4);
+  CHECK(tp4pp2.layout.pp == 2);
+  CHECK(read(base + R"("parallelism": "TP2xPP4", "output_tokens_per_s": 1)").layout.pp == 4);
+  const auto dep = read(R"("model": "Qwen3-235B-A22B", "gpu": "B200", "precision": "FP4", "parallelism": "DEP8",
+                           "output_tokens_per_s": 1)");
+  CHECK(dep.layout.tp == 1);
+  CHECK(dep.layout.dp == 8);
+  CHECK(dep.layout.ep == 8);
+  // Concurrency as text: a leading number is the batch; a description is max load.
+  CHECK(read(base + R"("parallelism": "TP2", "concurrency": "64 requests", "output_tokens_per_s": 1)").max_batch == 64);
+  CHECK(read(base + R"("parallelism": "TP2", "concurrency": 64.0, "output_tokens_per_s": 1)").max_batch == 64);
+  CHECK(read(base + R"("parallelism": "TP2", "concurrency": "max load", "output_tokens_per_s": 1)").scenario ==
+        "max-load");
+  // Throughput per GPU is the run's over its GPUs.
+  CHECK(read(base + R"("parallelism": "TP2", "output_tokens_per_s_per_gpu": 3189)").output_tokens_per_s ==
+        Approx(6378));
+  CHECK_THROWS_WITH(read(base + R"("parallelism": "TP2", "output_tokens_per_s": 6378, "output_tokens_per_s_per_gpu": 3189)"),
+                    Catch::Matchers::Contains("/measured/0/output_tokens_per_s_per_gpu"));
+  // "TRT-LLM" is TensorRT-LLM; spaces around names are ignored; "Throughput" is a throughput row.
+  const auto trt = gpuplan::read_measurement_file(
+      cat(), R"({"measured": [{"kind": "Throughput", "engine": "TRT-LLM 0.17", "model": " Llama-3.3-70B ",
+                 "gpu": "H100 ", "parallelism": " TP2", "precision": "FP8 ", "isl": 128, "osl": 128,
+                 "output_tokens_per_s": 6378}]})",
+      "t.json");
+  REQUIRE(trt.benchmarks.size() == 1);
+  CHECK(trt.benchmarks.front().tensorrt_llm);
+  CHECK(trt.benchmarks.front().gpu == "h100-sxm");
 }
