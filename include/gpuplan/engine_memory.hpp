@@ -90,6 +90,11 @@ struct EngineInputs {
   std::string_view device_name;   ///< the GPU's name: vLLM's defaults single out the A100
 };
 
+/// vLLM's large-GPU serve defaults (max_num_batched_tokens 8192, max_num_seqs 1024) apply: a
+/// CUDA total of at least 70 GiB, and not an A100 ("a100" not in the device name,
+/// vllm/engine/arg_utils.py and tests/engine/test_arg_utils.py); otherwise 2048 and 256.
+bool vllm_large_gpu_defaults(double total_bytes, std::string_view device_name);
+
 /// Validates settings against the engine named (ranges, NaN, a setting of another engine);
 /// throws InputError with `engine.<setting>:`.
 void validate_engine_settings(const EngineSettings& settings);

@@ -232,6 +232,10 @@ double forward_activation_bytes(const ModelSpec& m, const Layout& l, std::uint64
   return d(tokens) * per_token * kActivationBytes;
 }
 
+bool vllm_large_gpu_defaults(double total_bytes, std::string_view device_name) {
+  return total_bytes >= kVllmLargeGpuBytes && detail::lower(device_name).find("a100") == std::string::npos;
+}
+
 EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInputs& in,
                            const EngineSettings& s) {
   validate_engine_settings(s);
@@ -254,7 +258,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
 
   switch (s.engine) {
     case Engine::vllm: {
-      const bool large = in.total_bytes >= kVllmLargeGpuBytes && detail::lower(in.device_name).find("a100") == std::string::npos;
+      const bool large = vllm_large_gpu_defaults(in.total_bytes, in.device_name);
       r.share = s.gpu_memory_utilization.value_or(0.9);
       r.share_default = !s.gpu_memory_utilization;
       r.batched_tokens = s.max_num_batched_tokens.value_or(large ? 8192 : 2048);

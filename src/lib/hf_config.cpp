@@ -70,6 +70,11 @@ constexpr std::string_view kClassDefaults = R"({
  "cohere2": {"vocab_size": 256000, "hidden_size": 8192, "intermediate_size": 22528, "num_hidden_layers": 40,
              "num_attention_heads": 64, "max_position_embeddings": 8192, "tie_word_embeddings": true,
              "sliding_window": 4096, "sliding_window_pattern": 4},
+ "ernie4_5_moe": {"vocab_size": 103424, "hidden_size": 2560, "intermediate_size": 12288, "num_hidden_layers": 28,
+                  "num_attention_heads": 20, "num_key_value_heads": 4, "max_position_embeddings": 131072,
+                  "tie_word_embeddings": true, "moe_intermediate_size": 1536, "moe_k": 6, "moe_num_experts": 64,
+                  "moe_num_shared_experts": 2, "moe_layer_start_index": 1, "moe_layer_end_index": -1,
+                  "moe_layer_interval": 1},
  "phi": {"vocab_size": 51200, "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 24,
          "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": false},
  "persimmon": {"vocab_size": 262144, "hidden_size": 4096, "intermediate_size": 16384, "num_hidden_layers": 36,
@@ -379,7 +384,9 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   if (auto interval = r.optional_integer("moe_layer_interval", 1, 10'000); interval && *interval != 1) {
     r.fail("moe_layer_interval", "MoE on every n-th layer is not supported");
   }
-  if (auto end = r.optional_integer("moe_layer_end_index", 0, 1'000'000); end) {
+  // -1 (the class default) is the last layer.
+  const Json* last = r.value("moe_layer_end_index");
+  if (auto end = last != nullptr && *last == -1 ? std::nullopt : r.optional_integer("moe_layer_end_index", 0, 1'000'000); end) {
     for (std::uint64_t i = *end + 1; i < m.num_hidden_layers; ++i) {
       e.dense_layers.push_back(i);
     }
@@ -668,7 +675,7 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
 
   std::uint64_t experts = 0;
   for (std::string_view key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
-    if (auto n = r.optional_integer(key, 0, 1u << 16); n && *n > 0) {
+    if (auto n = r.optional_integer(key, 0, 1u << 16); n && *n > 1) {  // one expert is a dense MLP
       experts = *n;
     }
   }

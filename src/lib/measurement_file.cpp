@@ -12,6 +12,7 @@
 
 #include <gpuplan/bench_settings.hpp>
 #include <gpuplan/checkpoint_name.hpp>
+#include <gpuplan/engine_memory.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/layout.hpp>
@@ -115,7 +116,7 @@ using detail::ids_of;
 
 // The engine's batch cap when the row ran at "max load": trtllm-bench sizes its own (0: the
 // validation applies its rule), vLLM serve caps at max_num_seqs (1024 on GPUs of 70 GiB or
-// more, else 256; vllm/engine/arg_utils.py); any other engine 0, the batch trtllm-bench's rule
+// more except the A100, else 256: vllm_large_gpu_defaults); any other engine 0, the batch trtllm-bench's rule
 // would give, with the engine-neutral memory estimate (only TensorRT-LLM's rows get its own).
 bool is_tensorrt_llm(const std::string& engine) {
   const std::string e = lower(engine);
@@ -129,7 +130,7 @@ bool is_trtllm_bench(const std::string& engine) { return lower(engine).find("trt
 std::uint64_t engine_cap(const std::string& engine, const GpuSpec& gpu) {
   const std::string e = lower(engine);
   if (e.find("vllm") != std::string::npos) {
-    return gpu.memory_bytes >= 70.0 * units::kGiB ? 1024 : 256;
+    return vllm_large_gpu_defaults(gpu.engine_memory_bytes(), gpu.name) ? 1024 : 256;
   }
   return 0;
 }
@@ -234,8 +235,10 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
 
     // The precision as tables write it ("FP8", "NVFP4", "BF16", "W4A16", "AWQ INT4"); without one, the
     // format a quantized checkpoint's name states ("nvidia/Llama-3.3-70B-Instruct-FP8").
-    // Without either, a model published only quantized runs as published (gpt-oss: MXFP4
-    // experts, DeepSeek-V3: FP8); a 16-bit release states nothing about the run.
+    // Without either, a model published only quantized runs in the format of the bulk of its
+    // published weights (gpt-oss: its MXFP4 experts; DeepSeek-V3: FP8), with the 16-bit KV cache
+    // engines default to for it; a 16-bit release states nothing about the run.
+    bool from_release = false;
     std::optional<std::string> written = r.optional_string("precision");
     if (written) {
       written = trimmed(*written);
@@ -247,6 +250,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       b.weights_dtype = parse_dtype(precision, r.where_of("precision"));
     } else if (const auto shipped = shipped_main_format(*model); shipped && is_quantized(*shipped)) {
       b.weights_dtype = *shipped;
+      from_release = true;
     } else {
       r.fail("precision", "missing, and the model's name states no format (give \"FP8\", \"FP4\", \"BF16\", ...)");
     }
@@ -255,7 +259,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     const auto kv = r.optional_string("kv_cache_dtype");
     const bool fp8_units = gpu->dense_flop_per_s.contains("fp8");
     b.kv_dtype = kv ? parse_kv_dtype(lower(trimmed(*kv)), r.where_of("kv_cache_dtype"))
-                    : (is_quantized(b.weights_dtype) && fp8_units ? DType::fp8
+                    : (is_quantized(b.weights_dtype) && fp8_units && !from_release ? DType::fp8
                        : b.weights_dtype == DType::fp16 ? DType::fp16
                                                         : DType::bf16);
     const char* native = b.weights_dtype == DType::fp8 ? "fp8" : b.weights_dtype == DType::fp4 ? "fp4" : nullptr;
@@ -288,12 +292,15 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       b.max_batch = (static_cast<std::uint64_t>(requests) + b.layout.dp - 1) / b.layout.dp;
       b.scenario = "server";
     } else if (c != nullptr && c->is_string()) {
-      // "64" or "64 requests" is a number; a description without one ("max load") is max load.
+      // "64" or "64 requests" is a number; a description ("max load") is max load; anything else
+      // that starts like a number ("1,000", "64.5", "-5", "~64") is refused, not guessed at.
       const std::string described = trimmed(c->get<std::string>());
-      const std::size_t digits = described.find_first_not_of("0123456789");
-      if (digits != 0 && !described.empty()) {
+      const bool starts_numeric = !described.empty() && std::string_view("0123456789-+~.").find(described[0]) != std::string_view::npos;
+      if (starts_numeric) {
+        const std::size_t digits = described.find_first_not_of("0123456789");
+        const bool plain = digits != 0 && (digits == std::string::npos || described[digits] == ' ');
         const std::string number = described.substr(0, digits);
-        if (number.size() > 9 || std::stoull(number) < 1) {
+        if (!plain || number.size() > 9 || std::stoull(number) < 1 || std::stoull(number) > 100'000'000) {
           r.fail("concurrency",
                  fmt::format("expected a whole number of requests from 1 to 100000000, got '{}'", described));
         }

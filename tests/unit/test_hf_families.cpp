@@ -69,6 +69,13 @@ TEST_CASE("hf import: ERNIE 4.5's MoE fields are read", "[hf]") {
       "num_hidden_layers": 8, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
       "moe_k": 2, "moe_num_experts": 8, "moe_layer_interval": 2})"),
                     Contains("/moe_layer_interval"));
+  // Fields equal to Ernie4_5_MoeConfig's defaults may be left out (transformers saves only the
+  // others): the experts come from the class, and an end index of -1 is the last layer.
+  const auto defaults = read(R"({"model_type": "ernie4_5_moe", "hidden_size": 2560, "num_hidden_layers": 28,
+      "moe_layer_end_index": -1})");
+  REQUIRE(defaults.moe);
+  CHECK(defaults.moe->routed_experts == 64);
+  CHECK(defaults.moe_layer_count() == 27);
 }
 
 TEST_CASE("hf import: an expert count under an unread name is refused, not dropped", "[hf]") {
@@ -76,10 +83,13 @@ TEST_CASE("hf import: an expert count under an unread name is refused, not dropp
       "num_hidden_layers": 8, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
       "n_experts": 16, "top_k_experts": 2})"),
                     Contains("/n_experts") && Contains("without its experts"));
-  // A dense model that says it has one (or no) expert is still dense.
+  // A dense model that says it has no expert, or one, is still dense.
   CHECK_FALSE(read(R"({"model_type": "llama", "hidden_size": 256, "intermediate_size": 512,
       "num_hidden_layers": 8, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
       "num_experts": 0})").moe);
+  CHECK_FALSE(read(R"({"model_type": "llama", "hidden_size": 256, "intermediate_size": 512,
+      "num_hidden_layers": 8, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
+      "num_experts": 1})").moe);
 }
 
 TEST_CASE("hf import: an all-MoE model may leave the dense width out, one with dense layers may not", "[hf]") {

@@ -105,6 +105,10 @@ TEST_CASE("measurement file: precisions as tables write them, or as the checkpoi
   CHECK(weights(R"("gpu": "H100", "model": "Llama-3.3-70B", "precision": "e4m3")") == DType::fp8);
   // A model published only quantized runs as published when the row says nothing.
   CHECK(weights(R"("gpu": "H100", "model": "openai/gpt-oss-120b")") == DType::mxfp4);
+  CHECK(gpuplan::read_measurement_file(cat(), row(R"("parallelism": "TP2", "output_tokens_per_s": 1, "gpu": "H100",
+                                                  "model": "openai/gpt-oss-120b")"), "m.json")
+            .benchmarks.front()
+            .kv_dtype == DType::bf16);  // engines' default cache for the release, not ModelOpt's FP8
 }
 
 TEST_CASE("measurement file: bad rows name the row and field", "[measurement]") {
@@ -208,6 +212,20 @@ TEST_CASE("measurement file: rows as other people write them", "[measurement]") 
   CHECK(read(base + R"("parallelism": "TP2", "concurrency": 64.0, "output_tokens_per_s": 1)").max_batch == 64);
   CHECK(read(base + R"("parallelism": "TP2", "concurrency": "max load", "output_tokens_per_s": 1)").scenario ==
         "max-load");
+  for (const char* odd : {"1,000", "64.5", "-5", "~64", "1e3", "999999999"}) {
+    INFO(odd);
+    CHECK_THROWS_WITH(read(base + R"("parallelism": "TP2", "output_tokens_per_s": 1, "concurrency": ")" + odd + "\""),
+                      Catch::Matchers::Contains("/measured/0/concurrency"));
+  }
+  // vLLM at max load on an A100 80GB: its 256-sequence default, not the large GPUs' 1,024.
+  CHECK(gpuplan::read_measurement_file(
+            cat(),
+            R"({"measured": [{"kind": "throughput", "engine": "vLLM 0.11", "model": "Llama-3.1-8B",
+                "gpu": "A100-SXM4-80GB", "precision": "BF16", "parallelism": "TP1", "isl": 128, "osl": 128,
+                "output_tokens_per_s": 1}]})",
+            "v.json")
+            .benchmarks.front()
+            .max_batch == 256);
   // Throughput per GPU is the run's over its GPUs.
   CHECK(read(base + R"("parallelism": "TP2", "output_tokens_per_s_per_gpu": 3189)").output_tokens_per_s ==
         Approx(6378));
