@@ -94,6 +94,12 @@ const std::vector<std::string> kConfigHeader{
     "#", "GPU", "weights", "KV", "layout", "batch/replica", "replicas", "GPUs", "price age", "USD/h", "USD/Mtok",
     "output tok/s", "capacity at max batch (band)", "ITL ms", "TTFT ms", "robust"};
 
+OrderedJson plan_price_json(const Price& p) {
+  OrderedJson j = detail::price_terms_json(p);
+  j["sources"] = p.sources;
+  return j;
+}
+
 OrderedJson config_json(const PlanConfig& c) {
   return {{"gpu", c.gpu},
           {"weights_dtype", to_string(c.weights_dtype)},
@@ -107,16 +113,7 @@ OrderedJson config_json(const PlanConfig& c) {
           {"max_batch_by_memory", c.max_batch_by_memory},
           {"replicas", c.replicas},
           {"gpus", c.gpus},
-          {"price",
-           {{"provider", c.price.provider},
-            {"mode", to_string(c.price.mode)},
-            {"term", c.price.term.empty() ? OrderedJson(nullptr) : OrderedJson(c.price.term)},
-            {"usd_per_gpu_hour", c.price.usd_per_gpu_hour},
-            {"date", c.price.date},
-            {"price_age_days", detail::price_age_days_json(c.price)},
-            {"stale", c.price.stale()},
-            {"region", c.price.region},
-            {"sources", c.price.sources}}},
+          {"price", plan_price_json(c.price)},
           {"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},
           {"usd_per_million_tokens", checked(c.cost.usd_per_million_tokens, "usd/mtok")},
           {"output_tokens_per_s", checked(c.output_tokens_per_s, "tok/s")},

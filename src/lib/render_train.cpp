@@ -139,19 +139,13 @@ OrderedJson train_plan_json(const TrainPlan& p) {
   }
   OrderedJson costs = OrderedJson::array();
   for (const TrainCost& c : p.costs) {
-    costs.push_back({{"provider", c.price.provider},
-                     {"mode", to_string(c.price.mode)},
-                     {"term", c.price.term.empty() ? OrderedJson(nullptr) : OrderedJson(c.price.term)},
-                     {"usd_per_gpu_hour", c.price.usd_per_gpu_hour},
-                     {"date", c.price.date},
-                     {"price_age_days", detail::price_age_days_json(c.price)},
-                     {"stale", c.price.stale()},
-                     {"region", c.price.region},
-                     {"usd_per_hour", c.usd_per_hour},
-                     {"usd_per_million_tokens", checked(c.usd_per_million_tokens, "usd/mtok")},
-                     {"usd", p.run ? OrderedJson(c.usd) : OrderedJson(nullptr)},
-                     {"usd_low", p.run ? OrderedJson(c.usd_low) : OrderedJson(nullptr)},
-                     {"usd_high", p.run ? OrderedJson(c.usd_high) : OrderedJson(nullptr)}});
+    OrderedJson row = detail::price_terms_json(c.price);
+    row["usd_per_hour"] = c.usd_per_hour;
+    row["usd_per_million_tokens"] = checked(c.usd_per_million_tokens, "usd/mtok");
+    row["usd"] = p.run ? OrderedJson(c.usd) : OrderedJson(nullptr);
+    row["usd_low"] = p.run ? OrderedJson(c.usd_low) : OrderedJson(nullptr);
+    row["usd_high"] = p.run ? OrderedJson(c.usd_high) : OrderedJson(nullptr);
+    costs.push_back(std::move(row));
   }
   j["costs"] = costs;
   OrderedJson scale = OrderedJson::array();

@@ -38,6 +38,18 @@ inline OrderedJson envelope(std::string_view command) {
 /// A price's `price_age_days`: null for a price typed by hand, which has no date to age.
 inline OrderedJson price_age_days_json(const Price& p) { return p.given() ? OrderedJson(nullptr) : OrderedJson(p.age_days); }
 
+/// The terms of a price, in the key order plan and train print them; callers append their own fields.
+inline OrderedJson price_terms_json(const Price& p) {
+  return {{"provider", p.provider},
+          {"mode", to_string(p.mode)},
+          {"term", p.term.empty() ? OrderedJson(nullptr) : OrderedJson(p.term)},
+          {"usd_per_gpu_hour", p.usd_per_gpu_hour},
+          {"date", p.date},
+          {"price_age_days", price_age_days_json(p)},
+          {"stale", p.stale()},
+          {"region", p.region}};
+}
+
 /// Two-space indented text with a final newline; invalid UTF-8 (a file name, say) is replaced
 /// rather than thrown on.
 inline std::string dump_json(const OrderedJson& j) {
