@@ -49,8 +49,8 @@ struct EngineSettings {
   /// cuda_graph_max_bs, TensorRT-LLM max_batch_size. Unset: the engine's default.
   std::optional<std::uint64_t> max_num_seqs;
   /// vLLM release as major.minor x 100 (0.10 -> 10, 0.21 -> 21): from 0.21 vLLM profiles CUDA
-  /// graphs and subtracts them; before, graphs come out of the memory above the cap. Unset:
-  /// the current behaviour (subtracted).
+  /// graphs and subtracts them; before, graphs come out of the memory above the cap; before 0.8
+  /// the V0 engine's step defaults apply. Unset: the current behaviour (subtracted, V1).
   std::optional<int> vllm_minor_version;
 };
 
@@ -74,6 +74,7 @@ struct EngineMemory {
   double kv_bytes = 0;             ///< the KV cache the engine allocates (may be < 0: no start)
   std::uint64_t kv_tokens = 0;     ///< tokens that fit (whole blocks), 0 when kv_bytes <= 0
   std::uint64_t block_tokens = 0;
+  bool vllm_v0 = false;            ///< vLLM's V0 engine (releases before 0.8): its defaults and log lines
   /// Requests at the fit's context the cache holds, as the engine counts them (vLLM's log line;
   /// others: tokens over the context); set by fit once the KV shape is known.
   double max_concurrency = 0;
@@ -88,12 +89,25 @@ struct EngineInputs {
   std::uint64_t block_tokens = 16;
   double mxfp4_expert_bytes = 0;  ///< of weights_bytes: routed experts held in MXFP4
   std::string_view device_name;   ///< the GPU's name: vLLM's defaults single out the A100
+  /// Tokens per sequence (vLLM's max_model_len): V0 releases size their step from it.
+  std::uint64_t context_tokens = 0;
 };
 
 /// vLLM's large-GPU serve defaults (max_num_batched_tokens 8192, max_num_seqs 1024) apply: a
 /// CUDA total of at least 70 GiB, and not an A100 ("a100" not in the device name,
 /// vllm/engine/arg_utils.py and tests/engine/test_arg_utils.py); otherwise 2048 and 256.
 bool vllm_large_gpu_defaults(double total_bytes, std::string_view device_name);
+
+/// vLLM V0's defaults (releases before 0.8, where V1 became the default engine): max_num_seqs
+/// 256 and, with chunked prefill off (the default up to a 32K max_model_len), a step of
+/// max(max_model_len, 2048) tokens; above 32K chunked prefill is on at 2048 tokens
+/// (vllm/config.py SchedulerConfig.__post_init__, vllm/engine/arg_utils.py in 0.6-0.7).
+struct VllmStepDefaults {
+  std::uint64_t max_num_batched_tokens = 0;
+  std::uint64_t max_num_seqs = 0;
+};
+VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
+                                    std::optional<int> minor_version);
 
 /// Validates settings against the engine named (ranges, NaN, a setting of another engine);
 /// throws InputError with `engine.<setting>:`.

@@ -65,9 +65,9 @@ struct Efficiency {
   }
 };
 
-/// The engine batch cap per replica when none is given: TensorRT-LLM's max_batch_size default
-/// of 2048 (the calibration data's engine). vLLM caps at max_num_seqs, 256 (1024 in V1 on
-/// H100-class GPUs in recent versions): give --max-batch for it.
+/// The batch cap per replica when none is given: TensorRT-LLM's max_batch_size default of 2048
+/// (the calibration data's engine). A request naming vLLM or TensorRT-LLM (fit.engine) is also
+/// capped by that engine's max_num_seqs / max_batch_size (PerfModel::full_load_batch).
 inline constexpr std::uint64_t kDefaultEngineMaxBatch = 2048;
 
 /// Checks every factor is in (0, 1] and the times are finite and >= 0; names `efficiency.*`.
@@ -179,8 +179,11 @@ class PerfModel {
   [[nodiscard]] std::optional<double> ridge_batch() const;
   /// Largest batch per replica whose KV cache fits at input + output tokens.
   [[nodiscard]] std::uint64_t max_batch_by_memory() const { return max_batch_; }
-  /// The batch an engine runs at full load: memory's limit, capped by the engine's batch cap.
-  [[nodiscard]] std::uint64_t full_load_batch() const { return std::min(max_batch_, request_.max_batch); }
+  /// The batch an engine runs at full load: memory's limit, capped by the request's batch cap and,
+  /// with --engine vllm or trtllm, by the engine's own (max_num_seqs, max_batch_size).
+  [[nodiscard]] std::uint64_t full_load_batch() const {
+    return std::min(std::min(max_batch_, request_.max_batch), engine_max_batch_);
+  }
   /// Steady-state output tokens/s of the deployment at full load (0 when nothing fits).
   [[nodiscard]] double full_load_tokens_per_s(const Efficiency& efficiency) const;
   [[nodiscard]] const FitResult& fit() const { return fit_; }
@@ -269,6 +272,7 @@ class PerfModel {
   double format_peak_ratio_ = 1;          // bf16 peak / compute-type peak
   double request_format_factor_ = 1;      // format_peak_ratio_ ^ the request's format_exponent
   std::uint64_t max_batch_ = 0;
+  std::uint64_t engine_max_batch_ = UINT64_MAX;  // the named engine's sequence cap per replica
   CommLink tp_link_peak_, ep_link_peak_, pp_link_peak_;
 };
 

@@ -77,8 +77,9 @@ void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency, b
       ->capture_default_str()
       ->transform(decimal_number())->check(CLI::Range(0.0, 100000.0));
   sub.add_option("--max-batch", o.max_batch,
-                 "Engine batch cap per replica (TensorRT-LLM max_batch_size 2048; vLLM max_num_seqs 256, 1024 in "
-                 "recent V1 on large GPUs)")
+                 "Batch cap per replica (TensorRT-LLM's max_batch_size 2048); with --engine vllm or trtllm the "
+                 "engine's own cap also applies (vLLM max_num_seqs: 1024 in V1 on GPUs of 70 GiB or more but the "
+                 "A100, else 256)")
       ->capture_default_str()
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   sub.add_option("--network-gbit-per-s", o.network_gbit_per_s, "Network bandwidth per GPU between nodes, Gb/s")

@@ -54,6 +54,15 @@ constexpr double kCudaContextBytes = 0.5 * units::kGiB;
 // max_num_batched_tokens 8192 and max_num_seqs 1024; smaller ones, and the A100 whatever its
 // memory ("a100" not in the device name, tests/engine/test_arg_utils.py), 2048 and 256.
 constexpr double kVllmLargeGpuBytes = 70.0 * units::kGiB;
+// V0: vLLM became V1 by default in 0.8.0; V0's max_num_seqs default was 256, its chunked
+// prefill on by default only above a 32K max_model_len (vllm/engine/arg_utils.py, 0.6-0.7).
+constexpr int kVllmV1DefaultMinor = 8;
+constexpr std::uint64_t kVllmSmallMaxSeqs = 256;
+constexpr std::uint64_t kVllmV0MaxSeqs = kVllmSmallMaxSeqs;
+constexpr std::uint64_t kVllmLargeMaxSeqs = 1024;
+constexpr std::uint64_t kVllmLargeBatchedTokens = 8192;
+constexpr std::uint64_t kVllmV0ChunkedPrefillAbove = 32768;
+constexpr std::uint64_t kVllmSmallBatchedTokens = 2048;
 constexpr int kVllmGraphProfilingMinor = 21;  // "CUDA graph memory profiling ... default since v0.21.0"
 constexpr std::uint64_t kVllmMaxCaptureTokens = 512;
 constexpr double kGraphBytesPerLayer = 2.0 * units::kMiB;  // captured graph nodes and metadata
@@ -236,6 +245,18 @@ bool vllm_large_gpu_defaults(double total_bytes, std::string_view device_name) {
   return total_bytes >= kVllmLargeGpuBytes && detail::lower(device_name).find("a100") == std::string::npos;
 }
 
+VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
+                                    std::optional<int> minor_version) {
+  if (minor_version && *minor_version < kVllmV1DefaultMinor) {
+    const bool chunked = context_tokens > kVllmV0ChunkedPrefillAbove;
+    return {.max_num_batched_tokens = chunked ? kVllmSmallBatchedTokens : std::max(context_tokens, kVllmSmallBatchedTokens),
+            .max_num_seqs = kVllmV0MaxSeqs};
+  }
+  const bool large = vllm_large_gpu_defaults(total_bytes, device_name);
+  return {.max_num_batched_tokens = large ? kVllmLargeBatchedTokens : kVllmSmallBatchedTokens,
+          .max_num_seqs = large ? kVllmLargeMaxSeqs : kVllmSmallMaxSeqs};
+}
+
 EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInputs& in,
                            const EngineSettings& s) {
   validate_engine_settings(s);
@@ -258,11 +279,13 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
 
   switch (s.engine) {
     case Engine::vllm: {
-      const bool large = vllm_large_gpu_defaults(in.total_bytes, in.device_name);
+      const VllmStepDefaults step =
+          vllm_step_defaults(in.total_bytes, in.device_name, in.context_tokens, s.vllm_minor_version);
+      r.vllm_v0 = s.vllm_minor_version && *s.vllm_minor_version < kVllmV1DefaultMinor;
       r.share = s.gpu_memory_utilization.value_or(0.9);
       r.share_default = !s.gpu_memory_utilization;
-      r.batched_tokens = s.max_num_batched_tokens.value_or(large ? 8192 : 2048);
-      r.max_seqs = s.max_num_seqs.value_or(large ? 1024 : 256);
+      r.batched_tokens = s.max_num_batched_tokens.value_or(step.max_num_batched_tokens);
+      r.max_seqs = s.max_num_seqs.value_or(step.max_num_seqs);
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
       // The sampler's profiling run samples min(max_num_seqs, max_num_batched_tokens) rows of
       // the full vocabulary on every rank (logits are gathered before sampling).

@@ -116,7 +116,7 @@ using detail::ids_of;
 
 // The engine's batch cap when the row ran at "max load": trtllm-bench sizes its own (0: the
 // validation applies its rule), vLLM serve caps at max_num_seqs (1024 on GPUs of 70 GiB or
-// more except the A100, else 256: vllm_large_gpu_defaults); any other engine 0, the batch trtllm-bench's rule
+// more except the A100, else 256; V0 releases before 0.8, 256: vllm_step_defaults); any other engine 0, the batch trtllm-bench's rule
 // would give, with the engine-neutral memory estimate (only TensorRT-LLM's rows get its own).
 bool is_tensorrt_llm(const std::string& engine) {
   const std::string e = lower(engine);
@@ -127,10 +127,26 @@ bool is_tensorrt_llm(const std::string& engine) {
 
 bool is_trtllm_bench(const std::string& engine) { return lower(engine).find("trtllm-bench") != std::string::npos; }
 
+// The minor release after "vllm" in an engine text ("vLLM 0.6.3", "vllm==v0.7.2"), if any.
+std::optional<int> vllm_minor_of(std::string_view engine, std::size_t after) {
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  for (std::size_t i = after; i + 2 < engine.size(); ++i) {
+    if (engine[i] == '0' && (i == 0 || !digit(engine[i - 1])) && engine[i + 1] == '.' && digit(engine[i + 2])) {
+      int minor = 0;
+      for (std::size_t j = i + 2; j < engine.size() && digit(engine[j]) && minor < 1000; ++j) {
+        minor = minor * 10 + (engine[j] - '0');
+      }
+      return minor;
+    }
+  }
+  return std::nullopt;
+}
+
 std::uint64_t engine_cap(const std::string& engine, const GpuSpec& gpu) {
   const std::string e = lower(engine);
-  if (e.find("vllm") != std::string::npos) {
-    return vllm_large_gpu_defaults(gpu.engine_memory_bytes(), gpu.name) ? 1024 : 256;
+  if (const std::size_t at = e.find("vllm"); at != std::string::npos) {
+    // The context does not matter for max_num_seqs.
+    return vllm_step_defaults(gpu.engine_memory_bytes(), gpu.name, 0, vllm_minor_of(e, at + 4)).max_num_seqs;
   }
   return 0;
 }

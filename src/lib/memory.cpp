@@ -148,6 +148,10 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                               "(older releases: --engine-version)"
                             : "vLLM before 0.21 captures CUDA graphs after sizing the KV cache, from the "
                               "memory above gpu_memory_utilization");
+    if (res.engine->vllm_v0) {
+      res.notes.push_back("vLLM before 0.8 runs its V0 engine: max_num_seqs 256, and a step of max(max_model_len, "
+                          "2048) tokens (2048 with chunked prefill, on above 32K); its log counts GPU blocks");
+    }
   }
   if (!res.mig && !g.usable_memory_bytes) {
     res.notes.push_back(fmt::format("{} usable memory estimated: no driver-reported figure in the catalog, so the "
@@ -235,7 +239,8 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .block_tokens = f.block_tokens,
                         .mxfp4_expert_bytes =
                             formats[WeightPart::routed_experts].element == DType::mxfp4 ? f.weights.experts : 0.0,
-                        .device_name = device_name};
+                        .device_name = device_name,
+                        .context_tokens = r.context_tokens};
   const EngineMemory e = engine_memory(m, r.layout, in, r.engine);
   mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)
   switch (e.engine) {
@@ -399,7 +404,8 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     f.max_concurrent_sequences = per_replica * l.dp;
     if (f.engine) {
       f.engine->max_concurrency =
-          f.engine->engine == Engine::vllm
+          // V0 divides the cache by max_model_len; V1 counts the blocks each request reserves.
+          f.engine->engine == Engine::vllm && !f.engine->vllm_v0
               ? vllm_max_concurrency(kv, f.engine->kv_bytes, r.context_tokens, f.engine->block_tokens,
                                      f.engine->batched_tokens)
               : d(f.engine->kv_tokens) / d(std::max<std::uint64_t>(r.context_tokens, 1));

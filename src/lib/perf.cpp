@@ -163,6 +163,11 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     : request_(candidate ? request : validated(m, request)), fit_(sequence_fit(m, gpu, request_, basis, candidate)) {
   const Layout& l = request_.fit.layout;
   max_batch_ = fit_.max_concurrent_sequences.value_or(0) / l.dp;
+  // vLLM's max_num_seqs and TensorRT-LLM's max_batch_size cap the sequences of one scheduled
+  // batch; under PP, PP batches are in flight. SGLang's cuda_graph_max_bs caps only its graphs.
+  if (fit_.engine && (fit_.engine->engine == Engine::vllm || fit_.engine->engine == Engine::trtllm)) {
+    engine_max_batch_ = fit_.engine->max_seqs * l.pp;
+  }
   if (candidate && (!fit_.fits || full_load_batch() == 0)) {
     return;
   }

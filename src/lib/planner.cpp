@@ -284,7 +284,7 @@ void Search::consider_miss(const Candidate& c, const PerfPoint& best) {
 
 void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const EstimateBand& band) {
   const PlanTargets& t = r_.targets;
-  const std::uint64_t cap = std::min(pm.max_batch_by_memory(), r_.perf.max_batch);
+  const std::uint64_t cap = pm.full_load_batch();
   PerfModel::StepCache steps(r_.perf.efficiency);
   steps_ = &steps;
   const PerfPoint first = eval(pm, 1);

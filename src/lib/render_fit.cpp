@@ -82,7 +82,8 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
                 "No available memory for the cache blocks (the engine fails to start)"};
       }
       return {fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)),
-              fmt::format("GPU KV cache size: {} tokens", group_digits(e.kv_tokens)),
+              e.vllm_v0 ? fmt::format("# GPU blocks: {}", e.kv_tokens / std::max<std::uint64_t>(e.block_tokens, 1))
+                        : fmt::format("GPU KV cache size: {} tokens", group_digits(e.kv_tokens)),
               fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", group_digits(ctx), concurrency)};
     case Engine::sglang:
       return {fmt::format("mem_fraction_static={:.3f}", e.share),

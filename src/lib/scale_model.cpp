@@ -73,7 +73,7 @@ class TableBuilder {
     row.way = way;
     row.shape = std::move(shape);
     row.layout = pr.fit.layout;
-    row.batch = std::min(pm->max_batch_by_memory(), r_.max_batch);
+    row.batch = std::min(pm->full_load_batch(), r_.max_batch);
     const PerfPoint est = pm->evaluate(row.batch, pr.efficiency);
     const PerfPoint roof = pm->evaluate(row.batch, Efficiency::roofline());
     row.links = links_of(gpu_, layout, domain_);

@@ -66,6 +66,30 @@ TEST_CASE("engine: vLLM subtracts weights, the profiling peak, non-torch memory 
   CHECK(gpuplan::engine_memory(m, Layout{}, a100, {.engine = Engine::vllm}).max_seqs == 1024);
 }
 
+// vLLM PR #10511 (0.6.5, V0, Meta-Llama-3-8B at max_model_len 8192): "PyTorch activation peak
+// memory 1.26GiB", far from the 4 GiB a 1,024-sequence sampler run would take.
+TEST_CASE("engine: vLLM before 0.8 runs V0 with its own step defaults", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  EngineInputs in = kH100;
+  in.context_tokens = 8192;
+  const auto v0 = gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 6});
+  CHECK(v0.vllm_v0);
+  CHECK(v0.max_seqs == 256);           // V0's max_num_seqs, whatever the GPU
+  CHECK(v0.batched_tokens == 8192);    // chunked prefill off: max(max_model_len, 2048)
+  CHECK(std::max(v0.activation_bytes, v0.sampler_bytes) < 1.3 * kGiB);
+  in.context_tokens = 1024;
+  CHECK(gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 7}).batched_tokens ==
+        2048);
+  in.context_tokens = 65536;  // above 32K chunked prefill is on, at 2048 tokens a step
+  CHECK(gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 6}).batched_tokens ==
+        2048);
+  // 0.8 is V1: the large-GPU defaults again, and no V0 log lines.
+  const auto v8 = gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 8});
+  CHECK_FALSE(v8.vllm_v0);
+  CHECK(v8.max_seqs == 1024);
+  CHECK(v8.batched_tokens == 8192);
+}
+
 // https://github.com/vllm-project/recipes/pull/12 (vLLM 0.10.1, Qwen3-Coder-480B-A35B FP8, DP 8
 // + EP on H20): the available KV memory went from 48.66 to 55.65 GiB when
 // gpu_memory_utilization went from 0.9 to 0.95, i.e. by 0.05 x a 139.8 GiB total: the share

@@ -226,6 +226,22 @@ TEST_CASE("measurement file: rows as other people write them", "[measurement]") 
             "v.json")
             .benchmarks.front()
             .max_batch == 256);
+  // vLLM before 0.8 (V0) capped every GPU at 256 sequences; 0.8 and later give an H100 1,024.
+  const auto vllm_cap = [](const std::string& engine) {
+    return gpuplan::read_measurement_file(
+               cat(),
+               R"({"measured": [{"kind": "throughput", "engine": ")" + engine +
+                   R"(", "model": "Llama-3.1-8B", "gpu": "H100", "precision": "BF16", "parallelism": "TP1",
+                   "isl": 128, "osl": 128, "output_tokens_per_s": 1}]})",
+               "v.json")
+        .benchmarks.front()
+        .max_batch;
+  };
+  CHECK(vllm_cap("vLLM 0.6.3") == 256);
+  CHECK(vllm_cap("vllm==v0.7.2") == 256);
+  CHECK(vllm_cap("vLLM 0.8.5") == 1024);
+  CHECK(vllm_cap("vLLM 0.10.1") == 1024);
+  CHECK(vllm_cap("vLLM") == 1024);
   // Throughput per GPU is the run's over its GPUs.
   CHECK(read(base + R"("parallelism": "TP2", "output_tokens_per_s_per_gpu": 3189)").output_tokens_per_s ==
         Approx(6378));

@@ -302,3 +302,24 @@ TEST_CASE("perf: each stage pays the per-layer overhead for its own layers", "[p
   // The roofline carries none of it.
   CHECK_THAT(Efficiency::roofline().layer_overhead_s, WithinAbs(0.0, 0.0));
 }
+
+TEST_CASE("perf: a named engine's sequence cap bounds the full-load batch", "[perf][engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  auto req = request(Layout{}, DType::bf16, 128, 128);
+  const PerfModel neutral(m, cat().gpu("h100-sxm"), req);
+  REQUIRE(neutral.max_batch_by_memory() > 1024);
+  CHECK(neutral.full_load_batch() == std::min<std::uint64_t>(neutral.max_batch_by_memory(), 2048));
+  req.fit.engine.engine = gpuplan::Engine::vllm;
+  CHECK(PerfModel(m, cat().gpu("h100-sxm"), req).full_load_batch() == 1024);  // V1's max_num_seqs on an H100
+  CHECK(PerfModel(m, cat().gpu("a100-sxm-80gb"), req).full_load_batch() == 256);  // and on an A100
+  req.fit.engine.vllm_minor_version = 6;  // V0: 256 everywhere
+  CHECK(PerfModel(m, cat().gpu("h100-sxm"), req).full_load_batch() == 256);
+  req.fit.engine.vllm_minor_version.reset();
+  req.fit.engine.max_num_seqs = 300;
+  CHECK(PerfModel(m, cat().gpu("h100-sxm"), req).full_load_batch() == 300);
+  req.fit.engine.engine = gpuplan::Engine::trtllm;
+  CHECK(PerfModel(m, cat().gpu("h100-sxm"), req).full_load_batch() == 300);  // max_batch_size
+  req.fit.engine.max_num_seqs = 160;  // SGLang's cuda_graph_max_bs caps graphs, not running requests
+  req.fit.engine.engine = gpuplan::Engine::sglang;
+  CHECK(PerfModel(m, cat().gpu("h100-sxm"), req).full_load_batch() > 160);
+}
