@@ -349,7 +349,11 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     };
     std::size_t most = 0;
     for (const T& item : items) {
-      const auto id = tokens(item.id);
+      auto id = tokens(item.id);
+      if (!named.stated_gb) {
+        // A name without a size names every size of the part ("A100 SXM4": the 40 and 80 GB).
+        std::erase_if(id, [](const std::string& w) { return size_gb(w) > 0; });
+      }
       if (!std::all_of(id.begin(), id.end(), [&query](const std::string& w) {
             return std::find(query.begin(), query.end(), w) != query.end();
           }) || !size_fits(item)) {

@@ -147,6 +147,10 @@ TEST_CASE("names: aliases, abbreviations, ambiguity", "[catalog][names]") {
   CHECK_THROWS_WITH(c.model("llama3-70b"),
                     StartsWith("model 'llama3-70b' is ambiguous: it matches llama-3.1-70b, llama-3.3-70b"));
   CHECK_THROWS_WITH(c.gpu("a100-sxm"), StartsWith("GPU 'a100-sxm' is ambiguous: it matches a100-sxm-80gb, a100-sxm-40gb"));
+  // So is the name NVIDIA writes without a size ("A100 SXM4"); with one it is the part.
+  CHECK_THROWS_WITH(c.gpu("NVIDIA A100 SXM4"),
+                    StartsWith("GPU 'NVIDIA A100 SXM4' is ambiguous: it matches a100-sxm-80gb, a100-sxm-40gb"));
+  CHECK(c.gpu("NVIDIA A100-SXM4-40GB").id == "a100-sxm-40gb");
   CHECK(c.resolve_gpu("no-such-gpu") == nullptr);
   (void)c.take_notes();
 }
@@ -268,6 +272,12 @@ TEST_CASE("names: a checkpoint name's format suffix", "[catalog][names]") {
   CHECK(read("Qwen2.5-72B-Instruct-AWQ").format->zero_bits > 0);  // AWQ keeps zero points
   CHECK(read("gpt-oss-120b-MXFP4").format->element == gpuplan::DType::mxfp4);
   CHECK(read("Meta-Llama-3.1-8B-Instruct-FP8-dynamic").model == "meta-llama-3.1-8b-instruct");
+  // A re-release after the format word revises the checkpoint; a model's own version stays.
+  CHECK(read("nvidia/DeepSeek-R1-0528-FP4-v2").model == "deepseek-r1-0528");
+  CHECK(read("nvidia/DeepSeek-R1-0528-FP4-v2").format->element == gpuplan::DType::fp4);
+  CHECK(read("nvidia/DeepSeek-R1-0528-FP4-v2").format_text == "FP4-v2");
+  CHECK(read("deepseek-ai/DeepSeek-V2").model == "deepseek-v2");
+  CHECK_FALSE(read("deepseek-ai/DeepSeek-V2").format.has_value());
   // No format: the name is kept whole; a name that is only a format token is not emptied.
   CHECK_FALSE(read("openai/gpt-oss-120b").format.has_value());
   CHECK(read("openai/gpt-oss-120b").model == "gpt-oss-120b");
