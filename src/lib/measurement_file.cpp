@@ -151,6 +151,42 @@ std::uint64_t engine_cap(const std::string& engine, const GpuSpec& gpu) {
   return 0;
 }
 
+// A measurement with speculative decoding (EAGLE, Medusa, MTP, a draft model) emits several
+// tokens per pass over the weights: neither the estimate nor the roofline, which bounds one
+// token per sequence and pass, describes it. Named by a field of its own (any value but an
+// "off" one) or by the engine text.
+bool speculative_row(const Json& row) {
+  static constexpr std::array kFields{std::string_view("speculative"), std::string_view("speculative_decoding"),
+                                      std::string_view("speculative_config"), std::string_view("speculative_model"),
+                                      std::string_view("spec_decoding"), std::string_view("draft_model"),
+                                      std::string_view("num_speculative_tokens"), std::string_view("mtp")};
+  const auto off = [](const Json& v) {
+    if (v.is_null() || (v.is_boolean() && !v.get<bool>()) || (v.is_number() && !(std::abs(v.get<double>()) > 0.0))) {
+      return true;
+    }
+    if (v.is_string()) {
+      const std::string t = lower(trimmed(v.get<std::string>()));
+      return t.empty() || t == "none" || t == "off" || t == "no" || t == "false" || t == "disabled" || t == "0";
+    }
+    return false;
+  };
+  for (const auto& [key, value] : row.items()) {
+    if (std::find(kFields.begin(), kFields.end(), lower(key)) != kFields.end() && !off(value)) {
+      return true;
+    }
+  }
+  const auto engine = row.find("engine");
+  if (engine != row.end() && engine->is_string()) {
+    const std::string e = lower(engine->get<std::string>());
+    for (std::string_view word : {"eagle", "medusa", "speculative", "mtp", "draft model", "lookahead"}) {
+      if (e.find(word) != std::string::npos) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 bool is_measurement_file(std::string_view text) {
@@ -190,6 +226,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     top.fail("measured", "expected an array of measurements");
   }
   std::map<std::string, int> skipped_kinds;
+  std::size_t speculative = 0;
   std::map<std::string, int> seen_ids;
   for (std::size_t i = 0; i < measured->size(); ++i) {
     const JsonPointer at = JsonPointer("/measured") / i;
@@ -197,6 +234,10 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     const std::string kind = trimmed(r.string("kind"));
     if (lower(kind) != "throughput") {
       ++skipped_kinds[kind];
+      continue;
+    }
+    if (speculative_row((*measured)[i])) {
+      ++speculative;
       continue;
     }
     Benchmark b;
@@ -354,13 +395,19 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     out.notes.push_back(fmt::format("{}: {} '{}' row{} not read (only throughput measurements are checked)", origin,
                                     count, kind, count == 1 ? "" : "s"));
   }
+  if (speculative > 0) {
+    out.notes.push_back(fmt::format("{}: {} speculative-decoding row{} not read (several tokens per pass over the "
+                                    "weights: neither the estimate nor the roofline models it)",
+                                    origin, speculative, speculative == 1 ? "" : "s"));
+  }
   if (const Json* mlperf = top.value("mlperf"); mlperf != nullptr && mlperf->is_array() && !mlperf->empty()) {
     out.notes.push_back(fmt::format("{}: {} MLPerf row{} not read (their inputs are dataset caps; the shipped "
                                     "benchmarks carry the ones gpuplan checks)",
                                     origin, mlperf->size(), mlperf->size() == 1 ? "" : "s"));
   }
   if (out.benchmarks.empty()) {
-    top.fail("measured", "no throughput measurements (rows of \"kind\": \"throughput\")");
+    top.fail("measured", speculative > 0 ? "no throughput measurements without speculative decoding"
+                                         : "no throughput measurements (rows of \"kind\": \"throughput\")");
   }
   return out;
 }

@@ -257,3 +257,25 @@ TEST_CASE("measurement file: rows as other people write them", "[measurement]") 
   CHECK(trt.benchmarks.front().tensorrt_llm);
   CHECK(trt.benchmarks.front().gpu == "h100-sxm");
 }
+
+// SGLang's speculative-decoding docs (Llama-3.1-8B on one H100, batch 1): EAGLE-3 at 373 tok/s,
+// 1.7x the one-token-per-pass roofline. Such rows are set aside, not checked.
+TEST_CASE("measurement file: speculative-decoding rows are not read", "[measurement]") {
+  const std::string row =
+      R"({"kind": "throughput", "engine": "SGLang 0.4.4", "model": "Llama-3.1-8B", "gpu": "H100", "parallelism": "TP1",
+          "precision": "BF16", "isl": 128, "osl": 512, "concurrency": 1, "output_tokens_per_s": 373)";
+  const auto read = [](const std::string& rows) {
+    return gpuplan::read_measurement_file(cat(), R"({"measured": [)" + rows + "]}", "s.json");
+  };
+  const auto file = read(row + R"(, "speculative": "EAGLE-3"}, )" + row + "}");
+  CHECK(file.benchmarks.size() == 1);
+  CHECK(std::any_of(file.notes.begin(), file.notes.end(), [](const std::string& n) {
+    return n.find("1 speculative-decoding row not read") != std::string::npos;
+  }));
+  // Off values are plain rows; the engine text can say it too.
+  CHECK(read(row + R"(, "speculative": false})").benchmarks.size() == 1);
+  CHECK(read(row + R"(, "num_speculative_tokens": 0})").benchmarks.size() == 1);
+  CHECK(read(row + R"(, "speculative_config": "none"})").benchmarks.size() == 1);
+  const std::string eagle_engine = std::string(row).replace(row.find("SGLang 0.4.4"), 12, "SGLang + EAGLE-2");
+  CHECK_THROWS_WITH(read(eagle_engine + "}"), Catch::Matchers::Contains("without speculative decoding"));
+}
