@@ -131,7 +131,7 @@ std::string text_type_of(std::string_view parent) {
 }
 
 // Older and GPT-style spellings of the fields gpuplan reads.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kAliases{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kAliases{{
     {"ffn_dim", "intermediate_size"},              // OPT
     {"padded_vocab_size", "vocab_size"},           // ChatGLM
     {"kv_channels", "head_dim"},                   // ChatGLM
@@ -151,6 +151,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kAliases
     {"moe_num_experts", "num_experts"},              // ERNIE 4.5
     {"moe_k", "num_experts_per_tok"},                // ERNIE 4.5
     {"moe_num_shared_experts", "n_shared_experts"},  // ERNIE 4.5
+    {"num_shared_experts", "n_shared_experts"},      // Ling / Ring (bailing_moe)
     {"moe_layer_start_index", "first_k_dense_replace"},  // ERNIE 4.5
 }};
 
@@ -224,6 +225,32 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       std::string_view("altup_num_inputs"),     std::string_view("laurel_rank"),
       std::string_view("global_head_dim"),      std::string_view("attention_k_eq_v"),
       std::string_view("use_double_wide_mlp"),  std::string_view("enable_moe_block")};
+  // An encoder-decoder (T5, BART, Whisper) has an encoder and cross-attention besides the
+  // decoder: read as decoder-only its count and KV would be silently wrong.
+  static constexpr std::array kEncoderDecoderTypes{
+      std::string_view("t5"),     std::string_view("mt5"),     std::string_view("umt5"),
+      std::string_view("longt5"), std::string_view("t5gemma"), std::string_view("bart"),
+      std::string_view("mbart"),  std::string_view("pegasus"), std::string_view("marian"),
+      std::string_view("whisper"), std::string_view("switch_transformers"),
+      std::string_view("encoder-decoder")};
+  if (r.boolean("is_encoder_decoder", false) ||
+      std::find(kEncoderDecoderTypes.begin(), kEncoderDecoderTypes.end(), type) != kEncoderDecoderTypes.end()) {
+    r.fail(r.has("is_encoder_decoder") ? "is_encoder_decoder" : "model_type",
+           fmt::format("model_type \"{}\" is an encoder-decoder; gpuplan models decoder-only transformers", type));
+  }
+  // Per-layer or grouped shapes read nowhere: Step3's shared KV groups, low-rank query and MoE
+  // layer list, OpenELM's per-layer head counts and MLP widths.
+  static constexpr std::array kUnreadShapes{
+      std::string_view("num_attention_groups"), std::string_view("share_q_dim"),
+      std::string_view("moe_layers_enum"),      std::string_view("num_query_heads"),
+      std::string_view("ffn_multipliers")};
+  for (std::string_view key : kUnreadShapes) {
+    if (r.has(key)) {
+      r.fail(key, fmt::format("this shape field of model_type \"{}\" is not read; the parameter count and "
+                              "KV cache would be wrong",
+                              type));
+    }
+  }
   if (type == "arctic" && r.boolean("use_residual", false)) {
     r.fail("use_residual", "Arctic's dense residual MLP beside the experts is not modeled; the parameter "
                            "count would be wrong");
@@ -330,6 +357,10 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
     m.mlp_gated = false;
     m.attention_bias = r.boolean("attention_bias", false);
     m.mlp_bias = r.boolean("mlp_bias", false);
+  }
+  if (t == "apertus") {  // xIELU MLP: up and down projections, no gate
+    m.mlp_gated = false;
+    m.qk_norm = r.boolean("qk_norm", true);
   }
   if (t == "gptj") {
     m.layer_norm = true;

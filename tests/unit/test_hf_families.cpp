@@ -175,3 +175,41 @@ TEST_CASE("hf import: DeepSeek-V3.2's indexer keys join the MLA latent in the KV
   CHECK(gpuplan::count_params(v32).attention - gpuplan::count_params(v3).attention ==
         Approx(61.0 * (1536.0 * 64 * 128 + 7168.0 * 128 + 2 * 128 + 7168.0 * 64)));
 }
+
+TEST_CASE("hf import: Apertus's xIELU MLP has no gate; Ling's shared experts are read", "[hf]") {
+  // swiss-ai/Apertus-8B: up and down projections only (modeling_apertus.py), 8B parameters.
+  const auto apertus = read(R"({"model_type": "apertus", "hidden_act": "xielu", "hidden_size": 4096,
+      "intermediate_size": 21504, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+      "vocab_size": 131072, "max_position_embeddings": 65536, "qk_norm": true, "tie_word_embeddings": false})");
+  const auto pa = gpuplan::count_params(apertus);
+  CHECK(pa.dense_mlp == Approx(32.0 * 2.0 * 4096 * 21504));
+  CHECK(pa.total() == Approx(8.05e9).epsilon(0.005));
+  // inclusionAI/Ling-lite-1.5 (bailing_moe): 2 shared experts of 1408 on all 28 layers; 16.8B
+  // total, 2.75B active (model card).
+  const auto ling = read(R"({"model_type": "bailing_moe", "hidden_size": 2048, "intermediate_size": 5632,
+      "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 128,
+      "vocab_size": 126464, "max_position_embeddings": 32768, "moe_intermediate_size": 1408, "num_experts": 64,
+      "num_shared_experts": 2, "num_experts_per_tok": 6, "first_k_dense_replace": 0, "tie_word_embeddings": false})");
+  REQUIRE(ling.moe);
+  CHECK(ling.moe->shared_experts == 2);
+  const auto pl = gpuplan::count_params(ling);
+  CHECK(pl.shared_experts == Approx(28.0 * 2 * 3 * 2048 * 1408));
+  CHECK(pl.total() == Approx(16.8e9).epsilon(0.01));
+  CHECK(pl.active() == Approx(2.75e9).epsilon(0.01));
+}
+
+TEST_CASE("hf import: encoder-decoders and unread grouped shapes are refused", "[hf]") {
+  const std::string decoder = R"("hidden_size": 2048, "intermediate_size": 5120, "num_hidden_layers": 24,
+      "num_attention_heads": 32, "vocab_size": 32128, "max_position_embeddings": 512)";
+  // T5 with the decoder-only names filled in still has an encoder and cross-attention.
+  CHECK_THROWS_WITH(read(R"({"model_type": "t5", "is_encoder_decoder": true, )" + decoder + "}"),
+                    Contains("/is_encoder_decoder") && Contains("encoder-decoder"));
+  CHECK_THROWS_WITH(read(R"({"model_type": "bart", )" + decoder + "}"), Contains("/model_type"));
+  // Step3: one shared KV group and a low-rank query, read as plain heads the KV is 64x too large.
+  CHECK_THROWS_WITH(read(R"({"model_type": "step3_text", "num_attention_groups": 1, "share_q_dim": 2048, )" +
+                         decoder + "}"),
+                    Contains("/num_attention_groups"));
+  // OpenELM: per-layer head counts.
+  CHECK_THROWS_WITH(read(R"({"model_type": "openelm", "num_query_heads": [12, 12, 16], )" + decoder + "}"),
+                    Contains("/num_query_heads"));
+}
