@@ -166,7 +166,12 @@ bool speculative_row(const Json& row) {
     }
     if (v.is_string()) {
       const std::string t = lower(trimmed(v.get<std::string>()));
-      return t.empty() || t == "none" || t == "off" || t == "no" || t == "false" || t == "disabled" || t == "0";
+      for (std::string_view word : {"none", "off", "no", "false", "disabled", "0", "baseline", "n/a"}) {
+        if (t == word) {
+          return true;
+        }
+      }
+      return t.empty() || t.starts_with("w/o") || t.starts_with("without") || t.starts_with("no ");
     }
     return false;
   };

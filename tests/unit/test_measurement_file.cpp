@@ -276,6 +276,7 @@ TEST_CASE("measurement file: speculative-decoding rows are not read", "[measurem
   CHECK(read(row + R"(, "speculative": false})").benchmarks.size() == 1);
   CHECK(read(row + R"(, "num_speculative_tokens": 0})").benchmarks.size() == 1);
   CHECK(read(row + R"(, "speculative_config": "none"})").benchmarks.size() == 1);
+  CHECK(read(row + R"(, "speculative": "w/o speculative"})").benchmarks.size() == 1);
   const std::string eagle_engine = std::string(row).replace(row.find("SGLang 0.4.4"), 12, "SGLang + EAGLE-2");
   CHECK_THROWS_WITH(read(eagle_engine + "}"), Catch::Matchers::Contains("without speculative decoding"));
 }
