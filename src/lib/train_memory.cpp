@@ -410,8 +410,12 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
     throw InputError(fmt::format("layout.ep: {} does not divide DP x CP = {} (experts are split within the "
                                  "data-parallel ranks)", l.ep, l.dp * l.cp));
   }
-  if (r.seq_tokens % l.cp != 0) {
-    throw InputError(fmt::format("train.cp: {} does not divide the {}-token sequence", l.cp, r.seq_tokens));
+  // Load-balanced ring attention (Megatron, Transformer Engine) cuts each sequence into 2 x CP
+  // chunks, rank i holding chunks i and 2 CP - 1 - i.
+  if (l.cp > 1 && r.seq_tokens % (2 * l.cp) != 0) {
+    throw InputError(fmt::format("train.cp: CP {} cuts a sequence into {} chunks (two per rank, load-balanced ring "
+                                 "attention), which do not divide the {}-token sequence",
+                                 l.cp, 2 * l.cp, r.seq_tokens));
   }
   if (l.vpp > 1 && (l.pp == 1 || l.pp * l.vpp > model.num_hidden_layers)) {
     throw InputError(fmt::format("train.vpp: {} virtual stages need PP > 1 and PP x VPP at most the {} layers",

@@ -102,12 +102,16 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   s.peak_flop_per_s = gpu.dense_flop_per_s.at(s.compute_type);
   s.compute_efficiency = e.compute * std::pow(bf16_peak / s.peak_flop_per_s, e.format_exponent);
   const double rate = s.peak_flop_per_s * s.compute_efficiency;
+  // FP8 training runs the linear layers in FP8; the core attention (FlashAttention under
+  // Transformer Engine and torchao alike) stays in bf16, at bf16's rate.
+  const double attention_rate = bf16_peak * e.compute;
 
   const TrainFlops f = train_flops(model, r);
   const double model_parallel = d(l.tp * l.cp * l.pp);
-  const double mb_compute_s = f.hardware_flop_per_token * d(r.micro_batch) * d(r.seq_tokens) / model_parallel / rate;
   const double attention_hw = f.attention_forward * (r.recompute == Recompute::none ? 3.0 : 4.0);
-  const double mb_attention_s = attention_hw * d(r.micro_batch) * d(r.seq_tokens) / model_parallel / rate;
+  const double mb_tokens = d(r.micro_batch) * d(r.seq_tokens) / model_parallel;
+  const double mb_attention_s = attention_hw * mb_tokens / attention_rate;
+  const double mb_compute_s = (f.hardware_flop_per_token - attention_hw) * mb_tokens / rate + mb_attention_s;
 
   const auto link = [&](std::uint64_t span) {
     return group_link(gpu, span, e.network_bytes_per_s_per_gpu, e.link, e.hop_latency_s);

@@ -132,6 +132,30 @@ TEST_CASE("train: step time splits into its parts and MFU stays physical", "[tra
   CHECK(full.hfu > full.mfu);
 }
 
+// torchtitan's Llama 3 8B at 256K tokens with CP 8 (docs/performance.md): attention is some 90 %
+// of the FLOPs and runs in bf16 (FlashAttention) under FP8 training too, so FP8 speeds the step
+// up only through the linear layers' share.
+TEST_CASE("train: FP8 training keeps the core attention at bf16's rate", "[train]") {
+  TrainRequest r;
+  r.layout = {.tp = 1, .pp = 1, .cp = 8, .ep = 1, .dp = 1, .vpp = 1};
+  r.seq_tokens = 262144;
+  r.global_batch_tokens = 262144;
+  r.recompute = Recompute::full;
+  const TrainStep bf16 = train_step(model("llama-3.1-8b"), gpu("h100-sxm"), r, TrainEfficiency{});
+  r.precision = TrainPrecision::fp8;
+  const TrainStep fp8 = train_step(model("llama-3.1-8b"), gpu("h100-sxm"), r, TrainEfficiency{});
+  CHECK(fp8.compute_s < bf16.compute_s);
+  CHECK(fp8.compute_s > 0.85 * bf16.compute_s);
+  // At 4K tokens the linear layers dominate and FP8 pays.
+  r.seq_tokens = 4096;
+  r.global_batch_tokens = 4096 * 8;
+  r.layout.cp = 1;
+  const TrainStep short_fp8 = train_step(model("llama-3.1-8b"), gpu("h100-sxm"), r, TrainEfficiency{});
+  r.precision = TrainPrecision::bf16;
+  const TrainStep short_bf16 = train_step(model("llama-3.1-8b"), gpu("h100-sxm"), r, TrainEfficiency{});
+  CHECK(short_fp8.compute_s < 0.9 * short_bf16.compute_s);
+}
+
 TEST_CASE("train: FLOPs per token are 6N plus attention", "[train]") {
   TrainRequest r;
   r.seq_tokens = 4096;
@@ -181,6 +205,13 @@ TEST_CASE("train: bad requests name the field", "[train]") {
   r = TrainRequest{};
   r.offload = Offload::params;
   CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r), Contains("train.offload"));
+  // CP 8 splits 1,000 tokens 8 ways, but not into the 16 chunks of load-balanced ring attention.
+  r = TrainRequest{};
+  r.layout.cp = 8;
+  r.seq_tokens = 1000;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r), Contains("16 chunks"));
+  r.seq_tokens = 1008;
+  CHECK_NOTHROW(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r));
   r = TrainRequest{};
   r.layout.ep = 2;
   CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r), Contains("layout.ep"));
