@@ -93,6 +93,7 @@ constexpr std::string_view kClassDefaults = R"({
  "gpt_bigcode": {"vocab_size": 50257, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,
                  "multi_query": true, "tie_word_embeddings": true},
  "opt": {"tie_word_embeddings": true},
+ "mpt": {"tie_word_embeddings": true, "no_bias": true, "expansion_ratio": 4, "learned_pos_emb": true},
  "gpt_neox": {"vocab_size": 50432, "hidden_size": 6144, "intermediate_size": 24576, "num_hidden_layers": 44,
               "num_attention_heads": 64, "max_position_embeddings": 2048, "tie_word_embeddings": false},
  "phi3": {"vocab_size": 32064, "hidden_size": 3072, "intermediate_size": 8192, "num_hidden_layers": 32,
@@ -131,7 +132,7 @@ std::string text_type_of(std::string_view parent) {
 }
 
 // Older and GPT-style spellings of the fields gpuplan reads.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kAliases{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kAliases{{
     {"ffn_dim", "intermediate_size"},              // OPT
     {"padded_vocab_size", "vocab_size"},           // ChatGLM
     {"kv_channels", "head_dim"},                   // ChatGLM
@@ -152,6 +153,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kAliases
     {"moe_k", "num_experts_per_tok"},                // ERNIE 4.5
     {"moe_num_shared_experts", "n_shared_experts"},  // ERNIE 4.5
     {"num_shared_experts", "n_shared_experts"},      // Ling / Ring (bailing_moe)
+    {"n_layers", "num_hidden_layers"},               // MPT
+    {"n_heads", "num_attention_heads"},              // MPT
+    {"max_seq_len", "max_position_embeddings"},      // MPT
     {"moe_layer_start_index", "first_k_dense_replace"},  // ERNIE 4.5
 }};
 
@@ -175,6 +179,18 @@ Json normalized(const Json& config, std::string_view type) {
     const std::string c(canonical);
     if (!out.contains(c) && out.contains(std::string(alias))) {
       out[c] = out[std::string(alias)];
+    }
+  }
+  // MPT sizes its MLP as expansion_ratio x d_model and keeps grouped KV heads in attn_config.
+  if (type == "mpt") {
+    if (!out.contains("intermediate_size") && out.contains("hidden_size") && out["hidden_size"].is_number() &&
+        out["expansion_ratio"].is_number()) {
+      out["intermediate_size"] = std::llround(out["expansion_ratio"].get<double>() * out["hidden_size"].get<double>());
+    }
+    const auto attn = out.find("attn_config");
+    if (!out.contains("num_key_value_heads") && attn != out.end() && attn->is_object() && attn->contains("kv_n_heads") &&
+        attn->value("attn_type", std::string()) == "grouped_query_attention") {
+      out["num_key_value_heads"] = (*attn)["kv_n_heads"];
     }
   }
   return out;
@@ -357,6 +373,17 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
     m.mlp_gated = false;
     m.attention_bias = r.boolean("attention_bias", false);
     m.mlp_bias = r.boolean("mlp_bias", false);
+  }
+  if (t == "mpt") {  // LayerNorm and linears without biases (no_bias), GELU MLP, ALiBi or learned positions
+    const bool biased = !r.boolean("no_bias", true);
+    m.layer_norm = biased;  // a LayerNorm without bias counts one weight per channel, as RMSNorm
+    m.mlp_gated = false;
+    m.attention_bias = m.mlp_bias = biased;
+    const Json* attn = r.value("attn_config");
+    const bool alibi = attn != nullptr && attn->is_object() && attn->value("alibi", false);
+    if (r.boolean("learned_pos_emb", true) && !alibi) {
+      m.learned_positions = m.max_position_embeddings;
+    }
   }
   if (t == "apertus") {  // xIELU MLP: up and down projections, no gate
     m.mlp_gated = false;

@@ -213,3 +213,19 @@ TEST_CASE("hf import: encoder-decoders and unread grouped shapes are refused", "
   CHECK_THROWS_WITH(read(R"({"model_type": "openelm", "num_query_heads": [12, 12, 16], )" + decoder + "}"),
                     Contains("/num_query_heads"));
 }
+
+TEST_CASE("hf import: MPT's names, expansion ratio and bias-free layers", "[hf]") {
+  // mosaicml/mpt-7b: d_model, n_layers, n_heads, max_seq_len; an MLP of expansion_ratio x d_model
+  // without a gate; no biases (no_bias); ALiBi, so no learned positions; the head tied to wte.
+  // 6.65B: 32 x (4 d^2 + 2 x 4 d^2) + 50432 d + 65 norms of d.
+  const auto m = read(R"({"model_type": "mpt", "d_model": 4096, "n_layers": 32, "n_heads": 32, "expansion_ratio": 4,
+      "max_seq_len": 2048, "vocab_size": 50432, "no_bias": true, "learned_pos_emb": true,
+      "attn_config": {"alibi": true, "attn_type": "multihead_attention"}})");
+  const auto p = gpuplan::count_params(m);
+  CHECK(p.dense_mlp == Approx(32.0 * 2 * 4096 * 16384));
+  CHECK(p.total() == Approx(6649286656.0).epsilon(1e-9));
+  // MPT's grouped-query variant keeps its KV heads in attn_config.
+  const auto gqa = read(R"({"model_type": "mpt", "d_model": 4096, "n_layers": 32, "n_heads": 32, "max_seq_len": 2048,
+      "vocab_size": 50432, "attn_config": {"alibi": true, "attn_type": "grouped_query_attention", "kv_n_heads": 8}})");
+  CHECK(gqa.num_key_value_heads == 8);
+}
