@@ -285,6 +285,7 @@ struct PerfResult {
   double peak_flop_per_s = 0;
   std::optional<double> ridge_batch;
   std::uint64_t max_batch_by_memory = 0;
+  std::uint64_t full_load_batch = 0;   ///< memory's limit under the request's and the engine's caps
   double band_low = 1.0;               ///< estimate x band_low .. x band_high (cross-validation residuals)
   double band_high = 1.0;
   BandCase band_case = BandCase::calibrated;  ///< how far the request is from the calibration data

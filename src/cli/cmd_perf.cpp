@@ -85,7 +85,7 @@ Exit run_perf(const PerfOptions& o) {
     result.notes.insert(result.notes.begin(),
                         fmt::format("layout chosen for throughput: the most estimated output tok/s at full load "
                                     "(batch {}) among {} layouts of {} GPUs",
-                                    std::min(result.max_batch_by_memory, req.max_batch), choice.candidates, d.gpus));
+                                    result.full_load_batch, choice.candidates, d.gpus));
   }
   if (!load.full_load()) {
     result.load = load;

@@ -245,9 +245,15 @@ bool vllm_large_gpu_defaults(double total_bytes, std::string_view device_name) {
   return total_bytes >= kVllmLargeGpuBytes && detail::lower(device_name).find("a100") == std::string::npos;
 }
 
+namespace {
+
+bool vllm_v0(std::optional<int> minor_version) { return minor_version && *minor_version < kVllmV1DefaultMinor; }
+
+}  // namespace
+
 VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
                                     std::optional<int> minor_version) {
-  if (minor_version && *minor_version < kVllmV1DefaultMinor) {
+  if (vllm_v0(minor_version)) {
     const bool chunked = context_tokens > kVllmV0ChunkedPrefillAbove;
     return {.max_num_batched_tokens = chunked ? kVllmSmallBatchedTokens : std::max(context_tokens, kVllmSmallBatchedTokens),
             .max_num_seqs = kVllmV0MaxSeqs};
@@ -281,7 +287,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
     case Engine::vllm: {
       const VllmStepDefaults step =
           vllm_step_defaults(in.total_bytes, in.device_name, in.context_tokens, s.vllm_minor_version);
-      r.vllm_v0 = s.vllm_minor_version && *s.vllm_minor_version < kVllmV1DefaultMinor;
+      r.vllm_v0 = vllm_v0(s.vllm_minor_version);
       r.share = s.gpu_memory_utilization.value_or(0.9);
       r.share_default = !s.gpu_memory_utilization;
       r.batched_tokens = s.max_num_batched_tokens.value_or(step.max_num_batched_tokens);

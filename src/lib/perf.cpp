@@ -659,6 +659,7 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   r.peak_flop_per_s = pm.peak_flop_per_s();
   r.ridge_batch = pm.ridge_batch();
   r.max_batch_by_memory = pm.max_batch_by_memory();
+  r.full_load_batch = pm.full_load_batch();
   // measured = estimate x (1 + residual): the band spans the residuals of this distance.
   r.band_low = 1.0 + std::min(0.0, band.band.low);
   r.band_high = 1.0 + std::max(0.0, band.band.high);
