@@ -401,8 +401,10 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
 template <typename T>
 [[noreturn]] void unknown(std::string_view what, std::string_view id, const std::vector<T>& items,
                           std::string_view list_command) {
-  const auto close = closest_names(id, ids_of(items));
-  throw InputError(fmt::format("unknown {} '{}'{} (see 'gpuplan catalog {}')", what, detail::printable(id),
+  const auto close = closest_names(id, ids_of(items));  // a distilled model's: its student's
+  const bool distilled = lower(id).find("distill-") != std::string::npos;
+  throw InputError(fmt::format("unknown {} '{}'{}{} (see 'gpuplan catalog {}')", what, detail::printable(id),
+                               distilled ? "; a distilled model has its student's architecture" : "",
                                close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")),
                                list_command));
 }

@@ -44,7 +44,12 @@ std::string reversed(std::string_view s) { return {s.rbegin(), s.rend()}; }
 
 std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& known,
                                        std::size_t limit) {
-  const std::string needle = lower(name);
+  // A distilled model ("DeepSeek-R1-Distill-Llama-70B") has its student's architecture: the names
+  // closest to the student's, never the teacher (a 671B MoE for a dense 70B).
+  std::string needle = lower(name);
+  if (const std::size_t at = needle.find("distill-"); at != std::string::npos && at + 8 < needle.size()) {
+    needle.erase(0, at + 8);
+  }
   struct Scored {
     std::size_t score;  // edits, less half the shared prefix and suffix
     std::size_t affix;  // shared prefix + suffix: breaks ties

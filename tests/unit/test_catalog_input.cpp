@@ -152,6 +152,9 @@ TEST_CASE("names: aliases, abbreviations, ambiguity", "[catalog][names]") {
                     StartsWith("GPU 'NVIDIA A100 SXM4' is ambiguous: it matches a100-sxm-80gb, a100-sxm-40gb"));
   CHECK(c.gpu("NVIDIA A100-SXM4-40GB").id == "a100-sxm-40gb");
   CHECK(c.resolve_gpu("no-such-gpu") == nullptr);
+  // A distilled model is pointed at its student, not its teacher.
+  CHECK_THROWS_WITH(c.model("deepseek-ai/DeepSeek-R1-Distill-Llama-70B"),
+                    Contains("student's architecture") && Contains("llama-3.3-70b") && !Contains("closest: deepseek-r1"));
   (void)c.take_notes();
 }
 
