@@ -182,3 +182,40 @@ TEST_CASE("train reference: published throughputs within the band", "[train][ref
   CHECK(e.band_low > residuals.front() - 0.02);
   CHECK(e.band_high < residuals.back() + 0.02);
 }
+
+// NeMo 24.07's FP8 pre-training table on DGX-H100 (NVIDIA/NeMo docs/source/performance/
+// performance_summary.md): Llama 3 8B (8 GPUs, CP 2, 8K), Llama 3 70B (64, TP 4 PP 4 CP 2 VP 5,
+// 8K) and Llama 2 70B (64, TP 4 PP 4 VP 20, 4K) at 12,036, 1,533 and 1,707 tokens/s per GPU,
+// global batch 128. FP8's GEMM share follows the measured max-achievable matmul ratio (H100 FP8
+// 0.709 of peak against bf16's 0.803), not the inference fit: the median within 10 %, each within
+// 25 % (at 0.73, the earlier exponent, they were -8 %, -24 % and -27 %).
+TEST_CASE("train reference: NeMo's FP8 Llama runs on H100", "[train][reference]") {
+  struct Run {
+    const char* model;
+    TrainLayout layout;
+    std::uint64_t seq_tokens;
+    double tokens_per_s_per_gpu;
+  };
+  const Run runs[] = {
+      {"llama-3.1-8b", {.tp = 1, .pp = 1, .cp = 2, .ep = 1, .dp = 4, .vpp = 1}, 8192, 12036},
+      {"llama-3.1-70b", {.tp = 4, .pp = 4, .cp = 2, .ep = 1, .dp = 2, .vpp = 5}, 8192, 1533},
+      {"llama-2-70b", {.tp = 4, .pp = 4, .cp = 1, .ep = 1, .dp = 4, .vpp = 20}, 4096, 1707},
+  };
+  std::vector<double> errors;
+  for (const Run& run : runs) {
+    INFO(run.model);
+    TrainRequest r;
+    r.layout = run.layout;
+    r.seq_tokens = run.seq_tokens;
+    r.global_batch_tokens = 128 * run.seq_tokens;
+    r.precision = TrainPrecision::fp8;
+    r.sharding = Sharding::zero1;
+    const TrainStep s = train_step(Catalog::builtin().model(run.model), gpu("h100-sxm"), r, TrainEfficiency{});
+    const double per_gpu = s.tokens_per_step / s.step_s / static_cast<double>(run.layout.gpus());
+    const double error = per_gpu / run.tokens_per_s_per_gpu - 1.0;
+    CHECK(std::abs(error) < 0.25);
+    errors.push_back(std::abs(error));
+  }
+  std::sort(errors.begin(), errors.end());
+  CHECK(errors[1] < 0.10);
+}
