@@ -15,11 +15,15 @@ struct CommLink {
   double hop_latency_s = 0;
 };
 
+/// Which PCIe rate a group gets: what each GPU gets while all exchange at once (estimates), or the
+/// link's line rate (bounds).
+enum class PcieRate { shared, line };
+
 /// The link GPUs of one group talk over: the scale-up domain (NVLink/xGMI) when the group fits
 /// in it, else PCIe for GPUs without one, else the network between nodes.
 /// `network_bytes_per_s_per_gpu` is the per-GPU share of the node's NICs (8 x 400 Gb/s = 50e9).
 CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, double network_bytes_per_s_per_gpu,
-                    double link_efficiency, double hop_latency_s);
+                    double link_efficiency, double hop_latency_s, PcieRate pcie = PcieRate::shared);
 
 /// Ring all-reduce of `message_bytes` over `gpus` GPUs; 0 for one GPU.
 double allreduce_s(double message_bytes, std::uint64_t gpus, const CommLink& link);

@@ -14,6 +14,11 @@ struct Link {
   std::string kind;                        ///< "nvlink4", "pcie5-x16", ...
   double bytes_per_s_per_direction = 0;    ///< one direction: NVLink 4 is 450e9, not the 900e9 total
   int domain_gpus = 1;                     ///< GPUs reachable over this link (scale-up domain)
+  /// PCIe only: what one GPU gets, one way, when every GPU of a server exchanges at once (a ring
+  /// all-reduce) and the traffic shares switch uplinks and the CPU's root complex; absent: the
+  /// line rate. Estimates use it; the roofline keeps the line rate.
+  std::optional<double> peer_bytes_per_s_per_direction;
+  [[nodiscard]] double peer_rate() const { return peer_bytes_per_s_per_direction.value_or(bytes_per_s_per_direction); }
 };
 
 /// One MIG profile of a GPU (NVIDIA MIG user guide; nvidia-smi mig -lgip).

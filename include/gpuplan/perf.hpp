@@ -56,12 +56,15 @@ struct Efficiency {
   double format_exponent = 0.629;  ///< fp8: 0.5^0.629 = 0.65 of bf16's share; fp4: 0.42
   /// Communication overlapped with compute (max of the terms) rather than added.
   bool overlap_communication = false;
+  /// GPUs that talk over PCIe at the link's line rate, not at what each gets while all exchange
+  /// at once (the catalog's peer rate): the bound assumes the best server.
+  bool pcie_line_rate = false;
 
   /// The pure roofline: everything at peak, nothing fixed, communication overlapped.
   static Efficiency roofline() {
     return {.bandwidth = 1.0, .compute = 1.0, .kv_bandwidth = 1.0, .link = 1.0, .step_overhead_s = 0.0, .layer_overhead_s = 0.0,
             .hop_latency_s = 0.0, .activation_passes = 0.0, .sequence_overhead_s = 0.0, .routed_copy_s_per_gb = 0.0,
-            .gemm_half_flop = 0.0, .format_exponent = 0.0, .overlap_communication = true};
+            .gemm_half_flop = 0.0, .format_exponent = 0.0, .overlap_communication = true, .pcie_line_rate = true};
   }
 };
 
@@ -273,7 +276,12 @@ class PerfModel {
   double request_format_factor_ = 1;      // format_peak_ratio_ ^ the request's format_exponent
   std::uint64_t max_batch_ = 0;
   std::uint64_t engine_max_batch_ = UINT64_MAX;  // the named engine's sequence cap per replica
-  CommLink tp_link_peak_, ep_link_peak_, pp_link_peak_;
+  /// A group's link at peak: PCIe at its line rate and at the rate each GPU gets while all share it.
+  struct GroupLink {
+    CommLink line, shared;
+    [[nodiscard]] CommLink at(const Efficiency& e) const;
+  };
+  GroupLink tp_link_, ep_link_, pp_link_;
 };
 
 /// One run of the model over a list of batch sizes, with both numbers for each.

@@ -73,15 +73,22 @@ std::map<std::string, double> flop_table(ObjectReader& r, std::string_view key, 
 
 Link link_from_json(const Json& v, const std::string& origin, const JsonPointer& at, bool domain) {
   ObjectReader r(v, origin, at);
-  static constexpr std::array kScaleUp{std::string_view("kind"),
-                                       std::string_view("gb_per_s_per_direction"),
+  static constexpr std::array kScaleUp{std::string_view("kind"), std::string_view("gb_per_s_per_direction"),
                                        std::string_view("domain_gpus")};
-  r.reject_unknown(domain ? std::span<const std::string_view>(kScaleUp)
-                          : std::span<const std::string_view>(kScaleUp.data(), 2));
+  static constexpr std::array kHost{std::string_view("kind"), std::string_view("gb_per_s_per_direction"),
+                                    std::string_view("peer_gb_per_s_per_direction")};
+  r.reject_unknown(domain ? std::span<const std::string_view>(kScaleUp) : std::span<const std::string_view>(kHost));
   Link link;
   link.kind = r.string("kind");
-  link.bytes_per_s_per_direction = r.number_in("gb_per_s_per_direction", kMinLinkGbPerS, kMaxLinkGbPerS) * units::kGB;
+  const double line_gb = r.number_in("gb_per_s_per_direction", kMinLinkGbPerS, kMaxLinkGbPerS);
+  link.bytes_per_s_per_direction = line_gb * units::kGB;
   link.domain_gpus = domain ? static_cast<int>(r.integer("domain_gpus", 1, 1u << 16)) : 1;
+  if (!domain) {
+    // Sharing can only lower what a GPU gets: never above the line rate.
+    if (auto peer_gb = r.optional_number_in("peer_gb_per_s_per_direction", kMinLinkGbPerS, line_gb)) {
+      link.peer_bytes_per_s_per_direction = *peer_gb * units::kGB;
+    }
+  }
   return link;
 }
 

@@ -3,8 +3,9 @@
 namespace gpuplan {
 
 CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, double network_bytes_per_s_per_gpu,
-                    double link_efficiency, double hop_latency_s) {
-  double bandwidth = gpu.host_link.bytes_per_s_per_direction;  // PCIe peer-to-peer
+                    double link_efficiency, double hop_latency_s, PcieRate pcie) {
+  // PCIe peer-to-peer
+  double bandwidth = pcie == PcieRate::line ? gpu.host_link.bytes_per_s_per_direction : gpu.host_link.peer_rate();
   if (gpu.scale_up && group_gpus <= static_cast<std::uint64_t>(gpu.scale_up->domain_gpus)) {
     bandwidth = gpu.scale_up->bytes_per_s_per_direction;
   } else if (gpu.scale_up) {

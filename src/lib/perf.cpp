@@ -283,10 +283,19 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   attention_format_ratio_ = dense_bf16 == nullptr ? 1.0 : std::min(1.0, *dense_bf16 / attention_peak_flop_per_s_);
   request_attention_format_factor_ = power(attention_format_ratio_, request_.efficiency.format_exponent);
   const std::uint64_t replica = l.tp * l.pp;
-  const Efficiency peak_links = Efficiency::roofline();
-  tp_link_peak_ = group_link(gpu, l.tp, request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
-  ep_link_peak_ = group_link(gpu, std::max(l.ep, l.tp), request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
-  pp_link_peak_ = group_link(gpu, replica, request_.network_bytes_per_s_per_gpu, peak_links.link, 0.0);
+  const auto peak_link = [&](std::uint64_t group) {
+    const double network = request_.network_bytes_per_s_per_gpu;
+    return GroupLink{.line = group_link(gpu, group, network, 1.0, 0.0, PcieRate::line),
+                     .shared = group_link(gpu, group, network, 1.0, 0.0, PcieRate::shared)};
+  };
+  tp_link_ = peak_link(l.tp);
+  ep_link_ = peak_link(std::max(l.ep, l.tp));
+  pp_link_ = peak_link(replica);
+}
+
+CommLink PerfModel::GroupLink::at(const Efficiency& e) const {
+  return {.bytes_per_s_per_direction = (e.pcie_line_rate ? line : shared).bytes_per_s_per_direction * e.link,
+          .hop_latency_s = e.hop_latency_s};
 }
 
 double PerfModel::expert_idle_share(double tokens) const {
@@ -308,8 +317,8 @@ double PerfModel::attention_context_sum(double context) const {
 }
 
 double PerfModel::communication_s(double tokens, const Efficiency& e) const {
-  const CommLink tp{tp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
-  const CommLink ep{ep_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
+  const CommLink tp = tp_link_.at(e);
+  const CommLink ep = ep_link_.at(e);
   const Layout& l = request_.fit.layout;
   const double allreduce = allreduce_s(tokens * activation_bytes_per_token_, l.tp, tp);
   if (l.ep <= 1) {
@@ -475,7 +484,7 @@ PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, do
 PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, std::uint64_t active, double context,
                                            const Efficiency& e, MicroSteps& steps) const {
   const Layout& l = request_.fit.layout;
-  const CommLink link{pp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
+  const CommLink link = pp_link_.at(e);
   const auto step_of = [&](std::uint64_t micro_batch) -> const MicroStep& {
     MicroStep& memo = steps[micro_batch];  // sized by pipeline_schedule for every micro-batch here
     if (!memo.known) {
@@ -556,7 +565,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
   const double mean_context = input + output / 2.0;
   PerfPoint p;
   p.batch = batch;
-  const CommLink pp{pp_link_peak_.bytes_per_s_per_direction * e.link, e.hop_latency_s};
+  const CommLink pp = pp_link_.at(e);
   const PipelineSchedule schedule = pipeline_schedule(batch, mean_context, e, decode_steps);
   p.decode = schedule.largest_step;
   p.itl_s = schedule.itl_s();

@@ -50,9 +50,11 @@ OrderedJson gpu_json(const GpuSpec& g) {
                    {"max_instances", p.max_instances}});
   }
   const auto link = [](const Link& l) {
-    return OrderedJson{{"kind", l.kind},
-                {"bytes_per_s_per_direction", l.bytes_per_s_per_direction},
-                {"domain_gpus", l.domain_gpus}};
+    OrderedJson j{{"kind", l.kind}, {"bytes_per_s_per_direction", l.bytes_per_s_per_direction}, {"domain_gpus", l.domain_gpus}};
+    if (l.peer_bytes_per_s_per_direction) {
+      j["peer_bytes_per_s_per_direction"] = *l.peer_bytes_per_s_per_direction;
+    }
+    return j;
   };
   return {{"id", g.id},
           {"name", g.name},
@@ -244,8 +246,12 @@ std::string render_gpu(const GpuSpec& g, const RenderOptions& o) {
                                                    g.scale_up->bytes_per_s_per_direction / units::kGB,
                                                    g.scale_up->domain_gpus)});
   }
-  t.rows.push_back({"host link", fmt::format("{}, {:g} GB/s per direction", g.host_link.kind,
-                                             g.host_link.bytes_per_s_per_direction / units::kGB)});
+  std::string host = fmt::format("{}, {:g} GB/s per direction", g.host_link.kind,
+                                 g.host_link.bytes_per_s_per_direction / units::kGB);
+  if (g.host_link.peer_bytes_per_s_per_direction) {
+    host += fmt::format(" ({:g} GB/s to peers while all exchange)", *g.host_link.peer_bytes_per_s_per_direction / units::kGB);
+  }
+  t.rows.push_back({"host link", host});
   if (!g.aliases.empty()) {
     t.rows.push_back({"aliases", fmt::format("{}", fmt::join(g.aliases, ", "))});
   }

@@ -324,6 +324,26 @@ TEST_CASE("overrides: a user entry may change one field and keep the rest", "[ca
                     Contains("site.json: /gpus/0/tdp_w"));
 }
 
+TEST_CASE("links: a PCIe peer rate is the host link's, at most its line rate", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  c.merge_text(R"({"schema_version": 1, "gpus": [{"id": "h200-sxm",
+    "host_link": {"kind": "pcie5-x16", "gb_per_s_per_direction": 64, "peer_gb_per_s_per_direction": 40}}]})",
+               "site.json");
+  REQUIRE(c.gpu("h200-sxm").host_link.peer_bytes_per_s_per_direction);
+  CHECK_THAT(c.gpu("h200-sxm").host_link.peer_rate(), WithinRel(40e9, 1e-12));
+  CHECK_THAT(c.gpu("h200-sxm").host_link.bytes_per_s_per_direction, WithinRel(64e9, 1e-12));
+  // Sharing cannot raise the rate.
+  CHECK_THROWS_WITH(c.merge_text(R"({"schema_version": 1, "gpus": [{"id": "h200-sxm",
+    "host_link": {"kind": "pcie5-x16", "gb_per_s_per_direction": 64, "peer_gb_per_s_per_direction": 65}}]})",
+                                 "site.json"),
+                    Contains("site.json: /gpus/0/host_link/peer_gb_per_s_per_direction"));
+  // A scale-up domain has no peer rate: its switch carries every GPU at the line rate.
+  CHECK_THROWS_WITH(c.merge_text(R"({"schema_version": 1, "gpus": [{"id": "h200-sxm",
+    "scale_up": {"kind": "nvlink4", "gb_per_s_per_direction": 450, "domain_gpus": 8, "peer_gb_per_s_per_direction": 300}}]})",
+                                 "site.json"),
+                    Contains("peer_gb_per_s_per_direction"));
+}
+
 TEST_CASE("alternatives: disputed figures name a numeric field and a source", "[catalog]") {
   const auto& b200 = Catalog::builtin().gpu("b200");
   REQUIRE(b200.alternatives.size() >= 1);

@@ -93,6 +93,34 @@ TEST_CASE("perf: TP over NVLink communicates faster than over PCIe", "[perf][com
   CHECK(a.itl_s < b.itl_s);
 }
 
+// An 8-GPU PCIe server shares its switch uplinks and root complex: estimates take the catalog's
+// peer rate (L40S 17.5 of 32 GB/s), the bound keeps the line rate so it still holds in a
+// server whose switches carry GPU traffic at full rate.
+TEST_CASE("perf: PCIe groups estimate at the shared peer rate, bound at the line rate", "[perf][comm]") {
+  const auto& m = cat().model("llama-3.1-70b");
+  const gpuplan::GpuSpec& shared = cat().gpu("l40s");
+  REQUIRE(shared.host_link.peer_bytes_per_s_per_direction);
+  CHECK_THAT(*shared.host_link.peer_bytes_per_s_per_direction, WithinRel(17.5e9, 1e-12));
+  gpuplan::GpuSpec line = shared;
+  line.host_link.peer_bytes_per_s_per_direction.reset();
+  const auto req = request(Layout{.tp = 8}, DType::fp8, 1024, 256);
+  const PerfModel at_shared(m, shared, req);
+  const PerfModel at_line(m, line, req);
+  const auto est_shared = at_shared.evaluate(256, Efficiency{});
+  const auto est_line = at_line.evaluate(256, Efficiency{});
+  // Bandwidth-bound messages: the time grows by the rate ratio, less the fixed hop latency.
+  const double ratio = est_shared.decode.communication_s / est_line.decode.communication_s;
+  CHECK(ratio > 1.75);
+  CHECK(ratio <= 32.0 / 17.5);
+  CHECK(est_shared.output_tokens_per_s < est_line.output_tokens_per_s);
+  const auto bound_shared = at_shared.evaluate(256, Efficiency::roofline());
+  const auto bound_line = at_line.evaluate(256, Efficiency::roofline());
+  CHECK_THAT(bound_shared.decode.communication_s, WithinRel(bound_line.decode.communication_s, 1e-12));
+  CHECK_THAT(bound_shared.output_tokens_per_s, WithinRel(bound_line.output_tokens_per_s, 1e-12));
+  // NVLink groups have no peer rate: the H100's estimate is what it was.
+  CHECK_FALSE(cat().gpu("h100-sxm").host_link.peer_bytes_per_s_per_direction);
+}
+
 TEST_CASE("perf: more TP never makes communication negative or decode beat the bound", "[perf][comm]") {
   const auto& m = cat().model("llama-3.1-70b");
   const auto& g = cat().gpu("h100-sxm");
