@@ -2,6 +2,7 @@
 // A measured result from data/benchmarks.json: the workload, the layout and the throughput.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ struct Benchmark {
   bool input_tokens_is_upper_bound = false;  ///< dataset maximum; the mean is not known
   std::uint64_t output_tokens = 0;
   std::uint64_t max_batch = 0;               ///< engine batch cap per replica (0: memory decides)
+  /// Engine settings a measurement states (a measurement file's row); unset: the engine's own.
+  /// The memory share: TensorRT-LLM's kv_cache_free_gpu_mem_fraction, else the share of GPU
+  /// memory for weights and KV cache (vLLM gpu_memory_utilization, SGLang mem_fraction_static).
+  std::optional<double> memory_share;
+  std::optional<std::uint64_t> step_tokens;  ///< tokens per step: max_num_tokens, max_num_batched_tokens
   /// Requests the run served in all (a finite max-load run: at most this batch, else waves whose
   /// last is partial); 0: not known, the steady state at the full batch.
   std::uint64_t requests = 0;

@@ -29,12 +29,22 @@ PerfRequest request_for(const Benchmark& b, const Efficiency& e) {
   r.efficiency = e;
   if (b.max_batch > 0) {
     r.max_batch = b.max_batch;
-  } else if (b.tensorrt_llm) {
+  }
+  if (b.tensorrt_llm && (b.max_batch == 0 || b.memory_share)) {
     // trtllm-bench's rows (prepare): the KV cache TensorRT-LLM's own arithmetic gives (which also
-    // keeps the whole context in windowed and chunked layers), at the kv_cache_free_gpu_mem_fraction the
-    // perf-overview says its runs mostly used ("0.95 ... We fall back to 0.90").
+    // keeps the whole context in windowed and chunked layers), at the row's own
+    // kv_cache_free_gpu_mem_fraction or the one the perf overview says its runs mostly used
+    // ("0.95 ... We fall back to 0.90").
     r.fit.engine.engine = Engine::trtllm;
-    r.fit.engine.kv_cache_free_gpu_mem_fraction = 0.95;
+    r.fit.engine.kv_cache_free_gpu_mem_fraction = b.memory_share.value_or(0.95);
+  } else if (b.memory_share) {
+    r.fit.memory_utilization = *b.memory_share;
+  }
+  if (b.step_tokens) {
+    r.fit.prefill_chunk_tokens = *b.step_tokens;
+    if (r.fit.engine.engine == Engine::trtllm) {
+      r.fit.engine.max_num_batched_tokens = *b.step_tokens;
+    }
   }
   return r;
 }
@@ -58,9 +68,10 @@ Prepared prepare(const Catalog& catalog, const Benchmark& b) {
     const BenchEngineSettings s =
         trtllm_bench_settings(pm->max_batch_by_memory(), b.input_tokens, b.output_tokens, b.layout.pp);
     request.max_batch = s.max_batch * b.layout.pp;  // per micro-batch: PP of them in flight
-    request.fit.prefill_chunk_tokens = s.max_num_tokens;
+    const std::uint64_t step_tokens = b.step_tokens.value_or(s.max_num_tokens);  // the row's own, if stated
+    request.fit.prefill_chunk_tokens = step_tokens;
     if (b.tensorrt_llm) {  // the same settings size TensorRT-LLM's activation profiling
-      request.fit.engine.max_num_batched_tokens = s.max_num_tokens;
+      request.fit.engine.max_num_batched_tokens = step_tokens;
       request.fit.engine.max_num_seqs = s.max_batch;
     }
     pm = std::make_unique<PerfModel>(model, gpu, request);

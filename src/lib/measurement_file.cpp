@@ -155,11 +155,12 @@ std::uint64_t engine_cap(const std::string& engine, const GpuSpec& gpu) {
 // tokens per pass over the weights: neither the estimate nor the roofline, which bounds one
 // token per sequence and pass, describes it. Named by a field of its own (any value but an
 // "off" one) or by the engine text.
-bool speculative_row(const Json& row) {
-  static constexpr std::array kFields{std::string_view("speculative"), std::string_view("speculative_decoding"),
+constexpr std::array kSpeculativeKeys{std::string_view("speculative"), std::string_view("speculative_decoding"),
                                       std::string_view("speculative_config"), std::string_view("speculative_model"),
                                       std::string_view("spec_decoding"), std::string_view("draft_model"),
                                       std::string_view("num_speculative_tokens"), std::string_view("mtp")};
+
+bool speculative_row(const Json& row) {
   const auto off = [](const Json& v) {
     if (v.is_null() || (v.is_boolean() && !v.get<bool>()) || (v.is_number() && !(std::abs(v.get<double>()) > 0.0))) {
       return true;
@@ -176,7 +177,8 @@ bool speculative_row(const Json& row) {
     return false;
   };
   for (const auto& [key, value] : row.items()) {
-    if (std::find(kFields.begin(), kFields.end(), lower(key)) != kFields.end() && !off(value)) {
+    if (std::find(kSpeculativeKeys.begin(), kSpeculativeKeys.end(), lower(key)) != kSpeculativeKeys.end() &&
+        !off(value)) {
       return true;
     }
   }
@@ -190,6 +192,70 @@ bool speculative_row(const Json& row) {
     }
   }
   return false;
+}
+
+// Engine settings a row may state, each under the names TensorRT-LLM, vLLM and SGLang give it:
+// each changes the answer, so each is read (never ignored) and a row may give only one name.
+constexpr std::array<std::string_view, 2> kAttentionDpKeys{"attention_dp", "enable_attention_dp"};
+constexpr std::array<std::string_view, 3> kBatchKeys{"max_batch_size", "max_num_seqs", "max_running_requests"};
+constexpr std::array<std::string_view, 3> kShareKeys{"kv_cache_free_gpu_mem_fraction", "gpu_memory_utilization",
+                                                     "mem_fraction_static"};
+constexpr std::array<std::string_view, 3> kStepTokenKeys{"max_num_tokens", "max_num_batched_tokens",
+                                                         "chunked_prefill_size"};
+// The rest a throughput row may carry: read above, or words about the row.
+constexpr std::array<std::string_view, 22> kReadKeys{
+    "kind",        "engine",        "model",           "gpu",       "parallelism",          "num_gpus",
+    "precision",   "kv_cache_dtype", "isl",            "osl",       "output_tokens_per_s",  "output_tokens_per_s_per_gpu",
+    "concurrency", "num_requests",  "source",          "sources",   "metric_note",          "note",
+    "notes",       "added",         "system",          "date"};
+
+// The one key of `keys` the row states (not null), or nullptr; two of them is an error.
+template <std::size_t N>
+const char* stated(const detail::ObjectReader& r, const std::array<std::string_view, N>& keys) {
+  const char* found = nullptr;
+  for (std::string_view key : keys) {
+    if (r.has(key)) {
+      if (found != nullptr) {
+        r.fail(key, fmt::format("give one of {} and {}, not both", found, key));
+      }
+      found = key.data();
+    }
+  }
+  return found;
+}
+
+// The engine's batch cap, memory share and step tokens a row states (kBatchKeys, kShareKeys,
+// kStepTokenKeys): a stated cap replaces the engine's default and tightens a concurrency.
+void read_engine_settings(detail::ObjectReader& r, Benchmark& b) {
+  if (const char* key = stated(r, kBatchKeys)) {
+    const std::uint64_t cap = r.integer(key, 1, Benchmark::kMaxRequests);
+    b.max_batch = b.scenario == "server" ? std::min(b.max_batch, cap) : cap;
+  }
+  if (const char* key = stated(r, kShareKeys)) {
+    const bool trtllm_key = std::string_view(key) == kShareKeys[0];
+    if (trtllm_key != b.tensorrt_llm) {
+      r.fail(key, trtllm_key ? "TensorRT-LLM's setting, and the row's engine is not TensorRT-LLM"
+                             : "a vLLM or SGLang setting, and the row's engine is TensorRT-LLM "
+                               "(kv_cache_free_gpu_mem_fraction is its share)");
+    }
+    b.memory_share = r.number_in(key, 0.01, 1.0);
+  }
+  if (const char* key = stated(r, kStepTokenKeys)) {
+    b.step_tokens = r.integer(key, 1, 1u << 24);
+  }
+}
+
+// Keys no reader above takes, with the rows that carry them: said in a note, not guessed at.
+void count_unread(const Json& row, std::map<std::string, int>& unread) {
+  const auto in = [](const auto& keys, const std::string& key) {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+  };
+  for (const auto& [key, value] : row.items()) {
+    if (!in(kReadKeys, key) && !in(kAttentionDpKeys, key) && !in(kBatchKeys, key) && !in(kShareKeys, key) &&
+        !in(kStepTokenKeys, key) && !in(kSpeculativeKeys, lower(key))) {
+      ++unread[key];
+    }
+  }
 }
 
 }  // namespace
@@ -233,6 +299,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
   std::map<std::string, int> skipped_kinds;
   std::size_t speculative = 0;
   std::map<std::string, int> seen_ids;
+  std::map<std::string, int> unread;  // keys no reader takes: rows carrying each
   for (std::size_t i = 0; i < measured->size(); ++i) {
     const JsonPointer at = JsonPointer("/measured") / i;
     detail::ObjectReader r((*measured)[i], origin, at);
@@ -245,6 +312,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       ++speculative;
       continue;
     }
+    count_unread((*measured)[i], unread);
     Benchmark b;
     b.origin = origin;
     const auto unknown = [&r](const char* field, const char* what, const std::string& name, const auto& items) {
@@ -287,6 +355,20 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     // A MoE row that names no EP: experts split over the TP group, as trtllm-bench's --ep
     // defaults to and the shipped rows assume.
     b.layout.ep = deg.contains("ep") ? deg.at("ep") : (model->is_moe() ? b.layout.tp : 1);
+    // TensorRT-LLM's enable_attention_dp: each TP rank runs attention on its own requests (TP8 is
+    // then DP8 for attention; the experts keep their EP), as "DEP8" writes it.
+    bool attention_dp = false;
+    if (const char* key = stated(r, kAttentionDpKeys)) {
+      if (r.boolean(key, false)) {
+        if (!model->is_moe()) {
+          r.fail(key, fmt::format("attention data parallelism is modelled for MoE models only; {} is dense",
+                                  model->id));
+        }
+        b.layout.dp *= b.layout.tp;
+        b.layout.tp = 1;
+        attention_dp = true;
+      }
+    }
     if (gpus % b.layout.ep != 0 || (b.layout.ep > b.layout.tp && b.layout.ep % b.layout.tp != 0)) {
       r.fail("parallelism", fmt::format("EP {} does not divide the {} GPUs into whole expert groups of TP {}",
                                         b.layout.ep, gpus, b.layout.tp));
@@ -377,14 +459,15 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     const bool trtllm_bench_max_load = b.scenario == "max-load" && b.max_batch == 0 && is_trtllm_bench(engine);
     b.requests = r.optional_integer("num_requests", 1, Benchmark::kMaxRequests)
                      .value_or(trtllm_bench_max_load ? trtllm_bench_requests(b.input_tokens, b.output_tokens) : 0);
+    read_engine_settings(r, b);
     b.calibrate = true;
     if (const auto source = r.optional_string("source")) {
       b.sources.push_back(*source);
     }
     b.sources.push_back(fmt::format("{}: {}", origin, at.to_string()));
     b.notes = engine;
-    std::string id = lower(fmt::format("{}-{}-{}-{}-isl{}-osl{}", b.model, precision.empty() ? to_string(b.weights_dtype) : precision, b.gpu, parallelism,
-                                       b.input_tokens, b.output_tokens));
+    std::string id = lower(fmt::format("{}-{}-{}-{}{}-isl{}-osl{}", b.model, precision.empty() ? to_string(b.weights_dtype) : precision, b.gpu, parallelism,
+                                       attention_dp ? "-attention-dp" : "", b.input_tokens, b.output_tokens));
     std::replace_if(id.begin(), id.end(), [](char ch) { return ch == ' ' || ch == ',' || ch == '/'; }, '-');
     const int repeat = ++seen_ids[id];
     b.id = repeat > 1 ? fmt::format("{}#{}", id, repeat) : id;
@@ -399,6 +482,14 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
   for (const auto& [kind, count] : skipped_kinds) {
     out.notes.push_back(fmt::format("{}: {} '{}' row{} not read (only throughput measurements are checked)", origin,
                                     count, kind, count == 1 ? "" : "s"));
+  }
+  if (!unread.empty()) {
+    std::vector<std::string> fields;
+    for (const auto& [key, rows] : unread) {
+      fields.push_back(fmt::format("{} ({} row{})", key, rows, rows == 1 ? "" : "s"));
+    }
+    out.notes.push_back(fmt::format("{}: field{} not read, left out of the estimate: {}", origin,
+                                    unread.size() == 1 ? "" : "s", fmt::join(fields, ", ")));
   }
   if (speculative > 0) {
     out.notes.push_back(fmt::format("{}: {} speculative-decoding row{} not read (several tokens per pass over the "

@@ -291,6 +291,29 @@ TEST_CASE("calibration: a trtllm-bench row's KV cache is TensorRT-LLM's arithmet
   CHECK(gpuplan::check_benchmark(cat(), b, Efficiency{}).batch < 10);
 }
 
+// A row's own engine settings (a measurement file states them) size its batch, not the defaults.
+TEST_CASE("calibration: a row's stated memory share and step tokens size its batch", "[calibration]") {
+  gpuplan::Benchmark b = fp8_max_load("stated-70b-h100", "llama-3.1-70b", "h100-sxm",
+                                      Layout{.tp = 2, .pp = 1, .ep = 1, .dp = 1}, 128, 2048, 4000);
+  const auto batch = [&b] { return gpuplan::check_benchmark(cat(), b, Efficiency{}).batch; };
+  const std::uint64_t at_default = batch();  // TensorRT-LLM's arithmetic at 0.95
+  b.memory_share = 0.5;
+  const std::uint64_t at_half = batch();
+  CHECK(at_half < at_default * 6 / 10);
+  CHECK(at_half > at_default * 3 / 10);
+  // A stated step of 16,384 tokens profiles more activations than trtllm-bench's 2,048: less KV.
+  b.memory_share.reset();
+  b.step_tokens = 16384;
+  CHECK(batch() < at_default);
+  // Another engine's share caps the engine-neutral estimate.
+  b.step_tokens.reset();
+  b.tensorrt_llm = false;
+  b.max_batch = 4096;
+  const std::uint64_t neutral = batch();
+  b.memory_share = 0.7;
+  CHECK(batch() < neutral);
+}
+
 // A trtllm-bench run serves a finite dataset (perf-overview.md, "Preparing a Dataset").
 TEST_CASE("calibration: the perf overview's dataset sizes by input and output length", "[calibration]") {
   CHECK(gpuplan::trtllm_bench_requests(128, 128) == 30000);

@@ -280,3 +280,47 @@ TEST_CASE("measurement file: speculative-decoding rows are not read", "[measurem
   const std::string eagle_engine = std::string(row).replace(row.find("SGLang 0.4.4"), 12, "SGLang + EAGLE-2");
   CHECK_THROWS_WITH(read(eagle_engine + "}"), Catch::Matchers::Contains("without speculative decoding"));
 }
+
+TEST_CASE("measurement file: engine settings a row states are read, never ignored", "[measurement]") {
+  const std::string moe = R"("model": "Qwen3-235B-A22B", "gpu": "H200", "parallelism": "TP8 EP8", "precision": "FP8", )"
+                          R"("output_tokens_per_s": 20000)";
+  const auto read = [](const std::string& fields) {
+    return gpuplan::read_measurement_file(cat(), row(fields), "e.json");
+  };
+  // Attention data parallelism: TP8 EP8 with enable_attention_dp is DEP8.
+  const auto adp = read(moe + R"(, "enable_attention_dp": true)").benchmarks.at(0);
+  CHECK(adp.layout.tp == 1);
+  CHECK(adp.layout.dp == 8);
+  CHECK(adp.layout.ep == 8);
+  CHECK(adp.id.find("attention-dp") != std::string::npos);
+  const auto tp = read(moe + R"(, "attention_dp": false)").benchmarks.at(0);
+  CHECK(tp.layout.tp == 8);
+  CHECK(tp.layout.dp == 1);
+  // A stated cap replaces the engine's default at max load and tightens a concurrency.
+  CHECK(read(moe + R"(, "max_batch_size": 512)").benchmarks.at(0).max_batch == 512);
+  CHECK(read(moe + R"(, "concurrency": 256, "max_batch_size": 64)").benchmarks.at(0).max_batch == 64);
+  CHECK(read(moe + R"(, "concurrency": 32, "max_batch_size": 64)").benchmarks.at(0).max_batch == 32);
+  // Memory share and step tokens.
+  const auto mem = read(moe + R"(, "kv_cache_free_gpu_mem_fraction": 0.8, "max_num_tokens": 4096)").benchmarks.at(0);
+  REQUIRE(mem.memory_share);
+  CHECK(*mem.memory_share == Approx(0.8));
+  REQUIRE(mem.step_tokens);
+  CHECK(*mem.step_tokens == 4096);
+  // Refusals name the field.
+  const auto fails = [&](const std::string& fields, const char* message) {
+    CHECK_THROWS_WITH(read(fields), Catch::Matchers::Contains(message));
+  };
+  fails(moe + R"(, "gpu_memory_utilization": 0.9)", "/measured/0/gpu_memory_utilization: a vLLM or SGLang setting");
+  fails(moe + R"(, "max_batch_size": 0)", "/measured/0/max_batch_size:");
+  fails(moe + R"(, "max_batch_size": 64, "max_num_seqs": 64)", "give one of max_batch_size and max_num_seqs");
+  fails(moe + R"(, "kv_cache_free_gpu_mem_fraction": 1.5)", "/measured/0/kv_cache_free_gpu_mem_fraction:");
+  fails(moe + R"(, "enable_attention_dp": "yes")", "/measured/0/enable_attention_dp: expected true or false");
+  fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP8", "output_tokens_per_s": 1, )"
+        R"("attention_dp": true)",
+        "/measured/0/attention_dp: attention data parallelism is modelled for MoE models only");
+  // Fields no reader takes are said in a note, with their row counts.
+  const auto extra = read(moe + R"(, "attention_backend": "FLASHINFER")");
+  CHECK(std::any_of(extra.notes.begin(), extra.notes.end(), [](const std::string& n) {
+    return n.find("e.json: field not read, left out of the estimate: attention_backend (1 row)") != std::string::npos;
+  }));
+}
