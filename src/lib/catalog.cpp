@@ -158,20 +158,16 @@ std::string without_node(std::string key) {
   return key;
 }
 
-// A model named with its version as a word of its own ("LLaMA v3.1 8B"): the "v" before a dotted
-// version that follows the family's name goes. A bare "v3" stays (it would abbreviate Llama 3.1,
-// another model), and so do later versions ("Mistral-7B-Instruct-v0.3").
+// A model named with its version as a word of its own ("LLaMA v3.1 8B", "LLaMA v4 Maverick"): the
+// "v" before the version that follows the family's name goes. Later versions stay
+// ("Mistral-7B-Instruct-v0.3").
 std::string without_version_v(std::string key) {
   const std::size_t gap = key.find_first_of(" -_");
-  if (gap == std::string::npos || gap + 2 >= key.size() || key[gap + 1] != 'v') {
+  if (gap == std::string::npos || gap + 2 >= key.size() || key[gap + 1] != 'v' ||
+      std::isdigit(static_cast<unsigned char>(key[gap + 2])) == 0) {
     return key;
   }
-  const std::size_t digits_end = key.find_first_not_of("0123456789", gap + 2);
-  const bool dotted = digits_end > gap + 2 && digits_end != std::string::npos && key[digits_end] == '.' &&
-                      digits_end + 1 < key.size() && std::isdigit(static_cast<unsigned char>(key[digits_end + 1])) != 0;
-  if (dotted) {
-    key.erase(gap + 1, 1);
-  }
+  key.erase(gap + 1, 1);
   return key;
 }
 
@@ -310,7 +306,10 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
       key = part;
     }
   }
-  if (const std::string base = release_base(key); hits.empty() && base != key) {
+  // A release's name as tables write it, words apart ("Deepseek R1 0528", "Llama 3 8B Instruct"),
+  // is its Hugging Face name.
+  const std::string& release = std::is_same_v<T, ModelSpec> ? hyphenated : key;
+  if (const std::string base = release_base(release); hits.empty() && base != release) {
     for (const T& item : items) {
       const auto aliases = aliases_of(item);
       if (item.id == base || std::find(aliases.begin(), aliases.end(), base) != aliases.end()) {
@@ -322,13 +321,27 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
                             : "Hugging Face name";
   }
   if (hits.empty()) {
+    bool version_word = false;
     if constexpr (std::is_same_v<T, ModelSpec>) {
-      key = without_version_v(key);
+      const std::string unversioned = without_version_v(key);
+      version_word = unversioned != key;
+      key = unversioned;
     }
     const auto query = words(key);
     for (const T& item : items) {
-      if (abbreviates(query, words(item.id))) {
+      const auto id = words(item.id);
+      // A version word names the version right after the family ("LLaMA v4 Maverick" is
+      // llama-4-...), not a number further on ("Kimi v2" is not kimi-k2).
+      if (abbreviates(query, id) && (!version_word || (id.size() > 1 && id[1] == query[1]))) {
         hits.push_back(&item);
+      }
+    }
+    // Of several, the one whose id is the query's words exactly: "llama3-70b" is Llama 3 70B, not
+    // also Llama 3.1 and 3.3 70B, which it abbreviates.
+    if (hits.size() > 1) {
+      const auto exact = std::find_if(hits.begin(), hits.end(), [&query](const T* item) { return words(item->id) == query; });
+      if (exact != hits.end()) {
+        hits = {*exact};
       }
     }
     how = "abbreviation";

@@ -40,6 +40,33 @@ std::size_t common_prefix(std::string_view a, std::string_view b) {
 
 std::string reversed(std::string_view s) { return {s.rbegin(), s.rend()}; }
 
+// An id without its family's version ("llama-3.3-70b" -> "llama-70b", "qwen2.5-32b" ->
+// "qwen-32b"): what a distilled model's name keeps of its student.
+std::string without_family_version(const std::string& id) {
+  const auto version_char = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.'; };
+  std::string out = id;
+  std::size_t end = out.find('-');
+  if (end == std::string::npos) {
+    return out;
+  }
+  std::size_t start = end;
+  while (start > 0 && version_char(out[start - 1])) {
+    --start;
+  }
+  if (start > 0 && start < end) {  // "qwen2.5-32b"
+    out.erase(start, end - start);
+    return out;
+  }
+  const std::size_t next = out.find('-', end + 1);
+  const std::size_t word_end = next == std::string::npos ? out.size() : next;
+  if (word_end > end + 1 && std::all_of(out.begin() + static_cast<std::ptrdiff_t>(end) + 1,
+                                        out.begin() + static_cast<std::ptrdiff_t>(word_end), version_char) &&
+      next != std::string::npos) {  // "llama-3.3-70b"
+    out.erase(end, word_end - end);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& known,
@@ -47,9 +74,14 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
   // A distilled model ("DeepSeek-R1-Distill-Llama-70B") has its student's architecture: the names
   // closest to the student's, never the teacher (a 671B MoE for a dense 70B).
   std::string needle = lower(name);
-  if (const std::size_t at = needle.find("distill-"); at != std::string::npos && at + 8 < needle.size()) {
+  const bool distilled = [&needle] {
+    const std::size_t at = needle.find("distill-");
+    if (at == std::string::npos || at + 8 >= needle.size()) {
+      return false;
+    }
     needle.erase(0, at + 8);
-  }
+    return true;
+  }();
   struct Scored {
     std::size_t score;  // edits, less half the shared prefix and suffix
     std::size_t affix;  // shared prefix + suffix: breaks ties
@@ -58,7 +90,9 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
   std::vector<Scored> scored;
   const std::vector<std::string> typed_words = tokens(needle);
   for (const std::string& k : known) {
-    const std::string candidate = lower(k);
+    // The student's name states its family and size, not which release: every release of that
+    // size is as close, the newest first (below).
+    const std::string candidate = distilled ? without_family_version(lower(k)) : lower(k);
     std::size_t score = edit_distance(needle, candidate);
     // A name written as a table writes it ("A100 80GB HBM2e") shares whole words with ids that an
     // edit distance over the whole string misses: the family's word makes a candidate, each shared
@@ -85,10 +119,15 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
       scored.push_back({score > affix / 2 ? score - affix / 2 : 0, affix, &k});
     }
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const Scored& a, const Scored& b) {
-                     return a.score != b.score ? a.score < b.score : a.affix > b.affix;
-                   });
+  std::stable_sort(scored.begin(), scored.end(), [distilled](const Scored& a, const Scored& b) {
+    if (a.score != b.score) {
+      return a.score < b.score;
+    }
+    if (a.affix != b.affix) {
+      return a.affix > b.affix;
+    }
+    return distilled && *a.name > *b.name;  // "llama-3.3-70b" before "llama-3.1-70b"
+  });
   std::vector<std::string> out;
   for (std::size_t i = 0; i < scored.size() && i < limit; ++i) {
     out.push_back(*scored[i].name);

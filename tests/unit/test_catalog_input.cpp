@@ -144,8 +144,11 @@ TEST_CASE("names: aliases, abbreviations, ambiguity", "[catalog][names]") {
   CHECK(c.model("Mixtral-8x7").id == "mixtral-8x7b");
   CHECK(c.model("qwen3-235b").id == "qwen3-235b-a22b");
   // Llama 3 70B could be 3.1 or 3.3: listed, not guessed.
-  CHECK_THROWS_WITH(c.model("llama3-70b"),
-                    StartsWith("model 'llama3-70b' is ambiguous: it matches llama-3.1-70b, llama-3.3-70b"));
+  // Of several an abbreviation matches, the id that is exactly its words: Llama 3 70B, not 3.1 or 3.3.
+  CHECK(c.model("llama3-70b").id == "llama-3-70b");
+  CHECK(c.model("llama3.3-70b").id == "llama-3.3-70b");
+  CHECK_THROWS_WITH(c.model("llama-70b"),
+                    StartsWith("model 'llama-70b' is ambiguous: it matches llama-2-70b, llama-3-70b, llama-3.1-70b, llama-3.3-70b"));
   CHECK_THROWS_WITH(c.gpu("a100-sxm"), StartsWith("GPU 'a100-sxm' is ambiguous: it matches a100-sxm-80gb, a100-sxm-40gb"));
   // So is the name NVIDIA writes without a size ("A100 SXM4"); with one it is the part.
   CHECK_THROWS_WITH(c.gpu("NVIDIA A100 SXM4"),
@@ -213,9 +216,16 @@ TEST_CASE("names: GPUs as vendors and results tables write them", "[catalog][nam
   CHECK(c.model("LLaMA v3.1 8B").id == "llama-3.1-8b");
   CHECK(c.model("LLaMA v3.1 405B").id == "llama-3.1-405b");
   CHECK(c.resolve_model("Mistral v0.3 7B") == nullptr);
-  // A bare major version is not read: "v3" would abbreviate Llama 3.1, another model than Llama 3.
-  CHECK(c.resolve_model("Llama v3 8B") == nullptr);
+  // A bare major version is the version right after the family: Llama 3 (not 3.1), Llama 4; never
+  // a number further on ("Kimi v2" is not Kimi K2).
+  CHECK(c.model("Llama v3 8B").id == "llama-3-8b");
+  CHECK(c.model("LLaMA v3 70B").id == "llama-3-70b");
+  CHECK(c.model("LLaMA v4 Maverick").id == "llama-4-maverick");
+  CHECK(c.model("LLaMA v2 70B").id == "llama-2-70b");
   CHECK(c.resolve_model("Kimi v2") == nullptr);
+  // A release written as words is its Hugging Face name: dated and instruct releases included.
+  CHECK(c.model("Deepseek R1 0528").id == "deepseek-r1");
+  CHECK(c.model("Llama 3 8B Instruct").id == "llama-3-8b");
   (void)c.take_notes();
 }
 
