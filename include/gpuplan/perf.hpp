@@ -56,15 +56,16 @@ struct Efficiency {
   double format_exponent = 0.629;  ///< fp8: 0.5^0.629 = 0.65 of bf16's share; fp4: 0.42
   /// Communication overlapped with compute (max of the terms) rather than added.
   bool overlap_communication = false;
-  /// GPUs that talk over PCIe at the link's line rate, not at what each gets while all exchange
-  /// at once (the catalog's peer rate): the bound assumes the best server.
-  bool pcie_line_rate = false;
+  /// The bound's side wherever the engine or the server could go either way: GPUs that talk over
+  /// PCIe at the link's line rate (not the catalog's shared peer rate), and windowed layers
+  /// reading only their window even under an engine that keeps the whole context by default.
+  bool best_case = false;
 
   /// The pure roofline: everything at peak, nothing fixed, communication overlapped.
   static Efficiency roofline() {
     return {.bandwidth = 1.0, .compute = 1.0, .kv_bandwidth = 1.0, .link = 1.0, .step_overhead_s = 0.0, .layer_overhead_s = 0.0,
             .hop_latency_s = 0.0, .activation_passes = 0.0, .sequence_overhead_s = 0.0, .routed_copy_s_per_gb = 0.0,
-            .gemm_half_flop = 0.0, .format_exponent = 0.0, .overlap_communication = true, .pcie_line_rate = true};
+            .gemm_half_flop = 0.0, .format_exponent = 0.0, .overlap_communication = true, .best_case = true};
   }
 };
 
@@ -197,7 +198,8 @@ class PerfModel {
  private:
   double expert_idle_share(double tokens) const;  // share of routed experts no token of the step picks
   double expert_bytes_touched(double idle_share) const;
-  double attention_context_sum(double context_tokens) const;  // sum over layers of min(L, window)
+  // Sum over layers of min(L, window): the engine's windows, or (best case) the model's own.
+  double attention_context_sum(double context_tokens, bool best_case) const;
   double communication_s(double tokens, const Efficiency& e) const;  // per stage, per forward pass
   struct StepWork {
     double weight_bytes, kv_bytes, linear_flop, attention_flop, tokens;
@@ -205,8 +207,8 @@ class PerfModel {
     bool decode;  // per-token work (sampling, scheduling, per-sequence state) is paid per generated token
   };
   // A prefill step carrying `tokens` of prompts `prompt_tokens` long.
-  StepWork prefill_work(double tokens, double prompt_tokens) const;
-  StepWork decode_work(std::uint64_t micro_batch, double context_tokens) const;
+  StepWork prefill_work(double tokens, double prompt_tokens, bool best_case) const;
+  StepWork decode_work(std::uint64_t micro_batch, double context_tokens, bool best_case) const;
   StepTime timed(const StepWork& work, const Efficiency& e) const;  // the roofline of one step
   // The memory terms (weights, KV) and compute terms (GEMMs, attention) timed() sums.
   struct StepParts {
@@ -260,6 +262,8 @@ class PerfModel {
   double attention_flop_per_token_context_ = 0;  // per GPU, per layer, per context token
   double kv_bytes_per_token_layer_ = 0;  // per GPU
   std::vector<std::pair<std::uint64_t, std::uint64_t>> window_layers_;  // (window or 0, layers)
+  // The model's own windows where the engine keeps the whole context (TensorRT-LLM); else empty.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> own_window_layers_;
   double layers_per_stage_ = 0;      // all layers on a stage, linear-attention ones included
   double moe_layers_per_stage_ = 0;
   double activation_bytes_per_token_ = 0;  // hidden x 2 bytes

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/layout_search.hpp>
 
@@ -210,24 +211,33 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   kv_bytes_per_token_layer_ = fit_.kv.bytes_per_token_per_layer_per_gpu;
   // One entry per distinct window, in order of first appearance. Without windows every layer is
   // full attention; with them a layer is most often like the one before, whose entry is tried first.
+  const auto grouped = [](const std::vector<std::uint64_t>& windows) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+    std::size_t last = 0;
+    for (std::uint64_t window : windows) {
+      if (last < out.size() && out[last].first == window) {
+        ++out[last].second;
+        continue;
+      }
+      auto it = std::find_if(out.begin(), out.end(), [window](const auto& wl) { return wl.first == window; });
+      if (it == out.end()) {
+        it = out.emplace(out.end(), window, 0);
+      }
+      ++it->second;
+      last = static_cast<std::size_t>(it - out.begin());
+    }
+    return out;
+  };
   if (m.layer_window_tokens.empty()) {
     if (!fit_.kv.windows.empty()) {
       window_layers_.emplace_back(0, fit_.kv.windows.size());
     }
   } else {
-    std::size_t last = 0;
-    for (std::uint64_t window : fit_.kv.windows) {
-      if (last < window_layers_.size() && window_layers_[last].first == window) {
-        ++window_layers_[last].second;
-        continue;
-      }
-      auto it = std::find_if(window_layers_.begin(), window_layers_.end(),
-                             [window](const auto& wl) { return wl.first == window; });
-      if (it == window_layers_.end()) {
-        it = window_layers_.emplace(window_layers_.end(), window, 0);
-      }
-      ++it->second;
-      last = static_cast<std::size_t>(it - window_layers_.begin());
+    window_layers_ = grouped(fit_.kv.windows);
+    // An engine that keeps the whole context by default may still be told the model's windows
+    // (TensorRT-LLM's max_attention_window): the bound reads only the windows.
+    if (windows_keep_context(request_.fit)) {
+      own_window_layers_ = grouped(kv_shape(m, request_.fit.kv_dtype, l, false).windows);
     }
   }
   activation_bytes_per_token_ = d(m.hidden_size) * kActivationBytes;
@@ -294,7 +304,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
 }
 
 CommLink PerfModel::GroupLink::at(const Efficiency& e) const {
-  return {.bytes_per_s_per_direction = (e.pcie_line_rate ? line : shared).bytes_per_s_per_direction * e.link,
+  return {.bytes_per_s_per_direction = (e.best_case ? line : shared).bytes_per_s_per_direction * e.link,
           .hop_latency_s = e.hop_latency_s};
 }
 
@@ -308,9 +318,9 @@ double PerfModel::expert_bytes_touched(double idle_share) const {
   return expert_bytes_ <= 0 ? 0.0 : expert_bytes_ * (1.0 - idle_share);
 }
 
-double PerfModel::attention_context_sum(double context) const {
+double PerfModel::attention_context_sum(double context, bool best_case) const {
   double sum = 0;
-  for (const auto& [window, layers] : window_layers_) {
+  for (const auto& [window, layers] : best_case && !own_window_layers_.empty() ? own_window_layers_ : window_layers_) {
     sum += d(layers) * (window == 0 ? context : std::min(context, d(window)));
   }
   return sum;
@@ -399,9 +409,9 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   return s;
 }
 
-PerfModel::StepWork PerfModel::decode_work(std::uint64_t micro_batch, double context) const {
+PerfModel::StepWork PerfModel::decode_work(std::uint64_t micro_batch, double context, bool best_case) const {
   const double b = d(micro_batch);
-  const double context_layers = attention_context_sum(context);
+  const double context_layers = attention_context_sum(context, best_case);
   const double idle = expert_idle_share(b);
   return {.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
           .kv_bytes = b * context_layers * kv_bytes_per_token_layer_,
@@ -413,13 +423,13 @@ PerfModel::StepWork PerfModel::decode_work(std::uint64_t micro_batch, double con
 }
 
 StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const Efficiency& e) const {
-  return timed(decode_work(micro_batch, context), e);
+  return timed(decode_work(micro_batch, context, e.best_case), e);
 }
 
-PerfModel::StepWork PerfModel::prefill_work(double tokens, double prompt_tokens) const {
+PerfModel::StepWork PerfModel::prefill_work(double tokens, double prompt_tokens, bool best_case) const {
   // Causal attention: token i attends to i tokens of its prompt, on average prompt/2 (capped by
   // sliding windows).
-  const double context_layers = attention_context_sum(prompt_tokens / 2.0);
+  const double context_layers = attention_context_sum(prompt_tokens / 2.0, best_case);
   const double idle = expert_idle_share(tokens);
   return {.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
           .kv_bytes = tokens * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_,
@@ -431,7 +441,7 @@ PerfModel::StepWork PerfModel::prefill_work(double tokens, double prompt_tokens)
 }
 
 StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) const {
-  return timed(prefill_work(d(tokens), d(tokens)), e);
+  return timed(prefill_work(d(tokens), d(tokens), e.best_case), e);
 }
 
 namespace {
@@ -588,7 +598,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
     const double prompts = std::clamp(std::floor(chunk / input), 1.0, std::max(1.0, d(batch)));
     const double step_tokens = std::min(prompts * input, chunk);
     const double steps = prompts * input / step_tokens;
-    const StepTime step = timed(prefill_work(step_tokens, input), e);
+    const StepTime step = timed(prefill_work(step_tokens, input, e.best_case), e);
     return steps * (step.compute_s + step.communication_s + step.token_s) / prompts;
   };
   const double prefill_busy_s = steady_prefill_s();
@@ -612,7 +622,7 @@ std::optional<double> PerfModel::ridge_batch() const {
   // Only memory and compute decide it: the step's other terms (communication, overheads) are
   // left out, a request probes some 25 batches here. Same parts, same sums as timed().
   const auto compute_bound = [&](double b) {
-    const StepParts s = step_parts(decode_work(static_cast<std::uint64_t>(b), context), peak);
+    const StepParts s = step_parts(decode_work(static_cast<std::uint64_t>(b), context, peak.best_case), peak);
     return s.gemm_s + s.attention_s >= s.weights_s + s.kv_s;
   };
   constexpr double kLimit = 1 << 24;

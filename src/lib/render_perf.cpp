@@ -40,7 +40,7 @@ void write_efficiency(detail::JsonWriter& w, const Efficiency& e) {
   w.member("gemm_half_flop", e.gemm_half_flop);
   w.member("format_exponent", e.format_exponent);
   w.member("overlap_communication", e.overlap_communication);
-  w.member("pcie_line_rate", e.pcie_line_rate);
+  w.member("best_case", e.best_case);
   w.end_object();
 }
 

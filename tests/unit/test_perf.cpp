@@ -121,6 +121,27 @@ TEST_CASE("perf: PCIe groups estimate at the shared peer rate, bound at the line
   CHECK_FALSE(cat().gpu("h100-sxm").host_link.peer_bytes_per_s_per_direction);
 }
 
+// TensorRT-LLM keeps the whole context in windowed layers unless told the model's windows; the
+// bound takes the side an engine could reach: gpt-oss's 128-token layers read 128 tokens.
+TEST_CASE("perf: the bound reads only the windows an engine may keep whole", "[perf]") {
+  const auto& m = cat().model("gpt-oss-20b");
+  auto req = request(Layout{}, DType::mxfp4, 1024, 32768);
+  req.fit.engine.engine = gpuplan::Engine::trtllm;
+  const PerfModel trt(m, cat().gpu("b200"), req);
+  Efficiency engine_side = Efficiency::roofline();
+  engine_side.best_case = false;
+  const double context = 16000;
+  const double whole = trt.decode_step(64, context, engine_side).bytes;
+  const double windowed = trt.decode_step(64, context, Efficiency::roofline()).bytes;
+  // Half of gpt-oss's layers slide over 128 tokens: their KV reads shrink by ~context / 128.
+  CHECK(windowed < 0.75 * whole);
+  // An engine that applies windows anyway (the neutral estimate) reads the same either way.
+  const PerfModel neutral(m, cat().gpu("b200"), request(Layout{}, DType::mxfp4, 1024, 32768));
+  CHECK_THAT(neutral.decode_step(64, context, engine_side).bytes,
+             WithinRel(neutral.decode_step(64, context, Efficiency::roofline()).bytes, 1e-12));
+  CHECK_THAT(neutral.decode_step(64, context, Efficiency::roofline()).bytes, WithinRel(windowed, 1e-9));
+}
+
 TEST_CASE("perf: more TP never makes communication negative or decode beat the bound", "[perf][comm]") {
   const auto& m = cat().model("llama-3.1-70b");
   const auto& g = cat().gpu("h100-sxm");
