@@ -2,14 +2,37 @@
 
 namespace gpuplan {
 
+GroupPath group_path(const GpuSpec& gpu, std::uint64_t group_gpus) {
+  const std::uint64_t domain = gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : 1;
+  if (gpu.scale_up && group_gpus <= domain) {
+    return GroupPath::scale_up;
+  }
+  // PCIe cards (none, or NVLink bridges between two or four) share a server's PCIe; a host link
+  // that is not PCIe (Grace's C2C) joins no peers.
+  if (domain < kPcieServerGpus && group_gpus <= kPcieServerGpus && gpu.host_link.kind.starts_with("pcie")) {
+    return GroupPath::pcie;
+  }
+  return GroupPath::network;
+}
+
+std::string path_name(const GpuSpec& gpu, GroupPath path) {
+  switch (path) {
+    case GroupPath::scale_up: return gpu.scale_up ? gpu.scale_up->kind : gpu.host_link.kind;
+    case GroupPath::pcie: return gpu.host_link.kind;
+    case GroupPath::network: return "network";
+  }
+  return "network";
+}
+
 CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, double network_bytes_per_s_per_gpu,
                     double link_efficiency, double hop_latency_s, PcieRate pcie) {
-  // PCIe peer-to-peer
-  double bandwidth = pcie == PcieRate::line ? gpu.host_link.bytes_per_s_per_direction : gpu.host_link.peer_rate();
-  if (gpu.scale_up && group_gpus <= static_cast<std::uint64_t>(gpu.scale_up->domain_gpus)) {
-    bandwidth = gpu.scale_up->bytes_per_s_per_direction;
-  } else if (gpu.scale_up) {
-    bandwidth = network_bytes_per_s_per_gpu;  // the group spans nodes
+  double bandwidth = network_bytes_per_s_per_gpu;  // the group spans nodes
+  switch (group_path(gpu, group_gpus)) {
+    case GroupPath::scale_up: bandwidth = gpu.scale_up->bytes_per_s_per_direction; break;
+    case GroupPath::pcie:
+      bandwidth = pcie == PcieRate::line ? gpu.host_link.bytes_per_s_per_direction : gpu.host_link.peer_rate();
+      break;
+    case GroupPath::network: break;
   }
   return {.bytes_per_s_per_direction = bandwidth * link_efficiency, .hop_latency_s = hop_latency_s};
 }

@@ -10,6 +10,7 @@
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/cost.hpp>
+#include <gpuplan/comm.hpp>
 #include <gpuplan/error.hpp>
 
 #include "detail/numeric.hpp"
@@ -20,19 +21,11 @@ namespace {
 using detail::d;
 
 using limits::kMaxGpus;
-// Servers without a scale-up link hold this many GPUs; it only decides scale-up vs scale-out
-// labels (the communication model keeps them on PCIe).
-constexpr std::uint64_t kPcieServerGpus = 8;
-
 bool same(const Layout& a, const Layout& b) { return a.tp == b.tp && a.pp == b.pp && a.dp == b.dp; }
 
-std::string links_of(const GpuSpec& gpu, const Layout& l, std::uint64_t domain) {
-  const auto over = [&](std::uint64_t group) -> std::string {
-    if (!gpu.scale_up) {
-      return gpu.host_link.kind;
-    }
-    return group <= domain ? gpu.scale_up->kind : "network";
-  };
+// The links a layout's groups talk over, as the communication model times them (group_path).
+std::string links_of(const GpuSpec& gpu, const Layout& l) {
+  const auto over = [&](std::uint64_t group) { return path_name(gpu, group_path(gpu, group)); };
   std::string text = l.tp > 1 ? "TP " + over(l.tp) : "";
   if (l.pp > 1) {
     text += (text.empty() ? "" : ", ") + std::string("PP ") + over(l.tp * l.pp);
@@ -76,7 +69,7 @@ class TableBuilder {
     row.batch = std::min(pm->full_load_batch(), r_.max_batch);
     const PerfPoint est = pm->evaluate(row.batch, pr.efficiency);
     const PerfPoint roof = pm->evaluate(row.batch, Efficiency::roofline());
-    row.links = links_of(gpu_, layout, domain_);
+    row.links = links_of(gpu_, layout);
     row.output_tokens_per_s = est.output_tokens_per_s;
     row.low = est.output_tokens_per_s * (1.0 + std::min(0.0, band_.first));
     row.high = std::min(est.output_tokens_per_s * (1.0 + std::max(0.0, band_.second)), roof.output_tokens_per_s);

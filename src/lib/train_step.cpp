@@ -18,16 +18,10 @@ using detail::kFp32Bytes;
 
 using detail::d;
 
-// The link of a group spanning `span` consecutive ranks (TP innermost, then CP, DP, PP): inside
-// the scale-up domain when the span fits it.
+// The link of a group spanning `span` consecutive ranks (TP innermost, then CP, DP, PP), as the
+// communication model times it (group_path).
 std::string link_name(const GpuSpec& gpu, std::uint64_t span) {
-  if (span <= 1) {
-    return "-";
-  }
-  if (!gpu.scale_up) {
-    return gpu.host_link.kind;
-  }
-  return span <= static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) ? gpu.scale_up->kind : "network";
+  return span <= 1 ? "-" : path_name(gpu, group_path(gpu, span));
 }
 
 void check_efficiency(const TrainEfficiency& e) {

@@ -4,6 +4,7 @@
 
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/comm.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/perf.hpp>
 
@@ -119,6 +120,28 @@ TEST_CASE("perf: PCIe groups estimate at the shared peer rate, bound at the line
   CHECK_THAT(bound_shared.output_tokens_per_s, WithinRel(bound_line.output_tokens_per_s, 1e-12));
   // NVLink groups have no peer rate: the H100's estimate is what it was.
   CHECK_FALSE(cat().gpu("h100-sxm").host_link.peer_bytes_per_s_per_direction);
+}
+
+// PCIe cards bridged in pairs (A100 PCIe) or fours (H200 NVL): a TP group beyond the bridge stays
+// in its 8-GPU server and talks over PCIe at the shared peer rate, not over the network.
+TEST_CASE("comm: groups beyond an NVLink bridge talk over the server's PCIe", "[perf][comm]") {
+  using gpuplan::GroupPath;
+  const auto& a100 = cat().gpu("a100-pcie-80gb");
+  CHECK(gpuplan::group_path(a100, 2) == GroupPath::scale_up);
+  CHECK(gpuplan::group_path(a100, 4) == GroupPath::pcie);
+  CHECK(gpuplan::group_path(a100, 8) == GroupPath::pcie);
+  CHECK(gpuplan::group_path(a100, 16) == GroupPath::network);
+  CHECK_THAT(gpuplan::group_link(a100, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(17.5e9, 1e-12));
+  CHECK_THAT(gpuplan::group_link(a100, 8, 50e9, 1.0, 0.0, gpuplan::PcieRate::line).bytes_per_s_per_direction,
+             WithinRel(32e9, 1e-12));
+  CHECK(gpuplan::path_name(a100, gpuplan::group_path(a100, 8)) == "pcie4-x16");
+  CHECK(gpuplan::group_path(cat().gpu("h200-nvl"), 4) == GroupPath::scale_up);
+  CHECK(gpuplan::group_path(cat().gpu("h200-nvl"), 8) == GroupPath::pcie);
+  // PCIe-only servers hold 8; an NVLink node's larger groups and Grace's C2C reach peers by network.
+  CHECK(gpuplan::group_path(cat().gpu("l40s"), 8) == GroupPath::pcie);
+  CHECK(gpuplan::group_path(cat().gpu("l40s"), 16) == GroupPath::network);
+  CHECK(gpuplan::group_path(cat().gpu("h100-sxm"), 16) == GroupPath::network);
+  CHECK(gpuplan::group_path(cat().gpu("gh200"), 8) == GroupPath::network);
 }
 
 // TensorRT-LLM keeps the whole context in windowed layers unless told the model's windows; the
