@@ -1,13 +1,15 @@
 #!/bin/sh
 # Out-of-sample check of the performance model: TensorRT-LLM measurements that data/benchmarks.json
 # leaves out (perf-overview-v1.0-unseen.json) and an older table with other GPUs and models
-# (perf-overview-v0.17.json), and other engines' public measurements (community-2026.json: SGLang,
+# (perf-overview-v0.17.json), the tables of its other versions (perf-overview-other-versions.json:
+# v0.15 to release/1.2), and other engines' public measurements (community-2026.json: SGLang,
 # vLLM on CUDA and ROCm, batch 1 to max load). Prints validate's summary for each; --full prints every row.
 # Usage: tools/heldout/check.sh [BINARY] [--full]
 set -eu
 here=$(dirname "$0")
 bin=${1:-build/dev/src/gpuplan}
-for f in "$here"/perf-overview-v1.0-unseen.json "$here"/perf-overview-v0.17.json "$here"/community-2026.json; do
+for f in "$here"/perf-overview-v1.0-unseen.json "$here"/perf-overview-v0.17.json "$here"/perf-overview-other-versions.json \
+  "$here"/community-2026.json; do
   echo "== $(basename "$f")"
   if [ "${2:-}" = --full ]; then
     "$bin" validate --benchmarks "$f" 2>/dev/null
