@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/comm.hpp>
 #include <gpuplan/error.hpp>
 
 #include "detail/fit_basis.hpp"
@@ -227,7 +228,7 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
 /// Replaces the neutral cap, activations and reserve by the engine's own terms, so that
 /// cap - weights - activations - reserve is the KV cache the engine allocates.
 void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r, const WeightFormats& formats,
-                  double capacity, std::string_view device_name) {
+                  double capacity, const GpuSpec& gpu) {
   if (!m.has_architecture()) {
     throw InputError("engine.name: the engine's memory arithmetic needs an architecture (use a catalog "
                      "model or a config.json, not a bare parameter count)");
@@ -239,8 +240,9 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .block_tokens = f.block_tokens,
                         .mxfp4_expert_bytes =
                             formats[WeightPart::routed_experts].element == DType::mxfp4 ? f.weights.experts : 0.0,
-                        .device_name = device_name,
-                        .context_tokens = r.context_tokens};
+                        .device_name = gpu.name,
+                        .context_tokens = r.context_tokens,
+                        .tp_over_pcie = group_path(gpu, r.layout.tp) == GroupPath::pcie};
   const EngineMemory e = engine_memory(m, r.layout, in, r.engine);
   mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)
   switch (e.engine) {
@@ -384,7 +386,7 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   f.engine.reset();
   if (r.engine.engine != Engine::neutral) {
     // A MIG slice's total is its own; a whole GPU's is what CUDA reports.
-    apply_engine(f, model, r, basis->formats, f.mig ? capacity : gpu.engine_memory_bytes(), gpu.name);
+    apply_engine(f, model, r, basis->formats, f.mig ? capacity : gpu.engine_memory_bytes(), gpu);
   }
   const double fixed = mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes;
   mem.kv_budget_bytes = std::max(0.0, mem.engine_cap_bytes - fixed);

@@ -50,6 +50,15 @@ TEST_CASE("engine: vLLM subtracts weights, the profiling peak, non-torch memory 
   // With TP > 1 vLLM's communicators add non-torch memory.
   const auto tp2 = gpuplan::engine_memory(m, Layout{.tp = 2}, kH100, {.engine = Engine::vllm});
   CHECK(tp2.non_torch_bytes > e.non_torch_bytes + 1.5 * kGiB);
+  // Beyond two PCIe-only GPUs vLLM disables its custom all-reduce: NCCL alone (0.21 GiB of
+  // non-torch memory logged at TP 8 on L40S, vLLM 0.10.2); two of them still get its buffers.
+  EngineInputs pcie = kH100;
+  pcie.tp_over_pcie = true;
+  const auto pcie_tp8 = gpuplan::engine_memory(m, Layout{.tp = 8}, pcie, {.engine = Engine::vllm});
+  CHECK(pcie_tp8.non_torch_bytes == Approx(e.non_torch_bytes));
+  CHECK(pcie_tp8.non_torch_bytes < 0.3 * kGiB);
+  CHECK(gpuplan::engine_memory(m, Layout{.tp = 2}, pcie, {.engine = Engine::vllm}).non_torch_bytes ==
+        Approx(tp2.non_torch_bytes));
   // Smaller GPUs get vLLM's smaller defaults.
   const EngineInputs small{.total_bytes = 22.0 * kGiB, .weights_bytes = 15.0 * kGiB,
                            .kv_bytes_per_token_per_gpu = 131072.0, .block_tokens = 16};

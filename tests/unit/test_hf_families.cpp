@@ -212,6 +212,15 @@ TEST_CASE("hf import: encoder-decoders and unread grouped shapes are refused", "
   // OpenELM: per-layer head counts.
   CHECK_THROWS_WITH(read(R"({"model_type": "openelm", "num_query_heads": [12, 12, 16], )" + decoder + "}"),
                     Contains("/num_query_heads"));
+  // Nemotron NAS (Llama-3.3-Nemotron-Super-49B): per-block attention and FFN; with the Llama
+  // fields filled in it would count as a 70B Llama.
+  CHECK_THROWS_WITH(read(R"({"model_type": "nemotron-nas", "num_key_value_heads": 8, )"
+                         R"("block_configs": [{"attention": {"no_op": true}, "ffn": {"ffn_mult": 2.5}}], )" +
+                         decoder + "}"),
+                    Contains("/block_configs") && Contains("not read"));
+  // Hunyuan: a top-k per layer.
+  CHECK_THROWS_WITH(read(R"({"model_type": "hunyuan", "num_experts": 64, "moe_topk": [8, 8, 8], )" + decoder + "}"),
+                    Contains("/moe_topk"));
 }
 
 TEST_CASE("hf import: MPT's names, expansion ratio and bias-free layers", "[hf]") {
