@@ -323,7 +323,8 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
   }
   m.shipped_formats = base;
   if (m.shipped_source.empty()) {
-    m.shipped_source = "config.json torch_dtype";
+    // No torch_dtype: Transformers' default, and what engines load such a checkpoint in.
+    m.shipped_source = "config.json (no torch_dtype: bf16 assumed)";
   }
   const auto q = config.find("quantization_config");
   if (q == config.end() || q->is_null()) {

@@ -238,3 +238,12 @@ TEST_CASE("hf import: MPT's names, expansion ratio and bias-free layers", "[hf]"
       "vocab_size": 50432, "attn_config": {"alibi": true, "attn_type": "grouped_query_attention", "kv_n_heads": 8}})");
   CHECK(gqa.num_key_value_heads == 8);
 }
+
+TEST_CASE("hf import: a config without torch_dtype says bf16 is assumed", "[hf]") {
+  const std::string shape = R"("model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16,
+      "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 32000, "max_position_embeddings": 4096)";
+  const auto unstated = read("{" + shape + "}");
+  CHECK(unstated.shipped_source.find("no torch_dtype: bf16 assumed") != std::string::npos);
+  const auto stated = read("{" + shape + R"(, "torch_dtype": "float16"})");
+  CHECK(stated.shipped_source == "config.json torch_dtype");
+}
