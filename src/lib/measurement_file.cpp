@@ -388,6 +388,11 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       written = trimmed(*written);
     }
     const std::string precision = lower(written.value_or(""));
+    if (precision == "mixed" || precision == "mixed precision") {
+      r.fail("precision", fmt::format("'{}' names no single format; give the format the weights ran in (FP16, "
+                                      "BF16, FP8, FP4, ...)",
+                                      *written));
+    }
     if (const auto named = written ? format_of_precision(precision) : read_checkpoint_name(model_name).format) {
       b.weights_dtype = named->element;
     } else if (written) {

@@ -127,6 +127,9 @@ TEST_CASE("measurement file: bad rows name the row and field", "[measurement]") 
         "/measured/0/num_gpus: 3 GPUs are not a whole number");
   fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP4", "output_tokens_per_s": 1)",
         "/measured/0/precision: h100-sxm has no fp4 tensor cores");
+  // TensorRT-LLM's v0.15 tables label some columns "Mixed": no format to read.
+  fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "Mixed", "output_tokens_per_s": 1)",
+        "/measured/0/precision: 'Mixed' names no single format");
   fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP8", "output_tokens_per_s": -5)",
         "/measured/0/output_tokens_per_s:");
   fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP8", "concurrency": 2.5, "output_tokens_per_s": 1)",
