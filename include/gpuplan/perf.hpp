@@ -63,9 +63,10 @@ struct Efficiency {
 
   /// The pure roofline: everything at peak, nothing fixed, communication overlapped.
   static Efficiency roofline() {
-    return {.bandwidth = 1.0, .compute = 1.0, .kv_bandwidth = 1.0, .link = 1.0, .step_overhead_s = 0.0, .layer_overhead_s = 0.0,
-            .hop_latency_s = 0.0, .activation_passes = 0.0, .sequence_overhead_s = 0.0, .routed_copy_s_per_gb = 0.0,
-            .gemm_half_flop = 0.0, .format_exponent = 0.0, .overlap_communication = true, .best_case = true};
+    return {.bandwidth = 1.0, .compute = 1.0, .kv_bandwidth = 1.0, .link = 1.0, .step_overhead_s = 0.0,
+            .layer_overhead_s = 0.0, .hop_latency_s = 0.0, .activation_passes = 0.0, .sequence_overhead_s = 0.0,
+            .routed_copy_s_per_gb = 0.0, .gemm_half_flop = 0.0, .format_exponent = 0.0,
+            .overlap_communication = true, .best_case = true};
   }
 };
 

@@ -339,7 +339,8 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     // Of several, the one whose id is the query's words exactly: "llama3-70b" is Llama 3 70B, not
     // also Llama 3.1 and 3.3 70B, which it abbreviates.
     if (hits.size() > 1) {
-      const auto exact = std::find_if(hits.begin(), hits.end(), [&query](const T* item) { return words(item->id) == query; });
+      const auto exact =
+          std::find_if(hits.begin(), hits.end(), [&query](const T* item) { return words(item->id) == query; });
       if (exact != hits.end()) {
         hits = {*exact};
       }

@@ -204,10 +204,9 @@ constexpr std::array<std::string_view, 3> kStepTokenKeys{"max_num_tokens", "max_
                                                          "chunked_prefill_size"};
 // The rest a throughput row may carry: read above, or words about the row.
 constexpr std::array<std::string_view, 22> kReadKeys{
-    "kind",        "engine",        "model",           "gpu",       "parallelism",          "num_gpus",
-    "precision",   "kv_cache_dtype", "isl",            "osl",       "output_tokens_per_s",  "output_tokens_per_s_per_gpu",
-    "concurrency", "num_requests",  "source",          "sources",   "metric_note",          "note",
-    "notes",       "added",         "system",          "date"};
+    "kind", "engine", "model", "gpu", "parallelism", "num_gpus", "precision", "kv_cache_dtype", "isl", "osl",
+    "output_tokens_per_s", "output_tokens_per_s_per_gpu", "concurrency", "num_requests", "source", "sources",
+    "metric_note", "note", "notes", "added", "system", "date"};
 
 // The one key of `keys` the row states (not null), or nullptr; two of them is an error.
 template <std::size_t N>
@@ -471,7 +470,8 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     }
     b.sources.push_back(fmt::format("{}: {}", origin, at.to_string()));
     b.notes = engine;
-    std::string id = lower(fmt::format("{}-{}-{}-{}{}-isl{}-osl{}", b.model, precision.empty() ? to_string(b.weights_dtype) : precision, b.gpu, parallelism,
+    std::string id = lower(fmt::format("{}-{}-{}-{}{}-isl{}-osl{}", b.model,
+                                       precision.empty() ? to_string(b.weights_dtype) : precision, b.gpu, parallelism,
                                        attention_dp ? "-attention-dp" : "", b.input_tokens, b.output_tokens));
     std::replace_if(id.begin(), id.end(), [](char ch) { return ch == ' ' || ch == ',' || ch == '/'; }, '-');
     const int repeat = ++seen_ids[id];

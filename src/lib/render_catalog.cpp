@@ -50,7 +50,9 @@ OrderedJson gpu_json(const GpuSpec& g) {
                    {"max_instances", p.max_instances}});
   }
   const auto link = [](const Link& l) {
-    OrderedJson j{{"kind", l.kind}, {"bytes_per_s_per_direction", l.bytes_per_s_per_direction}, {"domain_gpus", l.domain_gpus}};
+    OrderedJson j{{"kind", l.kind},
+                  {"bytes_per_s_per_direction", l.bytes_per_s_per_direction},
+                  {"domain_gpus", l.domain_gpus}};
     if (l.peer_bytes_per_s_per_direction) {
       j["peer_bytes_per_s_per_direction"] = *l.peer_bytes_per_s_per_direction;
     }
@@ -249,7 +251,8 @@ std::string render_gpu(const GpuSpec& g, const RenderOptions& o) {
   std::string host = fmt::format("{}, {:g} GB/s per direction", g.host_link.kind,
                                  g.host_link.bytes_per_s_per_direction / units::kGB);
   if (g.host_link.peer_bytes_per_s_per_direction) {
-    host += fmt::format(" ({:g} GB/s to peers while all exchange)", *g.host_link.peer_bytes_per_s_per_direction / units::kGB);
+    host += fmt::format(" ({:g} GB/s to peers while all exchange)",
+                        *g.host_link.peer_bytes_per_s_per_direction / units::kGB);
   }
   t.rows.push_back({"host link", host});
   if (!g.aliases.empty()) {
