@@ -28,6 +28,9 @@ struct Benchmark {
   /// memory for weights and KV cache (vLLM gpu_memory_utilization, SGLang mem_fraction_static).
   std::optional<double> memory_share;
   std::optional<std::uint64_t> step_tokens;  ///< tokens per step: max_num_tokens, max_num_batched_tokens
+  /// A TensorRT-LLM max-load row's own max_batch_size, per replica (x PP: one per micro-batch), on
+  /// top of the batch trtllm-bench's rule gives (0: none stated).
+  std::uint64_t trtllm_max_batch = 0;
   /// Requests the run served in all (a finite max-load run: at most this batch, else waves whose
   /// last is partial); 0: not known, the steady state at the full batch.
   std::uint64_t requests = 0;

@@ -91,9 +91,9 @@ struct EngineInputs {
   std::string_view device_name;   ///< the GPU's name: vLLM's defaults single out the A100
   /// Tokens per sequence (vLLM's max_model_len): V0 releases size their step from it.
   std::uint64_t context_tokens = 0;
-  /// The tensor-parallel group talks over PCIe only (no NVLink among all of it): vLLM's custom
-  /// and symmetric-memory all-reduces need NVLink beyond two GPUs, so neither allocates buffers.
-  bool tp_over_pcie = false;
+  /// The tensor-parallel group is not one NVLink domain (PCIe only, or across nodes): vLLM's
+  /// custom and symmetric-memory all-reduces need NVLink beyond two GPUs, so neither allocates.
+  bool tp_outside_nvlink = false;
 };
 
 /// vLLM's large-GPU serve defaults (max_num_batched_tokens 8192, max_num_seqs 1024) apply: a

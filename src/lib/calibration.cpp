@@ -67,12 +67,14 @@ Prepared prepare(const Catalog& catalog, const Benchmark& b) {
     // tokens from the KV cache and the workload (bench_settings.hpp).
     const BenchEngineSettings s =
         trtllm_bench_settings(pm->max_batch_by_memory(), b.input_tokens, b.output_tokens, b.layout.pp);
-    request.max_batch = s.max_batch * b.layout.pp;  // per micro-batch: PP of them in flight
+    // Per micro-batch: PP of them in flight; a row's own max_batch_size caps the rule's.
+    const std::uint64_t stated = b.trtllm_max_batch > 0 ? b.trtllm_max_batch : UINT64_MAX;
+    request.max_batch = std::min(s.max_batch * b.layout.pp, stated);
     const std::uint64_t step_tokens = b.step_tokens.value_or(s.max_num_tokens);  // the row's own, if stated
     request.fit.prefill_chunk_tokens = step_tokens;
     if (b.tensorrt_llm) {  // the same settings size TensorRT-LLM's activation profiling
       request.fit.engine.max_num_batched_tokens = step_tokens;
-      request.fit.engine.max_num_seqs = s.max_batch;
+      request.fit.engine.max_num_seqs = std::min(s.max_batch, stated / b.layout.pp);
     }
     pm = std::make_unique<PerfModel>(model, gpu, request);
   }

@@ -474,6 +474,14 @@ Json patched_entry(const Json& entry, const std::map<std::string, std::string>& 
       (entry.contains("memory_gb") || entry.contains("usable_memory_mib"))) {
     merged.erase("cuda_memory_mib");
   }
+  // Likewise a host link the user re-rates: the built-in peer rate was measured at the built-in
+  // line rate and does not carry over to another.
+  if (what == "GPU" && entry.contains("host_link") && entry["host_link"].is_object() &&
+      entry["host_link"].contains("gb_per_s_per_direction") &&
+      !entry["host_link"].contains("peer_gb_per_s_per_direction") && merged.contains("host_link") &&
+      merged["host_link"].is_object()) {
+    merged["host_link"].erase("peer_gb_per_s_per_direction");
+  }
   merged.merge_patch(entry);
   return merged;
 }

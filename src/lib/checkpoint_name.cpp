@@ -63,17 +63,18 @@ CheckpointName read_checkpoint_name(std::string_view name) {
   std::size_t cut = end;  // where the format suffix starts
   // A re-release of a quantized checkpoint ("DeepSeek-R1-0528-FP4-v2"): "v" and digits after a
   // format word revise the checkpoint, not the model ("DeepSeek-V2" has no format word before).
-  if (const std::size_t sep = lowered.find_last_of("-_"); sep != std::string::npos && sep > 0 &&
+  // Words are apart by "-", "_" or, as tables write names ("Llama 3.1 8B AWQ"), spaces.
+  if (const std::size_t sep = lowered.find_last_of("-_ "); sep != std::string::npos && sep > 0 &&
       lowered.size() - sep > 2 && lowered[sep + 1] == 'v' &&
       lowered.find_first_not_of("0123456789", sep + 2) == std::string::npos) {
-    const std::size_t before = lowered.find_last_of("-_", sep - 1);
+    const std::size_t before = lowered.find_last_of("-_ ", sep - 1);
     const std::size_t start = before == std::string::npos ? 0 : before + 1;
     if (start > 0 && suffix_token(std::string_view(lowered).substr(start, sep - start))) {
       end = sep;
     }
   }
   while (end > 0) {
-    const std::size_t sep = lowered.find_last_of("-_", end - 1);
+    const std::size_t sep = lowered.find_last_of("-_ ", end - 1);
     const std::size_t start = sep == std::string::npos ? 0 : sep + 1;
     const std::string_view word = std::string_view(lowered).substr(start, end - start);
     const auto token = suffix_token(word);

@@ -1,5 +1,7 @@
 #include <gpuplan/comm.hpp>
 
+#include <algorithm>
+
 namespace gpuplan {
 
 GroupPath group_path(const GpuSpec& gpu, std::uint64_t group_gpus) {
@@ -26,12 +28,12 @@ std::string path_name(const GpuSpec& gpu, GroupPath path) {
 
 CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, double network_bytes_per_s_per_gpu,
                     double link_efficiency, double hop_latency_s, PcieRate pcie) {
-  double bandwidth = network_bytes_per_s_per_gpu;  // the group spans nodes
+  const double host = pcie == PcieRate::line ? gpu.host_link.bytes_per_s_per_direction : gpu.host_link.peer_rate();
+  // Across nodes a GPU reaches its NIC over its host link too: the slower of the two.
+  double bandwidth = std::min(network_bytes_per_s_per_gpu, host);
   switch (group_path(gpu, group_gpus)) {
     case GroupPath::scale_up: bandwidth = gpu.scale_up->bytes_per_s_per_direction; break;
-    case GroupPath::pcie:
-      bandwidth = pcie == PcieRate::line ? gpu.host_link.bytes_per_s_per_direction : gpu.host_link.peer_rate();
-      break;
+    case GroupPath::pcie: bandwidth = host; break;
     case GroupPath::network: break;
   }
   return {.bytes_per_s_per_direction = bandwidth * link_efficiency, .hop_latency_s = hop_latency_s};

@@ -302,7 +302,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // Beyond two PCIe-only GPUs vLLM logs "Custom allreduce is disabled because it's not
       // supported on more than two PCIe-only GPUs" (custom_all_reduce.py); NCCL alone stays:
       // 0.21 GiB of non-torch memory at TP 8 on L40S (vLLM 0.10.2), about the workspace.
-      const bool nccl_only = in.tp_over_pcie && l.tp > 2;
+      const bool nccl_only = in.tp_outside_nvlink && l.tp > 2;
       r.non_torch_bytes = kWorkspaceBytes + (multi_gpu && !nccl_only ? kVllmCommunicatorBytes : 0.0);
       r.weight_padding_bytes = vllm_mxfp4_padding_bytes(m, l, in.mxfp4_expert_bytes);
       r.weights_bytes += r.weight_padding_bytes;

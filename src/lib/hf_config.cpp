@@ -256,19 +256,23 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
   }
   // Per-layer or grouped shapes read nowhere: Step3's shared KV groups, low-rank query and MoE
   // layer list, OpenELM's per-layer head counts and MLP widths, Nemotron NAS's per-block
-  // attention and FFN (Llama-3.3-Nemotron-Super-49B: 49.9B, read as a plain Llama it is 70.6B),
-  // Hunyuan's per-layer top-k.
+  // attention and FFN (Llama-3.3-Nemotron-Super-49B: 49.9B, read as a plain Llama it is 70.6B);
+  // below, Hunyuan's per-layer top-k.
   static constexpr std::array kUnreadShapes{
       std::string_view("num_attention_groups"), std::string_view("share_q_dim"),
       std::string_view("moe_layers_enum"),      std::string_view("num_query_heads"),
-      std::string_view("ffn_multipliers"),      std::string_view("block_configs"),
-      std::string_view("moe_topk")};
+      std::string_view("ffn_multipliers"),      std::string_view("block_configs")};
   for (std::string_view key : kUnreadShapes) {
     if (r.has(key)) {
       r.fail(key, fmt::format("this shape field of model_type \"{}\" is not read; the parameter count and "
                               "KV cache would be wrong",
                               type));
     }
+  }
+  if (const Json* topk = r.value("moe_topk"); topk != nullptr && topk->is_array()) {
+    r.fail("moe_topk", fmt::format("a top-k per layer (model_type \"{}\") is not read; the active parameters "
+                                   "would be wrong",
+                                   type));
   }
   if (type == "arctic" && r.boolean("use_residual", false)) {
     r.fail("use_residual", "Arctic's dense residual MLP beside the experts is not modeled; the parameter "

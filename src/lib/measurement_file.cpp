@@ -227,8 +227,15 @@ const char* stated(const detail::ObjectReader& r, const std::array<std::string_v
 // kStepTokenKeys): a stated cap replaces the engine's default and tightens a concurrency.
 void read_engine_settings(detail::ObjectReader& r, Benchmark& b) {
   if (const char* key = stated(r, kBatchKeys)) {
-    const std::uint64_t cap = r.integer(key, 1, Benchmark::kMaxRequests);
-    b.max_batch = b.scenario == "server" ? std::min(b.max_batch, cap) : cap;
+    // TensorRT-LLM's cap is per micro-batch: a replica holds PP of them.
+    const std::uint64_t cap = r.integer(key, 1, Benchmark::kMaxRequests) * (b.tensorrt_llm ? b.layout.pp : 1);
+    if (b.scenario == "server") {
+      b.max_batch = std::min(b.max_batch, cap);
+    } else if (b.tensorrt_llm && b.max_batch == 0) {
+      b.trtllm_max_batch = cap;  // with TensorRT-LLM's KV arithmetic and trtllm-bench's rule
+    } else {
+      b.max_batch = cap;
+    }
   }
   if (const char* key = stated(r, kShareKeys)) {
     const bool trtllm_key = std::string_view(key) == kShareKeys[0];
@@ -362,6 +369,13 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
         if (!model->is_moe()) {
           r.fail(key, fmt::format("attention data parallelism is modelled for MoE models only; {} is dense",
                                   model->id));
+        }
+        // The experts keep the TP group's split only as expert parallelism: EP below TP would be
+        // tensor-parallel experts under attention DP, which is not modelled.
+        if (b.layout.ep < b.layout.tp) {
+          r.fail(key, fmt::format("attention data parallelism with EP {} below TP {}: tensor-parallel experts "
+                                  "under attention DP are not modelled (give EP {})",
+                                  b.layout.ep, b.layout.tp, b.layout.tp));
         }
         b.layout.dp *= b.layout.tp;
         b.layout.tp = 1;

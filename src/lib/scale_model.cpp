@@ -36,7 +36,11 @@ std::string links_of(const GpuSpec& gpu, const Layout& l) {
 class TableBuilder {
  public:
   TableBuilder(const ModelSpec& model, const GpuSpec& gpu, const ScaleModelRequest& r) : model_(model), gpu_(gpu), r_(r) {
-    domain_ = gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : kPcieServerGpus;
+    // The GPUs one server joins without the network: its NVLink domain, or its PCIe (cards with
+    // or without bridges; group_path).
+    domain_ = group_path(gpu, kPcieServerGpus) == GroupPath::pcie
+                  ? kPcieServerGpus
+                  : static_cast<std::uint64_t>(gpu.scale_up ? gpu.scale_up->domain_gpus : 1);
     if (const auto it = r.usd_per_gpu_hour.find(gpu.id); it != r.usd_per_gpu_hour.end()) {
       price_ = it->second;
     }

@@ -305,6 +305,14 @@ TEST_CASE("calibration: a row's stated memory share and step tokens size its bat
   b.memory_share.reset();
   b.step_tokens = 16384;
   CHECK(batch() < at_default);
+  // A stated max_batch_size that does not bind keeps TensorRT-LLM's arithmetic and rule; one that
+  // binds caps the batch.
+  b.step_tokens.reset();
+  b.trtllm_max_batch = 100000;
+  CHECK(batch() == at_default);
+  b.trtllm_max_batch = 64;
+  CHECK(batch() == 64);
+  b.trtllm_max_batch = 0;
   // Another engine's share caps the engine-neutral estimate.
   b.step_tokens.reset();
   b.tensorrt_llm = false;

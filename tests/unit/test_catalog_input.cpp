@@ -347,6 +347,12 @@ TEST_CASE("links: a PCIe peer rate is the host link's, at most its line rate", "
     "host_link": {"kind": "pcie5-x16", "gb_per_s_per_direction": 64, "peer_gb_per_s_per_direction": 65}}]})",
                                  "site.json"),
                     Contains("site.json: /gpus/0/host_link/peer_gb_per_s_per_direction"));
+  // A user's host link is the whole link: the built-in peer rate does not carry over.
+  c.merge_text(R"({"schema_version": 1, "gpus": [{"id": "l40s",
+    "host_link": {"kind": "pcie3-x16", "gb_per_s_per_direction": 16}}]})",
+               "site.json");
+  CHECK_FALSE(c.gpu("l40s").host_link.peer_bytes_per_s_per_direction);
+  CHECK_THAT(c.gpu("l40s").host_link.peer_rate(), WithinRel(16e9, 1e-12));
   // A scale-up domain has no peer rate: its switch carries every GPU at the line rate.
   CHECK_THROWS_WITH(c.merge_text(R"({"schema_version": 1, "gpus": [{"id": "h200-sxm",
     "scale_up": {"kind": "nvlink4", "gb_per_s_per_direction": 450, "domain_gpus": 8, "peer_gb_per_s_per_direction": 300}}]})",

@@ -53,7 +53,7 @@ TEST_CASE("engine: vLLM subtracts weights, the profiling peak, non-torch memory 
   // Beyond two PCIe-only GPUs vLLM disables its custom all-reduce: NCCL alone (0.21 GiB of
   // non-torch memory logged at TP 8 on L40S, vLLM 0.10.2); two of them still get its buffers.
   EngineInputs pcie = kH100;
-  pcie.tp_over_pcie = true;
+  pcie.tp_outside_nvlink = true;
   const auto pcie_tp8 = gpuplan::engine_memory(m, Layout{.tp = 8}, pcie, {.engine = Engine::vllm});
   CHECK(pcie_tp8.non_torch_bytes == Approx(e.non_torch_bytes));
   CHECK(pcie_tp8.non_torch_bytes < 0.3 * kGiB);

@@ -299,8 +299,20 @@ TEST_CASE("measurement file: engine settings a row states are read, never ignore
   const auto tp = read(moe + R"(, "attention_dp": false)").benchmarks.at(0);
   CHECK(tp.layout.tp == 8);
   CHECK(tp.layout.dp == 1);
-  // A stated cap replaces the engine's default at max load and tightens a concurrency.
-  CHECK(read(moe + R"(, "max_batch_size": 512)").benchmarks.at(0).max_batch == 512);
+  // A stated cap tightens a concurrency; at max load TensorRT-LLM's caps the batch trtllm-bench's
+  // rule gives (per micro-batch: x PP), another engine's replaces its default.
+  const auto capped = read(moe + R"(, "max_batch_size": 512)").benchmarks.at(0);
+  CHECK(capped.max_batch == 0);
+  CHECK(capped.trtllm_max_batch == 512);
+  const std::string dense_pp = R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2 PP2", "precision": "FP8", )"
+                               R"("output_tokens_per_s": 1, "max_batch_size": 256)";
+  CHECK(read(dense_pp).benchmarks.at(0).trtllm_max_batch == 512);
+  const auto vllm = gpuplan::read_measurement_file(
+      cat(),
+      R"({"measured": [{"kind": "throughput", "engine": "vLLM 0.10.1", "isl": 128, "osl": 2048, "model": "Llama-3.3-70B",
+          "gpu": "H100", "parallelism": "TP2", "precision": "FP8", "output_tokens_per_s": 1, "max_num_seqs": 128}]})",
+      "v.json");
+  CHECK(vllm.benchmarks.at(0).max_batch == 128);
   CHECK(read(moe + R"(, "concurrency": 256, "max_batch_size": 64)").benchmarks.at(0).max_batch == 64);
   CHECK(read(moe + R"(, "concurrency": 32, "max_batch_size": 64)").benchmarks.at(0).max_batch == 32);
   // Memory share and step tokens.
@@ -318,6 +330,9 @@ TEST_CASE("measurement file: engine settings a row states are read, never ignore
   fails(moe + R"(, "max_batch_size": 64, "max_num_seqs": 64)", "give one of max_batch_size and max_num_seqs");
   fails(moe + R"(, "kv_cache_free_gpu_mem_fraction": 1.5)", "/measured/0/kv_cache_free_gpu_mem_fraction:");
   fails(moe + R"(, "enable_attention_dp": "yes")", "/measured/0/enable_attention_dp: expected true or false");
+  fails(R"("model": "Qwen3-235B-A22B", "gpu": "H200", "parallelism": "TP8 EP4", "precision": "FP8", )"
+        R"("output_tokens_per_s": 1, "enable_attention_dp": true)",
+        "/measured/0/enable_attention_dp: attention data parallelism with EP 4 below TP 8");
   fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP8", "output_tokens_per_s": 1, )"
         R"("attention_dp": true)",
         "/measured/0/attention_dp: attention data parallelism is modelled for MoE models only");

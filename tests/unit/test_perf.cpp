@@ -131,6 +131,10 @@ TEST_CASE("comm: groups beyond an NVLink bridge talk over the server's PCIe", "[
   CHECK(gpuplan::group_path(a100, 4) == GroupPath::pcie);
   CHECK(gpuplan::group_path(a100, 8) == GroupPath::pcie);
   CHECK(gpuplan::group_path(a100, 16) == GroupPath::network);
+  // Across servers a PCIe card reaches its NIC over the same shared PCIe: never faster than inside.
+  CHECK_THAT(gpuplan::group_link(a100, 16, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(17.5e9, 1e-12));
+  CHECK_THAT(gpuplan::group_link(cat().gpu("h100-sxm"), 16, 50e9, 1.0, 0.0).bytes_per_s_per_direction,
+             WithinRel(50e9, 1e-12));
   CHECK_THAT(gpuplan::group_link(a100, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(17.5e9, 1e-12));
   CHECK_THAT(gpuplan::group_link(a100, 8, 50e9, 1.0, 0.0, gpuplan::PcieRate::line).bytes_per_s_per_direction,
              WithinRel(32e9, 1e-12));
