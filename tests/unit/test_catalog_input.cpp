@@ -297,6 +297,10 @@ TEST_CASE("names: a checkpoint name's format suffix", "[catalog][names]") {
   CHECK(read("Llama-3.1-8B-Instruct-dynamic").model == "llama-3.1-8b-instruct-dynamic");
   CHECK(read("FP8").model == "fp8");
   CHECK_FALSE(read("FP8").format.has_value());
+  // Words apart by spaces, as tables write names: the format is still read.
+  CHECK(read("Llama 3.1 8B AWQ").format->element == gpuplan::DType::int4);
+  CHECK(read("Qwen3 235B A22B FP8").format->element == gpuplan::DType::fp8);
+  CHECK(read("Qwen3 235B A22B FP8").model == "qwen3 235b a22b");
 }
 
 TEST_CASE("names: an alias two GPUs share is ambiguous", "[catalog][names]") {
