@@ -54,11 +54,11 @@ constexpr double kCudaContextBytes = 0.5 * units::kGiB;
 // max_num_batched_tokens 8192 and max_num_seqs 1024; smaller ones, and the A100 whatever its
 // memory ("a100" not in the device name, tests/engine/test_arg_utils.py), 2048 and 256.
 constexpr double kVllmLargeGpuBytes = 70.0 * units::kGiB;
-// V0: vLLM became V1 by default in 0.8.0; V0's max_num_seqs default was 256, its chunked
-// prefill on by default only above a 32K max_model_len (vllm/engine/arg_utils.py, 0.6-0.7).
+// V0: vLLM became V1 by default in 0.8.0; V0's max_num_seqs default was 256 (kVllmSmallMaxSeqs),
+// its chunked prefill on by default only above a 32K max_model_len (vllm/engine/arg_utils.py,
+// 0.6-0.7).
 constexpr int kVllmV1DefaultMinor = 8;
 constexpr std::uint64_t kVllmSmallMaxSeqs = 256;
-constexpr std::uint64_t kVllmV0MaxSeqs = kVllmSmallMaxSeqs;
 constexpr std::uint64_t kVllmLargeMaxSeqs = 1024;
 constexpr std::uint64_t kVllmLargeBatchedTokens = 8192;
 constexpr std::uint64_t kVllmV0ChunkedPrefillAbove = 32768;
@@ -255,8 +255,9 @@ VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_
                                     std::optional<int> minor_version) {
   if (vllm_v0(minor_version)) {
     const bool chunked = context_tokens > kVllmV0ChunkedPrefillAbove;
-    return {.max_num_batched_tokens = chunked ? kVllmSmallBatchedTokens : std::max(context_tokens, kVllmSmallBatchedTokens),
-            .max_num_seqs = kVllmV0MaxSeqs};
+    return {.max_num_batched_tokens =
+                chunked ? kVllmSmallBatchedTokens : std::max(context_tokens, kVllmSmallBatchedTokens),
+            .max_num_seqs = kVllmSmallMaxSeqs};  // V0's default on every GPU
   }
   const bool large = vllm_large_gpu_defaults(total_bytes, device_name);
   return {.max_num_batched_tokens = large ? kVllmLargeBatchedTokens : kVllmSmallBatchedTokens,

@@ -114,10 +114,6 @@ std::string trimmed(std::string text) {
 
 using detail::ids_of;
 
-// The engine's batch cap when the row ran at "max load": trtllm-bench sizes its own (0: the
-// validation applies its rule), vLLM serve caps at max_num_seqs (1024 on GPUs of 70 GiB or
-// more except the A100, else 256; V0 releases before 0.8, 256: vllm_step_defaults); any other engine 0, the batch trtllm-bench's rule
-// would give, with the engine-neutral memory estimate (only TensorRT-LLM's rows get its own).
 bool is_tensorrt_llm(const std::string& engine) {
   const std::string e = lower(engine);
   return e.find("tensorrt") != std::string::npos || e.find("trtllm") != std::string::npos ||
@@ -142,6 +138,11 @@ std::optional<int> vllm_minor_of(std::string_view engine, std::size_t after) {
   return std::nullopt;
 }
 
+// The engine's batch cap when the row ran at "max load": trtllm-bench sizes its own (0: the
+// validation applies its rule), vLLM serve caps at max_num_seqs (1024 on GPUs of 70 GiB or more
+// except the A100, else 256; V0 releases before 0.8, 256: vllm_step_defaults); any other engine
+// 0, the batch trtllm-bench's rule would give, with the engine-neutral memory estimate (only
+// TensorRT-LLM's rows get its own).
 std::uint64_t engine_cap(const std::string& engine, const GpuSpec& gpu) {
   const std::string e = lower(engine);
   if (const std::size_t at = e.find("vllm"); at != std::string::npos) {
@@ -196,17 +197,17 @@ bool speculative_row(const Json& row) {
 
 // Engine settings a row may state, each under the names TensorRT-LLM, vLLM and SGLang give it:
 // each changes the answer, so each is read (never ignored) and a row may give only one name.
-constexpr std::array<std::string_view, 2> kAttentionDpKeys{"attention_dp", "enable_attention_dp"};
-constexpr std::array<std::string_view, 3> kBatchKeys{"max_batch_size", "max_num_seqs", "max_running_requests"};
-constexpr std::array<std::string_view, 3> kShareKeys{"kv_cache_free_gpu_mem_fraction", "gpu_memory_utilization",
-                                                     "mem_fraction_static"};
-constexpr std::array<std::string_view, 3> kStepTokenKeys{"max_num_tokens", "max_num_batched_tokens",
-                                                         "chunked_prefill_size"};
+constexpr auto kAttentionDpKeys = std::to_array<std::string_view>({"attention_dp", "enable_attention_dp"});
+constexpr auto kBatchKeys = std::to_array<std::string_view>({"max_batch_size", "max_num_seqs", "max_running_requests"});
+constexpr auto kShareKeys =
+    std::to_array<std::string_view>({"kv_cache_free_gpu_mem_fraction", "gpu_memory_utilization", "mem_fraction_static"});
+constexpr auto kStepTokenKeys =
+    std::to_array<std::string_view>({"max_num_tokens", "max_num_batched_tokens", "chunked_prefill_size"});
 // The rest a throughput row may carry: read above, or words about the row.
-constexpr std::array<std::string_view, 22> kReadKeys{
-    "kind", "engine", "model", "gpu", "parallelism", "num_gpus", "precision", "kv_cache_dtype", "isl", "osl",
-    "output_tokens_per_s", "output_tokens_per_s_per_gpu", "concurrency", "num_requests", "source", "sources",
-    "metric_note", "note", "notes", "added", "system", "date"};
+constexpr auto kReadKeys = std::to_array<std::string_view>(
+    {"kind", "engine", "model", "gpu", "parallelism", "num_gpus", "precision", "kv_cache_dtype", "isl", "osl",
+     "output_tokens_per_s", "output_tokens_per_s_per_gpu", "concurrency", "num_requests", "source", "sources",
+     "metric_note", "note", "notes", "added", "system", "date"});
 
 // The one key of `keys` the row states (not null), or nullptr; two of them is an error.
 template <std::size_t N>
