@@ -7,6 +7,7 @@
 #include <string>
 
 #include <gpuplan/gpu.hpp>
+#include <gpuplan/layout.hpp>
 
 namespace gpuplan {
 
@@ -16,14 +17,18 @@ struct CommLink {
   double hop_latency_s = 0;
 };
 
-/// GPUs one PCIe server holds: a group of at most this many that outgrows its NVLink bridge (or
-/// has no scale-up link) talks over PCIe inside the server; a larger one spans servers.
-inline constexpr std::uint64_t kPcieServerGpus = 8;
+/// A scale-up domain of at most this many GPUs lives in one server (HGX boards, NVLink bridges) and
+/// ends where the node does; a larger one (NVL72, NVL36) joins the trays of a rack, each a node.
+inline constexpr std::uint64_t kServerDomainGpus = 8;
 
-/// How a group of GPUs talks: inside the scale-up domain, over PCIe inside one server, or over
-/// the network between nodes.
+/// GPUs a group reaches over the scale-up link: the domain, cut at the node unless it spans a
+/// rack; 1 without a scale-up link.
+[[nodiscard]] std::uint64_t scale_up_reach(const GpuSpec& gpu, std::uint64_t node_gpus);
+
+/// How a group of GPUs talks: inside the scale-up domain, over PCIe inside one node of
+/// `node_gpus` GPUs (cards without NVLink, or a group beyond its bridge), or over the network.
 enum class GroupPath { scale_up, pcie, network };
-[[nodiscard]] GroupPath group_path(const GpuSpec& gpu, std::uint64_t group_gpus);
+[[nodiscard]] GroupPath group_path(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t node_gpus);
 /// The link's name for a path: the scale-up or host link's kind, or "network".
 [[nodiscard]] std::string path_name(const GpuSpec& gpu, GroupPath path);
 
@@ -34,8 +39,9 @@ enum class PcieRate { shared, line };
 /// The link GPUs of one group talk over (group_path): the scale-up domain (NVLink/xGMI) when the
 /// group fits in it, else PCIe inside one server, else the network between nodes.
 /// `network_bytes_per_s_per_gpu` is the per-GPU share of the node's NICs (8 x 400 Gb/s = 50e9).
-CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, double network_bytes_per_s_per_gpu,
-                    double link_efficiency, double hop_latency_s, PcieRate pcie = PcieRate::shared);
+CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t node_gpus,
+                    double network_bytes_per_s_per_gpu, double link_efficiency, double hop_latency_s,
+                    PcieRate pcie = PcieRate::shared);
 
 /// Ring all-reduce of `message_bytes` over `gpus` GPUs; 0 for one GPU.
 double allreduce_s(double message_bytes, std::uint64_t gpus, const CommLink& link);

@@ -10,6 +10,9 @@
 
 namespace gpuplan {
 
+/// GPUs per node when none is given: the common 8-GPU server (HGX boards, 8-card PCIe chassis).
+inline constexpr std::uint64_t kDefaultGpusPerNode = 8;
+
 struct Layout {
   std::uint64_t tp = 1;  ///< tensor-parallel degree
   std::uint64_t pp = 1;  ///< pipeline stages

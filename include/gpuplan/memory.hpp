@@ -37,6 +37,8 @@ struct FitRequest {
   double reserve_bytes = 1.5 * units::kGiB;  ///< CUDA context, framework, NCCL buffers
   std::uint64_t prefill_chunk_tokens = 8192; ///< tokens per prefill step (vLLM max_num_batched_tokens)
   std::uint64_t block_tokens = 16;        ///< paged KV block (vLLM default)
+  /// GPUs per node: where NVLink boards and a node's PCIe end, and the network begins (group_path).
+  std::uint64_t gpus_per_node = kDefaultGpusPerNode;
   /// A serving engine's own KV arithmetic replaces the cap/activations/reserve above when named.
   EngineSettings engine;
   /// Sliding-window and chunked-attention layers (Mistral 7B v0.1, Gemma, gpt-oss, Llama 4) keep

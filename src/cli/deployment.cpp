@@ -244,6 +244,7 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
   req.prefill_chunk_tokens = o.prefill_chunk;
   req.block_tokens = o.block_size;
+  req.gpus_per_node = o.gpus_per_node;
   req.layout.ep = o.ep;
   req.engine = engine_settings(o);
 

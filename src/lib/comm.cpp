@@ -4,14 +4,20 @@
 
 namespace gpuplan {
 
-GroupPath group_path(const GpuSpec& gpu, std::uint64_t group_gpus) {
+std::uint64_t scale_up_reach(const GpuSpec& gpu, std::uint64_t node_gpus) {
   const std::uint64_t domain = gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : 1;
-  if (gpu.scale_up && group_gpus <= domain) {
+  // An 8-GPU NVLink board in a 4-GPU node reaches 4; a rack's domain spans its nodes.
+  return domain > kServerDomainGpus ? domain : std::min(domain, node_gpus);
+}
+
+GroupPath group_path(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t node_gpus) {
+  const std::uint64_t reach = scale_up_reach(gpu, node_gpus);
+  if (gpu.scale_up && group_gpus <= reach) {
     return GroupPath::scale_up;
   }
-  // PCIe cards (none, or NVLink bridges between two or four) share a server's PCIe; a host link
+  // PCIe cards (none, or NVLink bridges between two or four) share a node's PCIe; a host link
   // that is not PCIe (Grace's C2C) joins no peers.
-  if (domain < kPcieServerGpus && group_gpus <= kPcieServerGpus && gpu.host_link.kind.starts_with("pcie")) {
+  if (reach < node_gpus && group_gpus <= node_gpus && gpu.host_link.kind.starts_with("pcie")) {
     return GroupPath::pcie;
   }
   return GroupPath::network;
@@ -26,12 +32,13 @@ std::string path_name(const GpuSpec& gpu, GroupPath path) {
   return "network";
 }
 
-CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, double network_bytes_per_s_per_gpu,
-                    double link_efficiency, double hop_latency_s, PcieRate pcie) {
+CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t node_gpus,
+                    double network_bytes_per_s_per_gpu, double link_efficiency, double hop_latency_s,
+                    PcieRate pcie) {
   const double host = pcie == PcieRate::line ? gpu.host_link.bytes_per_s_per_direction : gpu.host_link.peer_rate();
   // Across nodes a GPU reaches its NIC over its host link too: the slower of the two.
   double bandwidth = std::min(network_bytes_per_s_per_gpu, host);
-  switch (group_path(gpu, group_gpus)) {
+  switch (group_path(gpu, group_gpus, node_gpus)) {
     case GroupPath::scale_up: bandwidth = gpu.scale_up->bytes_per_s_per_direction; break;
     case GroupPath::pcie: bandwidth = host; break;
     case GroupPath::network: break;

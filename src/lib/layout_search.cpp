@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <gpuplan/comm.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/layout_search.hpp>
@@ -21,13 +22,8 @@ void check_gpus(std::uint64_t gpus) {
   }
 }
 
-std::uint64_t scale_up_domain(const GpuSpec& gpu) {
-  return gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : 1;
-}
-
 TpSpan tp_span(std::uint64_t tp, const GpuSpec& gpu, std::uint64_t gpus_per_node) {
-  const std::uint64_t domain = scale_up_domain(gpu);
-  if (tp <= domain) {
+  if (tp <= scale_up_reach(gpu, gpus_per_node)) {
     return TpSpan::scale_up;
   }
   return tp <= gpus_per_node ? TpSpan::node : TpSpan::across_nodes;
@@ -79,7 +75,7 @@ bool tp_allowed(const ModelSpec& model, std::uint64_t tp) {
 }
 
 std::uint64_t tp_within_node(const GpuSpec& gpu, const LayoutSearchOptions& options) {
-  return std::max(scale_up_domain(gpu), options.gpus_per_node);
+  return std::max(scale_up_reach(gpu, options.gpus_per_node), options.gpus_per_node);
 }
 
 namespace {
@@ -270,7 +266,7 @@ FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitReq
     // Reject EP on dense models or EP that cannot divide the GPUs before searching layouts.
     validate_layout(Layout{.tp = 1, .pp = 1, .ep = request.layout.ep, .dp = gpus}, model);
   }
-  const std::uint64_t domain = scale_up_domain(gpu);
+  const std::uint64_t domain = scale_up_reach(gpu, request.gpus_per_node);
   struct Candidate {
     std::uint64_t tp, pp;
   };

@@ -295,8 +295,9 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   const std::uint64_t replica = l.tp * l.pp;
   const auto peak_link = [&](std::uint64_t group) {
     const double network = request_.network_bytes_per_s_per_gpu;
-    return GroupLink{.line = group_link(gpu, group, network, 1.0, 0.0, PcieRate::line),
-                     .shared = group_link(gpu, group, network, 1.0, 0.0, PcieRate::shared)};
+    const std::uint64_t node = request_.fit.gpus_per_node;
+    return GroupLink{.line = group_link(gpu, group, node, network, 1.0, 0.0, PcieRate::line),
+                     .shared = group_link(gpu, group, node, network, 1.0, 0.0, PcieRate::shared)};
   };
   tp_link_ = peak_link(l.tp);
   ep_link_ = peak_link(std::max(l.ep, l.tp));

@@ -618,6 +618,7 @@ namespace {
 PerfRequest launched(const PlanRequest& request) {
   PerfRequest r = request.perf;
   r.fit.windows_keep_context = r.fit.windows_keep_context || request.launch_engine == Engine::trtllm;
+  r.fit.gpus_per_node = request.gpus_per_node;  // where its NVLink and PCIe end
   return r;
 }
 

@@ -24,8 +24,8 @@ using limits::kMaxGpus;
 bool same(const Layout& a, const Layout& b) { return a.tp == b.tp && a.pp == b.pp && a.dp == b.dp; }
 
 // The links a layout's groups talk over, as the communication model times them (group_path).
-std::string links_of(const GpuSpec& gpu, const Layout& l) {
-  const auto over = [&](std::uint64_t group) { return path_name(gpu, group_path(gpu, group)); };
+std::string links_of(const GpuSpec& gpu, const Layout& l, std::uint64_t node_gpus) {
+  const auto over = [&](std::uint64_t group) { return path_name(gpu, group_path(gpu, group, node_gpus)); };
   std::string text = l.tp > 1 ? "TP " + over(l.tp) : "";
   if (l.pp > 1) {
     text += (text.empty() ? "" : ", ") + std::string("PP ") + over(l.tp * l.pp);
@@ -38,9 +38,8 @@ class TableBuilder {
   TableBuilder(const ModelSpec& model, const GpuSpec& gpu, const ScaleModelRequest& r) : model_(model), gpu_(gpu), r_(r) {
     // The GPUs one server joins without the network: its NVLink domain, or its PCIe (cards with
     // or without bridges; group_path).
-    domain_ = group_path(gpu, kPcieServerGpus) == GroupPath::pcie
-                  ? kPcieServerGpus
-                  : static_cast<std::uint64_t>(gpu.scale_up ? gpu.scale_up->domain_gpus : 1);
+    const std::uint64_t node = r.perf.fit.gpus_per_node;
+    domain_ = group_path(gpu, node, node) == GroupPath::pcie ? node : scale_up_reach(gpu, node);
     if (const auto it = r.usd_per_gpu_hour.find(gpu.id); it != r.usd_per_gpu_hour.end()) {
       price_ = it->second;
     }
@@ -73,7 +72,7 @@ class TableBuilder {
     row.batch = std::min(pm->full_load_batch(), r_.max_batch);
     const PerfPoint est = pm->evaluate(row.batch, pr.efficiency);
     const PerfPoint roof = pm->evaluate(row.batch, Efficiency::roofline());
-    row.links = links_of(gpu_, layout);
+    row.links = links_of(gpu_, layout, r_.perf.fit.gpus_per_node);
     row.output_tokens_per_s = est.output_tokens_per_s;
     row.low = est.output_tokens_per_s * (1.0 + std::min(0.0, band_.first));
     row.high = std::min(est.output_tokens_per_s * (1.0 + std::max(0.0, band_.second)), roof.output_tokens_per_s);

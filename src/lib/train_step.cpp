@@ -21,7 +21,7 @@ using detail::d;
 // The link of a group spanning `span` consecutive ranks (TP innermost, then CP, DP, PP), as the
 // communication model times it (group_path).
 std::string link_name(const GpuSpec& gpu, std::uint64_t span) {
-  return span <= 1 ? "-" : path_name(gpu, group_path(gpu, span));
+  return span <= 1 ? "-" : path_name(gpu, group_path(gpu, span, kDefaultGpusPerNode));
 }
 
 void check_efficiency(const TrainEfficiency& e) {
@@ -108,7 +108,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   const double mb_compute_s = (f.hardware_flop_per_token - attention_hw) * mb_tokens / rate + mb_attention_s;
 
   const auto link = [&](std::uint64_t span) {
-    return group_link(gpu, span, e.network_bytes_per_s_per_gpu, e.link, e.hop_latency_s);
+    return group_link(gpu, span, kDefaultGpusPerNode, e.network_bytes_per_s_per_gpu, e.link, e.hop_latency_s);
   };
   const double layers = std::ceil(d(model.num_hidden_layers) / d(l.pp));
   const double moe_layers = std::ceil(d(model.moe_layer_count()) / d(l.pp));

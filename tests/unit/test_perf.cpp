@@ -127,25 +127,56 @@ TEST_CASE("perf: PCIe groups estimate at the shared peer rate, bound at the line
 TEST_CASE("comm: groups beyond an NVLink bridge talk over the server's PCIe", "[perf][comm]") {
   using gpuplan::GroupPath;
   const auto& a100 = cat().gpu("a100-pcie-80gb");
-  CHECK(gpuplan::group_path(a100, 2) == GroupPath::scale_up);
-  CHECK(gpuplan::group_path(a100, 4) == GroupPath::pcie);
-  CHECK(gpuplan::group_path(a100, 8) == GroupPath::pcie);
-  CHECK(gpuplan::group_path(a100, 16) == GroupPath::network);
+  CHECK(gpuplan::group_path(a100, 2, 8) == GroupPath::scale_up);
+  CHECK(gpuplan::group_path(a100, 4, 8) == GroupPath::pcie);
+  CHECK(gpuplan::group_path(a100, 8, 8) == GroupPath::pcie);
+  CHECK(gpuplan::group_path(a100, 16, 8) == GroupPath::network);
   // Across servers a PCIe card reaches its NIC over the same shared PCIe: never faster than inside.
-  CHECK_THAT(gpuplan::group_link(a100, 16, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(17.5e9, 1e-12));
-  CHECK_THAT(gpuplan::group_link(cat().gpu("h100-sxm"), 16, 50e9, 1.0, 0.0).bytes_per_s_per_direction,
+  CHECK_THAT(gpuplan::group_link(a100, 16, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(17.5e9, 1e-12));
+  CHECK_THAT(gpuplan::group_link(cat().gpu("h100-sxm"), 16, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction,
              WithinRel(50e9, 1e-12));
-  CHECK_THAT(gpuplan::group_link(a100, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(17.5e9, 1e-12));
-  CHECK_THAT(gpuplan::group_link(a100, 8, 50e9, 1.0, 0.0, gpuplan::PcieRate::line).bytes_per_s_per_direction,
+  CHECK_THAT(gpuplan::group_link(a100, 8, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(17.5e9, 1e-12));
+  CHECK_THAT(gpuplan::group_link(a100, 8, 8, 50e9, 1.0, 0.0, gpuplan::PcieRate::line).bytes_per_s_per_direction,
              WithinRel(32e9, 1e-12));
-  CHECK(gpuplan::path_name(a100, gpuplan::group_path(a100, 8)) == "pcie4-x16");
-  CHECK(gpuplan::group_path(cat().gpu("h200-nvl"), 4) == GroupPath::scale_up);
-  CHECK(gpuplan::group_path(cat().gpu("h200-nvl"), 8) == GroupPath::pcie);
+  CHECK(gpuplan::path_name(a100, gpuplan::group_path(a100, 8, 8)) == "pcie4-x16");
+  CHECK(gpuplan::group_path(cat().gpu("h200-nvl"), 4, 8) == GroupPath::scale_up);
+  CHECK(gpuplan::group_path(cat().gpu("h200-nvl"), 8, 8) == GroupPath::pcie);
   // PCIe-only servers hold 8; an NVLink node's larger groups and Grace's C2C reach peers by network.
-  CHECK(gpuplan::group_path(cat().gpu("l40s"), 8) == GroupPath::pcie);
-  CHECK(gpuplan::group_path(cat().gpu("l40s"), 16) == GroupPath::network);
-  CHECK(gpuplan::group_path(cat().gpu("h100-sxm"), 16) == GroupPath::network);
-  CHECK(gpuplan::group_path(cat().gpu("gh200"), 8) == GroupPath::network);
+  CHECK(gpuplan::group_path(cat().gpu("l40s"), 8, 8) == GroupPath::pcie);
+  CHECK(gpuplan::group_path(cat().gpu("l40s"), 16, 8) == GroupPath::network);
+  CHECK(gpuplan::group_path(cat().gpu("h100-sxm"), 16, 8) == GroupPath::network);
+  CHECK(gpuplan::group_path(cat().gpu("gh200"), 8, 8) == GroupPath::network);
+}
+
+// The node ends a server's NVLink and PCIe: four L40S per node (a 4-GPU cloud instance) reach the
+// other four over the network; an HGX board's 8-GPU NVLink does not span two 4-GPU nodes; a rack's
+// NVLink (GB200 NVL72, 4 GPUs per tray) does.
+TEST_CASE("comm: the node size bounds PCIe and board NVLink, not a rack's", "[perf][comm]") {
+  using gpuplan::GroupPath;
+  const auto& l40s = cat().gpu("l40s");
+  CHECK(gpuplan::group_path(l40s, 4, 4) == GroupPath::pcie);
+  CHECK(gpuplan::group_path(l40s, 8, 4) == GroupPath::network);
+  CHECK(gpuplan::group_path(l40s, 8, 8) == GroupPath::pcie);
+  const auto& h100 = cat().gpu("h100-sxm");
+  CHECK(gpuplan::scale_up_reach(h100, 4) == 4);
+  CHECK(gpuplan::group_path(h100, 4, 4) == GroupPath::scale_up);
+  CHECK(gpuplan::group_path(h100, 8, 4) == GroupPath::network);
+  const auto& gb200 = cat().gpu("gb200");
+  CHECK(gpuplan::scale_up_reach(gb200, 4) == 72);
+  CHECK(gpuplan::group_path(gb200, 8, 4) == GroupPath::scale_up);
+  // A100 PCIe pairs in 4-GPU nodes: TP4 over the node's PCIe, TP8 over the network.
+  const auto& a100 = cat().gpu("a100-pcie-80gb");
+  CHECK(gpuplan::group_path(a100, 4, 4) == GroupPath::pcie);
+  CHECK(gpuplan::group_path(a100, 8, 4) == GroupPath::network);
+
+  // perf times TP8 of 2 x 4 L40S over the network (at the slower of NIC and PCIe), 1 x 8 over PCIe.
+  auto req = request(Layout{.tp = 8}, DType::fp8, 1024, 256);
+  const PerfModel one_node(cat().model("llama-3.1-70b"), l40s, req);
+  req.fit.gpus_per_node = 4;
+  req.network_bytes_per_s_per_gpu = 12.5e9;  // one 400 Gb/s NIC per 4 GPUs
+  const PerfModel two_nodes(cat().model("llama-3.1-70b"), l40s, req);
+  CHECK(two_nodes.evaluate(64, Efficiency{}).output_tokens_per_s <
+        one_node.evaluate(64, Efficiency{}).output_tokens_per_s);
 }
 
 // TensorRT-LLM keeps the whole context in windowed layers unless told the model's windows; the
