@@ -27,7 +27,7 @@ namespace gpuplan {
 /// routing rate, held fixed.
 struct Efficiency {
   double bandwidth = 0.778;       ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
-  double compute = 0.87;          ///< share of dense tensor peak for large bf16 GEMMs (max achievable matmul)
+  double compute = 0.87;          ///< share of dense tensor peak for large GEMMs, scaled by format_share
   double kv_bandwidth = 1.0;      ///< attention reads the paged KV cache at this share of `bandwidth`
   double link = 0.80;             ///< share of link bandwidth in a ring (NCCL: 370 of 450 GB/s)
   double step_overhead_s = 1.5e-3;    ///< per forward pass: launches, scheduling (at its bound)
@@ -52,8 +52,9 @@ struct Efficiency {
   /// experts) cannot fill the GPU. Efficiency = compute x W / (W + gemm_half_flop).
   double gemm_half_flop = 0.477e9;
   /// Narrow formats reach a smaller share of their peak (scales, non-GEMM work that does not
-  /// speed up): efficiency x (bf16 peak / format peak)^format_exponent.
-  double format_exponent = 0.629;  ///< fp8: 0.5^0.629 = 0.65 of bf16's share; fp4: 0.42
+  /// speed up): `compute` x (bf16 peak / format peak)^format_exponent for FP8 and narrower;
+  /// 16-bit formats reach FP8's share times kWideOverFp8GemmShare (format_share).
+  double format_exponent = 0.629;  ///< fp8: 0.5^0.629 = 0.65 of `compute`; fp4: 0.42
   /// Communication overlapped with compute (max of the terms) rather than added.
   bool overlap_communication = false;
   /// The bound's side wherever the engine or the server could go either way: GPUs that talk over
@@ -69,6 +70,18 @@ struct Efficiency {
             .overlap_communication = true, .best_case = true};
   }
 };
+
+/// 16-bit formats reach FP8's share of peak times this, not the narrow formats' exponent carried
+/// up to them (which would put bf16 at `compute`, 0.87 of peak, above what H100 GEMMs reach): the
+/// max-achievable matmul share of bf16 over FP8's, measured on H100 (0.803 / 0.709), GH200
+/// (0.838 / 0.776), B200 (0.776 / 0.763) and GB200 (0.729 / 0.723), averaged
+/// (stas00/ml-engineering "Maximum Achievable Matmul FLOPS", in reference/calibration.json).
+inline constexpr double kWideOverFp8GemmShare = 1.06;
+
+/// The share of `compute` a format reaches, from bf16's peak over the format's (1 for 16-bit
+/// formats, 0.5 for FP8, 0.25 for FP4): ratio^exponent up to FP8, FP8's x kWideOverFp8GemmShare
+/// above it, at most 1 (the roofline's exponent 0 gives 1 everywhere).
+[[nodiscard]] double format_share(double bf16_over_format_peak, double exponent);
 
 /// The batch cap per replica when none is given: TensorRT-LLM's max_batch_size default of 2048
 /// (the calibration data's engine). A request naming vLLM or TensorRT-LLM (fit.engine) is also
@@ -194,6 +207,8 @@ class PerfModel {
   [[nodiscard]] const FitResult& fit() const { return fit_; }
   [[nodiscard]] double peak_flop_per_s() const { return peak_flop_per_s_; }
   [[nodiscard]] const std::string& compute_type() const { return compute_type_; }
+  /// The share of the compute type's peak large GEMMs reach at the request's efficiency.
+  [[nodiscard]] double gemm_share() const { return request_.efficiency.compute * request_format_factor_; }
   [[nodiscard]] const PerfRequest& request() const { return request_; }
 
  private:
@@ -272,13 +287,13 @@ class PerfModel {
   double vocab_pass_bytes_per_token_ = 0;        // and 2 x vocabulary for a generated token (sampling)
   double attention_peak_flop_per_s_ = 0;         // dense peak of the attention kernels' format
   double attention_format_ratio_ = 1;            // bf16 peak / that peak
-  double request_attention_format_factor_ = 1;   // attention_format_ratio_ ^ the request's format_exponent
+  double request_attention_format_factor_ = 1;   // the same for attention_format_ratio_
   double expert_flop_per_token_ = 0;      // per GPU, routed-expert share of linear_flop_per_token_
   double dense_gemm_flop_per_token_ = 0;  // FLOPs one token adds to a typical dense GEMM
   double expert_gemm_flop_per_token_ = 0; // FLOPs one token of the batch adds to one expert's GEMM
   double routed_copy_bytes_per_token_ = 0;  // bytes the routed copies of one token move on this GPU
   double format_peak_ratio_ = 1;          // bf16 peak / compute-type peak
-  double request_format_factor_ = 1;      // format_peak_ratio_ ^ the request's format_exponent
+  double request_format_factor_ = 1;      // format_share(format_peak_ratio_, the request's format_exponent)
   std::uint64_t max_batch_ = 0;
   std::uint64_t engine_max_batch_ = UINT64_MAX;  // the named engine's sequence cap per replica
   /// A group's link at peak: PCIe at its line rate and at the rate each GPU gets while all share it.
@@ -296,6 +311,7 @@ struct PerfResult {
   PerfRequest request;
   std::string compute_type;            ///< "fp8", "bf16", ... (and whether sparse)
   double peak_flop_per_s = 0;
+  double gemm_share = 0;               ///< of that peak, large GEMMs (PerfModel::gemm_share)
   std::optional<double> ridge_batch;
   std::uint64_t max_batch_by_memory = 0;
   std::uint64_t full_load_batch = 0;   ///< memory's limit under the request's and the engine's caps

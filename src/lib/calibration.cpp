@@ -257,7 +257,7 @@ struct FreeParameter {
 constexpr std::array kFreeParameters{
     FreeParameter{&Efficiency::bandwidth, 0.40, 0.92},
     // Large GEMMs alone reach at most ~87 % of dense peak (max achievable matmul, A100 bf16, in
-    // calibration.json); narrower formats reach less through format_exponent.
+    // calibration.json); formats reach a share of it through format_exponent (format_share).
     FreeParameter{&Efficiency::compute, 0.30, 0.87},
     FreeParameter{&Efficiency::kv_bandwidth, 0.20, 1.00},
     // One forward pass's launches with CUDA graphs, its scheduling and sampling: about a

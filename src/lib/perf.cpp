@@ -96,6 +96,17 @@ Bound StepTime::bound() const {
   return compute_s > memory_s ? Bound::compute : Bound::memory;
 }
 
+double format_share(double bf16_over_format_peak, double exponent) {
+  if (std::fpclassify(exponent) == FP_ZERO) {
+    return 1.0;  // the roofline: every format at its peak
+  }
+  constexpr double kFp8 = 0.5;  // bf16's peak over FP8's
+  if (bf16_over_format_peak > kFp8) {
+    return std::min(1.0, std::pow(kFp8, exponent) * kWideOverFp8GemmShare);
+  }
+  return std::pow(bf16_over_format_peak, exponent);
+}
+
 void validate_efficiency(const Efficiency& e) {
   const auto share = [](std::string_view field, double v) {
     if (!(v > 0.0 && v <= 1.0)) {
@@ -276,12 +287,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   };
   const double* bf16 = rate(table, "bf16");
   format_peak_ratio_ = bf16 == nullptr ? 1.0 : std::min(1.0, *bf16 / peak_flop_per_s_);
-  // pow(1, y) is 1 for every y (C's pow): 16-bit formats, the usual case, skip the call (a
-  // layout choice builds some five models a request, two calls each).
-  const auto power = [](double ratio, double exponent) {
-    return std::bit_cast<std::uint64_t>(ratio) == std::bit_cast<std::uint64_t>(1.0) ? 1.0 : std::pow(ratio, exponent);
-  };
-  request_format_factor_ = power(format_peak_ratio_, request_.efficiency.format_exponent);
+  request_format_factor_ = format_share(format_peak_ratio_, request_.efficiency.format_exponent);
   // Attention multiplies queries by the cached keys and values, not by the weights: it runs in
   // the KV cache's format (FP8 attention kernels read an FP8 cache on GPUs with FP8 tensor
   // cores), else in bf16, whatever the weights' format. Never 2:4 sparse.
@@ -291,7 +297,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   attention_peak_flop_per_s_ = attention == nullptr ? peak_flop_per_s_ : *attention;
   const double* dense_bf16 = rate(dense, "bf16");
   attention_format_ratio_ = dense_bf16 == nullptr ? 1.0 : std::min(1.0, *dense_bf16 / attention_peak_flop_per_s_);
-  request_attention_format_factor_ = power(attention_format_ratio_, request_.efficiency.format_exponent);
+  request_attention_format_factor_ = format_share(attention_format_ratio_, request_.efficiency.format_exponent);
   const std::uint64_t replica = l.tp * l.pp;
   const auto peak_link = [&](std::uint64_t group) {
     const double network = request_.network_bytes_per_s_per_gpu;
@@ -357,12 +363,8 @@ PerfModel::StepParts PerfModel::step_parts(const StepWork& w, const Efficiency& 
   // Searches time every step at the request's own efficiency: its factor is computed once.
   const bool request_exponent = std::bit_cast<std::uint64_t>(e.format_exponent) ==
                                 std::bit_cast<std::uint64_t>(request_.efficiency.format_exponent);
-  // The roofline's exponent is 0: x^0 is 1 for every x.
   const auto factor = [&](double ratio, double request_factor) {
-    if (request_exponent) {
-      return request_factor;
-    }
-    return std::fpclassify(e.format_exponent) == FP_ZERO ? 1.0 : std::pow(ratio, e.format_exponent);
+    return request_exponent ? request_factor : format_share(ratio, e.format_exponent);
   };
   const double format = factor(format_peak_ratio_, request_format_factor_);
   const double attention_format = factor(attention_format_ratio_, request_attention_format_factor_);
@@ -677,6 +679,7 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   r.request = request;
   r.compute_type = pm.compute_type() + (request.sparse ? " (2:4 sparse)" : "");
   r.peak_flop_per_s = pm.peak_flop_per_s();
+  r.gemm_share = pm.gemm_share();
   r.ridge_batch = pm.ridge_batch();
   r.max_batch_by_memory = pm.max_batch_by_memory();
   r.full_load_batch = pm.full_load_batch();

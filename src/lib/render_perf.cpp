@@ -145,6 +145,7 @@ void write_perf(detail::JsonWriter& w, const PerfResult& r) {
   w.end_object();
   w.member("compute_type", r.compute_type);
   w.member("peak_flop_per_s", checked(r.peak_flop_per_s, "peak"));
+  w.member("gemm_share_of_peak", checked(r.gemm_share, "GEMM share"));
   w.key("efficiency");
   write_efficiency(w, q.efficiency);
   w.key("band").begin_object();
@@ -206,9 +207,10 @@ detail::Document perf_document(const PerfResult& r) {
   doc.heading.push_back(fmt::format("gpuplan perf: {} on {} x {} (TP {}, PP {}, EP {}, DP {})", r.model_id,
                                     l.gpus(), r.gpu_id, l.tp, l.pp, l.ep, l.dp));
   doc.heading.push_back(fmt::format("weights {}, KV cache {}, {} input + {} output tokens; compute in {} at "
-                                    "{:g} TFLOP/s peak",
+                                    "{:g} TFLOP/s peak, large GEMMs at {:.0f} % of it",
                                     to_string(q.fit.weights_dtype), to_string(q.fit.kv_dtype), q.input_tokens,
-                                    q.output_tokens, r.compute_type, r.peak_flop_per_s / units::kTera));
+                                    q.output_tokens, r.compute_type, r.peak_flop_per_s / units::kTera,
+                                    r.gemm_share * 100));
   doc.heading.push_back("efficiency: " + efficiency_text(q.efficiency));
   detail::Table t{.title = "",
                   .header = {"batch", "TTFT ms", "ITL ms", "tok/s/user", "output tok/s", "band low",

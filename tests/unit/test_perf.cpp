@@ -430,3 +430,27 @@ TEST_CASE("perf: a named engine's sequence cap bounds the full-load batch", "[pe
   req.fit.engine.engine = gpuplan::Engine::sglang;
   CHECK(PerfModel(m, cat().gpu("h100-sxm"), req).full_load_batch() > 160);
 }
+
+// The narrow formats' exponent is fitted on FP8 and FP4 rows; carried up to 16-bit formats it
+// would put bf16 GEMMs at `compute` (0.87 of peak), above the 0.80 H100 bf16 GEMMs reach. 16-bit
+// formats take FP8's share times the measured bf16/FP8 ratio of max-achievable matmul shares.
+TEST_CASE("perf: 16-bit formats reach FP8's GEMM share times the measured bf16/FP8 ratio", "[perf]") {
+  const double fe = Efficiency{}.format_exponent;
+  CHECK_THAT(gpuplan::format_share(0.5, fe), WithinRel(std::pow(0.5, fe), 1e-12));
+  CHECK_THAT(gpuplan::format_share(0.25, fe), WithinRel(std::pow(0.25, fe), 1e-12));
+  CHECK_THAT(gpuplan::format_share(1.0, fe), WithinRel(std::pow(0.5, fe) * gpuplan::kWideOverFp8GemmShare, 1e-12));
+  CHECK(gpuplan::format_share(1.0, fe) * Efficiency{}.compute < 0.80);  // below H100's measured bf16 GEMMs
+  CHECK_THAT(gpuplan::format_share(1.0, 0.0), WithinRel(1.0, 1e-15));   // the roofline: every format at its peak
+  CHECK_THAT(gpuplan::format_share(1.0, 0.01), WithinRel(1.0, 1e-15));  // never above the peak
+
+  // perf reports the share: bf16 on an H100 above FP8's, both below the peak.
+  const auto& m = cat().model("llama-3.1-8b");
+  const PerfModel bf16(m, cat().gpu("h100-sxm"), request(Layout{}, DType::bf16, 1024, 256));
+  const PerfModel fp8(m, cat().gpu("h100-sxm"), request(Layout{}, DType::fp8, 1024, 256));
+  // (989 of 1979 TFLOP/s: FP8 a hair over twice bf16)
+  CHECK_THAT(bf16.gemm_share(), WithinRel(fp8.gemm_share() * gpuplan::kWideOverFp8GemmShare, 1e-3));
+  // A prefill-heavy bf16 step is compute-bound: it takes longer than at the old bf16 share.
+  Efficiency old_bf16;
+  old_bf16.format_exponent = 1e-9;  // x^1e-9 ~ 1: bf16 at `compute`, as the exponent carried up put it
+  CHECK(bf16.evaluate(64, Efficiency{}).ttft_s > bf16.evaluate(64, old_bf16).ttft_s * 1.3);
+}
