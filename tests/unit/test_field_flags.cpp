@@ -75,7 +75,7 @@ TEST_CASE("every field an InputError names maps to a flag or is listed as unreac
       "efficiency.sequence_overhead_s:", "efficiency.routed_copy_s_per_gb:",
       "efficiency.gemm_half_flop:", "efficiency.format_exponent:", "perf.input_tokens:", "perf.output_tokens:",
       // memory.cpp in_range, layout.cpp check_degree
-      "fit.concurrency:", "fit.context_tokens:", "fit.prefill_chunk_tokens:", "fit.block_tokens:", "layout.tp:",
+      "fit.concurrency:", "fit.context_tokens:", "fit.prefill_chunk_tokens:", "fit.block_tokens:", "fit.gpus_per_node:", "layout.tp:",
       "layout.pp:", "layout.ep:", "layout.dp:",
       // planner.cpp check_target
       "plan.output_tokens_per_s:", "plan.max_itl_s:", "plan.max_ttft_s:", "plan.min_tokens_per_s_per_user:",
