@@ -79,8 +79,9 @@ struct Efficiency {
 inline constexpr double kWideOverFp8GemmShare = 1.06;
 
 /// The share of `compute` a format reaches, from bf16's peak over the format's (1 for 16-bit
-/// formats, 0.5 for FP8, 0.25 for FP4): ratio^exponent up to FP8, FP8's x kWideOverFp8GemmShare
-/// above it, at most 1 (the roofline's exponent 0 gives 1 everywhere).
+/// formats, 0.5 for FP8, 0.25 for FP4): ratio^exponent up to FP8 (and a little above, as FP8
+/// peaks are not always exactly twice bf16's), FP8's x kWideOverFp8GemmShare for 16-bit formats
+/// (ratio above 0.75), at most 1 (the roofline's exponent 0 gives 1 everywhere).
 [[nodiscard]] double format_share(double bf16_over_format_peak, double exponent);
 
 /// The batch cap per replica when none is given: TensorRT-LLM's max_batch_size default of 2048

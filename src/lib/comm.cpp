@@ -4,8 +4,16 @@
 
 namespace gpuplan {
 
+namespace {
+
+std::uint64_t domain_of(const GpuSpec& gpu) {
+  return gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : 1;
+}
+
+}  // namespace
+
 std::uint64_t scale_up_reach(const GpuSpec& gpu, std::uint64_t node_gpus) {
-  const std::uint64_t domain = gpu.scale_up ? static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) : 1;
+  const std::uint64_t domain = domain_of(gpu);
   // An 8-GPU NVLink board in a 4-GPU node reaches 4; a rack's domain spans its nodes.
   return domain > kServerDomainGpus ? domain : std::min(domain, node_gpus);
 }
@@ -15,9 +23,10 @@ GroupPath group_path(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t
   if (gpu.scale_up && group_gpus <= reach) {
     return GroupPath::scale_up;
   }
-  // PCIe cards (none, or NVLink bridges between two or four) share a node's PCIe; a host link
-  // that is not PCIe (Grace's C2C) joins no peers.
-  if (reach < node_gpus && group_gpus <= node_gpus && gpu.host_link.kind.starts_with("pcie")) {
+  // PCIe cards (none, or NVLink bridges between two or four) share a node's PCIe; an 8-GPU
+  // NVLink board's larger groups, and a host link that is not PCIe (Grace's C2C), use the network.
+  if (domain_of(gpu) < kServerDomainGpus && reach < node_gpus && group_gpus <= node_gpus &&
+      gpu.host_link.kind.starts_with("pcie")) {
     return GroupPath::pcie;
   }
   return GroupPath::network;

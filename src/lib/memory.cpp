@@ -32,7 +32,7 @@ void validate_request(const FitRequest& r) {
   in_range("context_tokens", r.context_tokens, 1ull << 32);
   in_range("prefill_chunk_tokens", r.prefill_chunk_tokens, 1u << 24);
   in_range("block_tokens", r.block_tokens, 1u << 16);
-  in_range("gpus_per_node", r.gpus_per_node, 72);  // the largest NVLink domain's rack (the CLI's bound)
+  in_range("gpus_per_node", r.gpus_per_node, 1024);  // plan's bound (perf's flag stops at 72)
   if (!(r.memory_utilization >= 0.01 && r.memory_utilization <= 1.0)) {
     throw InputError(fmt::format("fit.memory_utilization: expected a share in [0.01, 1], got {}",
                                  r.memory_utilization));

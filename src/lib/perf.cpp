@@ -101,7 +101,10 @@ double format_share(double bf16_over_format_peak, double exponent) {
     return 1.0;  // the roofline: every format at its peak
   }
   constexpr double kFp8 = 0.5;  // bf16's peak over FP8's
-  if (bf16_over_format_peak > kFp8) {
+  // A 16-bit format, or one no faster than bf16 (Gaudi 3's FP8); FP8 at 835.5 of 1670.5 TFLOP/s
+  // (H100 NVL) is still FP8.
+  constexpr double kWide = 0.75;
+  if (bf16_over_format_peak > kWide) {
     return std::min(1.0, std::pow(kFp8, exponent) * kWideOverFp8GemmShare);
   }
   return std::pow(bf16_over_format_peak, exponent);

@@ -131,6 +131,7 @@ void write_perf(detail::JsonWriter& w, const PerfResult& r) {
   w.member("pp", l.pp);
   w.member("ep", l.ep);
   w.member("dp", l.dp);
+  w.member("gpus_per_node", q.fit.gpus_per_node);
   w.member("weights_dtype", to_string(q.fit.weights_dtype));
   w.member("kv_dtype", to_string(q.fit.kv_dtype));
   w.member("input_tokens", q.input_tokens);
@@ -204,8 +205,12 @@ detail::Document perf_document(const PerfResult& r) {
   const PerfRequest& q = r.request;
   const Layout& l = q.fit.layout;
   detail::Document doc;
-  doc.heading.push_back(fmt::format("gpuplan perf: {} on {} x {} (TP {}, PP {}, EP {}, DP {})", r.model_id,
-                                    l.gpus(), r.gpu_id, l.tp, l.pp, l.ep, l.dp));
+  // The node size is named when it is not the usual 8: it sets where NVLink and PCIe end.
+  const std::string node = q.fit.gpus_per_node == kDefaultGpusPerNode
+                               ? std::string()
+                               : fmt::format("; {} GPUs per node", q.fit.gpus_per_node);
+  doc.heading.push_back(fmt::format("gpuplan perf: {} on {} x {} (TP {}, PP {}, EP {}, DP {}{})", r.model_id,
+                                    l.gpus(), r.gpu_id, l.tp, l.pp, l.ep, l.dp, node));
   doc.heading.push_back(fmt::format("weights {}, KV cache {}, {} input + {} output tokens; compute in {} at "
                                     "{:g} TFLOP/s peak, large GEMMs at {:.0f} % of it",
                                     to_string(q.fit.weights_dtype), to_string(q.fit.kv_dtype), q.input_tokens,

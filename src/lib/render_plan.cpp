@@ -190,6 +190,7 @@ OrderedJson plan_json(const PlanResult& p, std::optional<Engine> emit) {
   j["hf_repo"] = p.hf_repo;
   j["inputs"] = {{"input_tokens", r.perf.input_tokens},
                  {"output_tokens", r.perf.output_tokens},
+                 {"gpus_per_node", r.gpus_per_node},
                  {"targets", {{"output_tokens_per_s", opt(t.output_tokens_per_s)},
                               {"max_itl_s", opt(t.max_itl_s)},
                               {"max_ttft_s", opt(t.max_ttft_s)},

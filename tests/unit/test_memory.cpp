@@ -126,7 +126,7 @@ TEST_CASE("memory: bad requests name the field", "[memory]") {
                     "fit.context_tokens: 200000 exceeds the 131072 tokens of 'llama-3.1-70b' (max_position_embeddings)");
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.concurrency = 0}),
                     "fit.concurrency: expected between 1 and 100000000, got 0");
-  CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.gpus_per_node = 0}), "fit.gpus_per_node: expected between 1 and 72, got 0");
+  CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.gpus_per_node = 0}), "fit.gpus_per_node: expected between 1 and 1024, got 0");
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.memory_utilization = 1.5}),
                     "fit.memory_utilization: expected a share in [0.01, 1], got 1.5");
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.memory_utilization = std::numeric_limits<double>::quiet_NaN()}),

@@ -161,6 +161,8 @@ TEST_CASE("comm: the node size bounds PCIe and board NVLink, not a rack's", "[pe
   CHECK(gpuplan::scale_up_reach(h100, 4) == 4);
   CHECK(gpuplan::group_path(h100, 4, 4) == GroupPath::scale_up);
   CHECK(gpuplan::group_path(h100, 8, 4) == GroupPath::network);
+  // Two HGX boards in one 16-GPU node still meet over the network, not PCIe.
+  CHECK(gpuplan::group_path(h100, 16, 16) == GroupPath::network);
   const auto& gb200 = cat().gpu("gb200");
   CHECK(gpuplan::scale_up_reach(gb200, 4) == 72);
   CHECK(gpuplan::group_path(gb200, 8, 4) == GroupPath::scale_up);
@@ -442,6 +444,8 @@ TEST_CASE("perf: 16-bit formats reach FP8's GEMM share times the measured bf16/F
   CHECK(gpuplan::format_share(1.0, fe) * Efficiency{}.compute < 0.80);  // below H100's measured bf16 GEMMs
   CHECK_THAT(gpuplan::format_share(1.0, 0.0), WithinRel(1.0, 1e-15));   // the roofline: every format at its peak
   CHECK_THAT(gpuplan::format_share(1.0, 0.01), WithinRel(1.0, 1e-15));  // never above the peak
+  // FP8 a hair under twice bf16 (H100 NVL: 835.5 / 1670.5) is FP8, not 16-bit.
+  CHECK_THAT(gpuplan::format_share(835.5 / 1670.5, fe), WithinRel(std::pow(835.5 / 1670.5, fe), 1e-12));
 
   // perf reports the share: bf16 on an H100 above FP8's, both below the peak.
   const auto& m = cat().model("llama-3.1-8b");
