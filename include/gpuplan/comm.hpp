@@ -7,7 +7,6 @@
 #include <string>
 
 #include <gpuplan/gpu.hpp>
-#include <gpuplan/layout.hpp>
 
 namespace gpuplan {
 
@@ -37,7 +36,7 @@ enum class GroupPath { scale_up, pcie, network };
 enum class PcieRate { shared, line };
 
 /// The link GPUs of one group talk over (group_path): the scale-up domain (NVLink/xGMI) when the
-/// group fits in it, else PCIe inside one server, else the network between nodes.
+/// group fits in it, else PCIe inside one node, else the network between nodes.
 /// `network_bytes_per_s_per_gpu` is the per-GPU share of the node's NICs (8 x 400 Gb/s = 50e9).
 CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t node_gpus,
                     double network_bytes_per_s_per_gpu, double link_efficiency, double hop_latency_s,

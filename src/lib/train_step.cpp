@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/comm.hpp>
+#include <gpuplan/layout.hpp>
 #include <gpuplan/error.hpp>
 
 #include "detail/numeric.hpp"
