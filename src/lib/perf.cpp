@@ -707,6 +707,14 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
     r.notes.push_back(fmt::format("{} weights are dequantized and multiplied in bf16",
                                   to_string(request.fit.weights_dtype)));
   }
+  // GPUs are taken in order: a TP group that does not tile the node straddles two of them.
+  const std::uint64_t tp = request.fit.layout.tp;
+  const std::uint64_t node = request.fit.gpus_per_node;
+  if (request.fit.layout.gpus() > node && (tp < node ? node % tp != 0 : tp % node != 0)) {
+    r.notes.push_back(fmt::format("TP {} does not tile nodes of {} GPUs: some TP groups span two nodes and would "
+                                  "talk over the network, which this estimate does not charge",
+                                  tp, node));
+  }
   return r;
 }
 

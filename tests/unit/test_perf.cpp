@@ -458,3 +458,18 @@ TEST_CASE("perf: 16-bit formats reach FP8's GEMM share times the measured bf16/F
   old_bf16.format_exponent = 1e-9;  // x^1e-9 ~ 1: bf16 at `compute`, as the exponent carried up put it
   CHECK(bf16.evaluate(64, Efficiency{}).ttft_s > bf16.evaluate(64, old_bf16).ttft_s * 1.3);
 }
+
+// Three GPUs per node and TP 2: the second replica takes one GPU of each node.
+TEST_CASE("perf: a TP group that does not tile the node is named", "[perf][comm]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  auto req = request(Layout{.tp = 2, .dp = 3}, DType::bf16, 1024, 256);
+  req.fit.gpus_per_node = 3;
+  const auto straddles = [](const gpuplan::PerfResult& r) {
+    return std::any_of(r.notes.begin(), r.notes.end(),
+                       [](const std::string& n) { return n.starts_with("TP 2 does not tile nodes of 3 GPUs"); });
+  };
+  CHECK(straddles(gpuplan::perf(m, cat().gpu("h100-sxm"), req, {1}, gpuplan::EstimateBand{})));
+  req.fit.gpus_per_node = 4;
+  req.fit.layout.dp = 2;
+  CHECK_FALSE(straddles(gpuplan::perf(m, cat().gpu("h100-sxm"), req, {1}, gpuplan::EstimateBand{})));
+}
