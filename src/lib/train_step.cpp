@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include <gpuplan/comm.hpp>
-#include <gpuplan/layout.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/layout.hpp>
 
 #include "detail/numeric.hpp"
 
