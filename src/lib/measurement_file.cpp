@@ -138,6 +138,29 @@ std::optional<int> vllm_minor_of(std::string_view engine, std::size_t after) {
   return std::nullopt;
 }
 
+// Expert parallelism of a MoE row that states none: what the engine does when not asked for EP.
+// vLLM (no --enable-expert-parallel), SGLang (ep_size 1) and TensorRT-LLM's LLM API (Mapping: no
+// moe_ep_size and no moe_tp_size give moe_tp_size = TP) split every expert over the TP group, and
+// before v1.0 trtllm-bench had no EP option (its TensorRT-engine build takes --tp_size and
+// --pp_size only); the v1.0 perf overview and later run MoE models with `--ep $ep_size`, taken
+// as the TP group (the shipped calibration rows state it).
+std::uint64_t default_expert_parallelism(const std::string& engine, std::uint64_t tp) {
+  const std::string e = lower(engine);
+  if (!is_tensorrt_llm(e) || e.find("tensorrt engine") != std::string::npos) {
+    return 1;
+  }
+  // A 0.x release written right after the name: "TensorRT-LLM v0.20", "tensorrt_llm==0.17.0".
+  for (const std::string_view name : {"tensorrt-llm", "tensorrt_llm", "tensorrt llm", "trtllm", "trt-llm"}) {
+    if (const std::size_t at = e.find(name); at != std::string::npos) {
+      std::size_t i = e.find_first_not_of(" =v", at + name.size());
+      if (i != std::string::npos && e.compare(i, 2, "0.") == 0) {
+        return 1;
+      }
+    }
+  }
+  return tp;
+}
+
 // The engine's batch cap when the row ran at "max load": trtllm-bench sizes its own (0: the
 // validation applies its rule), vLLM serve caps at max_num_seqs (1024 on GPUs of 70 GiB or more
 // except the A100, else 256; V0 releases before 0.8, 256: vllm_step_defaults); any other engine
@@ -307,6 +330,8 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
   std::size_t speculative = 0;
   std::map<std::string, int> seen_ids;
   std::map<std::string, int> unread;  // keys no reader takes: rows carrying each
+  int experts_over_tp = 0;            // MoE rows without EP whose engine splits each expert by TP
+  int experts_over_ep = 0;            // and those whose engine spreads the experts (EP = TP)
   for (std::size_t i = 0; i < measured->size(); ++i) {
     const JsonPointer at = JsonPointer("/measured") / i;
     detail::ObjectReader r((*measured)[i], origin, at);
@@ -359,9 +384,12 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       r.fail("num_gpus", fmt::format("{} GPUs are not a whole number of {} replicas", gpus, parallelism));
     }
     b.layout.dp = gpus / replica;
-    // A MoE row that names no EP: experts split over the TP group, as trtllm-bench's --ep
-    // defaults to and the shipped rows assume.
-    b.layout.ep = deg.contains("ep") ? deg.at("ep") : (model->is_moe() ? b.layout.tp : 1);
+    const std::string engine = trimmed(r.optional_string("engine").value_or(""));
+    b.layout.ep = deg.contains("ep") ? deg.at("ep")
+                                     : (model->is_moe() ? default_expert_parallelism(engine, b.layout.tp) : 1);
+    if (model->is_moe() && !deg.contains("ep") && b.layout.tp > 1) {
+      ++(b.layout.ep == 1 ? experts_over_tp : experts_over_ep);
+    }
     // TensorRT-LLM's enable_attention_dp: each TP rank runs attention on its own requests (TP8 is
     // then DP8 for attention; the experts keep their EP), as "DEP8" writes it.
     bool attention_dp = false;
@@ -371,8 +399,12 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
           r.fail(key, fmt::format("attention data parallelism is modelled for MoE models only; {} is dense",
                                   model->id));
         }
-        // The experts keep the TP group's split only as expert parallelism: EP below TP would be
-        // tensor-parallel experts under attention DP, which is not modelled.
+        // The experts keep the TP group's split only as expert parallelism (TensorRT-LLM's DEP
+        // layouts, the default when none is stated): EP below TP would be tensor-parallel experts
+        // under attention DP, which is not modelled.
+        if (!deg.contains("ep")) {
+          b.layout.ep = std::max(b.layout.ep, b.layout.tp);
+        }
         if (b.layout.ep < b.layout.tp) {
           r.fail(key, fmt::format("attention data parallelism with EP {} below TP {}: tensor-parallel experts "
                                   "under attention DP are not modelled (give EP {})",
@@ -443,7 +475,6 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     b.output_tokens_per_s = per_gpu ? r.number_in("output_tokens_per_s_per_gpu", 1e-3, 1e9) * static_cast<double>(gpus)
                                     : r.number_in("output_tokens_per_s", 1e-3, 1e9);  // the catalog benchmarks' floor
     b.scenario = "max-load";
-    const std::string engine = trimmed(r.optional_string("engine").value_or(""));
     b.max_batch = engine_cap(engine, *gpu);
     b.tensorrt_llm = is_tensorrt_llm(engine);
     if (const Json* c = r.value("concurrency"); c != nullptr && c->is_number()) {
@@ -510,6 +541,16 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     }
     out.notes.push_back(fmt::format("{}: field{} not read, left out of the estimate: {}", origin,
                                     unread.size() == 1 ? "" : "s", fmt::join(fields, ", ")));
+  }
+  if (experts_over_tp > 0) {
+    out.notes.push_back(fmt::format("{}: {} MoE row{} without EP: each expert split over the TP group (EP 1), as "
+                                    "vLLM, SGLang and TensorRT-LLM before v1.0 do unless asked for expert parallelism",
+                                    origin, experts_over_tp, experts_over_tp == 1 ? "" : "s"));
+  }
+  if (experts_over_ep > 0) {
+    out.notes.push_back(fmt::format("{}: {} MoE row{} without EP: experts spread over the TP group (EP = TP), as "
+                                    "TensorRT-LLM's perf overview runs them from v1.0 (--ep)",
+                                    origin, experts_over_ep, experts_over_ep == 1 ? "" : "s"));
   }
   if (speculative > 0) {
     out.notes.push_back(fmt::format("{}: {} speculative-decoding row{} not read (several tokens per pass over the "

@@ -60,7 +60,7 @@ TEST_CASE("measurement file: names, layouts and formats as sources write them", 
   CHECK(b.layout.tp == 2);
   CHECK(b.layout.pp == 4);
   CHECK(b.layout.dp == 1);
-  CHECK(b.layout.ep == 2);  // MoE without EP: experts over the TP group
+  CHECK(b.layout.ep == 2);  // TensorRT-LLM v1.0 and later without EP: experts over the TP group
   CHECK(b.weights_dtype == DType::fp4);
   CHECK(b.kv_dtype == DType::fp8);
   CHECK(b.max_batch == 64);  // a fixed concurrency is the batch
@@ -79,6 +79,47 @@ TEST_CASE("measurement file: names, layouts and formats as sources write them", 
   CHECK(vllm.benchmarks[0].max_batch == 256);   // vLLM's max_num_seqs below 70 GiB
   CHECK(vllm.benchmarks[1].max_batch == 1024);  // and above
   CHECK(vllm.benchmarks[1].layout.dp == 2);
+}
+
+TEST_CASE("measurement file: a MoE row that states no EP takes its engine's default", "[measurement]") {
+  const auto ep_of = [](const std::string& engine, const std::string& parallelism) {
+    const std::string text = R"({"measured": [{"kind": "throughput", "engine": ")" + engine +
+                             R"(", "isl": 128, "osl": 2048, "model": "Mixtral 8x7B", "gpu": "H100", "parallelism": ")" +
+                             parallelism + R"(", "precision": "FP8", "output_tokens_per_s": 5000}]})";
+    return gpuplan::read_measurement_file(cat(), text, "ep.json").benchmarks.at(0).layout.ep;
+  };
+  // The v1.0 perf overview and later run MoE models with --ep over the TP group.
+  CHECK(ep_of("TensorRT-LLM (trtllm-bench, PyTorch backend)", "TP8") == 8);
+  CHECK(ep_of("TensorRT-LLM post-v1.0 (trtllm-bench, PyTorch backend)", "TP4") == 4);
+  CHECK(ep_of("TensorRT-LLM release/1.2", "TP4") == 4);
+  CHECK(ep_of("TensorRT-LLM 1.0 (kv_cache_free_gpu_mem_fraction 0.90)", "TP4") == 4);
+  // Before v1.0, TensorRT engines and the LLM API split each expert over the TP group.
+  CHECK(ep_of("TensorRT-LLM v0.15 (trtllm-bench, TensorRT engine)", "TP8") == 1);
+  CHECK(ep_of("TensorRT-LLM v0.20 (trtllm-bench, PyTorch backend)", "TP8") == 1);
+  CHECK(ep_of("tensorrt_llm==0.17.0", "TP8") == 1);
+  CHECK(ep_of("TensorRT-LLM 1.2 (TensorRT engine)", "TP8") == 1);
+  // vLLM without --enable-expert-parallel and SGLang (ep_size 1) do too.
+  CHECK(ep_of("vLLM 0.10.1", "TP4") == 1);
+  CHECK(ep_of("SGLang 0.5.6", "TP8") == 1);
+  // A stated EP is kept whatever the engine.
+  CHECK(ep_of("vLLM 0.10.1", "TP8 EP8") == 8);
+  CHECK(ep_of("TensorRT-LLM v0.15 (trtllm-bench, TensorRT engine)", "TP8,EP4") == 4);
+  // The assumption is said in a note.
+  const auto noted = gpuplan::read_measurement_file(
+      cat(),
+      R"({"measured": [{"kind": "throughput", "engine": "vLLM 0.10.1", "isl": 128, "osl": 2048, "model": "Mixtral 8x7B",
+          "gpu": "H100", "parallelism": "TP2", "precision": "FP8", "output_tokens_per_s": 5000}]})",
+      "n.json");
+  CHECK(std::any_of(noted.notes.begin(), noted.notes.end(), [](const std::string& n) {
+    return n.find("n.json: 1 MoE row without EP: each expert split over the TP group (EP 1)") != std::string::npos;
+  }));
+  // Attention DP keeps the experts' TP split as EP when none is stated.
+  const std::string adp = R"({"measured": [{"kind": "throughput", "engine": "TensorRT-LLM v0.20", "isl": 128,
+      "osl": 2048, "model": "Qwen3-235B-A22B", "gpu": "H200", "parallelism": "TP8", "precision": "FP8",
+      "enable_attention_dp": true, "output_tokens_per_s": 20000}]})";
+  const auto dep = gpuplan::read_measurement_file(cat(), adp, "adp.json").benchmarks.at(0).layout;
+  CHECK(dep.ep == 8);
+  CHECK(dep.dp == 8);
 }
 
 TEST_CASE("measurement file: precisions as tables write them, or as the checkpoint's name states", "[measurement]") {
