@@ -54,6 +54,9 @@ struct GpuSpec {
   double tdp_w = 0;
   std::optional<int> sm_count;
   std::optional<Link> scale_up;              ///< NVLink/xGMI domain; absent: GPUs talk over PCIe
+  /// An NVLink bridge the card takes as an option (A100 PCIe, H100 PCIe): not assumed, since
+  /// servers and clouds often go without; a catalog override that gives `scale_up` fits it.
+  std::optional<Link> optional_scale_up;
   Link host_link;
   std::vector<MigProfile> mig_profiles;
   std::vector<std::string> sources;          ///< URLs or documents the figures come from

@@ -150,7 +150,8 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
       std::string_view("memory_bandwidth_tb_per_s"),
       std::string_view("dense_tflop_per_s"), std::string_view("sparse_tflop_per_s"),
       std::string_view("tdp_w"),       std::string_view("sm_count"),
-      std::string_view("scale_up"),    std::string_view("host_link"),
+      std::string_view("scale_up"),    std::string_view("optional_scale_up"),
+      std::string_view("host_link"),
       std::string_view("mig_profiles"), std::string_view("sources"),
       std::string_view("alternatives"), std::string_view("aliases"),
       std::string_view("notes")};
@@ -176,6 +177,9 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   }
   if (const Json* v = r.value("scale_up")) {
     g.scale_up = link_from_json(*v, origin, at / "scale_up", true);
+  }
+  if (const Json* v = r.value("optional_scale_up")) {
+    g.optional_scale_up = link_from_json(*v, origin, at / "optional_scale_up", true);
   }
   const Json* host = r.value("host_link");
   if (host == nullptr) {

@@ -164,6 +164,14 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     "in the catalog; the engine figures use the driver's {:.2f} GiB, estimated",
                                     g.id, g.fit_memory_bytes() / units::kGiB));
   }
+  // A bridge the card takes as an option is not assumed: say so where it would carry the group.
+  if (!g.scale_up && g.optional_scale_up && r.layout.tp > 1 &&
+      r.layout.tp <= static_cast<std::uint64_t>(g.optional_scale_up->domain_gpus)) {
+    res.notes.push_back(fmt::format("{}'s NVLink bridge ({} GPUs) is an option and not assumed: TP {} talks over "
+                                    "{}; a catalog override giving scale_up fits it "
+                                    "(examples/catalog-nvlink-bridge.json)",
+                                    g.id, g.optional_scale_up->domain_gpus, r.layout.tp, g.host_link.kind));
+  }
   if (!m.has_architecture()) {
     res.notes.push_back(
         "bare parameter count: weights only; KV cache and activations need an architecture "

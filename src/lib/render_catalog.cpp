@@ -69,6 +69,7 @@ OrderedJson gpu_json(const GpuSpec& g) {
           {"tdp_w", g.tdp_w},
           {"sm_count", g.sm_count ? OrderedJson(*g.sm_count) : OrderedJson(nullptr)},
           {"scale_up", g.scale_up ? link(*g.scale_up) : OrderedJson(nullptr)},
+          {"optional_scale_up", g.optional_scale_up ? link(*g.optional_scale_up) : OrderedJson(nullptr)},
           {"host_link", link(g.host_link)},
           {"mig_profiles", mig},
           {"aliases", g.aliases},
@@ -150,7 +151,10 @@ std::string render_gpu_list(const Catalog& catalog, const RenderOptions& o) {
                       fmt::format("{:g}", g.memory_bandwidth_bytes_per_s / units::kTB),
                       tflop(g.dense_flop_per_s, "bf16"), tflop(g.dense_flop_per_s, "fp8"),
                       fmt::format("{:g}", g.tdp_w),
-                      g.scale_up ? fmt::format("{} x{}", g.scale_up->kind, g.scale_up->domain_gpus) : "-",
+                      g.scale_up            ? fmt::format("{} x{}", g.scale_up->kind, g.scale_up->domain_gpus)
+                      : g.optional_scale_up ? fmt::format("- ({} x{} optional)", g.optional_scale_up->kind,
+                                                          g.optional_scale_up->domain_gpus)
+                                            : "-",
                       g.mig_profiles.empty() ? "-" : std::to_string(g.mig_profiles.size())});
     list.push_back(gpu_json(g));
   }
@@ -247,6 +251,13 @@ std::string render_gpu(const GpuSpec& g, const RenderOptions& o) {
     t.rows.push_back({"scale-up link", fmt::format("{}, {:g} GB/s per direction, {} GPUs", g.scale_up->kind,
                                                    g.scale_up->bytes_per_s_per_direction / units::kGB,
                                                    g.scale_up->domain_gpus)});
+  }
+  if (g.optional_scale_up && !g.scale_up) {
+    t.rows.push_back({"scale-up link (optional, not assumed)",
+                      fmt::format("{}, {:g} GB/s per direction, {} GPUs; a catalog override giving scale_up fits it",
+                                  g.optional_scale_up->kind,
+                                  g.optional_scale_up->bytes_per_s_per_direction / units::kGB,
+                                  g.optional_scale_up->domain_gpus)});
   }
   std::string host = fmt::format("{}, {:g} GB/s per direction", g.host_link.kind,
                                  g.host_link.bytes_per_s_per_direction / units::kGB);

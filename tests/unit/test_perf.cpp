@@ -122,23 +122,23 @@ TEST_CASE("perf: PCIe groups estimate at the shared peer rate, bound at the line
   CHECK_FALSE(cat().gpu("h100-sxm").host_link.peer_bytes_per_s_per_direction);
 }
 
-// PCIe cards bridged in pairs (A100 PCIe) or fours (H200 NVL): a TP group beyond the bridge stays
+// PCIe cards bridged in pairs (H100 NVL) or fours (H200 NVL): a TP group beyond the bridge stays
 // in its 8-GPU server and talks over PCIe at the shared peer rate, not over the network.
 TEST_CASE("comm: groups beyond an NVLink bridge talk over the server's PCIe", "[perf][comm]") {
   using gpuplan::GroupPath;
-  const auto& a100 = cat().gpu("a100-pcie-80gb");
-  CHECK(gpuplan::group_path(a100, 2, 8) == GroupPath::scale_up);
-  CHECK(gpuplan::group_path(a100, 4, 8) == GroupPath::pcie);
-  CHECK(gpuplan::group_path(a100, 8, 8) == GroupPath::pcie);
-  CHECK(gpuplan::group_path(a100, 16, 8) == GroupPath::network);
+  const auto& nvl = cat().gpu("h100-nvl");
+  CHECK(gpuplan::group_path(nvl, 2, 8) == GroupPath::scale_up);
+  CHECK(gpuplan::group_path(nvl, 4, 8) == GroupPath::pcie);
+  CHECK(gpuplan::group_path(nvl, 8, 8) == GroupPath::pcie);
+  CHECK(gpuplan::group_path(nvl, 16, 8) == GroupPath::network);
   // Across servers a PCIe card reaches its NIC over the same shared PCIe: never faster than inside.
-  CHECK_THAT(gpuplan::group_link(a100, 16, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(17.5e9, 1e-12));
+  CHECK_THAT(gpuplan::group_link(nvl, 16, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(35e9, 1e-12));
   CHECK_THAT(gpuplan::group_link(cat().gpu("h100-sxm"), 16, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction,
              WithinRel(50e9, 1e-12));
-  CHECK_THAT(gpuplan::group_link(a100, 8, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(17.5e9, 1e-12));
-  CHECK_THAT(gpuplan::group_link(a100, 8, 8, 50e9, 1.0, 0.0, gpuplan::PcieRate::line).bytes_per_s_per_direction,
-             WithinRel(32e9, 1e-12));
-  CHECK(gpuplan::path_name(a100, gpuplan::group_path(a100, 8, 8)) == "pcie4-x16");
+  CHECK_THAT(gpuplan::group_link(nvl, 8, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(35e9, 1e-12));
+  CHECK_THAT(gpuplan::group_link(nvl, 8, 8, 50e9, 1.0, 0.0, gpuplan::PcieRate::line).bytes_per_s_per_direction,
+             WithinRel(64e9, 1e-12));
+  CHECK(gpuplan::path_name(nvl, gpuplan::group_path(nvl, 8, 8)) == "pcie5-x16");
   CHECK(gpuplan::group_path(cat().gpu("h200-nvl"), 4, 8) == GroupPath::scale_up);
   CHECK(gpuplan::group_path(cat().gpu("h200-nvl"), 8, 8) == GroupPath::pcie);
   // PCIe-only servers hold 8; an NVLink node's larger groups and Grace's C2C reach peers by network.
@@ -146,6 +146,39 @@ TEST_CASE("comm: groups beyond an NVLink bridge talk over the server's PCIe", "[
   CHECK(gpuplan::group_path(cat().gpu("l40s"), 16, 8) == GroupPath::network);
   CHECK(gpuplan::group_path(cat().gpu("h100-sxm"), 16, 8) == GroupPath::network);
   CHECK(gpuplan::group_path(cat().gpu("gh200"), 8, 8) == GroupPath::network);
+}
+
+// The A100 PCIe and H100 PCIe take an NVLink bridge as an option: not assumed (pairs talk over
+// PCIe, with a note), fitted by a catalog entry that gives scale_up.
+TEST_CASE("comm: an optional NVLink bridge is not assumed unless the catalog fits it", "[perf][comm]") {
+  using gpuplan::GroupPath;
+  const auto& a100 = cat().gpu("a100-pcie-80gb");
+  REQUIRE(a100.optional_scale_up);
+  CHECK_FALSE(a100.scale_up);
+  CHECK(gpuplan::group_path(a100, 2, 8) == GroupPath::pcie);
+  CHECK_THAT(gpuplan::group_link(a100, 2, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction, WithinRel(17.5e9, 1e-12));
+  CHECK(cat().gpu("h100-pcie").optional_scale_up);
+  gpuplan::GpuSpec bridged = a100;
+  bridged.scale_up = a100.optional_scale_up;
+  CHECK(gpuplan::group_path(bridged, 2, 8) == GroupPath::scale_up);
+  CHECK(gpuplan::group_path(bridged, 4, 8) == GroupPath::pcie);
+  // TP 2 over the bridge is faster than over PCIe, and the unbridged estimate says why.
+  const auto req = request(Layout{.tp = 2}, DType::bf16, 1024, 256);
+  const PerfModel pcie(cat().model("llama-3.1-8b"), a100, req);
+  const PerfModel nvlink(cat().model("llama-3.1-8b"), bridged, req);
+  CHECK(pcie.evaluate(64, Efficiency{}).decode.communication_s >
+        2.0 * nvlink.evaluate(64, Efficiency{}).decode.communication_s);
+  const auto has_note = [](const std::vector<std::string>& notes) {
+    return std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+      return n.find("a100-pcie-80gb's NVLink bridge (2 GPUs) is an option and not assumed: TP 2 talks over "
+                    "pcie4-x16") != std::string::npos;
+    });
+  };
+  CHECK(has_note(pcie.fit().notes));
+  CHECK_FALSE(has_note(nvlink.fit().notes));
+  // TP 1 uses no link: no note.
+  const PerfModel single(cat().model("llama-3.1-8b"), a100, request(Layout{}, DType::bf16, 1024, 256));
+  CHECK_FALSE(has_note(single.fit().notes));
 }
 
 // The node ends a server's NVLink and PCIe: four L40S per node (a 4-GPU cloud instance) reach the
@@ -166,10 +199,10 @@ TEST_CASE("comm: the node size bounds PCIe and board NVLink, not a rack's", "[pe
   const auto& gb200 = cat().gpu("gb200");
   CHECK(gpuplan::scale_up_reach(gb200, 4) == 72);
   CHECK(gpuplan::group_path(gb200, 8, 4) == GroupPath::scale_up);
-  // A100 PCIe pairs in 4-GPU nodes: TP4 over the node's PCIe, TP8 over the network.
-  const auto& a100 = cat().gpu("a100-pcie-80gb");
-  CHECK(gpuplan::group_path(a100, 4, 4) == GroupPath::pcie);
-  CHECK(gpuplan::group_path(a100, 8, 4) == GroupPath::network);
+  // H100 NVL pairs in 4-GPU nodes: TP4 over the node's PCIe, TP8 over the network.
+  const auto& nvl = cat().gpu("h100-nvl");
+  CHECK(gpuplan::group_path(nvl, 4, 4) == GroupPath::pcie);
+  CHECK(gpuplan::group_path(nvl, 8, 4) == GroupPath::network);
 
   // perf times TP8 of 2 x 4 L40S over the network (at the slower of NIC and PCIe), 1 x 8 over PCIe.
   auto req = request(Layout{.tp = 8}, DType::fp8, 1024, 256);
