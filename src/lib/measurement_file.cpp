@@ -332,6 +332,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
   std::map<std::string, int> unread;  // keys no reader takes: rows carrying each
   int experts_over_tp = 0;            // MoE rows without EP whose engine splits each expert by TP
   int experts_over_ep = 0;            // and those whose engine spreads the experts (EP = TP)
+  std::map<std::string, int> release_formats;  // 8-bit labels read as a 4-bit-only release
   for (std::size_t i = 0; i < measured->size(); ++i) {
     const JsonPointer at = JsonPointer("/measured") / i;
     detail::ObjectReader r((*measured)[i], origin, at);
@@ -449,6 +450,17 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     } else {
       r.fail("precision", "missing, and the model's name states no format (give \"FP8\", \"FP4\", \"BF16\", ...)");
     }
+    // An 8-bit label on a model published only in 4 bits (gpt-oss's MXFP4 experts) names the GPU's
+    // column, not a checkpoint: there are no 8-bit weights to run, and engines run the release
+    // (TensorRT-LLM's perf overview on Hopper: the Triton MoE over MXFP4, KV cache "auto").
+    if (const auto shipped = shipped_main_format(*model);
+        written && shipped && is_quantized(*shipped) && element_bits(*shipped) <= 4.0 &&
+        (b.weights_dtype == DType::fp8 || b.weights_dtype == DType::int8) && !read_checkpoint_name(model_name).format) {
+      b.weights_dtype = *shipped;
+      from_release = true;
+      ++release_formats[fmt::format("'{}' rows of {} read as its release, {}", *written, model->id,
+                                    to_string(*shipped))];
+    }
     // The KV cache's format is rarely in a results table: ModelOpt's FP8 and NVFP4 checkpoints
     // carry an FP8 cache where the GPU has FP8 units; 16-bit weights keep a 16-bit cache.
     const auto kv = r.optional_string("kv_cache_dtype");
@@ -541,6 +553,11 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     }
     out.notes.push_back(fmt::format("{}: field{} not read, left out of the estimate: {}", origin,
                                     unread.size() == 1 ? "" : "s", fmt::join(fields, ", ")));
+  }
+  for (const auto& [what, rows] : release_formats) {
+    out.notes.push_back(fmt::format("{}: {} {} (published only so: no 8-bit weights exist to run; a 16-bit KV "
+                                    "cache unless the row gives one)",
+                                    origin, rows, what));
   }
   if (experts_over_tp > 0) {
     out.notes.push_back(fmt::format("{}: {} MoE row{} without EP: each expert split over the TP group (EP 1), as "

@@ -24,14 +24,15 @@ using detail::d;
 using detail::kActivationBytes;
 
 // The tensor-core type a weight format computes in: FP8/FP4/INT8 weights use their own units
-// when the GPU has them; weight-only formats (INT4, or FP8 on Ampere) dequantize to bf16.
+// when the GPU has them; weight-only formats (INT4, FP8 on Ampere, FP4 and MXFP4 before
+// Blackwell: Marlin and Triton's MXFP4 MoE on Hopper take bf16 activations) dequantize to bf16.
 std::string compute_type_for(DType weights, const GpuSpec& gpu) {
   const auto has = [&gpu](const char* t) { return gpu.dense_flop_per_s.contains(t); };
   switch (weights) {
     case DType::fp8: return has("fp8") ? "fp8" : "bf16";
     case DType::int8: return has("int8") ? "int8" : "bf16";
     case DType::fp4:
-    case DType::mxfp4: return has("fp4") ? "fp4" : (has("fp8") ? "fp8" : "bf16");
+    case DType::mxfp4: return has("fp4") ? "fp4" : "bf16";
     case DType::fp32: return has("tf32") ? "tf32" : "bf16";
     case DType::fp16: return has("fp16") ? "fp16" : "bf16";
     case DType::bf16:

@@ -122,6 +122,32 @@ TEST_CASE("measurement file: a MoE row that states no EP takes its engine's defa
   CHECK(dep.dp == 8);
 }
 
+TEST_CASE("measurement file: an 8-bit label on a 4-bit-only release reads as the release", "[measurement]") {
+  const auto read = [](const std::string& model, const std::string& precision) {
+    const std::string text = R"({"measured": [{"kind": "throughput", "engine": "TensorRT-LLM", "isl": 1000,
+        "osl": 1000, "model": ")" + model + R"(", "gpu": "H200", "parallelism": "TP1", "precision": ")" + precision +
+                             R"(", "output_tokens_per_s": 10000}]})";
+    return gpuplan::read_measurement_file(cat(), text, "r.json");
+  };
+  // gpt-oss ships MXFP4 experts only: its "FP8" Hopper rows ran the release, with a 16-bit cache.
+  const auto oss = read("GPT-OSS 20B", "FP8");
+  CHECK(oss.benchmarks.at(0).weights_dtype == DType::mxfp4);
+  CHECK(oss.benchmarks.at(0).kv_dtype == DType::bf16);
+  CHECK(std::any_of(oss.notes.begin(), oss.notes.end(), [](const std::string& n) {
+    return n.find("r.json: 1 'FP8' rows of gpt-oss-20b read as its release, mxfp4") != std::string::npos;
+  }));
+  // A 16-bit release quantized to FP8, and DeepSeek's own FP8 release, stay FP8.
+  CHECK(read("Llama-3.3-70B", "FP8").benchmarks.at(0).weights_dtype == DType::fp8);
+  CHECK(read("DeepSeek-R1", "FP8").benchmarks.at(0).weights_dtype == DType::fp8);
+  // A stated KV cache is kept.
+  const std::string text = R"({"measured": [{"kind": "throughput", "engine": "TensorRT-LLM", "isl": 1000,
+      "osl": 1000, "model": "gpt-oss-120b", "gpu": "H200", "parallelism": "TP1", "precision": "FP8",
+      "kv_cache_dtype": "fp8", "output_tokens_per_s": 5000}]})";
+  const auto stated = gpuplan::read_measurement_file(cat(), text, "s.json").benchmarks.at(0);
+  CHECK(stated.weights_dtype == DType::mxfp4);
+  CHECK(stated.kv_dtype == DType::fp8);
+}
+
 TEST_CASE("measurement file: precisions as tables write them, or as the checkpoint's name states", "[measurement]") {
   const auto weights = [](const std::string& fields) {
     return gpuplan::read_measurement_file(cat(), row(R"("parallelism": "TP2", "output_tokens_per_s": 1, )" + fields), "m.json")

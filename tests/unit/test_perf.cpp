@@ -492,6 +492,23 @@ TEST_CASE("perf: 16-bit formats reach FP8's GEMM share times the measured bf16/F
   CHECK(bf16.evaluate(64, Efficiency{}).ttft_s > bf16.evaluate(64, old_bf16).ttft_s * 1.3);
 }
 
+// 4-bit floats compute in FP4 where the GPU has FP4 units; before Blackwell the kernels that run
+// them (Marlin, Triton's MXFP4 MoE on Hopper) take bf16 activations: weight-only, bf16 peak.
+TEST_CASE("perf: FP4 and MXFP4 weights compute in bf16 without FP4 units", "[perf]") {
+  const auto& m = cat().model("gpt-oss-20b");
+  for (const DType w : {DType::mxfp4, DType::fp4}) {
+    const PerfModel hopper(m, cat().gpu("h100-sxm"), request(Layout{}, w, 1024, 256));
+    CHECK(hopper.compute_type() == "bf16");
+    CHECK_THAT(hopper.peak_flop_per_s(), WithinRel(989e12, 1e-12));
+    const PerfModel blackwell(m, cat().gpu("b200"), request(Layout{}, w, 1024, 256));
+    CHECK(blackwell.compute_type() == "fp4");
+  }
+  const auto r = gpuplan::perf(m, cat().gpu("h100-sxm"), request(Layout{}, DType::mxfp4, 1024, 256), {8}, gpuplan::EstimateBand{});
+  CHECK(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("mxfp4 weights are dequantized and multiplied in bf16") != std::string::npos;
+  }));
+}
+
 // Three GPUs per node and TP 2: the second replica takes one GPU of each node.
 TEST_CASE("perf: a TP group that does not tile the node is named", "[perf][comm]") {
   const auto& m = cat().model("llama-3.1-8b");
