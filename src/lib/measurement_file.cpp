@@ -7,6 +7,7 @@
 #include <exception>
 #include <map>
 #include <optional>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -144,21 +145,22 @@ std::optional<int> vllm_minor_of(std::string_view engine, std::size_t after) {
 // before v1.0 trtllm-bench had no EP option (its TensorRT-engine build takes --tp_size and
 // --pp_size only); the v1.0 perf overview and later run MoE models with `--ep $ep_size`, taken
 // as the TP group (the shipped calibration rows state it).
+// An engine text without a release, or one it cannot read, is taken as v1.0 or later.
 std::uint64_t default_expert_parallelism(const std::string& engine, std::uint64_t tp) {
-  const std::string e = lower(engine);
-  if (!is_tensorrt_llm(e) || e.find("tensorrt engine") != std::string::npos) {
+  if (!is_tensorrt_llm(engine)) {
     return 1;
   }
-  // A 0.x release written right after the name: "TensorRT-LLM v0.20", "tensorrt_llm==0.17.0".
-  for (const std::string_view name : {"tensorrt-llm", "tensorrt_llm", "tensorrt llm", "trtllm", "trt-llm"}) {
-    if (const std::size_t at = e.find(name); at != std::string::npos) {
-      std::size_t i = e.find_first_not_of(" =v", at + name.size());
-      if (i != std::string::npos && e.compare(i, 2, "0.") == 0) {
-        return 1;
-      }
-    }
+  // TensorRT-engine builds, and a 0.x release written near a TensorRT-LLM name: "TensorRT-LLM
+  // v0.20", "TRT-LLM 0.21.0rc1", "tensorrt_llm==0.17.0", "trtllm-bench v0.19", "TensorRT-LLM
+  // version 0.20" (not "post-v1.0", nor a memory share further on: "..., 0.90").
+  static const std::regex engine_build(R"(tensorrt[- _]engine)", std::regex::icase);
+  static const std::regex release(R"((tensorrt[-_ ]?llm|trt[-_ ]?llm|trtllm)(-serve|-bench)?[^0-9]{0,12}?(\d+)\.\d+)",
+                                  std::regex::icase);
+  if (std::regex_search(engine, engine_build)) {
+    return 1;
   }
-  return tp;
+  std::smatch m;
+  return std::regex_search(engine, m, release) && m[3].str() == "0" ? 1 : tp;
 }
 
 // The engine's batch cap when the row ran at "max load": trtllm-bench sizes its own (0: the
@@ -332,7 +334,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
   std::map<std::string, int> unread;  // keys no reader takes: rows carrying each
   int experts_over_tp = 0;            // MoE rows without EP whose engine splits each expert by TP
   int experts_over_ep = 0;            // and those whose engine spreads the experts (EP = TP)
-  std::map<std::string, int> release_formats;  // 8-bit labels read as a 4-bit-only release
+  std::map<std::array<std::string, 3>, int> release_formats;  // label, model, release format: rows
   for (std::size_t i = 0; i < measured->size(); ++i) {
     const JsonPointer at = JsonPointer("/measured") / i;
     detail::ObjectReader r((*measured)[i], origin, at);
@@ -388,9 +390,6 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     const std::string engine = trimmed(r.optional_string("engine").value_or(""));
     b.layout.ep = deg.contains("ep") ? deg.at("ep")
                                      : (model->is_moe() ? default_expert_parallelism(engine, b.layout.tp) : 1);
-    if (model->is_moe() && !deg.contains("ep") && b.layout.tp > 1) {
-      ++(b.layout.ep == 1 ? experts_over_tp : experts_over_ep);
-    }
     // TensorRT-LLM's enable_attention_dp: each TP rank runs attention on its own requests (TP8 is
     // then DP8 for attention; the experts keep their EP), as "DEP8" writes it.
     bool attention_dp = false;
@@ -415,6 +414,10 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
         b.layout.tp = 1;
         attention_dp = true;
       }
+    }
+    // Counted once attention DP has set the experts' split (a row's TP before it was moved to DP).
+    if (model->is_moe() && !deg.contains("ep") && b.layout.ep * b.layout.tp > 1) {
+      ++(b.layout.ep == 1 ? experts_over_tp : experts_over_ep);
     }
     if (gpus % b.layout.ep != 0 || (b.layout.ep > b.layout.tp && b.layout.ep % b.layout.tp != 0)) {
       r.fail("parallelism", fmt::format("EP {} does not divide the {} GPUs into whole expert groups of TP {}",
@@ -450,16 +453,18 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     } else {
       r.fail("precision", "missing, and the model's name states no format (give \"FP8\", \"FP4\", \"BF16\", ...)");
     }
-    // An 8-bit label on a model published only in 4 bits (gpt-oss's MXFP4 experts) names the GPU's
-    // column, not a checkpoint: there are no 8-bit weights to run, and engines run the release
-    // (TensorRT-LLM's perf overview on Hopper: the Triton MoE over MXFP4, KV cache "auto").
+    // An 8-bit label on a model published only in 4 bits (gpt-oss's MXFP4 experts) on a GPU with
+    // FP8 but no FP4 units names the GPU's column, not a checkpoint: engines run the release there
+    // (TensorRT-LLM's perf overview on Hopper: the Triton MoE over MXFP4, KV cache "auto"). The
+    // catalog's shipped format decides; a user's 4-bit-only entry is read the same way. On GPUs
+    // without FP8 the label is refused below, as before; with FP4 units it may be W4A8.
     if (const auto shipped = shipped_main_format(*model);
         written && shipped && is_quantized(*shipped) && element_bits(*shipped) <= 4.0 &&
+        gpu->dense_flop_per_s.contains("fp8") && !gpu->dense_flop_per_s.contains("fp4") &&
         (b.weights_dtype == DType::fp8 || b.weights_dtype == DType::int8) && !read_checkpoint_name(model_name).format) {
       b.weights_dtype = *shipped;
       from_release = true;
-      ++release_formats[fmt::format("'{}' rows of {} read as its release, {}", *written, model->id,
-                                    to_string(*shipped))];
+      ++release_formats[{*written, model->id, std::string(to_string(*shipped))}];
     }
     // The KV cache's format is rarely in a results table: ModelOpt's FP8 and NVFP4 checkpoints
     // carry an FP8 cache where the GPU has FP8 units; 16-bit weights keep a 16-bit cache.
@@ -555,9 +560,9 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
                                     unread.size() == 1 ? "" : "s", fmt::join(fields, ", ")));
   }
   for (const auto& [what, rows] : release_formats) {
-    out.notes.push_back(fmt::format("{}: {} {} (published only so: no 8-bit weights exist to run; a 16-bit KV "
-                                    "cache unless the row gives one)",
-                                    origin, rows, what));
+    out.notes.push_back(fmt::format("{}: {} '{}' row{} of {} read as its release, {} (published only so: no 8-bit "
+                                    "weights exist to run; a 16-bit KV cache unless the row gives one)",
+                                    origin, rows, what[0], rows == 1 ? "" : "s", what[1], what[2]));
   }
   if (experts_over_tp > 0) {
     out.notes.push_back(fmt::format("{}: {} MoE row{} without EP: each expert split over the TP group (EP 1), as "

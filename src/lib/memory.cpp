@@ -165,12 +165,15 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     g.id, g.fit_memory_bytes() / units::kGiB));
   }
   // A bridge the card takes as an option is not assumed: say so where it would carry the group.
+  // Only a group inside the node that the bridge would join: across nodes it could not.
   if (!g.scale_up && g.optional_scale_up && r.layout.tp > 1 &&
-      r.layout.tp <= static_cast<std::uint64_t>(g.optional_scale_up->domain_gpus)) {
+      r.layout.tp <= static_cast<std::uint64_t>(g.optional_scale_up->domain_gpus) &&
+      group_path(g, r.layout.tp, r.gpus_per_node) == GroupPath::pcie) {
     res.notes.push_back(fmt::format("{}'s NVLink bridge ({} GPUs) is an option and not assumed: TP {} talks over "
                                     "{}; a catalog override giving scale_up fits it "
                                     "(examples/catalog-nvlink-bridge.json)",
-                                    g.id, g.optional_scale_up->domain_gpus, r.layout.tp, g.host_link.kind));
+                                    g.id, g.optional_scale_up->domain_gpus, r.layout.tp,
+                                    path_name(g, GroupPath::pcie)));
   }
   if (!m.has_architecture()) {
     res.notes.push_back(

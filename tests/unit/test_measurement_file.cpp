@@ -97,6 +97,17 @@ TEST_CASE("measurement file: a MoE row that states no EP takes its engine's defa
   CHECK(ep_of("TensorRT-LLM v0.15 (trtllm-bench, TensorRT engine)", "TP8") == 1);
   CHECK(ep_of("TensorRT-LLM v0.20 (trtllm-bench, PyTorch backend)", "TP8") == 1);
   CHECK(ep_of("tensorrt_llm==0.17.0", "TP8") == 1);
+  for (const char* engine : {"TRT-LLM 0.21.0rc1", "trtllm-serve 0.20", "trtllm-bench v0.19", "trt_llm 0.20",
+                             "TensorRT-LLM version 0.20", "TensorRT-LLM-0.20", "TensorRT-LLM (trtllm-bench 0.20)",
+                             "TensorRT-LLM v0.9", "TensorRT-LLM, TensorRT-engine backend"}) {
+    INFO(engine);
+    CHECK(ep_of(engine, "TP8") == 1);
+  }
+  for (const char* engine : {"tensorrt_llm==1.0.0", "TensorRT-LLM v1.0 pre-release", "trtllm-serve 1.1.0",
+                             "TensorRT-LLM (trtllm-bench, PyTorch backend, kv_cache_free_gpu_mem_fraction 0.90)"}) {
+    INFO(engine);
+    CHECK(ep_of(engine, "TP8") == 8);
+  }
   CHECK(ep_of("TensorRT-LLM 1.2 (TensorRT engine)", "TP8") == 1);
   // vLLM without --enable-expert-parallel and SGLang (ep_size 1) do too.
   CHECK(ep_of("vLLM 0.10.1", "TP4") == 1);
@@ -117,9 +128,16 @@ TEST_CASE("measurement file: a MoE row that states no EP takes its engine's defa
   const std::string adp = R"({"measured": [{"kind": "throughput", "engine": "TensorRT-LLM v0.20", "isl": 128,
       "osl": 2048, "model": "Qwen3-235B-A22B", "gpu": "H200", "parallelism": "TP8", "precision": "FP8",
       "enable_attention_dp": true, "output_tokens_per_s": 20000}]})";
-  const auto dep = gpuplan::read_measurement_file(cat(), adp, "adp.json").benchmarks.at(0).layout;
+  const auto dep_file = gpuplan::read_measurement_file(cat(), adp, "adp.json");
+  const auto dep = dep_file.benchmarks.at(0).layout;
   CHECK(dep.ep == 8);
   CHECK(dep.dp == 8);
+  // and its note says so.
+  CHECK(std::any_of(dep_file.notes.begin(), dep_file.notes.end(), [](const std::string& n) {
+    return n.find("adp.json: 1 MoE row without EP: experts spread over the TP group (EP = TP)") != std::string::npos;
+  }));
+  CHECK_FALSE(std::any_of(dep_file.notes.begin(), dep_file.notes.end(),
+                          [](const std::string& n) { return n.find("(EP 1)") != std::string::npos; }));
 }
 
 TEST_CASE("measurement file: an 8-bit label on a 4-bit-only release reads as the release", "[measurement]") {
@@ -134,7 +152,7 @@ TEST_CASE("measurement file: an 8-bit label on a 4-bit-only release reads as the
   CHECK(oss.benchmarks.at(0).weights_dtype == DType::mxfp4);
   CHECK(oss.benchmarks.at(0).kv_dtype == DType::bf16);
   CHECK(std::any_of(oss.notes.begin(), oss.notes.end(), [](const std::string& n) {
-    return n.find("r.json: 1 'FP8' rows of gpt-oss-20b read as its release, mxfp4") != std::string::npos;
+    return n.find("r.json: 1 'FP8' row of gpt-oss-20b read as its release, mxfp4") != std::string::npos;
   }));
   // A 16-bit release quantized to FP8, and DeepSeek's own FP8 release, stay FP8.
   CHECK(read("Llama-3.3-70B", "FP8").benchmarks.at(0).weights_dtype == DType::fp8);
@@ -146,6 +164,16 @@ TEST_CASE("measurement file: an 8-bit label on a 4-bit-only release reads as the
   const auto stated = gpuplan::read_measurement_file(cat(), text, "s.json").benchmarks.at(0);
   CHECK(stated.weights_dtype == DType::mxfp4);
   CHECK(stated.kv_dtype == DType::fp8);
+  // Only where the GPU has FP8 and no FP4 units: on B200 the label may be W4A8 and stays FP8; on
+  // an A100 (no FP8) it is refused, as any FP8 row there.
+  const auto on = [](const std::string& gpu) {
+    return R"({"measured": [{"kind": "throughput", "engine": "TensorRT-LLM", "isl": 1000, "osl": 1000,
+        "model": "gpt-oss-20b", "gpu": ")" + gpu + R"(", "parallelism": "TP1", "precision": "FP8",
+        "output_tokens_per_s": 5000}]})";
+  };
+  CHECK(gpuplan::read_measurement_file(cat(), on("B200"), "b.json").benchmarks.at(0).weights_dtype == DType::fp8);
+  CHECK_THROWS_WITH(gpuplan::read_measurement_file(cat(), on("A100-SXM4-80GB"), "a.json"),
+                    Catch::Matchers::Contains("/measured/0/precision"));
 }
 
 TEST_CASE("measurement file: precisions as tables write them, or as the checkpoint's name states", "[measurement]") {

@@ -176,9 +176,12 @@ TEST_CASE("comm: an optional NVLink bridge is not assumed unless the catalog fit
   };
   CHECK(has_note(pcie.fit().notes));
   CHECK_FALSE(has_note(nvlink.fit().notes));
-  // TP 1 uses no link: no note.
+  // TP 1 uses no link, and a pair split over two 1-GPU nodes meets over the network: no note.
   const PerfModel single(cat().model("llama-3.1-8b"), a100, request(Layout{}, DType::bf16, 1024, 256));
   CHECK_FALSE(has_note(single.fit().notes));
+  auto split = req;
+  split.fit.gpus_per_node = 1;
+  CHECK_FALSE(has_note(PerfModel(cat().model("llama-3.1-8b"), a100, split).fit().notes));
 }
 
 // The node ends a server's NVLink and PCIe: four L40S per node (a 4-GPU cloud instance) reach the
