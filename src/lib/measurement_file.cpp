@@ -7,7 +7,6 @@
 #include <exception>
 #include <map>
 #include <optional>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -150,17 +149,47 @@ std::uint64_t default_expert_parallelism(const std::string& engine, std::uint64_
   if (!is_tensorrt_llm(engine)) {
     return 1;
   }
-  // TensorRT-engine builds, and a 0.x release written near a TensorRT-LLM name: "TensorRT-LLM
-  // v0.20", "TRT-LLM 0.21.0rc1", "tensorrt_llm==0.17.0", "trtllm-bench v0.19", "TensorRT-LLM
-  // version 0.20" (not "post-v1.0", nor a memory share further on: "..., 0.90").
-  static const std::regex engine_build(R"(tensorrt[- _]engine)", std::regex::icase);
-  static const std::regex release(R"((tensorrt[-_ ]?llm|trt[-_ ]?llm|trtllm)(-serve|-bench)?[^0-9]{0,12}?(\d+)\.\d+)",
-                                  std::regex::icase);
-  if (std::regex_search(engine, engine_build)) {
-    return 1;
+  const std::string e = lower(engine);
+  for (const std::string_view build : {"tensorrt engine", "tensorrt-engine", "tensorrt_engine"}) {
+    if (e.find(build) != std::string::npos) {
+      return 1;
+    }
   }
-  std::smatch m;
-  return std::regex_search(engine, m, release) && m[3].str() == "0" ? 1 : tp;
+  // The release written near a TensorRT-LLM name decides, the first one found: "TensorRT-LLM
+  // v0.20", "TRT-LLM 0.21.0rc1", "tensorrt_llm==0.17.0", "trtllm-bench v0.19", "TensorRT-LLM
+  // version 0.20" are before v1.0 ("post-v1.0" is not; nor a memory share further on: ", 0.90").
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  constexpr std::size_t kNear = 12;  // characters between the name and its release
+  std::size_t best_at = std::string::npos;
+  std::optional<bool> before_1_0;
+  for (const std::string_view name : {"tensorrt-llm", "tensorrt_llm", "tensorrt llm", "tensorrtllm", "trt-llm",
+                                      "trt_llm", "trt llm", "trtllm"}) {
+    for (std::size_t at = e.find(name); at != std::string::npos; at = e.find(name, at + 1)) {
+      if (at >= best_at) {
+        break;
+      }
+      std::size_t i = at + name.size();
+      for (const std::string_view tool : {"-serve", "-bench"}) {
+        if (e.compare(i, tool.size(), tool) == 0) {
+          i += tool.size();
+        }
+      }
+      const std::size_t limit = std::min(e.size(), i + kNear + 1);
+      while (i < limit && !digit(e[i])) {
+        ++i;
+      }
+      std::size_t j = i;
+      while (j < e.size() && digit(e[j])) {
+        ++j;
+      }
+      if (i < limit && j + 1 < e.size() && e[j] == '.' && digit(e[j + 1])) {
+        best_at = at;
+        before_1_0 = e.compare(i, j - i, "0") == 0;
+        break;
+      }
+    }
+  }
+  return before_1_0.value_or(false) ? 1 : tp;
 }
 
 // The engine's batch cap when the row ran at "max load": trtllm-bench sizes its own (0: the
