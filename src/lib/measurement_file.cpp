@@ -30,7 +30,8 @@ using detail::JsonPointer;
 
 using detail::lower;
 
-// "TP2,PP4", "TP8", "TP4 x PP2", "TP2xPP4", "TP=8", "TP: 4, PP: 2", "TP8 EP8", "DP8 EP8", and
+// "TP2,PP4", "TP8", "TP4 x PP2", "TP2xPP4", "TP=8", "TP: 4, PP: 2", "TP8 EP8", "DP8 EP8", "2xTP",
+// "8-way TP, 2-way PP", and
 // the perf overview's "DEP4" (attention data parallel with expert parallel: DP4 EP4): degrees
 // by name; anything else is not a parallelism this reads.
 std::map<std::string, std::uint64_t> degrees(const std::string& text, const detail::ObjectReader& r) {
@@ -45,6 +46,40 @@ std::map<std::string, std::uint64_t> degrees(const std::string& text, const deta
   const auto is = [&t](std::size_t at, auto test) { return at < t.size() && test(static_cast<unsigned char>(t[at])) != 0; };
   std::size_t i = 0;
   while (i < t.size()) {
+    if (is(i, ::isdigit)) {
+      // A degree written before its name: "2xTP", "8-way TP", "4 x PP".
+      std::size_t j = i;
+      while (is(j, ::isdigit)) {
+        ++j;
+      }
+      const std::string number = t.substr(i, j - i);
+      while (j < t.size() && (t[j] == ' ' || t[j] == '-')) {
+        ++j;
+      }
+      if (t.compare(j, 3, "way") == 0) {
+        j += 3;
+      } else if (t.compare(j, 1, "x") == 0) {
+        j += 1;
+      }
+      while (j < t.size() && (t[j] == ' ' || t[j] == '-')) {
+        ++j;
+      }
+      std::size_t k = j;
+      while (is(k, ::isalpha)) {
+        ++k;
+      }
+      const std::string name = t.substr(j, k - j);
+      if (!known(name) || name == "dep" || number.size() > 6 || out.contains(name)) {
+        cannot();
+      }
+      const std::uint64_t v = std::stoull(number);
+      if (v < 1) {
+        r.fail("parallelism", fmt::format("'{}': a degree of 0", text));
+      }
+      out[name] = v;
+      i = k;
+      continue;
+    }
     if (!is(i, ::isalpha)) {
       if (std::string_view(",/+-=:;* ").find(t[i]) == std::string_view::npos) {
         cannot();

@@ -218,6 +218,12 @@ TEST_CASE("measurement file: bad rows name the row and field", "[measurement]") 
         "/measured/0/parallelism: cannot read 'two GPUs'");
   fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP3", "precision": "FP8", "output_tokens_per_s": 1)",
         "/measured/0/parallelism:");
+  for (const char* bad : {"2xTP4", "8-way", "2xQP", "2xTP 2xTP", "0xTP", "4x"}) {
+    INFO(bad);
+    fails(std::string(R"("model": "Llama-3.3-70B", "gpu": "H100", "precision": "FP8", "output_tokens_per_s": 1, )") +
+              R"("parallelism": ")" + bad + R"(")",
+          "/measured/0/parallelism:");
+  }
   fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "num_gpus": 3, "precision": "FP8", "output_tokens_per_s": 1)",
         "/measured/0/num_gpus: 3 GPUs are not a whole number");
   fails(R"("model": "Llama-3.3-70B", "gpu": "H100", "parallelism": "TP2", "precision": "FP4", "output_tokens_per_s": 1)",
@@ -300,6 +306,13 @@ TEST_CASE("measurement file: rows as other people write them", "[measurement]") 
   CHECK(tp4pp2.layout.tp == 4);
   CHECK(tp4pp2.layout.pp == 2);
   CHECK(read(base + R"("parallelism": "TP2xPP4", "output_tokens_per_s": 1)").layout.pp == 4);
+  // The degree before its name: "2xTP", "4-way TP, 2-way PP", "4 x TP".
+  CHECK(read(base + R"("parallelism": "2xTP", "output_tokens_per_s": 1)").layout.tp == 2);
+  const auto ways = read(base + R"("parallelism": "4-way TP, 2-way PP", "output_tokens_per_s": 1)");
+  CHECK(ways.layout.tp == 4);
+  CHECK(ways.layout.pp == 2);
+  CHECK(read(base + R"("parallelism": "4 x TP", "output_tokens_per_s": 1)").layout.tp == 4);
+  CHECK(read(base + R"("parallelism": "TP 4 x PP 2", "output_tokens_per_s": 1)").layout.pp == 2);
   const auto dep = read(R"("model": "Qwen3-235B-A22B", "gpu": "B200", "precision": "FP4", "parallelism": "DEP8",
                            "output_tokens_per_s": 1)");
   CHECK(dep.layout.tp == 1);
