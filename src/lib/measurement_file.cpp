@@ -44,6 +44,25 @@ std::map<std::string, std::uint64_t> degrees(const std::string& text, const deta
   std::map<std::string, std::uint64_t> out;
   const std::string t = lower(text);
   const auto is = [&t](std::size_t at, auto test) { return at < t.size() && test(static_cast<unsigned char>(t[at])) != 0; };
+  // One degree, its name and digits as written (either order): checked, then stored.
+  const auto take = [&](const std::string& name, std::string_view number) {
+    if (!known(name) || number.empty() || number.size() > 6 || out.contains(name)) {
+      cannot();
+    }
+    const std::uint64_t v = std::stoull(std::string(number));
+    if (v < 1) {
+      r.fail("parallelism", fmt::format("'{}': a degree of 0", text));
+    }
+    if (name == "dep") {
+      if (out.contains("dp") || out.contains("ep")) {
+        cannot();
+      }
+      out["dp"] = v;
+      out["ep"] = v;
+    } else {
+      out[name] = v;
+    }
+  };
   std::size_t i = 0;
   while (i < t.size()) {
     if (is(i, ::isdigit)) {
@@ -69,14 +88,10 @@ std::map<std::string, std::uint64_t> degrees(const std::string& text, const deta
         ++k;
       }
       const std::string name = t.substr(j, k - j);
-      if (!known(name) || name == "dep" || number.size() > 6 || out.contains(name)) {
+      if (name == "dep") {  // "DEP8" only
         cannot();
       }
-      const std::uint64_t v = std::stoull(number);
-      if (v < 1) {
-        r.fail("parallelism", fmt::format("'{}': a degree of 0", text));
-      }
-      out[name] = v;
+      take(name, number);
       i = k;
       continue;
     }
@@ -107,22 +122,7 @@ std::map<std::string, std::uint64_t> degrees(const std::string& text, const deta
       i = j;
       continue;
     }
-    if (!known(name) || k == digits || k - digits > 6 || out.contains(name)) {
-      cannot();
-    }
-    const std::uint64_t v = std::stoull(t.substr(digits, k - digits));
-    if (v < 1) {
-      r.fail("parallelism", fmt::format("'{}': a degree of 0", text));
-    }
-    if (name == "dep") {
-      if (out.contains("dp") || out.contains("ep")) {
-        cannot();
-      }
-      out["dp"] = v;
-      out["ep"] = v;
-    } else {
-      out[name] = v;
-    }
+    take(name, std::string_view(t).substr(digits, k - digits));
     i = k;
   }
   if (out.empty()) {
@@ -149,11 +149,13 @@ std::string trimmed(std::string text) {
 
 using detail::ids_of;
 
+// How engine texts name TensorRT-LLM ("TensorRT-LLM", "tensorrt_llm", "trtllm-bench", "TRT-LLM").
+constexpr std::array<std::string_view, 5> kTensorRtLlmNames{"tensorrt", "trtllm", "trt-llm", "trt llm", "trt_llm"};
+
 bool is_tensorrt_llm(const std::string& engine) {
   const std::string e = lower(engine);
-  return e.find("tensorrt") != std::string::npos || e.find("trtllm") != std::string::npos ||
-         e.find("trt-llm") != std::string::npos || e.find("trt llm") != std::string::npos ||
-         e.find("trt_llm") != std::string::npos;
+  return std::any_of(kTensorRtLlmNames.begin(), kTensorRtLlmNames.end(),
+                     [&e](std::string_view name) { return e.find(name) != std::string::npos; });
 }
 
 bool is_trtllm_bench(const std::string& engine) { return lower(engine).find("trtllm-bench") != std::string::npos; }
@@ -194,21 +196,12 @@ std::uint64_t default_expert_parallelism(const std::string& engine, std::uint64_
   // v0.20", "TRT-LLM 0.21.0rc1", "tensorrt_llm==0.17.0", "trtllm-bench v0.19", "TensorRT-LLM
   // version 0.20" are before v1.0 ("post-v1.0" is not; nor a memory share further on: ", 0.90").
   const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
-  constexpr std::size_t kNear = 12;  // characters between the name and its release
+  constexpr std::size_t kNear = 16;  // characters between the name and its release ("-llm version ")
   std::size_t best_at = std::string::npos;
   std::optional<bool> before_1_0;
-  for (const std::string_view name : {"tensorrt-llm", "tensorrt_llm", "tensorrt llm", "tensorrtllm", "trt-llm",
-                                      "trt_llm", "trt llm", "trtllm"}) {
-    for (std::size_t at = e.find(name); at != std::string::npos; at = e.find(name, at + 1)) {
-      if (at >= best_at) {
-        break;
-      }
+  for (const std::string_view name : kTensorRtLlmNames) {
+    for (std::size_t at = e.find(name); at != std::string::npos && at < best_at; at = e.find(name, at + 1)) {
       std::size_t i = at + name.size();
-      for (const std::string_view tool : {"-serve", "-bench"}) {
-        if (e.compare(i, tool.size(), tool) == 0) {
-          i += tool.size();
-        }
-      }
       const std::size_t limit = std::min(e.size(), i + kNear + 1);
       while (i < limit && !digit(e[i])) {
         ++i;
@@ -220,7 +213,6 @@ std::uint64_t default_expert_parallelism(const std::string& engine, std::uint64_
       if (i < limit && j + 1 < e.size() && e[j] == '.' && digit(e[j + 1])) {
         best_at = at;
         before_1_0 = e.compare(i, j - i, "0") == 0;
-        break;
       }
     }
   }
