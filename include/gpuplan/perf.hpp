@@ -211,6 +211,10 @@ class PerfModel {
   /// The share of the compute type's peak large GEMMs reach at the request's efficiency.
   [[nodiscard]] double gemm_share() const { return request_.efficiency.compute * request_format_factor_; }
   [[nodiscard]] const PerfRequest& request() const { return request_; }
+  /// TensorRT-LLM on a GPU before Blackwell serving chunked attention (Llama 4): its XQA decode
+  /// kernels refuse chunked attention, so those layers decode with the slower MMHA kernel, which
+  /// the estimate does not time.
+  [[nodiscard]] bool chunked_decode_fallback() const { return chunked_decode_fallback_; }
 
  private:
   double expert_idle_share(double tokens) const;  // share of routed experts no token of the step picks
@@ -268,6 +272,7 @@ class PerfModel {
   PerfRequest request_;
   FitResult fit_;  // after request_: the constructor builds it from request_
   std::string compute_type_;
+  bool chunked_decode_fallback_ = false;
   double peak_flop_per_s_ = 0;
   double bandwidth_bytes_per_s_ = 0;
   double dense_read_bytes_ = 0;       // weights read every step, per GPU

@@ -190,6 +190,12 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   const ParamCount& p = fit_.params;
 
   compute_type_ = compute_type_for(request_.fit.weights_dtype, gpu);
+  // XQA's supportConfigCommon returns false for any chunked_attention_size (TensorRT-LLM
+  // cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/decoderXQAImplJIT/kernelUtils.cpp);
+  // Blackwell (FP4 tensor cores) decodes with other kernels.
+  chunked_decode_fallback_ = fit_.engine && fit_.engine->engine == Engine::trtllm && gpu.vendor == "nvidia" &&
+                             !gpu.dense_flop_per_s.contains("fp4") &&
+                             std::ranges::find(m.layer_is_chunked, true) != m.layer_is_chunked.end();
   const auto& table = request_.sparse ? gpu.sparse_flop_per_s : gpu.dense_flop_per_s;
   const auto peak = table.find(compute_type_);
   if (peak == table.end()) {
@@ -707,6 +713,12 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   if (pm.compute_type() == "bf16" && is_quantized(request.fit.weights_dtype)) {
     r.notes.push_back(fmt::format("{} weights are dequantized and multiplied in bf16",
                                   to_string(request.fit.weights_dtype)));
+  }
+  if (pm.chunked_decode_fallback()) {
+    r.notes.push_back(
+        "estimate likely high: TensorRT-LLM's XQA decode kernels do not support chunked attention, so these "
+        "layers decode with its MMHA fallback, which is not timed here; 53 Llama 4 FP8 runs on H100 and H200 "
+        "(TensorRT-LLM's perf overview, v0.20 to v1.0) measured a median 0.71x of such estimates (0.44x to 1.58x)");
   }
   // GPUs are taken in order: a TP group that does not tile the node straddles two of them.
   const std::uint64_t tp = request.fit.layout.tp;

@@ -526,3 +526,24 @@ TEST_CASE("perf: a TP group that does not tile the node is named", "[perf][comm]
   req.fit.layout.dp = 2;
   CHECK_FALSE(straddles(gpuplan::perf(m, cat().gpu("h100-sxm"), req, {1}, gpuplan::EstimateBand{})));
 }
+
+// TensorRT-LLM's XQA kernels refuse chunked attention: Llama 4 on Hopper decodes with MMHA, which
+// the estimate does not time, so perf says so; not on Blackwell, not for other engines or models.
+TEST_CASE("perf: chunked attention under TensorRT-LLM before Blackwell is named", "[perf]") {
+  const auto fallback = [](const char* model, const char* gpu, gpuplan::Engine engine) {
+    auto req = request(Layout{.tp = 8, .ep = 8}, DType::fp8, 1024, 256);
+    req.fit.engine.engine = engine;
+    const auto r = gpuplan::perf(cat().model(model), cat().gpu(gpu), req, {8}, gpuplan::EstimateBand{});
+    const bool noted = std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+      return n.find("MMHA fallback") != std::string::npos;
+    });
+    CHECK(noted == PerfModel(cat().model(model), cat().gpu(gpu), req).chunked_decode_fallback());
+    return noted;
+  };
+  CHECK(fallback("llama-4-maverick", "h200-sxm", gpuplan::Engine::trtllm));
+  CHECK(fallback("llama-4-scout", "h100-sxm", gpuplan::Engine::trtllm));
+  CHECK_FALSE(fallback("llama-4-maverick", "b200", gpuplan::Engine::trtllm));
+  CHECK_FALSE(fallback("llama-4-maverick", "h200-sxm", gpuplan::Engine::vllm));
+  CHECK_FALSE(fallback("llama-4-maverick", "h200-sxm", gpuplan::Engine::neutral));
+  CHECK_FALSE(fallback("qwen3-235b-a22b", "h200-sxm", gpuplan::Engine::trtllm));
+}
