@@ -27,6 +27,23 @@ bool ends_with_word(const std::string& s, std::string_view what) {
   return true;
 }
 
+// A name or pattern for a projection right under the MLP block ("mlp.down_proj",
+// "re:.*mlp\\.(gate|up|gate_up|down)_proj.*" in Kimi K2's ignore list) is the dense MLP's: routed
+// experts sit a level further down (mlp.experts.N.down_proj), where the pattern does not reach.
+bool names_dense_projection(const std::string& s) {
+  for (std::string_view block : {std::string_view("mlp"), std::string_view("feed_forward"), std::string_view("ffn")}) {
+    for (std::size_t at = s.find(block); at != std::string::npos; at = s.find(block, at + 1)) {
+      std::size_t next = at + block.size();
+      next += next < s.size() && s[next] == '\\' ? 1u : 0u;  // a regex's escaped dot
+      if (next + 1 < s.size() && s[next] == '.' &&
+          (std::isalpha(static_cast<unsigned char>(s[next + 1])) != 0 || s[next + 1] == '(')) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // The part a module name or pattern ("lm_head", "re:.*mlp.gate$", "model.layers.*.self_attn",
 // "vision_tower") refers to; several parts when it names a whole block.
 std::vector<WeightPart> parts_named(const std::string& raw) {
@@ -44,7 +61,7 @@ std::vector<WeightPart> parts_named(const std::string& raw) {
   if (contains(s, "shared_expert_gate")) {
     return {WeightPart::shared_experts};
   }
-  if (contains(s, "router") || ends_with_word(s, ".gate") || ends_with_word(s, "mlp.gate") || s == "gate") {
+  if (contains(s, "router") || ends_with_word(s, ".gate") || ends_with_word(s, "\\.gate") || s == "gate") {
     return {WeightPart::router};
   }
   if (contains(s, "shared_expert")) {
@@ -56,6 +73,9 @@ std::vector<WeightPart> parts_named(const std::string& raw) {
   if (contains(s, "attn") || contains(s, "attention") || contains(s, "q_proj") || contains(s, "k_proj") ||
       contains(s, "v_proj") || contains(s, "o_proj") || contains(s, "qkv")) {
     return {WeightPart::attention};
+  }
+  if (names_dense_projection(s)) {
+    return {WeightPart::dense_mlp};
   }
   if (contains(s, "mlp") || contains(s, "feed_forward") || contains(s, "ffn")) {
     return {WeightPart::dense_mlp, WeightPart::routed_experts, WeightPart::shared_experts, WeightPart::router};

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/memory.hpp>
 #include <gpuplan/weight_choice.hpp>
+#include <nlohmann/json.hpp>
 
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -166,4 +168,29 @@ TEST_CASE("moe_layer_count: the layers is_moe_layer marks, counted without walki
       }
     }
   }
+}
+
+// Kimi K2 Thinking / K2.5 ship int4 experts (compressed-tensors, group 32) and leave attention,
+// shared experts and the dense layers' MLP in bf16 with "re:.*mlp\.(gate|up|gate_up|down)_proj.*":
+// that pattern names projections right under `mlp`, which routed experts (mlp.experts.N.*) are not.
+TEST_CASE("weight format: an ignore pattern for mlp projections leaves the routed experts quantized", "[weights][hf]") {
+  std::ifstream in(fixture("hf-deepseek-v3.json"));
+  auto cfg = nlohmann::json::parse(in);
+  cfg["quantization_config"] = nlohmann::json::parse(R"({
+    "quant_method": "compressed-tensors", "format": "pack-quantized",
+    "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int",
+      "strategy": "group", "group_size": 32, "symmetric": true}}},
+    "ignore": ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]})");
+  const auto m = gpuplan::model_from_hf_config(cfg.dump(), "kimi-k2-int4");
+  REQUIRE(m.shipped_formats);
+  const auto& f = *m.shipped_formats;
+  CHECK(gpuplan::to_string(f[WeightPart::routed_experts]) == "int4-g32");
+  CHECK(f[WeightPart::dense_mlp] == gpuplan::WeightFormat{});
+  CHECK(f[WeightPart::shared_experts] == gpuplan::WeightFormat{});
+  CHECK(f[WeightPart::attention] == gpuplan::WeightFormat{});
+  CHECK(f[WeightPart::lm_head] == gpuplan::WeightFormat{});
+  // A whole-block pattern still reaches every MLP part, experts included.
+  cfg["quantization_config"]["ignore"] = nlohmann::json::array({"re:.*mlp.*"});
+  const auto whole = gpuplan::model_from_hf_config(cfg.dump(), "kimi-k2-int4-whole");
+  CHECK((*whole.shipped_formats)[WeightPart::routed_experts] == gpuplan::WeightFormat{});
 }
