@@ -138,6 +138,8 @@ struct ModelSpec {
   /// computed once per request, not one entry per token. Empty = none.
   std::vector<bool> layer_is_cross_attention;
   std::optional<VisionSpec> vision;
+  /// A vision_config that gives no size gpuplan reads: the tower is not counted, and fit says so.
+  bool vision_unsized = false;
   /// The checkpoint's own formats (catalog "shipped_weights", or config.json torch_dtype and
   /// quantization_config) and where they are documented.
   std::optional<WeightFormats> shipped_formats;

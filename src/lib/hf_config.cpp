@@ -594,23 +594,30 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   ObjectReader r(v, origin, at / "vision_config");
   VisionSpec s;
   s.model_type = type;
-  const auto hidden = r.optional_integer("hidden_size", 1, 1u << 20);
+  // Kimi K2.5's MoonViT prefixes its sizes with vt_.
+  const char* prefix = r.has("vt_hidden_size") ? "vt_" : "";
+  const auto key = [prefix](const char* name) { return std::string(prefix) + name; };
+  const auto hidden = r.optional_integer(key("hidden_size"), 1, 1u << 20);
   const auto embed = r.optional_integer("embed_dim", 1, 1u << 20);  // Qwen2-VL
   const auto layers = r.has("depth") ? r.optional_integer("depth", 1, 10'000)
-                                     : r.optional_integer("num_hidden_layers", 1, 10'000);
+                                     : r.optional_integer(key("num_hidden_layers"), 1, 10'000);
   s.hidden_size = embed.value_or(hidden.value_or(0));
   // Mllama's vision encoder adds num_global_layers gated layers after the local ones.
   s.layers = layers.value_or(0) + (layers ? r.optional_integer("num_global_layers", 0, 10'000).value_or(0) : 0);
   if (s.hidden_size == 0 || s.layers == 0) {
     return std::nullopt;  // no size given: nothing to count
   }
-  s.intermediate_size = r.optional_integer("intermediate_size", 1, 1u << 22).value_or(0);
+  s.intermediate_size = r.optional_integer(key("intermediate_size"), 1, 1u << 22).value_or(0);
   if (s.intermediate_size == 0) {
     const double ratio = r.optional_number("mlp_ratio", 64).value_or(4.0);
     s.intermediate_size = static_cast<std::uint64_t>(ratio * static_cast<double>(s.hidden_size));
   }
   s.patch_size = r.optional_integer("patch_size", 1, 1024).value_or(14);
   s.merge = r.optional_integer("spatial_merge_size", 1, 64).value_or(1);
+  if (const auto kernel = v.find("merge_kernel_size");  // MoonViT: [2, 2]
+      kernel != v.end() && kernel->is_array() && !kernel->empty() && (*kernel)[0].is_number_unsigned()) {
+    s.merge = std::clamp<std::uint64_t>((*kernel)[0].get<std::uint64_t>(), 1, 64);
+  }
   s.output_size = r.optional_integer("out_hidden_size", 1, 1u << 20).value_or(text_hidden);
   const bool rope_positions = is(type, {"pixtral", "qwen2_5_vl", "qwen2_vl"});
   s.image_size = rope_positions ? 0 : r.optional_integer("image_size", 1, 1u << 16).value_or(0);
@@ -646,6 +653,7 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
     }
     ModelSpec m = model_from_config(merged, origin, at / "text_config", false);
     m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
+    m.vision_unsized = !m.vision && raw.contains("vision_config") && !raw["vision_config"].is_null();
     if (m.vision) {
       validate_model(m, origin + ": " + at.to_string());
     }

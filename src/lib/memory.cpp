@@ -192,6 +192,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   }
   if (m.vision && m.vision->estimated) {
     res.notes.push_back("vision tower size estimated from vision_config (generic ViT layout)");
+  } else if (m.vision_unsized) {
+    res.notes.push_back("vision_config gives no size gpuplan reads (hidden size and layer count): the vision "
+                        "tower is not counted");
   }
   if (m.linear_attention) {
     res.notes.push_back("linear-attention layers hold a fixed state per sequence, not per token");

@@ -3,11 +3,13 @@
 // (silently, or refused) before its rule; the counts are the hand counts from the configs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/kv_cache.hpp>
+#include <gpuplan/memory.hpp>
 #include <gpuplan/model_spec.hpp>
 
 using Catch::Matchers::Contains;
@@ -246,4 +248,32 @@ TEST_CASE("hf import: a config without torch_dtype says bf16 is assumed", "[hf]"
   CHECK(unstated.shipped_source.find("no torch_dtype: bf16 assumed") != std::string::npos);
   const auto stated = read("{" + shape + R"(, "torch_dtype": "float16"})");
   CHECK(stated.shipped_source == "config.json torch_dtype");
+}
+
+TEST_CASE("hf import: Kimi K2.5's MoonViT sizes (vt_ keys) are read; an unsized vision_config is said", "[hf]") {
+  // moonshotai/Kimi-K2.5 vision_config: 27 layers of 1152 wide, MLP 4304, 2x2 patch merger into
+  // the 7168-wide text model. Its checkpoint's tensors hold 0.471 B in the tower and projector.
+  const std::string text = R"("text_config": {"model_type": "deepseek_v3", "hidden_size": 7168,
+      "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_hidden_layers": 61,
+      "num_attention_heads": 64, "num_key_value_heads": 64, "n_routed_experts": 384, "n_shared_experts": 1,
+      "num_experts_per_tok": 8, "first_k_dense_replace": 1, "kv_lora_rank": 512, "q_lora_rank": 1536,
+      "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 163840,
+      "max_position_embeddings": 262144})";
+  const auto m = read(R"({"model_type": "kimi_k25", )" + text + R"(, "vision_config": {"vt_hidden_size": 1152,
+      "vt_num_hidden_layers": 27, "vt_intermediate_size": 4304, "vt_num_attention_heads": 16, "patch_size": 14,
+      "merge_kernel_size": [2, 2], "mm_hidden_size": 1152, "text_hidden_size": 7168}})");
+  REQUIRE(m.vision);
+  CHECK(m.vision->layers == 27);
+  CHECK(m.vision->merge == 2);
+  CHECK(gpuplan::count_params(m).vision == Approx(0.471e9).epsilon(0.03));
+  const auto unsized = read(R"({"model_type": "kimi_k25", )" + text + R"(, "vision_config": {"patch_size": 14}})");
+  CHECK_FALSE(unsized.vision);
+  CHECK(unsized.vision_unsized);
+  const auto& gpu = gpuplan::Catalog::builtin().gpu("h200-sxm");
+  gpuplan::FitRequest r;
+  r.layout.tp = 8;
+  const auto notes = gpuplan::fit(unsized, gpu, r).notes;
+  CHECK(std::any_of(notes.begin(), notes.end(),
+                    [](const std::string& n) { return n.starts_with("vision_config gives no size"); }));
+  CHECK_FALSE(read(R"({"model_type": "kimi_k25", )" + text + "}").vision_unsized);
 }
