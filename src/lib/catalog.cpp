@@ -849,9 +849,48 @@ void Catalog::set_today(DayNumber today) {
   today_ = today;
 }
 
+namespace {
+
+/// config.json files written by Python's json.dumps carry NaN and Infinity where a value is
+/// unbounded (Mamba's "time_step_limit": [0.0, Infinity]); JSON has no such tokens. Outside
+/// strings they read as null: a field gpuplan needs then fails by name instead of the whole file.
+std::string python_constants_as_null(std::string_view text) {
+  std::string out;
+  if (text.find("NaN") == std::string_view::npos && text.find("Infinity") == std::string_view::npos) {
+    return out;
+  }
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    in_string = c == '"';
+    const std::string_view rest = text.substr(i);
+    const std::size_t sign = rest.starts_with("-Infinity") ? 1 : 0;
+    if (rest.substr(sign).starts_with("Infinity") || rest.starts_with("NaN")) {
+      out += "null";
+      i += rest.starts_with("NaN") ? 2 : sign + 7;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
 ModelSpec model_from_hf_config(std::string_view text, std::string_view origin_view) {
   const std::string origin(origin_view);
-  const Json root = detail::parse_json_text(text, origin);
+  const std::string cleaned = python_constants_as_null(text);
+  const Json root = detail::parse_json_text(cleaned.empty() ? text : std::string_view(cleaned), origin);
   ModelSpec m = detail::model_from_config(root, origin, JsonPointer(), false);
   const auto it = root.find("_name_or_path");
   // The model's own name when the config carries it; else the file name, or for a file called
