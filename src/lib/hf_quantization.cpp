@@ -28,7 +28,7 @@ bool ends_with_word(const std::string& s, std::string_view what) {
 }
 
 // A name or pattern for a projection right under the MLP block ("mlp.down_proj",
-// "re:.*mlp\\.(gate|up|gate_up|down)_proj.*" in Kimi K2's ignore list) is the dense MLP's: routed
+// re:.*mlp\.(gate|up|gate_up|down)_proj.* in Kimi K2's ignore list) is the dense MLP's: routed
 // experts sit a level further down (mlp.experts.N.down_proj), where the pattern does not reach.
 bool names_dense_projection(const std::string& s) {
   for (std::string_view block : {std::string_view("mlp"), std::string_view("feed_forward"), std::string_view("ffn")}) {

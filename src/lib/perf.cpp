@@ -716,8 +716,8 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   }
   if (pm.chunked_decode_fallback()) {
     r.notes.push_back(
-        "estimate likely high: TensorRT-LLM's XQA decode kernels do not support chunked attention, so these "
-        "layers decode with its MMHA fallback, which is not timed here; 53 Llama 4 FP8 runs on H100 and H200 "
+        "estimate likely high: TensorRT-LLM's XQA decode kernels do not support chunked attention, so the "
+        "chunked-attention layers decode with its MMHA fallback, which is not timed here; 53 Llama 4 FP8 runs on H100 and H200 "
         "(TensorRT-LLM's perf overview, v0.20 to v1.0) measured a median 0.71x of such estimates (0.44x to 1.58x)");
   }
   // GPUs are taken in order: a TP group that does not tile the node straddles two of them.
