@@ -30,8 +30,10 @@ bool ends_with_word(const std::string& s, std::string_view what) {
 // A name or pattern for a projection right under the MLP block ("mlp.down_proj",
 // re:.*mlp\.(gate|up|gate_up|down)_proj.* in Kimi K2's ignore list) is the dense MLP's: routed
 // experts sit a level further down (mlp.experts.N.down_proj), where the pattern does not reach.
+constexpr std::array<std::string_view, 3> kMlpBlocks{"mlp", "feed_forward", "ffn"};
+
 bool names_dense_projection(const std::string& s) {
-  for (std::string_view block : {std::string_view("mlp"), std::string_view("feed_forward"), std::string_view("ffn")}) {
+  for (std::string_view block : kMlpBlocks) {
     for (std::size_t at = s.find(block); at != std::string::npos; at = s.find(block, at + 1)) {
       std::size_t next = at + block.size();
       next += next < s.size() && s[next] == '\\' ? 1u : 0u;  // a regex's escaped dot
@@ -61,7 +63,7 @@ std::vector<WeightPart> parts_named(const std::string& raw) {
   if (contains(s, "shared_expert_gate")) {
     return {WeightPart::shared_experts};
   }
-  if (contains(s, "router") || ends_with_word(s, ".gate") || ends_with_word(s, "\\.gate") || s == "gate") {
+  if (contains(s, "router") || ends_with_word(s, ".gate") || s == "gate") {
     return {WeightPart::router};
   }
   if (contains(s, "shared_expert")) {
@@ -77,7 +79,7 @@ std::vector<WeightPart> parts_named(const std::string& raw) {
   if (names_dense_projection(s)) {
     return {WeightPart::dense_mlp};
   }
-  if (contains(s, "mlp") || contains(s, "feed_forward") || contains(s, "ffn")) {
+  if (std::any_of(kMlpBlocks.begin(), kMlpBlocks.end(), [&s](std::string_view block) { return contains(s, block); })) {
     return {WeightPart::dense_mlp, WeightPart::routed_experts, WeightPart::shared_experts, WeightPart::router};
   }
   return {};

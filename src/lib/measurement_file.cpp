@@ -72,17 +72,10 @@ std::map<std::string, std::uint64_t> degrees(const std::string& text, const deta
         ++j;
       }
       const std::string number = t.substr(i, j - i);
-      while (j < t.size() && (t[j] == ' ' || t[j] == '-')) {
-        ++j;
-      }
-      if (t.compare(j, 3, "way") == 0) {
-        j += 3;
-      } else if (t.compare(j, 1, "x") == 0) {
-        j += 1;
-      }
-      while (j < t.size() && (t[j] == ' ' || t[j] == '-')) {
-        ++j;
-      }
+      const auto skip_separators = [&t](std::size_t at) { return std::min(t.size(), t.find_first_not_of(" -", at)); };
+      j = skip_separators(j);
+      j += t.compare(j, 3, "way") == 0 ? 3u : (t.compare(j, 1, "x") == 0 ? 1u : 0u);
+      j = skip_separators(j);
       std::size_t k = j;
       while (is(k, ::isalpha)) {
         ++k;
