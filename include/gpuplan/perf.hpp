@@ -26,7 +26,7 @@ namespace gpuplan {
 /// --calibrate` reproduces them and a test keeps them in step: nine free parameters and the
 /// routing rate, held fixed.
 struct Efficiency {
-  double bandwidth = 0.778;       ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
+  double bandwidth = 0.790;       ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
   double compute = 0.87;          ///< share of dense tensor peak for large GEMMs, scaled by format_share
   double kv_bandwidth = 1.0;      ///< attention reads the paged KV cache at this share of `bandwidth`
   double link = 0.80;             ///< share of link bandwidth in a ring (NCCL: 370 of 450 GB/s)
@@ -50,11 +50,11 @@ struct Efficiency {
   double routed_copy_s_per_gb = 0.45e-3;  ///< 2.2 TB/s; held fixed in the fit (see calibration.cpp)
   /// A GEMM of this many FLOPs reaches half of `compute`: small GEMMs (few tokens, tiny MoE
   /// experts) cannot fill the GPU. Efficiency = compute x W / (W + gemm_half_flop).
-  double gemm_half_flop = 0.477e9;
+  double gemm_half_flop = 0.497e9;
   /// Narrow formats reach a smaller share of their peak (scales, non-GEMM work that does not
   /// speed up): `compute` x (bf16 peak / format peak)^format_exponent for FP8 and narrower;
   /// 16-bit formats reach FP8's share times kWideOverFp8GemmShare (format_share).
-  double format_exponent = 0.629;  ///< fp8: 0.5^0.629 = 0.65 of `compute`; fp4: 0.42
+  double format_exponent = 0.633;  ///< fp8: 0.5^0.633 = 0.65 of `compute`; fp4: 0.42
   /// Communication overlapped with compute (max of the terms) rather than added.
   bool overlap_communication = false;
   /// The bound's side wherever the engine or the server could go either way: GPUs that talk over
