@@ -90,6 +90,11 @@ constexpr std::string_view kClassDefaults = R"({
  "starcoder2": {"vocab_size": 49152, "hidden_size": 3072, "intermediate_size": 12288, "num_hidden_layers": 30,
                 "num_attention_heads": 24, "num_key_value_heads": 2, "max_position_embeddings": 4096,
                 "tie_word_embeddings": true, "use_bias": true},
+ "gpt2": {"vocab_size": 50257, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,
+          "tie_word_embeddings": true},
+ "olmoe": {"vocab_size": 50304, "hidden_size": 2048, "intermediate_size": 2048, "num_hidden_layers": 16,
+           "num_attention_heads": 16, "max_position_embeddings": 4096, "tie_word_embeddings": false,
+           "num_experts": 64, "num_experts_per_tok": 8},
  "gpt_bigcode": {"vocab_size": 50257, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,
                  "multi_query": true, "tie_word_embeddings": true},
  "opt": {"tie_word_embeddings": true},
@@ -132,7 +137,7 @@ std::string text_type_of(std::string_view parent) {
 }
 
 // Older and GPT-style spellings of the fields gpuplan reads.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kAliases{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kAliases{{
     {"ffn_dim", "intermediate_size"},              // OPT
     {"padded_vocab_size", "vocab_size"},           // ChatGLM
     {"kv_channels", "head_dim"},                   // ChatGLM
@@ -156,6 +161,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kAliases
     {"n_layers", "num_hidden_layers"},               // MPT
     {"n_heads", "num_attention_heads"},              // MPT
     {"max_seq_len", "max_position_embeddings"},      // MPT
+    {"model_max_length", "max_position_embeddings"},  // Baichuan
     {"moe_layer_start_index", "first_k_dense_replace"},  // ERNIE 4.5
 }};
 
@@ -253,6 +259,18 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       std::find(kEncoderDecoderTypes.begin(), kEncoderDecoderTypes.end(), type) != kEncoderDecoderTypes.end()) {
     r.fail(r.has("is_encoder_decoder") ? "is_encoder_decoder" : "model_type",
            fmt::format("model_type \"{}\" is an encoder-decoder; gpuplan models decoder-only transformers", type));
+  }
+  // Decoder-only families whose layers this reader does not lay out: their files lack the
+  // fields it needs, and adding them by hand would give a wrong count.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kUnreadTypes{{
+      {"dbrx", "keeps its experts and attention in ffn_config and attn_config"},
+      {"phi3small", "has block-sparse attention layers and a GeGLU MLP of ff_intermediate_size"},
+      {"bloom", "has ALiBi attention, an embedding LayerNorm and biased 4 x hidden MLPs"},
+  }};
+  for (const auto& [unread, why] : kUnreadTypes) {
+    if (type == unread) {
+      r.fail("model_type", fmt::format("\"{}\" {}, which gpuplan does not read", type, why));
+    }
   }
   // Per-layer or grouped shapes read nowhere: Step3's shared KV groups, low-rank query and MoE
   // layer list, OpenELM's per-layer head counts and MLP widths, Nemotron NAS's per-block

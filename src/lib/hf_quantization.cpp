@@ -348,6 +348,14 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
     // No torch_dtype: Transformers' default, and what engines load such a checkpoint in.
     m.shipped_source = "config.json (no torch_dtype: bf16 assumed)";
   }
+  // mlx-community checkpoints write their quantization as "quantization" ({"bits", "group_size"}):
+  // read as 16 bits it would be 3-4x too large, and GPU serving engines do not load MLX files.
+  if (const auto mlx = config.find("quantization");
+      mlx != config.end() && mlx->is_object() && config.find("quantization_config") == config.end()) {
+    throw InputError(fmt::format("{}: MLX quantization ({} bits) is not read: GPU serving engines do not load MLX "
+                                 "checkpoints; use the config.json of the checkpoint that is served",
+                                 where(origin, at / "quantization"), mlx->value("bits", Json()).dump()));
+  }
   const auto q = config.find("quantization_config");
   if (q == config.end() || q->is_null()) {
     return;

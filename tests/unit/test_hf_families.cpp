@@ -292,3 +292,33 @@ TEST_CASE("hf import: Python's NaN and Infinity read as null outside strings", "
       "num_hidden_layers": NaN, "num_attention_heads": 32, "vocab_size": 128256, "max_position_embeddings": 8192})"),
                     Contains("/num_hidden_layers"));
 }
+
+TEST_CASE("hf import: GPT-2 ties its head by class default; Baichuan's length is model_max_length", "[hf]") {
+  // openai-community/gpt2's config.json has no tie_word_embeddings: GPT2Config keeps
+  // PretrainedConfig's true, and GPT2LMHeadModel ties lm_head to wte. 124,439,808 parameters.
+  const auto gpt2 = read(R"({"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_ctx": 1024,
+      "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024, "vocab_size": 50257})");
+  CHECK(gpt2.tie_word_embeddings);
+  CHECK(gpuplan::count_params(gpt2).total() == Approx(124439808.0).epsilon(1e-9));
+  // A Baichuan2-13B fine-tune's config (ALiBi: no max_position_embeddings, only the tokenizer's
+  // model_max_length); 13,264,901,120 parameters by the checkpoint's tensor shapes.
+  const auto baichuan = read(R"({"architectures": ["BaichuanForCausalLM"], "model_type": "baichuan",
+      "hidden_size": 5120, "intermediate_size": 13696, "model_max_length": 4096, "num_attention_heads": 40,
+      "num_hidden_layers": 40, "tie_word_embeddings": false, "torch_dtype": "float16", "vocab_size": 64000})");
+  CHECK(baichuan.max_position_embeddings == 4096);
+  CHECK(gpuplan::count_params(baichuan).total() == Approx(13264901120.0).epsilon(1e-9));
+}
+
+TEST_CASE("hf import: MLX quantization and families whose layers are not read are refused by name", "[hf]") {
+  const std::string shape = R"("hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 102400, "max_position_embeddings": 32768)";
+  // mlx-community's 4-bit EXAONE 3.5 7.8B: read as bf16 it was 15.6 GB against a 4.4 GB checkpoint.
+  CHECK_THROWS_WITH(read(R"({"model_type": "exaone", "quantization": {"bits": 4, "group_size": 64}, )" + shape + "}"),
+                    Contains("/quantization") && Contains("MLX"));
+  // With intermediate_size filled in by hand, Phi-3-small would count as dense attention.
+  for (const std::string type : {"dbrx", "phi3small", "bloom"}) {
+    INFO(type);
+    CHECK_THROWS_WITH(read(R"({"model_type": ")" + type + "\", " + shape + "}"),
+                      Contains("/model_type") && Contains("does not read"));
+  }
+}
