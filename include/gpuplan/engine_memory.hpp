@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/model_spec.hpp>
 
@@ -72,8 +73,11 @@ struct EngineMemory {
   double non_torch_bytes = 0;      ///< CUDA context (where counted), NCCL, cuBLAS workspaces
   double cuda_graph_bytes = 0;     ///< CUDA-graph pool the engine subtracts (0 where it does not)
   double kv_bytes = 0;             ///< the KV cache the engine allocates (may be < 0: no start)
-  std::uint64_t kv_tokens = 0;     ///< tokens that fit (whole blocks), 0 when kv_bytes <= 0
+  /// Tokens as the engine logs them, 0 when kv_bytes <= 0: whole blocks; vLLM V1 shares the
+  /// blocks out over its KV cache groups (a hybrid model's figure is not what one request holds).
+  std::uint64_t kv_tokens = 0;
   std::uint64_t block_tokens = 0;
+  bool block_holds_state = false;  ///< vLLM raised the block so one page holds a linear layer's state
   bool vllm_v0 = false;            ///< vLLM's V0 engine (releases before 0.8): its defaults and log lines
   /// Requests at the fit's context the cache holds, as the engine counts them (vLLM's log line;
   /// others: tokens over the context); set by fit once the KV shape is known.
@@ -94,6 +98,8 @@ struct EngineInputs {
   /// The tensor-parallel group is not one NVLink domain (PCIe only, or across nodes): vLLM's
   /// custom and symmetric-memory all-reduces need NVLink beyond two GPUs, so neither allocates.
   bool tp_outside_nvlink = false;
+  /// The KV shape on this GPU, when known: vLLM V1 groups its cache by kinds of layer.
+  const KvShape* kv_shape = nullptr;
 };
 
 /// vLLM's large-GPU serve defaults (max_num_batched_tokens 8192, max_num_seqs 1024) apply: a

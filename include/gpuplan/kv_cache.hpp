@@ -50,12 +50,40 @@ KvShape kv_shape(const ModelSpec& model, DType kv_dtype, const Layout& layout, b
 /// `block_tokens` (windowed layers of the shape hold at most their window, rounded up to blocks).
 double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64_t block_tokens);
 
+/// How vLLM V1 lays out the KV cache of a model with more than one kind of layer (hybrid
+/// allocator, vllm/v1/core/kv_cache_utils.py _get_kv_cache_groups_uniform_page_size): each kind
+/// (full attention, each window, linear attention) is cut into groups of `layers_per_group`
+/// layers, the last of a kind padded; every group has its own block table over one pool of
+/// `layers_per_group` x page-sized blocks. The group size is the smallest kind's layer count, or
+/// the largest's when that is under 1.5x the smallest. A linear-attention layer keeps its state
+/// in one page, so the attention block grows to a multiple of 16 tokens whose page holds it
+/// (vllm/model_executor/models/config.py HybridAttentionMambaModelConfig). One kind: one group.
+struct VllmKvGroups {
+  struct Kind {
+    bool linear = false;      ///< linear attention: one page of state per request
+    std::uint64_t window = 0; ///< attention window (0: full attention)
+    std::uint64_t layers = 0;
+    std::uint64_t groups = 0; ///< layers / layers_per_group, rounded up (the rest is padding)
+  };
+  std::uint64_t layers_per_group = 0;
+  std::uint64_t groups = 0;
+  std::uint64_t block_tokens = 0;  ///< the paged block, raised to hold a linear layer's state
+  std::vector<Kind> kinds;         ///< in order of first appearance, linear attention last
+};
+
+/// The groups for `shape` with a paged block of `block_tokens`.
+VllmKvGroups vllm_kv_groups(const KvShape& shape, std::uint64_t block_tokens);
+
+/// vLLM's "GPU KV cache size: N tokens": the pool's blocks shared out over the groups, in tokens
+/// (num_blocks // groups x block; for one kind of layer, the tokens the cache holds).
+std::uint64_t vllm_logged_kv_tokens(const KvShape& shape, double kv_bytes, std::uint64_t block_tokens);
+
 /// vLLM's "Maximum concurrency for N tokens per request": requests of `tokens` its KV cache of
 /// `kv_bytes` holds, each reserving whole blocks per layer for its longest use: a full-attention
 /// layer its tokens, a sliding-window layer min(window - 1 + `batched_tokens`, tokens) plus one
-/// block (vllm/v1/kv_cache_interface.py SlidingWindowSpec.max_memory_usage_bytes,
-/// kv_cache_utils.py get_max_concurrency_for_kv_cache_config). Uniform full attention: the
-/// whole blocks of the pool over the blocks of one request.
+/// block, a linear-attention layer one page (vllm/v1/kv_cache_interface.py
+/// max_memory_usage_bytes, kv_cache_utils.py get_max_concurrency_for_kv_cache_config): the
+/// pool's blocks over the blocks one request takes in every group, padding layers included.
 double vllm_max_concurrency(const KvShape& shape, double kv_bytes, std::uint64_t tokens, std::uint64_t block_tokens,
                             std::uint64_t batched_tokens);
 

@@ -348,7 +348,12 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
     }
     case Engine::neutral: break;
   }
-  if (r.kv_bytes > 0 && in.kv_bytes_per_token_per_gpu > 0) {
+  if (s.engine == Engine::vllm && !r.vllm_v0 && in.kv_shape != nullptr && in.kv_bytes_per_token_per_gpu > 0) {
+    const std::uint64_t block = vllm_kv_groups(*in.kv_shape, r.block_tokens).block_tokens;
+    r.block_holds_state = block != r.block_tokens;
+    r.block_tokens = block;
+    r.kv_tokens = vllm_logged_kv_tokens(*in.kv_shape, r.kv_bytes, block);
+  } else if (r.kv_bytes > 0 && in.kv_bytes_per_token_per_gpu > 0) {
     const double block_bytes = in.kv_bytes_per_token_per_gpu * d(r.block_tokens);
     r.kv_tokens = static_cast<std::uint64_t>(std::floor(r.kv_bytes / block_bytes)) * r.block_tokens;
   }

@@ -150,23 +150,72 @@ double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64
                                                          : token_layers(shape, stored, block_tokens));
 }
 
+VllmKvGroups vllm_kv_groups(const KvShape& shape, std::uint64_t block_tokens) {
+  VllmKvGroups g;
+  g.block_tokens = std::max<std::uint64_t>(block_tokens, 1);
+  for (const std::uint64_t window : shape.windows) {
+    auto it = std::find_if(g.kinds.begin(), g.kinds.end(), [window](const auto& k) { return k.window == window; });
+    if (it == g.kinds.end()) {
+      it = g.kinds.insert(g.kinds.end(), {.window = window});
+    }
+    ++it->layers;
+  }
+  if (shape.linear_layers > 0) {
+    g.kinds.push_back({.linear = true, .layers = shape.linear_layers});
+    const double state_per_layer = shape.state_bytes_per_sequence / d(shape.linear_layers);
+    if (shape.bytes_per_token_per_layer_per_gpu > 0) {
+      constexpr std::uint64_t kAlign = 16;
+      const auto needed = static_cast<std::uint64_t>(
+          std::ceil(state_per_layer / (d(kAlign) * shape.bytes_per_token_per_layer_per_gpu)));
+      g.block_tokens = std::max(g.block_tokens, kAlign * std::max<std::uint64_t>(needed, 1));
+    }
+  }
+  if (g.kinds.empty()) {
+    return g;
+  }
+  const auto [smallest, largest] = std::minmax_element(
+      g.kinds.begin(), g.kinds.end(), [](const auto& a, const auto& b) { return a.layers < b.layers; });
+  g.layers_per_group = d(largest->layers) < 1.5 * d(smallest->layers) ? largest->layers : smallest->layers;
+  for (auto& k : g.kinds) {
+    k.groups = (k.layers + g.layers_per_group - 1) / g.layers_per_group;
+    g.groups += k.groups;
+  }
+  return g;
+}
+
+namespace {
+
+/// Blocks in vLLM's pool: each holds one page of every layer slot of a group.
+double vllm_pool_blocks(const KvShape& shape, const VllmKvGroups& g, double kv_bytes) {
+  const double block_bytes = d(g.block_tokens) * shape.bytes_per_token_per_layer_per_gpu * d(g.layers_per_group);
+  return block_bytes > 0 && kv_bytes > 0 ? std::floor(kv_bytes / block_bytes) : 0.0;
+}
+
+}  // namespace
+
+std::uint64_t vllm_logged_kv_tokens(const KvShape& shape, double kv_bytes, std::uint64_t block_tokens) {
+  const VllmKvGroups g = vllm_kv_groups(shape, block_tokens);
+  if (g.groups == 0) {
+    return 0;
+  }
+  const auto blocks = static_cast<std::uint64_t>(vllm_pool_blocks(shape, g, kv_bytes));
+  return blocks / g.groups * g.block_tokens;
+}
+
 double vllm_max_concurrency(const KvShape& shape, double kv_bytes, std::uint64_t tokens, std::uint64_t block_tokens,
                             std::uint64_t batched_tokens) {
-  const std::uint64_t block = std::max<std::uint64_t>(block_tokens, 1);
-  const double page_bytes = d(block) * shape.bytes_per_token_per_layer_per_gpu;
-  if (kv_bytes <= 0 || page_bytes <= 0 || shape.windows.empty() || tokens == 0) {
+  const VllmKvGroups g = vllm_kv_groups(shape, block_tokens);
+  const double blocks = vllm_pool_blocks(shape, g, kv_bytes);
+  if (blocks <= 0 || g.groups == 0 || tokens == 0) {
     return 0.0;
   }
-  const double request_blocks = d(round_up(tokens, block) / block);
-  if (shape.full_attention_only && shape.state_bytes_per_sequence <= 0) {
-    return std::floor(kv_bytes / (page_bytes * d(shape.windows.size()))) / request_blocks;
+  const std::uint64_t block = g.block_tokens;
+  std::uint64_t request_blocks = 0;
+  for (const auto& k : g.kinds) {
+    const std::uint64_t used = k.window == 0 ? tokens : std::min(k.window - 1 + batched_tokens, tokens);
+    request_blocks += k.groups * (k.linear ? 1 : round_up(used, block) / block + (k.window == 0 ? 0 : 1));
   }
-  double request_bytes = shape.state_bytes_per_sequence;
-  for (const std::uint64_t window : shape.windows) {
-    const std::uint64_t used = window == 0 ? tokens : std::min(window - 1 + batched_tokens, tokens);
-    request_bytes += page_bytes * d(round_up(used, block) / block + (window == 0 ? 0 : 1));
-  }
-  return kv_bytes / request_bytes;
+  return blocks / d(request_blocks);
 }
 
 std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std::uint64_t sequences,

@@ -290,3 +290,60 @@ TEST_CASE("engine logs: vLLM's concurrency with sliding-window layers (gpt-oss-1
                                       static_cast<double>(shape.layers_per_gpu()) * 16384.0);
   CHECK(full == Approx(161.4).epsilon(0.002));
 }
+
+// A public vLLM 0.10.2 console log (LegalAI-DataPipeline run, `vllm.entrypoints.openai.api_server
+// --model Qwen3-Next-80B-A3B-Instruct --tensor-parallel-size 2`, defaults, two H200s): "Setting
+// attention block size to 544 tokens to ensure that attention page size is >= mamba page size",
+// "Padding mamba page size by 1.49%", "Available KV cache memory: 44.59 GiB", "GPU KV cache size:
+// 973,760 tokens", "Maximum concurrency for 262,144 tokens per request: 14.77x". Per GPU 12
+// attention layers (one KV head of 256: 1,024 bytes a token) and 36 Gated DeltaNet layers
+// (548,864 bytes of state each): 4 groups of 12 layers, 7,162 blocks of 544 tokens; the logged
+// tokens are the blocks shared over the groups (7,162 // 4 x 544), not what one request holds.
+TEST_CASE("engine logs: vLLM's KV cache groups for a hybrid linear-attention model (Qwen3-Next, 2 x H200)",
+          "[engine][reference]") {
+  const auto shape = gpuplan::kv_shape(cat().model("qwen3-next-80b-a3b"), DType::bf16, Layout{.tp = 2});
+  const auto g = gpuplan::vllm_kv_groups(shape, 16);
+  CHECK(g.block_tokens == 544);
+  CHECK(g.layers_per_group == 12);
+  CHECK(g.groups == 4);
+  const double kv_bytes = 44.59 * kGiB;
+  CHECK(gpuplan::vllm_logged_kv_tokens(shape, kv_bytes, 16) == 973760);
+  CHECK(gpuplan::vllm_max_concurrency(shape, kv_bytes, 262144, 16, 8192) == Approx(14.77).margin(0.005));
+  // End to end from the catalog: the fit's figures and the log lines it predicts.
+  FitRequest req{.context_tokens = 262144};
+  req.layout = Layout{.tp = 2};
+  req.engine = EngineSettings{.engine = Engine::vllm, .vllm_minor_version = 10};
+  const auto r = gpuplan::fit(cat().model("qwen3-next-80b-a3b"), cat().gpu("h200-sxm"), req);
+  REQUIRE(r.engine);
+  CHECK(r.engine->block_tokens == 544);
+  CHECK(within_tolerance(r.engine->kv_bytes / kGiB, 44.59));
+  CHECK(std::abs(static_cast<double>(r.engine->kv_tokens) / 973760.0 - 1.0) < 0.01);
+  CHECK(r.engine->max_concurrency == Approx(14.77).epsilon(0.01));
+}
+
+// vLLM pads the last group of a kind (kv_cache_utils.py _get_kv_cache_groups_uniform_page_size):
+// Gemma 3 27B's 52 sliding and 10 full layers make groups of 10, six sliding (8 padding layers)
+// and one full; gpt-oss's 18 and 18 make two groups of 18; 12 sliding and 13 full (under 1.5x
+// apart) make two groups of 13 rather than 12 + 2.
+TEST_CASE("engine: vLLM's KV cache groups and their padding", "[engine]") {
+  gpuplan::KvShape shape;
+  shape.bytes_per_token_per_layer_per_gpu = 512;
+  const auto groups_of = [&](std::uint64_t sliding, std::uint64_t full) {
+    shape.windows.assign(sliding, 1024);
+    shape.windows.insert(shape.windows.end(), full, 0);
+    return gpuplan::vllm_kv_groups(shape, 16);
+  };
+  const auto gemma = groups_of(52, 10);
+  CHECK(gemma.layers_per_group == 10);
+  CHECK(gemma.groups == 7);
+  const auto oss = groups_of(18, 18);
+  CHECK(oss.layers_per_group == 18);
+  CHECK(oss.groups == 2);
+  const auto drafter = groups_of(12, 13);
+  CHECK(drafter.layers_per_group == 13);
+  CHECK(drafter.groups == 2);
+  // The pool's blocks over 7 groups: 70 layer slots for 62 layers.
+  const double kv_bytes = 7.0 * 10.0 * 16.0 * 512.0 * 100.0;  // 100 blocks of every group
+  groups_of(52, 10);
+  CHECK(gpuplan::vllm_logged_kv_tokens(shape, kv_bytes, 16) == 100 * 16);
+}
