@@ -194,3 +194,20 @@ TEST_CASE("weight format: an ignore pattern for mlp projections leaves the route
   const auto whole = gpuplan::model_from_hf_config(cfg.dump(), "kimi-k2-int4-whole");
   CHECK((*whole.shipped_formats)[WeightPart::routed_experts] == gpuplan::WeightFormat{});
 }
+
+// Every catalog model whose Hugging Face checkpoint ships block-quantized FP8 says so: without it
+// Kimi K2 was sized in bf16 (2,053 GB) and did not fit on 8 x H200, where its FP8 checkpoint does.
+TEST_CASE("weight format: the FP8 checkpoints of the DeepSeek-V3 family ship as FP8", "[weights]") {
+  const auto& c = gpuplan::Catalog::builtin();
+  for (const char* id : {"deepseek-v3", "deepseek-r1", "deepseek-v3.1", "kimi-k2"}) {
+    INFO(id);
+    const auto& m = c.model(id);
+    REQUIRE(m.shipped_formats);
+    CHECK(gpuplan::to_string((*m.shipped_formats)[WeightPart::routed_experts]) == "fp8-block128");
+    CHECK((*m.shipped_formats)[WeightPart::embedding].element == DType::bf16);
+  }
+  gpuplan::FitRequest req{.context_tokens = 8192};
+  req.layout = gpuplan::Layout{.tp = 8};
+  req.weight_formats = c.model("kimi-k2").shipped_formats;
+  CHECK(gpuplan::fit(c.model("kimi-k2"), c.gpu("h200-sxm"), req).fits);
+}
