@@ -46,6 +46,12 @@ constexpr double kCommunicatorBytes = 1.0 * units::kGiB;
 // report): NCCL channels, the custom all-reduce IPC buffers and the symmetric-memory
 // all-reduce, against 0.25 GiB at TP 1.
 constexpr double kVllmCommunicatorBytes = 1.85 * units::kGiB;
+// SGLang's free memory at start is taken after torch.distributed is up: "Init torch distributed
+// ends. mem usage=2.01 GB" on 8 x H200 (sglang#11716; "avail mem=137.29 GB" of 139.80 GiB), NCCL
+// with NVLink (NVLS) and the custom all-reduce buffers; 0.13 GB on 4 x L4 over PCIe, where
+// neither allocates.
+constexpr double kSglangNvlinkCommunicatorBytes = 2.0 * units::kGiB;
+constexpr double kSglangPcieCommunicatorBytes = 0.13 * units::kGiB;
 // The CUDA context itself (driver, loaded modules): counted where the engine's base is the free
 // memory after start (SGLang's free-at-start, TensorRT-LLM's free memory), not in vLLM's
 // increase over its start snapshot.
@@ -326,7 +332,9 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.share_default = !s.mem_fraction_static;
       // The base is the free memory measured after the CUDA context and communicators exist;
       // activations and CUDA graphs live in the (1 - mem_fraction_static) left outside.
-      r.non_torch_bytes = kCudaContextBytes + communicators;
+      r.non_torch_bytes =
+          kCudaContextBytes +
+          (multi_gpu ? (in.tp_outside_nvlink ? kSglangPcieCommunicatorBytes : kSglangNvlinkCommunicatorBytes) : 0.0);
       r.start_free_bytes = in.total_bytes - r.non_torch_bytes;
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
       r.kv_bytes = r.share * r.start_free_bytes - in.weights_bytes;

@@ -114,15 +114,22 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
             fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", group_digits(ctx), concurrency));
         return lines;
       }
-    case Engine::sglang:
+    case Engine::sglang: {
+      // SGLang writes GiB as "GB"; an MLA cache is one latent ("KV size"), others K and V halves.
+      const double kv = gib(std::max(0.0, e.kv_bytes));
       return {fmt::format("mem_fraction_static={:.3f}", e.share),
-              fmt::format("KV Cache is allocated. #tokens: {}, {:.2f} GiB", group_digits(e.kv_tokens),
-                          gib(std::max(0.0, e.kv_bytes))),
+              fmt::format("Load weight begin. avail mem={:.2f} GB", gib(e.start_free_bytes)),
+              r.kv.kv_heads_per_gpu == 0
+                  ? fmt::format("KV Cache is allocated. #tokens: {}, KV size: {:.2f} GB", e.kv_tokens, kv)
+                  : fmt::format("KV Cache is allocated. #tokens: {}, K size: {:.2f} GB, V size: {:.2f} GB", e.kv_tokens,
+                                kv / 2.0, kv / 2.0),
               fmt::format("max_total_num_tokens={}", e.kv_tokens)};
+    }
     case Engine::trtllm:
       return {fmt::format("kv_cache_free_gpu_mem_fraction {:.2f} of {:.2f} GiB free after weights and warm-up",
                           e.share, gib(e.start_free_bytes - e.weights_bytes - e.activation_bytes)),
-              fmt::format("KV cache: {:.2f} GiB, max_tokens {}", gib(e.kv_bytes), group_digits(e.kv_tokens))};
+              fmt::format("[MemUsageChange] Allocated {:.2f} GiB for max tokens in paged KV cache ({}).",
+                          gib(std::max(0.0, e.kv_bytes)), e.kv_tokens)};
     case Engine::neutral: break;
   }
   return {};

@@ -347,3 +347,30 @@ TEST_CASE("engine: vLLM's KV cache groups and their padding", "[engine]") {
   groups_of(52, 10);
   CHECK(gpuplan::vllm_logged_kv_tokens(shape, kv_bytes, 16) == 100 * 16);
 }
+
+// SGLang takes its free memory after torch.distributed is up. https://github.com/sgl-project/sglang/pull/11716
+// (SGLang main, Oct 2025, 8 x H200, TP 8, default fraction): "Init torch distributed ends. mem
+// usage=2.01 GB", "Load weight begin. avail mem=137.29 GB", "KV Cache is allocated. #tokens:
+// 2795207, K size: 53.31 GB, V size: 53.31 GB" (GB are GiB; 80 layers of one 128-wide KV head
+// per GPU, 30 checkpoint shards: a Llama 3.x 70B). A public README ("SGLang start sequence with
+// Qwen QwQ-32B", AWS g6.12xlarge, SGLang 0.4.3, 4 x L4 over PCIe, mem_fraction_static 0.85,
+// chunked prefill 2048, cuda_graph_max_bs 80): "mem usage=0.13 GB" after the same init, "avail
+// mem=21.63 GB", "#tokens: 46611, K size: 1.42 GB". A flat 1.5 GiB for context and NCCL had
+// the L4 run 24 % low.
+TEST_CASE("engine logs: SGLang's free memory after NCCL, NVLink and PCIe (sglang#11716, 4 x L4)", "[engine][reference]") {
+  FitRequest h200{.context_tokens = 4096};
+  h200.layout = Layout{.tp = 8};
+  h200.engine = EngineSettings{.engine = Engine::sglang};
+  const auto nvlink = gpuplan::fit(cat().model("llama-3.1-70b"), cat().gpu("h200-sxm"), h200);
+  REQUIRE(nvlink.engine);
+  CHECK(nvlink.engine->start_free_bytes / kGiB == Approx(137.29).margin(0.1));
+  CHECK(std::abs(static_cast<double>(nvlink.engine->kv_tokens) / 2795207.0 - 1.0) < 0.01);
+  FitRequest l4{.context_tokens = 4096};
+  l4.layout = Layout{.tp = 4};
+  l4.engine = EngineSettings{.engine = Engine::sglang, .mem_fraction_static = 0.85, .max_num_batched_tokens = 2048,
+                             .max_num_seqs = 80};
+  const auto pcie = gpuplan::fit(cat().model("qwen2.5-32b"), cat().gpu("l4"), l4);
+  REQUIRE(pcie.engine);
+  CHECK(pcie.engine->start_free_bytes / kGiB == Approx(21.63).margin(0.3));
+  CHECK(within_tolerance(pcie.engine->kv_bytes / kGiB, 2.84));
+}
