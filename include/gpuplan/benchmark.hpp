@@ -38,6 +38,9 @@ struct Benchmark {
   /// Measured with TensorRT-LLM (trtllm-bench): its own KV-cache arithmetic sizes the batch. The
   /// catalog's rows without a batch cap are; a measurement file's rows are when their engine is.
   bool tensorrt_llm = true;
+  /// The engine and version a measurement file names ("" for the catalog's rows): GPU ratios pair
+  /// rows of the same software only.
+  std::string engine;
   std::string scenario;                      ///< "offline", "server", "max-load"
   double output_tokens_per_s = 0;            ///< whole system
   bool calibrate = false;                    ///< used to fit the efficiency factors

@@ -10,9 +10,9 @@
 namespace gpuplan {
 namespace {
 
-// Model, scenario, lengths, and the requests in flight when a row fixes them (0: max load): rows at
-// different concurrencies are no pair.
-using Key = std::tuple<std::string, std::string, std::uint64_t, std::uint64_t, std::uint64_t>;
+// Model, scenario, lengths, the requests in flight when a row fixes them (0: max load) and the
+// engine: rows at different concurrencies, or of different software, are no pair.
+using Key = std::tuple<std::string, std::string, std::uint64_t, std::uint64_t, std::uint64_t, std::string>;
 
 double per_gpu(double tokens_per_s, const Benchmark& b) {
   return tokens_per_s / static_cast<double>(b.layout.gpus());
@@ -29,7 +29,7 @@ std::vector<GpuRatioGroup> gpu_ratios(std::span<const BenchmarkCheck> checks, st
     }
     const Benchmark& b = *k.benchmark;
     const std::uint64_t in_flight = b.scenario == "server" ? b.max_batch * b.layout.dp : 0;
-    const BenchmarkCheck*& slot = by_key[{b.model, b.scenario, b.input_tokens, b.output_tokens, in_flight}][b.gpu];
+    const BenchmarkCheck*& slot = by_key[{b.model, b.scenario, b.input_tokens, b.output_tokens, in_flight, b.engine}][b.gpu];
     if (slot == nullptr || b.layout.gpus() < slot->benchmark->layout.gpus()) {
       slot = &k;
     }

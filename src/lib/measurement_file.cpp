@@ -543,6 +543,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     b.scenario = "max-load";
     b.max_batch = engine_cap(engine, *gpu);
     b.tensorrt_llm = is_tensorrt_llm(engine);
+    b.engine = engine;
     if (const Json* c = r.value("concurrency"); c != nullptr && c->is_number()) {
       // A fixed number of requests in flight over the replicas: that is the batch (64.0 is 64).
       const double requests = c->get<double>();

@@ -345,7 +345,7 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                    "perf gives them; roofline >= measured for {} of {}",
                                    c.median_abs_error * 100.0, c.worst_abs_error * 100.0, estimates, c.inside_band,
                                    bounds_hold, bounds));
-  doc.footer.push_back(fmt::format("band: measured / estimate - 1 spans {:+.1f} % .. {:+.1f} % over the {} calibration points",
+  doc.footer.push_back(fmt::format("band: measured / estimate - 1 spans {:+.1f} % .. {:+.1f} % over the {} estimates",
                                    c.lowest_residual * 100.0, c.highest_residual * 100.0, c.calibration_points));
   doc.footer.push_back("rows without an estimate know only the dataset's maximum input length: their roofline is "
                        "decode-only");

@@ -95,3 +95,20 @@ TEST_CASE("gpu ratios: rows at a fixed concurrency pair only with the same concu
   REQUIRE(groups.front().ratios.size() == 1);
   CHECK(groups.front().ratios.front().input_tokens == 2000);
 }
+
+TEST_CASE("gpu ratios: rows of different engines or versions are no pair", "[gpu_ratio]") {
+  // MLPerf rounds a year apart: the newer software on the H200 against the older on the H100 is
+  // not what the GPUs differ by.
+  Rows r;
+  r.add("m", "h100-sxm", 1, 1000, 1000, 1000);
+  r.benchmarks.back().engine = "TensorRT-LLM v4.0";
+  r.add("m", "h200-sxm", 1, 1000, 1600, 1300);
+  r.benchmarks.back().engine = "TensorRT-LLM v4.1";
+  CHECK(gpu_ratios(r.checks, "h100-sxm").empty());
+  r.add("m", "h100-sxm", 1, 1000, 1250, 1000);
+  r.benchmarks.back().engine = "TensorRT-LLM v4.1";
+  const auto groups = gpu_ratios(r.checks, "h100-sxm");
+  REQUIRE(groups.size() == 1);
+  REQUIRE(groups.front().ratios.size() == 1);
+  CHECK(groups.front().ratios.front().measured == Approx(1.28));
+}
