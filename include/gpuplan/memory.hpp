@@ -3,6 +3,7 @@
 // TP/PP, experts by EP) + activations/workspace + runtime reserve + KV cache must stay within the
 // serving engine's memory cap (vLLM's gpu_memory_utilization, default 0.9) of the GPU or MIG slice.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,8 +54,19 @@ struct FitRequest {
 /// in the KV cache", default None); and it applies chunked attention to context requests only
 /// (docs/source/features/long-sequence.md). Its perf overview's Mistral 7B runs at 20,000-token
 /// prompts match a whole-context cache (-14 .. +1 %), not a 4,096-token window (+124 .. +222 %).
-[[nodiscard]] inline bool windows_keep_context(const FitRequest& r) {
-  return r.windows_keep_context || r.engine.engine == Engine::trtllm;
+/// vLLM before 0.14 keeps every layer of a chunked-attention model (Llama 4) at full attention:
+/// the hybrid KV cache manager learnt chunked local attention in 0.9.2 (PR #19351), PR #21761
+/// (0.10.1) turned it off for it by default (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0)
+/// and PR #29627, merged 2025-12-16, three days before 0.13.0 shipped, turned it back on. Only
+/// 0.9.2 and 0.10.0 held one chunk, which a minor version cannot tell apart.
+[[nodiscard]] inline bool vllm_chunked_attention_as_full(const FitRequest& r, const ModelSpec& m) {
+  constexpr int kLast = 13;
+  return r.engine.engine == Engine::vllm && r.engine.vllm_minor_version && *r.engine.vllm_minor_version <= kLast &&
+         std::find(m.layer_is_chunked.begin(), m.layer_is_chunked.end(), true) != m.layer_is_chunked.end();
+}
+
+[[nodiscard]] inline bool windows_keep_context(const FitRequest& r, const ModelSpec& m) {
+  return r.windows_keep_context || r.engine.engine == Engine::trtllm || vllm_chunked_attention_as_full(r, m);
 }
 
 /// Weights one GPU holds, by part.

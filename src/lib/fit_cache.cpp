@@ -34,7 +34,7 @@ FitCache::~FitCache() = default;
 
 std::optional<detail::FitBasis>& FitCache::basis(const ModelSpec& model, const FitRequest& r) {
   std::vector<std::unique_ptr<Entries::Entry>>& entries = entries_->by_model[model.id];
-  const bool keep_context = windows_keep_context(r);
+  const bool keep_context = windows_keep_context(r, model);
   for (const std::unique_ptr<Entries::Entry>& e : entries) {
     if (e->weights_dtype == r.weights_dtype && e->kv_dtype == r.kv_dtype && e->embeddings_dtype == r.embeddings_dtype &&
         e->windows_keep_context == keep_context && e->asked_formats == r.weight_formats) {

@@ -225,7 +225,10 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   if (m.has_architecture() && !m.layer_window_tokens.empty()) {
     const bool chunked = !m.layer_is_chunked.empty() || m.model_type.starts_with("llama4");
     res.notes.push_back(
-        windows_keep_context(r)
+        vllm_chunked_attention_as_full(r, m)
+            ? "chunked-attention layers keep the whole context: vLLM before 0.14 runs its hybrid KV cache manager "
+              "without chunked attention (from 0.10.1 unless VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)"
+        : windows_keep_context(r, m)
             ? chunked
                   ? "chunked-attention layers keep the whole context: TensorRT-LLM chunks context requests only"
                   : "sliding-window layers keep the whole context: TensorRT-LLM's max_attention_window defaults to it"
@@ -312,7 +315,7 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
                                        FigureSet figure_set) {
   validate_request(r);
   validate_layout(r.layout, model);
-  const bool keep_context = windows_keep_context(r);
+  const bool keep_context = windows_keep_context(r, model);
   if (!basis || !basis->ready || basis->asked_formats != r.weight_formats || basis->weights_dtype != r.weights_dtype ||
       basis->embeddings_dtype != r.embeddings_dtype || basis->kv_dtype != r.kv_dtype ||
       basis->windows_keep_context != keep_context) {

@@ -257,7 +257,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     window_layers_ = grouped(fit_.kv.windows);
     // An engine that keeps the whole context by default may still be told the model's windows
     // (TensorRT-LLM's max_attention_window): the bound reads only the windows.
-    if (windows_keep_context(request_.fit)) {
+    if (windows_keep_context(request_.fit, m)) {
       own_window_layers_ = grouped(kv_shape(m, request_.fit.kv_dtype, l, false).windows);
     }
   }

@@ -161,8 +161,21 @@ TEST_CASE("memory: TensorRT-LLM keeps the whole context in Llama 4's chunked lay
   // Naming the engine implies it.
   r.windows_keep_context = false;
   r.engine.engine = gpuplan::Engine::trtllm;
-  CHECK(gpuplan::windows_keep_context(r));
+  CHECK(gpuplan::windows_keep_context(r, m));
   CHECK(gpuplan::fit(m, g, r).kv.full_attention_only);
+  // So does vLLM before 0.14 (its hybrid KV cache manager without chunked attention by default,
+  // PRs #21761 and #29627); from 0.14 chunked layers hold one chunk.
+  r.engine = gpuplan::EngineSettings{.engine = gpuplan::Engine::vllm, .vllm_minor_version = 11};
+  const auto vllm_011 = gpuplan::fit(m, g, r);
+  CHECK(vllm_011.kv.full_attention_only);
+  CHECK(says(vllm_011, "vLLM before 0.14"));
+  r.engine.vllm_minor_version = 14;
+  CHECK_FALSE(gpuplan::fit(m, g, r).kv.full_attention_only);
+  r.engine.vllm_minor_version.reset();  // the current release
+  CHECK_FALSE(gpuplan::fit(m, g, r).kv.full_attention_only);
+  // Sliding windows are not chunked attention: vLLM 0.11 keeps Mistral's window.
+  r.engine.vllm_minor_version = 11;
+  CHECK_FALSE(gpuplan::windows_keep_context(r, cat().model("mistral-7b")));
 }
 
 TEST_CASE("memory: TensorRT-LLM keeps the whole context in sliding-window layers too", "[memory]") {
