@@ -921,7 +921,40 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
       throw InputError(fmt::format("{}: the directory holds no config.json", given.string()));
     }
   }
-  ModelSpec m = model_from_hf_config(read_text_file(path, "model config"), path.string());
+  std::string text = read_text_file(path, "model config");
+  // NVIDIA ModelOpt checkpoints may keep their quantization only in hf_quant_config.json beside
+  // config.json ({"quantization": {"quant_algo": "NVFP4", "exclude_modules": [...]}}): read as the
+  // quantization_config it stands for, or a Llama 3.3 70B NVFP4 checkpoint is sized in bf16 (3.3x).
+  const std::filesystem::path quant = path.parent_path() / "hf_quant_config.json";
+  bool modelopt_file = false;
+  if (std::filesystem::is_regular_file(quant, ec)) {
+    const std::string cleaned = python_constants_as_null(text);
+    Json config = detail::parse_json_text(cleaned.empty() ? std::string_view(text) : std::string_view(cleaned),
+                                          path.string());
+    if (config.is_object() && !config.contains("quantization_config")) {
+      const std::string origin = quant.string();
+      const Json q = detail::parse_json_text(read_text_file(quant, "ModelOpt quantization config"), origin);
+      detail::ObjectReader top(q, origin, JsonPointer());
+      const Json* quantization = top.value("quantization");
+      if (quantization == nullptr || !quantization->is_object()) {
+        top.fail("quantization", "missing required object (quant_algo, exclude_modules)");
+      }
+      detail::ObjectReader fields(*quantization, origin, JsonPointer("/quantization"));
+      const std::string algo = fields.string("quant_algo");
+      if (algo != "FP8" && algo != "NVFP4") {
+        fields.fail("quant_algo", fmt::format("unknown ModelOpt algorithm \"{}\" (FP8 or NVFP4)", algo));
+      }
+      Json injected = *quantization;
+      injected["quant_method"] = "modelopt";
+      config["quantization_config"] = std::move(injected);
+      text = config.dump();
+      modelopt_file = true;
+    }
+  }
+  ModelSpec m = model_from_hf_config(text, path.string());
+  if (modelopt_file) {
+    m.shipped_source = "hf_quant_config.json beside config.json (ModelOpt)";
+  }
   // Without a saved name, a config.json is loaded by its folder (a downloaded model directory).
   if (m.hf_repo.empty() && path.filename() == "config.json") {
     m.hf_repo = path.parent_path().empty() ? std::string(".") : path.parent_path().string();

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
+#include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -50,6 +53,11 @@ bool names_dense_projection(const std::string& s) {
 // "vision_tower") refers to; several parts when it names a whole block.
 std::vector<WeightPart> parts_named(const std::string& raw) {
   const std::string s = lower(raw);
+  // Norms are not linear layers: Qwen3 MoE FP8 releases list post_attention_layernorm, which is
+  // no part of attention's projections.
+  if (contains(s, "norm")) {
+    return {};
+  }
   if (contains(s, "vision") || contains(s, "visual") || contains(s, "multi_modal_projector") ||
       contains(s, "mm_projector")) {
     return {WeightPart::vision};
@@ -94,9 +102,39 @@ struct Reader {
   }
 };
 
-// Module lists left in 16 bits (modules_to_not_convert, ignore, ignored_layers, ...).
+// The layer a module name or pattern names ("model.layers.0.mlp.down_proj",
+// "re:model.layers.125.*"), if it names one.
+std::optional<std::uint64_t> layer_named(const std::string& s) {
+  for (std::string_view stack : {"layers.", "layer.", "h.", "blocks.", "block."}) {
+    for (std::size_t at = s.find(stack); at != std::string::npos; at = s.find(stack, at + 1)) {
+      std::size_t digit = at + stack.size();
+      const bool boundary = at == 0 || s[at - 1] == '.' || s[at - 1] == ':' || s[at - 1] == '*';
+      std::uint64_t layer = 0;
+      bool any = false;
+      while (boundary && digit < s.size() && std::isdigit(static_cast<unsigned char>(s[digit])) != 0 &&
+             layer < (1u << 20)) {
+        layer = layer * 10 + static_cast<std::uint64_t>(s[digit++] - '0');
+        any = true;
+      }
+      if (any) {
+        return layer;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Module lists left in 16 bits (modules_to_not_convert, ignore, ignored_layers, ...). gpuplan
+// keeps one format per part, so names of single layers' modules count by layer: a part named in
+// at least half its model's layers stays 16-bit (Llama 3.1 405B FP8 lists every layer's
+// attention), one named in fewer stays quantized, a few layers' 16-bit copies short (a W4A16
+// file leaving layer 0's down_proj in bf16 had its whole MLP counted 16-bit, 2.4x the bytes).
+struct Exclusions {
+  std::map<WeightPart, std::set<std::uint64_t>> layers;  ///< single layers named, by part
+};
+
 void keep_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q, const Reader& r,
-                      std::initializer_list<std::string_view> keys) {
+                      std::initializer_list<std::string_view> keys, Exclusions& single) {
   for (std::string_view key : keys) {
     const auto it = q.find(key);
     if (it == q.end() || it->is_null()) {
@@ -109,11 +147,30 @@ void keep_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q
       if (!name.is_string()) {
         r.fail(key, "expected an array of module names");
       }
-      for (WeightPart part : parts_named(name.get<std::string>())) {
-        f[part] = base[part];
+      const std::string module = lower(name.get<std::string>());
+      const std::optional<std::uint64_t> layer = layer_named(module);
+      for (WeightPart part : parts_named(module)) {
+        if (layer) {
+          single.layers[part].insert(*layer);
+        } else {
+          f[part] = base[part];
+        }
       }
     }
   }
+}
+
+// Applies the single-layer names; returns how many parts keep their format over named layers.
+int apply_single_layers(WeightFormats& f, const WeightFormats& base, const Exclusions& single, std::uint64_t layers) {
+  int kept = 0;
+  for (const auto& [part, named] : single.layers) {
+    if (2 * named.size() >= layers) {
+      f[part] = base[part];
+    } else if (f[part] != base[part]) {
+      ++kept;
+    }
+  }
+  return kept;
 }
 
 std::uint64_t integer_of(const Json& obj, std::string_view key, std::uint64_t fallback, const Reader& r) {
@@ -196,7 +253,9 @@ WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
   return f;
 }
 
-WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const Reader& r) {
+WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const Reader& r, std::uint64_t layers,
+                                int& partly_16_bit) {
+  Exclusions single;
   if (!q.is_object()) {
     throw InputError(fmt::format("{}: expected an object", where(r.origin, r.at)));
   }
@@ -219,20 +278,20 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
       fp8.block = square_block(q, "weight_block_size", r);
     }
     linear(fp8);
-    keep_unquantized(f, base, q, r, {"modules_to_not_convert", "ignored_layers"});
+    keep_unquantized(f, base, q, r, {"modules_to_not_convert", "ignored_layers"}, single);
   } else if (method == "fbgemm_fp8") {
     linear(WeightFormat{.element = DType::fp8, .scheme = ScaleScheme::per_channel, .scale_bits = 32});
-    keep_unquantized(f, base, q, r, {"modules_to_not_convert"});
+    keep_unquantized(f, base, q, r, {"modules_to_not_convert"}, single);
   } else if (method == "mxfp4") {
     // gpt-oss: only the routed experts are MXFP4.
     f[WeightPart::routed_experts] = default_format(DType::mxfp4);
-    keep_unquantized(f, base, q, r, {"modules_to_not_convert"});
+    keep_unquantized(f, base, q, r, {"modules_to_not_convert"}, single);
   } else if (method == "awq") {
     const std::uint64_t bits = integer_of(q, q.contains("w_bit") ? "w_bit" : "bits", 4, r);
     const std::int64_t group = static_cast<std::int64_t>(
         integer_of(q, q.contains("q_group_size") ? "q_group_size" : "group_size", 128, r));
     linear(int_format(bits, group, flag_of(q, "zero_point", true, r), r, "bits"));
-    keep_unquantized(f, base, q, r, {"modules_to_not_convert"});
+    keep_unquantized(f, base, q, r, {"modules_to_not_convert"}, single);
   } else if (method == "gptq") {
     const std::uint64_t bits = integer_of(q, "bits", 4, r);
     std::int64_t group = 128;
@@ -244,9 +303,12 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
         group = static_cast<std::int64_t>(integer_of(q, "group_size", 128, r));
       }
     }
-    // GPTQ checkpoints store qzeros even when symmetric.
+    // GPTQ checkpoints store qzeros even when symmetric; "lm_head": true quantizes the head too.
     linear(int_format(bits, group, true, r, "bits"));
-    keep_unquantized(f, base, q, r, {"modules_to_not_convert", "modules_in_block_to_quantize_not"});
+    if (flag_of(q, "lm_head", false, r)) {
+      f[WeightPart::lm_head] = f[WeightPart::attention];
+    }
+    keep_unquantized(f, base, q, r, {"modules_to_not_convert", "modules_in_block_to_quantize_not"}, single);
   } else if (method == "bitsandbytes") {
     // Both set: transformers refuses the file (only one can be used at a time).
     if (flag_of(q, "load_in_4bit", false, r) && flag_of(q, "load_in_8bit", false, r)) {
@@ -260,7 +322,7 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     } else {
       r.fail("load_in_4bit", "neither load_in_4bit nor load_in_8bit is true");
     }
-    keep_unquantized(f, base, q, r, {"llm_int8_skip_modules"});
+    keep_unquantized(f, base, q, r, {"llm_int8_skip_modules"}, single);
   } else if (method == "modelopt") {
     const auto algo_it = q.find("quant_algo");
     const std::string algo = algo_it != q.end() && algo_it->is_string() ? algo_it->get<std::string>() : "";
@@ -271,7 +333,7 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     } else {
       r.fail("quant_algo", fmt::format("unknown ModelOpt algorithm \"{}\" (FP8 or NVFP4)", algo));
     }
-    keep_unquantized(f, base, q, r, {"exclude_modules"});
+    keep_unquantized(f, base, q, r, {"exclude_modules"}, single);
   } else if (method == "compressed-tensors") {
     const auto groups = q.find("config_groups");
     if (groups == q.end() || !groups->is_object() || groups->empty()) {
@@ -308,12 +370,13 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
         }
       }
     }
-    keep_unquantized(f, base, q, r, {"ignore"});
+    keep_unquantized(f, base, q, r, {"ignore"}, single);
   } else {
     r.fail("quant_method", fmt::format("unknown quantization method \"{}\" (known: fp8, fbgemm_fp8, mxfp4, "
                                        "compressed-tensors, awq, gptq, bitsandbytes, modelopt)",
                                        method_it->get<std::string>()));
   }
+  partly_16_bit = apply_single_layers(f, base, single, layers);
   return f;
 }
 
@@ -360,8 +423,13 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
   if (q == config.end() || q->is_null()) {
     return;
   }
-  m.shipped_formats = quantized_formats(base, *q, Reader{origin, at / "quantization_config"});
+  int partly_16_bit = 0;
+  m.shipped_formats =
+      quantized_formats(base, *q, Reader{origin, at / "quantization_config"}, m.num_hidden_layers, partly_16_bit);
   m.shipped_source = fmt::format("config.json quantization_config ({})", (*q).value("quant_method", std::string()));
+  if (partly_16_bit > 0) {
+    m.shipped_source += "; modules it leaves 16-bit in a few layers counted quantized, as in the other layers";
+  }
 }
 
 void read_catalog_formats(ModelSpec& m, const Json& entry, const std::string& origin, const JsonPointer& at) {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -210,4 +211,65 @@ TEST_CASE("weight format: the FP8 checkpoints of the DeepSeek-V3 family ship as 
   req.layout = gpuplan::Layout{.tp = 8};
   req.weight_formats = c.model("kimi-k2").shipped_formats;
   CHECK(gpuplan::fit(c.model("kimi-k2"), c.gpu("h200-sxm"), req).fits);
+}
+
+namespace {
+
+gpuplan::ModelSpec llama_8b_with(const std::string& quantization_config) {
+  return gpuplan::model_from_hf_config(
+      R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+          "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+          "max_position_embeddings": 131072, "torch_dtype": "bfloat16", "quantization_config": )" +
+          quantization_config + "}",
+      "config.json");
+}
+
+}  // namespace
+
+TEST_CASE("weight format: exclusion lists name parts, layers and norms as checkpoints use them", "[weights]") {
+  const auto part = [](const gpuplan::ModelSpec& m, WeightPart p) { return gpuplan::to_string((*m.shipped_formats)[p]); };
+  // Qwen3 MoE FP8 releases list post_attention_layernorm (a norm, no projection): attention ships FP8.
+  const auto norms = llama_8b_with(R"({"quant_method": "fp8", "weight_block_size": [128, 128],
+      "modules_to_not_convert": ["lm_head", "model.layers.0.input_layernorm", "model.layers.0.post_attention_layernorm"]})");
+  CHECK(part(norms, WeightPart::attention) == "fp8-block128");
+  // One layer's down_proj left in bf16: the MLP stays int4 (counted so in all layers), said.
+  const auto one = llama_8b_with(R"({"quant_method": "compressed-tensors", "config_groups": {"group_0": {"targets":
+      ["Linear"], "weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128, "symmetric": true}}},
+      "ignore": ["lm_head", "model.layers.0.mlp.down_proj"]})");
+  CHECK(part(one, WeightPart::dense_mlp) == part(one, WeightPart::attention));
+  CHECK(part(one, WeightPart::lm_head) == "bf16");
+  CHECK(one.shipped_source.find("a few layers counted quantized") != std::string::npos);
+  // Every layer's attention named one by one (Llama 3.1 405B FP8's list): attention is 16-bit.
+  std::string every = R"({"quant_method": "fbgemm_fp8", "modules_to_not_convert": ["lm_head")";
+  for (int layer = 0; layer < 32; ++layer) {
+    every += ", \"model.layers." + std::to_string(layer) + ".self_attn.q_proj\"";
+  }
+  const auto all = llama_8b_with(every + "]}");
+  CHECK(part(all, WeightPart::attention) == "bf16");
+  CHECK(part(all, WeightPart::dense_mlp) != "bf16");
+  // GPTQ's "lm_head": true quantizes the head as well.
+  const auto head = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "lm_head": true})");
+  CHECK(part(head, WeightPart::lm_head) == "int4-g128-zp");
+  CHECK(part(llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128})"), WeightPart::lm_head) == "bf16");
+}
+
+// A ModelOpt export (nvidia/*-FP4 checkpoints) may state its quantization only in
+// hf_quant_config.json beside config.json; the fixture is a stock Llama 3.1 8B config with such a
+// file as ModelOpt writes it (producer, quant_algo, exclude_modules).
+TEST_CASE("weight format: ModelOpt's hf_quant_config.json beside config.json", "[weights]") {
+  const auto m = gpuplan::model_from_hf_config_file(fixture("hf-dir-modelopt-nvfp4"));
+  REQUIRE(m.shipped_formats);
+  CHECK((*m.shipped_formats)[WeightPart::attention].element == DType::fp4);
+  CHECK((*m.shipped_formats)[WeightPart::dense_mlp].element == DType::fp4);
+  CHECK((*m.shipped_formats)[WeightPart::lm_head].element == DType::bf16);  // exclude_modules
+  CHECK(m.shipped_source.find("hf_quant_config.json") != std::string::npos);
+  // An algorithm gpuplan does not read is named in that file.
+  const auto dir = std::filesystem::temp_directory_path() / "gpuplan-test-modelopt-w4a8";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(fixture("hf-dir-modelopt-nvfp4/config.json"), dir / "config.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "hf_quant_config.json") << R"({"quantization": {"quant_algo": "W4A8_AWQ"}})";
+  CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(dir),
+                    Catch::Matchers::Contains("hf_quant_config.json") && Catch::Matchers::Contains("/quantization/quant_algo"));
+  std::filesystem::remove_all(dir);
 }
