@@ -103,8 +103,10 @@ struct Reader {
 };
 
 // The layer a module name or pattern names ("model.layers.0.mlp.down_proj",
-// "re:model.layers.125.*"), if it names one.
-std::optional<std::uint64_t> layer_named(const std::string& s) {
+// "re:model\.layers\.125\..*"), if it names one.
+std::optional<std::uint64_t> layer_named(const std::string& name) {
+  std::string s = name;
+  std::erase(s, '\\');  // a regex's escaped dots
   for (std::string_view stack : {"layers.", "layer.", "h.", "blocks.", "block."}) {
     for (std::size_t at = s.find(stack); at != std::string::npos; at = s.find(stack, at + 1)) {
       std::size_t digit = at + stack.size();
