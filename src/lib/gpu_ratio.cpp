@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "detail/ascii.hpp"
 #include "detail/median.hpp"
 
 namespace gpuplan {
@@ -29,7 +30,7 @@ std::vector<GpuRatioGroup> gpu_ratios(std::span<const BenchmarkCheck> checks, st
     }
     const Benchmark& b = *k.benchmark;
     const std::uint64_t in_flight = b.scenario == "server" ? b.max_batch * b.layout.dp : 0;
-    const BenchmarkCheck*& slot = by_key[{b.model, b.scenario, b.input_tokens, b.output_tokens, in_flight, b.engine}][b.gpu];
+    const BenchmarkCheck*& slot = by_key[{b.model, b.scenario, b.input_tokens, b.output_tokens, in_flight, detail::lower(b.engine)}][b.gpu];
     if (slot == nullptr || b.layout.gpus() < slot->benchmark->layout.gpus()) {
       slot = &k;
     }

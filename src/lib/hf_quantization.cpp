@@ -68,8 +68,14 @@ std::vector<WeightPart> parts_named(const std::string& raw) {
   if (contains(s, "embed")) {
     return {WeightPart::embedding};
   }
+  // The shared expert's one-column gate and Qwen3-Next's linear-attention beta/alpha projection
+  // (in_proj_ba, 2 x heads outputs) are tiny: FP8 checkpoints list them in every layer, which
+  // must not leave the shared experts or attention 16-bit. The gate is read as the router's.
   if (contains(s, "shared_expert_gate")) {
-    return {WeightPart::shared_experts};
+    return {WeightPart::router};
+  }
+  if (contains(s, "in_proj_ba")) {
+    return {};
   }
   if (contains(s, "router") || ends_with_word(s, ".gate") || s == "gate") {
     return {WeightPart::router};
@@ -162,11 +168,13 @@ void keep_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q
   }
 }
 
-// Applies the single-layer names; returns how many parts keep their format over named layers.
-int apply_single_layers(WeightFormats& f, const WeightFormats& base, const Exclusions& single, std::uint64_t layers) {
+// Applies the single-layer names against the layers that hold each part (DeepSeek-V3's dense
+// MLP is in 3 of 61); returns how many parts keep their format over named layers.
+int apply_single_layers(WeightFormats& f, const WeightFormats& base, const Exclusions& single,
+                        const std::array<std::uint64_t, kWeightParts>& layers_with) {
   int kept = 0;
   for (const auto& [part, named] : single.layers) {
-    if (2 * named.size() >= layers) {
+    if (2 * named.size() >= layers_with[static_cast<std::size_t>(part)]) {
       f[part] = base[part];
     } else if (f[part] != base[part]) {
       ++kept;
@@ -255,8 +263,8 @@ WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
   return f;
 }
 
-WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const Reader& r, std::uint64_t layers,
-                                int& partly_16_bit) {
+WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const Reader& r,
+                                const std::array<std::uint64_t, kWeightParts>& layers_with, int& partly_16_bit) {
   Exclusions single;
   if (!q.is_object()) {
     throw InputError(fmt::format("{}: expected an object", where(r.origin, r.at)));
@@ -378,7 +386,7 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
                                        "compressed-tensors, awq, gptq, bitsandbytes, modelopt)",
                                        method_it->get<std::string>()));
   }
-  partly_16_bit = apply_single_layers(f, base, single, layers);
+  partly_16_bit = apply_single_layers(f, base, single, layers_with);
   return f;
 }
 
@@ -415,8 +423,10 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
   }
   // mlx-community checkpoints write their quantization as "quantization" ({"bits", "group_size"}):
   // read as 16 bits it would be 3-4x too large, and GPU serving engines do not load MLX files.
-  if (const auto mlx = config.find("quantization");
-      mlx != config.end() && mlx->is_object() && config.find("quantization_config") == config.end()) {
+  // Recent mlx-lm writes both keys; a quantization_config without quant_method is then MLX's too.
+  const auto stated = config.find("quantization_config");
+  const bool no_method = stated == config.end() || (stated->is_object() && !stated->contains("quant_method"));
+  if (const auto mlx = config.find("quantization"); mlx != config.end() && mlx->is_object() && no_method) {
     throw InputError(fmt::format("{}: MLX quantization ({} bits) is not read: GPU serving engines do not load MLX "
                                  "checkpoints; use the config.json of the checkpoint that is served",
                                  where(origin, at / "quantization"), mlx->value("bits", Json()).dump()));
@@ -425,9 +435,19 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
   if (q == config.end() || q->is_null()) {
     return;
   }
+  // Layers holding each part: a dense MLP only in an MoE model's dense layers, experts in its MoE layers.
+  std::array<std::uint64_t, kWeightParts> layers_with{};
+  layers_with.fill(m.num_hidden_layers);
+  if (m.moe) {
+    const std::uint64_t moe_layers = m.moe_layer_count();
+    layers_with[static_cast<std::size_t>(WeightPart::dense_mlp)] = m.num_hidden_layers - moe_layers;
+    for (WeightPart p : {WeightPart::routed_experts, WeightPart::shared_experts, WeightPart::router}) {
+      layers_with[static_cast<std::size_t>(p)] = moe_layers;
+    }
+  }
   int partly_16_bit = 0;
   m.shipped_formats =
-      quantized_formats(base, *q, Reader{origin, at / "quantization_config"}, m.num_hidden_layers, partly_16_bit);
+      quantized_formats(base, *q, Reader{origin, at / "quantization_config"}, layers_with, partly_16_bit);
   m.shipped_source = fmt::format("config.json quantization_config ({})", (*q).value("quant_method", std::string()));
   if (partly_16_bit > 0) {
     m.shipped_source += "; modules it leaves 16-bit in a few layers counted quantized, as in the other layers";

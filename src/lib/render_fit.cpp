@@ -96,10 +96,12 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
                                         100.0 * static_cast<double>(padding) / static_cast<double>(k.layers)));
           }
         }
-        if (e.block_holds_state && r.kv.linear_layers > 0) {
-          lines.push_back(fmt::format("Setting attention block size to {} tokens to ensure that attention page size "
-                                      "is >= mamba page size.",
-                                      e.block_tokens));
+        if (r.kv.linear_layers > 0) {
+          if (e.block_holds_state) {
+            lines.push_back(fmt::format("Setting attention block size to {} tokens to ensure that attention page "
+                                        "size is >= mamba page size.",
+                                        e.block_tokens));
+          }
           const double page = static_cast<double>(e.block_tokens) * r.kv.bytes_per_token_per_layer_per_gpu;
           const double state = r.kv.state_bytes_per_sequence / static_cast<double>(r.kv.linear_layers);
           if (page > state) {

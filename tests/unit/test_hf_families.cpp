@@ -315,6 +315,10 @@ TEST_CASE("hf import: MLX quantization and families whose layers are not read ar
   // mlx-community's 4-bit EXAONE 3.5 7.8B: read as bf16 it was 15.6 GB against a 4.4 GB checkpoint.
   CHECK_THROWS_WITH(read(R"({"model_type": "exaone", "quantization": {"bits": 4, "group_size": 64}, )" + shape + "}"),
                     Contains("/quantization") && Contains("MLX"));
+  // Recent mlx-lm writes the same object as quantization_config too (no quant_method there).
+  CHECK_THROWS_WITH(read(R"({"model_type": "exaone", "quantization": {"bits": 4, "group_size": 64},
+      "quantization_config": {"bits": 4, "group_size": 64}, )" + shape + "}"),
+                    Contains("/quantization") && Contains("MLX"));
   // With intermediate_size filled in by hand, Phi-3-small would count as dense attention.
   for (const std::string type : {"dbrx", "phi3small", "bloom"}) {
     INFO(type);

@@ -247,6 +247,16 @@ TEST_CASE("weight format: exclusion lists name parts, layers and norms as checkp
   const auto all = llama_8b_with(every + "]}");
   CHECK(part(all, WeightPart::attention) == "bf16");
   CHECK(part(all, WeightPart::dense_mlp) != "bf16");
+  // Shared-expert gates and linear-attention beta/alpha projections listed in every layer (Qwen3-Next
+  // FP8) are tiny: neither the shared experts nor attention become 16-bit.
+  std::string gates = R"({"quant_method": "fp8", "weight_block_size": [128, 128], "modules_to_not_convert": ["lm_head")";
+  for (int layer = 0; layer < 32; ++layer) {
+    const std::string at = "\"model.layers." + std::to_string(layer);
+    gates += ", " + at + ".linear_attn.in_proj_ba\", " + at + ".mlp.shared_expert_gate\"";
+  }
+  const auto tiny = llama_8b_with(gates + "]}");
+  CHECK(part(tiny, WeightPart::attention) == "fp8-block128");
+  CHECK(part(tiny, WeightPart::shared_experts) == "fp8-block128");
   // GPTQ's "lm_head": true quantizes the head as well.
   const auto head = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "lm_head": true})");
   CHECK(part(head, WeightPart::lm_head) == "int4-g128-zp");
@@ -272,4 +282,25 @@ TEST_CASE("weight format: ModelOpt's hf_quant_config.json beside config.json", "
   CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(dir),
                     Catch::Matchers::Contains("hf_quant_config.json") && Catch::Matchers::Contains("/quantization/quant_algo"));
   std::filesystem::remove_all(dir);
+}
+
+// DeepSeek-V3's dense MLP lives in its first 3 of 61 layers: a list naming those three leaves it
+// 16-bit, though three is far from half of all layers.
+TEST_CASE("weight format: single-layer names count against the layers that hold the part", "[weights]") {
+  const auto& base = gpuplan::Catalog::builtin().model("deepseek-v3");
+  nlohmann::json cfg = {{"model_type", "deepseek_v3"}, {"hidden_size", 7168}, {"intermediate_size", 18432},
+                        {"moe_intermediate_size", 2048}, {"num_hidden_layers", 61}, {"num_attention_heads", 128},
+                        {"num_key_value_heads", 128}, {"n_routed_experts", 256}, {"n_shared_experts", 1},
+                        {"num_experts_per_tok", 8}, {"first_k_dense_replace", 3}, {"q_lora_rank", 1536},
+                        {"kv_lora_rank", 512}, {"qk_nope_head_dim", 128}, {"qk_rope_head_dim", 64},
+                        {"v_head_dim", 128}, {"vocab_size", 129280}, {"max_position_embeddings", 163840},
+                        {"torch_dtype", "bfloat16"}};
+  cfg["quantization_config"] = {{"quant_method", "fp8"}, {"weight_block_size", {128, 128}},
+                                {"modules_to_not_convert", {"lm_head", "model.layers.0.mlp.down_proj",
+                                                            "model.layers.1.mlp.down_proj", "model.layers.2.mlp.down_proj"}}};
+  const auto m = gpuplan::model_from_hf_config(cfg.dump(), "deepseek-dense-mlp-16bit");
+  REQUIRE(m.moe);
+  CHECK(m.moe_layer_count() + 3 == base.num_hidden_layers);
+  CHECK((*m.shipped_formats)[WeightPart::dense_mlp].element == DType::bf16);
+  CHECK((*m.shipped_formats)[WeightPart::routed_experts].element == DType::fp8);
 }
