@@ -63,12 +63,16 @@ struct VllmKvGroups {
     bool linear = false;      ///< linear attention: one page of state per request
     std::uint64_t window = 0; ///< attention window (0: full attention)
     std::uint64_t layers = 0;
-    std::uint64_t groups = 0; ///< layers / layers_per_group, rounded up (the rest is padding)
+    std::uint64_t groups = 0; ///< layers / layers_per_group, rounded up
+    std::uint64_t padding = 0; ///< layer slots of the last group no layer fills
   };
   std::uint64_t layers_per_group = 0;
   std::uint64_t groups = 0;
   std::uint64_t block_tokens = 0;  ///< the paged block, raised to hold a linear layer's state
   std::vector<Kind> kinds;         ///< in order of first appearance, linear attention last
+  /// How much a page exceeds one linear-attention layer's state, as a share of the state (vLLM
+  /// pads the state to the page); 0 without linear attention.
+  double state_padding = 0;
 };
 
 /// The groups for `shape` with a paged block of `block_tokens`.

@@ -137,9 +137,7 @@ std::optional<std::uint64_t> layer_named(const std::string& name) {
 // at least half its model's layers stays 16-bit (Llama 3.1 405B FP8 lists every layer's
 // attention), one named in fewer stays quantized, a few layers' 16-bit copies short (a W4A16
 // file leaving layer 0's down_proj in bf16 had its whole MLP counted 16-bit, 2.4x the bytes).
-struct Exclusions {
-  std::map<WeightPart, std::set<std::uint64_t>> layers;  ///< single layers named, by part
-};
+using Exclusions = std::map<WeightPart, std::set<std::uint64_t>>;  ///< single layers named, by part
 
 void keep_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q, const Reader& r,
                       std::initializer_list<std::string_view> keys, Exclusions& single) {
@@ -159,7 +157,7 @@ void keep_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q
       const std::optional<std::uint64_t> layer = layer_named(module);
       for (WeightPart part : parts_named(module)) {
         if (layer) {
-          single.layers[part].insert(*layer);
+          single[part].insert(*layer);
         } else {
           f[part] = base[part];
         }
@@ -173,7 +171,7 @@ void keep_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q
 int apply_single_layers(WeightFormats& f, const WeightFormats& base, const Exclusions& single,
                         const std::array<std::uint64_t, kWeightParts>& layers_with) {
   int kept = 0;
-  for (const auto& [part, named] : single.layers) {
+  for (const auto& [part, named] : single) {
     if (2 * named.size() >= layers_with[static_cast<std::size_t>(part)]) {
       f[part] = base[part];
     } else if (f[part] != base[part]) {

@@ -168,6 +168,8 @@ VllmKvGroups vllm_kv_groups(const KvShape& shape, std::uint64_t block_tokens) {
       const auto needed = static_cast<std::uint64_t>(
           std::ceil(state_per_layer / (d(kAlign) * shape.bytes_per_token_per_layer_per_gpu)));
       g.block_tokens = std::max(g.block_tokens, kAlign * std::max<std::uint64_t>(needed, 1));
+      const double page = d(g.block_tokens) * shape.bytes_per_token_per_layer_per_gpu;
+      g.state_padding = state_per_layer > 0 ? std::max(0.0, page / state_per_layer - 1.0) : 0.0;
     }
   }
   if (g.kinds.empty()) {
@@ -178,6 +180,7 @@ VllmKvGroups vllm_kv_groups(const KvShape& shape, std::uint64_t block_tokens) {
   g.layers_per_group = d(largest->layers) < 1.5 * d(smallest->layers) ? largest->layers : smallest->layers;
   for (auto& k : g.kinds) {
     k.groups = (k.layers + g.layers_per_group - 1) / g.layers_per_group;
+    k.padding = k.groups * g.layers_per_group - k.layers;
     g.groups += k.groups;
   }
   return g;

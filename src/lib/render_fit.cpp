@@ -81,37 +81,34 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
         return {fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)),
                 "No available memory for the cache blocks (the engine fails to start)"};
       }
-      if (e.vllm_v0) {
-        return {fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)),
-                fmt::format("# GPU blocks: {}", e.kv_tokens / std::max<std::uint64_t>(e.block_tokens, 1)),
-                fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", group_digits(ctx), concurrency)};
-      }
       {
         std::vector<std::string> lines;
-        // vLLM warns once for each kind of layer whose last group it pads.
-        const VllmKvGroups groups = vllm_kv_groups(r.kv, e.block_tokens);
-        for (const auto& k : groups.kinds) {
-          if (const std::uint64_t padding = k.groups * groups.layers_per_group - k.layers; padding > 0) {
-            lines.push_back(fmt::format("Add {} padding layers, may waste at most {:.2f}% KV cache memory", padding,
-                                        100.0 * static_cast<double>(padding) / static_cast<double>(k.layers)));
+        if (!e.vllm_v0) {
+          // V1's hybrid allocator: a warning for each kind of layer whose last group it pads, and
+          // the block and page it sets for linear-attention state.
+          const VllmKvGroups groups = vllm_kv_groups(r.kv, e.block_tokens);
+          for (const auto& k : groups.kinds) {
+            if (k.padding > 0) {
+              const double share = static_cast<double>(k.padding) / static_cast<double>(k.layers);
+              lines.push_back(fmt::format("Add {} padding layers, may waste at most {:.2f}% KV cache memory",
+                                          k.padding, 100.0 * share));
+            }
           }
-        }
-        if (r.kv.linear_layers > 0) {
           if (e.block_holds_state) {
             lines.push_back(fmt::format("Setting attention block size to {} tokens to ensure that attention page "
                                         "size is >= mamba page size.",
                                         e.block_tokens));
           }
-          const double page = static_cast<double>(e.block_tokens) * r.kv.bytes_per_token_per_layer_per_gpu;
-          const double state = r.kv.state_bytes_per_sequence / static_cast<double>(r.kv.linear_layers);
-          if (page > state) {
+          if (groups.state_padding > 0) {
             lines.push_back(fmt::format("Padding mamba page size by {:.2f}% to ensure that mamba page size and attention "
                                         "page size are exactly equal.",
-                                        100.0 * (page - state) / state));
+                                        100.0 * groups.state_padding));
           }
         }
         lines.push_back(fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)));
-        lines.push_back(fmt::format("GPU KV cache size: {} tokens", group_digits(e.kv_tokens)));
+        const std::uint64_t blocks = e.kv_tokens / std::max<std::uint64_t>(e.block_tokens, 1);
+        lines.push_back(e.vllm_v0 ? fmt::format("# GPU blocks: {}", blocks)
+                                  : fmt::format("GPU KV cache size: {} tokens", group_digits(e.kv_tokens)));
         lines.push_back(
             fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", group_digits(ctx), concurrency));
         return lines;
