@@ -51,6 +51,9 @@ struct GpuSpec {
   double memory_bandwidth_bytes_per_s = 0;
   std::map<std::string, double> dense_flop_per_s;   ///< by compute type; never 2:4-sparse figures
   std::map<std::string, double> sparse_flop_per_s;  ///< 2:4-sparse vendor figures, labelled as such
+  /// Best bf16 GEMM throughput measured on the GPU over its dense bf16 peak (mamf-finder), when
+  /// known: how much of its peak any matmul reaches, whatever the engine.
+  std::optional<double> achievable_matmul_share;
   double tdp_w = 0;
   std::optional<int> sm_count;
   std::optional<Link> scale_up;              ///< NVLink/xGMI domain; absent: GPUs talk over PCIe

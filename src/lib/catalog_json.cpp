@@ -149,6 +149,7 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
       std::string_view("usable_memory_mib"), std::string_view("cuda_memory_mib"),
       std::string_view("memory_bandwidth_tb_per_s"),
       std::string_view("dense_tflop_per_s"), std::string_view("sparse_tflop_per_s"),
+      std::string_view("achievable_matmul_share"),
       std::string_view("tdp_w"),       std::string_view("sm_count"),
       std::string_view("scale_up"),    std::string_view("optional_scale_up"),
       std::string_view("host_link"),
@@ -171,6 +172,8 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   g.memory_bandwidth_bytes_per_s = r.number_in("memory_bandwidth_tb_per_s", kMinBandwidthTbPerS, kMaxBandwidthTbPerS) * units::kTB;
   g.dense_flop_per_s = flop_table(r, "dense_tflop_per_s", true);
   g.sparse_flop_per_s = flop_table(r, "sparse_tflop_per_s", false);
+  // A measured share of the vendor's peak: below 5 % or above it is a typo.
+  g.achievable_matmul_share = r.optional_number_in("achievable_matmul_share", 0.05, 1.0);
   g.tdp_w = r.number_in("tdp_w", kMinWatts, kMaxWatts);
   if (auto sms = r.optional_integer("sm_count", 1, 100'000)) {
     g.sm_count = static_cast<int>(*sms);

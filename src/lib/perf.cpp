@@ -202,6 +202,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     throw InputError(timing_problem(gpu, request_.fit.weights_dtype, request_.sparse).value_or(""));
   }
   peak_flop_per_s_ = peak->second;
+  matmul_factor_ = std::min(1.0, gpu.achievable_matmul_share.value_or(kCalibratedMatmulShare) / kCalibratedMatmulShare);
   bandwidth_bytes_per_s_ = gpu.memory_bandwidth_bytes_per_s;
 
   // Weights read each step: everything but the embedding table (a gather of a few rows); a tied
@@ -378,8 +379,10 @@ PerfModel::StepParts PerfModel::step_parts(const StepWork& w, const Efficiency& 
   };
   const double format = factor(format_peak_ratio_, request_format_factor_);
   const double attention_format = factor(attention_format_ratio_, request_attention_format_factor_);
+  // The GPU's measured matmul ceiling binds the estimate, not the bound (best_case: the roofline).
+  const double compute = e.compute * (e.best_case ? 1.0 : matmul_factor_);
   const auto peak = [&](double gemm_flop) {
-    return peak_flop_per_s_ * e.compute * format * (gemm_flop > 0 ? gemm_flop / (gemm_flop + e.gemm_half_flop) : 1.0);
+    return peak_flop_per_s_ * compute * format * (gemm_flop > 0 ? gemm_flop / (gemm_flop + e.gemm_half_flop) : 1.0);
   };
   const double expert_flop = std::min(w.linear_flop, w.tokens * expert_flop_per_token_);
   // Only the experts that received tokens run a GEMM: at a small batch few experts each see a
@@ -388,7 +391,7 @@ PerfModel::StepParts PerfModel::step_parts(const StepWork& w, const Efficiency& 
   const double expert_gemm_flop = w.tokens * expert_gemm_flop_per_token_ / std::max(active_share, 1e-12);
   const double gemm_s = (w.linear_flop - expert_flop) / peak(w.tokens * dense_gemm_flop_per_token_) +
                         expert_flop / peak(expert_gemm_flop);
-  const double attention_s = w.attention_flop / (attention_peak_flop_per_s_ * e.compute * attention_format);
+  const double attention_s = w.attention_flop / (attention_peak_flop_per_s_ * compute * attention_format);
   return {.weights_s = w.weight_bytes / bandwidth,
           .kv_s = w.kv_bytes / (bandwidth * e.kv_bandwidth),
           .gemm_s = gemm_s,
@@ -713,6 +716,12 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   if (pm.compute_type() == "bf16" && is_quantized(request.fit.weights_dtype)) {
     r.notes.push_back(fmt::format("{} weights are dequantized and multiplied in bf16",
                                   to_string(request.fit.weights_dtype)));
+  }
+  if (pm.matmul_factor() < 1.0) {
+    r.notes.push_back(fmt::format(
+        "{}'s GEMMs are timed at {:.2f}x the calibrated GPUs' share of peak: its best measured bf16 matmul reaches "
+        "{:.3f} of peak, against {:.3f} on the lowest calibrated GPU (B200)",
+        r.gpu_id, pm.matmul_factor(), pm.matmul_factor() * kCalibratedMatmulShare, kCalibratedMatmulShare));
   }
   if (pm.chunked_decode_fallback()) {
     r.notes.push_back(

@@ -63,8 +63,11 @@ OrderedJson gpu_json(const GpuSpec& g) {
           {"vendor", g.vendor},
           {"memory_bytes", g.memory_bytes},
           {"usable_memory_bytes", g.usable_memory_bytes ? OrderedJson(*g.usable_memory_bytes) : OrderedJson(nullptr)},
+          {"cuda_memory_bytes", g.cuda_memory_bytes ? OrderedJson(*g.cuda_memory_bytes) : OrderedJson(nullptr)},
           {"memory_bandwidth_bytes_per_s", g.memory_bandwidth_bytes_per_s},
           {"dense_flop_per_s", dense},
+          {"achievable_matmul_share",
+           g.achievable_matmul_share ? OrderedJson(*g.achievable_matmul_share) : OrderedJson(nullptr)},
           {"sparse_flop_per_s", sparse},
           {"tdp_w", g.tdp_w},
           {"sm_count", g.sm_count ? OrderedJson(*g.sm_count) : OrderedJson(nullptr)},
@@ -245,6 +248,9 @@ std::string render_gpu(const GpuSpec& g, const RenderOptions& o) {
   }
   for (const auto& [type, v] : g.sparse_flop_per_s) {
     t.rows.push_back({fmt::format("sparse 2:4 {} (TFLOP/s)", type), fmt::format("{:g}", v / units::kTera)});
+  }
+  if (g.achievable_matmul_share) {
+    t.rows.push_back({"best measured bf16 matmul (share of dense peak)", fmt::format("{:.3f}", *g.achievable_matmul_share)});
   }
   t.rows.push_back({"TDP (W)", fmt::format("{:g}", g.tdp_w)});
   if (g.scale_up) {

@@ -547,3 +547,38 @@ TEST_CASE("perf: chunked attention under TensorRT-LLM before Blackwell is named"
   CHECK_FALSE(fallback("llama-4-maverick", "h200-sxm", gpuplan::Engine::neutral));
   CHECK_FALSE(fallback("qwen3-235b-a22b", "h200-sxm", gpuplan::Engine::trtllm));
 }
+
+// A GPU's measured matmul ceiling (stas00's mamf-finder table) scales the estimate's GEMMs when
+// it is below the calibrated GPUs': MI300X reaches 0.514 of its bf16 peak against B200's 0.776.
+TEST_CASE("perf: a GPU measured below the calibrated matmul share is estimated slower, its bound is not",
+          "[perf][calibration]") {
+  // The fit is not moved: every GPU the calibration measures is at or above the reference share.
+  for (const auto& b : cat().benchmarks()) {
+    if (b.calibrate) {
+      const auto share = cat().gpu(b.gpu).achievable_matmul_share;
+      CHECK(share.value_or(gpuplan::kCalibratedMatmulShare) >= gpuplan::kCalibratedMatmulShare);
+    }
+  }
+  const auto& m = cat().model("llama-3.1-70b");
+  gpuplan::GpuSpec measured = cat().gpu("mi300x");
+  REQUIRE(measured.achievable_matmul_share);
+  gpuplan::GpuSpec unmeasured = measured;
+  unmeasured.achievable_matmul_share.reset();
+  const auto req = request(Layout{.tp = 2}, DType::fp8, 2048, 256);
+  const PerfModel slow(m, measured, req);
+  const PerfModel full(m, unmeasured, req);
+  CHECK_THAT(slow.matmul_factor(), WithinRel(0.514 / 0.776, 1e-9));
+  CHECK_THAT(full.matmul_factor(), WithinAbs(1.0, 0.0));
+  CHECK_THAT(slow.gemm_share(), WithinRel(full.gemm_share() * 0.514 / 0.776, 1e-9));
+  const auto a = gpuplan::perf(m, measured, req, {256}, gpuplan::EstimateBand{});
+  const auto b = gpuplan::perf(m, unmeasured, req, {256}, gpuplan::EstimateBand{});
+  // Prefill at batch 256 is compute-bound: slower with the measured share; the bound is the same.
+  CHECK(a.rows[0].output_tokens_per_s < 0.9 * b.rows[0].output_tokens_per_s);
+  CHECK_THAT(a.roofline[0].output_tokens_per_s, WithinRel(b.roofline[0].output_tokens_per_s, 1e-12));
+  CHECK(std::ranges::any_of(a.notes, [](const std::string& n) { return n.find("0.514 of peak") != std::string::npos; }));
+  CHECK(std::ranges::none_of(b.notes, [](const std::string& n) { return n.find("of peak") != std::string::npos; }));
+  // Above the reference no faster: A100 SXM's 0.869 leaves the estimate as fitted.
+  CHECK_THAT(PerfModel(cat().model("llama-3.1-8b"), cat().gpu("a100-sxm-80gb"), request(Layout{}, DType::bf16, 128, 128))
+                 .matmul_factor(),
+             WithinAbs(1.0, 0.0));
+}
