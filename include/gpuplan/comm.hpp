@@ -14,7 +14,25 @@ namespace gpuplan {
 struct CommLink {
   double bytes_per_s_per_direction = 0;
   double hop_latency_s = 0;
+  /// What a ring all-reduce gets per GPU where it differs (0: bytes_per_s_per_direction): across
+  /// nodes NCCL runs one ring per NIC, so a node's share of the traffic leaves over all the
+  /// group's NICs in that node, not one GPU's (calibration.json: 4 x 8 B200 at 400 Gb/s per GPU
+  /// measured 381.8 GB/s of bus bandwidth, 7.6x one NIC). All-to-all and point-to-point traffic
+  /// leaves over each GPU's own NIC.
+  double allreduce_bytes_per_s_per_direction = 0;
+  bool crosses_nodes = false;  ///< over the network: each hop waits on a NIC (kNetworkHopLatencyS)
+
+  [[nodiscard]] double allreduce_rate() const {
+    return allreduce_bytes_per_s_per_direction > 0 ? allreduce_bytes_per_s_per_direction : bytes_per_s_per_direction;
+  }
 };
+
+/// A ring hop that crosses nodes, where any hop is charged at all (a roofline charges none): an
+/// all-reduce of 1 MiB over 4 x 8 B200 on EFA took 379 us, 62 hops of 6 us (calibration.json,
+/// stas00's table); SGLang at TP 16 over InfiniBand decodes DeepSeek-R1 about 14 ms per step
+/// slower than one node's timing, 122 all-reduces of 30 hops, 3.8 us each
+/// (tenstorrent/tt-inference-server#356). NVLink hops take about 1 us (Efficiency::hop_latency_s).
+inline constexpr double kNetworkHopLatencyS = 5e-6;
 
 /// A scale-up domain of at most this many GPUs lives in one server (HGX boards, NVLink bridges) and
 /// ends where the node does; a larger one (NVL72, NVL36) joins the trays of a rack, each a node.

@@ -47,12 +47,27 @@ CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t 
   const double host = pcie == PcieRate::line ? gpu.host_link.bytes_per_s_per_direction : gpu.host_link.peer_rate();
   // Across nodes a GPU reaches its NIC over its host link too: the slower of the two.
   double bandwidth = std::min(network_bytes_per_s_per_gpu, host);
+  double ring = 0;
+  bool network = false;
   switch (group_path(gpu, group_gpus, node_gpus)) {
     case GroupPath::scale_up: bandwidth = gpu.scale_up->bytes_per_s_per_direction; break;
     case GroupPath::pcie: bandwidth = host; break;
-    case GroupPath::network: break;
+    case GroupPath::network: {
+      // A ring over nodes crosses each node once per NIC's ring: the node's traffic shares its
+      // group GPUs' NICs, and inside the node it moves over the scale-up link (or PCIe).
+      const std::uint64_t local = std::min(group_gpus, node_gpus);
+      const double inside = gpu.scale_up && scale_up_reach(gpu, node_gpus) >= local
+                                ? gpu.scale_up->bytes_per_s_per_direction
+                                : host;
+      ring = std::min(static_cast<double>(local) * bandwidth, std::max(inside, bandwidth)) * link_efficiency;
+      network = true;
+      break;
+    }
   }
-  return {.bytes_per_s_per_direction = bandwidth * link_efficiency, .hop_latency_s = hop_latency_s};
+  return {.bytes_per_s_per_direction = bandwidth * link_efficiency,
+          .hop_latency_s = network && hop_latency_s > 0 ? std::max(hop_latency_s, kNetworkHopLatencyS) : hop_latency_s,
+          .allreduce_bytes_per_s_per_direction = ring,
+          .crosses_nodes = network};
 }
 
 double allreduce_s(double message_bytes, std::uint64_t gpus, const CommLink& link) {
@@ -61,7 +76,7 @@ double allreduce_s(double message_bytes, std::uint64_t gpus, const CommLink& lin
   }
   const double n = static_cast<double>(gpus);
   // Reduce-scatter then all-gather: 2(n-1) steps, each moving message/n.
-  return 2.0 * (n - 1.0) / n * message_bytes / link.bytes_per_s_per_direction +
+  return 2.0 * (n - 1.0) / n * message_bytes / link.allreduce_rate() +
          2.0 * (n - 1.0) * link.hop_latency_s;
 }
 

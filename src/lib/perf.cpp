@@ -322,8 +322,12 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
 }
 
 CommLink PerfModel::GroupLink::at(const Efficiency& e) const {
-  return {.bytes_per_s_per_direction = (e.best_case ? line : shared).bytes_per_s_per_direction * e.link,
-          .hop_latency_s = e.hop_latency_s};
+  const CommLink& link = e.best_case ? line : shared;
+  return {.bytes_per_s_per_direction = link.bytes_per_s_per_direction * e.link,
+          .hop_latency_s = link.crosses_nodes && e.hop_latency_s > 0 ? std::max(e.hop_latency_s, kNetworkHopLatencyS)
+                                                                     : e.hop_latency_s,
+          .allreduce_bytes_per_s_per_direction = link.allreduce_bytes_per_s_per_direction * e.link,
+          .crosses_nodes = link.crosses_nodes};
 }
 
 double PerfModel::expert_idle_share(double tokens) const {

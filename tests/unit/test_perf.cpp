@@ -207,14 +207,31 @@ TEST_CASE("comm: the node size bounds PCIe and board NVLink, not a rack's", "[pe
   CHECK(gpuplan::group_path(nvl, 4, 4) == GroupPath::pcie);
   CHECK(gpuplan::group_path(nvl, 8, 4) == GroupPath::network);
 
-  // perf times TP8 of 2 x 4 L40S over the network (at the slower of NIC and PCIe), 1 x 8 over PCIe.
+  // perf times TP8 of 2 x 4 L40S over the network, 1 x 8 over PCIe: a ring all-reduce leaves a
+  // node over all its NICs, so a slow network (one 100 Gb/s NIC per 4 GPUs) is slower than PCIe...
   auto req = request(Layout{.tp = 8}, DType::fp8, 1024, 256);
   const PerfModel one_node(cat().model("llama-3.1-70b"), l40s, req);
   req.fit.gpus_per_node = 4;
-  req.network_bytes_per_s_per_gpu = 12.5e9;  // one 400 Gb/s NIC per 4 GPUs
+  req.network_bytes_per_s_per_gpu = 3.125e9;
   const PerfModel two_nodes(cat().model("llama-3.1-70b"), l40s, req);
   CHECK(two_nodes.evaluate(64, Efficiency{}).output_tokens_per_s <
         one_node.evaluate(64, Efficiency{}).output_tokens_per_s);
+  // ...and a fast one (a 400 Gb/s NIC per GPU) faster than that, still behind one node: the ring
+  // moves at the PCIe inside each node and every hop waits on a NIC (kNetworkHopLatencyS).
+  req.network_bytes_per_s_per_gpu = 50e9;
+  const PerfModel fast_network(cat().model("llama-3.1-70b"), l40s, req);
+  const double fast = fast_network.evaluate(64, Efficiency{}).output_tokens_per_s;
+  CHECK(fast > two_nodes.evaluate(64, Efficiency{}).output_tokens_per_s);
+  CHECK(fast < one_node.evaluate(64, Efficiency{}).output_tokens_per_s);
+  CHECK_THAT(gpuplan::group_link(l40s, 8, 4, 50e9, 1.0, 1e-6).hop_latency_s, WithinRel(gpuplan::kNetworkHopLatencyS, 1e-12));
+  CHECK_THAT(gpuplan::group_link(l40s, 8, 4, 50e9, 1.0, 0.0).hop_latency_s, WithinAbs(0.0, 0.0));  // the roofline's
+  // The ring over two H100 nodes: 8 NICs of 50 GB/s per node, under NVLink's 450 GB/s.
+  const auto ring = gpuplan::group_link(h100, 16, 8, 50e9, 1.0, 0.0);
+  CHECK_THAT(ring.bytes_per_s_per_direction, WithinRel(50e9, 1e-12));  // all-to-all, point-to-point
+  CHECK_THAT(ring.allreduce_rate(), WithinRel(400e9, 1e-12));
+  CHECK_THAT(gpuplan::allreduce_s(1e9, 16, ring), WithinRel(2.0 * 15.0 / 16.0 * 1e9 / 400e9, 1e-12));
+  // Inside one node the scale-up link alone carries it.
+  CHECK_THAT(gpuplan::group_link(h100, 8, 8, 50e9, 1.0, 0.0).allreduce_rate(), WithinRel(450e9, 1e-12));
 }
 
 // TensorRT-LLM keeps the whole context in windowed layers unless told the model's windows; the
@@ -581,4 +598,18 @@ TEST_CASE("perf: a GPU measured below the calibrated matmul share is estimated s
   CHECK_THAT(PerfModel(cat().model("llama-3.1-8b"), cat().gpu("a100-sxm-80gb"), request(Layout{}, DType::bf16, 128, 128))
                  .matmul_factor(),
              WithinAbs(1.0, 0.0));
+}
+
+// tenstorrent/tt-inference-server#356: DeepSeek-R1-0528 on 2 x 8 H100 (SGLang, TP 16 over
+// InfiniBand), one request of 8,192 tokens: mean TTFT 263.9 ms, ITL 23.1 ms. A ring all-reduce
+// that left each node through one GPU's NIC had put the bound's TTFT at 537 ms.
+TEST_CASE("perf: a TP group over two nodes all-reduces over every NIC: the bound holds a measured TTFT",
+          "[perf][comm][reference]") {
+  auto req = request(Layout{.tp = 16}, DType::fp8, 8192, 128);
+  req.fit.kv_dtype = DType::bf16;
+  const auto r = gpuplan::perf(cat().model("deepseek-r1"), cat().gpu("h100-sxm"), req, {1}, gpuplan::EstimateBand{});
+  CHECK(r.roofline[0].ttft_s <= 0.2639);
+  CHECK(r.roofline[0].itl_s <= 0.0231);
+  // Inter-node hops' latency: the estimate's ITL lands near the measured one (it was 9.2 ms).
+  CHECK_THAT(r.rows[0].itl_s, WithinRel(0.0231, 0.15));
 }

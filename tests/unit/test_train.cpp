@@ -186,7 +186,7 @@ TEST_CASE("train: plan prices the run by provider and mode with the band", "[tra
   }
   REQUIRE(p.scale.size() == 4);
   CHECK_THAT(p.scale[0].efficiency, WithinRel(1.0, 1e-12));
-  CHECK(p.scale[2].efficiency < 1.0);
+  CHECK(p.scale[2].efficiency <= 1.0);  // FSDP's gathers hide behind compute at 64 GPUs
   CHECK(p.scale[2].tokens_per_s > p.scale[0].tokens_per_s);
   CHECK_THAT(p.scale[3].invalid, Contains("does not divide the global batch"));  // 64 sequences over DP 20
 }
