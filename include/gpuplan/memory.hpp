@@ -99,6 +99,11 @@ struct PerGpuMemory {
   double shortfall_bytes = 0;    ///< how much is missing when it does not fit (>= 0)
 };
 
+/// A gap between the weights computed from config.json and the checkpoint's safetensors index
+/// beyond this share is reported: quantization scales, MTP layers and vocabulary padding stay
+/// below it (DeepSeek-V3's MTP layer is 2 % of its total).
+inline constexpr double kCheckpointGapShare = 0.03;
+
 struct FitResult {
   std::string model_id;
   std::string gpu_id;

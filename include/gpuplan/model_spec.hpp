@@ -140,6 +140,12 @@ struct ModelSpec {
   std::optional<VisionSpec> vision;
   /// A vision_config that gives no size gpuplan reads: the tower is not counted, and fit says so.
   bool vision_unsized = false;
+  /// An image or audio encoder the config names outside vision_config (Phi-3-vision's
+  /// embd_layer/img_processor, Phi-4-multimodal's audio_processor): the field, not counted.
+  std::string unsized_encoder_field;
+  /// config.json's model_type is none whose layout gpuplan has checked against a checkpoint:
+  /// its layers were read as a Llama-style decoder's, and fit says so.
+  bool layout_unchecked = false;
   /// The checkpoint's own formats (catalog "shipped_weights", or config.json torch_dtype and
   /// quantization_config) and where they are documented.
   std::optional<WeightFormats> shipped_formats;

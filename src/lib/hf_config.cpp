@@ -309,9 +309,34 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
   }
 }
 
+// model_types whose layout this reader has matched to a checkpoint's tensors or its publisher's
+// count (tests/fixtures/hf and the families tried on real files). Any other is read as a
+// Llama-style decoder, which is right for many and badly wrong for some (Qwen-1's MLP is half its
+// intermediate_size, Arcee's has no gate): fit says so.
+bool layout_checked(std::string_view type) {
+  static constexpr std::array kChecked{
+      "llama", "llama4", "llama4_text", "mistral", "mistral3", "ministral3", "mixtral", "qwen", "qwen2",
+      "qwen2_moe", "qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text", "qwen3", "qwen3_moe",
+      "qwen3_next", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_5", "qwen3_5_text",
+      "qwen3_5_moe", "qwen3_5_moe_text", "gemma", "gemma2", "gemma3", "gemma3_text", "phi", "phi3", "deepseek",
+      "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25", "glm", "glm4", "glm4_moe", "chatglm",
+      "minimax_m2", "gpt_oss", "granite", "olmo2", "olmoe", "starcoder2", "cohere", "cohere2", "falcon", "opt",
+      "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
+      "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion"};
+  return std::find(kChecked.begin(), kChecked.end(), type) != kChecked.end();
+}
+
 // Per-family layout facts the config does not spell out (modeling_<type>.py).
 void apply_family(ModelSpec& m, ObjectReader& r) {
   const std::string& t = m.model_type;
+  if (t == "qwen") {
+    // Qwen-1 (modeling_qwen.py): w1 and w2 are intermediate_size / 2 wide, c_attn carries a bias.
+    m.intermediate_size /= 2;
+    m.qkv_bias = true;
+  }
+  if (t == "arcee") {
+    m.mlp_gated = false;  // ArceeMLP: up and down projections, relu^2 (as Nemotron's)
+  }
   if (is(t, {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text"})) {
     m.qkv_bias = true;
   }
@@ -741,6 +766,15 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
   m.attention_bias = r.boolean("attention_bias", false);
   m.qk_norm = r.boolean("use_qk_norm", false);
   apply_family(m, r);
+  m.layout_unchecked = !strict && !layout_checked(m.model_type);
+  // Encoders a multimodal file names outside vision_config: counted nowhere, so said.
+  for (const char* key : {"img_processor", "embd_layer", "audio_processor", "vision_lora", "speech_lora", "visual",
+                          "vision_tower", "mm_vision_tower"}) {
+    const Json* v = r.value(key);
+    if (!strict && v != nullptr && !v->is_null() && m.unsized_encoder_field.empty()) {
+      m.unsized_encoder_field = key;
+    }
+  }
 
   if (r.has("kv_lora_rank")) {
     MlaSpec a;

@@ -196,6 +196,33 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     res.notes.push_back("vision_config gives no size gpuplan reads (hidden size and layer count): the vision "
                         "tower is not counted");
   }
+  // The checkpoint's own total is the check on a layout read from config.json: a gap of more than
+  // a few percent (scales, MTP layers, vocabulary padding account for less) means a part is
+  // missing or counted wrongly.
+  if (res.checkpoint_bytes && res.formats_as_shipped) {
+    double computed = 0;
+    for (double b : res.model_weight_bytes) {
+      computed += b;
+    }
+    const double gap = computed / *res.checkpoint_bytes - 1.0;
+    if (std::abs(gap) > kCheckpointGapShare) {
+      res.notes.push_back(fmt::format("the weights computed from config.json are {:+.1f} % off the checkpoint files' "
+                                      "total (safetensors index): a part of the model is missing or read wrongly, "
+                                      "so size from the checkpoint",
+                                      100.0 * gap));
+    }
+  }
+  if (!m.unsized_encoder_field.empty()) {
+    res.notes.push_back(fmt::format("config.json names an image or audio encoder ({}) that gpuplan does not size: "
+                                    "it is not counted, the weights are the language model's alone",
+                                    m.unsized_encoder_field));
+  }
+  if (m.layout_unchecked) {
+    res.notes.push_back(fmt::format("model_type \"{}\" is not one whose layout gpuplan has checked: its layers are "
+                                    "read as a Llama-style decoder's (gated MLP of intermediate_size, RMSNorm, no "
+                                    "biases); compare the total with the checkpoint's",
+                                    m.model_type.empty() ? "(none)" : m.model_type));
+  }
   if (m.linear_attention) {
     res.notes.push_back("linear-attention layers hold a fixed state per sequence, not per token");
   }

@@ -326,3 +326,60 @@ TEST_CASE("hf import: MLX quantization and families whose layers are not read ar
                       Contains("/model_type") && Contains("does not read"));
   }
 }
+
+namespace {
+bool has_note(const std::vector<std::string>& notes, std::string_view text) {
+  return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+gpuplan::FitResult fit_h100(const gpuplan::ModelSpec& m) {
+  return gpuplan::fit(m, gpuplan::Catalog::builtin().gpu("h100-sxm"), gpuplan::FitRequest{});
+}
+}  // namespace
+
+TEST_CASE("hf import: Qwen-1's MLP is half its intermediate_size, its c_attn biased", "[hf]") {
+  // Qwen/Qwen-1_8B (mlc-ai/mlc-llm model_preset.py): 1,836,828,672 parameters, the publisher's count.
+  const auto m = read(R"({"model_type": "qwen", "hidden_size": 2048, "intermediate_size": 11008,
+      "kv_channels": 128, "num_hidden_layers": 24, "num_attention_heads": 16, "vocab_size": 151936,
+      "seq_length": 8192, "max_position_embeddings": 8192, "no_bias": true, "tie_word_embeddings": false})");
+  CHECK(gpuplan::count_params(m).total() == Approx(1836828672.0).epsilon(1e-12));  // read as Llama's layout: +44 %
+  CHECK_FALSE(has_note(fit_h100(m).notes, "not one whose layout"));
+}
+
+TEST_CASE("hf import: Arcee's MLP has no gate", "[hf]") {
+  // transformers modular_arcee.py: ArceeMLP is Nemotron's (up_proj, down_proj, relu^2).
+  const auto m = read(R"({"model_type": "arcee", "hidden_size": 2560, "intermediate_size": 18432,
+      "num_hidden_layers": 36, "num_attention_heads": 20, "num_key_value_heads": 4, "head_dim": 128,
+      "vocab_size": 128004, "max_position_embeddings": 65536, "tie_word_embeddings": false})");
+  CHECK(gpuplan::count_params(m).dense_mlp == Approx(36.0 * 2.0 * 2560 * 18432));
+}
+
+TEST_CASE("hf import: an unchecked model_type and an encoder outside vision_config are said", "[hf]") {
+  const std::string dims = R"("hidden_size": 3072, "intermediate_size": 8192, "num_hidden_layers": 32,
+      "num_attention_heads": 32, "vocab_size": 32064, "max_position_embeddings": 131072)";
+  // Phi-3.5-vision (mlc-ai/mlc-llm model_preset.py): a CLIP ViT-L/14-336 in embd_layer/img_processor.
+  const auto phi3v = read(R"({"model_type": "phi3_v", )" + dims + R"(, "embd_layer": {"embedding_cls": "image",
+      "hd_transform_order": "sub_glb", "projection_cls": "mlp", "use_hd_transform": true, "with_learnable_separator": true},
+      "img_processor": {"image_dim_out": 1024, "model_name": "openai/clip-vit-large-patch14-336", "name": "clip_vision_model",
+      "num_img_tokens": 144}})");
+  CHECK(phi3v.layout_unchecked);
+  CHECK(phi3v.unsized_encoder_field == "img_processor");
+  const auto notes = fit_h100(phi3v).notes;
+  CHECK(has_note(notes, "model_type \"phi3_v\" is not one whose layout gpuplan has checked"));
+  CHECK(has_note(notes, "encoder (img_processor) that gpuplan does not size"));
+  const auto phi3 = read(R"({"model_type": "phi3", )" + dims + "}");
+  CHECK_FALSE(phi3.layout_unchecked);
+  CHECK(phi3.unsized_encoder_field.empty());
+  CHECK_FALSE(has_note(fit_h100(phi3).notes, "not one whose layout"));
+  // Catalog entries are checked by their own tests, not noted.
+  CHECK_FALSE(gpuplan::Catalog::builtin().model("llama-3.1-8b").layout_unchecked);
+}
+
+TEST_CASE("hf import: weights far from the checkpoint's index total are said", "[hf]") {
+  auto m = read(R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+      "num_attention_heads": 32, "vocab_size": 32000, "max_position_embeddings": 8192, "torch_dtype": "bfloat16"})");
+  m.checkpoint_bytes = 13'476'839'424.0;  // Llama-2-7B's safetensors index: the computed total, to the byte
+  REQUIRE(fit_h100(m).formats_as_shipped);
+  CHECK_FALSE(has_note(fit_h100(m).notes, "off the checkpoint files' total"));
+  m.checkpoint_bytes = 13'476'839'424.0 * 1.2;  // a fifth missing
+  CHECK(has_note(fit_h100(m).notes, "-16.7 % off the checkpoint files' total"));
+}
