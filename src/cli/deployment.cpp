@@ -66,7 +66,7 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->check(non_empty());
   sub.add_option("--gpu-memory-utilization", o.memory_utilization,
                  "Memory cap as a share of GPU memory (neutral estimate, or vLLM's gpu_memory_utilization; "
-                 "default 0.9)")
+                 "default 0.9; vLLM's own default with --engine vllm: 0.92 from 0.21, 0.9 before)")
       ->capture_default_str()
       ->check(share_validator());
   sub.add_option("--mem-fraction-static", o.mem_fraction_static,

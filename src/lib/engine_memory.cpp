@@ -295,7 +295,10 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       const VllmStepDefaults step =
           vllm_step_defaults(in.total_bytes, in.device_name, in.context_tokens, s.vllm_minor_version);
       r.vllm_v0 = vllm_v0(s.vllm_minor_version);
-      r.share = s.gpu_memory_utilization.value_or(0.9);
+      const int minor = s.vllm_minor_version.value_or(kVllmGraphProfilingMinor);
+      // 0.92 from the release that profiles CUDA graphs into the budget (config/cache.py
+      // `Field(default=0.92, gt=0, le=1)`, PR #38284), 0.9 before.
+      r.share = s.gpu_memory_utilization.value_or(minor >= kVllmGraphProfilingMinor ? 0.92 : 0.9);
       r.share_default = !s.gpu_memory_utilization;
       r.batched_tokens = s.max_num_batched_tokens.value_or(step.max_num_batched_tokens);
       r.max_seqs = s.max_num_seqs.value_or(step.max_num_seqs);
@@ -303,7 +306,6 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // The sampler's profiling run samples min(max_num_seqs, max_num_batched_tokens) rows of
       // the full vocabulary on every rank (logits are gathered before sampling).
       const std::uint64_t rows = std::min(r.max_seqs, r.batched_tokens);
-      const int minor = s.vllm_minor_version.value_or(kVllmGraphProfilingMinor);
       r.sampler_bytes = d(rows) * d(m.vocab_size) *
                         (minor >= kVllmLeanSamplerMinor ? kSamplerBytesPerLogitV19 : kSamplerBytesPerLogit);
       // Beyond two PCIe-only GPUs vLLM logs "Custom allreduce is disabled because it's not

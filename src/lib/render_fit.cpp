@@ -75,6 +75,13 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
   const EngineMemory& e = *r.engine;
   const std::uint64_t ctx = r.request.context_tokens;
   const double concurrency = e.max_concurrency;
+  // Weights beyond the whole GPU: every engine runs out of memory while loading them, before it
+  // sizes (or logs) a KV cache.
+  if (e.weights_bytes > e.total_bytes && e.engine != Engine::neutral) {
+    return {fmt::format("torch.OutOfMemoryError: CUDA out of memory while loading the weights ({:.2f} GiB per GPU on "
+                        "a {:.2f} GiB GPU; the engine fails before sizing its KV cache)",
+                        gib(e.weights_bytes), gib(e.total_bytes))};
+  }
   switch (e.engine) {
     case Engine::vllm:
       if (e.kv_tokens == 0) {  // vLLM refuses to start
@@ -116,6 +123,12 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
     case Engine::sglang: {
       // SGLang writes GiB as "GB"; an MLA cache is one latent ("KV size"), others K and V halves.
       const double kv = gib(std::max(0.0, e.kv_bytes));
+      if (e.kv_tokens == 0) {  // model_runner.py refuses a pool of no tokens
+        return {fmt::format("mem_fraction_static={:.3f}", e.share),
+                fmt::format("Load weight begin. avail mem={:.2f} GB", gib(e.start_free_bytes)),
+                "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. (the engine fails to "
+                "start)"};
+      }
       return {fmt::format("mem_fraction_static={:.3f}", e.share),
               fmt::format("Load weight begin. avail mem={:.2f} GB", gib(e.start_free_bytes)),
               r.kv.kv_heads_per_gpu == 0
@@ -125,6 +138,11 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
               fmt::format("max_total_num_tokens={}", e.kv_tokens)};
     }
     case Engine::trtllm:
+      if (e.kv_tokens == 0) {
+        return {fmt::format("kv_cache_free_gpu_mem_fraction {:.2f}: no memory is free after weights and warm-up "
+                            "(the engine fails to start)",
+                            e.share)};
+      }
       return {fmt::format("kv_cache_free_gpu_mem_fraction {:.2f} of {:.2f} GiB free after weights and warm-up",
                           e.share, gib(e.start_free_bytes - e.weights_bytes - e.activation_bytes)),
               fmt::format("[MemUsageChange] Allocated {:.2f} GiB for max tokens in paged KV cache ({}).",
