@@ -442,6 +442,17 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
     throw InputError(fmt::format("train.method: QLoRA needs bitsandbytes' NF4 kernels (CUDA or ROCm); {} ({}) has "
                                  "none; use --method lora", gpu.id, gpu.vendor));
   }
+  // An adapter of rank r is two matrices of r x the layer's sides: past the hidden size it adds
+  // parameters and no expressiveness (the product's rank stays at most the smaller side).
+  if (r.method != TrainMethod::full && model.hidden_size > 0 && r.lora_rank > model.hidden_size) {
+    throw InputError(fmt::format("train.lora_rank: {} exceeds the model's hidden size {}; a LoRA rank is at most "
+                                 "the smaller side of the matrices it adapts (commonly 8 to 256)",
+                                 r.lora_rank, model.hidden_size));
+  }
+  if (r.method == TrainMethod::qlora && r.precision == TrainPrecision::fp8) {
+    throw InputError("train.precision: QLoRA dequantizes its NF4 weights to bf16 for every matmul; fp8 does not "
+                     "apply (use --precision bf16, or --method lora with fp8)");
+  }
   if (r.precision == TrainPrecision::fp8 && !gpu.dense_flop_per_s.contains("fp8")) {
     throw InputError(fmt::format("train.precision: {} has no FP8 tensor cores; use --precision bf16", gpu.id));
   }
