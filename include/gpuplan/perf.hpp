@@ -227,6 +227,8 @@ class PerfModel {
   /// kernels refuse chunked attention, so those layers decode with the slower MMHA kernel, which
   /// the estimate does not time.
   [[nodiscard]] bool chunked_decode_fallback() const { return chunked_decode_fallback_; }
+  /// TensorRT-LLM on Blackwell: windowed layers read their window, though the cache keeps the context.
+  [[nodiscard]] bool windowed_reads() const { return windowed_reads_; }
 
  private:
   double expert_idle_share(double tokens) const;  // share of routed experts no token of the step picks
@@ -285,6 +287,7 @@ class PerfModel {
   FitResult fit_;  // after request_: the constructor builds it from request_
   std::string compute_type_;
   bool chunked_decode_fallback_ = false;
+  bool windowed_reads_ = false;
   double peak_flop_per_s_ = 0;
   double matmul_factor_ = 1.0;  ///< matmul_factor(); the estimate's, never the roofline's
   double bandwidth_bytes_per_s_ = 0;

@@ -193,9 +193,16 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // XQA's supportConfigCommon returns false for any chunked_attention_size (TensorRT-LLM
   // cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/decoderXQAImplJIT/kernelUtils.cpp);
   // Blackwell (FP4 tensor cores) decodes with other kernels.
-  chunked_decode_fallback_ = fit_.engine && fit_.engine->engine == Engine::trtllm && gpu.vendor == "nvidia" &&
-                             !gpu.dense_flop_per_s.contains("fp4") &&
+  const bool trtllm_nvidia = fit_.engine && fit_.engine->engine == Engine::trtllm && gpu.vendor == "nvidia";
+  chunked_decode_fallback_ = trtllm_nvidia && !gpu.dense_flop_per_s.contains("fp4") &&
                              std::ranges::find(m.layer_is_chunked, true) != m.layer_is_chunked.end();
+  // TensorRT-LLM keeps the whole context in windowed layers' cache (max_attention_window), and
+  // on Hopper decodes them over it; Blackwell's decode kernels read only each layer's window or
+  // chunk. Measured (its perf overviews, never fitted): gpt-oss-20b on B200/GB200/B300/GB300
+  // -22/-24/-29/-34 % (medians) with whole-context reads, -4/-7/-10/-16 % reading windows;
+  // Llama 4 Maverick on B200/GB200 -18/-15 % -> -7/-5 %; on Hopper window reads overshoot
+  // (gpt-oss-120b on H200 +13 -> +38 %).
+  windowed_reads_ = trtllm_nvidia && gpu.dense_flop_per_s.contains("fp4") && !m.layer_window_tokens.empty();
   const auto& table = request_.sparse ? gpu.sparse_flop_per_s : gpu.dense_flop_per_s;
   const auto peak = table.find(compute_type_);
   if (peak == table.end()) {
@@ -260,6 +267,9 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     // (TensorRT-LLM's max_attention_window): the bound reads only the windows.
     if (windows_keep_context(request_.fit, m)) {
       own_window_layers_ = grouped(kv_shape(m, request_.fit.kv_dtype, l, false).windows);
+      if (windowed_reads_) {
+        window_layers_ = own_window_layers_;
+      }
     }
   }
   activation_bytes_per_token_ = d(m.hidden_size) * kActivationBytes;
@@ -726,6 +736,10 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
         "{}'s GEMMs are timed at {:.2f}x the calibrated GPUs' share of peak: its best measured bf16 matmul reaches "
         "{:.3f} of peak, against {:.3f} on the lowest calibrated GPU (B200)",
         r.gpu_id, pm.matmul_factor(), pm.matmul_factor() * kCalibratedMatmulShare, kCalibratedMatmulShare));
+  }
+  if (pm.windowed_reads() && request.fit.engine.engine == Engine::trtllm) {
+    r.notes.push_back("TensorRT-LLM on Blackwell: windowed layers decode over their window only, while their cache "
+                      "holds the whole context (max_attention_window)");
   }
   if (pm.chunked_decode_fallback()) {
     r.notes.push_back(
