@@ -53,6 +53,10 @@ struct EngineSettings {
   /// graphs and subtracts them; before, graphs come out of the memory above the cap; before 0.8
   /// the V0 engine's step defaults apply. Unset: the current behaviour (subtracted, V1).
   std::optional<int> vllm_minor_version;
+  /// SGLang release as minor x 100 + patch (0.4.7 -> 407, 0.5.3 -> 503): its default
+  /// mem_fraction_static followed a TP table before 0.4.7, a reserve by GPU memory class up to
+  /// 0.5.2 and a formula from 0.5.3 (server_args.py). Unset: the current formula.
+  std::optional<int> sglang_version;
 };
 
 /// What the engine's startup arithmetic gives for one GPU. Figures in bytes; `kv_bytes` is

@@ -80,8 +80,9 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
                  "max_batch_size (default: the engine's)")
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   sub.add_option("--engine-version", o.engine_version,
-                 "vLLM release the figures are for, e.g. 0.10.1 (before 0.21 CUDA graphs are not "
-                 "subtracted from the KV cache; default: current)")
+                 "vLLM or SGLang release the figures are for, e.g. 0.10.1 (vLLM before 0.21: CUDA graphs are not "
+                 "subtracted from the KV cache; SGLang before 0.5.3: older default mem_fraction_static rules; "
+                 "default: current)")
       ->check(non_empty());
   sub.add_option("--reserve", o.reserve, "Runtime reserve per GPU (CUDA context, framework), e.g. 1.5GiB or 2GB")
       ->capture_default_str();
@@ -126,17 +127,28 @@ void note_given(const CLI::App& sub, DeploymentOptions& o) {
 
 namespace {
 
-/// "0.10.1" -> 10 (vLLM's minor release); throws InputError naming --engine-version.
-int parse_vllm_minor(std::string_view text) {
+/// "0.10.1" -> 10 (vLLM's minor release); "0.4.6.post1" -> 406 (SGLang's minor x 100 + patch);
+/// throws InputError naming --engine-version.
+int parse_engine_version(std::string_view text, Engine engine) {
   unsigned major = 0;
   unsigned minor = 0;
+  unsigned patch = 0;
   const std::string s(text.starts_with('v') ? text.substr(1) : text);
   char tail = 0;
-  if (std::sscanf(s.c_str(), "%u.%u%c", &major, &minor, &tail) < 2 || major != 0 || minor > 999 ||
-      (tail != 0 && tail != '.')) {
-    throw InputError(fmt::format("--engine-version: expected a vLLM release such as 0.10.1, got '{}'", text));
+  const int read = std::sscanf(s.c_str(), "%u.%u%c", &major, &minor, &tail);
+  if (read < 2 || major != 0 || minor > 99 || (tail != 0 && tail != '.')) {
+    throw InputError(fmt::format("--engine-version: expected a {} release such as {}, got '{}'",
+                                 engine == Engine::sglang ? "SGLang" : "vLLM", engine == Engine::sglang ? "0.4.6" : "0.10.1",
+                                 text));
   }
-  return static_cast<int>(minor);
+  if (engine == Engine::vllm) {
+    return static_cast<int>(minor);
+  }
+  // SGLang's patch release matters ("0.4.6.post1", "0.5.3rc0": the digits that follow).
+  if (std::sscanf(s.c_str(), "%u.%u.%u", &major, &minor, &patch) == 3 && patch > 99) {
+    throw InputError(fmt::format("--engine-version: expected an SGLang release such as 0.4.6, got '{}'", text));
+  }
+  return static_cast<int>(minor * 100 + patch);
 }
 
 /// The engine and its settings from the flags. Engine settings without --engine, or for another
@@ -155,7 +167,11 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
   };
   owned_by(o.mem_fraction_given, "--mem-fraction-static", Engine::sglang);
   owned_by(o.free_fraction_given, "--kv-cache-free-gpu-mem-fraction", Engine::trtllm);
-  owned_by(!o.engine_version.empty(), "--engine-version", Engine::vllm);
+  if (!o.engine_version.empty() && s.engine != Engine::vllm && s.engine != Engine::sglang) {
+    throw InputError(fmt::format("--engine-version: is a vLLM or SGLang setting, but {}",
+                                 s.engine == Engine::neutral ? std::string("no --engine is named")
+                                                             : fmt::format("--engine is {}", to_string(s.engine))));
+  }
   if (s.engine == Engine::neutral) {
     if (o.max_num_seqs_given) {
       throw InputError("--max-num-seqs: is an engine setting; name the engine with --engine");
@@ -187,7 +203,7 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
     s.max_num_seqs = o.max_num_seqs;
   }
   if (!o.engine_version.empty()) {
-    s.vllm_minor_version = parse_vllm_minor(o.engine_version);
+    (s.engine == Engine::vllm ? s.vllm_minor_version : s.sglang_version) = parse_engine_version(o.engine_version, s.engine);
   }
   return s;
 }

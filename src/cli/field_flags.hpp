@@ -34,6 +34,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"engine.max_num_batched_tokens:", "--max-num-batched-tokens:"},
     {"engine.max_num_seqs:", "--max-num-seqs:"},
     {"engine.vllm_version:", "--engine-version:"},
+    {"engine.sglang_version:", "--engine-version:"},
     {"model.params:", "--params:"},
     {"weights.experts:", "--experts-dtype:"},
     {"weights.attention:", "--attention-dtype:"},

@@ -131,6 +131,62 @@ double sglang_default_fraction(double gpu_mib, std::uint64_t chunk, std::uint64_
   return round3((gpu_mib - reserved) / gpu_mib);
 }
 
+/// SGLang releases whose default fraction rule changed (minor x 100 + patch). The boundaries come
+/// from forks' copies of server_args.py dated by their version.py and the PRs' merge dates; all but
+/// 0.5.3 (PR #11076, 2025-09-30; 0.5.3 bumped 2025-10-06) may be off by a patch release.
+constexpr int kSglangTp8At083 = 207;   // about 0.2.7 (PR #823): 0.88 / 0.87 / 0.85 / 0.83 / 0.79
+constexpr int kSglangTp8At081 = 306;   // about 0.3.6 (PR #2044): TP 8 at 0.81
+constexpr int kSglangReserveTable = 407;  // 0.4.7 (PR #7054, 2025-06-10): reserve by GPU memory
+constexpr int kSglangFormula = 503;    // 0.5.3 (PRs #10975, #11076): sglang_default_fraction
+constexpr int kSglangVlmByTower = 500; // PR #6881 (certainly in 0.5.0rc0): adjust_mem_fraction_for_vlm
+
+/// chunked_prefill_size and cuda_graph_max_bs before the formula: 2048 and 8 / 80 (TP < 4 / >= 4)
+/// under 25,000 MiB, else 8192 and 160, up to 0.4.6; then 2048 / 8192 / 16384 by 35 and 160 GiB
+/// with graphs up to 160, 256 above 96 GiB, 512 above 180,000 MiB.
+std::pair<std::uint64_t, std::uint64_t> sglang_old_defaults(double gpu_mib, std::uint64_t tp, int version) {
+  const bool small_tp = tp < 4;
+  if (version < kSglangReserveTable) {
+    return gpu_mib < 25'000.0 ? std::pair<std::uint64_t, std::uint64_t>{2048, small_tp ? 8 : 80}
+                              : std::pair<std::uint64_t, std::uint64_t>{8192, 160};
+  }
+  if (gpu_mib < 35 * 1024.0) {
+    return {2048, small_tp ? 8 : 80};
+  }
+  const std::uint64_t graphs = gpu_mib > 180'000.0 ? 512 : gpu_mib > 96 * 1024.0 ? 256 : 160;
+  return {gpu_mib < 160 * 1024.0 ? 8192 : 16384, graphs};
+}
+
+/// The default fraction before 0.5.3: by TP degree, or (from 0.4.7) the GPU memory less a reserve
+/// by memory class, ps = TP x PP GPUs: 2.8 + ps / 10 GiB under 35 GiB, 9.5 + ps / 2 under 90,
+/// 12 + ps / 2 under 160, else 32 GiB.
+double sglang_old_fraction(double gpu_mib, std::uint64_t tp, std::uint64_t pp, int version) {
+  if (version >= kSglangReserveTable) {
+    const double gib = gpu_mib / 1024.0;
+    const double ps = d(tp * pp);
+    const double reserved_gib = gib < 35.0 ? 2.8 + ps / 10.0 : gib < 90.0 ? 9.5 + ps / 2.0 : gib < 160.0 ? 12.0 + ps / 2.0 : 32.0;
+    return round3((gib - reserved_gib) / gib);
+  }
+  if (version < kSglangTp8At083) {
+    return tp >= 8 ? 0.80 : tp >= 4 ? 0.82 : tp >= 2 ? 0.85 : 0.90;
+  }
+  const double tp8 = version < kSglangTp8At081 ? 0.83 : 0.81;
+  return tp >= 16 ? 0.79 : tp >= 8 ? tp8 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
+}
+
+/// A multimodal model's fraction: from 0.5.0 scaled by the vision tower's size (L x H^2 over
+/// 24 x 1024^2: 0.95 x (1 - 0.1 (ratio - 1)), clamped to 0.8 .. 1.05 before the 0.95), a default
+/// only; before, x 0.95 of any value (ModelRunner).
+double sglang_vlm_factor(const ModelSpec& m, int version) {
+  if (!m.vision) {
+    return 1.0;
+  }
+  if (version < kSglangVlmByTower) {
+    return 0.95;
+  }
+  const double ratio = d(m.vision->layers) * d(m.vision->hidden_size) * d(m.vision->hidden_size) / (24.0 * 1024.0 * 1024.0);
+  return 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
+}
+
 double vllm_cuda_graph_bytes(const ModelSpec& m, const Layout& l, std::uint64_t max_seqs) {
   // The graph pool keeps the intermediates of the largest captured batch; each graph adds its
   // nodes. vLLM captures up to min(2 x max_num_seqs, 512) tokens.
@@ -209,6 +265,15 @@ void validate_engine_settings(const EngineSettings& s) {
     if (*s.vllm_minor_version < 0 || *s.vllm_minor_version > 999) {
       throw InputError(fmt::format("engine.vllm_version: expected 0.N with N between 0 and 999, got 0.{}",
                                    *s.vllm_minor_version));
+    }
+  }
+  if (s.sglang_version) {
+    if (s.engine != Engine::sglang) {
+      throw InputError("engine.sglang_version: is an sglang setting; use it with --engine sglang");
+    }
+    if (*s.sglang_version < 0 || *s.sglang_version > 9999) {
+      throw InputError(fmt::format("engine.sglang_version: expected minor x 100 + patch between 0 and 9999, got {}",
+                                   *s.sglang_version));
     }
   }
 }
@@ -326,12 +391,18 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
     }
     case Engine::sglang: {
       const double gpu_mib = in.total_bytes / units::kMiB;
-      const auto [chunk, graph_bs] = sglang_defaults(gpu_mib, l.tp);
+      const int version = s.sglang_version.value_or(kSglangFormula);
+      const auto [chunk, graph_bs] =
+          version >= kSglangFormula ? sglang_defaults(gpu_mib, l.tp) : sglang_old_defaults(gpu_mib, l.tp, version);
       r.batched_tokens = s.max_num_batched_tokens.value_or(chunk);
       r.max_seqs = s.max_num_seqs.value_or(graph_bs);
       r.share = s.mem_fraction_static.value_or(
-          sglang_default_fraction(gpu_mib, r.batched_tokens, r.max_seqs, l.tp, l.pp));
+          version >= kSglangFormula ? sglang_default_fraction(gpu_mib, r.batched_tokens, r.max_seqs, l.tp, l.pp)
+                                    : sglang_old_fraction(gpu_mib, l.tp, l.pp, version));
       r.share_default = !s.mem_fraction_static;
+      if (r.share_default || version < kSglangVlmByTower) {
+        r.share *= sglang_vlm_factor(m, version);
+      }
       // The base is the free memory measured after the CUDA context and communicators exist;
       // activations and CUDA graphs live in the (1 - mem_fraction_static) left outside.
       r.non_torch_bytes =

@@ -127,6 +127,50 @@ TEST_CASE("engine: SGLang's static fraction of the free memory at start, minus w
   CHECK(d8.share < d1.share);
 }
 
+// server_args.py's earlier defaults (forks' copies dated by version.py): a TP table to 0.4.6, a
+// reserve by GPU memory class from 0.4.7 to 0.5.2. SGLang's docs (about 0.4.1) log 444,500 tokens
+// for Llama 3.1 8B on one H100 at 0.88; PR #4760 (about 0.4.4) 442,750.
+TEST_CASE("engine: SGLang's default fraction by release", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto at = [&](int version, std::uint64_t tp) {
+    return gpuplan::engine_memory(m, Layout{.tp = tp}, kH100, {.engine = Engine::sglang, .sglang_version = version})
+        .share;
+  };
+  CHECK(at(205, 1) == Approx(0.90));
+  CHECK(at(205, 8) == Approx(0.80));
+  CHECK(at(300, 8) == Approx(0.83));
+  CHECK(at(401, 1) == Approx(0.88));
+  CHECK(at(401, 2) == Approx(0.87));
+  CHECK(at(404, 4) == Approx(0.85));
+  CHECK(at(406, 8) == Approx(0.81));
+  CHECK(at(406, 16) == Approx(0.79));
+  // 0.4.7 to 0.5.2: 79.11 GiB less 9.5 + TP / 2 GiB.
+  CHECK(at(407, 1) == Approx(std::round((79.11 - 10.0) / 79.11 * 1000.0) / 1000.0));
+  CHECK(at(502, 2) == Approx(std::round((79.11 - 10.5) / 79.11 * 1000.0) / 1000.0));
+  // From 0.5.3 the formula (at least 10 GiB on this GPU).
+  CHECK(at(503, 1) == Approx(gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang}).share));
+  CHECK_THROWS_AS(gpuplan::validate_engine_settings({.engine = Engine::vllm, .sglang_version = 401}),
+                  gpuplan::InputError);
+}
+
+// A multimodal model's default shrinks with its vision tower (adjust_mem_fraction_for_vlm, from
+// 0.5.0): Kimi-K2.5's MoonViT (27 layers of 1152) gives 0.95 x (1 - 0.1 x 0.424) = 0.910, which
+// puts a 0.908 default at the 0.826 an MI355X run logged.
+TEST_CASE("engine: SGLang scales a multimodal model's default by its vision tower", "[engine]") {
+  gpuplan::ModelSpec m = cat().model("llama-3.1-8b");
+  const double text_only = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang}).share;
+  m.vision = gpuplan::VisionSpec{.hidden_size = 1152, .layers = 27};
+  const double factor = 0.95 * (1.0 - 0.1 * (27.0 * 1152.0 * 1152.0 / (24.0 * 1024.0 * 1024.0) - 1.0));
+  CHECK(factor == Approx(0.9097).epsilon(1e-3));
+  CHECK(gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang}).share == Approx(text_only * factor));
+  // A value the user gives is kept from 0.5.0; before, ModelRunner took 5 % off any value.
+  CHECK(gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang, .mem_fraction_static = 0.85}).share ==
+        Approx(0.85));
+  CHECK(gpuplan::engine_memory(m, Layout{}, kH100,
+                               {.engine = Engine::sglang, .mem_fraction_static = 0.85, .sglang_version = 404})
+            .share == Approx(0.85 * 0.95));
+}
+
 TEST_CASE("engine: TensorRT-LLM's fraction of the memory free after weights and warm-up", "[engine]") {
   const auto& m = cat().model("llama-3.1-8b");
   const auto e = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::trtllm});
