@@ -657,6 +657,11 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   }
   s.patch_size = r.optional_integer("patch_size", 1, 1024).value_or(14);
   s.merge = r.optional_integer("spatial_merge_size", 1, 64).value_or(1);
+  // InternVL's pixel shuffle (downsample_ratio 0.5, on the wrapper): 2 x 2 patches per token.
+  if (const auto ratio = config.find("downsample_ratio");
+      ratio != config.end() && ratio->is_number() && ratio->get<double>() > 0.0 && ratio->get<double>() < 1.0) {
+    s.merge = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::lround(1.0 / ratio->get<double>())), 1, 64);
+  }
   if (const auto kernel = v.find("merge_kernel_size");  // MoonViT: [2, 2]
       kernel != v.end() && kernel->is_array() && !kernel->empty() && (*kernel)[0].is_number_unsigned()) {
     s.merge = std::clamp<std::uint64_t>((*kernel)[0].get<std::uint64_t>(), 1, 64);
@@ -678,11 +683,14 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
   }
   const std::string parent_type =
       raw.contains("model_type") && raw["model_type"].is_string() ? raw["model_type"].get<std::string>() : "";
-  // A multimodal config keeps the language model under text_config.
-  if (!strict && raw.contains("text_config") && !raw["text_config"].is_null()) {
-    const Json& text = raw["text_config"];
+  // A multimodal config keeps the language model under text_config (InternVL: llm_config).
+  const char* text_key = raw.contains("text_config") && !raw["text_config"].is_null() ? "text_config"
+                         : raw.contains("llm_config") && !raw["llm_config"].is_null() ? "llm_config"
+                                                                                        : nullptr;
+  if (!strict && text_key != nullptr) {
+    const Json& text = raw[text_key];
     if (!text.is_object()) {
-      throw InputError(fmt::format("{}: expected an object", where(origin, at / "text_config")));
+      throw InputError(fmt::format("{}: expected an object", where(origin, at / text_key)));
     }
     Json merged = text;
     if (!merged.contains("model_type")) {
@@ -694,7 +702,7 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
         merged[key] = raw[key];
       }
     }
-    ModelSpec m = model_from_config(merged, origin, at / "text_config", false);
+    ModelSpec m = model_from_config(merged, origin, at / text_key, false);
     m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
     m.vision_unsized = !m.vision && raw.contains("vision_config") && !raw["vision_config"].is_null();
     if (m.vision) {

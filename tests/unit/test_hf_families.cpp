@@ -383,3 +383,18 @@ TEST_CASE("hf import: weights far from the checkpoint's index total are said", "
   m.checkpoint_bytes = 13'476'839'424.0 * 1.2;  // a fifth missing
   CHECK(has_note(fit_h100(m).notes, "-16.7 % off the checkpoint files' total"));
 }
+
+TEST_CASE("hf import: InternVL keeps its language model under llm_config", "[hf]") {
+  // OpenGVLab/InternVL3-1B (its printed InternVLChatConfig): Qwen2.5-0.5B under llm_config, an
+  // InternViT-300M and a pixel shuffle of 0.5 (2 x 2 patches per token) into the projector.
+  const auto m = read(R"({"model_type": "internvl_chat", "downsample_ratio": 0.5, "tie_word_embeddings": false,
+      "llm_config": {"model_type": "qwen2", "hidden_size": 896, "intermediate_size": 4864, "num_hidden_layers": 24,
+        "num_attention_heads": 14, "num_key_value_heads": 2, "vocab_size": 151674, "max_position_embeddings": 32768},
+      "vision_config": {"model_type": "intern_vit_6b", "hidden_size": 1024, "intermediate_size": 4096,
+        "num_hidden_layers": 24, "patch_size": 14, "image_size": 448}})");
+  REQUIRE(m.vision);
+  CHECK(m.vision->merge == 2);
+  CHECK(m.num_hidden_layers == 24);
+  // 938,193,024 by the modeling code; the generic ViT layout puts the tower 5 % high.
+  CHECK(gpuplan::count_params(m).total() == Approx(938'193'024.0).epsilon(0.02));
+}
