@@ -212,10 +212,12 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   matmul_factor_ = std::min(1.0, gpu.achievable_matmul_share.value_or(kCalibratedMatmulShare) / kCalibratedMatmulShare);
   bandwidth_bytes_per_s_ = gpu.memory_bandwidth_bytes_per_s;
 
-  // Weights read each step: everything but the embedding table (a gather of a few rows); a tied
-  // table is read in full as the LM head.
+  // Weights read each step: everything but the embedding table (a gather of a few rows) and the
+  // vision tower (it runs on images, text requests never touch it); a tied table is read in full
+  // as the LM head.
   const WeightsBytes& w = fit_.weights;
-  dense_read_bytes_ = w.dense + (m.tie_word_embeddings ? w.embedding : w.lm_head);
+  dense_read_bytes_ = w.dense - w.parts[static_cast<std::size_t>(WeightPart::vision)] +
+                      (m.tie_word_embeddings ? w.embedding : w.lm_head);
   expert_bytes_ = w.experts;
   if (m.moe) {
     experts_ = d(m.moe->routed_experts);

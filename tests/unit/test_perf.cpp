@@ -619,3 +619,16 @@ TEST_CASE("perf: a TP group over two nodes all-reduces over every NIC: the bound
   // Inter-node hops' latency: the estimate's ITL lands near the measured one (it was 9.2 ms).
   CHECK_THAT(r.rows[0].itl_s, WithinRel(0.0231, 0.15));
 }
+
+// A vision tower runs on images only: text decode steps do not read it (it is in memory all the same).
+TEST_CASE("perf: decode does not read the vision tower", "[perf]") {
+  const gpuplan::ModelSpec text = cat().model("llama-3.1-8b");
+  gpuplan::ModelSpec vlm = text;
+  vlm.vision = gpuplan::VisionSpec{.hidden_size = 1152, .intermediate_size = 4304, .layers = 27, .patch_size = 14,
+                                   .output_size = 4096};
+  const auto req = request(Layout{}, DType::bf16, 1024, 256);
+  const PerfModel a(text, cat().gpu("h100-sxm"), req);
+  const PerfModel b(vlm, cat().gpu("h100-sxm"), req);
+  CHECK(b.fit().weights.total() > a.fit().weights.total() + 0.8e9);
+  CHECK_THAT(b.decode_step(1, 2048, Efficiency{}).bytes, WithinRel(a.decode_step(1, 2048, Efficiency{}).bytes, 1e-12));
+}
