@@ -736,7 +736,7 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
       std::string_view("mlp_only_layers"), std::string_view("full_attention_interval"),
       std::string_view("linear_conv_kernel_dim"), std::string_view("linear_key_head_dim"),
       std::string_view("linear_value_head_dim"), std::string_view("linear_num_key_heads"),
-      std::string_view("linear_num_value_heads")};
+      std::string_view("linear_num_value_heads"), std::string_view("vision_config")};
   if (strict) {
     r.reject_unknown(kKeys);
   }
@@ -835,9 +835,8 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
     }
   }
   read_layer_kinds(m, r);
-  if (!strict) {
-    m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
-  }
+  // A catalog entry of a multimodal repo carries its vision_config as the repo's config.json does.
+  m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
   validate_model(m, origin + ": " + at.to_string());
   if (!strict) {
     read_shipped_formats(m, raw, origin, at);
