@@ -36,7 +36,9 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       {"perf-overview-v1.0-unseen.json", 238},
       {"perf-overview-v0.17.json", 373},
       {"perf-overview-other-versions.json", 1494},
-      {"community-2026.json", 35}};
+      {"community-2026.json", 35},
+      // Session 35's rows: InferenceX on MI300X/H100, ATOM on MI355X, TP 16 over two nodes, ...
+      {"community-2026b.json", 63}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
