@@ -127,28 +127,61 @@ void note_given(const CLI::App& sub, DeploymentOptions& o) {
 
 namespace {
 
-/// "0.10.1" -> 10 (vLLM's minor release); "0.4.6.post1" -> 406 (SGLang's minor x 100 + patch);
-/// throws InputError naming --engine-version.
+/// "0.10.1" -> 10 (vLLM's minor release); "0.4.6.post1" -> 406, "0.5.3rc0" -> 502 (SGLang's minor
+/// x 100 + patch, a release candidate before its release); throws InputError naming --engine-version.
 int parse_engine_version(std::string_view text, Engine engine) {
-  unsigned major = 0;
-  unsigned minor = 0;
-  unsigned patch = 0;
-  const std::string s(text.starts_with('v') ? text.substr(1) : text);
-  char tail = 0;
-  const int read = std::sscanf(s.c_str(), "%u.%u%c", &major, &minor, &tail);
-  if (read < 2 || major != 0 || minor > 99 || (tail != 0 && tail != '.')) {
-    throw InputError(fmt::format("--engine-version: expected a {} release such as {}, got '{}'",
-                                 engine == Engine::sglang ? "SGLang" : "vLLM", engine == Engine::sglang ? "0.4.6" : "0.10.1",
-                                 text));
+  const bool sglang = engine == Engine::sglang;
+  const auto fail = [&] {
+    return InputError(fmt::format("--engine-version: expected {} release such as {}, got '{}'",
+                                  sglang ? "an SGLang" : "a vLLM", sglang ? "0.4.6" : "0.10.1", text));
+  };
+  std::string_view rest = text.starts_with('v') ? text.substr(1) : text;
+  // One dot-separated number: its digits, then what follows them.
+  const auto number = [&](unsigned max) {
+    unsigned value = 0;
+    std::size_t digits = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') {
+      value = value * 10 + static_cast<unsigned>(rest[digits] - '0');
+      if (value > max) {
+        throw fail();
+      }
+      ++digits;
+    }
+    if (digits == 0) {
+      throw fail();
+    }
+    rest.remove_prefix(digits);
+    return value;
+  };
+  const auto dot = [&] {
+    if (!rest.starts_with('.')) {
+      return false;
+    }
+    rest.remove_prefix(1);
+    return true;
+  };
+  if (number(0) != 0 || !dot()) {
+    throw fail();
   }
-  if (engine == Engine::vllm) {
+  const unsigned minor = number(99);
+  if (!sglang) {
+    // Its patch and any suffix ("0.10.1.1", "0.11.0rc2") do not change what is modelled.
+    if (!rest.empty() && (rest.size() < 2 || rest[0] != '.' || rest[1] < '0' || rest[1] > '9')) {
+      throw fail();
+    }
     return static_cast<int>(minor);
   }
-  // SGLang's patch release matters ("0.4.6.post1", "0.5.3rc0": the digits that follow).
-  if (std::sscanf(s.c_str(), "%u.%u.%u", &major, &minor, &patch) == 3 && patch > 99) {
-    throw InputError(fmt::format("--engine-version: expected an SGLang release such as 0.4.6, got '{}'", text));
+  unsigned patch = 0;
+  if (dot()) {
+    patch = number(99);
   }
-  return static_cast<int>(minor * 100 + patch);
+  // What may follow: ".postN" (after the release) or "rcN" (before it).
+  const bool candidate = rest.starts_with("rc");
+  if (!(rest.empty() || rest.starts_with(".post") || candidate)) {
+    throw fail();
+  }
+  const int version = static_cast<int>(minor * 100 + patch);
+  return candidate ? std::max(version - 1, 0) : version;
 }
 
 /// The engine and its settings from the flags. Engine settings without --engine, or for another

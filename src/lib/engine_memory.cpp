@@ -138,7 +138,7 @@ constexpr int kSglangTp8At083 = 207;   // about 0.2.7 (PR #823): 0.88 / 0.87 / 0
 constexpr int kSglangTp8At081 = 306;   // about 0.3.6 (PR #2044): TP 8 at 0.81
 constexpr int kSglangReserveTable = 407;  // 0.4.7 (PR #7054, 2025-06-10): reserve by GPU memory
 constexpr int kSglangFormula = 503;    // 0.5.3 (PRs #10975, #11076): sglang_default_fraction
-constexpr int kSglangVlmByTower = 500; // PR #6881 (certainly in 0.5.0rc0): adjust_mem_fraction_for_vlm
+constexpr int kSglangVlmByTower = 409; // PR #6881 (July 2025, about 0.4.9; in 0.5.0rc0): adjust_mem_fraction_for_vlm
 
 /// chunked_prefill_size and cuda_graph_max_bs before the formula: 2048 and 8 / 80 (TP < 4 / >= 4)
 /// under 25,000 MiB, else 8192 and 160, up to 0.4.6; then 2048 / 8192 / 16384 by 35 and 160 GiB
@@ -173,7 +173,7 @@ double sglang_old_fraction(double gpu_mib, std::uint64_t tp, std::uint64_t pp, i
   return tp >= 16 ? 0.79 : tp >= 8 ? tp8 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
 }
 
-/// A multimodal model's fraction: from 0.5.0 scaled by the vision tower's size (L x H^2 over
+/// A multimodal model's fraction: from about 0.4.9 scaled by the vision tower's size (L x H^2 over
 /// 24 x 1024^2: 0.95 x (1 - 0.1 (ratio - 1)), clamped to 0.8 .. 1.05 before the 0.95), a default
 /// only; before, x 0.95 of any value (ModelRunner).
 double sglang_vlm_factor(const ModelSpec& m, int version) {
