@@ -56,9 +56,12 @@ enum class PcieRate { shared, line };
 /// The link GPUs of one group talk over (group_path): the scale-up domain (NVLink/xGMI) when the
 /// group fits in it, else PCIe inside one node, else the network between nodes.
 /// `network_bytes_per_s_per_gpu` is the per-GPU share of the node's NICs (8 x 400 Gb/s = 50e9).
+/// `stride`: the group's members are every stride-th GPU of the span `group_gpus` (a DP group
+/// over TP x CP ranks: TP x CP), so a node holds span / stride of them, and a ring across nodes
+/// gets that many NICs (the other groups in the node use the rest at the same time).
 CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t node_gpus,
                     double network_bytes_per_s_per_gpu, double link_efficiency, double hop_latency_s,
-                    PcieRate pcie = PcieRate::shared);
+                    PcieRate pcie = PcieRate::shared, std::uint64_t stride = 1);
 
 /// Ring all-reduce of `message_bytes` over `gpus` GPUs; 0 for one GPU.
 double allreduce_s(double message_bytes, std::uint64_t gpus, const CommLink& link);

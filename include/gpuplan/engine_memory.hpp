@@ -40,7 +40,7 @@ enum class Engine { neutral, vllm, sglang, trtllm };
 /// belongs to one engine; setting it for another throws InputError naming the setting.
 struct EngineSettings {
   Engine engine = Engine::neutral;
-  std::optional<double> gpu_memory_utilization;          ///< vLLM (default 0.9)
+  std::optional<double> gpu_memory_utilization;          ///< vLLM (default 0.92 from 0.21, 0.9 before)
   std::optional<double> mem_fraction_static;             ///< SGLang (default from GPU memory, TP)
   std::optional<double> kv_cache_free_gpu_mem_fraction;  ///< TensorRT-LLM (default 0.9)
   /// Tokens of one forward step: vLLM max_num_batched_tokens, SGLang chunked_prefill_size,

@@ -1,7 +1,7 @@
 #pragma once
 // Inference memory model and fit verdict (DESIGN "Memory model"): per GPU, weights (sharded by
 // TP/PP, experts by EP) + activations/workspace + runtime reserve + KV cache must stay within the
-// serving engine's memory cap (vLLM's gpu_memory_utilization, default 0.9) of the GPU or MIG slice.
+// serving engine's memory cap (the neutral estimate's 0.9, vLLM's gpu_memory_utilization) of the GPU or MIG slice.
 
 #include <algorithm>
 #include <cstdint>
@@ -34,7 +34,7 @@ struct FitRequest {
   DType kv_dtype = DType::bf16;
   std::uint64_t context_tokens = 8192;    ///< tokens per sequence (prompt + output)
   std::uint64_t concurrency = 1;          ///< concurrent sequences over the whole deployment
-  double memory_utilization = 0.9;        ///< engine cap as a share of GPU memory (vLLM default)
+  double memory_utilization = 0.9;        ///< engine cap as a share of GPU memory (vLLM's default before 0.21)
   double reserve_bytes = 1.5 * units::kGiB;  ///< CUDA context, framework, NCCL buffers
   std::uint64_t prefill_chunk_tokens = 8192; ///< tokens per prefill step (vLLM max_num_batched_tokens)
   std::uint64_t block_tokens = 16;        ///< paged KV block (vLLM default)

@@ -43,7 +43,7 @@ std::string path_name(const GpuSpec& gpu, GroupPath path) {
 
 CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t node_gpus,
                     double network_bytes_per_s_per_gpu, double link_efficiency, double hop_latency_s,
-                    PcieRate pcie) {
+                    PcieRate pcie, std::uint64_t stride) {
   const double host = pcie == PcieRate::line ? gpu.host_link.bytes_per_s_per_direction : gpu.host_link.peer_rate();
   // Across nodes a GPU reaches its NIC over its host link too: the slower of the two.
   double bandwidth = std::min(network_bytes_per_s_per_gpu, host);
@@ -55,7 +55,7 @@ CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t 
     case GroupPath::network: {
       // A ring over nodes crosses each node once per NIC's ring: the node's traffic shares its
       // group GPUs' NICs, and inside the node it moves over the scale-up link (or PCIe).
-      const std::uint64_t local = std::min(group_gpus, node_gpus);
+      const std::uint64_t local = std::max<std::uint64_t>(1, std::min(group_gpus, node_gpus) / std::max<std::uint64_t>(stride, 1));
       const double inside = gpu.scale_up && scale_up_reach(gpu, node_gpus) >= local
                                 ? gpu.scale_up->bytes_per_s_per_direction
                                 : host;

@@ -108,8 +108,11 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   const double mb_attention_s = attention_hw * mb_tokens / attention_rate;
   const double mb_compute_s = (f.hardware_flop_per_token - attention_hw) * mb_tokens / rate + mb_attention_s;
 
-  const auto link = [&](std::uint64_t span) {
-    return group_link(gpu, span, kDefaultGpusPerNode, e.network_bytes_per_s_per_gpu, e.link, e.hop_latency_s);
+  // `stride`: a group whose members are every stride-th GPU of the span (DP over TP x CP ranks)
+  // shares each node's NICs with the other groups there.
+  const auto link = [&](std::uint64_t span, std::uint64_t stride = 1) {
+    return group_link(gpu, span, kDefaultGpusPerNode, e.network_bytes_per_s_per_gpu, e.link, e.hop_latency_s,
+                      PcieRate::shared, stride);
   };
   const double layers = std::ceil(d(model.num_hidden_layers) / d(l.pp));
   const double moe_layers = std::ceil(d(model.moe_layer_count()) / d(l.pp));
@@ -134,7 +137,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
                                                                            model.mla->qk_rope_head_dim + model.mla->v_head_dim)
                                       : 2.0 * d(model.num_key_value_heads) * d(model.head_dim);
     const double chunk = tokens_mb * kv_width / d(l.tp) * kBf16Bytes;
-    const double total = layers * allreduce_s(chunk * d(l.cp), l.cp, link(l.tp * l.cp));
+    const double total = layers * allreduce_s(chunk * d(l.cp), l.cp, link(l.tp * l.cp, l.tp));
     cp_mb = std::max(0.0, total - mb_attention_s);
   }
   // Pipeline: one activation forward and one gradient backward per micro-batch (split TP ways
@@ -158,7 +161,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   // DP x CP / EP. Gradients move in bf16 (LoRA's fp32 adapters in fp32).
   const TrainMemory mem = train_memory(model, gpu, r);
   const double dense_group = d(l.dp * l.cp);
-  const CommLink dp_link = link(l.tp * l.cp * l.dp);
+  const CommLink dp_link = link(l.tp * l.cp * l.dp, l.tp * l.cp);
   s.dp_link = link_name(gpu, l.tp * l.cp * l.dp);
   const bool full = r.method == TrainMethod::full;
   const double experts_group = std::max(1.0, dense_group / d(l.ep));

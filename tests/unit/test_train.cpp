@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/comm.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/train_plan.hpp>
 
@@ -186,7 +187,7 @@ TEST_CASE("train: plan prices the run by provider and mode with the band", "[tra
   }
   REQUIRE(p.scale.size() == 4);
   CHECK_THAT(p.scale[0].efficiency, WithinRel(1.0, 1e-12));
-  CHECK(p.scale[2].efficiency <= 1.0);  // FSDP's gathers hide behind compute at 64 GPUs
+  CHECK(p.scale[2].efficiency <= 1.0);  // TP 1: FSDP's gathers leave over all 8 NICs and hide behind compute
   CHECK(p.scale[2].tokens_per_s > p.scale[0].tokens_per_s);
   CHECK_THAT(p.scale[3].invalid, Contains("does not divide the global batch"));  // 64 sequences over DP 20
 }
@@ -216,4 +217,22 @@ TEST_CASE("train: bad requests name the field", "[train]") {
   r.layout.ep = 2;
   CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r), Contains("layout.ep"));
   CHECK_THROWS_WITH(parse_optimizer("adam", "--optimizer"), Contains("closest: adamw"));
+}
+
+// Across nodes a ring gets one NIC per member in the node: a DP group over TP 8 ranks has one
+// GPU a node, so it moves at one NIC while the node's other seven groups use the rest; at TP 1 the
+// group fills the node and leaves over all eight.
+TEST_CASE("train: DP rings across nodes get the NICs of their members in a node", "[train][comm]") {
+  TrainRequest r = fsdp16();
+  r.layout = {.tp = 8, .pp = 1, .cp = 1, .ep = 1, .dp = 8, .vpp = 1};
+  const TrainStep tp8 = train_step(model("llama-3.1-70b"), gpu("h100-sxm"), r, TrainEfficiency{});
+  CHECK(tp8.dp_link == "network");
+  CHECK(tp8.dp_exposed_s > 0.1 * tp8.step_s);  // 70B FSDP at TP 8 x DP 8: gathers over one 400 Gb/s NIC (0 with all 8)
+  r.layout = {.tp = 1, .pp = 1, .cp = 1, .ep = 1, .dp = 64, .vpp = 1};
+  const TrainStep tp1 = train_step(model("llama-3.1-70b"), gpu("h100-sxm"), r, TrainEfficiency{});
+  CHECK(tp1.dp_exposed_s < tp8.dp_exposed_s);
+  const auto one_nic = gpuplan::group_link(gpu("h100-sxm"), 64, 8, 50e9, 1.0, 0.0, gpuplan::PcieRate::shared, 8);
+  const auto all_nics = gpuplan::group_link(gpu("h100-sxm"), 64, 8, 50e9, 1.0, 0.0);
+  CHECK_THAT(one_nic.allreduce_rate(), WithinRel(50e9, 1e-12));
+  CHECK_THAT(all_nics.allreduce_rate(), WithinRel(400e9, 1e-12));
 }
