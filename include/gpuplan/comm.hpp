@@ -34,6 +34,11 @@ struct CommLink {
 /// (tenstorrent/tt-inference-server#356). NVLink hops take about 1 us (Efficiency::hop_latency_s).
 inline constexpr double kNetworkHopLatencyS = 5e-6;
 
+/// A hop's latency on a link that does or does not cross nodes, where any is charged at all.
+[[nodiscard]] inline double hop_latency_s(double base_s, bool crosses_nodes) {
+  return crosses_nodes && base_s > 0 ? (base_s > kNetworkHopLatencyS ? base_s : kNetworkHopLatencyS) : base_s;
+}
+
 /// A scale-up domain of at most this many GPUs lives in one server (HGX boards, NVLink bridges) and
 /// ends where the node does; a larger one (NVL72, NVL36) joins the trays of a rack, each a node.
 inline constexpr std::uint64_t kServerDomainGpus = 8;

@@ -112,6 +112,14 @@ struct FitResult {
   std::string formats_text;      ///< "experts mxfp4, rest bf16"
   /// Whole-model weight bytes by WeightPart in those formats (unsharded).
   std::array<double, kWeightParts> model_weight_bytes{};
+  /// One copy of the model: model_weight_bytes summed.
+  [[nodiscard]] double model_weight_total_bytes() const {
+    double total = 0;
+    for (double b : model_weight_bytes) {
+      total += b;
+    }
+    return total;
+  }
   /// The checkpoint's own size (safetensors index metadata.total_size) when known.
   std::optional<double> checkpoint_bytes;
   bool layout_automatic = false; ///< TP/PP chosen by a layout search

@@ -65,7 +65,7 @@ CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t 
     }
   }
   return {.bytes_per_s_per_direction = bandwidth * link_efficiency,
-          .hop_latency_s = network && hop_latency_s > 0 ? std::max(hop_latency_s, kNetworkHopLatencyS) : hop_latency_s,
+          .hop_latency_s = gpuplan::hop_latency_s(hop_latency_s, network),
           .allreduce_bytes_per_s_per_direction = ring,
           .crosses_nodes = network};
 }

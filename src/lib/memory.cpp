@@ -200,11 +200,7 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   // a few percent (scales, MTP layers, vocabulary padding account for less) means a part is
   // missing or counted wrongly.
   if (res.checkpoint_bytes && res.formats_as_shipped) {
-    double computed = 0;
-    for (double b : res.model_weight_bytes) {
-      computed += b;
-    }
-    const double gap = computed / *res.checkpoint_bytes - 1.0;
+    const double gap = res.model_weight_total_bytes() / *res.checkpoint_bytes - 1.0;
     if (std::abs(gap) > kCheckpointGapShare) {
       res.notes.push_back(fmt::format("the weights computed from config.json are {:+.1f} % off the checkpoint files' "
                                       "total (safetensors index): a part of the model is missing or read wrongly, "

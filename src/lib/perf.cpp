@@ -194,7 +194,8 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/decoderXQAImplJIT/kernelUtils.cpp);
   // Blackwell (FP4 tensor cores) decodes with other kernels.
   const bool trtllm_nvidia = fit_.engine && fit_.engine->engine == Engine::trtllm && gpu.vendor == "nvidia";
-  chunked_decode_fallback_ = trtllm_nvidia && !gpu.dense_flop_per_s.contains("fp4") &&
+  const bool blackwell = gpu.dense_flop_per_s.contains("fp4");  // FP4 tensor cores
+  chunked_decode_fallback_ = trtllm_nvidia && !blackwell &&
                              std::ranges::find(m.layer_is_chunked, true) != m.layer_is_chunked.end();
   // TensorRT-LLM keeps the whole context in windowed layers' cache (max_attention_window), and
   // on Hopper decodes them over it; Blackwell's decode kernels read only each layer's window or
@@ -202,7 +203,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // -22/-24/-29/-34 % (medians) with whole-context reads, -4/-7/-10/-16 % reading windows;
   // Llama 4 Maverick on B200/GB200 -18/-15 % -> -7/-5 %; on Hopper window reads overshoot
   // (gpt-oss-120b on H200 +13 -> +38 %).
-  windowed_reads_ = trtllm_nvidia && gpu.dense_flop_per_s.contains("fp4") && !m.layer_window_tokens.empty();
+  windowed_reads_ = trtllm_nvidia && blackwell && !m.layer_window_tokens.empty();
   const auto& table = request_.sparse ? gpu.sparse_flop_per_s : gpu.dense_flop_per_s;
   const auto peak = table.find(compute_type_);
   if (peak == table.end()) {
@@ -341,8 +342,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
 CommLink PerfModel::GroupLink::at(const Efficiency& e) const {
   const CommLink& link = e.best_case ? line : shared;
   return {.bytes_per_s_per_direction = link.bytes_per_s_per_direction * e.link,
-          .hop_latency_s = link.crosses_nodes && e.hop_latency_s > 0 ? std::max(e.hop_latency_s, kNetworkHopLatencyS)
-                                                                     : e.hop_latency_s,
+          .hop_latency_s = hop_latency_s(e.hop_latency_s, link.crosses_nodes),
           .allreduce_bytes_per_s_per_direction = link.allreduce_bytes_per_s_per_direction * e.link,
           .crosses_nodes = link.crosses_nodes};
 }
@@ -744,7 +744,7 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
         "{:.3f} of peak, against {:.3f} on the lowest calibrated GPU (B200)",
         r.gpu_id, pm.matmul_factor(), pm.matmul_factor() * kCalibratedMatmulShare, kCalibratedMatmulShare));
   }
-  if (pm.windowed_reads() && request.fit.engine.engine == Engine::trtllm) {
+  if (pm.windowed_reads()) {
     r.notes.push_back("TensorRT-LLM on Blackwell: windowed layers decode over their window only, while their cache "
                       "holds the whole context (max_attention_window)");
   }

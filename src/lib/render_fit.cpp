@@ -33,14 +33,6 @@ std::string target_text(const FitResult& r) {
   return fmt::format("{} x {}{}", r.request.layout.gpus(), r.gpu_id, slice);
 }
 
-double model_weights(const FitResult& r) {
-  double total = 0;
-  for (double b : r.model_weight_bytes) {
-    total += b;
-  }
-  return total;
-}
-
 std::string weight_part_label(WeightPart part) {
   switch (part) {
     case WeightPart::embedding: return "embedding";
@@ -329,10 +321,10 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   node.rows.push_back({"datasheet memory", bytes_value(r.datasheet_total_bytes, u)});
   node.rows.push_back({"capacity used for fit", bytes_value(r.capacity_total_bytes, u)});
   node.rows.push_back({"weights (per GPU x GPUs)", bytes_value(m.weights_bytes * double(q.layout.gpus()), u)});
-  node.rows.push_back({"model weights (one copy)", bytes_value(model_weights(r), u)});
+  node.rows.push_back({"model weights (one copy)", bytes_value(r.model_weight_total_bytes(), u)});
   if (r.checkpoint_bytes) {
     node.rows.push_back({"checkpoint files (safetensors index)", bytes_value(*r.checkpoint_bytes, u)});
-    const double diff = model_weights(r) - *r.checkpoint_bytes;
+    const double diff = r.model_weight_total_bytes() - *r.checkpoint_bytes;
     node.rows.push_back({"computed - checkpoint (bytes)",
                          fmt::format("{}{} ({:+.3f} %)", diff < 0 ? "-" : "+",
                                      group_digits(static_cast<std::uint64_t>(std::llround(std::abs(diff)))),
@@ -564,13 +556,13 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
     w.key("engine").null();
   }
   w.key("model_weights").begin_object();
-  write_bytes(w, "bytes", model_weights(r), "model weights");
+  write_bytes(w, "bytes", r.model_weight_total_bytes(), "model weights");
   w.key("parts_bytes");
   write_parts(w, r.model_weight_bytes);
   w.member("formats", r.formats_text);
   if (r.checkpoint_bytes) {
     write_bytes(w, "checkpoint_bytes", *r.checkpoint_bytes, "checkpoint");
-    w.member("difference_bytes", std::llround(checked(model_weights(r) - *r.checkpoint_bytes, "difference")));
+    w.member("difference_bytes", std::llround(checked(r.model_weight_total_bytes() - *r.checkpoint_bytes, "difference")));
   } else {
     w.key("checkpoint_bytes").null();
     w.key("difference_bytes").null();
