@@ -140,6 +140,14 @@ struct ModelSpec {
   std::optional<VisionSpec> vision;
   /// A vision_config that gives no size gpuplan reads: the tower is not counted, and fit says so.
   bool vision_unsized = false;
+  /// vision_config's num_hidden_layers and hidden_size as written (0: not written), whatever the
+  /// tower's layout: SGLang sizes its multimodal memory reserve from these two keys alone
+  /// (defaults 24 and 1024), not from `depth` or `embed_dim`. Unset without a vision_config.
+  struct VisionConfigKeys {
+    std::uint64_t num_hidden_layers = 0;
+    std::uint64_t hidden_size = 0;
+  };
+  std::optional<VisionConfigKeys> vision_config_keys;
   /// An image or audio encoder the config names outside vision_config (Phi-3-vision's
   /// embd_layer/img_processor, Phi-4-multimodal's audio_processor): the field, not counted.
   std::string unsized_encoder_field;

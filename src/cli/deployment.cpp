@@ -164,24 +164,51 @@ int parse_engine_version(std::string_view text, Engine engine) {
     throw fail();
   }
   const unsigned minor = number(99);
-  if (!sglang) {
-    // Its patch and any suffix ("0.10.1.1", "0.11.0rc2") do not change what is modelled.
-    if (!rest.empty() && (rest.size() < 2 || rest[0] != '.' || rest[1] < '0' || rest[1] > '9')) {
-      throw fail();
-    }
-    return static_cast<int>(minor);
-  }
   unsigned patch = 0;
-  if (dot()) {
+  if (rest.size() > 1 && rest[0] == '.' && rest[1] >= '0' && rest[1] <= '9') {
+    rest.remove_prefix(1);
     patch = number(99);
   }
-  // What may follow: ".postN" (after the release) or "rcN" (before it).
-  const bool candidate = rest.starts_with("rc");
-  if (!(rest.empty() || rest.starts_with(".post") || candidate)) {
+  // vLLM's fourth number ("0.10.1.1") is a re-release of the same code.
+  if (!sglang && rest.size() > 1 && rest[0] == '.' && rest[1] >= '0' && rest[1] <= '9') {
+    rest.remove_prefix(1);
+    number(99);
+  }
+  // What may follow, as PEP 440 writes it: "rcN" or ".devN" (before the release), ".postN"
+  // (after it), then a local tag ("+cu128", as a wheel's version prints it). Anything else is
+  // not a release: "0.10.x" or "0.4.6garbage" must not pass for one.
+  const auto tag = [&](std::string_view name) {
+    if (!rest.starts_with(name)) {
+      return false;
+    }
+    rest.remove_prefix(name.size());
+    number(1'000'000);
+    return true;
+  };
+  const bool before_release = tag("rc") || tag(".dev");
+  if (!before_release) {
+    tag(".post");
+  }
+  if (rest.starts_with('+')) {
+    rest.remove_prefix(1);
+    const bool local_ok = !rest.empty() && std::ranges::all_of(rest, [](char c) {
+      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.';
+    });
+    if (!local_ok) {
+      throw fail();
+    }
+    rest = {};
+  }
+  if (!rest.empty()) {
     throw fail();
   }
+  // vLLM's modelled defaults change between minor releases; a candidate has its release's.
+  if (!sglang) {
+    return static_cast<int>(minor);
+  }
+  // SGLang's changed in patch releases: a candidate or dev build is before its release.
   const int version = static_cast<int>(minor * 100 + patch);
-  return candidate ? std::max(version - 1, 0) : version;
+  return before_release ? std::max(version - 1, 0) : version;
 }
 
 /// The engine and its settings from the flags. Engine settings without --engine, or for another

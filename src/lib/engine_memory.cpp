@@ -175,15 +175,23 @@ double sglang_old_fraction(double gpu_mib, std::uint64_t tp, std::uint64_t pp, i
 
 /// A multimodal model's fraction: from about 0.4.9 scaled by the vision tower's size (L x H^2 over
 /// 24 x 1024^2: 0.95 x (1 - 0.1 (ratio - 1)), clamped to 0.8 .. 1.05 before the 0.95), a default
-/// only; before, x 0.95 of any value (ModelRunner).
+/// only; before, x 0.95 of any value (ModelRunner). L and H are vision_config's num_hidden_layers
+/// and hidden_size as SGLang reads them, 24 and 1024 when not written: Qwen2.5-VL writes `depth`
+/// (32), so SGLang takes 24 layers (x 0.897, not the tower's x 0.847), and Qwen2-VL's hidden_size
+/// is its projector's 3584, not the tower's 1280 (x 0.76).
 double sglang_vlm_factor(const ModelSpec& m, int version) {
-  if (!m.vision) {
+  if (!m.vision_config_keys && !m.vision) {
     return 1.0;
   }
   if (version < kSglangVlmByTower) {
     return 0.95;
   }
-  const double ratio = d(m.vision->layers) * d(m.vision->hidden_size) * d(m.vision->hidden_size) / (24.0 * 1024.0 * 1024.0);
+  // A model built without a config file (no keys kept) is read by its tower's own sizes.
+  const ModelSpec::VisionConfigKeys keys =
+      m.vision_config_keys ? *m.vision_config_keys : ModelSpec::VisionConfigKeys{m.vision->layers, m.vision->hidden_size};
+  const double layers = keys.num_hidden_layers > 0 ? d(keys.num_hidden_layers) : 24.0;
+  const double hidden = keys.hidden_size > 0 ? d(keys.hidden_size) : 1024.0;
+  const double ratio = layers * hidden * hidden / (24.0 * 1024.0 * 1024.0);
   return 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
 }
 

@@ -675,6 +675,22 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   return s;
 }
 
+// The two vision_config keys SGLang reads, as written (MoonViT's vt_ names are what its config
+// class exposes under them); no vision_config: unset.
+std::optional<ModelSpec::VisionConfigKeys> read_vision_config_keys(const Json& config, const std::string& origin,
+                                                                   const JsonPointer& at) {
+  const auto it = config.find("vision_config");
+  if (it == config.end() || it->is_null()) {
+    return std::nullopt;
+  }
+  ObjectReader r(*it, origin, at / "vision_config");
+  const char* prefix = r.has("vt_hidden_size") ? "vt_" : "";
+  const auto key = [prefix](const char* name) { return std::string(prefix) + name; };
+  return ModelSpec::VisionConfigKeys{
+      .num_hidden_layers = r.optional_integer(key("num_hidden_layers"), 1, 10'000).value_or(0),
+      .hidden_size = r.optional_integer(key("hidden_size"), 1, 1u << 20).value_or(0)};
+}
+
 }  // namespace
 
 ModelSpec model_from_config(const Json& raw, const std::string& origin, const JsonPointer& at, bool strict) {
@@ -705,6 +721,7 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
     ModelSpec m = model_from_config(merged, origin, at / text_key, false);
     m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
     m.vision_unsized = !m.vision && raw.contains("vision_config") && !raw["vision_config"].is_null();
+    m.vision_config_keys = read_vision_config_keys(raw, origin, at);
     if (m.vision) {
       validate_model(m, origin + ": " + at.to_string());
     }
@@ -837,6 +854,7 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
   read_layer_kinds(m, r);
   // A catalog entry of a multimodal repo carries its vision_config as the repo's config.json does.
   m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
+  m.vision_config_keys = read_vision_config_keys(raw, origin, at);
   validate_model(m, origin + ": " + at.to_string());
   if (!strict) {
     read_shipped_formats(m, raw, origin, at);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include <gpuplan/units.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/engine_memory.hpp>
@@ -170,6 +172,40 @@ TEST_CASE("engine: SGLang scales a multimodal model's default by its vision towe
   CHECK(gpuplan::engine_memory(m, Layout{}, kH100,
                                {.engine = Engine::sglang, .mem_fraction_static = 0.85, .sglang_version = 404})
             .share == Approx(0.85 * 0.95));
+}
+
+// SGLang reads vision_config's num_hidden_layers and hidden_size, 24 and 1024 when not written,
+// whatever sizes the tower: Qwen2.5-VL writes depth 32 and hidden_size 1280 (a 24 x 1280 tower to
+// SGLang: x 0.897, where the real 32 layers would give x 0.847; a Qwen2.5-VL-7B log's 0.749 is the
+// first); Qwen2-VL's hidden_size is its projector's 3584 (x 0.76, clamped); a vision_config with
+// neither key is a ViT-L (x 0.95).
+TEST_CASE("engine: SGLang's vision factor reads the two keys SGLang reads", "[engine]") {
+  const auto share = [](std::string_view vision_config) {
+    const auto m = gpuplan::model_from_hf_config(
+        fmt::format(R"({{"model_type": "qwen2_5_vl", "architectures": ["Qwen2_5_VLForConditionalGeneration"],
+          "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
+          "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 128000,
+          "vision_config": {}}})",
+                    vision_config),
+        "config.json");
+    return gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang}).share;
+  };
+  const double plain = share(R"({"model_type": "siglip_vision_model"})");  // no sizes: ViT-L's
+  const double vit_l = 0.95;
+  CHECK(share(R"({"depth": 32, "hidden_size": 1280, "intermediate_size": 3420, "out_hidden_size": 3584})") ==
+        Approx(plain / vit_l * 0.95 * (1.0 - 0.1 * (1280.0 * 1280.0 / (1024.0 * 1024.0) - 1.0))));
+  CHECK(share(R"({"depth": 32, "embed_dim": 1280, "hidden_size": 3584, "mlp_ratio": 4})") ==
+        Approx(plain / vit_l * 0.95 * 0.8));
+  CHECK(share(R"({"num_hidden_layers": 27, "hidden_size": 1152, "intermediate_size": 4304})") ==
+        Approx(plain / vit_l * 0.95 * (1.0 - 0.1 * (27.0 * 1152.0 * 1152.0 / (24.0 * 1024.0 * 1024.0) - 1.0))));
+  // Before about 0.4.9 any multimodal model took 5 % off its TP table's value (0.88 at TP 1).
+  const auto m = gpuplan::model_from_hf_config(
+      R"({"model_type": "qwen2_5_vl", "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28,
+          "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 152064,
+          "max_position_embeddings": 128000, "vision_config": {"depth": 32, "hidden_size": 1280}})",
+      "config.json");
+  CHECK(gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang, .sglang_version = 404}).share ==
+        Approx(0.88 * 0.95));
 }
 
 TEST_CASE("engine: TensorRT-LLM's fraction of the memory free after weights and warm-up", "[engine]") {
