@@ -223,9 +223,12 @@ class PerfModel {
   /// This GPU's measured matmul share over the calibrated GPUs' (kCalibratedMatmulShare), at most 1.
   [[nodiscard]] double matmul_factor() const { return matmul_factor_; }
   [[nodiscard]] const PerfRequest& request() const { return request_; }
-  /// TensorRT-LLM on a GPU before Blackwell serving chunked attention (Llama 4): its XQA decode
-  /// kernels refuse chunked attention, so those layers decode with the slower MMHA kernel, which
-  /// the estimate does not time.
+  /// TensorRT-LLM on a GPU before Blackwell serving a model with chunked attention (Llama 4): its
+  /// measured throughput falls below the estimate, for a cause not modelled.
+  [[nodiscard]] bool hopper_chunked_trtllm() const { return hopper_chunked_trtllm_; }
+  /// And the request reaches a chunk: XQA refuses chunked attention, so those layers decode with
+  /// the slower MMHA kernel, which the estimate does not time (below a chunk the engine turns
+  /// chunking off).
   [[nodiscard]] bool chunked_decode_fallback() const { return chunked_decode_fallback_; }
   /// TensorRT-LLM on Blackwell: windowed layers read their window, though the cache keeps the context.
   [[nodiscard]] bool windowed_reads() const { return windowed_reads_; }
@@ -287,6 +290,7 @@ class PerfModel {
   FitResult fit_;  // after request_: the constructor builds it from request_
   std::string compute_type_;
   bool chunked_decode_fallback_ = false;
+  bool hopper_chunked_trtllm_ = false;
   bool windowed_reads_ = false;
   double peak_flop_per_s_ = 0;
   double matmul_factor_ = 1.0;  ///< matmul_factor(); the estimate's, never the roofline's

@@ -195,8 +195,17 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // Blackwell (FP4 tensor cores) decodes with other kernels.
   const bool trtllm_nvidia = fit_.engine && fit_.engine->engine == Engine::trtllm && gpu.vendor == "nvidia";
   const bool blackwell = gpu.dense_flop_per_s.contains("fp4");  // FP4 tensor cores
-  chunked_decode_fallback_ = trtllm_nvidia && !blackwell &&
-                             std::ranges::find(m.layer_is_chunked, true) != m.layer_is_chunked.end();
+  // Below one chunk its Llama 4 model turns chunking off (attention_chunk_size = None when
+  // max_seq_len < the chunk, PR #6306, August 2025): XQA decodes every layer. trtllm-bench sets
+  // max_seq_len to the longest request, input + output.
+  hopper_chunked_trtllm_ = trtllm_nvidia && !blackwell &&
+                           std::ranges::find(m.layer_is_chunked, true) != m.layer_is_chunked.end();
+  const double request_tokens = d(request_.input_tokens) + d(request_.output_tokens);
+  for (std::size_t layer = 0; layer < m.layer_is_chunked.size() && layer < m.layer_window_tokens.size(); ++layer) {
+    chunked_decode_fallback_ = chunked_decode_fallback_ ||
+                               (m.layer_is_chunked[layer] && request_tokens >= d(m.layer_window_tokens[layer]));
+  }
+  chunked_decode_fallback_ = chunked_decode_fallback_ && hopper_chunked_trtllm_;
   // TensorRT-LLM keeps the whole context in windowed layers' cache (max_attention_window), and
   // on Hopper decodes them over it; Blackwell's decode kernels read only each layer's window or
   // chunk. Measured (its perf overviews, never fitted): gpt-oss-20b on B200/GB200/B300/GB300
@@ -748,11 +757,15 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
     r.notes.push_back("TensorRT-LLM on Blackwell: windowed layers decode over their window only, while their cache "
                       "holds the whole context (max_attention_window)");
   }
-  if (pm.chunked_decode_fallback()) {
-    r.notes.push_back(
-        "estimate likely high: TensorRT-LLM's XQA decode kernels do not support chunked attention, so the "
-        "chunked-attention layers decode with its MMHA fallback, which is not timed here; 53 Llama 4 FP8 runs on H100 and H200 "
-        "(TensorRT-LLM's perf overview, v0.20 to v1.0) measured a median 0.71x of such estimates (0.44x to 1.58x)");
+  if (pm.hopper_chunked_trtllm()) {
+    r.notes.push_back(fmt::format(
+        "estimate likely high: 53 Llama 4 FP8 runs under TensorRT-LLM on H100 and H200 (its perf overview, v0.20 to "
+        "v1.0; H100 lowest) measured a median 0.71x of such estimates (0.44x to 1.58x), for a cause not modelled "
+        "here{}",
+        pm.chunked_decode_fallback()
+            ? "; at this length (a chunk or more) its chunked layers also decode with the MMHA kernel, XQA refusing "
+              "chunked attention, which is not timed either"
+            : ""));
   }
   // GPUs are taken in order: a TP group that does not tile the node straddles two of them.
   const std::uint64_t tp = request.fit.layout.tp;
