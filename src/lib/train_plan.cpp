@@ -213,6 +213,13 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                                    "runs, data/train_measurements.json); band {:+.0f} % .. {:+.0f} %",
                                    plan.step.compute_efficiency * 100.0, plan.step.compute_type,
                                    r.efficiency.band_low * 100.0, r.efficiency.band_high * 100.0));
+  if (plan.step.matmul_factor < 1.0) {
+    plan.notes.push_back(fmt::format(
+        "{}'s GEMMs are timed at {:.2f}x the calibrated GPUs' share of peak: its best measured bf16 matmul reaches "
+        "{:.3f} of peak, against {:.3f} on the lowest calibrated training GPU (H100)",
+        gpu.id, plan.step.matmul_factor, plan.step.matmul_factor * kTrainCalibratedMatmulShare,
+        kTrainCalibratedMatmulShare));
+  }
   if (r.tokens > 0) {
     plan.notes.push_back(fmt::format("energy: GPUs at {:.0f} % of their {:.0f} W TDP (assumed) x PUE {:.2f}",
                                      r.power_share * 100.0, gpu.tdp_w, r.pue));

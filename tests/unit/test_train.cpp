@@ -157,6 +157,28 @@ TEST_CASE("train: FP8 training keeps the core attention at bf16's rate", "[train
   CHECK(short_fp8.compute_s < 0.9 * short_bf16.compute_s);
 }
 
+// A GPU whose best measured bf16 matmul reaches less of its peak than the calibrated GPUs'
+// (stas00's mamf-finder: MI300X 0.514 against H100's 0.803) trains that much slower; one above
+// (A100's 0.869) no faster than the fit.
+TEST_CASE("train: a GPU measured below the calibrated matmul share trains slower", "[train]") {
+  TrainRequest r;
+  r.layout = {.tp = 8, .pp = 1, .cp = 1, .ep = 1, .dp = 1, .vpp = 1};
+  r.seq_tokens = 4096;
+  r.global_batch_tokens = 4096 * 8;
+  const TrainStep mi300x = train_step(model("llama-3.1-8b"), gpu("mi300x"), r, TrainEfficiency{});
+  CHECK_THAT(mi300x.matmul_factor, WithinRel(0.514 / kTrainCalibratedMatmulShare, 1e-9));
+  CHECK_THAT(mi300x.compute_efficiency, WithinRel(TrainEfficiency{}.compute * 0.514 / 0.803, 1e-9));
+  // Every FLOP, attention's too, runs at the lower share: against the same GPU unmeasured, the
+  // compute time grows by exactly the inverse of the factor.
+  GpuSpec unmeasured = gpu("mi300x");
+  unmeasured.achievable_matmul_share.reset();
+  const TrainStep plain = train_step(model("llama-3.1-8b"), unmeasured, r, TrainEfficiency{});
+  CHECK_THAT(plain.matmul_factor, WithinRel(1.0, 1e-12));
+  CHECK_THAT(mi300x.compute_s, WithinRel(plain.compute_s / mi300x.matmul_factor, 1e-9));
+  CHECK_THAT(train_step(model("llama-3.1-8b"), gpu("a100-sxm-80gb"), r, TrainEfficiency{}).matmul_factor,
+             WithinRel(1.0, 1e-12));
+}
+
 TEST_CASE("train: FLOPs per token are 6N plus attention", "[train]") {
   TrainRequest r;
   r.seq_tokens = 4096;
