@@ -146,11 +146,7 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
   sub->add_option("--provider", o->provider, "Only this provider's prices (default: every provider)")->check(non_empty());
   sub->add_option("--mode", o->mode, "Only this pricing mode (default: every mode)")->check(non_empty());
-  sub->add_option("--network-gbit-per-s", o->network_gbit_per_s,
-                  "Network bandwidth per GPU between nodes, Gb/s (8 x 400 Gb/s per 8-GPU node: 400)")
-      ->capture_default_str()
-      ->transform(decimal_number())
-      ->check(CLI::Range(1.0, 100000.0));
+  add_network_option(*sub, o->network_gbit_per_s);
   sub->add_flag("--check", o->check, "Exit with code 1 when it does not fit");
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {

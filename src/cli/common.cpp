@@ -180,6 +180,14 @@ CLI::Validator decimal_number() {
       "");
 }
 
+CLI::Option* add_network_option(CLI::App& sub, double& gbit_per_s) {
+  return sub.add_option("--network-gbit-per-s", gbit_per_s,
+                        "Network bandwidth per GPU between nodes, Gb/s (8 x 400 Gb/s per 8-GPU node: 400)")
+      ->capture_default_str()
+      ->transform(decimal_number())
+      ->check(CLI::Range(1.0, 100000.0));
+}
+
 CLI::Validator positive_validator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

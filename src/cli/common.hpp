@@ -56,6 +56,8 @@ CLI::Validator whole_number();
 /// A CLI11 transform for every real-valued flag: decimal or exponent notation ("0.5", "1e-3");
 /// hex floats, "inf" and "nan" fail naming the flag.
 CLI::Validator decimal_number();
+/// --network-gbit-per-s, the one definition perf, cost, compare, scale and train share.
+CLI::Option* add_network_option(CLI::App& sub, double& gbit_per_s);
 
 /// A CLI11 check that accepts only finite numbers in [0.01, 1].
 CLI::Validator share_validator();

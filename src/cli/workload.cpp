@@ -82,9 +82,7 @@ void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency, b
                  "A100, else 256)")
       ->capture_default_str()
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
-  sub.add_option("--network-gbit-per-s", o.network_gbit_per_s, "Network bandwidth per GPU between nodes, Gb/s")
-      ->capture_default_str()
-      ->transform(decimal_number())->check(CLI::Range(1.0, 100000.0));
+  add_network_option(sub, o.network_gbit_per_s);
 }
 
 std::optional<std::uint64_t> planned_concurrency(const WorkloadOptions& o) {
