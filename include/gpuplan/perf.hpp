@@ -206,6 +206,10 @@ class PerfModel {
   [[nodiscard]] std::optional<double> ridge_batch() const;
   /// Largest batch per replica whose KV cache fits at input + output tokens.
   [[nodiscard]] std::uint64_t max_batch_by_memory() const { return max_batch_; }
+  /// Largest batch per replica the GPU's whole memory beyond the weights could hold as KV cache
+  /// (no engine reserve, activations or utilization cap; at least max_batch_by_memory()): what a
+  /// bound on throughput may assume where the engine's own arithmetic is not known to be exact.
+  [[nodiscard]] std::uint64_t physical_max_batch() const { return physical_max_batch_; }
   /// The batch an engine runs at full load: memory's limit, capped by the request's batch cap and,
   /// with --engine vllm or trtllm, by the engine's own (max_num_seqs, max_batch_size).
   [[nodiscard]] std::uint64_t full_load_batch() const {
@@ -321,6 +325,7 @@ class PerfModel {
   double format_peak_ratio_ = 1;          // bf16 peak / compute-type peak
   double request_format_factor_ = 1;      // format_share(format_peak_ratio_, the request's format_exponent)
   std::uint64_t max_batch_ = 0;
+  std::uint64_t physical_max_batch_ = 0;
   std::uint64_t engine_max_batch_ = UINT64_MAX;  // the named engine's sequence cap per replica
   /// A group's link at peak: PCIe at its line rate and at the rate each GPU gets while all share it.
   struct GroupLink {

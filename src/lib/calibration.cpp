@@ -118,7 +118,17 @@ BenchmarkCheck check(const Prepared& p, const Efficiency& e) {
     return c;  // does not fit: no bound, no estimate
   }
   const Benchmark& b = *p.benchmark;
-  const PerfPoint bound = p.model->evaluate(p.batch, Efficiency::roofline());
+  // The bound does not trust gpuplan's own engine arithmetic to size the batch: a run may hold
+  // more sequences than it allows (a conservative reserve, an unstated engine setting), up to
+  // what the whole memory beyond the weights holds, or the run's stated concurrency or requests.
+  std::uint64_t bound_batch = p.model->physical_max_batch();
+  if (b.max_batch > 0) {
+    bound_batch = std::min(bound_batch, b.max_batch);
+  }
+  if (p.requests > 0) {
+    bound_batch = std::min(bound_batch, p.requests);
+  }
+  const PerfPoint bound = p.model->evaluate(std::max(bound_batch, p.batch), Efficiency::roofline());
   // With only an upper bound on the input length, prefill work is unknown: the decode-only rate
   // is still an upper bound on output tokens per second.
   c.roofline_tokens_per_s = b.input_tokens_is_upper_bound ? bound.decode_tokens_per_s : bound.output_tokens_per_s;

@@ -179,6 +179,13 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     : request_(candidate ? request : validated(m, request)), fit_(sequence_fit(m, gpu, request_, basis, candidate)) {
   const Layout& l = request_.fit.layout;
   max_batch_ = fit_.max_concurrent_sequences.value_or(0) / l.dp;
+  // Every byte beyond the weights as KV cache: no engine reserve, activation or utilization cap.
+  if (fit_.sequence_kv_bytes_per_gpu > 0 && fit_.per_gpu.capacity_bytes > fit_.per_gpu.weights_bytes) {
+    const double sequences = (fit_.per_gpu.capacity_bytes - fit_.per_gpu.weights_bytes) / fit_.sequence_kv_bytes_per_gpu;
+    physical_max_batch_ = std::max(max_batch_, static_cast<std::uint64_t>(std::min(sequences, 1e15)));
+  } else {
+    physical_max_batch_ = max_batch_;
+  }
   // vLLM's max_num_seqs and TensorRT-LLM's max_batch_size cap the sequences of one scheduled
   // batch; under PP, PP batches are in flight. SGLang's cuda_graph_max_bs caps only its graphs.
   if (fit_.engine && (fit_.engine->engine == Engine::vllm || fit_.engine->engine == Engine::trtllm)) {

@@ -352,7 +352,8 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
   doc.footer.push_back("batch: the largest per replica that memory and the engine allow; requests: the run's, shared by "
                        "its replicas (trtllm-bench at max load without its own count: the dataset sizes of TensorRT-LLM's "
                        "perf overview); a replica's share below its batch never reaches it, above it runs in waves, the last "
-                       "partial; the roofline stays at the full batch");
+                       "partial; the roofline takes the full batch at least, and up to what the memory beyond the weights holds "
+                       "(within the run's concurrency and requests): gpuplan's engine arithmetic is no bound");
   add_gpu_ratios(doc, gpu_ratios(c.checks, kRatioBaseline));
   return detail::render_document(doc, options.format);
 }
