@@ -122,6 +122,9 @@ struct FitResult {
   }
   /// The checkpoint's own size (safetensors index metadata.total_size) when known.
   std::optional<double> checkpoint_bytes;
+  /// What the checkpoint files should hold by this count: model_weight_total_bytes(), twice it
+  /// for a float32 checkpoint served in 16 bits (ModelSpec::stored_float32, no part quantized).
+  double expected_checkpoint_bytes = 0;
   bool layout_automatic = false; ///< TP/PP chosen by a layout search
   std::optional<MigMemory> mig;  ///< set when fitting a MIG slice
   ParamCount params;

@@ -154,12 +154,21 @@ struct ModelSpec {
   /// config.json's model_type is none whose layout gpuplan has checked against a checkpoint:
   /// its layers were read as a Llama-style decoder's, and fit says so.
   bool layout_unchecked = false;
+  /// config.json's model_type is unknown, but its `architectures` entry names a class of a
+  /// checked type (GPTNeoXRewardModel: gpt_neox): that type's layout is read (model_type holds
+  /// it), and this is fit's note saying so. Empty otherwise.
+  std::string layout_from_architecture;
+  /// The architecture is a classifier or reward model: a head of a few outputs replaces the LM
+  /// head, which is not counted (read as tied to the embedding table).
+  bool classification_head = false;
   /// The checkpoint's own formats (catalog "shipped_weights", or config.json torch_dtype and
   /// quantization_config) and where they are documented.
   std::optional<WeightFormats> shipped_formats;
   std::string shipped_source;
   /// metadata.total_size of model.safetensors.index.json beside a config.json, when present.
   std::optional<double> checkpoint_bytes;
+  /// torch_dtype float32: the files hold 4 bytes for each parameter engines serve in 16 bits.
+  bool stored_float32 = false;
 
   /// Set for a bare-size model (`--params 744B`): total parameters, architecture unknown.
   std::optional<double> bare_params;

@@ -5,6 +5,7 @@
 #include "detail/catalog_json.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 
 #include <fmt/format.h>
@@ -313,7 +314,7 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
 // count (tests/fixtures/hf and the families tried on real files). Any other is read as a
 // Llama-style decoder, which is right for many and badly wrong for some (Qwen-1's MLP is half its
 // intermediate_size, Arcee's has no gate): fit says so.
-bool layout_checked(std::string_view type) {
+const auto& checked_types() {
   static constexpr std::array kChecked{
       "llama", "llama4", "llama4_text", "mistral", "mistral3", "ministral3", "mixtral", "qwen", "qwen2",
       "qwen2_moe", "qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text", "qwen3", "qwen3_moe",
@@ -323,7 +324,12 @@ bool layout_checked(std::string_view type) {
       "minimax_m2", "gpt_oss", "granite", "olmo2", "olmoe", "starcoder2", "cohere", "cohere2", "falcon", "opt",
       "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
       "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion"};
-  return std::find(kChecked.begin(), kChecked.end(), type) != kChecked.end();
+  return kChecked;
+}
+
+bool layout_checked(std::string_view type) {
+  const auto& checked = checked_types();
+  return std::find(checked.begin(), checked.end(), type) != checked.end();
 }
 
 // Per-family layout facts the config does not spell out (modeling_<type>.py).
@@ -691,12 +697,77 @@ std::optional<ModelSpec::VisionConfigKeys> read_vision_config_keys(const Json& c
       .hidden_size = r.optional_integer(key("hidden_size"), 1, 1u << 20).value_or(0)};
 }
 
+// The checked model_type an `architectures` class belongs to, by its name without the task
+// suffix ("GPTNeoXRewardModel" -> "GPTNeoX" -> gpt_neox, "Qwen2ForCausalLM" -> qwen2), and
+// whether that task replaces the LM head with a classifier's; nullopt when none matches.
+struct ArchitectureType {
+  std::string type;
+  std::string architecture;
+  bool classifier = false;
+  std::string written;  // the model_type config.json gives
+};
+std::optional<ArchitectureType> type_of_architecture(const Json& config) {
+  const auto it = config.find("architectures");
+  if (it == config.end() || !it->is_array() || it->empty() || !(*it)[0].is_string()) {
+    return std::nullopt;
+  }
+  const std::string name = (*it)[0].get<std::string>();
+  static constexpr std::array<std::pair<std::string_view, bool>, 9> kSuffixes{{{"ForCausalLM", false},
+                                                                               {"LMHeadModel", false},
+                                                                               {"ForConditionalGeneration", false},
+                                                                               {"RewardModel", true},
+                                                                               {"ForSequenceClassification", true},
+                                                                               {"ForTokenClassification", true},
+                                                                               {"ForQuestionAnswering", true},
+                                                                               {"ForRewardModel", true},
+                                                                               {"Model", false}}};
+  for (const auto& [suffix, classifier] : kSuffixes) {
+    if (name.size() <= suffix.size() || !name.ends_with(suffix)) {
+      continue;
+    }
+    std::string base;
+    for (char c : name.substr(0, name.size() - suffix.size())) {
+      base += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    for (std::string_view type : checked_types()) {
+      std::string flat;
+      for (char c : type) {
+        if (c != '_') {
+          flat += c;
+        }
+      }
+      if (flat == base) {
+        return ArchitectureType{.type = std::string(type), .architecture = name, .classifier = classifier};
+      }
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-ModelSpec model_from_config(const Json& raw, const std::string& origin, const JsonPointer& at, bool strict) {
-  if (!raw.is_object()) {
+ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const JsonPointer& at, bool strict) {
+  if (!raw_in.is_object()) {
     throw InputError(fmt::format("{}: expected an object", where(origin, at)));
   }
+  // A model_type gpuplan has not checked whose architectures entry names a checked class: read
+  // as that class's type (a reward model on GPT-NeoX is GPT-NeoX's layout, not Llama's).
+  std::optional<ArchitectureType> by_architecture;
+  Json renamed;
+  if (!strict && !raw_in.contains("text_config") && !raw_in.contains("llm_config")) {
+    const std::string written =
+        raw_in.contains("model_type") && raw_in["model_type"].is_string() ? raw_in["model_type"].get<std::string>() : "";
+    if (!layout_checked(written)) {
+      by_architecture = type_of_architecture(raw_in);
+      if (by_architecture) {
+        renamed = raw_in;
+        renamed["model_type"] = by_architecture->type;
+        by_architecture->written = written.empty() ? "(none)" : written;
+      }
+    }
+  }
+  const Json& raw = by_architecture ? renamed : raw_in;
   const std::string parent_type =
       raw.contains("model_type") && raw["model_type"].is_string() ? raw["model_type"].get<std::string>() : "";
   // A multimodal config keeps the language model under text_config (InternVL: llm_config).
@@ -792,6 +863,15 @@ ModelSpec model_from_config(const Json& raw, const std::string& origin, const Js
   m.qk_norm = r.boolean("use_qk_norm", false);
   apply_family(m, r);
   m.layout_unchecked = !strict && !layout_checked(m.model_type);
+  if (by_architecture) {
+    m.layout_from_architecture = fmt::format("model_type \"{}\" is not one whose layout gpuplan has checked; "
+                                             "config.json's architectures entry {} is a {} class, read as one",
+                                             by_architecture->written, by_architecture->architecture, m.model_type);
+    m.classification_head = by_architecture->classifier;
+    if (m.classification_head) {
+      m.tie_word_embeddings = true;  // no LM head of the vocabulary's size
+    }
+  }
   // Encoders a multimodal file names outside vision_config: counted nowhere, so said.
   for (const char* key : {"img_processor", "embd_layer", "audio_processor", "vision_lora", "speech_lora", "visual",
                           "vision_tower", "mm_vision_tower"}) {

@@ -412,6 +412,7 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
     }
     base.vectors = dtype;
     m.shipped_source = fp32 ? "config.json torch_dtype float32, served in bf16 as engines load it" : "config.json torch_dtype";
+    m.stored_float32 = fp32;
     break;
   }
   m.shipped_formats = base;

@@ -200,7 +200,7 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   // a few percent (scales, MTP layers, vocabulary padding account for less) means a part is
   // missing or counted wrongly.
   if (res.checkpoint_bytes && res.formats_as_shipped) {
-    const double gap = res.model_weight_total_bytes() / *res.checkpoint_bytes - 1.0;
+    const double gap = res.expected_checkpoint_bytes / *res.checkpoint_bytes - 1.0;
     if (std::abs(gap) > kCheckpointGapShare) {
       res.notes.push_back(fmt::format("the weights computed from config.json are {:+.1f} % off the checkpoint files' "
                                       "total (safetensors index): a part of the model is missing or read wrongly, "
@@ -212,6 +212,12 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     res.notes.push_back(fmt::format("config.json names an image or audio encoder ({}) that gpuplan does not size: "
                                     "it is not counted, the weights are the language model's alone",
                                     m.unsized_encoder_field));
+  }
+  if (!m.layout_from_architecture.empty()) {
+    res.notes.push_back(fmt::format("{}{}", m.layout_from_architecture,
+                                    m.classification_head ? "; its classifier or reward head (a few outputs) replaces "
+                                                            "the LM head and is not counted"
+                                                          : ""));
   }
   if (m.layout_unchecked) {
     res.notes.push_back(fmt::format("model_type \"{}\" is not one whose layout gpuplan has checked: its layers are "
@@ -490,6 +496,8 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
   res.model_weight_bytes = basis->model_weight_bytes;
   res.weights = f.weights;
   res.checkpoint_bytes = model.checkpoint_bytes;
+  const bool all_16_bit = std::ranges::all_of(formats.parts, [](const WeightFormat& part) { return !is_quantized(part.element); });
+  res.expected_checkpoint_bytes = res.model_weight_total_bytes() * (model.stored_float32 && all_16_bit ? 2.0 : 1.0);
   res.concurrency_per_replica = f.concurrency_per_replica;
   res.activations = f.activations;
   res.mig = f.mig;

@@ -324,8 +324,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   node.rows.push_back({"model weights (one copy)", bytes_value(r.model_weight_total_bytes(), u)});
   if (r.checkpoint_bytes) {
     node.rows.push_back({"checkpoint files (safetensors index)", bytes_value(*r.checkpoint_bytes, u)});
-    const double diff = r.model_weight_total_bytes() - *r.checkpoint_bytes;
-    node.rows.push_back({"computed - checkpoint (bytes)",
+    const double diff = r.expected_checkpoint_bytes - *r.checkpoint_bytes;
+    node.rows.push_back({r.expected_checkpoint_bytes > r.model_weight_total_bytes() ? "computed as stored (float32) - checkpoint (bytes)"
+                                                                                     : "computed - checkpoint (bytes)",
                          fmt::format("{}{} ({:+.3f} %)", diff < 0 ? "-" : "+",
                                      group_digits(static_cast<std::uint64_t>(std::llround(std::abs(diff)))),
                                      100.0 * diff / *r.checkpoint_bytes)});

@@ -384,6 +384,52 @@ TEST_CASE("hf import: weights far from the checkpoint's index total are said", "
   CHECK(has_note(fit_h100(m).notes, "-16.7 % off the checkpoint files' total"));
 }
 
+// A float32 checkpoint holds 4 bytes a parameter where engines serve 2: granite-3.1-1b-a400m's
+// index (5,338,513,408 bytes) is its 1,334,628,352 parameters x 4, not a part missing.
+TEST_CASE("hf import: a float32 checkpoint is compared as stored", "[hf]") {
+  auto m = read(R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+      "num_attention_heads": 32, "vocab_size": 32000, "max_position_embeddings": 8192, "torch_dtype": "float32"})");
+  CHECK(m.stored_float32);
+  m.checkpoint_bytes = 2.0 * 13'476'839'424.0;
+  const auto r = fit_h100(m);
+  CHECK(r.model_weight_total_bytes() == Approx(13'476'839'424.0));  // served in 16 bits
+  CHECK(r.expected_checkpoint_bytes == Approx(2.0 * 13'476'839'424.0));
+  CHECK_FALSE(has_note(r.notes, "off the checkpoint files' total"));
+  m.checkpoint_bytes = 13'476'839'424.0;  // half of what a float32 file holds
+  CHECK(has_note(fit_h100(m).notes, "+100.0 % off the checkpoint files' total"));
+}
+
+// OpenAssistant/oasst-rm-2.1-pythia-1.4b: model_type gpt_neox_reward_model, unknown, but its
+// architectures entry GPTNeoXRewardModel is a GPT-NeoX class: read as Llama-style it was 1.82 B
+// (a gated MLP, a 103 M LM head); as GPT-NeoX with a one-output head, the index's 1,311,594,497
+// parameters (its float32 total over 4) within a few thousand (the head, biases).
+TEST_CASE("hf import: an unknown model_type is read by the class its architectures entry names", "[hf]") {
+  const auto m = read(R"({"architectures": ["GPTNeoXRewardModel"], "attention_bias": true, "hidden_act": "gelu",
+      "hidden_size": 2048, "intermediate_size": 8192, "max_position_embeddings": 2048,
+      "model_type": "gpt_neox_reward_model", "num_attention_heads": 16, "num_hidden_layers": 24, "rotary_pct": 0.25,
+      "tie_word_embeddings": false, "torch_dtype": "float32", "use_parallel_residual": true, "vocab_size": 50288})");
+  CHECK(m.model_type == "gpt_neox");
+  CHECK(m.classification_head);
+  CHECK_FALSE(m.layout_unchecked);
+  CHECK(gpuplan::count_params(m).total() == Approx(1'311'594'497.0).epsilon(1e-4));
+  auto longer = m;  // fit_h100 asks for 8,192 tokens of context
+  longer.max_position_embeddings = 8192;
+  CHECK(has_note(fit_h100(longer).notes, "architectures entry GPTNeoXRewardModel is a gpt_neox class"));
+  // A causal LM of an unknown type and an unknown class stays Llama-style, and says so.
+  const auto other = read(R"({"architectures": ["MiMoForCausalLM"], "model_type": "mimo", "hidden_size": 4096,
+      "intermediate_size": 11008, "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8,
+      "vocab_size": 151680, "max_position_embeddings": 32768})");
+  CHECK(other.layout_unchecked);
+  CHECK(other.layout_from_architecture.empty());
+  // A known class name with a causal-LM suffix under an unknown type: the class's layout, its LM head kept.
+  const auto llama = read(R"({"architectures": ["LlamaForCausalLM"], "model_type": "my_llama", "hidden_size": 4096,
+      "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000,
+      "max_position_embeddings": 4096})");
+  CHECK(llama.model_type == "llama");
+  CHECK_FALSE(llama.classification_head);
+  CHECK(gpuplan::count_params(llama).total() == Approx(6'738'415'616.0));
+}
+
 TEST_CASE("hf import: InternVL keeps its language model under llm_config", "[hf]") {
   // OpenGVLab/InternVL3-1B (its printed InternVLChatConfig): Qwen2.5-0.5B under llm_config, an
   // InternViT-300M and a pixel shuffle of 0.5 (2 x 2 patches per token) into the projector.
