@@ -161,6 +161,9 @@ struct ModelSpec {
   /// The architecture is a classifier or reward model: a head of a few outputs replaces the LM
   /// head, which is not counted (read as tied to the embedding table).
   bool classification_head = false;
+  /// Multi-token-prediction layers config.json declares (num_nextn_predict_layers,
+  /// mtp_num_hidden_layers): loaded by engines only for MTP speculative decoding, not counted.
+  std::uint64_t mtp_layers = 0;
   /// The checkpoint's own formats (catalog "shipped_weights", or config.json torch_dtype and
   /// quantization_config) and where they are documented.
   std::optional<WeightFormats> shipped_formats;

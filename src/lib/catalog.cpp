@@ -417,10 +417,16 @@ template <typename T>
                           std::string_view list_command) {
   const auto close = closest_names(id, ids_of(items));  // a distilled model's: its student's
   const bool distilled = lower(id).find("distill-") != std::string::npos;
-  throw InputError(fmt::format("unknown {} '{}'{}{} (see 'gpuplan catalog {}')", what, detail::printable(id),
+  // Names that are close in spelling can be far in kind (an A6000 is no B200): say how to give
+  // the real thing instead.
+  const std::string_view instead = what == "GPU" ? "; one not in the catalog can be described in a file for "
+                                                   "--catalog, as examples/my-gpus.json does"
+                                                 : "; one not in the catalog can be read from its config.json with "
+                                                   "--model-config";
+  throw InputError(fmt::format("unknown {} '{}'{}{} (see 'gpuplan catalog {}'){}", what, detail::printable(id),
                                distilled ? "; a distilled model has its student's architecture" : "",
                                close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")),
-                               list_command));
+                               list_command, instead));
 }
 
 // Replaces an entry with the same id, or appends; reports replacements.

@@ -863,6 +863,11 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   m.qk_norm = r.boolean("use_qk_norm", false);
   apply_family(m, r);
   m.layout_unchecked = !strict && !layout_checked(m.model_type);
+  if (!strict) {
+    for (const char* key : {"num_nextn_predict_layers", "mtp_num_hidden_layers"}) {
+      m.mtp_layers = std::max(m.mtp_layers, r.optional_integer(key, 0, 1000).value_or(0));
+    }
+  }
   if (by_architecture) {
     m.layout_from_architecture = fmt::format("model_type \"{}\" is not one whose layout gpuplan has checked; "
                                              "config.json's architectures entry {} is a {} class, read as one",

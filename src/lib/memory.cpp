@@ -213,6 +213,12 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     "it is not counted, the weights are the language model's alone",
                                     m.unsized_encoder_field));
   }
+  if (m.mtp_layers > 0) {
+    res.notes.push_back(fmt::format("config.json declares {} multi-token-prediction layer{}: engines load {} only for "
+                                    "MTP speculative decoding, and the weights here leave {} out",
+                                    m.mtp_layers, m.mtp_layers == 1 ? "" : "s", m.mtp_layers == 1 ? "it" : "them",
+                                    m.mtp_layers == 1 ? "it" : "them"));
+  }
   if (!m.layout_from_architecture.empty()) {
     res.notes.push_back(fmt::format("{}{}", m.layout_from_architecture,
                                     m.classification_head ? "; its classifier or reward head (a few outputs) replaces "

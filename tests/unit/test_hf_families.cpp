@@ -418,9 +418,12 @@ TEST_CASE("hf import: an unknown model_type is read by the class its architectur
   // A causal LM of an unknown type and an unknown class stays Llama-style, and says so.
   const auto other = read(R"({"architectures": ["MiMoForCausalLM"], "model_type": "mimo", "hidden_size": 4096,
       "intermediate_size": 11008, "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8,
-      "vocab_size": 151680, "max_position_embeddings": 32768})");
+      "vocab_size": 151680, "max_position_embeddings": 32768, "num_nextn_predict_layers": 1})");
   CHECK(other.layout_unchecked);
   CHECK(other.layout_from_architecture.empty());
+  // Its multi-token-prediction layer (MiMo-7B's index is 2.7 % above the count without it) is said.
+  CHECK(other.mtp_layers == 1);
+  CHECK(has_note(fit_h100(other).notes, "declares 1 multi-token-prediction layer"));
   // A known class name with a causal-LM suffix under an unknown type: the class's layout, its LM head kept.
   const auto llama = read(R"({"architectures": ["LlamaForCausalLM"], "model_type": "my_llama", "hidden_size": 4096,
       "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000,
