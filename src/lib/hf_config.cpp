@@ -2,6 +2,7 @@
 // (transformers' to_diff_dict), name the same thing differently per family (n_head, num_kv_heads,
 // n_inner) and nest the language model of a multimodal model under text_config; this reader
 // applies the class defaults and the per-family layout (biases, norms, MLP shape) explicitly.
+#include "detail/ascii.hpp"
 #include "detail/catalog_json.hpp"
 
 #include <algorithm>
@@ -593,6 +594,18 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
       }
       m.layer_window_tokens.push_back(chunked && chunk < m.max_position_embeddings ? chunk : 0);
       m.layer_is_chunked.push_back(chunked && chunk < m.max_position_embeddings);
+    }
+  } else if (const Json* letters = r.value("sliding_window_pattern"); letters != nullptr && letters->is_string()) {
+    // EXAONE 4: a string of L (sliding) and G (global) repeated over the layers, "LLLG".
+    const std::string text = letters->get<std::string>();
+    if (text.empty() || text.find_first_not_of("LGlg") != std::string::npos) {
+      r.fail("sliding_window_pattern", fmt::format("expected a layer count or a string of L (sliding) and G (global) "
+                                                   "layers such as \"LLLG\", got \"{}\"",
+                                                   detail::printable(text)));
+    }
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      const char kind = text[i % text.size()];
+      m.layer_window_tokens.push_back(use_window && (kind == 'L' || kind == 'l') ? window : 0);
     }
   } else if (auto pattern = r.optional_integer("sliding_window_pattern", 1, 10'000);
              pattern || (use_window && m.model_type.starts_with("gemma3"))) {

@@ -2,6 +2,7 @@
 // MoE fields under other names, class defaults, float32 checkpoints. Each was read wrong
 // (silently, or refused) before its rule; the counts are the hand counts from the configs.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <string>
@@ -431,6 +432,26 @@ TEST_CASE("hf import: an unknown model_type is read by the class its architectur
   CHECK(llama.model_type == "llama");
   CHECK_FALSE(llama.classification_head);
   CHECK(gpuplan::count_params(llama).total() == Approx(6'738'415'616.0));
+}
+
+// EXAONE 4 writes its pattern as letters: "LLLG" is three sliding layers, then a global one
+// (LGAI-EXAONE/EXAONE-4.0-32B: 48 of 64 layers slide over 4,096 tokens).
+TEST_CASE("hf import: a sliding-window pattern of L and G letters", "[hf]") {
+  const auto config = [](std::string_view pattern) {
+    return fmt::format(R"({{"architectures": ["Exaone4ForCausalLM"], "model_type": "exaone4", "hidden_size": 5120,
+        "intermediate_size": 27392, "num_hidden_layers": 64, "num_attention_heads": 40, "num_key_value_heads": 8,
+        "head_dim": 128, "vocab_size": 102400, "max_position_embeddings": 131072, "sliding_window": 4096,
+        "sliding_window_pattern": {}}})",
+                       pattern);
+  };
+  const auto m = read(config(R"("LLLG")"));
+  REQUIRE(m.layer_window_tokens.size() == 64);
+  CHECK(std::count(m.layer_window_tokens.begin(), m.layer_window_tokens.end(), 4096u) == 48);
+  CHECK(m.layer_window_tokens[3] == 0);
+  CHECK(m.layer_window_tokens[63] == 0);
+  CHECK(m.layer_window_tokens[0] == 4096);
+  CHECK_THROWS_WITH(read(config(R"("LLXG")")), Contains("sliding_window_pattern") && Contains("LLLG"));
+  CHECK_THROWS_WITH(read(config(R"("")")), Contains("sliding_window_pattern"));
 }
 
 TEST_CASE("hf import: InternVL keeps its language model under llm_config", "[hf]") {
