@@ -59,7 +59,10 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
   sub.add_option("--embeddings-dtype", o.embeddings_dtype,
                  "Embedding table and LM head (default: bf16 for quantized weights)")
       ->check(non_empty());
-  sub.add_option("--kv-dtype", o.kv_dtype, "KV cache: fp32 bf16 fp16 fp8 int8, any case")->capture_default_str();
+  sub.add_option("--kv-dtype", o.kv_dtype,
+                 "KV cache: fp32 bf16 fp16 fp8 int8, any case (default: the model's 16-bit format, as engines' "
+                 "\"auto\": fp16 for a float16 checkpoint, else bf16)")
+      ->check(non_empty());
   sub.add_option("--engine", o.engine,
                  "Serving engine whose own KV-cache arithmetic to apply: vllm, sglang, trtllm "
                  "(default: engine-neutral estimate)")
@@ -315,7 +318,10 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.weight_formats = formats;
   req.weights_dtype = dominant_dtype(d.model, formats);
   req.embeddings_dtype = formats[WeightPart::embedding].element;
-  req.kv_dtype = parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
+  // Engines' "auto" KV cache is the model's 16-bit format: fp16 for a float16 checkpoint.
+  req.kv_dtype = o.kv_dtype.empty()
+                     ? (d.model.shipped_formats && d.model.shipped_formats->vectors == DType::fp16 ? DType::fp16 : DType::bf16)
+                     : parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
   req.memory_utilization = o.memory_utilization;
   req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
   req.prefill_chunk_tokens = o.prefill_chunk;

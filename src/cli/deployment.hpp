@@ -34,7 +34,7 @@ struct DeploymentOptions {
   std::string experts_dtype;
   std::string attention_dtype;
   std::string embeddings_dtype;
-  std::string kv_dtype = "bf16";
+  std::string kv_dtype;  ///< empty: the model's 16-bit format
   double memory_utilization = 0.9;
   std::string reserve = "1.5GiB";
   std::uint64_t prefill_chunk = 8192;
