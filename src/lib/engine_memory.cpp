@@ -385,7 +385,11 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // supported on more than two PCIe-only GPUs" (custom_all_reduce.py); NCCL alone stays:
       // 0.21 GiB of non-torch memory at TP 8 on L40S (vLLM 0.10.2), about the workspace.
       const bool nccl_only = in.tp_outside_nvlink && l.tp > 2;
-      r.non_torch_bytes = kWorkspaceBytes + (multi_gpu && !nccl_only ? kVllmCommunicatorBytes : 0.0);
+      // The all-reduce buffers are the TP (or EP) group's: pipeline stages alone only send and
+      // receive (0.07 GiB of non-torch memory at PP 2 against 2.10 at TP 2, llm-d-planner's
+      // v0.19 report).
+      const bool all_reduce_group = l.tp > 1 || l.ep > 1;
+      r.non_torch_bytes = kWorkspaceBytes + (all_reduce_group && !nccl_only ? kVllmCommunicatorBytes : 0.0);
       r.weight_padding_bytes = vllm_mxfp4_padding_bytes(m, l, in.mxfp4_expert_bytes);
       r.weights_bytes += r.weight_padding_bytes;
       if (minor >= kVllmGraphProfilingMinor) {

@@ -54,6 +54,9 @@ TEST_CASE("engine: vLLM subtracts weights, the profiling peak, non-torch memory 
   // With TP > 1 vLLM's communicators add non-torch memory.
   const auto tp2 = gpuplan::engine_memory(m, Layout{.tp = 2}, kH100, {.engine = Engine::vllm});
   CHECK(tp2.non_torch_bytes > e.non_torch_bytes + 1.5 * kGiB);
+  // Pipeline stages alone only send and receive: no all-reduce buffers (0.07 GiB logged at PP 2).
+  CHECK(gpuplan::engine_memory(m, Layout{.pp = 2}, kH100, {.engine = Engine::vllm}).non_torch_bytes ==
+        Approx(e.non_torch_bytes));
   // Beyond two PCIe-only GPUs vLLM disables its custom all-reduce: NCCL alone (0.21 GiB of
   // non-torch memory logged at TP 8 on L40S, vLLM 0.10.2); two of them still get its buffers.
   EngineInputs pcie = kH100;
