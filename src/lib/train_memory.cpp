@@ -445,8 +445,9 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   // An adapter of rank r is two matrices of r x the layer's sides: past the hidden size it adds
   // parameters and no expressiveness (the product's rank stays at most the smaller side).
   if (r.method != TrainMethod::full && model.hidden_size > 0 && r.lora_rank > model.hidden_size) {
-    throw InputError(fmt::format("train.lora_rank: {} exceeds the model's hidden size {}; a LoRA rank is at most "
-                                 "the smaller side of the matrices it adapts (commonly 8 to 256)",
+    throw InputError(fmt::format("train.lora_rank: {} exceeds the model's hidden size {}: every matrix it adapts "
+                                 "has a side no longer, so the extra rank adds parameters and nothing else (ranks "
+                                 "are commonly 8 to 256)",
                                  r.lora_rank, model.hidden_size));
   }
   if (r.method == TrainMethod::qlora && r.precision == TrainPrecision::fp8) {
