@@ -102,6 +102,8 @@ struct EngineInputs {
   /// The tensor-parallel group is not one NVLink domain (PCIe only, or across nodes): vLLM's
   /// custom and symmetric-memory all-reduces need NVLink beyond two GPUs, so neither allocates.
   bool tp_outside_nvlink = false;
+  /// Over PCIe, GPUs that cannot reach each other's memory (GpuSpec::host_link.peer_to_peer).
+  bool no_peer_to_peer = false;
   /// The KV shape on this GPU, when known: vLLM V1 groups its cache by kinds of layer.
   const KvShape* kv_shape = nullptr;
 };

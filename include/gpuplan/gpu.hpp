@@ -18,6 +18,9 @@ struct Link {
   /// all-reduce) and the traffic shares switch uplinks and the CPU's root complex; absent: the
   /// line rate. Estimates use it; the roofline keeps the line rate.
   std::optional<double> peer_bytes_per_s_per_direction;
+  /// PCIe only: whether GPUs reach each other's memory directly (CUDA peer-to-peer). GeForce cards
+  /// since the RTX 40 series do not: engines then skip their custom all-reduce buffers.
+  bool peer_to_peer = true;
   [[nodiscard]] double peer_rate() const { return peer_bytes_per_s_per_direction.value_or(bytes_per_s_per_direction); }
 };
 

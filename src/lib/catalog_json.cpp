@@ -76,7 +76,7 @@ Link link_from_json(const Json& v, const std::string& origin, const JsonPointer&
   static constexpr std::array kScaleUp{std::string_view("kind"), std::string_view("gb_per_s_per_direction"),
                                        std::string_view("domain_gpus")};
   static constexpr std::array kHost{std::string_view("kind"), std::string_view("gb_per_s_per_direction"),
-                                    std::string_view("peer_gb_per_s_per_direction")};
+                                    std::string_view("peer_gb_per_s_per_direction"), std::string_view("peer_to_peer")};
   r.reject_unknown(domain ? std::span<const std::string_view>(kScaleUp) : std::span<const std::string_view>(kHost));
   Link link;
   link.kind = r.string("kind");
@@ -88,6 +88,7 @@ Link link_from_json(const Json& v, const std::string& origin, const JsonPointer&
     if (auto peer_gb = r.optional_number_in("peer_gb_per_s_per_direction", kMinLinkGbPerS, line_gb)) {
       link.peer_bytes_per_s_per_direction = *peer_gb * units::kGB;
     }
+    link.peer_to_peer = r.boolean("peer_to_peer", true);
   }
   return link;
 }

@@ -67,6 +67,18 @@ std::string without_family_version(const std::string& id) {
   return out;
 }
 
+// Whether `part` occurs in `whole` with no letter or digit right before or after it.
+bool contains_words(std::string_view whole, std::string_view part) {
+  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (std::size_t at = whole.find(part); at != std::string_view::npos; at = whole.find(part, at + 1)) {
+    const std::size_t end = at + part.size();
+    if ((at == 0 || !word_char(whole[at - 1])) && (end == whole.size() || !word_char(whole[end]))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& known,
@@ -103,9 +115,9 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
     };
     const std::vector<std::string> id_words = tokens(candidate);
     const bool family = needle.find(' ') != std::string::npos && !id_words.empty() && typed(id_words.front());
-    // A name that contains what was typed (or is contained in it) is a strong hint.
-    if (!needle.empty() && (candidate.find(needle) != std::string::npos ||
-                            needle.find(candidate) != std::string::npos)) {
+    // A name that contains what was typed (or is contained in it) as whole words is a strong
+    // hint ("a10" is not in "a100 40gb": the digit after it continues the word).
+    if (!needle.empty() && (contains_words(candidate, needle) || contains_words(needle, candidate))) {
       score = std::min<std::size_t>(score, 1);
     }
     // Shared beginnings and endings ("num_kv_heads" vs "num_key_value_heads") count in favour.

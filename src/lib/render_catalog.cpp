@@ -56,6 +56,9 @@ OrderedJson gpu_json(const GpuSpec& g) {
     if (l.peer_bytes_per_s_per_direction) {
       j["peer_bytes_per_s_per_direction"] = *l.peer_bytes_per_s_per_direction;
     }
+    if (!l.peer_to_peer) {
+      j["peer_to_peer"] = false;
+    }
     return j;
   };
   return {{"id", g.id},
@@ -270,6 +273,9 @@ std::string render_gpu(const GpuSpec& g, const RenderOptions& o) {
   if (g.host_link.peer_bytes_per_s_per_direction) {
     host += fmt::format(" ({:g} GB/s to peers while all exchange)",
                         *g.host_link.peer_bytes_per_s_per_direction / units::kGB);
+  }
+  if (!g.host_link.peer_to_peer) {
+    host += "; no peer-to-peer access between GPUs";
   }
   t.rows.push_back({"host link", host});
   if (!g.aliases.empty()) {

@@ -66,6 +66,14 @@ TEST_CASE("engine: vLLM subtracts weights, the profiling peak, non-torch memory 
   CHECK(pcie_tp8.non_torch_bytes < 0.3 * kGiB);
   CHECK(gpuplan::engine_memory(m, Layout{.tp = 2}, pcie, {.engine = Engine::vllm}).non_torch_bytes ==
         Approx(tp2.non_torch_bytes));
+  // GPUs without peer-to-peer access (GeForce RTX 40) get no custom all-reduce at any size: a TP 2
+  // run on two RTX 4090s logged 0.25 GiB of non-torch memory (vllm#13061).
+  EngineInputs no_p2p = pcie;
+  no_p2p.no_peer_to_peer = true;
+  CHECK(gpuplan::engine_memory(m, Layout{.tp = 2}, no_p2p, {.engine = Engine::vllm}).non_torch_bytes ==
+        Approx(e.non_torch_bytes));
+  CHECK_FALSE(cat().gpu("rtx-4090").host_link.peer_to_peer);
+  CHECK(cat().gpu("a10").host_link.peer_to_peer);
   // Smaller GPUs get vLLM's smaller defaults.
   const EngineInputs small{.total_bytes = 22.0 * kGiB, .weights_bytes = 15.0 * kGiB,
                            .kv_bytes_per_token_per_gpu = 131072.0, .block_tokens = 16};
