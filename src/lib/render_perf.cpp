@@ -235,6 +235,16 @@ detail::Document perf_document(const PerfResult& r) {
                            ? fmt::format("ridge batch at peak bandwidth and FLOPs: {:.0f} (decode turns compute-bound here)",
                                          *r.ridge_batch)
                            : std::string("ridge batch: none (the KV cache keeps decode memory-bound)"));
+  // The bound column is the estimate's limiting term; the ridge is the roofline's. Below the ridge
+  // small GEMMs run under peak in the estimate, so the two can disagree: say why when they do.
+  const bool disagree = std::any_of(r.rows.begin(), r.rows.end(), [&r](const PerfPoint& p) {
+    return p.decode.bound() == Bound::compute && (!r.ridge_batch || static_cast<double>(p.batch) < *r.ridge_batch);
+  });
+  if (disagree) {
+    doc.footer.push_back("bound: what limits the estimate's decode step; below the ridge its small GEMMs reach only part "
+                         "of the peak (W / (W + half-efficiency FLOPs)), so it can be compute-bound where the roofline "
+                         "is memory-bound");
+  }
   doc.footer.push_back(fmt::format("largest batch the KV cache allows per replica: {}", r.max_batch_by_memory));
   doc.footer.push_back(
       "output tok/s: whole deployment, steady state with each prompt's prefill interleaved; roofline: the "
