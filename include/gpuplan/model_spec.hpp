@@ -158,8 +158,9 @@ struct ModelSpec {
   /// checked type (GPTNeoXRewardModel: gpt_neox): that type's layout is read (model_type holds
   /// it), and this is fit's note saying so. Empty otherwise.
   std::string layout_from_architecture;
-  /// The architecture is a classifier or reward model: a head of a few outputs replaces the LM
-  /// head, which is not counted (read as tied to the embedding table).
+  /// config.json's architectures class has no LM head (a classifier or reward model:
+  /// LlamaForSequenceClassification, GPTNeoXRewardModel): its task head of a few outputs is not
+  /// counted, and no vocabulary-sized head is read or computed.
   bool classification_head = false;
   /// Multi-token-prediction layers config.json declares (num_nextn_predict_layers,
   /// mtp_num_hidden_layers): loaded by engines only for MTP speculative decoding, not counted.

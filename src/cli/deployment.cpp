@@ -177,9 +177,9 @@ int parse_engine_version(std::string_view text, Engine engine) {
     rest.remove_prefix(1);
     number(99);
   }
-  // What may follow, as PEP 440 writes it: "rcN" or ".devN" (before the release), ".postN"
-  // (after it), then a local tag ("+cu128", as a wheel's version prints it). Anything else is
-  // not a release: "0.10.x" or "0.4.6garbage" must not pass for one.
+  // What may follow, in PEP 440's order: a pre-release (aN, bN, rcN), .postN, .devN (a nightly:
+  // 0.10.2rc3.dev321+g65a5910ce), then a local tag ("+cu128", as a wheel's version prints it).
+  // Anything else is not a release: "0.10.x" or "0.4.6garbage" must not pass for one.
   const auto tag = [&](std::string_view name) {
     if (!rest.starts_with(name)) {
       return false;
@@ -188,10 +188,11 @@ int parse_engine_version(std::string_view text, Engine engine) {
     number(1'000'000);
     return true;
   };
-  const bool before_release = tag("rc") || tag(".dev");
-  if (!before_release) {
-    tag(".post");
-  }
+  const bool pre_release = tag("rc") || tag("a") || tag("b");
+  const bool post = tag(".post");
+  const bool dev = tag(".dev");
+  // A pre-release, or a dev build of the release itself, comes before it; 0.4.6.post1.dev0 after.
+  const bool before_release = pre_release || (dev && !post);
   if (rest.starts_with('+')) {
     rest.remove_prefix(1);
     const bool local_ok = !rest.empty() && std::ranges::all_of(rest, [](char c) {

@@ -710,50 +710,55 @@ std::optional<ModelSpec::VisionConfigKeys> read_vision_config_keys(const Json& c
       .hidden_size = r.optional_integer(key("hidden_size"), 1, 1u << 20).value_or(0)};
 }
 
-// The checked model_type an `architectures` class belongs to, by its name without the task
-// suffix ("GPTNeoXRewardModel" -> "GPTNeoX" -> gpt_neox, "Qwen2ForCausalLM" -> qwen2), and
-// whether that task replaces the LM head with a classifier's; nullopt when none matches.
+// What config.json's first `architectures` class says: the checked model_type it belongs to by
+// its name without the task suffix ("GPTNeoXRewardModel" -> "gptneox" -> gpt_neox,
+// "Qwen2_5_VLForConditionalGeneration" -> qwen2_5_vl; empty when none matches), and whether its
+// task has no LM head (a classifier or reward class; not a bare "Model", which ChatGLM's causal
+// LM is called); nullopt without one.
 struct ArchitectureType {
   std::string type;
   std::string architecture;
-  bool classifier = false;
+  bool no_lm_head = false;
   std::string written;  // the model_type config.json gives
 };
-std::optional<ArchitectureType> type_of_architecture(const Json& config) {
+std::optional<ArchitectureType> read_architecture(const Json& config) {
   const auto it = config.find("architectures");
   if (it == config.end() || !it->is_array() || it->empty() || !(*it)[0].is_string()) {
     return std::nullopt;
   }
   const std::string name = (*it)[0].get<std::string>();
-  static constexpr std::array<std::pair<std::string_view, bool>, 9> kSuffixes{{{"ForCausalLM", false},
-                                                                               {"LMHeadModel", false},
+  // Longest first: "ForRewardModel" before "RewardModel" before "Model".
+  static constexpr std::array<std::pair<std::string_view, bool>, 9> kSuffixes{{{"ForSequenceClassification", true},
                                                                                {"ForConditionalGeneration", false},
-                                                                               {"RewardModel", true},
-                                                                               {"ForSequenceClassification", true},
                                                                                {"ForTokenClassification", true},
                                                                                {"ForQuestionAnswering", true},
                                                                                {"ForRewardModel", true},
+                                                                               {"RewardModel", true},
+                                                                               {"LMHeadModel", false},
+                                                                               {"ForCausalLM", false},
                                                                                {"Model", false}}};
-  for (const auto& [suffix, classifier] : kSuffixes) {
+  const auto flat = [](std::string_view text) {
+    std::string out;
+    for (char c : text) {
+      if (c != '_') {
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+    }
+    return out;
+  };
+  for (const auto& [suffix, no_head] : kSuffixes) {
     if (name.size() <= suffix.size() || !name.ends_with(suffix)) {
       continue;
     }
-    std::string base;
-    for (char c : name.substr(0, name.size() - suffix.size())) {
-      base += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
+    ArchitectureType a{.type = {}, .architecture = name, .no_lm_head = no_head, .written = {}};
+    const std::string base = flat(std::string_view(name).substr(0, name.size() - suffix.size()));
     for (std::string_view type : checked_types()) {
-      std::string flat;
-      for (char c : type) {
-        if (c != '_') {
-          flat += c;
-        }
-      }
-      if (flat == base) {
-        return ArchitectureType{.type = std::string(type), .architecture = name, .classifier = classifier};
+      if (flat(type) == base) {
+        a.type = std::string(type);
+        break;
       }
     }
-    return std::nullopt;
+    return a;
   }
   return std::nullopt;
 }
@@ -765,22 +770,23 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     throw InputError(fmt::format("{}: expected an object", where(origin, at)));
   }
   // A model_type gpuplan has not checked whose architectures entry names a checked class: read
-  // as that class's type (a reward model on GPT-NeoX is GPT-NeoX's layout, not Llama's).
-  std::optional<ArchitectureType> by_architecture;
+  // as that class's type (a reward model on GPT-NeoX is GPT-NeoX's layout, not Llama's). Any
+  // config's class may also have no LM head (LlamaForSequenceClassification, a reward model).
+  std::optional<ArchitectureType> architecture;
+  bool renamed_by_architecture = false;
   Json renamed;
   if (!strict && !raw_in.contains("text_config") && !raw_in.contains("llm_config")) {
+    architecture = read_architecture(raw_in);
     const std::string written =
         raw_in.contains("model_type") && raw_in["model_type"].is_string() ? raw_in["model_type"].get<std::string>() : "";
-    if (!layout_checked(written)) {
-      by_architecture = type_of_architecture(raw_in);
-      if (by_architecture) {
-        renamed = raw_in;
-        renamed["model_type"] = by_architecture->type;
-        by_architecture->written = written.empty() ? "(none)" : written;
-      }
+    if (architecture && !architecture->type.empty() && !layout_checked(written)) {
+      renamed = raw_in;
+      renamed["model_type"] = architecture->type;
+      architecture->written = written.empty() ? "(none)" : written;
+      renamed_by_architecture = true;
     }
   }
-  const Json& raw = by_architecture ? renamed : raw_in;
+  const Json& raw = renamed_by_architecture ? renamed : raw_in;
   const std::string parent_type =
       raw.contains("model_type") && raw["model_type"].is_string() ? raw["model_type"].get<std::string>() : "";
   // A multimodal config keeps the language model under text_config (InternVL: llm_config).
@@ -881,14 +887,14 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       m.mtp_layers = std::max(m.mtp_layers, r.optional_integer(key, 0, 1000).value_or(0));
     }
   }
-  if (by_architecture) {
+  if (renamed_by_architecture) {
     m.layout_from_architecture = fmt::format("model_type \"{}\" is not one whose layout gpuplan has checked; "
                                              "config.json's architectures entry {} is a {} class, read as one",
-                                             by_architecture->written, by_architecture->architecture, m.model_type);
-    m.classification_head = by_architecture->classifier;
-    if (m.classification_head) {
-      m.tie_word_embeddings = true;  // no LM head of the vocabulary's size
-    }
+                                             architecture->written, architecture->architecture, m.model_type);
+  }
+  if (architecture && architecture->no_lm_head) {
+    m.classification_head = true;
+    m.tie_word_embeddings = false;  // the task head is its own (and small), not the embedding table
   }
   // Encoders a multimodal file names outside vision_config: counted nowhere, so said.
   for (const char* key : {"img_processor", "embd_layer", "audio_processor", "vision_lora", "speech_lora", "visual",

@@ -220,10 +220,11 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     m.mtp_layers == 1 ? "it" : "them"));
   }
   if (!m.layout_from_architecture.empty()) {
-    res.notes.push_back(fmt::format("{}{}", m.layout_from_architecture,
-                                    m.classification_head ? "; its classifier or reward head (a few outputs) replaces "
-                                                            "the LM head and is not counted"
-                                                          : ""));
+    res.notes.push_back(m.layout_from_architecture);
+  }
+  if (m.classification_head) {
+    res.notes.push_back("config.json's architectures class is a classifier or reward model: no LM head "
+                        "is counted (its task head, a few outputs, is left out)");
   }
   if (m.layout_unchecked) {
     res.notes.push_back(fmt::format("model_type \"{}\" is not one whose layout gpuplan has checked: its layers are "

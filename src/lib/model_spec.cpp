@@ -214,7 +214,7 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
   if (m.learned_positions > 0) {
     add(out, WeightPart::embedding, m.learned_positions, hidden, 1);
   }
-  if (!m.tie_word_embeddings) {
+  if (!m.tie_word_embeddings && !m.classification_head) {
     add(out, WeightPart::lm_head, m.vocab_size, hidden, 1);
   }
   double linear_layers = 0;

@@ -772,7 +772,9 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
         pm.chunked_decode_fallback()
             ? "; at this length (a chunk or more) its chunked layers also decode with the MMHA kernel, XQA refusing "
               "chunked attention, which is not timed either"
-            : ""));
+            : "; below a chunk TensorRT-LLM turns chunking off when max_seq_len is that short (trtllm-bench sets it "
+              "to input + output), while a server with a longer max_seq_len decodes those layers with the slower "
+              "MMHA kernel at any length"));
   }
   // GPUs are taken in order: a TP group that does not tile the node straddles two of them.
   const std::uint64_t tp = request.fit.layout.tp;

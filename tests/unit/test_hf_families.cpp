@@ -432,6 +432,24 @@ TEST_CASE("hf import: an unknown model_type is read by the class its architectur
   CHECK(llama.model_type == "llama");
   CHECK_FALSE(llama.classification_head);
   CHECK(gpuplan::count_params(llama).total() == Approx(6'738'415'616.0));
+  // A checked type's reward model (Skywork-Reward-Llama-3.1-8B: llama, LlamaForSequenceClassification)
+  // has no LM head either, tied or not; a class named for its suffix with underscores is matched.
+  const auto reward = read(R"({"architectures": ["LlamaForSequenceClassification"], "model_type": "llama",
+      "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,
+      "vocab_size": 32000, "max_position_embeddings": 4096, "tie_word_embeddings": true})");
+  CHECK(reward.classification_head);
+  CHECK(gpuplan::count_params(reward).total() == Approx(6'738'415'616.0 - 32000.0 * 4096.0));
+  CHECK(gpuplan::count_params(reward).lm_head == Approx(0.0));
+  const auto for_reward = read(R"({"architectures": ["LlamaForRewardModel"], "model_type": "my_rm",
+      "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,
+      "vocab_size": 32000, "max_position_embeddings": 4096})");
+  CHECK(for_reward.model_type == "llama");
+  CHECK(for_reward.classification_head);
+  // ChatGLM's causal LM is a bare "Model" class: its head stays.
+  const auto glm_like = read(R"({"architectures": ["LlamaModel"], "model_type": "llama", "hidden_size": 4096,
+      "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000,
+      "max_position_embeddings": 4096})");
+  CHECK_FALSE(glm_like.classification_head);
 }
 
 // EXAONE 4 writes its pattern as letters: "LLLG" is three sliding layers, then a global one

@@ -568,7 +568,8 @@ TEST_CASE("perf: chunked attention under TensorRT-LLM before Blackwell is named"
     };
     const PerfModel pm(cat().model(model), cat().gpu(gpu), req);
     CHECK(has("measured a median 0.71x") == pm.hopper_chunked_trtllm());
-    CHECK(has("MMHA kernel") == pm.chunked_decode_fallback());
+    CHECK(has("decode with the MMHA kernel, XQA refusing") == pm.chunked_decode_fallback());
+    CHECK(has("turns chunking off") == (pm.hopper_chunked_trtllm() && !pm.chunked_decode_fallback()));
     return Noted{pm.hopper_chunked_trtllm(), pm.chunked_decode_fallback()};
   };
   const auto short_h200 = notes("llama-4-maverick", "h200-sxm", gpuplan::Engine::trtllm, 1024);
