@@ -1,6 +1,7 @@
 #include "deployment.hpp"
 
 #include <cstdio>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -131,7 +132,8 @@ void note_given(const CLI::App& sub, DeploymentOptions& o) {
 namespace {
 
 /// "0.10.1" -> 10 (vLLM's minor release); "0.4.6.post1" -> 406, "0.5.3rc0" -> 502 (SGLang's minor
-/// x 100 + patch, a release candidate before its release); throws InputError naming --engine-version.
+/// x 100 + patch, a pre-release or dev build before its release); throws InputError naming
+/// --engine-version.
 int parse_engine_version(std::string_view text, Engine engine) {
   const bool sglang = engine == Engine::sglang;
   const auto fail = [&] {
@@ -156,26 +158,25 @@ int parse_engine_version(std::string_view text, Engine engine) {
     rest.remove_prefix(digits);
     return value;
   };
-  const auto dot = [&] {
-    if (!rest.starts_with('.')) {
-      return false;
+  // ".N": the next dot-separated number, when one follows (".post1" is a tag, not a number).
+  const auto dotted = [&]() -> std::optional<unsigned> {
+    if (rest.size() < 2 || rest[0] != '.' || rest[1] < '0' || rest[1] > '9') {
+      return std::nullopt;
     }
     rest.remove_prefix(1);
-    return true;
+    return number(99);
   };
-  if (number(0) != 0 || !dot()) {
+  if (number(0) != 0) {
     throw fail();
   }
-  const unsigned minor = number(99);
-  unsigned patch = 0;
-  if (rest.size() > 1 && rest[0] == '.' && rest[1] >= '0' && rest[1] <= '9') {
-    rest.remove_prefix(1);
-    patch = number(99);
+  const std::optional<unsigned> minor = dotted();
+  if (!minor) {
+    throw fail();
   }
+  const unsigned patch = dotted().value_or(0);
   // vLLM's fourth number ("0.10.1.1") is a re-release of the same code.
-  if (!sglang && rest.size() > 1 && rest[0] == '.' && rest[1] >= '0' && rest[1] <= '9') {
-    rest.remove_prefix(1);
-    number(99);
+  if (!sglang) {
+    dotted();
   }
   // What may follow, in PEP 440's order: a pre-release (aN, bN, rcN), .postN, .devN (a nightly:
   // 0.10.2rc3.dev321+g65a5910ce), then a local tag ("+cu128", as a wheel's version prints it).
@@ -208,10 +209,10 @@ int parse_engine_version(std::string_view text, Engine engine) {
   }
   // vLLM's modelled defaults change between minor releases; a candidate has its release's.
   if (!sglang) {
-    return static_cast<int>(minor);
+    return static_cast<int>(*minor);
   }
   // SGLang's changed in patch releases: a candidate or dev build is before its release.
-  const int version = static_cast<int>(minor * 100 + patch);
+  const int version = static_cast<int>(*minor * 100 + patch);
   return before_release ? std::max(version - 1, 0) : version;
 }
 
