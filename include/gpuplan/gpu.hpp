@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuplan {
@@ -88,5 +89,14 @@ struct MigMemory {
   bool estimated = false;
 };
 MigMemory mig_memory(const GpuSpec& gpu, const MigProfile& profile);
+
+/// A GPU's best measured bf16 matmul share (achievable_matmul_share) over `reference`, the lowest
+/// share among the GPUs a fit was calibrated on, at most 1 (unmeasured: 1). perf and train scale
+/// their GEMMs by it, each against its own calibration GPUs.
+[[nodiscard]] double matmul_factor(const GpuSpec& gpu, double reference);
+/// The note perf and train print when that factor is below 1; `reference_gpu` names whose share
+/// `reference` is ("calibrated GPU (B200)").
+[[nodiscard]] std::string matmul_factor_note(std::string_view gpu_id, double factor, double reference,
+                                             std::string_view reference_gpu);
 
 }  // namespace gpuplan

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/kv_cache.hpp>
 #include <gpuplan/units.hpp>
 
 #include "command_io.hpp"
@@ -320,10 +321,7 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.weight_formats = formats;
   req.weights_dtype = dominant_dtype(d.model, formats);
   req.embeddings_dtype = formats[WeightPart::embedding].element;
-  // Engines' "auto" KV cache is the model's 16-bit format: fp16 for a float16 checkpoint.
-  req.kv_dtype = o.kv_dtype.empty()
-                     ? (d.model.shipped_formats && d.model.shipped_formats->vectors == DType::fp16 ? DType::fp16 : DType::bf16)
-                     : parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
+  req.kv_dtype = o.kv_dtype.empty() ? default_kv_dtype(d.model) : parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
   req.memory_utilization = o.memory_utilization;
   req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
   req.prefill_chunk_tokens = o.prefill_chunk;

@@ -1,6 +1,21 @@
 #include <gpuplan/gpu.hpp>
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 namespace gpuplan {
+
+double matmul_factor(const GpuSpec& gpu, double reference) {
+  return std::min(1.0, gpu.achievable_matmul_share.value_or(reference) / reference);
+}
+
+std::string matmul_factor_note(std::string_view gpu_id, double factor, double reference,
+                               std::string_view reference_gpu) {
+  return fmt::format("{}'s GEMMs are timed at {:.2f}x the calibrated GPUs' share of peak: its best measured bf16 "
+                     "matmul reaches {:.3f} of peak, against {:.3f} on the lowest {}",
+                     gpu_id, factor, factor * reference, reference, reference_gpu);
+}
 
 const MigProfile* GpuSpec::find_mig_profile(std::string_view profile_name) const {
   for (const MigProfile& p : mig_profiles) {

@@ -641,6 +641,11 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
   }
 }
 
+// A vision_config key as the file writes it: Kimi K2.5's MoonViT prefixes its sizes with vt_.
+std::string vision_key(const ObjectReader& r, const char* name) {
+  return std::string(r.has("vt_hidden_size") ? "vt_" : "") + name;
+}
+
 // The vision tower from vision_config when it gives a size; unknown layouts are estimated.
 std::optional<VisionSpec> read_vision(const Json& config, const std::string& origin, const JsonPointer& at,
                                       std::uint64_t text_hidden, const std::string& parent_type) {
@@ -656,9 +661,7 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   ObjectReader r(v, origin, at / "vision_config");
   VisionSpec s;
   s.model_type = type;
-  // Kimi K2.5's MoonViT prefixes its sizes with vt_.
-  const char* prefix = r.has("vt_hidden_size") ? "vt_" : "";
-  const auto key = [prefix](const char* name) { return std::string(prefix) + name; };
+  const auto key = [&r](const char* name) { return vision_key(r, name); };
   const auto hidden = r.optional_integer(key("hidden_size"), 1, 1u << 20);
   const auto embed = r.optional_integer("embed_dim", 1, 1u << 20);  // Qwen2-VL
   const auto layers = r.has("depth") ? r.optional_integer("depth", 1, 10'000)
@@ -703,11 +706,9 @@ std::optional<ModelSpec::VisionConfigKeys> read_vision_config_keys(const Json& c
     return std::nullopt;
   }
   ObjectReader r(*it, origin, at / "vision_config");
-  const char* prefix = r.has("vt_hidden_size") ? "vt_" : "";
-  const auto key = [prefix](const char* name) { return std::string(prefix) + name; };
   return ModelSpec::VisionConfigKeys{
-      .num_hidden_layers = r.optional_integer(key("num_hidden_layers"), 1, 10'000).value_or(0),
-      .hidden_size = r.optional_integer(key("hidden_size"), 1, 1u << 20).value_or(0)};
+      .num_hidden_layers = r.optional_integer(vision_key(r, "num_hidden_layers"), 1, 10'000).value_or(0),
+      .hidden_size = r.optional_integer(vision_key(r, "hidden_size"), 1, 1u << 20).value_or(0)};
 }
 
 // What config.json's first `architectures` class says: the checked model_type it belongs to by

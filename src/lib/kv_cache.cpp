@@ -54,6 +54,10 @@ double linear_state_bytes_per_sequence(const ModelSpec& m) {
   return m.linear_attention->state_elements() * kStateBytesPerElement * layers;
 }
 
+DType default_kv_dtype(const ModelSpec& model) {
+  return model.shipped_formats && model.shipped_formats->vectors == DType::fp16 ? DType::fp16 : DType::bf16;
+}
+
 double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype) {
   return (elements_per_token_per_layer(model) * bits_per_element(kv_dtype) / units::kBitsPerByte +
           indexer_bytes_per_token_per_layer(model)) *

@@ -226,7 +226,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     throw InputError(timing_problem(gpu, request_.fit.weights_dtype, request_.sparse).value_or(""));
   }
   peak_flop_per_s_ = peak->second;
-  matmul_factor_ = std::min(1.0, gpu.achievable_matmul_share.value_or(kCalibratedMatmulShare) / kCalibratedMatmulShare);
+  matmul_factor_ = gpuplan::matmul_factor(gpu, kCalibratedMatmulShare);
   bandwidth_bytes_per_s_ = gpu.memory_bandwidth_bytes_per_s;
 
   // Weights read each step: everything but the embedding table (a gather of a few rows) and the
@@ -755,10 +755,8 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
                                   to_string(request.fit.weights_dtype)));
   }
   if (pm.matmul_factor() < 1.0) {
-    r.notes.push_back(fmt::format(
-        "{}'s GEMMs are timed at {:.2f}x the calibrated GPUs' share of peak: its best measured bf16 matmul reaches "
-        "{:.3f} of peak, against {:.3f} on the lowest calibrated GPU (B200)",
-        r.gpu_id, pm.matmul_factor(), pm.matmul_factor() * kCalibratedMatmulShare, kCalibratedMatmulShare));
+    r.notes.push_back(
+        matmul_factor_note(r.gpu_id, pm.matmul_factor(), kCalibratedMatmulShare, "calibrated GPU (B200)"));
   }
   if (pm.windowed_reads()) {
     r.notes.push_back("TensorRT-LLM on Blackwell: windowed layers decode over their window only, while their cache "

@@ -214,11 +214,8 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                                    plan.step.compute_efficiency * 100.0, plan.step.compute_type,
                                    r.efficiency.band_low * 100.0, r.efficiency.band_high * 100.0));
   if (plan.step.matmul_factor < 1.0) {
-    plan.notes.push_back(fmt::format(
-        "{}'s GEMMs are timed at {:.2f}x the calibrated GPUs' share of peak: its best measured bf16 matmul reaches "
-        "{:.3f} of peak, against {:.3f} on the lowest calibrated training GPU (H100)",
-        gpu.id, plan.step.matmul_factor, plan.step.matmul_factor * kTrainCalibratedMatmulShare,
-        kTrainCalibratedMatmulShare));
+    plan.notes.push_back(matmul_factor_note(gpu.id, plan.step.matmul_factor, kTrainCalibratedMatmulShare,
+                                            "calibrated training GPU (H100)"));
   }
   if (r.tokens > 0) {
     plan.notes.push_back(fmt::format("energy: GPUs at {:.0f} % of their {:.0f} W TDP (assumed) x PUE {:.2f}",

@@ -95,8 +95,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   s.compute_type = std::string(to_string(r.precision));
   const double bf16_peak = gpu.dense_flop_per_s.at("bf16");
   s.peak_flop_per_s = gpu.dense_flop_per_s.at(s.compute_type);
-  s.matmul_factor =
-      std::min(1.0, gpu.achievable_matmul_share.value_or(kTrainCalibratedMatmulShare) / kTrainCalibratedMatmulShare);
+  s.matmul_factor = matmul_factor(gpu, kTrainCalibratedMatmulShare);
   s.compute_efficiency = e.compute * s.matmul_factor * std::pow(bf16_peak / s.peak_flop_per_s, e.format_exponent);
   const double rate = s.peak_flop_per_s * s.compute_efficiency;
   // FP8 training runs the linear layers in FP8; the core attention (FlashAttention under
