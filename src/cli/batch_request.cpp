@@ -438,10 +438,12 @@ std::vector<std::string> RequestReader::command_line(const Request& request) {
   return args;
 }
 
-std::string RequestReader::field_in(std::string_view command_name, std::string_view message) const {
+// Calls `each(at, end, field)` for every "--flag" in `message` that is a field of `command`.
+template <typename Each>
+void RequestReader::for_each_field(std::string_view command_name, std::string_view message, Each each) const {
   const auto found = commands_.find(std::string(command_name));
   if (found == commands_.end()) {
-    return {};
+    return;
   }
   for (std::size_t at = message.find("--"); at != std::string_view::npos; at = message.find("--", at + 2)) {
     std::size_t end = at + 2;
@@ -450,11 +452,30 @@ std::string RequestReader::field_in(std::string_view command_name, std::string_v
       ++end;
     }
     const std::string field = field_name(message.substr(at, end - at));
-    if (found->second.fields.contains(field)) {
-      return field;
+    if (found->second.fields.contains(field) && !each(at, end, field)) {
+      return;
     }
   }
-  return {};
+}
+
+std::string RequestReader::field_in(std::string_view command_name, std::string_view message) const {
+  std::string first;
+  for_each_field(command_name, message, [&first](std::size_t, std::size_t, const std::string& field) {
+    first = field;
+    return false;
+  });
+  return first;
+}
+
+std::string RequestReader::in_field_names(std::string_view command_name, std::string_view message) const {
+  std::string out;
+  std::size_t copied = 0;
+  for_each_field(command_name, message, [&](std::size_t at, std::size_t end, const std::string& field) {
+    out.append(message.substr(copied, at - copied)).append(field);
+    copied = end;
+    return true;
+  });
+  return out.append(message.substr(copied));
 }
 
 }  // namespace gpuplan::cli

@@ -54,11 +54,17 @@ class RequestReader {
   [[nodiscard]] static std::vector<std::string> command_line(const Request& request);
   /// The field a CLI message is about: its first known "--flag" as a field name ("" if none).
   [[nodiscard]] std::string field_in(std::string_view command, std::string_view message) const;
+  /// The message with each "--flag" that is a field of `command` spelled as the field a line
+  /// gives ("--model-config" -> "model_config"): a batch line has fields, not flags.
+  [[nodiscard]] std::string in_field_names(std::string_view command, std::string_view message) const;
 
   /// A flag's field name: "--gpu-memory-utilization" -> "gpu_memory_utilization".
   static std::string field_name(std::string_view flag);
 
  private:
+  template <typename Each>
+  void for_each_field(std::string_view command, std::string_view message, Each each) const;
+
   struct Command {
     CLI::App* app = nullptr;
     CLI::Option* format = nullptr;

@@ -217,14 +217,17 @@ Exit run_batch(const BatchOptions& o) {
       // The command's own error (flags named), handed over rather than thrown: answered as
       // the InputError below would be.
       if (const std::optional<std::string> error = take_batch_error()) {
-        out.add(render_batch_error(line.number, requests.field_in(request.command, *error), *error));
+        out.add(render_batch_error(line.number, requests.field_in(request.command, *error),
+                                       requests.in_field_names(request.command, *error)));
       } else {
         add_answer(out, document);
       }
     } catch (const CLI::ParseError& e) {
-      out.add(render_batch_error(line.number, requests.field_in(request.command, e.what()), e.what()));
+      out.add(render_batch_error(line.number, requests.field_in(request.command, e.what()),
+                                     requests.in_field_names(request.command, e.what())));
     } catch (const InputError& e) {
-      out.add(render_batch_error(line.number, requests.field_in(request.command, e.what()), e.what()));
+      out.add(render_batch_error(line.number, requests.field_in(request.command, e.what()),
+                                     requests.in_field_names(request.command, e.what())));
     } catch (const std::exception& e) {
       // A defect, not bad input: answered like the others, and the exit code says so.
       out.add(render_batch_error(line.number, "", fmt::format("internal error: {} (please report)", e.what())));

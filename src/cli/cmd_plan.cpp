@@ -175,7 +175,7 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
                   "Weight formats to try, comma-separated, or 'all' (what each GPU multiplies, plus int4 weight-only)")
       ->delimiter(',')
       ->capture_default_str();
-  sub->add_option("--kv-dtype", o->kv_dtypes, "KV-cache formats to try, comma-separated, or 'all' (bf16, fp8 where native)")
+  sub->add_option("--kv-dtype", o->kv_dtypes, "KV-cache formats to try, comma-separated, or 'all' (the model's 16-bit format, and fp8 where native)")
       ->delimiter(',')
       ->capture_default_str();
   sub->add_option("--top", o->top, "Configurations to list")->capture_default_str()->transform(whole_number())->check(CLI::Range(1, 10000));

@@ -125,6 +125,9 @@ BenchmarkCheck check(const Prepared& p, const Efficiency& e) {
   if (b.max_batch > 0) {
     bound_batch = std::min(bound_batch, b.max_batch);
   }
+  if (b.trtllm_max_batch > 0) {  // an engine never runs more sequences than its stated cap
+    bound_batch = std::min(bound_batch, b.trtllm_max_batch);
+  }
   if (p.requests > 0) {
     bound_batch = std::min(bound_batch, p.requests);
   }

@@ -473,7 +473,10 @@ void read_catalog_formats(ModelSpec& m, const Json& entry, const std::string& or
   if (r.has("norms") && f[WeightPart::norms].quantized()) {
     r.fail("norms", "norms stay in 16 bits");
   }
-  f[WeightPart::norms] = WeightFormat{};
+  // Norms and other vectors are in the checkpoint's 16-bit format: its default when that is 16
+  // bits (Llama 2's float16), else bf16 (a quantized release keeps them in bf16).
+  f.vectors = base.quantized() ? DType::bf16 : base.element;
+  f[WeightPart::norms] = WeightFormat{.element = f.vectors};
   m.shipped_formats = f;
   m.shipped_source = r.string("source");
 }

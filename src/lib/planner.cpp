@@ -11,6 +11,7 @@
 #include <gpuplan/engine_flags.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
+#include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/pareto.hpp>
 
@@ -376,7 +377,7 @@ void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfMod
 void Search::search_gpu(const GpuSpec& gpu, const Price& price) {
   gpu_id_ = gpu.id;
   const std::vector<DType> weights = r_.weights_dtypes.empty() ? default_weights_dtypes(gpu) : r_.weights_dtypes;
-  const std::vector<DType> kvs = r_.kv_dtypes.empty() ? default_kv_dtypes(gpu) : r_.kv_dtypes;
+  const std::vector<DType> kvs = r_.kv_dtypes.empty() ? default_kv_dtypes(gpu, model_) : r_.kv_dtypes;
   for (DType wf : weights) {
     // A format the catalog cannot time on this GPU (no peak figure for it): say so, go on.
     if (std::optional<std::string> problem = timing_problem(gpu, wf, r_.perf.sparse)) {
@@ -556,8 +557,8 @@ std::vector<DType> default_weights_dtypes(const GpuSpec& gpu) {
   return out;
 }
 
-std::vector<DType> default_kv_dtypes(const GpuSpec& gpu) {
-  std::vector<DType> out{DType::bf16};
+std::vector<DType> default_kv_dtypes(const GpuSpec& gpu, const ModelSpec& model) {
+  std::vector<DType> out{default_kv_dtype(model)};
   if (gpu.dense_flop_per_s.contains("fp8")) {
     out.push_back(DType::fp8);
   }

@@ -310,8 +310,12 @@ TEST_CASE("calibration: a row's stated memory share and step tokens size its bat
   b.step_tokens.reset();
   b.trtllm_max_batch = 100000;
   CHECK(batch() == at_default);
+  const double roofline_uncapped = gpuplan::check_benchmark(cat(), b, Efficiency{}).roofline_tokens_per_s;
   b.trtllm_max_batch = 64;
   CHECK(batch() == 64);
+  // The roofline, which may hold more sequences than the arithmetic allows, never more than the cap.
+  const gpuplan::BenchmarkCheck capped = gpuplan::check_benchmark(cat(), b, Efficiency{});
+  CHECK(capped.roofline_tokens_per_s < roofline_uncapped * 0.5);
   b.trtllm_max_batch = 0;
   // Another engine's share caps the engine-neutral estimate.
   b.step_tokens.reset();
