@@ -59,6 +59,7 @@ constexpr std::string_view kClassDefaults = R"({
  "gemma2": {"vocab_size": 256000, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
             "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 8192,
             "tie_word_embeddings": true, "sliding_window": 4096},
+ "smollm3": {"tie_word_embeddings": true},
  "gemma3_text": {"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
                  "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
                  "max_position_embeddings": 131072, "tie_word_embeddings": true, "sliding_window": 4096,
@@ -139,7 +140,7 @@ std::string text_type_of(std::string_view parent) {
 }
 
 // Older and GPT-style spellings of the fields gpuplan reads.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kAliases{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 26> kAliases{{
     {"ffn_dim", "intermediate_size"},              // OPT
     {"padded_vocab_size", "vocab_size"},           // ChatGLM
     {"kv_channels", "head_dim"},                   // ChatGLM
@@ -165,6 +166,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kAliases
     {"max_seq_len", "max_position_embeddings"},      // MPT
     {"model_max_length", "max_position_embeddings"},  // Baichuan
     {"moe_layer_start_index", "first_k_dense_replace"},  // ERNIE 4.5
+    {"num_dense_layers", "first_k_dense_replace"},       // AFMoE (Arcee Trinity)
 }};
 
 // The object with class defaults and aliases applied. A key written as null keeps its null
@@ -276,12 +278,14 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
   }
   // Per-layer or grouped shapes read nowhere: Step3's shared KV groups, low-rank query and MoE
   // layer list, OpenELM's per-layer head counts and MLP widths, Nemotron NAS's per-block
-  // attention and FFN (Llama-3.3-Nemotron-Super-49B: 49.9B, read as a plain Llama it is 70.6B);
-  // below, Hunyuan's per-layer top-k.
+  // attention and FFN (Llama-3.3-Nemotron-Super-49B: 49.9B, read as a plain Llama it is 70.6B),
+  // LongCat-Flash's zero-computation experts of their own width and two attention and FFN blocks
+  // per layer; below, Hunyuan's per-layer top-k.
   static constexpr std::array kUnreadShapes{
       std::string_view("num_attention_groups"), std::string_view("share_q_dim"),
       std::string_view("moe_layers_enum"),      std::string_view("num_query_heads"),
-      std::string_view("ffn_multipliers"),      std::string_view("block_configs")};
+      std::string_view("ffn_multipliers"),      std::string_view("block_configs"),
+      std::string_view("zero_expert_num"),      std::string_view("expert_ffn_hidden_size")};
   for (std::string_view key : kUnreadShapes) {
     if (r.has(key)) {
       r.fail(key, fmt::format("this shape field of model_type \"{}\" is not read; the parameter count and "
@@ -324,7 +328,8 @@ const auto& checked_types() {
       "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25", "glm", "glm4", "glm4_moe", "chatglm",
       "minimax_m2", "gpt_oss", "granite", "olmo2", "olmoe", "starcoder2", "cohere", "cohere2", "falcon", "opt",
       "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
-      "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion"};
+      "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion",
+      "afmoe", "smollm3"};
   return kChecked;
 }
 
@@ -353,6 +358,10 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
   }
   if (is(t, {"gemma2", "gemma3", "gemma3_text"})) {
     m.norms_per_layer = 4;  // pre- and post-norms around attention and MLP
+  }
+  if (t == "afmoe") {  // Arcee Trinity (modeling_afmoe.py): q/k norms, pre- and post-norms
+    m.qk_norm = true;
+    m.norms_per_layer = 4;
   }
   if (t == "olmo2") {
     m.qk_norm = true;
@@ -456,8 +465,9 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
   if (is(t, {"llama", "granite", "mistral", "olmo2", "phi3"})) {
     m.mlp_bias = r.boolean("mlp_bias", false);
   }
-  // Qwen3-Next and Qwen3.5: q_proj also emits the per-head output gate.
-  m.attention_output_gate = r.boolean("attn_output_gate", t == "qwen3_next");
+  // Qwen3-Next and Qwen3.5: q_proj also emits the per-head output gate; AFMoE's gate_proj is a
+  // projection of its own of the same size (output x sigmoid(gate_proj(x))).
+  m.attention_output_gate = r.boolean("attn_output_gate", t == "qwen3_next" || t == "afmoe");
 }
 
 // An optional array of layer indices, each below `layers`; the failure names the entry.
@@ -614,6 +624,11 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
     const std::uint64_t every = pattern.value_or(kGemma3Pattern);
     for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
       m.layer_window_tokens.push_back(use_window && (i + 1) % every != 0 ? window : 0);
+    }
+  } else if (auto every = r.optional_integer("global_attn_every_n_layers", 1, 10'000); every && use_window) {
+    // AFMoE (Trinity): every n-th layer is global, the rest slide (AfmoeConfig's layer_types).
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      m.layer_window_tokens.push_back((i + 1) % *every != 0 ? window : 0);
     }
   } else if (use_window) {
     const bool alternate = m.model_type == "gemma2";  // Gemma 2: even layers slide

@@ -239,7 +239,9 @@ WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
   if (type == "float" && bits == 8) {
     f = {.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
   } else if (type == "float" && bits == 4) {
-    return default_format(DType::fp4);  // NVFP4: tensor_group, group 16
+    // NVFP4 (nvfp4-pack-quantized): groups of 16 with FP8 scales; MXFP4 (mxfp4-pack-quantized):
+    // groups of 32 with E8M0 scales.
+    return default_format(integer_of(w, "group_size", 16, r) == 32 ? DType::mxfp4 : DType::fp4);
   } else if (type == "int" && (bits == 8 || bits == 4)) {
     f = {.element = bits == 8 ? DType::int8 : DType::int4, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
   } else {

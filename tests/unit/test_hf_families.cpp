@@ -486,3 +486,56 @@ TEST_CASE("hf import: InternVL keeps its language model under llm_config", "[hf]
   // 938,193,024 by the modeling code; the generic ViT layout puts the tower 5 % high.
   CHECK(gpuplan::count_params(m).total() == Approx(938'193'024.0).epsilon(0.02));
 }
+
+// Arcee Trinity (model_type "afmoe"; arcee-ai/Trinity-Nano-Preview's config.json): two dense layers
+// before the MoE ones, every fourth layer global and the rest sliding over 2,048 tokens without a
+// layer_types list, and a sigmoid output gate as wide as q_proj. Read as a plain Llama it was 6.25 B
+// with every layer sliding (the KV cache some 17 times too small at 128k tokens).
+TEST_CASE("hf import: AFMoE's dense layers, global-every-n attention and output gate", "[hf]") {
+  const std::string nano = R"({"architectures": ["AfmoeForCausalLM"], "model_type": "afmoe", "dtype": "bfloat16",
+      "global_attn_every_n_layers": 4, "head_dim": 128, "hidden_size": 1024, "intermediate_size": 3072,
+      "max_position_embeddings": 131072, "moe_intermediate_size": 256, "num_attention_heads": 8,
+      "num_dense_layers": 2, "num_experts": 128, "num_experts_per_tok": 8, "num_hidden_layers": 56,
+      "num_key_value_heads": 2, "num_shared_experts": 1, "sliding_window": 2048, "tie_word_embeddings": false,
+      "vocab_size": 200192})";
+  const auto m = read(nano);
+  // By hand: embeddings and head 2 x 200192 x 1024; per layer q, gate, o 3 x 1024 x 1024, k, v
+  // 2 x 1024 x 256; 2 dense MLPs of 3 x 1024 x 3072; 54 MoE layers of 129 experts of 3 x 1024 x 256
+  // and a 1024 x 128 router; norms.
+  const double by_hand = 2.0 * 200192 * 1024 + 56.0 * (3.0 * 1024 * 1024 + 2.0 * 1024 * 256) +
+                         2.0 * 3 * 1024 * 3072 + 54.0 * (129.0 * 3 * 1024 * 256 + 1024.0 * 128);
+  CHECK(gpuplan::count_params(m).total() == Approx(by_hand).epsilon(0.001));
+  REQUIRE(m.layer_window_tokens.size() == 56);
+  CHECK(std::count(m.layer_window_tokens.begin(), m.layer_window_tokens.end(), 2048u) == 42);
+  CHECK(m.layer_window_tokens[3] == 0);
+  CHECK(m.attention_output_gate);
+  // layer_types, when written, says the same.
+  std::string types = R"("layer_types": [)";
+  for (int i = 0; i < 56; ++i) {
+    types += std::string(i > 0 ? ", " : "") + ((i + 1) % 4 == 0 ? R"("full_attention")" : R"("sliding_attention")");
+  }
+  const auto typed = read(nano.substr(0, nano.size() - 1) + ", " + types + "]}");
+  CHECK(typed.layer_window_tokens == m.layer_window_tokens);
+  CHECK_FALSE(has_note(fit_h100(m).notes, "not one whose layout"));
+}
+
+// SmolLM3Config ties the LM head to the embedding by default (HuggingFaceTB/SmolLM3-3B: 3.08 B);
+// a file that leaves the field out had its head counted again (3.34 B).
+TEST_CASE("hf import: SmolLM3 ties its LM head unless the file says otherwise", "[hf]") {
+  const std::string shape = R"("model_type": "smollm3", "hidden_size": 2048, "intermediate_size": 11008,
+      "num_hidden_layers": 36, "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 128256,
+      "max_position_embeddings": 65536)";
+  const double tied = gpuplan::count_params(read("{" + shape + "}")).total();
+  CHECK(tied == Approx(3.075e9).epsilon(0.002));
+  CHECK(gpuplan::count_params(read("{" + shape + R"(, "tie_word_embeddings": false})")).total() ==
+        Approx(tied + 128256.0 * 2048).epsilon(1e-9));
+}
+
+// LongCat-Flash: zero-computation experts and experts of their own width; read as a plain MoE its
+// count would be silently wrong, so the fields are named.
+TEST_CASE("hf import: LongCat-Flash's expert shapes are refused by name", "[hf]") {
+  CHECK_THROWS_WITH(read(R"({"model_type": "longcat_flash", "hidden_size": 6144, "num_layers": 28,
+      "num_attention_heads": 64, "vocab_size": 131072, "ffn_hidden_size": 12288, "expert_ffn_hidden_size": 2048,
+      "n_routed_experts": 512, "zero_expert_num": 256, "moe_topk": 12, "max_position_embeddings": 131072})"),
+                    Contains("/zero_expert_num") || Contains("/expert_ffn_hidden_size"));
+}
