@@ -383,6 +383,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
   std::map<std::string, int> unread;  // keys no reader takes: rows carrying each
   int experts_over_tp = 0;            // MoE rows without EP whose engine splits each expert by TP
   int experts_over_ep = 0;            // and those whose engine spreads the experts (EP = TP)
+  int attention_dp_experts = 0;       // attention-DP rows without EP: experts read as EP = TP
   std::map<std::array<std::string, 3>, int> release_formats;  // label, model, release format: rows
   for (std::size_t i = 0; i < measured->size(); ++i) {
     const JsonPointer at = JsonPointer("/measured") / i;
@@ -466,7 +467,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     }
     // Counted once attention DP has set the experts' split (a row's TP before it was moved to DP).
     if (model->is_moe() && !deg.contains("ep") && b.layout.ep * b.layout.tp > 1) {
-      ++(b.layout.ep == 1 ? experts_over_tp : experts_over_ep);
+      ++(attention_dp ? attention_dp_experts : b.layout.ep == 1 ? experts_over_tp : experts_over_ep);
     }
     if (gpus % b.layout.ep != 0 || (b.layout.ep > b.layout.tp && b.layout.ep % b.layout.tp != 0)) {
       r.fail("parallelism", fmt::format("EP {} does not divide the {} GPUs into whole expert groups of TP {}",
@@ -623,6 +624,14 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     out.notes.push_back(fmt::format("{}: {} MoE row{} without EP: experts spread over the TP group (EP = TP), as "
                                     "TensorRT-LLM's perf overview runs them from v1.0 (--ep)",
                                     origin, experts_over_ep, experts_over_ep == 1 ? "" : "s"));
+  }
+  if (attention_dp_experts > 0) {
+    out.notes.push_back(fmt::format("{}: {} attention-DP MoE row{} without EP: experts spread over the ranks (EP = "
+                                    "their count), as TensorRT-LLM's DEP layouts run them; SGLang without "
+                                    "--ep-size splits each expert over the ranks instead, which is not modelled "
+                                    "(the same weights and FLOPs per GPU; its reduce-scatter and all-gather are "
+                                    "timed as the all-to-all)",
+                                    origin, attention_dp_experts, attention_dp_experts == 1 ? "" : "s"));
   }
   if (speculative > 0) {
     out.notes.push_back(fmt::format("{}: {} speculative-decoding row{} not read (several tokens per pass over the "

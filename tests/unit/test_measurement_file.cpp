@@ -134,7 +134,8 @@ TEST_CASE("measurement file: a MoE row that states no EP takes its engine's defa
   CHECK(dep.dp == 8);
   // and its note says so.
   CHECK(std::any_of(dep_file.notes.begin(), dep_file.notes.end(), [](const std::string& n) {
-    return n.find("adp.json: 1 MoE row without EP: experts spread over the TP group (EP = TP)") != std::string::npos;
+    return n.find("adp.json: 1 attention-DP MoE row without EP: experts spread over the ranks") != std::string::npos &&
+           n.find("SGLang without --ep-size splits each expert") != std::string::npos;
   }));
   CHECK_FALSE(std::any_of(dep_file.notes.begin(), dep_file.notes.end(),
                           [](const std::string& n) { return n.find("(EP 1)") != std::string::npos; }));
