@@ -337,6 +337,23 @@ void count_unread(const Json& row, std::map<std::string, int>& unread) {
       ++unread[key];
     }
   }
+  // Flags written into the engine's text ("vLLM 0.9.1 (--enforce-eager)") change the run as much
+  // as a field does, and are read no more.
+  const auto engine = row.find("engine");
+  if (engine == row.end() || !engine->is_string()) {
+    return;
+  }
+  const std::string& text = engine->get_ref<const std::string&>();
+  for (std::size_t at = text.find("--"); at != std::string::npos; at = text.find("--", at + 2)) {
+    std::size_t end = at + 2;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '-' ||
+                                 text[end] == '_')) {
+      ++end;
+    }
+    if (end > at + 2) {
+      ++unread["engine's " + text.substr(at, end - at)];
+    }
+  }
 }
 
 }  // namespace
