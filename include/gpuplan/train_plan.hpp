@@ -72,6 +72,10 @@ struct TrainPlan {
   TrainLimits limits;
   TrainFlops flops;
   TrainStep step;
+  /// measured / estimate - 1 the band allows: the dense band, or the wider MoE one.
+  double band_low = 0;
+  double band_high = 0;
+  bool moe_band = false;
   double tokens_per_s_low = 0;
   double tokens_per_s_high = 0;
   std::optional<TrainRun> run;

@@ -124,8 +124,9 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                {"tokens_per_s_low", p.tokens_per_s_low},
                {"tokens_per_s_high", p.tokens_per_s_high},
                {"mfu", s.mfu},
-               {"mfu_low", s.mfu * (1.0 + p.request.efficiency.band_low)},
-               {"mfu_high", s.mfu * (1.0 + p.request.efficiency.band_high)},
+               {"mfu_low", s.mfu * (1.0 + p.band_low)},
+               {"mfu_high", s.mfu * (1.0 + p.band_high)},
+               {"band_case", p.moe_band ? "moe" : "dense"},
                {"hfu", s.hfu},
                {"model_flop_per_s_per_gpu", s.model_flop_per_s_per_gpu},
                {"tp_link", s.tp_link},
@@ -184,7 +185,6 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   const TrainRequest& t = p.request.train;
   const TrainMemory& m = p.memory;
   const TrainStep& s = p.step;
-  const TrainEfficiency& e = p.request.efficiency;
   const auto bytes = [&options](double b) { return detail::bytes_value(b, options.units); };
   const std::string unit(detail::unit_name(options.units));
   detail::Document doc;
@@ -276,8 +276,8 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   sum.rows.push_back({"tokens/s (band)", fmt::format("{} ({} .. {})", count(s.tokens_per_s), count(p.tokens_per_s_low),
                                                      count(p.tokens_per_s_high))});
   sum.rows.push_back({"model TFLOP/s per GPU", fmt::format("{:.0f}", s.model_flop_per_s_per_gpu / 1e12)});
-  sum.rows.push_back({"MFU (band)", fmt::format("{} ({} .. {})", train_pct(s.mfu), train_pct(s.mfu * (1 + e.band_low)),
-                                                train_pct(s.mfu * (1 + e.band_high)))});
+  sum.rows.push_back({"MFU (band)", fmt::format("{} ({} .. {})", train_pct(s.mfu), train_pct(s.mfu * (1 + p.band_low)),
+                                                train_pct(s.mfu * (1 + p.band_high)))});
   sum.rows.push_back({"HFU (with recompute)", train_pct(s.hfu)});
   if (p.run) {
     sum.rows.push_back({fmt::format("time for {} tokens (band)", token_count(p.run->tokens)),

@@ -33,7 +33,8 @@ void check_efficiency(const TrainEfficiency& e) {
   };
   share("compute", e.compute);
   share("link", e.link);
-  if (!(e.band_low > -1 && e.band_low <= 0 && e.band_high >= 0 && e.band_high < 10)) {
+  if (!(e.band_low > -1 && e.band_low <= 0 && e.band_high >= 0 && e.band_high < 10) ||
+      !(e.moe_band_low > -1 && e.moe_band_low <= 0 && e.moe_band_high >= 0 && e.moe_band_high < 10)) {
     throw InputError("train_efficiency.band: expected low in (-1, 0] and high in [0, 10)");
   }
   if (!(e.hop_latency_s >= 0 && e.hop_latency_s < 1) || !(e.network_bytes_per_s_per_gpu > 0) ||

@@ -179,12 +179,10 @@ TEST_CASE("train reference: published throughputs within the band", "[train][ref
     CHECK(residual <= e.band_high);
     residuals.push_back(residual);
   }
-  // TrainEfficiency::compute is the fit: the median residual is within 2 % of zero, and the band
-  // is no wider than the residuals' extremes rounded out to the next percent.
+  // TrainEfficiency::compute is the fit: the median residual is within 2 % of zero (the band is
+  // set by runs never fitted on: tests/heldout/run_train_heldout.cmake).
   std::sort(residuals.begin(), residuals.end());
   CHECK(std::abs(residuals[residuals.size() / 2]) < 0.02);
-  CHECK(e.band_low > residuals.front() - 0.02);
-  CHECK(e.band_high < residuals.back() + 0.02);
 }
 
 // NeMo 24.07's FP8 pre-training table on DGX-H100 (NVIDIA/NeMo docs/source/performance/
