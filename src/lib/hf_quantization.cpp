@@ -263,6 +263,31 @@ WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
   return f;
 }
 
+// AMD Quark's weight spec ({"dtype": "fp8_e4m3", "qscheme": "per_tensor"}, {"dtype": "fp4",
+// "qscheme": "per_group", "group_size": 32} for MXFP4, {"dtype": "uint4", "group_size": 128}).
+WeightFormat quark_format(const Json& w, const Reader& r) {
+  if (!w.is_object()) {
+    r.fail("weight", "expected an object with dtype and qscheme");
+  }
+  const std::string dtype = lower(text_of(w, "dtype", "", r));
+  const std::string qscheme = lower(text_of(w, "qscheme", "per_tensor", r));
+  const bool grouped = qscheme == "per_group";
+  const std::uint64_t group = grouped ? integer_of(w, "group_size", 128, r) : 0;
+  if (dtype.starts_with("fp8")) {
+    return {.element = DType::fp8,
+            .scheme = qscheme == "per_channel" ? ScaleScheme::per_channel : ScaleScheme::per_tensor,
+            .scale_bits = 32};
+  }
+  if (dtype.starts_with("fp4") || dtype == "mx_fp4" || dtype == "mxfp4") {
+    return default_format(group == 16 ? DType::fp4 : DType::mxfp4);  // MX groups of 32, E8M0 scales
+  }
+  if (dtype == "int4" || dtype == "uint4" || dtype == "int8" || dtype == "uint8") {
+    const bool zero = dtype.starts_with("u") || !flag_of(w, "symmetric", true, r);
+    return int_format(dtype.ends_with("4") ? 4 : 8, grouped ? static_cast<std::int64_t>(group) : -1, zero, r, "dtype");
+  }
+  r.fail("dtype", fmt::format("Quark weight dtype \"{}\" is not read (fp8_e4m3, fp4, int4, uint4, int8)", dtype));
+}
+
 WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const Reader& r,
                                 const std::array<std::uint64_t, kWeightParts>& layers_with, int& partly_16_bit) {
   Exclusions single;
@@ -381,9 +406,64 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
       }
     }
     keep_unquantized(f, base, q, r, {"ignore"}, single);
+  } else if (method == "auto-round" || method == "autoround" || method == "auto_round") {
+    // Intel AutoRound: int4 in groups (GPTQ's or AWQ's packing, zero points stored), or an MX/NV
+    // float format by data_type; extra_config names layers left at 16 bits.
+    const std::string data = lower(text_of(q, "data_type", "int", r));
+    const std::uint64_t bits = integer_of(q, "bits", 4, r);
+    if (data == "int") {
+      const std::string packing = lower(text_of(q, "packing_format", "auto_round:auto_gptq", r));
+      const bool zero = packing.find("gptq") != std::string::npos || packing.find("awq") != std::string::npos ||
+                        !flag_of(q, "sym", true, r);
+      linear(int_format(bits, static_cast<std::int64_t>(integer_of(q, "group_size", 128, r)), zero, r, "bits"));
+    } else if (data.find("mx") != std::string::npos && bits == 4) {
+      linear(default_format(DType::mxfp4));
+    } else if (data.find("nv") != std::string::npos && bits == 4) {
+      linear(default_format(DType::fp4));
+    } else {
+      r.fail("data_type", fmt::format("AutoRound data_type \"{}\" with {} bits is not read (int, mxfp4, nvfp4)", data, bits));
+    }
+    Json kept = Json::object();
+    kept["modules_to_not_convert"] = Json::array();
+    if (const auto extra = q.find("extra_config"); extra != q.end() && extra->is_object()) {
+      for (const auto& [name, layer] : extra->items()) {
+        if (layer.is_object() && layer.value("bits", 4) >= 16) {
+          kept["modules_to_not_convert"].push_back(name);
+        }
+      }
+    }
+    keep_unquantized(f, base, kept, r, {"modules_to_not_convert"}, single);
+  } else if (method == "quark") {
+    // AMD Quark: a global weight spec, per-pattern overrides, and an exclude list.
+    const auto global = q.find("global_quant_config");
+    if (global == q.end() || !global->is_object() || !global->contains("weight")) {
+      r.fail("global_quant_config", "expected an object with a weight spec");
+    }
+    if (!(*global)["weight"].is_null()) {
+      linear(quark_format((*global)["weight"], Reader{r.origin, r.at / "global_quant_config" / "weight"}));
+    }
+    if (const auto layers = q.find("layer_quant_config"); layers != q.end() && layers->is_object()) {
+      for (const auto& [pattern, spec] : layers->items()) {
+        const Reader lr{r.origin, r.at / "layer_quant_config" / pattern};
+        const std::vector<WeightPart> parts = parts_named(pattern);
+        if (parts.empty()) {
+          r.fail("layer_quant_config", fmt::format("pattern \"{}\" names no part gpuplan counts", pattern));
+        }
+        if (!spec.is_object() || !spec.contains("weight")) {
+          lr.fail("weight", "missing");
+        }
+        for (WeightPart part : parts) {
+          f[part] = spec["weight"].is_null() ? base[part] : quark_format(spec["weight"], Reader{lr.origin, lr.at / "weight"});
+        }
+      }
+    }
+    if (const auto types = q.find("layer_type_quant_config"); types != q.end() && types->is_object() && !types->empty()) {
+      r.fail("layer_type_quant_config", "per-layer-type specs are not read");
+    }
+    keep_unquantized(f, base, q, r, {"exclude"}, single);
   } else {
     r.fail("quant_method", fmt::format("unknown quantization method \"{}\" (known: fp8, fbgemm_fp8, mxfp4, "
-                                       "compressed-tensors, awq, gptq, bitsandbytes, modelopt)",
+                                       "compressed-tensors, awq, gptq, auto-round, quark, bitsandbytes, modelopt)",
                                        method_it->get<std::string>()));
   }
   partly_16_bit = apply_single_layers(f, base, single, layers_with);
