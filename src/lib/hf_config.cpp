@@ -140,7 +140,7 @@ std::string text_type_of(std::string_view parent) {
 }
 
 // Older and GPT-style spellings of the fields gpuplan reads.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 26> kAliases{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 28> kAliases{{
     {"ffn_dim", "intermediate_size"},              // OPT
     {"padded_vocab_size", "vocab_size"},           // ChatGLM
     {"kv_channels", "head_dim"},                   // ChatGLM
@@ -167,12 +167,24 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 26> kAliases
     {"model_max_length", "max_position_embeddings"},  // Baichuan
     {"moe_layer_start_index", "first_k_dense_replace"},  // ERNIE 4.5
     {"num_dense_layers", "first_k_dense_replace"},       // AFMoE (Arcee Trinity)
+    {"moe_topk", "num_experts_per_tok"},                 // Hunyuan
+    {"num_shared_expert", "n_shared_experts"},           // Hunyuan
 }};
 
 // The object with class defaults and aliases applied. A key written as null keeps its null
 // (Mistral Small 3.1's "sliding_window": null means no window, not the class default).
 Json normalized(const Json& config, std::string_view type) {
   Json out = config;
+  // Hunyuan writes some MoE sizes once per layer; a list of one repeated value is that value
+  // (a list that varies is refused in reject_unmodeled_layers).
+  for (const char* key : {"moe_topk", "moe_intermediate_size", "num_shared_expert"}) {
+    const auto it = out.find(key);
+    if (it != out.end() && it->is_array() && !it->empty() && (*it)[0].is_number() &&
+        std::all_of(it->begin(), it->end(), [&it](const Json& v) { return v == (*it)[0]; })) {
+      const Json first = (*it)[0];
+      *it = first;
+    }
+  }
   for (const auto& [alias, canonical] : kAliases) {
     const std::string a(alias);
     const std::string c(canonical);
@@ -293,6 +305,16 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
                               type));
     }
   }
+  for (std::string_view key : {std::string_view("moe_intermediate_size"), std::string_view("num_shared_expert")}) {
+    if (const Json* v = r.value(key); v != nullptr && v->is_array()) {
+      r.fail(key, fmt::format("a size per layer (model_type \"{}\") is not read; the parameter count would be wrong",
+                              type));
+    }
+  }
+  // Hunyuan's cross-layer attention shares one layer's KV with the next cla_share_factor - 1.
+  if (r.boolean("use_cla", false)) {
+    r.fail("use_cla", "cross-layer attention (KV shared between layers) is not modeled; the KV cache would be wrong");
+  }
   if (const Json* topk = r.value("moe_topk"); topk != nullptr && topk->is_array()) {
     r.fail("moe_topk", fmt::format("a top-k per layer (model_type \"{}\") is not read; the active parameters "
                                    "would be wrong",
@@ -329,7 +351,7 @@ const auto& checked_types() {
       "minimax_m2", "gpt_oss", "granite", "olmo2", "olmoe", "starcoder2", "cohere", "cohere2", "falcon", "opt",
       "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
       "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion",
-      "afmoe", "smollm3"};
+      "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense"};
   return kChecked;
 }
 

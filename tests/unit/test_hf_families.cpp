@@ -539,3 +539,30 @@ TEST_CASE("hf import: LongCat-Flash's expert shapes are refused by name", "[hf]"
       "n_routed_experts": 512, "zero_expert_num": 256, "moe_topk": 12, "max_position_embeddings": 131072})"),
                     Contains("/zero_expert_num") || Contains("/expert_ffn_hidden_size"));
 }
+
+// tencent/Hunyuan-A13B-Instruct writes moe_topk, moe_intermediate_size and num_shared_expert once
+// per layer, every entry the same: read as the one value (80.4 B total, 12.7 B active; the card
+// says 80 B and 13 B). A list that varies, or cross-layer attention, is refused by name.
+TEST_CASE("hf import: Hunyuan's per-layer MoE lists of one value", "[hf]") {
+  const auto list = [](int value, int other) {
+    std::string out = "[";
+    for (int i = 0; i < 32; ++i) {
+      out += std::to_string(i == 31 ? other : value) + (i == 31 ? "]" : ", ");
+    }
+    return out;
+  };
+  const auto config = [&](int last_topk, bool cla) {
+    return R"({"architectures": ["HunYuanMoEV1ForCausalLM"], "model_type": "hunyuan_v1_moe", "hidden_size": 4096,
+        "intermediate_size": 3072, "head_dim": 128, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "num_hidden_layers": 32, "num_experts": 64, "vocab_size": 128167, "max_position_embeddings": 32768,
+        "tie_word_embeddings": true, "use_qk_norm": true, "use_mixed_mlp_moe": true, "use_cla": )" +
+           std::string(cla ? "true" : "false") + R"(, "cla_share_factor": 2, "moe_topk": )" + list(8, last_topk) +
+           R"(, "moe_intermediate_size": )" + list(3072, 3072) + R"(, "num_shared_expert": )" + list(1, 1) + "}";
+  };
+  const auto m = read(config(8, false));
+  const auto count = gpuplan::count_params(m);
+  CHECK(count.total() == Approx(80.39e9).epsilon(0.002));
+  CHECK(count.active() == Approx(12.75e9).epsilon(0.005));
+  CHECK_THROWS_WITH(read(config(2, false)), Contains("/moe_topk"));
+  CHECK_THROWS_WITH(read(config(8, true)), Contains("/use_cla"));
+}
