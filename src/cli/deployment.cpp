@@ -235,8 +235,11 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
   owned_by(o.free_fraction_given, "--kv-cache-free-gpu-mem-fraction", Engine::trtllm);
   if (!o.engine_version.empty() && s.engine != Engine::vllm && s.engine != Engine::sglang) {
     throw InputError(fmt::format("--engine-version: is a vLLM or SGLang setting, but {}",
-                                 s.engine == Engine::neutral ? std::string("no --engine is named")
-                                                             : fmt::format("--engine is {}", to_string(s.engine))));
+                                 s.engine == Engine::neutral
+                                     ? std::string("no --engine is named")
+                                     : fmt::format("--engine is {} (gpuplan models one TensorRT-LLM KV-cache "
+                                                   "arithmetic, not release by release: leave the version out)",
+                                                   to_string(s.engine))));
   }
   if (s.engine == Engine::neutral) {
     if (o.max_num_seqs_given) {
