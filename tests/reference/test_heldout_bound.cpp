@@ -38,7 +38,9 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       {"perf-overview-other-versions.json", 1494},
       {"community-2026.json", 35},
       // Session 35's rows: InferenceX on MI300X/H100, ATOM on MI355X, TP 16 over two nodes, ...
-      {"community-2026b.json", 63}};
+      {"community-2026b.json", 63},
+      // Session 38's: DeepSeek at batch 1 on H20/B200/H200, gpt-oss and DeepSeek on ShareGPT at max load, ...
+      {"community-2026d.json", 33}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
