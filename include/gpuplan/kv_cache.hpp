@@ -41,9 +41,10 @@ double linear_state_bytes_per_sequence(const ModelSpec& model);
 /// 327,680 for Llama-3.1-70B in bf16; 70,272 for DeepSeek-V3 (MLA).
 double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype);
 
-/// The KV cache format engines pick by default ("auto"): the model's 16-bit format, fp16 for a
-/// float16 checkpoint, else bf16.
-DType default_kv_dtype(const ModelSpec& model);
+/// The KV cache format engines pick by default ("auto"): the 16-bit format the model is served
+/// in, its activations' (`served.vectors`): fp16 for a float16 checkpoint or --dtype float16,
+/// else bf16.
+DType default_kv_dtype(const WeightFormats& served);
 
 /// The per-GPU KV shape for a layout. The model must have an architecture. With
 /// `windows_keep_context`, sliding-window and chunked-attention layers count as full attention

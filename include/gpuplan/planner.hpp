@@ -149,9 +149,9 @@ struct PlanResult {
 /// The weights formats the planner tries on `gpu` when none are given: bf16 (fp16 without
 /// bf16), the FP8/INT8/FP4 formats its tensor cores multiply, and int4 (weight-only).
 std::vector<DType> default_weights_dtypes(const GpuSpec& gpu);
-/// The model's 16-bit format (as engines' "auto": fp16 for a float16 checkpoint, else bf16), and
-/// fp8 where the GPU has FP8.
-std::vector<DType> default_kv_dtypes(const GpuSpec& gpu, const ModelSpec& model);
+/// The 16-bit format `weights` are served in, as engines' "auto" (16-bit weights: theirs;
+/// quantized: the model's, fp16 for a float16 checkpoint, else bf16), and fp8 where the GPU has FP8.
+std::vector<DType> default_kv_dtypes(const GpuSpec& gpu, const ModelSpec& model, DType weights);
 
 /// The replica layouts the planner searches on `gpu`, each one the model allows, of at most
 /// request.max_gpus_per_replica GPUs: TP within a node (dividing the heads as vLLM requires) x PP

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/flag_words.hpp>
 
 namespace gpuplan::cli {
 namespace {
@@ -445,14 +446,9 @@ void RequestReader::for_each_field(std::string_view command_name, std::string_vi
   if (found == commands_.end()) {
     return;
   }
-  for (std::size_t at = message.find("--"); at != std::string_view::npos; at = message.find("--", at + 2)) {
-    std::size_t end = at + 2;
-    while (end < message.size() && (std::islower(static_cast<unsigned char>(message[end])) != 0 ||
-                                    std::isdigit(static_cast<unsigned char>(message[end])) != 0 || message[end] == '-')) {
-      ++end;
-    }
-    const std::string field = field_name(message.substr(at, end - at));
-    if (found->second.fields.contains(field) && !each(at, end, field)) {
+  for (const FlagWord& w : flag_words(message)) {
+    const std::string field = field_name(message.substr(w.begin, w.end - w.begin));
+    if (found->second.fields.contains(field) && !each(w.begin, w.end, field)) {
       return;
     }
   }

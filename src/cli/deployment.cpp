@@ -324,7 +324,7 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.weight_formats = formats;
   req.weights_dtype = dominant_dtype(d.model, formats);
   req.embeddings_dtype = formats[WeightPart::embedding].element;
-  req.kv_dtype = o.kv_dtype.empty() ? default_kv_dtype(d.model) : parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
+  req.kv_dtype = o.kv_dtype.empty() ? default_kv_dtype(formats) : parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
   req.memory_utilization = o.memory_utilization;
   req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
   req.prefill_chunk_tokens = o.prefill_chunk;

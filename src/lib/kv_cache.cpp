@@ -54,8 +54,8 @@ double linear_state_bytes_per_sequence(const ModelSpec& m) {
   return m.linear_attention->state_elements() * kStateBytesPerElement * layers;
 }
 
-DType default_kv_dtype(const ModelSpec& model) {
-  return model.shipped_formats && model.shipped_formats->vectors == DType::fp16 ? DType::fp16 : DType::bf16;
+DType default_kv_dtype(const WeightFormats& served) {
+  return served.vectors == DType::fp16 ? DType::fp16 : DType::bf16;
 }
 
 double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype) {

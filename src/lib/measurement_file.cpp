@@ -7,6 +7,7 @@
 #include <exception>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/engine_memory.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/flag_words.hpp>
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/units.hpp>
@@ -344,15 +346,12 @@ void count_unread(const Json& row, std::map<std::string, int>& unread) {
     return;
   }
   const std::string& text = engine->get_ref<const std::string&>();
-  for (std::size_t at = text.find("--"); at != std::string::npos; at = text.find("--", at + 2)) {
-    std::size_t end = at + 2;
-    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '-' ||
-                                 text[end] == '_')) {
-      ++end;
-    }
-    if (end > at + 2) {
-      ++unread["engine's " + text.substr(at, end - at)];
-    }
+  std::set<std::string> flags;  // a flag written twice is one setting of one row
+  for (const FlagWord& w : flag_words(text)) {
+    flags.insert(text.substr(w.begin, w.end - w.begin));
+  }
+  for (const std::string& flag : flags) {
+    ++unread["engine's " + flag];
   }
 }
 

@@ -377,8 +377,8 @@ void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfMod
 void Search::search_gpu(const GpuSpec& gpu, const Price& price) {
   gpu_id_ = gpu.id;
   const std::vector<DType> weights = r_.weights_dtypes.empty() ? default_weights_dtypes(gpu) : r_.weights_dtypes;
-  const std::vector<DType> kvs = r_.kv_dtypes.empty() ? default_kv_dtypes(gpu, model_) : r_.kv_dtypes;
   for (DType wf : weights) {
+    const std::vector<DType> kvs = r_.kv_dtypes.empty() ? default_kv_dtypes(gpu, model_, wf) : r_.kv_dtypes;
     // A format the catalog cannot time on this GPU (no peak figure for it): say so, go on.
     if (std::optional<std::string> problem = timing_problem(gpu, wf, r_.perf.sparse)) {
       result_.notes.push_back(fmt::format("{} with {} weights not searched: {}", gpu.id, to_string(wf), *problem));
@@ -557,8 +557,11 @@ std::vector<DType> default_weights_dtypes(const GpuSpec& gpu) {
   return out;
 }
 
-std::vector<DType> default_kv_dtypes(const GpuSpec& gpu, const ModelSpec& model) {
-  std::vector<DType> out{default_kv_dtype(model)};
+std::vector<DType> default_kv_dtypes(const GpuSpec& gpu, const ModelSpec& model, DType weights) {
+  // Served in 16 bits, the KV cache follows them; quantized, the model's own 16-bit format.
+  std::vector<DType> out{weights == DType::fp16 || weights == DType::bf16
+                             ? weights
+                             : default_kv_dtype(model.shipped_formats.value_or(WeightFormats{}))};
   if (gpu.dense_flop_per_s.contains("fp8")) {
     out.push_back(DType::fp8);
   }

@@ -76,7 +76,9 @@ WeightFormats choose_weight_formats(const ModelSpec& m, const WeightChoice& c) {
     // Quantized checkpoints keep the embedding table, LM head and router in 16 bits.
     f[WeightPart::embedding] = f[WeightPart::lm_head] = f[WeightPart::router] = high_precision(*c.all);
     f[WeightPart::vision] = c.all->quantized() ? vision : *c.all;
-    f.vectors = c.all->quantized() ? DType::bf16 : c.all->element;
+    if (!c.all->quantized()) {
+      f.vectors = c.all->element;  // served in this format; quantized weights keep the model's own
+    }
   }
   if (c.experts) {
     if (!m.has_architecture() || !m.moe) {

@@ -71,11 +71,18 @@ foreach(line IN LISTS lines)
     # A line has fields, not flags: the batch names "--model-config" as model_config.
     set(rest "${err}")
     set(err "")
-    while(rest MATCHES "^(.*)--([a-z0-9-]+)(.*)$")  # the last flag first: greedy
+    # Flags that start a word only (after a space, '(' or the start): a value such as
+    # 'models--org--x' or got '--engine' stays as typed.
+    while(rest MATCHES "^(.*[ (\\[])--([a-z0-9_-]+)(.*)$")  # the last flag first: greedy
       string(REPLACE "-" "_" field "${CMAKE_MATCH_2}")
       set(err "${field}${CMAKE_MATCH_3}${err}")
       set(rest "${CMAKE_MATCH_1}")
     endwhile()
+    if(rest MATCHES "^--([a-z0-9_-]+)(.*)$")
+      string(REPLACE "-" "_" field "${CMAKE_MATCH_1}")
+      set(err "${field}${CMAKE_MATCH_2}${err}")
+      set(rest "")
+    endif()
     set(err "${rest}${err}")
     if(NOT message STREQUAL err OR NOT error_line EQUAL number)
       message(FATAL_ERROR "line ${number}: ${line}\nbatch:  ${answer}\nsingle: ${err}")

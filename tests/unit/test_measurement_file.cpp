@@ -452,7 +452,7 @@ TEST_CASE("measurement file: engine settings a row states are read, never ignore
   }));
   // So are flags written into the engine's text (an eager run launches every kernel itself).
   const auto flagged = gpuplan::read_measurement_file(
-      cat(), R"j({"measured": [{"kind": "throughput", "engine": "vLLM 0.9.1 (--enforce-eager)", "isl": 16000,
+      cat(), R"j({"measured": [{"kind": "throughput", "engine": "vLLM 0.9.1 (--enforce-eager --enforce-eager, cache models--org--x)", "isl": 16000,
           "osl": 200, "model": "Llama-3.1-8B", "gpu": "A100 80GB", "parallelism": "TP1", "precision": "BF16",
           "concurrency": 1, "output_tokens_per_s": 48}]})j",
       "f.json");
@@ -460,4 +460,7 @@ TEST_CASE("measurement file: engine settings a row states are read, never ignore
     return n.find("f.json: field not read, left out of the estimate: engine's --enforce-eager (1 row)") !=
            std::string::npos;
   }));
+  // Dashes inside a word are no flag.
+  CHECK_FALSE(std::any_of(flagged.notes.begin(), flagged.notes.end(),
+                          [](const std::string& n) { return n.find("--org") != std::string::npos; }));
 }

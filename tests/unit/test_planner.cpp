@@ -140,13 +140,18 @@ TEST_CASE("plan: each GPU's frontier is non-dominated and spans latency and thro
   }
 }
 
-TEST_CASE("plan: the default KV formats are the model's 16-bit format and fp8 where native", "[plan]") {
+TEST_CASE("plan: the default KV formats follow the 16-bit format served, and fp8 where native", "[plan]") {
   const Catalog c = Catalog::builtin();
   const ModelSpec& fp16_checkpoint = c.model("llama-2-7b");  // config.json: torch_dtype float16
   const ModelSpec& bf16_checkpoint = c.model("llama-3.1-8b");
-  CHECK(default_kv_dtypes(c.gpu("h100-sxm"), fp16_checkpoint) == std::vector<DType>{DType::fp16, DType::fp8});
-  CHECK(default_kv_dtypes(c.gpu("h100-sxm"), bf16_checkpoint) == std::vector<DType>{DType::bf16, DType::fp8});
-  CHECK(default_kv_dtypes(c.gpu("a100-sxm-80gb"), fp16_checkpoint) == std::vector<DType>{DType::fp16});
+  const GpuSpec& h100 = c.gpu("h100-sxm");
+  // Served as --dtype bfloat16, "auto" caches bf16 whatever the checkpoint; served in fp16, fp16.
+  CHECK(default_kv_dtypes(h100, fp16_checkpoint, DType::bf16) == std::vector<DType>{DType::bf16, DType::fp8});
+  CHECK(default_kv_dtypes(h100, bf16_checkpoint, DType::fp16) == std::vector<DType>{DType::fp16, DType::fp8});
+  // Quantized weights compute in the model's own 16-bit format.
+  CHECK(default_kv_dtypes(h100, fp16_checkpoint, DType::int4) == std::vector<DType>{DType::fp16, DType::fp8});
+  CHECK(default_kv_dtypes(h100, bf16_checkpoint, DType::fp8) == std::vector<DType>{DType::bf16, DType::fp8});
+  CHECK(default_kv_dtypes(c.gpu("a100-sxm-80gb"), fp16_checkpoint, DType::int4) == std::vector<DType>{DType::fp16});
 }
 
 TEST_CASE("pareto_insert keeps exactly the non-dominated points", "[plan]") {
