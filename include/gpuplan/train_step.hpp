@@ -23,9 +23,9 @@ struct TrainEfficiency {
   /// keeps it in step.
   double compute = 0.56;
   /// The band of tokens/s and MFU for a dense model: measured / estimate - 1 over the 47 dense
-  /// runs of tools/heldout/train-public.json (NeMo, Megatron-Bridge, torchtitan, LLM Foundry; never
-  /// fitted on) spans -42 % .. +27 %, its 10-90 % range -35 % .. +13 %, rounded out (a test keeps
-  /// 80 % inside). The fit's own runs span -10.6 % .. +11.6 %: a run like them lands closer, but
+  /// runs of tools/heldout/train-public.json (NeMo, Megatron-Bridge, torchtitan, LLM Foundry; the
+  /// compute share was not fitted to them, the band was set from them) spans -42 % .. +27 %, its
+  /// 10-90 % range -35 % .. +13 %, rounded out (a test keeps 80 % inside as the model changes). The fit's own runs span -10.6 % .. +11.6 %: a run like them lands closer, but
   /// most runs are not Megatron at scale (FSDP stacks run slower, the estimate is optimistic).
   double band_low = -0.36;
   double band_high = 0.15;

@@ -185,6 +185,18 @@ Json normalized(const Json& config, std::string_view type) {
       *it = first;
     }
   }
+  // Hunyuan's own keys win over the generic ones a file may also carry, and its shared MLP exists
+  // only with use_mixed_mlp_moe (modeling_hunyuan_v1_moe.py builds shared_mlp under that flag).
+  if (type.starts_with("hunyuan")) {
+    if (out.contains("moe_topk")) {
+      out["num_experts_per_tok"] = out["moe_topk"];
+    }
+    if (out.contains("use_mixed_mlp_moe") && out["use_mixed_mlp_moe"] == false) {
+      out["n_shared_experts"] = 0;
+    } else if (out.contains("num_shared_expert")) {
+      out["n_shared_experts"] = out["num_shared_expert"];
+    }
+  }
   for (const auto& [alias, canonical] : kAliases) {
     const std::string a(alias);
     const std::string c(canonical);

@@ -230,6 +230,23 @@ std::uint32_t square_block(const Json& obj, std::string_view key, const Reader& 
 }
 
 // compressed-tensors "weights" args: num_bits, type, strategy, group_size, block_structure.
+// A 4-bit float format by its group: NVFP4 in groups of 16 with FP8 scales, MXFP4 in groups of 32
+// with E8M0 scales; any other group would be sized as neither.
+WeightFormat fp4_format(std::uint64_t group, const Reader& r, std::string_view key) {
+  if (group != 16 && group != 32) {
+    r.fail(key, fmt::format("4-bit floats in groups of {} are neither NVFP4 (16) nor MXFP4 (32)", group));
+  }
+  return default_format(group == 16 ? DType::fp4 : DType::mxfp4);
+}
+
+// GPTQ-style group_size: a width, or -1 for one group per row (per channel).
+std::int64_t group_of(const Json& q, const Reader& r) {
+  if (const auto it = q.find("group_size"); it != q.end() && it->is_number_integer() && it->get<std::int64_t>() == -1) {
+    return -1;
+  }
+  return static_cast<std::int64_t>(integer_of(q, "group_size", 128, r));
+}
+
 WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
   const std::uint64_t bits = integer_of(w, "num_bits", 0, r);
   const std::string type = text_of(w, "type", "int", r);
@@ -239,9 +256,7 @@ WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
   if (type == "float" && bits == 8) {
     f = {.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
   } else if (type == "float" && bits == 4) {
-    // NVFP4 (nvfp4-pack-quantized): groups of 16 with FP8 scales; MXFP4 (mxfp4-pack-quantized):
-    // groups of 32 with E8M0 scales.
-    return default_format(integer_of(w, "group_size", 16, r) == 32 ? DType::mxfp4 : DType::fp4);
+    return fp4_format(integer_of(w, "group_size", 16, r), r, "group_size");
   } else if (type == "int" && (bits == 8 || bits == 4)) {
     f = {.element = bits == 8 ? DType::int8 : DType::int4, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
   } else {
@@ -265,10 +280,12 @@ WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
 
 // AMD Quark's weight spec ({"dtype": "fp8_e4m3", "qscheme": "per_tensor"}, {"dtype": "fp4",
 // "qscheme": "per_group", "group_size": 32} for MXFP4, {"dtype": "uint4", "group_size": 128}).
-WeightFormat quark_format(const Json& w, const Reader& r) {
+WeightFormat quark_format(const Json& spec, const Reader& parent) {
+  const Json& w = spec["weight"];
   if (!w.is_object()) {
-    r.fail("weight", "expected an object with dtype and qscheme");
+    parent.fail("weight", "expected an object with dtype and qscheme");
   }
+  const Reader r{parent.origin, parent.at / "weight"};
   const std::string dtype = lower(text_of(w, "dtype", "", r));
   const std::string qscheme = lower(text_of(w, "qscheme", "per_tensor", r));
   const bool grouped = qscheme == "per_group";
@@ -279,7 +296,10 @@ WeightFormat quark_format(const Json& w, const Reader& r) {
             .scale_bits = 32};
   }
   if (dtype.starts_with("fp4") || dtype == "mx_fp4" || dtype == "mxfp4") {
-    return default_format(group == 16 ? DType::fp4 : DType::mxfp4);  // MX groups of 32, E8M0 scales
+    if (!grouped) {
+      r.fail("qscheme", "4-bit floats come in groups (per_group): NVFP4 of 16, MXFP4 of 32");
+    }
+    return fp4_format(group, r, "group_size");
   }
   if (dtype == "int4" || dtype == "uint4" || dtype == "int8" || dtype == "uint8") {
     const bool zero = dtype.starts_with("u") || !flag_of(w, "symmetric", true, r);
@@ -329,15 +349,7 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     keep_unquantized(f, base, q, r, {"modules_to_not_convert"}, single);
   } else if (method == "gptq") {
     const std::uint64_t bits = integer_of(q, "bits", 4, r);
-    std::int64_t group = 128;
-    if (const auto it = q.find("group_size"); it != q.end() && !it->is_null()) {
-      // -1: one group per row; any other value that is not a group width would be read as one.
-      if (it->is_number_integer() && it->get<std::int64_t>() == -1) {
-        group = -1;
-      } else {
-        group = static_cast<std::int64_t>(integer_of(q, "group_size", 128, r));
-      }
-    }
+    const std::int64_t group = group_of(q, r);
     // GPTQ checkpoints store qzeros even when symmetric; "lm_head": true quantizes the head too.
     linear(int_format(bits, group, true, r, "bits"));
     if (flag_of(q, "lm_head", false, r)) {
@@ -415,7 +427,7 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
       const std::string packing = lower(text_of(q, "packing_format", "auto_round:auto_gptq", r));
       const bool zero = packing.find("gptq") != std::string::npos || packing.find("awq") != std::string::npos ||
                         !flag_of(q, "sym", true, r);
-      linear(int_format(bits, static_cast<std::int64_t>(integer_of(q, "group_size", 128, r)), zero, r, "bits"));
+      linear(int_format(bits, group_of(q, r), zero, r, "bits"));
     } else if (data.find("mx") != std::string::npos && bits == 4) {
       linear(default_format(DType::mxfp4));
     } else if (data.find("nv") != std::string::npos && bits == 4) {
@@ -425,10 +437,22 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     }
     Json kept = Json::object();
     kept["modules_to_not_convert"] = Json::array();
-    if (const auto extra = q.find("extra_config"); extra != q.end() && extra->is_object()) {
+    if (const auto extra = q.find("extra_config"); extra != q.end() && !extra->is_null()) {
+      if (!extra->is_object()) {
+        r.fail("extra_config", "expected an object of module names");
+      }
       for (const auto& [name, layer] : extra->items()) {
-        if (layer.is_object() && layer.value("bits", 4) >= 16) {
+        const Reader lr{r.origin, r.at / "extra_config" / name};
+        if (!layer.is_object()) {
+          r.fail("extra_config", fmt::format("\"{}\": expected an object", name));
+        }
+        // A float data_type without bits is AutoRound's way of leaving a layer unquantized.
+        const bool float_type = layer.contains("data_type") && layer["data_type"] == "float";
+        const std::uint64_t layer_bits = integer_of(layer, "bits", float_type ? 16 : bits, lr);
+        if (layer_bits >= 16) {
           kept["modules_to_not_convert"].push_back(name);
+        } else if (layer_bits != bits || (layer.contains("group_size") && group_of(layer, lr) != group_of(q, r))) {
+          lr.fail("bits", fmt::format("layers quantized unlike the rest ({} bits) are not read apart from them", bits));
         }
       }
     }
@@ -440,12 +464,16 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
       r.fail("global_quant_config", "expected an object with a weight spec");
     }
     if (!(*global)["weight"].is_null()) {
-      linear(quark_format((*global)["weight"], Reader{r.origin, r.at / "global_quant_config" / "weight"}));
+      linear(quark_format(*global, Reader{r.origin, r.at / "global_quant_config"}));
     }
     if (const auto layers = q.find("layer_quant_config"); layers != q.end() && layers->is_object()) {
       for (const auto& [pattern, spec] : layers->items()) {
         const Reader lr{r.origin, r.at / "layer_quant_config" / pattern};
         const std::vector<WeightPart> parts = parts_named(pattern);
+        if (layer_named(lower(pattern))) {
+          r.fail("layer_quant_config", fmt::format("pattern \"{}\" names single layers, whose formats are not read "
+                                                   "apart from the other layers'", pattern));
+        }
         if (parts.empty()) {
           r.fail("layer_quant_config", fmt::format("pattern \"{}\" names no part gpuplan counts", pattern));
         }
@@ -453,7 +481,7 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
           lr.fail("weight", "missing");
         }
         for (WeightPart part : parts) {
-          f[part] = spec["weight"].is_null() ? base[part] : quark_format(spec["weight"], Reader{lr.origin, lr.at / "weight"});
+          f[part] = spec["weight"].is_null() ? base[part] : quark_format(spec, lr);
         }
       }
     }
@@ -556,7 +584,7 @@ void read_catalog_formats(ModelSpec& m, const Json& entry, const std::string& or
     r.fail("norms", "norms stay in 16 bits");
   }
   // Norms and other vectors are in the checkpoint's 16-bit format: its default when that is 16
-  // bits (Llama 2's float16), else bf16 (a quantized release keeps them in bf16).
+  // bits (Llama 2's float16); a quantized entry does not state it, and bf16 is assumed.
   f.vectors = base.quantized() ? DType::bf16 : base.element;
   f[WeightPart::norms] = WeightFormat{.element = f.vectors};
   m.shipped_formats = f;

@@ -217,8 +217,8 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
       plan.step.compute_efficiency * 100.0, plan.step.compute_type, plan.band_low * 100.0, plan.band_high * 100.0,
       plan.moe_band ? "MoE training is not calibrated (every fitted run is dense): the range of 11 public MoE runs "
                       "(Megatron-Bridge), mostly slower than this, whose expert layers run far below the dense rate"
-                    : "where 80 % of 47 public dense runs never fitted on fell (NeMo, Megatron-Bridge, torchtitan, LLM "
-                      "Foundry); the estimate is optimistic for FSDP stacks and small models"));
+                    : "the 10-90 % range of 47 public dense runs the estimate was not fitted to (NeMo, "
+                      "Megatron-Bridge, torchtitan, LLM Foundry); it is optimistic for FSDP stacks and small models"));
   if (plan.step.matmul_factor < 1.0) {
     plan.notes.push_back(matmul_factor_note(gpu.id, plan.step.matmul_factor, kTrainCalibratedMatmulShare,
                                             "calibrated training GPU (H100)"));

@@ -1,7 +1,9 @@
-# train's band against public training runs never fitted on (tools/heldout/train-public.json):
-# each throughput row is run as `gpuplan train ARGS --format json`; at least 80 % of the dense
-# rows and of the MoE rows (by the band_case train reports) must measure inside the band train
-# prints for them. Prints each row's residual, measured / estimate - 1.
+# train's band against public training runs (tools/heldout/train-public.json): the compute share
+# was not fitted to them, but the band was set from them (dense: their 10-90 % range; MoE: the
+# whole range of 11 rows), so this guards the band as the model changes rather than testing it
+# out of sample. Each throughput row is run as `gpuplan train ARGS --format json`; at least 80 %
+# of the dense rows and of the MoE rows (by the band_case train reports) must measure inside the
+# band train prints for them. Prints each row's residual, measured / estimate - 1.
 # Usage: cmake -DGPUPLAN=path -DHELDOUT=tools/heldout -P run_train_heldout.cmake
 file(READ "${HELDOUT}/train-public.json" data)
 string(JSON runs GET "${data}" runs)
@@ -42,6 +44,9 @@ foreach(i RANGE ${last})
   string(REGEX REPLACE "\\..*" "" low "${low}")
   string(REGEX REPLACE "\\..*" "" high "${high}")
   string(REGEX REPLACE "\\..*" "" tps "${tps}")
+  if(measured LESS 1 OR tps LESS 1)
+    message(FATAL_ERROR "${id}: a throughput below 1 token/s (measured ${measured}, estimate ${tps})")
+  endif()
   set(inside 0)
   if(total GREATER_EQUAL low AND total LESS_EQUAL high)
     set(inside 1)
@@ -52,7 +57,7 @@ foreach(i RANGE ${last})
   math(EXPR ${case}_inside "${${case}_inside} + ${inside}")
 endforeach()
 message(STATUS "dense: ${dense_inside} of ${dense} inside; moe: ${moe_inside} of ${moe} inside")
-if(dense LESS 40 OR moe LESS 10)
+if(NOT dense EQUAL 47 OR NOT moe EQUAL 11)
   message(FATAL_ERROR "expected the file's 47 dense and 11 MoE throughput rows, read ${dense} and ${moe}")
 endif()
 math(EXPR dense_need "(${dense} * 8 + 9) / 10")

@@ -322,6 +322,8 @@ TEST_CASE("weight format: compressed-tensors 4-bit floats by their group size", 
   CHECK(part(with_group(32)) == gpuplan::default_format(DType::mxfp4));
   // 4.25 bits per weight against 4.5 + a little: the difference the fix is about.
   CHECK(part(with_group(32)).matrix_bytes(4096, 4096) < part(with_group(16)).matrix_bytes(4096, 4096));
+  // Any other group is neither format.
+  CHECK_THROWS_WITH(with_group(64), Catch::Contains("group_size") && Catch::Contains("neither NVFP4"));
 }
 
 // Intel AutoRound (quant_method "auto-round") and AMD Quark ("quark") checkpoints had been refused
@@ -330,21 +332,30 @@ TEST_CASE("weight format: compressed-tensors 4-bit floats by their group size", 
 TEST_CASE("weight format: AutoRound and Quark quantization configs", "[weights][hf]") {
   const auto part = [](const gpuplan::ModelSpec& m, WeightPart p) { return (*m.shipped_formats)[p]; };
   const auto gptq = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": true})");
+  // extra_config leaves the MLP's down_proj at 16 bits in every layer: the dense MLP is 16-bit.
   const auto round = llama_8b_with(R"({"quant_method": "auto-round", "bits": 4, "group_size": 128, "sym": true,
       "data_type": "int", "packing_format": "auto_round:auto_gptq",
-      "extra_config": {"model.layers.0.self_attn.q_proj": {"bits": 4}, "lm_head": {"bits": 16, "data_type": "float"}}})");
-  CHECK(part(round, WeightPart::dense_mlp) == part(gptq, WeightPart::dense_mlp));
-  CHECK(part(round, WeightPart::lm_head) == part(round, WeightPart::embedding));  // 16-bit
+      "extra_config": {"model.layers.0.self_attn.q_proj": {"bits": 4}, "mlp.down_proj": {"bits": 16, "data_type": "float"}}})");
+  CHECK(part(round, WeightPart::attention) == part(gptq, WeightPart::attention));
+  CHECK(to_string(part(round, WeightPart::dense_mlp)) == "bf16");
+  // A float data_type without bits is 16-bit too; per-channel groups (-1) as GPTQ's.
+  CHECK(to_string(part(llama_8b_with(R"({"quant_method": "auto-round", "bits": 4, "group_size": -1,
+      "extra_config": {"self_attn": {"data_type": "float"}}})"), WeightPart::attention)) == "bf16");
   CHECK(part(llama_8b_with(R"({"quant_method": "auto-round", "bits": 4, "data_type": "mx_fp4"})"), WeightPart::attention) ==
         gpuplan::default_format(DType::mxfp4));
   CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "auto-round", "bits": 2, "data_type": "int"})"),
                     Catch::Contains("/quantization_config/bits"));
+  CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "auto-round", "bits": 4, "extra_config": {"mlp.down_proj": {"bits": "16"}}})"),
+                    Catch::Contains("/quantization_config/extra_config/mlp.down_proj/bits"));
+  CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "auto-round", "bits": 4, "extra_config": {"mlp.down_proj": {"bits": 8}}})"),
+                    Catch::Contains("not read apart"));
 
   const auto fp8 = llama_8b_with(R"({"quant_method": "quark", "global_quant_config": {"weight": {"dtype": "fp8_e4m3",
-      "qscheme": "per_tensor", "is_dynamic": false}, "input_tensors": {"dtype": "fp8_e4m3"}}, "exclude": ["lm_head"]})");
-  CHECK(to_string(part(fp8, WeightPart::attention)) == "fp8-tensor");
-  CHECK(to_string(part(fp8, WeightPart::lm_head)) == "bf16");
-  // MXFP4 MLPs with attention left in FP8 by a pattern, and attention excluded by a glob.
+      "qscheme": "per_tensor", "is_dynamic": false}, "input_tensors": {"dtype": "fp8_e4m3"}},
+      "exclude": ["lm_head", "*self_attn*"]})");
+  CHECK(to_string(part(fp8, WeightPart::dense_mlp)) == "fp8-tensor");
+  CHECK(to_string(part(fp8, WeightPart::attention)) == "bf16");
+  // MXFP4 MLPs with attention in FP8 by a pattern.
   const auto mx = llama_8b_with(R"({"quant_method": "quark", "global_quant_config": {"weight": {"dtype": "fp4",
       "qscheme": "per_group", "group_size": 32}}, "layer_quant_config": {"*self_attn*": {"weight": {"dtype": "fp8_e4m3",
       "qscheme": "per_tensor"}}}, "exclude": ["lm_head"]})");
@@ -352,7 +363,15 @@ TEST_CASE("weight format: AutoRound and Quark quantization configs", "[weights][
   CHECK(to_string(part(mx, WeightPart::attention)) == "fp8-tensor");
   CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "quark", "global_quant_config": {"weight": {"dtype": "int2"}}})"),
                     Catch::Contains("/quantization_config/global_quant_config/weight/dtype"));
+  CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "quark", "global_quant_config": {"weight": [1]}})"),
+                    Catch::Contains("/quantization_config/global_quant_config/weight:"));
+  CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "quark", "global_quant_config": {"weight": {"dtype": "fp4",
+      "qscheme": "per_tensor"}}})"), Catch::Contains("/weight/qscheme"));
   CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "quark", "global_quant_config": {"weight": null},
       "layer_quant_config": {"*.foo.*": {"weight": {"dtype": "fp8_e4m3"}}}})"),
                     Catch::Contains("names no part"));
+  // A pattern for one layer would change every layer's format: refused.
+  CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "quark", "global_quant_config": {"weight": {"dtype": "fp8_e4m3"}},
+      "layer_quant_config": {"model.layers.0.mlp.*": {"weight": {"dtype": "uint4", "qscheme": "per_group",
+      "group_size": 32}}}})"), Catch::Contains("names single layers"));
 }
