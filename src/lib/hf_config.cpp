@@ -393,6 +393,9 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
   if (is(t, {"gemma2", "gemma3", "gemma3_text"})) {
     m.norms_per_layer = 4;  // pre- and post-norms around attention and MLP
   }
+  if (t.starts_with("hunyuan") && r.has("use_mixed_mlp_moe")) {
+    r.boolean("use_mixed_mlp_moe", true);  // typed here; normalized() read it to drop the shared MLP
+  }
   if (t == "afmoe") {  // Arcee Trinity (modeling_afmoe.py): q/k norms, pre- and post-norms
     m.qk_norm = true;
     m.norms_per_layer = 4;

@@ -425,8 +425,8 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     const std::uint64_t bits = integer_of(q, "bits", 4, r);
     if (data == "int") {
       const std::string packing = lower(text_of(q, "packing_format", "auto_round:auto_gptq", r));
-      const bool zero = packing.find("gptq") != std::string::npos || packing.find("awq") != std::string::npos ||
-                        !flag_of(q, "sym", true, r);
+      const bool symmetric = flag_of(q, "sym", true, r);
+      const bool zero = packing.find("gptq") != std::string::npos || packing.find("awq") != std::string::npos || !symmetric;
       linear(int_format(bits, group_of(q, r), zero, r, "bits"));
     } else if (data.find("mx") != std::string::npos && bits == 4) {
       linear(default_format(DType::mxfp4));
@@ -466,7 +466,10 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     if (!(*global)["weight"].is_null()) {
       linear(quark_format(*global, Reader{r.origin, r.at / "global_quant_config"}));
     }
-    if (const auto layers = q.find("layer_quant_config"); layers != q.end() && layers->is_object()) {
+    if (const auto layers = q.find("layer_quant_config"); layers != q.end() && !layers->is_null()) {
+      if (!layers->is_object()) {
+        r.fail("layer_quant_config", "expected an object of module patterns");
+      }
       for (const auto& [pattern, spec] : layers->items()) {
         const Reader lr{r.origin, r.at / "layer_quant_config" / pattern};
         const std::vector<WeightPart> parts = parts_named(pattern);
@@ -478,7 +481,7 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
           r.fail("layer_quant_config", fmt::format("pattern \"{}\" names no part gpuplan counts", pattern));
         }
         if (!spec.is_object() || !spec.contains("weight")) {
-          lr.fail("weight", "missing");
+          lr.fail("weight", "missing (each pattern maps to an object with a weight spec)");
         }
         for (WeightPart part : parts) {
           f[part] = spec["weight"].is_null() ? base[part] : quark_format(spec, lr);
