@@ -10,6 +10,7 @@
 
 #include <gpuplan/benchmark.hpp>
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/engine_memory.hpp>
 
 namespace gpuplan {
 
@@ -60,9 +61,31 @@ Band default_band(BandCase c);
 /// `calibrated`. `catalog` is kept for compatibility.
 struct EstimateBand {
   BandCase band_case = BandCase::calibrated;
+  /// False for an engine the calibration set was not measured with: the band is widened to the
+  /// spread of that engine's public runs (other_engine_band).
+  bool engine_calibrated = true;
   Band band;
 };
-EstimateBand estimate_band(const Catalog& catalog, const ModelSpec& model, const GpuSpec& gpu, DType weights_dtype);
+/// `calibrated_engine`: whether the request's engine is the calibration set's. Every calibration
+/// row is TensorRT-LLM's (trtllm-bench), and the engine-neutral estimate is fitted to them.
+EstimateBand estimate_band(const Catalog& catalog, const ModelSpec& model, const GpuSpec& gpu, DType weights_dtype,
+                           bool calibrated_engine);
+/// Whether an engine of the CLI's is calibrated (TensorRT-LLM, and the neutral estimate; not vLLM, SGLang).
+[[nodiscard]] constexpr bool engine_calibrated(Engine engine) {
+  return engine != Engine::vllm && engine != Engine::sglang;
+}
+/// Where a band comes from, as the outputs say it: the case, and "; engine not calibrated ..."
+/// when it was widened for the engine.
+std::string band_source(BandCase c, bool engine_calibrated);
+
+/// measured / estimate - 1 of an engine not calibrated (vLLM, SGLang, others a measurement file
+/// names): the central 84 % of public runs' residuals (tools/heldout/community-2026*.json, 130 runs
+/// of vLLM and SGLang on CUDA and ROCm, batch 1 to max load). They are not cross-validation
+/// residuals: set from those runs, not tested out of sample on them (a test keeps it equal).
+/// An engine not calibrated gets the envelope of its case's band and this one.
+Band other_engine_band();
+/// The central 84 % (8th to 92nd percentile) of residuals, never excluding 0.
+Band central_band(std::vector<double> residuals);
 /// Whether an entry is not the built-in one: added or changed by a user catalog (or a config.json).
 bool differs_from_builtin(const GpuSpec& gpu);
 bool differs_from_builtin(const ModelSpec& model);

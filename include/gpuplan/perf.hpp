@@ -349,6 +349,7 @@ struct PerfResult {
   double band_low = 1.0;               ///< estimate x band_low .. x band_high (cross-validation residuals)
   double band_high = 1.0;
   BandCase band_case = BandCase::calibrated;  ///< how far the request is from the calibration data
+  bool engine_calibrated = true;               ///< false: band widened for vLLM/SGLang
   std::vector<PerfPoint> rows;         ///< calibrated estimate
   std::vector<PerfPoint> roofline;     ///< pure bound, same batches
   /// The load planned with --concurrency or a target (JSON `load`); unset: the batches given.

@@ -89,6 +89,7 @@ struct PlanConfig {
   double band_low = 1.0;               ///< estimate x band_low .. x band_high
   double band_high = 1.0;
   BandCase band_case = BandCase::calibrated;
+  bool engine_calibrated = true;               ///< false: band widened for vLLM/SGLang
   double itl_s = 0;
   double ttft_s = 0;
   double tokens_per_s_per_user = 0;

@@ -124,7 +124,7 @@ bool differs_from_builtin(const ModelSpec& model) {
 }
 
 EstimateBand estimate_band(const Catalog& /*catalog*/, const ModelSpec& model, const GpuSpec& gpu,
-                           DType weights_dtype) {
+                           DType weights_dtype, bool calibrated_engine) {
   // The bands are the shipped benchmarks' residuals on the shipped entries (default_band), so the
   // distance is measured against those: a user catalog that overrides a calibrated GPU or model
   // changes the answers that use that entry, never the band of unrelated runs. A request on an
@@ -135,22 +135,45 @@ EstimateBand estimate_band(const Catalog& /*catalog*/, const ModelSpec& model, c
     e.band_case = BandCase::combination_not_calibrated;
   }
   e.band = default_band(e.band_case);
+  e.engine_calibrated = calibrated_engine;
+  if (!e.engine_calibrated) {
+    const Band other = other_engine_band();
+    e.band = {.low = std::min(e.band.low, other.low), .high = std::max(e.band.high, other.high)};
+  }
   return e;
 }
 
-std::vector<Band> derive_bands(const std::vector<CaseResiduals>& residuals) {
+Band other_engine_band() {
+  // tests/reference/test_heldout_bound.cpp keeps this equal to central_band of those runs.
+  return {-0.528, 0.285};
+}
+
+std::string band_source(BandCase c, bool engine_calibrated) {
+  std::string s(to_string(c));
+  if (!engine_calibrated) {
+    s += "; engine not calibrated, widened to public vLLM and SGLang runs";
+  }
+  return s;
+}
+
+Band central_band(std::vector<double> v) {
   constexpr double kLow = 0.08;
   constexpr double kHigh = 0.92;
-  const auto central = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const auto percentile = [&v](double q) {
-      const double at = q * static_cast<double>(v.size() - 1);
-      const auto i = static_cast<std::size_t>(at);
-      const double frac = at - static_cast<double>(i);
-      return i + 1 < v.size() ? v[i] * (1.0 - frac) + v[i + 1] * frac : v[i];
-    };
-    return Band{.low = std::min(0.0, percentile(kLow)), .high = std::max(0.0, percentile(kHigh))};
+  if (v.empty()) {
+    return {};
+  }
+  std::sort(v.begin(), v.end());
+  const auto percentile = [&v](double q) {
+    const double at = q * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(at);
+    const double frac = at - static_cast<double>(i);
+    return i + 1 < v.size() ? v[i] * (1.0 - frac) + v[i + 1] * frac : v[i];
   };
+  return Band{.low = std::min(0.0, percentile(kLow)), .high = std::max(0.0, percentile(kHigh))};
+}
+
+std::vector<Band> derive_bands(const std::vector<CaseResiduals>& residuals) {
+  const auto central = [](const std::vector<double>& v) { return central_band(v); };
   // Each cross-validation group's residuals, with the case it was predicted in.
   std::map<std::size_t, std::pair<int, std::vector<double>>> groups;
   std::vector<double> in_sample;

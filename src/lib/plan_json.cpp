@@ -75,6 +75,7 @@ OrderedJson performance_json(const DeploymentResult& d) {
           {"tokens_per_s_per_user", checked(p.tokens_per_s_per_user, "tok/s/user")},
           {"bound", to_string(p.decode.bound())},
           {"band_case", to_string(d.perf->band_case)},
+          {"engine_calibrated", d.perf->engine_calibrated},
           {"band_low", d.perf->band_low},
           {"band_high", d.perf->band_high}};
 }

@@ -220,6 +220,7 @@ Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const P
   k.band_low = 1.0 + std::min(0.0, band.band.low);
   k.band_high = 1.0 + std::max(0.0, band.band.high);
   k.band_case = band.band_case;
+  k.engine_calibrated = band.engine_calibrated;
   k.capacity_tokens_per_s = d(replicas) * at_max.output_tokens_per_s;
   k.capacity_low = k.capacity_tokens_per_s * k.band_low;
   k.capacity_high = k.capacity_tokens_per_s * k.band_high;
@@ -389,7 +390,7 @@ void Search::search_gpu(const GpuSpec& gpu, const Price& price) {
 }
 
 void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights, const std::vector<DType>& kvs) {
-  const EstimateBand band = estimate_band(catalog_, model_, gpu, weights);
+  const EstimateBand band = estimate_band(catalog_, model_, gpu, weights, engine_calibrated(r_.perf.fit.engine.engine));
   PerfRequest base = r_.perf;
   base.fit.weights_dtype = weights;
   base.fit.weight_formats.reset();

@@ -156,6 +156,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                               {"estimate_tokens_per_s_low", o.estimate_low},
                               {"estimate_tokens_per_s_high", o.estimate_high},
                               {"band_from", to_string(o.band_case)},
+                              {"engine_calibrated", o.engine_calibrated},
                               {"roofline_tokens_per_s", o.roofline_tokens_per_s},
                               {"measured_tokens_per_s",
                                o.measured_tokens_per_s ? OrderedJson(*o.measured_tokens_per_s) : OrderedJson(nullptr)},
@@ -227,7 +228,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   doc.tables.push_back(std::move(opts));
   // The band's width depends on how far each option is from the calibration data, as in perf.
   for (const CompareOption& o : r.options) {
-    doc.footer.push_back(fmt::format("{} band from cross-validation: {}", o.gpu, to_string(o.band_case)));
+    doc.footer.push_back(fmt::format("{} band from cross-validation: {}", o.gpu, band_source(o.band_case, o.engine_calibrated)));
   }
   detail::Table costs{.title = "Cost by pricing mode",
                       .header = {"provider", "mode", "gpu", "USD/GPU-h", "price age", "USD/h", "M tokens/USD", "USD/Mtok",

@@ -153,6 +153,7 @@ void write_perf(detail::JsonWriter& w, const PerfResult& r) {
   w.member("low", r.band_low);
   w.member("high", r.band_high);
   w.member("from", to_string(r.band_case));
+  w.member("engine_calibrated", r.engine_calibrated);
   w.end_object();
   w.key("ridge_batch");
   if (r.ridge_batch) {
@@ -250,7 +251,7 @@ detail::Document perf_document(const PerfResult& r) {
       "output tok/s: whole deployment, steady state with each prompt's prefill interleaved; roofline: the "
       "same at efficiency 1 with no overhead and communication overlapped (an upper bound)");
   doc.footer.push_back(fmt::format("band {:+.0f} % .. {:+.0f} % from cross-validation: {}", (r.band_low - 1.0) * 100.0,
-                                   (r.band_high - 1.0) * 100.0, to_string(r.band_case)));
+                                   (r.band_high - 1.0) * 100.0, band_source(r.band_case, r.engine_calibrated)));
   for (const auto& n : r.notes) {
     doc.footer.push_back("note: " + n);
   }
@@ -317,7 +318,8 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
            {"error", k.has_estimate ? OrderedJson(k.error) : OrderedJson(nullptr)},
            {"band", k.has_estimate ? OrderedJson{{"low", k.band.band.low},
                                                  {"high", k.band.band.high},
-                                                 {"from", to_string(k.band.band_case)}}
+                                                 {"from", to_string(k.band.band_case)},
+                                                 {"engine_calibrated", k.band.engine_calibrated}}
                                    : OrderedJson(nullptr)},
            {"inside_band", k.has_estimate ? OrderedJson(k.inside_band) : OrderedJson(nullptr)},
            {"bound_holds", k.bound_holds}});

@@ -26,7 +26,7 @@ const gpuplan::CrossValidation& shipped_cv() {
 }
 
 BandCase case_of(const char* model, const char* gpu, DType dtype) {
-  return gpuplan::estimate_band(cat(), cat().model(model), cat().gpu(gpu), dtype).band_case;
+  return gpuplan::estimate_band(cat(), cat().model(model), cat().gpu(gpu), dtype, true).band_case;
 }
 
 // An FP8 max-load benchmark of `model` on `gpu` with this layout and these lengths.
@@ -212,6 +212,31 @@ TEST_CASE("band: the case says how far a request is from the calibration data", 
     CHECK(gpuplan::default_band(static_cast<BandCase>(c)).high - gpuplan::default_band(static_cast<BandCase>(c)).low >=
           gpuplan::default_band(BandCase::calibrated).high - gpuplan::default_band(BandCase::calibrated).low - 1e-9);
   }
+}
+
+TEST_CASE("band: an engine not calibrated widens the band, never narrows it", "[band]") {
+  using gpuplan::Engine;
+  CHECK(gpuplan::engine_calibrated(Engine::neutral));
+  CHECK(gpuplan::engine_calibrated(Engine::trtllm));
+  CHECK_FALSE(gpuplan::engine_calibrated(Engine::vllm));
+  CHECK_FALSE(gpuplan::engine_calibrated(Engine::sglang));
+  const auto& m = cat().model("llama-3.3-70b");
+  const auto& g = cat().gpu("h200-sxm");
+  const gpuplan::EstimateBand ours = gpuplan::estimate_band(cat(), m, g, DType::fp8, true);
+  const gpuplan::EstimateBand other = gpuplan::estimate_band(cat(), m, g, DType::fp8, false);
+  CHECK(ours.engine_calibrated);
+  CHECK_FALSE(other.engine_calibrated);
+  CHECK(other.band_case == ours.band_case);  // the distance in model, GPU and format is the same
+  CHECK(other.band.low == Approx(gpuplan::other_engine_band().low));
+  CHECK(other.band.low < ours.band.low);
+  CHECK(other.band.high >= ours.band.high);
+  // Far from the data the case's band may already be wider on one side: the envelope keeps it.
+  const gpuplan::EstimateBand far = gpuplan::estimate_band(cat(), cat().model("gpt-oss-120b"), cat().gpu("h100-sxm"),
+                                                           DType::mxfp4, false);
+  CHECK(far.band.high == Approx(gpuplan::default_band(BandCase::model_family_not_calibrated).high));
+  CHECK(far.band.low == Approx(gpuplan::other_engine_band().low));
+  CHECK(gpuplan::band_source(BandCase::calibrated, false).find("engine not calibrated") != std::string::npos);
+  CHECK(gpuplan::band_source(BandCase::calibrated, true) == "model, GPU and format calibrated");
 }
 
 TEST_CASE("perf: the engine batch cap bounds the full-load batch", "[perf]") {

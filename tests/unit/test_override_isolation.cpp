@@ -19,8 +19,8 @@ TEST_CASE("overriding a calibrated GPU leaves the band of runs on other GPUs alo
   // uncalibrated for every run on a b300 that never touches the b200 entry.
   (void)user.merge_text(R"({"schema_version": 1, "gpus": [{"id": "b200", "vendor": "amd"}]})", "user.json");
   const ModelSpec& model = user.model("qwen3-30b-a3b");
-  const EstimateBand before = estimate_band(shipped, model, shipped.gpu("b300"), DType::fp4);
-  const EstimateBand after = estimate_band(user, model, user.gpu("b300"), DType::fp4);
+  const EstimateBand before = estimate_band(shipped, model, shipped.gpu("b300"), DType::fp4, true);
+  const EstimateBand after = estimate_band(user, model, user.gpu("b300"), DType::fp4, true);
   CHECK(before.band_case == BandCase::combination_not_calibrated);
   CHECK(after.band_case == before.band_case);
   CHECK(after.band.low == Approx(before.band.low));
@@ -32,11 +32,11 @@ TEST_CASE("a run on an overridden entry is not 'calibrated' under the calibrated
   (void)user.merge_text(R"({"schema_version": 1, "gpus": [{"id": "h100-sxm", "memory_bandwidth_tb_per_s": 2.0}]})",
                         "user.json");
   const ModelSpec& model = user.model("llama-3.1-8b");
-  CHECK(estimate_band(Catalog::builtin(), model, Catalog::builtin().gpu("h100-sxm"), DType::fp8).band_case ==
+  CHECK(estimate_band(Catalog::builtin(), model, Catalog::builtin().gpu("h100-sxm"), DType::fp8, true).band_case ==
         BandCase::calibrated);
   CHECK(differs_from_builtin(user.gpu("h100-sxm")));
   CHECK_FALSE(differs_from_builtin(user.gpu("h200-sxm")));
-  CHECK(estimate_band(user, model, user.gpu("h100-sxm"), DType::fp8).band_case ==
+  CHECK(estimate_band(user, model, user.gpu("h100-sxm"), DType::fp8, true).band_case ==
         BandCase::combination_not_calibrated);
 }
 
@@ -54,10 +54,10 @@ TEST_CASE("an override that breaks shipped benchmarks is reported, unrelated run
   const ModelSpec& model = user.model("qwen3-8b");
   PerfRequest req;
   const PerfResult mine = perf(model, user.gpu("h200-sxm"), req, {1, 8},
-                               estimate_band(user, model, user.gpu("h200-sxm"), req.fit.weights_dtype));
+                               estimate_band(user, model, user.gpu("h200-sxm"), req.fit.weights_dtype, true));
   const PerfResult shipped = perf(model, Catalog::builtin().gpu("h200-sxm"), req, {1, 8},
                                   estimate_band(Catalog::builtin(), model, Catalog::builtin().gpu("h200-sxm"),
-                                                req.fit.weights_dtype));
+                                                req.fit.weights_dtype, true));
   CHECK(mine.rows[1].output_tokens_per_s == Approx(shipped.rows[1].output_tokens_per_s).epsilon(1e-12));
   CHECK(mine.band_case == shipped.band_case);
 }

@@ -412,7 +412,7 @@ TEST_CASE("rendered outputs are identical under another locale", "[property]") {
   const ModelSpec& model = catalog.model("llama-3.1-70b");
   const GpuSpec& gpu = catalog.gpu("h100-sxm");
   const auto render_all = [&] {
-    const PerfResult p = perf(model, gpu, req, {1, 9, 1000}, estimate_band(catalog, model, gpu, DType::fp8));
+    const PerfResult p = perf(model, gpu, req, {1, 9, 1000}, estimate_band(catalog, model, gpu, DType::fp8, true));
     const FitResult f = fit(model, gpu, req.fit);
     std::string out;
     for (Format format : {Format::table, Format::json, Format::csv, Format::markdown}) {
