@@ -27,6 +27,10 @@ struct MlaSpec {
   /// cached in fp8 with an fp32 scale per 128, and index_heads query heads.
   std::uint64_t index_head_dim = 0;
   std::uint64_t index_heads = 0;
+  /// Engines cache the compressed latent (DeepSeek's MLA backends). False where they expand K and
+  /// V per head and cache those, as plain attention of qk_nope + qk_rope wide heads with V padded
+  /// to that width (vLLM's minicpm3.py): the model's head_dim and KV heads then say so.
+  bool latent_cache = true;
 };
 
 /// Mixture of experts (Mixtral, Qwen-MoE, DeepSeek, gpt-oss, GLM-4.5 styles).
@@ -179,6 +183,8 @@ struct ModelSpec {
 
   [[nodiscard]] bool has_architecture() const { return !bare_params.has_value(); }
   [[nodiscard]] bool is_moe() const { return moe.has_value(); }
+  /// MLA with the latent cached: one latent per token and layer, whatever the heads and TP.
+  [[nodiscard]] bool caches_latent() const { return mla.has_value() && mla->latent_cache; }
   /// Attention window of layer `layer` (0 = full).
   [[nodiscard]] std::uint64_t window_of_layer(std::uint64_t layer) const;
   [[nodiscard]] bool is_linear_layer(std::uint64_t layer) const {

@@ -15,7 +15,7 @@ using detail::d;
 using detail::round_up;
 
 double elements_per_token_per_layer(const ModelSpec& m) {
-  if (m.mla) {
+  if (m.caches_latent()) {
     // MLA caches the compressed latent plus the decoupled RoPE key, shared by all heads.
     return d(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim);
   }
@@ -69,7 +69,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
   s.elements_per_token_per_layer = elements_per_token_per_layer(m);
   s.bytes_per_element = bits_per_element(kv_dtype) / units::kBitsPerByte;
   double per_gpu_elements = 0;
-  if (m.mla) {
+  if (m.caches_latent()) {
     // The latent is not split by heads; every TP rank keeps a full copy.
     s.kv_heads_per_gpu = 0;
     s.replicated = layout.tp > 1;

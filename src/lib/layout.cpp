@@ -44,7 +44,7 @@ std::optional<std::string> layout_problem(const Layout& layout, const ModelSpec&
   }
   // Engines shard KV heads evenly or replicate them: TP must divide the KV heads or be a
   // multiple of them (vLLM's rule).
-  if (!model.mla && model.num_key_value_heads % layout.tp != 0 &&
+  if (!model.caches_latent() && model.num_key_value_heads % layout.tp != 0 &&
       layout.tp % model.num_key_value_heads != 0) {
     return fmt::format("layout.tp: {} neither divides nor is a multiple of the {} KV heads of '{}'",
                        layout.tp, model.num_key_value_heads, model.id);

@@ -71,7 +71,7 @@ bool tp_allowed(const ModelSpec& model, std::uint64_t tp) {
   }
   // vLLM's rule, as validate_layout checks it.
   return model.num_attention_heads % tp == 0 &&
-         (model.mla || model.num_key_value_heads % tp == 0 || tp % model.num_key_value_heads == 0);
+         (model.caches_latent() || model.num_key_value_heads % tp == 0 || tp % model.num_key_value_heads == 0);
 }
 
 std::uint64_t tp_within_node(const GpuSpec& gpu, const LayoutSearchOptions& options) {

@@ -222,6 +222,12 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   if (!m.layout_from_architecture.empty()) {
     res.notes.push_back(m.layout_from_architecture);
   }
+  if (m.mla && !m.mla->latent_cache) {
+    res.notes.push_back(fmt::format("model_type \"{}\" has MLA's low-rank projections, but engines cache K and V "
+                                    "expanded per head ({} heads x {} wide, V padded to K's width, as vLLM's "
+                                    "minicpm3.py), not the latent",
+                                    m.model_type, m.num_key_value_heads, m.head_dim));
+  }
   if (m.classification_head) {
     res.notes.push_back("config.json's architectures class is a classifier or reward model: no LM head "
                         "is counted (its task head, a few outputs, is left out)");
@@ -237,7 +243,7 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   }
   if (res.kv_known && res.kv.replicated) {
     res.notes.push_back(
-        m.mla ? fmt::format("MLA latent cache is replicated on each of the {} TP ranks",
+        m.caches_latent() ? fmt::format("MLA latent cache is replicated on each of the {} TP ranks",
                             r.layout.tp)
               : fmt::format("TP {} exceeds the {} KV heads: each GPU keeps one KV head "
                             "(replicated)",

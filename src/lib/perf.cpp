@@ -254,7 +254,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // MLA decodes in the latent space (weights absorbed): kv_lora + rope for scores, kv_lora for values.
   const double heads = d(m.num_attention_heads) / d(l.tp);
   attention_flop_per_token_context_ =
-      m.mla ? 2.0 * heads * d(2 * m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
+      m.caches_latent() ? 2.0 * heads * d(2 * m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
             : 4.0 * heads * d(m.head_dim);
   kv_bytes_per_token_layer_ = fit_.kv.bytes_per_token_per_layer_per_gpu;
   // One entry per distinct window, in order of first appearance. Without windows every layer is

@@ -573,3 +573,41 @@ TEST_CASE("hf import: Hunyuan's per-layer MoE lists of one value", "[hf]") {
   unmixed.replace(unmixed.find(R"("use_mixed_mlp_moe": true)"), 25, R"("use_mixed_mlp_moe": false)");
   CHECK(gpuplan::count_params(read(unmixed)).total() == Approx(count.total() - 32.0 * 3 * 4096 * 3072).epsilon(1e-9));
 }
+
+// MiniCPM3 projects through MLA's low-rank factors, but vLLM (minicpm3.py) expands K and V per
+// head and caches them as plain attention, V padded to the qk width: 62 x 2 x 40 x 96 x 2 =
+// 952,320 bytes a token in bf16. Read as DeepSeek's latent it was 35,712, 27x too few.
+TEST_CASE("hf import: MiniCPM3 caches expanded K and V, not MLA's latent", "[hf]") {
+  const auto m = read(R"({"architectures": ["MiniCPM3ForCausalLM"], "model_type": "minicpm3", "hidden_size": 2560,
+      "intermediate_size": 6400, "num_hidden_layers": 62, "num_attention_heads": 40, "num_key_value_heads": 40,
+      "q_lora_rank": 768, "kv_lora_rank": 256, "qk_nope_head_dim": 64, "qk_rope_head_dim": 32, "v_head_dim": 64,
+      "vocab_size": 73448, "max_position_embeddings": 32768, "tie_word_embeddings": true})");
+  REQUIRE(m.mla);
+  CHECK_FALSE(m.caches_latent());
+  CHECK(gpuplan::count_params(m).total() == Approx(4.07e9).epsilon(0.002));  // the card's 4.07 B
+  CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(952320.0));
+  CHECK(has_note(fit_h100(m).notes, "not the latent"));
+  // DeepSeek's own type keeps the latent: (512 + 64) x 2 bytes a layer.
+  const auto ds = gpuplan::Catalog::builtin().model("deepseek-v3");
+  CHECK(ds.caches_latent());
+}
+
+// Encoder-only models, JetMoE's attention experts, Arctic's residual MLP under either field and
+// an omni model's nested thinker are refused by the field, not read as a Llama-style decoder.
+TEST_CASE("hf import: models whose layout is not a decoder's are refused by name", "[hf]") {
+  const std::string shape = R"("hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12,
+      "num_attention_heads": 12, "vocab_size": 30522, "max_position_embeddings": 512)";
+  for (const char* type : {"bert", "xlm-roberta", "modernbert", "deberta-v2"}) {
+    INFO(type);
+    CHECK_THROWS_WITH(read(fmt::format(R"({{"model_type": "{}", {}}})", type, shape)),
+                      Contains("/model_type") && Contains("encoder-only"));
+  }
+  CHECK_THROWS_WITH(read(R"({"model_type": "jetmoe", )" + shape + "}"), Contains("mixture-of-attention"));
+  CHECK_THROWS_WITH(read(R"({"model_type": "arctic", "parallel_attn_mlp_res": true, "num_local_experts": 128,
+      "num_experts_per_tok": 2, )" + shape + "}"),
+                    Contains("/parallel_attn_mlp_res"));
+  CHECK_THROWS_WITH(read(R"({"model_type": "qwen2_5_omni", "thinker_config": {"text_config": {}}})"),
+                    Contains("/thinker_config"));
+  // A decoder whose type merely contains one of those names is read.
+  CHECK_NOTHROW(read(R"({"model_type": "ernie4_5", )" + shape + "}"));
+}
