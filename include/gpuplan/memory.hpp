@@ -65,8 +65,15 @@ struct FitRequest {
          std::find(m.layer_is_chunked.begin(), m.layer_is_chunked.end(), true) != m.layer_is_chunked.end();
 }
 
+/// SGLang allocates whole-context KV for windowed layers too: it turns its SWA memory pool off for
+/// Gemma 2/3 ("not yet supported", ServerArgs), Llama 4's hybrid cache was opt-in
+/// (--hybrid-kvcache-ratio, default None; its Llama 4 page: 1M tokens on 8 x H100, 5M "when hybrid
+/// kv cache is enabled"), and the SWA pool that later took Llama 4 and gpt-oss by default gives the
+/// windowed layers 0.8 x the full layers' tokens (--swa-full-tokens-ratio), not a window each. Its
+/// attention kernels still read only the window.
 [[nodiscard]] inline bool windows_keep_context(const FitRequest& r, const ModelSpec& m) {
-  return r.windows_keep_context || r.engine.engine == Engine::trtllm || vllm_chunked_attention_as_full(r, m);
+  return r.windows_keep_context || r.engine.engine == Engine::trtllm || r.engine.engine == Engine::sglang ||
+         vllm_chunked_attention_as_full(r, m);
 }
 
 /// Weights one GPU holds, by part.

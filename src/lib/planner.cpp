@@ -618,11 +618,12 @@ std::vector<Layout> plan_layouts(const ModelSpec& model, const GpuSpec& gpu, con
 
 namespace {
 
-/// The request as the launch engine will run it: TensorRT-LLM keeps the whole context in
+/// The request as the launch engine will run it: TensorRT-LLM and SGLang keep the whole context in
 /// windowed and chunked-attention layers (windows_keep_context), so its configurations are sized that way.
 PerfRequest launched(const PlanRequest& request) {
   PerfRequest r = request.perf;
-  r.fit.windows_keep_context = r.fit.windows_keep_context || request.launch_engine == Engine::trtllm;
+  r.fit.windows_keep_context = r.fit.windows_keep_context || request.launch_engine == Engine::trtllm ||
+                              request.launch_engine == Engine::sglang;
   r.fit.gpus_per_node = request.gpus_per_node;  // where its NVLink and PCIe end
   return r;
 }

@@ -178,6 +178,27 @@ TEST_CASE("memory: TensorRT-LLM keeps the whole context in Llama 4's chunked lay
   CHECK_FALSE(gpuplan::windows_keep_context(r, cat().model("mistral-7b")));
 }
 
+// SGLang turns its SWA memory pool off for Gemma 2/3, and Llama 4's hybrid cache was opt-in
+// (its Llama 4 page: 1M tokens of context on 8 x H100, 5M only with the hybrid cache on); the SWA
+// pool later releases use gives windowed layers 0.8 x the full layers' tokens, not a window.
+// Read as windows, Scout on 8 x H100 had been told a 5M-token sequence fits.
+TEST_CASE("memory: SGLang keeps the whole context in windowed layers, and says so", "[memory]") {
+  const auto& g = cat().gpu("h100-sxm");
+  for (const char* id : {"gemma-3-27b", "llama-4-scout"}) {
+    INFO(id);
+    const auto& m = cat().model(id);
+    FitRequest r{.layout = Layout{.tp = 8}, .context_tokens = 100000};
+    r.engine.engine = gpuplan::Engine::sglang;
+    CHECK(gpuplan::windows_keep_context(r, m));
+    const auto f = gpuplan::fit(m, g, r);
+    CHECK(f.kv.full_attention_only);
+    CHECK(std::any_of(f.notes.begin(), f.notes.end(),
+                      [](const std::string& n) { return n.find("SGLang's KV pool is full-context") != std::string::npos; }));
+    r.engine.engine = gpuplan::Engine::vllm;
+    CHECK_FALSE(gpuplan::fit(m, g, r).kv.full_attention_only);
+  }
+}
+
 TEST_CASE("memory: TensorRT-LLM keeps the whole context in sliding-window layers too", "[memory]") {
   // Mistral 7B v0.1: a 4,096-token window on all 32 layers. A 22,000-token sequence holds 4,096
   // tokens a layer where the engine applies the window (vLLM), all 22,000 under TensorRT-LLM,
