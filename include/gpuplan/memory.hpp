@@ -65,6 +65,16 @@ struct FitRequest {
          std::find(m.layer_is_chunked.begin(), m.layer_is_chunked.end(), true) != m.layer_is_chunked.end();
 }
 
+/// vLLM before its hybrid KV cache manager (PR #17996; its coordinator is in 0.9.2's API, in use by
+/// 0.10) gives sliding-window layers a whole-context allocation: V0 since 0.6.5 (PR #10584: "sliding
+/// window is only used for computation"), V1 by turning every sliding spec into a full one
+/// (unify_hybrid_kv_cache_specs). 0.9 is taken as before it: 0.9.0 and 0.9.1 were.
+[[nodiscard]] inline bool vllm_windows_as_full(const FitRequest& r, const ModelSpec& m) {
+  constexpr int kLast = 9;
+  return r.engine.engine == Engine::vllm && r.engine.vllm_minor_version && *r.engine.vllm_minor_version <= kLast &&
+         !m.layer_window_tokens.empty();
+}
+
 /// SGLang allocates whole-context KV for windowed layers too: it turns its SWA memory pool off for
 /// Gemma 2/3 ("not yet supported", ServerArgs), Llama 4's hybrid cache was opt-in
 /// (--hybrid-kvcache-ratio, default None; its Llama 4 page: 1M tokens on 8 x H100, 5M "when hybrid
@@ -73,7 +83,7 @@ struct FitRequest {
 /// attention kernels still read only the window.
 [[nodiscard]] inline bool windows_keep_context(const FitRequest& r, const ModelSpec& m) {
   return r.windows_keep_context || r.engine.engine == Engine::trtllm || r.engine.engine == Engine::sglang ||
-         vllm_chunked_attention_as_full(r, m);
+         vllm_chunked_attention_as_full(r, m) || vllm_windows_as_full(r, m);
 }
 
 /// Weights one GPU holds, by part.

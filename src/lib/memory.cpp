@@ -270,6 +270,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
         vllm_chunked_attention_as_full(r, m)
             ? "chunked-attention layers keep the whole context: vLLM before 0.14 runs its hybrid KV cache manager "
               "without chunked attention (from 0.10.1 unless VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)"
+        : vllm_windows_as_full(r, m) && !r.windows_keep_context
+            ? "windowed layers keep the whole context: vLLM before its hybrid KV cache manager (0.10; 0.9.2 may "
+              "already group them) allocates them as full attention and applies the window to computation only"
         : r.engine.engine == Engine::sglang && !r.windows_keep_context
             ? "windowed layers keep the whole context: SGLang's KV pool is full-context for Gemma's sliding windows "
               "and, before its SWA pool, Llama 4's chunks; where that pool is on (Llama 4, gpt-oss in later releases) "

@@ -286,8 +286,9 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     // (TensorRT-LLM's max_attention_window): the bound reads only the windows.
     if (windows_keep_context(request_.fit, m)) {
       own_window_layers_ = grouped(kv_shape(m, request_.fit.kv_dtype, l, false).windows);
-      // SGLang keeps the whole context but its kernels attend over the window alone.
-      if (windowed_reads_ || request_.fit.engine.engine == Engine::sglang) {
+      // SGLang and vLLM before its hybrid manager keep the whole context but attend over the window.
+      if (windowed_reads_ || request_.fit.engine.engine == Engine::sglang ||
+          vllm_windows_as_full(request_.fit, m)) {
         window_layers_ = own_window_layers_;
       }
     }

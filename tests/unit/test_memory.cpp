@@ -176,6 +176,16 @@ TEST_CASE("memory: TensorRT-LLM keeps the whole context in Llama 4's chunked lay
   // Sliding windows are not chunked attention: vLLM 0.11 keeps Mistral's window.
   r.engine.vllm_minor_version = 11;
   CHECK_FALSE(gpuplan::windows_keep_context(r, cat().model("mistral-7b")));
+  // Before its hybrid KV cache manager (0.10) vLLM allocated sliding windows as full attention:
+  // Gemma 3 at 0.9 holds the whole context in every layer and prints no padding-layer warning.
+  const auto& gemma = cat().model("gemma-3-27b");
+  r.engine.vllm_minor_version = 9;
+  CHECK(gpuplan::windows_keep_context(r, gemma));
+  const auto old = gpuplan::fit(gemma, g, r);
+  CHECK(old.kv.full_attention_only);
+  CHECK(says(old, "before its hybrid KV cache manager"));
+  r.engine.vllm_minor_version = 10;
+  CHECK_FALSE(gpuplan::fit(gemma, g, r).kv.full_attention_only);
 }
 
 // SGLang turns its SWA memory pool off for Gemma 2/3, and Llama 4's hybrid cache was opt-in
