@@ -20,6 +20,11 @@
 
 namespace gpuplan {
 
+/// Paged KV block in tokens: vLLM's default block_size, and TensorRT-LLM's tokens_per_block
+/// (KvCacheConfig, 32 for its PyTorch backend, trtllm-serve and trtllm-bench).
+inline constexpr std::uint64_t kDefaultBlockTokens = 16;
+inline constexpr std::uint64_t kTrtllmBlockTokens = 32;
+
 /// The serving load and engine settings a fit is asked about.
 struct FitRequest {
   Layout layout;
@@ -37,7 +42,7 @@ struct FitRequest {
   double memory_utilization = 0.9;        ///< engine cap as a share of GPU memory (vLLM's default before 0.21)
   double reserve_bytes = 1.5 * units::kGiB;  ///< CUDA context, framework, NCCL buffers
   std::uint64_t prefill_chunk_tokens = 8192; ///< tokens per prefill step (vLLM max_num_batched_tokens)
-  std::uint64_t block_tokens = 16;        ///< paged KV block (vLLM default)
+  std::uint64_t block_tokens = kDefaultBlockTokens;  ///< paged KV block (vLLM default)
   /// GPUs per node: where NVLink boards and a node's PCIe end, and the network begins (group_path).
   std::uint64_t gpus_per_node = kDefaultGpusPerNode;
   /// A serving engine's own KV arithmetic replaces the cap/activations/reserve above when named.

@@ -97,8 +97,8 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->capture_default_str()
       ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
-  sub.add_option("--block-size", o.block_size, "Paged KV block in tokens")
-      ->capture_default_str()
+  sub.add_option("--block-size", o.block_size,
+                 "Paged KV block in tokens (default 16, vLLM's; with --engine trtllm its tokens_per_block, 32)")
       ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
 }
@@ -328,10 +328,14 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.memory_utilization = o.memory_utilization;
   req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
   req.prefill_chunk_tokens = o.prefill_chunk;
-  req.block_tokens = o.block_size;
+  req.block_tokens = o.block_size.value_or(kDefaultBlockTokens);
   req.gpus_per_node = o.gpus_per_node;
   req.layout.ep = o.ep;
   req.engine = engine_settings(o);
+  // TensorRT-LLM's KvCacheConfig.tokens_per_block: 32 (its PyTorch backend, trtllm-serve and -bench).
+  if (!o.block_size && req.engine.engine == Engine::trtllm) {
+    req.block_tokens = kTrtllmBlockTokens;
+  }
 
   const std::uint64_t gpus = o.nodes > 0 ? o.nodes * o.gpus_per_node : o.gpus;
   constexpr std::uint64_t kMaxGpus = 65536;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -38,7 +39,7 @@ struct DeploymentOptions {
   double memory_utilization = 0.9;
   std::string reserve = "1.5GiB";
   std::uint64_t prefill_chunk = 8192;
-  std::uint64_t block_size = 16;
+  std::optional<std::uint64_t> block_size;  ///< unset: 16, TensorRT-LLM's 32 under --engine trtllm
   std::string engine;                       ///< --engine: vllm, sglang, trtllm (empty: neutral)
   double mem_fraction_static = 0;           ///< SGLang
   double kv_cache_free_gpu_mem_fraction = 0;  ///< TensorRT-LLM
