@@ -15,6 +15,7 @@ struct CheckpointName {
   std::string model;                   ///< lower case, without the owner and the format suffix
   std::optional<WeightFormat> format;  ///< the weights format the suffix states
   std::string format_text;             ///< that suffix as written ("FP8", "GPTQ-Int4"); empty: none
+  std::string owner;                   ///< lower case, before the "/" ("meta-llama"); empty: none
 };
 
 /// Reads `name` ("owner/name" or "name", any case): owner dropped, trailing format tokens

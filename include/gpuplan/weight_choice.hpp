@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/dtype.hpp>
 #include <gpuplan/model_spec.hpp>
 #include <gpuplan/weight_format.hpp>
@@ -18,6 +19,12 @@ struct WeightChoice {
   std::optional<WeightFormat> attention;
   std::optional<WeightFormat> embeddings;  ///< embedding table and LM head
 };
+
+/// What a published release's name says of its parts: `all` in the format its suffix states, and
+/// for Meta's own FP8 releases (meta-llama/...-FP8, fbgemm_fp8) the parts they keep in bf16 (the
+/// Llama 3 paper, section 6.2: self-attention and the first and last layers are not quantized;
+/// Llama 4's FP8 quantizes the routed experts). `note` says so when it applies. Empty: no format named.
+WeightChoice named_release_choice(const ModelSpec& model, const CheckpointName& named, std::string* note);
 
 /// The per-part formats for `model`. With `all` set: linear layers in it, embeddings in bf16 when
 /// it is quantized (as quantized checkpoints ship them), otherwise in it. Unset: the shipped

@@ -107,7 +107,9 @@ Exit run_plan(const PlanOptions& o) {
     const ModelSpec& model = lookup_model(catalog, m, "--model");
     PlanRequest named = req;
     if (o.weights_dtypes == std::vector<std::string>{"all"}) {
-      if (const auto format = format_named_by(model, m)) {
+      // The format the release's name states (Meta's FP8 Llama 4: its experts').
+      const WeightChoice c = choice_named_by(model, m);
+      if (const auto format = c.experts ? c.experts : c.all) {
         named.weights_dtypes = {format->element};
       }
     }

@@ -86,17 +86,22 @@ const ModelSpec& lookup_model(const Catalog& catalog, std::string_view name, std
   return lookup(catalog, flag, [&]() -> const ModelSpec& { return catalog.model(name); });
 }
 
-std::optional<WeightFormat> format_named_by(const ModelSpec& model, std::string_view name) {
+WeightChoice choice_named_by(const ModelSpec& model, std::string_view name) {
   if (name == model.id) {
-    return std::nullopt;  // a catalog id: a batch sweep's usual request, answered without a parse
+    return {};  // a catalog id: a batch sweep's usual request, answered without a parse
   }
   // A quantized release ships in the format its name states, not in the catalog model's.
   const CheckpointName named = read_checkpoint_name(name);
+  std::string release;
+  WeightChoice choice = named_release_choice(model, named, &release);
   if (named.format) {
     print_note(fmt::format("gpuplan: note: --model: weights in {} as the name's '{}' says (--weights-dtype overrides)",
                            to_string(named.format->element), named.format_text));
   }
-  return named.format;
+  if (!release.empty()) {
+    print_note("gpuplan: note: --model: " + release);
+  }
+  return choice;
 }
 
 std::string lower_case(std::string_view text) {

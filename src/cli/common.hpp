@@ -9,6 +9,7 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/render.hpp>
+#include <gpuplan/weight_choice.hpp>
 #include <gpuplan/weight_format.hpp>
 
 namespace gpuplan::cli {
@@ -38,7 +39,7 @@ const ModelSpec& lookup_model(const Catalog& catalog, std::string_view name, std
 /// The weights format a --model name states when it is a quantized release's repository
 /// ("nvidia/Llama-3.3-70B-Instruct-FP8": fp8), with a note saying so; nullopt for the id of
 /// `model` (what the name resolved to) or a name that states none.
-std::optional<WeightFormat> format_named_by(const ModelSpec& model, std::string_view name);
+WeightChoice choice_named_by(const ModelSpec& model, std::string_view name);
 
 /// Lower-cases ASCII (ids and dtypes are case-insensitive).
 std::string lower_case(std::string_view text);

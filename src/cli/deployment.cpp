@@ -306,11 +306,17 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   };
   choice.all = format(o.weights_dtype, "--weights-dtype");
   if (!choice.all && o.model_given) {
-    choice.all = format_named_by(d.model, o.model);
+    choice = choice_named_by(d.model, o.model);
   }
-  choice.experts = format(o.experts_dtype, "--experts-dtype");
-  choice.attention = format(o.attention_dtype, "--attention-dtype");
-  choice.embeddings = format(o.embeddings_dtype, "--embeddings-dtype");
+  // A flag names a part's format over what the release's name implies.
+  const auto over = [&](std::optional<WeightFormat>& part, const std::string& text, std::string_view flag) {
+    if (auto f = format(text, flag)) {
+      part = f;
+    }
+  };
+  over(choice.experts, o.experts_dtype, "--experts-dtype");
+  over(choice.attention, o.attention_dtype, "--attention-dtype");
+  over(choice.embeddings, o.embeddings_dtype, "--embeddings-dtype");
   if (!d.model.has_architecture() && (choice.experts || choice.attention || choice.embeddings)) {
     throw InputError(fmt::format("{}: --params gives no architecture to split; use --weights-dtype alone",
                                  choice.experts     ? "--experts-dtype"

@@ -58,6 +58,9 @@ CheckpointName read_checkpoint_name(std::string_view name) {
   const std::string_view bare = name.substr(name.rfind('/') + 1);
   std::string lowered = detail::lower(bare);
   CheckpointName out;
+  if (const std::size_t slash = name.rfind('/'); slash != std::string_view::npos) {
+    out.owner = detail::lower(name.substr(0, slash));
+  }
   Stated stated;
   std::size_t end = lowered.size();
   std::size_t cut = end;  // where the format suffix starts

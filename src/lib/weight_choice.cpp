@@ -66,6 +66,30 @@ std::string_view label(WeightPart part) {
 
 }  // namespace
 
+WeightChoice named_release_choice(const ModelSpec& model, const CheckpointName& named, std::string* note) {
+  WeightChoice c;
+  c.all = named.format;
+  if (!named.format || named.owner != "meta-llama" || named.format->element != DType::fp8 ||
+      !model.has_architecture()) {
+    return c;
+  }
+  if (model.is_moe()) {
+    c.experts = named.format;
+    c.all = default_format(DType::bf16);
+    if (note != nullptr) {
+      *note = "Meta's FP8 release quantizes the experts; attention and the dense layers stay bf16 "
+              "(--weights-dtype fp8 overrides)";
+    }
+  } else {
+    c.attention = default_format(DType::bf16);
+    if (note != nullptr) {
+      *note = "Meta's FP8 release keeps self-attention in bf16 (Llama 3 paper, section 6.2; --attention-dtype fp8 "
+              "overrides); its first and last layers' FFN, also bf16 there, are counted as fp8";
+    }
+  }
+  return c;
+}
+
 WeightFormats choose_weight_formats(const ModelSpec& m, const WeightChoice& c) {
   WeightFormats f = m.shipped_formats.value_or(WeightFormats{});
   if (c.all) {

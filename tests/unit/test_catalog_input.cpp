@@ -8,6 +8,7 @@
 #include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/weight_choice.hpp>
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
@@ -376,4 +377,31 @@ TEST_CASE("alternatives: disputed figures name a numeric field and a source", "[
      "alternatives": [{"field": "dense_tflop_per_s.fp5", "value": 1, "source": "s"}], "sources": ["t"]}]})",
                                  "t.json"),
                     Contains("t.json: /gpus/0/alternatives/0/field: \"dense_tflop_per_s.fp5\" is not a numeric GPU field"));
+}
+
+// Meta's own FP8 releases keep parts in bf16 that their name does not mention: Llama 3.1 405B's
+// self-attention (vLLM logged 57.75 GiB a GPU at TP 8, read all-FP8 it was 47.75), Llama 4's
+// everything but the experts. Other publishers' FP8 names quantize every linear layer.
+TEST_CASE("catalog: a release's name says which parts its publisher quantized", "[catalog]") {
+  const Catalog& c = Catalog::builtin();
+  std::string note;
+  const auto dense = gpuplan::named_release_choice(
+      c.model("llama-3.1-405b"), gpuplan::read_checkpoint_name("meta-llama/Llama-3.1-405B-Instruct-FP8"), &note);
+  REQUIRE(dense.all);
+  CHECK(dense.all->element == gpuplan::DType::fp8);
+  REQUIRE(dense.attention);
+  CHECK(dense.attention->element == gpuplan::DType::bf16);
+  CHECK_THAT(note, Contains("self-attention in bf16"));
+  const auto moe = gpuplan::named_release_choice(
+      c.model("llama-4-maverick"), gpuplan::read_checkpoint_name("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8"),
+      nullptr);
+  REQUIRE(moe.experts);
+  CHECK(moe.experts->element == gpuplan::DType::fp8);
+  CHECK(moe.all->element == gpuplan::DType::bf16);
+  note.clear();
+  const auto other = gpuplan::named_release_choice(
+      c.model("llama-3.3-70b"), gpuplan::read_checkpoint_name("nvidia/Llama-3.3-70B-Instruct-FP8"), &note);
+  CHECK(other.all->element == gpuplan::DType::fp8);
+  CHECK_FALSE(other.attention);
+  CHECK(note.empty());
 }
