@@ -118,7 +118,8 @@ struct PerGpuMemory {
   double kv_budget_bytes = 0;    ///< engine cap - weights - activations - reserve (>= 0)
   double kv_cache_bytes = 0;     ///< KV cache the requested load needs
   double free_bytes = 0;         ///< KV budget left after the requested load (>= 0)
-  double shortfall_bytes = 0;    ///< how much is missing when it does not fit (>= 0)
+  double shortfall_bytes = 0;    ///< how much is missing when it does not fit, this load's KV included (>= 0)
+  double fixed_over_cap_bytes = 0;  ///< weights + activations + reserve beyond the cap, no KV (>= 0)
 };
 
 /// A gap between the weights computed from config.json and the checkpoint's safetensors index

@@ -490,6 +490,7 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   f.fits = needed <= mem.engine_cap_bytes;
   mem.free_bytes = std::max(0.0, mem.kv_budget_bytes - mem.kv_cache_bytes);
   mem.shortfall_bytes = std::max(0.0, needed - mem.engine_cap_bytes);
+  mem.fixed_over_cap_bytes = std::max(0.0, fixed - mem.engine_cap_bytes);
 
   const double gpus = d(l.gpus());
   // With MIG the deployment is slices, so its "datasheet" memory is the slices' memory.

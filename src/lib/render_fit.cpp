@@ -268,6 +268,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
           part_bytes);
     }
   }
+  if (r.engine && r.engine->weight_padding_bytes > 0) {
+    row("  MXFP4 experts padded for vLLM's MoE kernel", r.engine->weight_padding_bytes);
+  }
   row(r.engine ? "activations (engine's profiling peak)" : "activations (prefill chunk + logits)",
       m.activation_bytes);
   row(r.engine ? "non-torch memory, CUDA graphs" : "runtime reserve", m.reserve_bytes);
@@ -341,9 +344,11 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     doc.footer.push_back(fmt::format("verdict: FITS ({} {} of KV budget free per GPU)",
                                      bytes_value(m.free_bytes, u), unit));
   } else if (!r.weights_fit) {
+    const std::string over = bytes_value(m.fixed_over_cap_bytes, u);
+    const std::string short_by = bytes_value(m.shortfall_bytes, u);
     doc.footer.push_back(fmt::format(
-        "verdict: DOES NOT FIT: weights, activations and reserve exceed the engine cap by {} {}",
-        bytes_value(m.shortfall_bytes, u), unit));
+        "verdict: DOES NOT FIT: weights, activations and reserve exceed the engine cap by {} {}{}", over, unit,
+        short_by == over ? "" : fmt::format(" ({} {} short with this load's KV cache)", short_by, unit)));
   } else {
     doc.footer.push_back(fmt::format(
         "verdict: DOES NOT FIT: the KV cache for this load is {} {} over budget per GPU",
