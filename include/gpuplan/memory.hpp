@@ -130,6 +130,7 @@ inline constexpr double kCheckpointGapShare = 0.03;
 struct FitResult {
   std::string model_id;
   std::string gpu_id;
+  std::string gpu_vendor;  ///< "nvidia", "amd", ...: torch names its allocator CUDA or HIP
   FitRequest request;            ///< with embeddings_dtype and weight_formats resolved
   bool formats_as_shipped = false;  ///< the formats are the checkpoint's own
   std::string formats_text;      ///< "experts mxfp4, rest bf16"

@@ -407,6 +407,13 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
     m.intermediate_size /= 2;
     m.qkv_bias = true;
   }
+  if (t == "molmo") {
+    // Molmo (modeling_molmo.py): ff_proj is one gate-and-up matrix of intermediate_size, so each
+    // half is intermediate_size / 2 wide (Molmo-7B-D: 37888 = 2 x Qwen2-7B's 18944); qkv biases.
+    m.intermediate_size /= 2;
+    m.qkv_bias = r.boolean("qkv_bias", true);
+    m.unsized_encoder_field = "vision_backbone";  // its ViT is built in code, sized in no field
+  }
   if (t == "arcee") {
     m.mlp_gated = false;  // ArceeMLP: up and down projections, relu^2 (as Nemotron's)
   }

@@ -508,6 +508,7 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
   }
   res.model_id = model.id;
   res.gpu_id = gpu.id;
+  res.gpu_vendor = gpu.vendor;
   res.request = request;
   const WeightFormats& formats = basis->formats;
   res.request.weight_formats = formats;

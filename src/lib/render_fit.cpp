@@ -70,9 +70,9 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
   // Weights beyond the whole GPU: every engine runs out of memory while loading them, before it
   // sizes (or logs) a KV cache.
   if (e.weights_bytes > e.total_bytes && e.engine != Engine::neutral) {
-    return {fmt::format("torch.OutOfMemoryError: CUDA out of memory while loading the weights ({:.2f} GiB per GPU on "
+    return {fmt::format("torch.OutOfMemoryError: {} out of memory while loading the weights ({:.2f} GiB per GPU on "
                         "a {:.2f} GiB GPU; the engine fails before sizing its KV cache)",
-                        gib(e.weights_bytes), gib(e.total_bytes))};
+                        r.gpu_vendor == "amd" ? "HIP" : "CUDA", gib(e.weights_bytes), gib(e.total_bytes))};
   }
   switch (e.engine) {
     case Engine::vllm:

@@ -611,3 +611,16 @@ TEST_CASE("hf import: models whose layout is not a decoder's are refused by name
   // A decoder whose type merely contains one of those names is read.
   CHECK_NOTHROW(read(R"({"model_type": "ernie4_5", )" + shape + "}"));
 }
+
+// Molmo's ff_proj is one gate-and-up matrix of intermediate_size (Molmo-7B-D: 37888, twice
+// Qwen2-7B's 18944): read as a gated MLP of that width its language model was +36 %. Its ViT is
+// built in code, so the note says an encoder is not counted.
+TEST_CASE("hf import: Molmo's intermediate_size spans gate and up together", "[hf]") {
+  const auto m = read(R"({"architectures": ["MolmoForCausalLM"], "model_type": "molmo", "hidden_size": 3584,
+      "intermediate_size": 37888, "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+      "vocab_size": 152064, "embedding_size": 152064, "max_position_embeddings": 32768, "qkv_bias": true,
+      "tie_word_embeddings": false})");
+  CHECK(m.intermediate_size == 18944);
+  CHECK(gpuplan::count_params(m).total() == Approx(7.616e9).epsilon(0.002));  // Qwen2-7B's count
+  CHECK(has_note(fit_h100(m).notes, "vision_backbone"));
+}
