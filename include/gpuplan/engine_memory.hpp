@@ -32,6 +32,11 @@ namespace gpuplan {
 enum class Engine { neutral, vllm, sglang, trtllm };
 
 [[nodiscard]] std::string_view to_string(Engine engine);
+
+/// The KV-cache format an engine serves `model` in when none is asked for: TensorRT-LLM takes the
+/// checkpoint's calibrated FP8 cache (ModelSpec::checkpoint_kv_dtype); the others, and the
+/// neutral estimate, the 16-bit format of the served weights ("auto").
+[[nodiscard]] DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine);
 /// "vllm", "sglang", "trtllm" (also "tensorrt-llm", "trt-llm"); anything else throws InputError
 /// `engine.name:` with the closest names.
 [[nodiscard]] Engine parse_engine(std::string_view name);

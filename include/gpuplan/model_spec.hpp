@@ -173,6 +173,10 @@ struct ModelSpec {
   /// quantization_config) and where they are documented.
   std::optional<WeightFormats> shipped_formats;
   std::string shipped_source;
+  /// The KV-cache format the checkpoint's quantization config was calibrated for (FP8 scales
+  /// shipped: ModelOpt kv_cache_quant_algo, compressed-tensors kv_cache_scheme); unset: none.
+  /// TensorRT-LLM takes it by default; vLLM and SGLang need --kv-cache-dtype fp8.
+  std::optional<DType> checkpoint_kv_dtype;
   /// metadata.total_size of model.safetensors.index.json beside a config.json, when present.
   std::optional<double> checkpoint_bytes;
   /// torch_dtype float32: the files hold 4 bytes for each parameter engines serve in 16 bits.

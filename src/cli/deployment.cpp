@@ -63,7 +63,8 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->check(non_empty());
   sub.add_option("--kv-dtype", o.kv_dtype,
                  "KV cache: fp32 bf16 fp16 fp8 int8, any case (default: the model's 16-bit format, as engines' "
-                 "\"auto\": fp16 for a float16 checkpoint, else bf16)")
+                 "\"auto\": fp16 for a float16 checkpoint, else bf16; TensorRT-LLM: fp8 for a checkpoint that ships "
+                 "FP8 KV-cache scales)")
       ->check(non_empty());
   sub.add_option("--engine", o.engine,
                  "Serving engine whose own KV-cache arithmetic to apply: vllm, sglang, trtllm "
@@ -330,7 +331,6 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.weight_formats = formats;
   req.weights_dtype = dominant_dtype(d.model, formats);
   req.embeddings_dtype = formats[WeightPart::embedding].element;
-  req.kv_dtype = o.kv_dtype.empty() ? default_kv_dtype(formats) : parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
   req.memory_utilization = o.memory_utilization;
   req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
   req.prefill_chunk_tokens = o.prefill_chunk;
@@ -338,6 +338,8 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.gpus_per_node = o.gpus_per_node;
   req.layout.ep = o.ep;
   req.engine = engine_settings(o);
+  req.kv_dtype = o.kv_dtype.empty() ? engine_default_kv_dtype(d.model, formats, req.engine.engine)
+                                    : parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
   // TensorRT-LLM's KvCacheConfig.tokens_per_block: 32 (its PyTorch backend, trtllm-serve and -bench).
   if (!o.block_size && req.engine.engine == Engine::trtllm) {
     req.block_tokens = kTrtllmBlockTokens;

@@ -230,6 +230,13 @@ std::string_view to_string(Engine engine) {
   return "none";
 }
 
+DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine) {
+  if (engine == Engine::trtllm && model.checkpoint_kv_dtype) {
+    return *model.checkpoint_kv_dtype;
+  }
+  return default_kv_dtype(served);
+}
+
 Engine parse_engine(std::string_view name) {
   const std::string lower = detail::lower(name);
   if (lower == "vllm") {

@@ -564,6 +564,15 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
   if (partly_16_bit > 0) {
     m.shipped_source += "; modules it leaves 16-bit in a few layers counted quantized, as in the other layers";
   }
+  // An FP8 KV cache the checkpoint was calibrated for (its scales ship with the weights):
+  // ModelOpt's kv_cache_quant_algo, compressed-tensors' kv_cache_scheme of 8-bit floats.
+  const Json* algo = q->contains("kv_cache_quant_algo") ? &(*q)["kv_cache_quant_algo"] : nullptr;
+  const Json* scheme = q->contains("kv_cache_scheme") ? &(*q)["kv_cache_scheme"] : nullptr;
+  if ((algo != nullptr && algo->is_string() && algo->get<std::string>() == "FP8") ||
+      (scheme != nullptr && scheme->is_object() && scheme->value("type", std::string()) == "float" &&
+       scheme->contains("num_bits") && (*scheme)["num_bits"] == 8)) {
+    m.checkpoint_kv_dtype = DType::fp8;
+  }
 }
 
 void read_catalog_formats(ModelSpec& m, const Json& entry, const std::string& origin, const JsonPointer& at) {

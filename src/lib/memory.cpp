@@ -228,6 +228,13 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     "minicpm3.py), not the latent",
                                     m.model_type, m.num_key_value_heads, m.head_dim));
   }
+  if (m.checkpoint_kv_dtype && r.kv_dtype != *m.checkpoint_kv_dtype) {
+    res.notes.push_back(fmt::format("the checkpoint ships {} KV-cache scales (its quantization config): TensorRT-LLM "
+                                    "uses that cache by default, vLLM and SGLang with --kv-cache-dtype {}; sized "
+                                    "here in {} (--kv-dtype {})",
+                                    to_string(*m.checkpoint_kv_dtype), to_string(*m.checkpoint_kv_dtype),
+                                    to_string(r.kv_dtype), to_string(*m.checkpoint_kv_dtype)));
+  }
   if (m.classification_head) {
     res.notes.push_back("config.json's architectures class is a classifier or reward model: no LM head "
                         "is counted (its task head, a few outputs, is left out)");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/engine_memory.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/memory.hpp>
@@ -623,4 +624,30 @@ TEST_CASE("hf import: Molmo's intermediate_size spans gate and up together", "[h
   CHECK(m.intermediate_size == 18944);
   CHECK(gpuplan::count_params(m).total() == Approx(7.616e9).epsilon(0.002));  // Qwen2-7B's count
   CHECK(has_note(fit_h100(m).notes, "vision_backbone"));
+}
+
+// A checkpoint calibrated for an FP8 KV cache (ModelOpt kv_cache_quant_algo, compressed-tensors
+// kv_cache_scheme): TensorRT-LLM serves that cache by default, vLLM and SGLang ("auto") the
+// weights' 16-bit format unless asked, and fit says so.
+TEST_CASE("hf import: a checkpoint's FP8 KV-cache scales set TensorRT-LLM's default cache", "[hf]") {
+  const std::string shape = R"("model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+      "max_position_embeddings": 131072, "torch_dtype": "bfloat16")";
+  const auto modelopt = read("{" + shape + R"(, "quantization_config": {"quant_method": "modelopt",
+      "quant_algo": "FP8", "kv_cache_quant_algo": "FP8", "exclude_modules": ["lm_head"]}})");
+  REQUIRE(modelopt.checkpoint_kv_dtype);
+  CHECK(*modelopt.checkpoint_kv_dtype == gpuplan::DType::fp8);
+  const auto served = *modelopt.shipped_formats;
+  CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, gpuplan::Engine::trtllm) == gpuplan::DType::fp8);
+  CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, gpuplan::Engine::vllm) == gpuplan::DType::bf16);
+  CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, gpuplan::Engine::neutral) == gpuplan::DType::bf16);
+  CHECK(has_note(fit_h100(modelopt).notes, "KV-cache scales"));
+  const auto ct = read("{" + shape + R"(, "quantization_config": {"quant_method": "compressed-tensors",
+      "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float",
+      "strategy": "channel", "symmetric": true}}}, "ignore": ["lm_head"],
+      "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor", "symmetric": true}}})");
+  CHECK(ct.checkpoint_kv_dtype == gpuplan::DType::fp8);
+  const auto none = read("{" + shape + R"(, "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8"}})");
+  CHECK_FALSE(none.checkpoint_kv_dtype);
+  CHECK_FALSE(has_note(fit_h100(none).notes, "KV-cache scales"));
 }
