@@ -109,6 +109,9 @@ struct EngineInputs {
   bool tp_outside_nvlink = false;
   /// Over PCIe, GPUs that cannot reach each other's memory (GpuSpec::host_link.peer_to_peer).
   bool no_peer_to_peer = false;
+  /// The tensor-parallel group spans nodes: vLLM turns its custom all-reduce off at any size
+  /// ("Custom allreduce is disabled because this process group spans across nodes").
+  bool tp_across_nodes = false;
   /// The KV shape on this GPU, when known: vLLM V1 groups its cache by kinds of layer.
   const KvShape* kv_shape = nullptr;
 };

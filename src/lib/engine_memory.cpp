@@ -393,7 +393,9 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // 0.21 GiB of non-torch memory at TP 8 on L40S (vLLM 0.10.2), about the workspace.
       // Without peer-to-peer access (GeForce RTX 40 and later) it is off at any size: a TP 2 run
       // on two RTX 4090s logged 0.25 GiB of non-torch memory (vllm#13061, 0.7.2).
-      const bool nccl_only = in.tp_outside_nvlink && (l.tp > 2 || in.no_peer_to_peer);
+      // A TP group across nodes has it off at any size: 0.28 GiB of non-torch memory logged at TP 2
+      // over two A100 nodes (vLLM 0.10.1, dennislee22/vLLM-benchmarking), against 2.1 on one node.
+      const bool nccl_only = in.tp_across_nodes || (in.tp_outside_nvlink && (l.tp > 2 || in.no_peer_to_peer));
       // The all-reduce buffers are the TP (or EP) group's: pipeline stages alone only send and
       // receive (0.07 GiB of non-torch memory at PP 2 against 2.10 at TP 2, llm-d-planner's
       // v0.19 report).

@@ -318,6 +318,7 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .context_tokens = r.context_tokens,
                         .tp_outside_nvlink = group_path(gpu, r.layout.tp, r.gpus_per_node) != GroupPath::scale_up,
                         .no_peer_to_peer = !gpu.host_link.peer_to_peer,
+                        .tp_across_nodes = group_path(gpu, r.layout.tp, r.gpus_per_node) == GroupPath::network,
                         .kv_shape = f.kv};
   const EngineMemory e = engine_memory(m, r.layout, in, r.engine);
   mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)

@@ -374,3 +374,22 @@ TEST_CASE("engine logs: SGLang's free memory after NCCL, NVLink and PCIe (sglang
   CHECK(pcie.engine->start_free_bytes / kGiB == Approx(21.63).margin(0.3));
   CHECK(within_tolerance(pcie.engine->kv_bytes / kGiB, 2.84));
 }
+
+// https://github.com/dennislee22/vLLM-benchmarking log/vllm-7B-2gpuA10040GB-0.5GRAM-diff-nodes.log
+// (@89771826, vLLM 0.10.1): Qwen2-7B-Instruct (Qwen2.5-7B's shape) on 2 x A100 40GB in two nodes,
+// TP 2, gpu_memory_utilization 0.5, max_model_len 16384: "Custom allreduce is disabled because
+// this process group spans across nodes", "Available KV cache memory: 11.03 GiB", "GPU KV cache
+// size: 412,944 tokens". Charged the single-node 2.1 GiB of all-reduce buffers gpuplan gave
+// 9.33 GiB (-15 %).
+TEST_CASE("engine logs: vLLM TP 2 across two nodes keeps no custom all-reduce buffers", "[engine][reference]") {
+  FitRequest req{.layout = Layout{.tp = 2}, .weights_dtype = DType::bf16, .context_tokens = 16384,
+                 .gpus_per_node = 1};
+  req.engine = EngineSettings{.engine = Engine::vllm, .gpu_memory_utilization = 0.5, .vllm_minor_version = 10};
+  const auto across = gpuplan::fit(cat().model("qwen2.5-7b"), cat().gpu("a100-sxm-40gb"), req);
+  REQUIRE(across.engine);
+  CHECK(within_tolerance(across.engine->kv_bytes / kGiB, 11.03));
+  // The same two GPUs in one node keep the buffers (NVLink, custom all-reduce on).
+  req.gpus_per_node = 8;
+  const auto within = gpuplan::fit(cat().model("qwen2.5-7b"), cat().gpu("a100-sxm-40gb"), req);
+  CHECK(within.engine->non_torch_bytes > across.engine->non_torch_bytes + 1.5 * kGiB);
+}
