@@ -51,6 +51,9 @@ struct FitRequest {
   /// every token of the context, as TensorRT-LLM does unless its max_attention_window is set
   /// (implied by engine trtllm; see windows_keep_context). vLLM frees the KV outside the window.
   bool windows_keep_context = false;
+  /// Windowed layers keep the whole context but attention reads only the window (SGLang, the
+  /// launch engine of a plan; see windows_keep_context below).
+  bool windows_read_window = false;
 };
 
 /// Whether the request's windowed layers keep the whole context. TensorRT-LLM attends and keeps
@@ -73,11 +76,16 @@ struct FitRequest {
 /// vLLM before its hybrid KV cache manager (PR #17996; its coordinator is in 0.9.2's API, in use by
 /// 0.10) gives sliding-window layers a whole-context allocation: V0 since 0.6.5 (PR #10584: "sliding
 /// window is only used for computation"), V1 by turning every sliding spec into a full one
-/// (unify_hybrid_kv_cache_specs). 0.9 is taken as before it: 0.9.0 and 0.9.1 were.
+/// (unify_hybrid_kv_cache_specs) when full and sliding layers mix. 0.9 is taken as before it:
+/// 0.9.0 and 0.9.1 were.
 [[nodiscard]] inline bool vllm_windows_as_full(const FitRequest& r, const ModelSpec& m) {
   constexpr int kLast = 9;
+  // Only a mix is unified: a model whose every layer slides (Mistral 7B v0.1) keeps its window.
+  const auto& w = m.layer_window_tokens;
+  const bool mixed = std::find(w.begin(), w.end(), 0u) != w.end() &&
+                     std::any_of(w.begin(), w.end(), [](std::uint64_t t) { return t > 0; });
   return r.engine.engine == Engine::vllm && r.engine.vllm_minor_version && *r.engine.vllm_minor_version <= kLast &&
-         !m.layer_window_tokens.empty();
+         mixed;
 }
 
 /// SGLang allocates whole-context KV for windowed layers too: it turns its SWA memory pool off for

@@ -19,6 +19,7 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/cost.hpp>
 #include <gpuplan/perf.hpp>
+#include <gpuplan/weight_choice.hpp>
 
 namespace gpuplan {
 
@@ -45,6 +46,9 @@ struct PlanRequest {
   PerfRequest perf;
   std::vector<std::string> gpus;        ///< GPU ids; empty: every GPU with a matching price
   std::vector<DType> weights_dtypes;    ///< empty: every format the GPU multiplies (and int4 weight-only)
+  /// A published release's parts (named_release_choice: Meta's FP8 keeps attention bf16): the
+  /// configurations in its format are sized as it ships, not with every part in that format.
+  std::optional<WeightChoice> release_parts;
   std::vector<DType> kv_dtypes;         ///< empty: bf16 and, where the GPU has FP8, fp8
   std::uint64_t max_gpus_per_replica = 64;
   std::uint64_t gpus_per_node = 8;      ///< TP stays within a node; PP crosses nodes

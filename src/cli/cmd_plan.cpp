@@ -111,6 +111,7 @@ Exit run_plan(const PlanOptions& o) {
       const WeightChoice c = choice_named_by(model, m);
       if (const auto format = c.experts ? c.experts : c.all) {
         named.weights_dtypes = {format->element};
+        named.release_parts = c;
       }
     }
     plans.push_back(plan(catalog, model, named));

@@ -503,6 +503,44 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
 
 }  // namespace
 
+namespace {
+
+// The KV cache the checkpoint was calibrated for (its scales ship with the weights): ModelOpt's
+// kv_cache_quant_algo ("FP8", "INT8"), compressed-tensors' kv_cache_scheme (8-bit float or int).
+// Others (NVFP4 caches) are no KV format gpuplan sizes: left to the engine's 16-bit default.
+std::optional<DType> checkpoint_kv_dtype(const Json& q, const Reader& r) {
+  if (const auto algo = q.find("kv_cache_quant_algo"); algo != q.end() && !algo->is_null()) {
+    if (!algo->is_string()) {
+      r.fail("kv_cache_quant_algo", "expected a string such as \"FP8\"");
+    }
+    const std::string name = detail::lower(algo->get<std::string>());
+    return name == "fp8" ? std::optional(DType::fp8) : name == "int8" ? std::optional(DType::int8) : std::nullopt;
+  }
+  const auto scheme = q.find("kv_cache_scheme");
+  if (scheme == q.end() || scheme->is_null()) {
+    return std::nullopt;
+  }
+  const Reader sr{r.origin, r.at / "kv_cache_scheme"};
+  if (!scheme->is_object()) {
+    r.fail("kv_cache_scheme", "expected an object (num_bits, type)");
+  }
+  const auto type = scheme->find("type");
+  const auto bits = scheme->find("num_bits");
+  if (type == scheme->end() || !type->is_string()) {
+    sr.fail("type", "expected \"float\" or \"int\"");
+  }
+  if (bits == scheme->end() || !bits->is_number_integer()) {
+    sr.fail("num_bits", "expected an integer number of bits");
+  }
+  if (bits->get<std::int64_t>() != 8) {
+    return std::nullopt;
+  }
+  const std::string t = type->get<std::string>();
+  return t == "float" ? std::optional(DType::fp8) : t == "int" ? std::optional(DType::int8) : std::nullopt;
+}
+
+}  // namespace
+
 void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& origin, const JsonPointer& at) {
   WeightFormats base;
   for (const char* key : {"torch_dtype", "dtype"}) {
@@ -564,15 +602,7 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
   if (partly_16_bit > 0) {
     m.shipped_source += "; modules it leaves 16-bit in a few layers counted quantized, as in the other layers";
   }
-  // An FP8 KV cache the checkpoint was calibrated for (its scales ship with the weights):
-  // ModelOpt's kv_cache_quant_algo, compressed-tensors' kv_cache_scheme of 8-bit floats.
-  const Json* algo = q->contains("kv_cache_quant_algo") ? &(*q)["kv_cache_quant_algo"] : nullptr;
-  const Json* scheme = q->contains("kv_cache_scheme") ? &(*q)["kv_cache_scheme"] : nullptr;
-  if ((algo != nullptr && algo->is_string() && algo->get<std::string>() == "FP8") ||
-      (scheme != nullptr && scheme->is_object() && scheme->value("type", std::string()) == "float" &&
-       scheme->contains("num_bits") && (*scheme)["num_bits"] == 8)) {
-    m.checkpoint_kv_dtype = DType::fp8;
-  }
+  m.checkpoint_kv_dtype = checkpoint_kv_dtype(*q, Reader{origin, at / "quantization_config"});
 }
 
 void read_catalog_formats(ModelSpec& m, const Json& entry, const std::string& origin, const JsonPointer& at) {

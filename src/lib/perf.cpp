@@ -287,7 +287,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     if (windows_keep_context(request_.fit, m)) {
       own_window_layers_ = grouped(kv_shape(m, request_.fit.kv_dtype, l, false).windows);
       // SGLang and vLLM before its hybrid manager keep the whole context but attend over the window.
-      if (windowed_reads_ || request_.fit.engine.engine == Engine::sglang ||
+      if (windowed_reads_ || request_.fit.engine.engine == Engine::sglang || request_.fit.windows_read_window ||
           vllm_windows_as_full(request_.fit, m)) {
         window_layers_ = own_window_layers_;
       }

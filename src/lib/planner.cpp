@@ -21,6 +21,21 @@
 namespace gpuplan {
 namespace {
 
+/// The parts of a release searched in its own format as it ships them; any other format (and no
+/// release) fills every linear layer.
+std::optional<WeightFormats> release_formats(const ModelSpec& model, const PlanRequest& r, DType weights) {
+  if (!r.release_parts) {
+    return std::nullopt;
+  }
+  const WeightChoice& c = *r.release_parts;
+  const std::optional<WeightFormat>& stated = c.experts ? c.experts : c.all;
+  if (!stated || stated->element != weights) {
+    return std::nullopt;
+  }
+  return choose_weight_formats(model, c);
+}
+
+
 using detail::d;
 
 constexpr std::uint64_t kMaxReplicas = 1'000'000;  // beyond this a target is not a deployment
@@ -390,10 +405,12 @@ void Search::search_gpu(const GpuSpec& gpu, const Price& price) {
 }
 
 void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights, const std::vector<DType>& kvs) {
-  const EstimateBand band = estimate_band(catalog_, model_, gpu, weights, engine_calibrated(r_.perf.fit.engine.engine));
+  const bool calibrated = engine_calibrated(r_.perf.fit.engine.engine) &&
+                          (!r_.launch_engine || engine_calibrated(*r_.launch_engine));
+  const EstimateBand band = estimate_band(catalog_, model_, gpu, weights, calibrated);
   PerfRequest base = r_.perf;
   base.fit.weights_dtype = weights;
-  base.fit.weight_formats.reset();
+  base.fit.weight_formats = release_formats(model_, r_, weights);
   base.fit.embeddings_dtype.reset();
   base.fit.concurrency = 1;
   base.fit.context_tokens = base.input_tokens + base.output_tokens;
@@ -624,6 +641,7 @@ PerfRequest launched(const PlanRequest& request) {
   PerfRequest r = request.perf;
   r.fit.windows_keep_context = r.fit.windows_keep_context || request.launch_engine == Engine::trtllm ||
                               request.launch_engine == Engine::sglang;
+  r.fit.windows_read_window = r.fit.windows_read_window || request.launch_engine == Engine::sglang;
   r.fit.gpus_per_node = request.gpus_per_node;  // where its NVLink and PCIe end
   return r;
 }
@@ -642,7 +660,7 @@ PerfPoint evaluate_config(const Catalog& catalog, const ModelSpec& model, const 
   pr.fit.layout = config.layout;
   pr.fit.weights_dtype = config.weights_dtype;
   pr.fit.kv_dtype = config.kv_dtype;
-  pr.fit.weight_formats.reset();
+  pr.fit.weight_formats = release_formats(model, request, config.weights_dtype);
   pr.fit.embeddings_dtype.reset();
   pr.fit.concurrency = 1;
   const PerfModel pm(model, catalog.gpu(config.gpu), pr);  // validates what a hand-made config may get wrong

@@ -359,6 +359,15 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                    bounds_hold, bounds));
   doc.footer.push_back(fmt::format("band: measured / estimate - 1 spans {:+.1f} % .. {:+.1f} % over the {} estimates",
                                    c.lowest_residual * 100.0, c.highest_residual * 100.0, c.calibration_points));
+  const auto widened = std::count_if(c.checks.begin(), c.checks.end(), [](const BenchmarkCheck& k) {
+    return k.has_estimate && !k.band.engine_calibrated;
+  });
+  if (widened > 0) {
+    const Band other = other_engine_band();
+    doc.footer.push_back(fmt::format("{} rows name an engine other than TensorRT-LLM (not calibrated): their band is "
+                                     "widened to at least {:+.0f} % .. {:+.0f} %, the spread of public vLLM and SGLang runs",
+                                     widened, other.low * 100.0, other.high * 100.0));
+  }
   doc.footer.push_back("rows without an estimate know only the dataset's maximum input length: their roofline is "
                        "decode-only");
   doc.footer.push_back("batch: the largest per replica that memory and the engine allow; requests: the run's, shared by "

@@ -651,3 +651,25 @@ TEST_CASE("hf import: a checkpoint's FP8 KV-cache scales set TensorRT-LLM's defa
   CHECK_FALSE(none.checkpoint_kv_dtype);
   CHECK_FALSE(has_note(fit_h100(none).notes, "KV-cache scales"));
 }
+
+TEST_CASE("hf import: malformed KV-cache scale fields exit 2 by name", "[hf]") {
+  const std::string shape = R"("model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+      "max_position_embeddings": 131072)";
+  const std::string ct = R"("quant_method": "compressed-tensors", "config_groups": {"group_0": {"targets": ["Linear"],
+      "weights": {"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": true}}})";
+  CHECK_THROWS_WITH(read("{" + shape + R"(, "quantization_config": {)" + ct + R"(, "kv_cache_scheme": {"type": 8,
+      "num_bits": 8}}})"),
+                    Contains("/quantization_config/kv_cache_scheme/type"));
+  CHECK_THROWS_WITH(read("{" + shape + R"(, "quantization_config": {)" + ct + R"(, "kv_cache_scheme": {"type": "float",
+      "num_bits": "8"}}})"),
+                    Contains("/quantization_config/kv_cache_scheme/num_bits"));
+  CHECK_THROWS_WITH(read("{" + shape + R"(, "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8",
+      "kv_cache_quant_algo": 8}})"),
+                    Contains("/quantization_config/kv_cache_quant_algo"));
+  // Any case; an int8 cache is one too.
+  CHECK(read("{" + shape + R"(, "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8",
+      "kv_cache_quant_algo": "fp8"}})").checkpoint_kv_dtype == gpuplan::DType::fp8);
+  CHECK(read("{" + shape + R"(, "quantization_config": {)" + ct + R"(, "kv_cache_scheme": {"type": "int",
+      "num_bits": 8}}})").checkpoint_kv_dtype == gpuplan::DType::int8);
+}

@@ -186,6 +186,9 @@ TEST_CASE("memory: TensorRT-LLM keeps the whole context in Llama 4's chunked lay
   CHECK(says(old, "before its hybrid KV cache manager"));
   r.engine.vllm_minor_version = 10;
   CHECK_FALSE(gpuplan::fit(gemma, g, r).kv.full_attention_only);
+  // It unified only a mix of full and sliding layers: Mistral's all-sliding layers kept the window.
+  r.engine.vllm_minor_version = 9;
+  CHECK_FALSE(gpuplan::windows_keep_context(r, cat().model("mistral-7b")));
 }
 
 // SGLang turns its SWA memory pool off for Gemma 2/3, and Llama 4's hybrid cache was opt-in
