@@ -42,7 +42,10 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       // Session 35's rows: InferenceX on MI300X/H100, ATOM on MI355X, TP 16 over two nodes, ...
       {"community-2026b.json", 63},
       // Session 38's: DeepSeek at batch 1 on H20/B200/H200, gpt-oss and DeepSeek on ShareGPT at max load, ...
-      {"community-2026d.json", 33}};
+      {"community-2026d.json", 33},
+      // Session 39's: TensorRT-LLM's v0.5/v0.6 static-batch tables (H100, L40S, A100), its H200 and
+      // Llama 3.1 405B blogs, 405B FP8 on B200 and H200, vLLM and SGLang issues.
+      {"community-2026e.json", 40}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
