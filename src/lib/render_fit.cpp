@@ -486,6 +486,8 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
   write_bytes(w, "experts_bytes", r.weights.experts, "experts");
   w.key("parts_bytes");
   write_parts(w, r.weights.parts);
+  // What an engine adds beyond the parts (vLLM's MXFP4 expert padding): the parts sum to weights_bytes with it.
+  write_bytes(w, "engine_padding_bytes", r.engine ? r.engine->weight_padding_bytes : 0.0, "padding");
   w.end_object();
   write_bytes(w, "kv_cache_bytes", m.kv_cache_bytes, "kv cache");
   write_bytes(w, "activation_bytes", m.activation_bytes, "activations");
@@ -493,6 +495,7 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
   write_bytes(w, "kv_budget_bytes", m.kv_budget_bytes, "kv budget");
   write_bytes(w, "free_bytes", m.free_bytes, "free");
   write_bytes(w, "shortfall_bytes", m.shortfall_bytes, "shortfall");
+  write_bytes(w, "fixed_over_cap_bytes", m.fixed_over_cap_bytes, "over cap");
   w.end_object();
   if (r.kv_known) {
     write_bytes(w, "kv_bytes_per_token", r.kv_bytes_per_token, "kv/token");
