@@ -359,7 +359,8 @@ OrderedJson model_json(const ScaleModelResult& r) {
                  {"target_output_tokens_per_s",
                   q.target_output_tokens_per_s ? OrderedJson(*q.target_output_tokens_per_s) : OrderedJson(nullptr)},
                  {"network_bytes_per_s_per_gpu", q.perf.network_bytes_per_s_per_gpu},
-                 {"band_by_gpu", band_json(q)}};
+                 {"band_by_gpu", band_json(q)},
+                 {"engine_calibrated", engine_calibrated(q.perf.fit.engine.engine)}};
   OrderedJson tables = OrderedJson::array();
   for (const ScaleModelTable& t : r.tables) {
     OrderedJson rows = OrderedJson::array();
@@ -488,8 +489,10 @@ detail::Document model_document(const ScaleModelResult& r) {
     side.rows.push_back(std::move(c));
   }
   doc.tables.push_back(std::move(side));
-  doc.footer.push_back("speed-up and efficiency: against the smallest layout that fits on the same GPU; comm %: share of "
-                       "one decode step spent communicating; band: calibration residuals, capped at the roofline");
+  doc.footer.push_back(fmt::format(
+      "speed-up and efficiency: against the smallest layout that fits on the same GPU; comm %: share of one decode step "
+      "spent communicating; band: calibration residuals, capped at the roofline{}",
+      engine_calibrated(q.perf.fit.engine.engine) ? "" : "; engine not calibrated, widened to public vLLM and SGLang runs"));
   doc.footer.push_back(fmt::format("network between nodes: {:.0f} Gb/s per GPU; scale-up domain: NVLink/xGMI GPUs per node",
                                    q.perf.network_bytes_per_s_per_gpu * 8 / 1e9));
   for (const ScaleModelTable& t : r.tables) {
