@@ -74,6 +74,8 @@ EstimateBand estimate_band(const Catalog& catalog, const ModelSpec& model, const
 [[nodiscard]] constexpr bool engine_calibrated(Engine engine) {
   return engine != Engine::vllm && engine != Engine::sglang;
 }
+/// What outputs say of a band widened for an engine not calibrated.
+inline constexpr std::string_view kEngineNotCalibrated = "engine not calibrated, widened to public vLLM and SGLang runs";
 /// Where a band comes from, as the outputs say it: the case, and "; engine not calibrated ..."
 /// when it was widened for the engine.
 std::string band_source(BandCase c, bool engine_calibrated);

@@ -31,12 +31,20 @@ namespace gpuplan {
 
 enum class Engine { neutral, vllm, sglang, trtllm };
 
+/// Paged KV block in tokens: vLLM's default block_size, and TensorRT-LLM's tokens_per_block
+/// (KvCacheConfig, 32 for its PyTorch backend, trtllm-serve and trtllm-bench).
+inline constexpr std::uint64_t kDefaultBlockTokens = 16;
+inline constexpr std::uint64_t kTrtllmBlockTokens = 32;
+
 [[nodiscard]] std::string_view to_string(Engine engine);
 
 /// The KV-cache format an engine serves `model` in when none is asked for: TensorRT-LLM takes the
 /// checkpoint's calibrated FP8 cache (ModelSpec::checkpoint_kv_dtype); the others, and the
 /// neutral estimate, the 16-bit format of the served weights ("auto").
 [[nodiscard]] DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine);
+/// The paged KV block an engine uses when none is asked for: TensorRT-LLM's tokens_per_block (32),
+/// else vLLM's block_size (16; SGLang's pool is token-granular whatever it is told).
+[[nodiscard]] std::uint64_t engine_default_block_tokens(Engine engine);
 /// "vllm", "sglang", "trtllm" (also "tensorrt-llm", "trt-llm"); anything else throws InputError
 /// `engine.name:` with the closest names.
 [[nodiscard]] Engine parse_engine(std::string_view name);

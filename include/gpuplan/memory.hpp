@@ -20,11 +20,6 @@
 
 namespace gpuplan {
 
-/// Paged KV block in tokens: vLLM's default block_size, and TensorRT-LLM's tokens_per_block
-/// (KvCacheConfig, 32 for its PyTorch backend, trtllm-serve and trtllm-bench).
-inline constexpr std::uint64_t kDefaultBlockTokens = 16;
-inline constexpr std::uint64_t kTrtllmBlockTokens = 32;
-
 /// The serving load and engine settings a fit is asked about.
 struct FitRequest {
   Layout layout;

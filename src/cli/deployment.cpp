@@ -334,16 +334,12 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.memory_utilization = o.memory_utilization;
   req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
   req.prefill_chunk_tokens = o.prefill_chunk;
-  req.block_tokens = o.block_size.value_or(kDefaultBlockTokens);
   req.gpus_per_node = o.gpus_per_node;
   req.layout.ep = o.ep;
   req.engine = engine_settings(o);
   req.kv_dtype = o.kv_dtype.empty() ? engine_default_kv_dtype(d.model, formats, req.engine.engine)
                                     : parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
-  // TensorRT-LLM's KvCacheConfig.tokens_per_block: 32 (its PyTorch backend, trtllm-serve and -bench).
-  if (!o.block_size && req.engine.engine == Engine::trtllm) {
-    req.block_tokens = kTrtllmBlockTokens;
-  }
+  req.block_tokens = o.block_size.value_or(engine_default_block_tokens(req.engine.engine));
 
   const std::uint64_t gpus = o.nodes > 0 ? o.nodes * o.gpus_per_node : o.gpus;
   constexpr std::uint64_t kMaxGpus = 65536;

@@ -151,7 +151,8 @@ Band other_engine_band() {
 std::string band_source(BandCase c, bool engine_calibrated) {
   std::string s(to_string(c));
   if (!engine_calibrated) {
-    s += "; engine not calibrated, widened to public vLLM and SGLang runs";
+    s += "; ";
+    s += kEngineNotCalibrated;
   }
   return s;
 }
@@ -173,7 +174,6 @@ Band central_band(std::vector<double> v) {
 }
 
 std::vector<Band> derive_bands(const std::vector<CaseResiduals>& residuals) {
-  const auto central = [](const std::vector<double>& v) { return central_band(v); };
   // Each cross-validation group's residuals, with the case it was predicted in.
   std::map<std::size_t, std::pair<int, std::vector<double>>> groups;
   std::vector<double> in_sample;
@@ -194,13 +194,13 @@ std::vector<Band> derive_bands(const std::vector<CaseResiduals>& residuals) {
       if (entry.first < c) {
         continue;
       }
-      const Band g = central(entry.second);
+      const Band g = central_band(entry.second);
       b = b ? Band{.low = std::min(b->low, g.low), .high = std::max(b->high, g.high)} : g;
     }
     return b;
   };
   std::vector<Band> out;
-  out.push_back(in_sample.empty() ? envelope(1).value_or(Band{}) : central(in_sample));
+  out.push_back(in_sample.empty() ? envelope(1).value_or(Band{}) : central_band(in_sample));
   for (int c = 1; c < kBandCases; ++c) {
     Band b = envelope(c).value_or(envelope(1).value_or(out.front()));
     // Farther from the data is never more certain: a far case with few groups of its own (one

@@ -230,6 +230,10 @@ std::string_view to_string(Engine engine) {
   return "none";
 }
 
+std::uint64_t engine_default_block_tokens(Engine engine) {
+  return engine == Engine::trtllm ? kTrtllmBlockTokens : kDefaultBlockTokens;
+}
+
 DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine) {
   if (engine == Engine::trtllm && model.checkpoint_kv_dtype) {
     return *model.checkpoint_kv_dtype;

@@ -492,7 +492,7 @@ detail::Document model_document(const ScaleModelResult& r) {
   doc.footer.push_back(fmt::format(
       "speed-up and efficiency: against the smallest layout that fits on the same GPU; comm %: share of one decode step "
       "spent communicating; band: calibration residuals, capped at the roofline{}",
-      engine_calibrated(q.perf.fit.engine.engine) ? "" : "; engine not calibrated, widened to public vLLM and SGLang runs"));
+      engine_calibrated(q.perf.fit.engine.engine) ? "" : fmt::format("; {}", kEngineNotCalibrated)));
   doc.footer.push_back(fmt::format("network between nodes: {:.0f} Gb/s per GPU; scale-up domain: NVLink/xGMI GPUs per node",
                                    q.perf.network_bytes_per_s_per_gpu * 8 / 1e9));
   for (const ScaleModelTable& t : r.tables) {
