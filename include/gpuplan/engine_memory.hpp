@@ -43,8 +43,10 @@ inline constexpr std::uint64_t kTrtllmBlockTokens = 32;
 /// neutral estimate, the 16-bit format of the served weights ("auto").
 [[nodiscard]] DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine);
 /// The paged KV block an engine uses when none is asked for: TensorRT-LLM's tokens_per_block (32),
-/// else vLLM's block_size (16; SGLang's pool is token-granular whatever it is told).
+/// SGLang's page_size (1: its pool is token-granular), else vLLM's block_size (16).
 [[nodiscard]] std::uint64_t engine_default_block_tokens(Engine engine);
+/// Whether the engine takes a block of `block_tokens`: vLLM and TensorRT-LLM only powers of two.
+[[nodiscard]] bool engine_accepts_block_tokens(Engine engine, std::uint64_t block_tokens);
 /// "vllm", "sglang", "trtllm" (also "tensorrt-llm", "trt-llm"); anything else throws InputError
 /// `engine.name:` with the closest names.
 [[nodiscard]] Engine parse_engine(std::string_view name);

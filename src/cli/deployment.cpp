@@ -99,7 +99,8 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
   sub.add_option("--block-size", o.block_size,
-                 "Paged KV block in tokens (default 16, vLLM's; with --engine trtllm its tokens_per_block, 32)")
+                 "Paged KV block in tokens (default 16, vLLM's block_size; with --engine trtllm its "
+                 "tokens_per_block, 32; with --engine sglang its page_size, 1)")
       ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
 }
@@ -340,6 +341,10 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.kv_dtype = o.kv_dtype.empty() ? engine_default_kv_dtype(d.model, formats, req.engine.engine)
                                     : parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
   req.block_tokens = o.block_size.value_or(engine_default_block_tokens(req.engine.engine));
+  if (!engine_accepts_block_tokens(req.engine.engine, req.block_tokens)) {
+    throw InputError(fmt::format("--block-size: --engine {} takes a power of two (8, 16, 32, 64, ...), not {}",
+                                 to_string(req.engine.engine), req.block_tokens));
+  }
 
   const std::uint64_t gpus = o.nodes > 0 ? o.nodes * o.gpus_per_node : o.gpus;
   constexpr std::uint64_t kMaxGpus = 65536;

@@ -231,7 +231,23 @@ std::string_view to_string(Engine engine) {
 }
 
 std::uint64_t engine_default_block_tokens(Engine engine) {
-  return engine == Engine::trtllm ? kTrtllmBlockTokens : kDefaultBlockTokens;
+  switch (engine) {
+    case Engine::trtllm: return kTrtllmBlockTokens;
+    case Engine::sglang: return 1;  // page_size
+    case Engine::vllm:
+    case Engine::neutral: break;
+  }
+  return kDefaultBlockTokens;
+}
+
+bool engine_accepts_block_tokens(Engine engine, std::uint64_t block_tokens) {
+  if (block_tokens == 0) {
+    return false;
+  }
+  // vLLM's block_size and TensorRT-LLM's tokens_per_block index pages by shifts; SGLang's
+  // page_size is any count.
+  const bool power_of_two = (block_tokens & (block_tokens - 1)) == 0;
+  return engine == Engine::sglang || engine == Engine::neutral || power_of_two;
 }
 
 DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine) {
@@ -438,7 +454,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.start_free_bytes = in.total_bytes - r.non_torch_bytes;
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
       r.kv_bytes = r.share * r.start_free_bytes - in.weights_bytes;
-      r.block_tokens = 1;  // SGLang's token-granular pool (page_size 1)
+      // page_size (1 unless asked): the pool rounds its tokens down to whole pages.
       break;
     }
     case Engine::trtllm: {

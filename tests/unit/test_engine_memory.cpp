@@ -132,7 +132,19 @@ TEST_CASE("engine: SGLang's static fraction of the free memory at start, minus w
   const auto e = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang, .mem_fraction_static = 0.85});
   CHECK(e.kv_bytes == Approx(0.85 * e.start_free_bytes - kH100.weights_bytes));
   CHECK(e.start_free_bytes < kH100.total_bytes);
-  CHECK(e.block_tokens == 1);
+  CHECK(gpuplan::engine_default_block_tokens(Engine::sglang) == 1);  // page_size
+  // A page size given rounds the pool down to whole pages.
+  EngineInputs paged = kH100;
+  paged.block_tokens = 64;
+  const auto p64 = gpuplan::engine_memory(m, Layout{}, paged, {.engine = Engine::sglang, .mem_fraction_static = 0.85});
+  CHECK(p64.block_tokens == 64);
+  CHECK(p64.kv_tokens % 64 == 0);
+  CHECK(p64.kv_tokens > 0);
+  CHECK(e.kv_tokens - p64.kv_tokens < 64);
+  CHECK_FALSE(gpuplan::engine_accepts_block_tokens(Engine::vllm, 24));
+  CHECK_FALSE(gpuplan::engine_accepts_block_tokens(Engine::trtllm, 0));
+  CHECK(gpuplan::engine_accepts_block_tokens(Engine::trtllm, 64));
+  CHECK(gpuplan::engine_accepts_block_tokens(Engine::sglang, 24));
   // The default reserves at least 10 GiB on GPUs over 60 GiB, and more with larger TP.
   const auto d1 = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang});
   CHECK((1.0 - d1.share) * kH100.total_bytes >= 10.0 * kGiB * 0.999);
