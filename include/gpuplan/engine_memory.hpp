@@ -42,6 +42,10 @@ inline constexpr std::uint64_t kTrtllmBlockTokens = 32;
 /// checkpoint's calibrated FP8 cache (ModelSpec::checkpoint_kv_dtype); the others, and the
 /// neutral estimate, the 16-bit format of the served weights ("auto").
 [[nodiscard]] DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine);
+/// Why `engine` cannot hold `model`'s KV cache in `kv`, or nothing. TensorRT-LLM's PyTorch backend
+/// takes kv_cache_config dtype auto (the checkpoint's), fp8 or nvfp4, and refuses to override a
+/// checkpoint's calibrated cache with another format (validate_and_set_kv_cache_quant).
+[[nodiscard]] std::optional<std::string> engine_kv_refusal(const ModelSpec& model, Engine engine, DType kv);
 /// The paged KV block an engine uses when none is asked for: TensorRT-LLM's tokens_per_block (32),
 /// SGLang's page_size (1: its pool is token-granular), else vLLM's block_size (16).
 [[nodiscard]] std::uint64_t engine_default_block_tokens(Engine engine);

@@ -257,6 +257,22 @@ DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& serve
   return default_kv_dtype(served);
 }
 
+std::optional<std::string> engine_kv_refusal(const ModelSpec& model, Engine engine, DType kv) {
+  if (engine != Engine::trtllm) {
+    return std::nullopt;
+  }
+  if (model.checkpoint_kv_dtype && kv != *model.checkpoint_kv_dtype) {
+    return fmt::format("TensorRT-LLM does not override a checkpoint's calibrated {} KV cache (its quantization "
+                       "config) with {}",
+                       to_string(*model.checkpoint_kv_dtype), to_string(kv));
+  }
+  if (kv == DType::int8 && !model.checkpoint_kv_dtype) {
+    return std::string("TensorRT-LLM's PyTorch backend sets its KV cache to auto (16-bit, or the checkpoint's), "
+                       "fp8 or nvfp4, not int8");
+  }
+  return std::nullopt;
+}
+
 Engine parse_engine(std::string_view name) {
   const std::string lower = detail::lower(name);
   if (lower == "vllm") {

@@ -303,6 +303,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
 /// cap - weights - activations - reserve is the KV cache the engine allocates.
 void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r, const WeightFormats& formats,
                   double capacity, const GpuSpec& gpu) {
+  if (std::optional<std::string> refusal = engine_kv_refusal(m, r.engine.engine, r.kv_dtype)) {
+    throw InputError(fmt::format("fit.kv_dtype: {}", *refusal));
+  }
   if (!m.has_architecture()) {
     throw InputError("engine.name: the engine's memory arithmetic needs an architecture (use a catalog "
                      "model or a config.json, not a bare parameter count)");

@@ -428,6 +428,14 @@ void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights
       r_.layouts.empty() ? plan_layouts(model_, gpu, r_, weights_bytes / d(node_gpus) > cap_bytes) : r_.layouts;
   std::optional<detail::FitBasis> basis;  // the model's weights in this format, for every layout
   for (DType kv : kvs) {
+    const Engine engine = r_.launch_engine.value_or(r_.perf.fit.engine.engine);
+    if (std::optional<std::string> refusal = engine_kv_refusal(model_, engine, kv)) {
+      std::string note = fmt::format("{} KV cache not searched: {}", to_string(kv), *refusal);
+      if (std::find(result_.notes.begin(), result_.notes.end(), note) == result_.notes.end()) {
+        result_.notes.push_back(std::move(note));
+      }
+      continue;
+    }
     for (const Layout& l : layouts) {
       ++result_.counts.layouts;
       // Each layout stands alone: one the model does not allow is skipped, not the format.

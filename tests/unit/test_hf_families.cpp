@@ -642,6 +642,13 @@ TEST_CASE("hf import: a checkpoint's FP8 KV-cache scales set TensorRT-LLM's defa
   CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, gpuplan::Engine::vllm) == gpuplan::DType::bf16);
   CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, gpuplan::Engine::neutral) == gpuplan::DType::bf16);
   CHECK(has_note(fit_h100(modelopt).notes, "KV-cache scales"));
+  // TensorRT-LLM refuses to override that cache (validate_and_set_kv_cache_quant); on a checkpoint
+  // without one it takes fp8 but not int8.
+  using gpuplan::DType;
+  using gpuplan::Engine;
+  CHECK(gpuplan::engine_kv_refusal(modelopt, Engine::trtllm, DType::bf16));
+  CHECK_FALSE(gpuplan::engine_kv_refusal(modelopt, Engine::trtllm, DType::fp8));
+  CHECK_FALSE(gpuplan::engine_kv_refusal(modelopt, Engine::vllm, DType::bf16));
   const auto ct = read("{" + shape + R"(, "quantization_config": {"quant_method": "compressed-tensors",
       "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float",
       "strategy": "channel", "symmetric": true}}}, "ignore": ["lm_head"],
@@ -650,6 +657,8 @@ TEST_CASE("hf import: a checkpoint's FP8 KV-cache scales set TensorRT-LLM's defa
   const auto none = read("{" + shape + R"(, "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8"}})");
   CHECK_FALSE(none.checkpoint_kv_dtype);
   CHECK_FALSE(has_note(fit_h100(none).notes, "KV-cache scales"));
+  CHECK_FALSE(gpuplan::engine_kv_refusal(none, Engine::trtllm, DType::fp8));
+  CHECK(gpuplan::engine_kv_refusal(none, Engine::trtllm, DType::int8));
 }
 
 TEST_CASE("hf import: malformed KV-cache scale fields exit 2 by name", "[hf]") {
