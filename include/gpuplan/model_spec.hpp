@@ -70,6 +70,7 @@ struct VisionSpec {
   std::uint64_t image_size = 0;        ///< 0: no learned position table
   std::uint64_t output_size = 0;       ///< the projector's output (the text model's hidden size)
   std::uint64_t merge = 1;             ///< patches merged per side before the projector
+  std::uint64_t merger_intermediate = 0;  ///< GLM-4V: a projection and gated MLP after the downsample
   bool gated_mlp = false;
   bool biases = true;
   bool estimated = true;               ///< the count follows a generic ViT layout

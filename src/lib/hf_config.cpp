@@ -215,6 +215,25 @@ Json normalized(const Json& config, std::string_view type) {
       out[c] = out[std::string(alias)];
     }
   }
+  // Granite 4.0's dense attention-only releases (granite-4.0-micro) are GraniteMoeHybrid files
+  // whose every layer is "attention" and that have no experts: a Granite decoder with the shared
+  // MLP of shared_intermediate_size. save_pretrained still writes the unused mamba_* keys.
+  if (type == "granitemoehybrid") {
+    const auto types = out.find("layer_types");
+    const bool all_attention = types != out.end() && types->is_array() && !types->empty() &&
+                               std::all_of(types->begin(), types->end(), [](const Json& t) { return t == "attention"; });
+    const auto experts = out.find("num_local_experts");
+    const bool no_experts = experts == out.end() || *experts == 0;
+    if (all_attention && no_experts && out.contains("shared_intermediate_size")) {
+      for (auto it = out.begin(); it != out.end();) {
+        it = it.key().starts_with("mamba_") ? out.erase(it) : std::next(it);
+      }
+      out.erase("layer_types");
+      out.erase("num_local_experts");
+      out.erase("num_experts_per_tok");
+      out["intermediate_size"] = out["shared_intermediate_size"];
+    }
+  }
   // MPT sizes its MLP as expansion_ratio x d_model and keeps grouped KV heads in attn_config.
   if (type == "mpt") {
     if (!out.contains("intermediate_size") && out.contains("hidden_size") && out["hidden_size"].is_number() &&
@@ -324,7 +343,9 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
     }
   }
   // Per-layer or grouped shapes read nowhere: Step3's shared KV groups, low-rank query and MoE
-  // layer list, OpenELM's per-layer head counts and MLP widths, Nemotron NAS's per-block
+  // layer list, OpenELM's per-layer head counts and MLP widths, DeciLM's KV heads and Laguna's
+  // query heads per layer, DeepSeek-V4's compressed KV (compress_ratios: a cache that grows as a
+  // fraction of the context beside a window) and grouped low-rank output, Nemotron NAS's per-block
   // attention and FFN (Llama-3.3-Nemotron-Super-49B: 49.9B, read as a plain Llama it is 70.6B),
   // LongCat-Flash's zero-computation experts of their own width and two attention and FFN blocks
   // per layer; below, Hunyuan's per-layer top-k.
@@ -332,7 +353,9 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       std::string_view("num_attention_groups"), std::string_view("share_q_dim"),
       std::string_view("moe_layers_enum"),      std::string_view("num_query_heads"),
       std::string_view("ffn_multipliers"),      std::string_view("block_configs"),
-      std::string_view("zero_expert_num"),      std::string_view("expert_ffn_hidden_size")};
+      std::string_view("zero_expert_num"),      std::string_view("expert_ffn_hidden_size"),
+      std::string_view("num_key_value_heads_per_layer"), std::string_view("num_attention_heads_per_layer"),
+      std::string_view("compress_ratios"),      std::string_view("o_lora_rank")};
   for (std::string_view key : kUnreadShapes) {
     if (r.has(key)) {
       r.fail(key, fmt::format("this shape field of model_type \"{}\" is not read; the parameter count and "
@@ -355,12 +378,9 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
                                    "would be wrong",
                                    type));
   }
-  // Arctic's dense residual MLP: vLLM reads use_residual, transformers-era files also say
-  // parallel_attn_mlp_res.
-  for (const char* key : {"use_residual", "parallel_attn_mlp_res"}) {
-    if (type == "arctic" && r.boolean(key, false)) {
-      r.fail(key, "Arctic's dense residual MLP beside the experts is not modeled; the parameter count would be "
-                  "wrong");
+  if (type == "arctic") {
+    if (auto freq = r.optional_integer("moe_layer_frequency", 1, 10'000); freq && *freq != 1) {
+      r.fail("moe_layer_frequency", "Arctic with dense layers between its MoE layers is not modeled");
     }
   }
   for (std::string_view key : kUnmodeledFeatures) {
@@ -390,7 +410,7 @@ const auto& checked_types() {
       "minimax_m2", "gpt_oss", "granite", "olmo2", "olmoe", "starcoder2", "cohere", "cohere2", "falcon", "opt",
       "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
       "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion",
-      "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense"};
+      "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid"};
   return kChecked;
 }
 
@@ -575,6 +595,19 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
     e.shared_expert_intermediate = *width;
     e.shared_expert_gate = true;
   }
+  // A dense MLP beside the experts on every layer, always active: Grok's residual_moe of
+  // intermediate_size (experts moe_intermediate_size; Grok-2: 270B, 115B active) and Arctic's
+  // residual MLP, hidden_size wide (vLLM arctic.py reads use_residual; transformers-era files
+  // also say parallel_attn_mlp_res; Arctic: 480B, 17B active).
+  const bool arctic_residual = m.model_type == "arctic" && (r.boolean("use_residual", false) ||
+                                                            r.boolean("parallel_attn_mlp_res", false));
+  if (arctic_residual || r.boolean("residual_moe", false)) {
+    if (e.shared_experts > 0) {
+      r.fail("residual_moe", "a residual MLP beside shared experts is not modeled");
+    }
+    e.shared_experts = 1;
+    e.shared_expert_intermediate = arctic_residual ? m.hidden_size : m.intermediate_size;
+  }
   e.layer_step = r.optional_integer("decoder_sparse_step", 1, 10'000).value_or(1);
   // ERNIE 4.5: MoE from moe_layer_start_index to moe_layer_end_index, every moe_layer_interval-th.
   if (auto interval = r.optional_integer("moe_layer_interval", 1, 10'000); interval && *interval != 1) {
@@ -703,8 +736,10 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
     }
   } else if (use_window) {
     const bool alternate = m.model_type == "gemma2";  // Gemma 2: even layers slide
+    // Qwen2/Qwen3 configs: only layers from max_window_layers on slide (Qwen2Config's layer_types).
+    const std::uint64_t first_sliding = r.optional_integer("max_window_layers", 0, 1'000'000).value_or(0);
     for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
-      m.layer_window_tokens.push_back(!alternate || i % 2 == 0 ? window : 0);
+      m.layer_window_tokens.push_back((!alternate || i % 2 == 0) && i >= first_sliding ? window : 0);
     }
   }
   if (std::all_of(m.layer_window_tokens.begin(), m.layer_window_tokens.end(), [](auto w) { return w == 0; })) {
@@ -777,7 +812,13 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   s.output_size = r.optional_integer("out_hidden_size", 1, 1u << 20).value_or(text_hidden);
   const bool rope_positions = is(type, {"pixtral", "qwen2_5_vl", "qwen2_vl"});
   s.image_size = rope_positions ? 0 : r.optional_integer("image_size", 1, 1u << 16).value_or(0);
-  s.gated_mlp = is(type, {"pixtral", "qwen2_5_vl"});
+  s.gated_mlp = is(type, {"pixtral", "qwen2_5_vl", "glm4v"});
+  // GLM-4.1V/4.5V (Glm4vVisionBlock): each block's gated MLP is out_hidden_size wide;
+  // intermediate_size is the patch merger's MLP (Glm4vVisionPatchMerger's context_dim).
+  if (type == "glm4v" && r.has("out_hidden_size")) {
+    s.merger_intermediate = s.intermediate_size;
+    s.intermediate_size = s.output_size;
+  }
   s.biases = type != "pixtral";
   s.estimated = type != "siglip_vision_model";
   return s;
@@ -963,7 +1004,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   m.num_key_value_heads =
       r.optional_integer("num_key_value_heads", 1, 10'000).value_or(m.num_attention_heads);
   // GPT-style files leave the MLP width out (n_inner null): four times the hidden size.
-  const bool four_h = is(m.model_type, {"falcon", "gpt_bigcode", "gpt2", "gptj"});
+  const bool four_h = is(m.model_type, {"falcon", "gpt_bigcode", "gpt2", "gptj", "phi"});
   // An MoE model whose every layer is MoE may leave the dense width out (Qwen3.5-MoE): checked
   // once the MoE layout is read.
   const auto intermediate = r.optional_integer("intermediate_size", 1, 1u << 22);

@@ -139,11 +139,16 @@ void vision_tensors(const VisionSpec& v, Tensors& out) {
     const std::uint64_t side = v.image_size / v.patch_size;
     add(out, kPart, side * side, h, 1);  // learned position table
   }
-  if (v.merge > 1) {
+  if (v.merge > 1 && v.merger_intermediate == 0) {
     // Patch mergers (Qwen2-VL style) mix the merged patches before projecting them.
     add(out, kPart, h * v.merge * v.merge, h * v.merge * v.merge, 1);
   }
   add(out, kPart, v.output_size, h * v.merge * v.merge, 1);  // projector into the text model
+  if (v.merger_intermediate > 0) {
+    // GLM-4V's merger after its downsample: a square projection, then a gated MLP.
+    add(out, kPart, v.output_size, v.output_size, 1);
+    add(out, kPart, v.merger_intermediate, v.output_size, 3);
+  }
 }
 
 }  // namespace

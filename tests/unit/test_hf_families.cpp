@@ -115,15 +115,12 @@ TEST_CASE("hf import: MiniMax-M2's attn_type_list of all 1 is full attention", "
   CHECK_THROWS_WITH(read("{" + base + R"(, "attn_type_list": [0, 1, 0, 1]})"), Contains("/attn_type_list"));
 }
 
-TEST_CASE("hf import: Kimi Linear and Arctic's residual MLP are refused by field", "[hf]") {
+TEST_CASE("hf import: Kimi Linear is refused by field", "[hf]") {
   const std::string base = R"("hidden_size": 256, "intermediate_size": 128, "num_hidden_layers": 4,
       "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096)";
   CHECK_THROWS_WITH(read(R"({"model_type": "kimi_linear", )" + base +
                          R"(, "linear_attn_config": {"kda_layers": [1, 2, 3]}})"),
                     Contains("/linear_attn_config"));
-  CHECK_THROWS_WITH(read(R"({"model_type": "arctic", )" + base +
-                         R"(, "num_local_experts": 8, "num_experts_per_tok": 2, "use_residual": true})"),
-                    Contains("/use_residual"));
 }
 
 TEST_CASE("hf import: Cohere2 ties its head and slides 3 layers in 4 by its class defaults", "[hf]") {
@@ -593,8 +590,8 @@ TEST_CASE("hf import: MiniCPM3 caches expanded K and V, not MLA's latent", "[hf]
   CHECK(ds.caches_latent());
 }
 
-// Encoder-only models, JetMoE's attention experts, Arctic's residual MLP under either field and
-// an omni model's nested thinker are refused by the field, not read as a Llama-style decoder.
+// Encoder-only models, JetMoE's attention experts, per-layer head counts and an omni model's
+// nested thinker are refused by the field, not read as a Llama-style decoder.
 TEST_CASE("hf import: models whose layout is not a decoder's are refused by name", "[hf]") {
   const std::string shape = R"("hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12,
       "num_attention_heads": 12, "vocab_size": 30522, "max_position_embeddings": 512)";
@@ -604,9 +601,12 @@ TEST_CASE("hf import: models whose layout is not a decoder's are refused by name
                       Contains("/model_type") && Contains("encoder-only"));
   }
   CHECK_THROWS_WITH(read(R"({"model_type": "jetmoe", )" + shape + "}"), Contains("mixture-of-attention"));
-  CHECK_THROWS_WITH(read(R"({"model_type": "arctic", "parallel_attn_mlp_res": true, "num_local_experts": 128,
-      "num_experts_per_tok": 2, )" + shape + "}"),
-                    Contains("/parallel_attn_mlp_res"));
+  // Per-layer head counts (DeciLM, Laguna) and DeepSeek-V4's compressed KV are refused by name.
+  for (const char* key : {"num_key_value_heads_per_layer", "num_attention_heads_per_layer", "compress_ratios"}) {
+    INFO(key);
+    CHECK_THROWS_WITH(read(fmt::format(R"({{"model_type": "llama", "{}": [4, 2], {}}})", key, shape)),
+                      Contains(std::string("/") + key));
+  }
   CHECK_THROWS_WITH(read(R"({"model_type": "qwen2_5_omni", "thinker_config": {"text_config": {}}})"),
                     Contains("/thinker_config"));
   // A decoder whose type merely contains one of those names is read.
@@ -681,4 +681,76 @@ TEST_CASE("hf import: malformed KV-cache scale fields exit 2 by name", "[hf]") {
       "kv_cache_quant_algo": "fp8"}})").checkpoint_kv_dtype == gpuplan::DType::fp8);
   CHECK(read("{" + shape + R"(, "quantization_config": {)" + ct + R"(, "kv_cache_scheme": {"type": "int",
       "num_bits": 8}}})").checkpoint_kv_dtype == gpuplan::DType::int8);
+}
+
+// A dense MLP beside the experts on every layer, always active: Arctic's residual MLP is
+// hidden_size wide (vLLM arctic.py; 480B total, 17B active), Grok-2's residual_moe MLP
+// intermediate_size wide with moe_intermediate_size experts (270B, 115B active).
+TEST_CASE("hf import: residual MLPs beside the experts are counted", "[hf]") {
+  for (const char* field : {"use_residual", "parallel_attn_mlp_res"}) {
+    INFO(field);
+    const auto arctic = read(fmt::format(R"({{"model_type": "arctic", "hidden_size": 7168, "intermediate_size": 4864,
+        "num_hidden_layers": 35, "num_attention_heads": 56, "num_key_value_heads": 8, "num_local_experts": 128,
+        "num_experts_per_tok": 2, "vocab_size": 32000, "max_position_embeddings": 4096,
+        "tie_word_embeddings": false, "{}": true}})", field));
+    const auto p = gpuplan::count_params(arctic);
+    CHECK(p.total() == Approx(480e9).epsilon(0.005));
+    CHECK(p.active() == Approx(17.3e9).epsilon(0.01));
+  }
+  const auto grok = read(R"({"architectures": ["Grok1ForCausalLM"], "model_type": "git", "hidden_size": 8192,
+      "intermediate_size": 32768, "moe_intermediate_size": 16384, "num_local_experts": 8, "num_experts_per_tok": 2,
+      "residual_moe": true, "num_attention_heads": 64, "num_key_value_heads": 8, "num_hidden_layers": 64,
+      "head_dim": 128, "vocab_size": 131072, "max_position_embeddings": 131072})");
+  const auto g = gpuplan::count_params(grok);
+  CHECK(g.total() == Approx(269.5e9).epsilon(0.005));
+  CHECK(g.active() == Approx(114.9e9).epsilon(0.005));
+  CHECK_THROWS_WITH(read(R"({"model_type": "arctic", "moe_layer_frequency": 2, "hidden_size": 768,
+      "intermediate_size": 3072, "num_hidden_layers": 12, "num_attention_heads": 12, "vocab_size": 30522,
+      "max_position_embeddings": 512, "num_local_experts": 8, "num_experts_per_tok": 2})"),
+                    Contains("/moe_layer_frequency"));
+}
+
+// Files a reader met in the wild: Granite 4.0's attention-only GraniteMoeHybrid (mamba_* keys
+// written but unused; 3.4B), Phi-1.5/Phi-2's remote-code n_inner null (4 x hidden; 1.42B, 2.78B),
+// Qwen2's max_window_layers (only later layers slide), GLM-4.1V's vision blocks (MLP
+// out_hidden_size wide; 10.3B in all).
+TEST_CASE("hf import: Granite 4.0 micro, phi-msft, Qwen2 windows, GLM-4.1V vision", "[hf]") {
+  std::string types;
+  for (int i = 0; i < 40; ++i) {
+    types += std::string(i ? ", " : "") + "\"attention\"";
+  }
+  const auto granite = read(R"({"model_type": "granitemoehybrid", "hidden_size": 2560, "intermediate_size": 8192,
+      "shared_intermediate_size": 8192, "num_hidden_layers": 40, "num_attention_heads": 40, "num_key_value_heads": 8,
+      "num_local_experts": 0, "num_experts_per_tok": 0, "mamba_d_state": 256, "mamba_n_heads": 128,
+      "vocab_size": 100352, "max_position_embeddings": 131072, "tie_word_embeddings": true, "layer_types": [)" +
+                            types + "]}");
+  CHECK(gpuplan::count_params(granite).total() == Approx(3.40e9).epsilon(0.005));
+  CHECK_FALSE(granite.moe);
+  // With a state-space layer it stays refused.
+  CHECK_THROWS(read(R"({"model_type": "granitemoehybrid", "hidden_size": 2560, "shared_intermediate_size": 8192,
+      "intermediate_size": 8192, "num_hidden_layers": 2, "num_attention_heads": 40, "num_local_experts": 0,
+      "mamba_d_state": 256, "vocab_size": 100352, "max_position_embeddings": 4096,
+      "layer_types": ["mamba", "attention"]})"));
+  const auto phi2 = read(R"({"architectures": ["PhiForCausalLM"], "model_type": "phi-msft", "n_embd": 2560,
+      "n_inner": null, "n_layer": 32, "n_head": 32, "vocab_size": 51200, "n_positions": 2048,
+      "rotary_dim": 32, "tie_word_embeddings": false})");
+  CHECK(phi2.intermediate_size == 4 * 2560);
+  CHECK(gpuplan::count_params(phi2).total() == Approx(2.78e9).epsilon(0.005));
+  const std::string qwen = R"("model_type": "qwen2", "hidden_size": 3584, "intermediate_size": 18944,
+      "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 152064,
+      "max_position_embeddings": 32768, "use_sliding_window": true, "sliding_window": 4096)";
+  const auto from21 = read("{" + qwen + R"(, "max_window_layers": 21})");
+  CHECK(std::count(from21.layer_window_tokens.begin(), from21.layer_window_tokens.end(), 4096u) == 7);
+  CHECK(from21.layer_window_tokens[20] == 0);
+  CHECK(read("{" + qwen + R"(, "max_window_layers": 28})").layer_window_tokens.empty());
+  const auto glm = read(R"({"architectures": ["Glm4vForConditionalGeneration"], "model_type": "glm4v",
+      "text_config": {"model_type": "glm4v_text", "hidden_size": 4096, "intermediate_size": 13696,
+      "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 2, "vocab_size": 151552,
+      "max_position_embeddings": 65536, "attention_bias": true, "tie_word_embeddings": false},
+      "vision_config": {"model_type": "glm4v", "hidden_size": 1536, "depth": 24, "num_heads": 12,
+      "intermediate_size": 13696, "out_hidden_size": 4096, "patch_size": 14, "image_size": 336,
+      "spatial_merge_size": 2, "attention_bias": false}})");
+  const auto gp = gpuplan::count_params(glm);
+  CHECK(gp.vision == Approx(0.89e9).epsilon(0.01));
+  CHECK(gp.total() == Approx(10.29e9).epsilon(0.01));
 }
