@@ -247,6 +247,94 @@ std::int64_t group_of(const Json& q, const Reader& r) {
   return static_cast<std::int64_t>(integer_of(q, "group_size", 128, r));
 }
 
+// A pattern naming one projection of a block (".*down_proj.*", "self_attn.q_proj"): gpuplan
+// keeps one format per block, so such a pattern cannot be applied to it.
+bool names_one_projection(const std::string& pattern) {
+  const std::string s = lower(pattern);
+  for (std::string_view projection : {"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj", "gate_proj", "up_proj",
+                                      "down_proj", "gate_up_proj", "dense_h_to_4h", "dense_4h_to_h"}) {
+    if (contains(s, projection)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// GPTQModel's per-module overrides, which vLLM honours (gptq_utils get_dynamic_override):
+// "-:pattern" leaves matching modules unquantized, "+:pattern" (or a bare one) gives them their own
+// bits and group_size. Patterns over whole blocks are applied; one naming single layers or single
+// projections is refused (a W4 file with 8-bit down_proj read as all 4-bit was 14 % light).
+void apply_gptq_dynamic(WeightFormats& f, const WeightFormats& base, const Json& q, const Reader& r,
+                        std::uint64_t bits, std::int64_t group) {
+  const auto it = q.find("dynamic");
+  if (it == q.end() || it->is_null()) {
+    return;
+  }
+  if (!it->is_object()) {
+    r.fail("dynamic", "expected an object of module patterns");
+  }
+  for (const auto& [key, override] : it->items()) {
+    const bool skip = key.starts_with("-:");
+    const std::string pattern = key.starts_with("-:") || key.starts_with("+:") ? key.substr(2) : key;
+    const Reader pr{r.origin, r.at / "dynamic" / key};
+    if (!override.is_object()) {
+      pr.fail("bits", "expected an object of overrides (bits, group_size)");
+    }
+    if (layer_named(lower(pattern))) {
+      r.fail("dynamic", fmt::format("pattern \"{}\" names single layers, whose formats are not read apart from "
+                                    "the other layers'", key));
+    }
+    if (names_one_projection(pattern)) {
+      r.fail("dynamic", fmt::format("pattern \"{}\" names single projections, whose formats are not read apart "
+                                    "from their block's; the weight bytes would be wrong", key));
+    }
+    const std::vector<WeightPart> parts = parts_named(pattern);
+    if (parts.empty()) {
+      r.fail("dynamic", fmt::format("pattern \"{}\" names no part gpuplan counts", key));
+    }
+    for (WeightPart part : parts) {
+      f[part] = skip ? base[part]
+                     : int_format(integer_of(override, "bits", bits, pr),
+                                  override.contains("group_size") ? group_of(override, pr) : group, true, pr, "bits");
+    }
+  }
+}
+
+// GPTQ's modules_in_block_to_quantize: the block's modules that are quantized; the parts it
+// names none of stay 16-bit (a file quantizing attention alone had its MLP counted 4-bit).
+void keep_unlisted_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q, const Reader& r) {
+  const auto it = q.find("modules_in_block_to_quantize");
+  if (it == q.end() || it->is_null()) {
+    return;
+  }
+  std::set<WeightPart> listed;
+  const auto add = [&](const Json& name) {
+    if (!name.is_string()) {
+      r.fail("modules_in_block_to_quantize", "expected lists of module names");
+    }
+    for (WeightPart part : parts_named(name.get<std::string>())) {
+      listed.insert(part);
+    }
+  };
+  if (!it->is_array()) {
+    r.fail("modules_in_block_to_quantize", "expected lists of module names");
+  }
+  for (const Json& entry : *it) {
+    if (entry.is_array()) {
+      for (const Json& name : entry) {
+        add(name);
+      }
+    } else {
+      add(entry);
+    }
+  }
+  for (WeightPart part : kLinearParts) {
+    if (!listed.contains(part)) {
+      f[part] = base[part];
+    }
+  }
+}
+
 WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
   const std::uint64_t bits = integer_of(w, "num_bits", 0, r);
   const std::string type = text_of(w, "type", "int", r);
@@ -355,6 +443,8 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     if (flag_of(q, "lm_head", false, r)) {
       f[WeightPart::lm_head] = f[WeightPart::attention];
     }
+    apply_gptq_dynamic(f, base, q, r, bits, group);
+    keep_unlisted_unquantized(f, base, q, r);
     keep_unquantized(f, base, q, r, {"modules_to_not_convert", "modules_in_block_to_quantize_not"}, single);
   } else if (method == "bitsandbytes") {
     // Both set: transformers refuses the file (only one can be used at a time).

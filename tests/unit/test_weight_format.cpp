@@ -263,6 +263,25 @@ TEST_CASE("weight format: exclusion lists name parts, layers and norms as checkp
   const auto head = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "lm_head": true})");
   CHECK(part(head, WeightPart::lm_head) == "int4-g128-zp");
   CHECK(part(llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128})"), WeightPart::lm_head) == "bf16");
+  // GPTQModel's dynamic overrides over whole blocks: "-:" leaves them 16-bit, "+:" sets their bits.
+  const auto skip = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
+      "dynamic": {"-:.*mlp.*": {}}})");
+  CHECK(part(skip, WeightPart::dense_mlp) == "bf16");
+  CHECK(part(skip, WeightPart::attention) == "int4-g128-zp");
+  const auto eight = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
+      "dynamic": {"+:.*self_attn.*": {"bits": 8, "group_size": 32}}})");
+  CHECK(part(eight, WeightPart::attention) == "int8-g32-zp");
+  CHECK(part(eight, WeightPart::dense_mlp) == "int4-g128-zp");
+  // One projection or one layer has no format of its own here: refused, not read as 4-bit.
+  CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "dynamic": {"+:.*down_proj.*": {"bits": 8}}})"),
+                    Catch::Contains("/quantization_config/dynamic") && Catch::Contains("single projections"));
+  CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "dynamic": {"-:model.layers.3.mlp": {}}})"),
+                    Catch::Contains("single layers"));
+  // modules_in_block_to_quantize: blocks it names none of stay 16-bit.
+  const auto attn_only = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
+      "modules_in_block_to_quantize": [["self_attn.k_proj", "self_attn.v_proj", "self_attn.q_proj"], ["self_attn.o_proj"]]})");
+  CHECK(part(attn_only, WeightPart::attention) == "int4-g128-zp");
+  CHECK(part(attn_only, WeightPart::dense_mlp) == "bf16");
 }
 
 // A ModelOpt export (nvidia/*-FP4 checkpoints) may state its quantization only in
