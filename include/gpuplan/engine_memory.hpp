@@ -102,6 +102,9 @@ struct EngineMemory {
   std::uint64_t block_tokens = 0;
   bool block_holds_state = false;  ///< vLLM raised the block so one page holds a linear layer's state
   bool vllm_v0 = false;            ///< vLLM's V0 engine (releases before 0.8): its defaults and log lines
+  /// vLLM V1 with linear-attention (Mamba) layers keeps one block of state per decoding sequence
+  /// and refuses to start with fewer blocks than max_num_seqs; set by fit.
+  bool state_blocks_below_seqs = false;
   /// Requests at the fit's context the cache holds, as the engine counts them (vLLM's log line;
   /// others: tokens over the context); set by fit once the KV shape is known.
   double max_concurrency = 0;

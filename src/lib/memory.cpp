@@ -492,13 +492,20 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
                                      f.engine->batched_tokens)
               : d(f.engine->kv_tokens) / d(std::max<std::uint64_t>(r.context_tokens, 1));
     }
+    // vLLM V1 gives each decoding sequence one block of linear-attention state: with fewer blocks
+    // than max_num_seqs it stops at start ("max_num_seqs (256) exceeds available Mamba cache blocks").
+    if (f.engine && f.engine->engine == Engine::vllm && !f.engine->vllm_v0 && kv.linear_layers > 0 &&
+        f.engine->kv_tokens > 0) {
+      f.engine->state_blocks_below_seqs =
+          f.engine->kv_tokens / std::max<std::uint64_t>(f.engine->block_tokens, 1) < f.engine->max_seqs;
+    }
     if (figure_set == FigureSet::all) {
       f.max_context_tokens = longest_context(model, kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens,
                                              f.max_context_limited_by_model);
     }
   }
   const double needed = fixed + mem.kv_cache_bytes;
-  f.fits = needed <= mem.engine_cap_bytes;
+  f.fits = needed <= mem.engine_cap_bytes && !(f.engine && f.engine->state_blocks_below_seqs);
   mem.free_bytes = std::max(0.0, mem.kv_budget_bytes - mem.kv_cache_bytes);
   mem.shortfall_bytes = std::max(0.0, needed - mem.engine_cap_bytes);
   mem.fixed_over_cap_bytes = std::max(0.0, fixed - mem.engine_cap_bytes);

@@ -110,6 +110,11 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
                                   : fmt::format("GPU KV cache size: {} tokens", group_digits(e.kv_tokens)));
         lines.push_back(
             fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", group_digits(ctx), concurrency));
+        if (e.state_blocks_below_seqs) {
+          lines.push_back(fmt::format("ValueError: max_num_seqs ({}) exceeds available Mamba cache blocks ({}) (the "
+                                      "engine fails to start)",
+                                      e.max_seqs, blocks));
+        }
         return lines;
       }
     case Engine::sglang: {
@@ -343,6 +348,12 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   if (r.fits) {
     doc.footer.push_back(fmt::format("verdict: FITS ({} {} of KV budget free per GPU)",
                                      bytes_value(m.free_bytes, u), unit));
+  } else if (r.engine && r.engine->state_blocks_below_seqs) {
+    const std::uint64_t blocks = r.engine->kv_tokens / std::max<std::uint64_t>(r.engine->block_tokens, 1);
+    doc.footer.push_back(fmt::format(
+        "verdict: DOES NOT FIT: vLLM keeps one block of linear-attention state per sequence and has {} blocks "
+        "for max_num_seqs {}; --max-num-seqs {} or fewer would start",
+        blocks, r.engine->max_seqs, blocks));
   } else if (!r.weights_fit) {
     const std::string over = bytes_value(m.fixed_over_cap_bytes, u);
     const std::string short_by = bytes_value(m.shortfall_bytes, u);
@@ -559,6 +570,7 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
     w.member("kv_cache_tokens", e.kv_tokens);
     w.member("block_tokens", e.block_tokens);
     w.member("max_concurrency_at_context", std::round(e.max_concurrency * 100.0) / 100.0);
+    w.member("state_blocks_below_seqs", e.state_blocks_below_seqs);
     w.member("log_lines", engine_log_lines(r));
     w.end_object();
   } else {

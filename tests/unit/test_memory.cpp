@@ -235,3 +235,29 @@ TEST_CASE("memory: TensorRT-LLM keeps the whole context in sliding-window layers
   CHECK(says(windowed, "sliding-window layers hold at most their window"));
   CHECK(says(whole, "sliding-window layers keep the whole context"));
 }
+
+// vLLM V1 gives each decoding sequence one block of linear-attention state and stops at start
+// with fewer blocks than max_num_seqs (a Qwen3-Coder-Next run on 4 x L40S at 0.9 and 16,384
+// tokens: "max_num_seqs (256) exceeds available Mamba cache blocks (134)"; it ran at 128).
+TEST_CASE("fit: vLLM with fewer linear-attention blocks than max_num_seqs does not fit", "[memory][engine]") {
+  const auto& m = cat().model("qwen3-next-80b-a3b");
+  const auto& g = cat().gpu("l40s");
+  FitRequest r{.layout = Layout{.tp = 4}, .context_tokens = 16384};
+  r.engine = gpuplan::EngineSettings{.engine = gpuplan::Engine::vllm, .gpu_memory_utilization = 0.9,
+                                     .vllm_minor_version = 24};
+  const auto at256 = gpuplan::fit(m, g, r);
+  REQUIRE(at256.engine);
+  CHECK(at256.engine->max_seqs == 256);
+  const std::uint64_t blocks = at256.engine->kv_tokens / at256.engine->block_tokens;
+  CHECK(blocks < 256);
+  CHECK(blocks > 128);
+  CHECK(at256.engine->state_blocks_below_seqs);
+  CHECK_FALSE(at256.fits);
+  r.engine.max_num_seqs = 128;
+  const auto at128 = gpuplan::fit(m, g, r);
+  CHECK_FALSE(at128.engine->state_blocks_below_seqs);
+  CHECK(at128.fits);
+  // A model without linear attention has no such blocks.
+  const auto dense = gpuplan::fit(cat().model("llama-3.1-8b"), g, FitRequest{.context_tokens = 16384, .engine = r.engine});
+  CHECK_FALSE(dense.engine->state_blocks_below_seqs);
+}

@@ -208,8 +208,12 @@ Outcome check_config(const Config& c) {
   out.valid = true;
   out.fits = f.fits;
   fig.add(f);
-  // fits <=> nothing short.
-  if (f.fits != (f.per_gpu.shortfall_bytes <= 0.0)) {
+  // fits <=> nothing short (and, under vLLM, a block of linear-attention state per sequence).
+  const bool state_short = f.engine && f.engine->state_blocks_below_seqs;
+  if (state_short && (f.engine->engine != gpuplan::Engine::vllm || f.kv.linear_layers == 0)) {
+    fail("state blocks short without vLLM and linear attention");
+  }
+  if (f.fits != (f.per_gpu.shortfall_bytes <= 0.0 && !state_short)) {
     fail(fmt::format("fits = {} but shortfall = {} bytes", f.fits, f.per_gpu.shortfall_bytes));
   }
   if (f.fits && !f.weights_fit) {
