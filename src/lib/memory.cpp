@@ -8,6 +8,7 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/comm.hpp>
+#include <gpuplan/engine_flags.hpp>
 #include <gpuplan/error.hpp>
 
 #include "detail/fit_basis.hpp"
@@ -303,6 +304,10 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
 /// cap - weights - activations - reserve is the KV cache the engine allocates.
 void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r, const WeightFormats& formats,
                   double capacity, const GpuSpec& gpu) {
+  if (!engine_runs_on(r.engine.engine, gpu)) {
+    throw InputError(fmt::format("engine.name: {} runs on NVIDIA GPUs only, and {} is {}'s", to_string(r.engine.engine),
+                                 gpu.id, gpu.vendor));
+  }
   if (std::optional<std::string> refusal = engine_kv_refusal(m, r.engine.engine, r.kv_dtype)) {
     throw InputError(fmt::format("fit.kv_dtype: {}", *refusal));
   }
