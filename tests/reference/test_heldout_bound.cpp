@@ -45,7 +45,10 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       {"community-2026d.json", 33},
       // Session 39's: TensorRT-LLM's v0.5/v0.6 static-batch tables (H100, L40S, A100), its H200 and
       // Llama 3.1 405B blogs, 405B FP8 on B200 and H200, vLLM and SGLang issues.
-      {"community-2026e.json", 40}};
+      {"community-2026e.json", 40},
+      // Session 40's: AMD's MI300X results page (vLLM 0.10.2), gpustack's A100 pages (vLLM, SGLang,
+      // TensorRT-LLM), dstack's DeepSeek-R1 on 8 x H200 and 8 x MI300X, Modular MAX on MI355X.
+      {"community-2026f.json", 49}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
