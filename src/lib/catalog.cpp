@@ -24,6 +24,7 @@
 #include <gpuplan/input_limits.hpp>
 
 #include "detail/ascii.hpp"
+#include "detail/hf_quantization.hpp"
 #include "detail/catalog_json.hpp"
 #include "detail/embedded_entries.hpp"
 #include "detail/json_reader.hpp"
@@ -947,8 +948,9 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
       }
       detail::ObjectReader fields(*quantization, origin, JsonPointer("/quantization"));
       const std::string algo = fields.string("quant_algo");
-      if (algo != "FP8" && algo != "NVFP4") {
-        fields.fail("quant_algo", fmt::format("unknown ModelOpt algorithm \"{}\" (FP8 or NVFP4)", algo));
+      if (!detail::modelopt_algorithm_known(algo)) {
+        fields.fail("quant_algo", fmt::format("unknown ModelOpt algorithm \"{}\" (known: {})", detail::printable(algo),
+                                              detail::kModeloptAlgorithms));
       }
       Json injected = *quantization;
       injected["quant_method"] = "modelopt";

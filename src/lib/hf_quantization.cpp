@@ -396,6 +396,79 @@ WeightFormat quark_format(const Json& spec, const Reader& parent) {
   r.fail("dtype", fmt::format("Quark weight dtype \"{}\" is not read (fp8_e4m3, fp4, int4, uint4, int8)", dtype));
 }
 
+// A ModelOpt quant_algo's weight format (TensorRT-LLM's QuantAlgo names); group_size where the
+// algorithm has groups. Activations' format does not change the bytes.
+WeightFormat modelopt_format(const std::string& algo, const Json& q, const Reader& r) {
+  if (algo == "FP8") {
+    return WeightFormat{.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
+  }
+  if (algo == "FP8_PER_CHANNEL_PER_TOKEN") {
+    return default_format(DType::fp8);
+  }
+  if (algo == "FP8_BLOCK_SCALES") {
+    return WeightFormat{.element = DType::fp8, .scheme = ScaleScheme::per_block, .block = 128, .scale_bits = 32};
+  }
+  if (algo == "NVFP4" || algo == "NVFP4_AWQ" || algo == "W4A8_NVFP4_FP8") {
+    return default_format(DType::fp4);
+  }
+  if (algo == "W4A16_MXFP4" || algo == "W4A8_MXFP4_FP8" || algo == "W4A8_MXFP4_MXFP8") {
+    return default_format(DType::mxfp4);
+  }
+  // AWQ int4 in groups (symmetric: no zero points), as TensorRT-LLM's W4A16_AWQ and W4A8_AWQ.
+  if (algo == "W4A16_AWQ" || algo == "W4A8_AWQ") {
+    return int_format(4, group_of(q, r), false, r, "group_size");
+  }
+  if (algo == "W8A16" || algo == "W8A8_SQ_PER_CHANNEL") {
+    return int_format(8, -1, false, r, "quant_algo");
+  }
+  r.fail("quant_algo", fmt::format("unknown ModelOpt algorithm \"{}\" (known: {})", detail::printable(algo),
+                                   kModeloptAlgorithms));
+}
+
+// ModelOpt's MIXED_PRECISION exports map each quantized module to its own algorithm in
+// quantized_layers ("layers.0.ffn.experts": NVFP4); what no entry names stays 16-bit. gpuplan
+// keeps one format per part: a part takes the algorithm named for at least half the layers that
+// hold it (as module lists of single layers are read).
+void modelopt_mixed(WeightFormats& f, const WeightFormats& base, const Json& q, const Reader& r,
+                    const std::array<std::uint64_t, kWeightParts>& layers_with) {
+  const auto layers = q.find("quantized_layers");
+  if (layers == q.end() || !layers->is_object()) {
+    r.fail("quantized_layers", "expected an object of modules and their quant_algo");
+  }
+  std::map<WeightPart, std::map<std::string, std::set<std::uint64_t>>> named;
+  std::map<std::string, WeightFormat> formats;
+  for (const auto& [module, spec] : layers->items()) {
+    const Reader mr{r.origin, r.at / "quantized_layers" / module};
+    if (!spec.is_object() || !spec.contains("quant_algo") || !spec["quant_algo"].is_string()) {
+      mr.fail("quant_algo", "expected the module's algorithm name");
+    }
+    const std::string algo = spec["quant_algo"].get<std::string>();
+    const WeightFormat format = modelopt_format(algo, spec.contains("group_size") ? spec : q, mr);
+    formats.insert_or_assign(algo, format);
+    const std::vector<WeightPart> parts = parts_named(module);
+    if (parts.empty()) {
+      r.fail("quantized_layers", fmt::format("module \"{}\" names no part gpuplan counts", detail::printable(module)));
+    }
+    const std::optional<std::uint64_t> layer = layer_named(lower(module));
+    for (WeightPart part : parts) {
+      if (layer) {
+        named[part][algo].insert(*layer);
+      } else {
+        f[part] = format;
+      }
+    }
+  }
+  for (const auto& [part, by_algo] : named) {
+    const auto most = std::max_element(by_algo.begin(), by_algo.end(),
+                                       [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    if (2 * most->second.size() >= layers_with[static_cast<std::size_t>(part)]) {
+      f[part] = formats.at(most->first);
+    } else {
+      f[part] = base[part];
+    }
+  }
+}
+
 WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const Reader& r,
                                 const std::array<std::uint64_t, kWeightParts>& layers_with, int& partly_16_bit) {
   Exclusions single;
@@ -463,12 +536,10 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
   } else if (method == "modelopt") {
     const auto algo_it = q.find("quant_algo");
     const std::string algo = algo_it != q.end() && algo_it->is_string() ? algo_it->get<std::string>() : "";
-    if (algo == "FP8") {
-      linear(WeightFormat{.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32});
-    } else if (algo == "NVFP4") {
-      linear(default_format(DType::fp4));
+    if (algo == "MIXED_PRECISION") {
+      modelopt_mixed(f, base, q, r, layers_with);
     } else {
-      r.fail("quant_algo", fmt::format("unknown ModelOpt algorithm \"{}\" (FP8 or NVFP4)", algo));
+      linear(modelopt_format(algo, q, r));
     }
     keep_unquantized(f, base, q, r, {"exclude_modules"}, single);
   } else if (method == "compressed-tensors") {
@@ -693,6 +764,18 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
     m.shipped_source += "; modules it leaves 16-bit in a few layers counted quantized, as in the other layers";
   }
   m.checkpoint_kv_dtype = checkpoint_kv_dtype(*q, Reader{origin, at / "quantization_config"});
+}
+
+bool modelopt_algorithm_known(std::string_view algo) {
+  constexpr std::string_view kSeparator = ", ";
+  for (std::size_t at = 0; at < kModeloptAlgorithms.size();) {
+    const std::size_t end = std::min(kModeloptAlgorithms.find(kSeparator, at), kModeloptAlgorithms.size());
+    if (kModeloptAlgorithms.substr(at, end - at) == algo) {
+      return true;
+    }
+    at = end + kSeparator.size();
+  }
+  return false;
 }
 
 void read_catalog_formats(ModelSpec& m, const Json& entry, const std::string& origin, const JsonPointer& at) {

@@ -277,6 +277,24 @@ TEST_CASE("weight format: exclusion lists name parts, layers and norms as checkp
                     Catch::Contains("/quantization_config/dynamic") && Catch::Contains("single projections"));
   CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "dynamic": {"-:model.layers.3.mlp": {}}})"),
                     Catch::Contains("single layers"));
+  // ModelOpt: AWQ int4 groups (W4A8_AWQ, W4A16_AWQ) and MIXED_PRECISION's per-module algorithms; a
+  // part takes the one named for at least half its layers, what none names stays 16-bit.
+  CHECK(part(llama_8b_with(R"({"quant_method": "modelopt", "quant_algo": "W4A8_AWQ", "group_size": 128})"),
+             WeightPart::dense_mlp) == "int4");
+  std::string layers;
+  for (int i = 0; i < 32; ++i) {
+    layers += fmt::format(R"({}"model.layers.{}.mlp": {{"quant_algo": "NVFP4", "group_size": 16}})", i ? ", " : "", i);
+  }
+  layers += R"(, "model.layers.0.self_attn": {"quant_algo": "FP8"})";
+  const auto mixed = llama_8b_with(R"({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+      "quantized_layers": {)" + layers + "}}");
+  CHECK(part(mixed, WeightPart::dense_mlp) == "fp4");
+  CHECK(part(mixed, WeightPart::attention) == "bf16");  // one layer of 32 in FP8
+  CHECK(part(mixed, WeightPart::lm_head) == "bf16");
+  CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+      "quantized_layers": {"model.layers.0.mlp": {"quant_algo": "INT3"}}})"),
+                    Catch::Contains("/quantization_config/quantized_layers/model.layers.0.mlp/quant_algo"));
+  CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "modelopt", "quant_algo": "W2"})"), Catch::Contains("known: FP8"));
   // modules_in_block_to_quantize: blocks it names none of stay 16-bit.
   const auto attn_only = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
       "modules_in_block_to_quantize": [["self_attn.k_proj", "self_attn.v_proj", "self_attn.q_proj"], ["self_attn.o_proj"]]})");
@@ -295,11 +313,11 @@ TEST_CASE("weight format: ModelOpt's hf_quant_config.json beside config.json", "
   CHECK((*m.shipped_formats)[WeightPart::lm_head].element == DType::bf16);  // exclude_modules
   CHECK(m.shipped_source.find("hf_quant_config.json") != std::string::npos);
   // An algorithm gpuplan does not read is named in that file.
-  const auto dir = std::filesystem::temp_directory_path() / "gpuplan-test-modelopt-w4a8";
+  const auto dir = std::filesystem::temp_directory_path() / "gpuplan-test-modelopt-w3";
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file(fixture("hf-dir-modelopt-nvfp4/config.json"), dir / "config.json",
                              std::filesystem::copy_options::overwrite_existing);
-  std::ofstream(dir / "hf_quant_config.json") << R"({"quantization": {"quant_algo": "W4A8_AWQ"}})";
+  std::ofstream(dir / "hf_quant_config.json") << R"({"quantization": {"quant_algo": "W3A16"}})";
   CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(dir),
                     Catch::Matchers::Contains("hf_quant_config.json") && Catch::Matchers::Contains("/quantization/quant_algo"));
   std::filesystem::remove_all(dir);

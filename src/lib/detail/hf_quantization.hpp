@@ -4,6 +4,7 @@
 // lists of modules left unquantized. Unknown methods are errors, never a silent bf16.
 
 #include <string>
+#include <string_view>
 
 #include <gpuplan/model_spec.hpp>
 
@@ -13,6 +14,13 @@ namespace gpuplan::detail {
 
 /// Sets model.shipped_formats and model.shipped_source from `config` (the top-level object).
 void read_shipped_formats(ModelSpec& model, const Json& config, const std::string& origin, const JsonPointer& at);
+
+/// Whether gpuplan reads ModelOpt's quant_algo `algo` (TensorRT-LLM's QuantAlgo names), and the
+/// names it reads, for messages.
+bool modelopt_algorithm_known(std::string_view algo);
+inline constexpr std::string_view kModeloptAlgorithms =
+    "FP8, FP8_PER_CHANNEL_PER_TOKEN, FP8_BLOCK_SCALES, NVFP4, NVFP4_AWQ, W4A8_NVFP4_FP8, W4A16_MXFP4, "
+    "W4A8_MXFP4_FP8, W4A8_MXFP4_MXFP8, W4A16_AWQ, W4A8_AWQ, W8A16, W8A8_SQ_PER_CHANNEL, MIXED_PRECISION";
 
 /// A catalog entry's "shipped_weights": {"default": "bf16", "<part>": "<format>", ...,
 /// "source": "..."}.
