@@ -295,6 +295,12 @@ TEST_CASE("weight format: exclusion lists name parts, layers and norms as checkp
       "quantized_layers": {"model.layers.0.mlp": {"quant_algo": "INT3"}}})"),
                     Catch::Contains("/quantization_config/quantized_layers/model.layers.0.mlp/quant_algo"));
   CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "modelopt", "quant_algo": "W2"})"), Catch::Contains("known: FP8"));
+  // compressed-tensors: no quantized groups is 16-bit; 2:4-sparse weights are refused by field.
+  CHECK(part(llama_8b_with(R"({"quant_method": "compressed-tensors", "config_groups": {}})"), WeightPart::attention) ==
+        "bf16");
+  CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "compressed-tensors", "config_groups": {},
+      "sparsity_config": {"format": "sparse-24-bitmask", "sparsity_structure": "2:4"}})"),
+                    Catch::Contains("/quantization_config/sparsity_config"));
   // modules_in_block_to_quantize: blocks it names none of stay 16-bit.
   const auto attn_only = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
       "modules_in_block_to_quantize": [["self_attn.k_proj", "self_attn.v_proj", "self_attn.q_proj"], ["self_attn.o_proj"]]})");
