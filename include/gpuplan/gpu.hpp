@@ -78,6 +78,9 @@ struct GpuSpec {
   }
   /// Total a serving engine sees: CUDA's figure if known, else the usable figure.
   [[nodiscard]] double engine_memory_bytes() const { return cuda_memory_bytes.value_or(fit_memory_bytes()); }
+  /// The 16-bit type its tensor cores multiply: bf16, or fp16 on parts without it (Volta,
+  /// Turing), where engines serve bf16 checkpoints cast to fp16.
+  [[nodiscard]] const char* sixteen_bit_type() const { return dense_flop_per_s.contains("bf16") ? "bf16" : "fp16"; }
   /// The profile called `name`, or nullptr.
   [[nodiscard]] const MigProfile* find_mig_profile(std::string_view profile_name) const;
 };

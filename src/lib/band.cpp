@@ -27,7 +27,7 @@ std::string model_family(const ModelSpec& model) {
 
 std::string gpu_generation(const GpuSpec& gpu) {
   const auto& f = gpu.dense_flop_per_s;
-  const char* narrowest = f.contains("fp4") ? "fp4" : (f.contains("fp8") ? "fp8" : "bf16");
+  const char* narrowest = f.contains("fp4") ? "fp4" : (f.contains("fp8") ? "fp8" : gpu.sixteen_bit_type());
   return gpu.vendor + "/" + narrowest;
 }
 

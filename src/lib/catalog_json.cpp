@@ -65,8 +65,9 @@ std::map<std::string, double> flop_table(ObjectReader& r, std::string_view key, 
       out[std::string(type)] = *tflop * units::kTera;
     }
   }
-  if (required && !out.contains("bf16")) {
-    table.fail("bf16", "missing required field");
+  // Volta and Turing multiply fp16 but not bf16.
+  if (required && !out.contains("bf16") && !out.contains("fp16")) {
+    table.fail("bf16", "missing required field (or fp16, on GPUs without bf16)");
   }
   return out;
 }

@@ -369,6 +369,8 @@ bool vllm_large_gpu_defaults(double total_bytes, std::string_view device_name) {
 
 namespace {
 
+constexpr int kVllmV0RemovedMinor = 10;
+
 bool vllm_v0(std::optional<int> minor_version) { return minor_version && *minor_version < kVllmV1DefaultMinor; }
 
 }  // namespace
@@ -408,9 +410,11 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
 
   switch (s.engine) {
     case Engine::vllm: {
-      const VllmStepDefaults step =
-          vllm_step_defaults(in.total_bytes, in.device_name, in.context_tokens, s.vllm_minor_version);
-      r.vllm_v0 = vllm_v0(s.vllm_minor_version);
+      // Before V0's removal (0.10) a GPU V1 does not run falls back to it.
+      const bool v0_fallback = in.v1_unsupported && s.vllm_minor_version && *s.vllm_minor_version < kVllmV0RemovedMinor;
+      const std::optional<int> v0_minor = v0_fallback ? std::optional<int>(kVllmV1DefaultMinor - 1) : s.vllm_minor_version;
+      const VllmStepDefaults step = vllm_step_defaults(in.total_bytes, in.device_name, in.context_tokens, v0_minor);
+      r.vllm_v0 = vllm_v0(v0_minor);
       const int minor = s.vllm_minor_version.value_or(kVllmGraphProfilingMinor);
       // 0.92 from the release that profiles CUDA graphs into the budget (config/cache.py
       // `Field(default=0.92, gt=0, le=1)`, PR #38284), 0.9 before.

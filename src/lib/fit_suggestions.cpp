@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <functional>
+#include <array>
+
 #include <gpuplan/weight_choice.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/fit_suggestions.hpp>
@@ -212,7 +214,10 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
     s.dtype = DType::fp8;
     out.push_back(s);
   }
-  for (const DType w : {DType::fp8, DType::fp4}) {
+  // GPUs before Ampere (no bf16) have no Marlin kernels for FP8 or FP4 weights: engines run
+  // INT8 and INT4 (GPTQ, AWQ) checkpoints there instead.
+  const bool before_ampere = !gpu.dense_flop_per_s.contains("bf16");
+  for (const DType w : before_ampere ? std::array{DType::int8, DType::int4} : std::array{DType::fp8, DType::fp4}) {
     if (narrower(w, r.weights_dtype)) {
       FitSuggestion s = eval.with_change(r, FitChange::weights_dtype, [w, &model](FitRequest& q) {
         // What --weights-dtype w means: every linear layer in w, embeddings as quantized

@@ -263,6 +263,14 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
         "catalog",
         r.mig_profile));
   }
+  // Volta and Turing have no bf16: engines cast a bf16 checkpoint to fp16 (vLLM: "Bfloat16 is
+  // only supported on GPUs with compute capability of at least 8.0"); the bytes are the same.
+  if (!g.dense_flop_per_s.contains("bf16") &&
+      std::ranges::any_of(f.parts, [](const WeightFormat& part) { return part.element == DType::bf16; })) {
+    res.notes.push_back(fmt::format("{} has no bf16: engines serve the bf16 weights and KV cache as fp16 (same bytes; "
+                                    "vLLM --dtype float16)",
+                                    g.id));
+  }
   // Only FP8 and FP4 need tensor cores of their own; INT8/INT4 run on older parts too.
   const DType main = detail::dominant_dtype(m, f, res.model_weight_bytes);
   const bool fp4 = main == DType::fp4 || main == DType::mxfp4;
@@ -327,6 +335,7 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .tp_outside_nvlink = group_path(gpu, r.layout.tp, r.gpus_per_node) != GroupPath::scale_up,
                         .no_peer_to_peer = !gpu.host_link.peer_to_peer,
                         .tp_across_nodes = group_path(gpu, r.layout.tp, r.gpus_per_node) == GroupPath::network,
+                        .v1_unsupported = gpu.vendor == "nvidia" && !gpu.dense_flop_per_s.contains("bf16"),
                         .kv_shape = f.kv};
   const EngineMemory e = engine_memory(m, r.layout, in, r.engine);
   mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)

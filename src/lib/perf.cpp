@@ -28,17 +28,18 @@ using detail::kActivationBytes;
 // Blackwell: Marlin and Triton's MXFP4 MoE on Hopper take bf16 activations) dequantize to bf16.
 std::string compute_type_for(DType weights, const GpuSpec& gpu) {
   const auto has = [&gpu](const char* t) { return gpu.dense_flop_per_s.contains(t); };
+  const char* sixteen = gpu.sixteen_bit_type();
   switch (weights) {
-    case DType::fp8: return has("fp8") ? "fp8" : "bf16";
-    case DType::int8: return has("int8") ? "int8" : "bf16";
+    case DType::fp8: return has("fp8") ? "fp8" : sixteen;
+    case DType::int8: return has("int8") ? "int8" : sixteen;
     case DType::fp4:
-    case DType::mxfp4: return has("fp4") ? "fp4" : "bf16";
-    case DType::fp32: return has("tf32") ? "tf32" : "bf16";
-    case DType::fp16: return has("fp16") ? "fp16" : "bf16";
+    case DType::mxfp4: return has("fp4") ? "fp4" : sixteen;
+    case DType::fp32: return has("tf32") ? "tf32" : sixteen;
+    case DType::fp16: return has("fp16") ? "fp16" : sixteen;
     case DType::bf16:
-    case DType::int4: return "bf16";
+    case DType::int4: return sixteen;
   }
-  return "bf16";
+  return sixteen;
 }
 
 }  // namespace
@@ -332,7 +333,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     }
     return nullptr;
   };
-  const double* bf16 = rate(table, "bf16");
+  const double* bf16 = rate(table, gpu.sixteen_bit_type());
   format_peak_ratio_ = bf16 == nullptr ? 1.0 : std::min(1.0, *bf16 / peak_flop_per_s_);
   request_format_factor_ = format_share(format_peak_ratio_, request_.efficiency.format_exponent);
   // Attention multiplies queries by the cached keys and values, not by the weights: it runs in
@@ -340,9 +341,9 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // cores), else in bf16, whatever the weights' format. Never 2:4 sparse.
   const auto& dense = gpu.dense_flop_per_s;
   const bool fp8_attention = request_.fit.kv_dtype == DType::fp8 && rate(dense, "fp8") != nullptr;
-  const double* attention = rate(dense, fp8_attention ? "fp8" : "bf16");
+  const double* attention = rate(dense, fp8_attention ? "fp8" : gpu.sixteen_bit_type());
   attention_peak_flop_per_s_ = attention == nullptr ? peak_flop_per_s_ : *attention;
-  const double* dense_bf16 = rate(dense, "bf16");
+  const double* dense_bf16 = rate(dense, gpu.sixteen_bit_type());
   attention_format_ratio_ = dense_bf16 == nullptr ? 1.0 : std::min(1.0, *dense_bf16 / attention_peak_flop_per_s_);
   request_attention_format_factor_ = format_share(attention_format_ratio_, request_.efficiency.format_exponent);
   const std::uint64_t replica = l.tp * l.pp;
@@ -753,9 +754,9 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   if (request.sparse) {
     r.notes.push_back("peak FLOPs are the 2:4-sparse figure; dense inference cannot reach it");
   }
-  if (pm.compute_type() == "bf16" && is_quantized(request.fit.weights_dtype)) {
-    r.notes.push_back(fmt::format("{} weights are dequantized and multiplied in bf16",
-                                  to_string(request.fit.weights_dtype)));
+  if ((pm.compute_type() == "bf16" || pm.compute_type() == "fp16") && is_quantized(request.fit.weights_dtype)) {
+    r.notes.push_back(fmt::format("{} weights are dequantized and multiplied in {}",
+                                  to_string(request.fit.weights_dtype), pm.compute_type()));
   }
   if (pm.matmul_factor() < 1.0) {
     r.notes.push_back(

@@ -155,7 +155,9 @@ std::string render_gpu_list(const Catalog& catalog, const RenderOptions& o) {
     t.rows.push_back({g.id, g.name, bytes_value(g.memory_bytes, o.units),
                       g.usable_memory_bytes ? bytes_value(*g.usable_memory_bytes, o.units) : "-",
                       fmt::format("{:g}", g.memory_bandwidth_bytes_per_s / units::kTB),
-                      tflop(g.dense_flop_per_s, "bf16"), tflop(g.dense_flop_per_s, "fp8"),
+                      g.dense_flop_per_s.contains("bf16") ? tflop(g.dense_flop_per_s, "bf16")
+                                                          : tflop(g.dense_flop_per_s, "fp16") + " (fp16)",
+                      tflop(g.dense_flop_per_s, "fp8"),
                       fmt::format("{:g}", g.tdp_w),
                       g.scale_up            ? fmt::format("{} x{}", g.scale_up->kind, g.scale_up->domain_gpus)
                       : g.optional_scale_up ? fmt::format("- ({} x{} optional)", g.optional_scale_up->kind,

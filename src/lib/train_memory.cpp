@@ -458,7 +458,9 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
     throw InputError(fmt::format("train.precision: {} has no FP8 tensor cores; use --precision bf16", gpu.id));
   }
   if (!gpu.dense_flop_per_s.contains("bf16")) {
-    throw InputError(fmt::format("train: {} lists no dense bf16 rate to train at", gpu.id));
+    throw InputError(fmt::format("train: {} has no bf16 (Volta and Turing): fp16 mixed-precision training with loss "
+                                 "scaling is not modeled",
+                                 gpu.id));
   }
   if (!(r.reserve_bytes >= 0 && r.reserve_bytes < 1e15) || !(r.bucket_bytes >= 0 && r.bucket_bytes < 1e15)) {
     throw InputError("train.reserve_bytes: expected a size >= 0");

@@ -43,7 +43,8 @@ TEST_CASE("shipped: every entry names its sources", "[catalog]") {
 TEST_CASE("shipped: dense and sparse FLOPS are never confused", "[catalog]") {
   for (const auto& g : cat().gpus()) {
     INFO(g.id);
-    CHECK(g.dense_flop_per_s.contains("bf16"));
+    // Every GPU has a 16-bit rate: bf16, or fp16 alone before Ampere (T4, V100).
+    CHECK((g.dense_flop_per_s.contains("bf16") || g.dense_flop_per_s.contains("fp16")));
     for (const auto& [type, sparse] : g.sparse_flop_per_s) {
       REQUIRE(g.dense_flop_per_s.contains(type));
       // 2:4 sparsity doubles the vendor figure (L40S rounds to 2.02x; Blackwell Ultra's FP4 is
@@ -99,4 +100,18 @@ TEST_CASE("shipped: prices name catalog GPUs and are unique per provider, GPU, m
     CHECK(cat().find_gpu(p.gpu) != nullptr);
     CHECK(keys.insert(p.provider + "/" + p.gpu + "/" + gpuplan::offer_label(p.mode, p.term) + "/" + p.region).second);
   }
+}
+
+// Volta and Turing: fp16 tensor cores, no bf16 (vLLM: "Bfloat16 is only supported on GPUs with
+// compute capability of at least 8.0", vllm#1400). T4 65 fp16 / 130 int8 dense TFLOPS (Turing
+// has no 2:4 sparsity), V100 SXM2 125 fp16.
+TEST_CASE("shipped: T4 and V100 multiply fp16, not bf16", "[catalog]") {
+  const auto& t4 = cat().gpu("t4");
+  CHECK_FALSE(t4.dense_flop_per_s.contains("bf16"));
+  CHECK_THAT(t4.dense_flop_per_s.at("fp16"), WithinRel(65e12, 1e-12));
+  CHECK_THAT(t4.dense_flop_per_s.at("int8"), WithinRel(130e12, 1e-12));
+  CHECK(t4.sparse_flop_per_s.empty());
+  CHECK(std::string(t4.sixteen_bit_type()) == "fp16");
+  CHECK_THAT(cat().gpu("v100-sxm2-32gb").dense_flop_per_s.at("fp16"), WithinRel(125e12, 1e-12));
+  CHECK(std::string(cat().gpu("h100-sxm").sixteen_bit_type()) == "bf16");
 }

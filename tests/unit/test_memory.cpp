@@ -261,3 +261,27 @@ TEST_CASE("fit: vLLM with fewer linear-attention blocks than max_num_seqs does n
   const auto dense = gpuplan::fit(cat().model("llama-3.1-8b"), g, FitRequest{.context_tokens = 16384, .engine = r.engine});
   CHECK_FALSE(dense.engine->state_blocks_below_seqs);
 }
+
+// A GPU before Ampere (T4: fp16, no bf16): engines cast bf16 to fp16 (same bytes), FP8 and FP4
+// weights have no kernels there so suggestions name INT8 and INT4, and vLLM 0.8-0.9 fall back to
+// V0 ("Compute Capability < 8.0 is not supported by the V1 Engine").
+TEST_CASE("fit: a T4 serves bf16 as fp16, is offered INT8/INT4 and runs vLLM V0 before 0.10", "[memory][engine]") {
+  const auto& g = cat().gpu("t4");
+  const auto& m = cat().model("llama-3.1-8b");
+  const FitRequest r{.context_tokens = 4096};
+  const auto f = gpuplan::fit(m, g, r);
+  CHECK(std::any_of(f.notes.begin(), f.notes.end(),
+                    [](const std::string& n) { return n.find("has no bf16") != std::string::npos; }));
+  CHECK_FALSE(f.fits);
+  // (Its suggestions, INT8 and INT4, are in the golden case cli/fit-t4.)
+  FitRequest v{.context_tokens = 4096};
+  v.engine = gpuplan::EngineSettings{.engine = gpuplan::Engine::vllm, .vllm_minor_version = 8};
+  v.weights_dtype = gpuplan::DType::int4;
+  const auto on_t4 = gpuplan::fit(m, g, v);
+  REQUIRE(on_t4.engine);
+  CHECK(on_t4.engine->vllm_v0);
+  v.engine.vllm_minor_version = 11;
+  CHECK_FALSE(gpuplan::fit(m, g, v).engine->vllm_v0);
+  v.engine.vllm_minor_version = 8;
+  CHECK_FALSE(gpuplan::fit(m, cat().gpu("a10"), v).engine->vllm_v0);
+}
