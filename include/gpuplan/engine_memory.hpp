@@ -49,7 +49,8 @@ inline constexpr std::uint64_t kTrtllmBlockTokens = 32;
 /// The paged KV block an engine uses when none is asked for: TensorRT-LLM's tokens_per_block (32),
 /// SGLang's page_size (1: its pool is token-granular), else vLLM's block_size (16).
 [[nodiscard]] std::uint64_t engine_default_block_tokens(Engine engine);
-/// Whether the engine takes a block of `block_tokens`: vLLM and TensorRT-LLM only powers of two.
+/// Whether the engine takes a block of `block_tokens`: TensorRT-LLM powers of two, vLLM 1, 8, 16,
+/// 32, 64, 128 or 256, SGLang any.
 [[nodiscard]] bool engine_accepts_block_tokens(Engine engine, std::uint64_t block_tokens);
 /// "vllm", "sglang", "trtllm" (also "tensorrt-llm", "trt-llm"); anything else throws InputError
 /// `engine.name:` with the closest names.

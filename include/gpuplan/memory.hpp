@@ -179,4 +179,8 @@ struct FitResult {
 /// `layout.*`); "does not fit" is a result (`fits == false`).
 FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request);
 
+/// Why the engine would not start although memory suffices (vLLM with fewer linear-attention
+/// state blocks than max_num_seqs), with the setting that would; nullopt otherwise.
+std::optional<std::string> engine_start_problem(const FitResult& fit);
+
 }  // namespace gpuplan

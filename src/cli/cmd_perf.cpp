@@ -43,8 +43,11 @@ Exit run_perf(const PerfOptions& o) {
   const FitResult& layout_fit = choice.fit;
   if (!layout_fit.fits) {
     const PerGpuMemory& m = layout_fit.per_gpu;
+    const std::optional<std::string> start = engine_start_problem(layout_fit);
     const std::string why =
-        layout_fit.weights_fit
+        start ? fmt::format("does not fit: {} (TP {}, PP {}); see 'gpuplan fit'", *start,
+                            layout_fit.request.layout.tp, layout_fit.request.layout.pp)
+        : layout_fit.weights_fit
             ? fmt::format("does not fit: one sequence of {} tokens needs {:.2f} GB of KV cache per GPU and the "
                           "budget is {:.2f} GB (TP {}, PP {}); see 'gpuplan fit'",
                           o.workload.input + o.workload.output, layout_fit.sequence_kv_bytes_per_gpu / units::kGB,

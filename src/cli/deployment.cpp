@@ -342,8 +342,10 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
                                     : parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
   req.block_tokens = o.block_size.value_or(engine_default_block_tokens(req.engine.engine));
   if (!engine_accepts_block_tokens(req.engine.engine, req.block_tokens)) {
-    throw InputError(fmt::format("--block-size: --engine {} takes a power of two (8, 16, 32, 64, ...), not {}",
-                                 to_string(req.engine.engine), req.block_tokens));
+    throw InputError(fmt::format("--block-size: --engine {} takes {}, not {}", to_string(req.engine.engine),
+                                 req.engine.engine == Engine::vllm ? "1, 8, 16, 32, 64, 128 or 256"
+                                                                   : "a power of two (8, 16, 32, 64, ...)",
+                                 req.block_tokens));
   }
 
   const std::uint64_t gpus = o.nodes > 0 ? o.nodes * o.gpus_per_node : o.gpus;

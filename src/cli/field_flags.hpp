@@ -88,6 +88,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"plan.min_tokens_per_s_per_user:", "--min-tokens-per-s-per-user:"},
     {"plan.max_usd_per_million_tokens:", "--max-usd-per-mtok:"},
     {"plan.top:", "--top:"},
+    {"plan.kv_dtypes:", "--kv-dtype:"},
     {"plan.max_gpus_per_replica:", "--max-gpus-per-replica:"},
     {"plan.gpus_per_node:", "--gpus-per-node:"},
     {"plan.provider:", "--provider:"},

@@ -244,10 +244,16 @@ bool engine_accepts_block_tokens(Engine engine, std::uint64_t block_tokens) {
   if (block_tokens == 0) {
     return false;
   }
-  // vLLM's block_size and TensorRT-LLM's tokens_per_block index pages by shifts; SGLang's
-  // page_size is any count.
+  // TensorRT-LLM's tokens_per_block is a power of two; vLLM's block_size one of its choices
+  // (1, 8, 16, 32, 64, 128, 256); SGLang's page_size any count.
   const bool power_of_two = (block_tokens & (block_tokens - 1)) == 0;
-  return engine == Engine::sglang || engine == Engine::neutral || power_of_two;
+  switch (engine) {
+    case Engine::trtllm: return power_of_two;
+    case Engine::vllm: return power_of_two && block_tokens <= 256 && block_tokens != 2 && block_tokens != 4;
+    case Engine::sglang:
+    case Engine::neutral: break;
+  }
+  return true;
 }
 
 DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine) {
@@ -266,9 +272,10 @@ std::optional<std::string> engine_kv_refusal(const ModelSpec& model, Engine engi
                        "config) with {}",
                        to_string(*model.checkpoint_kv_dtype), to_string(kv));
   }
-  if (kv == DType::int8 && !model.checkpoint_kv_dtype) {
-    return std::string("TensorRT-LLM's PyTorch backend sets its KV cache to auto (16-bit, or the checkpoint's), "
-                       "fp8 or nvfp4, not int8");
+  if ((kv == DType::int8 || kv == DType::fp32) && !model.checkpoint_kv_dtype) {
+    return fmt::format("TensorRT-LLM's PyTorch backend sets its KV cache to auto (16-bit, or the checkpoint's), "
+                       "fp8 or nvfp4, not {}",
+                       to_string(kv));
   }
   return std::nullopt;
 }

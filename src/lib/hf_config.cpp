@@ -603,7 +603,7 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
                                                             r.boolean("parallel_attn_mlp_res", false));
   if (arctic_residual || r.boolean("residual_moe", false)) {
     if (e.shared_experts > 0) {
-      r.fail("residual_moe", "a residual MLP beside shared experts is not modeled");
+      r.fail(arctic_residual ? "use_residual" : "residual_moe", "a residual MLP beside shared experts is not modeled");
     }
     e.shared_experts = 1;
     e.shared_expert_intermediate = arctic_residual ? m.hidden_size : m.intermediate_size;
@@ -812,10 +812,11 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   s.output_size = r.optional_integer("out_hidden_size", 1, 1u << 20).value_or(text_hidden);
   const bool rope_positions = is(type, {"pixtral", "qwen2_5_vl", "qwen2_vl"});
   s.image_size = rope_positions ? 0 : r.optional_integer("image_size", 1, 1u << 16).value_or(0);
-  s.gated_mlp = is(type, {"pixtral", "qwen2_5_vl", "glm4v"});
+  const bool glm4v = is(type, {"glm4v", "glm4v_moe"});
+  s.gated_mlp = glm4v || is(type, {"pixtral", "qwen2_5_vl"});
   // GLM-4.1V/4.5V (Glm4vVisionBlock): each block's gated MLP is out_hidden_size wide;
   // intermediate_size is the patch merger's MLP (Glm4vVisionPatchMerger's context_dim).
-  if (type == "glm4v" && r.has("out_hidden_size")) {
+  if (glm4v && r.has("out_hidden_size")) {
     s.merger_intermediate = s.intermediate_size;
     s.intermediate_size = s.output_size;
   }

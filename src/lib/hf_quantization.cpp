@@ -288,14 +288,16 @@ void apply_gptq_dynamic(WeightFormats& f, const WeightFormats& base, const Json&
       r.fail("dynamic", fmt::format("pattern \"{}\" names single projections, whose formats are not read apart "
                                     "from their block's; the weight bytes would be wrong", key));
     }
-    const std::vector<WeightPart> parts = parts_named(pattern);
-    if (parts.empty()) {
-      r.fail("dynamic", fmt::format("pattern \"{}\" names no part gpuplan counts", key));
-    }
-    for (WeightPart part : parts) {
-      f[part] = skip ? base[part]
-                     : int_format(integer_of(override, "bits", bits, pr),
-                                  override.contains("group_size") ? group_of(override, pr) : group, true, pr, "bits");
+    // A pattern over modules gpuplan does not count (Qwen's "-:.*mtp.*") changes nothing here; a
+    // positive one only re-sets modules that are quantized (vLLM quantizes the LM head only with
+    // "lm_head": true, and never the embedding).
+    for (WeightPart part : parts_named(pattern)) {
+      if (skip) {
+        f[part] = base[part];
+      } else if (f[part] != base[part]) {
+        f[part] = int_format(integer_of(override, "bits", bits, pr),
+                             override.contains("group_size") ? group_of(override, pr) : group, true, pr, "bits");
+      }
     }
   }
 }
@@ -405,14 +407,17 @@ WeightFormat modelopt_format(const std::string& algo, const Json& q, const Reade
   if (algo == "FP8_PER_CHANNEL_PER_TOKEN") {
     return default_format(DType::fp8);
   }
-  if (algo == "FP8_BLOCK_SCALES") {
+  if (algo == "FP8_BLOCK_SCALES" || algo == "FP8_PB_WO") {
     return WeightFormat{.element = DType::fp8, .scheme = ScaleScheme::per_block, .block = 128, .scale_bits = 32};
   }
-  if (algo == "NVFP4" || algo == "NVFP4_AWQ" || algo == "W4A8_NVFP4_FP8") {
+  if (algo == "NVFP4" || algo == "NVFP4_AWQ" || algo == "W4A8_NVFP4_FP8" || algo == "W4A16_NVFP4") {
     return default_format(DType::fp4);
   }
   if (algo == "W4A16_MXFP4" || algo == "W4A8_MXFP4_FP8" || algo == "W4A8_MXFP4_MXFP8") {
     return default_format(DType::mxfp4);
+  }
+  if (algo == "MXFP8") {  // OCP MX: an E8M0 exponent per 32 FP8 elements
+    return WeightFormat{.element = DType::fp8, .scheme = ScaleScheme::per_group, .block = 32, .scale_bits = 8};
   }
   // AWQ int4 in groups (symmetric: no zero points), as TensorRT-LLM's W4A16_AWQ and W4A8_AWQ.
   if (algo == "W4A16_AWQ" || algo == "W4A8_AWQ") {
@@ -445,10 +450,7 @@ void modelopt_mixed(WeightFormats& f, const WeightFormats& base, const Json& q, 
     const std::string algo = spec["quant_algo"].get<std::string>();
     const WeightFormat format = modelopt_format(algo, spec.contains("group_size") ? spec : q, mr);
     formats.insert_or_assign(algo, format);
-    const std::vector<WeightPart> parts = parts_named(module);
-    if (parts.empty()) {
-      r.fail("quantized_layers", fmt::format("module \"{}\" names no part gpuplan counts", detail::printable(module)));
-    }
+    const std::vector<WeightPart> parts = parts_named(module);  // none: a module gpuplan does not count (MTP)
     const std::optional<std::uint64_t> layer = layer_named(lower(module));
     for (WeightPart part : parts) {
       if (layer) {
@@ -541,14 +543,18 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     } else {
       linear(modelopt_format(algo, q, r));
     }
-    keep_unquantized(f, base, q, r, {"exclude_modules"}, single);
+    keep_unquantized(f, base, q, r, {"exclude_modules", "ignore"}, single);
   } else if (method == "compressed-tensors") {
     // 2:4-sparse weights (llm-compressor's sparsity_config): engines keep the kept half and its
     // metadata, about 0.6 of the dense bytes (vLLM's CUTLASS 2:4 path); counted dense they would be
     // some 40 % heavy.
+    // llm-compressor writes "sparsity_config": {} (or a "dense" format) on every dense export.
     if (const auto sparsity = q.find("sparsity_config"); sparsity != q.end() && sparsity->is_object()) {
       const auto format = sparsity->find("format");
-      if (format == sparsity->end() || *format != "dense") {
+      const bool sparse_format = format != sparsity->end() && !format->is_null() && *format != "dense";
+      const bool structure_only = format == sparsity->end() && sparsity->contains("sparsity_structure") &&
+                                  !(*sparsity)["sparsity_structure"].is_null();
+      if (sparse_format || structure_only) {
         r.fail("sparsity_config", "2:4-sparse weights are not modeled; counted dense the weight bytes would be wrong");
       }
     }

@@ -313,8 +313,8 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
 void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r, const WeightFormats& formats,
                   double capacity, const GpuSpec& gpu) {
   if (!engine_runs_on(r.engine.engine, gpu)) {
-    throw InputError(fmt::format("engine.name: {} runs on NVIDIA GPUs only, and {} is {}'s", to_string(r.engine.engine),
-                                 gpu.id, gpu.vendor));
+    throw InputError(fmt::format("engine.name: {} runs on NVIDIA GPUs only, not on {} (vendor {})",
+                                 to_string(r.engine.engine), gpu.id, gpu.vendor));
   }
   if (std::optional<std::string> refusal = engine_kv_refusal(m, r.engine.engine, r.kv_dtype)) {
     throw InputError(fmt::format("fit.kv_dtype: {}", *refusal));
@@ -508,8 +508,10 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     }
     // vLLM V1 gives each decoding sequence one block of linear-attention state: with fewer blocks
     // than max_num_seqs it stops at start ("max_num_seqs (256) exceeds available Mamba cache blocks").
+    // vLLM checks it from PR #38270 (after 0.17.1, which started with more sequences than blocks).
+    constexpr int kVllmStateBlockCheckMinor = 18;
     if (f.engine && f.engine->engine == Engine::vllm && !f.engine->vllm_v0 && kv.linear_layers > 0 &&
-        f.engine->kv_tokens > 0) {
+        f.engine->kv_tokens > 0 && r.engine.vllm_minor_version.value_or(kVllmStateBlockCheckMinor) >= kVllmStateBlockCheckMinor) {
       f.engine->state_blocks_below_seqs =
           f.engine->kv_tokens / std::max<std::uint64_t>(f.engine->block_tokens, 1) < f.engine->max_seqs;
     }
@@ -597,6 +599,17 @@ void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu,
 }
 
 }  // namespace detail
+
+std::optional<std::string> engine_start_problem(const FitResult& f) {
+  if (!f.engine || !f.engine->state_blocks_below_seqs) {
+    return std::nullopt;
+  }
+  const std::uint64_t blocks = f.engine->kv_tokens / std::max<std::uint64_t>(f.engine->block_tokens, 1);
+  return fmt::format("vLLM keeps one block of linear-attention state per sequence and has {} blocks for "
+                     "max_num_seqs {}; --max-num-seqs {} or fewer would start (or --enforce-eager: the check guards "
+                     "its decode CUDA graphs)",
+                     blocks, f.engine->max_seqs, blocks);
+}
 
 FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request) {
   std::optional<detail::FitBasis> basis;

@@ -428,8 +428,8 @@ void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights
       r_.layouts.empty() ? plan_layouts(model_, gpu, r_, weights_bytes / d(node_gpus) > cap_bytes) : r_.layouts;
   std::optional<detail::FitBasis> basis;  // the model's weights in this format, for every layout
   for (DType kv : kvs) {
-    const Engine engine = r_.launch_engine.value_or(r_.perf.fit.engine.engine);
-    if (std::optional<std::string> refusal = engine_kv_refusal(model_, engine, kv)) {
+    if (std::optional<std::string> refusal =
+            engine_kv_refusal(model_, r_.launch_engine.value_or(r_.perf.fit.engine.engine), kv)) {
       std::string note = fmt::format("{} KV cache not searched: {}", to_string(kv), *refusal);
       if (std::find(result_.notes.begin(), result_.notes.end(), note) == result_.notes.end()) {
         result_.notes.push_back(std::move(note));
@@ -508,6 +508,14 @@ PlanResult Search::run() {
                                  r_.provider.empty() ? "" : " at " + r_.provider,
                                  r_.region.empty() ? "" : " in region " + r_.region,
                                  r_.gpus.empty() ? std::string("any GPU") : fmt::format("{}", fmt::join(r_.gpus, ", "))));
+  }
+  // Formats asked for that the engine refuses for this checkpoint, every one of them: say so
+  // rather than report that nothing fits.
+  const Engine engine = r_.launch_engine.value_or(r_.perf.fit.engine.engine);
+  if (!r_.kv_dtypes.empty() && std::ranges::all_of(r_.kv_dtypes, [&](DType kv) {
+        return engine_kv_refusal(model_, engine, kv).has_value();
+      })) {
+    throw InputError(fmt::format("plan.kv_dtypes: {}", *engine_kv_refusal(model_, engine, r_.kv_dtypes.front())));
   }
   for (const GpuSpec* g : gpus) {
     frontier_.clear();

@@ -348,12 +348,8 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   if (r.fits) {
     doc.footer.push_back(fmt::format("verdict: FITS ({} {} of KV budget free per GPU)",
                                      bytes_value(m.free_bytes, u), unit));
-  } else if (r.engine && r.engine->state_blocks_below_seqs) {
-    const std::uint64_t blocks = r.engine->kv_tokens / std::max<std::uint64_t>(r.engine->block_tokens, 1);
-    doc.footer.push_back(fmt::format(
-        "verdict: DOES NOT FIT: vLLM keeps one block of linear-attention state per sequence and has {} blocks "
-        "for max_num_seqs {}; --max-num-seqs {} or fewer would start",
-        blocks, r.engine->max_seqs, blocks));
+  } else if (const std::optional<std::string> start = engine_start_problem(r)) {
+    doc.footer.push_back(fmt::format("verdict: DOES NOT FIT: {}", *start));
   } else if (!r.weights_fit) {
     const std::string over = bytes_value(m.fixed_over_cap_bytes, u);
     const std::string short_by = bytes_value(m.shortfall_bytes, u);

@@ -257,6 +257,13 @@ TEST_CASE("fit: vLLM with fewer linear-attention blocks than max_num_seqs does n
   const auto at128 = gpuplan::fit(m, g, r);
   CHECK_FALSE(at128.engine->state_blocks_below_seqs);
   CHECK(at128.fits);
+  // vLLM checks it from 0.18 (PR #38270); 0.17.1 started with more sequences than blocks.
+  r.engine.max_num_seqs.reset();
+  r.engine.vllm_minor_version = 17;
+  CHECK_FALSE(gpuplan::fit(m, g, r).engine->state_blocks_below_seqs);
+  r.engine.vllm_minor_version = 24;
+  CHECK(gpuplan::engine_start_problem(at256).value_or("").find("--max-num-seqs 1") != std::string::npos);
+  CHECK_FALSE(gpuplan::engine_start_problem(at128));
   // A model without linear attention has no such blocks.
   const auto dense = gpuplan::fit(cat().model("llama-3.1-8b"), g, FitRequest{.context_tokens = 16384, .engine = r.engine});
   CHECK_FALSE(dense.engine->state_blocks_below_seqs);

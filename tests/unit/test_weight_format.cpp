@@ -295,6 +295,17 @@ TEST_CASE("weight format: exclusion lists name parts, layers and norms as checkp
       "quantized_layers": {"model.layers.0.mlp": {"quant_algo": "INT3"}}})"),
                     Catch::Contains("/quantization_config/quantized_layers/model.layers.0.mlp/quant_algo"));
   CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "modelopt", "quant_algo": "W2"})"), Catch::Contains("known: FP8"));
+  // llm-compressor's dense exports carry an empty sparsity_config.
+  CHECK(part(llama_8b_with(R"({"quant_method": "compressed-tensors", "sparsity_config": {}, "config_groups": {"g": {
+      "targets": ["Linear"], "weights": {"num_bits": 8, "type": "float", "strategy": "channel"}}}})"),
+             WeightPart::attention) == "fp8");
+  // GPTQ dynamic: a skip over modules gpuplan does not count changes nothing; a bare entry for
+  // the LM head does not quantize it (vLLM: only "lm_head": true).
+  const auto qwen = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
+      "dynamic": {"-:.*mtp.*": {}, "lm_head": {}, "model.embed_tokens": {}}})");
+  CHECK(part(qwen, WeightPart::attention) == "int4-g128-zp");
+  CHECK(part(qwen, WeightPart::lm_head) == "bf16");
+  CHECK(part(qwen, WeightPart::embedding) == "bf16");
   // compressed-tensors: no quantized groups is 16-bit; 2:4-sparse weights are refused by field.
   CHECK(part(llama_8b_with(R"({"quant_method": "compressed-tensors", "config_groups": {}})"), WeightPart::attention) ==
         "bf16");

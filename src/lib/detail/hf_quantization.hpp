@@ -19,8 +19,9 @@ void read_shipped_formats(ModelSpec& model, const Json& config, const std::strin
 /// names it reads, for messages.
 bool modelopt_algorithm_known(std::string_view algo);
 inline constexpr std::string_view kModeloptAlgorithms =
-    "FP8, FP8_PER_CHANNEL_PER_TOKEN, FP8_BLOCK_SCALES, NVFP4, NVFP4_AWQ, W4A8_NVFP4_FP8, W4A16_MXFP4, "
-    "W4A8_MXFP4_FP8, W4A8_MXFP4_MXFP8, W4A16_AWQ, W4A8_AWQ, W8A16, W8A8_SQ_PER_CHANNEL, MIXED_PRECISION";
+    "FP8, FP8_PER_CHANNEL_PER_TOKEN, FP8_BLOCK_SCALES, FP8_PB_WO, MXFP8, NVFP4, NVFP4_AWQ, W4A8_NVFP4_FP8, "
+    "W4A16_NVFP4, W4A16_MXFP4, W4A8_MXFP4_FP8, W4A8_MXFP4_MXFP8, W4A16_AWQ, W4A8_AWQ, W8A16, W8A8_SQ_PER_CHANNEL, "
+    "MIXED_PRECISION";
 
 /// A catalog entry's "shipped_weights": {"default": "bf16", "<part>": "<format>", ...,
 /// "source": "..."}.
