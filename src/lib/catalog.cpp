@@ -925,10 +925,24 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
     // A downloaded model directory: config.json inside, maybe the safetensors index beside it.
     path = given / "config.json";
     if (!std::filesystem::exists(path, ec)) {
-      throw InputError(fmt::format("{}: the directory holds no config.json", given.string()));
+      bool gguf = false;
+      for (const auto& entry : std::filesystem::directory_iterator(given, ec)) {
+        gguf = gguf || entry.path().extension() == ".gguf";
+      }
+      throw InputError(fmt::format("{}: the directory holds no config.json{}", given.string(),
+                                   gguf ? " (GGUF files, llama.cpp's format, are not read: give the config.json of "
+                                          "the checkpoint they were converted from)"
+                                        : ""));
     }
   }
-  std::string text = read_text_file(path, "model config");
+  // A GGUF file (several GB) is refused by its name before it is read, or by its magic.
+  const bool gguf = path.extension() == ".gguf";
+  std::string text = gguf ? std::string() : read_text_file(path, "model config");
+  if (gguf || text.starts_with("GGUF")) {
+    throw InputError(fmt::format("{}: a GGUF file (llama.cpp's format) is not read: give the config.json of the "
+                                 "checkpoint it was converted from",
+                                 path.string()));
+  }
   // NVIDIA ModelOpt checkpoints may keep their quantization only in hf_quant_config.json beside
   // config.json ({"quantization": {"quant_algo": "NVFP4", "exclude_modules": [...]}}): read as the
   // quantization_config it stands for, or a Llama 3.3 70B NVFP4 checkpoint is sized in bf16 (3.3x).

@@ -140,7 +140,7 @@ std::string text_type_of(std::string_view parent) {
 }
 
 // Older and GPT-style spellings of the fields gpuplan reads.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 28> kAliases{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 29> kAliases{{
     {"ffn_dim", "intermediate_size"},              // OPT
     {"padded_vocab_size", "vocab_size"},           // ChatGLM
     {"kv_channels", "head_dim"},                   // ChatGLM
@@ -169,6 +169,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 28> kAliases
     {"num_dense_layers", "first_k_dense_replace"},       // AFMoE (Arcee Trinity)
     {"moe_topk", "num_experts_per_tok"},                 // Hunyuan
     {"num_shared_expert", "n_shared_experts"},           // Hunyuan
+    {"moe_top_k", "num_experts_per_tok"},                // XVERSE-MoE
 }};
 
 // The object with class defaults and aliases applied. A key written as null keeps its null
@@ -259,7 +260,8 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
   static constexpr std::array kRecurrentTypes{
       std::string_view("mamba"),  std::string_view("mamba2"), std::string_view("falcon_mamba"),
       std::string_view("rwkv"),   std::string_view("rwkv5"),  std::string_view("rwkv6"),
-      std::string_view("xlstm"),  std::string_view("recurrent_gemma")};
+      std::string_view("xlstm"),  std::string_view("recurrent_gemma"), std::string_view("rwkv7"),
+      std::string_view("phi4flash")};  // Phi-4-mini-flash: SambaY, Mamba layers and a shared full-attention KV
   if (std::find(kRecurrentTypes.begin(), kRecurrentTypes.end(), type) != kRecurrentTypes.end()) {
     r.fail("model_type", fmt::format("\"{}\" is a state-space or recurrent model; gpuplan models "
                                      "transformer attention and MLP layers only",
@@ -952,7 +954,14 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     if (m.vision) {
       validate_model(m, origin + ": " + at.to_string());
     }
-    read_shipped_formats(m, raw, origin, at);
+    // Kimi K2.5 states its int4 quantization inside text_config: it covers the language model,
+    // the vision tower stays 16-bit.
+    if (!raw.contains("quantization_config") && text.contains("quantization_config")) {
+      read_shipped_formats(m, merged, origin, at / text_key);
+      (*m.shipped_formats)[WeightPart::vision] = WeightFormat{.element = m.shipped_formats->vectors};
+    } else {
+      read_shipped_formats(m, raw, origin, at);
+    }
     return m;
   }
   const std::string raw_type = parent_type;

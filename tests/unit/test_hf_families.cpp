@@ -754,3 +754,35 @@ TEST_CASE("hf import: Granite 4.0 micro, phi-msft, Qwen2 windows, GLM-4.1V visio
   CHECK(gp.vision == Approx(0.89e9).epsilon(0.01));
   CHECK(gp.total() == Approx(10.29e9).epsilon(0.01));
 }
+
+// Files a second sweep met: Kimi K2.5 states its int4 quantization inside text_config (read as
+// bf16 it was 2,054 GB against ~595); XVERSE-MoE names its top-k moe_top_k (25.8B, 4.2B active);
+// Phi-4-mini-flash (SambaY: Mamba layers, a shared full-attention cache) and RWKV-7 are refused.
+TEST_CASE("hf import: quantization under text_config, XVERSE's moe_top_k, SambaY and RWKV-7", "[hf]") {
+  const auto kimi = read(R"({"architectures": ["KimiK25ForConditionalGeneration"], "model_type": "kimi_k25",
+      "text_config": {"model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432,
+      "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 64, "num_key_value_heads": 64,
+      "n_routed_experts": 384, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 1,
+      "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128,
+      "vocab_size": 163840, "max_position_embeddings": 262144, "dtype": "bfloat16",
+      "quantization_config": {"quant_method": "compressed-tensors", "config_groups": {"group_0": {"targets": ["Linear"],
+      "weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 32, "symmetric": true}}},
+      "ignore": ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]}}})");
+  REQUIRE(kimi.shipped_formats);
+  CHECK((*kimi.shipped_formats)[gpuplan::WeightPart::routed_experts].element == gpuplan::DType::int4);
+  CHECK((*kimi.shipped_formats)[gpuplan::WeightPart::attention].element == gpuplan::DType::bf16);
+  const auto xverse = read(R"({"architectures": ["XverseForCausalLM"], "model_type": "xverse", "hidden_size": 2560,
+      "intermediate_size": 1728, "num_hidden_layers": 28, "num_attention_heads": 32, "vocab_size": 100534,
+      "max_position_embeddings": 8192, "tie_word_embeddings": false, "num_experts": 64, "num_shared_experts": 2,
+      "moe_top_k": 6})");
+  const auto xp = gpuplan::count_params(xverse);
+  CHECK(xp.total() == Approx(25.8e9).epsilon(0.005));
+  CHECK(xp.active() == Approx(4.2e9).epsilon(0.01));
+  for (const char* type : {"phi4flash", "rwkv7"}) {
+    INFO(type);
+    CHECK_THROWS_WITH(read(fmt::format(R"({{"model_type": "{}", "hidden_size": 2560, "intermediate_size": 10240,
+        "num_hidden_layers": 32, "num_attention_heads": 40, "vocab_size": 200064,
+        "max_position_embeddings": 262144}})", type)),
+                      Contains("/model_type"));
+  }
+}
