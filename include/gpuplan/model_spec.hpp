@@ -156,6 +156,7 @@ struct ModelSpec {
   /// An image or audio encoder the config names outside vision_config (Phi-3-vision's
   /// embd_layer/img_processor, Phi-4-multimodal's audio_processor): the field, not counted.
   std::string unsized_encoder_field;
+  std::string unsized_lora_fields;  ///< modality LoRA adapters config.json names (vision_lora, speech_lora)
   /// config.json's model_type is none whose layout gpuplan has checked against a checkpoint:
   /// its layers were read as a Llama-style decoder's, and fit says so.
   bool layout_unchecked = false;

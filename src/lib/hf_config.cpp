@@ -1042,13 +1042,17 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     m.classification_head = true;
     m.tie_word_embeddings = false;  // the task head is its own (and small), not the embedding table
   }
-  // Encoders a multimodal file names outside vision_config: counted nowhere, so said.
-  for (const char* key : {"img_processor", "embd_layer", "audio_processor", "vision_lora", "speech_lora", "visual",
-                          "vision_tower", "mm_vision_tower"}) {
+  // Encoders a multimodal file names outside vision_config, and LoRA adapters it ships for its
+  // modalities (Phi-4-multimodal: 0.83 B over the attention and MLP projections): counted
+  // nowhere, so said.
+  for (const char* key : {"img_processor", "embd_layer", "audio_processor", "visual", "vision_tower",
+                          "mm_vision_tower", "vision_lora", "speech_lora"}) {
     const Json* v = r.value(key);
-    if (!strict && v != nullptr && !v->is_null() && m.unsized_encoder_field.empty()) {
-      m.unsized_encoder_field = key;
+    if (strict || v == nullptr || v->is_null()) {
+      continue;
     }
+    std::string& list = std::string_view(key).ends_with("_lora") ? m.unsized_lora_fields : m.unsized_encoder_field;
+    list += (list.empty() ? "" : ", ") + std::string(key);
   }
 
   if (r.has("kv_lora_rank")) {

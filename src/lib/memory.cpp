@@ -214,6 +214,11 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     "it is not counted, the weights are the language model's alone",
                                     m.unsized_encoder_field));
   }
+  if (!m.unsized_lora_fields.empty()) {
+    res.notes.push_back(fmt::format("config.json ships LoRA adapters for its modalities ({}) that engines load beside "
+                                    "the language model: not counted (Phi-4-multimodal's two come to 0.83 B)",
+                                    m.unsized_lora_fields));
+  }
   if (m.mtp_layers > 0) {
     res.notes.push_back(fmt::format("config.json declares {} multi-token-prediction layer{}: engines load {} only for "
                                     "MTP speculative decoding, and the weights here leave {} out",

@@ -361,10 +361,10 @@ TEST_CASE("hf import: an unchecked model_type and an encoder outside vision_conf
       "img_processor": {"image_dim_out": 1024, "model_name": "openai/clip-vit-large-patch14-336", "name": "clip_vision_model",
       "num_img_tokens": 144}})");
   CHECK(phi3v.layout_unchecked);
-  CHECK(phi3v.unsized_encoder_field == "img_processor");
+  CHECK(phi3v.unsized_encoder_field == "img_processor, embd_layer");
   const auto notes = fit_h100(phi3v).notes;
   CHECK(has_note(notes, "model_type \"phi3_v\" is not one whose layout gpuplan has checked"));
-  CHECK(has_note(notes, "encoder (img_processor) that gpuplan does not size"));
+  CHECK(has_note(notes, "encoder (img_processor, embd_layer) that gpuplan does not size"));
   const auto phi3 = read(R"({"model_type": "phi3", )" + dims + "}");
   CHECK_FALSE(phi3.layout_unchecked);
   CHECK(phi3.unsized_encoder_field.empty());
@@ -778,6 +778,15 @@ TEST_CASE("hf import: quantization under text_config, XVERSE's moe_top_k, SambaY
   const auto xp = gpuplan::count_params(xverse);
   CHECK(xp.total() == Approx(25.8e9).epsilon(0.005));
   CHECK(xp.active() == Approx(4.2e9).epsilon(0.01));
+  // Phi-4-multimodal's modality LoRA adapters are named as not counted.
+  const auto phi4mm = read(R"({"architectures": ["Phi4MMForCausalLM"], "model_type": "phi4mm", "hidden_size": 3072,
+      "intermediate_size": 8192, "num_hidden_layers": 32, "num_attention_heads": 24, "num_key_value_heads": 8,
+      "vocab_size": 200064, "max_position_embeddings": 131072, "tie_word_embeddings": true,
+      "vision_lora": {"r": 256, "layer": "layers.*"}, "speech_lora": {"r": 320, "layer": "layers.*"},
+      "audio_processor": {"name": "cascades"}})");
+  CHECK(phi4mm.unsized_lora_fields == "vision_lora, speech_lora");
+  CHECK(phi4mm.unsized_encoder_field == "audio_processor");
+  CHECK(has_note(fit_h100(phi4mm).notes, "LoRA adapters for its modalities (vision_lora, speech_lora)"));
   for (const char* type : {"phi4flash", "rwkv7"}) {
     INFO(type);
     CHECK_THROWS_WITH(read(fmt::format(R"({{"model_type": "{}", "hidden_size": 2560, "intermediate_size": 10240,
