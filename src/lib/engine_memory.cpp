@@ -442,7 +442,12 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // on two RTX 4090s logged 0.25 GiB of non-torch memory (vllm#13061, 0.7.2).
       // A TP group across nodes has it off at any size: 0.28 GiB of non-torch memory logged at TP 2
       // over two A100 nodes (vLLM 0.10.1, dennislee22/vLLM-benchmarking), against 2.1 on one node.
-      const bool nccl_only = in.tp_across_nodes || (in.tp_outside_nvlink && (l.tp > 2 || in.no_peer_to_peer));
+      // Two PCIe GPUs with peer access keep custom all-reduce, but its IPC buffers are small: the
+      // 2.1 GiB is NVLink's (NCCL's NVLS buffers, the symmetric-memory all-reduce). Logged over PCIe
+      // at TP 2: two RTX PRO 6000 Blackwell with P2P leave 1.66 GiB for activation, non-torch and
+      // graphs together (vLLM 0.27.1), two L4s about 0.14 GiB beside the weights and cache, two
+      // A100 PCIe without P2P 0.68 (activation included).
+      const bool nccl_only = in.tp_across_nodes || in.tp_outside_nvlink;
       // The all-reduce buffers are the TP (or EP) group's: pipeline stages alone only send and
       // receive (0.07 GiB of non-torch memory at PP 2 against 2.10 at TP 2, llm-d-planner's
       // v0.19 report).
