@@ -593,9 +593,13 @@ std::vector<DType> default_weights_dtypes(const GpuSpec& gpu) {
 
 std::vector<DType> default_kv_dtypes(const GpuSpec& gpu, const ModelSpec& model, DType weights) {
   // Served in 16 bits, the KV cache follows them; quantized, the model's own 16-bit format.
-  std::vector<DType> out{weights == DType::fp16 || weights == DType::bf16
-                             ? weights
-                             : default_kv_dtype(model.shipped_formats.value_or(WeightFormats{}))};
+  DType sixteen = weights == DType::fp16 || weights == DType::bf16
+                      ? weights
+                      : default_kv_dtype(model.shipped_formats.value_or(WeightFormats{}));
+  if (sixteen == DType::bf16 && !gpu.dense_flop_per_s.contains("bf16")) {
+    sixteen = DType::fp16;  // Volta and Turing: engines cast to fp16
+  }
+  std::vector<DType> out{sixteen};
   if (gpu.dense_flop_per_s.contains("fp8")) {
     out.push_back(DType::fp8);
   }
