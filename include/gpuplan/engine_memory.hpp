@@ -122,11 +122,9 @@ struct EngineInputs {
   std::string_view device_name;   ///< the GPU's name: vLLM's defaults single out the A100
   /// Tokens per sequence (vLLM's max_model_len): V0 releases size their step from it.
   std::uint64_t context_tokens = 0;
-  /// The tensor-parallel group is not one NVLink domain (PCIe only, or across nodes): vLLM's
-  /// custom and symmetric-memory all-reduces need NVLink beyond two GPUs, so neither allocates.
+  /// The tensor-parallel group is not one NVLink domain (PCIe only, or across nodes): vLLM keeps
+  /// no NVLink communicator buffers (NVLS, symmetric memory), about 0.25 GiB in all.
   bool tp_outside_nvlink = false;
-  /// Over PCIe, GPUs that cannot reach each other's memory (GpuSpec::host_link.peer_to_peer).
-  bool no_peer_to_peer = false;
   /// The tensor-parallel group spans nodes: vLLM turns its custom all-reduce off at any size
   /// ("Custom allreduce is disabled because this process group spans across nodes").
   bool tp_across_nodes = false;

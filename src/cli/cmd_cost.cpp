@@ -93,6 +93,10 @@ Exit run_cost(const CostOptions& o) {
     const bool sized = size_for_target(o.workload, o.deployment);
     d.gpus = layout_search_gpus(sized, d.layout_given, o.deployment, d.gpus);
     const FitResult layout = serving_layout(d.model, gpu, req, d.layout_given, d.gpus).fit;
+    if (const std::optional<std::string> start = engine_start_problem(layout); start) {
+      return does_not_fit(o, layout, fmt::format("does not fit: {} (TP {}, PP {}); see 'gpuplan fit'", *start,
+                                                 layout.request.layout.tp, layout.request.layout.pp));
+    }
     if (!layout.fits) {
       return does_not_fit(o, layout, fmt::format("does not fit: weights {:.2f} GB and one {}-token sequence's KV cache per GPU "
                                                  "against a {:.2f} GB engine cap (TP {}, PP {}); see 'gpuplan fit'",

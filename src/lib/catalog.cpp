@@ -936,7 +936,7 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
     }
   }
   // A GGUF file (several GB) is refused by its name before it is read, or by its magic.
-  const bool gguf = path.extension() == ".gguf";
+  const bool gguf = path.extension() == ".gguf" && std::filesystem::is_regular_file(path, ec);
   std::string text = gguf ? std::string() : read_text_file(path, "model config");
   if (gguf || text.starts_with("GGUF")) {
     throw InputError(fmt::format("{}: a GGUF file (llama.cpp's format) is not read: give the config.json of the "

@@ -435,13 +435,10 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       const std::uint64_t rows = std::min(r.max_seqs, r.batched_tokens);
       r.sampler_bytes = d(rows) * d(m.vocab_size) *
                         (minor >= kVllmLeanSamplerMinor ? kSamplerBytesPerLogitV19 : kSamplerBytesPerLogit);
-      // Beyond two PCIe-only GPUs vLLM logs "Custom allreduce is disabled because it's not
-      // supported on more than two PCIe-only GPUs" (custom_all_reduce.py); NCCL alone stays:
-      // 0.21 GiB of non-torch memory at TP 8 on L40S (vLLM 0.10.2), about the workspace.
-      // Without peer-to-peer access (GeForce RTX 40 and later) it is off at any size: a TP 2 run
-      // on two RTX 4090s logged 0.25 GiB of non-torch memory (vllm#13061, 0.7.2).
-      // A TP group across nodes has it off at any size: 0.28 GiB of non-torch memory logged at TP 2
-      // over two A100 nodes (vLLM 0.10.1, dennislee22/vLLM-benchmarking), against 2.1 on one node.
+      // Over PCIe NCCL alone stays, about the workspace: 0.21 GiB of non-torch memory at TP 8 on
+      // L40S (vLLM 0.10.2, custom all-reduce off beyond two PCIe GPUs), 0.25 GiB at TP 2 on two RTX
+      // 4090s without peer access (vllm#13061, 0.7.2). Across nodes too: 0.28 GiB at TP 2 over two
+      // A100 nodes (vLLM 0.10.1, dennislee22/vLLM-benchmarking), against 2.1 on one node.
       // Two PCIe GPUs with peer access keep custom all-reduce, but its IPC buffers are small: the
       // 2.1 GiB is NVLink's (NCCL's NVLS buffers, the symmetric-memory all-reduce). Logged over PCIe
       // at TP 2: two RTX PRO 6000 Blackwell with P2P leave 1.66 GiB for activation, non-torch and

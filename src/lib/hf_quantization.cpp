@@ -5,6 +5,7 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -247,23 +248,36 @@ std::int64_t group_of(const Json& q, const Reader& r) {
   return static_cast<std::int64_t>(integer_of(q, "group_size", 128, r));
 }
 
-// A pattern naming one projection of a block (".*down_proj.*", "self_attn.q_proj"): gpuplan
-// keeps one format per block, so such a pattern cannot be applied to it.
-bool names_one_projection(const std::string& pattern) {
-  const std::string s = lower(pattern);
-  for (std::string_view projection : {"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj", "gate_proj", "up_proj",
-                                      "down_proj", "gate_up_proj", "dense_h_to_4h", "dense_4h_to_h"}) {
-    if (contains(s, projection)) {
-      return true;
-    }
-  }
-  return false;
-}
+// Module names a GPTQ checkpoint's linear layers carry, by part (the Llama / Qwen spellings
+// vLLM prefixes its layers with); a dynamic pattern is matched against them as vLLM does
+// (re.match: from the start of the name).
+struct PartModules {
+  WeightPart part;
+  std::array<std::string_view, 4> names;
+};
+constexpr std::array kGptqModules{
+    PartModules{WeightPart::attention,
+                {"model.layers.0.self_attn.q_proj", "model.layers.0.self_attn.k_proj",
+                 "model.layers.0.self_attn.v_proj", "model.layers.0.self_attn.o_proj"}},
+    PartModules{WeightPart::dense_mlp,
+                {"model.layers.0.mlp.gate_proj", "model.layers.0.mlp.up_proj", "model.layers.0.mlp.down_proj", ""}},
+    PartModules{WeightPart::routed_experts,
+                {"model.layers.0.mlp.experts.0.gate_proj", "model.layers.0.mlp.experts.0.up_proj",
+                 "model.layers.0.mlp.experts.0.down_proj", ""}},
+    PartModules{WeightPart::shared_experts,
+                {"model.layers.0.mlp.shared_expert.gate_proj", "model.layers.0.mlp.shared_expert.up_proj",
+                 "model.layers.0.mlp.shared_expert.down_proj", ""}},
+    PartModules{WeightPart::lm_head, {"lm_head", "", "", ""}},
+    PartModules{WeightPart::embedding, {"model.embed_tokens", "", "", ""}},
+};
 
 // GPTQModel's per-module overrides, which vLLM honours (gptq_utils get_dynamic_override):
 // "-:pattern" leaves matching modules unquantized, "+:pattern" (or a bare one) gives them their own
-// bits and group_size. Patterns over whole blocks are applied; one naming single layers or single
-// projections is refused (a W4 file with 8-bit down_proj read as all 4-bit was 14 % light).
+// bits and group_size. A pattern matching every module of a part applies to it; one matching
+// only some of a part's projections, or naming single layers, is refused (a W4 file with 8-bit
+// down_proj read as all 4-bit was 14 % light); one matching none changes nothing here (Qwen's
+// "-:.*mtp.*"). vLLM quantizes the LM head only with "lm_head": true and never the embedding, so a
+// positive pattern re-sets only parts that are quantized.
 void apply_gptq_dynamic(WeightFormats& f, const WeightFormats& base, const Json& q, const Reader& r,
                         std::uint64_t bits, std::int64_t group) {
   const auto it = q.find("dynamic");
@@ -284,19 +298,36 @@ void apply_gptq_dynamic(WeightFormats& f, const WeightFormats& base, const Json&
       r.fail("dynamic", fmt::format("pattern \"{}\" names single layers, whose formats are not read apart from "
                                     "the other layers'", key));
     }
-    if (names_one_projection(pattern)) {
-      r.fail("dynamic", fmt::format("pattern \"{}\" names single projections, whose formats are not read apart "
-                                    "from their block's; the weight bytes would be wrong", key));
+    std::regex re;
+    try {
+      re = std::regex(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      r.fail("dynamic", fmt::format("pattern \"{}\" is not a regular expression gpuplan can read", key));
     }
-    // A pattern over modules gpuplan does not count (Qwen's "-:.*mtp.*") changes nothing here; a
-    // positive one only re-sets modules that are quantized (vLLM quantizes the LM head only with
-    // "lm_head": true, and never the embedding).
-    for (WeightPart part : parts_named(pattern)) {
+    for (const PartModules& modules : kGptqModules) {
+      int names = 0;
+      int matched = 0;
+      for (std::string_view name : modules.names) {
+        if (name.empty()) {
+          continue;
+        }
+        ++names;
+        matched += std::regex_search(name.begin(), name.end(), re, std::regex_constants::match_continuous) ? 1 : 0;
+      }
+      if (matched == 0) {
+        continue;
+      }
+      if (matched < names) {
+        r.fail("dynamic", fmt::format("pattern \"{}\" matches single projections of the {}, whose formats are not "
+                                      "read apart from their block's; the weight bytes would be wrong",
+                                      key, to_string(modules.part)));
+      }
       if (skip) {
-        f[part] = base[part];
-      } else if (f[part] != base[part]) {
-        f[part] = int_format(integer_of(override, "bits", bits, pr),
-                             override.contains("group_size") ? group_of(override, pr) : group, true, pr, "bits");
+        f[modules.part] = base[modules.part];
+      } else if (f[modules.part] != base[modules.part]) {
+        f[modules.part] = int_format(integer_of(override, "bits", bits, pr),
+                                     override.contains("group_size") ? group_of(override, pr) : group, true, pr,
+                                     "bits");
       }
     }
   }

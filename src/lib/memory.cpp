@@ -152,8 +152,11 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                             : "vLLM before 0.21 captures CUDA graphs after sizing the KV cache, from the "
                               "memory above gpu_memory_utilization");
     if (res.engine->vllm_v0) {
-      res.notes.push_back("vLLM before 0.8 runs its V0 engine: max_num_seqs 256, and a step of max(max_model_len, "
-                          "2048) tokens (2048 with chunked prefill, on above 32K); its log counts GPU blocks");
+      res.notes.push_back(fmt::format("vLLM {} runs its V0 engine: max_num_seqs 256, and a step of max(max_model_len, "
+                                      "2048) tokens (2048 with chunked prefill, on above 32K); its log counts GPU blocks",
+                                      r.engine.vllm_minor_version.value_or(0) >= 8
+                                          ? "0.8 and 0.9 on a GPU before Ampere (V1 needs compute capability 8.0)"
+                                          : "before 0.8"));
     }
   }
   if (!res.mig && !g.usable_memory_bytes) {
@@ -281,9 +284,13 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   const bool fp4 = main == DType::fp4 || main == DType::mxfp4;
   const std::string type = fp4 ? "fp4" : "fp8";
   if ((fp4 || main == DType::fp8) && !g.dense_flop_per_s.contains(type)) {
-    res.notes.push_back(fmt::format("{} has no {} tensor cores: {} weights would run as "
-                                    "weight-only quantization",
-                                    g.id, type, to_string(main)));
+    // Weight-only FP8/FP4 (vLLM's Marlin kernels) needs compute capability 8.0.
+    res.notes.push_back(g.dense_flop_per_s.contains("bf16")
+                            ? fmt::format("{} has no {} tensor cores: {} weights would run as weight-only quantization",
+                                          g.id, type, to_string(main))
+                            : fmt::format("{} has no {} tensor cores and, before Ampere, no weight-only kernels for "
+                                          "{} weights either: engines refuse them there (use int8 or int4)",
+                                          g.id, type, to_string(main)));
   }
   if (m.has_architecture() && !m.layer_window_tokens.empty()) {
     const bool chunked = !m.layer_is_chunked.empty() || m.model_type.starts_with("llama4");
@@ -338,7 +345,6 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .device_name = gpu.name,
                         .context_tokens = r.context_tokens,
                         .tp_outside_nvlink = group_path(gpu, r.layout.tp, r.gpus_per_node) != GroupPath::scale_up,
-                        .no_peer_to_peer = !gpu.host_link.peer_to_peer,
                         .tp_across_nodes = group_path(gpu, r.layout.tp, r.gpus_per_node) == GroupPath::network,
                         .v1_unsupported = gpu.vendor == "nvidia" && !gpu.dense_flop_per_s.contains("bf16"),
                         .kv_shape = f.kv};

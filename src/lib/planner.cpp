@@ -393,7 +393,9 @@ void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfMod
 void Search::search_gpu(const GpuSpec& gpu, const Price& price) {
   gpu_id_ = gpu.id;
   const std::vector<DType> weights = r_.weights_dtypes.empty() ? default_weights_dtypes(gpu) : r_.weights_dtypes;
-  for (DType wf : weights) {
+  for (DType listed : weights) {
+    // Volta and Turing run a bf16 checkpoint as fp16 (vLLM refuses --dtype bfloat16 there).
+    const DType wf = listed == DType::bf16 && !gpu.dense_flop_per_s.contains("bf16") ? DType::fp16 : listed;
     const std::vector<DType> kvs = r_.kv_dtypes.empty() ? default_kv_dtypes(gpu, model_, wf) : r_.kv_dtypes;
     // A format the catalog cannot time on this GPU (no peak figure for it): say so, go on.
     if (std::optional<std::string> problem = timing_problem(gpu, wf, r_.perf.sparse)) {

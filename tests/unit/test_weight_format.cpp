@@ -272,6 +272,17 @@ TEST_CASE("weight format: exclusion lists name parts, layers and norms as checkp
       "dynamic": {"+:.*self_attn.*": {"bits": 8, "group_size": 32}}})");
   CHECK(part(eight, WeightPart::attention) == "int8-g32-zp");
   CHECK(part(eight, WeightPart::dense_mlp) == "int4-g128-zp");
+  // Patterns are matched against module names as vLLM does: ".*" and "model\.layers\..*" cover
+  // every layer's projections.
+  const auto all8 = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
+      "dynamic": {"+:.*": {"bits": 8}}})");
+  CHECK(part(all8, WeightPart::attention) == "int8-g128-zp");
+  CHECK(part(all8, WeightPart::dense_mlp) == "int8-g128-zp");
+  CHECK(part(all8, WeightPart::lm_head) == "bf16");
+  const auto none = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
+      "dynamic": {"-:model\\.layers\\..*": {}}})");
+  CHECK(part(none, WeightPart::attention) == "bf16");
+  CHECK(part(none, WeightPart::dense_mlp) == "bf16");
   // One projection or one layer has no format of its own here: refused, not read as 4-bit.
   CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "dynamic": {"+:.*down_proj.*": {"bits": 8}}})"),
                     Catch::Contains("/quantization_config/dynamic") && Catch::Contains("single projections"));
