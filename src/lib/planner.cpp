@@ -517,7 +517,8 @@ PlanResult Search::run() {
   if (!r_.kv_dtypes.empty() && std::ranges::all_of(r_.kv_dtypes, [&](DType kv) {
         return engine_kv_refusal(model_, engine, kv).has_value();
       })) {
-    throw InputError(fmt::format("plan.kv_dtypes: {}", *engine_kv_refusal(model_, engine, r_.kv_dtypes.front())));
+    throw InputError(
+        fmt::format("plan.kv_dtypes: {}: {}", model_.id, *engine_kv_refusal(model_, engine, r_.kv_dtypes.front())));
   }
   for (const GpuSpec* g : gpus) {
     frontier_.clear();

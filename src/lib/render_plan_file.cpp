@@ -77,7 +77,8 @@ std::string layout_text(const FitResult& f) {
 
 std::string load_text(const DeploymentResult& d) {
   if (!d.runs) {
-    return "not served (one sequence does not fit)";
+    const std::optional<std::string> start = engine_start_problem(d.fit);
+    return start ? fmt::format("not served ({})", *start) : std::string("not served (one sequence does not fit)");
   }
   if (d.load.full_load()) {
     return fmt::format("full load, batch {} per replica (the most memory and the engine allow)", d.load.batch);

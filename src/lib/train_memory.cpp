@@ -455,7 +455,9 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
                      "apply (use --precision bf16, or --method lora with fp8)");
   }
   if (r.precision == TrainPrecision::fp8 && !gpu.dense_flop_per_s.contains("fp8")) {
-    throw InputError(fmt::format("train.precision: {} has no FP8 tensor cores; use --precision bf16", gpu.id));
+    throw InputError(fmt::format("train.precision: {} has no FP8 tensor cores{}", gpu.id,
+                                 gpu.dense_flop_per_s.contains("bf16") ? "; use --precision bf16"
+                                                                       : ", nor bf16: training on it is not modeled"));
   }
   if (!gpu.dense_flop_per_s.contains("bf16")) {
     throw InputError(fmt::format("train: {} has no bf16 (Volta and Turing): fp16 mixed-precision training with loss "
