@@ -19,6 +19,7 @@
 //                     backend's KV-cache creator)
 
 #include <cstdint>
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -106,6 +107,8 @@ struct EngineMemory {
   /// vLLM V1 with linear-attention (Mamba) layers keeps one block of state per decoding sequence
   /// and refuses to start with fewer blocks than max_num_seqs; set by fit.
   bool state_blocks_below_seqs = false;
+  /// Whole blocks of the cache (vLLM's "# GPU blocks").
+  [[nodiscard]] std::uint64_t blocks() const { return kv_tokens / std::max<std::uint64_t>(block_tokens, 1); }
   /// Requests at the fit's context the cache holds, as the engine counts them (vLLM's log line;
   /// others: tokens over the context); set by fit once the KV shape is known.
   double max_concurrency = 0;

@@ -524,7 +524,7 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     if (f.engine && f.engine->engine == Engine::vllm && !f.engine->vllm_v0 && kv.linear_layers > 0 &&
         f.engine->kv_tokens > 0 && r.engine.vllm_minor_version.value_or(kVllmStateBlockCheckMinor) >= kVllmStateBlockCheckMinor) {
       f.engine->state_blocks_below_seqs =
-          f.engine->kv_tokens / std::max<std::uint64_t>(f.engine->block_tokens, 1) < f.engine->max_seqs;
+          f.engine->blocks() < f.engine->max_seqs;
     }
     if (figure_set == FigureSet::all) {
       f.max_context_tokens = longest_context(model, kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens,
@@ -615,7 +615,7 @@ std::optional<std::string> engine_start_problem(const FitResult& f) {
   if (!f.engine || !f.engine->state_blocks_below_seqs) {
     return std::nullopt;
   }
-  const std::uint64_t blocks = f.engine->kv_tokens / std::max<std::uint64_t>(f.engine->block_tokens, 1);
+  const std::uint64_t blocks = f.engine->blocks();
   return fmt::format("vLLM keeps one block of linear-attention state per sequence and has {} blocks for "
                      "max_num_seqs {}; --max-num-seqs {} or fewer would start (or --enforce-eager: the check guards "
                      "its decode CUDA graphs)",

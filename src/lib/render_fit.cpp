@@ -105,7 +105,7 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
           }
         }
         lines.push_back(fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)));
-        const std::uint64_t blocks = e.kv_tokens / std::max<std::uint64_t>(e.block_tokens, 1);
+        const std::uint64_t blocks = e.blocks();
         lines.push_back(e.vllm_v0 ? fmt::format("# GPU blocks: {}", blocks)
                                   : fmt::format("GPU KV cache size: {} tokens", group_digits(e.kv_tokens)));
         lines.push_back(
