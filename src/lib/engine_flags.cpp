@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -51,20 +52,15 @@ const Spelling& spelling(Engine e) {
   throw InputError("engine.name: give vllm, sglang or trtllm");
 }
 
-/// The --quantization method of each weights format (vLLM and SGLang names; bf16/fp16 use --dtype).
-std::string_view quantization_name(Engine e, DType w) {
-  switch (w) {
-    case DType::fp8: return "fp8";
-    case DType::int8: return e == Engine::sglang ? "w8a8_int8" : "compressed-tensors";
-    case DType::int4: return "awq";
-    case DType::fp4: return "modelopt_fp4";
-    case DType::mxfp4: return "mxfp4";
-    case DType::fp32:
-    case DType::bf16:
-    case DType::fp16: break;
-  }
-  return "";
-}
+/// The --quantization flag of each weights format, where one belongs (vLLM and SGLang; bf16/fp16
+/// use --dtype). FP8 quantizes a 16-bit checkpoint as it loads. Every other format is read from
+/// the checkpoint's quantization_config, which lets the engine pick its fastest kernel: naming it
+/// forces one (vLLM's `--quantization awq` runs the pre-Marlin AWQ kernel, up to 5x slower:
+/// vllm-project/vllm#21376) and names one checkpoint format where AWQ, GPTQ and
+/// compressed-tensors files all hold int4.
+std::string_view quantization_name(DType w) { return w == DType::fp8 ? "fp8" : ""; }
+
+bool sixteen_bit(DType w) { return w == DType::bf16 || w == DType::fp16 || w == DType::fp32; }
 
 std::string_view torch_dtype(DType w) {
   return w == DType::fp16 ? "float16" : (w == DType::fp32 ? "float32" : "bfloat16");
@@ -160,7 +156,7 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
   add(sp.seqs, std::to_string(seqs));
   add(sp.len, std::to_string(s.max_model_len));
   add(sp.share, fmt::format("{:g}", s.memory_share));
-  const std::string_view quantization = quantization_name(engine, s.weights_dtype);
+  const std::string_view quantization = quantization_name(s.weights_dtype);
   if (engine == Engine::trtllm) {
     if (l.dp > 1) {
       out.config_yaml.push_back(std::string(kAttentionDpYaml));
@@ -172,20 +168,21 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
     if (!out.config_yaml.empty()) {
       add("--extra_llm_api_options", "plan.yaml");
     }
-    if (!quantization.empty()) {
+    if (!sixteen_bit(s.weights_dtype)) {
       out.notes.push_back(fmt::format("{} weights: give a checkpoint quantized to {} (TensorRT Model Optimizer); "
                                       "trtllm-serve reads the format from it",
                                       to_string(s.weights_dtype), to_string(s.weights_dtype)));
     }
   } else {
-    if (quantization.empty()) {
+    if (sixteen_bit(s.weights_dtype)) {
       add(sp.dtype, std::string(torch_dtype(s.weights_dtype)));
-    } else {
+    } else if (!quantization.empty()) {
       add(sp.quantization, std::string(quantization));
-      if (s.weights_dtype != DType::fp8) {
-        out.notes.push_back(fmt::format("{} weights: the model must be a checkpoint quantized to {} ({} method)",
-                                        to_string(s.weights_dtype), to_string(s.weights_dtype), quantization));
-      }
+    } else {
+      out.notes.push_back(fmt::format("{} weights: the model must be a checkpoint quantized to {} (AWQ, GPTQ, "
+                                      "compressed-tensors or ModelOpt); the engine reads the method from its "
+                                      "quantization_config and picks its fastest kernel",
+                                      to_string(s.weights_dtype), to_string(s.weights_dtype)));
     }
     add(sp.kv, s.kv_dtype == DType::fp8 ? sp.kv_fp8 : "auto");
   }
@@ -245,14 +242,17 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
       s.weights_dtype = v == "float16" ? DType::fp16 : (v == "float32" ? DType::fp32 : DType::bf16);
     } else if (!sp.quantization.empty() && a == sp.quantization) {
       const std::string& v = value(a);
-      for (DType w : all_dtypes()) {
-        if (quantization_name(engine, w) == v) {
-          quantized = w;
-        }
+      // gpuplan writes only fp8; a command written by hand may name the method of its checkpoint.
+      static const std::map<std::string_view, DType> methods{
+          {"fp8", DType::fp8},         {"awq", DType::int4},          {"awq_marlin", DType::int4},
+          {"gptq", DType::int4},       {"gptq_marlin", DType::int4},  {"w8a8_int8", DType::int8},
+          {"modelopt_fp4", DType::fp4}, {"mxfp4", DType::mxfp4}};
+      const auto m = methods.find(v);
+      if (m == methods.end()) {
+        throw InputError(fmt::format("{}: '{}' names no single weights format gpuplan knows (give fp8, awq, gptq, "
+                                     "w8a8_int8, modelopt_fp4 or mxfp4)", a, v));
       }
-      if (!quantized) {
-        throw InputError(fmt::format("{}: '{}' is not a method gpuplan emits", a, v));
-      }
+      quantized = m->second;
     } else if (!sp.kv.empty() && a == sp.kv) {
       const std::string& v = value(a);
       s.kv_dtype = v.starts_with("fp8") ? DType::fp8 : DType::bf16;

@@ -450,7 +450,15 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
         CHECK(back.max_num_seqs == 192);
         CHECK(back.max_model_len == 2304);
         if (engine != Engine::trtllm) {  // TensorRT-LLM reads both formats from the checkpoint and YAML
-          CHECK(back.weights_dtype == w);
+          if (w == DType::bf16 || w == DType::fp8) {
+            CHECK(back.weights_dtype == w);
+          } else {
+            // A quantized checkpoint's method is the engine's to read: naming it forces a kernel.
+            CHECK(launch.command().find("--quantization") == std::string::npos);
+            CHECK(launch.command().find("--dtype") == std::string::npos);
+            CHECK(std::any_of(launch.notes.begin(), launch.notes.end(),
+                              [](const std::string& n) { return n.find("reads the method from its quantization_config") != std::string::npos; }));
+          }
           CHECK(back.kv_dtype == DType::fp8);
         } else {
           CHECK(launch.config_yaml.back() == "  dtype: fp8");
@@ -486,6 +494,12 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
   // TensorRT-LLM's attention DP runs attention at TP 1: TP 2 x DP 4 is not one trtllm-serve.
   CHECK_THROWS_WITH(launch_command(Engine::trtllm, LaunchSettings{.model = "m", .layout = {.tp = 2, .ep = 8, .dp = 4}}),
                     Catch::Matchers::StartsWith("engine.layout: trtllm-serve runs DP only as attention DP at TP 1"));
+  // A command written by hand may name its checkpoint's method.
+  CHECK(parse_launch_command(Engine::vllm, {"vllm", "serve", "m", "--quantization", "awq_marlin"}).weights_dtype == DType::int4);
+  CHECK(parse_launch_command(Engine::sglang, {"python", "-m", "sglang.launch_server", "--quantization", "w8a8_int8"}).weights_dtype ==
+        DType::int8);
+  CHECK_THROWS_WITH(parse_launch_command(Engine::vllm, {"vllm", "serve", "m", "--quantization", "bitsandbytes"}),
+                    Catch::Matchers::StartsWith("--quantization: 'bitsandbytes' names no single weights format"));
   CHECK_THROWS_WITH(parse_launch_command(Engine::vllm, {"vllm", "serve", "m", "--tensor-parallel-size", "two"}),
                     "--tensor-parallel-size: expected a positive whole number, got 'two'");
   CHECK_THROWS_AS(launch_command(Engine::neutral, LaunchSettings{}), InputError);
