@@ -115,7 +115,10 @@ struct ModelSpec {
   std::uint64_t head_dim = 0;
   std::uint64_t intermediate_size = 0;
   std::uint64_t vocab_size = 0;
-  std::uint64_t max_position_embeddings = 0;
+  std::uint64_t max_position_embeddings = 0;  ///< the longest context, RoPE scaling applied
+  /// The file's max_position_embeddings when its rope_scaling raised the limit above it (YaRN:
+  /// original x factor), else 0.
+  std::uint64_t unscaled_max_position_embeddings = 0;
   bool tie_word_embeddings = false;
   bool attention_bias = false;     ///< q, k, v and o projections carry biases
   bool qkv_bias = false;           ///< q, k, v (not o) carry biases (Qwen2)
@@ -207,6 +210,8 @@ struct ModelSpec {
     return layer < layer_is_chunked.size() && layer_is_chunked[layer];
   }
   [[nodiscard]] bool is_moe_layer(std::uint64_t layer) const;
+  /// Where max_position_embeddings comes from, for messages: the field, or its RoPE scaling.
+  [[nodiscard]] std::string context_limit_source() const;
   [[nodiscard]] std::uint64_t moe_layer_count() const;
 };
 
@@ -250,6 +255,9 @@ struct WeightTensor {
   double count = 0;
   double active_count = 0;   ///< copies one token uses (routed experts: experts_per_token)
   bool matrix = true;
+  /// Every tensor-parallel rank keeps all of it: serving engines do not split it (MLA's q_a and
+  /// kv_a down-projections and their norms, the DSA indexer, the MoE router, the layer norms).
+  bool replicated = false;
 };
 
 /// Every tensor of the model as the checkpoint stores it (fused where HF fuses).

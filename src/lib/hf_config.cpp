@@ -273,7 +273,10 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       std::string_view("attn_layer_period"),       std::string_view("mamba_d_state"),
       std::string_view("mamba_d_ssm"),             std::string_view("ssm_cfg"),
       std::string_view("attn_type_list"),          std::string_view("full_attn_idxs"),
-      std::string_view("block_types"),             std::string_view("linear_attn_config")};
+      std::string_view("block_types"),             std::string_view("linear_attn_config"),
+      // Ring-linear (bailing_moe_linear): every layer_group_size-th layer softmax, the rest
+      // lightning attention with their own projections and a fixed state.
+      std::string_view("layer_group_size")};
   for (std::string_view key : kHybridFields) {
     // MiniMax-M2 lists every layer as 1 (softmax attention): nothing else to model.
     const Json* types = key == "attn_type_list" ? r.value(key) : nullptr;
@@ -357,7 +360,12 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       std::string_view("ffn_multipliers"),      std::string_view("block_configs"),
       std::string_view("zero_expert_num"),      std::string_view("expert_ffn_hidden_size"),
       std::string_view("num_key_value_heads_per_layer"), std::string_view("num_attention_heads_per_layer"),
-      std::string_view("compress_ratios"),      std::string_view("o_lora_rank")};
+      std::string_view("compress_ratios"),      std::string_view("o_lora_rank"),
+      // Baichuan-M1's sliding layers with their own head counts, MiMo-V2's sliding layers with
+      // their own KV heads and head widths: a KV cache per layer kind this reader does not lay out.
+      std::string_view("sliding_window_layers"), std::string_view("num_swa_key_value_heads"),
+      std::string_view("num_swa_attention_heads"), std::string_view("hybrid_layer_pattern"),
+      std::string_view("swa_num_key_value_heads"), std::string_view("swa_head_dim")};
   for (std::string_view key : kUnreadShapes) {
     if (r.has(key)) {
       r.fail(key, fmt::format("this shape field of model_type \"{}\" is not read; the parameter count and "
@@ -367,7 +375,8 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
   }
   for (std::string_view key : {std::string_view("moe_intermediate_size"), std::string_view("num_shared_expert")}) {
     if (const Json* v = r.value(key); v != nullptr && v->is_array()) {
-      r.fail(key, fmt::format("a size per layer (model_type \"{}\") is not read; the parameter count would be wrong",
+      r.fail(key, fmt::format("a size per layer or per modality (model_type \"{}\") is not read; the parameter "
+                              "count would be wrong",
                               type));
     }
   }
@@ -622,7 +631,19 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
       e.dense_layers.push_back(i);
     }
   }
-  if (auto freq = r.optional_integer("moe_layer_freq", 1, 10'000); freq && *freq != 1) {
+  if (const Json* per_layer = r.value("moe_layer_freq"); per_layer != nullptr && per_layer->is_array()) {
+    // MiMo-V2: one entry per layer, 1 where the layer is MoE and 0 where it is dense.
+    if (per_layer->size() != m.num_hidden_layers ||
+        !std::all_of(per_layer->begin(), per_layer->end(), [](const Json& v) { return v == 0 || v == 1; })) {
+      r.fail("moe_layer_freq", fmt::format("expected a step, or a list of {} entries of 0 (dense) and 1 (MoE)",
+                                           m.num_hidden_layers));
+    }
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      if ((*per_layer)[i] == 0) {
+        e.dense_layers.push_back(i);
+      }
+    }
+  } else if (auto freq = r.optional_integer("moe_layer_freq", 1, 10'000); freq && *freq != 1) {
     r.fail("moe_layer_freq", "MoE on every n-th layer after first_k_dense_replace is not supported");
   }
   for (const std::uint64_t layer : layer_indices(r, "mlp_only_layers", m.num_hidden_layers)) {
@@ -649,6 +670,39 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
     r.fail("intermediate_size", "missing required field (no moe_intermediate_size either)");
   }
   return e;
+}
+
+// A RoPE-scaled file serves longer contexts than its max_position_embeddings says: vLLM takes
+// original_max_position_embeddings x factor for YaRN and max_position_embeddings x factor for
+// linear and dynamic NTK scaling (Qwen3 with YaRN 4 x 32,768: 131,072 where the field says
+// 40,960). Llama 3's and LongRoPE's files, and Gemma 3's, already state the scaled length; mrope
+// and default have no factor. vLLM's _get_and_verify_max_len; only a raise is taken.
+void apply_rope_scaling(ModelSpec& m, ObjectReader& r) {
+  const char* key = r.has("rope_scaling") ? "rope_scaling" : "rope_parameters";  // transformers 5
+  const Json* rope = r.value(key);
+  if (rope == nullptr || !rope->is_object() || m.model_type.starts_with("gemma3")) {
+    return;
+  }
+  ObjectReader scaling(*rope, r.origin(), r.pointer() / key);
+  std::optional<std::string> type = scaling.optional_string("rope_type");
+  if (!type) {
+    type = scaling.optional_string("type");
+  }
+  if (!type || !is(*type, {"yarn", "linear", "dynamic"})) {
+    return;
+  }
+  const std::optional<double> factor = scaling.optional_number("factor", 1e4);
+  if (!factor || *factor <= 1.0) {
+    return;
+  }
+  const std::uint64_t base = *type == "yarn" ? scaling.optional_integer("original_max_position_embeddings", 1, kBig)
+                                                   .value_or(m.max_position_embeddings)
+                                             : m.max_position_embeddings;
+  const auto scaled = static_cast<std::uint64_t>(std::floor(static_cast<double>(base) * *factor));
+  if (scaled > m.max_position_embeddings && scaled <= kBig) {
+    m.unscaled_max_position_embeddings = m.max_position_embeddings;
+    m.max_position_embeddings = scaled;
+  }
 }
 
 // Attention window per layer: layer_types, Llama 4 chunks, a repeating pattern, or every layer.
@@ -906,7 +960,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   std::optional<ArchitectureType> architecture;
   bool renamed_by_architecture = false;
   Json renamed;
-  if (!strict && !raw_in.contains("text_config") && !raw_in.contains("llm_config")) {
+  if (!strict && !raw_in.contains("text_config") && !raw_in.contains("llm_config") && !raw_in.contains("language_config")) {
     architecture = read_architecture(raw_in);
     const std::string written =
         raw_in.contains("model_type") && raw_in["model_type"].is_string() ? raw_in["model_type"].get<std::string>() : "";
@@ -928,10 +982,14 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   }
   const std::string parent_type =
       raw.contains("model_type") && raw["model_type"].is_string() ? raw["model_type"].get<std::string>() : "";
-  // A multimodal config keeps the language model under text_config (InternVL: llm_config).
-  const char* text_key = raw.contains("text_config") && !raw["text_config"].is_null() ? "text_config"
-                         : raw.contains("llm_config") && !raw["llm_config"].is_null() ? "llm_config"
-                                                                                        : nullptr;
+  // A multimodal config keeps the language model under text_config (InternVL: llm_config;
+  // DeepSeek-VL2: language_config).
+  const char* text_key = nullptr;
+  for (const char* key : {"text_config", "llm_config", "language_config"}) {
+    if (text_key == nullptr && raw.contains(key) && !raw[key].is_null()) {
+      text_key = key;
+    }
+  }
   if (!strict && text_key != nullptr) {
     const Json& text = raw[text_key];
     if (!text.is_object()) {
@@ -1021,6 +1079,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   m.intermediate_size = intermediate.value_or(four_h ? 4 * m.hidden_size : 0);
   m.vocab_size = required("vocab_size", 1, 100'000'000);
   m.max_position_embeddings = required("max_position_embeddings", 1, kBig);
+  if (!strict) {
+    apply_rope_scaling(m, r);
+  }
   // Missing: the class default, applied above; a type without one (PretrainedConfig's default
   // is true, but most causal-LM classes override it) counts an untied head: the larger figure.
   m.tie_word_embeddings = r.boolean("tie_word_embeddings", false);
@@ -1083,6 +1144,15 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     }
     m.head_dim = m.hidden_size / m.num_attention_heads;
   }
+  // Outside MLA, a value head of another width than the key head changes the KV cache and the
+  // output projection (MiMo-V2: 192 and 128), which this reader lays out as one width.
+  if (!m.mla) {
+    if (auto v = r.optional_integer("v_head_dim", 1, 1u << 16); v && *v != m.head_dim) {
+      r.fail("v_head_dim", fmt::format("a value head width other than head_dim {} is not modeled; the KV cache "
+                                       "and parameter count would be wrong",
+                                       m.head_dim));
+    }
+  }
 
   std::uint64_t experts = 0;
   for (std::string_view key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
@@ -1092,14 +1162,6 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   }
   if (experts > 0) {
     m.moe = read_moe(m, r, experts);
-  }
-  if (m.intermediate_size == 0) {
-    const bool all_moe = m.moe && m.moe->first_dense_layers == 0 && m.moe->dense_layers.empty() &&
-                         m.moe->layer_step == 1 && m.model_type != "llama4_text" && m.model_type != "llama4";
-    if (!all_moe) {
-      r.fail("intermediate_size", "missing required field");
-    }
-    m.intermediate_size = m.moe->expert_intermediate;  // no dense layer uses it
   }
   if (experts == 0) {
     // An expert count under a name this reader does not map would leave the experts out of the
@@ -1111,6 +1173,14 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
                                 m.model_type));
       }
     }
+  }
+  if (m.intermediate_size == 0) {
+    const bool all_moe = m.moe && m.moe->first_dense_layers == 0 && m.moe->dense_layers.empty() &&
+                         m.moe->layer_step == 1 && m.model_type != "llama4_text" && m.model_type != "llama4";
+    if (!all_moe) {
+      r.fail("intermediate_size", "missing required field");
+    }
+    m.intermediate_size = m.moe->expert_intermediate;  // no dense layer uses it
   }
   read_layer_kinds(m, r);
   // A catalog entry of a multimodal repo carries its vision_config as the repo's config.json does.

@@ -57,9 +57,10 @@ WeightFormats resolve_formats(const ModelSpec& m, const FitRequest& r) {
 }
 
 WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeightParts>& whole,
-                             const Layout& l) {
+                             const std::array<double, kWeightParts>& replicated, const Layout& l) {
   WeightsBytes w;
   const auto at = [&whole](WeightPart p) { return whole[static_cast<std::size_t>(p)]; };
+  const auto whole_on_each = [&replicated](WeightPart p) { return replicated[static_cast<std::size_t>(p)]; };
   const auto set = [&w](WeightPart p, double bytes) { w.parts[static_cast<std::size_t>(p)] = bytes; };
   // TP converted once (a conversion from 64 bits unsigned is a dozen instructions, and a layout
   // search sizes a few dozen layouts a request).
@@ -74,7 +75,7 @@ WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeigh
       d((m.num_hidden_layers + l.pp - 1) / l.pp) / d(m.num_hidden_layers);
   for (WeightPart p : {WeightPart::attention, WeightPart::dense_mlp, WeightPart::shared_experts,
                        WeightPart::router, WeightPart::norms}) {
-    set(p, at(p) * stage_share / tp);
+    set(p, ((at(p) - whole_on_each(p)) / tp + whole_on_each(p)) * stage_share);
     w.dense += w.parts[static_cast<std::size_t>(p)];
   }
   // The vision tower runs before the first layer, split over TP.
@@ -452,11 +453,11 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   }
 
   if (model.has_architecture() && r.context_tokens > model.max_position_embeddings) {
-    return fmt::format("fit.context_tokens: {} exceeds the {} tokens of '{}' (max_position_embeddings)",
-                       r.context_tokens, model.max_position_embeddings, model.id);
+    return fmt::format("fit.context_tokens: {} exceeds the {} tokens of '{}' ({})", r.context_tokens,
+                       model.max_position_embeddings, model.id, model.context_limit_source());
   }
 
-  f.weights = weights_per_gpu(model, basis->model_weight_bytes, l);
+  f.weights = weights_per_gpu(model, basis->model_weight_bytes, basis->totals.replicated_bytes, l);
   f.concurrency_per_replica = (r.concurrency + l.dp - 1) / l.dp;
   f.activations = activations_per_gpu(model, basis->token_widths, r, f.concurrency_per_replica);
   f.block_tokens = r.block_tokens;

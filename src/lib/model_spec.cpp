@@ -34,6 +34,19 @@ void add_vector(Tensors& out, WeightPart part, std::uint64_t size, double count)
   out.push_back({.part = part, .rows = size, .cols = 1, .count = count, .active_count = count, .matrix = false});
 }
 
+/// add() or add_vector() of a tensor every TP rank keeps whole.
+void add_replicated(Tensors& out, WeightPart part, std::uint64_t rows, std::uint64_t cols, double count) {
+  const std::size_t before = out.size();
+  if (cols == 1) {
+    add_vector(out, part, rows, count);
+  } else {
+    add(out, part, rows, cols, count);
+  }
+  if (out.size() > before) {
+    out.back().replicated = true;
+  }
+}
+
 // Attention of `layers` full-attention layers, with biases and q/k norms.
 void attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
   constexpr WeightPart kPart = WeightPart::attention;
@@ -41,26 +54,29 @@ void attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
   const std::uint64_t heads = m.num_attention_heads;
   if (m.mla) {
     // DeepSeek-V2/V3 MLA: q_a, q_a_layernorm, q_b (or a direct q_proj), kv_a (latent + rope key),
-    // kv_a_layernorm, kv_b (latent -> per-head k_nope and v), o_proj.
+    // kv_a_layernorm, kv_b (latent -> per-head k_nope and v), o_proj. The down-projections to
+    // the latents and their norms are whole on every TP rank (vLLM's and SGLang's
+    // fused_qkv_a_proj is built with disable_tp, kv_a alone is a ReplicatedLinear).
     const MlaSpec& a = *m.mla;
     const std::uint64_t qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
     if (a.q_lora_rank > 0) {
-      add(out, kPart, a.q_lora_rank, hidden, layers);
-      add_vector(out, kPart, a.q_lora_rank, layers);
+      add_replicated(out, kPart, a.q_lora_rank, hidden, layers);
+      add_replicated(out, kPart, a.q_lora_rank, 1, layers);
       add(out, kPart, heads * qk_head, a.q_lora_rank, layers);
     } else {
       add(out, kPart, heads * qk_head, hidden, layers);
     }
-    add(out, kPart, a.kv_lora_rank + a.qk_rope_head_dim, hidden, layers);
-    add_vector(out, kPart, a.kv_lora_rank, layers);
+    add_replicated(out, kPart, a.kv_lora_rank + a.qk_rope_head_dim, hidden, layers);
+    add_replicated(out, kPart, a.kv_lora_rank, 1, layers);
     add(out, kPart, heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, layers);
     add(out, kPart, hidden, heads * a.v_head_dim, layers);
     if (a.index_head_dim > 0) {
-      // Indexer: queries from the q latent, one key, its LayerNorm, per-head weights.
-      add(out, kPart, a.index_heads * a.index_head_dim, a.q_lora_rank > 0 ? a.q_lora_rank : hidden, layers);
-      add(out, kPart, a.index_head_dim, hidden, layers);
-      add_vector(out, kPart, 2 * a.index_head_dim, layers);
-      add(out, kPart, a.index_heads, hidden, layers);
+      // Indexer (replicated: it scores every head's tokens on each rank): queries from the q
+      // latent, one key, its LayerNorm, per-head weights.
+      add_replicated(out, kPart, a.index_heads * a.index_head_dim, a.q_lora_rank > 0 ? a.q_lora_rank : hidden, layers);
+      add_replicated(out, kPart, a.index_head_dim, hidden, layers);
+      add_replicated(out, kPart, 2 * a.index_head_dim, 1, layers);
+      add_replicated(out, kPart, a.index_heads, hidden, layers);
     }
     return;
   }
@@ -167,6 +183,12 @@ bool ModelSpec::is_moe_layer(std::uint64_t layer) const {
   return moe->layer_step <= 1 || (layer + 1) % moe->layer_step == 0;
 }
 
+std::string ModelSpec::context_limit_source() const {
+  return unscaled_max_position_embeddings == 0
+             ? std::string("max_position_embeddings")
+             : fmt::format("max_position_embeddings {} scaled by rope_scaling", unscaled_max_position_embeddings);
+}
+
 std::uint64_t ModelSpec::moe_layer_count() const {
   // Counted, not walked layer by layer: every fit of a layout search asks (several times).
   if (!moe || moe->first_dense_layers >= num_hidden_layers) {
@@ -232,7 +254,7 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
     linear_attention_tensors(m, linear_layers, out);
   }
   const double per_norm = m.layer_norm ? 2.0 : 1.0;
-  add_vector(out, WeightPart::norms, hidden, per_norm * (d(m.norms_per_layer) * layers + 1.0));
+  add_replicated(out, WeightPart::norms, hidden, 1, per_norm * (d(m.norms_per_layer) * layers + 1.0));
   const double moe_layers = d(m.moe_layer_count());
   mlp_tensors(m, WeightPart::dense_mlp, m.intermediate_size, layers - moe_layers, layers - moe_layers, out);
   if (m.moe && moe_layers > 0) {
@@ -246,9 +268,9 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
     if (e.shared_expert_gate) {
       add(out, WeightPart::shared_experts, 1, hidden, moe_layers);
     }
-    add(out, WeightPart::router, e.routed_experts, hidden, moe_layers);
+    add_replicated(out, WeightPart::router, e.routed_experts, hidden, moe_layers);
     if (has_router_bias(m)) {
-      add_vector(out, WeightPart::router, e.routed_experts, moe_layers);
+      add_replicated(out, WeightPart::router, e.routed_experts, 1, moe_layers);
     }
   }
   if (m.vision) {
@@ -259,10 +281,15 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
 
 namespace {
 
-std::array<double, kWeightParts> bytes_by_part(const Tensors& tensors, const WeightFormats& f) {
+/// Bytes by part of the tensors `only_replicated` selects (all of them when false).
+std::array<double, kWeightParts> bytes_by_part(const Tensors& tensors, const WeightFormats& f,
+                                               bool only_replicated = false) {
   std::array<double, kWeightParts> bytes{};
   const double vector_bytes = bits_per_element(f.vectors) / units::kBitsPerByte;
   for (const WeightTensor& t : tensors) {
+    if (only_replicated && !t.replicated) {
+      continue;
+    }
     const double one = t.matrix ? f[t.part].matrix_bytes(t.rows, t.cols) : d(t.rows) * vector_bytes;
     bytes[static_cast<std::size_t>(t.part)] += one * t.count;
   }
@@ -305,7 +332,8 @@ ParamCount count_params(const ModelSpec& m) { return params_of(m, weight_tensors
 
 detail::WeightTotals detail::weight_totals(const ModelSpec& m, const WeightFormats& f) {
   const Tensors tensors = weight_tensors(m);
-  return {.params = params_of(m, tensors), .bytes = bytes_by_part(tensors, f)};
+  return {.params = params_of(m, tensors), .bytes = bytes_by_part(tensors, f),
+          .replicated_bytes = bytes_by_part(tensors, f, true)};
 }
 
 void validate_model(const ModelSpec& m, std::string_view where) {

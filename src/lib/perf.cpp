@@ -68,9 +68,9 @@ void validate_perf_request(const ModelSpec& m, const PerfRequest& r) {
   tokens("input_tokens", r.input_tokens);
   tokens("output_tokens", r.output_tokens);
   if (r.input_tokens + r.output_tokens > m.max_position_embeddings) {
-    throw InputError(fmt::format("perf.input_tokens: {} + {} output tokens exceed the {} tokens of '{}' "
-                                 "(max_position_embeddings)",
-                                 r.input_tokens, r.output_tokens, m.max_position_embeddings, m.id));
+    throw InputError(fmt::format("perf.input_tokens: {} + {} output tokens exceed the {} tokens of '{}' ({})",
+                                 r.input_tokens, r.output_tokens, m.max_position_embeddings, m.id,
+                                 m.context_limit_source()));
   }
   if (!(r.network_bytes_per_s_per_gpu > 0) || !std::isfinite(r.network_bytes_per_s_per_gpu)) {
     throw InputError("perf.network_bytes_per_s_per_gpu: expected a positive number");

@@ -242,7 +242,7 @@ TEST_CASE("engine: TensorRT-LLM's fraction of the memory free after weights and 
   CHECK(none.kv_tokens == 0);
 }
 
-TEST_CASE("engine: more batched tokens, more activation memory; TP splits it", "[engine]") {
+TEST_CASE("engine: more batched tokens, more activation memory, and TP splits it", "[engine]") {
   const auto& m = cat().model("llama-3.1-70b");
   const double a1 = gpuplan::forward_activation_bytes(m, Layout{}, 2048);
   const double a2 = gpuplan::forward_activation_bytes(m, Layout{}, 8192);

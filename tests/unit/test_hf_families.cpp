@@ -177,7 +177,7 @@ TEST_CASE("hf import: DeepSeek-V3.2's indexer keys join the MLA latent in the KV
         Approx(61.0 * (1536.0 * 64 * 128 + 7168.0 * 128 + 2 * 128 + 7168.0 * 64)));
 }
 
-TEST_CASE("hf import: Apertus's xIELU MLP has no gate; Ling's shared experts are read", "[hf]") {
+TEST_CASE("hf import: Apertus's xIELU MLP has no gate, and Ling's shared experts are read", "[hf]") {
   // swiss-ai/Apertus-8B: up and down projections only (modeling_apertus.py), 8B parameters.
   const auto apertus = read(R"({"model_type": "apertus", "hidden_act": "xielu", "hidden_size": 4096,
       "intermediate_size": 21504, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
@@ -249,7 +249,7 @@ TEST_CASE("hf import: a config without torch_dtype says bf16 is assumed", "[hf]"
   CHECK(stated.shipped_source == "config.json torch_dtype");
 }
 
-TEST_CASE("hf import: Kimi K2.5's MoonViT sizes (vt_ keys) are read; an unsized vision_config is said", "[hf]") {
+TEST_CASE("hf import: Kimi K2.5's MoonViT sizes (vt_ keys) are read, and an unsized vision_config is said", "[hf]") {
   // moonshotai/Kimi-K2.5 vision_config: 27 layers of 1152 wide, MLP 4304, 2x2 patch merger into
   // the 7168-wide text model. Its checkpoint's tensors hold 0.471 B in the tower and projector.
   const std::string text = R"("text_config": {"model_type": "deepseek_v3", "hidden_size": 7168,
@@ -292,7 +292,7 @@ TEST_CASE("hf import: Python's NaN and Infinity read as null outside strings", "
                     Contains("/num_hidden_layers"));
 }
 
-TEST_CASE("hf import: GPT-2 ties its head by class default; Baichuan's length is model_max_length", "[hf]") {
+TEST_CASE("hf import: GPT-2 ties its head by class default, and Baichuan's length is model_max_length", "[hf]") {
   // openai-community/gpt2's config.json has no tie_word_embeddings: GPT2Config keeps
   // PretrainedConfig's true, and GPT2LMHeadModel ties lm_head to wte. 124,439,808 parameters.
   const auto gpt2 = read(R"({"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_ctx": 1024,
@@ -794,4 +794,78 @@ TEST_CASE("hf import: quantization under text_config, XVERSE's moe_top_k, SambaY
         "max_position_embeddings": 262144}})", type)),
                       Contains("/model_type"));
   }
+}
+
+// Round 3 of unseen configs: hybrids and per-kind head shapes refused by the field that carries
+// them (they had been read silently, KV 1.5 to 1000 times off), MiMo's per-layer MoE list read,
+// DeepSeek-VL2's language_config read as text_config, an unread expert count named first.
+TEST_CASE("hf import: Ring-linear, Baichuan-M1 and MiMo-V2 shapes are refused by their field", "[hf]") {
+  const std::string shape = R"("hidden_size": 2048, "intermediate_size": 5120, "num_hidden_layers": 20,
+      "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 157184, "max_position_embeddings": 32768)";
+  for (const char* field : {R"("layer_group_size": 5)", R"("sliding_window_layers": [1, 3, 5])",
+                            R"("num_swa_key_value_heads": 8)", R"("hybrid_layer_pattern": [0, 1, 1, 1])",
+                            R"("swa_num_key_value_heads": 8)", R"("swa_head_dim": 192)"}) {
+    INFO(field);
+    const std::string key = std::string(field).substr(1, std::string(field).find('"', 1) - 1);
+    CHECK_THROWS_WITH(read(fmt::format(R"({{"model_type": "some_hybrid", {}, {}}})", field, shape)),
+                      Contains("/" + key));
+  }
+  // A value head narrower than the key head outside MLA; equal widths are plain attention.
+  CHECK_THROWS_WITH(read(R"({"model_type": "mimo_v2_flash", "head_dim": 192, "v_head_dim": 128, )" + shape + "}"),
+                    Contains("/v_head_dim") && Contains("head_dim 192"));
+  CHECK_NOTHROW(read(R"({"model_type": "llama", "head_dim": 128, "v_head_dim": 128, )" + shape + "}"));
+}
+
+TEST_CASE("hf import: a per-layer moe_layer_freq, language_config and unread expert counts", "[hf]") {
+  const std::string moe = R"("model_type": "qwen3_moe", "hidden_size": 2048, "intermediate_size": 6144,
+      "moe_intermediate_size": 768, "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 4,
+      "head_dim": 128, "num_experts": 128, "num_experts_per_tok": 8, "vocab_size": 151936,
+      "max_position_embeddings": 40960)";
+  const auto every = read("{" + moe + "}");
+  const auto listed = read("{" + moe + R"(, "moe_layer_freq": [0, 1, 0, 1]})");
+  CHECK(every.moe_layer_count() == 4);
+  CHECK(listed.moe_layer_count() == 2);
+  CHECK_FALSE(listed.is_moe_layer(0));
+  CHECK(listed.is_moe_layer(3));
+  // Two dense layers trade 2 x 128 experts of 768 for one MLP of 6,144 each.
+  const double expert = 3.0 * 2048 * 768;
+  CHECK(gpuplan::count_params(every).total() - gpuplan::count_params(listed).total() ==
+        Approx(2 * (128 * expert + 128 * 2048 - 3.0 * 2048 * 6144)));
+  CHECK_THROWS_WITH(read("{" + moe + R"(, "moe_layer_freq": [0, 1, 2, 1]})"), Contains("/moe_layer_freq"));
+  CHECK_THROWS_WITH(read("{" + moe + R"(, "moe_layer_freq": [0, 1]})"), Contains("/moe_layer_freq"));
+  // DeepSeek-VL2 keeps its language model under language_config.
+  const auto vl2 = read(R"({"model_type": "deepseek_vl_v2", "language_config": {"model_type": "llama",
+      "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 22, "num_attention_heads": 32,
+      "num_key_value_heads": 4, "vocab_size": 32000, "max_position_embeddings": 2048}})");
+  CHECK(vl2.num_hidden_layers == 22);
+  // SmallThinker names its experts otherwise: the refusal names that field, not intermediate_size.
+  CHECK_THROWS_WITH(read(R"({"model_type": "smallthinker", "hidden_size": 2560, "num_hidden_layers": 52,
+      "num_attention_heads": 28, "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 151936, "max_position_embeddings": 16384,
+      "moe_num_primary_experts": 64, "moe_ffn_hidden_size": 768})"),
+                    Contains("/moe_num_primary_experts"));
+}
+
+// vLLM serves a YaRN file to original x factor (Qwen3's recommended 4 x 32,768 = 131,072 where
+// max_position_embeddings says 40,960); Llama 3's scaling and Gemma 3's files already state it.
+TEST_CASE("hf import: RoPE scaling raises the context limit as vLLM derives it", "[hf]") {
+  const std::string qwen = R"("model_type": "qwen3", "hidden_size": 4096, "intermediate_size": 12288,
+      "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+      "vocab_size": 151936, "max_position_embeddings": 40960)";
+  CHECK(read("{" + qwen + "}").max_position_embeddings == 40960);
+  const auto yarn = read("{" + qwen + R"(, "rope_scaling": {"rope_type": "yarn", "factor": 4.0,
+      "original_max_position_embeddings": 32768}})");
+  CHECK(yarn.max_position_embeddings == 131072);
+  CHECK(yarn.unscaled_max_position_embeddings == 40960);
+  CHECK(yarn.context_limit_source() == "max_position_embeddings 40960 scaled by rope_scaling");
+  // transformers 5 spells it rope_parameters; linear scaling multiplies the field itself.
+  CHECK(read("{" + qwen + R"(, "rope_parameters": {"rope_type": "linear", "factor": 2}})").max_position_embeddings ==
+        81920);
+  for (const char* kept : {R"({"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8192})",
+                           R"({"type": "mrope", "mrope_section": [16, 24, 24]})",
+                           R"({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8192})"}) {
+    INFO(kept);
+    CHECK(read("{" + qwen + R"(, "rope_scaling": )" + kept + "}").max_position_embeddings == 40960);
+  }
+  CHECK_THROWS_WITH(read("{" + qwen + R"(, "rope_scaling": {"rope_type": "yarn", "factor": "four"}})"),
+                    Contains("/rope_scaling/factor"));
 }

@@ -40,7 +40,7 @@ TEST_CASE("kv_cache: TP splits KV heads but never below one per GPU", "[kv_cache
   CHECK_THAT(tp16.bytes_per_token_per_layer_per_gpu, WithinRel(2.0 * 128 * 2, 1e-12));
 }
 
-TEST_CASE("kv_cache: PP splits layers; the busiest stage holds ceil(layers / PP)", "[kv_cache]") {
+TEST_CASE("kv_cache: PP splits layers, and the busiest stage holds ceil(layers / PP)", "[kv_cache]") {
   const auto s = gpuplan::kv_shape(model("llama-3.1-405b"), DType::bf16, Layout{.pp = 4});  // 126 layers
   CHECK(s.layers_per_gpu() == 32);
 }

@@ -353,7 +353,7 @@ TEST_CASE("plan: a TensorRT-LLM launch sizes sliding-window layers with the whol
   CHECK(p.trt.configurations[0].max_batch < p.vllm.configurations[0].max_batch * 3 / 10);
 }
 
-TEST_CASE("plan: DeepSeek-V3 on H100s needs two nodes; the plan meets its targets in perf runs", "[plan]") {
+TEST_CASE("plan: DeepSeek-V3 on H100s needs two nodes, and the plan meets its targets in perf runs", "[plan]") {
   const Catalog& catalog = Catalog::builtin();
   const ModelSpec& model = catalog.model("deepseek-v3");
   PlanRequest req;

@@ -73,7 +73,7 @@ TEST_CASE("scale model: TP over the network is slower per GPU than the same TP o
   CHECK(network->communication_dominates);
 }
 
-TEST_CASE("scale model: replicas scale linearly; efficiency is against the smallest layout", "[scale_model]") {
+TEST_CASE("scale model: replicas scale linearly, and efficiency is against the smallest layout", "[scale_model]") {
   const auto t = gpuplan::model_scaling_table(cat().model("llama-3.1-70b"), cat().gpu("h200-sxm"), request_70b());
   CHECK(t.smallest.gpus() == 1);  // 70B in FP8 fits one H200 (DESIGN "Figures")
   const ScaleModelRow* eight = find(t, {.tp = 1, .dp = 8});
@@ -87,7 +87,7 @@ TEST_CASE("scale model: replicas scale linearly; efficiency is against the small
   CHECK(tp8->output_tokens_per_s < eight->output_tokens_per_s);
 }
 
-TEST_CASE("scale model: serve-out meets the target; H200 serves 70B BF16 on fewer GPUs than H100", "[scale_model]") {
+TEST_CASE("scale model: serve-out meets the target, and H200 serves 70B BF16 on fewer GPUs than H100", "[scale_model]") {
   auto req = request_70b();
   req.perf.fit.weights_dtype = gpuplan::DType::bf16;
   req.perf.fit.kv_dtype = gpuplan::DType::bf16;

@@ -15,6 +15,7 @@ namespace gpuplan::detail {
 struct WeightTotals {
   ParamCount params;
   std::array<double, kWeightParts> bytes{};
+  std::array<double, kWeightParts> replicated_bytes{};  ///< of `bytes`, what every TP rank keeps whole
 };
 WeightTotals weight_totals(const ModelSpec& model, const WeightFormats& formats);
 
