@@ -209,7 +209,7 @@ TEST_CASE("names: GPUs as vendors and results tables write them", "[catalog][nam
   CHECK(c.resolve_gpu("GH200 240GB") == nullptr);
   // No match: the error lists the ids that share the written family's word.
   CHECK_THROWS_WITH(c.gpu("H100 SXM 94GB"), Catch::Matchers::Contains("closest: h100-sxm, h100-pcie, h100-nvl"));
-  CHECK_THROWS_WITH(c.gpu("A100 40GB HBM2"), Catch::Matchers::Contains("closest: a100-sxm-40gb, a100-sxm-80gb"));
+  CHECK_THROWS_WITH(c.gpu("A100 40GB HBM2"), Catch::Matchers::Contains("closest: a100-sxm-40gb, a100-pcie-40gb, a100-sxm-80gb"));
   // Models are not matched this way: their extra tokens are versions.
   CHECK(c.resolve_model("mistral-7b-v0.3") == nullptr);
   // But a family's version written as a word of its own is read ("LLaMA v3.1 8B", TensorRT-LLM's

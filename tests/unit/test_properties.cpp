@@ -25,6 +25,7 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/cost.hpp>
+#include <gpuplan/engine_memory.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/perf.hpp>
 #include <gpuplan/planner.hpp>
@@ -219,10 +220,15 @@ Outcome check_config(const Config& c) {
   if (f.fits && !f.weights_fit) {
     fail("fits without the weights fitting");
   }
-  // More memory never turns a fit into a no-fit.
+  // More memory never turns a fit into a no-fit, except where vLLM's default max_num_seqs grows
+  // with it (256 below a 70 GiB device, 1024 above) past the linear-attention state blocks: vLLM
+  // itself refuses to start there (the fit names the --max-num-seqs that would).
   const GpuSpec bigger = more_memory(*c.gpu, 1.5);
   const FitResult fb = fit(*c.model, bigger, c.request.fit);
-  if (f.fits && !fb.fits) {
+  const bool default_seqs_grew = fb.engine && fb.engine->state_blocks_below_seqs && !c.request.fit.engine.max_num_seqs &&
+                                 gpuplan::vllm_large_gpu_defaults(bigger.engine_memory_bytes(), bigger.name) !=
+                                     gpuplan::vllm_large_gpu_defaults(c.gpu->engine_memory_bytes(), c.gpu->name);
+  if (f.fits && !fb.fits && !default_seqs_grew) {
     fail(fmt::format("fits in {:.3g} GB, not in 1.5 x that", c.gpu->memory_bytes / 1e9));
   }
   if (f.weights_fit && !fb.weights_fit) {
