@@ -48,7 +48,10 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       {"community-2026e.json", 40},
       // Session 40's: AMD's MI300X results page (vLLM 0.10.2), gpustack's A100 pages (vLLM, SGLang,
       // TensorRT-LLM), dstack's DeepSeek-R1 on 8 x H200 and 8 x MI300X, Modular MAX on MI355X.
-      {"community-2026f.json", 49}};
+      {"community-2026f.json", 49},
+      // Session 41's: Intel's Gaudi 2 and Gaudi 3 pages, NVIDIA NIM's Llama 3.3 70B on 2 x H100, vLLM's
+      // nightly H200 latency runs, DeepSeek-V3-AWQ at batch 1, NeMo's Llama-2-7B table.
+      {"community-2026g.json", 43}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
