@@ -2,6 +2,8 @@
 // What a GPU offers, as the catalog describes it (data/gpus.json). SI units in the struct; the
 // JSON keeps datasheet units (GB, TB/s, TFLOP/s) and the loader converts once.
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,7 +24,20 @@ struct Link {
   /// PCIe only: whether GPUs reach each other's memory directly (CUDA peer-to-peer). GeForce cards
   /// since the RTX 40 series do not: engines then skip their custom all-reduce buffers.
   bool peer_to_peer = true;
+  /// Scale-up only: the GPUs are joined point to point, each to every other of the domain (AMD
+  /// Infinity Fabric, Gaudi's RoCE ports), not through a switch (NVLink): a GPU's bandwidth is
+  /// split over its domain_gpus - 1 direct links, and a group of k GPUs uses k - 1 of them.
+  bool mesh = false;
   [[nodiscard]] double peer_rate() const { return peer_bytes_per_s_per_direction.value_or(bytes_per_s_per_direction); }
+  /// What one GPU of a group of `group_gpus` (within the domain) sends to the others at once.
+  [[nodiscard]] double group_rate(std::uint64_t group_gpus) const {
+    if (!mesh || domain_gpus <= 1) {
+      return bytes_per_s_per_direction;
+    }
+    const double peers = static_cast<double>(std::min<std::uint64_t>(std::max<std::uint64_t>(group_gpus, 2),
+                                                                      static_cast<std::uint64_t>(domain_gpus)) - 1);
+    return bytes_per_s_per_direction * peers / static_cast<double>(domain_gpus - 1);
+  }
 };
 
 /// One MIG profile of a GPU (NVIDIA MIG user guide; nvidia-smi mig -lgip).

@@ -1,5 +1,6 @@
 #include "detail/catalog_json.hpp"
 
+#include "detail/ascii.hpp"
 #include "detail/hf_quantization.hpp"
 
 #include <algorithm>
@@ -75,7 +76,7 @@ std::map<std::string, double> flop_table(ObjectReader& r, std::string_view key, 
 Link link_from_json(const Json& v, const std::string& origin, const JsonPointer& at, bool domain) {
   ObjectReader r(v, origin, at);
   static constexpr std::array kScaleUp{std::string_view("kind"), std::string_view("gb_per_s_per_direction"),
-                                       std::string_view("domain_gpus")};
+                                       std::string_view("domain_gpus"), std::string_view("topology")};
   static constexpr std::array kHost{std::string_view("kind"), std::string_view("gb_per_s_per_direction"),
                                     std::string_view("peer_gb_per_s_per_direction"), std::string_view("peer_to_peer")};
   r.reject_unknown(domain ? std::span<const std::string_view>(kScaleUp) : std::span<const std::string_view>(kHost));
@@ -84,6 +85,15 @@ Link link_from_json(const Json& v, const std::string& origin, const JsonPointer&
   const double line_gb = r.number_in("gb_per_s_per_direction", kMinLinkGbPerS, kMaxLinkGbPerS);
   link.bytes_per_s_per_direction = line_gb * units::kGB;
   link.domain_gpus = domain ? static_cast<int>(r.integer("domain_gpus", 1, 1u << 16)) : 1;
+  if (domain) {
+    const std::string topology = r.optional_string("topology").value_or("switch");
+    if (topology != "switch" && topology != "mesh") {
+      r.fail("topology", fmt::format("expected \"switch\" (a GPU reaches any peer at its full rate) or \"mesh\" "
+                                     "(direct links to each peer), got \"{}\"",
+                                     printable(topology)));
+    }
+    link.mesh = topology == "mesh";
+  }
   if (!domain) {
     // Sharing can only lower what a GPU gets: never above the line rate.
     if (auto peer_gb = r.optional_number_in("peer_gb_per_s_per_direction", kMinLinkGbPerS, line_gb)) {

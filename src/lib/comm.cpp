@@ -50,14 +50,14 @@ CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t 
   double ring = 0;
   bool network = false;
   switch (group_path(gpu, group_gpus, node_gpus)) {
-    case GroupPath::scale_up: bandwidth = gpu.scale_up->bytes_per_s_per_direction; break;
+    case GroupPath::scale_up: bandwidth = gpu.scale_up->group_rate(group_gpus); break;
     case GroupPath::pcie: bandwidth = host; break;
     case GroupPath::network: {
       // A ring over nodes crosses each node once per NIC's ring: the node's traffic shares its
       // group GPUs' NICs, and inside the node it moves over the scale-up link (or PCIe).
       const std::uint64_t local = std::max<std::uint64_t>(1, std::min(group_gpus, node_gpus) / std::max<std::uint64_t>(stride, 1));
       const double inside = gpu.scale_up && scale_up_reach(gpu, node_gpus) >= local
-                                ? gpu.scale_up->bytes_per_s_per_direction
+                                ? gpu.scale_up->group_rate(local)
                                 : host;
       ring = std::min(static_cast<double>(local) * bandwidth, std::max(inside, bandwidth)) * link_efficiency;
       network = true;

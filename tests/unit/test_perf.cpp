@@ -148,6 +148,31 @@ TEST_CASE("comm: groups beyond an NVLink bridge talk over the server's PCIe", "[
   CHECK(gpuplan::group_path(cat().gpu("gh200"), 8, 8) == GroupPath::network);
 }
 
+// AMD's Infinity Fabric and Gaudi's RoCE ports join the 8 GPUs of a node point to point: a TP
+// group of k uses k - 1 of the 7 direct links (Gaudi 3 TP 2 had been +32 % too fast with the
+// node's whole bandwidth), where an NVLink switch gives any group the full rate.
+TEST_CASE("comm: a mesh-joined GPU's group gets its share of the direct links", "[perf][comm]") {
+  const auto& mi300x = cat().gpu("mi300x");
+  REQUIRE(mi300x.scale_up);
+  CHECK(mi300x.scale_up->mesh);
+  CHECK_FALSE(cat().gpu("h100-sxm").scale_up->mesh);
+  const auto rate = [](const gpuplan::GpuSpec& g, std::uint64_t group) {
+    return gpuplan::group_link(g, group, 8, 50e9, 1.0, 0.0).bytes_per_s_per_direction;
+  };
+  CHECK_THAT(rate(mi300x, 2), WithinRel(448e9 / 7, 1e-12));
+  CHECK_THAT(rate(mi300x, 4), WithinRel(448e9 * 3 / 7, 1e-12));
+  CHECK_THAT(rate(mi300x, 8), WithinRel(448e9, 1e-12));
+  CHECK_THAT(rate(cat().gpu("gaudi3"), 2), WithinRel(75e9, 1e-12));
+  CHECK_THAT(rate(cat().gpu("h100-sxm"), 2), WithinRel(450e9, 1e-12));
+  // TP 2 pays more for its all-reduces than TP 8's per-GPU share would suggest.
+  const auto req = request(Layout{.tp = 2}, DType::bf16, 1024, 256);
+  gpuplan::GpuSpec switched = mi300x;
+  switched.scale_up->mesh = false;
+  const PerfModel mesh(cat().model("llama-3.1-70b"), mi300x, req);
+  const PerfModel sw(cat().model("llama-3.1-70b"), switched, req);
+  CHECK(mesh.evaluate(64, Efficiency{}).decode.communication_s > 3.0 * sw.evaluate(64, Efficiency{}).decode.communication_s);
+}
+
 // The A100 PCIe and H100 PCIe take an NVLink bridge as an option: not assumed (pairs talk over
 // PCIe, with a note), fitted by a catalog entry that gives scale_up.
 TEST_CASE("comm: an optional NVLink bridge is not assumed unless the catalog fits it", "[perf][comm]") {
