@@ -36,6 +36,13 @@ struct LaunchSettings {
   std::string model;                 ///< HF repository or path
   Layout layout;                     ///< one replica: TP, PP, EP (1, TP, or TP x DP with DP attention), DP ranks
   DType weights_dtype = DType::bf16;
+  /// The quantized format `model` ships (nullopt: a 16-bit checkpoint): the engine reads it from
+  /// the checkpoint; weights in another format need another checkpoint (FP8 is quantized on load).
+  std::optional<DType> checkpoint_dtype;
+  bool fp16_only = false;            ///< the GPU has no bf16: --dtype float16 whatever the weights
+  /// The config's max_position_embeddings when RoPE scaling raised the model's limit (else 0):
+  /// SGLang derives its context length without the factor.
+  std::uint64_t unscaled_context_tokens = 0;
   DType kv_dtype = DType::bf16;
   std::uint64_t max_num_seqs = 1;    ///< batch cap per replica (per DP rank)
   std::uint64_t max_model_len = 0;   ///< tokens per sequence (prompt + output)

@@ -49,6 +49,9 @@ struct PlanRequest {
   /// A published release's parts (named_release_choice: Meta's FP8 keeps attention bf16): the
   /// configurations in its format are sized as it ships, not with every part in that format.
   std::optional<WeightChoice> release_parts;
+  /// The checkpoint the user named (a Hugging Face name such as Qwen/Qwen2.5-72B-Instruct-AWQ),
+  /// for the launch command; empty: the model's hf_repo.
+  std::string launch_model;
   std::vector<DType> kv_dtypes;         ///< empty: bf16 and, where the GPU has FP8, fp8
   std::uint64_t max_gpus_per_replica = 64;
   std::uint64_t gpus_per_node = 8;      ///< TP stays within a node; PP crosses nodes
@@ -84,6 +87,7 @@ struct PlanConfig {
   std::uint64_t max_batch_by_memory = 0;
   std::uint64_t replicas = 1;
   std::uint64_t gpus = 0;              ///< replicas x layout.gpus()
+  bool fp16_only = false;              ///< the GPU has no bf16 (Volta, Turing): engines compute in fp16
   Price price;
   CostResult cost;                     ///< at the target load (or full capacity without one)
   double output_tokens_per_s = 0;      ///< deployment capacity at `batch` (estimate)
@@ -139,7 +143,11 @@ struct PlanCounts {
 
 struct PlanResult {
   std::string model_id;
-  std::string hf_repo;
+  std::string hf_repo;                     ///< the checkpoint to launch (request.launch_model, or the model's)
+  /// The quantized format that checkpoint ships (nullopt: 16-bit), from its name or its config.json.
+  std::optional<DType> checkpoint_dtype;
+  /// The config's max_position_embeddings when its RoPE scaling raised the limit (else 0).
+  std::uint64_t unscaled_context_tokens = 0;
   PlanRequest request;
   std::vector<PlanConfig> configurations;  ///< cheapest first, at most request.top
   std::vector<ParetoPoint> pareto;         ///< by GPU (catalog order), most tokens/s per user first

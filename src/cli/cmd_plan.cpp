@@ -106,6 +106,9 @@ Exit run_plan(const PlanOptions& o) {
   for (const std::string& m : o.models) {
     const ModelSpec& model = lookup_model(catalog, m, "--model");
     PlanRequest named = req;
+    if (m.find('/') != std::string::npos) {
+      named.launch_model = m;  // a Hugging Face name: the checkpoint to launch, quantized or not
+    }
     if (o.weights_dtypes == std::vector<std::string>{"all"}) {
       // The format the release's name states (Meta's FP8 Llama 4: its experts').
       const WeightChoice c = choice_named_by(model, m);

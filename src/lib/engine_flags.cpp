@@ -112,7 +112,21 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
   if (!sp.model.empty()) {
     out.argv.push_back(sp.model);
   }
-  out.argv.push_back(s.model);
+  // Weights in a format the named checkpoint does not ship need a checkpoint in that format
+  // (vLLM and SGLang quantize only to FP8 as they load): the command names a placeholder for it,
+  // never a 16-bit repo it would serve unquantized at two to four times the planned memory.
+  const bool quantized = !sixteen_bit(s.weights_dtype);
+  const bool ships = s.checkpoint_dtype == s.weights_dtype;
+  const bool quantizes_on_load = s.weights_dtype == DType::fp8 && engine != Engine::trtllm;
+  const bool placeholder = quantized && !ships && !quantizes_on_load;
+  out.argv.push_back(placeholder ? fmt::format("<{}-checkpoint-of-{}>", to_string(s.weights_dtype), s.model) : s.model);
+  if (placeholder) {
+    out.notes.push_back(fmt::format("{} weights: replace {} by a checkpoint of {} quantized to {} ({}); the engine "
+                                    "reads the method from its quantization_config",
+                                    to_string(s.weights_dtype), out.argv.back(), s.model, to_string(s.weights_dtype),
+                                    engine == Engine::trtllm ? "TensorRT Model Optimizer"
+                                                             : "AWQ, GPTQ, compressed-tensors or ModelOpt"));
+  }
   const auto add = [&out](const std::string& flag, std::string value) {
     out.argv.push_back(flag);
     out.argv.push_back(std::move(value));
@@ -168,26 +182,28 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
     if (!out.config_yaml.empty()) {
       add("--extra_llm_api_options", "plan.yaml");
     }
-    if (!sixteen_bit(s.weights_dtype)) {
-      out.notes.push_back(fmt::format("{} weights: give a checkpoint quantized to {} (TensorRT Model Optimizer); "
-                                      "trtllm-serve reads the format from it",
-                                      to_string(s.weights_dtype), to_string(s.weights_dtype)));
-    }
   } else {
-    if (sixteen_bit(s.weights_dtype)) {
-      add(sp.dtype, std::string(torch_dtype(s.weights_dtype)));
-    } else if (!quantization.empty()) {
+    // A quantized checkpoint's activations run in the GPU's 16-bit type: without bf16 (Volta,
+    // Turing) say fp16, as a bf16 config would otherwise reach fp16-only kernels.
+    if (!quantized || s.fp16_only) {
+      add(sp.dtype, std::string(torch_dtype(quantized ? DType::fp16 : s.weights_dtype)));
+    }
+    // FP8 from a 16-bit checkpoint is quantized on load; naming the method of a checkpoint that
+    // ships one stops both engines ("does not match the quantization method specified").
+    if (quantized && !ships && !quantization.empty()) {
       add(sp.quantization, std::string(quantization));
-    } else {
-      out.notes.push_back(fmt::format("{} weights: the model must be a checkpoint quantized to {} (AWQ, GPTQ, "
-                                      "compressed-tensors or ModelOpt); the engine reads the method from its "
-                                      "quantization_config and picks its fastest kernel",
-                                      to_string(s.weights_dtype), to_string(s.weights_dtype)));
     }
     add(sp.kv, s.kv_dtype == DType::fp8 ? sp.kv_fp8 : "auto");
   }
   if (l.gpus() > s.gpus_per_node && s.gpus_per_node > 0) {
     out.notes.push_back(multi_node_note(engine, l, s.gpus_per_node));
+  }
+  // SGLang's get_context_length drops a YaRN factor when original_max_position_embeddings is
+  // given, and refuses a longer --context-length unless told to allow it.
+  if (engine == Engine::sglang && s.unscaled_context_tokens > 0 && s.max_model_len > s.unscaled_context_tokens) {
+    out.notes.push_back(fmt::format("SGLang reads the model's length as {} tokens (RoPE scaling not applied): run it "
+                                    "with SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 for --context-length {}",
+                                    s.unscaled_context_tokens, s.max_model_len));
   }
   return out;
 }

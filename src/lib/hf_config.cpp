@@ -365,7 +365,9 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       // their own KV heads and head widths: a KV cache per layer kind this reader does not lay out.
       std::string_view("sliding_window_layers"), std::string_view("num_swa_key_value_heads"),
       std::string_view("num_swa_attention_heads"), std::string_view("hybrid_layer_pattern"),
-      std::string_view("swa_num_key_value_heads"), std::string_view("swa_head_dim")};
+      std::string_view("swa_num_key_value_heads"), std::string_view("swa_head_dim"),
+      // MiniMax-M3's sparse attention (index heads, an index cache per token on some layers).
+      std::string_view("sparse_attention_config")};
   for (std::string_view key : kUnreadShapes) {
     if (r.has(key)) {
       r.fail(key, fmt::format("this shape field of model_type \"{}\" is not read; the parameter count and "
@@ -1146,7 +1148,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   }
   // Outside MLA, a value head of another width than the key head changes the KV cache and the
   // output projection (MiMo-V2: 192 and 128), which this reader lays out as one width.
-  if (!m.mla) {
+  // (0, as DeepSeek-OCR's non-MLA language model writes it, is the unset value.)
+  const Json* v_head = r.value("v_head_dim");
+  if (!m.mla && !(v_head != nullptr && *v_head == 0)) {
     if (auto v = r.optional_integer("v_head_dim", 1, 1u << 16); v && *v != m.head_dim) {
       r.fail("v_head_dim", fmt::format("a value head width other than head_dim {} is not modeled; the KV cache "
                                        "and parameter count would be wrong",

@@ -35,6 +35,24 @@ std::optional<WeightFormats> release_formats(const ModelSpec& model, const PlanR
   return choose_weight_formats(model, c);
 }
 
+/// The quantized format the launched checkpoint ships: the release's name says it, or the
+/// config.json's quantization_config (its experts' format on an MoE model); nullopt: 16-bit.
+std::optional<DType> checkpoint_dtype(const ModelSpec& model, const PlanRequest& r) {
+  std::optional<DType> out;
+  if (r.release_parts) {
+    const WeightChoice& c = *r.release_parts;
+    if (const std::optional<WeightFormat>& stated = c.experts ? c.experts : c.all) {
+      out = stated->element;
+    }
+  } else if (model.shipped_formats) {
+    out = (*model.shipped_formats)[model.moe ? WeightPart::routed_experts : WeightPart::dense_mlp].element;
+  }
+  if (out && (*out == DType::bf16 || *out == DType::fp16 || *out == DType::fp32)) {
+    out.reset();
+  }
+  return out;
+}
+
 
 using detail::d;
 
@@ -222,6 +240,7 @@ Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const P
   Candidate c;
   PlanConfig& k = c.config;
   k.gpu = gpu.id;
+  k.fp16_only = !gpu.dense_flop_per_s.contains("bf16");
   k.weights_dtype = pm.request().fit.weights_dtype;
   k.kv_dtype = pm.request().fit.kv_dtype;
   k.layout = l;
@@ -466,7 +485,9 @@ void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights
 PlanResult Search::run() {
   validate_plan_request(model_, r_);
   result_.model_id = model_.id;
-  result_.hf_repo = model_.hf_repo;
+  result_.hf_repo = r_.launch_model.empty() ? model_.hf_repo : r_.launch_model;
+  result_.checkpoint_dtype = checkpoint_dtype(model_, r_);
+  result_.unscaled_context_tokens = model_.unscaled_max_position_embeddings;
   result_.request = r_;
   const std::map<std::string, Price> prices = prices_by_gpu(catalog_, r_);
   std::vector<const GpuSpec*> gpus;

@@ -814,6 +814,9 @@ TEST_CASE("hf import: Ring-linear, Baichuan-M1 and MiMo-V2 shapes are refused by
   CHECK_THROWS_WITH(read(R"({"model_type": "mimo_v2_flash", "head_dim": 192, "v_head_dim": 128, )" + shape + "}"),
                     Contains("/v_head_dim") && Contains("head_dim 192"));
   CHECK_NOTHROW(read(R"({"model_type": "llama", "head_dim": 128, "v_head_dim": 128, )" + shape + "}"));
+  CHECK_NOTHROW(read(R"({"model_type": "deepseek_v2", "v_head_dim": 0, )" + shape + "}"));  // DeepSeek-OCR
+  CHECK_THROWS_WITH(read(R"({"model_type": "minimax_m3", "sparse_attention_config": {"index_n_heads": 4}, )" + shape + "}"),
+                    Contains("/sparse_attention_config"));
 }
 
 TEST_CASE("hf import: a per-layer moe_layer_freq, language_config and unread expert counts", "[hf]") {

@@ -431,8 +431,12 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
         if (engine == Engine::trtllm && l.dp_attention() && l.tp > 1) {
           continue;  // not one trtllm-serve (checked below); plan does not search it for trtllm
         }
+        // A checkpoint that ships the quantized format (FP8 also quantizes on load from 16 bits).
+        const bool needs_checkpoint = w == DType::int4 || w == DType::fp4 || (w == DType::fp8 && engine == Engine::trtllm);
+        const std::optional<DType> ships = needs_checkpoint ? std::optional(w) : std::nullopt;
         const LaunchSettings s{.model = "meta-llama/Llama-3.1-70B-Instruct", .layout = l, .weights_dtype = w,
-                               .kv_dtype = DType::fp8, .max_num_seqs = 192, .max_model_len = 2304, .memory_share = 0.9};
+                               .checkpoint_dtype = ships, .kv_dtype = DType::fp8, .max_num_seqs = 192,
+                               .max_model_len = 2304, .memory_share = 0.9};
         const EngineLaunch launch = launch_command(engine, s);
         // Through text, as a shell would split it.
         std::istringstream words(launch.command());
@@ -456,8 +460,6 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
             // A quantized checkpoint's method is the engine's to read: naming it forces a kernel.
             CHECK(launch.command().find("--quantization") == std::string::npos);
             CHECK(launch.command().find("--dtype") == std::string::npos);
-            CHECK(std::any_of(launch.notes.begin(), launch.notes.end(),
-                              [](const std::string& n) { return n.find("reads the method from its quantization_config") != std::string::npos; }));
           }
           CHECK(back.kv_dtype == DType::fp8);
         } else {
@@ -494,6 +496,35 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
   // TensorRT-LLM's attention DP runs attention at TP 1: TP 2 x DP 4 is not one trtllm-serve.
   CHECK_THROWS_WITH(launch_command(Engine::trtllm, LaunchSettings{.model = "m", .layout = {.tp = 2, .ep = 8, .dp = 4}}),
                     Catch::Matchers::StartsWith("engine.layout: trtllm-serve runs DP only as attention DP at TP 1"));
+  // Weights in a format the named checkpoint does not ship: a placeholder, never the 16-bit repo
+  // (which the engine would serve unquantized), and the note says what to put there.
+  for (Engine engine : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+    const EngineLaunch q = launch_command(engine, LaunchSettings{.model = "Qwen/Qwen2.5-72B-Instruct", .weights_dtype = DType::int4});
+    INFO(q.command());
+    CHECK(q.command().find(" <int4-checkpoint-of-Qwen/Qwen2.5-72B-Instruct> ") != std::string::npos);
+    CHECK(q.command().find("--quantization") == std::string::npos);
+    REQUIRE_FALSE(q.notes.empty());
+    CHECK(q.notes.front().starts_with("int4 weights: replace <int4-checkpoint-of-Qwen/Qwen2.5-72B-Instruct> by a checkpoint"));
+  }
+  // FP8 from a 16-bit checkpoint quantizes on load; an FP8 checkpoint's own method must not be named.
+  CHECK(launch_command(Engine::vllm, LaunchSettings{.model = "m", .weights_dtype = DType::fp8}).command().find("--quantization fp8") !=
+        std::string::npos);
+  CHECK(launch_command(Engine::vllm, LaunchSettings{.model = "m", .weights_dtype = DType::fp8, .checkpoint_dtype = DType::fp8})
+            .command()
+            .find("--quantization") == std::string::npos);
+  // TensorRT-LLM quantizes nothing on load: FP8 from a 16-bit repo needs a ModelOpt checkpoint.
+  CHECK(launch_command(Engine::trtllm, LaunchSettings{.model = "m", .weights_dtype = DType::fp8}).argv[1] == "<fp8-checkpoint-of-m>");
+  // On a GPU without bf16 a quantized checkpoint runs its activations in fp16.
+  CHECK(launch_command(Engine::sglang, LaunchSettings{.model = "m", .weights_dtype = DType::int4, .checkpoint_dtype = DType::int4,
+                                                      .fp16_only = true})
+            .command()
+            .find("--dtype float16") != std::string::npos);
+  // A YaRN-extended length: SGLang needs to be told to allow it.
+  const LaunchSettings yarn{.model = "Qwen/Qwen3-8B", .unscaled_context_tokens = 40960, .max_model_len = 65536};
+  const EngineLaunch sg = launch_command(Engine::sglang, yarn);
+  CHECK(std::any_of(sg.notes.begin(), sg.notes.end(),
+                    [](const std::string& n) { return n.find("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1") != std::string::npos; }));
+  CHECK(launch_command(Engine::vllm, yarn).notes.empty());
   // A command written by hand may name its checkpoint's method.
   CHECK(parse_launch_command(Engine::vllm, {"vllm", "serve", "m", "--quantization", "awq_marlin"}).weights_dtype == DType::int4);
   CHECK(parse_launch_command(Engine::sglang, {"python", "-m", "sglang.launch_server", "--quantization", "w8a8_int8"}).weights_dtype ==
