@@ -227,6 +227,9 @@ struct ParamCount {
   double norms = 0;            ///< layer norms and the final norm
   double vision = 0;           ///< vision tower and its projector (multimodal configs)
   double active_routed_experts = 0;  ///< routed experts one token uses (experts_per_token of them)
+  /// Of the above, what every tensor-parallel rank holds and multiplies whole (WeightTensor::
+  /// replicated: MLA's latent down-projections, the router, the norms); none are routed experts.
+  double replicated = 0;
 
   /// Everything stored.
   [[nodiscard]] double total() const {

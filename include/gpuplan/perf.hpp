@@ -50,7 +50,7 @@ struct Efficiency {
   double routed_copy_s_per_gb = 0.45e-3;  ///< 2.2 TB/s; held fixed in the fit (see calibration.cpp)
   /// A GEMM of this many FLOPs reaches half of `compute`: small GEMMs (few tokens, tiny MoE
   /// experts) cannot fill the GPU. Efficiency = compute x W / (W + gemm_half_flop).
-  double gemm_half_flop = 0.497e9;
+  double gemm_half_flop = 0.486e9;
   /// Narrow formats reach a smaller share of their peak (scales, non-GEMM work that does not
   /// speed up): `compute` x (bf16 peak / format peak)^format_exponent for FP8 and narrower;
   /// 16-bit formats reach FP8's share times kWideOverFp8GemmShare (format_share).

@@ -304,6 +304,7 @@ ParamCount params_of(const ModelSpec& m, const Tensors& tensors) {
   }
   for (const WeightTensor& t : tensors) {
     const double n = d(t.rows) * d(t.cols) * t.count;
+    c.replicated += t.replicated ? n : 0.0;
     switch (t.part) {
       case WeightPart::embedding: c.embedding += n; break;
       case WeightPart::lm_head: c.lm_head += n; break;

@@ -248,9 +248,10 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   layers_per_stage_ = d(fit_.kv.layers_per_gpu() + fit_.kv.linear_layers);
   moe_layers_per_stage_ =
       m.moe ? d(m.moe_layer_count()) * stage_share : 0;
-  // 2 FLOPs per multiply-add over the active weights (not the embedding gather).
-  linear_flop_per_token_ = 2.0 * (p.active() - p.embedding + (m.tie_word_embeddings ? p.embedding : 0.0)) *
-                           stage_share / d(l.tp);
+  // 2 FLOPs per multiply-add over the active weights (not the embedding gather); what every
+  // rank holds whole, every rank multiplies whole.
+  const double matmul_params = p.active() - p.embedding + (m.tie_word_embeddings ? p.embedding : 0.0);
+  linear_flop_per_token_ = 2.0 * ((matmul_params - p.replicated) / d(l.tp) + p.replicated) * stage_share;
   // Attention per layer and context token: QK^T and AV, 2 FLOPs each per head dimension.
   // MLA decodes in the latent space (weights absorbed): kv_lora + rope for scores, kv_lora for values.
   const double heads = d(m.num_attention_heads) / d(l.tp);
