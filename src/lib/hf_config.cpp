@@ -682,7 +682,11 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
 void apply_rope_scaling(ModelSpec& m, ObjectReader& r) {
   const char* key = r.has("rope_scaling") ? "rope_scaling" : "rope_parameters";  // transformers 5
   const Json* rope = r.value(key);
-  if (rope == nullptr || !rope->is_object() || m.model_type.starts_with("gemma3")) {
+  if (rope != nullptr && !rope->is_object()) {
+    r.fail(key, fmt::format("expected an object such as {{\"rope_type\": \"yarn\", \"factor\": 4.0}}, got {}",
+                            detail::printable(rope->dump())));
+  }
+  if (rope == nullptr || m.model_type.starts_with("gemma3")) {
     return;
   }
   ObjectReader scaling(*rope, r.origin(), r.pointer() / key);

@@ -871,4 +871,5 @@ TEST_CASE("hf import: RoPE scaling raises the context limit as vLLM derives it",
   }
   CHECK_THROWS_WITH(read("{" + qwen + R"(, "rope_scaling": {"rope_type": "yarn", "factor": "four"}})"),
                     Contains("/rope_scaling/factor"));
+  CHECK_THROWS_WITH(read("{" + qwen + R"(, "rope_scaling": "yarn"})"), Contains("/rope_scaling: expected an object"));
 }
