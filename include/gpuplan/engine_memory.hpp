@@ -107,6 +107,9 @@ struct EngineMemory {
   /// vLLM V1 with linear-attention (Mamba) layers keeps one block of state per decoding sequence
   /// and refuses to start with fewer blocks than max_num_seqs; set by fit.
   bool state_blocks_below_seqs = false;
+  /// vLLM V1 checks at start that the GPU has its share of the total free; on unified memory
+  /// (GB10) the OS holds part of it. Set by fit: the free figure when it is short, else 0.
+  double start_free_short_of_bytes = 0;
   /// Whole blocks of the cache (vLLM's "# GPU blocks").
   [[nodiscard]] std::uint64_t blocks() const { return kv_tokens / std::max<std::uint64_t>(block_tokens, 1); }
   /// Requests at the fit's context the cache holds, as the engine counts them (vLLM's log line;

@@ -67,6 +67,10 @@ struct GpuSpec {
   /// Total CUDA reports (cudaMemGetInfo, torch's "total capacity"), when known: what serving
   /// engines multiply by their memory share. A little below the driver's figure.
   std::optional<double> cuda_memory_bytes;
+  /// Unified memory shared with the host (GB10): the most CUDA reports free when nothing runs,
+  /// the OS holding the rest. What any workload can have; vLLM refuses to start when its share
+  /// of the total is more.
+  std::optional<double> free_at_start_bytes;
   double memory_bandwidth_bytes_per_s = 0;
   std::map<std::string, double> dense_flop_per_s;   ///< by compute type; never 2:4-sparse figures
   std::map<std::string, double> sparse_flop_per_s;  ///< 2:4-sparse vendor figures, labelled as such
@@ -89,10 +93,13 @@ struct GpuSpec {
 
   /// Capacity that fit decisions use: the usable figure if known, else the datasheet figure.
   [[nodiscard]] double fit_memory_bytes() const {
-    return usable_memory_bytes.value_or(memory_bytes);
+    const double total = usable_memory_bytes.value_or(memory_bytes);
+    return free_at_start_bytes ? std::min(total, *free_at_start_bytes) : total;
   }
   /// Total a serving engine sees: CUDA's figure if known, else the usable figure.
-  [[nodiscard]] double engine_memory_bytes() const { return cuda_memory_bytes.value_or(fit_memory_bytes()); }
+  [[nodiscard]] double engine_memory_bytes() const {
+    return cuda_memory_bytes.value_or(usable_memory_bytes.value_or(memory_bytes));
+  }
   /// The 16-bit type its tensor cores multiply: bf16, or fp16 on parts without it (Volta,
   /// Turing), where engines serve bf16 checkpoints cast to fp16.
   [[nodiscard]] const char* sixteen_bit_type() const { return dense_flop_per_s.contains("bf16") ? "bf16" : "fp16"; }

@@ -159,6 +159,7 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
       std::string_view("id"),          std::string_view("name"),
       std::string_view("vendor"),      std::string_view("memory_gb"),
       std::string_view("usable_memory_mib"), std::string_view("cuda_memory_mib"),
+      std::string_view("free_at_start_mib"),
       std::string_view("memory_bandwidth_tb_per_s"),
       std::string_view("dense_tflop_per_s"), std::string_view("sparse_tflop_per_s"),
       std::string_view("achievable_matmul_share"),
@@ -180,7 +181,10 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   }
   if (auto mib = r.optional_number("cuda_memory_mib", kMaxMemoryGb * units::kGB / units::kMiB)) {
     g.cuda_memory_bytes = *mib * units::kMiB;
+  }  if (auto mib = r.optional_number("free_at_start_mib", kMaxMemoryGb * units::kGB / units::kMiB)) {
+    g.free_at_start_bytes = *mib * units::kMiB;
   }
+
   g.memory_bandwidth_bytes_per_s = r.number_in("memory_bandwidth_tb_per_s", kMinBandwidthTbPerS, kMaxBandwidthTbPerS) * units::kTB;
   g.dense_flop_per_s = flop_table(r, "dense_tflop_per_s", true);
   g.sparse_flop_per_s = flop_table(r, "sparse_tflop_per_s", false);
@@ -225,10 +229,15 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
     }
   }
   // CUDA's total sits a little below the driver's (memory the driver keeps for itself).
-  if (g.cuda_memory_bytes && (*g.cuda_memory_bytes > g.fit_memory_bytes() ||
-                              *g.cuda_memory_bytes < 0.9 * g.fit_memory_bytes())) {
+  const double driver_total = g.usable_memory_bytes.value_or(g.memory_bytes);
+  if (g.cuda_memory_bytes && (*g.cuda_memory_bytes > driver_total || *g.cuda_memory_bytes < 0.9 * driver_total)) {
     r.fail("cuda_memory_mib", fmt::format("{:g} MiB is not within 90-100 % of the GPU's usable memory",
                                           *g.cuda_memory_bytes / units::kMiB));
+  }
+  if (g.free_at_start_bytes && (*g.free_at_start_bytes > g.engine_memory_bytes() ||
+                                *g.free_at_start_bytes < 0.5 * g.engine_memory_bytes())) {
+    r.fail("free_at_start_mib", fmt::format("{:g} MiB is not within 50-100 % of the GPU's total",
+                                            *g.free_at_start_bytes / units::kMiB));
   }
   for (std::size_t i = 0; i < g.mig_profiles.size(); ++i) {
     const MigProfile& p = g.mig_profiles[i];

@@ -538,8 +538,16 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
                                              f.max_context_limited_by_model);
     }
   }
+  // vLLM V1 refuses to start when less than its share of the total is free ("Free memory on
+  // device ... on startup is less than desired GPU memory utilization"): on unified memory the
+  // OS keeps part of it (a GB10 has about 101 of its 121.69 GiB free at boot).
+  if (f.engine && f.engine->engine == Engine::vllm && !f.engine->vllm_v0 && !f.mig && gpu.free_at_start_bytes &&
+      r.memory_utilization * gpu.engine_memory_bytes() > *gpu.free_at_start_bytes) {
+    f.engine->start_free_short_of_bytes = *gpu.free_at_start_bytes;
+  }
+  const bool no_start = f.engine && (f.engine->state_blocks_below_seqs || f.engine->start_free_short_of_bytes > 0);
   const double needed = fixed + mem.kv_cache_bytes;
-  f.fits = needed <= mem.engine_cap_bytes && !(f.engine && f.engine->state_blocks_below_seqs);
+  f.fits = needed <= mem.engine_cap_bytes && !no_start;
   mem.free_bytes = std::max(0.0, mem.kv_budget_bytes - mem.kv_cache_bytes);
   mem.shortfall_bytes = std::max(0.0, needed - mem.engine_cap_bytes);
   mem.fixed_over_cap_bytes = std::max(0.0, fixed - mem.engine_cap_bytes);
@@ -619,6 +627,14 @@ void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu,
 }  // namespace detail
 
 std::optional<std::string> engine_start_problem(const FitResult& f) {
+  if (f.engine && f.engine->start_free_short_of_bytes > 0) {
+    const double total = f.engine->total_bytes;
+    const double free = f.engine->start_free_short_of_bytes;
+    return fmt::format("vLLM wants {:g} x {:.2f} GiB free at start, and this GPU shares its memory with the host: "
+                       "about {:.1f} GiB is free at boot; --gpu-memory-utilization {:.2f} or less would start",
+                       f.request.memory_utilization, total / units::kGiB, free / units::kGiB,
+                       std::floor(free / total * 100.0) / 100.0);
+  }
   if (!f.engine || !f.engine->state_blocks_below_seqs) {
     return std::nullopt;
   }

@@ -115,6 +115,11 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
                                       "engine fails to start)",
                                       e.max_seqs, blocks));
         }
+        if (e.start_free_short_of_bytes > 0) {
+          lines.push_back(fmt::format("ValueError: Free memory on device ({:.1f}/{:.2f} GiB) on startup is less than "
+                                      "desired GPU memory utilization (the engine fails to start)",
+                                      gib(e.start_free_short_of_bytes), gib(e.total_bytes)));
+        }
         return lines;
       }
     case Engine::sglang: {
@@ -567,6 +572,7 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
     w.member("block_tokens", e.block_tokens);
     w.member("max_concurrency_at_context", std::round(e.max_concurrency * 100.0) / 100.0);
     w.member("state_blocks_below_seqs", e.state_blocks_below_seqs);
+    w.member("start_free_short", e.start_free_short_of_bytes > 0);
     w.member("log_lines", engine_log_lines(r));
     w.end_object();
   } else {

@@ -313,3 +313,26 @@ TEST_CASE("fit: a T4 serves bf16 as fp16, is offered INT8/INT4 and runs vLLM V0 
   v.engine.vllm_minor_version = 8;
   CHECK_FALSE(gpuplan::fit(m, cat().gpu("a10"), v).engine->vllm_v0);
 }
+
+// A GB10 (DGX Spark) shares its memory with the host: about 101.3 of the 121.69 GiB CUDA reports
+// are free at boot, so vLLM's start-up check fails at its default 0.9 share (users run 0.80-0.83),
+// and a fit with no engine takes what is free.
+TEST_CASE("memory: unified memory holds what is free at start, and vLLM checks its share against it", "[memory]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto& g = cat().gpu("gb10");
+  REQUIRE(g.free_at_start_bytes);
+  CHECK_THAT(g.fit_memory_bytes(), WithinRel(*g.free_at_start_bytes, 1e-12));
+  CHECK(g.engine_memory_bytes() > *g.free_at_start_bytes);
+  FitRequest r{.context_tokens = 32768, .concurrency = 8};
+  r.engine.engine = gpuplan::Engine::vllm;
+  const auto at_default = gpuplan::fit(m, g, r);
+  CHECK_FALSE(at_default.fits);
+  REQUIRE(gpuplan::engine_start_problem(at_default));
+  CHECK_THAT(*gpuplan::engine_start_problem(at_default), Catch::Matchers::Contains("--gpu-memory-utilization 0.84 or less"));
+  r.memory_utilization = 0.8;
+  const auto at_08 = gpuplan::fit(m, g, r);
+  CHECK(at_08.fits);
+  CHECK_FALSE(gpuplan::engine_start_problem(at_08));
+  // A discrete GPU has no such figure: the check never fires.
+  CHECK_FALSE(cat().gpu("h100-sxm").free_at_start_bytes);
+}
