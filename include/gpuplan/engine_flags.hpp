@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gpuplan/dtype.hpp>
@@ -62,6 +63,12 @@ struct EngineLaunch {
 /// Whether `engine` runs on `gpu` at all: TensorRT-LLM is CUDA-only (NVIDIA); vLLM and SGLang
 /// also run on AMD (ROCm) and Intel Gaudi (their HPU builds).
 [[nodiscard]] bool engine_runs_on(Engine engine, const GpuSpec& gpu);
+
+/// SGLang's get_context_length drops a YaRN factor when original_max_position_embeddings is
+/// given and refuses a longer context unless told to allow it: the note for `context` (worded
+/// `for_what`, e.g. "a context of 131072") past the config's `unscaled_tokens`; empty when none.
+[[nodiscard]] std::string sglang_unscaled_context_note(std::uint64_t unscaled_tokens, std::uint64_t context,
+                                                       std::string_view for_what);
 
 /// The command for `engine` (not `neutral`: InputError naming `engine.name`).
 EngineLaunch launch_command(Engine engine, const LaunchSettings& settings);

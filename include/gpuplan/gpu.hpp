@@ -93,12 +93,13 @@ struct GpuSpec {
 
   /// Capacity that fit decisions use: the usable figure if known, else the datasheet figure.
   [[nodiscard]] double fit_memory_bytes() const {
-    const double total = usable_memory_bytes.value_or(memory_bytes);
-    return free_at_start_bytes ? std::min(total, *free_at_start_bytes) : total;
+    return free_at_start_bytes ? std::min(driver_memory_bytes(), *free_at_start_bytes) : driver_memory_bytes();
   }
+  /// Total the driver reports (nvidia-smi) if known, else the datasheet figure.
+  [[nodiscard]] double driver_memory_bytes() const { return usable_memory_bytes.value_or(memory_bytes); }
   /// Total a serving engine sees: CUDA's figure if known, else the usable figure.
   [[nodiscard]] double engine_memory_bytes() const {
-    return cuda_memory_bytes.value_or(usable_memory_bytes.value_or(memory_bytes));
+    return cuda_memory_bytes.value_or(driver_memory_bytes());
   }
   /// The 16-bit type its tensor cores multiply: bf16, or fp16 on parts without it (Volta,
   /// Turing), where engines serve bf16 checkpoints cast to fp16.

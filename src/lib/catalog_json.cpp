@@ -229,7 +229,7 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
     }
   }
   // CUDA's total sits a little below the driver's (memory the driver keeps for itself).
-  const double driver_total = g.usable_memory_bytes.value_or(g.memory_bytes);
+  const double driver_total = g.driver_memory_bytes();
   if (g.cuda_memory_bytes && (*g.cuda_memory_bytes > driver_total || *g.cuda_memory_bytes < 0.9 * driver_total)) {
     r.fail("cuda_memory_mib", fmt::format("{:g} MiB is not within 90-100 % of the GPU's usable memory",
                                           *g.cuda_memory_bytes / units::kMiB));

@@ -52,14 +52,6 @@ const Spelling& spelling(Engine e) {
   throw InputError("engine.name: give vllm, sglang or trtllm");
 }
 
-/// The --quantization flag of each weights format, where one belongs (vLLM and SGLang; bf16/fp16
-/// use --dtype). FP8 quantizes a 16-bit checkpoint as it loads. Every other format is read from
-/// the checkpoint's quantization_config, which lets the engine pick its fastest kernel: naming it
-/// forces one (vLLM's `--quantization awq` runs the pre-Marlin AWQ kernel, up to 5x slower:
-/// vllm-project/vllm#21376) and names one checkpoint format where AWQ, GPTQ and
-/// compressed-tensors files all hold int4.
-std::string_view quantization_name(DType w) { return w == DType::fp8 ? "fp8" : ""; }
-
 bool sixteen_bit(DType w) { return w == DType::bf16 || w == DType::fp16 || w == DType::fp32; }
 
 std::string_view torch_dtype(DType w) {
@@ -170,7 +162,6 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
   add(sp.seqs, std::to_string(seqs));
   add(sp.len, std::to_string(s.max_model_len));
   add(sp.share, fmt::format("{:g}", s.memory_share));
-  const std::string_view quantization = quantization_name(s.weights_dtype);
   if (engine == Engine::trtllm) {
     if (l.dp > 1) {
       out.config_yaml.push_back(std::string(kAttentionDpYaml));
@@ -188,22 +179,21 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
     if (!quantized || s.fp16_only) {
       add(sp.dtype, std::string(torch_dtype(quantized ? DType::fp16 : s.weights_dtype)));
     }
-    // FP8 from a 16-bit checkpoint is quantized on load; naming the method of a checkpoint that
-    // ships one stops both engines ("does not match the quantization method specified").
-    if (quantized && !ships && !quantization.empty()) {
-      add(sp.quantization, std::string(quantization));
+    // Only FP8 from a 16-bit checkpoint is named (quantized on load). A quantized checkpoint's
+    // method is the engine's to read: naming it forces a kernel (vLLM's `--quantization awq` is the
+    // pre-Marlin one, up to 5x slower: vllm#21376) or, where it differs, stops both engines.
+    if (quantizes_on_load && !ships) {
+      add(sp.quantization, "fp8");
     }
     add(sp.kv, s.kv_dtype == DType::fp8 ? sp.kv_fp8 : "auto");
   }
   if (l.gpus() > s.gpus_per_node && s.gpus_per_node > 0) {
     out.notes.push_back(multi_node_note(engine, l, s.gpus_per_node));
   }
-  // SGLang's get_context_length drops a YaRN factor when original_max_position_embeddings is
-  // given, and refuses a longer --context-length unless told to allow it.
-  if (engine == Engine::sglang && s.unscaled_context_tokens > 0 && s.max_model_len > s.unscaled_context_tokens) {
-    out.notes.push_back(fmt::format("SGLang reads the model's length as {} tokens (RoPE scaling not applied): run it "
-                                    "with SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 for --context-length {}",
-                                    s.unscaled_context_tokens, s.max_model_len));
+  if (std::string note = sglang_unscaled_context_note(s.unscaled_context_tokens, s.max_model_len,
+                                                      fmt::format("--context-length {}", s.max_model_len));
+      engine == Engine::sglang && !note.empty()) {
+    out.notes.push_back(std::move(note));
   }
   return out;
 }
@@ -295,6 +285,16 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
     s.layout.ep = s.layout.tp * s.layout.dp;  // vLLM: the experts over every GPU of the ranks
   }
   return s;
+}
+
+std::string sglang_unscaled_context_note(std::uint64_t unscaled_tokens, std::uint64_t context,
+                                         std::string_view for_what) {
+  if (unscaled_tokens == 0 || context <= unscaled_tokens) {
+    return "";
+  }
+  return fmt::format("SGLang reads the model's length as {} tokens (RoPE scaling not applied): run it with "
+                     "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 for {}",
+                     unscaled_tokens, for_what);
 }
 
 bool engine_runs_on(Engine engine, const GpuSpec& gpu) {

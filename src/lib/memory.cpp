@@ -293,11 +293,10 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                           "{} weights either: engines refuse them there (use int8 or int4)",
                                           g.id, type, to_string(main)));
   }
-  if (r.engine.engine == Engine::sglang && m.unscaled_max_position_embeddings > 0 &&
-      r.context_tokens > m.unscaled_max_position_embeddings) {
-    res.notes.push_back(fmt::format("SGLang reads the model's length as {} tokens (RoPE scaling not applied): run it with "
-                                    "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 for a context of {}",
-                                    m.unscaled_max_position_embeddings, r.context_tokens));
+  if (std::string note = sglang_unscaled_context_note(m.unscaled_max_position_embeddings, r.context_tokens,
+                                                      fmt::format("a context of {}", r.context_tokens));
+      r.engine.engine == Engine::sglang && !note.empty()) {
+    res.notes.push_back(std::move(note));
   }
   if (m.has_architecture() && !m.layer_window_tokens.empty()) {
     const bool chunked = !m.layer_is_chunked.empty() || m.model_type.starts_with("llama4");
