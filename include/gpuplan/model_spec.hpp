@@ -194,6 +194,10 @@ struct ModelSpec {
   [[nodiscard]] bool is_moe() const { return moe.has_value(); }
   /// MLA with the latent cached: one latent per token and layer, whatever the heads and TP.
   [[nodiscard]] bool caches_latent() const { return mla.has_value() && mla->latent_cache; }
+  /// Ranks a TP group of `tp` splits the K and V projections over: the KV heads at most.
+  [[nodiscard]] double kv_projection_shards(std::uint64_t tp) const {
+    return static_cast<double>(std::max<std::uint64_t>(1, std::min(tp, num_key_value_heads)));
+  }
   /// Attention window of layer `layer` (0 = full).
   [[nodiscard]] std::uint64_t window_of_layer(std::uint64_t layer) const;
   [[nodiscard]] bool is_linear_layer(std::uint64_t layer) const {
@@ -230,6 +234,8 @@ struct ParamCount {
   /// Of the above, what every tensor-parallel rank holds and multiplies whole (WeightTensor::
   /// replicated: MLA's latent down-projections, the router, the norms); none are routed experts.
   double replicated = 0;
+  /// Of the above, the K and V projections and their biases (WeightTensor::split_by_kv_head).
+  double kv_projection = 0;
 
   /// Everything stored.
   [[nodiscard]] double total() const {
@@ -261,6 +267,10 @@ struct WeightTensor {
   /// Every tensor-parallel rank keeps all of it: serving engines do not split it (MLA's q_a and
   /// kv_a down-projections and their norms, the DSA indexer, the MoE router, the layer norms).
   bool replicated = false;
+  /// K and V projections: split by KV head, so over at most num_key_value_heads TP ranks; past
+  /// that each rank keeps one head's (vLLM's and SGLang's QKVParallelLinear replicate KV heads,
+  /// as TensorRT-LLM does), ModelSpec::kv_projection_shards.
+  bool split_by_kv_head = false;
 };
 
 /// Every tensor of the model as the checkpoint stores it (fused where HF fuses).

@@ -42,7 +42,7 @@ struct Efficiency {
   double activation_passes = 0.0;  ///< the fit leaves this per-token cost to the two below
   /// Host-side work per running sequence and decode step (the scheduler's and sampler's
   /// bookkeeping for each request): grows with the batch whatever the model and GPU.
-  double sequence_overhead_s = 6.90e-6;
+  double sequence_overhead_s = 7.05e-6;
   /// MoE routing outside the expert GEMMs: each routed copy of a token moves about 11 x hidden +
   /// 10 x expert width bytes (permute, activation quantization, SwiGLU, weighted combine), in small
   /// kernels over activations that stay on chip (L2), so at a rate that does not follow HBM
@@ -50,7 +50,7 @@ struct Efficiency {
   double routed_copy_s_per_gb = 0.45e-3;  ///< 2.2 TB/s; held fixed in the fit (see calibration.cpp)
   /// A GEMM of this many FLOPs reaches half of `compute`: small GEMMs (few tokens, tiny MoE
   /// experts) cannot fill the GPU. Efficiency = compute x W / (W + gemm_half_flop).
-  double gemm_half_flop = 0.486e9;
+  double gemm_half_flop = 0.471e9;
   /// Narrow formats reach a smaller share of their peak (scales, non-GEMM work that does not
   /// speed up): `compute` x (bf16 peak / format peak)^format_exponent for FP8 and narrower;
   /// 16-bit formats reach FP8's share times kWideOverFp8GemmShare (format_share).

@@ -57,7 +57,8 @@ WeightFormats resolve_formats(const ModelSpec& m, const FitRequest& r) {
 }
 
 WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeightParts>& whole,
-                             const std::array<double, kWeightParts>& replicated, const Layout& l) {
+                             const std::array<double, kWeightParts>& replicated,
+                             const std::array<double, kWeightParts>& kv_projection, const Layout& l) {
   WeightsBytes w;
   const auto at = [&whole](WeightPart p) { return whole[static_cast<std::size_t>(p)]; };
   const auto whole_on_each = [&replicated](WeightPart p) { return replicated[static_cast<std::size_t>(p)]; };
@@ -75,7 +76,9 @@ WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeigh
       d((m.num_hidden_layers + l.pp - 1) / l.pp) / d(m.num_hidden_layers);
   for (WeightPart p : {WeightPart::attention, WeightPart::dense_mlp, WeightPart::shared_experts,
                        WeightPart::router, WeightPart::norms}) {
-    set(p, ((at(p) - whole_on_each(p)) / tp + whole_on_each(p)) * stage_share);
+    const double kv = kv_projection[static_cast<std::size_t>(p)];
+    set(p, ((at(p) - whole_on_each(p) - kv) / tp + whole_on_each(p) + kv / m.kv_projection_shards(l.tp)) *
+               stage_share);
     w.dense += w.parts[static_cast<std::size_t>(p)];
   }
   // The vision tower runs before the first layer, split over TP.
@@ -462,7 +465,8 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
                        model.max_position_embeddings, model.id, model.context_limit_source());
   }
 
-  f.weights = weights_per_gpu(model, basis->model_weight_bytes, basis->totals.replicated_bytes, l);
+  f.weights = weights_per_gpu(model, basis->model_weight_bytes, basis->totals.replicated_bytes,
+                              basis->totals.kv_projection_bytes, l);
   f.concurrency_per_replica = (r.concurrency + l.dp - 1) / l.dp;
   f.activations = activations_per_gpu(model, basis->token_widths, r, f.concurrency_per_replica);
   f.block_tokens = r.block_tokens;

@@ -82,12 +82,23 @@ void attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
   }
   const std::uint64_t q_dim = heads * m.head_dim;
   const std::uint64_t kv_dim = m.num_key_value_heads * m.head_dim;
+  // K and V (and their biases) split by KV head: past that many TP ranks each keeps one head's.
+  const auto by_kv_head = [&out](std::size_t before) {
+    for (std::size_t i = before; i < out.size(); ++i) {
+      out[i].split_by_kv_head = true;
+    }
+  };
   add(out, kPart, m.attention_output_gate ? 2 * q_dim : q_dim, hidden, layers);
+  std::size_t before = out.size();
   add(out, kPart, kv_dim, hidden, layers);
   add(out, kPart, kv_dim, hidden, layers);
+  by_kv_head(before);
   add(out, kPart, hidden, q_dim, layers);
   if (m.attention_bias || m.qkv_bias) {
-    add_vector(out, kPart, q_dim + 2 * kv_dim, layers);
+    add_vector(out, kPart, q_dim, layers);
+    before = out.size();
+    add_vector(out, kPart, 2 * kv_dim, layers);
+    by_kv_head(before);
   }
   if (m.attention_bias) {
     add_vector(out, kPart, hidden, layers);
@@ -281,19 +292,23 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
 
 namespace {
 
-/// Bytes by part of the tensors `only_replicated` selects (all of them when false).
-std::array<double, kWeightParts> bytes_by_part(const Tensors& tensors, const WeightFormats& f,
-                                               bool only_replicated = false) {
+/// Bytes by part of the tensors `keep` selects (all of them without it).
+template <typename Keep>
+std::array<double, kWeightParts> bytes_by_part(const Tensors& tensors, const WeightFormats& f, Keep keep) {
   std::array<double, kWeightParts> bytes{};
   const double vector_bytes = bits_per_element(f.vectors) / units::kBitsPerByte;
   for (const WeightTensor& t : tensors) {
-    if (only_replicated && !t.replicated) {
+    if (!keep(t)) {
       continue;
     }
     const double one = t.matrix ? f[t.part].matrix_bytes(t.rows, t.cols) : d(t.rows) * vector_bytes;
     bytes[static_cast<std::size_t>(t.part)] += one * t.count;
   }
   return bytes;
+}
+
+std::array<double, kWeightParts> bytes_by_part(const Tensors& tensors, const WeightFormats& f) {
+  return bytes_by_part(tensors, f, [](const WeightTensor&) { return true; });
 }
 
 ParamCount params_of(const ModelSpec& m, const Tensors& tensors) {
@@ -305,6 +320,7 @@ ParamCount params_of(const ModelSpec& m, const Tensors& tensors) {
   for (const WeightTensor& t : tensors) {
     const double n = d(t.rows) * d(t.cols) * t.count;
     c.replicated += t.replicated ? n : 0.0;
+    c.kv_projection += t.split_by_kv_head ? n : 0.0;
     switch (t.part) {
       case WeightPart::embedding: c.embedding += n; break;
       case WeightPart::lm_head: c.lm_head += n; break;
@@ -334,7 +350,8 @@ ParamCount count_params(const ModelSpec& m) { return params_of(m, weight_tensors
 detail::WeightTotals detail::weight_totals(const ModelSpec& m, const WeightFormats& f) {
   const Tensors tensors = weight_tensors(m);
   return {.params = params_of(m, tensors), .bytes = bytes_by_part(tensors, f),
-          .replicated_bytes = bytes_by_part(tensors, f, true)};
+          .replicated_bytes = bytes_by_part(tensors, f, [](const WeightTensor& t) { return t.replicated; }),
+          .kv_projection_bytes = bytes_by_part(tensors, f, [](const WeightTensor& t) { return t.split_by_kv_head; })};
 }
 
 void validate_model(const ModelSpec& m, std::string_view where) {

@@ -249,9 +249,12 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   moe_layers_per_stage_ =
       m.moe ? d(m.moe_layer_count()) * stage_share : 0;
   // 2 FLOPs per multiply-add over the active weights (not the embedding gather); what every
-  // rank holds whole, every rank multiplies whole.
+  // rank holds whole (or KV heads copied past TP = KV heads), every rank multiplies.
   const double matmul_params = p.active() - p.embedding + (m.tie_word_embeddings ? p.embedding : 0.0);
-  linear_flop_per_token_ = 2.0 * ((matmul_params - p.replicated) / d(l.tp) + p.replicated) * stage_share;
+  linear_flop_per_token_ = 2.0 *
+                           ((matmul_params - p.replicated - p.kv_projection) / d(l.tp) + p.replicated +
+                            p.kv_projection / m.kv_projection_shards(l.tp)) *
+                           stage_share;
   // Attention per layer and context token: QK^T and AV, 2 FLOPs each per head dimension.
   // MLA decodes in the latent space (weights absorbed): kv_lora + rope for scores, kv_lora for values.
   const double heads = d(m.num_attention_heads) / d(l.tp);

@@ -109,6 +109,23 @@ TEST_CASE("memory: MLA latent projections and the router are whole on every TP r
   CHECK(part(eight, gpuplan::WeightPart::router) == Approx(2.0 * 58 * (256.0 * 7168 + 256)));
 }
 
+// Past TP = KV heads each rank keeps one KV head's K and V projections (vLLM's and SGLang's
+// QKVParallelLinear replicate KV heads): Llama-3.1-405B (8 KV heads) at TP 16 splits K and V
+// over 8 ranks, not 16, while Q and O split over all 16.
+TEST_CASE("memory: K and V projections split over the KV heads at most", "[memory]") {
+  const auto& m = cat().model("llama-3.1-405b");
+  const auto& g = cat().gpu("h200-sxm");
+  const auto part = [](const gpuplan::FitResult& r) {
+    return r.weights.parts[static_cast<std::size_t>(gpuplan::WeightPart::attention)];
+  };
+  const auto at = [&](std::uint64_t tp) { return part(gpuplan::fit(m, g, FitRequest{.layout = {.tp = tp}})); };
+  const double one = at(1);
+  const double kv = 2.0 * 126 * 2 * (8.0 * 128 * 16384);  // bf16, K and V, 126 layers
+  CHECK_THAT(at(8), WithinRel(one / 8.0, 1e-12));
+  CHECK_THAT(at(16), WithinRel((one - kv) / 16.0 + kv / 8.0, 1e-9));
+  CHECK(at(16) > one / 16.0 * 1.05);
+}
+
 TEST_CASE("memory: expert parallelism splits routed experts", "[memory]") {
   const auto& m = cat().model("deepseek-v3");
   const auto& g = cat().gpu("h200-sxm");

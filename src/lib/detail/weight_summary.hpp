@@ -16,6 +16,7 @@ struct WeightTotals {
   ParamCount params;
   std::array<double, kWeightParts> bytes{};
   std::array<double, kWeightParts> replicated_bytes{};  ///< of `bytes`, what every TP rank keeps whole
+  std::array<double, kWeightParts> kv_projection_bytes{};  ///< of `bytes`, K and V (ModelSpec::kv_projection_shards)
 };
 WeightTotals weight_totals(const ModelSpec& model, const WeightFormats& formats);
 
