@@ -26,10 +26,11 @@ using detail::kActivationBytes;
 // vLLM's profiling sampler run on full-vocabulary logits, bytes per logit at its peak: bf16
 // logits (2) and their fp32 copy (4), top-k/top-p sort values (4) and int64 indices (8), softmax
 // and cumulative sum (4 + 4), the boolean mask (1), the scattered result and the probabilities
-// (4 + 4) (vllm/v1/sample/ops/topk_topp_sampler.py).
-// vLLM 0.10 and 0.11 logs match it (gemma-3-4b's 9.96 GiB peak for 1,024 x 262,208 logits is
-// 39 bytes a logit, vllm#21489).
-constexpr double kSamplerBytesPerLogit = 35.0;
+// (4 + 4) (vllm/v1/sample/ops/topk_topp_sampler.py) make 35; measured peaks are 38.4-39 with the
+// forward far below them: llm-d's vLLM 0.11.0 notes log the profiling peak of Llama-3.1-8B (38.9),
+// Qwen3-0.6B (38.4), Qwen3-32B at TP 1 and 2 (38.9) and gpt-oss-20b (38.5) for 1,024 rows, and
+// gemma-3-4b's 9.96 GiB for 1,024 x 262,208 logits is 39 (vllm#21489). Taken as measured.
+constexpr double kSamplerBytesPerLogit = 38.5;
 // vLLM 0.19's profiling peak is 15-16 bytes a logit for every dense model of llm-d-planner's
 // sweep (Llama-3.1-8B 1.89 GiB, Qwen2.5-7B 2.21, gemma-2 3.62-3.66, phi-4 1.52 GiB at
 // max_num_seqs 1,024; llm-d-incubation/llm-d-planner accuracy/results/v0.19.0/accuracy_report.md):
