@@ -60,6 +60,24 @@ struct LinearAttentionSpec {
   [[nodiscard]] double state_elements() const;
 };
 
+/// An audio encoder (audio_config) of Whisper's layout: two convolutions over the mel bins, a
+/// position table, pre-norm layers of biased attention and a GELU MLP, then a projector into
+/// the text model. Counted in the encoders' part (WeightPart::vision).
+struct AudioSpec {
+  std::string model_type;
+  std::uint64_t hidden_size = 0;        ///< d_model
+  std::uint64_t intermediate_size = 0;  ///< encoder_ffn_dim
+  std::uint64_t layers = 0;
+  std::uint64_t mel_bins = 0;
+  std::uint64_t positions = 0;          ///< max_source_positions
+  std::uint64_t output_size = 0;        ///< the text model's hidden size
+  /// Projector: one biased linear from the encoder (Qwen2-Audio), or two unbiased ones from
+  /// `projector_input` (Voxtral: four frames stacked, then a square one; MiniCPM-o: two biased).
+  std::uint64_t projector_input = 0;
+  bool two_layer_projector = false;
+  bool projector_biases = true;
+};
+
 /// A vision tower (multimodal configs' vision_config), counted as its own part.
 struct VisionSpec {
   std::string model_type;
@@ -146,6 +164,7 @@ struct ModelSpec {
   /// computed once per request, not one entry per token. Empty = none.
   std::vector<bool> layer_is_cross_attention;
   std::optional<VisionSpec> vision;
+  std::optional<AudioSpec> audio;  ///< audio_config of Whisper's layout
   /// A vision_config that gives no size gpuplan reads: the tower is not counted, and fit says so.
   bool vision_unsized = false;
   /// vision_config's num_hidden_layers and hidden_size as written (0: not written), whatever the
@@ -229,7 +248,7 @@ struct ParamCount {
   double shared_experts = 0;
   double router = 0;
   double norms = 0;            ///< layer norms and the final norm
-  double vision = 0;           ///< vision tower and its projector (multimodal configs)
+  double vision = 0;           ///< vision tower, audio encoder and their projectors (multimodal configs)
   double active_routed_experts = 0;  ///< routed experts one token uses (experts_per_token of them)
   /// Of the above, what every tensor-parallel rank holds and multiplies whole (WeightTensor::
   /// replicated: MLA's latent down-projections, the router, the norms); none are routed experts.

@@ -887,6 +887,64 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   return s;
 }
 
+// The audio encoder from audio_config when it is Whisper's layout (Whisper, Qwen2-Audio, Voxtral
+// and MiniCPM-o name theirs so, or write Whisper's d_model/encoder_layers/encoder_ffn_dim);
+// nullopt otherwise (fit then names audio_config as an encoder it does not size).
+std::optional<AudioSpec> read_audio(const Json& config, const std::string& origin, const JsonPointer& at,
+                                    std::uint64_t text_hidden, const std::string& parent_type) {
+  const auto it = config.find("audio_config");
+  if (it == config.end() || !it->is_object()) {
+    return std::nullopt;
+  }
+  ObjectReader r(*it, origin, at / "audio_config");
+  AudioSpec a;
+  a.model_type = r.optional_string("model_type").value_or("");
+  const bool whisper_names = r.has("d_model") && r.has("encoder_layers") && r.has("encoder_ffn_dim");
+  if (!whisper_names && !is(a.model_type, {"whisper", "qwen2_audio_encoder", "voxtral_encoder"})) {
+    return std::nullopt;
+  }
+  const auto pick = [&r](const char* whisper, const char* other, std::uint64_t max) {
+    const char* key = r.has(whisper) ? whisper : other;
+    return r.optional_integer(key, 1, max).value_or(0);
+  };
+  a.hidden_size = pick("d_model", "hidden_size", 1u << 16);
+  a.layers = pick("encoder_layers", "num_hidden_layers", 1000);
+  a.intermediate_size = pick("encoder_ffn_dim", "intermediate_size", 1u << 18);
+  if (a.hidden_size == 0 || a.layers == 0 || a.intermediate_size == 0) {
+    return std::nullopt;
+  }
+  a.mel_bins = r.optional_integer("num_mel_bins", 1, 1u << 12).value_or(80);  // Whisper's default
+  a.positions = r.optional_integer("max_source_positions", 1, 1u << 20).value_or(1500);
+  a.output_size = text_hidden;
+  if (parent_type == "voxtral") {
+    // VoxtralMultiModalProjector: four frames stacked (audio intermediate_size wide), then square.
+    a.projector_input = a.intermediate_size;
+    a.two_layer_projector = true;
+    a.projector_biases = false;
+  } else if (parent_type == "minicpmo") {
+    a.two_layer_projector = true;  // MultiModalProjector: linear, ReLU, linear
+  }
+  return a;
+}
+
+// Encoders a multimodal file names outside vision_config (an audio_config gpuplan did not size
+// among them), and LoRA adapters it ships for its modalities (Phi-4-multimodal: 0.83 B over the
+// attention and MLP projections): counted nowhere, so said.
+void note_unsized_encoders(const Json& config, ModelSpec& m) {
+  for (const char* key : {"img_processor", "embd_layer", "audio_processor", "visual", "vision_tower",
+                          "mm_vision_tower", "audio_config", "tts_config", "speech_config", "vision_lora",
+                          "speech_lora"}) {
+    const auto v = config.find(key);
+    if (v == config.end() || v->is_null() || (std::string_view(key) == "audio_config" && m.audio)) {
+      continue;
+    }
+    std::string& list = std::string_view(key).ends_with("_lora") ? m.unsized_lora_fields : m.unsized_encoder_field;
+    if (list.find(key) == std::string::npos) {
+      list += (list.empty() ? "" : ", ") + std::string(key);
+    }
+  }
+}
+
 // The two vision_config keys SGLang reads, as written (MoonViT's vt_ names are what its config
 // class exposes under them); no vision_config: unset.
 std::optional<ModelSpec::VisionConfigKeys> read_vision_config_keys(const Json& config, const std::string& origin,
@@ -1015,7 +1073,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
     m.vision_unsized = !m.vision && raw.contains("vision_config") && !raw["vision_config"].is_null();
     m.vision_config_keys = read_vision_config_keys(raw, origin, at);
-    if (m.vision) {
+    m.audio = read_audio(raw, origin, at, m.hidden_size, parent_type);
+    note_unsized_encoders(raw, m);
+    if (m.vision || m.audio) {
       validate_model(m, origin + ": " + at.to_string());
     }
     // Kimi K2.5 states its int4 quantization inside text_config: it covers the language model,
@@ -1109,17 +1169,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     m.classification_head = true;
     m.tie_word_embeddings = false;  // the task head is its own (and small), not the embedding table
   }
-  // Encoders a multimodal file names outside vision_config, and LoRA adapters it ships for its
-  // modalities (Phi-4-multimodal: 0.83 B over the attention and MLP projections): counted
-  // nowhere, so said.
-  for (const char* key : {"img_processor", "embd_layer", "audio_processor", "visual", "vision_tower",
-                          "mm_vision_tower", "vision_lora", "speech_lora"}) {
-    const Json* v = r.value(key);
-    if (strict || v == nullptr || v->is_null()) {
-      continue;
-    }
-    std::string& list = std::string_view(key).ends_with("_lora") ? m.unsized_lora_fields : m.unsized_encoder_field;
-    list += (list.empty() ? "" : ", ") + std::string(key);
+  if (!strict) {
+    m.audio = read_audio(r.object(), origin, at, m.hidden_size, raw_type);
+    note_unsized_encoders(r.object(), m);
   }
 
   if (r.has("kv_lora_rank")) {

@@ -218,7 +218,7 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   }
   if (!m.unsized_encoder_field.empty()) {
     res.notes.push_back(fmt::format("config.json names an image or audio encoder ({}) that gpuplan does not size: "
-                                    "it is not counted, the weights are the language model's alone",
+                                    "it is not counted in the weights",
                                     m.unsized_encoder_field));
   }
   if (!m.unsized_lora_fields.empty()) {

@@ -178,6 +178,33 @@ void vision_tensors(const VisionSpec& v, Tensors& out) {
   }
 }
 
+void audio_tensors(const AudioSpec& a, Tensors& out) {
+  constexpr WeightPart kPart = WeightPart::vision;
+  const double layers = d(a.layers);
+  const std::uint64_t h = a.hidden_size;
+  for (int i = 0; i < 4; ++i) {
+    add(out, kPart, h, h, layers);  // q, k, v, o
+  }
+  add(out, kPart, a.intermediate_size, h, layers);
+  add(out, kPart, h, a.intermediate_size, layers);
+  // Biases of q, v, o (Whisper's k has none) and the MLP; two LayerNorms per layer and a final one.
+  add_vector(out, kPart, 3 * h + a.intermediate_size + h, layers);
+  add_vector(out, kPart, 4 * h, layers);
+  add_vector(out, kPart, 2 * h, 1);
+  add(out, kPart, h, 3 * a.mel_bins, 1);  // conv1: kernel 3 over the mel bins
+  add(out, kPart, h, 3 * h, 1);           // conv2: kernel 3, stride 2
+  add_vector(out, kPart, 2 * h, 1);
+  add(out, kPart, a.positions, h, 1);
+  const std::uint64_t in = a.projector_input > 0 ? a.projector_input : h;
+  add(out, kPart, a.output_size, in, 1);
+  if (a.two_layer_projector) {
+    add(out, kPart, a.output_size, a.output_size, 1);
+  }
+  if (a.projector_biases) {
+    add_vector(out, kPart, (a.two_layer_projector ? 2 : 1) * a.output_size, 1);
+  }
+}
+
 }  // namespace
 
 std::uint64_t ModelSpec::window_of_layer(std::uint64_t layer) const {
@@ -283,6 +310,9 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
     if (has_router_bias(m)) {
       add_replicated(out, WeightPart::router, e.routed_experts, 1, moe_layers);
     }
+  }
+  if (m.audio) {
+    audio_tensors(*m.audio, out);
   }
   if (m.vision) {
     vision_tensors(*m.vision, out);

@@ -43,7 +43,7 @@ std::string weight_part_label(WeightPart part) {
     case WeightPart::shared_experts: return "shared experts";
     case WeightPart::router: return "router";
     case WeightPart::norms: return "norms";
-    case WeightPart::vision: return "vision tower";
+    case WeightPart::vision: return "vision/audio encoders";
   }
   return "?";
 }

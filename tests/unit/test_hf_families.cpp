@@ -873,3 +873,30 @@ TEST_CASE("hf import: RoPE scaling raises the context limit as vLLM derives it",
                     Contains("/rope_scaling/factor"));
   CHECK_THROWS_WITH(read("{" + qwen + R"(, "rope_scaling": "yarn"})"), Contains("/rope_scaling: expected an object"));
 }
+
+TEST_CASE("hf import: a Whisper-style audio_config is counted, other encoders are named", "[hf]") {
+  // Qwen/Qwen2-Audio-7B: 8.4B on its model page; the text model is Qwen2's class defaults, the
+  // encoder Whisper-large's 32 layers of 1280 (MLP 5120) over 128 mel bins and 1500 positions,
+  // projected into the text model by one biased linear. It used to come out 7.75B, silently.
+  const std::string audio = R"("audio_config": {"model_type": "qwen2_audio_encoder", "num_mel_bins": 128,
+      "encoder_layers": 32, "encoder_attention_heads": 20, "encoder_ffn_dim": 5120, "d_model": 1280,
+      "max_source_positions": 1500})";
+  const auto m = read(R"({"model_type": "qwen2_audio", "vocab_size": 156032, )" + audio +
+                      R"(, "text_config": {"model_type": "qwen2", "intermediate_size": 11008, "vocab_size": 156032,
+      "max_position_embeddings": 8192, "torch_dtype": "bfloat16"}})");
+  REQUIRE(m.audio);
+  const double h = 1280;
+  const double layer = 4 * h * h + 2 * h * 5120 + (3 * h + 5120 + h) + 4 * h;
+  const double encoder = 32 * layer + 2 * h + (h * 3 * 128 + h * 3 * h + 2 * h) + 1500 * h;
+  const double projector = h * 4096 + 4096;
+  const auto p = gpuplan::count_params(m);
+  CHECK(p.vision == Approx(encoder + projector));
+  CHECK(p.vision == Approx(642'215'936.0));
+  CHECK(p.total() == Approx(8.4e9).epsilon(0.005));
+  CHECK(m.unsized_encoder_field.empty());
+  // An audio_config of another layout, and a speech synthesizer, are named rather than dropped.
+  const auto other = read(R"({"model_type": "qwen2_audio", "audio_config": {"model_type": "conformer",
+      "hidden_size": 1024}, "tts_config": {"hidden_size": 768}, "text_config": {"model_type": "qwen2"}})");
+  CHECK_FALSE(other.audio);
+  CHECK(other.unsized_encoder_field == "audio_config, tts_config");
+}
