@@ -805,7 +805,16 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
   int partly_16_bit = 0;
   m.shipped_formats =
       quantized_formats(base, *q, Reader{origin, at / "quantization_config"}, layers_with, partly_16_bit);
-  m.shipped_source = fmt::format("config.json quantization_config ({})", (*q).value("quant_method", std::string()));
+  // compressed-tensors' "Linear" target covers nn.Linear modules only: DeepSeek-style routers
+  // (MoEGate, TopkRouter: Kimi K2.5, GLM-4.5, dots.llm1) hold their weight as a bare parameter,
+  // which ships 16-bit.
+  const std::string method = (*q).value("quant_method", std::string());
+  constexpr std::array<std::string_view, 6> kParameterRouters{"deepseek_v2", "deepseek_v3", "deepseek_v32",
+                                                               "kimi_k2",     "glm4_moe",    "dots1"};
+  if (method == "compressed-tensors" && std::ranges::find(kParameterRouters, m.model_type) != kParameterRouters.end()) {
+    (*m.shipped_formats)[WeightPart::router] = base[WeightPart::router];
+  }
+  m.shipped_source = fmt::format("config.json quantization_config ({})", method);
   if (partly_16_bit > 0) {
     m.shipped_source += "; modules it leaves 16-bit in a few layers counted quantized, as in the other layers";
   }

@@ -900,3 +900,24 @@ TEST_CASE("hf import: a Whisper-style audio_config is counted, other encoders ar
   CHECK_FALSE(other.audio);
   CHECK(other.unsized_encoder_field == "audio_config, tts_config");
 }
+
+// compressed-tensors' "Linear" target covers nn.Linear modules: a Qwen3-MoE router is one, a
+// DeepSeek-style MoEGate (Kimi K2.5's int4 checkpoint) holds a bare parameter and ships bf16.
+TEST_CASE("hf import: compressed-tensors Linear leaves DeepSeek-style routers 16-bit", "[hf]") {
+  const std::string ct = R"("quantization_config": {"quant_method": "compressed-tensors", "config_groups":
+      {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int", "strategy": "group",
+      "group_size": 32, "symmetric": true}}}, "ignore": ["lm_head"]})";
+  const auto deepseek = read(R"({"model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432,
+      "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128,
+      "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+      "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+      "vocab_size": 163840, "max_position_embeddings": 262144, )" + ct + "}");
+  const auto formats = *deepseek.shipped_formats;
+  CHECK(formats[gpuplan::WeightPart::router].element == gpuplan::DType::bf16);
+  CHECK(formats[gpuplan::WeightPart::routed_experts].element == gpuplan::DType::int4);
+  const auto qwen = read(R"({"model_type": "qwen3_moe", "hidden_size": 2048, "intermediate_size": 6144,
+      "moe_intermediate_size": 768, "num_hidden_layers": 48, "num_attention_heads": 32, "num_key_value_heads": 4,
+      "head_dim": 128, "num_experts": 128, "num_experts_per_tok": 8, "vocab_size": 151936,
+      "max_position_embeddings": 40960, )" + ct + "}");
+  CHECK((*qwen.shipped_formats)[gpuplan::WeightPart::router].element == gpuplan::DType::int4);
+}
