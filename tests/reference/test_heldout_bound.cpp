@@ -51,7 +51,10 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       {"community-2026f.json", 49},
       // Session 41's: Intel's Gaudi 2 and Gaudi 3 pages, NVIDIA NIM's Llama 3.3 70B on 2 x H100, vLLM's
       // nightly H200 latency runs, DeepSeek-V3-AWQ at batch 1, NeMo's Llama-2-7B table.
-      {"community-2026g.json", 43}};
+      {"community-2026g.json", 43},
+      // Session 42's: trtllm-bench on B200 (Llama 3.3 70B and DeepSeek-R1 NVFP4), vLLM 0.10 on
+      // 8 x MI300X (ROCm/vllm's static-batch and offline tables), gpustack's H100 pages.
+      {"community-2026h.json", 36}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
