@@ -181,7 +181,8 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   }
   if (auto mib = r.optional_number("cuda_memory_mib", kMaxMemoryGb * units::kGB / units::kMiB)) {
     g.cuda_memory_bytes = *mib * units::kMiB;
-  }  if (auto mib = r.optional_number("free_at_start_mib", kMaxMemoryGb * units::kGB / units::kMiB)) {
+  }
+  if (auto mib = r.optional_number("free_at_start_mib", kMaxMemoryGb * units::kGB / units::kMiB)) {
     g.free_at_start_bytes = *mib * units::kMiB;
   }
 

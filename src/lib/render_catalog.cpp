@@ -67,6 +67,7 @@ OrderedJson gpu_json(const GpuSpec& g) {
           {"memory_bytes", g.memory_bytes},
           {"usable_memory_bytes", g.usable_memory_bytes ? OrderedJson(*g.usable_memory_bytes) : OrderedJson(nullptr)},
           {"cuda_memory_bytes", g.cuda_memory_bytes ? OrderedJson(*g.cuda_memory_bytes) : OrderedJson(nullptr)},
+          {"free_at_start_bytes", g.free_at_start_bytes ? OrderedJson(*g.free_at_start_bytes) : OrderedJson(nullptr)},
           {"memory_bandwidth_bytes_per_s", g.memory_bandwidth_bytes_per_s},
           {"dense_flop_per_s", dense},
           {"achievable_matmul_share",
@@ -247,6 +248,9 @@ std::string render_gpu(const GpuSpec& g, const RenderOptions& o) {
   t.rows.push_back({fmt::format("memory (datasheet, {})", unit), bytes_value(g.memory_bytes, o.units)});
   t.rows.push_back({fmt::format("memory (driver-reported, {})", unit),
                     g.usable_memory_bytes ? bytes_value(*g.usable_memory_bytes, o.units) : "unknown"});
+  if (g.free_at_start_bytes) {  // unified memory: what CUDA reports free at boot, fit's capacity
+    t.rows.push_back({fmt::format("memory free to CUDA at boot ({})", unit), bytes_value(*g.free_at_start_bytes, o.units)});
+  }
   t.rows.push_back({"memory bandwidth (TB/s)", fmt::format("{:g}", g.memory_bandwidth_bytes_per_s / units::kTB)});
   for (const auto& [type, v] : g.dense_flop_per_s) {
     t.rows.push_back({fmt::format("dense {} (TFLOP/s)", type), fmt::format("{:g}", v / units::kTera)});
