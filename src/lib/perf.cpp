@@ -799,14 +799,19 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
   ThroughputLayout best;
   std::optional<detail::FitBasis> own;
   std::optional<detail::FitBasis>& basis = cache != nullptr ? cache->basis(model, request.fit) : own;
-  // Pipeline stages only when no TP-only replica can hold a sequence: engines serve with TP
-  // inside a node, and PP's steady state here has no bubble to charge it for.
+  // Pipeline stages only when no TP-only replica inside a node can hold a sequence: engines serve
+  // with TP inside a node, and PP's steady state here has no bubble to charge it for. TP over the
+  // network competes with the pipelines then (DeepSeek-R1 on two 8 x H100 nodes: TP 8 x PP 2
+  // estimates 1.9x TP 16's throughput), not before them.
+  const auto tp_over_network = [&](std::uint64_t tp) {
+    return group_path(gpu, tp, request.fit.gpus_per_node) == GroupPath::network;
+  };
   for (int pass = 0; pass < 2 && best.candidates == 0 && request.fit.mig_profile.empty(); ++pass) {
     PerfRequest r = request;
     for (std::uint64_t tp = 1; tp <= gpus; tp *= 2) {
-      for (std::uint64_t pp = pass == 0 ? 1 : 2; tp * pp <= gpus && pp <= model.num_hidden_layers && (pass == 1 || pp == 1);
-           ++pp) {
-        if (gpus % (tp * pp) != 0) {
+      for (std::uint64_t pp = 1; tp * pp <= gpus && pp <= model.num_hidden_layers && (pass == 1 || pp == 1); ++pp) {
+        const bool first_pass_layout = pp == 1 && !tp_over_network(tp);
+        if (gpus % (tp * pp) != 0 || first_pass_layout != (pass == 0)) {
           continue;
         }
         r.fit.layout = Layout{.tp = tp, .pp = pp, .ep = request.fit.layout.ep, .dp = gpus / (tp * pp)};

@@ -268,6 +268,27 @@ TEST_CASE("perf: without a layout the one with the most throughput is chosen", "
   CHECK(choice.tokens_per_s > tp1.full_load_tokens_per_s(Efficiency{}));
 }
 
+// TP over the network is no first choice: on two 8-GPU nodes DeepSeek-R1 fits as TP 16, but
+// pipelines of TP groups inside a node compete with it (TP 8 x PP 2 estimates 1.9x TP 16's
+// throughput at full load); it had been the one layout considered.
+TEST_CASE("perf: TP across nodes competes with pipeline stages", "[perf]") {
+  PerfRequest r;
+  r.input_tokens = 8192;
+  r.output_tokens = 1024;
+  r.fit.weights_dtype = DType::fp8;
+  const auto& m = cat().model("deepseek-r1");
+  const auto& g = cat().gpu("h100-sxm");
+  const auto choice = gpuplan::best_layout(m, g, r, 16);
+  CHECK(choice.candidates >= 3);
+  CHECK(choice.fit.request.layout.tp <= 8);
+  r.fit.layout = Layout{.tp = 16, .pp = 1, .ep = 1, .dp = 1};
+  const PerfModel tp16(m, g, r);
+  r.fit.layout = Layout{.tp = 8, .pp = 2, .ep = 1, .dp = 1};
+  const PerfModel tp8_pp2(m, g, r);
+  CHECK(tp8_pp2.full_load_tokens_per_s(Efficiency{}) > 1.5 * tp16.full_load_tokens_per_s(Efficiency{}));
+  CHECK(choice.tokens_per_s >= tp8_pp2.full_load_tokens_per_s(Efficiency{}) * (1.0 - 1e-9));
+}
+
 TEST_CASE("perf: EP charges each GPU only its own tokens", "[perf][comm]") {
   PerfRequest r;
   r.input_tokens = 1000;
