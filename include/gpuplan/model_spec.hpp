@@ -89,6 +89,9 @@ struct VisionSpec {
   std::uint64_t output_size = 0;       ///< the projector's output (the text model's hidden size)
   std::uint64_t merge = 1;             ///< patches merged per side before the projector
   std::uint64_t merger_intermediate = 0;  ///< GLM-4V: a projection and gated MLP after the downsample
+  std::uint64_t temporal_patch = 1;    ///< frames per patch (Qwen-VL's Conv3d patch embedding)
+  std::uint64_t position_rows = 0;     ///< learned position table rows stated as such (num_position_embeddings)
+  std::uint64_t extra_mergers = 0;     ///< Qwen3-VL's deepstack mergers, one per deepstack_visual_indexes entry
   bool gated_mlp = false;
   bool biases = true;
   bool estimated = true;               ///< the count follows a generic ViT layout

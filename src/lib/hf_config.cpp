@@ -861,6 +861,11 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
     s.intermediate_size = static_cast<std::uint64_t>(ratio * static_cast<double>(s.hidden_size));
   }
   s.patch_size = r.optional_integer("patch_size", 1, 1024).value_or(14);
+  s.temporal_patch = r.optional_integer("temporal_patch_size", 1, 64).value_or(1);
+  s.position_rows = r.optional_integer("num_position_embeddings", 1, 1u << 20).value_or(0);
+  if (const Json* deepstack = r.value("deepstack_visual_indexes"); deepstack != nullptr && deepstack->is_array()) {
+    s.extra_mergers = deepstack->size();
+  }
   s.merge = r.optional_integer("spatial_merge_size", 1, 64).value_or(1);
   // InternVL's pixel shuffle (downsample_ratio 0.5, on the wrapper): 2 x 2 patches per token.
   if (const auto ratio = config.find("downsample_ratio");

@@ -161,16 +161,20 @@ void vision_tensors(const VisionSpec& v, Tensors& out) {
     add_vector(out, kPart, 4 * h + (v.gated_mlp ? 2 : 1) * v.intermediate_size + h, layers);
   }
   add_vector(out, kPart, (v.biases ? 4 : 2) * h, layers);  // two norms per layer
-  add(out, kPart, h, 3 * v.patch_size * v.patch_size, 1);  // patch embedding (RGB)
-  if (v.image_size > 0 && v.patch_size > 0) {
+  add(out, kPart, h, 3 * v.temporal_patch * v.patch_size * v.patch_size, 1);  // patch embedding (RGB)
+  if (v.position_rows > 0) {
+    add(out, kPart, v.position_rows, h, 1);  // learned position table
+  } else if (v.image_size > 0 && v.patch_size > 0) {
     const std::uint64_t side = v.image_size / v.patch_size;
     add(out, kPart, side * side, h, 1);  // learned position table
   }
+  // The projector and Qwen3-VL's deepstack mergers, which project earlier layers' patches alike.
+  const double mergers = 1.0 + d(v.extra_mergers);
   if (v.merge > 1 && v.merger_intermediate == 0) {
     // Patch mergers (Qwen2-VL style) mix the merged patches before projecting them.
-    add(out, kPart, h * v.merge * v.merge, h * v.merge * v.merge, 1);
+    add(out, kPart, h * v.merge * v.merge, h * v.merge * v.merge, mergers);
   }
-  add(out, kPart, v.output_size, h * v.merge * v.merge, 1);  // projector into the text model
+  add(out, kPart, v.output_size, h * v.merge * v.merge, mergers);  // projector into the text model
   if (v.merger_intermediate > 0) {
     // GLM-4V's merger after its downsample: a square projection, then a gated MLP.
     add(out, kPart, v.output_size, v.output_size, 1);

@@ -921,3 +921,23 @@ TEST_CASE("hf import: compressed-tensors Linear leaves DeepSeek-style routers 16
       "max_position_embeddings": 40960, )" + ct + "}");
   CHECK((*qwen.shipped_formats)[gpuplan::WeightPart::router].element == gpuplan::DType::int4);
 }
+
+// Qwen3-VL's vision tower: a Conv3d patch embedding over 2 frames, a learned table of
+// num_position_embeddings, and three deepstack mergers (deepstack_visual_indexes) shaped like the
+// projector; Qwen/Qwen3-VL-8B-Instruct is 8.77B on its model page (8.64B without them).
+TEST_CASE("hf import: Qwen3-VL's deepstack mergers and position table are counted", "[hf]") {
+  const std::string text = R"("text_config": {"model_type": "qwen3_vl_text", "hidden_size": 4096,
+      "intermediate_size": 12288, "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8,
+      "head_dim": 128, "vocab_size": 151936, "max_position_embeddings": 262144, "tie_word_embeddings": false})";
+  const std::string vision = R"("model_type": "qwen3_vl", "depth": 27, "hidden_size": 1152, "intermediate_size": 4304,
+      "num_heads": 16, "num_position_embeddings": 2304, "out_hidden_size": 4096, "patch_size": 16,
+      "spatial_merge_size": 2, "temporal_patch_size": 2)";
+  const auto with = read(R"({"model_type": "qwen3_vl", "tie_word_embeddings": false, )" + text +
+                         R"(, "vision_config": {)" + vision + R"(, "deepstack_visual_indexes": [8, 16, 24]}})");
+  const auto without = read(R"({"model_type": "qwen3_vl", "tie_word_embeddings": false, )" + text +
+                            R"(, "vision_config": {)" + vision + "}}");
+  const double merged = 4.0 * 1152;
+  CHECK(gpuplan::count_params(with).vision - gpuplan::count_params(without).vision ==
+        Approx(3.0 * (merged * merged + 4096.0 * merged)));
+  CHECK(gpuplan::count_params(with).total() == Approx(8.77e9).epsilon(0.003));
+}
