@@ -76,6 +76,9 @@ struct AudioSpec {
   std::uint64_t projector_input = 0;
   bool two_layer_projector = false;
   bool projector_biases = true;
+  /// vLLM's own TP-parallel Whisper encoder (Voxtral) splits it; Qwen2-Audio's and MiniCPM-o's
+  /// are transformers' modules, whole on every rank in vLLM and SGLang.
+  bool split_over_tp = false;
 };
 
 /// A vision tower (multimodal configs' vision_config), counted as its own part.
@@ -253,8 +256,9 @@ struct ParamCount {
   double norms = 0;            ///< layer norms and the final norm
   double vision = 0;           ///< vision tower, audio encoder and their projectors (multimodal configs)
   double active_routed_experts = 0;  ///< routed experts one token uses (experts_per_token of them)
-  /// Of the above, what every tensor-parallel rank holds and multiplies whole (WeightTensor::
-  /// replicated: MLA's latent down-projections, the router, the norms); none are routed experts.
+  /// Of the above outside the encoders, what every tensor-parallel rank holds and multiplies whole
+  /// (WeightTensor::replicated: MLA's latent down-projections, the router, the norms); none are
+  /// routed experts.
   double replicated = 0;
   /// Of the above, the K and V projections and their biases (WeightTensor::split_by_kv_head).
   double kv_projection = 0;

@@ -926,6 +926,7 @@ std::optional<AudioSpec> read_audio(const Json& config, const std::string& origi
     a.projector_input = a.intermediate_size;
     a.two_layer_projector = true;
     a.projector_biases = false;
+    a.split_over_tp = true;
   } else if (parent_type == "minicpmo") {
     a.two_layer_projector = true;  // MultiModalProjector: linear, ReLU, linear
   }
@@ -939,12 +940,16 @@ void note_unsized_encoders(const Json& config, ModelSpec& m) {
   for (const char* key : {"img_processor", "embd_layer", "audio_processor", "visual", "vision_tower",
                           "mm_vision_tower", "audio_config", "tts_config", "speech_config", "vision_lora",
                           "speech_lora"}) {
+    const std::string_view name(key);
+    const bool audio_key = name == "audio_config" || name == "audio_processor" || name == "tts_config" ||
+                           name == "speech_config" || name.ends_with("_lora");
     const auto v = config.find(key);
-    if (v == config.end() || v->is_null() || (std::string_view(key) == "audio_config" && m.audio)) {
+    // A sized vision tower is what the other image keys name; a sized audio_config is counted.
+    if (v == config.end() || v->is_null() || (name == "audio_config" && m.audio) || (!audio_key && m.vision)) {
       continue;
     }
-    std::string& list = std::string_view(key).ends_with("_lora") ? m.unsized_lora_fields : m.unsized_encoder_field;
-    if (list.find(key) == std::string::npos) {
+    std::string& list = name.ends_with("_lora") ? m.unsized_lora_fields : m.unsized_encoder_field;
+    if ((", " + list + ",").find(fmt::format(", {},", name)) == std::string::npos) {
       list += (list.empty() ? "" : ", ") + std::string(key);
     }
   }

@@ -81,9 +81,12 @@ WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeigh
                stage_share);
     w.dense += w.parts[static_cast<std::size_t>(p)];
   }
-  // The vision tower runs before the first layer, split over TP.
-  set(WeightPart::vision, at(WeightPart::vision) / tp);
-  w.dense += at(WeightPart::vision) / tp;
+  // The vision tower runs before the first layer, split over TP (audio encoders engines build
+  // from transformers' modules are whole on every rank).
+  const double encoders = (at(WeightPart::vision) - whole_on_each(WeightPart::vision)) / tp +
+                          whole_on_each(WeightPart::vision);
+  set(WeightPart::vision, encoders);
+  w.dense += encoders;
   w.experts = at(WeightPart::routed_experts) * stage_share / d(l.expert_shards());
   set(WeightPart::routed_experts, w.experts);
   // Vocab-parallel embedding and LM head are split over TP. Without PP one GPU holds both; with

@@ -184,6 +184,7 @@ void vision_tensors(const VisionSpec& v, Tensors& out) {
 
 void audio_tensors(const AudioSpec& a, Tensors& out) {
   constexpr WeightPart kPart = WeightPart::vision;
+  const std::size_t first = out.size();
   const double layers = d(a.layers);
   const std::uint64_t h = a.hidden_size;
   for (int i = 0; i < 4; ++i) {
@@ -206,6 +207,9 @@ void audio_tensors(const AudioSpec& a, Tensors& out) {
   }
   if (a.projector_biases) {
     add_vector(out, kPart, (a.two_layer_projector ? 2 : 1) * a.output_size, 1);
+  }
+  for (std::size_t i = first; i < out.size(); ++i) {
+    out[i].replicated = !a.split_over_tp;
   }
 }
 
@@ -353,7 +357,7 @@ ParamCount params_of(const ModelSpec& m, const Tensors& tensors) {
   }
   for (const WeightTensor& t : tensors) {
     const double n = d(t.rows) * d(t.cols) * t.count;
-    c.replicated += t.replicated ? n : 0.0;
+    c.replicated += t.replicated && t.part != WeightPart::vision ? n : 0.0;
     c.kv_projection += t.split_by_kv_head ? n : 0.0;
     switch (t.part) {
       case WeightPart::embedding: c.embedding += n; break;

@@ -248,9 +248,11 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   layers_per_stage_ = d(fit_.kv.layers_per_gpu() + fit_.kv.linear_layers);
   moe_layers_per_stage_ =
       m.moe ? d(m.moe_layer_count()) * stage_share : 0;
-  // 2 FLOPs per multiply-add over the active weights (not the embedding gather); what every
-  // rank holds whole (or KV heads copied past TP = KV heads), every rank multiplies.
-  const double matmul_params = p.active() - p.embedding + (m.tie_word_embeddings ? p.embedding : 0.0);
+  // 2 FLOPs per multiply-add over the active weights (not the embedding gather, nor the vision or
+  // audio encoders, which text tokens never pass); what every rank holds whole (or KV heads copied
+  // past TP = KV heads), every rank multiplies.
+  const double matmul_params =
+      p.active() - p.embedding - p.vision + (m.tie_word_embeddings ? p.embedding : 0.0);
   linear_flop_per_token_ = 2.0 *
                            ((matmul_params - p.replicated - p.kv_projection) / d(l.tp) + p.replicated +
                             p.kv_projection / m.kv_projection_shards(l.tp)) *

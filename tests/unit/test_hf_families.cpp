@@ -13,6 +13,7 @@
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/memory.hpp>
 #include <gpuplan/model_spec.hpp>
+#include <gpuplan/perf.hpp>
 
 using Catch::Matchers::Contains;
 
@@ -894,11 +895,29 @@ TEST_CASE("hf import: a Whisper-style audio_config is counted, other encoders ar
   CHECK(p.vision == Approx(642'215'936.0));
   CHECK(p.total() == Approx(8.4e9).epsilon(0.005));
   CHECK(m.unsized_encoder_field.empty());
+  // vLLM and SGLang build this encoder from transformers' module: whole on every TP rank. Text
+  // tokens never pass it, so a prompt's prefill does the same work with or without it.
+  const auto& h100 = gpuplan::Catalog::builtin().gpu("h100-sxm");
+  const auto tp2 = gpuplan::fit(m, h100, gpuplan::FitRequest{.layout = {.tp = 2}});
+  CHECK(tp2.weights.parts[static_cast<std::size_t>(gpuplan::WeightPart::vision)] == Approx(2.0 * p.vision));
+  gpuplan::ModelSpec text_only = m;
+  text_only.audio.reset();
+  gpuplan::PerfRequest r;
+  const auto prefill_s = [&r, &h100](const gpuplan::ModelSpec& spec) {
+    return gpuplan::PerfModel(spec, h100, r).prefill_step(4096, gpuplan::Efficiency{}).flop;
+  };
+  CHECK(prefill_s(m) == Approx(prefill_s(text_only)));
   // An audio_config of another layout, and a speech synthesizer, are named rather than dropped.
   const auto other = read(R"({"model_type": "qwen2_audio", "audio_config": {"model_type": "conformer",
       "hidden_size": 1024}, "tts_config": {"hidden_size": 768}, "text_config": {"model_type": "qwen2"}})");
   CHECK_FALSE(other.audio);
   CHECK(other.unsized_encoder_field == "audio_config, tts_config");
+  // A wrapper's image-tower keys name the tower its sized vision_config already counts.
+  const auto llava = read(R"({"model_type": "llava", "mm_vision_tower": "openai/clip-vit-large-patch14-336",
+      "vision_config": {"model_type": "clip_vision_model", "hidden_size": 1024, "num_hidden_layers": 24,
+      "intermediate_size": 4096, "patch_size": 14, "image_size": 336}, "text_config": {"model_type": "llama"}})");
+  CHECK(llava.vision);
+  CHECK(llava.unsized_encoder_field.empty());
 }
 
 // compressed-tensors' "Linear" target covers nn.Linear modules: a Qwen3-MoE router is one, a
