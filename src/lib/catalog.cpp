@@ -292,6 +292,25 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
       hits.push_back(&item);
     }
   }
+  // Of several, those the name names exactly (id, repository or repository name) over those it
+  // names as a release's base: "Qwen3 235B A22B" is qwen3-235b-a22b, not also its -2507 release.
+  const auto prefer_exact = [](std::vector<const T*>& found, const std::string& k) {
+    if (found.size() < 2) {
+      return;
+    }
+    std::vector<const T*> exact;
+    for (const T* item : found) {
+      const auto aliases = aliases_of(*item);
+      const auto named_end = aliases.begin() + std::min<std::ptrdiff_t>(2, std::ssize(aliases));
+      if (item->id == k || std::find(aliases.begin(), named_end, k) != named_end) {
+        exact.push_back(item);
+      }
+    }
+    if (!exact.empty()) {
+      found = exact;
+    }
+  };
+  prefer_exact(hits, hyphenated);
   std::string how = "alias";
   if constexpr (std::is_same_v<T, GpuSpec>) {
     // A node's name for its GPU ("8xH100", "8 x H200", "DGX H100"): the GPU, when the catalog
@@ -310,13 +329,25 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
   // A release's name as tables write it, words apart ("Deepseek R1 0528", "Llama 3 8B Instruct"),
   // is its Hugging Face name.
   const std::string& release = std::is_same_v<T, ModelSpec> ? hyphenated : key;
-  if (const std::string base = release_base(release); hits.empty() && base != release) {
+  // The checkpoint's name without owner and format first (a dated release the catalog has:
+  // "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8"), then its release's base.
+  const std::string checkpoint_model = read_checkpoint_name(release).model;
+  const std::string base = release_base(release);
+  bool by_release = false;
+  for (const std::string& candidate : {checkpoint_model, base}) {
+    if (!hits.empty() || candidate == release) {
+      continue;
+    }
     for (const T& item : items) {
       const auto aliases = aliases_of(item);
-      if (item.id == base || std::find(aliases.begin(), aliases.end(), base) != aliases.end()) {
+      if (item.id == candidate || std::find(aliases.begin(), aliases.end(), candidate) != aliases.end()) {
         hits.push_back(&item);
       }
     }
+    prefer_exact(hits, candidate);
+    by_release = true;
+  }
+  if (by_release) {
     const CheckpointName checkpoint = read_checkpoint_name(name);
     how = checkpoint.format ? fmt::format("Hugging Face name, {} checkpoint", checkpoint.format_text)
                             : "Hugging Face name";
@@ -344,6 +375,16 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
           std::find_if(hits.begin(), hits.end(), [&query](const T* item) { return words(item->id) == query; });
       if (exact != hits.end()) {
         hits = {*exact};
+      }
+    }
+    // Of a model and its later releases ("qwen3-235b": qwen3-235b-a22b and its -instruct-2507),
+    // the model whose id begins every other's.
+    if (hits.size() > 1) {
+      const auto root = std::min_element(hits.begin(), hits.end(),
+                                         [](const T* a, const T* b) { return a->id.size() < b->id.size(); });
+      if (std::all_of(hits.begin(), hits.end(),
+                      [&root](const T* item) { return item->id.starts_with((*root)->id + "-") || item == *root; })) {
+        hits = {*root};
       }
     }
     how = "abbreviation";

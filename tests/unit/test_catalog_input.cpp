@@ -245,7 +245,14 @@ TEST_CASE("names: Hugging Face repository names resolve to the catalog model", "
   CHECK(c.resolve_model("mistralai/Mistral-7B-Instruct-v0.3") == nullptr);
   // A dated release of one architecture is; so is a repository name without its suffix.
   CHECK(c.model("deepseek-ai/DeepSeek-R1-0528").id == "deepseek-r1");
-  CHECK(c.model("Qwen/Qwen3-30B-A3B-Instruct-2507").id == "qwen3-30b-a3b");
+  // A dated release the catalog has on its own (its context differs) is that entry, as its
+  // checkpoints are, while the base name and abbreviations stay the original release.
+  CHECK(c.model("Qwen/Qwen3-30B-A3B-Instruct-2507").id == "qwen3-30b-a3b-instruct-2507");
+  CHECK(c.model("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8").id == "qwen3-235b-a22b-instruct-2507");
+  CHECK(c.model("Qwen/Qwen3-235B-A22B-FP8").id == "qwen3-235b-a22b");
+  CHECK(c.model("Qwen3 235B A22B").id == "qwen3-235b-a22b");
+  CHECK(c.model("qwen3-235b").id == "qwen3-235b-a22b");
+  CHECK(c.model("qwen3-235b-a22b-instruct-2507").max_position_embeddings == 262144);
   CHECK(c.model("Llama-4-Scout-17B-16E").id == "llama-4-scout");
   (void)c.take_notes();
 }
