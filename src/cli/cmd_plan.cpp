@@ -199,7 +199,7 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
                   "bisect (latency grows with the batch) or exhaustive (every batch; slower, for checking)")
       ->capture_default_str()
       ->check(CLI::IsMember({"bisect", "exhaustive"}));
-  add_pricing_options(*sub, o->pricing);
+  add_pricing_options(*sub, o->pricing, "every provider", "on-demand");
   add_common_options(*sub, o->common);
   sub->callback([o, &exit_code] {
     try {

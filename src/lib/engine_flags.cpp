@@ -113,11 +113,24 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
   const bool placeholder = quantized && !ships && !quantizes_on_load;
   out.argv.push_back(placeholder ? fmt::format("<{}-checkpoint-of-{}>", to_string(s.weights_dtype), s.model) : s.model);
   if (placeholder) {
+    // The tools that write each format: AWQ is 4-bit integers only, GPTQ integers, NVFP4 comes
+    // from ModelOpt or llm-compressor, MXFP4 from Quark or llm-compressor.
+    const auto makers = [&s, engine]() -> std::string_view {
+      if (engine == Engine::trtllm) {
+        return "TensorRT Model Optimizer";
+      }
+      switch (s.weights_dtype) {
+        case DType::int4: return "AWQ, GPTQ, compressed-tensors or ModelOpt";
+        case DType::int8: return "GPTQ or compressed-tensors";
+        case DType::fp4: return "ModelOpt or compressed-tensors";
+        case DType::mxfp4: return "Quark or compressed-tensors";
+        default: return "compressed-tensors or ModelOpt";
+      }
+    };
     out.notes.push_back(fmt::format("{} weights: replace {} by a checkpoint of {} quantized to {} ({}); the engine "
                                     "reads the method from its quantization_config",
                                     to_string(s.weights_dtype), out.argv.back(), s.model, to_string(s.weights_dtype),
-                                    engine == Engine::trtllm ? "TensorRT Model Optimizer"
-                                                             : "AWQ, GPTQ, compressed-tensors or ModelOpt"));
+                                    makers()));
   }
   const auto add = [&out](const std::string& flag, std::string value) {
     out.argv.push_back(flag);
@@ -158,6 +171,9 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
     } else {
       add(sp.ep, std::to_string(l.ep));
     }
+  }
+  if (engine == Engine::trtllm && l.pp > 1) {
+    seqs = (seqs + l.pp - 1) / l.pp;  // its max_batch_size is a micro-batch's, PP of them in flight
   }
   add(sp.seqs, std::to_string(seqs));
   add(sp.len, std::to_string(s.max_model_len));
@@ -283,6 +299,9 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
   }
   if (ep_switch) {
     s.layout.ep = s.layout.tp * s.layout.dp;  // vLLM: the experts over every GPU of the ranks
+  }
+  if (engine == Engine::trtllm) {
+    s.max_num_seqs *= s.layout.pp;  // a micro-batch's, PP of them in flight
   }
   return s;
 }

@@ -1,5 +1,7 @@
 // render_train(): memory per GPU term by term, the step and its split, the run, its cost by
 // provider and mode, and the scaling table.
+#include <cmath>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -283,8 +285,12 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
     sum.rows.push_back({fmt::format("time for {} tokens (band)", token_count(p.run->tokens)),
                         fmt::format("{} ({} .. {})", duration(p.run->time_s), duration(p.run->time_low_s),
                                     duration(p.run->time_high_s))});
-    sum.rows.push_back({"GPU-hours", count(p.run->gpu_hours)});
-    sum.rows.push_back({"energy (kWh)", count(p.run->energy_kwh)});
+    // Rounded, with decimals below 100: a 1.84 GPU-hour run is not "1".
+    const auto amount = [&count](double v) {
+      return v < 10.0 ? fmt::format("{:.2f}", v) : v < 100.0 ? fmt::format("{:.1f}", v) : count(std::round(v));
+    };
+    sum.rows.push_back({"GPU-hours", amount(p.run->gpu_hours)});
+    sum.rows.push_back({"energy (kWh)", amount(p.run->energy_kwh)});
   }
   doc.tables.insert(doc.tables.begin(), std::move(sum));
 
