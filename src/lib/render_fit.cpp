@@ -272,7 +272,8 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     const auto part = static_cast<WeightPart>(i);
     const double part_bytes = r.weights.parts[i];
     if (part_bytes > 0) {
-      row(fmt::format("  {} ({})", weight_part_label(part),
+      // A bare parameter count has no parts: its weights are all the model's.
+      row(fmt::format("  {} ({})", r.kv_known ? weight_part_label(part) : std::string("all parameters"),
                       part == WeightPart::norms ? std::string(to_string(q.weight_formats->vectors))
                                                 : to_string((*q.weight_formats)[part])),
           part_bytes);
@@ -281,7 +282,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   if (r.engine && r.engine->weight_padding_bytes > 0) {
     row("  MXFP4 experts padded for vLLM's MoE kernel", r.engine->weight_padding_bytes);
   }
-  row(r.engine ? "activations (engine's profiling peak)" : "activations (prefill chunk + logits)",
+  row(r.engine    ? "activations (engine's profiling peak)"
+      : r.kv_known ? "activations (prefill chunk + logits)"
+                   : "activations (unknown without an architecture)",
       m.activation_bytes);
   row(r.engine ? "non-torch memory, CUDA graphs" : "runtime reserve", m.reserve_bytes);
   row("KV budget", m.kv_budget_bytes);

@@ -1,5 +1,6 @@
 // render_train(): memory per GPU term by term, the step and its split, the run, its cost by
 // provider and mode, and the scaling table.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -204,8 +205,13 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   const bool full = t.method == TrainMethod::full;
   const int zero = t.sharding == Sharding::none ? 0 : t.sharding == Sharding::zero1 ? 1 : t.sharding == Sharding::zero2 ? 2 : 3;
   const auto split_note = [&](int from) {
-    return zero >= from && t.layout.dp * t.layout.cp > 1 ? fmt::format("/{} (DP x CP)", t.layout.dp * t.layout.cp)
-                                                          : std::string();
+    const std::uint64_t ranks = t.layout.dp * t.layout.cp;
+    if (zero < from || ranks <= 1) {
+      return std::string();
+    }
+    // Under EP the experts' states are split over the expert-data-parallel ranks only.
+    return t.layout.ep > 1 ? fmt::format("/{} (DP x CP), experts /{}", ranks, std::max<std::uint64_t>(1, ranks / t.layout.ep))
+                           : fmt::format("/{} (DP x CP)", ranks);
   };
   const std::string offloaded = t.offload == Offload::none ? "" : "offloaded to CPU";
   mem.rows.push_back({"parameters", bytes(m.parameters),
