@@ -941,11 +941,12 @@ void note_unsized_encoders(const Json& config, ModelSpec& m) {
                           "mm_vision_tower", "audio_config", "tts_config", "speech_config", "vision_lora",
                           "speech_lora"}) {
     const std::string_view name(key);
-    const bool audio_key = name == "audio_config" || name == "audio_processor" || name == "tts_config" ||
-                           name == "speech_config" || name.ends_with("_lora");
+    // Keys a sized vision tower does not account for: audio and speech parts, LoRA adapters.
+    const bool beside_vision = name == "audio_config" || name == "audio_processor" || name == "tts_config" ||
+                               name == "speech_config" || name.ends_with("_lora");
     const auto v = config.find(key);
     // A sized vision tower is what the other image keys name; a sized audio_config is counted.
-    if (v == config.end() || v->is_null() || (name == "audio_config" && m.audio) || (!audio_key && m.vision)) {
+    if (v == config.end() || v->is_null() || (name == "audio_config" && m.audio) || (!beside_vision && m.vision)) {
       continue;
     }
     std::string& list = name.ends_with("_lora") ? m.unsized_lora_fields : m.unsized_encoder_field;

@@ -71,20 +71,23 @@ WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeigh
     set(WeightPart::dense_mlp, w.dense);
     return w;
   }
+  // What one TP rank holds of a part: its split share, what every rank keeps whole, and K and V
+  // over at most the KV heads.
+  const auto per_rank = [&](WeightPart p) {
+    const double kv = kv_projection[static_cast<std::size_t>(p)];
+    return (at(p) - whole_on_each(p) - kv) / tp + whole_on_each(p) + kv / m.kv_projection_shards(l.tp);
+  };
   // The busiest stage holds ceil(layers / PP) layers.
   const double stage_share =
       d((m.num_hidden_layers + l.pp - 1) / l.pp) / d(m.num_hidden_layers);
   for (WeightPart p : {WeightPart::attention, WeightPart::dense_mlp, WeightPart::shared_experts,
                        WeightPart::router, WeightPart::norms}) {
-    const double kv = kv_projection[static_cast<std::size_t>(p)];
-    set(p, ((at(p) - whole_on_each(p) - kv) / tp + whole_on_each(p) + kv / m.kv_projection_shards(l.tp)) *
-               stage_share);
+    set(p, per_rank(p) * stage_share);
     w.dense += w.parts[static_cast<std::size_t>(p)];
   }
   // The vision tower runs before the first layer, split over TP (audio encoders engines build
   // from transformers' modules are whole on every rank).
-  const double encoders = (at(WeightPart::vision) - whole_on_each(WeightPart::vision)) / tp +
-                          whole_on_each(WeightPart::vision);
+  const double encoders = per_rank(WeightPart::vision);
   set(WeightPart::vision, encoders);
   w.dense += encoders;
   w.experts = at(WeightPart::routed_experts) * stage_share / d(l.expert_shards());

@@ -146,17 +146,24 @@ bool has_router_bias(const ModelSpec& m) {
   return m.model_type == "gpt_oss" || m.model_type == "deepseek_v3" || m.model_type == "glm4_moe";
 }
 
+// An encoder's layers (vision tower, audio encoder): q, k, v and o of `width`, an MLP (gated or
+// not) of `intermediate`, `layers` times; biases and norms are the caller's.
+void encoder_layer_matrices(std::uint64_t width, std::uint64_t intermediate, bool gated, double layers, Tensors& out) {
+  constexpr WeightPart kPart = WeightPart::vision;
+  for (int i = 0; i < 4; ++i) {
+    add(out, kPart, width, width, layers);  // q, k, v, o
+  }
+  for (int i = 0; i < (gated ? 2 : 1); ++i) {
+    add(out, kPart, intermediate, width, layers);
+  }
+  add(out, kPart, width, intermediate, layers);
+}
+
 void vision_tensors(const VisionSpec& v, Tensors& out) {
   constexpr WeightPart kPart = WeightPart::vision;
   const double layers = d(v.layers);
   const std::uint64_t h = v.hidden_size;
-  for (int i = 0; i < 4; ++i) {
-    add(out, kPart, h, h, layers);  // q, k, v, o
-  }
-  for (int i = 0; i < (v.gated_mlp ? 2 : 1); ++i) {
-    add(out, kPart, v.intermediate_size, h, layers);
-  }
-  add(out, kPart, h, v.intermediate_size, layers);
+  encoder_layer_matrices(h, v.intermediate_size, v.gated_mlp, layers, out);
   if (v.biases) {
     add_vector(out, kPart, 4 * h + (v.gated_mlp ? 2 : 1) * v.intermediate_size + h, layers);
   }
@@ -187,11 +194,7 @@ void audio_tensors(const AudioSpec& a, Tensors& out) {
   const std::size_t first = out.size();
   const double layers = d(a.layers);
   const std::uint64_t h = a.hidden_size;
-  for (int i = 0; i < 4; ++i) {
-    add(out, kPart, h, h, layers);  // q, k, v, o
-  }
-  add(out, kPart, a.intermediate_size, h, layers);
-  add(out, kPart, h, a.intermediate_size, layers);
+  encoder_layer_matrices(h, a.intermediate_size, false, layers, out);
   // Biases of q, v, o (Whisper's k has none) and the MLP; two LayerNorms per layer and a final one.
   add_vector(out, kPart, 3 * h + a.intermediate_size + h, layers);
   add_vector(out, kPart, 4 * h, layers);
