@@ -53,8 +53,12 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       // nightly H200 latency runs, DeepSeek-V3-AWQ at batch 1, NeMo's Llama-2-7B table.
       {"community-2026g.json", 43},
       // Session 42's: trtllm-bench on B200 (Llama 3.3 70B and DeepSeek-R1 NVFP4), vLLM 0.10 on
-      // 8 x MI300X (ROCm/vllm's static-batch and offline tables), gpustack's H100 pages.
-      {"community-2026h.json", 36}};
+      // 8 x MI300X (ROCm/vllm's static-batch and offline tables), gpustack's H100 pages (less 5 rows
+      // its GLM-4.5-Air H100 page copied from the A100 page).
+      {"community-2026h.json", 31},
+      // Session 43's: TensorRT-LLM's v0.12 perf overview (H200, H100, A100, L40S columns), its
+      // DeepSeek-R1 attention-DP blog, gpustack's GLM-4.6 (8 x H100 and H200) and A100 pages.
+      {"community-2026i.json", 42}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
