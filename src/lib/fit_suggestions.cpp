@@ -257,7 +257,8 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
       return s;
     };
     FitSuggestion s = at(sequences);
-    // Fewer sequences need smaller logits buffers, so more than the table's figure may fit:
+    // The layouts were weighed at the requested load, whose logits buffers alone may not fit
+    // some of them; at a smaller load those may hold more sequences than the figure above:
     // bisect between a load that fits and the requested one, which does not (fitting is
     // monotone in the load).
     std::uint64_t lo = sequences;

@@ -522,8 +522,14 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     const KvShape& kv = *f.kv;
     f.sequence_kv_bytes_per_gpu = sequence_kv_bytes(kv, r.context_tokens, f.block_tokens);
     mem.kv_cache_bytes = d(f.concurrency_per_replica) * f.sequence_kv_bytes_per_gpu;
-    const auto per_replica =
-        static_cast<std::uint64_t>(std::floor(mem.kv_budget_bytes / f.sequence_kv_bytes_per_gpu));
+    // Without an engine the logits buffer grows with the load: each further sequence costs its
+    // KV cache and its logits, so the figure is the load at which a fit at that load still fits.
+    const double logits_per_sequence = f.engine ? 0.0 : d(model.vocab_size) * kLogitBytes;
+    const double budget_beside_logits =
+        f.engine ? mem.kv_budget_bytes
+                 : std::max(0.0, mem.engine_cap_bytes - (fixed - f.activations.logits));
+    const auto per_replica = static_cast<std::uint64_t>(
+        std::floor(budget_beside_logits / (f.sequence_kv_bytes_per_gpu + logits_per_sequence)));
     f.max_concurrent_sequences = per_replica * l.dp;
     if (f.engine) {
       f.engine->max_concurrency =

@@ -36,11 +36,32 @@ TEST_CASE("memory: the per-GPU breakdown adds up", "[memory]") {
   CHECK_THAT(p.free_bytes, WithinRel(p.kv_budget_bytes - p.kv_cache_bytes, 1e-12));
   CHECK(r.fits);
   CHECK(p.shortfall_bytes < 1.0);
+  // Each further sequence costs its KV cache and its fp32 logits (128,256 x 4 bytes).
   CHECK(*r.max_concurrent_sequences ==
-        static_cast<std::uint64_t>(p.kv_budget_bytes / (4096.0 * 131072)));
+        static_cast<std::uint64_t>((p.kv_budget_bytes + r.activations.logits) / (4096.0 * 131072 + 128256 * 4.0)));
   // Activations: a prefill chunk is not free, but small next to the weights.
   CHECK(p.activation_bytes > 1e8);
   CHECK(p.activation_bytes < 0.1 * p.weights_bytes);
+}
+
+// The largest load is one a fit at that load accepts: perf's full-load batch is checked against
+// fit by plan files, and the logits buffer grows with the load.
+TEST_CASE("memory: the most concurrent sequences fit at that load and one more does not", "[memory]") {
+  const auto& g = cat().gpu("h200-sxm");
+  for (const char* id : {"llama-3.1-70b", "qwen3-30b-a3b", "llama-3.1-8b"}) {
+    INFO(id);
+    const auto& m = cat().model(id);
+    FitRequest q{.weights_dtype = DType::fp8, .kv_dtype = DType::fp8, .context_tokens = 2560, .concurrency = 1};
+    const auto at_one = gpuplan::fit(m, g, q);
+    const std::uint64_t most = *at_one.max_concurrent_sequences;
+    REQUIRE(most > 1);
+    q.concurrency = most;
+    const auto at_most = gpuplan::fit(m, g, q);
+    CHECK(at_most.fits);
+    CHECK(*at_most.max_concurrent_sequences == most);
+    q.concurrency = most + 1;
+    CHECK_FALSE(gpuplan::fit(m, g, q).fits);
+  }
 }
 
 TEST_CASE("memory: quantized weights keep bf16 embeddings unless told otherwise", "[memory]") {
