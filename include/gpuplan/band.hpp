@@ -11,18 +11,22 @@
 #include <gpuplan/benchmark.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/engine_memory.hpp>
+#include <gpuplan/layout.hpp>
 
 namespace gpuplan {
 
 /// How far a request is from the calibration data, nearest first.
 enum class BandCase {
   calibrated,                  ///< this model x GPU x weight format is in the calibration set
+  /// Calibrated model x GPU x format, in a layout no calibration run used (attention DP,
+  /// pipeline stages, TP across nodes): as far as an unseen combination
+  layout_not_calibrated,
   combination_not_calibrated,  ///< its model, GPU generation and format are, not together
   format_not_calibrated,       ///< the weight format was not calibrated on this GPU generation
   gpu_generation_not_calibrated,
   model_family_not_calibrated,  ///< no model of this family (or of this kind, MoE or dense)
 };
-inline constexpr int kBandCases = 5;
+inline constexpr int kBandCases = 6;
 std::string_view to_string(BandCase c);
 
 /// measured / estimate - 1 spans low .. high.
@@ -66,6 +70,11 @@ struct EstimateBand {
   bool engine_calibrated = true;
   Band band;
 };
+/// Whether every calibration run used this kind of layout: TP inside one node (experts TP-sharded
+/// or split over the TP group), no pipeline stages, no data-parallel attention.
+[[nodiscard]] bool layout_calibrated(const Layout& layout, std::uint64_t gpus_per_node);
+/// `e` for a request in `layout`: a layout not calibrated is at least layout_not_calibrated.
+[[nodiscard]] EstimateBand for_layout(EstimateBand e, const Layout& layout, std::uint64_t gpus_per_node);
 /// `calibrated_engine`: whether the request's engine is the calibration set's. Every calibration
 /// row is TensorRT-LLM's (trtllm-bench), and the engine-neutral estimate is fitted to them.
 EstimateBand estimate_band(const Catalog& catalog, const ModelSpec& model, const GpuSpec& gpu, DType weights_dtype,

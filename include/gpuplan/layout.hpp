@@ -38,4 +38,7 @@ void validate_layout(const Layout& layout, const ModelSpec& model);
 /// the layout is valid (for searches that skip a layout and go on).
 std::optional<std::string> layout_problem(const Layout& layout, const ModelSpec& model);
 
+/// "TP 1 PP 1 EP 4 DP 4": the degrees as the reports name them, EP only when the experts are split.
+std::string layout_label(const Layout& layout);
+
 }  // namespace gpuplan

@@ -5,8 +5,9 @@
 #include <fmt/format.h>
 
 #include <gpuplan/calibration.hpp>
-#include <gpuplan/layout_search.hpp>
 #include <gpuplan/cost.hpp>
+#include <gpuplan/layout.hpp>
+#include <gpuplan/layout_search.hpp>
 #include <gpuplan/planned_load.hpp>
 
 #include "command_io.hpp"
@@ -119,12 +120,12 @@ Exit run_cost(const CostOptions& o) {
     c.output_tokens_per_s = p.output_tokens_per_s;
     c.input_tokens_per_s = input_tokens_per_s_for(p.output_tokens_per_s, o.workload.input, o.workload.output);
     report.throughput_source = fmt::format(
-        "estimate at batch {} per replica{}, TP {} PP {} DP {}{}{}", batch,
+        "estimate at batch {} per replica{}, {}{}{}", batch,
         load.full_load()                 ? " (full load)"
         : load.target_output_tokens_per_s ? fmt::format(" ({})", target_load_note(load, req.fit.layout))
         : load.capped ? fmt::format(" (--concurrency {} needs more than memory and the engine allow)", *load.concurrency)
                       : fmt::format(" (--concurrency {})", *load.concurrency),
-        req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp, d.layout_given ? "" : " (layout chosen for throughput)",
+        layout_label(req.fit.layout), d.layout_given ? "" : " (layout chosen for throughput)",
         req.sparse ? ", 2:4-sparse peak FLOPs" : "");
   }
   double usd_per_gpu_hour = o.usd_per_gpu_hour;

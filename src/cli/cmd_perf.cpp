@@ -78,7 +78,9 @@ Exit run_perf(const PerfOptions& o) {
     load.sized_replicas = sized_replicas;
     batches = {load.batch};
   }
-  const EstimateBand band = estimate_band(catalog, d.model, *d.gpu, req.fit.weights_dtype, engine_calibrated(req.fit.engine.engine));
+  const EstimateBand band =
+      for_layout(estimate_band(catalog, d.model, *d.gpu, req.fit.weights_dtype, engine_calibrated(req.fit.engine.engine)),
+                 req.fit.layout, req.fit.gpus_per_node);
   // The layout search's model of the chosen layout is the one perf would build for `req`, unless
   // sizing for a target changed the replica count. The fit's notes are moved, not copied (the fit
   // is not read after this).

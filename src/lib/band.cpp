@@ -9,6 +9,7 @@ namespace gpuplan {
 std::string_view to_string(BandCase c) {
   switch (c) {
     case BandCase::calibrated: return "model, GPU and format calibrated";
+    case BandCase::layout_not_calibrated: return "layout not calibrated (attention DP, pipeline stages or TP across nodes)";
     case BandCase::combination_not_calibrated: return "this model x GPU x format not calibrated";
     case BandCase::format_not_calibrated: return "format not calibrated on this GPU generation";
     case BandCase::gpu_generation_not_calibrated: return "GPU generation not calibrated";
@@ -143,6 +144,19 @@ EstimateBand estimate_band(const Catalog& /*catalog*/, const ModelSpec& model, c
   return e;
 }
 
+bool layout_calibrated(const Layout& l, std::uint64_t gpus_per_node) {
+  return l.pp == 1 && !l.dp_attention() && l.tp <= std::max<std::uint64_t>(gpus_per_node, 1);
+}
+
+EstimateBand for_layout(EstimateBand e, const Layout& layout, std::uint64_t gpus_per_node) {
+  if (!layout_calibrated(layout, gpus_per_node) && e.band_case < BandCase::layout_not_calibrated) {
+    e.band_case = BandCase::layout_not_calibrated;
+    const Band wider = default_band(e.band_case);
+    e.band = {.low = std::min(e.band.low, wider.low), .high = std::max(e.band.high, wider.high)};
+  }
+  return e;
+}
+
 Band other_engine_band() {
   // tests/reference/test_heldout_bound.cpp keeps this equal to central_band of those runs.
   return {-0.517, 0.287};
@@ -221,6 +235,7 @@ Band default_band(BandCase c) {
   // of its own that go beyond them.
   switch (c) {
     case BandCase::calibrated: return {-0.128, 0.249};
+    case BandCase::layout_not_calibrated: return {-0.343, 0.544};
     case BandCase::combination_not_calibrated: return {-0.343, 0.544};
     case BandCase::format_not_calibrated: return {-0.343, 0.544};
     case BandCase::gpu_generation_not_calibrated: return {-0.343, 0.544};

@@ -159,8 +159,9 @@ Calibration summarize(const Catalog& catalog, std::vector<BenchmarkCheck> checks
       continue;
     }
     const Benchmark& b = *c.benchmark;
-    c.band = estimate_band(catalog, catalog.model(b.model), catalog.gpu(b.gpu), b.weights_dtype,
-                           b.tensorrt_llm || b.engine.empty());
+    c.band = for_layout(estimate_band(catalog, catalog.model(b.model), catalog.gpu(b.gpu), b.weights_dtype,
+                                      b.tensorrt_llm || b.engine.empty()),
+                        b.layout, kDefaultGpusPerNode);
     const double r = residual_of(c);
     c.inside_band = r >= c.band.band.low && r <= c.band.band.high;
     cal.inside_band += c.inside_band ? 1 : 0;

@@ -37,7 +37,9 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
   o.load.sized_replicas = sized;
   o.batch = o.load.batch;
   const PerfPoint est = pm.evaluate(o.batch, req.efficiency);
-  const EstimateBand band = estimate_band(catalog, model, gpu, req.fit.weights_dtype, engine_calibrated(req.fit.engine.engine));
+  const EstimateBand band =
+      for_layout(estimate_band(catalog, model, gpu, req.fit.weights_dtype, engine_calibrated(req.fit.engine.engine)),
+                 req.fit.layout, req.fit.gpus_per_node);
   o.band_case = band.band_case;
   o.engine_calibrated = band.engine_calibrated;
   o.estimate_tokens_per_s = est.output_tokens_per_s;

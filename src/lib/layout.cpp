@@ -14,6 +14,11 @@ void validate_layout(const Layout& layout, const ModelSpec& model) {
   }
 }
 
+std::string layout_label(const Layout& l) {
+  return l.ep > 1 ? fmt::format("TP {} PP {} EP {} DP {}", l.tp, l.pp, l.ep, l.dp)
+                  : fmt::format("TP {} PP {} DP {}", l.tp, l.pp, l.dp);
+}
+
 std::optional<std::string> layout_problem(const Layout& layout, const ModelSpec& model) {
   static constexpr std::uint64_t kMaxDegree = 1u << 16;
   // Every degree in range (the usual case) checked at once, without the loop that names the

@@ -178,7 +178,9 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
     if (q.target_output_tokens_per_s) {
       d.fit = fit_at(d.load.batch * req.fit.layout.dp);  // memory at the sequences the target runs
     }
-    const EstimateBand band = estimate_band(catalog, q.model, gpu, req.fit.weights_dtype, engine_calibrated(req.fit.engine.engine));
+    const EstimateBand band =
+        for_layout(estimate_band(catalog, q.model, gpu, req.fit.weights_dtype, engine_calibrated(req.fit.engine.engine)),
+                   req.fit.layout, req.fit.gpus_per_node);
     d.perf = perf(q.model, gpu, req, {d.load.batch}, band);
     d.curve = perf(q.model, gpu, req, curve_batches(pm.full_load_batch(), d.load.batch), band);
     if (d.load.capped && q.concurrency) {

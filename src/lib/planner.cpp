@@ -397,7 +397,7 @@ void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfMod
       }
     }
   }
-  Candidate c = priced(gpu, price, pm, at_max, op, replicas, band);
+  Candidate c = priced(gpu, price, pm, at_max, op, replicas, for_layout(band, pm.request().fit.layout, r_.gpus_per_node));
   const bool load_ok = !target || c.config.output_tokens_per_s >= *target * (1.0 - 1e-9);
   const bool budget_ok =
       !t.max_usd_per_million_tokens || c.config.cost.usd_per_million_tokens <= *t.max_usd_per_million_tokens;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <gpuplan/layout.hpp>
 #include <gpuplan/planned_load.hpp>
 #include <gpuplan/render.hpp>
 
@@ -219,7 +220,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                      .header = {"gpu", "layout", "batch", "estimate tok/s", "band", "roofline tok/s", "used tok/s", "source"},
                      .rows = {}};
   for (const CompareOption& o : r.options) {
-    opts.rows.push_back({o.gpu, fmt::format("TP {} PP {} DP {}", o.layout.tp, o.layout.pp, o.layout.dp),
+    opts.rows.push_back({o.gpu, layout_label(o.layout),
                          std::to_string(o.batch), fmt::format("{:.0f}", o.estimate_tokens_per_s),
                          fmt::format("{:.0f}..{:.0f}", o.estimate_low, o.estimate_high),
                          fmt::format("{:.0f}", o.roofline_tokens_per_s), fmt::format("{:.0f}", o.tokens_per_s()),

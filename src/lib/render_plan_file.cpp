@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/layout.hpp>
 #include <gpuplan/perf_curve.hpp>
 #include <gpuplan/units.hpp>
 
@@ -71,8 +72,7 @@ Table expectations_table(const CheckResult& c) {
 
 std::string layout_text(const FitResult& f) {
   const Layout& l = f.request.layout;
-  return fmt::format("{} x {}, TP {} PP {}{} DP {}", l.gpus(), f.gpu_id, l.tp, l.pp,
-                     l.ep > 1 ? fmt::format(" EP {}", l.ep) : "", l.dp);
+  return fmt::format("{} x {}, {}", l.gpus(), f.gpu_id, layout_label(l));
 }
 
 std::string load_text(const DeploymentResult& d) {

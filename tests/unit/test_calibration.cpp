@@ -289,6 +289,40 @@ TEST_CASE("perf: TP across nodes competes with pipeline stages", "[perf]") {
   CHECK(choice.tokens_per_s >= tp8_pp2.full_load_tokens_per_s(Efficiency{}) * (1.0 - 1e-9));
 }
 
+// A MoE model's search weighs its experts split over each TP group and over every GPU with
+// DP attention, not only TP-sharded experts: DeepSeek-R1 on 4 x B200 had one candidate, TP 4,
+// at 0.4x what the same GPUs give with --tp 1 --ep 4.
+TEST_CASE("perf: a MoE model's layout search weighs expert parallelism", "[perf]") {
+  PerfRequest r;
+  r.input_tokens = 1024;
+  r.output_tokens = 1024;
+  r.fit.weights_dtype = DType::mxfp4;
+  r.fit.kv_dtype = DType::fp8;
+  const auto& m = cat().model("deepseek-r1");
+  const auto& g = cat().gpu("b200");
+  const auto choice = gpuplan::best_layout(m, g, r, 4);
+  CHECK(choice.candidates >= 3);
+  r.fit.layout = Layout{.tp = 4, .pp = 1, .ep = 1, .dp = 1};
+  const double tp4 = PerfModel(m, g, r).full_load_tokens_per_s(Efficiency{});
+  r.fit.layout = Layout{.tp = 1, .pp = 1, .ep = 4, .dp = 4};
+  const double dep4 = PerfModel(m, g, r).full_load_tokens_per_s(Efficiency{});
+  CHECK(choice.tokens_per_s >= std::max(tp4, dep4) * (1.0 - 1e-9));
+  CHECK(choice.fit.request.layout.ep > 1);
+  // A named EP is the only one weighed.
+  r.fit.layout = Layout{.tp = 1, .pp = 1, .ep = 1, .dp = 1};
+  r.fit.layout.ep = 4;
+  CHECK(gpuplan::best_layout(m, g, r, 4).fit.request.layout.ep == 4);
+  // TensorRT-LLM's attention-DP ranks are single GPUs: no TP 2 x DP 4 under EP 8.
+  PerfRequest t;
+  t.input_tokens = 1024;
+  t.output_tokens = 1024;
+  t.fit.weights_dtype = DType::fp8;
+  t.fit.engine.engine = gpuplan::Engine::trtllm;
+  const auto trt = gpuplan::best_layout(cat().model("qwen3-235b-a22b"), cat().gpu("h200-sxm"), t, 8);
+  const Layout& l = trt.fit.request.layout;
+  CHECK_FALSE((l.dp_attention() && l.tp > 1));
+}
+
 TEST_CASE("perf: EP charges each GPU only its own tokens", "[perf][comm]") {
   PerfRequest r;
   r.input_tokens = 1000;
