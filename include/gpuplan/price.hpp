@@ -72,6 +72,11 @@ struct Price {
 void require_gpu_in(std::string_view field, const std::string& gpu, const std::vector<std::string>& gpus,
                     std::string_view used);
 
+/// Whether `candidate` is the better of two prices of one offer (provider, GPU, mode, term) in
+/// different regions or dates: a current price over a stale one (a two-year-old rate is no offer
+/// today), then among stale ones the newest, then the cheapest.
+[[nodiscard]] bool preferred_price(const Price& candidate, const Price& current);
+
 /// "provider/gpu/offer/region": what makes a price one offer (the catalog rejects two alike).
 std::string price_key(const Price& price);
 

@@ -205,7 +205,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       PricedOption po;
       for (const Price& p : all) {
         if (p.provider == offer.provider && p.gpu == o.gpu && p.mode == offer.mode && p.term == offer.term &&
-            (!po.price || p.usd_per_gpu_hour < po.price->usd_per_gpu_hour)) {
+            (!po.price || preferred_price(p, *po.price))) {
           po.price = p;
         }
       }

@@ -132,7 +132,7 @@ const Price& find_price(const Catalog& catalog, std::string_view provider, std::
   const Price* best = nullptr;
   for (const Price& p : catalog.prices()) {
     if (p.provider == provider && p.gpu == gpu && p.mode == mode && in_region(p, region) &&
-        (term.empty() || p.term == term) && (best == nullptr || p.usd_per_gpu_hour < best->usd_per_gpu_hour)) {
+        (term.empty() || p.term == term) && (best == nullptr || preferred_price(p, *best))) {
       best = &p;
     }
   }

@@ -113,7 +113,7 @@ std::map<std::string, Price> prices_by_gpu(const Catalog& catalog, const PlanReq
     if ((r.provider.empty() || p.provider == r.provider) && p.mode == mode && in_region(p, r.region) &&
         (r.term.empty() || p.term == r.term)) {
       const auto it = out.find(p.gpu);
-      if (it == out.end() || p.usd_per_gpu_hour < it->second.usd_per_gpu_hour) {
+      if (it == out.end() || preferred_price(p, it->second)) {
         out[p.gpu] = p;
       }
     }
@@ -579,8 +579,8 @@ PlanResult Search::run() {
     result_.notes.push_back(fmt::format("{} layout{} skipped: {}", n, n == 1 ? "" : "s", reason));
   }
   result_.notes.push_back(fmt::format(
-      "prices: the cheapest {} price of each GPU{}{}", mode, r_.provider.empty() ? " over every provider" : " at " + r_.provider,
-      r_.region.empty() ? "" : " in region " + r_.region));
+      "prices: the cheapest current {} price of each GPU{}{} (the newest stale one where none is current)", mode,
+      r_.provider.empty() ? " over every provider" : " at " + r_.provider, r_.region.empty() ? "" : " in region " + r_.region));
   return std::move(result_);
 }
 

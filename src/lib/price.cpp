@@ -127,6 +127,16 @@ std::string price_key(const Price& p) {
   return fmt::format("{}/{}/{}/{}", p.provider, p.gpu, offer_label(p.mode, p.term), p.region);
 }
 
+bool preferred_price(const Price& candidate, const Price& current) {
+  if (candidate.stale() != current.stale()) {
+    return !candidate.stale();
+  }
+  if (candidate.stale() && candidate.age_days != current.age_days) {
+    return candidate.age_days < current.age_days;
+  }
+  return candidate.usd_per_gpu_hour < current.usd_per_gpu_hour;
+}
+
 std::string price_age_label(const Price& price) {
   return price.given() ? "given" : fmt::format("{} d{}", price.age_days, price.stale() ? " (stale)" : "");
 }

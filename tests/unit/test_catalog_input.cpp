@@ -123,6 +123,26 @@ TEST_CASE("price terms: reserved prices carry their commitment term, others none
                     StartsWith("term: p has no reserved price for h100-sxm with term 2y; it has: 1y, 3y"));
 }
 
+// A stale rate is no offer today: AWS's 2024 us-east-2 capacity blocks had been taken over its
+// 2026 us-east-1 ones because they were cheaper, and the compare winner flipped with them.
+TEST_CASE("price choice: a current price over a stale one of the same offer, then the cheapest", "[catalog][price]") {
+  Catalog c = Catalog::builtin();
+  c.set_today(parse_iso_date("2026-12-01", "today"));
+  c.merge_text(R"({"schema_version": 1, "prices": [
+    {"provider": "p", "gpu": "h100-sxm", "mode": "spot", "usd_per_gpu_hour": 1.0, "date": "2024-10", "region": "a", "sources": ["t"]},
+    {"provider": "p", "gpu": "h100-sxm", "mode": "spot", "usd_per_gpu_hour": 3.0, "date": "2026-10", "region": "b", "sources": ["t"]},
+    {"provider": "p", "gpu": "h100-sxm", "mode": "spot", "usd_per_gpu_hour": 2.5, "date": "2026-11", "region": "c", "sources": ["t"]},
+    {"provider": "p", "gpu": "h200-sxm", "mode": "spot", "usd_per_gpu_hour": 1.0, "date": "2024-10", "region": "a", "sources": ["t"]},
+    {"provider": "p", "gpu": "h200-sxm", "mode": "spot", "usd_per_gpu_hour": 2.0, "date": "2025-10", "region": "b", "sources": ["t"]}]})",
+               "u.json");
+  // Two current prices: the cheaper; the stale one is cheaper still but passed over.
+  CHECK(gpuplan::find_price(c, "p", "h100-sxm", gpuplan::PricingMode::spot).region == "c");
+  // Only stale prices: the newest.
+  CHECK(gpuplan::find_price(c, "p", "h200-sxm", gpuplan::PricingMode::spot).region == "b");
+  // A region asked for is still honoured.
+  CHECK(gpuplan::find_price(c, "p", "h100-sxm", gpuplan::PricingMode::spot, "a").region == "a");
+}
+
 TEST_CASE("price terms: every shipped reserved price has a term and no other price has one", "[catalog][price]") {
   int reserved = 0;
   for (const gpuplan::Price& p : Catalog::builtin().prices()) {
