@@ -53,6 +53,10 @@ Exit run_cost(const CostOptions& o) {
   if (!model_given && o.tokens_per_second <= 0) {
     throw InputError("one of --model, --model-config or --tokens-per-second is required");
   }
+  if (!o.deployment.mig.empty()) {
+    // Prices and TDPs are per whole GPU; a slice's share of either is no published figure.
+    throw InputError("--mig: cost prices and powers whole GPUs, not MIG slices (fit --mig checks a slice's memory)");
+  }
   const GpuSpec& gpu = lookup_gpu(catalog, o.deployment.gpu, "--gpu");
   DeploymentOptions deployment = o.deployment;
   deployment.gpu = gpu.id;  // resolved once: one note for a loose name
@@ -197,7 +201,8 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
       ->check(positive_validator());
   sub->add_option("--tokens-per-second", o->tokens_per_second, "Measured output tokens/s of the whole deployment (default: the model's estimate)")
       ->check(positive_validator())
-      ->excludes("--target-output-tokens-per-s");
+      ->excludes("--target-output-tokens-per-s")
+      ->excludes("--concurrency");
   sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU, USD (default: none, rented)")
       ->check(positive_validator());
   sub->add_option("--amortization-years", o->amortization_years, "Owned hardware: years to amortize over")

@@ -23,24 +23,58 @@ using gpuplan::cli::Exit;
 
 int code(Exit e) { return static_cast<int>(e); }
 
-// "The following argument was not expected: fitt" gains the closest subcommand names.
-std::string with_hint(const CLI::App& app, const CLI::ParseError& e) {
-  std::string message = e.what();
+// CLI11's "The following arguments were not expected: fp8 --kv-dtpye" (its words reversed)
+// becomes "unknown option '--kv-dtpye' for 'gpuplan fit'; closest: --kv-dtype", and a stray word
+// at the top gains the closest command names.
+std::string with_hint(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  const std::string help = " (see 'gpuplan --help')";
   if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) {
-    return message;
+    return e.what() + help;
   }
-  std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    names.push_back(sub->get_name());
+  // The deepest command given: its options are the ones the user meant.
+  const CLI::App* command = &app;
+  std::string path = "gpuplan";
+  for (std::vector<CLI::App*> given = app.get_subcommands(); !given.empty(); given = command->get_subcommands()) {
+    command = given.front();
+    path += " " + command->get_name();
   }
-  const auto extras = app.remaining();
-  if (!extras.empty()) {
-    const auto close = gpuplan::closest_names(extras.front(), names);
-    if (!close.empty()) {
-      message += fmt::format("; closest commands: {}", fmt::join(close, ", "));
+  const std::vector<std::string> extras = app.remaining(true);
+  const auto extra = [&extras](std::string_view word) {
+    return std::find(extras.begin(), extras.end(), word) != extras.end();
+  };
+  std::vector<std::string> words;  // in the order typed
+  for (int i = 1; i < argc; ++i) {
+    if (extra(argv[i]) && std::find(words.begin(), words.end(), argv[i]) == words.end()) {
+      words.emplace_back(argv[i]);
     }
   }
-  return message;
+  if (words.empty()) {
+    return e.what() + help;
+  }
+  if (command == &app) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      names.push_back(sub->get_name());
+    }
+    const auto close = gpuplan::closest_names(words.front(), names);
+    return fmt::format("unexpected argument '{}'{}{}", words.front(),
+                       close.empty() ? "" : fmt::format("; closest commands: {}", fmt::join(close, ", ")), help);
+  }
+  std::vector<std::string> flags;
+  for (const CLI::Option* o : command->get_options()) {
+    for (const std::string& name : o->get_lnames()) {
+      flags.push_back("--" + name);
+    }
+  }
+  const auto option = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w.starts_with("-"); });
+  if (option == words.end()) {
+    return fmt::format("unexpected argument{} for '{}': {} (see '{} --help')", words.size() == 1 ? "" : "s", path,
+                       fmt::join(words, " "), path);
+  }
+  const std::string name = option->substr(0, option->find('='));
+  const auto close = gpuplan::closest_names(name, flags);
+  return fmt::format("unknown option '{}' for '{}'{} (see '{} --help')", name, path,
+                     close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")), path);
 }
 
 // Walks the command words before CLI11 does, so that a mistyped command ("fitt",
@@ -196,7 +230,7 @@ int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv, b
       *parse_error = true;  // the caller answers it
       return code(Exit::bad_input);
     }
-    fmt::print(stderr, "gpuplan: error: {} (see 'gpuplan --help')\n", with_hint(app, e));
+    fmt::print(stderr, "gpuplan: error: {}\n", with_hint(app, e, argc, argv));
     return code(Exit::bad_input);
   } catch (const gpuplan::InputError& e) {
     fmt::print(stderr, "gpuplan: error: {}\n", e.what());
