@@ -81,7 +81,9 @@ class TableBuilder {
     row.itl_s = est.itl_s;
     row.ttft_s = est.ttft_s;
     row.communication_share = est.decode.communication_s / est.decode.total_s();
-    row.communication_dominates = est.decode.bound() == Bound::communication || row.communication_share >= 0.5;
+    // The largest part of the step, overhead included: communication that beats memory and
+    // compute but is a tenth of a step the fixed overheads fill does not dominate it.
+    row.communication_dominates = est.decode.communication_s >= std::max(est.decode.work_s, est.decode.overhead_s);
     if (price_) {
       CostRequest c;
       c.gpus = layout.gpus();
