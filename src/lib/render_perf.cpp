@@ -235,7 +235,7 @@ detail::Document perf_document(const PerfResult& r) {
   doc.footer.push_back(r.ridge_batch
                            ? fmt::format("ridge batch at peak bandwidth and FLOPs: {:.0f} (decode turns compute-bound here)",
                                          *r.ridge_batch)
-                           : std::string("ridge batch: none (the KV cache keeps decode memory-bound)"));
+                           : std::string("ridge batch: none (the KV cache's bytes grow with the batch as fast as its FLOPs: decode never turns compute-bound at peak)"));
   // The bound column is the estimate's limiting term; the ridge is the roofline's. Below the ridge
   // small GEMMs run under peak in the estimate, so the two can disagree: say why when they do.
   const bool disagree = std::any_of(r.rows.begin(), r.rows.end(), [&r](const PerfPoint& p) {
