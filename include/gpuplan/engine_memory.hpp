@@ -43,6 +43,9 @@ inline constexpr std::uint64_t kTrtllmBlockTokens = 32;
 /// checkpoint's calibrated FP8 cache (ModelSpec::checkpoint_kv_dtype); the others, and the
 /// neutral estimate, the 16-bit format of the served weights ("auto").
 [[nodiscard]] DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine);
+/// The cache layout `engine` builds where engines differ: SGLang caches MiniCPM3's MLA latent
+/// (its MiniCPM3AttentionMLA), where vLLM (and the neutral estimate, after it) expands K and V per head.
+void apply_engine_cache_layout(ModelSpec& model, Engine engine);
 /// Why `engine` cannot hold `model`'s KV cache in `kv`, or nothing. TensorRT-LLM's PyTorch backend
 /// takes kv_cache_config dtype auto (the checkpoint's), fp8 or nvfp4, and refuses to override a
 /// checkpoint's calibrated cache with another format (validate_and_set_kv_cache_quant).

@@ -287,7 +287,9 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   if (o.model_given) {
     model = &lookup_model(catalog, o.model, "--model");
   } else if (o.model_config_given) {
-    owned = std::make_unique<const ModelSpec>(model_from_hf_config_file(o.model_config));
+    ModelSpec m = model_from_hf_config_file(o.model_config);
+    apply_engine_cache_layout(m, engine_settings(o).engine);
+    owned = std::make_unique<const ModelSpec>(std::move(m));
   } else if (o.params_given) {
     owned = std::make_unique<const ModelSpec>(bare_model(units::parse_count(o.params, "--params"), o.params + " params"));
   } else {

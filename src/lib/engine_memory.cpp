@@ -257,6 +257,12 @@ bool engine_accepts_block_tokens(Engine engine, std::uint64_t block_tokens) {
   return true;
 }
 
+void apply_engine_cache_layout(ModelSpec& model, Engine engine) {
+  if (engine == Engine::sglang && model.mla && !model.mla->latent_cache) {
+    model.mla->latent_cache = true;
+  }
+}
+
 DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine) {
   if (engine == Engine::trtllm && model.checkpoint_kv_dtype) {
     return *model.checkpoint_kv_dtype;

@@ -242,9 +242,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     res.notes.push_back(m.layout_from_architecture);
   }
   if (m.mla && !m.mla->latent_cache) {
-    res.notes.push_back(fmt::format("model_type \"{}\" has MLA's low-rank projections, but engines cache K and V "
-                                    "expanded per head ({} heads x {} wide, V padded to K's width, as vLLM's "
-                                    "minicpm3.py), not the latent",
+    res.notes.push_back(fmt::format("model_type \"{}\" has MLA's low-rank projections, but vLLM caches K and V "
+                                    "expanded per head ({} heads x {} wide, V padded to K's width, its "
+                                    "minicpm3.py), not the latent; SGLang caches the latent (--engine sglang)",
                                     m.model_type, m.num_key_value_heads, m.head_dim));
   }
   if (m.checkpoint_kv_dtype && r.kv_dtype != *m.checkpoint_kv_dtype) {

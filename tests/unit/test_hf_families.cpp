@@ -586,6 +586,13 @@ TEST_CASE("hf import: MiniCPM3 caches expanded K and V, not MLA's latent", "[hf]
   CHECK(gpuplan::count_params(m).total() == Approx(4.07e9).epsilon(0.002));  // the card's 4.07 B
   CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(952320.0));
   CHECK(has_note(fit_h100(m).notes, "not the latent"));
+  // SGLang builds MiniCPM3AttentionMLA and caches the latent: 62 x (256 + 32) x 2 = 35,712.
+  gpuplan::ModelSpec sglang = m;
+  gpuplan::apply_engine_cache_layout(sglang, gpuplan::Engine::sglang);
+  CHECK(gpuplan::kv_bytes_per_token(sglang, gpuplan::DType::bf16) == Approx(35712.0));
+  gpuplan::ModelSpec vllm = m;
+  gpuplan::apply_engine_cache_layout(vllm, gpuplan::Engine::vllm);
+  CHECK(gpuplan::kv_bytes_per_token(vllm, gpuplan::DType::bf16) == Approx(952320.0));
   // DeepSeek's own type keeps the latent: (512 + 64) x 2 bytes a layer.
   const auto ds = gpuplan::Catalog::builtin().model("deepseek-v3");
   CHECK(ds.caches_latent());
