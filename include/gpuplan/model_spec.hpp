@@ -163,6 +163,9 @@ struct ModelSpec {
   bool qk_norm_full_width = false; ///< q/k norms over all heads (OLMo 2, Cohere) not one head
   bool attention_output_gate = false;  ///< q_proj also emits a per-head output gate (Qwen3-Next)
   std::uint64_t learned_positions = 0;  ///< rows of a learned position table (GPT-2 style)
+  /// Width of the token table (and a tied head) where it is not hidden_size, projected in and out
+  /// of the hidden width (OPT-350m's word_embed_proj_dim 512); 0: hidden_size.
+  std::uint64_t embedding_width = 0;
   std::optional<LinearAttentionSpec> linear_attention;
   /// Per layer: true for a linear-attention layer (no per-token KV). Empty = none.
   std::vector<bool> layer_is_linear;

@@ -87,6 +87,8 @@ constexpr std::string_view kClassDefaults = R"({
               "num_attention_heads": 48, "max_position_embeddings": 4096, "tie_word_embeddings": false},
  "gptj": {"vocab_size": 50400, "n_positions": 2048, "n_embd": 4096, "n_layer": 28, "n_head": 16,
           "tie_word_embeddings": false},
+ "codegen": {"vocab_size": 50400, "n_positions": 2048, "n_embd": 4096, "n_layer": 28, "n_head": 16,
+             "tie_word_embeddings": false},
  "falcon": {"vocab_size": 65024, "hidden_size": 4544, "num_hidden_layers": 32, "num_attention_heads": 71,
             "max_position_embeddings": 2048, "tie_word_embeddings": true, "multi_query": true,
             "parallel_attn": true, "bias": false, "new_decoder_architecture": false},
@@ -421,7 +423,7 @@ const auto& checked_types() {
       "qwen3_5_moe", "qwen3_5_moe_text", "gemma", "gemma2", "gemma3", "gemma3_text", "phi", "phi3", "deepseek",
       "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25", "glm", "glm4", "glm4_moe", "chatglm",
       "minimax_m2", "gpt_oss", "granite", "olmo2", "olmoe", "starcoder2", "cohere", "cohere2", "falcon", "opt",
-      "gpt2", "gpt_bigcode", "gptj", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
+      "gpt2", "gpt_bigcode", "gptj", "codegen", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
       "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion",
       "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid"};
   return kChecked;
@@ -499,6 +501,9 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
     m.mlp_gated = false;
     m.attention_bias = m.mlp_bias = r.boolean("enable_bias", true);
     m.learned_positions = m.max_position_embeddings + 2;  // OPT offsets positions by 2
+    if (auto width = r.optional_integer("word_embed_proj_dim", 1, 1u << 20); width && *width != m.hidden_size) {
+      m.embedding_width = *width;
+    }
   }
   if (t == "chatglm") {
     m.qkv_bias = r.boolean("add_qkv_bias", false);
@@ -559,7 +564,7 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
     m.mlp_gated = false;
     m.qk_norm = r.boolean("qk_norm", true);
   }
-  if (t == "gptj") {
+  if (is(t, {"gptj", "codegen"})) {  // CodeGen is GPT-J's block (modeling_codegen.py)
     m.layer_norm = true;
     m.mlp_gated = false;
     m.attention_bias = false;
@@ -1149,7 +1154,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   m.num_key_value_heads =
       r.optional_integer("num_key_value_heads", 1, 10'000).value_or(m.num_attention_heads);
   // GPT-style files leave the MLP width out (n_inner null): four times the hidden size.
-  const bool four_h = is(m.model_type, {"falcon", "gpt_bigcode", "gpt2", "gptj", "phi"});
+  const bool four_h = is(m.model_type, {"falcon", "gpt_bigcode", "gpt2", "gptj", "codegen", "phi"});
   // An MoE model whose every layer is MoE may leave the dense width out (Qwen3.5-MoE): checked
   // once the MoE layout is read.
   const auto intermediate = r.optional_integer("intermediate_size", 1, 1u << 22);

@@ -286,12 +286,16 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
   }
   out.reserve(32);  // a MoE model with a vision tower has some twenty shapes
   const std::uint64_t hidden = m.hidden_size;
-  add(out, WeightPart::embedding, m.vocab_size, hidden, 1);
+  const std::uint64_t token_width = m.embedding_width > 0 ? m.embedding_width : hidden;
+  add(out, WeightPart::embedding, m.vocab_size, token_width, 1);
   if (m.learned_positions > 0) {
     add(out, WeightPart::embedding, m.learned_positions, hidden, 1);
   }
+  if (token_width != hidden) {  // project_in and project_out, no bias
+    add(out, WeightPart::embedding, hidden, token_width, 2);
+  }
   if (!m.tie_word_embeddings && !m.classification_head) {
-    add(out, WeightPart::lm_head, m.vocab_size, hidden, 1);
+    add(out, WeightPart::lm_head, m.vocab_size, token_width, 1);
   }
   double linear_layers = 0;
   for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {

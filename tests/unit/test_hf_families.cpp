@@ -47,6 +47,26 @@ TEST_CASE("hf import: Persimmon, Nemotron and GPT-J MLPs have no gate either", "
   const auto gptj = read(R"({"model_type": "gptj", "n_embd": 4096, "n_layer": 28, "n_head": 16,
       "n_positions": 2048, "vocab_size": 50400, "rotary_dim": 64})");
   CHECK(gpuplan::count_params(gptj).total() == Approx(6053381344.0).epsilon(0.001));
+  // CodeGen is GPT-J's block with n_inner null (4 x n_embd); it had been refused on
+  // intermediate_size. Salesforce/codegen-2B-mono: 2,779,356,160 with the LM head's bias.
+  const auto codegen = read(R"({"model_type": "codegen", "n_embd": 2560, "n_layer": 32, "n_head": 32,
+      "n_positions": 2048, "n_ctx": 2048, "n_inner": null, "rotary_dim": 64, "vocab_size": 51200})");
+  CHECK(codegen.intermediate_size == 4 * 2560);
+  CHECK(gpuplan::count_params(codegen).total() == Approx(2779356160.0).epsilon(0.0001));
+}
+
+// facebook/opt-350m embeds at word_embed_proj_dim 512 and projects in and out of its 1024 width:
+// 331,196,416 parameters (its 662,392,832 fp16 bytes); read at the hidden width it was 7.5 % over.
+TEST_CASE("hf import: OPT-350m's narrow token table and its projections", "[hf]") {
+  const auto m = read(R"({"model_type": "opt", "hidden_size": 1024, "ffn_dim": 4096, "num_hidden_layers": 24,
+      "num_attention_heads": 16, "vocab_size": 50272, "max_position_embeddings": 2048, "word_embed_proj_dim": 512,
+      "do_layer_norm_before": false, "torch_dtype": "float16"})");
+  const auto p = gpuplan::count_params(m);
+  // Tokens 50,272 x 512, positions 2,050 x 1,024, project_in and project_out 512 x 1,024.
+  CHECK(p.embedding == Approx(50272.0 * 512 + 2050.0 * 1024 + 2.0 * 512 * 1024));
+  CHECK(p.lm_head == Approx(0.0));
+  // Within the final LayerNorm's 2,048 (post-norm OPT-350m has none).
+  CHECK(p.total() == Approx(331196416.0).margin(2048.0));
 }
 
 TEST_CASE("hf import: ERNIE 4.5's MoE fields are read", "[hf]") {
