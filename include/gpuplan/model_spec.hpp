@@ -31,6 +31,10 @@ struct MlaSpec {
   /// V per head and cache those, as plain attention of qk_nope + qk_rope wide heads with V padded
   /// to that width (vLLM's minicpm3.py): the model's head_dim and KV heads then say so.
   bool latent_cache = true;
+  /// Bytes a token and layer of an engine's own fp8 latent record, where it has one (vLLM's and
+  /// SGLang's fp8_ds_mla for sparse-attention MLA: 512 fp8 values, an fp32 scale per 128 and the
+  /// 64 rope values in bf16, 656 bytes); 0: kv_lora_rank + rope at the KV dtype.
+  std::uint64_t fp8_record_bytes = 0;
 };
 
 /// Mixture of experts (Mixtral, Qwen-MoE, DeepSeek, gpt-oss, GLM-4.5 styles).

@@ -261,6 +261,17 @@ void apply_engine_cache_layout(ModelSpec& model, Engine engine) {
   if (engine == Engine::sglang && model.mla && !model.mla->latent_cache) {
     model.mla->latent_cache = true;
   }
+  // Sparse-attention MLA (DeepSeek-V3.2, GLM-5) in fp8: FlashMLA's sparse kernels read their own
+  // record, the latent in fp8 with an fp32 scale per 128 and the rope part in bf16 (vLLM's
+  // fp8_ds_mla, which it forces for any fp8 cache of such a model; SGLang alike).
+  if ((engine == Engine::vllm || engine == Engine::sglang) && model.mla && model.mla->index_head_dim > 0) {
+    constexpr std::uint64_t kScaleBlock = 128;
+    constexpr std::uint64_t kScaleBytes = 4;
+    constexpr std::uint64_t kRopeBytes = 2;
+    const MlaSpec& a = *model.mla;
+    model.mla->fp8_record_bytes = a.kv_lora_rank + (a.kv_lora_rank + kScaleBlock - 1) / kScaleBlock * kScaleBytes +
+                                  a.qk_rope_head_dim * kRopeBytes;
+  }
 }
 
 DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine) {

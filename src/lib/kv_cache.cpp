@@ -44,6 +44,15 @@ double indexer_bytes_per_token_per_layer(const ModelSpec& m) {
   return width + std::ceil(width / kScaleBlock) * kScaleBytes;
 }
 
+// `elements` of one token and layer as the cache stores them: at the KV dtype, or as the engine's
+// own fp8 latent record.
+double cached_bytes(const ModelSpec& m, double elements, DType kv_dtype) {
+  if (m.caches_latent() && m.mla->fp8_record_bytes > 0 && kv_dtype == DType::fp8) {
+    return d(m.mla->fp8_record_bytes);
+  }
+  return elements * bits_per_element(kv_dtype) / units::kBitsPerByte;
+}
+
 }  // namespace
 
 double linear_state_bytes_per_sequence(const ModelSpec& m) {
@@ -59,7 +68,7 @@ DType default_kv_dtype(const WeightFormats& served) {
 }
 
 double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype) {
-  return (elements_per_token_per_layer(model) * bits_per_element(kv_dtype) / units::kBitsPerByte +
+  return (cached_bytes(model, elements_per_token_per_layer(model), kv_dtype) +
           indexer_bytes_per_token_per_layer(model)) *
          d(attention_layers(model, 0, model.num_hidden_layers));
 }
@@ -80,7 +89,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
     s.replicated = layout.tp > m.num_key_value_heads;
     per_gpu_elements = 2.0 * d(s.kv_heads_per_gpu) * d(m.head_dim);
   }
-  s.bytes_per_token_per_layer_per_gpu = per_gpu_elements * s.bytes_per_element + indexer_bytes_per_token_per_layer(m);
+  s.bytes_per_token_per_layer_per_gpu = cached_bytes(m, per_gpu_elements, kv_dtype) + indexer_bytes_per_token_per_layer(m);
   // Stages hold ceil(layers / PP) layers each (the last may hold fewer). With sliding windows
   // stages differ, so keep the one with the most layers, then the most full-attention layers.
   const std::uint64_t per_stage = (m.num_hidden_layers + layout.pp - 1) / layout.pp;

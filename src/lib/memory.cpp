@@ -247,6 +247,11 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     "minicpm3.py), not the latent; SGLang caches the latent (--engine sglang)",
                                     m.model_type, m.num_key_value_heads, m.head_dim));
   }
+  if (m.mla && m.mla->fp8_record_bytes > 0 && r.kv_dtype == DType::fp8) {
+    res.notes.push_back(fmt::format("fp8 KV cache of sparse-attention MLA: {} bytes a token and layer, FlashMLA's "
+                                    "record (fp8 latent, an fp32 scale per 128, rope in bf16), not {}",
+                                    m.mla->fp8_record_bytes, m.mla->kv_lora_rank + m.mla->qk_rope_head_dim));
+  }
   if (m.checkpoint_kv_dtype && r.kv_dtype != *m.checkpoint_kv_dtype) {
     res.notes.push_back(fmt::format("the checkpoint ships {} KV-cache scales (its quantization config): TensorRT-LLM "
                                     "uses that cache by default, vLLM and SGLang with --kv-cache-dtype {}; sized "

@@ -196,6 +196,18 @@ TEST_CASE("hf import: DeepSeek-V3.2's indexer keys join the MLA latent in the KV
   // 64 head weights.
   CHECK(gpuplan::count_params(v32).attention - gpuplan::count_params(v3).attention ==
         Approx(61.0 * (1536.0 * 64 * 128 + 7168.0 * 128 + 2 * 128 + 7168.0 * 64)));
+  // In fp8, vLLM and SGLang store FlashMLA's sparse record (fp8_ds_mla): 512 fp8 values, four
+  // fp32 scales and 64 bf16 rope values, 656 bytes; other engines the 576 fp8 values.
+  gpuplan::ModelSpec vllm = v32;
+  gpuplan::apply_engine_cache_layout(vllm, gpuplan::Engine::vllm);
+  CHECK(gpuplan::kv_bytes_per_token(vllm, gpuplan::DType::fp8) == Approx(61.0 * (656 + 132)));
+  CHECK(gpuplan::kv_bytes_per_token(vllm, gpuplan::DType::bf16) == Approx(61.0 * (1152 + 132)));
+  gpuplan::ModelSpec trtllm = v32;
+  gpuplan::apply_engine_cache_layout(trtllm, gpuplan::Engine::trtllm);
+  CHECK(gpuplan::kv_bytes_per_token(trtllm, gpuplan::DType::fp8) == Approx(61.0 * (576 + 132)));
+  gpuplan::ModelSpec dense_mla = v3;
+  gpuplan::apply_engine_cache_layout(dense_mla, gpuplan::Engine::vllm);
+  CHECK(gpuplan::kv_bytes_per_token(dense_mla, gpuplan::DType::fp8) == Approx(61.0 * 576));
 }
 
 TEST_CASE("hf import: Apertus's xIELU MLP has no gate, and Ling's shared experts are read", "[hf]") {
