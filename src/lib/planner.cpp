@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <gpuplan/band.hpp>
 #include <gpuplan/engine_flags.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
@@ -21,10 +22,22 @@
 namespace gpuplan {
 namespace {
 
+std::optional<DType> checkpoint_dtype(const ModelSpec& model, const PlanRequest& r);
+
+/// A config.json (not a catalog entry) whose checkpoint is quantized: it cannot be re-quantized
+/// to another format without its 16-bit original, so a search without --weights-dtype keeps its own.
+bool quantized_config(const ModelSpec& model, const PlanRequest& r) {
+  return !r.release_parts && model.shipped_formats && differs_from_builtin(model) && checkpoint_dtype(model, r);
+}
+
 /// The parts of a release searched in its own format as it ships them; any other format (and no
 /// release) fills every linear layer.
 std::optional<WeightFormats> release_formats(const ModelSpec& model, const PlanRequest& r, DType weights) {
   if (!r.release_parts) {
+    // A quantized config.json is searched in the formats it ships, part by part.
+    if (quantized_config(model, r) && checkpoint_dtype(model, r) == weights) {
+      return model.shipped_formats;
+    }
     return std::nullopt;
   }
   const WeightChoice& c = *r.release_parts;
@@ -411,7 +424,10 @@ void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfMod
 
 void Search::search_gpu(const GpuSpec& gpu, const Price& price) {
   gpu_id_ = gpu.id;
-  const std::vector<DType> weights = r_.weights_dtypes.empty() ? default_weights_dtypes(gpu) : r_.weights_dtypes;
+  std::vector<DType> weights = r_.weights_dtypes.empty() ? default_weights_dtypes(gpu) : r_.weights_dtypes;
+  if (r_.weights_dtypes.empty() && quantized_config(model_, r_)) {
+    weights = {*checkpoint_dtype(model_, r_)};
+  }
   for (DType listed : weights) {
     // Volta and Turing run a bf16 checkpoint as fp16 (vLLM refuses --dtype bfloat16 there).
     const DType wf = listed == DType::bf16 && !gpu.dense_flop_per_s.contains("bf16") ? DType::fp16 : listed;
@@ -577,6 +593,11 @@ PlanResult Search::run() {
   }
   for (const auto& [reason, n] : result_.skipped) {
     result_.notes.push_back(fmt::format("{} layout{} skipped: {}", n, n == 1 ? "" : "s", reason));
+  }
+  if (r_.weights_dtypes.empty() && quantized_config(model_, r_)) {
+    result_.notes.push_back(fmt::format("weights: {} as the checkpoint ships them (a quantized checkpoint is not "
+                                        "re-quantized; --weights-dtype searches other formats, of its 16-bit original)",
+                                        to_string(*checkpoint_dtype(model_, r_))));
   }
   result_.notes.push_back(fmt::format(
       "prices: the cheapest current {} price of each GPU{}{} (the newest stale one where none is current)", mode,
