@@ -49,6 +49,7 @@ struct LaunchSettings {
   std::uint64_t max_model_len = 0;   ///< tokens per sequence (prompt + output)
   double memory_share = 0.9;         ///< the engine's memory share flag
   std::uint64_t gpus_per_node = 8;   ///< a replica wider than a node gets a note on launching it over nodes
+  bool trust_remote_code = false;    ///< the checkpoint's own code must be allowed to run
 };
 
 struct EngineLaunch {

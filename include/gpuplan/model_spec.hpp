@@ -170,6 +170,9 @@ struct ModelSpec {
   /// Width of the token table (and a tied head) where it is not hidden_size, projected in and out
   /// of the hidden width (OPT-350m's word_embed_proj_dim 512); 0: hidden_size.
   std::uint64_t embedding_width = 0;
+  /// The checkpoint brings its own code (config.json's auto_map; the catalog's trust_remote_code):
+  /// vLLM, SGLang and trtllm-serve load it only with --trust-remote-code.
+  bool remote_code = false;
   std::optional<LinearAttentionSpec> linear_attention;
   /// Per layer: true for a linear-attention layer (no per-token KV). Empty = none.
   std::vector<bool> layer_is_linear;

@@ -148,6 +148,7 @@ struct PlanResult {
   std::optional<DType> checkpoint_dtype;
   /// The config's max_position_embeddings when its RoPE scaling raised the limit (else 0).
   std::uint64_t unscaled_context_tokens = 0;
+  bool remote_code = false;  ///< the launch needs --trust-remote-code
   PlanRequest request;
   std::vector<PlanConfig> configurations;  ///< cheapest first, at most request.top
   std::vector<ParetoPoint> pareto;         ///< by GPU (catalog order), most tokens/s per user first

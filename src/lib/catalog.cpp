@@ -940,6 +940,9 @@ ModelSpec model_from_hf_config(std::string_view text, std::string_view origin_vi
   const std::string cleaned = python_constants_as_null(text);
   const Json root = detail::parse_json_text(cleaned.empty() ? text : std::string_view(cleaned), origin);
   ModelSpec m = detail::model_from_config(root, origin, JsonPointer(), false);
+  // Classes named in auto_map come from the checkpoint's own Python files.
+  const auto code = root.find("auto_map");
+  m.remote_code = code != root.end() && code->is_object() && !code->empty();
   const auto it = root.find("_name_or_path");
   // The model's own name when the config carries it; else the file name, or for a file called
   // config.json its folder (a downloaded model directory).

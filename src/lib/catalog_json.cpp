@@ -277,7 +277,7 @@ ModelSpec model_from_json(const Json& entry, const std::string& origin, const Js
   static constexpr std::array kKeys{std::string_view("id"),      std::string_view("name"),
                                     std::string_view("hf_repo"), std::string_view("sources"),
                                     std::string_view("notes"),   std::string_view("config"),
-                                    std::string_view("shipped_weights")};
+                                    std::string_view("shipped_weights"), std::string_view("trust_remote_code")};
   r.reject_unknown(kKeys);
   const std::string id = id_field(r);
   const Json* config = r.value("config");
@@ -290,6 +290,7 @@ ModelSpec model_from_json(const Json& entry, const std::string& origin, const Js
   m.hf_repo = r.optional_string("hf_repo").value_or("");
   m.sources = r.strings("sources");
   m.notes = r.optional_string("notes").value_or("");
+  m.remote_code = r.boolean("trust_remote_code", m.remote_code);
   if (const Json* shipped = r.value("shipped_weights")) {
     read_catalog_formats(m, *shipped, origin, at / "shipped_weights");
   }

@@ -178,6 +178,9 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
   add(sp.seqs, std::to_string(seqs));
   add(sp.len, std::to_string(s.max_model_len));
   add(sp.share, fmt::format("{:g}", s.memory_share));
+  if (s.trust_remote_code) {
+    out.argv.push_back(engine == Engine::trtllm ? "--trust_remote_code" : "--trust-remote-code");
+  }
   if (engine == Engine::trtllm) {
     if (l.dp > 1) {
       out.config_yaml.push_back(std::string(kAttentionDpYaml));

@@ -504,6 +504,7 @@ PlanResult Search::run() {
   result_.hf_repo = r_.launch_model.empty() ? model_.hf_repo : r_.launch_model;
   result_.checkpoint_dtype = checkpoint_dtype(model_, r_);
   result_.unscaled_context_tokens = model_.unscaled_max_position_embeddings;
+  result_.remote_code = model_.remote_code;
   result_.request = r_;
   const std::map<std::string, Price> prices = prices_by_gpu(catalog_, r_);
   std::vector<const GpuSpec*> gpus;

@@ -70,7 +70,8 @@ LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
                         .max_num_seqs = c.max_batch,
                         .max_model_len = p.request.perf.input_tokens + p.request.perf.output_tokens,
                         .memory_share = p.request.perf.fit.memory_utilization,
-                        .gpus_per_node = p.request.gpus_per_node};
+                        .gpus_per_node = p.request.gpus_per_node,
+                        .trust_remote_code = p.remote_code};
 }
 
 std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {

@@ -493,6 +493,19 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
   }
   CHECK(launch_command(Engine::vllm, dpa).notes.back().find("--data-parallel-size-local 8") != std::string::npos);
   CHECK(launch_command(Engine::vllm, LaunchSettings{.model = "m", .layout = {.tp = 8}}).notes.empty());
+  // A checkpoint with its own code (Kimi-K2's tokenizer; a config.json's auto_map) is launched
+  // with the engine's switch for it, and the layout still reads back.
+  for (Engine engine : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+    const EngineLaunch l = launch_command(engine, LaunchSettings{.model = "m", .layout = {.tp = 8}, .max_model_len = 2304, .trust_remote_code = true});
+    const std::string flag = engine == Engine::trtllm ? "--trust_remote_code" : "--trust-remote-code";
+    CHECK(std::count(l.argv.begin(), l.argv.end(), flag) == 1);
+    CHECK(parse_launch_command(engine, l.argv, l.config_yaml).layout.tp == 8);
+  }
+  CHECK(Catalog::builtin().model("kimi-k2").remote_code);
+  CHECK_FALSE(Catalog::builtin().model("deepseek-v3").remote_code);
+  CHECK(gpuplan::model_from_hf_config(R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "max_position_embeddings": 64,
+      "auto_map": {"AutoConfig": "configuration_x.XConfig"}})", "config.json").remote_code);
   // TensorRT-LLM's attention DP runs attention at TP 1: TP 2 x DP 4 is not one trtllm-serve.
   CHECK_THROWS_WITH(launch_command(Engine::trtllm, LaunchSettings{.model = "m", .layout = {.tp = 2, .ep = 8, .dp = 4}}),
                     Catch::Matchers::StartsWith("engine.layout: trtllm-serve runs DP only as attention DP at TP 1"));
