@@ -20,6 +20,8 @@ struct DeploymentSnapshot {
   std::optional<double> output_tokens_per_s;
   std::optional<double> max_concurrent_sequences;
   double memory_bytes_per_gpu = 0;  ///< weights + activations + reserve + KV cache at the planned load
+  /// Each expectation's verdict: "fits", "max_usd_per_million_tokens (lyceum on-demand)", ...
+  std::vector<std::pair<std::string, bool>> checks;
 };
 
 struct PlanSnapshot {
@@ -40,6 +42,7 @@ PlanSnapshot load_plan_snapshot(const std::string& path);
 
 struct VerdictFlip {
   std::string deployment;
+  std::string expectation;  ///< empty: the deployment's verdict; else the one expectation that flipped
   bool old_pass = false;
   bool new_pass = false;
 };

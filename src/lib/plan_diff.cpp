@@ -68,6 +68,16 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
   if (root.contains(seqs) && root.at(seqs).is_number()) {
     d.max_concurrent_sequences = figure_at(root, origin, seqs);
   }
+  if (const Json* checks = reader.value("checks"); checks != nullptr && checks->is_array()) {
+    for (std::size_t i = 0; i < checks->size(); ++i) {
+      const JsonPointer e = at / "checks" / i;
+      ObjectReader er(root.at(e), origin, e);
+      const std::string pricing = er.optional_string("pricing").value_or("");
+      d.checks.emplace_back(pricing.empty() ? er.string("expectation")
+                                            : fmt::format("{} ({})", er.string("expectation"), pricing),
+                            er.boolean("pass", false));
+    }
+  }
   const JsonPointer gpu = at / "memory" / "per_gpu";
   for (const char* part : {"weights_bytes", "activation_bytes", "reserve_bytes", "kv_cache_bytes"}) {
     d.memory_bytes_per_gpu += number_at(root, origin, gpu / part);
@@ -156,6 +166,14 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
     if (o.pass != n.pass) {
       diff.flips.push_back(VerdictFlip{.deployment = n.name, .old_pass = o.pass, .new_pass = n.pass});
     }
+    // Each expectation too: a new "does not fit" in a deployment that already failed on cost
+    // leaves its verdict as it was.
+    for (const auto& [label, pass] : n.checks) {
+      const auto was = std::find_if(o.checks.begin(), o.checks.end(), [&label = label](const auto& c) { return c.first == label; });
+      if (was != o.checks.end() && was->second != pass) {
+        diff.flips.push_back(VerdictFlip{.deployment = n.name, .expectation = label, .old_pass = was->second, .new_pass = pass});
+      }
+    }
     for (const auto& [mode, usd] : n.usd_per_million_tokens) {
       const auto old_cost = std::find_if(o.usd_per_million_tokens.begin(), o.usd_per_million_tokens.end(),
                                          [&mode = mode](const auto& p) { return p.first == mode; });
@@ -192,7 +210,10 @@ OrderedJson diff_json(const PlanDiff& diff) {
   j["causes"] = diff.causes;
   OrderedJson flips = OrderedJson::array();
   for (const VerdictFlip& f : diff.flips) {
-    flips.push_back({{"deployment", f.deployment}, {"old_pass", f.old_pass}, {"new_pass", f.new_pass}});
+    flips.push_back({{"deployment", f.deployment},
+                     {"expectation", f.expectation.empty() ? OrderedJson(nullptr) : OrderedJson(f.expectation)},
+                     {"old_pass", f.old_pass},
+                     {"new_pass", f.new_pass}});
   }
   j["verdict_flips"] = flips;
   OrderedJson changes = OrderedJson::array();
@@ -235,9 +256,10 @@ Document diff_document(const PlanDiff& diff, bool md) {
     doc.heading.push_back("no verdict or figure changed");
   }
   if (!diff.flips.empty()) {
-    Table t{.title = "verdict flips", .header = {"deployment", "was", "now"}};
+    Table t{.title = "verdict flips", .header = {"deployment", "expectation", "was", "now"}};
     for (const VerdictFlip& f : diff.flips) {
-      t.rows.push_back({f.deployment, f.old_pass ? "pass" : "FAIL", f.new_pass ? "pass" : "FAIL"});
+      t.rows.push_back({f.deployment, f.expectation.empty() ? "(verdict)" : f.expectation, f.old_pass ? "pass" : "FAIL",
+                        f.new_pass ? "pass" : "FAIL"});
     }
     doc.tables.push_back(t);
   }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/plan_diff.hpp>
 #include <gpuplan/plan_file.hpp>
 #include <gpuplan/provenance.hpp>
 
@@ -160,4 +161,21 @@ TEST_CASE("provenance: a fingerprint tells parts apart and the built-in one is s
   REQUIRE(p.catalog_hash.size() == 8 + 16);
   REQUIRE(p.newest_price_date.size() == 10);
   REQUIRE(p.newest_price_date >= "2026-01-01");
+}
+
+// A deployment already failing on cost that also stops fitting keeps its verdict (FAIL), so the
+// diff names the expectation that flipped: a new "does not fit" is what a CI gate must see.
+TEST_CASE("diff: an expectation that flips is reported even when the verdict does not", "[plan][diff]") {
+  gpuplan::DeploymentSnapshot old_d{.name = "mi300x-70b", .pass = false};
+  old_d.checks = {{"fits", true}, {"max_usd_per_million_tokens (aws on-demand)", false}};
+  gpuplan::DeploymentSnapshot new_d = old_d;
+  new_d.checks[0].second = false;
+  const gpuplan::PlanDiff diff =
+      gpuplan::diff_plans(gpuplan::PlanSnapshot{.deployments = {old_d}}, gpuplan::PlanSnapshot{.deployments = {new_d}});
+  REQUIRE(diff.flips.size() == 1);
+  CHECK(diff.flips[0].deployment == "mi300x-70b");
+  CHECK(diff.flips[0].expectation == "fits");
+  CHECK(diff.flips[0].old_pass);
+  CHECK_FALSE(diff.flips[0].new_pass);
+  CHECK_FALSE(diff.empty());
 }
