@@ -122,7 +122,11 @@ Exit run_plan(const PlanOptions& o) {
   // A config.json's model lives as long as its plan, which refers to it.
   std::vector<std::unique_ptr<const ModelSpec>> configured;
   for (const std::string& path : o.model_configs) {
-    configured.push_back(std::make_unique<const ModelSpec>(model_from_hf_config_file(path)));
+    ModelSpec m = model_from_hf_config_file(path);
+    if (emit) {  // the cache the launched engine builds (SGLang's MiniCPM3 latent, FlashMLA's fp8 record)
+      apply_engine_cache_layout(m, *emit);
+    }
+    configured.push_back(std::make_unique<const ModelSpec>(std::move(m)));
     plans.push_back(plan(catalog, *configured.back(), req));
   }
   fmt::print("{}", render_plan(plans, emit, render));
