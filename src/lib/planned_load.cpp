@@ -121,9 +121,11 @@ std::string target_load_note(const PlannedLoad& load, const Layout& layout) {
   }
   const std::string target = tokens_per_s_text(*load.target_output_tokens_per_s);
   const std::uint64_t replica_gpus = layout.tp * layout.pp;
-  const std::string needed = fmt::format("{} of TP {} PP {} ({})",
-                                         count_text(load.replicas_for_target, "replica", "replicas"), layout.tp,
-                                         layout.pp, count_text(load.replicas_for_target * replica_gpus, "GPU", "GPUs"));
+  // Under expert parallelism over DP ranks the ranks come in whole EP groups.
+  const std::uint64_t step = layout.ep > 1 ? layout.ep / std::gcd(layout.ep, layout.tp) : 1;
+  const std::uint64_t replicas = (load.replicas_for_target + step - 1) / step * step;
+  const std::string needed = fmt::format("{} of TP {} PP {} ({})", count_text(replicas, "replica", "replicas"),
+                                         layout.tp, layout.pp, count_text(replicas * replica_gpus, "GPU", "GPUs"));
   if (load.capped) {
     return fmt::format("{} output tok/s need more than full load (batch {} per replica): {} would serve it", target,
                        load.batch, needed);
