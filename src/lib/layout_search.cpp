@@ -46,8 +46,9 @@ struct EpChoices {
 };
 
 /// Expert-parallel degrees a TP x DP group runs with: none (experts TP-sharded) and all of the
-/// group (EP = TP x DP), or only the EP the request names.
-EpChoices ep_choices(const ModelSpec& model, const Layout& l, std::uint64_t asked_ep) {
+/// group (EP = TP x DP), or only the EP the request names. TensorRT-LLM's attention-DP ranks
+/// are single GPUs (`single_gpu_ranks`): no EP over DP ranks of TP groups there.
+EpChoices ep_choices(const ModelSpec& model, const Layout& l, std::uint64_t asked_ep, bool single_gpu_ranks) {
   const std::uint64_t group = l.tp * l.dp;
   EpChoices c;
   if (asked_ep > 1) {
@@ -57,7 +58,7 @@ EpChoices ep_choices(const ModelSpec& model, const Layout& l, std::uint64_t aske
     return c;
   }
   c.eps[c.count++] = 1;
-  if (model.moe && group > 1 && model.moe->routed_experts % group == 0) {
+  if (model.moe && group > 1 && model.moe->routed_experts % group == 0 && !(single_gpu_ranks && l.dp > 1 && l.tp > 1)) {
     c.eps[c.count++] = group;
   }
   return c;
@@ -163,7 +164,7 @@ Evaluated evaluate_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fit
         continue;
       }
       Layout l{.tp = tp, .pp = pp, .ep = 1, .dp = n / (tp * pp)};
-      for (std::uint64_t ep : ep_choices(model, l, asked_ep)) {
+      for (std::uint64_t ep : ep_choices(model, l, asked_ep, request.engine.engine == Engine::trtllm)) {
         l.ep = ep;
         (tp <= within_node ? within : across).push_back(l);
       }

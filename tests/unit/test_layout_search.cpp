@@ -293,3 +293,16 @@ TEST_CASE("layout search: perf's smallest layout that fits", "[layout_search]") 
   CHECK_FALSE(none.fits);
   CHECK(none.request.layout.gpus_per_replica() == 2);
 }
+
+// TensorRT-LLM's attention-DP ranks are single GPUs: its layout search offers no EP over DP
+// ranks that are TP groups (fit --engine trtllm had chosen TP 4 DP 2 EP 8 for Qwen3-235B).
+TEST_CASE("layout search: no attention DP over TP groups under TensorRT-LLM", "[layout_search]") {
+  FitRequest r{.weights_dtype = gpuplan::DType::fp8, .context_tokens = 4096, .concurrency = 1};
+  const auto neutral = plan("qwen3-235b-a22b", "h200-sxm", question(8, r));
+  const auto split_ranks = [](const LayoutOption& o) { return o.layout.dp_attention() && o.layout.tp > 1; };
+  CHECK(std::any_of(neutral.search.options.begin(), neutral.search.options.end(), split_ranks));
+  r.engine.engine = gpuplan::Engine::trtllm;
+  const auto trt = plan("qwen3-235b-a22b", "h200-sxm", question(8, r));
+  CHECK_FALSE(trt.search.options.empty());
+  CHECK(std::none_of(trt.search.options.begin(), trt.search.options.end(), split_ranks));
+}
