@@ -81,8 +81,14 @@ std::optional<std::pair<std::size_t, std::size_t>> CompareResult::cheapest() con
   for (std::size_t m = 0; m < modes.size(); ++m) {
     for (std::size_t i = 0; i < modes[m].options.size(); ++i) {
       const PricedOption& po = modes[m].options[i];
-      if (po.price && (!best || po.cost.usd_per_million_tokens <
-                                    modes[best->first].options[best->second].cost.usd_per_million_tokens)) {
+      if (!po.price) {
+        continue;
+      }
+      // A current offer over a stale one (as plan takes prices), then the cheapest.
+      const PricedOption* b = best ? &modes[best->first].options[best->second] : nullptr;
+      if (b == nullptr || (b->price->stale() != po.price->stale()
+                               ? !po.price->stale()
+                               : po.cost.usd_per_million_tokens < b->cost.usd_per_million_tokens)) {
         best = std::pair{m, i};
       }
     }

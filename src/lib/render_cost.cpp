@@ -288,13 +288,30 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
     doc.footer.push_back("note: " + n);
   }
   if (const auto at = r.cheapest()) {
-    const ModeComparison& m = r.modes[at->first];
-    const PricedOption& po = m.options[at->second];
-    doc.footer.push_back(fmt::format("cheapest overall: {} at {} {} (${:.2f}/GPU-h, {}): ${:.4f} per million output tokens",
-                                     r.options[at->second].gpu, m.provider, offer_label(m.mode, m.term), po.price->usd_per_gpu_hour,
-                                     po.price->given() ? "given by --price"
-                                                       : fmt::format("{}, {}", po.price->date, price_age_label(*po.price)),
-                                     po.cost.usd_per_million_tokens));
+    const auto offer = [&r](std::size_t mode, std::size_t option) {
+      const ModeComparison& m = r.modes[mode];
+      const PricedOption& po = m.options[option];
+      return fmt::format("{} at {} {} (${:.2f}/GPU-h, {}): ${:.4f} per million output tokens", r.options[option].gpu,
+                         m.provider, offer_label(m.mode, m.term), po.price->usd_per_gpu_hour,
+                         po.price->given() ? "given by --price"
+                                           : fmt::format("{}, {}", po.price->date, price_age_label(*po.price)),
+                         po.cost.usd_per_million_tokens);
+    };
+    // cheapest() passes over stale offers when a current one exists: name the cheapest of those.
+    const double chosen = r.modes[at->first].options[at->second].cost.usd_per_million_tokens;
+    std::optional<std::pair<std::size_t, std::size_t>> stale;
+    for (std::size_t m = 0; m < r.modes.size(); ++m) {
+      for (std::size_t i = 0; i < r.modes[m].options.size(); ++i) {
+        const PricedOption& po = r.modes[m].options[i];
+        if (po.price && po.price->stale() && po.cost.usd_per_million_tokens < chosen &&
+            (!stale || po.cost.usd_per_million_tokens <
+                           r.modes[stale->first].options[stale->second].cost.usd_per_million_tokens)) {
+          stale = std::pair{m, i};
+        }
+      }
+    }
+    doc.footer.push_back(fmt::format("cheapest overall: {}{}", offer(at->first, at->second),
+                                     stale ? "; cheaper on a stale price: " + offer(stale->first, stale->second) : ""));
   }
   return detail::render_document(doc, options.format);
 }
