@@ -242,8 +242,10 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
   for (const LayoutOption& o : search.options) {
     if (o.weights_fit) {
       context = std::max(context, o.max_context_tokens.value_or(0));
-      sequences = std::max(sequences, o.max_concurrent_sequences.value_or(0));
     }
+    // The most sequences count each one's logits, so they hold even where the requested load's
+    // logits alone left no room for the weights.
+    sequences = std::max(sequences, o.max_concurrent_sequences.value_or(0));
   }
   if (context > 0 && context < r.context_tokens) {
     FitSuggestion s = eval.with_change(r, FitChange::context, [context](FitRequest& q) { q.context_tokens = context; });
