@@ -203,6 +203,11 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
       ->check(positive_validator())
       ->excludes("--target-output-tokens-per-s")
       ->excludes("--concurrency");
+  // The performance model's settings have nothing to act on with a measured throughput.
+  for (const char* flag : {"--sparse", "--bandwidth-efficiency", "--compute-efficiency", "--link-efficiency",
+                           "--step-overhead-ms", "--layer-overhead-us", "--max-batch", "--network-gbit-per-s"}) {
+    sub->get_option("--tokens-per-second")->excludes(flag);
+  }
   sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU, USD (default: none, rented)")
       ->check(positive_validator());
   sub->add_option("--amortization-years", o->amortization_years, "Owned hardware: years to amortize over")
