@@ -71,7 +71,7 @@ Exit run_cost(const CostOptions& o) {
       FitRequest fr = d.request;
       fr.context_tokens = o.workload.input + o.workload.output;
       // The throughput is measured, so no layout rule by throughput applies: the model only has
-      // to fit (any MIG slice or layout of the GPUs, the smallest replica that holds a sequence).
+      // to fit (any layout of the GPUs: the smallest replica that holds a sequence).
       const FitResult f = d.layout_given ? fit(d.model, gpu, fr) : fit_smallest_layout(d.model, gpu, fr, d.gpus);
       if (!f.fits) {
         return does_not_fit(o, f, fmt::format("does not fit: {} on {} x {} cannot hold one {}-token sequence; see 'gpuplan fit'",

@@ -24,7 +24,7 @@ namespace {
 
 std::optional<DType> checkpoint_dtype(const ModelSpec& model, const PlanRequest& r);
 
-/// A config.json (not a catalog entry) whose checkpoint is quantized: it cannot be re-quantized
+/// A config.json (or a user catalog entry: not a built-in one) whose checkpoint is quantized: it cannot be re-quantized
 /// to another format without its 16-bit original, so a search without --weights-dtype keeps its own.
 bool quantized_config(const ModelSpec& model, const PlanRequest& r) {
   return !r.release_parts && model.shipped_formats && differs_from_builtin(model) && checkpoint_dtype(model, r);

@@ -22,7 +22,8 @@ using detail::d;
 
 int stage_of(Sharding s) { return s == Sharding::zero3 || s == Sharding::fsdp ? 3 : 0; }
 
-// The catalog prices the plan uses: the cheapest region of each (provider, mode) for the GPU.
+// The catalog prices the plan uses: each (provider, mode) for the GPU as find_price takes it (the
+// cheapest current region and date, a stale one only when none is current).
 std::vector<Price> prices_for(const Catalog& catalog, const GpuSpec& gpu, const TrainPlanRequest& r) {
   std::vector<Price> out;
   try {
