@@ -119,6 +119,9 @@ std::optional<std::string> timing_problem(const GpuSpec& gpu, DType weights, boo
 void validate_perf_request(const ModelSpec& model, const PerfRequest& request);
 
 enum class Bound { memory, compute, communication };
+
+/// What the held-out runs say of estimates under data-parallel attention (perf, compare, plan).
+std::string_view attention_dp_note();
 std::string_view to_string(Bound bound);
 
 /// One forward pass on one pipeline stage, term by term.

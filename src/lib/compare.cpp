@@ -281,6 +281,9 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     if (const std::string note = target_load_note(o.load, o.layout); !note.empty()) {
       res.notes.push_back(fmt::format("{}: {}", o.gpu, note));
     }
+    if (o.layout.dp_attention()) {
+      res.notes.push_back(fmt::format("{} (attention DP): {}", o.gpu, attention_dp_note()));
+    }
   }
   if (r.measured_tokens_per_s.size() < r.gpus.size()) {
     res.notes.push_back("estimated throughput is the calibrated model's; a ranking marked robust holds across the band");

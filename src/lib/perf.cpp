@@ -82,6 +82,13 @@ void validate_perf_request(const ModelSpec& m, const PerfRequest& r) {
 }
 
 
+std::string_view attention_dp_note() {
+  return "estimate likely high: attention DP was never calibrated, and 192 held-out runs with it (tools/heldout; "
+         "TensorRT-LLM's perf overview mostly) measured a median 0.90x of such estimates with 2 ranks, 0.86x with 4 "
+         "and 0.62x with 8 (0.10x to 1.69x), for a cause not modelled here (likely the ranks waiting for the "
+         "slowest at each expert all-to-all)";
+}
+
 std::string_view to_string(Bound bound) {
   switch (bound) {
     case Bound::memory: return "memory";
@@ -785,11 +792,7 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
               "MMHA kernel at any length"));
   }
   if (request.fit.layout.dp_attention()) {
-    r.notes.push_back(
-        "estimate likely high: attention DP was never calibrated, and 192 held-out runs with it (tools/heldout; "
-        "TensorRT-LLM's perf overview mostly) measured a median 0.90x of such estimates with 2 ranks, 0.86x with 4 "
-        "and 0.62x with 8 (0.10x to 1.69x), for a cause not modelled here (likely the ranks waiting for the "
-        "slowest at each expert all-to-all)");
+    r.notes.emplace_back(attention_dp_note());
   }
   // GPUs are taken in order: a TP group that does not tile the node straddles two of them.
   const std::uint64_t tp = request.fit.layout.tp;

@@ -592,6 +592,9 @@ PlanResult Search::run() {
     }
     result_.miss = std::move(miss);
   }
+  if (!result_.configurations.empty() && result_.configurations.front().layout.dp_attention()) {
+    result_.notes.push_back(fmt::format("#1 (attention DP): {}", attention_dp_note()));
+  }
   for (const auto& [reason, n] : result_.skipped) {
     result_.notes.push_back(fmt::format("{} layout{} skipped: {}", n, n == 1 ? "" : "s", reason));
   }
