@@ -73,6 +73,8 @@ struct EstimateBand {
 /// Whether every calibration run used this kind of layout: TP inside one node (experts TP-sharded
 /// or split over the TP group), no pipeline stages, no data-parallel attention.
 [[nodiscard]] bool layout_calibrated(const Layout& layout, std::uint64_t gpus_per_node);
+/// `band` widened to layout_not_calibrated's for a layout not calibrated (else as it is).
+[[nodiscard]] Band band_for_layout(Band band, const Layout& layout, std::uint64_t gpus_per_node);
 /// `e` for a request in `layout`: a layout not calibrated is at least layout_not_calibrated.
 [[nodiscard]] EstimateBand for_layout(EstimateBand e, const Layout& layout, std::uint64_t gpus_per_node);
 /// `calibrated_engine`: whether the request's engine is the calibration set's. Every calibration

@@ -148,11 +148,18 @@ bool layout_calibrated(const Layout& l, std::uint64_t gpus_per_node) {
   return l.pp == 1 && !l.dp_attention() && l.tp <= std::max<std::uint64_t>(gpus_per_node, 1);
 }
 
+Band band_for_layout(Band band, const Layout& layout, std::uint64_t gpus_per_node) {
+  if (layout_calibrated(layout, gpus_per_node)) {
+    return band;
+  }
+  const Band wider = default_band(BandCase::layout_not_calibrated);
+  return {.low = std::min(band.low, wider.low), .high = std::max(band.high, wider.high)};
+}
+
 EstimateBand for_layout(EstimateBand e, const Layout& layout, std::uint64_t gpus_per_node) {
   if (!layout_calibrated(layout, gpus_per_node) && e.band_case < BandCase::layout_not_calibrated) {
     e.band_case = BandCase::layout_not_calibrated;
-    const Band wider = default_band(e.band_case);
-    e.band = {.low = std::min(e.band.low, wider.low), .high = std::max(e.band.high, wider.high)};
+    e.band = band_for_layout(e.band, layout, gpus_per_node);
   }
   return e;
 }

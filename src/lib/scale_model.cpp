@@ -76,13 +76,9 @@ class TableBuilder {
     row.links = links_of(gpu_, layout, r_.perf.fit.gpus_per_node);
     row.output_tokens_per_s = est.output_tokens_per_s;
     // A layout no calibration run used (TP across nodes, pipeline stages) widens the GPU's band.
-    std::pair<double, double> band = band_;
-    if (!layout_calibrated(layout, r_.perf.fit.gpus_per_node)) {
-      const Band wider = default_band(BandCase::layout_not_calibrated);
-      band = {std::min(band.first, wider.low), std::max(band.second, wider.high)};
-    }
-    row.low = est.output_tokens_per_s * (1.0 + std::min(0.0, band.first));
-    row.high = std::min(est.output_tokens_per_s * (1.0 + std::max(0.0, band.second)), roof.output_tokens_per_s);
+    const Band band = band_for_layout({.low = band_.first, .high = band_.second}, layout, r_.perf.fit.gpus_per_node);
+    row.low = est.output_tokens_per_s * (1.0 + std::min(0.0, band.low));
+    row.high = std::min(est.output_tokens_per_s * (1.0 + std::max(0.0, band.high)), roof.output_tokens_per_s);
     row.low = std::min(row.low, row.high);
     row.tokens_per_s_per_gpu = est.output_tokens_per_s / d(layout.gpus());
     row.itl_s = est.itl_s;
