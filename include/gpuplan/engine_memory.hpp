@@ -111,7 +111,8 @@ struct EngineMemory {
   /// and refuses to start with fewer blocks than max_num_seqs; set by fit.
   bool state_blocks_below_seqs = false;
   /// vLLM V1 checks at start that the GPU has its share of the total free; on unified memory
-  /// (GB10) the OS holds part of it. Set by fit: the free figure when it is short, else 0.
+  /// (GB10) the OS holds a part that varies by system. Set by fit: the catalog's free figure when
+  /// the share is more (a warning: the engine may not start), else 0.
   double start_free_short_of_bytes = 0;
   /// Whole blocks of the cache (vLLM's "# GPU blocks").
   [[nodiscard]] std::uint64_t blocks() const { return kv_tokens / std::max<std::uint64_t>(block_tokens, 1); }
@@ -142,6 +143,8 @@ struct EngineInputs {
   bool v1_unsupported = false;
   /// The KV shape on this GPU, when known: vLLM V1 groups its cache by kinds of layer.
   const KvShape* kv_shape = nullptr;
+  /// Memory shared with the host (GB10): NVML reports no total, so vLLM takes its small-GPU defaults.
+  bool unified_memory = false;
 };
 
 /// vLLM's large-GPU serve defaults (max_num_batched_tokens 8192, max_num_seqs 1024) apply: a
@@ -157,8 +160,10 @@ struct VllmStepDefaults {
   std::uint64_t max_num_batched_tokens = 0;
   std::uint64_t max_num_seqs = 0;
 };
+/// On unified memory (GB10) NVML reports no memory total, vLLM's arg_utils.py falls back to a
+/// device memory of 0 and so to the small-GPU defaults (a DGX Spark log shows 2048 tokens).
 VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
-                                    std::optional<int> minor_version);
+                                    std::optional<int> minor_version, bool unified_memory = false);
 
 /// Validates settings against the engine named (ranges, NaN, a setting of another engine);
 /// throws InputError with `engine.<setting>:`.

@@ -95,6 +95,8 @@ struct GpuSpec {
   [[nodiscard]] double fit_memory_bytes() const {
     return free_at_start_bytes ? std::min(driver_memory_bytes(), *free_at_start_bytes) : driver_memory_bytes();
   }
+  /// Memory shared with the host (GB10): the catalog states what is free at boot only for these.
+  [[nodiscard]] bool unified_memory() const { return free_at_start_bytes.has_value(); }
   /// Total the driver reports (nvidia-smi) if known, else the datasheet figure.
   [[nodiscard]] double driver_memory_bytes() const { return usable_memory_bytes.value_or(memory_bytes); }
   /// Total a serving engine sees: CUDA's figure if known, else the usable figure.

@@ -401,14 +401,14 @@ bool vllm_v0(std::optional<int> minor_version) { return minor_version && *minor_
 }  // namespace
 
 VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
-                                    std::optional<int> minor_version) {
+                                    std::optional<int> minor_version, bool unified_memory) {
   if (vllm_v0(minor_version)) {
     const bool chunked = context_tokens > kVllmV0ChunkedPrefillAbove;
     return {.max_num_batched_tokens =
                 chunked ? kVllmSmallBatchedTokens : std::max(context_tokens, kVllmSmallBatchedTokens),
             .max_num_seqs = kVllmSmallMaxSeqs};  // V0's default on every GPU
   }
-  const bool large = vllm_large_gpu_defaults(total_bytes, device_name);
+  const bool large = !unified_memory && vllm_large_gpu_defaults(total_bytes, device_name);
   return {.max_num_batched_tokens = large ? kVllmLargeBatchedTokens : kVllmSmallBatchedTokens,
           .max_num_seqs = large ? kVllmLargeMaxSeqs : kVllmSmallMaxSeqs};
 }
@@ -438,7 +438,8 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // Before V0's removal (0.10) a GPU V1 does not run falls back to it.
       const bool v0_fallback = in.v1_unsupported && s.vllm_minor_version && *s.vllm_minor_version < kVllmV0RemovedMinor;
       const std::optional<int> v0_minor = v0_fallback ? std::optional<int>(kVllmV1DefaultMinor - 1) : s.vllm_minor_version;
-      const VllmStepDefaults step = vllm_step_defaults(in.total_bytes, in.device_name, in.context_tokens, v0_minor);
+      const VllmStepDefaults step = vllm_step_defaults(in.total_bytes, in.device_name, in.context_tokens, v0_minor,
+                                                             in.unified_memory);
       r.vllm_v0 = vllm_v0(v0_minor);
       const int minor = s.vllm_minor_version.value_or(kVllmGraphProfilingMinor);
       // 0.92 from the release that profiles CUDA graphs into the budget (config/cache.py

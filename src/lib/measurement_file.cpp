@@ -216,14 +216,15 @@ std::uint64_t default_expert_parallelism(const std::string& engine, std::uint64_
 
 // The engine's batch cap when the row ran at "max load": trtllm-bench sizes its own (0: the
 // validation applies its rule), vLLM serve caps at max_num_seqs (1024 on GPUs of 70 GiB or more
-// except the A100, else 256; V0 releases before 0.8, 256: vllm_step_defaults); any other engine
+// except the A100 and unified memory, else 256; V0 releases before 0.8, 256: vllm_step_defaults); any other engine
 // 0, the batch trtllm-bench's rule would give, with the engine-neutral memory estimate (only
 // TensorRT-LLM's rows get its own).
 std::uint64_t engine_cap(const std::string& engine, const GpuSpec& gpu) {
   const std::string e = lower(engine);
   if (const std::size_t at = e.find("vllm"); at != std::string::npos) {
     // The context does not matter for max_num_seqs.
-    return vllm_step_defaults(gpu.engine_memory_bytes(), gpu.name, 0, vllm_minor_of(e, at + 4)).max_num_seqs;
+    return vllm_step_defaults(gpu.engine_memory_bytes(), gpu.name, 0, vllm_minor_of(e, at + 4), gpu.unified_memory())
+        .max_num_seqs;
   }
   return 0;
 }

@@ -161,6 +161,15 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                               "(older releases: --engine-version)"
                             : "vLLM before 0.21 captures CUDA graphs after sizing the KV cache, from the "
                               "memory above gpu_memory_utilization");
+    if (res.engine->start_free_short_of_bytes > 0) {
+      const double total = res.engine->total_bytes;
+      const double free = res.engine->start_free_short_of_bytes;
+      res.notes.push_back(fmt::format(
+          "vLLM may not start: it wants {:g} x {:.2f} GiB free at start, and this GPU shares its memory with the "
+          "host; one source found {:.1f} GiB free at boot, other systems more. If vLLM says \"Free memory on device "
+          "... is less than desired GPU memory utilization\", --gpu-memory-utilization {:.2f} or less starts there",
+          res.engine->share, total / units::kGiB, free / units::kGiB, std::floor(free / total * 100.0) / 100.0));
+    }
     if (res.engine->vllm_v0) {
       res.notes.push_back(fmt::format("vLLM {} runs its V0 engine: max_num_seqs 256, and a step of max(max_model_len, "
                                       "2048) tokens (2048 with chunked prefill, on above 32K); its log counts GPU blocks",
@@ -367,7 +376,8 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .tp_outside_nvlink = group_path(gpu, r.layout.tp, r.gpus_per_node) != GroupPath::scale_up,
                         .tp_across_nodes = group_path(gpu, r.layout.tp, r.gpus_per_node) == GroupPath::network,
                         .v1_unsupported = gpu.vendor == "nvidia" && !gpu.dense_flop_per_s.contains("bf16"),
-                        .kv_shape = f.kv};
+                        .kv_shape = f.kv,
+                        .unified_memory = gpu.unified_memory()};
   const EngineMemory e = engine_memory(m, r.layout, in, r.engine);
   mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)
   switch (e.engine) {
@@ -560,12 +570,13 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   }
   // vLLM V1 refuses to start when less than its share of the total is free ("Free memory on
   // device ... on startup is less than desired GPU memory utilization"): on unified memory the
-  // OS keeps part of it (a GB10 has about 101 of its 121.69 GiB free at boot).
+  // OS keeps part of it. How much varies with the OS build and its page cache (one source saw
+  // 101.3 GiB free at every boot, two logs started at a 0.9 share), so it is a warning, not a verdict.
   if (f.engine && f.engine->engine == Engine::vllm && !f.engine->vllm_v0 && !f.mig && gpu.free_at_start_bytes &&
-      r.memory_utilization * gpu.engine_memory_bytes() > *gpu.free_at_start_bytes) {
+      f.engine->share * gpu.engine_memory_bytes() > *gpu.free_at_start_bytes) {
     f.engine->start_free_short_of_bytes = *gpu.free_at_start_bytes;
   }
-  const bool no_start = f.engine && (f.engine->state_blocks_below_seqs || f.engine->start_free_short_of_bytes > 0);
+  const bool no_start = f.engine && f.engine->state_blocks_below_seqs;
   const double needed = fixed + mem.kv_cache_bytes;
   f.fits = needed <= mem.engine_cap_bytes && !no_start;
   mem.free_bytes = std::max(0.0, mem.kv_budget_bytes - mem.kv_cache_bytes);
@@ -647,14 +658,6 @@ void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu,
 }  // namespace detail
 
 std::optional<std::string> engine_start_problem(const FitResult& f) {
-  if (f.engine && f.engine->start_free_short_of_bytes > 0) {
-    const double total = f.engine->total_bytes;
-    const double free = f.engine->start_free_short_of_bytes;
-    return fmt::format("vLLM wants {:g} x {:.2f} GiB free at start, and this GPU shares its memory with the host: "
-                       "about {:.1f} GiB is free at boot; --gpu-memory-utilization {:.2f} or less would start",
-                       f.request.memory_utilization, total / units::kGiB, free / units::kGiB,
-                       std::floor(free / total * 100.0) / 100.0);
-  }
   if (!f.engine || !f.engine->state_blocks_below_seqs) {
     return std::nullopt;
   }

@@ -115,11 +115,6 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
                                       "engine fails to start)",
                                       e.max_seqs, blocks));
         }
-        if (e.start_free_short_of_bytes > 0) {
-          lines.push_back(fmt::format("ValueError: Free memory on device ({:.1f}/{:.2f} GiB) on startup is less than "
-                                      "desired GPU memory utilization (the engine fails to start)",
-                                      gib(e.start_free_short_of_bytes), gib(e.total_bytes)));
-        }
         return lines;
       }
     case Engine::sglang: {

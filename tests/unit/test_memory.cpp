@@ -352,25 +352,35 @@ TEST_CASE("fit: a T4 serves bf16 as fp16, is offered INT8/INT4 and runs vLLM V0 
   CHECK_FALSE(gpuplan::fit(m, cat().gpu("a10"), v).engine->vllm_v0);
 }
 
-// A GB10 (DGX Spark) shares its memory with the host: about 101.3 of the 121.69 GiB CUDA reports
-// are free at boot, so vLLM's start-up check fails at its default 0.9 share (users run 0.80-0.83),
-// and a fit with no engine takes what is free.
-TEST_CASE("memory: unified memory holds what is free at start, and vLLM checks its share against it", "[memory]") {
+// A GB10 (DGX Spark) shares its memory with the host: one source found about 101.3 of the 121.69
+// GiB CUDA reports free at boot, two logs started vLLM at its default 0.9 share. A fit with no engine
+// takes what is free; under vLLM a share above it is a warning naming the share that would start,
+// not a verdict. NVML reports no total there, so vLLM takes its small-GPU batch defaults.
+TEST_CASE("memory: unified memory holds what is free at start, and vLLM warns when its share is more", "[memory]") {
   const auto& m = cat().model("llama-3.1-8b");
   const auto& g = cat().gpu("gb10");
   REQUIRE(g.free_at_start_bytes);
+  REQUIRE(g.unified_memory());
   CHECK_THAT(g.fit_memory_bytes(), WithinRel(*g.free_at_start_bytes, 1e-12));
   CHECK(g.engine_memory_bytes() > *g.free_at_start_bytes);
   FitRequest r{.context_tokens = 32768, .concurrency = 8};
   r.engine.engine = gpuplan::Engine::vllm;
   const auto at_default = gpuplan::fit(m, g, r);
-  CHECK_FALSE(at_default.fits);
-  REQUIRE(gpuplan::engine_start_problem(at_default));
-  CHECK_THAT(*gpuplan::engine_start_problem(at_default), Catch::Matchers::Contains("--gpu-memory-utilization 0.84 or less"));
-  r.memory_utilization = 0.8;
+  CHECK(at_default.fits);
+  CHECK_FALSE(gpuplan::engine_start_problem(at_default));
+  REQUIRE(at_default.engine);
+  CHECK(at_default.engine->start_free_short_of_bytes > 0);
+  CHECK(std::ranges::any_of(at_default.notes, [](const std::string& n) {
+    return n.find("vLLM may not start") != std::string::npos &&
+           n.find("--gpu-memory-utilization 0.84 or less") != std::string::npos;
+  }));
+  CHECK(at_default.engine->max_seqs == 256);
+  CHECK(at_default.engine->batched_tokens == 2048);
+  r.engine.gpu_memory_utilization = 0.8;
   const auto at_08 = gpuplan::fit(m, g, r);
   CHECK(at_08.fits);
-  CHECK_FALSE(gpuplan::engine_start_problem(at_08));
+  CHECK_FALSE(at_08.engine->start_free_short_of_bytes > 0);
+  CHECK(std::ranges::none_of(at_08.notes, [](const std::string& n) { return n.find("may not start") != std::string::npos; }));
   // A discrete GPU has no such figure: the check never fires.
   CHECK_FALSE(cat().gpu("h100-sxm").free_at_start_bytes);
 }
