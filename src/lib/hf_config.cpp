@@ -252,6 +252,24 @@ Json normalized(const Json& config, std::string_view type) {
   return out;
 }
 
+// transformers' save_pretrained drops a field equal to its class default only inside a nested
+// config (text_config); at the top level it writes every field of the class. A top-level file
+// without the model's size was edited or hand-written, and the class default (32 layers for a
+// Llama) would be a silently wrong model.
+void require_written_sizes(const Json& raw, std::string_view origin) {
+  for (const std::string_view key : {"hidden_size", "num_hidden_layers"}) {
+    const bool written = raw.contains(std::string(key)) ||
+                         std::any_of(kAliases.begin(), kAliases.end(), [&](const auto& alias) {
+                           return alias.second == key && raw.contains(std::string(alias.first));
+                         });
+    if (!written) {
+      throw InputError(fmt::format("{}: missing (a config.json saved by transformers writes the model's size at "
+                                   "the top level; gpuplan does not assume the class default)",
+                                   where(origin, JsonPointer("/" + std::string(key)))));
+    }
+  }
+}
+
 bool is(std::string_view type, std::initializer_list<std::string_view> types) {
   return std::find(types.begin(), types.end(), type) != types.end();
 }
@@ -331,6 +349,14 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
     r.fail("model_type", fmt::format("model_type \"{}\" is an encoder-only model (no LM head, no KV cache that "
                                      "grows with the output); gpuplan models decoder-only transformers",
                                      type));
+  }
+  // A decoder's class made bidirectional (EmbeddingGemma: Gemma3TextModel with
+  // use_bidirectional_attention) is an embedding encoder: it generates nothing and keeps no cache.
+  if (r.boolean("use_bidirectional_attention", false)) {
+    r.fail("use_bidirectional_attention", fmt::format("model_type \"{}\" with bidirectional attention is an "
+                                                      "embedding encoder (no LM head, no KV cache that grows with "
+                                                      "the output); gpuplan models decoder-only transformers",
+                                                      type));
   }
   // JetMoE's attention is itself a mixture of experts (its q and o projections per expert).
   if (type == "jetmoe") {
@@ -1105,6 +1131,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     return m;
   }
   const std::string raw_type = parent_type;
+  if (!strict && at.empty()) {
+    require_written_sizes(raw, origin);
+  }
   const Json config = strict ? raw : normalized(raw, text_type_of(raw_type));
   ObjectReader r(config, origin, at);
   static constexpr std::array kKeys{

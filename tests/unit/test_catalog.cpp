@@ -181,9 +181,26 @@ TEST_CASE("catalog: Hugging Face config.json files", "[catalog]") {
   }
   SECTION("errors name the file and pointer") {
     CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-missing-layers.json")),
-                      Catch::Matchers::Contains("bad-hf-missing-layers.json: /num_hidden_layers: missing required field"));
+                      Catch::Matchers::Contains("bad-hf-missing-layers.json: /num_hidden_layers: missing"));
     CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("hf-bad-kv-heads.json")),
                       Catch::Matchers::EndsWith("hf-bad-kv-heads.json: /num_key_value_heads: 7 does not divide num_attention_heads 32"));
+    // A known model_type without its layer count had read as Qwen3Config's default 32 (Qwen3-4B
+    // has 36: 3.62 B instead of 4.02 B); save_pretrained always writes it at the top level. Inside
+    // text_config a field equal to the class default is omitted, and still read from the class.
+    CHECK_THROWS_WITH(gpuplan::model_from_hf_config(R"({"model_type": "qwen3", "hidden_size": 2560,
+        "intermediate_size": 9728, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+        "vocab_size": 151936, "max_position_embeddings": 40960})", "q.json"),
+                      Catch::Matchers::Contains("q.json: /num_hidden_layers: missing"));
+    const auto nested = gpuplan::model_from_hf_config(R"({"model_type": "llava", "text_config": {"model_type": "llama",
+        "vocab_size": 32064}, "vision_config": null})", "llava.json");
+    CHECK(nested.num_hidden_layers == 32);
+    // google/embeddinggemma-300m: a Gemma 3 text class with bidirectional attention, an encoder.
+    CHECK_THROWS_WITH(gpuplan::model_from_hf_config(R"({"model_type": "gemma3_text", "architectures": ["Gemma3TextModel"],
+        "hidden_size": 768, "num_hidden_layers": 24, "num_attention_heads": 3, "num_key_value_heads": 1,
+        "head_dim": 256, "intermediate_size": 1152, "vocab_size": 262144, "use_bidirectional_attention": true})",
+                                                    "eg.json"),
+                      Catch::Matchers::Contains("eg.json: /use_bidirectional_attention") &&
+                          Catch::Matchers::Contains("embedding encoder"));
   }
 }
 

@@ -9,7 +9,7 @@
 
 namespace {
 std::string nested(int levels) {
-  return "{\"hidden_size\": " + std::string(static_cast<std::size_t>(levels), '[') + "1" +
+  return "{\"num_hidden_layers\": 2, \"hidden_size\": " + std::string(static_cast<std::size_t>(levels), '[') + "1" +
          std::string(static_cast<std::size_t>(levels), ']') + "}";
 }
 }  // namespace
