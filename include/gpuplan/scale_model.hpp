@@ -26,7 +26,8 @@ std::string_view to_string(ScaleWay way);
 struct ScaleModelRequest {
   std::vector<std::string> gpus;          ///< GPU ids, shown side by side
   PerfRequest perf;                       ///< workload, dtypes, efficiency, network; layout.ep kept
-  std::uint64_t max_batch = 256;          ///< engine batch cap per replica (vLLM max_num_seqs)
+  /// Batch cap per replica, as perf's (perf.max_batch: the smaller of the two applies).
+  std::uint64_t max_batch = kDefaultEngineMaxBatch;
   std::uint64_t up_to = 64;               ///< largest deployment in the scale-up and scale-out rows
   std::optional<double> target_output_tokens_per_s;  ///< serve-out rows when set
   std::map<std::string, double> usd_per_gpu_hour;    ///< by GPU id; absent: unpriced

@@ -283,6 +283,16 @@ std::string scale_layout(const Layout& l) {
   if (l.ep > 1) {
     t += fmt::format(" EP {}", l.ep);
   }
+  // Experts spread over data-parallel ranks (attention DP): the EP group is the unit that scales,
+  // its ranks are not replicas.
+  if (l.ep > l.tp && l.ep % l.tp == 0 && l.dp % (l.ep / l.tp) == 0) {
+    const std::uint64_t group_dp = l.ep / l.tp;
+    t += fmt::format(" DP {}", group_dp);
+    if (l.dp > group_dp) {
+      t += fmt::format(" x {} groups", l.dp / group_dp);
+    }
+    return t;
+  }
   if (l.dp > 1) {
     t += fmt::format(" x {} replicas", l.dp);
   }

@@ -10,6 +10,7 @@
 #include <gpuplan/band.hpp>
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/layout_search.hpp>
+#include <gpuplan/perf.hpp>
 #include <gpuplan/cost.hpp>
 #include <gpuplan/comm.hpp>
 #include <gpuplan/error.hpp>
@@ -22,7 +23,7 @@ namespace {
 using detail::d;
 
 using limits::kMaxGpus;
-bool same(const Layout& a, const Layout& b) { return a.tp == b.tp && a.pp == b.pp && a.dp == b.dp; }
+bool same(const Layout& a, const Layout& b) { return a.tp == b.tp && a.pp == b.pp && a.dp == b.dp && a.ep == b.ep; }
 
 // The links a layout's groups talk over, as the communication model times them (group_path).
 std::string links_of(const GpuSpec& gpu, const Layout& l, std::uint64_t node_gpus) {
@@ -30,6 +31,9 @@ std::string links_of(const GpuSpec& gpu, const Layout& l, std::uint64_t node_gpu
   std::string text = l.tp > 1 ? "TP " + over(l.tp) : "";
   if (l.pp > 1) {
     text += (text.empty() ? "" : ", ") + std::string("PP ") + over(l.tp * l.pp);
+  }
+  if (l.ep > 1) {  // the all-to-all spans the EP group
+    text += (text.empty() ? "" : ", ") + std::string("EP ") + over(l.ep);
   }
   return text.empty() ? "-" : text;
 }
@@ -51,11 +55,11 @@ class TableBuilder {
 
   // One layout; nullopt when it is not a valid layout for the model or its weights do not fit.
   std::optional<ScaleModelRow> row(const Layout& layout, ScaleWay way, std::string shape) const {
-    PerfRequest pr = r_.perf;
+    PerfRequest pr = unit_request();
     pr.fit.layout = layout;
-    pr.fit.layout.ep = r_.perf.fit.layout.ep;
-    pr.fit.context_tokens = pr.input_tokens + pr.output_tokens;
-    pr.fit.concurrency = 1;
+    if (layout.ep <= 1) {
+      pr.fit.layout.ep = r_.perf.fit.layout.ep;
+    }
     std::optional<PerfModel> pm;
     try {
       validate_layout(pr.fit.layout, model_);
@@ -147,9 +151,18 @@ class TableBuilder {
         rows.push_back(std::move(*x));
       }
     };
+    std::vector<Layout> ep_units;  // best layouts inside the scale-up domain that spread experts over DP
     for (std::uint64_t n = n0; n <= r_.up_to; n *= 2) {
       const ScaleWay way = n <= domain_ ? ScaleWay::scale_up : ScaleWay::scale_out;
-      add({.tp = s.tp, .pp = s.pp, .dp = s.dp * (n / n0)}, way, n == n0 ? "smallest" : "replicas");
+      add({.tp = s.tp, .pp = s.pp, .ep = s.ep, .dp = s.dp * (n / n0)}, way, n == n0 ? "smallest" : "replicas");
+      // The layout perf, cost and compare would choose on n GPUs (expert parallelism, attention
+      // DP, TP x DP): scale's rows must not miss what the other commands serve with.
+      if (const std::optional<Layout> best = best_of(n)) {
+        add(*best, way, "most tok/s");
+        if (n <= domain_ && best->ep > 1 && best->ep == best->tp * best->dp) {
+          ep_units.push_back(*best);
+        }
+      }
       if (n <= domain_) {
         add({.tp = n, .pp = 1, .dp = 1}, way, "wider TP");
         continue;
@@ -166,6 +179,9 @@ class TableBuilder {
     }
     if (r_.target_output_tokens_per_s) {
       serve_out(*base, rows, t);
+      for (const Layout& unit : ep_units) {
+        serve_out_units(unit, rows, t);
+      }
     }
     for (ScaleModelRow& x : rows) {
       x.speedup = x.output_tokens_per_s / base->output_tokens_per_s;
@@ -176,6 +192,57 @@ class TableBuilder {
   }
 
  private:
+  // What each row is evaluated at: one sequence of the request's lengths must fit.
+  PerfRequest unit_request() const {
+    PerfRequest pr = r_.perf;
+    pr.fit.context_tokens = pr.input_tokens + pr.output_tokens;
+    pr.fit.concurrency = 1;
+    pr.max_batch = std::min(pr.max_batch, r_.max_batch);
+    return pr;
+  }
+
+  // The layout with the most estimated throughput on n GPUs (best_layout, as perf chooses).
+  std::optional<Layout> best_of(std::uint64_t n) const {
+    try {
+      const ThroughputLayout best = best_layout(model_, gpu_, unit_request(), n);
+      if (best.chosen && best.fit.fits) {
+        return best.fit.request.layout;
+      }
+    } catch (const InputError&) {
+      // nothing fits on n GPUs
+    }
+    return std::nullopt;
+  }
+
+  void note_fewest(std::vector<ScaleModelRow>& rows, ScaleModelTable& t) const {
+    const std::size_t i = rows.size() - 1;
+    if (!t.serve_out_fewest || rows[i].layout.gpus() < rows[*t.serve_out_fewest].layout.gpus() ||
+        (rows[i].layout.gpus() == rows[*t.serve_out_fewest].layout.gpus() && rows[i].itl_s < rows[*t.serve_out_fewest].itl_s)) {
+      t.serve_out_fewest = i;
+    }
+  }
+
+  // Whole expert-parallel groups (attention DP over the scale-up domain), as many as the target
+  // needs: a group is the unit, its experts spread over all of its GPUs.
+  void serve_out_units(const Layout& unit, std::vector<ScaleModelRow>& rows, ScaleModelTable& t) const {
+    const auto one = row(unit, ScaleWay::serve_out, "");
+    if (!one) {
+      return;
+    }
+    const double groups = std::ceil(*r_.target_output_tokens_per_s / one->output_tokens_per_s);
+    if (groups * d(unit.gpus()) > d(kMaxGpus)) {
+      t.notes.push_back(fmt::format("serve-out with EP {} groups needs more than {} GPUs", unit.ep, kMaxGpus));
+      return;
+    }
+    const auto count = static_cast<std::uint64_t>(groups);
+    const auto x = row({.tp = unit.tp, .pp = unit.pp, .ep = unit.ep, .dp = count * unit.dp}, ScaleWay::serve_out,
+                       fmt::format("{} group{} of EP {}", count, count == 1 ? "" : "s", unit.ep));
+    if (x) {
+      rows.push_back(*x);
+      note_fewest(rows, t);
+    }
+  }
+
   // Replicas of each replica shape from the smallest up to the scale-up domain, as many as the
   // target needs.
   void serve_out(const ScaleModelRow& base, std::vector<ScaleModelRow>& rows, ScaleModelTable& t) const {
@@ -201,11 +268,7 @@ class TableBuilder {
         continue;
       }
       rows.push_back(*x);
-      const std::size_t i = rows.size() - 1;
-      if (!t.serve_out_fewest || rows[i].layout.gpus() < rows[*t.serve_out_fewest].layout.gpus() ||
-          (rows[i].layout.gpus() == rows[*t.serve_out_fewest].layout.gpus() && rows[i].itl_s < rows[*t.serve_out_fewest].itl_s)) {
-        t.serve_out_fewest = i;
-      }
+      note_fewest(rows, t);
     }
   }
 

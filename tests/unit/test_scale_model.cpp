@@ -4,6 +4,7 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/perf.hpp>
 #include <gpuplan/scale_model.hpp>
 #include <gpuplan/units.hpp>
 
@@ -74,7 +75,9 @@ TEST_CASE("scale model: TP over the network is slower per GPU than the same TP o
 }
 
 TEST_CASE("scale model: replicas scale linearly, and efficiency is against the smallest layout", "[scale_model]") {
-  const auto t = gpuplan::model_scaling_table(cat().model("llama-3.1-70b"), cat().gpu("h200-sxm"), request_70b());
+  auto req = request_70b();
+  req.max_batch = 256;  // vLLM's max_num_seqs: at TensorRT-LLM's 2048 TP 8's batch grows past its ITL edge
+  const auto t = gpuplan::model_scaling_table(cat().model("llama-3.1-70b"), cat().gpu("h200-sxm"), req);
   CHECK(t.smallest.gpus() == 1);  // 70B in FP8 fits one H200 (DESIGN "Figures")
   const ScaleModelRow* eight = find(t, {.tp = 1, .dp = 8});
   REQUIRE(eight != nullptr);
@@ -112,4 +115,43 @@ TEST_CASE("scale model: a model that fits nothing within up_to is an input error
   req.up_to = 1;
   CHECK_THROWS_WITH(gpuplan::model_scaling_table(cat().model("llama-3.1-70b"), cat().gpu("h100-sxm"), req),
                     Contains("scale.up_to: llama-3.1-70b does not fit any layout of up to 1 x h100-sxm"));
+}
+
+// perf, cost and compare weigh expert parallelism and attention DP for a MoE model; scale had
+// tried TP-only layouts (DeepSeek-R1 on 8 x H200: 3,484 tok/s against cost's 12,323). Each count
+// now has perf's choice among its rows, and no row of that count beats it.
+TEST_CASE("scale model: a MoE model's rows include perf's expert-parallel choice at each GPU count", "[scale_model]") {
+  gpuplan::ScaleModelRequest req;
+  req.perf.input_tokens = 1024;
+  req.perf.output_tokens = 1024;
+  req.up_to = 8;
+  req.target_output_tokens_per_s = 40000;
+  const auto& model = cat().model("qwen3-30b-a3b");
+  const auto& gpu = cat().gpu("h100-sxm");
+  const auto t = gpuplan::model_scaling_table(model, gpu, req);
+  for (const std::uint64_t n : {2u, 4u, 8u}) {
+    gpuplan::PerfRequest pr = req.perf;
+    pr.fit.context_tokens = 2048;
+    pr.fit.concurrency = 1;
+    pr.max_batch = req.max_batch;
+    const auto best = gpuplan::best_layout(model, gpu, pr, n);
+    REQUIRE(best.chosen);
+    const Layout& l = best.fit.request.layout;
+    CHECK(l.ep > 1);
+    const auto it = std::find_if(t.rows.begin(), t.rows.end(), [&](const ScaleModelRow& r) {
+      return r.way != gpuplan::ScaleWay::serve_out && r.layout.tp == l.tp && r.layout.dp == l.dp && r.layout.ep == l.ep;
+    });
+    REQUIRE(it != t.rows.end());
+    CHECK(it->output_tokens_per_s == Approx(best.tokens_per_s).epsilon(1e-9));
+    for (const ScaleModelRow& r : t.rows) {
+      if (r.way != gpuplan::ScaleWay::serve_out && r.layout.gpus() == n) {
+        CHECK(r.output_tokens_per_s <= it->output_tokens_per_s * (1 + 1e-9));
+      }
+    }
+  }
+  // Serve-out counts whole EP groups: the fewest GPUs for the target are no more than TP-only replicas need.
+  REQUIRE(t.serve_out_fewest);
+  const ScaleModelRow& fewest = t.rows[*t.serve_out_fewest];
+  CHECK(fewest.output_tokens_per_s >= 40000);
+  CHECK(fewest.layout.gpus() <= 8);
 }
