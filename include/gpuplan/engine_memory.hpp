@@ -114,6 +114,15 @@ struct EngineMemory {
   /// (GB10) the OS holds a part that varies by system. Set by fit: the catalog's free figure when
   /// the share is more (a warning: the engine may not start), else 0.
   double start_free_short_of_bytes = 0;
+  /// SGLang keeps linear-attention (Mamba) state in a pool of its own beside the token pool:
+  /// mamba_full_memory_ratio (0.9) of the token pool's size, in slots of one request's state
+  /// (its SSM state fp32, SGLANG_MAMBA_SSM_DTYPE's default); with the radix cache on a running
+  /// request takes 3 slots. kv_bytes and kv_tokens are then the token pool's alone.
+  double state_pool_bytes = 0;
+  double state_slot_bytes = 0;      ///< one request's state on this GPU
+  double state_conv_bytes = 0;      ///< of the pool: the convolution windows (its log's conv_state)
+  std::uint64_t state_slots = 0;    ///< max_mamba_cache_size
+  std::uint64_t state_requests = 0; ///< running requests the pool admits (its max_running_requests cap)
   /// Whole blocks of the cache (vLLM's "# GPU blocks").
   [[nodiscard]] std::uint64_t blocks() const { return kv_tokens / std::max<std::uint64_t>(block_tokens, 1); }
   /// Requests at the fit's context the cache holds, as the engine counts them (vLLM's log line;

@@ -179,8 +179,9 @@ struct FitResult {
 /// `layout.*`); "does not fit" is a result (`fits == false`).
 FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request);
 
-/// Why the engine would not start although memory suffices (vLLM with fewer linear-attention
-/// state blocks than max_num_seqs), with the setting that would; nullopt otherwise.
+/// Why the engine would not serve the load although memory suffices, with the setting that
+/// would: vLLM does not start with fewer linear-attention state blocks than max_num_seqs, and
+/// SGLang's state pool admits fewer running requests than the load; nullopt otherwise.
 std::optional<std::string> engine_start_problem(const FitResult& fit);
 
 }  // namespace gpuplan

@@ -59,9 +59,14 @@ struct LinearAttentionSpec {
   std::uint64_t key_head_dim = 0;     ///< linear_key_head_dim
   std::uint64_t value_head_dim = 0;   ///< linear_value_head_dim
   std::uint64_t conv_kernel = 0;      ///< linear_conv_kernel_dim
+  /// Bytes of one element of the recurrent (SSM) state: the config's mamba_ssm_dtype (Qwen3.5:
+  /// float32, which vLLM follows), else the 16-bit model dtype. The convolution window is 16-bit.
+  double ssm_state_element_bytes = 2.0;
   /// State elements per sequence and layer: the SSM state (value_heads x key_dim x value_dim)
   /// plus the convolution window (kernel - 1 positions of q, k and v).
   [[nodiscard]] double state_elements() const;
+  /// Bytes of that state per sequence and layer, each part at its own width.
+  [[nodiscard]] double state_bytes() const;
 };
 
 /// An audio encoder (audio_config) of Whisper's layout: two convolutions over the mel bins, a

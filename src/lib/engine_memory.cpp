@@ -413,6 +413,36 @@ VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_
           .max_num_seqs = large ? kVllmLargeMaxSeqs : kVllmSmallMaxSeqs};
 }
 
+namespace {
+
+// SGLang's handle_max_mamba_cache (model_runner, 0.5): with the radix cache on, what is left after
+// the weights splits into a state pool and a token pool in mamba_full_memory_ratio (0.9 : 1),
+// and each running request holds MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO (3) state slots.
+// A request's state: the SSM state in fp32 (SGLANG_MAMBA_SSM_DTYPE), the convolution window in
+// the model's 16-bit dtype, both split over TP by heads.
+void sglang_state_pool(const ModelSpec& m, const Layout& l, const EngineInputs& in, EngineMemory& r) {
+  if (!m.linear_attention || in.kv_shape == nullptr || in.kv_shape->linear_layers == 0 || !(r.kv_bytes > 0)) {
+    return;
+  }
+  constexpr double kMambaFullMemoryRatio = 0.9;
+  constexpr std::uint64_t kSlotsPerRunningRequest = 3;
+  constexpr double kSsmStateBytes = 4.0;
+  LinearAttentionSpec state = *m.linear_attention;
+  const double conv_per_layer = state.state_bytes() - d(state.value_heads * state.key_head_dim * state.value_head_dim) *
+                                                          state.ssm_state_element_bytes;
+  state.ssm_state_element_bytes = kSsmStateBytes;
+  const double layers = d(in.kv_shape->linear_layers);
+  r.state_slot_bytes = state.state_bytes() * layers / d(l.tp);
+  const double pool = r.kv_bytes * kMambaFullMemoryRatio / (1.0 + kMambaFullMemoryRatio);
+  r.state_slots = static_cast<std::uint64_t>(std::floor(pool / r.state_slot_bytes));
+  r.state_pool_bytes = d(r.state_slots) * r.state_slot_bytes;
+  r.state_conv_bytes = d(r.state_slots) * conv_per_layer * layers / d(l.tp);
+  r.state_requests = r.state_slots / kSlotsPerRunningRequest;
+  r.kv_bytes -= r.state_pool_bytes;
+}
+
+}  // namespace
+
 EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInputs& in,
                            const EngineSettings& s) {
   validate_engine_settings(s);
@@ -502,6 +532,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.start_free_bytes = in.total_bytes - r.non_torch_bytes;
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
       r.kv_bytes = r.share * r.start_free_bytes - in.weights_bytes;
+      sglang_state_pool(m, l, in, r);
       // page_size (1 unless asked): the pool rounds its tokens down to whole pages.
       break;
     }

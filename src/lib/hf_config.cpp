@@ -851,6 +851,13 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
     a.key_head_dim = r.integer("linear_key_head_dim", 1, 1u << 16);
     a.value_head_dim = r.integer("linear_value_head_dim", 1, 1u << 16);
     a.conv_kernel = r.integer("linear_conv_kernel_dim", 1, 1024);
+    if (const std::optional<std::string> ssm = r.optional_string("mamba_ssm_dtype")) {
+      if (*ssm == "float32") {
+        a.ssm_state_element_bytes = 4.0;
+      } else if (*ssm != "bfloat16" && *ssm != "float16") {
+        r.fail("mamba_ssm_dtype", fmt::format("expected float32, bfloat16 or float16, got \"{}\"", *ssm));
+      }
+    }
     m.linear_attention = a;
   }
 }
@@ -1158,7 +1165,8 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       std::string_view("mlp_only_layers"), std::string_view("full_attention_interval"),
       std::string_view("linear_conv_kernel_dim"), std::string_view("linear_key_head_dim"),
       std::string_view("linear_value_head_dim"), std::string_view("linear_num_key_heads"),
-      std::string_view("linear_num_value_heads"), std::string_view("vision_config")};
+      std::string_view("linear_num_value_heads"), std::string_view("mamba_ssm_dtype"),
+      std::string_view("vision_config")};
   if (strict) {
     r.reject_unknown(kKeys);
   }

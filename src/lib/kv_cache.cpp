@@ -30,8 +30,6 @@ std::uint64_t attention_layers(const ModelSpec& m, std::uint64_t begin, std::uin
   return n;
 }
 
-constexpr double kStateBytesPerElement = 2.0;  // bf16
-
 // DeepSeek-V3.2's indexer keys: fp8 with an fp32 scale per 128 elements, whatever the KV dtype
 // (vLLM DeepseekV32IndexerCache), beside the MLA latent on every layer and every TP rank.
 double indexer_bytes_per_token_per_layer(const ModelSpec& m) {
@@ -60,7 +58,7 @@ double linear_state_bytes_per_sequence(const ModelSpec& m) {
     return 0.0;
   }
   const double layers = d(m.num_hidden_layers - attention_layers(m, 0, m.num_hidden_layers));
-  return m.linear_attention->state_elements() * kStateBytesPerElement * layers;
+  return m.linear_attention->state_bytes() * layers;
 }
 
 DType default_kv_dtype(const WeightFormats& served) {
@@ -133,8 +131,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
   s.full_attention_only = std::all_of(s.windows.begin(), s.windows.end(), [](std::uint64_t w) { return w == 0; });
   if (m.linear_attention && s.linear_layers > 0) {
     // The recurrent state splits over TP by value heads, like KV heads.
-    s.state_bytes_per_sequence = m.linear_attention->state_elements() * kStateBytesPerElement *
-                                 d(s.linear_layers) / d(layout.tp);
+    s.state_bytes_per_sequence = m.linear_attention->state_bytes() * d(s.linear_layers) / d(layout.tp);
   }
   return s;
 }

@@ -390,6 +390,9 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
       mem.reserve_bytes = e.non_torch_bytes;
       break;
     case Engine::sglang:  // activations and graphs live outside mem_fraction_static
+      mem.activation_bytes = 0;
+      mem.reserve_bytes = e.state_pool_bytes;  // a hybrid model's state pool, beside the tokens'
+      break;
     case Engine::neutral:
       mem.activation_bytes = 0;
       mem.reserve_bytes = 0;
@@ -536,15 +539,21 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   if (kv_known) {
     const KvShape& kv = *f.kv;
     f.sequence_kv_bytes_per_gpu = sequence_kv_bytes(kv, r.context_tokens, f.block_tokens);
-    mem.kv_cache_bytes = d(f.concurrency_per_replica) * f.sequence_kv_bytes_per_gpu;
+    // SGLang holds each request's linear-attention state in its own pool (in the reserve): the
+    // token pool holds the rest, and the state pool caps the running requests.
+    const bool state_pool = f.engine && f.engine->state_slot_bytes > 0;
+    const double pooled_bytes = f.sequence_kv_bytes_per_gpu - (state_pool ? kv.state_bytes_per_sequence : 0.0);
+    mem.kv_cache_bytes = d(f.concurrency_per_replica) * pooled_bytes;
     // Without an engine the logits buffer grows with the load: each further sequence costs its
     // KV cache and its logits, so the figure is the load at which a fit at that load still fits.
     const double logits_per_sequence = f.engine ? 0.0 : d(model.vocab_size) * kLogitBytes;
     const double budget_beside_logits =
         f.engine ? mem.kv_budget_bytes
                  : std::max(0.0, mem.engine_cap_bytes - (fixed - f.activations.logits));
-    const auto per_replica = static_cast<std::uint64_t>(
-        std::floor(budget_beside_logits / (f.sequence_kv_bytes_per_gpu + logits_per_sequence)));
+    auto per_replica = static_cast<std::uint64_t>(std::floor(budget_beside_logits / (pooled_bytes + logits_per_sequence)));
+    if (state_pool) {
+      per_replica = std::min(per_replica, f.engine->state_requests);
+    }
     f.max_concurrent_sequences = per_replica * l.dp;
     if (f.engine) {
       f.engine->max_concurrency =
@@ -577,8 +586,11 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     f.engine->start_free_short_of_bytes = *gpu.free_at_start_bytes;
   }
   const bool no_start = f.engine && f.engine->state_blocks_below_seqs;
+  // More running requests than SGLang's state pool admits wait in its queue: not all at once.
+  const bool over_state_pool = f.engine && f.engine->state_slot_bytes > 0 &&
+                               f.concurrency_per_replica > f.engine->state_requests;
   const double needed = fixed + mem.kv_cache_bytes;
-  f.fits = needed <= mem.engine_cap_bytes && !no_start;
+  f.fits = needed <= mem.engine_cap_bytes && !no_start && !over_state_pool;
   mem.free_bytes = std::max(0.0, mem.kv_budget_bytes - mem.kv_cache_bytes);
   mem.shortfall_bytes = std::max(0.0, needed - mem.engine_cap_bytes);
   mem.fixed_over_cap_bytes = std::max(0.0, fixed - mem.engine_cap_bytes);
@@ -658,6 +670,12 @@ void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu,
 }  // namespace detail
 
 std::optional<std::string> engine_start_problem(const FitResult& f) {
+  if (f.engine && f.engine->state_slot_bytes > 0 && f.concurrency_per_replica > f.engine->state_requests) {
+    return fmt::format("SGLang's linear-attention state pool holds {} slots, 3 per running request with its radix "
+                       "cache: {} running requests per replica, not {} (SGLang's --max-mamba-cache-size or "
+                       "--mamba-full-memory-ratio moves memory from its token pool to it)",
+                       f.engine->state_slots, f.engine->state_requests, f.concurrency_per_replica);
+  }
   if (!f.engine || !f.engine->state_blocks_below_seqs) {
     return std::nullopt;
   }

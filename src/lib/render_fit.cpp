@@ -126,13 +126,21 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
                 "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. (the engine fails to "
                 "start)"};
       }
-      return {fmt::format("mem_fraction_static={:.3f}", e.share),
-              fmt::format("Load weight begin. avail mem={:.2f} GB", gib(e.start_free_bytes)),
-              r.kv.kv_heads_per_gpu == 0
-                  ? fmt::format("KV Cache is allocated. #tokens: {}, KV size: {:.2f} GB", e.kv_tokens, kv)
-                  : fmt::format("KV Cache is allocated. #tokens: {}, K size: {:.2f} GB, V size: {:.2f} GB", e.kv_tokens,
-                                kv / 2.0, kv / 2.0),
-              fmt::format("max_total_num_tokens={}", e.kv_tokens)};
+      std::vector<std::string> lines{fmt::format("mem_fraction_static={:.3f}", e.share),
+                                     fmt::format("Load weight begin. avail mem={:.2f} GB", gib(e.start_free_bytes))};
+      if (e.state_slot_bytes > 0) {
+        lines.push_back(fmt::format("Mamba Cache is allocated. max_mamba_cache_size: {}, conv_state size: {:.2f}GB, "
+                                    "ssm_state size: {:.2f}GB",
+                                    e.state_slots, gib(e.state_conv_bytes), gib(e.state_pool_bytes - e.state_conv_bytes)));
+      }
+      lines.push_back(r.kv.kv_heads_per_gpu == 0
+                          ? fmt::format("KV Cache is allocated. #tokens: {}, KV size: {:.2f} GB", e.kv_tokens, kv)
+                          : fmt::format("KV Cache is allocated. #tokens: {}, K size: {:.2f} GB, V size: {:.2f} GB",
+                                        e.kv_tokens, kv / 2.0, kv / 2.0));
+      lines.push_back(e.state_slot_bytes > 0 ? fmt::format("max_total_num_tokens={}, max_running_requests<={}",
+                                                           e.kv_tokens, e.state_requests)
+                                             : fmt::format("max_total_num_tokens={}", e.kv_tokens));
+      return lines;
     }
     case Engine::trtllm:
       if (e.kv_tokens == 0) {
@@ -180,6 +188,11 @@ detail::Table engine_table(const FitResult& r, ByteUnits u, bool plain_numbers) 
     bytes("CUDA graphs", e.cuda_graph_bytes);
   } else {
     bytes("CUDA context, NCCL, workspaces", e.non_torch_bytes);
+  }
+  if (e.state_slot_bytes > 0) {
+    bytes("linear-attention state pool", e.state_pool_bytes);
+    t.rows.push_back({"state slots (max_mamba_cache_size)", count(e.state_slots)});
+    t.rows.push_back({"running requests the state pool admits (3 slots each)", count(e.state_requests)});
   }
   bytes("KV cache", e.kv_bytes);
   t.rows.push_back({"KV cache tokens", count(e.kv_tokens)});
@@ -571,6 +584,11 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
     w.member("max_concurrency_at_context", std::round(e.max_concurrency * 100.0) / 100.0);
     w.member("state_blocks_below_seqs", e.state_blocks_below_seqs);
     w.member("start_free_short", e.start_free_short_of_bytes > 0);
+    if (e.state_slot_bytes > 0) {
+      write_bytes(w, "state_pool_bytes", e.state_pool_bytes, "engine state pool");
+      w.member("state_slots", e.state_slots);
+      w.member("state_running_requests", e.state_requests);
+    }
     w.member("log_lines", engine_log_lines(r));
     w.end_object();
   } else {
@@ -673,8 +691,10 @@ std::string suggestion_text(const FitSuggestion& s, const std::string& gpu_id, c
     change += fmt::format(" --tp {} --pp {}", s.layout.tp, s.layout.pp);  // replicas of the given layout cannot fit
   }
   if (!s.fits) {
-    return fmt::format("{} alone: does not fit (short by {} {} per GPU)", change,
-                       bytes_value(s.shortfall_bytes, u), detail::unit_name(u));
+    // Memory may suffice while the engine still refuses (a state pool's running requests).
+    return s.shortfall_bytes > 0 ? fmt::format("{} alone: does not fit (short by {} {} per GPU)", change,
+                                               bytes_value(s.shortfall_bytes, u), detail::unit_name(u))
+                                 : fmt::format("{} alone: does not fit", change);
   }
   const std::string where = layout_short(s.layout);
   if (!s.max_concurrent_sequences) {

@@ -298,3 +298,33 @@ TEST_CASE("engine: fit with an engine uses the engine's KV figure", "[engine][me
   CHECK(r70.engine->kv_bytes < 0);
   CHECK(r70.per_gpu.kv_budget_bytes < 1.0);
 }
+
+// SGLang keeps a hybrid model's linear-attention state in a pool of its own: 0.9 of the token
+// pool's size (mamba_full_memory_ratio), one request's state with its SSM part in fp32
+// (SGLANG_MAMBA_SSM_DTYPE), three slots per running request with the radix cache on. Qwen3-Next
+// at TP 2: 36 linear layers x (32 x 128 x 128 x 4 + (2 x 16 x 128 + 32 x 128) x 3 x 2) / 2 =
+// 38,633,472 bytes a request. A Nemotron-H log shows the split: ssm 24.84 + conv 0.44 GB beside
+// K and V of 14.05 each.
+TEST_CASE("engine: SGLang splits a hybrid model's memory into a state pool and a token pool", "[engine]") {
+  const auto& m = cat().model("qwen3-next-80b-a3b");
+  FitRequest r{.context_tokens = 8192, .concurrency = 1};
+  r.layout = Layout{.tp = 2};
+  r.engine.engine = Engine::sglang;
+  const auto f = gpuplan::fit(m, cat().gpu("h200-sxm"), r);
+  REQUIRE(f.engine);
+  const auto& e = *f.engine;
+  CHECK(e.state_slot_bytes == Approx(38633472.0));
+  CHECK(e.state_pool_bytes / e.kv_bytes == Approx(0.9).epsilon(0.01));
+  CHECK(e.state_slots == static_cast<std::uint64_t>(e.state_pool_bytes / e.state_slot_bytes + 0.5));
+  CHECK(e.state_requests == e.state_slots / 3);
+  REQUIRE(f.max_concurrent_sequences);
+  CHECK(*f.max_concurrent_sequences <= e.state_requests);
+  CHECK(f.fits);
+  // More running requests than the pool admits do not fit at once.
+  r.concurrency = e.state_requests + 1;
+  CHECK_FALSE(gpuplan::fit(m, cat().gpu("h200-sxm"), r).fits);
+  // vLLM keeps the state in its KV blocks: no separate pool.
+  r.concurrency = 1;
+  r.engine.engine = Engine::vllm;
+  CHECK_FALSE(gpuplan::fit(m, cat().gpu("h200-sxm"), r).engine->state_pool_bytes > 0.0);
+}

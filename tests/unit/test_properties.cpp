@@ -222,7 +222,13 @@ Outcome check_config(const Config& c) {
   if (start_short && (f.engine->engine != gpuplan::Engine::vllm || !c.gpu->free_at_start_bytes)) {
     fail("start memory short without vLLM and unified memory");
   }
-  if (f.fits != (f.per_gpu.shortfall_bytes <= 0.0 && !state_short)) {
+  // ... and, under SGLang, no more running requests than its linear-attention state pool admits.
+  const bool over_state_pool =
+      f.engine && f.engine->state_slot_bytes > 0 && f.concurrency_per_replica > f.engine->state_requests;
+  if (over_state_pool && f.engine->engine != gpuplan::Engine::sglang) {
+    fail("a state pool without SGLang");
+  }
+  if (f.fits != (f.per_gpu.shortfall_bytes <= 0.0 && !state_short && !over_state_pool)) {
     fail(fmt::format("fits = {} but shortfall = {} bytes", f.fits, f.per_gpu.shortfall_bytes));
   }
   if (f.fits && !f.weights_fit) {
