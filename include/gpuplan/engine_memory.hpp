@@ -110,6 +110,12 @@ struct EngineMemory {
   /// vLLM V1 with linear-attention (Mamba) layers keeps one block of state per decoding sequence
   /// and refuses to start with fewer blocks than max_num_seqs; set by fit.
   bool state_blocks_below_seqs = false;
+  /// The blocks that check counts ("exceeds available Mamba cache blocks (N)"): the shared pool's
+  /// blocks from 0.25 (0.27.1 and 0.29 logs), its blocks per KV-cache group before (a 0.24 log).
+  std::uint64_t state_block_ceiling = 0;
+  /// vLLM's "GPU KV cache size: N tokens" line: from 0.25 the maximum concurrency times
+  /// max_model_len (a 0.25.1 log), before the pool's blocks per group in tokens (kv_tokens).
+  std::uint64_t logged_kv_tokens = 0;
   /// vLLM V1 checks at start that the GPU has its share of the total free; on unified memory
   /// (GB10) the OS holds a part that varies by system. Set by fit: the catalog's free figure when
   /// the share is more (a warning: the engine may not start), else 0.
@@ -155,6 +161,18 @@ struct EngineInputs {
   /// Memory shared with the host (GB10): NVML reports no total, so vLLM takes its small-GPU defaults.
   bool unified_memory = false;
 };
+
+/// The newest vLLM release whose arithmetic gpuplan follows (0.29, logs of 2026): what a request
+/// that names no --engine-version gets where releases differ after 0.21.
+inline constexpr int kVllmNewestMinor = 29;
+/// From this release vLLM counts its shared pool's blocks for the linear-attention state check and
+/// logs "GPU KV cache size" as concurrency x max_model_len (0.24 logs did neither, 0.25.1 and
+/// 0.27.1 logs both).
+inline constexpr int kVllmPoolCountMinor = 25;
+/// From this release a hybrid model runs with prefix caching in mamba_cache_mode "align" by
+/// default, each linear-attention layer reserving two state pages per request (0.28 and 0.29
+/// logs; 0.10.2 ran without; the release between is not pinned, taken with the pool count).
+inline constexpr int kVllmMambaAlignMinor = 25;
 
 /// vLLM's large-GPU serve defaults (max_num_batched_tokens 8192, max_num_seqs 1024) apply: a
 /// CUDA total of at least 70 GiB, and not an A100 ("a100" not in the device name,

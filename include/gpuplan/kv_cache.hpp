@@ -83,7 +83,10 @@ struct VllmKvGroups {
 /// The groups for `shape` with a paged block of `block_tokens`.
 VllmKvGroups vllm_kv_groups(const KvShape& shape, std::uint64_t block_tokens);
 
-/// vLLM's "GPU KV cache size: N tokens": the pool's blocks shared out over the groups, in tokens
+/// vLLM's num_gpu_blocks: blocks of its shared pool, each a page of every layer slot of a group.
+std::uint64_t vllm_pool_block_count(const KvShape& shape, double kv_bytes, std::uint64_t block_tokens);
+
+/// vLLM's "GPU KV cache size: N tokens" up to 0.24: the pool's blocks shared out over the groups, in tokens
 /// (num_blocks // groups x block; for one kind of layer, the tokens the cache holds).
 std::uint64_t vllm_logged_kv_tokens(const KvShape& shape, double kv_bytes, std::uint64_t block_tokens);
 
@@ -93,8 +96,10 @@ std::uint64_t vllm_logged_kv_tokens(const KvShape& shape, double kv_bytes, std::
 /// block, a linear-attention layer one page (vllm/v1/kv_cache_interface.py
 /// max_memory_usage_bytes, kv_cache_utils.py get_max_concurrency_for_kv_cache_config): the
 /// pool's blocks over the blocks one request takes in every group, padding layers included.
+/// `state_pages`: pages a linear-attention layer reserves per request, 2 in mamba_cache_mode
+/// "align" (prefix caching of a hybrid model keeps the last aligned state beside the running one).
 double vllm_max_concurrency(const KvShape& shape, double kv_bytes, std::uint64_t tokens, std::uint64_t block_tokens,
-                            std::uint64_t batched_tokens);
+                            std::uint64_t batched_tokens, std::uint64_t state_pages = 1);
 
 /// Largest context such that `sequences` sequences fit in `budget_bytes` on one GPU;
 /// 0 if not even one token fits. Searches up to `limit_tokens`.

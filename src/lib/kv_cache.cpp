@@ -206,6 +206,10 @@ double vllm_pool_blocks(const KvShape& shape, const VllmKvGroups& g, double kv_b
 
 }  // namespace
 
+std::uint64_t vllm_pool_block_count(const KvShape& shape, double kv_bytes, std::uint64_t block_tokens) {
+  return static_cast<std::uint64_t>(vllm_pool_blocks(shape, vllm_kv_groups(shape, block_tokens), kv_bytes));
+}
+
 std::uint64_t vllm_logged_kv_tokens(const KvShape& shape, double kv_bytes, std::uint64_t block_tokens) {
   const VllmKvGroups g = vllm_kv_groups(shape, block_tokens);
   if (g.groups == 0) {
@@ -216,7 +220,7 @@ std::uint64_t vllm_logged_kv_tokens(const KvShape& shape, double kv_bytes, std::
 }
 
 double vllm_max_concurrency(const KvShape& shape, double kv_bytes, std::uint64_t tokens, std::uint64_t block_tokens,
-                            std::uint64_t batched_tokens) {
+                            std::uint64_t batched_tokens, std::uint64_t state_pages) {
   const VllmKvGroups g = vllm_kv_groups(shape, block_tokens);
   const double blocks = vllm_pool_blocks(shape, g, kv_bytes);
   if (blocks <= 0 || g.groups == 0 || tokens == 0) {
@@ -226,7 +230,7 @@ double vllm_max_concurrency(const KvShape& shape, double kv_bytes, std::uint64_t
   std::uint64_t request_blocks = 0;
   for (const auto& k : g.kinds) {
     const std::uint64_t used = k.window == 0 ? tokens : std::min(k.window - 1 + batched_tokens, tokens);
-    request_blocks += k.groups * (k.linear ? 1 : round_up(used, block) / block + (k.window == 0 ? 0 : 1));
+    request_blocks += k.groups * (k.linear ? state_pages : round_up(used, block) / block + (k.window == 0 ? 0 : 1));
   }
   return blocks / d(request_blocks);
 }

@@ -560,8 +560,14 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
           // V0 divides the cache by max_model_len; V1 counts the blocks each request reserves.
           f.engine->engine == Engine::vllm && !f.engine->vllm_v0
               ? vllm_max_concurrency(kv, f.engine->kv_bytes, r.context_tokens, f.engine->block_tokens,
-                                     f.engine->batched_tokens)
+                                     f.engine->batched_tokens,
+                                     r.engine.vllm_minor_version.value_or(kVllmNewestMinor) >= kVllmMambaAlignMinor ? 2 : 1)
               : d(f.engine->kv_tokens) / d(std::max<std::uint64_t>(r.context_tokens, 1));
+      const bool concurrency_tokens = f.engine->engine == Engine::vllm && !f.engine->vllm_v0 &&
+                                      r.engine.vllm_minor_version.value_or(kVllmNewestMinor) >= kVllmPoolCountMinor;
+      f.engine->logged_kv_tokens =
+          concurrency_tokens ? static_cast<std::uint64_t>(f.engine->max_concurrency * d(r.context_tokens))
+                             : f.engine->kv_tokens;
     }
     // vLLM V1 gives each decoding sequence one block of linear-attention state: with fewer blocks
     // than max_num_seqs it stops at start ("max_num_seqs (256) exceeds available Mamba cache blocks").
@@ -569,8 +575,10 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     constexpr int kVllmStateBlockCheckMinor = 18;
     if (f.engine && f.engine->engine == Engine::vllm && !f.engine->vllm_v0 && kv.linear_layers > 0 &&
         f.engine->kv_tokens > 0 && r.engine.vllm_minor_version.value_or(kVllmStateBlockCheckMinor) >= kVllmStateBlockCheckMinor) {
-      f.engine->state_blocks_below_seqs =
-          f.engine->blocks() < f.engine->max_seqs;
+      const bool pool_count = r.engine.vllm_minor_version.value_or(kVllmNewestMinor) >= kVllmPoolCountMinor;
+      f.engine->state_block_ceiling =
+          pool_count ? vllm_pool_block_count(kv, f.engine->kv_bytes, f.engine->block_tokens) : f.engine->blocks();
+      f.engine->state_blocks_below_seqs = f.engine->state_block_ceiling < f.engine->max_seqs;
     }
     if (figure_set == FigureSet::all) {
       f.max_context_tokens = longest_context(model, kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens,
@@ -679,7 +687,7 @@ std::optional<std::string> engine_start_problem(const FitResult& f) {
   if (!f.engine || !f.engine->state_blocks_below_seqs) {
     return std::nullopt;
   }
-  const std::uint64_t blocks = f.engine->blocks();
+  const std::uint64_t blocks = f.engine->state_block_ceiling;
   return fmt::format("vLLM keeps one block of linear-attention state per sequence and has {} blocks for "
                      "max_num_seqs {}; --max-num-seqs {} or fewer would start (or --enforce-eager: the check guards "
                      "its decode CUDA graphs)",

@@ -105,15 +105,14 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
           }
         }
         lines.push_back(fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)));
-        const std::uint64_t blocks = e.blocks();
-        lines.push_back(e.vllm_v0 ? fmt::format("# GPU blocks: {}", blocks)
-                                  : fmt::format("GPU KV cache size: {} tokens", group_digits(e.kv_tokens)));
+        lines.push_back(e.vllm_v0 ? fmt::format("# GPU blocks: {}", e.blocks())
+                                  : fmt::format("GPU KV cache size: {} tokens", group_digits(e.logged_kv_tokens)));
         lines.push_back(
             fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", group_digits(ctx), concurrency));
         if (e.state_blocks_below_seqs) {
           lines.push_back(fmt::format("ValueError: max_num_seqs ({}) exceeds available Mamba cache blocks ({}) (the "
                                       "engine fails to start)",
-                                      e.max_seqs, blocks));
+                                      e.max_seqs, e.state_block_ceiling));
         }
         return lines;
       }

@@ -395,3 +395,42 @@ TEST_CASE("engine logs: vLLM TP 2 across two nodes keeps no custom all-reduce bu
   const auto within = gpuplan::fit(cat().model("qwen2.5-7b"), cat().gpu("a100-sxm-40gb"), req);
   CHECK(within.engine->non_torch_bytes > across.engine->non_torch_bytes + 1.5 * kGiB);
 }
+
+// A public vLLM 0.29.0 report (2026-09-17, "阶段 02 模型报告", one RTX PRO 6000 Blackwell Server,
+// `vllm serve Qwen/Qwen3.8-27B --max-model-len 8192 --max-num-seqs 256 --gpu-memory-utilization
+// 0.90`): "Available KV cache memory: 31.24 GiB", "GPU KV cache size: 314,187 tokens", "Maximum
+// concurrency for 8,192 tokens per request: 38.35x", metrics num_gpu_blocks 652, block_size 784,
+// mamba_cache_mode align, mamba_ssm_cache_dtype float32; with the default 1,024 sequences
+// "max_num_seqs (1024) exceeds available Mamba cache blocks (635)". The config's mamba_ssm_dtype
+// float32 doubles the state's SSM part (784-token blocks, not 400); the check counts the pool's
+// blocks, not its blocks per group; align mode reserves two state pages per linear group and
+// request; and the logged tokens are concurrency x max_model_len. From the logged memory.
+TEST_CASE("engine logs: vLLM 0.29 on a Qwen3.5-shaped hybrid with an fp32 SSM state (RTX PRO 6000)",
+          "[engine][reference]") {
+  const auto model = gpuplan::model_from_hf_config_file(std::string(GPUPLAN_FIXTURES_DIR) + "/hf/qwen3.8-27b/config.json");
+  REQUIRE(model.linear_attention);
+  CHECK(model.linear_attention->ssm_state_element_bytes == Approx(4.0));
+  const auto shape = gpuplan::kv_shape(model, DType::bf16, Layout{.tp = 1});
+  const auto g = gpuplan::vllm_kv_groups(shape, 16);
+  CHECK(g.block_tokens == 784);
+  CHECK(g.groups == 4);
+  const double kv_bytes = 31.24 * kGiB;
+  CHECK(gpuplan::vllm_pool_block_count(shape, kv_bytes, 16) == 652);
+  const double concurrency = gpuplan::vllm_max_concurrency(shape, kv_bytes, 8192, 16, 8192, 2);
+  CHECK(concurrency == Approx(38.35).margin(0.01));
+  CHECK(static_cast<std::uint64_t>(concurrency * 8192) == Approx(314187).epsilon(0.001));
+  // End to end: the fit's log lines take the 0.29 forms (gpuplan's pool is ~6 % larger: the
+  // vision encoder's profiling peak is not modelled).
+  FitRequest req{.context_tokens = 8192};
+  req.engine = EngineSettings{.engine = Engine::vllm, .gpu_memory_utilization = 0.9, .max_num_seqs = 1024,
+                              .vllm_minor_version = 29};
+  const auto r = gpuplan::fit(model, cat().gpu("rtx-pro-6000-server"), req);
+  REQUIRE(r.engine);
+  CHECK(r.engine->state_blocks_below_seqs);
+  CHECK(static_cast<double>(r.engine->state_block_ceiling) == Approx(635.0).epsilon(0.1));
+  CHECK(r.engine->logged_kv_tokens == static_cast<std::uint64_t>(r.engine->max_concurrency * 8192));
+  // A 0.24 release counted the blocks per group for its check (a Qwen3-Coder-Next log: 134).
+  req.engine.vllm_minor_version = 24;
+  const auto old = gpuplan::fit(model, cat().gpu("rtx-pro-6000-server"), req);
+  CHECK(old.engine->state_block_ceiling == old.engine->blocks());
+}
