@@ -170,6 +170,21 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
           "... is less than desired GPU memory utilization\", --gpu-memory-utilization {:.2f} or less starts there",
           res.engine->share, total / units::kGiB, free / units::kGiB, std::floor(free / total * 100.0) / 100.0));
     }
+    // vLLM's logged concurrency reserves each sliding-window layer min(window - 1 +
+    // max_num_batched_tokens, context) tokens, as a request's prefill needs; a decoding request
+    // keeps only its window, which is what the sequences figure counts.
+    const double per_replica = res.max_concurrent_sequences
+                                   ? static_cast<double>(*res.max_concurrent_sequences) /
+                                         static_cast<double>(r.layout.dp)
+                                   : 0.0;
+    if (!res.engine->vllm_v0 && res.kv_known && !res.kv.full_attention_only && res.engine->max_concurrency > 0 &&
+        std::abs(per_replica - res.engine->max_concurrency) > 0.1 * res.engine->max_concurrency) {
+      res.notes.push_back(fmt::format(
+          "vLLM's 'Maximum concurrency' ({:.2f}x) reserves each sliding-window layer its window plus a "
+          "prefill chunk (max_num_batched_tokens {}); decoding requests hold only their window, so about {:.0f} run at once "
+          "(the max concurrent sequences above) once their prefills are done",
+          res.engine->max_concurrency, res.engine->batched_tokens, per_replica));
+    }
     if (res.engine->vllm_v0) {
       res.notes.push_back(fmt::format("vLLM {} runs its V0 engine: max_num_seqs 256, and a step of max(max_model_len, "
                                       "2048) tokens (2048 with chunked prefill, on above 32K); its log counts GPU blocks",
