@@ -159,7 +159,6 @@ Exit run_plan(const PlanOptions& o) {
 
 void add_plan_command(CLI::App& app, Exit& exit_code) {
   auto o = std::make_shared<PlanOptions>();
-  o->workload.max_batch = 4096;
   CLI::App* sub = app.add_subcommand(
       "plan",
       "The cheapest deployments meeting a load and latency targets: every priced GPU x weights and KV format x "

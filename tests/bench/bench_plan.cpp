@@ -13,7 +13,7 @@ namespace {
 
 gpuplan::PlanRequest sweep_request(const gpuplan::Catalog& catalog, gpuplan::BatchSearch search) {
   gpuplan::PlanRequest r;
-  // As `gpuplan plan --input 2048 --output 256` fills it (apply_workload, plan's --max-batch 4096).
+  // As `gpuplan plan --input 2048 --output 256 --max-batch 4096` fills it (apply_workload; the sweep).
   r.perf.input_tokens = 2048;
   r.perf.output_tokens = 256;
   r.perf.fit.context_tokens = r.perf.input_tokens + r.perf.output_tokens;
