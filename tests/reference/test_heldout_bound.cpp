@@ -58,7 +58,10 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       {"community-2026h.json", 31},
       // Session 43's: TensorRT-LLM's v0.12 perf overview (H200, H100, A100, L40S columns), its
       // DeepSeek-R1 attention-DP blog, gpustack's GLM-4.6 (8 x H100 and H200) and A100 pages.
-      {"community-2026i.json", 42}};
+      {"community-2026i.json", 42},
+      // Session 44's: LMDeploy's A100 static-batch table, Lambda's vLLM 0.5.4 A100/H100 result files,
+      // gpustack's Qwen3-8B quantization page (RTX 4090, A100, H100) and GLM-4.6 on 8 x A100.
+      {"community-2026j.json", 30}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
