@@ -301,7 +301,10 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   doc.tables.insert(doc.tables.begin(), std::move(sum));
 
   if (!p.costs.empty()) {
-    detail::Table c{.title = "cost", .header = {"provider", "mode", "USD/GPU-h", "price age", "USD/h", "USD/Mtok"}, .rows = {}};
+    // A configuration that does not fit has a cost only to compare with: say so where it is read.
+    detail::Table c{.title = m.fits ? "cost" : "cost (if it fit: it does not, see above)",
+                    .header = {"provider", "mode", "USD/GPU-h", "price age", "USD/h", "USD/Mtok"},
+                    .rows = {}};
     if (p.run) {
       c.header.push_back("run USD");
       c.header.push_back("band");
