@@ -178,6 +178,7 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                          static_cast<double>(r.layout.dp)
                                    : 0.0;
     if (!res.engine->vllm_v0 && res.kv_known && !res.kv.full_attention_only && res.engine->max_concurrency > 0 &&
+        per_replica >= 1.0 &&
         std::abs(per_replica - res.engine->max_concurrency) > 0.1 * res.engine->max_concurrency) {
       res.notes.push_back(fmt::format(
           "vLLM's 'Maximum concurrency' ({:.2f}x) reserves each sliding-window layer its window plus a "
@@ -419,6 +420,28 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
   f.engine = e;
 }
 
+/// Copies of a sequence's linear-attention state the KV budget holds: none under SGLang, whose
+/// state pool sits in the reserve; two under vLLM from 0.25, whose align mode keeps the last
+/// aligned state beside the running one; else one.
+double state_copies(const std::optional<EngineMemory>& engine, const FitRequest& r) {
+  if (!engine) {
+    return 1.0;
+  }
+  if (engine->state_slot_bytes > 0) {
+    return 0.0;
+  }
+  const bool align = engine->engine == Engine::vllm && !engine->vllm_v0 &&
+                     r.engine.vllm_minor_version.value_or(kVllmNewestMinor) >= kVllmMambaAlignMinor;
+  return align ? 2.0 : 1.0;
+}
+
+/// `kv` with its state counted as the engine keeps it (state_copies).
+KvShape counted_shape(const KvShape& kv, const std::optional<EngineMemory>& engine, const FitRequest& r) {
+  KvShape counted = kv;
+  counted.state_bytes_per_sequence *= state_copies(engine, r);
+  return counted;
+}
+
 /// The longest context of `model` whose KV cache `sequences` hold in `budget_bytes`, and whether
 /// the model's own maximum is what limits it.
 std::uint64_t longest_context(const ModelSpec& model, const KvShape& kv, double budget_bytes, std::uint64_t sequences,
@@ -554,10 +577,10 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   if (kv_known) {
     const KvShape& kv = *f.kv;
     f.sequence_kv_bytes_per_gpu = sequence_kv_bytes(kv, r.context_tokens, f.block_tokens);
-    // SGLang holds each request's linear-attention state in its own pool (in the reserve): the
-    // token pool holds the rest, and the state pool caps the running requests.
+    // What one sequence takes from the KV budget as the engine keeps its state (state_copies).
     const bool state_pool = f.engine && f.engine->state_slot_bytes > 0;
-    const double pooled_bytes = f.sequence_kv_bytes_per_gpu - (state_pool ? kv.state_bytes_per_sequence : 0.0);
+    const KvShape counted = counted_shape(kv, f.engine, r);
+    const double pooled_bytes = sequence_kv_bytes(counted, r.context_tokens, f.block_tokens);
     mem.kv_cache_bytes = d(f.concurrency_per_replica) * pooled_bytes;
     // Without an engine the logits buffer grows with the load: each further sequence costs its
     // KV cache and its logits, so the figure is the load at which a fit at that load still fits.
@@ -596,7 +619,7 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
       f.engine->state_blocks_below_seqs = f.engine->state_block_ceiling < f.engine->max_seqs;
     }
     if (figure_set == FigureSet::all) {
-      f.max_context_tokens = longest_context(model, kv, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens,
+      f.max_context_tokens = longest_context(model, counted, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens,
                                              f.max_context_limited_by_model);
     }
   }
@@ -671,7 +694,8 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
 void add_max_context(FitResult& result, const ModelSpec& model) {
   if (result.kv_known) {
     result.max_context_tokens =
-        longest_context(model, result.kv, result.per_gpu.kv_budget_bytes, result.concurrency_per_replica,
+        longest_context(model, counted_shape(result.kv, result.engine, result.request), result.per_gpu.kv_budget_bytes,
+                        result.concurrency_per_replica,
                         result.request.block_tokens, result.max_context_limited_by_model);
   }
 }

@@ -293,7 +293,10 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
       : r.kv_known ? "activations (prefill chunk + logits)"
                    : "activations (unknown without an architecture)",
       m.activation_bytes);
-  row(r.engine ? "non-torch memory, CUDA graphs" : "runtime reserve", m.reserve_bytes);
+  row(!r.engine                                ? "runtime reserve"
+      : r.engine->state_slot_bytes > 0 ? "linear-attention state pool (SGLang)"
+                                           : "non-torch memory, CUDA graphs",
+      m.reserve_bytes);
   row("KV budget", m.kv_budget_bytes);
   if (r.kv_known) {
     row(fmt::format("KV cache ({} x {} tokens)", group_digits(r.concurrency_per_replica),

@@ -323,8 +323,22 @@ TEST_CASE("engine: SGLang splits a hybrid model's memory into a state pool and a
   // More running requests than the pool admits do not fit at once.
   r.concurrency = e.state_requests + 1;
   CHECK_FALSE(gpuplan::fit(m, cat().gpu("h200-sxm"), r).fits);
-  // vLLM keeps the state in its KV blocks: no separate pool.
+  // The longest context at 200 sequences is the token pool's alone: the state is in its own pool.
+  r.concurrency = 200;
+  const auto at_200 = gpuplan::fit(m, cat().gpu("h200-sxm"), r);
+  REQUIRE(at_200.max_context_tokens);
+  const double tokens_per_sequence = at_200.engine->kv_bytes / 200.0 / at_200.kv_bytes_per_token_per_gpu;
+  CHECK(static_cast<double>(*at_200.max_context_tokens) == Approx(tokens_per_sequence).epsilon(0.01));
+  // vLLM keeps the state in its KV blocks: no separate pool. From 0.25 its align mode holds two
+  // state pages a request, so fit's sequences agree with its logged concurrency (422 with one).
   r.concurrency = 1;
   r.engine.engine = Engine::vllm;
-  CHECK_FALSE(gpuplan::fit(m, cat().gpu("h200-sxm"), r).engine->state_pool_bytes > 0.0);
+  const auto vllm = gpuplan::fit(m, cat().gpu("h200-sxm"), r);
+  CHECK_FALSE(vllm.engine->state_pool_bytes > 0.0);
+  REQUIRE(vllm.max_concurrent_sequences);
+  CHECK(static_cast<double>(*vllm.max_concurrent_sequences) == Approx(vllm.engine->max_concurrency).epsilon(0.01));
+  r.engine.vllm_minor_version = 24;
+  const auto v24 = gpuplan::fit(m, cat().gpu("h200-sxm"), r);
+  CHECK(static_cast<double>(*v24.max_concurrent_sequences) == Approx(v24.engine->max_concurrency).epsilon(0.01));
+  CHECK(*v24.max_concurrent_sequences > *vllm.max_concurrent_sequences);
 }
