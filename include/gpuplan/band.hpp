@@ -68,6 +68,9 @@ struct EstimateBand {
   /// False for an engine the calibration set was not measured with: the band is widened to the
   /// spread of that engine's public runs (other_engine_band).
   bool engine_calibrated = true;
+  /// False for a layout no calibration run used, whether or not it set the case (a more distant
+  /// case may have set it): the text names both.
+  bool layout_calibrated = true;
   Band band;
 };
 /// Whether every calibration run used this kind of layout: TP inside one node (experts TP-sharded
@@ -89,7 +92,7 @@ EstimateBand estimate_band(const Catalog& catalog, const ModelSpec& model, const
 inline constexpr std::string_view kEngineNotCalibrated = "engine not calibrated, widened to public vLLM and SGLang runs";
 /// Where a band comes from, as the outputs say it: the case, and "; engine not calibrated ..."
 /// when it was widened for the engine.
-std::string band_source(BandCase c, bool engine_calibrated);
+std::string band_source(BandCase c, bool engine_calibrated, bool layout_calibrated = true);
 
 /// measured / estimate - 1 of an engine not calibrated (vLLM, SGLang, others a measurement file
 /// names): the central 84 % of public runs' residuals (tools/heldout/community-2026*.json, 130 runs

@@ -50,6 +50,7 @@ struct CompareOption {
   double roofline_tokens_per_s = 0;
   BandCase band_case = BandCase::calibrated;  ///< distance from the calibration data
   bool engine_calibrated = true;               ///< false: band widened for vLLM/SGLang
+  bool layout_calibrated = true;               ///< false: the layout also widened it
   std::optional<double> measured_tokens_per_s;
   /// What the costs use: the measurement when given, else the estimate.
   [[nodiscard]] double tokens_per_s() const { return measured_tokens_per_s.value_or(estimate_tokens_per_s); }

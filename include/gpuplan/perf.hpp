@@ -353,6 +353,7 @@ struct PerfResult {
   double band_high = 1.0;
   BandCase band_case = BandCase::calibrated;  ///< how far the request is from the calibration data
   bool engine_calibrated = true;               ///< false: band widened for vLLM/SGLang
+  bool layout_calibrated = true;               ///< false: the layout also widened it
   std::vector<PerfPoint> rows;         ///< calibrated estimate
   std::vector<PerfPoint> roofline;     ///< pure bound, same batches
   /// The load planned with --concurrency or a target (JSON `load`); unset: the batches given.

@@ -98,6 +98,7 @@ struct PlanConfig {
   double band_high = 1.0;
   BandCase band_case = BandCase::calibrated;
   bool engine_calibrated = true;               ///< false: band widened for vLLM/SGLang
+  bool layout_calibrated = true;               ///< false: the layout also widened it
   double itl_s = 0;
   double ttft_s = 0;
   double tokens_per_s_per_user = 0;

@@ -157,7 +157,8 @@ Band band_for_layout(Band band, const Layout& layout, std::uint64_t gpus_per_nod
 }
 
 EstimateBand for_layout(EstimateBand e, const Layout& layout, std::uint64_t gpus_per_node) {
-  if (!layout_calibrated(layout, gpus_per_node) && e.band_case < BandCase::layout_not_calibrated) {
+  e.layout_calibrated = layout_calibrated(layout, gpus_per_node);
+  if (!e.layout_calibrated && e.band_case < BandCase::layout_not_calibrated) {
     e.band_case = BandCase::layout_not_calibrated;
     e.band = band_for_layout(e.band, layout, gpus_per_node);
   }
@@ -169,8 +170,12 @@ Band other_engine_band() {
   return {-0.517, 0.287};
 }
 
-std::string band_source(BandCase c, bool engine_calibrated) {
+std::string band_source(BandCase c, bool engine_calibrated, bool layout_calibrated) {
   std::string s(to_string(c));
+  if (!layout_calibrated && c != BandCase::layout_not_calibrated) {
+    s += "; ";
+    s += to_string(BandCase::layout_not_calibrated);
+  }
   if (!engine_calibrated) {
     s += "; ";
     s += kEngineNotCalibrated;

@@ -42,6 +42,7 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
                  req.fit.layout, req.fit.gpus_per_node);
   o.band_case = band.band_case;
   o.engine_calibrated = band.engine_calibrated;
+  o.layout_calibrated = band.layout_calibrated;
   o.estimate_tokens_per_s = est.output_tokens_per_s;
   o.estimate_low = est.output_tokens_per_s * (1.0 + std::min(0.0, band.band.low));
   o.roofline_tokens_per_s = pm.evaluate(o.batch, Efficiency::roofline()).output_tokens_per_s;

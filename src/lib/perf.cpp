@@ -754,6 +754,7 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   r.band_high = 1.0 + std::max(0.0, band.band.high);
   r.band_case = band.band_case;
   r.engine_calibrated = band.engine_calibrated;
+  r.layout_calibrated = band.layout_calibrated;
   // Each efficiency's prefill (TTFT) and decode steps are timed once for all the batches.
   PerfModel::StepCache estimate(request.efficiency);
   PerfModel::StepCache roofline(Efficiency::roofline());

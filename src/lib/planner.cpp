@@ -268,6 +268,7 @@ Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const P
   k.band_high = 1.0 + std::max(0.0, band.band.high);
   k.band_case = band.band_case;
   k.engine_calibrated = band.engine_calibrated;
+  k.layout_calibrated = band.layout_calibrated;
   k.capacity_tokens_per_s = d(replicas) * at_max.output_tokens_per_s;
   k.capacity_low = k.capacity_tokens_per_s * k.band_low;
   k.capacity_high = k.capacity_tokens_per_s * k.band_high;

@@ -229,7 +229,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   doc.tables.push_back(std::move(opts));
   // The band's width depends on how far each option is from the calibration data, as in perf.
   for (const CompareOption& o : r.options) {
-    doc.footer.push_back(fmt::format("{} band from cross-validation: {}", o.gpu, band_source(o.band_case, o.engine_calibrated)));
+    doc.footer.push_back(fmt::format("{} band from cross-validation: {}", o.gpu, band_source(o.band_case, o.engine_calibrated, o.layout_calibrated)));
   }
   detail::Table costs{.title = "Cost by pricing mode",
                       .header = {"provider", "mode", "gpu", "USD/GPU-h", "price age", "USD/h", "M tokens/USD", "USD/Mtok",

@@ -251,7 +251,7 @@ detail::Document perf_document(const PerfResult& r) {
       "output tok/s: whole deployment, steady state with each prompt's prefill interleaved; roofline: the "
       "same at efficiency 1 with no overhead and communication overlapped (an upper bound)");
   doc.footer.push_back(fmt::format("band {:+.0f} % .. {:+.0f} % from cross-validation: {}", (r.band_low - 1.0) * 100.0,
-                                   (r.band_high - 1.0) * 100.0, band_source(r.band_case, r.engine_calibrated)));
+                                   (r.band_high - 1.0) * 100.0, band_source(r.band_case, r.engine_calibrated, r.layout_calibrated)));
   for (const auto& n : r.notes) {
     doc.footer.push_back("note: " + n);
   }

@@ -140,7 +140,7 @@ DeploymentReport report_deployment(const DeploymentResult& d, ByteUnits units) {
                   fmt::format("{:.1f}", bound.tokens_per_s_per_user)}};
     r.performance = perf;
     r.footer.push_back(fmt::format("{}: decode is {}-bound at batch {}; band {} ({:+.0f} % .. {:+.0f} %)", d.name,
-                                   to_string(p.decode.bound()), p.batch, band_source(d.perf->band_case, d.perf->engine_calibrated),
+                                   to_string(p.decode.bound()), p.batch, band_source(d.perf->band_case, d.perf->engine_calibrated, d.perf->layout_calibrated),
                                    (d.perf->band_low - 1) * 100, (d.perf->band_high - 1) * 100));
   }
   if (!d.costs.empty()) {

@@ -192,7 +192,7 @@ std::string assumptions(const DeploymentResult& d) {
         "efficiency: {:.1f} % of HBM bandwidth, {:.1f} % of dense peak ({}), {:.3f} ms per step + {:g} us per layer",
         p.efficiency.bandwidth * 100, p.efficiency.compute * 100, d.perf->compute_type,
         p.efficiency.step_overhead_s * 1e3, p.efficiency.layer_overhead_s * 1e6));
-    items.push_back(fmt::format("band case: {}", band_source(d.perf->band_case, d.perf->engine_calibrated)));
+    items.push_back(fmt::format("band case: {}", band_source(d.perf->band_case, d.perf->engine_calibrated, d.perf->layout_calibrated)));
   }
   for (const PricedCost& pc : d.costs) {
     items.push_back(fmt::format("price {}: {:.2f} USD/GPU-h, dated {}{}{}", mode_name(pc), pc.price.usd_per_gpu_hour,

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <gpuplan/band.hpp>
 #include <gpuplan/bench_settings.hpp>
 #include <gpuplan/calibration.hpp>
@@ -237,6 +239,12 @@ TEST_CASE("band: an engine not calibrated widens the band, never narrows it", "[
   CHECK(far.band.low == Approx(gpuplan::other_engine_band().low));
   CHECK(gpuplan::band_source(BandCase::calibrated, false).find("engine not calibrated") != std::string::npos);
   CHECK(gpuplan::band_source(BandCase::calibrated, true) == "model, GPU and format calibrated");
+  // A layout no run used is named beside a more distant case that set the band (audit s44 L3).
+  CHECK(gpuplan::band_source(BandCase::model_family_not_calibrated, true, false) ==
+        fmt::format("{}; {}", gpuplan::to_string(BandCase::model_family_not_calibrated),
+                    gpuplan::to_string(BandCase::layout_not_calibrated)));
+  CHECK(gpuplan::band_source(BandCase::layout_not_calibrated, true, false) ==
+        gpuplan::to_string(BandCase::layout_not_calibrated));
 }
 
 TEST_CASE("perf: the engine batch cap bounds the full-load batch", "[perf]") {
