@@ -713,6 +713,17 @@ PerfRequest launched(const PlanRequest& request) {
                               request.launch_engine == Engine::sglang;
   r.fit.windows_read_window = r.fit.windows_read_window || request.launch_engine == Engine::sglang;
   r.fit.gpus_per_node = request.gpus_per_node;  // where its NVLink and PCIe end
+  // Its memory arithmetic at the share the command sets: the batch cap the command emits is then
+  // what that engine's own KV cache holds (the neutral budget had emitted 101 where vLLM holds 94).
+  if (request.launch_engine && r.fit.engine.engine == Engine::neutral) {
+    r.fit.engine.engine = *request.launch_engine;
+    switch (*request.launch_engine) {
+      case Engine::vllm: r.fit.engine.gpu_memory_utilization = r.fit.memory_utilization; break;
+      case Engine::sglang: r.fit.engine.mem_fraction_static = r.fit.memory_utilization; break;
+      case Engine::trtllm: r.fit.engine.kv_cache_free_gpu_mem_fraction = r.fit.memory_utilization; break;
+      case Engine::neutral: break;
+    }
+  }
   return r;
 }
 
