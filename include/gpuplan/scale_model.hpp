@@ -49,7 +49,8 @@ struct ScaleModelRow {
   double tokens_per_s_per_gpu = 0;
   double speedup = 0;               ///< against the smallest layout that fits
   double efficiency = 0;            ///< speedup / (GPUs / smallest GPUs)
-  double itl_s = 0;
+  double itl_s = 0;                 ///< at the row's batch
+  double single_stream_itl_s = 0;   ///< at batch 1: the latency the layout can give one user
   double ttft_s = 0;
   double communication_share = 0;   ///< of one decode step's time
   bool communication_dominates = false;

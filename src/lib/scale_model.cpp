@@ -86,6 +86,7 @@ class TableBuilder {
     row.low = std::min(row.low, row.high);
     row.tokens_per_s_per_gpu = est.output_tokens_per_s / d(layout.gpus());
     row.itl_s = est.itl_s;
+    row.single_stream_itl_s = pm->evaluate(1, pr.efficiency).itl_s;
     row.ttft_s = est.ttft_s;
     row.communication_share = est.decode.communication_s / est.decode.total_s();
     // The largest part of the step, overhead included: communication that beats memory and

@@ -87,6 +87,9 @@ TEST_CASE("scale model: replicas scale linearly, and efficiency is against the s
   REQUIRE(tp8 != nullptr);
   // The trade-off both rows show: wider TP answers faster, replicas serve more.
   CHECK(tp8->itl_s < eight->itl_s);
+  // One user's latency (batch 1) is the layout's, whatever the load: TP 8 beats TP 1 there too.
+  CHECK(tp8->single_stream_itl_s < eight->single_stream_itl_s);
+  CHECK(tp8->single_stream_itl_s <= tp8->itl_s);
   CHECK(tp8->output_tokens_per_s < eight->output_tokens_per_s);
 }
 
