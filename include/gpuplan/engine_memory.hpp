@@ -129,6 +129,10 @@ struct EngineMemory {
   double state_conv_bytes = 0;      ///< of the pool: the convolution windows (its log's conv_state)
   std::uint64_t state_slots = 0;    ///< max_mamba_cache_size
   std::uint64_t state_requests = 0; ///< running requests the pool admits (its max_running_requests cap)
+  /// More running requests than the state pool admits (SGLang's hybrid models; false without a pool).
+  [[nodiscard]] bool state_pool_full(std::uint64_t running) const {
+    return state_slot_bytes > 0 && running > state_requests;
+  }
   /// Whole blocks of the cache (vLLM's "# GPU blocks").
   [[nodiscard]] std::uint64_t blocks() const { return kv_tokens / std::max<std::uint64_t>(block_tokens, 1); }
   /// Requests at the fit's context the cache holds, as the engine counts them (vLLM's log line;

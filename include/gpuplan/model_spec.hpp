@@ -64,7 +64,11 @@ struct LinearAttentionSpec {
   double ssm_state_element_bytes = 2.0;
   /// State elements per sequence and layer: the SSM state (value_heads x key_dim x value_dim)
   /// plus the convolution window (kernel - 1 positions of q, k and v).
-  [[nodiscard]] double state_elements() const;
+  [[nodiscard]] double state_elements() const { return ssm_state_elements() + conv_state_elements(); }
+  [[nodiscard]] double ssm_state_elements() const;
+  [[nodiscard]] double conv_state_elements() const;
+  /// The convolution window's bytes per sequence and layer (16-bit).
+  [[nodiscard]] double conv_state_bytes() const;
   /// Bytes of that state per sequence and layer, each part at its own width.
   [[nodiscard]] double state_bytes() const;
 };

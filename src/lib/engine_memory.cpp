@@ -427,16 +427,13 @@ void sglang_state_pool(const ModelSpec& m, const Layout& l, const EngineInputs& 
   constexpr double kMambaFullMemoryRatio = 0.9;
   constexpr std::uint64_t kSlotsPerRunningRequest = 3;
   constexpr double kSsmStateBytes = 4.0;
-  LinearAttentionSpec state = *m.linear_attention;
-  const double conv_per_layer = state.state_bytes() - d(state.value_heads * state.key_head_dim * state.value_head_dim) *
-                                                          state.ssm_state_element_bytes;
-  state.ssm_state_element_bytes = kSsmStateBytes;
+  const LinearAttentionSpec& state = *m.linear_attention;
   const double layers = d(in.kv_shape->linear_layers);
-  r.state_slot_bytes = state.state_bytes() * layers / d(l.tp);
+  r.state_slot_bytes = (state.ssm_state_elements() * kSsmStateBytes + state.conv_state_bytes()) * layers / d(l.tp);
   const double pool = r.kv_bytes * kMambaFullMemoryRatio / (1.0 + kMambaFullMemoryRatio);
   r.state_slots = static_cast<std::uint64_t>(std::floor(pool / r.state_slot_bytes));
   r.state_pool_bytes = d(r.state_slots) * r.state_slot_bytes;
-  r.state_conv_bytes = d(r.state_slots) * conv_per_layer * layers / d(l.tp);
+  r.state_conv_bytes = d(r.state_slots) * state.conv_state_bytes() * layers / d(l.tp);
   r.state_requests = r.state_slots / kSlotsPerRunningRequest;
   r.kv_bytes -= r.state_pool_bytes;
 }

@@ -420,6 +420,11 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
   f.engine = e;
 }
 
+/// vLLM's V1 engine at `minor` or later (a request naming no version runs the newest).
+bool vllm_v1_from(const EngineMemory& e, const FitRequest& r, int minor) {
+  return e.engine == Engine::vllm && !e.vllm_v0 && r.engine.vllm_minor_version.value_or(kVllmNewestMinor) >= minor;
+}
+
 /// Copies of a sequence's linear-attention state the KV budget holds: none under SGLang, whose
 /// state pool sits in the reserve; two under vLLM from 0.25, whose align mode keeps the last
 /// aligned state beside the running one; else one.
@@ -430,9 +435,7 @@ double state_copies(const std::optional<EngineMemory>& engine, const FitRequest&
   if (engine->state_slot_bytes > 0) {
     return 0.0;
   }
-  const bool align = engine->engine == Engine::vllm && !engine->vllm_v0 &&
-                     r.engine.vllm_minor_version.value_or(kVllmNewestMinor) >= kVllmMambaAlignMinor;
-  return align ? 2.0 : 1.0;
+  return vllm_v1_from(*engine, r, kVllmMambaAlignMinor) ? 2.0 : 1.0;
 }
 
 /// `kv` with its state counted as the engine keeps it (state_copies).
@@ -578,7 +581,6 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     const KvShape& kv = *f.kv;
     f.sequence_kv_bytes_per_gpu = sequence_kv_bytes(kv, r.context_tokens, f.block_tokens);
     // What one sequence takes from the KV budget as the engine keeps its state (state_copies).
-    const bool state_pool = f.engine && f.engine->state_slot_bytes > 0;
     const KvShape counted = counted_shape(kv, f.engine, r);
     const double pooled_bytes = sequence_kv_bytes(counted, r.context_tokens, f.block_tokens);
     mem.kv_cache_bytes = d(f.concurrency_per_replica) * pooled_bytes;
@@ -589,7 +591,7 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
         f.engine ? mem.kv_budget_bytes
                  : std::max(0.0, mem.engine_cap_bytes - (fixed - f.activations.logits));
     auto per_replica = static_cast<std::uint64_t>(std::floor(budget_beside_logits / (pooled_bytes + logits_per_sequence)));
-    if (state_pool) {
+    if (f.engine && f.engine->state_slot_bytes > 0) {
       per_replica = std::min(per_replica, f.engine->state_requests);
     }
     f.max_concurrent_sequences = per_replica * l.dp;
@@ -598,13 +600,10 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
           // V0 divides the cache by max_model_len; V1 counts the blocks each request reserves.
           f.engine->engine == Engine::vllm && !f.engine->vllm_v0
               ? vllm_max_concurrency(kv, f.engine->kv_bytes, r.context_tokens, f.engine->block_tokens,
-                                     f.engine->batched_tokens,
-                                     r.engine.vllm_minor_version.value_or(kVllmNewestMinor) >= kVllmMambaAlignMinor ? 2 : 1)
+                                     f.engine->batched_tokens, static_cast<std::uint64_t>(state_copies(f.engine, r)))
               : d(f.engine->kv_tokens) / d(std::max<std::uint64_t>(r.context_tokens, 1));
-      const bool concurrency_tokens = f.engine->engine == Engine::vllm && !f.engine->vllm_v0 &&
-                                      r.engine.vllm_minor_version.value_or(kVllmNewestMinor) >= kVllmPoolCountMinor;
       f.engine->logged_kv_tokens =
-          concurrency_tokens ? static_cast<std::uint64_t>(f.engine->max_concurrency * d(r.context_tokens))
+          vllm_v1_from(*f.engine, r, kVllmPoolCountMinor) ? static_cast<std::uint64_t>(f.engine->max_concurrency * d(r.context_tokens))
                              : f.engine->kv_tokens;
     }
     // vLLM V1 gives each decoding sequence one block of linear-attention state: with fewer blocks
@@ -613,9 +612,8 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     constexpr int kVllmStateBlockCheckMinor = 18;
     if (f.engine && f.engine->engine == Engine::vllm && !f.engine->vllm_v0 && kv.linear_layers > 0 &&
         f.engine->kv_tokens > 0 && r.engine.vllm_minor_version.value_or(kVllmStateBlockCheckMinor) >= kVllmStateBlockCheckMinor) {
-      const bool pool_count = r.engine.vllm_minor_version.value_or(kVllmNewestMinor) >= kVllmPoolCountMinor;
       f.engine->state_block_ceiling =
-          pool_count ? vllm_pool_block_count(kv, f.engine->kv_bytes, f.engine->block_tokens) : f.engine->blocks();
+          vllm_v1_from(*f.engine, r, kVllmPoolCountMinor) ? vllm_pool_block_count(kv, f.engine->kv_bytes, f.engine->block_tokens) : f.engine->blocks();
       f.engine->state_blocks_below_seqs = f.engine->state_block_ceiling < f.engine->max_seqs;
     }
     if (figure_set == FigureSet::all) {
@@ -633,8 +631,7 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   }
   const bool no_start = f.engine && f.engine->state_blocks_below_seqs;
   // More running requests than SGLang's state pool admits wait in its queue: not all at once.
-  const bool over_state_pool = f.engine && f.engine->state_slot_bytes > 0 &&
-                               f.concurrency_per_replica > f.engine->state_requests;
+  const bool over_state_pool = f.engine && f.engine->state_pool_full(f.concurrency_per_replica);
   const double needed = fixed + mem.kv_cache_bytes;
   f.fits = needed <= mem.engine_cap_bytes && !no_start && !over_state_pool;
   mem.free_bytes = std::max(0.0, mem.kv_budget_bytes - mem.kv_cache_bytes);
@@ -717,7 +714,7 @@ void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu,
 }  // namespace detail
 
 std::optional<std::string> engine_start_problem(const FitResult& f) {
-  if (f.engine && f.engine->state_slot_bytes > 0 && f.concurrency_per_replica > f.engine->state_requests) {
+  if (f.engine && f.engine->state_pool_full(f.concurrency_per_replica)) {
     return fmt::format("SGLang's linear-attention state pool holds {} slots, 3 per running request with its radix "
                        "cache: {} running requests per replica, not {} (SGLang's --max-mamba-cache-size or "
                        "--mamba-full-memory-ratio moves memory from its token pool to it)",

@@ -263,14 +263,18 @@ namespace {
 constexpr double kConvStateBytes = 2.0;  // the model's 16-bit dtype
 }  // namespace
 
-double LinearAttentionSpec::state_elements() const {
-  const double conv = d(2 * key_heads * key_head_dim + value_heads * value_head_dim) * d(conv_kernel > 0 ? conv_kernel - 1 : 0);
-  return d(value_heads) * d(key_head_dim) * d(value_head_dim) + conv;
+double LinearAttentionSpec::ssm_state_elements() const {
+  return d(value_heads) * d(key_head_dim) * d(value_head_dim);
 }
 
+double LinearAttentionSpec::conv_state_elements() const {
+  return d(2 * key_heads * key_head_dim + value_heads * value_head_dim) * d(conv_kernel > 0 ? conv_kernel - 1 : 0);
+}
+
+double LinearAttentionSpec::conv_state_bytes() const { return conv_state_elements() * kConvStateBytes; }
+
 double LinearAttentionSpec::state_bytes() const {
-  const double ssm = d(value_heads) * d(key_head_dim) * d(value_head_dim);
-  return ssm * ssm_state_element_bytes + (state_elements() - ssm) * kConvStateBytes;
+  return ssm_state_elements() * ssm_state_element_bytes + conv_state_bytes();
 }
 
 std::string_view to_string(WeightPart part) {

@@ -223,53 +223,48 @@ class TableBuilder {
     }
   }
 
-  // Whole expert-parallel groups (attention DP over the scale-up domain), as many as the target
-  // needs: a group is the unit, its experts spread over all of its GPUs.
-  void serve_out_units(const Layout& unit, std::vector<ScaleModelRow>& rows, ScaleModelTable& t) const {
+  // As many copies of `unit` as the target needs (its DP ranks multiplied), as one serve-out row;
+  // `shape(count)` names them, `what` names the unit when the copies pass the GPU limit.
+  template <typename Shape>
+  void serve_out_copies(const Layout& unit, std::string_view what, Shape shape, std::vector<ScaleModelRow>& rows,
+                        ScaleModelTable& t) const {
     const auto one = row(unit, ScaleWay::serve_out, "");
     if (!one) {
       return;
     }
-    const double groups = std::ceil(*r_.target_output_tokens_per_s / one->output_tokens_per_s);
-    if (groups * d(unit.gpus()) > d(kMaxGpus)) {
-      t.notes.push_back(fmt::format("serve-out with EP {} groups needs more than {} GPUs", unit.ep, kMaxGpus));
+    const double copies = std::ceil(*r_.target_output_tokens_per_s / one->output_tokens_per_s);
+    if (copies * d(unit.gpus()) > d(kMaxGpus)) {
+      t.notes.push_back(fmt::format("serve-out with {} needs more than {} GPUs", what, kMaxGpus));
       return;
     }
-    const auto count = static_cast<std::uint64_t>(groups);
-    const auto x = row({.tp = unit.tp, .pp = unit.pp, .ep = unit.ep, .dp = count * unit.dp}, ScaleWay::serve_out,
-                       fmt::format("{} group{} of EP {}", count, count == 1 ? "" : "s", unit.ep));
-    if (x) {
-      rows.push_back(*x);
+    const auto count = static_cast<std::uint64_t>(copies);
+    Layout many = unit;
+    many.dp = count * unit.dp;
+    if (auto x = row(many, ScaleWay::serve_out, shape(count))) {
+      rows.push_back(std::move(*x));
       note_fewest(rows, t);
     }
+  }
+
+  // Whole expert-parallel groups (attention DP over the scale-up domain), as many as the target
+  // needs: a group is the unit, its experts spread over all of its GPUs.
+  void serve_out_units(const Layout& unit, std::vector<ScaleModelRow>& rows, ScaleModelTable& t) const {
+    serve_out_copies(unit, fmt::format("EP {} groups", unit.ep), [&](std::uint64_t count) {
+      return fmt::format("{} group{} of EP {}", count, count == 1 ? "" : "s", unit.ep);
+    }, rows, t);
   }
 
   // Replicas of each replica shape from the smallest up to the scale-up domain, as many as the
   // target needs.
   void serve_out(const ScaleModelRow& base, std::vector<ScaleModelRow>& rows, ScaleModelTable& t) const {
-    const double target = *r_.target_output_tokens_per_s;
     const std::uint64_t replica0 = base.layout.gpus();
     const std::uint64_t unit_dp = base.layout.dp;  // > 1 only when EP spans replicas
-    for (std::uint64_t tp = base.layout.tp; tp * base.layout.pp * unit_dp <= std::max(domain_, replica0); tp *= 2) {
-      const Layout replica{.tp = tp, .pp = base.layout.pp, .dp = unit_dp};
-      const auto one = row(replica, ScaleWay::serve_out, "");
-      if (!one) {
-        continue;
-      }
-      const double replicas = std::ceil(target / one->output_tokens_per_s);
-      if (replicas * d(replica.gpus()) > d(kMaxGpus)) {  // replica.gpus() counts unit_dp
-        t.notes.push_back(fmt::format("serve-out with TP {} needs more than {} GPUs", tp, kMaxGpus));
-        continue;
-      }
-      const auto count = static_cast<std::uint64_t>(replicas);
-      const auto x = row({.tp = tp, .pp = base.layout.pp, .dp = count * unit_dp},
-                         ScaleWay::serve_out, fmt::format("{} replica{} of TP {}{}", count * unit_dp, count * unit_dp == 1 ? "" : "s", tp,
-                                                          base.layout.pp > 1 ? fmt::format(" x PP {}", base.layout.pp) : ""));
-      if (!x) {
-        continue;
-      }
-      rows.push_back(*x);
-      note_fewest(rows, t);
+    const std::uint64_t pp = base.layout.pp;
+    for (std::uint64_t tp = base.layout.tp; tp * pp * unit_dp <= std::max(domain_, replica0); tp *= 2) {
+      serve_out_copies({.tp = tp, .pp = pp, .dp = unit_dp}, fmt::format("TP {}", tp), [&](std::uint64_t count) {
+        return fmt::format("{} replica{} of TP {}{}", count * unit_dp, count * unit_dp == 1 ? "" : "s", tp,
+                           pp > 1 ? fmt::format(" x PP {}", pp) : "");
+      }, rows, t);
     }
   }
 
