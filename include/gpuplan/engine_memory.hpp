@@ -42,7 +42,8 @@ inline constexpr std::uint64_t kTrtllmBlockTokens = 32;
 /// The KV-cache format an engine serves `model` in when none is asked for: TensorRT-LLM takes the
 /// checkpoint's calibrated FP8 cache (ModelSpec::checkpoint_kv_dtype); the others, and the
 /// neutral estimate, the 16-bit format of the served weights ("auto").
-[[nodiscard]] DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine);
+[[nodiscard]] DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, const GpuSpec& gpu,
+                                           Engine engine);
 /// The cache layout `engine` builds where engines differ: SGLang caches MiniCPM3's MLA latent
 /// (its MiniCPM3AttentionMLA), where vLLM (and the neutral estimate, after it) expands K and V per head.
 void apply_engine_cache_layout(ModelSpec& model, Engine engine);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <gpuplan/dtype.hpp>
+#include <gpuplan/gpu.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/model_spec.hpp>
 
@@ -43,8 +44,8 @@ double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype);
 
 /// The KV cache format engines pick by default ("auto"): the 16-bit format the model is served
 /// in, its activations' (`served.vectors`): fp16 for a float16 checkpoint or --dtype float16,
-/// else bf16.
-DType default_kv_dtype(const WeightFormats& served);
+/// else bf16; fp16 on a GPU without bf16 (Volta, Turing), where engines cast bf16 checkpoints.
+DType default_kv_dtype(const WeightFormats& served, const GpuSpec& gpu);
 
 /// The per-GPU KV shape for a layout. The model must have an architecture. With
 /// `windows_keep_context`, sliding-window and chunked-attention layers count as full attention

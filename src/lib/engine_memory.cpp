@@ -274,11 +274,11 @@ void apply_engine_cache_layout(ModelSpec& model, Engine engine) {
   }
 }
 
-DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, Engine engine) {
+DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, const GpuSpec& gpu, Engine engine) {
   if (engine == Engine::trtllm && model.checkpoint_kv_dtype) {
     return *model.checkpoint_kv_dtype;
   }
-  return default_kv_dtype(served);
+  return default_kv_dtype(served, gpu);
 }
 
 std::optional<std::string> engine_kv_refusal(const ModelSpec& model, Engine engine, DType kv) {

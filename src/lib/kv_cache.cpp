@@ -61,8 +61,9 @@ double linear_state_bytes_per_sequence(const ModelSpec& m) {
   return m.linear_attention->state_bytes() * layers;
 }
 
-DType default_kv_dtype(const WeightFormats& served) {
-  return served.vectors == DType::fp16 ? DType::fp16 : DType::bf16;
+DType default_kv_dtype(const WeightFormats& served, const GpuSpec& gpu) {
+  const bool bf16 = served.vectors != DType::fp16 && std::string_view(gpu.sixteen_bit_type()) == "bf16";
+  return bf16 ? DType::bf16 : DType::fp16;
 }
 
 double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype) {

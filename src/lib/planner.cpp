@@ -643,12 +643,11 @@ std::vector<DType> default_weights_dtypes(const GpuSpec& gpu) {
 
 std::vector<DType> default_kv_dtypes(const GpuSpec& gpu, const ModelSpec& model, DType weights) {
   // Served in 16 bits, the KV cache follows them; quantized, the model's own 16-bit format.
-  DType sixteen = weights == DType::fp16 || weights == DType::bf16
-                      ? weights
-                      : default_kv_dtype(model.shipped_formats.value_or(WeightFormats{}));
-  if (sixteen == DType::bf16 && !gpu.dense_flop_per_s.contains("bf16")) {
-    sixteen = DType::fp16;  // Volta and Turing: engines cast to fp16
+  WeightFormats shipped = model.shipped_formats.value_or(WeightFormats{});
+  if (weights == DType::fp16 || weights == DType::bf16) {
+    shipped.vectors = weights;
   }
+  const DType sixteen = default_kv_dtype(shipped, gpu);
   std::vector<DType> out{sixteen};
   if (gpu.dense_flop_per_s.contains("fp8")) {
     out.push_back(DType::fp8);

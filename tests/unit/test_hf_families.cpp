@@ -678,9 +678,14 @@ TEST_CASE("hf import: a checkpoint's FP8 KV-cache scales set TensorRT-LLM's defa
   REQUIRE(modelopt.checkpoint_kv_dtype);
   CHECK(*modelopt.checkpoint_kv_dtype == gpuplan::DType::fp8);
   const auto served = *modelopt.shipped_formats;
-  CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, gpuplan::Engine::trtllm) == gpuplan::DType::fp8);
-  CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, gpuplan::Engine::vllm) == gpuplan::DType::bf16);
-  CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, gpuplan::Engine::neutral) == gpuplan::DType::bf16);
+  const gpuplan::Catalog catalog = gpuplan::Catalog::builtin();
+  const gpuplan::GpuSpec& h100 = catalog.gpu("h100-sxm");
+  CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, h100, gpuplan::Engine::trtllm) == gpuplan::DType::fp8);
+  CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, h100, gpuplan::Engine::vllm) == gpuplan::DType::bf16);
+  CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, h100, gpuplan::Engine::neutral) == gpuplan::DType::bf16);
+  // Turing has no bf16: engines cast the checkpoint, and "auto" caches fp16.
+  CHECK(gpuplan::engine_default_kv_dtype(modelopt, served, catalog.gpu("t4"), gpuplan::Engine::vllm) ==
+        gpuplan::DType::fp16);
   CHECK(has_note(fit_h100(modelopt).notes, "KV-cache scales"));
   // TensorRT-LLM refuses to override that cache (validate_and_set_kv_cache_quant); on a checkpoint
   // without one it takes fp8 but not int8.

@@ -152,6 +152,9 @@ TEST_CASE("plan: the default KV formats follow the 16-bit format served, and fp8
   CHECK(default_kv_dtypes(h100, fp16_checkpoint, DType::int4) == std::vector<DType>{DType::fp16, DType::fp8});
   CHECK(default_kv_dtypes(h100, bf16_checkpoint, DType::fp8) == std::vector<DType>{DType::bf16, DType::fp8});
   CHECK(default_kv_dtypes(c.gpu("a100-sxm-80gb"), fp16_checkpoint, DType::int4) == std::vector<DType>{DType::fp16});
+  // Turing has no bf16: a bf16 checkpoint is cast to fp16, and so is its cache.
+  CHECK(default_kv_dtypes(c.gpu("t4"), bf16_checkpoint, DType::int4) == std::vector<DType>{DType::fp16});
+  CHECK(default_kv_dtypes(c.gpu("t4"), bf16_checkpoint, DType::bf16) == std::vector<DType>{DType::fp16});
 }
 
 TEST_CASE("pareto_insert keeps exactly the non-dominated points", "[plan]") {
