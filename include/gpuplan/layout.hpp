@@ -27,6 +27,11 @@ struct Layout {
   /// they run as one engine (vLLM --data-parallel-size with --enable-expert-parallel, SGLang
   /// --enable-dp-attention, TensorRT-LLM enable_attention_dp), each with its own batch and KV cache.
   [[nodiscard]] bool dp_attention() const { return dp > 1 && ep > tp; }
+  /// Independent expert-parallel groups of attention-DP ranks (DeepSeek-V3 on 24 GPUs with EP 8:
+  /// 3 engines, each with its own all-to-all); 1 without attention DP.
+  [[nodiscard]] std::uint64_t expert_groups() const {
+    return dp_attention() && ep % tp == 0 && dp % (ep / tp) == 0 ? dp / (ep / tp) : 1;
+  }
 };
 
 /// Checks a layout against a model: every degree >= 1, TP divides the attention heads,

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/layout.hpp>
 #include <gpuplan/units.hpp>
 
 namespace gpuplan::detail {
@@ -164,6 +165,10 @@ std::string render_document(const Document& doc, Format format) {
       break;
   }
   throw std::logic_error("render_document: JSON is rendered from the result, not a document");
+}
+
+std::string expert_groups_text(const Layout& layout) {
+  return layout.expert_groups() > 1 ? fmt::format(", {} EP groups", layout.expert_groups()) : std::string();
 }
 
 std::string group_digits(std::uint64_t value) {

@@ -23,7 +23,7 @@ using detail::checked;
 using detail::group_digits;
 
 std::string layout_text(const Layout& l) {
-  return fmt::format("TP {}, PP {}, EP {}, DP {}", l.tp, l.pp, l.ep, l.dp);
+  return fmt::format("TP {}, PP {}, EP {}, DP {}{}", l.tp, l.pp, l.ep, l.dp, detail::expert_groups_text(l));
 }
 
 std::string target_text(const FitResult& r) {

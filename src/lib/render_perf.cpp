@@ -210,8 +210,8 @@ detail::Document perf_document(const PerfResult& r) {
   const std::string node = q.fit.gpus_per_node == kDefaultGpusPerNode
                                ? std::string()
                                : fmt::format("; {} GPUs per node", q.fit.gpus_per_node);
-  doc.heading.push_back(fmt::format("gpuplan perf: {} on {} x {} (TP {}, PP {}, EP {}, DP {}{})", r.model_id,
-                                    l.gpus(), r.gpu_id, l.tp, l.pp, l.ep, l.dp, node));
+  doc.heading.push_back(fmt::format("gpuplan perf: {} on {} x {} (TP {}, PP {}, EP {}, DP {}{}{})", r.model_id,
+                                    l.gpus(), r.gpu_id, l.tp, l.pp, l.ep, l.dp, detail::expert_groups_text(l), node));
   doc.heading.push_back(fmt::format("weights {}, KV cache {}, {} input + {} output tokens; compute in {} at "
                                     "{:g} TFLOP/s peak, large GEMMs at {:.0f} % of it",
                                     to_string(q.fit.weights_dtype), to_string(q.fit.kv_dtype), q.input_tokens,

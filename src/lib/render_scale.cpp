@@ -285,11 +285,10 @@ std::string scale_layout(const Layout& l) {
   }
   // Experts spread over data-parallel ranks (attention DP): the EP group is the unit that scales,
   // its ranks are not replicas.
-  if (l.ep > l.tp && l.ep % l.tp == 0 && l.dp % (l.ep / l.tp) == 0) {
-    const std::uint64_t group_dp = l.ep / l.tp;
-    t += fmt::format(" DP {}", group_dp);
-    if (l.dp > group_dp) {
-      t += fmt::format(" x {} groups", l.dp / group_dp);
+  if (l.dp_attention() && l.ep % l.tp == 0 && l.dp % (l.ep / l.tp) == 0) {
+    t += fmt::format(" DP {}", l.ep / l.tp);
+    if (l.expert_groups() > 1) {
+      t += fmt::format(" x {} groups", l.expert_groups());
     }
     return t;
   }

@@ -331,6 +331,26 @@ TEST_CASE("perf: a MoE model's layout search weighs expert parallelism", "[perf]
   CHECK_FALSE((l.dp_attention() && l.tp > 1));
 }
 
+// Expert groups smaller than the deployment: DeepSeek-V3's 256 experts do not split 24 ways, and
+// the search had weighed only TP 8 x 3 on 24 H200 (EP 1 or 8), at 0.4x of three EP 8 groups.
+TEST_CASE("perf: a MoE layout search weighs several expert-parallel groups", "[perf]") {
+  PerfRequest r;
+  r.input_tokens = 1024;
+  r.output_tokens = 256;
+  r.fit.weights_dtype = DType::fp8;
+  const auto& m = cat().model("deepseek-v3");
+  const auto& g = cat().gpu("h200-sxm");
+  const auto choice = gpuplan::best_layout(m, g, r, 24);
+  r.fit.layout = Layout{.tp = 8, .pp = 1, .ep = 8, .dp = 3};
+  const double tp8_groups = PerfModel(m, g, r).full_load_tokens_per_s(Efficiency{});
+  r.fit.layout = Layout{.tp = 1, .pp = 1, .ep = 8, .dp = 24};
+  const double ep8_groups = PerfModel(m, g, r).full_load_tokens_per_s(Efficiency{});
+  CHECK(r.fit.layout.expert_groups() == 3);
+  CHECK(ep8_groups > 2 * tp8_groups);
+  CHECK(choice.tokens_per_s >= ep8_groups * (1.0 - 1e-9));
+  CHECK(choice.fit.request.layout.expert_groups() > 1);
+}
+
 TEST_CASE("perf: EP charges each GPU only its own tokens", "[perf][comm]") {
   PerfRequest r;
   r.input_tokens = 1000;

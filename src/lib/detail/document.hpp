@@ -33,6 +33,8 @@ std::vector<bool> numeric_columns(const Table& t);
 
 /// 32768 -> "32,768".
 std::string group_digits(std::uint64_t value);
+/// ", 3 EP groups" for a layout of independent expert-parallel groups, else empty.
+std::string expert_groups_text(const Layout& layout);
 /// Bytes in the chosen unit, two decimals ("72.65"); the unit name is "GB" or "GiB".
 std::string bytes_value(double bytes, ByteUnits units);
 std::string_view unit_name(ByteUnits units);
