@@ -38,7 +38,8 @@ struct LaunchSettings {
   Layout layout;                     ///< one replica: TP, PP, EP (1, TP, or TP x DP with DP attention), DP ranks
   DType weights_dtype = DType::bf16;
   /// The quantized format `model` ships (nullopt: a 16-bit checkpoint): the engine reads it from
-  /// the checkpoint; weights in another format need another checkpoint (FP8 is quantized on load).
+  /// the checkpoint; weights in another format need another checkpoint (FP8 is quantized on load
+  /// from a 16-bit one).
   std::optional<DType> checkpoint_dtype;
   bool fp16_only = false;            ///< the GPU has no bf16: --dtype float16 whatever the weights
   /// The config's max_position_embeddings when RoPE scaling raised the model's limit (else 0):

@@ -105,11 +105,13 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
     out.argv.push_back(sp.model);
   }
   // Weights in a format the named checkpoint does not ship need a checkpoint in that format
-  // (vLLM and SGLang quantize only to FP8 as they load): the command names a placeholder for it,
-  // never a 16-bit repo it would serve unquantized at two to four times the planned memory.
+  // (vLLM and SGLang quantize only to FP8 as they load, and only a 16-bit checkpoint: one that
+  // ships another method stops both at start, its quantization_config against --quantization):
+  // the command names a placeholder for it, never a 16-bit repo it would serve unquantized at
+  // two to four times the planned memory.
   const bool quantized = !sixteen_bit(s.weights_dtype);
   const bool ships = s.checkpoint_dtype == s.weights_dtype;
-  const bool quantizes_on_load = s.weights_dtype == DType::fp8 && engine != Engine::trtllm;
+  const bool quantizes_on_load = s.weights_dtype == DType::fp8 && engine != Engine::trtllm && !s.checkpoint_dtype;
   const bool placeholder = quantized && !ships && !quantizes_on_load;
   out.argv.push_back(placeholder ? fmt::format("<{}-checkpoint-of-{}>", to_string(s.weights_dtype), s.model) : s.model);
   if (placeholder) {

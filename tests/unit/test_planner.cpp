@@ -528,6 +528,15 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
   CHECK(launch_command(Engine::vllm, LaunchSettings{.model = "m", .weights_dtype = DType::fp8, .checkpoint_dtype = DType::fp8})
             .command()
             .find("--quantization") == std::string::npos);
+  // FP8 from a checkpoint that ships another method (gpt-oss's MXFP4) is no quantization on load:
+  // both engines stop on --quantization fp8 against its quantization_config.
+  for (Engine engine : {Engine::vllm, Engine::sglang}) {
+    const EngineLaunch q = launch_command(
+        engine, LaunchSettings{.model = "openai/gpt-oss-120b", .weights_dtype = DType::fp8, .checkpoint_dtype = DType::mxfp4});
+    INFO(q.command());
+    CHECK(q.command().find("--quantization") == std::string::npos);
+    CHECK(q.command().find(" <fp8-checkpoint-of-openai/gpt-oss-120b> ") != std::string::npos);
+  }
   // TensorRT-LLM quantizes nothing on load: FP8 from a 16-bit repo needs a ModelOpt checkpoint.
   CHECK(launch_command(Engine::trtllm, LaunchSettings{.model = "m", .weights_dtype = DType::fp8}).argv[1] == "<fp8-checkpoint-of-m>");
   // On a GPU without bf16 a quantized checkpoint runs its activations in fp16.
