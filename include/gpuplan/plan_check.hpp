@@ -61,6 +61,9 @@ struct ExpectationResult {
   std::string unit;        ///< "ms", "USD/Mtok", "tok/s", "sequences", "USD/month", "" for fits
   std::string context;     ///< the pricing mode for cost expectations, "lyceum on-demand"
   std::string reason;      ///< a `reason::` code when it fails, else empty
+  /// Not in the file: a deployment without `expect.fits` is expected to fit, so that one that
+  /// cannot hold its load fails the gate even with no expectations.
+  bool implied = false;
 };
 
 struct PricedCost {

@@ -43,6 +43,11 @@ void add_checks(const DeploymentQuestion& q, DeploymentResult& d) {
       r.reason = std::string(*e.fits ? reason::does_not_fit : reason::fits_unexpectedly);
     }
     d.checks.push_back(r);
+  } else if (!d.fit.fits) {
+    // A deployment that cannot hold its load fails the gate unless the file says it need not fit:
+    // a plan without expectations would otherwise pass one that cannot even start.
+    d.checks.push_back(ExpectationResult{.name = "fits", .pass = false, .expected = 1.0, .got = 0.0,
+                                         .reason = std::string(reason::does_not_fit), .implied = true});
   }
   if (e.min_concurrent_sequences) {
     d.checks.push_back(bound_check("min_concurrent_sequences", static_cast<double>(*e.min_concurrent_sequences),

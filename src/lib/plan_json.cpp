@@ -19,6 +19,9 @@ OrderedJson check_json(const ExpectationResult& r, bool as_reason) {
     j["code"] = r.reason;
   }
   j["expectation"] = r.name;
+  if (r.implied) {
+    j["implied"] = true;  // not in the file
+  }
   if (!as_reason) {
     j["pass"] = r.pass;
   }

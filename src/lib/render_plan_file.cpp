@@ -63,7 +63,8 @@ Table expectations_table(const CheckResult& c) {
       t.rows.push_back({d.name, "-", "(none)", "-", "-", "", "", d.runs ? "" : std::string(reason::does_not_fit)});
     }
     for (const ExpectationResult& r : d.checks) {
-      t.rows.push_back({d.name, r.pass ? "pass" : "FAIL", r.name, expected_text(r), got_text(r), r.unit,
+      t.rows.push_back({d.name, r.pass ? "pass" : "FAIL", r.implied ? r.name + " (implied)" : r.name, expected_text(r),
+                        got_text(r), r.unit,
                         r.context.empty() ? "-" : r.context, r.reason.empty() ? "-" : r.reason});
     }
   }
