@@ -27,8 +27,12 @@ enum class Optimizer { adamw, adamw_8bit, sgd };
 enum class TrainMethod { full, lora, qlora };
 /// What ZeRO-Offload / FSDP CPU offload moves to host memory.
 enum class Offload { none, optimizer, params };
-/// Precision of the matrix multiplications (weights stay bf16 with fp32 masters either way).
+/// Precision of the matrix multiplications (the weights' storage is MasterWeights' business).
 enum class TrainPrecision { bf16, fp8 };
+/// The copy of the trained weights the optimizer updates: fp32 beside the bf16 working copy
+/// (mixed precision, as ZeRO counts it), or none: pure bf16 training (torchtune's default,
+/// litgpt's bf16-true), where the optimizer updates the bf16 weights and keeps its moments in bf16.
+enum class MasterWeights { fp32, none };
 
 std::string_view to_string(Sharding s);
 std::string_view to_string(Recompute r);
@@ -36,6 +40,7 @@ std::string_view to_string(Optimizer o);
 std::string_view to_string(TrainMethod m);
 std::string_view to_string(Offload o);
 std::string_view to_string(TrainPrecision p);
+std::string_view to_string(MasterWeights w);
 /// Parse the names above ("adamw-8bit", "zero3", ...); unknown names throw InputError naming
 /// `field` with the closest known names.
 Sharding parse_sharding(std::string_view text, std::string_view field);
@@ -44,6 +49,7 @@ Optimizer parse_optimizer(std::string_view text, std::string_view field);
 TrainMethod parse_train_method(std::string_view text, std::string_view field);
 Offload parse_offload(std::string_view text, std::string_view field);
 TrainPrecision parse_train_precision(std::string_view text, std::string_view field);
+MasterWeights parse_master_weights(std::string_view text, std::string_view field);
 
 /// A training job's parallel layout. GPUs = TP x CP x PP x DP (Megatron's order, TP innermost);
 /// EP is carved out of DP x CP for the routed experts.
@@ -69,6 +75,11 @@ struct TrainRequest {
   Optimizer optimizer = Optimizer::adamw;
   TrainPrecision precision = TrainPrecision::bf16;
   Offload offload = Offload::none;
+  MasterWeights master_weights = MasterWeights::fp32;
+  /// The optimizer steps each parameter inside the backward pass as its gradient arrives and
+  /// frees the gradient (torchtune's optimizer_in_bwd): no full gradient buffer. Full training
+  /// only, one micro-batch per step (nothing to accumulate into).
+  bool optimizer_in_backward = false;
   TrainMethod method = TrainMethod::full;
   std::uint64_t lora_rank = 16;
   /// Megatron sequence parallelism with TP > 1: norms and dropout activations split TP ways.
@@ -87,9 +98,14 @@ struct TrainRequest {
 
 /// Checks the request against the model and GPU: layout degrees, TP dividing the heads, PP at
 /// most the layers, EP for MoE only and dividing the experts and DP x CP, CP dividing the
-/// sequence, micro-batches dividing the global batch, offload and method combinations, QLoRA's
-/// 4-bit path and FP8's tensor cores. Throws InputError naming `train.<field>` or `layout.<field>`.
+/// sequence, micro-batches dividing the global batch, offload, method and optimizer-in-backward
+/// combinations, QLoRA's 4-bit path and FP8's tensor cores. Throws InputError naming
+/// `train.<field>` or `layout.<field>`.
 void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& request);
+
+/// Bytes per parameter of the weights the optimizer updates: the fp32 master (or LoRA's fp32
+/// adapters), or the bf16 weights themselves in pure bf16.
+double updated_weight_bytes(MasterWeights w);
 
 /// True when bitsandbytes' NF4 kernels (what QLoRA runs on) exist for the GPU: CUDA and ROCm.
 bool has_4bit_training_path(const GpuSpec& gpu);
@@ -117,8 +133,11 @@ struct TrainMemory {
   double trainable_params = 0;        ///< whole model: full fine-tuning all, LoRA the adapters
   double adapter_params = 0;          ///< whole model's LoRA adapters (0 for full)
   double parameters = 0;              ///< working copy (bf16; QLoRA base in NF4) on the GPU
-  double gradients = 0;
-  double master_weights = 0;          ///< fp32 copy the optimizer updates
+  double gradients = 0;               ///< optimizer in backward: the largest tensor's only
+  double master_weights = 0;          ///< fp32 copy the optimizer updates (0 in pure bf16)
+  /// Trainable parameters whose optimizer step this GPU runs (its ZeRO partition; on the CPU
+  /// with offload).
+  double optimizer_params_per_gpu = 0;
   double optimizer_states = 0;        ///< moments: Adam's m and v, 8-bit Adam's, SGD's momentum
   double activations_per_micro_batch = 0;  ///< one micro-batch through this stage's layers
   std::uint64_t micro_batches_in_flight = 1;  ///< 1F1B: the first stage holds PP of them

@@ -32,6 +32,8 @@ struct TrainOptions {
   std::string optimizer = "adamw";
   std::string precision = "bf16";
   std::string offload = "none";
+  std::string master_weights = "fp32";
+  bool optimizer_in_backward = false;
   std::string method = "full";
   std::uint64_t lora_rank = 16;
   bool lora_rank_given = false;
@@ -66,6 +68,8 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   t.optimizer = parse_optimizer(o.optimizer, "--optimizer");
   t.precision = parse_train_precision(o.precision, "--precision");
   t.offload = parse_offload(o.offload, "--offload");
+  t.master_weights = parse_master_weights(o.master_weights, "--master-weights");
+  t.optimizer_in_backward = o.optimizer_in_backward;
   t.method = parse_train_method(o.method, "--method");
   if (o.lora_rank_given && t.method == TrainMethod::full) {
     throw InputError("--lora-rank: needs --method lora or qlora");
@@ -134,6 +138,14 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--optimizer", o->optimizer, "adamw, adamw-8bit or sgd (momentum)")->capture_default_str();
   sub->add_option("--precision", o->precision, "Matmul precision: bf16 or fp8")->capture_default_str();
   sub->add_option("--offload", o->offload, "Offload to CPU: none, optimizer or params (ZeRO-3/FSDP)")->capture_default_str();
+  sub->add_option("--master-weights", o->master_weights,
+                  "fp32 (mixed precision: an fp32 copy beside the bf16 weights) or none (pure bf16: no copy, "
+                  "bf16 optimizer moments, as torchtune and litgpt's bf16-true train)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fp32", "none"}));
+  sub->add_flag("--optimizer-in-backward", o->optimizer_in_backward,
+                "Step the optimizer inside the backward pass, freeing each gradient (torchtune's optimizer_in_bwd; "
+                "full training, one micro-batch per step)");
   sub->add_option("--method", o->method, "full, lora or qlora")->capture_default_str();
   sub->add_option("--lora-rank", o->lora_rank, "LoRA rank (with --method lora or qlora)")
       ->capture_default_str()

@@ -105,6 +105,8 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"train.offload:", "--offload:"},
     {"train.method:", "--method:"},
     {"train.precision:", "--precision:"},
+    {"train.master_weights:", "--master-weights:"},
+    {"train.optimizer_in_backward:", "--optimizer-in-backward:"},
     {"train_plan.provider:", "--provider:"},
     {"train_plan.tokens:", "--tokens:"},
     {"train_plan.scale:", "--scale:"},

@@ -80,6 +80,8 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                  {"optimizer", to_string(t.optimizer)},
                  {"precision", to_string(t.precision)},
                  {"offload", to_string(t.offload)},
+                 {"master_weights", to_string(t.master_weights)},
+                 {"optimizer_in_backward", t.optimizer_in_backward},
                  {"micro_batch", t.micro_batch},
                  {"seq_tokens", t.seq_tokens},
                  {"global_batch_tokens", static_cast<std::uint64_t>(s.tokens_per_step)},
@@ -94,6 +96,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                          {"gradients_bytes", m.gradients},
                          {"master_weights_bytes", m.master_weights},
                          {"optimizer_states_bytes", m.optimizer_states},
+                         {"optimizer_params_per_gpu", m.optimizer_params_per_gpu},
                          {"model_states_bytes", m.model_states()},
                          {"activations_per_micro_batch_bytes", m.activations_per_micro_batch},
                          {"micro_batches_in_flight", m.micro_batches_in_flight},
@@ -195,9 +198,12 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                                              : fmt::format("{} rank {}", to_string(t.method), t.lora_rank);
   doc.heading.push_back(fmt::format("gpuplan train: {} on {} x {} ({}), {}", p.model_id, t.layout.gpus(), p.gpu_id,
                                     train_layout_text(t.layout), method));
+  const bool pure_bf16 = t.master_weights == MasterWeights::none;
+  const std::string optimizer = fmt::format("{}{}{}", to_string(t.optimizer), pure_bf16 ? ", pure bf16 (no fp32 master)" : "",
+                                            t.optimizer_in_backward ? ", optimizer in backward" : "");
   doc.heading.push_back(fmt::format(
       "sharding {}, recompute {}, {}, {}, micro-batch {} x {} tokens, gradient accumulation {}, global batch {} tokens",
-      to_string(t.sharding), to_string(t.recompute), to_string(t.optimizer), to_string(t.precision), t.micro_batch,
+      to_string(t.sharding), to_string(t.recompute), optimizer, to_string(t.precision), t.micro_batch,
       detail::group_digits(t.seq_tokens), s.micro_batches,
       detail::group_digits(static_cast<std::uint64_t>(s.tokens_per_step))));
 
@@ -214,17 +220,27 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                            : fmt::format("/{} (DP x CP)", ranks);
   };
   const std::string offloaded = t.offload == Offload::none ? "" : "offloaded to CPU";
+  const std::string adapters = pure_bf16 ? "adapters bf16" : "adapters fp32";
   mem.rows.push_back({"parameters", bytes(m.parameters),
                       t.offload == Offload::params ? offloaded
                       : full ? "bf16 " + split_note(3)
-                             : fmt::format("frozen base {} + adapters fp32 {}",
-                                           t.method == TrainMethod::qlora ? "nf4" : "bf16", split_note(3))});
+                             : fmt::format("frozen base {} + {} {}", t.method == TrainMethod::qlora ? "nf4" : "bf16",
+                                           adapters, split_note(3))});
   mem.rows.push_back({"gradients", bytes(m.gradients),
-                      !offloaded.empty() ? offloaded : (full ? "bf16 " : "adapters fp32 ") + split_note(2)});
+                      !offloaded.empty()          ? offloaded
+                      : t.optimizer_in_backward ? "bf16, the largest tensor's (optimizer in backward)"
+                                                  : (full ? "bf16 " : adapters + " ") + split_note(2)});
   mem.rows.push_back({"master weights", bytes(m.master_weights),
-                      !offloaded.empty() ? offloaded : full ? "fp32 " + split_note(1) : "adapters are fp32 already"});
+                      !offloaded.empty() ? offloaded
+                      : pure_bf16        ? "none (pure bf16)"
+                      : full             ? "fp32 " + split_note(1)
+                                         : "adapters are fp32 already"});
+  // 8-bit AdamW's moments are int8 whatever the weights' type.
+  const bool bf16_moments = pure_bf16 && t.optimizer != Optimizer::adamw_8bit;
   mem.rows.push_back({"optimizer states", bytes(m.optimizer_states),
-                      !offloaded.empty() ? offloaded : fmt::format("{} {}", to_string(t.optimizer), split_note(1))});
+                      !offloaded.empty() ? offloaded
+                                         : fmt::format("{}{} {}", to_string(t.optimizer), bf16_moments ? " bf16" : "",
+                                                       split_note(1))});
   mem.rows.push_back({"activations", bytes(m.activations),
                       fmt::format("{} per micro-batch x {} in flight{}", bytes(m.activations_per_micro_batch),
                                   m.micro_batches_in_flight,

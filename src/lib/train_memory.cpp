@@ -40,12 +40,14 @@ using detail::d;
 // Bytes per parameter of the optimizer's moments (the fp32 master copy is separate): AdamW keeps
 // m and v in fp32 (8, so 4 + 8 = ZeRO's K = 12 with the master); bitsandbytes' 8-bit AdamW keeps
 // them in int8 with a block scale per 2048 (Dettmers et al. 2022, "8-bit Optimizers via Block-wise
-// Quantization"): 2 bytes; SGD with momentum keeps one fp32 buffer.
-double moment_bytes(Optimizer o) {
+// Quantization"): 2 bytes; SGD with momentum keeps one fp32 buffer. Without a master copy,
+// torch's optimizers create their moments in the parameters' dtype: bf16, half the bytes.
+double moment_bytes(Optimizer o, MasterWeights w) {
+  const double fp32_share = w == MasterWeights::fp32 ? 1.0 : kBf16Bytes / kFp32Bytes;
   switch (o) {
-    case Optimizer::adamw: return 8.0;
+    case Optimizer::adamw: return 8.0 * fp32_share;
     case Optimizer::adamw_8bit: return 2.0;
-    case Optimizer::sgd: return 4.0;
+    case Optimizer::sgd: return 4.0 * fp32_share;
   }
   return 8.0;
 }
@@ -121,6 +123,17 @@ WeightFormats base_formats(TrainMethod method) {
   return f;
 }
 
+// Elements of the model's largest weight matrix (the embedding and LM head counted or not).
+double largest_matrix(const ModelSpec& model, bool with_ends) {
+  double largest = 0;
+  for (const WeightTensor& t : weight_tensors(model)) {
+    if (t.matrix && (with_ends || (t.part != WeightPart::embedding && t.part != WeightPart::lm_head))) {
+      largest = std::max(largest, d(t.rows) * d(t.cols));
+    }
+  }
+  return largest;
+}
+
 void check_range(std::string_view field, std::uint64_t value, std::uint64_t low, std::uint64_t high) {
   if (value < low || value > high) {
     throw InputError(fmt::format("train.{}: must be between {} and {}, got {}", field, low, high, value));
@@ -143,25 +156,32 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   m.params_per_gpu = params.dense + params.experts;
   m.expert_params_per_gpu = params.experts;
   m.working_bytes_per_gpu = kBf16Bytes * m.params_per_gpu;
-  const double moments = moment_bytes(r.optimizer);
+  const double moments = moment_bytes(r.optimizer, r.master_weights);
+  const bool master = r.master_weights == MasterWeights::fp32;
   if (r.method == TrainMethod::full) {
     m.trainable_params = pc.total();
+    m.optimizer_params_per_gpu = sharded(params, 1.0, 1);
     // ZeRO section 3.1: 2 bytes of fp16/bf16 parameters, 2 of gradients, K = 12 of optimizer
-    // states (fp32 master 4 + Adam's m and v 8).
+    // states (fp32 master 4 + Adam's m and v 8); pure bf16 drops the master and halves m and v.
     m.parameters = sharded(params, kBf16Bytes, 3);
-    m.gradients = sharded(params, kBf16Bytes, 2);
-    m.master_weights = sharded(params, kFp32Bytes, 1);
+    // Optimizer in backward: a gradient lives from its computation to its own update, so the
+    // largest tensor's (the embedding or LM head, vocab-parallel under TP) is the most held.
+    m.gradients = r.optimizer_in_backward ? kBf16Bytes * largest_matrix(model, true) / d(l.tp)
+                                          : sharded(params, kBf16Bytes, 2);
+    m.master_weights = master ? sharded(params, kFp32Bytes, 1) : 0.0;
     m.optimizer_states = sharded(params, moments, 1);
   } else {
     // Frozen base in its format (bf16, or NF4 for QLoRA), sharded only by ZeRO-3/FSDP; the
-    // adapters train in fp32 (PEFT's default), so they need no separate master copy.
+    // adapters train in fp32 (PEFT's default; bf16 in pure bf16), so they need no master copy.
     m.adapter_params = lora_adapter_params(model, r.lora_rank);
     m.trainable_params = m.adapter_params;
+    const double adapter_bytes = updated_weight_bytes(r.master_weights);
     const GpuShare base = gpu_share(model, weight_bytes_by_part(model, base_formats(r.method)), l);
     const GpuShare adapters{.dense = m.adapter_params / d(l.tp * l.pp)};
-    m.parameters = sharded(base, 1.0, 3) + sharded(adapters, kFp32Bytes, 3);
+    m.optimizer_params_per_gpu = sharded(adapters, 1.0, 1);
+    m.parameters = sharded(base, 1.0, 3) + sharded(adapters, adapter_bytes, 3);
     m.working_bytes_per_gpu = base.dense + base.experts;
-    m.gradients = sharded(adapters, kFp32Bytes, 2);
+    m.gradients = sharded(adapters, adapter_bytes, 2);
     m.optimizer_states = sharded(adapters, moments, 1);
   }
   // ZeRO-Offload moves the optimizer step (states, master and the reduced gradient partition) to
@@ -208,13 +228,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   }
   if (r.method == TrainMethod::qlora) {
     // The NF4 matrix being multiplied is dequantized to bf16 first.
-    double largest = 0;
-    for (const WeightTensor& t : weight_tensors(model)) {
-      if (t.matrix && t.part != WeightPart::embedding && t.part != WeightPart::lm_head) {
-        largest = std::max(largest, d(t.rows) * d(t.cols));
-      }
-    }
-    m.buckets += kBf16Bytes * largest / d(l.tp);
+    m.buckets += kBf16Bytes * largest_matrix(model, false) / d(l.tp);
   }
   m.reserve = r.reserve_bytes;
   m.capacity_bytes = gpu.engine_memory_bytes();
@@ -272,6 +286,9 @@ std::string_view to_string(Offload o) {
 std::string_view to_string(TrainPrecision p) {
   return p == TrainPrecision::fp8 ? "fp8" : "bf16";
 }
+std::string_view to_string(MasterWeights w) {
+  return w == MasterWeights::none ? "none" : "fp32";
+}
 
 Sharding parse_sharding(std::string_view text, std::string_view field) {
   return parse_enum(text, field, "sharding",
@@ -291,6 +308,13 @@ Offload parse_offload(std::string_view text, std::string_view field) {
 }
 TrainPrecision parse_train_precision(std::string_view text, std::string_view field) {
   return parse_enum(text, field, "precision", std::array{TrainPrecision::bf16, TrainPrecision::fp8});
+}
+MasterWeights parse_master_weights(std::string_view text, std::string_view field) {
+  return parse_enum(text, field, "master weights", std::array{MasterWeights::fp32, MasterWeights::none});
+}
+
+double updated_weight_bytes(MasterWeights w) {
+  return w == MasterWeights::fp32 ? kFp32Bytes : kBf16Bytes;
 }
 
 std::uint64_t TrainRequest::micro_batches() const {
@@ -437,6 +461,22 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   if (r.offload == Offload::params && stage(r.sharding) < 3) {
     throw InputError(fmt::format("train.offload: parameter offload needs --sharding zero3 or fsdp, got {}",
                                  to_string(r.sharding)));
+  }
+  if (r.optimizer_in_backward) {
+    if (r.method != TrainMethod::full) {
+      throw InputError("train.optimizer_in_backward: applies to full training; LoRA's adapter gradients are a "
+                       "small fraction of its memory already");
+    }
+    if (r.offload != Offload::none) {
+      throw InputError("train.optimizer_in_backward: with --offload the optimizer steps on the CPU after the "
+                       "backward pass, and the gradients leave the GPU anyway; use one or the other");
+    }
+    if (r.micro_batches() > 1) {
+      throw InputError(fmt::format("train.optimizer_in_backward: each gradient is applied and freed within the "
+                                   "backward pass, so {} micro-batches per step have nothing to accumulate into "
+                                   "(torchtune refuses it too); use one micro-batch per replica per step",
+                                   r.micro_batches()));
+    }
   }
   if (r.method == TrainMethod::qlora && !has_4bit_training_path(gpu)) {
     throw InputError(fmt::format("train.method: QLoRA needs bitsandbytes' NF4 kernels (CUDA or ROCm); {} ({}) has "

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
@@ -130,6 +131,41 @@ std::vector<TrainScaleRow> scale_rows(const ModelSpec& model, const GpuSpec& gpu
   return rows;
 }
 
+// What would shrink the memory of a request that does not fit, as flags people can add. ZeRO-3/FSDP
+// partitions over the data-parallel ranks, so on one rank only offload, smaller optimizer states
+// and dropping the master or the gradient buffer help without more GPUs.
+std::string fit_remedies(const TrainRequest& t) {
+  std::vector<std::string> out{"a smaller micro-batch or sequence (the largest that fit are above)"};
+  const bool one_rank = t.layout.dp * t.layout.cp == 1;
+  const bool full = t.method == TrainMethod::full;
+  if (t.recompute != Recompute::full) {
+    out.emplace_back("full recompute");
+  }
+  if (!one_rank && stage_of(t.sharding) != 3) {
+    out.emplace_back("ZeRO-3/FSDP sharding");
+  }
+  // LoRA's optimizer states are the adapters': offloading or shrinking them saves little.
+  if (full && t.offload == Offload::none && !t.optimizer_in_backward) {
+    out.emplace_back("--offload optimizer");
+  }
+  if (full && t.optimizer == Optimizer::adamw) {
+    out.emplace_back("--optimizer adamw-8bit");
+  }
+  if (full && t.master_weights == MasterWeights::fp32) {
+    out.emplace_back("--master-weights none (pure bf16)");
+  }
+  if (full && !t.optimizer_in_backward && t.offload == Offload::none && t.micro_batches() == 1) {
+    out.emplace_back("--optimizer-in-backward");
+  }
+  out.emplace_back(one_rank ? "more GPUs with ZeRO-3/FSDP" : "more GPUs");
+  if (t.method != TrainMethod::qlora) {
+    out.emplace_back(full ? "LoRA" : "QLoRA");
+  }
+  const std::string last = out.back();
+  out.pop_back();
+  return fmt::format("{} or {}", fmt::join(out, ", "), last);
+}
+
 }  // namespace
 
 TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSpec& gpu, const TrainPlanRequest& r) {
@@ -196,17 +232,27 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     plan.notes.push_back(fmt::format("sequence {} is longer than the model's {} positions (context extension)",
                                      t.seq_tokens, model.max_position_embeddings));
   }
-  if (t.method == TrainMethod::full) {
+  const bool pure_bf16 = t.master_weights == MasterWeights::none;
+  if (t.method == TrainMethod::full && !pure_bf16) {
     plan.notes.push_back("model states as the ZeRO paper counts them: bf16 parameters and gradients, fp32 master "
                          "weights and optimizer moments; Megatron's fp32 gradient buffer adds 2 bytes per parameter");
+  } else if (t.method == TrainMethod::full) {
+    plan.notes.push_back("pure bf16 (torchtune, litgpt bf16-true): bf16 parameters, gradients and optimizer moments, "
+                         "no fp32 master copy; updates smaller than bf16's resolution of a weight are lost unless the "
+                         "optimizer compensates (Kahan summation, stochastic rounding)");
   } else {
     plan.notes.push_back(fmt::format("LoRA rank {} on the attention (q, k, v, o) and dense/shared MLP projections; "
-                                     "adapters in fp32; routed experts, embeddings and LM head frozen",
-                                     t.lora_rank));
+                                     "adapters in {}; routed experts, embeddings and LM head frozen",
+                                     t.lora_rank, pure_bf16 ? "bf16 (pure bf16)" : "fp32"));
     if (t.method == TrainMethod::qlora) {
       plan.notes.push_back("QLoRA base in NF4 with double quantization; the dequantization's extra time is not in "
                            "the step time");
     }
+  }
+  if (t.optimizer_in_backward) {
+    plan.notes.push_back("optimizer in backward (torchtune's optimizer_in_bwd): each gradient is applied and freed as "
+                         "it is produced, so only the largest tensor's is held; no gradient clipping over the whole "
+                         "model");
   }
   if (t.flash_attention) {
     plan.notes.push_back("FlashAttention assumed: attention scores are never stored, so selective recompute only "
@@ -233,11 +279,8 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                                      r.provider.empty() ? "" : " at " + r.provider));
   }
   if (!plan.memory.fits) {
-    plan.notes.push_back(fmt::format(
-        "does not fit: {:.1f} GB short per GPU; try a smaller micro-batch or sequence (the largest that fit are "
-        "above){}{}, more GPUs{}",
-        plan.memory.shortfall_bytes / units::kGB, t.recompute == Recompute::full ? "" : ", full recompute",
-        stage_of(t.sharding) == 3 ? "" : ", ZeRO-3/FSDP sharding", t.method == TrainMethod::full ? " or LoRA" : ""));
+    plan.notes.push_back(fmt::format("does not fit: {:.1f} GB short per GPU; try {}",
+                                     plan.memory.shortfall_bytes / units::kGB, fit_remedies(t)));
   }
   return plan;
 }

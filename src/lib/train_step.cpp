@@ -160,7 +160,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   s.bubble_s = d(l.pp - 1) / d(l.vpp) * mb_s;
 
   // Data parallelism over DP x CP ranks (CP ranks hold the same weights); experts over
-  // DP x CP / EP. Gradients move in bf16 (LoRA's fp32 adapters in fp32).
+  // DP x CP / EP. Gradients move in bf16 (LoRA's adapters in theirs: fp32, bf16 in pure bf16).
   const TrainMemory mem = train_memory(model, gpu, r);
   const double dense_group = d(l.dp * l.cp);
   const CommLink dp_link = link(l.tp * l.cp * l.dp, l.tp * l.cp);
@@ -173,7 +173,8 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     return allreduce_s(bytes * (1.0 - expert_share), l.dp * l.cp, dp_link) +
            allreduce_s(bytes * expert_share, static_cast<std::uint64_t>(experts_group), dp_link);
   };
-  const double grad_bytes = full ? mem.params_per_gpu * kBf16Bytes : mem.adapter_params / d(l.tp * l.pp) * kFp32Bytes;
+  const double grad_bytes =
+      full ? mem.params_per_gpu * kBf16Bytes : mem.adapter_params / d(l.tp * l.pp) * updated_weight_bytes(r.master_weights);
   const bool zero3 = r.sharding == Sharding::zero3 || r.sharding == Sharding::fsdp;
   if (zero3) {
     // ZeRO section 7.2.2: per pass, an all-gather of the parameters forward and again backward

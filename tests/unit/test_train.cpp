@@ -84,6 +84,74 @@ TEST_CASE("train: offloading moves model states to the host", "[train]") {
   CHECK_THAT(off.host_bytes, WithinRel(on.optimizer_states + on.master_weights + on.gradients, 1e-12));
 }
 
+// torchtune's Llama 3.1 8B full fine-tune on one RTX 4090 (README: batch 2 x 2048, 8-bit paged
+// AdamW, optimizer in backward, activation checkpointing, 18.9 GiB peak) trains in pure bf16.
+TEST_CASE("train: pure bf16 drops the fp32 master and halves the moments", "[train]") {
+  TrainRequest r;
+  r.micro_batch = 2;
+  r.seq_tokens = 2048;
+  r.recompute = Recompute::full;
+  const ModelSpec& m = model("llama-3.1-8b");
+  const double params = count_params(m).total();
+  REQUIRE_THAT(params, WithinRel(8.03e9, 0.001));
+  // Mixed precision: 2 (bf16) + 2 (gradients) + 4 (master) + 8 (fp32 m, v) = 16 B per parameter.
+  const TrainMemory mixed = train_memory(m, gpu("rtx-4090"), r);
+  CHECK_THAT(mixed.model_states(), WithinRel(16.0 * params, 1e-9));
+  r.master_weights = MasterWeights::none;
+  // Pure bf16: 2 + 2 + no master + 4 (bf16 m, v) = 8 B per parameter.
+  const TrainMemory pure = train_memory(m, gpu("rtx-4090"), r);
+  CHECK(pure.master_weights <= 0.0);
+  CHECK_THAT(pure.model_states(), WithinRel(8.0 * params, 1e-9));
+  // 8-bit AdamW's moments are int8 either way: 2 + 2 + 2 B.
+  r.optimizer = Optimizer::adamw_8bit;
+  CHECK_THAT(train_memory(m, gpu("rtx-4090"), r).model_states(), WithinRel(6.0 * params, 1e-9));
+  // Optimizer in backward keeps one gradient at a time, the largest: the 128,256 x 4,096 bf16
+  // embedding (or LM head), 1.05 GB, instead of 16.06 GB.
+  r.optimizer_in_backward = true;
+  const TrainMemory in_bwd = train_memory(m, gpu("rtx-4090"), r);
+  CHECK_THAT(in_bwd.gradients, WithinRel(128256.0 * 4096 * 2, 1e-12));
+  CHECK_FALSE(in_bwd.fits);  // 16.06 + 16.06 + 1.05 GB of states alone exceed 24 GB
+  // With the 8-bit states off the GPU (torchtune's paged optimizer leaves them to unified memory,
+  // outside its peak), the bf16 weights are what remains: 16.06 GB, and it fits, as measured.
+  r.optimizer_in_backward = false;
+  r.offload = Offload::optimizer;
+  const TrainMemory offloaded = train_memory(m, gpu("rtx-4090"), r);
+  CHECK_THAT(offloaded.model_states(), WithinRel(2.0 * params, 1e-9));
+  CHECK(offloaded.fits);
+}
+
+TEST_CASE("train: optimizer in backward needs full training and one micro-batch per step", "[train]") {
+  TrainRequest r;
+  r.optimizer_in_backward = true;
+  CHECK_NOTHROW(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r));
+  r.global_batch_tokens = 2 * 4096;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r),
+                    Contains("train.optimizer_in_backward") && Contains("2 micro-batches"));
+  r.global_batch_tokens = 0;
+  r.method = TrainMethod::lora;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r), Contains("train.optimizer_in_backward"));
+  r.method = TrainMethod::full;
+  r.offload = Offload::optimizer;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r), Contains("train.optimizer_in_backward"));
+}
+
+// ZeRO-3/FSDP partitions over data-parallel ranks: on one GPU it changes nothing (the audit's L2),
+// so the hint names what does shrink memory there.
+TEST_CASE("train: the does-not-fit hint on one GPU names what helps there", "[train]") {
+  TrainPlanRequest req;
+  req.train.seq_tokens = 4096;
+  const TrainPlan one = train_plan(Catalog::builtin(), model("llama-3.1-8b"), gpu("a100-sxm-80gb"), req);
+  REQUIRE_FALSE(one.memory.fits);
+  const std::string& hint = one.notes.back();
+  CHECK_THAT(hint, Contains("does not fit") && Contains("--offload optimizer") && Contains("--optimizer adamw-8bit") &&
+                       Contains("--master-weights none") && Contains("--optimizer-in-backward"));
+  CHECK_THAT(hint, !Contains("ZeRO-3/FSDP sharding"));
+  req.train.layout.dp = 2;
+  const TrainPlan two = train_plan(Catalog::builtin(), model("llama-3.1-70b"), gpu("a100-sxm-80gb"), req);
+  REQUIRE_FALSE(two.memory.fits);
+  CHECK_THAT(two.notes.back(), Contains("ZeRO-3/FSDP sharding"));
+}
+
 TEST_CASE("train: QLoRA holds the base in about a quarter of LoRA's bytes", "[train]") {
   TrainRequest r;
   r.method = TrainMethod::lora;
