@@ -107,6 +107,11 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
 /// adapters), or the bf16 weights themselves in pure bf16.
 double updated_weight_bytes(MasterWeights w);
 
+/// Bytes of memory traffic per parameter of one optimizer step: it reads and writes the weights it
+/// updates and the moments, reads the gradient (kept in the updated weights' type), and with a
+/// master copy writes the bf16 weights. AdamW with an fp32 master: 8 + 16 + 4 + 2 = 30.
+double optimizer_step_bytes_per_param(const TrainRequest& request);
+
 /// True when bitsandbytes' NF4 kernels (what QLoRA runs on) exist for the GPU: CUDA and ROCm.
 bool has_4bit_training_path(const GpuSpec& gpu);
 
@@ -146,6 +151,7 @@ struct TrainMemory {
   double buckets = 0;                 ///< gradient buckets; ZeRO-3/FSDP gathered layers; QLoRA dequant
   double reserve = 0;
   double host_bytes = 0;              ///< offloaded to CPU memory, per GPU
+  double host_parameters = 0;         ///< the parameters' part of host_bytes (parameter offload)
   double capacity_bytes = 0;          ///< what CUDA gives the process
   bool fits = false;
   double free_bytes = 0;

@@ -37,6 +37,11 @@ struct TrainEfficiency {
   double link = 0.80;             ///< share of link bandwidth a ring reaches (as Efficiency::link)
   double hop_latency_s = 1e-6;
   double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s per 8-GPU node
+  /// Host memory bandwidth one GPU's CPU optimizer step gets with offload (assumed): a DGX A100's
+  /// two EPYC 7742 have 8 channels of DDR4-3200 each, 409.6 GB/s for 8 GPUs (51 GB/s each), of
+  /// which STREAM-like kernels reach about 80 %; the step is memory-bound (ZeRO-Offload's
+  /// vectorised CPU Adam, Ren et al. 2021), and all ranks of a node step at once.
+  double host_memory_bytes_per_s_per_gpu = 40e9;
   /// FP8 GEMMs reach a smaller share of their peak: compute x (bf16 peak / FP8 peak)^this. Training's
   /// GEMMs are large, so the measured max-achievable matmul ratio sets it: H100 FP8 reaches 0.709
   /// of its peak where bf16 reaches 0.803 (stas00/ml-engineering, in reference/calibration.json),
@@ -76,13 +81,21 @@ struct TrainStep {
   double bubble_s = 0;               ///< pipeline fill and drain
   double dp_comm_s = 0;              ///< data-parallel collectives in full
   double dp_exposed_s = 0;           ///< the part the backward pass does not hide
+  /// CPU offload: host-link transfers (gradients down, parameters up) in full, the part compute
+  /// does not hide, and the optimizer step on the CPU (never hidden).
+  double offload_transfer_s = 0;
+  double offload_exposed_s = 0;
+  double cpu_optimizer_s = 0;
   double step_s = 0;
   double tokens_per_s = 0;           ///< whole job
   double mfu = 0;                    ///< model FLOPs / (time x GPUs x peak)
   double hfu = 0;                    ///< hardware FLOPs (recompute included) / (time x GPUs x peak)
   double model_flop_per_s_per_gpu = 0;
   std::string tp_link, dp_link;      ///< "nvlink4", "network", "pcie5-x16"
-  [[nodiscard]] double exposed_comm_s() const { return tp_comm_s + ep_comm_s + cp_comm_s + pp_comm_s + dp_exposed_s; }
+  std::string host_link;             ///< what offload crosses: "pcie4-x16", "nvlink-c2c"
+  [[nodiscard]] double exposed_comm_s() const {
+    return tp_comm_s + ep_comm_s + cp_comm_s + pp_comm_s + dp_exposed_s + offload_exposed_s;
+  }
 };
 
 /// Validates the request and times one step.

@@ -125,6 +125,9 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                {"bubble_s", s.bubble_s},
                {"dp_comm_s", s.dp_comm_s},
                {"dp_exposed_s", s.dp_exposed_s},
+               {"offload_transfer_s", s.offload_transfer_s},
+               {"offload_exposed_s", s.offload_exposed_s},
+               {"cpu_optimizer_s", s.cpu_optimizer_s},
                {"step_s", checked(s.step_s, "step")},
                {"tokens_per_s", checked(s.tokens_per_s, "tokens/s")},
                {"tokens_per_s_low", p.tokens_per_s_low},
@@ -136,7 +139,8 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                {"hfu", s.hfu},
                {"model_flop_per_s_per_gpu", s.model_flop_per_s_per_gpu},
                {"tp_link", s.tp_link},
-               {"dp_link", s.dp_link}};
+               {"dp_link", s.dp_link},
+               {"host_link", s.host_link.empty() ? OrderedJson(nullptr) : OrderedJson(s.host_link)}};
   if (p.run) {
     j["run"] = {{"tokens", p.run->tokens},         {"time_s", p.run->time_s},       {"time_low_s", p.run->time_low_s},
                 {"time_high_s", p.run->time_high_s}, {"gpu_hours", p.run->gpu_hours}, {"energy_kwh", p.run->energy_kwh},
@@ -281,6 +285,11 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
     part(fmt::format("DP {} ({}, {} s in all)", zero == 3 ? "gather/reduce" : "gradient sync", s.dp_link,
                      seconds(s.dp_comm_s)),
          s.dp_exposed_s);
+  }
+  if (s.offload_transfer_s > 0) {
+    part(fmt::format("CPU offload transfers ({}, {} s in all)", s.host_link, seconds(s.offload_transfer_s)),
+         s.offload_exposed_s);
+    part("CPU optimizer step", s.cpu_optimizer_s);
   }
   part("step", s.step_s);
   doc.tables.push_back(std::move(step));

@@ -191,6 +191,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     m.master_weights = m.optimizer_states = m.gradients = 0;
   }
   if (r.offload == Offload::params) {
+    m.host_parameters = m.parameters;
     m.host_bytes += m.parameters;
     m.parameters = 0;
   }
@@ -315,6 +316,12 @@ MasterWeights parse_master_weights(std::string_view text, std::string_view field
 
 double updated_weight_bytes(MasterWeights w) {
   return w == MasterWeights::fp32 ? kFp32Bytes : kBf16Bytes;
+}
+
+double optimizer_step_bytes_per_param(const TrainRequest& r) {
+  const double weights = updated_weight_bytes(r.master_weights);
+  const double master_to_bf16 = r.master_weights == MasterWeights::fp32 && r.method == TrainMethod::full ? kBf16Bytes : 0.0;
+  return 2.0 * weights + 2.0 * moment_bytes(r.optimizer, r.master_weights) + weights + master_to_bf16;
 }
 
 std::uint64_t TrainRequest::micro_batches() const {

@@ -254,6 +254,16 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                          "it is produced, so only the largest tensor's is held; no gradient clipping over the whole "
                          "model");
   }
+  if (t.offload != Offload::none) {
+    plan.notes.push_back(fmt::format(
+        "offload: the optimizer steps on the CPU at {:.0f} GB/s of host memory per GPU (assumed: a two-socket "
+        "DDR4-3200 server's, shared by 8 GPUs), {:.0f} bytes per parameter; transfers at {:.0f} % of the {} rate, "
+        "gradients {}",
+        r.efficiency.host_memory_bytes_per_s_per_gpu / units::kGB, optimizer_step_bytes_per_param(t),
+        r.efficiency.link * 100.0, gpu.host_link.kind,
+        t.offload == Offload::params ? "down and parameters up every micro-batch, hidden under compute as far as it lasts"
+                                     : "down under each backward, the updated parameters up after the step"));
+  }
   if (t.flash_attention) {
     plan.notes.push_back("FlashAttention assumed: attention scores are never stored, so selective recompute only "
                          "adds its FLOPs");

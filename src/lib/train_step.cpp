@@ -38,8 +38,9 @@ void check_efficiency(const TrainEfficiency& e) {
     throw InputError("train_efficiency.band: expected low in (-1, 0] and high in [0, 10)");
   }
   if (!(e.hop_latency_s >= 0 && e.hop_latency_s < 1) || !(e.network_bytes_per_s_per_gpu > 0) ||
-      !std::isfinite(e.network_bytes_per_s_per_gpu) || !(e.format_exponent >= 0 && e.format_exponent <= 4)) {
-    throw InputError("train_efficiency: latency, network bandwidth or format exponent out of range");
+      !std::isfinite(e.network_bytes_per_s_per_gpu) || !(e.host_memory_bytes_per_s_per_gpu > 0) ||
+      !std::isfinite(e.host_memory_bytes_per_s_per_gpu) || !(e.format_exponent >= 0 && e.format_exponent <= 4)) {
+    throw InputError("train_efficiency: latency, network or host memory bandwidth or format exponent out of range");
   }
 }
 
@@ -190,7 +191,35 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     s.dp_comm_s = reduce(grad_bytes);
     s.dp_exposed_s = std::max(0.0, s.dp_comm_s - 2.0 / 3.0 * mb_compute_s);
   }
-  s.step_s = m * mb_s + s.bubble_s + s.dp_exposed_s;
+  // CPU offload (ZeRO-Offload, Ren et al. 2021; FSDP's CPUOffload): the optimizer step runs on
+  // the host over this GPU's partition and tensors cross the host link, every GPU of a server at
+  // once (the shared PCIe rate where the catalog gives one). Gradients and the updated weights
+  // cross in bf16 (LoRA's adapters in their own type).
+  if (r.offload != Offload::none) {
+    const double host_rate =
+        (l.gpus() > 1 ? gpu.host_link.peer_rate() : gpu.host_link.bytes_per_s_per_direction) * e.link;
+    s.host_link = gpu.host_link.kind;
+    const double trained = mem.optimizer_params_per_gpu * (full ? kBf16Bytes : updated_weight_bytes(r.master_weights));
+    s.cpu_optimizer_s = mem.optimizer_params_per_gpu * optimizer_step_bytes_per_param(r) / e.host_memory_bytes_per_s_per_gpu;
+    if (r.offload == Offload::params) {
+      // FSDP copies each unit's parameter shard up before its all-gather, forward and backward,
+      // and its gradient shard down after the reduce-scatter, every micro-batch, on the stream
+      // of the gathers it prefetches: they share the gathers' window under the compute. The step
+      // updates the host copy in place, so nothing goes up after it.
+      const double per_mb = (2.0 * mem.host_parameters + trained) / host_rate;
+      s.offload_transfer_s = m * per_mb;
+      s.offload_exposed_s = m * std::max(0.0, s.dp_comm_s / m + per_mb - mb_compute_s) - s.dp_exposed_s;
+    } else {
+      // ZeRO-Offload copies each micro-batch's gradient partition down during its backward (2/3
+      // of its compute) and accumulates on the host; the step and the copy of the updated
+      // partition back follow the last backward unhidden (the one-step delayed update that
+      // would overlap them is off by default).
+      const double partition_s = trained / host_rate;
+      s.offload_transfer_s = (m + 1.0) * partition_s;
+      s.offload_exposed_s = m * std::max(0.0, partition_s - 2.0 / 3.0 * mb_compute_s) + partition_s;
+    }
+  }
+  s.step_s = m * mb_s + s.bubble_s + s.dp_exposed_s + s.offload_exposed_s + s.cpu_optimizer_s;
   s.tokens_per_s = s.tokens_per_step / s.step_s;
   const double gpus = d(l.gpus());
   s.model_flop_per_s_per_gpu = f.model_flop_per_token * s.tokens_per_s / gpus;
