@@ -169,10 +169,14 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   const bool full = r.method == TrainMethod::full;
   const double experts_group = std::max(1.0, dense_group / d(l.ep));
   const double expert_share = full ? mem.expert_params_per_gpu / std::max(1.0, mem.params_per_gpu) : 0.0;
+  // EP is carved out of the DP x CP ranks next to TP (the all-to-all's link(tp x ep)), so an
+  // expert-data-parallel group takes every (TP x EP)-th GPU: with EP filling a node, one rank a
+  // node, whose ring gets one NIC while the node's other groups use the rest.
+  const CommLink expert_link = link(l.tp * l.cp * l.dp, l.tp * l.ep);
   // A ring over the dense group for the dense share, over the expert group for the experts'.
   const auto reduce = [&](double bytes) {
     return allreduce_s(bytes * (1.0 - expert_share), l.dp * l.cp, dp_link) +
-           allreduce_s(bytes * expert_share, static_cast<std::uint64_t>(experts_group), dp_link);
+           allreduce_s(bytes * expert_share, static_cast<std::uint64_t>(experts_group), expert_link);
   };
   const double grad_bytes =
       full ? mem.params_per_gpu * kBf16Bytes : mem.adapter_params / d(l.tp * l.pp) * updated_weight_bytes(r.master_weights);

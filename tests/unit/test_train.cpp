@@ -363,3 +363,24 @@ TEST_CASE("train: DP rings across nodes get the NICs of their members in a node"
   CHECK_THAT(one_nic.allreduce_rate(), WithinRel(50e9, 1e-12));
   CHECK_THAT(all_nics.allreduce_rate(), WithinRel(400e9, 1e-12));
 }
+
+// Megatron-Bridge's GPT-OSS-120B on 64 B200s with EP 8 (audit s45 H3): the expert-data-parallel
+// group has one rank a node (stride TP x EP = 8), so its ring leaves over one 400 Gb/s NIC, not
+// the eight the dense group's ring uses; the expert gradients dominate the DP sync.
+TEST_CASE("train: expert gradients sync on the expert group's own link", "[train][comm]") {
+  TrainRequest r;
+  r.layout = {.tp = 1, .pp = 1, .cp = 1, .ep = 8, .dp = 64, .vpp = 1};
+  r.sharding = Sharding::zero1;
+  r.micro_batch = 4;
+  r.global_batch_tokens = 2097152;
+  const ModelSpec& m = model("gpt-oss-120b");
+  const ParamCount pc = count_params(m);
+  const TrainStep s = train_step(m, gpu("b200"), r, TrainEfficiency{});
+  // Experts: 1/8 of the routed experts per GPU in bf16, a ring over 8 ranks at 50 GB/s x 0.8.
+  const double expert_s = 2.0 * 7.0 / 8.0 * (pc.routed_experts / 8.0 * 2.0) / 40e9;
+  // The rest: a ring over 64 ranks leaving each node over its 8 NICs, 8 x 50 GB/s x 0.8.
+  const double dense_s = 2.0 * 63.0 / 64.0 * ((pc.total() - pc.routed_experts) * 2.0) / 320e9;
+  REQUIRE(expert_s > 1.2);  // 28.7 GB of expert gradients: 1.26 s
+  // Within 1 %: the rings' hop latencies (2 x 7 and 2 x 63 hops of 5 us) come on top.
+  CHECK_THAT(s.dp_comm_s, WithinRel(expert_s + dense_s, 0.01));
+}
