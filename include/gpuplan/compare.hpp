@@ -76,10 +76,18 @@ struct ModeComparison {
   bool robust = false;                     ///< the winner stays ahead at the band's edges
 };
 
+/// A GPU left out of the comparison: its deployment cannot hold one sequence.
+struct ExcludedOption {
+  std::string gpu;
+  std::string problem;              ///< option_fit_problem()
+  std::uint64_t gpus_that_fit = 0;  ///< the fewest GPUs (doubling gpus_per_option) that hold it; 0: none tried did
+};
+
 struct CompareResult {
   std::string model_id;
   CompareRequest request;
   std::vector<CompareOption> options;
+  std::vector<ExcludedOption> excluded;  ///< compared GPUs that do not fit, in the order given
   std::vector<ModeComparison> modes;
   std::vector<std::string> notes;
 
@@ -90,15 +98,16 @@ struct CompareResult {
 };
 
 /// The layout one option runs (the given one, else best_layout over gpus_per_option) and its fit
-/// for one sequence of input + output tokens. compare() throws option_fit_problem() when it does
-/// not fit; `compare --check` reports it as a failed check instead (exit 1, the fit printed).
+/// for one sequence of input + output tokens. compare() leaves an option that does not fit out
+/// (CompareResult::excluded) and throws option_fit_problem() only when none fits; `compare
+/// --check` reports either as a failed check (exit 1).
 FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const CompareRequest& request,
                      const std::string& gpu_id);
 /// "compare: M does not fit N x G (TP, PP): weights ... against a ... engine cap".
 std::string option_fit_problem(const ModelSpec& model, const FitResult& fit);
 
 /// Throws InputError for unknown GPUs, providers or modes, a measurement for a GPU not compared,
-/// or a GPU whose weights do not fit its deployment.
+/// or when no GPU's deployment holds one sequence.
 CompareResult compare(const Catalog& catalog, const ModelSpec& model, const CompareRequest& request);
 
 }  // namespace gpuplan

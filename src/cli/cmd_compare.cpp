@@ -76,19 +76,32 @@ Exit run_compare(CompareOptions o) {
   }
   apply_pricing(o.pricing, req.cost);
   if (o.pricing.check) {
-    // A failed check is a result, as in cost and perf: an option that cannot hold one sequence
-    // prints its fit and exits 1 (without --check it stays a usage error, exit 2).
+    // A failed check is a result, as in cost and perf: when no option holds one sequence, the
+    // first one's fit is printed and the exit is 1 (without --check it stays a usage error, exit 2).
+    std::optional<FitResult> first;
     for (const std::string& gpu : req.gpus) {
-      const FitResult f = option_fit(catalog, d.model, req, gpu);
-      if (!f.fits) {
-        fmt::print("{}", render_fit(f, render));
-        fmt::print(stderr, "gpuplan: {}; see 'gpuplan fit'\n", option_fit_problem(d.model, f));
-        return Exit::check_failed;
+      FitResult f = option_fit(catalog, d.model, req, gpu);
+      if (f.fits) {
+        first.reset();
+        break;
       }
+      if (!first) {
+        first = std::move(f);
+      }
+    }
+    if (first) {
+      fmt::print("{}", render_fit(*first, render));
+      fmt::print(stderr, "gpuplan: {}; see 'gpuplan fit'\n", option_fit_problem(d.model, *first));
+      return Exit::check_failed;
     }
   }
   const CompareResult result = compare(catalog, d.model, req);
   fmt::print("{}", render_compare(result, render));
+  if (o.pricing.check && !result.excluded.empty()) {
+    // The table of the options that fit is printed; the check fails on the one that does not.
+    fmt::print(stderr, "gpuplan: {}; see 'gpuplan fit'\n", result.excluded.front().problem);
+    return Exit::check_failed;
+  }
   // One warning naming every stale price the comparison used.
   std::vector<std::string> stale;
   for (const ModeComparison& m : result.modes) {

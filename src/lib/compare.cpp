@@ -13,12 +13,8 @@ namespace gpuplan {
 namespace {
 
 CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r,
-                              const std::string& gpu_id) {
-  const GpuSpec& gpu = catalog.gpu(gpu_id);
-  const FitResult layout_fit = option_fit(catalog, model, r, gpu_id);
-  if (!layout_fit.fits) {
-    throw InputError(option_fit_problem(model, layout_fit));
-  }
+                              const FitResult& layout_fit) {
+  const GpuSpec& gpu = catalog.gpu(layout_fit.gpu_id);
   PerfRequest req = r.perf;
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
   req.fit.concurrency = 1;
@@ -132,8 +128,34 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   CompareResult res;
   res.model_id = model.id;
   res.request = r;
+  std::optional<FitResult> first_problem;
   for (const std::string& gpu : r.gpus) {
-    res.options.push_back(evaluate_option(catalog, model, r, gpu));
+    const FitResult f = option_fit(catalog, model, r, gpu);
+    if (f.fits) {
+      res.options.push_back(evaluate_option(catalog, model, r, f));
+      continue;
+    }
+    // One GPU type too small for the model leaves the others to compare ("H100 vs H200 vs B200
+    // for DeepSeek-V3" had no answer at all); the output says how many of it would hold it.
+    ExcludedOption e{.gpu = f.gpu_id, .problem = option_fit_problem(model, f)};
+    CompareRequest more = r;
+    for (int doubling = 0; doubling < 4 && !r.size_for_target && e.gpus_that_fit == 0; ++doubling) {
+      more.gpus_per_option *= 2;
+      try {
+        if (option_fit(catalog, model, more, gpu).fits) {
+          e.gpus_that_fit = more.gpus_per_option;
+        }
+      } catch (const InputError&) {
+        break;  // a given TP x PP that does not tile the larger count
+      }
+    }
+    res.excluded.push_back(std::move(e));
+    if (!first_problem) {
+      first_problem = f;
+    }
+  }
+  if (res.options.empty()) {
+    throw InputError(option_fit_problem(model, *first_problem));
   }
   // Prices given by hand join the catalog's as provider "given".
   std::vector<Price> given;

@@ -168,6 +168,13 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
       }
     }
     j["options"] = options_json;
+    OrderedJson excluded = OrderedJson::array();
+    for (const ExcludedOption& e : r.excluded) {
+      excluded.push_back({{"gpu", e.gpu},
+                          {"problem", e.problem},
+                          {"gpus_that_fit", e.gpus_that_fit > 0 ? OrderedJson(e.gpus_that_fit) : OrderedJson(nullptr)}});
+    }
+    j["excluded"] = excluded;
     OrderedJson modes = OrderedJson::array();
     for (const ModeComparison& m : r.modes) {
       OrderedJson per = OrderedJson::array();
@@ -284,6 +291,12 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   }
   doc.footer.push_back("premium, throughput and break-even (the GPU-hour price at which an option earns as many tokens "
                        "per USD) are against the first GPU with a price in that mode");
+  for (const ExcludedOption& e : r.excluded) {
+    doc.footer.push_back(fmt::format("left out: {}{}", e.problem.substr(e.problem.find(' ') + 1),
+                                     e.gpus_that_fit > 0 ? fmt::format("; {} x {} hold it (--gpus {})", e.gpus_that_fit,
+                                                                       e.gpu, e.gpus_that_fit)
+                                                         : std::string()));
+  }
   for (const auto& n : r.notes) {
     doc.footer.push_back("note: " + n);
   }

@@ -141,3 +141,25 @@ TEST_CASE("compare: with a target and no GPU count each option is priced at the 
     CHECK(o.load.replicas_for_target * o.layout.tp * o.layout.pp > 8);
   }
 }
+
+// One GPU type too small for the model leaves the others to compare, and says how many of it
+// would hold the model; none fitting stays an error.
+TEST_CASE("compare: an option that does not fit is left out with the GPU count that holds it", "[compare]") {
+  gpuplan::CompareRequest r;
+  r.gpus = {"h200-sxm", "l40s"};
+  r.perf = load_request(1);
+  r.perf.fit.weights_dtype = gpuplan::DType::fp8;
+  r.gpus_per_option = 4;
+  r.given_usd_per_gpu_hour = {{"h200-sxm", 3.0}, {"l40s", 1.0}};
+  const gpuplan::ModelSpec& model = cat().model("llama-3.1-405b");
+  const auto res = gpuplan::compare(cat(), model, r);
+  REQUIRE(res.options.size() == 1);
+  CHECK(res.options.front().gpu == "h200-sxm");
+  REQUIRE(res.excluded.size() == 1);
+  CHECK(res.excluded.front().gpu == "l40s");
+  // About 405 GB of fp8 weights: 8 L40S hold 51 GB each, over their 43.5 GB engine cap; 16 hold 25 GB.
+  CHECK(res.excluded.front().gpus_that_fit == 16);
+  r.gpus = {"l4", "l40s"};
+  r.given_usd_per_gpu_hour = {{"l4", 0.5}, {"l40s", 1.0}};
+  CHECK_THROWS_AS(gpuplan::compare(cat(), model, r), gpuplan::InputError);
+}
