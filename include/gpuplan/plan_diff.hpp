@@ -20,6 +20,8 @@ struct DeploymentSnapshot {
   std::optional<double> output_tokens_per_s;
   std::optional<double> max_concurrent_sequences;
   double memory_bytes_per_gpu = 0;  ///< weights + activations + reserve + KV cache at the planned load
+  /// Its load does not fit memory: throughput and cost are those of the capped batch, not the load's.
+  bool load_not_held = false;
   /// Each expectation's verdict: "fits", "max_usd_per_million_tokens (lyceum on-demand)", ...
   std::vector<std::pair<std::string, bool>> checks;
 };

@@ -1,4 +1,5 @@
 // gpuplan perf: TTFT, inter-token latency and throughput per batch size, estimate next to bound.
+#include <algorithm>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -70,6 +71,11 @@ Exit run_perf(const PerfOptions& o) {
   const std::uint64_t sized_replicas =
       sized ? size_replicas_for_target(d.model, *d.gpu, req, o.workload.target_output_tokens_per_s) : 0;
   std::vector<std::uint64_t> batches = o.batches;
+  for (auto it = batches.begin(); it != batches.end(); ++it) {
+    if (std::find(batches.begin(), it, *it) != it) {
+      throw InputError(fmt::format("--batch: {} is given twice", *it));
+    }
+  }
   PlannedLoad load;
   const auto concurrency = planned_concurrency(o.workload);
   const auto target = planned_target(o.workload);

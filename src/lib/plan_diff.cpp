@@ -64,6 +64,10 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
   if (root.contains(perf) && root.at(perf).is_object()) {
     d.output_tokens_per_s = number_at(root, origin, perf / "output_tokens_per_s");
   }
+  const JsonPointer capped = at / "load" / "capped";
+  const JsonPointer fits = at / "memory" / "fits";
+  d.load_not_held = root.contains(capped) && root.at(capped).is_boolean() && root.at(capped).get<bool>() &&
+                    root.contains(fits) && root.at(fits).is_boolean() && !root.at(fits).get<bool>();
   const JsonPointer seqs = at / "memory" / "max_concurrent_sequences";
   if (root.contains(seqs) && root.at(seqs).is_number()) {
     d.max_concurrent_sequences = figure_at(root, origin, seqs);
@@ -174,18 +178,22 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
         diff.flips.push_back(VerdictFlip{.deployment = n.name, .expectation = label, .old_pass = was->second, .new_pass = pass});
       }
     }
+    // Figures of a load that memory cannot hold are the capped batch's: a "saving" there is the
+    // load not being served, and the label says so.
+    const std::string capped = o.load_not_held || n.load_not_held ? ", capped: load not held" : "";
     for (const auto& [mode, usd] : n.usd_per_million_tokens) {
       const auto old_cost = std::find_if(o.usd_per_million_tokens.begin(), o.usd_per_million_tokens.end(),
                                          [&mode = mode](const auto& p) { return p.first == mode; });
       if (old_cost != o.usd_per_million_tokens.end()) {
-        moved(diff, n.name, fmt::format("USD/Mtok ({})", mode), old_cost->second, usd);
+        moved(diff, n.name, fmt::format("USD/Mtok ({}{})", mode, capped), old_cost->second, usd);
       }
     }
     if (o.gpus && n.gpus) {
       moved(diff, n.name, "GPUs", *o.gpus, *n.gpus);
     }
     if (o.output_tokens_per_s && n.output_tokens_per_s) {
-      moved(diff, n.name, "output tok/s", *o.output_tokens_per_s, *n.output_tokens_per_s);
+      moved(diff, n.name, capped.empty() ? "output tok/s" : "output tok/s (capped: load not held)",
+            *o.output_tokens_per_s, *n.output_tokens_per_s);
     }
     if (o.max_concurrent_sequences && n.max_concurrent_sequences) {
       moved(diff, n.name, "max concurrent sequences", *o.max_concurrent_sequences, *n.max_concurrent_sequences);

@@ -596,6 +596,18 @@ PlanResult Search::run() {
   if (!result_.configurations.empty() && result_.configurations.front().layout.dp_attention()) {
     result_.notes.push_back(fmt::format("#1 (attention DP): {}", attention_dp_note()));
   }
+  if (!result_.configurations.empty() && result_.configurations.front().price.stale()) {
+    // A stale price can decide the ranking (spot prices move weekly): say so, and which row is
+    // the first on a current price.
+    const auto& configs = result_.configurations;
+    const auto current = std::find_if(configs.begin(), configs.end(), [](const PlanConfig& c) { return !c.price.stale(); });
+    const Price& p = configs.front().price;
+    result_.notes.push_back(fmt::format(
+        "#1's price is {} days old ({} {} {}, stale): check it before acting on the ranking{}", p.age_days, p.provider,
+        to_string(p.mode), p.gpu,
+        current == configs.end() ? fmt::format("; none of the {} rows ranked has a current price", configs.size())
+                                 : fmt::format("; the first row on a current price is #{}", current - configs.begin() + 1)));
+  }
   for (const auto& [reason, n] : result_.skipped) {
     result_.notes.push_back(fmt::format("{} layout{} skipped: {}", n, n == 1 ? "" : "s", reason));
   }

@@ -21,7 +21,11 @@ using detail::OrderedJson;
 
 constexpr std::size_t kFrontierRowsPerGpu = 6;  // the table thins each GPU's frontier; JSON has it all
 
-std::string plan_ms(double s) { return fmt::format("{:.1f}", checked(s, "a time") * 1e3); }
+// One decimal, or three significant digits below 0.1 ms, so a tiny limit never reads as 0.0.
+std::string plan_ms(double s) {
+  const double ms = checked(s, "a time") * 1e3;
+  return ms > 0 && ms < 0.1 ? fmt::format("{:.3g}", ms) : fmt::format("{:.1f}", ms);
+}
 std::string plan_rate(double v) { return group_digits(static_cast<std::uint64_t>(checked(v, "a rate") + 0.5)); }
 
 std::string plan_layout(const Layout& l) {

@@ -122,7 +122,7 @@ DeploymentReport report_deployment(const DeploymentResult& d, ByteUnits units) {
   if (m.shortfall_bytes > 0) {
     r.memory.rows.push_back({"shortfall", b(m.shortfall_bytes)});
   }
-  r.memory.rows.push_back({"max concurrent sequences",
+  r.memory.rows.push_back({"max concurrent sequences (deployment)",
                            d.fit.max_concurrent_sequences ? detail::group_digits(*d.fit.max_concurrent_sequences) : "-"});
   if (d.perf && !d.perf->rows.empty()) {
     const PerfPoint& p = d.perf->rows.front();
