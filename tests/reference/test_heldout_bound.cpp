@@ -61,7 +61,10 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       {"community-2026i.json", 42},
       // Session 44's: LMDeploy's A100 static-batch table, Lambda's vLLM 0.5.4 A100/H100 result files,
       // gpustack's Qwen3-8B quantization page (RTX 4090, A100, H100) and GLM-4.6 on 8 x A100.
-      {"community-2026j.json", 30}};
+      {"community-2026j.json", 30},
+      // Session 45's: Qwen's Qwen3 speed table on one H20 (SGLang 0.4.6, batch 1), AMD's vLLM 0.7.3 ROCm
+      // table on 8 x MI300X (batch 1 to 128).
+      {"community-2026k.json", 31}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
