@@ -74,6 +74,10 @@ struct EngineSettings {
   /// Sequences of one step: vLLM max_num_seqs (sizes the sampler's profiling run), SGLang
   /// cuda_graph_max_bs, TensorRT-LLM max_batch_size. Unset: the engine's default.
   std::optional<std::uint64_t> max_num_seqs;
+  /// A cap on the KV cache in tokens: SGLang's max_total_tokens, TensorRT-LLM's
+  /// kv_cache_config.max_tokens (trtllm-bench passes its dataset's). The engine allocates the
+  /// smaller of it and what its memory share holds. Unset: no cap.
+  std::optional<std::uint64_t> max_kv_tokens;
   /// vLLM release as major.minor x 100 (0.10 -> 10, 0.21 -> 21): from 0.21 vLLM profiles CUDA
   /// graphs and subtracts them; before, graphs come out of the memory above the cap; before 0.8
   /// the V0 engine's step defaults apply. Unset: the current behaviour (subtracted, V1).
@@ -105,6 +109,7 @@ struct EngineMemory {
   /// Tokens as the engine logs them, 0 when kv_bytes <= 0: whole blocks; vLLM V1 shares the
   /// blocks out over its KV cache groups (a hybrid model's figure is not what one request holds).
   std::uint64_t kv_tokens = 0;
+  bool kv_capped = false;          ///< max_kv_tokens, not the memory share, set the pool
   std::uint64_t block_tokens = 0;
   bool block_holds_state = false;  ///< vLLM raised the block so one page holds a linear layer's state
   bool vllm_v0 = false;            ///< vLLM's V0 engine (releases before 0.8): its defaults and log lines

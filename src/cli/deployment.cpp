@@ -85,6 +85,11 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
                  "Engine's sequences per step: vLLM max_num_seqs, SGLang cuda_graph_max_bs, TensorRT-LLM "
                  "max_batch_size (default: the engine's)")
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  sub.add_option("--max-kv-tokens", o.max_kv_tokens,
+                 "KV-cache token cap: SGLang --max-total-tokens, TensorRT-LLM kv_cache_config.max_tokens (trtllm-bench "
+                 "sets it); the engine takes the smaller of it and what its memory share holds")
+      ->transform(token_count())
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   sub.add_option("--engine-version", o.engine_version,
                  "vLLM or SGLang release the figures are for, e.g. 0.10.1 (vLLM before 0.21: CUDA graphs are not "
                  "subtracted from the KV cache; SGLang before 0.5.3: older default mem_fraction_static rules; "
@@ -117,7 +122,8 @@ void note_given(const CLI::App& sub, DeploymentOptions& o) {
       {"prefill-chunk", &DeploymentOptions::prefill_chunk_given},
       {"mem-fraction-static", &DeploymentOptions::mem_fraction_given},
       {"kv-cache-free-gpu-mem-fraction", &DeploymentOptions::free_fraction_given},
-      {"max-num-seqs", &DeploymentOptions::max_num_seqs_given}};
+      {"max-num-seqs", &DeploymentOptions::max_num_seqs_given},
+      {"max-kv-tokens", &DeploymentOptions::max_kv_tokens_given}};
   for (const auto& [name, given] : kGiven) {
     o.*given = false;
   }
@@ -243,6 +249,12 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
                                                    "arithmetic, not release by release: leave the version out)",
                                                    to_string(s.engine))));
   }
+  if (o.max_kv_tokens_given && s.engine != Engine::sglang && s.engine != Engine::trtllm) {
+    throw InputError(fmt::format("--max-kv-tokens: is an SGLang or TensorRT-LLM setting, but {}",
+                                 s.engine == Engine::neutral ? std::string("no --engine is named")
+                                                             : std::string("--engine is vllm (its KV cache is set by "
+                                                                           "--gpu-memory-utilization)")));
+  }
   if (s.engine == Engine::neutral) {
     if (o.max_num_seqs_given) {
       throw InputError("--max-num-seqs: is an engine setting; name the engine with --engine");
@@ -272,6 +284,9 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
   }
   if (o.max_num_seqs_given) {
     s.max_num_seqs = o.max_num_seqs;
+  }
+  if (o.max_kv_tokens_given) {
+    s.max_kv_tokens = o.max_kv_tokens;
   }
   if (!o.engine_version.empty()) {
     (s.engine == Engine::vllm ? s.vllm_minor_version : s.sglang_version) = parse_engine_version(o.engine_version, s.engine);

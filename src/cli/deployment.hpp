@@ -56,6 +56,8 @@ struct DeploymentOptions {
   bool mem_fraction_given = false;
   bool free_fraction_given = false;
   bool max_num_seqs_given = false;
+  std::uint64_t max_kv_tokens = 0;
+  bool max_kv_tokens_given = false;
 };
 
 /// Adds the shared flags; `bare_params` adds --params (weights-only what-ifs); `gpu_flag` adds

@@ -557,6 +557,11 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
     const double block_bytes = in.kv_bytes_per_token_per_gpu * d(r.block_tokens);
     r.kv_tokens = static_cast<std::uint64_t>(std::floor(r.kv_bytes / block_bytes)) * r.block_tokens;
   }
+  if (s.max_kv_tokens && r.kv_tokens > *s.max_kv_tokens && in.kv_bytes_per_token_per_gpu > 0) {
+    r.kv_tokens = *s.max_kv_tokens / r.block_tokens * r.block_tokens;
+    r.kv_bytes = d(r.kv_tokens) * in.kv_bytes_per_token_per_gpu;
+    r.kv_capped = true;
+  }
   return r;
 }
 

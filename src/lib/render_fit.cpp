@@ -194,7 +194,10 @@ detail::Table engine_table(const FitResult& r, ByteUnits u, bool plain_numbers) 
     t.rows.push_back({"running requests the state pool admits (3 slots each)", count(e.state_requests)});
   }
   bytes("KV cache", e.kv_bytes);
-  t.rows.push_back({"KV cache tokens", count(e.kv_tokens)});
+  t.rows.push_back({e.kv_capped ? fmt::format("KV cache tokens (capped by {})",
+                                               e.engine == Engine::sglang ? "max_total_tokens" : "max_tokens")
+                                 : std::string("KV cache tokens"),
+                    count(e.kv_tokens)});
   return t;
 }
 
@@ -582,6 +585,7 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
     w.member("kv_cache_bytes", std::llround(checked(e.kv_bytes, "engine kv")));
     w.member("kv_cache_gib", std::round(checked(e.kv_bytes, "engine kv") / units::kGiB * 100.0) / 100.0);
     w.member("kv_cache_tokens", e.kv_tokens);
+    w.member("kv_cache_tokens_capped", e.kv_capped);
     w.member("block_tokens", e.block_tokens);
     w.member("max_concurrency_at_context", std::round(e.max_concurrency * 100.0) / 100.0);
     w.member("state_blocks_below_seqs", e.state_blocks_below_seqs);

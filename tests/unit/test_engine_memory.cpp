@@ -150,6 +150,28 @@ TEST_CASE("engine: SGLang's static fraction of the free memory at start, minus w
   CHECK(d8.share < d1.share);
 }
 
+// SGLang's --max-total-tokens and TensorRT-LLM's kv_cache_config.max_tokens cap the pool: the engine
+// takes the smaller of the cap and what its share holds (trtllm-bench passes its dataset's cap).
+TEST_CASE("engine: a KV token cap bounds the pool, not the share", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  EngineInputs trt = kH100;
+  trt.block_tokens = 32;
+  const auto free = gpuplan::engine_memory(m, Layout{}, trt, {.engine = Engine::trtllm});
+  REQUIRE(free.kv_tokens > 100000);
+  CHECK_FALSE(free.kv_capped);
+  // 100,001 tokens round down to 3,125 blocks of 32; the pool is then those tokens' bytes.
+  const auto capped = gpuplan::engine_memory(m, Layout{}, trt, {.engine = Engine::trtllm, .max_kv_tokens = 100001});
+  CHECK(capped.kv_capped);
+  CHECK(capped.kv_tokens == 100000);
+  CHECK(capped.kv_bytes == Approx(100000 * 131072.0));
+  // A cap above what the share holds changes nothing.
+  const auto loose = gpuplan::engine_memory(m, Layout{}, trt, {.engine = Engine::trtllm, .max_kv_tokens = 1u << 30});
+  CHECK_FALSE(loose.kv_capped);
+  CHECK(loose.kv_tokens == free.kv_tokens);
+  const auto sg = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang, .max_kv_tokens = 51200});
+  CHECK(sg.kv_tokens == 51200);
+}
+
 // server_args.py's earlier defaults (forks' copies dated by version.py): a TP table to 0.4.6, a
 // reserve by GPU memory class from 0.4.7 to 0.5.2. SGLang's docs (about 0.4.1) log 444,500 tokens
 // for Llama 3.1 8B on one H100 at 0.88; PR #4760 (about 0.4.4) 442,750.
