@@ -253,19 +253,43 @@ Json normalized(const Json& config, std::string_view type) {
 }
 
 // transformers' save_pretrained drops a field equal to its class default only inside a nested
-// config (text_config); at the top level it writes every field of the class. A top-level file
-// without the model's size was edited or hand-written, and the class default (32 layers for a
-// Llama) would be a silently wrong model.
-void require_written_sizes(const Json& raw, std::string_view origin) {
+// config (text_config); at the top level it writes every field of the class (to_diff_dict keeps
+// any key that is not one of PretrainedConfig's own). A top-level file without the model's size,
+// or without a field that sizes its layers and that the class would fill in, was edited or
+// hand-written, and the class default (32 layers, or Llama's 11008-wide MLP for Yi-34B's 20480)
+// would be a silently wrong model. Fields a class leaves without a default stay derivable: GPT-2's
+// n_inner (4 x hidden), Falcon's ffn_hidden_size, head_dim from the heads, an all-MoE model's
+// dense width.
+void require_written_sizes(const Json& raw, std::string_view type, std::string_view origin) {
+  const auto written = [&raw](std::string_view key) {
+    return raw.contains(std::string(key)) || std::any_of(kAliases.begin(), kAliases.end(), [&](const auto& alias) {
+             return alias.second == key && raw.contains(std::string(alias.first));
+           });
+  };
+  const auto refuse = [origin](std::string_view key, std::string_view default_text) {
+    throw InputError(fmt::format("{}: missing (a config.json saved by transformers writes the model's size at "
+                                 "the top level; gpuplan does not assume the class default{})",
+                                 where(origin, JsonPointer("/" + std::string(key))), default_text));
+  };
   for (const std::string_view key : {"hidden_size", "num_hidden_layers"}) {
-    const bool written = raw.contains(std::string(key)) ||
-                         std::any_of(kAliases.begin(), kAliases.end(), [&](const auto& alias) {
-                           return alias.second == key && raw.contains(std::string(alias.first));
-                         });
-    if (!written) {
-      throw InputError(fmt::format("{}: missing (a config.json saved by transformers writes the model's size at "
-                                   "the top level; gpuplan does not assume the class default)",
-                                   where(origin, JsonPointer("/" + std::string(key)))));
+    if (!written(key)) {
+      refuse(key, "");
+    }
+  }
+  static constexpr std::array kSizing{
+      std::string_view("num_attention_heads"),  std::string_view("num_key_value_heads"),
+      std::string_view("head_dim"),             std::string_view("intermediate_size"),
+      std::string_view("intermediate_size_mlp"), std::string_view("vocab_size"),
+      std::string_view("num_local_experts"),    std::string_view("num_experts"),
+      std::string_view("num_experts_per_tok"),  std::string_view("moe_intermediate_size"),
+      std::string_view("shared_expert_intermediate_size"), std::string_view("n_shared_experts"),
+      std::string_view("linear_key_head_dim"),  std::string_view("linear_value_head_dim"),
+      std::string_view("linear_num_key_heads"), std::string_view("linear_num_value_heads")};
+  for (const auto& [key, value] : class_defaults(type).items()) {
+    const auto alias = std::find_if(kAliases.begin(), kAliases.end(), [&key](const auto& a) { return a.first == key; });
+    const std::string_view canonical = alias == kAliases.end() ? std::string_view(key) : alias->second;
+    if (std::find(kSizing.begin(), kSizing.end(), canonical) != kSizing.end() && !written(canonical)) {
+      refuse(key, fmt::format(", {} for model_type \"{}\"", value.dump(), type));
     }
   }
 }
@@ -1139,7 +1163,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   }
   const std::string raw_type = parent_type;
   if (!strict && at.empty()) {
-    require_written_sizes(raw, origin);
+    require_written_sizes(raw, text_type_of(raw_type), origin);
   }
   const Json config = strict ? raw : normalized(raw, text_type_of(raw_type));
   ObjectReader r(config, origin, at);

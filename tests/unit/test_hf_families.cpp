@@ -85,22 +85,22 @@ TEST_CASE("hf import: ERNIE 4.5's MoE fields are read", "[hf]") {
   CHECK(p.routed_experts == Approx(27.0 * 64 * 3 * 2560 * 1536));
   CHECK(p.total() == Approx(21.8e9).epsilon(0.01));
   // MoE up to a layer before the last: the rest are dense.
-  const auto short_moe = read(R"({"model_type": "ernie4_5_moe", "hidden_size": 256, "intermediate_size": 512,
-      "num_hidden_layers": 8, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
-      "moe_intermediate_size": 128, "moe_k": 2, "moe_num_experts": 8, "moe_layer_start_index": 1,
-      "moe_layer_end_index": 5})");
+  const std::string small = R"("model_type": "ernie4_5_moe", "hidden_size": 256, "intermediate_size": 512,
+      "num_hidden_layers": 8, "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 1000,
+      "max_position_embeddings": 4096, "moe_intermediate_size": 128, "moe_k": 2, "moe_num_experts": 8,
+      "moe_num_shared_experts": 0)";
+  const auto short_moe = read("{" + small + R"(, "moe_layer_start_index": 1, "moe_layer_end_index": 5})");
   CHECK(short_moe.moe_layer_count() == 5);
-  CHECK_THROWS_WITH(read(R"({"model_type": "ernie4_5_moe", "hidden_size": 256, "intermediate_size": 512,
-      "num_hidden_layers": 8, "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096,
-      "moe_k": 2, "moe_num_experts": 8, "moe_layer_interval": 2})"),
-                    Contains("/moe_layer_interval"));
-  // Fields equal to Ernie4_5_MoeConfig's defaults may be left out (transformers saves only the
-  // others): the experts come from the class, and an end index of -1 is the last layer.
-  const auto defaults = read(R"({"model_type": "ernie4_5_moe", "hidden_size": 2560, "num_hidden_layers": 28,
-      "moe_layer_end_index": -1})");
-  REQUIRE(defaults.moe);
-  CHECK(defaults.moe->routed_experts == 64);
-  CHECK(defaults.moe_layer_count() == 27);
+  CHECK_THROWS_WITH(read("{" + small + R"(, "moe_layer_interval": 2})"), Contains("/moe_layer_interval"));
+  // An end index of -1 (the class default) is the last layer.
+  const auto to_last = read("{" + small + R"(, "moe_layer_start_index": 1, "moe_layer_end_index": -1})");
+  CHECK(to_last.moe_layer_count() == 7);
+  // A top-level file saved by transformers writes every Ernie4_5_MoeConfig field (to_diff_dict
+  // drops only PretrainedConfig's own defaults): one without the experts was edited, and the
+  // class's 64 experts and 1536-wide MLP would be a model it does not describe.
+  CHECK_THROWS_WITH(read(R"({"model_type": "ernie4_5_moe", "hidden_size": 2560, "num_hidden_layers": 28,
+      "moe_layer_end_index": -1})"),
+                    Contains("config.json: /") && Contains("for model_type \"ernie4_5_moe\""));
 }
 
 TEST_CASE("hf import: an expert count under an unread name is refused, not dropped", "[hf]") {
@@ -1003,4 +1003,35 @@ TEST_CASE("hf import: Qwen3-VL's deepstack mergers and position table are counte
   CHECK(gpuplan::count_params(with).vision - gpuplan::count_params(without).vision ==
         Approx(3.0 * (merged * merged + 4096.0 * merged)));
   CHECK(gpuplan::count_params(with).total() == Approx(8.77e9).epsilon(0.003));
+}
+
+// A top-level config.json saved by transformers writes every field of its class, so one without
+// the MLP width or the head count was edited; LlamaConfig's defaults (11008, 32 heads) made
+// 01-ai/Yi-34B 22.17 B instead of 34.39 B, or its KV 430,080 instead of 245,760 B/token (audit s45
+// F2). Fields the class gives no default stay derivable, and a nested text_config still omits
+// its class's defaults.
+TEST_CASE("hf import: a top-level file without a sizing field its class would default is refused", "[hf]") {
+  const std::string yi = R"("architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 7168,
+      "num_hidden_layers": 60, "num_key_value_heads": 8, "vocab_size": 64000, "max_position_embeddings": 4096,
+      "tie_word_embeddings": false)";
+  const auto full = read("{" + yi + R"(, "num_attention_heads": 56, "intermediate_size": 20480})");
+  CHECK(gpuplan::count_params(full).total() == Approx(34.389e9).epsilon(1e-4));
+  CHECK_THROWS_WITH(read("{" + yi + R"(, "num_attention_heads": 56})"),
+                    Contains("config.json: /intermediate_size: missing") && Contains("11008 for model_type \"llama\""));
+  CHECK_THROWS_WITH(read("{" + yi + R"(, "intermediate_size": 20480})"),
+                    Contains("config.json: /num_attention_heads: missing") && Contains("32 for model_type \"llama\""));
+  // Written under the class's own spelling (GPT-2's n_head), the field is there.
+  CHECK_THROWS_WITH(read(R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "vocab_size": 50257,
+      "n_positions": 1024})"),
+                    Contains("/n_head: missing"));
+  // Falcon's ffn_hidden_size is optional (4 x hidden), its heads are not.
+  const std::string falcon = R"("model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
+      "vocab_size": 65024, "max_position_embeddings": 2048, "multi_query": true, "parallel_attn": true)";
+  CHECK(read("{" + falcon + R"(, "num_attention_heads": 71})").intermediate_size == 4 * 4544);
+  CHECK_THROWS_WITH(read("{" + falcon + "}"), Contains("/num_attention_heads: missing"));
+  // Inside text_config the class's defaults still apply (save_pretrained drops them there).
+  const auto nested = read(R"({"model_type": "llava", "text_config": {"model_type": "llama", "hidden_size": 4096,
+      "num_hidden_layers": 32, "vocab_size": 32064}})");
+  CHECK(nested.intermediate_size == 11008);
+  CHECK(nested.num_attention_heads == 32);
 }
