@@ -298,19 +298,144 @@ bool is(std::string_view type, std::initializer_list<std::string_view> types) {
   return std::find(types.begin(), types.end(), type) != types.end();
 }
 
-// Layers gpuplan does not model (state-space, recurrent, lightning attention) would be counted as
-// transformer layers: a silently wrong figure. Their configs name them in one of these fields.
-void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
+// What a model is when it is not an autoregressive decoder of softmax attention, said from its
+// model_type or its architectures class before any field is read: its own family often spells
+// the sizes otherwise (LLaDA's d_model and mlp_hidden_size, GLA's num_heads), and a refusal for a
+// missing field would send the user to add one and get a wrong plan.
+void reject_non_decoder(const Json& raw, std::string_view written_type, const std::string& origin, const JsonPointer& at) {
+  ObjectReader r(raw, origin, at);
+  const std::string type = lower(written_type);
+  const auto any_of = [&type](const auto& types) { return std::find(types.begin(), types.end(), type) != types.end(); };
   static constexpr std::array kRecurrentTypes{
       std::string_view("mamba"),  std::string_view("mamba2"), std::string_view("falcon_mamba"),
       std::string_view("rwkv"),   std::string_view("rwkv5"),  std::string_view("rwkv6"),
       std::string_view("xlstm"),  std::string_view("recurrent_gemma"), std::string_view("rwkv7"),
-      std::string_view("phi4flash")};  // Phi-4-mini-flash: SambaY, Mamba layers and a shared full-attention KV
-  if (std::find(kRecurrentTypes.begin(), kRecurrentTypes.end(), type) != kRecurrentTypes.end()) {
+      std::string_view("phi4flash"),  // Phi-4-mini-flash: SambaY, Mamba layers and a shared full-attention KV
+      std::string_view("samba")};     // fla's Samba: Mamba layers between sliding-window attention
+  if (any_of(kRecurrentTypes)) {
     r.fail("model_type", fmt::format("\"{}\" is a state-space or recurrent model; gpuplan models "
                                      "transformer attention and MLP layers only",
-                                     type));
+                                     written_type));
   }
+  // flash-linear-attention's families (fla-hub): linear or gated-linear attention whose state per
+  // layer has a fixed size (GLA-1.3B: 4 heads of 256 x 512), and projections of their own.
+  static constexpr std::array kLinearAttentionTypes{
+      std::string_view("gla"),        std::string_view("gsa"),           std::string_view("retnet"),
+      std::string_view("hgrn"),       std::string_view("hgrn2"),         std::string_view("delta_net"),
+      std::string_view("gated_deltanet"), std::string_view("gated_deltaproduct"), std::string_view("linear_attn"),
+      std::string_view("lightnet"),   std::string_view("rodimus"),       std::string_view("comba"),
+      std::string_view("mesa_net"),   std::string_view("abc")};
+  if (any_of(kLinearAttentionTypes)) {
+    r.fail("model_type", fmt::format("\"{}\" is a linear-attention model: each layer keeps a state of fixed "
+                                     "size, not a KV cache that grows with the context, and gpuplan does not lay "
+                                     "out its projections; gpuplan models softmax-attention transformers",
+                                     written_type));
+  }
+  const Json* architectures = r.value("architectures");
+  const auto classes = [architectures]() {
+    std::vector<std::pair<std::size_t, std::string>> out;
+    for (std::size_t i = 0; architectures != nullptr && architectures->is_array() && i < architectures->size(); ++i) {
+      if ((*architectures)[i].is_string()) {
+        out.emplace_back(i, (*architectures)[i].get<std::string>());
+      }
+    }
+    return out;
+  }();
+  // Letters and digits only, lower-cased: "XLMRobertaModel" and "xlm-roberta" meet as xlmroberta.
+  const auto flat = [](std::string_view text) {
+    std::string out;
+    for (const std::string& t : tokens(text)) {
+      out += t;
+    }
+    return out;
+  };
+  // Diffusion language models (Dream and DiffuCoder: model_type "Dream", DreamModel; LLaDA,
+  // LLaDA-MoE, LLaDA 2: llada, lladamoe, llada2_moe, LLaDA*ModelLM; MMaDA): the attention is
+  // bidirectional and every step denoises the whole canvas, so there is no per-token KV cache to
+  // plan. Their files write use_cache false, as many training checkpoints of decoders do, and no
+  // field says the attention is not causal: the family's name is the sign.
+  const auto diffusion = [&flat](std::string_view name) {
+    const std::string f = flat(name);
+    return f == "dream" || f.starts_with("dreammodel") || f.starts_with("llada") || f.starts_with("mmada");
+  };
+  constexpr std::string_view kDiffusion = "is a diffusion language model: it denoises the whole sequence "
+                                          "bidirectionally at every step and keeps no KV cache; gpuplan models "
+                                          "autoregressive decoding";
+  if (diffusion(type)) {
+    r.fail("model_type", fmt::format("model_type \"{}\" {}", written_type, kDiffusion));
+  }
+  for (const auto& [i, name] : classes) {
+    if (diffusion(name)) {
+      throw InputError(fmt::format("{}: {} (model_type \"{}\") {}", where(origin, at / "architectures" / i), name,
+                                   written_type, kDiffusion));
+    }
+  }
+  // Encoder-only models (BERT and its kin, embedding models on XLM-R, protein and speech encoders,
+  // the text and image towers of contrastive models) serve no growing KV cache, have no LM head,
+  // and lay out their layers otherwise: read Llama-style they came out 33-63 % too large with an
+  // invented KV cache (ESM-2-650M: 0.865 B for 0.65 B).
+  static constexpr std::array kEncoderOnlyTypes{
+      std::string_view("bert"),       std::string_view("roberta"),       std::string_view("xlm-roberta"),
+      std::string_view("xlm-roberta-xl"), std::string_view("deberta"),   std::string_view("deberta-v2"),
+      std::string_view("distilbert"), std::string_view("albert"),        std::string_view("electra"),
+      std::string_view("mpnet"),      std::string_view("camembert"),     std::string_view("modernbert"),
+      std::string_view("nomic_bert"), std::string_view("megatron-bert"), std::string_view("mobilebert"),
+      std::string_view("squeezebert"), std::string_view("convbert"),     std::string_view("roformer"),
+      std::string_view("rembert"),    std::string_view("longformer"),    std::string_view("big_bird"),
+      std::string_view("funnel"),     std::string_view("layoutlm"),      std::string_view("ernie"),
+      std::string_view("xlm"),        std::string_view("flaubert"),      std::string_view("new"),
+      std::string_view("eurobert"),   std::string_view("neobert"),       std::string_view("data2vec-text"),
+      std::string_view("xmod"),       std::string_view("luke"),          std::string_view("ibert"),
+      std::string_view("nezha"),      std::string_view("roc_bert"),      std::string_view("canine"),
+      std::string_view("layoutlmv2"), std::string_view("layoutlmv3"),    std::string_view("lilt"),
+      std::string_view("markuplm"),   std::string_view("esm"),           // protein language models
+      std::string_view("clip"),       std::string_view("clip_text_model"), std::string_view("clip_vision_model"),
+      std::string_view("chinese_clip"), std::string_view("altclip"),     std::string_view("siglip"),
+      std::string_view("siglip2"),    std::string_view("siglip_text_model"), std::string_view("siglip_vision_model"),
+      std::string_view("owlvit"),     std::string_view("owlv2"),         std::string_view("align"),
+      std::string_view("clap"),       std::string_view("x_clip"),        std::string_view("groupvit"),
+      std::string_view("vit"),        std::string_view("dinov2"),        std::string_view("wav2vec2"),
+      std::string_view("wav2vec2-conformer"), std::string_view("wav2vec2-bert"), std::string_view("hubert"),
+      std::string_view("wavlm"),      std::string_view("data2vec-audio"), std::string_view("unispeech"),
+      std::string_view("unispeech-sat"), std::string_view("sew"),        std::string_view("sew-d")};
+  constexpr std::string_view kEncoder = "(no LM head, no KV cache that grows with the output); gpuplan models "
+                                        "decoder-only transformers";
+  if (any_of(kEncoderOnlyTypes)) {
+    r.fail("model_type", fmt::format("model_type \"{}\" is an encoder-only model {}", written_type, kEncoder));
+  }
+  // An unknown model_type whose class is an encoder's: a masked-LM, CTC or multiple-choice head,
+  // an encoder class (T5EncoderModel), or the class of a listed encoder type under any task
+  // (XLMRobertaForSequenceClassification; a decoder's classifier, LlamaForSequenceClassification,
+  // is not one).
+  static constexpr std::array kEncoderTasks{
+      std::string_view("ForMaskedLM"), std::string_view("ForCTC"), std::string_view("ForMultipleChoice"),
+      std::string_view("ForNextSentencePrediction"), std::string_view("ForMaskedImageModeling")};
+  static constexpr std::array kTasks{
+      std::string_view("ForSequenceClassification"), std::string_view("ForTokenClassification"),
+      std::string_view("ForQuestionAnswering"), std::string_view("ForPreTraining"), std::string_view("Model")};
+  for (const auto& [i, name] : classes) {
+    const bool task = std::any_of(kEncoderTasks.begin(), kEncoderTasks.end(),
+                                  [&name](std::string_view s) { return name.ends_with(s); });
+    const bool encoder_class = name.find("Encoder") != std::string::npos && name.find("EncoderDecoder") == std::string::npos;
+    std::string base = name;
+    for (std::string_view suffix : kTasks) {
+      if (base.size() > suffix.size() && base.ends_with(suffix)) {
+        base.resize(base.size() - suffix.size());
+        break;
+      }
+    }
+    const bool listed = base != name && std::any_of(kEncoderOnlyTypes.begin(), kEncoderOnlyTypes.end(),
+                                                    [&](std::string_view t) { return flat(t) == flat(base); });
+    if (task || encoder_class || listed) {
+      throw InputError(fmt::format("{}: {} is an encoder's class, so model_type \"{}\" is an encoder-only model {}",
+                                   where(origin, at / "architectures" / i), name, written_type, kEncoder));
+    }
+  }
+}
+
+// Layers gpuplan does not model (state-space, recurrent, lightning attention) would be counted as
+// transformer layers: a silently wrong figure. Their configs name them in one of these fields.
+void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
   // Hybrids: Nemotron-H, Jamba, Zamba, Bamba, Falcon-H1, MiniMax-01, LFM2, RecurrentGemma.
   static constexpr std::array kHybridFields{
       std::string_view("hybrid_override_pattern"), std::string_view("layers_block_type"),
@@ -320,7 +445,9 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       std::string_view("block_types"),             std::string_view("linear_attn_config"),
       // Ring-linear (bailing_moe_linear): every layer_group_size-th layer softmax, the rest
       // lightning attention with their own projections and a fixed state.
-      std::string_view("layer_group_size")};
+      std::string_view("layer_group_size"),
+      // flash-linear-attention's GLA, GSA and RetNet size their key projection as a ratio.
+      std::string_view("expand_k")};
   for (std::string_view key : kHybridFields) {
     // MiniMax-M2 lists every layer as 1 (softmax attention): nothing else to model.
     const Json* types = key == "attn_type_list" ? r.value(key) : nullptr;
@@ -355,24 +482,6 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       std::find(kEncoderDecoderTypes.begin(), kEncoderDecoderTypes.end(), type) != kEncoderDecoderTypes.end()) {
     r.fail(r.has("is_encoder_decoder") ? "is_encoder_decoder" : "model_type",
            fmt::format("model_type \"{}\" is an encoder-decoder; gpuplan models decoder-only transformers", type));
-  }
-  // Encoder-only models (BERT and its kin, embedding models on XLM-R) serve no growing KV cache,
-  // have no LM head, and lay out their layers otherwise: read Llama-style they came out 45-63 %
-  // too large with an invented KV cache.
-  static constexpr std::array kEncoderOnlyTypes{
-      std::string_view("bert"),       std::string_view("roberta"),       std::string_view("xlm-roberta"),
-      std::string_view("xlm-roberta-xl"), std::string_view("deberta"),   std::string_view("deberta-v2"),
-      std::string_view("distilbert"), std::string_view("albert"),        std::string_view("electra"),
-      std::string_view("mpnet"),      std::string_view("camembert"),     std::string_view("modernbert"),
-      std::string_view("nomic_bert"), std::string_view("megatron-bert"), std::string_view("mobilebert"),
-      std::string_view("squeezebert"), std::string_view("convbert"),     std::string_view("roformer"),
-      std::string_view("rembert"),    std::string_view("longformer"),    std::string_view("big_bird"),
-      std::string_view("funnel"),     std::string_view("layoutlm"),      std::string_view("ernie"),
-      std::string_view("xlm"),        std::string_view("flaubert"),      std::string_view("new")};
-  if (std::find(kEncoderOnlyTypes.begin(), kEncoderOnlyTypes.end(), type) != kEncoderOnlyTypes.end()) {
-    r.fail("model_type", fmt::format("model_type \"{}\" is an encoder-only model (no LM head, no KV cache that "
-                                     "grows with the output); gpuplan models decoder-only transformers",
-                                     type));
   }
   // A decoder's class made bidirectional (EmbeddingGemma: Gemma3TextModel with
   // use_bidirectional_attention) is an embedding encoder: it generates nothing and keeps no cache.
@@ -1109,6 +1218,10 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     }
   }
   const Json& raw = renamed_by_architecture ? renamed : raw_in;
+  reject_non_decoder(raw_in, raw_in.contains("model_type") && raw_in["model_type"].is_string()
+                                 ? raw_in["model_type"].get<std::string>()
+                                 : std::string(),
+                     origin, at);
   // Qwen2.5-Omni and its kin nest a thinker (the language model and its encoders) and a talker
   // (a second model that speaks) with nothing at the top level to read.
   if (!strict && raw.contains("thinker_config") && !raw.contains("hidden_size") && !raw.contains("text_config")) {

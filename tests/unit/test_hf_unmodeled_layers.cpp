@@ -2,7 +2,10 @@
 // field that says so, not import as a transformer with a wrong parameter count.
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
 #include <string>
+
+#include <fmt/format.h>
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
@@ -28,4 +31,74 @@ TEST_CASE("hf import: a hybrid layer pattern is refused, though every transforme
 TEST_CASE("hf import: layers sharing another layer's KV are refused inside text_config", "[hf]") {
   CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-kv-shared-layers.json")),
                     Contains("/text_config/num_kv_shared_layers") && Contains("gemma4_text"));
+}
+
+namespace {
+gpuplan::ModelSpec read(const std::string& text) { return gpuplan::model_from_hf_config(text, "config.json"); }
+const std::string kShape = R"("hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24,
+    "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 32000, "max_position_embeddings": 4096)";
+// Each model_type, with every decoder field written, is refused at /model_type saying `what`.
+void check_types_refused(std::initializer_list<const char*> types, const std::string& what) {
+  for (const char* type : types) {
+    INFO(type);
+    CHECK_THROWS_WITH(read(fmt::format(R"({{"model_type": "{}", {}}})", type, kShape)),
+                      Contains("/model_type") && Contains(what));
+  }
+}
+}  // namespace
+
+// Diffusion LMs denoise the whole sequence bidirectionally and keep no KV cache: planned as
+// decoders Dream-v0-7B got 57,344 B/token of KV and a decode ITL (audit s45 F1). LLaDA was
+// refused only for max_sequence_length and mlp_hidden_size, its own names for fields gpuplan
+// reads. bad-hf-diffusion-llada.json is a 124,327,616-parameter LLaDA's config.json as printed in a
+// SwanLab course document (code-search file id 1282028707, repository not named by the index).
+TEST_CASE("hf import: a diffusion language model is refused as one, by type or class", "[hf]") {
+  CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-diffusion-llada.json")),
+                    Contains("/model_type") && Contains("\"llada\" is a diffusion language model") &&
+                        Contains("no KV cache"));
+  // Dream-v0-7B and DiffuCoder write model_type "Dream"; LLaDA-MoE and LLaDA 2.0 their own types.
+  check_types_refused({"Dream", "lladamoe", "llada2_moe", "LLaDA"}, "diffusion language model");
+  // Under a decoder's type, the class says it.
+  CHECK_THROWS_WITH(read(R"({"model_type": "qwen2", "architectures": ["DreamModel"], )" + kShape + "}"),
+                    Contains("/architectures/0: DreamModel") && Contains("diffusion"));
+  // use_cache false and a mask token alone are a training checkpoint's, not a diffusion sign.
+  CHECK_NOTHROW(read(R"({"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "use_cache": false,
+      "mask_token_id": 151666, )" + kShape + "}"));
+}
+
+// Encoder-only types outside the list were planned as decoders: ESM-2-650M 0.865 B (+33 %) with
+// a 168,960 B/token KV cache, CLIP's text tower with an LM head (audit s45 F3).
+// bad-hf-encoder-esm.json is facebook/esm2_t33_650M_UR50D's config.json reconstructed (not a copy).
+TEST_CASE("hf import: encoder-only models are refused by type or by their class", "[hf]") {
+  CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-encoder-esm.json")),
+                    Contains("/model_type") && Contains("\"esm\" is an encoder-only model"));
+  check_types_refused({"clip_text_model", "siglip", "wav2vec2", "hubert", "eurobert"}, "encoder-only");
+  // CLIP keeps its text tower under text_config: the wrapper's type is refused, not read as an LM.
+  CHECK_THROWS_WITH(read(R"({"model_type": "clip", "text_config": {"model_type": "clip_text_model", )" + kShape +
+                         "}}"),
+                    Contains("config.json: /model_type") && Contains("\"clip\""));
+  // An unknown type whose class is an encoder's: a masked-LM or CTC head, an encoder class, or a
+  // listed encoder's class under any task.
+  for (const char* cls : {"EsmForMaskedLM", "Wav2Vec2ForCTC", "T5EncoderModel", "XLMRobertaModel",
+                          "XLMRobertaForSequenceClassification", "NewModel"}) {
+    INFO(cls);
+    CHECK_THROWS_WITH(read(fmt::format(R"({{"model_type": "my_embedder", "architectures": ["{}"], {}}})", cls, kShape)),
+                      Contains("/architectures/0") && Contains("model_type \"my_embedder\" is an encoder-only model"));
+  }
+  // A decoder's classifier and causal LM stay decoders.
+  CHECK_NOTHROW(read(R"({"model_type": "llama", "architectures": ["LlamaForSequenceClassification"], )" + kShape + "}"));
+  CHECK_NOTHROW(read(R"({"model_type": "ernie4_5", "architectures": ["Ernie4_5ForCausalLM"], )" + kShape + "}"));
+}
+
+// GLA was refused for num_attention_heads (it writes num_heads); with that field added by hand it
+// planned 196,608 B/token of KV for a fixed-size state (audit s45 F4). bad-hf-linear-attention-gla.json
+// is fla's GLAConfig() dump, the fla-hub/gla-1.3B-100B shape, from the flash-linear-attention
+// README (code-search file id 5769715762).
+TEST_CASE("hf import: linear-attention families are refused as such, not for a field", "[hf]") {
+  CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-linear-attention-gla.json")),
+                    Contains("/model_type") && Contains("\"gla\" is a linear-attention model"));
+  check_types_refused({"retnet", "hgrn", "hgrn2", "gated_deltanet", "gsa"}, "linear-attention");
+  // Under another type name, fla's key-projection ratio still says it.
+  CHECK_THROWS_WITH(read(R"({"model_type": "my_gla", "attn_mode": "chunk", "expand_k": 0.5, )" + kShape + "}"),
+                    Contains("/expand_k") && Contains("linear attention"));
 }
