@@ -8,6 +8,7 @@
 // parameter gathers) beyond what the backward pass overlaps.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <gpuplan/gpu.hpp>
@@ -37,11 +38,10 @@ struct TrainEfficiency {
   double link = 0.80;             ///< share of link bandwidth a ring reaches (as Efficiency::link)
   double hop_latency_s = 1e-6;
   double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s per 8-GPU node
-  /// Host memory bandwidth one GPU's CPU optimizer step gets with offload (assumed): a DGX A100's
-  /// two EPYC 7742 have 8 channels of DDR4-3200 each, 409.6 GB/s for 8 GPUs (51 GB/s each), of
-  /// which STREAM-like kernels reach about 80 %; the step is memory-bound (ZeRO-Offload's
-  /// vectorised CPU Adam, Ren et al. 2021), and all ranks of a node step at once.
-  double host_memory_bytes_per_s_per_gpu = 40e9;
+  /// Host memory bandwidth one GPU's CPU optimizer step gets with offload (--host-memory-gb-per-s);
+  /// unset: host_memory_rate()'s assumption for the GPU's host. The step is memory-bound
+  /// (ZeRO-Offload's vectorised CPU Adam, Ren et al. 2021), and all ranks of a node step at once.
+  std::optional<double> host_memory_bytes_per_s_per_gpu;
   /// FP8 GEMMs reach a smaller share of their peak: compute x (bf16 peak / FP8 peak)^this. Training's
   /// GEMMs are large, so the measured max-achievable matmul ratio sets it: H100 FP8 reaches 0.709
   /// of its peak where bf16 reaches 0.803 (stas00/ml-engineering, in reference/calibration.json),
@@ -97,6 +97,13 @@ struct TrainStep {
     return tp_comm_s + ep_comm_s + cp_comm_s + pp_comm_s + dp_exposed_s + offload_exposed_s;
   }
 };
+
+/// The host memory bandwidth one GPU's CPU optimizer step gets: the efficiency's when set; behind
+/// NVLink-C2C, Grace's LPDDR5X (up to 512 GB/s per Grace, NVIDIA's GH200 and GB200 NVL72 pages) at
+/// 80 %, shared by two GPUs as on GB200 and GB300 (GH200's one GPU has all of it: this is the
+/// conservative figure); behind PCIe, a DGX A100's two EPYC 7742 (8 channels of DDR4-3200 each,
+/// 409.6 GB/s) at 80 % shared by its 8 GPUs: 40 GB/s.
+double host_memory_rate(const GpuSpec& gpu, const TrainEfficiency& e);
 
 /// Validates the request and times one step.
 TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& request,

@@ -42,6 +42,7 @@ struct TrainOptions {
   std::string provider;
   std::string mode;
   double network_gbit_per_s = 400;
+  double host_memory_gb_per_s = 0;
   bool check = false;
 };
 
@@ -83,6 +84,12 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   }
   req.scale_gpus = o.scale;
   req.efficiency.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
+  if (o.host_memory_gb_per_s > 0) {
+    if (t.offload == Offload::none) {
+      throw InputError("--host-memory-gb-per-s: times the CPU optimizer step, which needs --offload optimizer or params");
+    }
+    req.efficiency.host_memory_bytes_per_s_per_gpu = o.host_memory_gb_per_s * units::kGB;
+  }
   req.provider = o.provider;
   if (!o.mode.empty()) {
     req.mode = parse_pricing_mode(o.mode, "--mode");
@@ -159,6 +166,10 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--provider", o->provider, "Only this provider's prices (default: every provider)")->check(non_empty());
   sub->add_option("--mode", o->mode, "Only this pricing mode (default: every mode)")->check(non_empty());
   add_network_option(*sub, o->network_gbit_per_s);
+  sub->add_option("--host-memory-gb-per-s", o->host_memory_gb_per_s,
+                  "Host memory bandwidth per GPU for the CPU optimizer step with --offload (default: 40 behind PCIe, "
+                  "a DDR4 server's shared by 8 GPUs; 205 on Grace, shared by two GPUs)")
+      ->check(CLI::Range(1.0, 10000.0));
   sub->add_flag("--check", o->check, "Exit with code 1 when it does not fit");
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {

@@ -149,6 +149,9 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
         break;  // a given TP x PP that does not tile the larger count
       }
     }
+    if (const auto it = r.measured_tokens_per_s.find(f.gpu_id); it != r.measured_tokens_per_s.end()) {
+      e.problem += fmt::format(" (its measured {:.0f} tok/s is not compared)", it->second);
+    }
     res.excluded.push_back(std::move(e));
     if (!first_problem) {
       first_problem = f;
@@ -203,7 +206,9 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   for (const Price& p : all) {
     const bool provider_ok = r.provider.empty() || p.provider == r.provider || p.given();
     const bool mode_ok = !r.mode || p.mode == *r.mode || p.given();
-    const bool gpu_ok = std::find(r.gpus.begin(), r.gpus.end(), p.gpu) != r.gpus.end();
+    // Only the options compared: a GPU left out would add modes where nothing has a price.
+    const bool gpu_ok = std::any_of(res.options.begin(), res.options.end(),
+                                    [&p](const CompareOption& o) { return o.gpu == p.gpu; });
     const Offer key{p.provider, p.mode, p.term};
     if (provider_ok && mode_ok && gpu_ok && std::find(pairs.begin(), pairs.end(), key) == pairs.end()) {
       pairs.push_back(key);

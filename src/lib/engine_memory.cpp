@@ -557,8 +557,14 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
     const double block_bytes = in.kv_bytes_per_token_per_gpu * d(r.block_tokens);
     r.kv_tokens = static_cast<std::uint64_t>(std::floor(r.kv_bytes / block_bytes)) * r.block_tokens;
   }
-  if (s.max_kv_tokens && r.kv_tokens > *s.max_kv_tokens && in.kv_bytes_per_token_per_gpu > 0) {
-    r.kv_tokens = *s.max_kv_tokens / r.block_tokens * r.block_tokens;
+  // TensorRT-LLM rounds the cap up to whole blocks (kvCacheManager's ceilDiv); SGLang's pages
+  // hold no more than the cap.
+  const std::uint64_t cap_blocks = !s.max_kv_tokens ? 0
+                                   : s.engine == Engine::trtllm
+                                       ? (*s.max_kv_tokens + r.block_tokens - 1) / r.block_tokens
+                                       : *s.max_kv_tokens / r.block_tokens;
+  if (s.max_kv_tokens && cap_blocks * r.block_tokens < r.kv_tokens && in.kv_bytes_per_token_per_gpu > 0) {
+    r.kv_tokens = cap_blocks * r.block_tokens;
     r.kv_bytes = d(r.kv_tokens) * in.kv_bytes_per_token_per_gpu;
     r.kv_capped = true;
   }

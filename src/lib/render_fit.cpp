@@ -336,7 +336,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
                                    q.concurrency == 1 ? "" : "s"),
                        count(*r.max_context_tokens)});
     kv.rows.push_back({"max context limited by",
-                       r.max_context_limited_by_model ? "model (max_position_embeddings)" : "memory"});
+                       r.max_context_limited_by_model   ? "model (max_position_embeddings)"
+                       : r.engine && r.engine->kv_capped ? "the KV token cap (--max-kv-tokens)"
+                                                         : "memory"});
   } else {
     kv.rows.push_back({"KV cache", "unknown without an architecture"});
   }

@@ -256,10 +256,15 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
   }
   if (t.offload != Offload::none) {
     plan.notes.push_back(fmt::format(
-        "offload: the optimizer steps on the CPU at {:.0f} GB/s of host memory per GPU (assumed: a two-socket "
-        "DDR4-3200 server's, shared by 8 GPUs), {:.0f} bytes per parameter; transfers at {:.0f} % of the {} rate, "
-        "gradients {}",
-        r.efficiency.host_memory_bytes_per_s_per_gpu / units::kGB, optimizer_step_bytes_per_param(t),
+        "offload: the optimizer steps on the CPU at {:.0f} GB/s of host memory per GPU ({}), {:.0f} bytes per "
+        "parameter; transfers at {:.0f} % of the {} rate, gradients {}",
+        host_memory_rate(gpu, r.efficiency) / units::kGB,
+        r.efficiency.host_memory_bytes_per_s_per_gpu ? "--host-memory-gb-per-s"
+        : gpu.host_link.kind == "nvlink-c2c"
+            ? "assumed: Grace's LPDDR5X, 512 GB/s at 80 %, shared by two GPUs; --host-memory-gb-per-s sets it"
+            : "assumed: a two-socket DDR4-3200 server's 409.6 GB/s at 80 %, shared by 8 GPUs; --host-memory-gb-per-s "
+              "sets it",
+        optimizer_step_bytes_per_param(t),
         r.efficiency.link * 100.0, gpu.host_link.kind,
         t.offload == Offload::params ? "down and parameters up every micro-batch, hidden under compute as far as it lasts"
                                      : "down under each backward, the updated parameters up after the step"));

@@ -38,8 +38,8 @@ void check_efficiency(const TrainEfficiency& e) {
     throw InputError("train_efficiency.band: expected low in (-1, 0] and high in [0, 10)");
   }
   if (!(e.hop_latency_s >= 0 && e.hop_latency_s < 1) || !(e.network_bytes_per_s_per_gpu > 0) ||
-      !std::isfinite(e.network_bytes_per_s_per_gpu) || !(e.host_memory_bytes_per_s_per_gpu > 0) ||
-      !std::isfinite(e.host_memory_bytes_per_s_per_gpu) || !(e.format_exponent >= 0 && e.format_exponent <= 4)) {
+      !std::isfinite(e.network_bytes_per_s_per_gpu) || (e.host_memory_bytes_per_s_per_gpu &&
+       (!(*e.host_memory_bytes_per_s_per_gpu > 0) || !std::isfinite(*e.host_memory_bytes_per_s_per_gpu))) || !(e.format_exponent >= 0 && e.format_exponent <= 4)) {
     throw InputError("train_efficiency: latency, network or host memory bandwidth or format exponent out of range");
   }
 }
@@ -81,6 +81,16 @@ TrainFlops train_flops(const ModelSpec& model, const TrainRequest& r) {
     f.hardware_flop_per_token += f.attention_forward;  // the core attention is recomputed
   }
   return f;
+}
+
+double host_memory_rate(const GpuSpec& gpu, const TrainEfficiency& e) {
+  constexpr double kGraceBytesPerS = 512e9;
+  constexpr double kDgxA100HostBytesPerS = 409.6e9;
+  constexpr double kReachable = 0.8;
+  if (e.host_memory_bytes_per_s_per_gpu) {
+    return *e.host_memory_bytes_per_s_per_gpu;
+  }
+  return gpu.host_link.kind == "nvlink-c2c" ? kGraceBytesPerS * kReachable / 2.0 : kDgxA100HostBytesPerS * kReachable / 8.0;
 }
 
 TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& r, const TrainEfficiency& e) {
@@ -204,7 +214,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
         (l.gpus() > 1 ? gpu.host_link.peer_rate() : gpu.host_link.bytes_per_s_per_direction) * e.link;
     s.host_link = gpu.host_link.kind;
     const double trained = mem.optimizer_params_per_gpu * (full ? kBf16Bytes : updated_weight_bytes(r.master_weights));
-    s.cpu_optimizer_s = mem.optimizer_params_per_gpu * optimizer_step_bytes_per_param(r) / e.host_memory_bytes_per_s_per_gpu;
+    s.cpu_optimizer_s = mem.optimizer_params_per_gpu * optimizer_step_bytes_per_param(r) / host_memory_rate(gpu, e);
     if (r.offload == Offload::params) {
       // FSDP copies each unit's parameter shard up before its all-gather, forward and backward,
       // and its gradient shard down after the reduce-scatter, every micro-batch, on the stream

@@ -152,24 +152,26 @@ TEST_CASE("engine: SGLang's static fraction of the free memory at start, minus w
 
 // SGLang's --max-total-tokens and TensorRT-LLM's kv_cache_config.max_tokens cap the pool: the engine
 // takes the smaller of the cap and what its share holds (trtllm-bench passes its dataset's cap).
-TEST_CASE("engine: a KV token cap bounds the pool, not the share", "[engine]") {
+TEST_CASE("engine: a KV token cap bounds the pool and not the share", "[engine]") {
   const auto& m = cat().model("llama-3.1-8b");
   EngineInputs trt = kH100;
   trt.block_tokens = 32;
   const auto free = gpuplan::engine_memory(m, Layout{}, trt, {.engine = Engine::trtllm});
   REQUIRE(free.kv_tokens > 100000);
   CHECK_FALSE(free.kv_capped);
-  // 100,001 tokens round down to 3,125 blocks of 32; the pool is then those tokens' bytes.
+  // TensorRT-LLM rounds 100,001 tokens up to 3,126 blocks of 32; the pool is then those tokens' bytes.
   const auto capped = gpuplan::engine_memory(m, Layout{}, trt, {.engine = Engine::trtllm, .max_kv_tokens = 100001});
   CHECK(capped.kv_capped);
-  CHECK(capped.kv_tokens == 100000);
-  CHECK(capped.kv_bytes == Approx(100000 * 131072.0));
+  CHECK(capped.kv_tokens == 100032);
+  CHECK(capped.kv_bytes == Approx(100032 * 131072.0));
   // A cap above what the share holds changes nothing.
   const auto loose = gpuplan::engine_memory(m, Layout{}, trt, {.engine = Engine::trtllm, .max_kv_tokens = 1u << 30});
   CHECK_FALSE(loose.kv_capped);
   CHECK(loose.kv_tokens == free.kv_tokens);
-  const auto sg = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::sglang, .max_kv_tokens = 51200});
-  CHECK(sg.kv_tokens == 51200);
+  EngineInputs pages = kH100;
+  pages.block_tokens = 1;  // SGLang's default page_size
+  const auto sg = gpuplan::engine_memory(m, Layout{}, pages, {.engine = Engine::sglang, .max_kv_tokens = 51201});
+  CHECK(sg.kv_tokens == 51201);
 }
 
 // server_args.py's earlier defaults (forks' copies dated by version.py): a TP table to 0.4.6, a

@@ -34,14 +34,14 @@ TEST_CASE("hf import: layers sharing another layer's KV are refused inside text_
 }
 
 namespace {
-gpuplan::ModelSpec read(const std::string& text) { return gpuplan::model_from_hf_config(text, "config.json"); }
+gpuplan::ModelSpec read_config(const std::string& text) { return gpuplan::model_from_hf_config(text, "config.json"); }
 const std::string kShape = R"("hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24,
     "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 32000, "max_position_embeddings": 4096)";
 // Each model_type, with every decoder field written, is refused at /model_type saying `what`.
 void check_types_refused(std::initializer_list<const char*> types, const std::string& what) {
   for (const char* type : types) {
     INFO(type);
-    CHECK_THROWS_WITH(read(fmt::format(R"({{"model_type": "{}", {}}})", type, kShape)),
+    CHECK_THROWS_WITH(read_config(fmt::format(R"({{"model_type": "{}", {}}})", type, kShape)),
                       Contains("/model_type") && Contains(what));
   }
 }
@@ -59,10 +59,10 @@ TEST_CASE("hf import: a diffusion language model is refused as one, by type or c
   // Dream-v0-7B and DiffuCoder write model_type "Dream"; LLaDA-MoE and LLaDA 2.0 their own types.
   check_types_refused({"Dream", "lladamoe", "llada2_moe", "LLaDA"}, "diffusion language model");
   // Under a decoder's type, the class says it.
-  CHECK_THROWS_WITH(read(R"({"model_type": "qwen2", "architectures": ["DreamModel"], )" + kShape + "}"),
+  CHECK_THROWS_WITH(read_config(R"({"model_type": "qwen2", "architectures": ["DreamModel"], )" + kShape + "}"),
                     Contains("/architectures/0: DreamModel") && Contains("diffusion"));
   // use_cache false and a mask token alone are a training checkpoint's, not a diffusion sign.
-  CHECK_NOTHROW(read(R"({"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "use_cache": false,
+  CHECK_NOTHROW(read_config(R"({"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "use_cache": false,
       "mask_token_id": 151666, )" + kShape + "}"));
 }
 
@@ -74,7 +74,7 @@ TEST_CASE("hf import: encoder-only models are refused by type or by their class"
                     Contains("/model_type") && Contains("\"esm\" is an encoder-only model"));
   check_types_refused({"clip_text_model", "siglip", "wav2vec2", "hubert", "eurobert"}, "encoder-only");
   // CLIP keeps its text tower under text_config: the wrapper's type is refused, not read as an LM.
-  CHECK_THROWS_WITH(read(R"({"model_type": "clip", "text_config": {"model_type": "clip_text_model", )" + kShape +
+  CHECK_THROWS_WITH(read_config(R"({"model_type": "clip", "text_config": {"model_type": "clip_text_model", )" + kShape +
                          "}}"),
                     Contains("config.json: /model_type") && Contains("\"clip\""));
   // An unknown type whose class is an encoder's: a masked-LM or CTC head, an encoder class, or a
@@ -82,12 +82,12 @@ TEST_CASE("hf import: encoder-only models are refused by type or by their class"
   for (const char* cls : {"EsmForMaskedLM", "Wav2Vec2ForCTC", "T5EncoderModel", "XLMRobertaModel",
                           "XLMRobertaForSequenceClassification", "NewModel"}) {
     INFO(cls);
-    CHECK_THROWS_WITH(read(fmt::format(R"({{"model_type": "my_embedder", "architectures": ["{}"], {}}})", cls, kShape)),
+    CHECK_THROWS_WITH(read_config(fmt::format(R"({{"model_type": "my_embedder", "architectures": ["{}"], {}}})", cls, kShape)),
                       Contains("/architectures/0") && Contains("model_type \"my_embedder\" is an encoder-only model"));
   }
   // A decoder's classifier and causal LM stay decoders.
-  CHECK_NOTHROW(read(R"({"model_type": "llama", "architectures": ["LlamaForSequenceClassification"], )" + kShape + "}"));
-  CHECK_NOTHROW(read(R"({"model_type": "ernie4_5", "architectures": ["Ernie4_5ForCausalLM"], )" + kShape + "}"));
+  CHECK_NOTHROW(read_config(R"({"model_type": "llama", "architectures": ["LlamaForSequenceClassification"], )" + kShape + "}"));
+  CHECK_NOTHROW(read_config(R"({"model_type": "ernie4_5", "architectures": ["Ernie4_5ForCausalLM"], )" + kShape + "}"));
 }
 
 // GLA was refused for num_attention_heads (it writes num_heads); with that field added by hand it
@@ -99,6 +99,6 @@ TEST_CASE("hf import: linear-attention families are refused as such, not for a f
                     Contains("/model_type") && Contains("\"gla\" is a linear-attention model"));
   check_types_refused({"retnet", "hgrn", "hgrn2", "gated_deltanet", "gsa"}, "linear-attention");
   // Under another type name, fla's key-projection ratio still says it.
-  CHECK_THROWS_WITH(read(R"({"model_type": "my_gla", "attn_mode": "chunk", "expand_k": 0.5, )" + kShape + "}"),
+  CHECK_THROWS_WITH(read_config(R"({"model_type": "my_gla", "attn_mode": "chunk", "expand_k": 0.5, )" + kShape + "}"),
                     Contains("/expand_k") && Contains("linear attention"));
 }
