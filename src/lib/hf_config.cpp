@@ -286,7 +286,7 @@ void require_written_sizes(const Json& raw, std::string_view type, std::string_v
       std::string_view("linear_key_head_dim"),  std::string_view("linear_value_head_dim"),
       std::string_view("linear_num_key_heads"), std::string_view("linear_num_value_heads")};
   for (const auto& [key, value] : class_defaults(type).items()) {
-    const auto alias = std::find_if(kAliases.begin(), kAliases.end(), [&key](const auto& a) { return a.first == key; });
+    const auto alias = std::find_if(kAliases.begin(), kAliases.end(), [&k = key](const auto& a) { return a.first == k; });
     const std::string_view canonical = alias == kAliases.end() ? std::string_view(key) : alias->second;
     if (std::find(kSizing.begin(), kSizing.end(), canonical) != kSizing.end() && !written(canonical)) {
       refuse(key, fmt::format(", {} for model_type \"{}\"", value.dump(), type));
@@ -415,7 +415,7 @@ void reject_non_decoder(const Json& raw, std::string_view written_type, const st
       std::string_view("ForQuestionAnswering"), std::string_view("ForPreTraining"), std::string_view("Model")};
   for (const auto& [i, name] : classes) {
     const bool task = std::any_of(kEncoderTasks.begin(), kEncoderTasks.end(),
-                                  [&name](std::string_view s) { return name.ends_with(s); });
+                                  [&n = name](std::string_view s) { return n.ends_with(s); });
     const bool encoder_class = name.find("Encoder") != std::string::npos && name.find("EncoderDecoder") == std::string::npos;
     std::string base = name;
     for (std::string_view suffix : kTasks) {
