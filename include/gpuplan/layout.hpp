@@ -27,10 +27,16 @@ struct Layout {
   /// they run as one engine (vLLM --data-parallel-size with --enable-expert-parallel, SGLang
   /// --enable-dp-attention, TensorRT-LLM enable_attention_dp), each with its own batch and KV cache.
   [[nodiscard]] bool dp_attention() const { return dp > 1 && ep > tp; }
+  /// Attention-DP ranks one expert-parallel group spans (EP / TP); 0 without attention DP or
+  /// when such groups do not tile the ranks.
+  [[nodiscard]] std::uint64_t ranks_per_expert_group() const {
+    return dp_attention() && ep % tp == 0 && dp % (ep / tp) == 0 ? ep / tp : 0;
+  }
   /// Independent expert-parallel groups of attention-DP ranks (DeepSeek-V3 on 24 GPUs with EP 8:
   /// 3 engines, each with its own all-to-all); 1 without attention DP.
   [[nodiscard]] std::uint64_t expert_groups() const {
-    return dp_attention() && ep % tp == 0 && dp % (ep / tp) == 0 ? dp / (ep / tp) : 1;
+    const std::uint64_t ranks = ranks_per_expert_group();
+    return ranks > 0 ? dp / ranks : 1;
   }
 };
 

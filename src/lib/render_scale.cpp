@@ -285,8 +285,8 @@ std::string scale_layout(const Layout& l) {
   }
   // Experts spread over data-parallel ranks (attention DP): the EP group is the unit that scales,
   // its ranks are not replicas.
-  if (l.dp_attention() && l.ep % l.tp == 0 && l.dp % (l.ep / l.tp) == 0) {
-    t += fmt::format(" DP {}", l.ep / l.tp);
+  if (const std::uint64_t ranks = l.ranks_per_expert_group(); ranks > 0) {
+    t += fmt::format(" DP {}", ranks);
     if (l.expert_groups() > 1) {
       t += fmt::format(" x {} groups", l.expert_groups());
     }
