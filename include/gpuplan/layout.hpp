@@ -52,4 +52,7 @@ std::optional<std::string> layout_problem(const Layout& layout, const ModelSpec&
 /// "TP 1 PP 1 EP 4 DP 4": the degrees as the reports name them, EP only when the experts are split.
 std::string layout_label(const Layout& layout);
 
+/// "1 GPU", "8 GPUs".
+std::string gpus_text(std::uint64_t gpus);
+
 }  // namespace gpuplan

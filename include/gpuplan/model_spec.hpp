@@ -331,6 +331,6 @@ ParamCount count_params(const ModelSpec& model);
 void validate_model(const ModelSpec& model, std::string_view origin);
 
 /// A model known only by its size, for what-ifs: KV cache and activations are unknown.
-ModelSpec bare_model(double params, std::string_view label);
+ModelSpec bare_model(double params, std::string_view label, std::string_view field);
 
 }  // namespace gpuplan

@@ -118,6 +118,15 @@ std::optional<std::string> timing_problem(const GpuSpec& gpu, DType weights, boo
 /// context, efficiency factors. Throws InputError naming `perf.*` or `efficiency.*`.
 void validate_perf_request(const ModelSpec& model, const PerfRequest& request);
 
+/// Output tokens/s no deployment of `gpus` x `gpu` can exceed on `model`, whatever its layout,
+/// batch or format: each generated token multiplies every active weight once (2 FLOPs each) at
+/// the GPU's highest peak, sparse included. Only a forgotten unit or a typo goes above it.
+double compute_ceiling_tokens_per_s(const ModelSpec& model, const GpuSpec& gpu, std::uint64_t gpus);
+
+/// A measured rate above that ceiling throws InputError naming `field`.
+void check_measured_rate(const ModelSpec& model, const GpuSpec& gpu, std::uint64_t gpus, double output_tokens_per_s,
+                         std::string_view field);
+
 enum class Bound { memory, compute, communication };
 
 /// What the held-out runs say of estimates under data-parallel attention (perf, compare, plan).

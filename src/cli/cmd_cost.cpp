@@ -78,6 +78,7 @@ Exit run_cost(const CostOptions& o) {
                                               d.model.id, f.request.layout.gpus(), gpu.id, fr.context_tokens));
       }
       c.gpus = d.gpus;
+      check_measured_rate(d.model, gpu, c.gpus, o.tokens_per_second, "--tokens-per-second");
     } else {
       report.model_id = "-";
       const std::uint64_t replica = std::max<std::uint64_t>(1, o.deployment.tp) * std::max<std::uint64_t>(1, o.deployment.pp);
@@ -151,12 +152,7 @@ Exit run_cost(const CostOptions& o) {
   }
   if (catalog_price) {
     const PricingMode mode = parse_pricing_mode(o.pricing.mode.empty() ? "on-demand" : o.pricing.mode, "--mode");
-    if (!o.pricing.term.empty()) {
-      parse_term(o.pricing.term, "--term");
-      if (!mode_has_term(mode)) {
-        throw InputError(fmt::format("--term: {} prices carry no commitment term; give --mode reserved", to_string(mode)));
-      }
-    }
+    check_term(o.pricing.term, mode);
     const Price& price = find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region, o.pricing.term);
     report.price = price;
     c.usd_per_gpu_hour = price.usd_per_gpu_hour;

@@ -95,8 +95,9 @@ Exit run_perf(const PerfOptions& o) {
   if (choice.candidates > 0) {
     result.notes.insert(result.notes.begin(),
                         fmt::format("layout chosen for throughput: the most estimated output tok/s at full load "
-                                    "(batch {}) among {} layouts of {} GPUs",
-                                    result.full_load_batch, choice.candidates, d.gpus));
+                                    "(batch {}) among {} layout{} of {}",
+                                    result.full_load_batch, choice.candidates, choice.candidates == 1 ? "" : "s",
+                                    gpus_text(d.gpus)));
   }
   if (!load.full_load()) {
     result.load = load;

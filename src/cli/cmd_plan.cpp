@@ -86,6 +86,7 @@ Exit run_plan(const PlanOptions& o) {
   if (!o.pricing.mode.empty()) {
     req.mode = parse_pricing_mode(o.pricing.mode, "--mode");
   }
+  check_term(o.pricing.term, req.mode.value_or(PricingMode::on_demand));
   req.given_usd_per_gpu_hour = given_prices(catalog, o.pricing.prices);
   req.today = catalog.today();
   apply_pricing(o.pricing, req.cost);

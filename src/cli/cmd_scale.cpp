@@ -1,5 +1,6 @@
 // gpuplan scale: scaling efficiency from measurements (speed-up, fits, where adding GPUs stops
 // paying), or modeled for serving from the performance and communication models.
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -42,7 +43,11 @@ struct ScaleOptions {
 };
 
 std::string read_file(const std::string& path) {
-  // A pipe (--measured-file <(...)) is fine; the size limit holds for it too.
+  // A pipe (--measured-file <(...)) is fine, and waits for its writer as cat would; the size
+  // limit holds for it too. A directory opens as a stream that reads nothing.
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
+    throw InputError(fmt::format("--measured-file: '{}' is a directory, not a file", path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw InputError(fmt::format("--measured-file: cannot read '{}'", path));
@@ -188,7 +193,8 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
   add_workload_options(*sub, o->workload, false, false);
   sub->add_option("--target-output-tokens-per-s", o->target_output_tokens_per_s,
                   "Modeled: serve-out rows, the replicas and GPUs this load needs")
-      ->check(positive_validator());
+      ->transform(decimal_number())
+      ->check(target_validator());
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);

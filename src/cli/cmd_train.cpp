@@ -128,7 +128,7 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--pp", o->pp, "Pipeline stages (1F1B)")->transform(whole_number())->check(degree);
   sub->add_option("--ep", o->ep, "Expert-parallel degree (MoE), within DP x CP")->transform(whole_number())->check(degree);
   sub->add_option("--cp", o->cp, "Context-parallel degree (the sequence split over GPUs)")->transform(whole_number())->check(degree);
-  sub->add_option("--vpp", o->vpp, "Virtual pipeline stages per GPU (interleaved 1F1B; default 1)")->check(degree);
+  sub->add_option("--vpp", o->vpp, "Virtual pipeline stages per GPU (interleaved 1F1B; default 1)")->transform(whole_number())->check(degree);
   sub->add_option("--sharding", o->sharding, "none, zero1, zero2, zero3 or fsdp")->capture_default_str();
   sub->add_option("--recompute", o->recompute, "Activation recompute: none, selective or full")->capture_default_str();
   sub->add_option("--micro-batch", o->micro_batch, "Sequences per micro-batch per replica")
@@ -169,6 +169,7 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--host-memory-gb-per-s", o->host_memory_gb_per_s,
                   "Host memory bandwidth per GPU for the CPU optimizer step with --offload (default: 40 behind PCIe, "
                   "a DDR4 server's shared by 8 GPUs; 205 on Grace, shared by two GPUs)")
+      ->transform(decimal_number())
       ->check(CLI::Range(1.0, 10000.0));
   sub->add_flag("--check", o->check, "Exit with code 1 when it does not fit");
   add_common_options(*sub, o->common);

@@ -306,7 +306,7 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
     apply_engine_cache_layout(m, engine_settings(o).engine);
     owned = std::make_unique<const ModelSpec>(std::move(m));
   } else if (o.params_given) {
-    owned = std::make_unique<const ModelSpec>(bare_model(units::parse_count(o.params, "--params"), o.params + " params"));
+    owned = std::make_unique<const ModelSpec>(bare_model(units::parse_count(o.params, "--params"), o.params + " params", "--params"));
   } else {
     throw InputError(o.allow_params ? "one of --model, --model-config or --params is required"
                                     : "one of --model or --model-config is required");

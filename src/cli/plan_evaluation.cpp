@@ -58,10 +58,16 @@ std::vector<Price> plan_prices(const Catalog& catalog, const EvaluationOptions& 
     return prices;
   }
   if (o.pricing.provider.empty()) {
-    if (!o.pricing.mode.empty() || !o.pricing.region.empty()) {
-      rethrow_at_pointer(fmt::format("{}: needs \"provider\"", o.pricing.mode.empty() ? "--region" : "--mode"), plan, d);
+    if (!o.pricing.mode.empty() || !o.pricing.region.empty() || !o.pricing.term.empty()) {
+      rethrow_at_pointer(fmt::format("{}: needs \"provider\"", !o.pricing.mode.empty()   ? "--mode"
+                                                                : !o.pricing.region.empty() ? "--region"
+                                                                                            : "--term"),
+                         plan, d);
     }
     return prices;
+  }
+  if (!o.pricing.term.empty()) {
+    parse_term(o.pricing.term, "--term");
   }
   std::vector<PricingMode> modes;
   if (!o.pricing.mode.empty()) {
@@ -71,6 +77,19 @@ std::vector<Price> plan_prices(const Catalog& catalog, const EvaluationOptions& 
     if (modes.empty()) {
       find_price(catalog, o.pricing.provider, gpu.id, PricingMode::on_demand, o.pricing.region);  // throws naming what exists
     }
+    // A term asks for reserved prices: the modes without one are not what the plan prices.
+    if (!o.pricing.term.empty()) {
+      std::erase_if(modes, [](PricingMode m) { return !mode_has_term(m); });
+    }
+  }
+  if (!o.pricing.term.empty() && modes.empty()) {
+    find_price(catalog, o.pricing.provider, gpu.id, PricingMode::reserved, o.pricing.region, o.pricing.term);  // throws
+    modes.push_back(PricingMode::reserved);
+  }
+  if (!o.pricing.term.empty() && !mode_has_term(modes.front())) {
+    rethrow_at_pointer(fmt::format("--term: {} prices carry no commitment term; give \"mode\": \"reserved\"",
+                                   to_string(modes.front())),
+                       plan, d);
   }
   for (const PricingMode mode : modes) {
     const Price& p = find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region,

@@ -73,14 +73,25 @@ std::map<std::string, double> given_prices(const Catalog& catalog, const std::ve
     const char* first = text.data() + eq + 1;
     const char* last = text.data() + text.size();
     const auto [end, ec] = std::from_chars(first, last, usd);
-    if (ec != std::errc{} || end != last || first == last || !std::isfinite(usd) || !(usd > 0) || usd > 10'000) {
-      throw InputError(fmt::format("--price: expected a price in (0, 10000] USD per GPU-hour after '=', got '{}'", text));
+    if (ec != std::errc{} || end != last || first == last || !std::isfinite(usd) || !(usd >= 1e-4) || usd > 10'000) {
+      throw InputError(fmt::format("--price: expected a price between 0.0001 and 10000 USD per GPU-hour after '=', got '{}'",
+                                   text));
     }
     if (!out.emplace(gpu, usd).second) {
       throw InputError(fmt::format("--price: {} is priced twice", gpu));
     }
   }
   return out;
+}
+
+void check_term(const std::string& term, PricingMode mode) {
+  if (term.empty()) {
+    return;
+  }
+  parse_term(term, "--term");
+  if (!mode_has_term(mode)) {
+    throw InputError(fmt::format("--term: {} prices carry no commitment term; give --mode reserved", to_string(mode)));
+  }
 }
 
 void warn_stale(const Price& price) {

@@ -40,6 +40,9 @@ void apply_pricing(const PricingOptions& o, CostRequest& request);
 std::map<std::string, double> given_prices(const Catalog& catalog, const std::vector<std::string>& prices);
 
 /// One line on stderr per stale price used (older than kStalePriceDays).
+/// --term, when given: a well-formed term of a mode that has terms (reserved).
+void check_term(const std::string& term, PricingMode mode);
+
 void warn_stale(const Price& price);
 
 }  // namespace gpuplan::cli

@@ -10,12 +10,9 @@
 #include "common.hpp"
 
 namespace gpuplan::cli {
-namespace {
-
 // 1e10 tok/s is past what 2^16 GPUs (the largest deployment) could serve of any model.
 constexpr double kMostTargetTokensPerS = 1e10;
 
-// After decimal_number(): the text is a finite decimal.
 CLI::Validator target_validator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -31,7 +28,6 @@ CLI::Validator target_validator() {
       "TOKENS/S");
 }
 
-}  // namespace
 
 void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency, bool target) {
   CLI::Option* concurrency_flag = nullptr;
@@ -39,6 +35,7 @@ void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency, b
     concurrency_flag = sub.add_option("--concurrency", o.concurrency,
                                       "Concurrent sequences over the deployment: throughput, latency and cost at "
                                       "this load (default: full load, the largest batch memory and the engine allow)")
+                           ->transform(whole_number())
                            ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
   }
   if (target) {

@@ -117,6 +117,9 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     if (!(tps >= 1e-3) || tps > 1e12) {
       throw InputError(fmt::format("compare.measured: expected a positive tokens/s for {}, got {}", gpu, tps));
     }
+    if (const GpuSpec* spec = catalog.find_gpu(gpu); spec != nullptr) {
+      check_measured_rate(model, *spec, r.gpus_per_option, tps, "compare.measured");
+    }
   }
   if (!r.term.empty()) {
     parse_term(r.term, "compare.term");
@@ -302,8 +305,8 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   if (!r.layout_given) {
     // The rule perf, cost and plan files use too (serving_layout).
     res.notes.push_back(fmt::format("layouts chosen for throughput: the most estimated output tok/s at full load among "
-                                    "the layouts of {} GPUs; --tp/--pp pin one",
-                                    r.gpus_per_option));
+                                    "the layouts of {}; --tp/--pp pin one",
+                                    gpus_text(r.gpus_per_option)));
   }
   for (const CompareOption& o : res.options) {
     if (const std::string note = target_load_note(o.load, o.layout); !note.empty()) {

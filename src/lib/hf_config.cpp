@@ -1200,6 +1200,12 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   if (!raw_in.is_object()) {
     throw InputError(fmt::format("{}: expected an object", where(origin, at)));
   }
+  // Read below as "no model_type" wherever it is not a string: a mistyped one must not pass as
+  // missing and be renamed after its architectures entry.
+  if (raw_in.contains("model_type") && !raw_in["model_type"].is_string() && !raw_in["model_type"].is_null()) {
+    throw InputError(fmt::format("{}: expected a string such as \"llama\", got {}", where(origin, at / "model_type"),
+                                 raw_in["model_type"].dump()));
+  }
   // A model_type gpuplan has not checked whose architectures entry names a checked class: read
   // as that class's type (a reward model on GPT-NeoX is GPT-NeoX's layout, not Llama's). Any
   // config's class may also have no LM head (LlamaForSequenceClassification, a reward model).

@@ -14,6 +14,8 @@ void validate_layout(const Layout& layout, const ModelSpec& model) {
   }
 }
 
+std::string gpus_text(std::uint64_t gpus) { return fmt::format("{} GPU{}", gpus, gpus == 1 ? "" : "s"); }
+
 std::string layout_label(const Layout& l) {
   return l.ep > 1 ? fmt::format("TP {} PP {} EP {} DP {}", l.tp, l.pp, l.ep, l.dp)
                   : fmt::format("TP {} PP {} DP {}", l.tp, l.pp, l.dp);

@@ -303,6 +303,10 @@ ScalingPoint parse_measured_entry(std::string_view entry, std::string_view field
 }
 
 MeasuredPoints parse_measured_text(std::string_view text, std::string_view origin) {
+  // Editors on Windows save UTF-8 with a byte-order mark; it is neither JSON's nor CSV's.
+  if (constexpr std::string_view kBom = "\xEF\xBB\xBF"; text.starts_with(kBom)) {
+    text.remove_prefix(kBom.size());
+  }
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) {
     throw InputError(fmt::format("{}: empty file (expected JSON or CSV rows of gpus,throughput)", origin));

@@ -470,11 +470,19 @@ void validate_model(const ModelSpec& m, std::string_view where) {
   }
 }
 
-ModelSpec bare_model(double params, std::string_view label) {
+ModelSpec bare_model(double params, std::string_view label, std::string_view field) {
+  // A count below a million is a forgotten suffix ("70" for 70B), not a language model: sizing
+  // it would call a 140 GB model a fit on one GPU.
+  constexpr double kMinParams = 1e6;
   constexpr double kMaxParams = 1e15;
-  if (!(params >= 1.0) || !std::isfinite(params) || params > kMaxParams) {
-    throw InputError(fmt::format("model.params: expected between 1 and {:g}, got {:g}", kMaxParams,
-                                 params));
+  if (std::isfinite(params) && params >= 1.0 && params < kMinParams) {
+    throw InputError(fmt::format("{}: {:g} parameters is no language model (a million at least); for {:g} billion "
+                                 "write {:g}B (suffixes k, M, B, T)",
+                                 field, params, params, params));
+  }
+  if (!(params >= kMinParams) || !std::isfinite(params) || params > kMaxParams) {
+    throw InputError(fmt::format("{}: expected between {:g} and {:g} parameters, got {:g}", field, kMinParams,
+                                 kMaxParams, params));
   }
   ModelSpec m;
   m.id = std::string(label);

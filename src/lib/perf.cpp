@@ -68,7 +68,9 @@ void validate_perf_request(const ModelSpec& m, const PerfRequest& r) {
   tokens("input_tokens", r.input_tokens);
   tokens("output_tokens", r.output_tokens);
   if (r.input_tokens + r.output_tokens > m.max_position_embeddings) {
-    throw InputError(fmt::format("perf.input_tokens: {} + {} output tokens exceed the {} tokens of '{}' ({})",
+    // Named after the larger of the two: the one that most likely went wrong.
+    throw InputError(fmt::format("perf.{}: {} + {} output tokens exceed the {} tokens of '{}' ({})",
+                                 r.output_tokens > r.input_tokens ? "output_tokens" : "input_tokens",
                                  r.input_tokens, r.output_tokens, m.max_position_embeddings, m.id,
                                  m.context_limit_source()));
   }
@@ -81,6 +83,28 @@ void validate_perf_request(const ModelSpec& m, const PerfRequest& r) {
   validate_efficiency(r.efficiency);
 }
 
+
+double compute_ceiling_tokens_per_s(const ModelSpec& model, const GpuSpec& gpu, std::uint64_t gpus) {
+  double peak = 0;
+  for (const auto* flops : {&gpu.dense_flop_per_s, &gpu.sparse_flop_per_s}) {
+    for (const auto& [type, flop_per_s] : *flops) {
+      peak = std::max(peak, flop_per_s);
+    }
+  }
+  const ParamCount p = count_params(model);
+  const double per_token_flop = 2.0 * std::max(p.active_without_embedding() - p.vision, 1.0);
+  return d(gpus) * peak / per_token_flop;
+}
+
+void check_measured_rate(const ModelSpec& model, const GpuSpec& gpu, std::uint64_t gpus, double output_tokens_per_s,
+                         std::string_view field) {
+  if (const double ceiling = compute_ceiling_tokens_per_s(model, gpu, gpus); output_tokens_per_s > ceiling) {
+    throw InputError(fmt::format("{}: {:g} tok/s on {} x {} is more than they can compute for {} at all ({:.0f} "
+                                 "tok/s: 2 FLOPs per active parameter per token at the highest peak); check the unit "
+                                 "and the digits",
+                                 field, output_tokens_per_s, gpus, gpu.id, model.id, ceiling));
+  }
+}
 
 std::string_view attention_dp_note() {
   return "estimate likely high: attention DP was never calibrated, and 192 held-out runs with it (tools/heldout; "

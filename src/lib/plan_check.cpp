@@ -159,13 +159,13 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
   // The layout rule of perf, cost and compare: the one given, else the most throughput.
   req.fit.layout = serving_layout(q.model, gpu, req, q.layout_given, q.gpus).fit.request.layout;
   if (!q.layout_given && q.size_for_target) {
-    d.notes.push_back(fmt::format("replica chosen for throughput among the layouts of {} GPUs (TP {}, PP {}); set tp "
+    d.notes.push_back(fmt::format("replica chosen for throughput among the layouts of {} (TP {}, PP {}); set tp "
                                   "and pp to pin it",
-                                  q.gpus, req.fit.layout.tp, req.fit.layout.pp));
+                                  gpus_text(q.gpus), req.fit.layout.tp, req.fit.layout.pp));
   } else if (!q.layout_given) {
-    d.notes.push_back(fmt::format("layout chosen for throughput among the layouts of {} GPUs (TP {}, PP {}, DP {}); "
+    d.notes.push_back(fmt::format("layout chosen for throughput among the layouts of {} (TP {}, PP {}, DP {}); "
                                   "set tp and pp to pin it",
-                                  q.gpus, req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp));
+                                  gpus_text(q.gpus), req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp));
   }
   std::uint64_t sized_replicas = 0;
   if (q.size_for_target && q.target_output_tokens_per_s) {

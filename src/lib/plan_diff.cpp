@@ -98,15 +98,71 @@ void moved(PlanDiff& diff, const std::string& deployment, std::string figure, do
                                       .new_value = new_value});
 }
 
+/// The part of a cost's or check's key that survives a pricing change: "aws" of "aws on-demand",
+/// "max_usd_per_million_tokens" of "max_usd_per_million_tokens (aws on-demand)".
+std::string_view key_group(std::string_view key) {
+  const std::size_t paren = key.find(" (");
+  return key.substr(0, paren != std::string_view::npos ? paren : key.find(' '));
+}
+
+/// Pairs each new entry with the old one of the same key; one whose key changed (the plan moved
+/// from on-demand to reserved, or to another provider) with an unmatched old entry of its group,
+/// else with the only unmatched old entry, so the change is shown rather than dropped.
+template <class T>
+std::vector<std::pair<std::size_t, std::size_t>> paired(const std::vector<std::pair<std::string, T>>& old_entries,
+                                                        const std::vector<std::pair<std::string, T>>& new_entries) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  std::vector<bool> old_used(old_entries.size(), false);
+  std::vector<std::size_t> unmatched;
+  for (std::size_t n = 0; n < new_entries.size(); ++n) {
+    const auto same = std::find_if(old_entries.begin(), old_entries.end(),
+                                   [&](const auto& o) { return o.first == new_entries[n].first; });
+    if (same == old_entries.end()) {
+      unmatched.push_back(n);
+      continue;
+    }
+    const auto o = static_cast<std::size_t>(same - old_entries.begin());
+    old_used[o] = true;
+    out.emplace_back(o, n);
+  }
+  std::vector<std::size_t> left;
+  for (const std::size_t n : unmatched) {
+    std::size_t o = 0;
+    while (o < old_entries.size() &&
+           (old_used[o] || key_group(old_entries[o].first) != key_group(new_entries[n].first))) {
+      ++o;
+    }
+    if (o < old_entries.size()) {
+      old_used[o] = true;
+      out.emplace_back(o, n);
+    } else {
+      left.push_back(n);
+    }
+  }
+  if (left.size() == 1 && std::count(old_used.begin(), old_used.end(), false) == 1) {
+    out.emplace_back(static_cast<std::size_t>(std::find(old_used.begin(), old_used.end(), false) - old_used.begin()),
+                     left.front());
+  }
+  return out;
+}
+
+/// "aws on-demand" when the key stayed, "aws on-demand -> aws reserved" when it moved.
+std::string moved_key(const std::string& old_key, const std::string& new_key) {
+  return old_key == new_key ? new_key : fmt::format("{} -> {}", old_key, new_key);
+}
+
 std::string fixed(double v) { return std::abs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v); }
 
 }  // namespace
 
 std::optional<double> FigureChange::relative() const {
-  if (!(std::abs(old_value) > 0.0)) {
+  // From a figure printed as 0 (or a subnormal an edited file holds) a share means nothing and
+  // overflows to inf.
+  const double share = (new_value - old_value) / std::abs(old_value);
+  if (!(std::abs(old_value) > 0.0) || !std::isfinite(share)) {
     return std::nullopt;
   }
-  return (new_value - old_value) / std::abs(old_value);
+  return share;
 }
 
 PlanSnapshot parse_plan_snapshot(std::string_view text, const std::string& origin) {
@@ -172,21 +228,32 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
     }
     // Each expectation too: a new "does not fit" in a deployment that already failed on cost
     // leaves its verdict as it was.
-    for (const auto& [label, pass] : n.checks) {
-      const auto was = std::find_if(o.checks.begin(), o.checks.end(), [&label = label](const auto& c) { return c.first == label; });
-      if (was != o.checks.end() && was->second != pass) {
-        diff.flips.push_back(VerdictFlip{.deployment = n.name, .expectation = label, .old_pass = was->second, .new_pass = pass});
+    for (const auto& [was, now] : paired(o.checks, n.checks)) {
+      if (o.checks[was].second != n.checks[now].second) {
+        const std::string& old_label = o.checks[was].first;
+        const std::string& new_label = n.checks[now].first;
+        const std::string_view expectation = key_group(new_label);
+        const auto pricing = [](const std::string& label) {
+          const std::size_t paren = label.find(" (");
+          return paren == std::string::npos ? std::string() : label.substr(paren + 2, label.size() - paren - 3);
+        };
+        diff.flips.push_back(VerdictFlip{
+            .deployment = n.name,
+            .expectation = old_label == new_label
+                               ? new_label
+                               : fmt::format("{} ({})", expectation, moved_key(pricing(old_label), pricing(new_label))),
+            .old_pass = o.checks[was].second,
+            .new_pass = n.checks[now].second});
       }
     }
     // Figures of a load that memory cannot hold are the capped batch's: a "saving" there is the
     // load not being served, and the label says so.
     const std::string capped = o.load_not_held || n.load_not_held ? ", capped: load not held" : "";
-    for (const auto& [mode, usd] : n.usd_per_million_tokens) {
-      const auto old_cost = std::find_if(o.usd_per_million_tokens.begin(), o.usd_per_million_tokens.end(),
-                                         [&mode = mode](const auto& p) { return p.first == mode; });
-      if (old_cost != o.usd_per_million_tokens.end()) {
-        moved(diff, n.name, fmt::format("USD/Mtok ({}{})", mode, capped), old_cost->second, usd);
-      }
+    for (const auto& [was, now] : paired(o.usd_per_million_tokens, n.usd_per_million_tokens)) {
+      moved(diff, n.name,
+            fmt::format("USD/Mtok ({}{})",
+                        moved_key(o.usd_per_million_tokens[was].first, n.usd_per_million_tokens[now].first), capped),
+            o.usd_per_million_tokens[was].second, n.usd_per_million_tokens[now].second);
     }
     if (o.gpus && n.gpus) {
       moved(diff, n.name, "GPUs", *o.gpus, *n.gpus);

@@ -545,7 +545,13 @@ PlanResult Search::run() {
   }
   const std::string mode(to_string(r_.mode.value_or(PricingMode::on_demand)));
   if (gpus.empty()) {
-    throw InputError(fmt::format("plan.gpus: no {} price{}{} for {}; give one with --price GPU=USD", mode,
+    // Named after the narrowest choice the user made: that is the one to loosen.
+    const std::string_view field = !r_.region.empty()   ? "plan.region"
+                                   : !r_.term.empty()    ? "plan.term"
+                                   : r_.mode             ? "plan.mode"
+                                   : !r_.provider.empty() ? "plan.provider"
+                                                          : "plan.gpus";
+    throw InputError(fmt::format("{}: no {} price{}{} for {}; give one with --price GPU=USD", field, mode,
                                  r_.provider.empty() ? "" : " at " + r_.provider,
                                  r_.region.empty() ? "" : " in region " + r_.region,
                                  r_.gpus.empty() ? std::string("any GPU") : fmt::format("{}", fmt::join(r_.gpus, ", "))));

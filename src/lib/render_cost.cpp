@@ -219,10 +219,14 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   const std::string size = q.size_for_target && q.target_output_tokens_per_s
                                ? fmt::format("as many GPUs per option as {} output tok/s need",
                                              tokens_per_s_text(*q.target_output_tokens_per_s))
-                               : fmt::format("{} GPUs per option", q.gpus_per_option);
-  doc.heading.push_back(fmt::format("gpuplan compare: {} on {}, weights {}, KV {}, {} input + {} output tokens",
+                               : fmt::format("{} per option", gpus_text(q.gpus_per_option));
+  const std::string load = q.target_output_tokens_per_s && !q.size_for_target
+                               ? fmt::format(", at {} output tok/s", tokens_per_s_text(*q.target_output_tokens_per_s))
+                           : q.concurrency ? fmt::format(", at {} concurrent sequences", *q.concurrency)
+                                           : std::string();
+  doc.heading.push_back(fmt::format("gpuplan compare: {} on {}, weights {}, KV {}, {} input + {} output tokens{}",
                                     r.model_id, size, to_string(q.perf.fit.weights_dtype),
-                                    to_string(q.perf.fit.kv_dtype), q.perf.input_tokens, q.perf.output_tokens));
+                                    to_string(q.perf.fit.kv_dtype), q.perf.input_tokens, q.perf.output_tokens, load));
   detail::Table opts{.title = "Throughput",
                      .header = {"gpu", "layout", "batch", "estimate tok/s", "band", "roofline tok/s", "used tok/s", "source"},
                      .rows = {}};
@@ -234,6 +238,19 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                          source(o)});
   }
   doc.tables.push_back(std::move(opts));
+  // An option that cannot hold the load is priced at the load it holds: say so beside its row,
+  // or GPUs are set against each other at unequal loads without a word.
+  for (const CompareOption& o : r.options) {
+    if (o.load.capped) {
+      doc.footer.push_back(fmt::format(
+          "{}: {} needs more than memory and the engine allow; priced at the {} sequences per replica it holds",
+          o.gpu,
+          o.load.target_output_tokens_per_s
+              ? fmt::format("{} output tok/s", tokens_per_s_text(*o.load.target_output_tokens_per_s))
+              : fmt::format("--concurrency {}", o.load.concurrency.value_or(0)),
+          o.batch));
+    }
+  }
   // The band's width depends on how far each option is from the calibration data, as in perf.
   for (const CompareOption& o : r.options) {
     doc.footer.push_back(fmt::format("{} band from cross-validation: {}", o.gpu, band_source(o.band_case, o.engine_calibrated, o.layout_calibrated)));

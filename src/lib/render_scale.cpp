@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <gpuplan/layout.hpp>
 #include <gpuplan/render.hpp>
 
 #include "detail/document.hpp"
@@ -337,6 +338,37 @@ const ScaleModelRow* best_per_gpu(const ScaleModelTable& t) {
   }
   return best;
 }
+/// Copies of one replica a row runs (whole expert-parallel groups under attention DP).
+std::uint64_t replica_copies(const Layout& l) { return l.dp_attention() ? l.expert_groups() : l.dp; }
+
+/// The widest single replica beyond `best`: how much per GPU a wider replica gives up.
+const ScaleModelRow* widest_single_replica(const ScaleModelTable& t, const ScaleModelRow& best) {
+  const ScaleModelRow* widest = nullptr;
+  for (const ScaleModelRow& r : t.rows) {
+    if (r.way != ScaleWay::serve_out && replica_copies(r.layout) == 1 && r.layout.gpus() > best.layout.gpus() &&
+        (!widest || r.layout.gpus() > widest->layout.gpus() ||
+         (r.layout.gpus() == widest->layout.gpus() && r.tokens_per_s_per_gpu < widest->tokens_per_s_per_gpu))) {
+      widest = &r;
+    }
+  }
+  return widest;
+}
+
+/// Where adding GPUs stops paying, modeled: past the replica that earns the most per GPU, only
+/// copies of it keep that rate.
+std::string stops_paying_text(const ScaleModelTable& t, const ScaleModelRow& best) {
+  std::string line = fmt::format(
+      "where adding GPUs stops paying ({}): {} on {} earns the most per GPU, {} tok/s/GPU{}; more GPUs pay only as "
+      "copies of it",
+      t.gpu, scale_layout(best.layout), gpus_text(best.layout.gpus()), scale_rate(best.tokens_per_s_per_gpu),
+      best.usd_per_million_tokens ? fmt::format(" at {:.4f} USD/Mtok", *best.usd_per_million_tokens) : "");
+  if (const ScaleModelRow* wide = widest_single_replica(t, best)) {
+    line += fmt::format(", while one replica over {} ({}) earns {:.0f} % of that per GPU", gpus_text(wide->layout.gpus()),
+                        scale_layout(wide->layout), 100.0 * wide->tokens_per_s_per_gpu / best.tokens_per_s_per_gpu);
+  }
+  return line;
+}
+
 const ScaleModelRow* lowest_itl(const ScaleModelTable& t) {
   const ScaleModelRow* best = nullptr;
   for (const ScaleModelRow& r : t.rows) {
@@ -393,6 +425,7 @@ OrderedJson model_json(const ScaleModelResult& r) {
          {"price", price},
          {"rows", rows},
          {"serve_out_fewest", t.serve_out_fewest ? model_row_json(t.rows[*t.serve_out_fewest]) : OrderedJson(nullptr)},
+         {"stops_paying", model_row_json(*best_per_gpu(t))},
          {"notes", t.notes}});
   }
   j["tables"] = tables;
@@ -451,7 +484,12 @@ detail::Document model_document(const ScaleModelResult& r) {
       }
       std::string note = x.communication_dominates ? "communication dominates" : "";
       if (x.efficiency > 1.0 + 1e-9) {
-        note += std::string(note.empty() ? "" : "; ") + "super-linear: larger batch in the freed memory";
+        // Whole experts on each GPU (EP at least TP) run larger GEMMs and all-to-alls instead of
+        // sharded ones: that, not memory, lifts an EP row even at the smallest row's batch.
+        const bool whole_experts = x.layout.ep > 1 && x.layout.ep >= x.layout.tp;
+        note += std::string(note.empty() ? "" : "; ") +
+                (whole_experts ? "super-linear: expert parallelism, whole experts on each GPU"
+                               : "super-linear: larger batch in the freed memory");
       }
       if (t.serve_out_fewest && *t.serve_out_fewest == i) {
         note += std::string(note.empty() ? "" : "; ") + "fewest GPUs for the target";
@@ -504,6 +542,9 @@ detail::Document model_document(const ScaleModelResult& r) {
       "speed-up and efficiency: against the smallest layout that fits on the same GPU; comm %: share of one decode step "
       "spent communicating; band: calibration residuals, capped at the roofline{}",
       engine_calibrated(q.perf.fit.engine.engine) ? "" : fmt::format("; {}", kEngineNotCalibrated)));
+  for (const ScaleModelTable& t : r.tables) {
+    doc.footer.push_back(stops_paying_text(t, *best_per_gpu(t)));
+  }
   doc.footer.push_back(fmt::format("network between nodes: {:.0f} Gb/s per GPU; scale-up domain: NVLink/xGMI GPUs per node",
                                    q.perf.network_bytes_per_s_per_gpu * 8 / 1e9));
   for (const ScaleModelTable& t : r.tables) {

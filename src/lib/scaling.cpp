@@ -11,6 +11,7 @@
 
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
+#include <gpuplan/layout.hpp>
 
 #include "detail/ascii.hpp"
 #include "detail/numeric.hpp"
@@ -34,7 +35,6 @@ std::string trim(std::string_view text) {
 }
 
 std::string percent_text(double share) { return fmt::format("{:.1f} %", share * 100.0); }
-std::string gpus_text(std::uint64_t n) { return fmt::format("{} GPU{}", n, n == 1 ? "" : "s"); }
 
 void validate(const ScalingRequest& r) {
   if (r.points.size() < 2) {

@@ -49,7 +49,7 @@ TEST_CASE("reference: Llama-3.1-70B in FP8 fits one H200 with about 70 GB beyond
 // over what a single H100 node can hold. H200 nodes can fit the model on a single node with memory
 // left over for KV cache."
 TEST_CASE("reference: 744B parameters in FP8 fit 8xH200 but not 8xH100", "[reference]") {
-  const auto m = gpuplan::bare_model(744e9, "744B");
+  const auto m = gpuplan::bare_model(744e9, "744B", "--params");
   const FitRequest req{.layout = {.tp = 8}, .weights_dtype = DType::fp8};
   const auto h100 = gpuplan::fit(m, cat().gpu("h100-sxm"), req);
   const auto h200 = gpuplan::fit(m, cat().gpu("h200-sxm"), req);

@@ -168,7 +168,7 @@ TEST_CASE("memory: nothing negative when it does not fit", "[memory]") {
 }
 
 TEST_CASE("memory: bare parameter counts fit weights only", "[memory]") {
-  const auto m = gpuplan::bare_model(744e9, "744B");
+  const auto m = gpuplan::bare_model(744e9, "744B", "--params");
   const auto r = gpuplan::fit(m, cat().gpu("h200-sxm"),
                               FitRequest{.layout = {.tp = 8}, .weights_dtype = DType::fp8});
   CHECK_FALSE(r.kv_known);

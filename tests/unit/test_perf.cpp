@@ -392,7 +392,7 @@ TEST_CASE("perf: bad requests name the field", "[perf]") {
   CHECK_THROWS_AS(PerfModel(m, g, bad), gpuplan::InputError);
   CHECK_THROWS_WITH(gpuplan::perf(m, g, request(Layout{}, DType::fp8, 1024, 256), {0}, gpuplan::EstimateBand{}),
                     "perf.batches: expected batch sizes between 1 and 1048576, got 0");
-  CHECK_THROWS_WITH(PerfModel(gpuplan::bare_model(70e9, "70B"), g, request(Layout{}, DType::fp8, 1024, 256)),
+  CHECK_THROWS_WITH(PerfModel(gpuplan::bare_model(70e9, "70B", "--params"), g, request(Layout{}, DType::fp8, 1024, 256)),
                     Catch::Matchers::StartsWith("perf: a bare parameter count has no architecture"));
   auto sparse = request(Layout{}, DType::int4, 1024, 256);
   sparse.sparse = true;

@@ -1,10 +1,12 @@
 // Plan files: the loader's errors name the file and JSON pointer; the settings keep the flags'
 // names; the shipped examples and the JSON Schema agree with the loader.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -178,4 +180,49 @@ TEST_CASE("diff: an expectation that flips is reported even when the verdict doe
   CHECK(diff.flips[0].old_pass);
   CHECK_FALSE(diff.flips[0].new_pass);
   CHECK_FALSE(diff.empty());
+}
+
+// The common cost-cutting change moves a deployment from on-demand to reserved (or to another
+// provider): its cost and its budget check change key, and must still be set side by side.
+TEST_CASE("diff: a cost and a check whose pricing changed are paired not dropped", "[plan][diff]") {
+  gpuplan::DeploymentSnapshot old_d{.name = "chat", .pass = false};
+  old_d.usd_per_million_tokens = {{"aws on-demand", 4.885}};
+  old_d.checks = {{"fits", true}, {"max_usd_per_million_tokens (aws on-demand)", false}};
+  gpuplan::DeploymentSnapshot new_d{.name = "chat", .pass = true};
+  new_d.usd_per_million_tokens = {{"aws reserved", 2.11}};
+  new_d.checks = {{"fits", true}, {"max_usd_per_million_tokens (aws reserved 3y)", true}};
+  const gpuplan::PlanDiff diff =
+      gpuplan::diff_plans(gpuplan::PlanSnapshot{.deployments = {old_d}}, gpuplan::PlanSnapshot{.deployments = {new_d}});
+  REQUIRE(diff.flips.size() == 2);
+  CHECK(diff.flips[1].expectation == "max_usd_per_million_tokens (aws on-demand -> aws reserved 3y)");
+  CHECK_FALSE(diff.flips[1].old_pass);
+  CHECK(diff.flips[1].new_pass);
+  const auto cost = std::find_if(diff.changes.begin(), diff.changes.end(),
+                                 [](const gpuplan::FigureChange& c) { return c.figure.starts_with("USD/Mtok"); });
+  REQUIRE(cost != diff.changes.end());
+  CHECK(cost->figure == "USD/Mtok (aws on-demand -> aws reserved)");
+  CHECK(cost->old_value == Approx(4.885));
+  CHECK(cost->new_value == Approx(2.11));
+  // Two providers each way: each pairs with its own provider, not by position.
+  old_d.usd_per_million_tokens = {{"aws on-demand", 4.0}, {"gcp on-demand", 5.0}};
+  new_d.usd_per_million_tokens = {{"gcp spot", 2.0}, {"aws reserved", 3.0}};
+  const gpuplan::PlanDiff two =
+      gpuplan::diff_plans(gpuplan::PlanSnapshot{.deployments = {old_d}}, gpuplan::PlanSnapshot{.deployments = {new_d}});
+  std::vector<std::string> figures;
+  for (const gpuplan::FigureChange& c : two.changes) {
+    figures.push_back(c.figure);
+  }
+  CHECK(std::count(figures.begin(), figures.end(), "USD/Mtok (gcp on-demand -> gcp spot)") == 1);
+  CHECK(std::count(figures.begin(), figures.end(), "USD/Mtok (aws on-demand -> aws reserved)") == 1);
+}
+
+// An edited run's subnormal figure would make the relative change overflow to +inf %.
+TEST_CASE("diff: no relative change from a figure that is zero or subnormal", "[plan][diff]") {
+  const gpuplan::FigureChange tiny{.deployment = "d", .figure = "USD/Mtok", .old_value = 1e-320, .new_value = 0.9673};
+  CHECK_FALSE(tiny.relative().has_value());
+  const gpuplan::FigureChange zero{.deployment = "d", .figure = "USD/Mtok", .old_value = 0.0, .new_value = 1.0};
+  CHECK_FALSE(zero.relative().has_value());
+  const gpuplan::FigureChange half{.deployment = "d", .figure = "USD/Mtok", .old_value = 2.0, .new_value = 1.0};
+  REQUIRE(half.relative().has_value());
+  CHECK(*half.relative() == Approx(-0.5));
 }
