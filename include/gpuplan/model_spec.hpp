@@ -94,6 +94,19 @@ struct AudioSpec {
   bool split_over_tp = false;
 };
 
+/// A Perceiver resampler between a vision tower and the text model (Idefics2's perceiver_config):
+/// `latents` learned queries attend to the projected patches through `layers` blocks of
+/// grouped-query cross-attention (no biases) and a gated MLP, RMSNorms around them.
+struct ResamplerSpec {
+  std::uint64_t hidden_size = 0;       ///< the text model's hidden size (Idefics2Config forces it)
+  std::uint64_t layers = 0;            ///< resampler_depth
+  std::uint64_t heads = 0;             ///< resampler_n_heads
+  std::uint64_t kv_heads = 0;          ///< num_key_value_heads
+  std::uint64_t head_dim = 0;          ///< resampler_head_dim
+  std::uint64_t latents = 0;           ///< resampler_n_latents
+  std::uint64_t intermediate_size = 0; ///< the MLP's width (Idefics2: 4 x hidden_size)
+};
+
 /// A vision tower (multimodal configs' vision_config), counted as its own part.
 struct VisionSpec {
   std::string model_type;
@@ -108,6 +121,10 @@ struct VisionSpec {
   std::uint64_t temporal_patch = 1;    ///< frames per patch (Qwen-VL's Conv3d patch embedding)
   std::uint64_t position_rows = 0;     ///< learned position table rows stated as such (num_position_embeddings)
   std::uint64_t extra_mergers = 0;     ///< Qwen3-VL's deepstack mergers, one per deepstack_visual_indexes entry
+  /// The connector is a gated MLP of this width (gate and up from the tower, down to output_size;
+  /// Idefics2's modality_projection), not one matrix; 0: one matrix.
+  std::uint64_t projector_intermediate = 0;
+  std::optional<ResamplerSpec> resampler;  ///< after the connector (Idefics2); unset: none
   bool gated_mlp = false;
   bool biases = true;
   bool estimated = true;               ///< the count follows a generic ViT layout

@@ -248,8 +248,8 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     }
   }
   if (!m.unsized_encoder_field.empty()) {
-    res.notes.push_back(fmt::format("config.json names an image or audio encoder ({}) that gpuplan does not size: "
-                                    "it is not counted in the weights",
+    res.notes.push_back(fmt::format("config.json names an image or audio encoder or connector ({}) that gpuplan does "
+                                    "not size: it is not counted in the weights",
                                     m.unsized_encoder_field));
   }
   if (!m.unsized_lora_fields.empty()) {

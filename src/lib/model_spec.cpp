@@ -181,7 +181,27 @@ void vision_tensors(const VisionSpec& v, Tensors& out) {
     // Patch mergers (Qwen2-VL style) mix the merged patches before projecting them.
     add(out, kPart, h * v.merge * v.merge, h * v.merge * v.merge, mergers);
   }
-  add(out, kPart, v.output_size, h * v.merge * v.merge, mergers);  // projector into the text model
+  if (v.projector_intermediate > 0) {
+    // Idefics2's modality_projection: gate and up from the tower's width, down to the text model's.
+    add(out, kPart, v.projector_intermediate, h, 2);
+    add(out, kPart, v.output_size, v.projector_intermediate, 1);
+  } else {
+    add(out, kPart, v.output_size, h * v.merge * v.merge, mergers);  // projector into the text model
+  }
+  if (v.resampler) {
+    // Idefics2PerceiverResampler: the latents, then per layer q and o over all heads, k and v over
+    // the KV heads, a gated MLP and three RMSNorms (latents, context, post-attention); a final norm.
+    const ResamplerSpec& p = *v.resampler;
+    const double layers_r = d(p.layers);
+    add(out, kPart, p.latents, p.hidden_size, 1);
+    add(out, kPart, p.heads * p.head_dim, p.hidden_size, layers_r);
+    add(out, kPart, p.kv_heads * p.head_dim, p.hidden_size, 2 * layers_r);
+    add(out, kPart, p.hidden_size, p.heads * p.head_dim, layers_r);
+    add(out, kPart, p.intermediate_size, p.hidden_size, 2 * layers_r);
+    add(out, kPart, p.hidden_size, p.intermediate_size, layers_r);
+    add_vector(out, kPart, 3 * p.hidden_size, layers_r);
+    add_vector(out, kPart, p.hidden_size, 1);
+  }
   if (v.merger_intermediate > 0) {
     // GLM-4V's merger after its downsample: a square projection, then a gated MLP.
     add(out, kPart, v.output_size, v.output_size, 1);

@@ -15,6 +15,8 @@
 #include <gpuplan/model_spec.hpp>
 #include <gpuplan/perf.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::Contains;
 
 namespace {
@@ -243,8 +245,10 @@ TEST_CASE("hf import: encoder-decoders and unread grouped shapes are refused", "
   CHECK_THROWS_WITH(read(R"({"model_type": "step3_text", "num_attention_groups": 1, "share_q_dim": 2048, )" +
                          decoder + "}"),
                     Contains("/num_attention_groups"));
-  // OpenELM: per-layer head counts.
+  // OpenELM: per-layer head counts, under its own type or another.
   CHECK_THROWS_WITH(read(R"({"model_type": "openelm", "num_query_heads": [12, 12, 16], )" + decoder + "}"),
+                    Contains("/model_type") && Contains("num_query_heads"));
+  CHECK_THROWS_WITH(read(R"({"model_type": "my_elm", "num_query_heads": [12, 12, 16], )" + decoder + "}"),
                     Contains("/num_query_heads"));
   // Nemotron NAS (Llama-3.3-Nemotron-Super-49B): per-block attention and FFN; with the Llama
   // fields filled in it would count as a 70B Llama.
@@ -397,7 +401,7 @@ TEST_CASE("hf import: an unchecked model_type and an encoder outside vision_conf
   CHECK(phi3v.unsized_encoder_field == "img_processor, embd_layer");
   const auto notes = fit_h100(phi3v).notes;
   CHECK(has_note(notes, "model_type \"phi3_v\" is not one whose layout gpuplan has checked"));
-  CHECK(has_note(notes, "encoder (img_processor, embd_layer) that gpuplan does not size"));
+  CHECK(has_note(notes, "encoder or connector (img_processor, embd_layer) that gpuplan does not size"));
   const auto phi3 = read(R"({"model_type": "phi3", )" + dims + "}");
   CHECK_FALSE(phi3.layout_unchecked);
   CHECK(phi3.unsized_encoder_field.empty());
@@ -1034,4 +1038,70 @@ TEST_CASE("hf import: a top-level file without a sizing field its class would de
       "num_hidden_layers": 32, "vocab_size": 32064}})");
   CHECK(nested.intermediate_size == 11008);
   CHECK(nested.num_attention_heads == 32);
+}
+
+// GraniteMoeShared (ibm-research/moe-7b-1b-active-shared-experts) adds one ungated MLP of
+// shared_intermediate_size beside its experts on every layer; it was read as a plain MoE, total
+// -4.5 % and active -16 % (audit s46 F2). hf-granitemoeshared-7b-1b.json is that repository's
+// config.json as the auditor typed it from memory (not a copy); the shared term does not depend
+// on its exact values: 24 layers x 3 x 2048 x 2048.
+TEST_CASE("hf import: a shared MLP of its own width beside the experts is counted", "[hf]") {
+  const auto m = gpuplan::model_from_hf_config_file(gpuplan::test::fixture("hf-granitemoeshared-7b-1b.json"));
+  REQUIRE(m.moe);
+  CHECK(m.moe->shared_experts == 1);
+  CHECK(m.moe->shared_expert_intermediate == 2048);
+  CHECK_FALSE(m.moe->shared_expert_gate);
+  const auto p = gpuplan::count_params(m);
+  CHECK(p.shared_experts == Approx(24.0 * 3.0 * 2048 * 2048));
+  CHECK(p.total() == Approx(6.7465e9).epsilon(0.001));   // the auditor's hand count, 6.747 B
+  CHECK(p.active() == Approx(1.9155e9).epsilon(0.001));  // and 1.915 B active
+  // 0 is GraniteMoeSharedConfig's "no shared MLP".
+  const std::string moe = R"("hidden_size": 1024, "intermediate_size": 512, "num_hidden_layers": 4,
+      "num_attention_heads": 8, "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000,
+      "max_position_embeddings": 4096)";
+  CHECK_FALSE(read(R"({"model_type": "granitemoeshared", "shared_intermediate_size": 0, )" + moe + "}").moe->shared_experts);
+  // Nemotron-H's (and Megatron's) name for the shared experts' width: one MLP of it.
+  const auto nemotron = read(R"({"model_type": "my_moe", "moe_shared_expert_intermediate_size": 3072, )" + moe + "}");
+  CHECK(gpuplan::count_params(nemotron).shared_experts == Approx(4.0 * 3.0 * 1024 * 3072));
+  // A shared-expert size under a name read nowhere is refused, not dropped.
+  CHECK_THROWS_WITH(read(R"({"model_type": "my_moe", "shared_expert_hidden_size": 2048, )" + moe + "}"),
+                    Contains("/shared_expert_hidden_size") && Contains("counted without its shared experts"));
+  CHECK_THROWS_WITH(read(R"({"model_type": "my_moe", "share_expert_dim": 2048, )" + moe + "}"),
+                    Contains("/share_expert_dim"));
+  // The names that are read pass, and so do shares that are not sizes.
+  CHECK_NOTHROW(read(R"({"model_type": "my_moe", "num_shared_experts": 1, "moe_shared_combination_scale": 0.5, )" +
+                     moe + "}"));
+}
+
+// Idefics2-8B's connector: modality_projection (gated, 1152 -> 14336 -> 4096: 91,750,400) and
+// the Perceiver resampler (3 layers of 16 x 96 queries, 4 x 96 keys and values, a 4 x 4096 gated
+// MLP and three norms on 4096, 64 latents and a final norm: 651,468,800), both from
+// modeling_idefics2.py. They were left out with no note: 7.66 B for 8.40 B (audit s46 F1).
+// hf-idefics2-8b.json is HuggingFaceM4/idefics2-8b's config.json as the auditor typed it from
+// memory (not a copy); the checkpoint holds 8,402,768,880 parameters (HF safetensors).
+TEST_CASE("hf import: Idefics2's connector and Perceiver resampler are counted", "[hf]") {
+  const auto m = gpuplan::model_from_hf_config_file(gpuplan::test::fixture("hf-idefics2-8b.json"));
+  REQUIRE(m.vision);
+  REQUIRE(m.vision->resampler);
+  CHECK(m.vision->projector_intermediate == 14336);
+  CHECK_FALSE(m.vision->estimated);  // SigLIP's layout, which the generic count follows
+  CHECK(m.unsized_encoder_field.empty());
+  const auto p = gpuplan::count_params(m);
+  // SigLIP tower (27 x 1152, 4304 wide MLP, 70 x 70 positions) as counted before, less its
+  // one-matrix projector, plus the connector and the resampler.
+  CHECK(p.vision == Approx(422507376.0 - 1152.0 * 4096 + 91750400.0 + 651468800.0));
+  CHECK(p.total() == Approx(8402768880.0).epsilon(0.0001));
+  // A perceiver_config that leaves out what equals Idefics2PerceiverConfig's defaults counts the same.
+  const std::string text = R"("text_config": {"model_type": "mistral", "vocab_size": 32003},
+      "vision_config": {"model_type": "idefics2", "hidden_size": 1152, "intermediate_size": 4304,
+                        "num_hidden_layers": 27, "num_attention_heads": 16, "image_size": 980, "patch_size": 14})";
+  CHECK(gpuplan::count_params(read(R"({"model_type": "idefics2", "perceiver_config": {}, )" + text + "}")).vision ==
+        Approx(p.vision));
+  CHECK_THROWS_WITH(read(R"({"model_type": "idefics2", "perceiver_config": 3, )" + text + "}"),
+                    Contains("/perceiver_config: expected an object"));
+  // Another family's resampler or Q-Former is named, not silently left out.
+  const auto idefics1 = read(R"({"model_type": "my_vlm", "perceiver_config": {"resampler_depth": 6}, )" + text + "}");
+  CHECK(idefics1.unsized_encoder_field == "perceiver_config");
+  const auto blip2 = read(R"({"model_type": "blip-2", "qformer_config": {"hidden_size": 768}, )" + text + "}");
+  CHECK(blip2.unsized_encoder_field == "qformer_config");
 }

@@ -102,3 +102,20 @@ TEST_CASE("hf import: linear-attention families are refused as such, not for a f
   CHECK_THROWS_WITH(read_config(R"({"model_type": "my_gla", "attn_mode": "chunk", "expand_k": 0.5, )" + kShape + "}"),
                     Contains("/expand_k") && Contains("linear attention"));
 }
+
+// OpenELM writes model_dim and per-layer head counts and MLP multipliers: it was refused for a
+// missing /hidden_size, and a user who added one got the real refusal only then (audit s46 F4).
+// bad-hf-openelm-3b.json is apple/OpenELM-3B-Instruct's config.json as the auditor typed it from
+// memory (not a copy); its per-layer lists are what matters here.
+TEST_CASE("hf import: an unmodeled architecture is named before a missing size", "[hf]") {
+  CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-openelm-3b.json")),
+                    Contains("/model_type") && Contains("\"openelm\" sizes its heads and MLP layer by layer") &&
+                        !Contains("hidden_size"));
+  // Any type: a per-layer shape field is the refusal, not the sizes the file leaves out.
+  CHECK_THROWS_WITH(read_config(R"({"model_type": "my_decoder", "num_hidden_layers": 2, "vocab_size": 32000,
+                                    "num_key_value_heads_per_layer": [4, 8]})"),
+                    Contains("/num_key_value_heads_per_layer") && !Contains("/hidden_size"));
+  // Without such a field the missing size is still what is refused.
+  CHECK_THROWS_WITH(read_config(R"({"model_type": "llama", "num_hidden_layers": 2})"),
+                    Contains("/hidden_size: missing"));
+}
