@@ -32,6 +32,12 @@ namespace gpuplan {
 
 enum class Engine { neutral, vllm, sglang, trtllm };
 
+/// vLLM's top-k/top-p sampler (vllm/v1/sample/ops/topk_topp_sampler.py): FlashInfer's kernels on
+/// CUDA with FlashInfer installed and VLLM_USE_FLASHINFER_SAMPLER not 0, else the PyTorch-native
+/// path (also on ROCm, whose aiter sampler falls back to it). From 0.19 it sets the profiling peak.
+enum class VllmSampler { flashinfer, native };
+[[nodiscard]] std::string_view to_string(VllmSampler sampler);
+
 /// Paged KV block in tokens: vLLM's default block_size, and TensorRT-LLM's tokens_per_block
 /// (KvCacheConfig, 32 for its PyTorch backend, trtllm-serve and trtllm-bench).
 inline constexpr std::uint64_t kDefaultBlockTokens = 16;
@@ -86,6 +92,8 @@ struct EngineSettings {
   /// mem_fraction_static followed a TP table before 0.4.7, a reserve by GPU memory class up to
   /// 0.5.2 and a formula from 0.5.3 (server_args.py). Unset: the current formula.
   std::optional<int> sglang_version;
+  /// vLLM's sampler. Unset: FlashInfer where EngineInputs::flashinfer_sampler says vLLM takes it.
+  std::optional<VllmSampler> vllm_sampler;
 };
 
 /// What the engine's startup arithmetic gives for one GPU. Figures in bytes; `kv_bytes` is
@@ -103,6 +111,12 @@ struct EngineMemory {
   double weight_padding_bytes = 0; ///< vLLM: MXFP4 experts padded for its MoE kernel
   double activation_bytes = 0;     ///< peak of the profiling forward
   double sampler_bytes = 0;        ///< vLLM: logits and sampling of max_num_seqs rows
+  VllmSampler sampler = VllmSampler::flashinfer;  ///< vLLM: the sampler sampler_bytes is for
+  /// TensorRT-LLM and SGLang on memory the host shares (GB10): the checkpoint the engine just read,
+  /// still in the OS page cache, which CUDA's free memory (the host's MemFree) counts as used and
+  /// kv_bytes leaves out; 0 elsewhere.
+  double page_cache_bytes = 0;
+  double kv_bytes_without_page_cache = 0;  ///< kv_bytes had the page cache been dropped
   double non_torch_bytes = 0;      ///< CUDA context (where counted), NCCL, cuBLAS workspaces
   double cuda_graph_bytes = 0;     ///< CUDA-graph pool the engine subtracts (0 where it does not)
   double kv_bytes = 0;             ///< the KV cache the engine allocates (may be < 0: no start)
@@ -168,10 +182,19 @@ struct EngineInputs {
   bool v1_unsupported = false;
   /// The KV shape on this GPU, when known: vLLM V1 groups its cache by kinds of layer.
   const KvShape* kv_shape = nullptr;
-  /// Memory shared with the host (GB10): NVML reports no total, so vLLM takes its small-GPU defaults.
+  /// Memory shared with the host (GB10): NVML reports no total, so vLLM takes its small-GPU defaults;
+  /// TensorRT-LLM and SGLang see the page cache of the checkpoint they read as used memory.
   bool unified_memory = false;
+  /// On unified memory, the most CUDA reports free at boot with the CUDA context up (the OS holds
+  /// the rest): TensorRT-LLM's and SGLang's base, which count the OS's share as used. Unset: none.
+  std::optional<double> free_at_start_bytes;
+  /// vLLM's default sampler here is FlashInfer's (an NVIDIA GPU); false: PyTorch-native (ROCm).
+  bool flashinfer_sampler = true;
 };
 
+/// From this release vLLM's sampler peak depends on which sampler runs (VllmSampler): 16 bytes a
+/// logit with FlashInfer's, 28.7 with the PyTorch-native one; before, 38.5 (as measured on 0.11).
+inline constexpr int kVllmLeanSamplerMinor = 19;
 /// The newest vLLM release whose arithmetic gpuplan follows (0.29, logs of 2026): what a request
 /// that names no --engine-version gets where releases differ after 0.21.
 inline constexpr int kVllmNewestMinor = 29;
@@ -214,6 +237,9 @@ EngineMemory engine_memory(const ModelSpec& model, const Layout& layout, const E
 /// hidden size to a multiple of 256 and each rank's expert intermediate size to 128 for its
 /// Marlin MoE kernel; 0 for dense models or no MXFP4 experts.
 double vllm_mxfp4_padding_bytes(const ModelSpec& model, const Layout& layout, double mxfp4_expert_bytes);
+/// The same for TensorRT-LLM's CUTLASS MoE backend (its default), which pads both the hidden size
+/// and each rank's expert intermediate size to a multiple of 128 (MXFP4WeightCutlassFusedMoEMethod).
+double trtllm_mxfp4_padding_bytes(const ModelSpec& model, const Layout& layout, double mxfp4_expert_bytes);
 
 /// Peak activation bytes of one forward of `tokens` tokens on one GPU (bf16): the residual stream
 /// and its normed copy, q/k/v, the MLP's gate/up outputs (or the fused-MoE intermediate caches of

@@ -95,6 +95,11 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
                  "subtracted from the KV cache; SGLang before 0.5.3: older default mem_fraction_static rules; "
                  "default: current)")
       ->check(non_empty());
+  sub.add_option("--vllm-sampler", o.vllm_sampler,
+                 "vLLM's top-k/top-p sampler, which sets its profiling peak from 0.19: flashinfer (16 bytes a logit) "
+                 "or native, PyTorch's (28.7; vLLM takes it when FlashInfer is not installed, with "
+                 "VLLM_USE_FLASHINFER_SAMPLER=0, and on ROCm) (default: flashinfer on NVIDIA GPUs, native on others)")
+      ->check(non_empty());
   sub.add_option("--reserve", o.reserve, "Runtime reserve per GPU (CUDA context, framework), e.g. 1.5GiB or 2GB")
       ->capture_default_str();
   sub.add_option("--prefill-chunk,--max-num-batched-tokens", o.prefill_chunk,
@@ -256,6 +261,9 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
                                                                            "--gpu-memory-utilization)")));
   }
   if (s.engine == Engine::neutral) {
+    if (!o.vllm_sampler.empty()) {
+      throw InputError("--vllm-sampler: is a vLLM setting, but no --engine is named");
+    }
     if (o.max_num_seqs_given) {
       throw InputError("--max-num-seqs: is an engine setting; name the engine with --engine");
     }
@@ -290,6 +298,16 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
   }
   if (!o.engine_version.empty()) {
     (s.engine == Engine::vllm ? s.vllm_minor_version : s.sglang_version) = parse_engine_version(o.engine_version, s.engine);
+  }
+  if (!o.vllm_sampler.empty()) {
+    if (s.engine != Engine::vllm) {
+      throw InputError(fmt::format("--vllm-sampler: is a vLLM setting, but --engine is {}", to_string(s.engine)));
+    }
+    const std::string name = lower_case(o.vllm_sampler);
+    if (name != "flashinfer" && name != "native") {
+      throw InputError(fmt::format("--vllm-sampler: expected flashinfer or native, got '{}'", o.vllm_sampler));
+    }
+    s.vllm_sampler = name == "native" ? VllmSampler::native : VllmSampler::flashinfer;
   }
   return s;
 }

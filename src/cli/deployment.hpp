@@ -45,6 +45,7 @@ struct DeploymentOptions {
   double kv_cache_free_gpu_mem_fraction = 0;  ///< TensorRT-LLM
   std::uint64_t max_num_seqs = 0;
   std::string engine_version;               ///< vLLM release, e.g. 0.10.1
+  std::string vllm_sampler;                 ///< --vllm-sampler: flashinfer, native (empty: by GPU vendor)
   bool model_given = false;
   bool model_config_given = false;
   bool params_given = false;

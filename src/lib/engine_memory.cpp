@@ -37,7 +37,11 @@ constexpr double kSamplerBytesPerLogit = 38.5;
 // the sampler no longer keeps the sorted copies. The release in between is not pinned down;
 // releases from 0.19 (and an unset version) use the measured figure.
 constexpr double kSamplerBytesPerLogitV19 = 16.0;
-constexpr int kVllmLeanSamplerMinor = 19;
+// From 0.19 the 16 bytes hold for FlashInfer's sampler only: with VLLM_USE_FLASHINFER_SAMPLER=0
+// vLLM 0.26 logged a 1.04 GiB peak for 256 rows of Qwen2.5-7B's 152,064 logits, the 2048-token
+// forward being 0.24 GiB: 28.7 bytes a logit (a lab notebook's RTX 4080 run, audit s46 F2 row 02).
+// One measurement; the PyTorch-native path sorts the full vocabulary (apply_top_k_top_p).
+constexpr double kNativeSamplerBytesPerLogitV19 = 28.7;
 // Memory outside PyTorch's allocator that grows after the engine's start snapshot: cuBLAS and
 // cuBLASLt workspaces, Triton/torch.compile kernels (a few hundred MiB on Hopper).
 constexpr double kWorkspaceBytes = 0.25 * units::kGiB;
@@ -206,19 +210,45 @@ double vllm_cuda_graph_bytes(const ModelSpec& m, const Layout& l, std::uint64_t 
 
 }  // namespace
 
-double vllm_mxfp4_padding_bytes(const ModelSpec& m, const Layout& l, double mxfp4_expert_bytes) {
+namespace {
+
+// MXFP4 experts allocated at a padded shape: the hidden size rounded up to `hidden_align`, each
+// rank's expert intermediate size to `inter_align`.
+double mxfp4_padding_bytes(const ModelSpec& m, const Layout& l, double mxfp4_expert_bytes, std::uint64_t hidden_align,
+                           std::uint64_t inter_align) {
   if (!m.moe || mxfp4_expert_bytes <= 0.0 || m.hidden_size == 0) {
     return 0.0;
   }
+  const std::uint64_t shard = l.ep > 1 ? 1 : l.tp;
+  const std::uint64_t inter = std::max<std::uint64_t>(1, m.moe->expert_intermediate / shard);
+  const double ratio = d(round_up(m.hidden_size, hidden_align)) * d(round_up(inter, inter_align)) /
+                       (d(m.hidden_size) * d(inter));
+  return mxfp4_expert_bytes * (ratio - 1.0);
+}
+
+}  // namespace
+
+double vllm_mxfp4_padding_bytes(const ModelSpec& m, const Layout& l, double mxfp4_expert_bytes) {
   // vLLM's MXFP4 MoE (Marlin, its path on Hopper and Ampere) rounds the hidden size up to a
   // multiple of 256 and each rank's expert intermediate size to a multiple of 128 and allocates
   // the experts at the padded shape (fused_moe/oracle/mxfp4.py
   // mxfp4_round_up_hidden_size_and_intermediate_size; quantization/mxfp4.py create_weights).
-  const std::uint64_t shard = l.ep > 1 ? 1 : l.tp;
-  const std::uint64_t inter = std::max<std::uint64_t>(1, m.moe->expert_intermediate / shard);
-  const double ratio = d(round_up(m.hidden_size, 256)) * d(round_up(inter, 128)) /
-                       (d(m.hidden_size) * d(inter));
-  return mxfp4_expert_bytes * (ratio - 1.0);
+  return mxfp4_padding_bytes(m, l, mxfp4_expert_bytes, 256, 128);
+}
+
+double trtllm_mxfp4_padding_bytes(const ModelSpec& m, const Layout& l, double mxfp4_expert_bytes) {
+  // TensorRT-LLM's PyTorch backend allocates MXFP4 experts at hidden_size and
+  // intermediate_size_per_partition rounded up to weight_alignment, 128 for its CUTLASS MoE (the
+  // default moe_backend), and pads the checkpoint's tensors to it before sharding
+  // (_torch/modules/fused_moe/quantization.py MXFP4WeightFusedMoEMethod.create_weights,
+  // MXFP4WeightCutlassFusedMoEMethod; the TRTLLM backend aligns to 256, not modelled). gpt-oss-120b:
+  // 2,880 -> 2,944 both ways, +2.55 GiB, and TensorRT-LLM 1.1.0rc3 logs "Use 63.32 GB for model
+  // weights" on a DGX Spark where the unpadded weights are 60.77 GiB (audit s46, logs row 03).
+  return mxfp4_padding_bytes(m, l, mxfp4_expert_bytes, 128, 128);
+}
+
+std::string_view to_string(VllmSampler sampler) {
+  return sampler == VllmSampler::native ? "native" : "flashinfer";
 }
 
 std::string_view to_string(Engine engine) {
@@ -343,6 +373,9 @@ void validate_engine_settings(const EngineSettings& s) {
                                    *s.vllm_minor_version));
     }
   }
+  if (s.vllm_sampler && s.engine != Engine::vllm) {
+    throw InputError("engine.vllm_sampler: is a vllm setting; use it with --engine vllm");
+  }
   if (s.sglang_version) {
     if (s.engine != Engine::sglang) {
       throw InputError("engine.sglang_version: is an sglang setting; use it with --engine sglang");
@@ -438,6 +471,28 @@ void sglang_state_pool(const ModelSpec& m, const Layout& l, const EngineInputs& 
   r.kv_bytes -= r.state_pool_bytes;
 }
 
+// TensorRT-LLM sizes its cache from the memory free after loading the weights (KvCacheCreator:
+// total - peak of torch and non-torch, non-torch = total - free - torch) and SGLang from what is
+// free after loading. On memory the host shares (GB10) CUDA's free memory is the host's MemFree,
+// which the OS page cache lowers: the checkpoint just read stays cached, up to what is left. A
+// DGX Spark log of gpt-oss-120b under TensorRT-LLM 1.1.0rc3 counts 49.78 GiB "outside torch" right
+// after loading (18.4 GiB of it the OS's, as free-at-boot says) and gets 5.95 GiB of cache, where
+// the weights and warm-up leave 51.7 (audit s46, logs row 03); NVIDIA's xr-ai#462 and eugr/spark-
+// vllm-docker#286 report the same page-cache share on vLLM's cold starts. The conservative figure
+// takes the cache to hold the checkpoint (the weights on this GPU), or all that is left.
+double unified_page_cache_bytes(const EngineInputs& in, double left_bytes) {
+  return in.unified_memory ? std::clamp(left_bytes, 0.0, in.weights_bytes) : 0.0;
+}
+
+// TensorRT-LLM's and SGLang's free memory at start: the total less the CUDA context and their
+// other non-torch memory; on unified memory what is free at boot (context up, the OS's share
+// taken) less the rest of it.
+double start_free_bytes(const EngineInputs& in, double non_torch_bytes) {
+  const double from_total = in.total_bytes - non_torch_bytes;
+  return in.free_at_start_bytes ? std::min(from_total, *in.free_at_start_bytes - (non_torch_bytes - kCudaContextBytes))
+                                : from_total;
+}
+
 }  // namespace
 
 EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInputs& in,
@@ -479,8 +534,11 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // The sampler's profiling run samples min(max_num_seqs, max_num_batched_tokens) rows of
       // the full vocabulary on every rank (logits are gathered before sampling).
       const std::uint64_t rows = std::min(r.max_seqs, r.batched_tokens);
-      r.sampler_bytes = d(rows) * d(m.vocab_size) *
-                        (minor >= kVllmLeanSamplerMinor ? kSamplerBytesPerLogitV19 : kSamplerBytesPerLogit);
+      r.sampler = s.vllm_sampler.value_or(in.flashinfer_sampler ? VllmSampler::flashinfer : VllmSampler::native);
+      const double per_logit = minor < kVllmLeanSamplerMinor        ? kSamplerBytesPerLogit
+                               : r.sampler == VllmSampler::native ? kNativeSamplerBytesPerLogitV19
+                                                                  : kSamplerBytesPerLogitV19;
+      r.sampler_bytes = d(rows) * d(m.vocab_size) * per_logit;
       // Over PCIe NCCL alone stays, about the workspace: 0.21 GiB of non-torch memory at TP 8 on
       // L40S (vLLM 0.10.2, custom all-reduce off beyond two PCIe GPUs), 0.25 GiB at TP 2 on two RTX
       // 4090s without peer access (vllm#13061, 0.7.2). Across nodes too: 0.28 GiB at TP 2 over two
@@ -526,9 +584,14 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.non_torch_bytes =
           kCudaContextBytes +
           (multi_gpu ? (in.tp_outside_nvlink ? kSglangPcieCommunicatorBytes : kSglangNvlinkCommunicatorBytes) : 0.0);
-      r.start_free_bytes = in.total_bytes - r.non_torch_bytes;
+      r.start_free_bytes = start_free_bytes(in, r.non_torch_bytes);
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
       r.kv_bytes = r.share * r.start_free_bytes - in.weights_bytes;
+      // Its rest is what is free after loading less the (1 - share) kept out of free-at-start: the
+      // page cache of the checkpoint just read counts as used on unified memory.
+      r.page_cache_bytes = unified_page_cache_bytes(in, r.kv_bytes);
+      r.kv_bytes_without_page_cache = r.kv_bytes;
+      r.kv_bytes -= r.page_cache_bytes;
       sglang_state_pool(m, l, in, r);
       // page_size (1 unless asked): the pool rounds its tokens down to whole pages.
       break;
@@ -540,10 +603,15 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.max_seqs = s.max_num_seqs.value_or(2048);                  // max_batch_size
       r.non_torch_bytes = kCudaContextBytes + kWorkspaceBytes + communicators;
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
-      r.start_free_bytes = in.total_bytes - r.non_torch_bytes;
-      const double free_after = r.start_free_bytes - in.weights_bytes - r.activation_bytes;
+      r.start_free_bytes = start_free_bytes(in, r.non_torch_bytes);
+      r.weight_padding_bytes = trtllm_mxfp4_padding_bytes(m, l, in.mxfp4_expert_bytes);
+      r.weights_bytes += r.weight_padding_bytes;
+      const double free_after_load = r.start_free_bytes - r.weights_bytes - r.activation_bytes;
+      r.page_cache_bytes = unified_page_cache_bytes(in, free_after_load);
+      const double free_after = free_after_load - r.page_cache_bytes;
       // A fraction of free memory: when nothing is free the engine gets nothing (or less).
       r.kv_bytes = free_after > 0 ? r.share * free_after : free_after;
+      r.kv_bytes_without_page_cache = free_after_load > 0 ? r.share * free_after_load : free_after_load;
       break;
     }
     case Engine::neutral: break;

@@ -186,6 +186,14 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
           "(the max concurrent sequences above) once their prefills are done",
           res.engine->max_concurrency, res.engine->batched_tokens, per_replica));
     }
+    if (res.engine->sampler == VllmSampler::native &&
+        r.engine.vllm_minor_version.value_or(kVllmNewestMinor) >= kVllmLeanSamplerMinor &&
+        res.engine->sampler_bytes > res.engine->activation_bytes) {
+      res.notes.push_back(fmt::format(
+          "vLLM's profiling peak here is its PyTorch-native sampler ({}): 28.7 bytes a logit against FlashInfer's 16 "
+          "(--vllm-sampler flashinfer where FlashInfer is installed and VLLM_USE_FLASHINFER_SAMPLER is not 0)",
+          r.engine.vllm_sampler ? "--vllm-sampler native" : fmt::format("the default on {} GPUs", g.vendor)));
+    }
     if (res.engine->vllm_v0) {
       res.notes.push_back(fmt::format("vLLM {} runs its V0 engine: max_num_seqs 256, and a step of max(max_model_len, "
                                       "2048) tokens (2048 with chunked prefill, on above 32K); its log counts GPU blocks",
@@ -193,6 +201,24 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                           ? "0.8 and 0.9 on a GPU before Ampere (V1 needs compute capability 8.0)"
                                           : "before 0.8"));
     }
+  }
+  if (res.engine && g.unified_memory() &&
+      (res.engine->engine == Engine::trtllm || res.engine->engine == Engine::sglang)) {
+    const EngineMemory& e = *res.engine;
+    const bool trtllm = e.engine == Engine::trtllm;
+    res.notes.push_back(fmt::format(
+        "{} on {}, whose memory the host shares, sizes its KV cache from what CUDA reports free after loading, which "
+        "is the host's free memory: what the OS holds and the page cache of the checkpoint it just read count as "
+        "used. The KV cache above takes the page cache to keep the checkpoint ({:.1f} GiB): {:.2f} GiB, against "
+        "{:.2f} with it dropped; the engine's own figure falls between as the kernel evicts part of it (a DGX Spark "
+        "log of gpt-oss-120b under TensorRT-LLM: 5.95 GiB). Dropping caches before launch is not enough, since the "
+        "engine reads the checkpoint again: drop them once its weights are loaded (sync; echo 3 > "
+        "/proc/sys/vm/drop_caches){}",
+        trtllm ? "TensorRT-LLM" : "SGLang", g.id, e.page_cache_bytes / units::kGiB, std::max(0.0, e.kv_bytes) / units::kGiB,
+        std::max(0.0, e.kv_bytes_without_page_cache) / units::kGiB,
+        trtllm ? ". TensorRT-LLM does not refuse a cache too small for max_seq_len: it lowers max_seq_len to the "
+                 "tokens the cache holds"
+               : ""));
   }
   if (!res.mig && !g.usable_memory_bytes) {
     res.notes.push_back(fmt::format("{} usable memory estimated: no driver-reported figure in the catalog, so the "
@@ -393,7 +419,9 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .tp_across_nodes = group_path(gpu, r.layout.tp, r.gpus_per_node) == GroupPath::network,
                         .v1_unsupported = gpu.vendor == "nvidia" && !gpu.dense_flop_per_s.contains("bf16"),
                         .kv_shape = f.kv,
-                        .unified_memory = gpu.unified_memory()};
+                        .unified_memory = gpu.unified_memory(),
+                        .free_at_start_bytes = gpu.free_at_start_bytes,
+                        .flashinfer_sampler = gpu.vendor == "nvidia"};
   const EngineMemory e = engine_memory(m, r.layout, in, r.engine);
   mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)
   switch (e.engine) {

@@ -142,13 +142,20 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
       return lines;
     }
     case Engine::trtllm:
+      if (e.kv_tokens == 0 && e.page_cache_bytes > 0) {
+        // On unified memory what is left depends on how much page cache the kernel evicted.
+        return {fmt::format("kv_cache_free_gpu_mem_fraction {:.2f}: no memory is free after weights and warm-up "
+                            "while the page cache keeps the checkpoint (the engine starts with what the kernel "
+                            "evicted, or fails)",
+                            e.share)};
+      }
       if (e.kv_tokens == 0) {
         return {fmt::format("kv_cache_free_gpu_mem_fraction {:.2f}: no memory is free after weights and warm-up "
                             "(the engine fails to start)",
                             e.share)};
       }
       return {fmt::format("kv_cache_free_gpu_mem_fraction {:.2f} of {:.2f} GiB free after weights and warm-up",
-                          e.share, gib(e.start_free_bytes - e.weights_bytes - e.activation_bytes)),
+                          e.share, gib(e.start_free_bytes - e.weights_bytes - e.activation_bytes - e.page_cache_bytes)),
               fmt::format("[MemUsageChange] Allocated {:.2f} GiB for max tokens in paged KV cache ({}).",
                           gib(std::max(0.0, e.kv_bytes)), e.kv_tokens)};
     case Engine::neutral: break;
@@ -187,6 +194,9 @@ detail::Table engine_table(const FitResult& r, ByteUnits u, bool plain_numbers) 
     bytes("CUDA graphs", e.cuda_graph_bytes);
   } else {
     bytes("CUDA context, NCCL, workspaces", e.non_torch_bytes);
+  }
+  if (e.page_cache_bytes > 0) {
+    bytes("page cache of the checkpoint (unified memory)", e.page_cache_bytes);
   }
   if (e.state_slot_bytes > 0) {
     bytes("linear-attention state pool", e.state_pool_bytes);
@@ -290,7 +300,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     }
   }
   if (r.engine && r.engine->weight_padding_bytes > 0) {
-    row("  MXFP4 experts padded for vLLM's MoE kernel", r.engine->weight_padding_bytes);
+    row(r.engine->engine == Engine::trtllm ? "  MXFP4 experts padded for TensorRT-LLM's MoE kernel"
+                                           : "  MXFP4 experts padded for vLLM's MoE kernel",
+        r.engine->weight_padding_bytes);
   }
   row(r.engine    ? "activations (engine's profiling peak)"
       : r.kv_known ? "activations (prefill chunk + logits)"
@@ -581,6 +593,12 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
     write_bytes(w, "weights_bytes", e.weights_bytes, "engine weights");
     write_bytes(w, "activation_bytes", e.activation_bytes, "engine activations");
     write_bytes(w, "sampler_bytes", e.sampler_bytes, "engine sampler");
+    if (e.engine == Engine::vllm) {
+      w.member("sampler", to_string(e.sampler));
+    } else {
+      w.key("sampler").null();
+    }
+    write_bytes(w, "page_cache_bytes", e.page_cache_bytes, "engine page cache");
     write_bytes(w, "non_torch_bytes", e.non_torch_bytes, "engine non-torch");
     write_bytes(w, "cuda_graph_bytes", e.cuda_graph_bytes, "engine graphs");
     // Signed: a negative figure is what vLLM logs when it refuses to start.

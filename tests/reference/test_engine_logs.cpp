@@ -6,7 +6,9 @@
 // arithmetic; the others are end to end from the catalog.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <gpuplan/units.hpp>
 #include <gpuplan/catalog.hpp>
@@ -433,4 +435,61 @@ TEST_CASE("engine logs: vLLM 0.29 on a Qwen3.5-shaped hybrid with an fp32 SSM st
   req.engine.vllm_minor_version = 24;
   const auto old = gpuplan::fit(model, cat().gpu("rtx-pro-6000-server"), req);
   CHECK(old.engine->state_block_ceiling == old.engine->blocks());
+}
+
+// TensorRT-LLM's CUTLASS MoE backend (its default) allocates MXFP4 experts at hidden size and each
+// rank's expert intermediate size rounded up to 128 (_torch/modules/fused_moe/quantization.py,
+// MXFP4WeightCutlassFusedMoEMethod.weight_alignment): gpt-oss-120b's 2,880 -> 2,944 both ways.
+// TensorRT-LLM 1.1.0rc3 logs "Use 63.32 GB for model weights" (GiB) on a DGX Spark (the row below).
+TEST_CASE("engine: TensorRT-LLM pads MXFP4 experts for its CUTLASS MoE (audit s46)", "[engine][reference]") {
+  const auto& m = cat().model("gpt-oss-120b");
+  const double shipped = gpt_oss_shipped_weights_bytes(m);
+  const double experts = gpuplan::count_params(m).routed_experts * gpuplan::bits_per_element(DType::mxfp4) / 8.0;
+  CHECK(std::abs((shipped + gpuplan::trtllm_mxfp4_padding_bytes(m, Layout{}, experts)) / kGiB - 63.32) < 0.1);
+  CHECK(gpuplan::trtllm_mxfp4_padding_bytes(m, Layout{}, experts) / experts ==
+        Approx(2944.0 * 2944.0 / (2880.0 * 2880.0) - 1.0));
+  CHECK_FALSE(gpuplan::trtllm_mxfp4_padding_bytes(cat().model("llama-3.1-8b"), Layout{}, 1e9) > 0.0);
+}
+
+// A DGX Spark guide's trtllm-serve log (code-search file id 2263047771, 2025-12-20; audit s46 logs
+// row 03): TensorRT-LLM 1.1.0rc3, gpt-oss-120b, fraction 0.9, max_batch_size 64, max_num_tokens
+// 8192. Logged 49.78 GiB used outside torch right after loading (the OS and the page cache of the
+// checkpoint just read: CUDA's free memory is the host's), "available KV cache memory ... 5.95 GiB",
+// 86,720 tokens, and max_seq_len lowered from 131,072 to 86,720. gpuplan took the 119.7 GiB total
+// as free and gave 51.66 GiB (752,320 tokens, +768 %). The figure now takes the page cache to keep
+// the checkpoint, a floor under the engine's; with it dropped, a ceiling above.
+TEST_CASE("engine logs: TensorRT-LLM gpt-oss-120b on a DGX Spark counts the page cache (audit s46)",
+          "[engine][reference]") {
+  const auto& m = cat().model("gpt-oss-120b");
+  REQUIRE(m.shipped_formats);
+  FitRequest req{.context_tokens = 131072};
+  req.weight_formats = *m.shipped_formats;  // MXFP4 experts, as the CLI serves the checkpoint
+  req.engine = EngineSettings{.engine = Engine::trtllm, .max_num_seqs = 64};
+  const auto r = gpuplan::fit(m, cat().gpu("gb10"), req);
+  REQUIRE(r.engine);
+  CHECK(std::abs(r.engine->weights_bytes / kGiB - 63.32) < 0.1);
+  CHECK(r.engine->page_cache_bytes > 30.0 * kGiB);
+  CHECK(r.engine->kv_bytes <= 5.95 * kGiB);
+  CHECK(r.engine->kv_bytes_without_page_cache >= 5.95 * kGiB);
+  CHECK_FALSE(r.fits);  // no 131K sequence fits, as the engine found
+  CHECK(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("drop_caches") != std::string::npos && n.find("lowers max_seq_len") != std::string::npos;
+  }));
+}
+
+// A lab notebook's vLLM 0.26 run on an RTX 4080 (code-search file id 57428438798, 2026-08-02;
+// audit s46 logs row 02): Qwen2.5-7B-Instruct-AWQ, gpu_memory_utilization 0.9, the small-GPU
+// defaults (2048 tokens, 256 sequences), VLLM_USE_FLASHINFER_SAMPLER=0. Logged weights 5.29 GiB,
+// peak activation 1.04 GiB (the forward of 2048 tokens is 0.24: the sampler's, 256 x 152,064
+// logits at 28.7 bytes), "Available KV cache memory: 8.0 GiB". gpuplan's 15.99 GiB total is the
+// log's; the weights are the logged ones.
+TEST_CASE("engine logs: vLLM 0.26's PyTorch-native sampler on an RTX 4080 (audit s46)", "[engine][reference]") {
+  const auto& m = cat().model("qwen2.5-7b");
+  const EngineInputs in{.total_bytes = 15.99 * kGiB, .weights_bytes = 5.29 * kGiB,
+                        .kv_bytes_per_token_per_gpu = 57344.0, .block_tokens = 16};
+  const EngineSettings s{.engine = Engine::vllm, .gpu_memory_utilization = 0.9, .vllm_minor_version = 26,
+                         .vllm_sampler = gpuplan::VllmSampler::native};
+  const auto e = gpuplan::engine_memory(m, Layout{}, in, s);
+  CHECK(std::abs(e.sampler_bytes / kGiB - 1.04) < 0.01);
+  CHECK(within_tolerance(e.kv_bytes / kGiB, 8.0));
 }

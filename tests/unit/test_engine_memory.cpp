@@ -366,3 +366,69 @@ TEST_CASE("engine: SGLang splits a hybrid model's memory into a state pool and a
   CHECK(static_cast<double>(*v24.max_concurrent_sequences) == Approx(v24.engine->max_concurrency).epsilon(0.01));
   CHECK(*v24.max_concurrent_sequences > *vllm.max_concurrent_sequences);
 }
+
+// On memory the host shares (GB10) CUDA's free memory is the host's: TensorRT-LLM and SGLang
+// start from what is free at boot (the OS holds the rest) and count the page cache of the
+// checkpoint they just read as used, up to what is left (audit s46 logs F1).
+TEST_CASE("engine: on unified memory TensorRT-LLM and SGLang count the OS and the page cache", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const EngineInputs gb10{.total_bytes = 119.7 * kGiB, .weights_bytes = 15.0 * kGiB,
+                          .kv_bytes_per_token_per_gpu = 131072.0, .block_tokens = 32, .unified_memory = true,
+                          .free_at_start_bytes = 101.3 * kGiB};
+  const auto t = gpuplan::engine_memory(m, Layout{}, gb10, {.engine = Engine::trtllm});
+  // Free at boot has the CUDA context up; the workspaces come out of it.
+  CHECK(t.start_free_bytes == Approx(101.3 * kGiB - 0.25 * kGiB));
+  CHECK(t.page_cache_bytes == Approx(15.0 * kGiB));
+  CHECK(t.kv_bytes == Approx(0.9 * (t.start_free_bytes - 30.0 * kGiB - t.activation_bytes)));
+  CHECK(t.kv_bytes_without_page_cache == Approx(0.9 * (t.start_free_bytes - 15.0 * kGiB - t.activation_bytes)));
+  const auto s = gpuplan::engine_memory(m, Layout{}, gb10, {.engine = Engine::sglang});
+  CHECK(s.page_cache_bytes == Approx(15.0 * kGiB));
+  CHECK(s.kv_bytes == Approx(s.share * s.start_free_bytes - 30.0 * kGiB));
+  CHECK(s.kv_bytes_without_page_cache == Approx(s.kv_bytes + 15.0 * kGiB));
+  // vLLM sizes from its share of the total: no page-cache term.
+  CHECK_FALSE(gpuplan::engine_memory(m, Layout{}, gb10, {.engine = Engine::vllm}).page_cache_bytes > 0.0);
+  // A discrete GPU of the same size: neither term.
+  EngineInputs discrete = gb10;
+  discrete.unified_memory = false;
+  discrete.free_at_start_bytes.reset();
+  const auto d = gpuplan::engine_memory(m, Layout{}, discrete, {.engine = Engine::trtllm});
+  CHECK_FALSE(d.page_cache_bytes > 0.0);
+  CHECK(d.start_free_bytes == Approx(119.7 * kGiB - 0.75 * kGiB));
+  // Weights larger than what the cache could leave: the page cache takes all that is left, no less.
+  EngineInputs big = gb10;
+  big.weights_bytes = 70.0 * kGiB;
+  const auto b = gpuplan::engine_memory(m, Layout{}, big, {.engine = Engine::trtllm});
+  CHECK(b.page_cache_bytes == Approx(b.start_free_bytes - 70.0 * kGiB - b.activation_bytes));
+  CHECK(b.kv_bytes == Approx(0.0).margin(1.0));
+  CHECK(b.kv_bytes_without_page_cache > 20.0 * kGiB);
+}
+
+// vLLM from 0.19: FlashInfer's sampler peaks at 16 bytes a logit, the PyTorch-native one at 28.7
+// (audit s46 logs F2); before, both are charged the 38.5 measured on 0.11.
+TEST_CASE("engine: vLLM's sampler peak follows the sampler from 0.19", "[engine]") {
+  using gpuplan::VllmSampler;
+  const auto& m = cat().model("qwen2.5-7b");
+  const EngineInputs small{.total_bytes = 15.99 * kGiB, .weights_bytes = 5.29 * kGiB,
+                           .kv_bytes_per_token_per_gpu = 57344.0, .block_tokens = 16};
+  const double logits = 256.0 * static_cast<double>(m.vocab_size);
+  EngineSettings s{.engine = Engine::vllm, .vllm_minor_version = 26};
+  const auto flashinfer = gpuplan::engine_memory(m, Layout{}, small, s);
+  CHECK(flashinfer.sampler == VllmSampler::flashinfer);  // the default on an NVIDIA GPU
+  CHECK(flashinfer.sampler_bytes == Approx(logits * 16.0));
+  s.vllm_sampler = VllmSampler::native;
+  const auto native = gpuplan::engine_memory(m, Layout{}, small, s);
+  CHECK(native.sampler_bytes == Approx(logits * 28.7));
+  CHECK(native.kv_bytes < flashinfer.kv_bytes);
+  // Without FlashInfer (ROCm) native is the default.
+  EngineInputs rocm = small;
+  rocm.flashinfer_sampler = false;
+  const auto amd = gpuplan::engine_memory(m, Layout{}, rocm, {.engine = Engine::vllm, .vllm_minor_version = 26});
+  CHECK(amd.sampler == VllmSampler::native);
+  CHECK(amd.sampler_bytes == Approx(native.sampler_bytes));
+  // Before 0.19 either sampler is charged 38.5.
+  s.vllm_minor_version = 11;
+  CHECK(gpuplan::engine_memory(m, Layout{}, small, s).sampler_bytes == Approx(logits * 38.5));
+  // A vLLM setting only.
+  CHECK_THROWS_WITH(gpuplan::validate_engine_settings({.engine = Engine::sglang, .vllm_sampler = VllmSampler::native}),
+                    Catch::Contains("engine.vllm_sampler") && Catch::Contains("--engine vllm"));
+}
