@@ -8,6 +8,7 @@
 // and the logits), pipeline micro-batches in flight (1F1B), communication buckets and a reserve.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +34,15 @@ enum class TrainPrecision { bf16, fp8 };
 /// (mixed precision, as ZeRO counts it), or none: pure bf16 training (torchtune's default,
 /// litgpt's bf16-true), where the optimizer updates the bf16 weights and keeps its moments in bf16.
 enum class MasterWeights { fp32, none };
+/// How the loss's cross-entropy over the vocabulary is computed, which sets the logits' memory:
+/// unfused as Hugging Face Transformers' ForCausalLMLoss (what Trainer, TRL and PEFT run): the bf16
+/// logits, their fp32 upcast (`logits.float()`), the fp32 log-softmax autograd keeps and its fp32
+/// gradient, 14 bytes per token and vocabulary entry; fused as Megatron's vocab-parallel
+/// cross-entropy (in place in fp32) or torchtune's chunked output loss: the bf16 logits and one
+/// fp32 copy, 6 bytes; fused_linear as Liger's fused linear cross-entropy or Apple's Cut
+/// Cross-Entropy (Unsloth): the head and the loss a chunk of tokens at a time, the whole logits
+/// never held.
+enum class LossKernel { unfused, fused, fused_linear };
 
 std::string_view to_string(Sharding s);
 std::string_view to_string(Recompute r);
@@ -41,6 +51,7 @@ std::string_view to_string(TrainMethod m);
 std::string_view to_string(Offload o);
 std::string_view to_string(TrainPrecision p);
 std::string_view to_string(MasterWeights w);
+std::string_view to_string(LossKernel k);
 /// Parse the names above ("adamw-8bit", "zero3", ...); unknown names throw InputError naming
 /// `field` with the closest known names.
 Sharding parse_sharding(std::string_view text, std::string_view field);
@@ -50,6 +61,7 @@ TrainMethod parse_train_method(std::string_view text, std::string_view field);
 Offload parse_offload(std::string_view text, std::string_view field);
 TrainPrecision parse_train_precision(std::string_view text, std::string_view field);
 MasterWeights parse_master_weights(std::string_view text, std::string_view field);
+LossKernel parse_loss_kernel(std::string_view text, std::string_view field);
 
 /// A training job's parallel layout. GPUs = TP x CP x PP x DP (Megatron's order, TP innermost);
 /// EP is carved out of DP x CP for the routed experts.
@@ -82,6 +94,8 @@ struct TrainRequest {
   bool optimizer_in_backward = false;
   TrainMethod method = TrainMethod::full;
   std::uint64_t lora_rank = 16;
+  /// The loss's cross-entropy; unset: default_loss_kernel(method).
+  std::optional<LossKernel> loss;
   /// Megatron sequence parallelism with TP > 1: norms and dropout activations split TP ways.
   bool sequence_parallel = true;
   /// FlashAttention: the s x s scores are never stored (what selective recompute achieves).
@@ -94,7 +108,25 @@ struct TrainRequest {
 
   /// Micro-batches per replica per optimizer step (gradient accumulation steps).
   [[nodiscard]] std::uint64_t micro_batches() const;
+  /// The loss given, or the method's default.
+  [[nodiscard]] LossKernel loss_kernel() const;
 };
+
+/// The loss a method is assumed to train with when none is given: LoRA and QLoRA mostly run on
+/// Hugging Face PEFT (Trainer, TRL), whose loss is unfused; full training on the stacks the
+/// compute share was calibrated on (Megatron-LM, NeMo), whose loss is fused.
+LossKernel default_loss_kernel(TrainMethod method);
+
+/// QLoRA on the Hugging Face stack (the unfused loss's): PEFT's prepare_model_for_kbit_training,
+/// which the QLoRA recipe runs, casts every parameter bitsandbytes did not quantize (embeddings, LM
+/// head, norms) to fp32. The fp32 embeddings make the residual stream fp32, so each layer's input
+/// and its norms' inputs and outputs take 4 bytes, and autocast keeps a bf16 copy of the fp32 LM
+/// head for its backward.
+bool peft_kbit_prepared(const TrainRequest& request);
+
+/// Bytes the loss holds per token and vocabulary entry at its peak (before TP's vocab split); 0
+/// for fused_linear, which holds one chunk (counted per token and hidden unit by train_memory).
+double loss_bytes_per_logit(LossKernel k);
 
 /// Checks the request against the model and GPU: layout degrees, TP dividing the heads, PP at
 /// most the layers, EP for MoE only and dividing the experts and DP x CP, CP dividing the
@@ -129,6 +161,11 @@ struct LayerActivation {
 };
 LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const TrainRequest& request);
 
+/// A fit with less than this share of the capacity free is flagged tight: measured peaks of the
+/// public runs (tools/heldout/train-public*.json) run 10-45 % above the allocated total when they
+/// count the allocator's cache, and a 48 GB QLoRA run counted 0.8 % short of full ran out of memory.
+inline constexpr double kTightFreeShare = 0.05;
+
 /// Per-GPU memory of the busiest pipeline stage. Nothing negative; a deficit is shortfall_bytes.
 struct TrainMemory {
   double params_per_gpu = 0;          ///< parameters this GPU's model-parallel shard holds (unsharded by DP)
@@ -147,13 +184,16 @@ struct TrainMemory {
   double activations_per_micro_batch = 0;  ///< one micro-batch through this stage's layers
   std::uint64_t micro_batches_in_flight = 1;  ///< 1F1B: the first stage holds PP of them
   double activations = 0;             ///< in flight, plus the layer a full recompute rebuilds
-  double logits = 0;                  ///< last stage: bf16 logits and fp32 loss for one micro-batch
+  double logits = 0;                  ///< last stage: the loss's logits for one micro-batch (loss_bytes_per_logit)
   double buckets = 0;                 ///< gradient buckets; ZeRO-3/FSDP gathered layers; QLoRA dequant
   double reserve = 0;
   double host_bytes = 0;              ///< offloaded to CPU memory, per GPU
   double host_parameters = 0;         ///< the parameters' part of host_bytes (parameter offload)
   double capacity_bytes = 0;          ///< what CUDA gives the process
   bool fits = false;
+  /// Fits with less than kTightFreeShare of the capacity free: what is not counted (the caching
+  /// allocator's fragmentation, NCCL and cuBLAS workspaces beyond the reserve) can take that much.
+  bool tight = false;
   double free_bytes = 0;
   double shortfall_bytes = 0;
   [[nodiscard]] double model_states() const { return parameters + gradients + master_weights + optimizer_states; }

@@ -37,6 +37,7 @@ struct TrainOptions {
   std::string method = "full";
   std::uint64_t lora_rank = 16;
   bool lora_rank_given = false;
+  std::string loss;
   std::string tokens;
   std::vector<std::uint64_t> scale;
   std::string provider;
@@ -76,6 +77,9 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
     throw InputError("--lora-rank: needs --method lora or qlora");
   }
   t.lora_rank = o.lora_rank;
+  if (!o.loss.empty()) {
+    t.loss = parse_loss_kernel(o.loss, "--loss");
+  }
   t.micro_batch = o.micro_batch;
   t.seq_tokens = o.seq;
   t.global_batch_tokens = o.global_batch_tokens;
@@ -158,6 +162,11 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
       ->capture_default_str()
       ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
+  sub->add_option("--loss", o->loss,
+                  "Cross-entropy the logits' memory follows: unfused (Hugging Face Trainer, TRL, PEFT: 14 bytes per "
+                  "token and vocabulary entry), fused (Megatron, torchtune: 6) or fused-linear (Liger, Cut "
+                  "Cross-Entropy, Unsloth: never whole). Default: unfused for LoRA and QLoRA, fused for full training")
+      ->check(non_empty());
   sub->add_option("--tokens", o->tokens, "Tokens to train: 20B, 2e10, 1.5T (decimal)")->check(non_empty());
   sub->add_option("--scale", o->scale, "GPU counts for a scaling table, e.g. 8,16,32,64")
       ->delimiter(',')

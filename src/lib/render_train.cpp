@@ -88,6 +88,8 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                  {"micro_batches_per_step", s.micro_batches},
                  {"sequence_parallel", t.sequence_parallel},
                  {"flash_attention", t.flash_attention},
+                 {"loss", to_string(t.loss_kernel())},
+                 {"loss_assumed", !t.loss.has_value()},
                  {"tokens", p.request.tokens}};
   j["memory_per_gpu"] = {{"params_per_gpu", m.params_per_gpu},
                          {"trainable_params", m.trainable_params},
@@ -108,6 +110,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                          {"capacity_bytes", m.capacity_bytes},
                          {"host_bytes", m.host_bytes},
                          {"fits", m.fits},
+                         {"tight", m.tight},
                          {"free_bytes", m.free_bytes},
                          {"shortfall_bytes", m.shortfall_bytes}};
   j["limits"] = {{"max_micro_batch", p.limits.max_micro_batch}, {"max_seq_tokens", p.limits.max_seq_tokens}};
@@ -228,7 +231,10 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   mem.rows.push_back({"parameters", bytes(m.parameters),
                       t.offload == Offload::params ? offloaded
                       : full ? "bf16 " + split_note(3)
-                             : fmt::format("frozen base {} + {} {}", t.method == TrainMethod::qlora ? "nf4" : "bf16",
+                             : fmt::format("frozen base {} + {} {}",
+                                           peft_kbit_prepared(t)         ? "nf4 (ends, norms fp32)"
+                                           : t.method == TrainMethod::qlora ? "nf4"
+                                                                            : "bf16",
                                            adapters, split_note(3))});
   mem.rows.push_back({"gradients", bytes(m.gradients),
                       !offloaded.empty()          ? offloaded
@@ -246,15 +252,23 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                          : fmt::format("{}{} {}", to_string(t.optimizer), bf16_moments ? " bf16" : "",
                                                        split_note(1))});
   mem.rows.push_back({"activations", bytes(m.activations),
-                      fmt::format("{} per micro-batch x {} in flight{}", bytes(m.activations_per_micro_batch),
+                      fmt::format("{} per micro-batch x {} in flight{}{}", bytes(m.activations_per_micro_batch),
                                   m.micro_batches_in_flight,
-                                  t.recompute == Recompute::full ? " + one layer rebuilt" : "")});
-  mem.rows.push_back({"logits", bytes(m.logits), "bf16 + fp32 loss, one micro-batch"});
+                                  t.recompute == Recompute::full ? " + one layer rebuilt" : "",
+                                  peft_kbit_prepared(t) ? ", fp32 residual" : "")});
+  const LossKernel loss = t.loss_kernel();
+  mem.rows.push_back({"logits", bytes(m.logits),
+                      loss == LossKernel::unfused ? "unfused loss: bf16 + fp32 copy + log-softmax + gradient"
+                      : loss == LossKernel::fused ? "fused loss: bf16 + fp32, one micro-batch"
+                                                  : "fused linear loss: one chunk + input gradient"});
   std::string buckets = zero == 3 ? "gathered layers (+ prefetch)"
                         : t.layout.dp * t.layout.cp > 1 ? "gradient buckets"
                                                         : "";
   if (t.method == TrainMethod::qlora) {
     buckets += buckets.empty() ? "dequantized NF4 matrix" : " + dequantized NF4 matrix";
+  }
+  if (peft_kbit_prepared(t)) {
+    buckets += " + bf16 head";
   }
   mem.rows.push_back({"buckets", bytes(m.buckets), buckets});
   mem.rows.push_back({"reserve", bytes(m.reserve), "CUDA context, workspaces"});
@@ -297,7 +311,8 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   // The answers first: a table, so csv and markdown carry them too.
   detail::Table sum{.title = "", .header = {"answer", "value"}, .rows = {}};
   const auto count = [](double v) { return detail::group_digits(static_cast<std::uint64_t>(checked(v, "a count"))); };
-  sum.rows.push_back({"fits", m.fits ? fmt::format("yes, {} {} free", bytes(m.free_bytes), unit)
+  sum.rows.push_back({"fits", m.fits ? fmt::format("yes, {} {} free{}", bytes(m.free_bytes), unit,
+                                                   m.tight ? " (tight: at risk, see note)" : "")
                                      : fmt::format("NO, {} {} short", bytes(m.shortfall_bytes), unit)});
   if (m.host_bytes > 0) {
     sum.rows.push_back({"host memory per GPU (offloaded)", fmt::format("{} {}", bytes(m.host_bytes), unit)});

@@ -111,14 +111,19 @@ std::array<double, kWeightParts> params_by_part(const ParamCount& pc) {
 }
 
 // QLoRA (Dettmers et al. 2023): NF4 with double quantization on every linear layer; embeddings,
-// the LM head and the vision tower stay bf16.
-WeightFormats base_formats(TrainMethod method) {
+// the LM head, norms and the vision tower stay bf16, or fp32 once PEFT has prepared the model.
+WeightFormats base_formats(const TrainRequest& r) {
   WeightFormats f;
   const WeightFormat linear =
-      method == TrainMethod::qlora ? parse_weight_format("nf4-dq", "train.method") : default_format(DType::bf16);
+      r.method == TrainMethod::qlora ? parse_weight_format("nf4-dq", "train.method") : default_format(DType::bf16);
   for (WeightPart p : {WeightPart::attention, WeightPart::dense_mlp, WeightPart::routed_experts,
                        WeightPart::shared_experts, WeightPart::router}) {
     f[p] = linear;
+  }
+  if (peft_kbit_prepared(r)) {
+    for (WeightPart p : {WeightPart::embedding, WeightPart::lm_head, WeightPart::norms, WeightPart::vision}) {
+      f[p] = default_format(DType::fp32);
+    }
   }
   return f;
 }
@@ -176,7 +181,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     m.adapter_params = lora_adapter_params(model, r.lora_rank);
     m.trainable_params = m.adapter_params;
     const double adapter_bytes = updated_weight_bytes(r.master_weights);
-    const GpuShare base = gpu_share(model, weight_bytes_by_part(model, base_formats(r.method)), l);
+    const GpuShare base = gpu_share(model, weight_bytes_by_part(model, base_formats(r)), l);
     const GpuShare adapters{.dense = m.adapter_params / d(l.tp * l.pp)};
     m.optimizer_params_per_gpu = sharded(adapters, 1.0, 1);
     m.parameters = sharded(base, 1.0, 3) + sharded(adapters, adapter_bytes, 3);
@@ -209,10 +214,16 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     const double sp = (l.tp > 1 && r.sequence_parallel) ? d(l.tp) : 1.0;
     m.activations += (a.replicated / sp + a.split + (r.flash_attention ? 0.0 : a.scores)) * tokens;
   }
-  // Logits of one micro-batch: bf16 logits plus the fp32 copy the cross-entropy works in, split
-  // over TP (vocab-parallel). Counted on the same GPU as the first stage's activations: with a
-  // pipeline that is conservative by one micro-batch's logits.
-  m.logits = d(model.vocab_size) * (kBf16Bytes + kFp32Bytes) / d(l.tp) * tokens;
+  // Logits of one micro-batch as the loss holds them (loss_bytes_per_logit), split over TP
+  // (vocab-parallel). Counted on the same GPU as the first stage's activations: with a pipeline
+  // that is conservative by one micro-batch's logits. A fused linear cross-entropy never holds
+  // them whole: Liger sizes its chunks at about tokens x hidden / vocab rows, so a chunk's fp32
+  // logits are about the hidden states' size, and it computes the bf16 input gradient in the
+  // forward: 4 + 2 bytes per token and hidden unit.
+  const LossKernel loss = r.loss_kernel();
+  m.logits = loss == LossKernel::fused_linear
+                 ? (kFp32Bytes + kBf16Bytes) * d(model.hidden_size) / d(l.tp) * tokens
+                 : d(model.vocab_size) * loss_bytes_per_logit(loss) / d(l.tp) * tokens;
 
   if (z == 3) {
     // FSDP wraps each decoder layer as a unit: one gathered, the next prefetched, and its
@@ -220,7 +231,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     // for the whole step. A frozen base needs no gradients.
     const double base_bytes_per_param = r.method == TrainMethod::full
                                             ? kBf16Bytes
-                                            : gpu_share(model, weight_bytes_by_part(model, base_formats(r.method)), l).dense /
+                                            : gpu_share(model, weight_bytes_by_part(model, base_formats(r)), l).dense /
                                                   std::max(1.0, params.dense);
     const double layer_copies = r.method == TrainMethod::full ? 3.0 : 2.0;
     m.buckets = base_bytes_per_param * (layer_copies * params.layer + params.ends);
@@ -231,11 +242,16 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     // The NF4 matrix being multiplied is dequantized to bf16 first.
     m.buckets += kBf16Bytes * largest_matrix(model, false) / d(l.tp);
   }
+  if (peft_kbit_prepared(r)) {
+    // Autocast multiplies the fp32 LM head in bf16: its bf16 copy is kept for the backward.
+    m.buckets += kBf16Bytes * (model.tie_word_embeddings ? pc.embedding : pc.lm_head) / d(l.tp);
+  }
   m.reserve = r.reserve_bytes;
   m.capacity_bytes = gpu.engine_memory_bytes();
   const double total = m.total();
   m.fits = total <= m.capacity_bytes;
   m.free_bytes = std::max(0.0, m.capacity_bytes - total);
+  m.tight = m.fits && m.free_bytes < kTightFreeShare * m.capacity_bytes;
   m.shortfall_bytes = std::max(0.0, total - m.capacity_bytes);
   return m;
 }
@@ -290,6 +306,14 @@ std::string_view to_string(TrainPrecision p) {
 std::string_view to_string(MasterWeights w) {
   return w == MasterWeights::none ? "none" : "fp32";
 }
+std::string_view to_string(LossKernel k) {
+  switch (k) {
+    case LossKernel::unfused: return "unfused";
+    case LossKernel::fused: return "fused";
+    case LossKernel::fused_linear: return "fused-linear";
+  }
+  return "?";
+}
 
 Sharding parse_sharding(std::string_view text, std::string_view field) {
   return parse_enum(text, field, "sharding",
@@ -312,6 +336,31 @@ TrainPrecision parse_train_precision(std::string_view text, std::string_view fie
 }
 MasterWeights parse_master_weights(std::string_view text, std::string_view field) {
   return parse_enum(text, field, "master weights", std::array{MasterWeights::fp32, MasterWeights::none});
+}
+
+LossKernel parse_loss_kernel(std::string_view text, std::string_view field) {
+  return parse_enum(text, field, "loss", std::array{LossKernel::unfused, LossKernel::fused, LossKernel::fused_linear});
+}
+
+LossKernel default_loss_kernel(TrainMethod method) {
+  return method == TrainMethod::full ? LossKernel::fused : LossKernel::unfused;
+}
+
+LossKernel TrainRequest::loss_kernel() const { return loss.value_or(default_loss_kernel(method)); }
+
+bool peft_kbit_prepared(const TrainRequest& r) {
+  return r.method == TrainMethod::qlora && r.loss_kernel() == LossKernel::unfused;
+}
+
+double loss_bytes_per_logit(LossKernel k) {
+  switch (k) {
+    // transformers' ForCausalLMLoss: logits.float() then F.cross_entropy, whose log-softmax output
+    // autograd keeps; its backward makes the fp32 gradient beside them: 2 + 4 + 4 + 4.
+    case LossKernel::unfused: return kBf16Bytes + 3.0 * kFp32Bytes;
+    case LossKernel::fused: return kBf16Bytes + kFp32Bytes;
+    case LossKernel::fused_linear: return 0.0;
+  }
+  return kBf16Bytes + kFp32Bytes;
 }
 
 double updated_weight_bytes(MasterWeights w) {
@@ -374,6 +423,9 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
     o = v;
   }
   const double mask = r.dropout ? 1.0 : 0.0;
+  // PEFT's fp32 embeddings make the residual stream fp32 (fp32 + bf16 promotes), and its fp32
+  // norm weights the norms' outputs: the layer inputs and norm inputs and outputs double.
+  const double residual = peft_kbit_prepared(r) ? kFp32Bytes / kBf16Bytes : 1.0;
   const double tp = d(r.layout.tp);
   const double sp = (r.layout.tp > 1 && r.sequence_parallel) ? tp : 1.0;
   const double mlp_per_f = model.mlp_gated ? 6.0 : 4.0;
@@ -383,7 +435,7 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
   double scores = 0;
   for (std::uint64_t i = 0; i < model.num_hidden_layers; ++i) {
     // Norm inputs (2 x 2h), QKV and MLP inputs (2 x 2h), two dropout masks: 10h in the paper.
-    replicated += 8.0 * h + 2.0 * mask * h;
+    replicated += 8.0 * h * residual + 2.0 * mask * h;
     split += kBf16Bytes * (q + k + v + o) / tp;
     if (!model.is_linear_layer(i)) {  // linear-attention layers keep no scores
       const double window = d(model.window_of_layer(i));
@@ -415,7 +467,7 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
   const bool keep_scores = r.recompute == Recompute::none && !r.flash_attention;
   switch (r.recompute) {
     case Recompute::full:
-      out.stored = kBf16Bytes * h / sp;  // only each layer's input
+      out.stored = kBf16Bytes * residual * h / sp;  // only each layer's input
       break;
     case Recompute::none:
     case Recompute::selective:

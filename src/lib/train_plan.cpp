@@ -245,8 +245,15 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                                      "adapters in {}; routed experts, embeddings and LM head frozen",
                                      t.lora_rank, pure_bf16 ? "bf16 (pure bf16)" : "fp32"));
     if (t.method == TrainMethod::qlora) {
-      plan.notes.push_back("QLoRA base in NF4 with double quantization; the dequantization's extra time is not in "
-                           "the step time");
+      plan.notes.push_back(peft_kbit_prepared(t)
+                               ? "QLoRA base in NF4 with double quantization, prepared as PEFT's "
+                                 "prepare_model_for_kbit_training does on the Hugging Face stack (--loss unfused): "
+                                 "embeddings, LM head and norms cast to fp32, so the residual stream is fp32 and "
+                                 "autocast keeps a bf16 copy of the head; the dequantization's extra time is not in "
+                                 "the step time"
+                               : "QLoRA base in NF4 with double quantization, embeddings, LM head and norms left in "
+                                 "bf16 (no PEFT k-bit preparation with this loss); the dequantization's extra time "
+                                 "is not in the step time");
     }
   }
   if (t.optimizer_in_backward) {
@@ -268,6 +275,19 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
         r.efficiency.link * 100.0, gpu.host_link.kind,
         t.offload == Offload::params ? "down and parameters up every micro-batch, hidden under compute as far as it lasts"
                                      : "down under each backward, the updated parameters up after the step"));
+  }
+  {
+    const LossKernel loss = t.loss_kernel();
+    const std::string_view what =
+        loss == LossKernel::unfused ? "unfused cross-entropy as Hugging Face Transformers computes it (Trainer, TRL, "
+                                      "PEFT): bf16 logits, their fp32 copy, log-softmax and gradient, 14 bytes per "
+                                      "token and vocabulary entry"
+        : loss == LossKernel::fused ? "fused cross-entropy (Megatron's vocab-parallel loss, torchtune's chunked loss): "
+                                      "bf16 logits and one fp32 copy, 6 bytes per token and vocabulary entry"
+                                    : "fused linear cross-entropy (Liger, Cut Cross-Entropy as Unsloth runs): the "
+                                      "logits a chunk at a time, never whole";
+    plan.notes.push_back(fmt::format("loss: {}{}; --loss unfused, fused or fused-linear sets it", what,
+                                     t.loss ? "" : fmt::format(" (assumed for {} training)", to_string(t.method))));
   }
   if (t.flash_attention) {
     plan.notes.push_back("FlashAttention assumed: attention scores are never stored, so selective recompute only "
@@ -292,6 +312,13 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
   if (plan.costs.empty()) {
     plan.notes.push_back(fmt::format("no catalog price for {}{}", gpu.id,
                                      r.provider.empty() ? "" : " at " + r.provider));
+  }
+  if (plan.memory.tight) {
+    plan.notes.push_back(fmt::format(
+        "tight: {:.1f} % of the memory is free ({:.2f} GB), under the {:.0f} % the allocator's fragmentation and "
+        "NCCL/cuBLAS workspaces can take beyond the reserve; expect it to run out of memory unless measured",
+        plan.memory.free_bytes / plan.memory.capacity_bytes * 100.0, plan.memory.free_bytes / units::kGB,
+        kTightFreeShare * 100.0));
   }
   if (!plan.memory.fits) {
     plan.notes.push_back(fmt::format("does not fit: {:.1f} GB short per GPU; try {}",

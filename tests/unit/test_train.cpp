@@ -25,6 +25,16 @@ TrainRequest fsdp16() {
   return r;
 }
 
+// Unsloth's benchmark setup: QLoRA rank 32, batch 1, gradient checkpointing.
+TrainRequest qlora32(std::uint64_t seq_tokens) {
+  TrainRequest r;
+  r.method = TrainMethod::qlora;
+  r.lora_rank = 32;
+  r.recompute = Recompute::full;
+  r.seq_tokens = seq_tokens;
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("train: sharding stages only ever shrink model states", "[train]") {
@@ -157,6 +167,7 @@ TEST_CASE("train: QLoRA holds the base in about a quarter of LoRA's bytes", "[tr
   r.method = TrainMethod::lora;
   const TrainMemory lora = train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r);
   r.method = TrainMethod::qlora;
+  r.loss = LossKernel::fused;  // without PEFT's fp32 embeddings and head
   const TrainMemory qlora = train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r);
   CHECK(qlora.parameters < 0.45 * lora.parameters);
   CHECK(lora.master_weights <= 0.0);
@@ -391,4 +402,86 @@ TEST_CASE("train: expert gradients sync on the expert group's own link", "[train
   REQUIRE(expert_s > 1.2);  // 28.7 GB of expert gradients: 1.26 s
   // Within 1 %: the rings' hop latencies (2 x 7 and 2 x 63 hops of 5 us) come on top.
   CHECK_THAT(s.dp_comm_s, WithinRel(expert_s + dense_s, 0.01));
+}
+
+// Unsloth's benchmark table (HF + FA2 column: QLoRA r32, batch 1, gradient checkpointing):
+// Llama-3.1-8B's largest context on an A100 80GB is 28,454 tokens. transformers' unfused loss holds
+// 14 bytes per token and vocabulary entry: 14 x 128,256 x 28,454 = 51 GB of the 80.
+TEST_CASE("train: the unfused loss holds 14 bytes per logit and is LoRA's default", "[train]") {
+  TrainRequest r = qlora32(28454);
+  CHECK(r.loss_kernel() == LossKernel::unfused);
+  const TrainMemory unfused = train_memory(model("llama-3.1-8b"), gpu("a100-sxm-80gb"), r);
+  CHECK_THAT(unfused.logits / 1e9, WithinRel(14.0 * 128256 * 28454 / 1e9, 1e-9));
+  r.loss = LossKernel::fused;
+  const TrainMemory fused = train_memory(model("llama-3.1-8b"), gpu("a100-sxm-80gb"), r);
+  CHECK_THAT(fused.logits / unfused.logits, WithinRel(6.0 / 14.0, 1e-9));
+  r.loss = LossKernel::fused_linear;
+  const TrainMemory chunked = train_memory(model("llama-3.1-8b"), gpu("a100-sxm-80gb"), r);
+  CHECK(chunked.logits < 0.02 * unfused.logits);  // (4 + 2) x 4,096 per token, not x 128,256
+  CHECK(chunked.logits > 0.0);
+  // The measured context lands within 15 % of the largest the unfused loss allows.
+  r.loss.reset();
+  r.seq_tokens = 4096;
+  const double limit = static_cast<double>(train_limits(model("llama-3.1-8b"), gpu("a100-sxm-80gb"), r).max_seq_tokens);
+  CHECK_THAT(limit, WithinRel(28454.0, 0.15));
+  // Full training defaults to the fused loss of the stacks the compute share was fitted on.
+  CHECK(TrainRequest{}.loss_kernel() == LossKernel::fused);
+  CHECK_THROWS_WITH(parse_loss_kernel("cce", "--loss"), Contains("--loss: unknown loss 'cce'"));
+}
+
+TEST_CASE("train: the plan says which loss it assumed and how to change it", "[train]") {
+  TrainPlanRequest req;
+  req.train.method = TrainMethod::lora;
+  const TrainPlan assumed = train_plan(Catalog::builtin(), model("llama-3.1-8b"), gpu("h100-sxm"), req);
+  const auto note = [](const TrainPlan& p) {
+    for (const std::string& n : p.notes) {
+      if (n.starts_with("loss: ")) {
+        return n;
+      }
+    }
+    return std::string();
+  };
+  CHECK_THAT(note(assumed), Contains("unfused") && Contains("assumed for lora training") && Contains("--loss"));
+  req.train.loss = LossKernel::fused_linear;
+  const TrainPlan given = train_plan(Catalog::builtin(), model("llama-3.1-8b"), gpu("h100-sxm"), req);
+  CHECK_THAT(note(given), Contains("fused linear") && !Contains("assumed"));
+}
+
+// Unsloth's table: Llama-3.3-70B QLoRA with HF + FA2 runs out of memory on a 48 GB card at every
+// length; gpuplan had it fit with 0.4 GB (0.8 %) to spare. PEFT's k-bit preparation casts the
+// 2.1 B parameters of the embeddings and head to fp32 (+4.2 GB) and the residual stream with them.
+TEST_CASE("train: QLoRA on the Hugging Face stack counts PEFT's fp32 ends and residual stream", "[train]") {
+  TrainRequest r = qlora32(1024);
+  CHECK(peft_kbit_prepared(r));
+  const TrainMemory hf = train_memory(model("llama-3.3-70b"), gpu("rtx-a6000"), r);
+  CHECK_FALSE(hf.fits);
+  r.loss = LossKernel::fused;  // torchtune, litgpt: no PEFT preparation
+  CHECK_FALSE(peft_kbit_prepared(r));
+  const TrainMemory plain = train_memory(model("llama-3.3-70b"), gpu("rtx-a6000"), r);
+  const double ends = 2.0 * 128256.0 * 8192.0;
+  CHECK_THAT((hf.parameters - plain.parameters) / 1e9, WithinRel(2.0 * ends / 1e9, 0.01));
+  CHECK_THAT((hf.buckets - plain.buckets) / 1e9, WithinRel(ends / 1e9, 0.01));  // the head's bf16 copy
+  // Each layer's checkpointed input in fp32: twice the bf16 one.
+  CHECK_THAT(hf.activations_per_micro_batch / plain.activations_per_micro_batch, WithinRel(2.0, 1e-9));
+  r.method = TrainMethod::lora;  // a bf16 base is not k-bit prepared
+  r.loss.reset();
+  CHECK_FALSE(peft_kbit_prepared(r));
+}
+
+TEST_CASE("train: a fit within 5 % of the capacity is flagged tight", "[train]") {
+  TrainRequest r = qlora32(4096);
+  const TrainLimits limits = train_limits(model("llama-3.1-8b"), gpu("rtx-4090"), r);
+  r.seq_tokens = limits.max_seq_tokens;  // the edge: fits with less than one step of 128 tokens free
+  const TrainMemory edge = train_memory(model("llama-3.1-8b"), gpu("rtx-4090"), r);
+  CHECK(edge.fits);
+  CHECK(edge.tight);
+  r.seq_tokens = 1024;
+  const TrainMemory roomy = train_memory(model("llama-3.1-8b"), gpu("rtx-4090"), r);
+  CHECK(roomy.fits);
+  CHECK_FALSE(roomy.tight);
+  TrainPlanRequest req;
+  req.train = r;
+  req.train.seq_tokens = limits.max_seq_tokens;
+  const TrainPlan plan = train_plan(Catalog::builtin(), model("llama-3.1-8b"), gpu("rtx-4090"), req);
+  CHECK_THAT(plan.notes.back(), Contains("tight:") && Contains("run out of memory"));
 }
