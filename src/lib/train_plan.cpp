@@ -256,6 +256,11 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                                  "is not in the step time");
     }
   }
+  if (t.sharding == Sharding::zero3 && l.dp * l.cp > 1) {
+    plan.notes.push_back("zero3 is timed as DeepSpeed runs it: each module's parameter all-gather waits in its hook, "
+                         "on the critical path, and only the gradient reduce-scatter overlaps the backward; "
+                         "--sharding fsdp prefetches the gathers under compute");
+  }
   if (t.optimizer_in_backward) {
     plan.notes.push_back("optimizer in backward (torchtune's optimizer_in_bwd): each gradient is applied and freed as "
                          "it is produced, so only the largest tensor's is held; no gradient clipping over the whole "
