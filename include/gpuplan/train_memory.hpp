@@ -117,6 +117,13 @@ struct TrainRequest {
 /// compute share was calibrated on (Megatron-LM, NeMo), whose loss is fused.
 LossKernel default_loss_kernel(TrainMethod method);
 
+/// Megatron-LM accumulates bf16 training's gradients in an fp32 main_grad buffer, unsharded by its
+/// distributed optimizer (ZeRO-1): 6 + 12/DP bytes per parameter with it, 18 without (Megatron-LM's
+/// README, "Distributed Optimizer"), not ZeRO's 2 + 2 + 12/DP. Counted for full mixed-precision
+/// training with --sharding none or zero1 (the stages Megatron runs) and TP or PP > 1 (layouts only
+/// Megatron-style stacks run; a data-parallel-only run is counted as DeepSpeed/DDP count it).
+bool fp32_main_grads(const TrainRequest& request);
+
 /// QLoRA on the Hugging Face stack (the unfused loss's): PEFT's prepare_model_for_kbit_training,
 /// which the QLoRA recipe runs, casts every parameter bitsandbytes did not quantize (embeddings, LM
 /// head, norms) to fp32. The fp32 embeddings make the residual stream fp32, so each layer's input

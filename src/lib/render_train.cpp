@@ -239,7 +239,8 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   mem.rows.push_back({"gradients", bytes(m.gradients),
                       !offloaded.empty()          ? offloaded
                       : t.optimizer_in_backward ? "bf16, the largest tensor's (optimizer in backward)"
-                                                  : (full ? "bf16 " : adapters + " ") + split_note(2)});
+                      : fp32_main_grads(t)      ? "fp32 (Megatron's main_grad)"
+                                                : (full ? "bf16 " : adapters + " ") + split_note(2)});
   mem.rows.push_back({"master weights", bytes(m.master_weights),
                       !offloaded.empty() ? offloaded
                       : pure_bf16        ? "none (pure bf16)"
@@ -272,7 +273,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   }
   mem.rows.push_back({"buckets", bytes(m.buckets), buckets});
   mem.rows.push_back({"reserve", bytes(m.reserve), "CUDA context, workspaces"});
-  mem.rows.push_back({"total", bytes(m.total()), fmt::format("of {} {}", bytes(m.capacity_bytes), unit)});
+  mem.rows.push_back({"total", bytes(m.total()), fmt::format("allocated peak, of {} {}", bytes(m.capacity_bytes), unit)});
   doc.tables.push_back(std::move(mem));
 
   detail::Table step{.title = "step", .header = {"part", "seconds", "share"}, .rows = {}};

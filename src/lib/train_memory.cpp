@@ -172,7 +172,8 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     // Optimizer in backward: a gradient lives from its computation to its own update, so the
     // largest tensor's (the embedding or LM head, vocab-parallel under TP) is the most held.
     m.gradients = r.optimizer_in_backward ? kBf16Bytes * largest_matrix(model, true) / d(l.tp)
-                                          : sharded(params, kBf16Bytes, 2);
+                  : fp32_main_grads(r)      ? sharded(params, kFp32Bytes, 2)
+                                            : sharded(params, kBf16Bytes, 2);
     m.master_weights = master ? sharded(params, kFp32Bytes, 1) : 0.0;
     m.optimizer_states = sharded(params, moments, 1);
   } else {
@@ -347,6 +348,11 @@ LossKernel default_loss_kernel(TrainMethod method) {
 }
 
 LossKernel TrainRequest::loss_kernel() const { return loss.value_or(default_loss_kernel(method)); }
+
+bool fp32_main_grads(const TrainRequest& r) {
+  return r.method == TrainMethod::full && r.master_weights == MasterWeights::fp32 && !r.optimizer_in_backward &&
+         (r.sharding == Sharding::none || r.sharding == Sharding::zero1) && (r.layout.tp > 1 || r.layout.pp > 1);
+}
 
 bool peft_kbit_prepared(const TrainRequest& r) {
   return r.method == TrainMethod::qlora && r.loss_kernel() == LossKernel::unfused;

@@ -234,8 +234,12 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
   }
   const bool pure_bf16 = t.master_weights == MasterWeights::none;
   if (t.method == TrainMethod::full && !pure_bf16) {
-    plan.notes.push_back("model states as the ZeRO paper counts them: bf16 parameters and gradients, fp32 master "
-                         "weights and optimizer moments; Megatron's fp32 gradient buffer adds 2 bytes per parameter");
+    plan.notes.push_back(fp32_main_grads(t)
+                             ? "model states as Megatron-LM keeps them: bf16 parameters, fp32 main_grad buffer "
+                               "(unsharded, also by its distributed optimizer), fp32 master weights and optimizer "
+                               "moments: 6 + 12/DP bytes per parameter"
+                             : "model states as the ZeRO paper counts them: bf16 parameters and gradients, fp32 "
+                               "master weights and optimizer moments");
   } else if (t.method == TrainMethod::full) {
     plan.notes.push_back("pure bf16 (torchtune, litgpt bf16-true): bf16 parameters, gradients and optimizer moments, "
                          "no fp32 master copy; updates smaller than bf16's resolution of a weight are lost unless the "
@@ -294,6 +298,9 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     plan.notes.push_back(fmt::format("loss: {}{}; --loss unfused, fused or fused-linear sets it", what,
                                      t.loss ? "" : fmt::format(" (assumed for {} training)", to_string(t.method))));
   }
+  plan.notes.push_back("memory total: the allocated peak (torch.cuda.max_memory_allocated) plus the reserve; "
+                       "nvidia-smi's used memory adds the caching allocator's cached blocks and NCCL buffers, "
+                       "10-45 % more in FlagPerf's multi-GPU runs");
   if (t.flash_attention) {
     plan.notes.push_back("FlashAttention assumed: attention scores are never stored, so selective recompute only "
                          "adds its FLOPs");
