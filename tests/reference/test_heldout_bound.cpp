@@ -64,7 +64,10 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       {"community-2026j.json", 30},
       // Session 45's: Qwen's Qwen3 speed table on one H20 (SGLang 0.4.6, batch 1), AMD's vLLM 0.7.3 ROCm
       // table on 8 x MI300X (batch 1 to 128).
-      {"community-2026k.json", 31}};
+      {"community-2026k.json", 31},
+      // Session 46's: SGLang's cookbook (A100, B200, MI300X), vLLM and SGLang PRs and issues on
+      // MI300X, H20, H20-3e, H200, H100 and H100 NVL.
+      {"community-2026l.json", 30}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
