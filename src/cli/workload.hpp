@@ -25,12 +25,12 @@ struct WorkloadOptions {
   double target_output_tokens_per_s = 0;  ///< --target-output-tokens-per-s, instead; 0: not given
 };
 
-/// Adds the workload flags; `concurrency` adds --concurrency (fit has its own), `target` adds
-/// --target-output-tokens-per-s as the other way to give the load (plan has its own).
 /// A target output rate (after decimal_number(): a finite decimal): positive, at most 1e10 tok/s,
 /// past what 2^16 GPUs (the largest deployment) could serve of any model.
 CLI::Validator target_validator();
 
+/// Adds the workload flags; `concurrency` adds --concurrency (fit has its own), `target` adds
+/// --target-output-tokens-per-s as the other way to give the load (plan has its own).
 void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency = true, bool target = true);
 /// The planned load: --concurrency when given, else unset (full load).
 std::optional<std::uint64_t> planned_concurrency(const WorkloadOptions& o);

@@ -117,7 +117,8 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     if (!(tps >= 1e-3) || tps > 1e12) {
       throw InputError(fmt::format("compare.measured: expected a positive tokens/s for {}, got {}", gpu, tps));
     }
-    if (const GpuSpec* spec = catalog.find_gpu(gpu); spec != nullptr) {
+    // Sized for a target, an option's GPU count is not known here.
+    if (const GpuSpec* spec = catalog.find_gpu(gpu); spec != nullptr && !r.size_for_target) {
       check_measured_rate(model, *spec, r.gpus_per_option, tps, "compare.measured");
     }
   }

@@ -478,10 +478,13 @@ void sglang_state_pool(const ModelSpec& m, const Layout& l, const EngineInputs& 
 // DGX Spark log of gpt-oss-120b under TensorRT-LLM 1.1.0rc3 counts 49.78 GiB "outside torch" right
 // after loading (18.4 GiB of it the OS's, as free-at-boot says) and gets 5.95 GiB of cache, where
 // the weights and warm-up leave 51.7 (audit s46, logs row 03); NVIDIA's xr-ai#462 and eugr/spark-
-// vllm-docker#286 report the same page-cache share on vLLM's cold starts. The conservative figure
-// takes the cache to hold the checkpoint (the weights on this GPU), or all that is left.
+// vllm-docker#286 report the same page-cache share on vLLM's cold starts. The cache there held
+// 49.78 - 18.4 = 31.4 GiB of the 63.3 GiB checkpoint: half of it, the share taken here (one log;
+// taking the whole checkpoint called that very run, which started, one that does not fit).
+constexpr double kUnifiedPageCacheShare = 0.5;
+
 double unified_page_cache_bytes(const EngineInputs& in, double left_bytes) {
-  return in.unified_memory ? std::clamp(left_bytes, 0.0, in.weights_bytes) : 0.0;
+  return in.unified_memory ? std::clamp(left_bytes, 0.0, kUnifiedPageCacheShare * in.weights_bytes) : 0.0;
 }
 
 // TensorRT-LLM's and SGLang's free memory at start: the total less the CUDA context and their

@@ -30,12 +30,14 @@ TpSpan tp_span(std::uint64_t tp, const GpuSpec& gpu, std::uint64_t gpus_per_node
 }
 
 /// Sort key: smaller is better (see search_layouts). Pipeline stages inside a node rank last
-/// whether or not anything fits: when nothing does, they make nothing fit either, and the closest
-/// miss should be the layout an engine would be launched with.
+/// among layouts that fit; when none fits, the one holding the most sequences is closest, and on
+/// a tie the layout an engine would be launched with (no stages inside a node) comes before a
+/// smaller shortfall.
 auto rank_key(const LayoutOption& o) {
   const Layout& l = o.layout;
-  return std::tuple(!o.fits, o.pp_within_node, -static_cast<double>(o.max_concurrent_sequences.value_or(0)),
-                    o.shortfall_bytes, l.pp, l.gpus_per_replica(), l.ep, l.tp);
+  const double sequences = -static_cast<double>(o.max_concurrent_sequences.value_or(0));
+  return std::tuple(!o.fits, o.fits && o.pp_within_node, sequences, !o.fits && o.pp_within_node, o.shortfall_bytes,
+                    l.pp, l.gpus_per_replica(), l.ep, l.tp);
 }
 
 /// At most two expert-parallel degrees, kept in place (a search asks for every TP x PP, and a

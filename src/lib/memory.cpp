@@ -209,9 +209,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     res.notes.push_back(fmt::format(
         "{} on {}, whose memory the host shares, sizes its KV cache from what CUDA reports free after loading, which "
         "is the host's free memory: what the OS holds and the page cache of the checkpoint it just read count as "
-        "used. The KV cache above takes the page cache to keep the checkpoint ({:.1f} GiB): {:.2f} GiB, against "
-        "{:.2f} with it dropped; the engine's own figure falls between as the kernel evicts part of it (a DGX Spark "
-        "log of gpt-oss-120b under TensorRT-LLM: 5.95 GiB). Dropping caches before launch is not enough, since the "
+        "used. The KV cache above takes the page cache to keep half the checkpoint ({:.1f} GiB), as a DGX Spark "
+        "log of gpt-oss-120b under TensorRT-LLM found (5.95 GiB of KV cache): {:.2f} GiB, against {:.2f} with it "
+        "dropped, and less when the kernel keeps more of it. Dropping caches before launch is not enough, since the "
         "engine reads the checkpoint again: drop them once its weights are loaded (sync; echo 3 > "
         "/proc/sys/vm/drop_caches){}",
         trtllm ? "TensorRT-LLM" : "SGLang", g.id, e.page_cache_bytes / units::kGiB, std::max(0.0, e.kv_bytes) / units::kGiB,

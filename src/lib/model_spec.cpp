@@ -496,9 +496,13 @@ ModelSpec bare_model(double params, std::string_view label, std::string_view fie
   constexpr double kMinParams = 1e6;
   constexpr double kMaxParams = 1e15;
   if (std::isfinite(params) && params >= 1.0 && params < kMinParams) {
-    throw InputError(fmt::format("{}: {:g} parameters is no language model (a million at least); for {:g} billion "
-                                 "write {:g}B (suffixes k, M, B, T)",
-                                 field, params, params, params));
+    // "70" is 70B with its suffix forgotten; "999999" is no count of billions.
+    throw InputError(params < 1e4 ? fmt::format("{}: {:g} parameters is no language model (a million at least); for "
+                                                "{:g} billion write {:g}B (suffixes k, M, B, T)",
+                                                field, params, params, params)
+                                  : fmt::format("{}: {:g} parameters is no language model (a million at least); give "
+                                                "a suffix (k, M, B, T), e.g. 70B",
+                                                field, params));
   }
   if (!(params >= kMinParams) || !std::isfinite(params) || params > kMaxParams) {
     throw InputError(fmt::format("{}: expected between {:g} and {:g} parameters, got {:g}", field, kMinParams,

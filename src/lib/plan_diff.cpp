@@ -106,11 +106,13 @@ std::string_view key_group(std::string_view key) {
 }
 
 /// Pairs each new entry with the old one of the same key; one whose key changed (the plan moved
-/// from on-demand to reserved, or to another provider) with an unmatched old entry of its group,
-/// else with the only unmatched old entry, so the change is shown rather than dropped.
+/// from on-demand to reserved) with an unmatched old entry of its group; with `any_lone`, else
+/// with the only unmatched old entry (a cost whose provider changed), so the change is shown
+/// rather than dropped. Checks are not paired across expectations: max_itl_ms is no max_ttft_ms.
 template <class T>
 std::vector<std::pair<std::size_t, std::size_t>> paired(const std::vector<std::pair<std::string, T>>& old_entries,
-                                                        const std::vector<std::pair<std::string, T>>& new_entries) {
+                                                        const std::vector<std::pair<std::string, T>>& new_entries,
+                                                        bool any_lone) {
   std::vector<std::pair<std::size_t, std::size_t>> out;
   std::vector<bool> old_used(old_entries.size(), false);
   std::vector<std::size_t> unmatched;
@@ -139,7 +141,7 @@ std::vector<std::pair<std::size_t, std::size_t>> paired(const std::vector<std::p
       left.push_back(n);
     }
   }
-  if (left.size() == 1 && std::count(old_used.begin(), old_used.end(), false) == 1) {
+  if (any_lone && left.size() == 1 && std::count(old_used.begin(), old_used.end(), false) == 1) {
     out.emplace_back(static_cast<std::size_t>(std::find(old_used.begin(), old_used.end(), false) - old_used.begin()),
                      left.front());
   }
@@ -228,7 +230,7 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
     }
     // Each expectation too: a new "does not fit" in a deployment that already failed on cost
     // leaves its verdict as it was.
-    for (const auto& [was, now] : paired(o.checks, n.checks)) {
+    for (const auto& [was, now] : paired(o.checks, n.checks, false)) {
       if (o.checks[was].second != n.checks[now].second) {
         const std::string& old_label = o.checks[was].first;
         const std::string& new_label = n.checks[now].first;
@@ -249,7 +251,7 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
     // Figures of a load that memory cannot hold are the capped batch's: a "saving" there is the
     // load not being served, and the label says so.
     const std::string capped = o.load_not_held || n.load_not_held ? ", capped: load not held" : "";
-    for (const auto& [was, now] : paired(o.usd_per_million_tokens, n.usd_per_million_tokens)) {
+    for (const auto& [was, now] : paired(o.usd_per_million_tokens, n.usd_per_million_tokens, true)) {
       moved(diff, n.name,
             fmt::format("USD/Mtok ({}{})",
                         moved_key(o.usd_per_million_tokens[was].first, n.usd_per_million_tokens[now].first), capped),

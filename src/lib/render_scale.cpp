@@ -425,7 +425,7 @@ OrderedJson model_json(const ScaleModelResult& r) {
          {"price", price},
          {"rows", rows},
          {"serve_out_fewest", t.serve_out_fewest ? model_row_json(t.rows[*t.serve_out_fewest]) : OrderedJson(nullptr)},
-         {"stops_paying", model_row_json(*best_per_gpu(t))},
+         {"most_tokens_per_s_per_gpu", model_row_json(*best_per_gpu(t))},
          {"notes", t.notes}});
   }
   j["tables"] = tables;

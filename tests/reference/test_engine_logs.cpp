@@ -457,7 +457,8 @@ TEST_CASE("engine: TensorRT-LLM pads MXFP4 experts for its CUTLASS MoE (audit s4
 // checkpoint just read: CUDA's free memory is the host's), "available KV cache memory ... 5.95 GiB",
 // 86,720 tokens, and max_seq_len lowered from 131,072 to 86,720. gpuplan took the 119.7 GiB total
 // as free and gave 51.66 GiB (752,320 tokens, +768 %). The figure now takes the page cache to keep
-// the checkpoint, a floor under the engine's; with it dropped, a ceiling above.
+// half the checkpoint, as this log's 31.4 GiB did (the share is read off this run, so this checks
+// the arithmetic, not the share); with it dropped, a ceiling above.
 TEST_CASE("engine logs: TensorRT-LLM gpt-oss-120b on a DGX Spark counts the page cache (audit s46)",
           "[engine][reference]") {
   const auto& m = cat().model("gpt-oss-120b");
@@ -469,7 +470,7 @@ TEST_CASE("engine logs: TensorRT-LLM gpt-oss-120b on a DGX Spark counts the page
   REQUIRE(r.engine);
   CHECK(std::abs(r.engine->weights_bytes / kGiB - 63.32) < 0.1);
   CHECK(r.engine->page_cache_bytes > 30.0 * kGiB);
-  CHECK(r.engine->kv_bytes <= 5.95 * kGiB);
+  CHECK(std::abs(r.engine->kv_bytes / kGiB - 5.95) < 1.0);
   CHECK(r.engine->kv_bytes_without_page_cache >= 5.95 * kGiB);
   CHECK_FALSE(r.fits);  // no 131K sequence fits, as the engine found
   CHECK(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {

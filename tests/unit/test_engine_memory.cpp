@@ -369,7 +369,8 @@ TEST_CASE("engine: SGLang splits a hybrid model's memory into a state pool and a
 
 // On memory the host shares (GB10) CUDA's free memory is the host's: TensorRT-LLM and SGLang
 // start from what is free at boot (the OS holds the rest) and count the page cache of the
-// checkpoint they just read as used, up to what is left (audit s46 logs F1).
+// checkpoint they just read as used: half the checkpoint, as a DGX Spark log's cache held, up to
+// what is left (audit s46 logs F1).
 TEST_CASE("engine: on unified memory TensorRT-LLM and SGLang count the OS and the page cache", "[engine]") {
   const auto& m = cat().model("llama-3.1-8b");
   const EngineInputs gb10{.total_bytes = 119.7 * kGiB, .weights_bytes = 15.0 * kGiB,
@@ -378,13 +379,13 @@ TEST_CASE("engine: on unified memory TensorRT-LLM and SGLang count the OS and th
   const auto t = gpuplan::engine_memory(m, Layout{}, gb10, {.engine = Engine::trtllm});
   // Free at boot has the CUDA context up; the workspaces come out of it.
   CHECK(t.start_free_bytes == Approx(101.3 * kGiB - 0.25 * kGiB));
-  CHECK(t.page_cache_bytes == Approx(15.0 * kGiB));
-  CHECK(t.kv_bytes == Approx(0.9 * (t.start_free_bytes - 30.0 * kGiB - t.activation_bytes)));
+  CHECK(t.page_cache_bytes == Approx(7.5 * kGiB));
+  CHECK(t.kv_bytes == Approx(0.9 * (t.start_free_bytes - 22.5 * kGiB - t.activation_bytes)));
   CHECK(t.kv_bytes_without_page_cache == Approx(0.9 * (t.start_free_bytes - 15.0 * kGiB - t.activation_bytes)));
   const auto s = gpuplan::engine_memory(m, Layout{}, gb10, {.engine = Engine::sglang});
-  CHECK(s.page_cache_bytes == Approx(15.0 * kGiB));
-  CHECK(s.kv_bytes == Approx(s.share * s.start_free_bytes - 30.0 * kGiB));
-  CHECK(s.kv_bytes_without_page_cache == Approx(s.kv_bytes + 15.0 * kGiB));
+  CHECK(s.page_cache_bytes == Approx(7.5 * kGiB));
+  CHECK(s.kv_bytes == Approx(s.share * s.start_free_bytes - 22.5 * kGiB));
+  CHECK(s.kv_bytes_without_page_cache == Approx(s.kv_bytes + 7.5 * kGiB));
   // vLLM sizes from its share of the total: no page-cache term.
   CHECK_FALSE(gpuplan::engine_memory(m, Layout{}, gb10, {.engine = Engine::vllm}).page_cache_bytes > 0.0);
   // A discrete GPU of the same size: neither term.

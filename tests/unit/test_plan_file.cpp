@@ -226,3 +226,16 @@ TEST_CASE("diff: no relative change from a figure that is zero or subnormal", "[
   REQUIRE(half.relative().has_value());
   CHECK(*half.relative() == Approx(-0.5));
 }
+
+// A plan that swaps one expectation for another has no flip between them: max_itl_ms passing and
+// max_ttft_ms failing are two verdicts, not one that changed.
+TEST_CASE("diff: checks of different expectations are never paired", "[plan][diff]") {
+  gpuplan::DeploymentSnapshot old_d{.name = "chat", .pass = true};
+  old_d.checks = {{"fits", true}, {"max_itl_ms", true}};
+  gpuplan::DeploymentSnapshot new_d{.name = "chat", .pass = false};
+  new_d.checks = {{"fits", true}, {"max_ttft_ms", false}};
+  const gpuplan::PlanDiff diff =
+      gpuplan::diff_plans(gpuplan::PlanSnapshot{.deployments = {old_d}}, gpuplan::PlanSnapshot{.deployments = {new_d}});
+  REQUIRE(diff.flips.size() == 1);
+  CHECK(diff.flips[0].expectation.empty());  // the deployment's verdict only
+}
