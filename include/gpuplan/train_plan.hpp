@@ -22,6 +22,7 @@ struct TrainPlanRequest {
   std::vector<std::uint64_t> scale_gpus;   ///< GPU counts for the scaling table (empty: none)
   std::string provider;                    ///< only this provider's prices (empty: every one)
   std::optional<PricingMode> mode;         ///< only this mode (unset: every mode)
+  std::string term;                        ///< only reserved prices of this term (empty: each term)
   /// GPUs draw their TDP x this share while training (assumed: large training jobs run their
   /// GPUs near the power limit), and the data centre multiplies it by `pue`.
   double power_share = 0.8;

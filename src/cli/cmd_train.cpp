@@ -9,6 +9,7 @@
 
 #include "common.hpp"
 #include "deployment.hpp"
+#include "pricing.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -42,6 +43,7 @@ struct TrainOptions {
   std::vector<std::uint64_t> scale;
   std::string provider;
   std::string mode;
+  std::string term;
   double network_gbit_per_s = 400;
   double host_memory_gb_per_s = 0;
   bool check = false;
@@ -97,6 +99,12 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   req.provider = o.provider;
   if (!o.mode.empty()) {
     req.mode = parse_pricing_mode(o.mode, "--mode");
+  }
+  if (!o.term.empty()) {
+    // A term asks for reserved prices; another mode named beside it is an error.
+    check_term(o.term, req.mode.value_or(PricingMode::reserved));
+    req.mode = PricingMode::reserved;
+    req.term = o.term;
   }
   const TrainPlan plan = train_plan(catalog, model, gpu, req);
   fmt::print("{}", render_train(plan, render));
@@ -174,6 +182,9 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
   sub->add_option("--provider", o->provider, "Only this provider's prices (default: every provider)")->check(non_empty());
   sub->add_option("--mode", o->mode, "Only this pricing mode (default: every mode)")->check(non_empty());
+  sub->add_option("--term", o->term,
+                  "Only reserved prices with this commitment term: 1y, 3y, ... (default: each term as its own offer)")
+      ->check(non_empty());
   add_network_option(*sub, o->network_gbit_per_s);
   sub->add_option("--host-memory-gb-per-s", o->host_memory_gb_per_s,
                   "Host memory bandwidth per GPU for the CPU optimizer step with --offload (default: 40 behind PCIe, "

@@ -42,16 +42,40 @@ std::vector<Price> prices_for(const Catalog& catalog, const GpuSpec& gpu, const 
         find_price(catalog, provider, gpu.id, PricingMode::on_demand);  // throws naming what exists
       }
       for (PricingMode mode : modes) {
-        out.push_back(find_price(catalog, provider, gpu.id, mode));
+        if (!mode_has_term(mode)) {
+          out.push_back(find_price(catalog, provider, gpu.id, mode));
+          continue;
+        }
+        // Each commitment term is its own offer, as in compare: a 36-hour run is not priced at a
+        // 3-year rate alone with the 1-year one out of sight.
+        std::vector<std::string> terms;
+        for (const Price& p : catalog.prices()) {
+          if (p.provider == provider && p.gpu == gpu.id && p.mode == mode && (r.term.empty() || p.term == r.term) &&
+              std::find(terms.begin(), terms.end(), p.term) == terms.end()) {
+            terms.push_back(p.term);
+          }
+        }
+        if (terms.empty() && !r.term.empty() && !r.provider.empty()) {
+          find_price(catalog, provider, gpu.id, mode, {}, r.term);  // throws naming the terms it has
+        }
+        for (const std::string& term : terms) {
+          out.push_back(find_price(catalog, provider, gpu.id, mode, {}, term));
+        }
       }
     }
   } catch (const InputError& e) {
     // find_price names the provider field itself when the provider is unknown.
     std::string_view what = e.what();
-    if (what.starts_with("provider: ")) {
-      what.remove_prefix(std::string_view("provider: ").size());
+    for (const std::string_view field : {"provider", "term"}) {
+      if (what.starts_with(field) && what.substr(field.size()).starts_with(": ")) {
+        what.remove_prefix(field.size() + 2);
+        throw InputError(fmt::format("train_plan.{}: {}", field, what));
+      }
     }
     throw InputError(fmt::format("train_plan.provider: {}", what));
+  }
+  if (out.empty() && !r.term.empty()) {
+    throw InputError(fmt::format("train_plan.term: no provider has a reserved price for {} with term {}", gpu.id, r.term));
   }
   return out;
 }
