@@ -161,6 +161,13 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                               "(older releases: --engine-version)"
                             : "vLLM before 0.21 captures CUDA graphs after sizing the KV cache, from the "
                               "memory above gpu_memory_utilization");
+    if (g.vendor == "intel") {
+      // No Gaudi startup log has been checked: say whose arithmetic this is.
+      res.notes.push_back(fmt::format("vLLM runs on {} through Intel's vllm-gaudi plugin (HPU graphs, HCCL), whose "
+                                      "memory profile no log has checked here: the graph and non-torch terms above "
+                                      "are vLLM's on NVIDIA GPUs",
+                                      g.id));
+    }
     if (res.engine->start_free_short_of_bytes > 0) {
       const double total = res.engine->total_bytes;
       const double free = res.engine->start_free_short_of_bytes;
