@@ -98,11 +98,15 @@ void moved(PlanDiff& diff, const std::string& deployment, std::string figure, do
                                       .new_value = new_value});
 }
 
-/// The part of a cost's or check's key that survives a pricing change: "aws" of "aws on-demand",
-/// "max_usd_per_million_tokens" of "max_usd_per_million_tokens (aws on-demand)".
-std::string_view key_group(std::string_view key) {
-  const std::size_t paren = key.find(" (");
-  return key.substr(0, paren != std::string_view::npos ? paren : key.find(' '));
+/// A cost's or check's key split into the part that survives a pricing change and the rest, the
+/// pricing: ("aws", "on-demand"), ("max_usd_per_million_tokens", "aws on-demand");
+/// none for "fits".
+std::pair<std::string_view, std::string_view> split_key(std::string_view key) {
+  if (const std::size_t paren = key.find(" ("); paren != std::string_view::npos && key.ends_with(')')) {
+    return {key.substr(0, paren), key.substr(paren + 2, key.size() - paren - 3)};
+  }
+  const std::size_t space = key.find(' ');
+  return {key.substr(0, space), space == std::string_view::npos ? std::string_view() : key.substr(space + 1)};
 }
 
 /// Pairs each new entry with the old one of the same key; one whose key changed (the plan moved
@@ -131,7 +135,7 @@ std::vector<std::pair<std::size_t, std::size_t>> paired(const std::vector<std::p
   for (const std::size_t n : unmatched) {
     std::size_t o = 0;
     while (o < old_entries.size() &&
-           (old_used[o] || key_group(old_entries[o].first) != key_group(new_entries[n].first))) {
+           (old_used[o] || split_key(old_entries[o].first).first != split_key(new_entries[n].first).first)) {
       ++o;
     }
     if (o < old_entries.size()) {
@@ -149,8 +153,8 @@ std::vector<std::pair<std::size_t, std::size_t>> paired(const std::vector<std::p
 }
 
 /// "aws on-demand" when the key stayed, "aws on-demand -> aws reserved" when it moved.
-std::string moved_key(const std::string& old_key, const std::string& new_key) {
-  return old_key == new_key ? new_key : fmt::format("{} -> {}", old_key, new_key);
+std::string moved_key(std::string_view old_key, std::string_view new_key) {
+  return old_key == new_key ? std::string(new_key) : fmt::format("{} -> {}", old_key, new_key);
 }
 
 std::string fixed(double v) { return std::abs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v); }
@@ -234,16 +238,12 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
       if (o.checks[was].second != n.checks[now].second) {
         const std::string& old_label = o.checks[was].first;
         const std::string& new_label = n.checks[now].first;
-        const std::string_view expectation = key_group(new_label);
-        const auto pricing = [](const std::string& label) {
-          const std::size_t paren = label.find(" (");
-          return paren == std::string::npos ? std::string() : label.substr(paren + 2, label.size() - paren - 3);
-        };
+        const auto [expectation, new_pricing] = split_key(new_label);
         diff.flips.push_back(VerdictFlip{
             .deployment = n.name,
             .expectation = old_label == new_label
                                ? new_label
-                               : fmt::format("{} ({})", expectation, moved_key(pricing(old_label), pricing(new_label))),
+                               : fmt::format("{} ({})", expectation, moved_key(split_key(old_label).second, new_pricing)),
             .old_pass = o.checks[was].second,
             .new_pass = n.checks[now].second});
       }
