@@ -26,8 +26,14 @@ enum class Sharding { none, zero1, zero2, zero3, fsdp };
 enum class Recompute { none, selective, full };
 enum class Optimizer { adamw, adamw_8bit, sgd };
 enum class TrainMethod { full, lora, qlora };
-/// What ZeRO-Offload / FSDP CPU offload moves to host memory.
-enum class Offload { none, optimizer, params };
+/// What moves to host memory: ZeRO-Offload's optimizer step (states, master and gradients; the
+/// step runs on the CPU), ZeRO-Infinity's / FSDP CPU offload's parameters too, or paged:
+/// bitsandbytes' Paged* optimizers (PagedAdamW, PagedAdamW8bit: torchtune's single-GPU full
+/// recipe), whose moments live in CUDA unified memory, evicted to the host when the GPU runs short
+/// and paged back for the step, which still runs on the GPU.
+enum class Offload { none, optimizer, params, paged };
+/// The optimizer step runs on the CPU (offload optimizer or params, not paged).
+[[nodiscard]] bool steps_on_cpu(Offload o);
 /// Precision of the matrix multiplications (the weights' storage is MasterWeights' business).
 enum class TrainPrecision { bf16, fp8 };
 /// The copy of the trained weights the optimizer updates: fp32 beside the bf16 working copy
@@ -196,10 +202,15 @@ struct TrainMemory {
   double reserve = 0;
   double host_bytes = 0;              ///< offloaded to CPU memory, per GPU
   double host_parameters = 0;         ///< the parameters' part of host_bytes (parameter offload)
+  /// Offload paged: the optimizer states unified memory leaves on the host, paged in and out every
+  /// step (the part of host_bytes they are; the resident rest is optimizer_states).
+  double paged_states = 0;
   double capacity_bytes = 0;          ///< what CUDA gives the process
   bool fits = false;
   /// Fits with less than kTightFreeShare of the capacity free: what is not counted (the caching
   /// allocator's fragmentation, NCCL and cuBLAS workspaces beyond the reserve) can take that much.
+  /// Paged optimizer states fill what is free and yield it under pressure: they count for neither
+  /// (free_bytes is what the rest leaves, the resident states' share included).
   bool tight = false;
   double free_bytes = 0;
   double shortfall_bytes = 0;

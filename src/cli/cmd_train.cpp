@@ -91,7 +91,7 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   req.scale_gpus = o.scale;
   req.efficiency.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
   if (o.host_memory_gb_per_s > 0) {
-    if (t.offload == Offload::none) {
+    if (!steps_on_cpu(t.offload)) {
       throw InputError("--host-memory-gb-per-s: times the CPU optimizer step, which needs --offload optimizer or params");
     }
     req.efficiency.host_memory_bytes_per_s_per_gpu = o.host_memory_gb_per_s * units::kGB;
@@ -156,7 +156,10 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
       ->transform(token_count());
   sub->add_option("--optimizer", o->optimizer, "adamw, adamw-8bit or sgd (momentum)")->capture_default_str();
   sub->add_option("--precision", o->precision, "Matmul precision: bf16 or fp8")->capture_default_str();
-  sub->add_option("--offload", o->offload, "Offload to CPU: none, optimizer or params (ZeRO-3/FSDP)")->capture_default_str();
+  sub->add_option("--offload", o->offload,
+                  "Offload to CPU: none, optimizer or params (ZeRO-3/FSDP), or paged: bitsandbytes' paged optimizer "
+                  "(PagedAdamW, PagedAdamW8bit), its states in unified memory, paged to the host when the GPU is full")
+      ->capture_default_str();
   sub->add_option("--master-weights", o->master_weights,
                   "fp32 (mixed precision: an fp32 copy beside the bf16 weights) or none (pure bf16: no copy, "
                   "bf16 optimizer moments, as torchtune and litgpt's bf16-true train)")

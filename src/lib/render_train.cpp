@@ -109,6 +109,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                          {"total_bytes", checked(m.total(), "memory")},
                          {"capacity_bytes", m.capacity_bytes},
                          {"host_bytes", m.host_bytes},
+                         {"paged_states_bytes", m.paged_states},
                          {"fits", m.fits},
                          {"tight", m.tight},
                          {"free_bytes", m.free_bytes},
@@ -226,7 +227,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
     return t.layout.ep > 1 ? fmt::format("/{} (DP x CP), experts /{}", ranks, std::max<std::uint64_t>(1, ranks / t.layout.ep))
                            : fmt::format("/{} (DP x CP)", ranks);
   };
-  const std::string offloaded = t.offload == Offload::none ? "" : "offloaded to CPU";
+  const std::string offloaded = steps_on_cpu(t.offload) ? "offloaded to CPU" : "";
   const std::string adapters = pure_bf16 ? "adapters bf16" : "adapters fp32";
   mem.rows.push_back({"parameters", bytes(m.parameters),
                       t.offload == Offload::params ? offloaded
@@ -248,10 +249,13 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                          : "adapters are fp32 already"});
   // 8-bit AdamW's moments are int8 whatever the weights' type.
   const bool bf16_moments = pure_bf16 && t.optimizer != Optimizer::adamw_8bit;
+  const std::string paged = t.offload != Offload::paged ? ""
+                             : m.paged_states > 0     ? fmt::format(", paged: {} {} more on the host", bytes(m.paged_states), unit)
+                                                      : ", paged: all resident";
   mem.rows.push_back({"optimizer states", bytes(m.optimizer_states),
                       !offloaded.empty() ? offloaded
-                                         : fmt::format("{}{} {}", to_string(t.optimizer), bf16_moments ? " bf16" : "",
-                                                       split_note(1))});
+                                         : fmt::format("{}{} {}{}", to_string(t.optimizer), bf16_moments ? " bf16" : "",
+                                                       split_note(1), paged)});
   mem.rows.push_back({"activations", bytes(m.activations),
                       fmt::format("{} per micro-batch x {} in flight{}{}", bytes(m.activations_per_micro_batch),
                                   m.micro_batches_in_flight,
@@ -301,7 +305,9 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                      seconds(s.dp_comm_s)),
          s.dp_exposed_s);
   }
-  if (s.offload_transfer_s > 0) {
+  if (s.offload_transfer_s > 0 && t.offload == Offload::paged) {
+    part(fmt::format("optimizer states paged ({})", s.host_link), s.offload_exposed_s);
+  } else if (s.offload_transfer_s > 0) {
     part(fmt::format("CPU offload transfers ({}, {} s in all)", s.host_link, seconds(s.offload_transfer_s)),
          s.offload_exposed_s);
     part("CPU optimizer step", s.cpu_optimizer_s);
@@ -312,11 +318,13 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   // The answers first: a table, so csv and markdown carry them too.
   detail::Table sum{.title = "", .header = {"answer", "value"}, .rows = {}};
   const auto count = [](double v) { return detail::group_digits(static_cast<std::uint64_t>(checked(v, "a count"))); };
-  sum.rows.push_back({"fits", m.fits ? fmt::format("yes, {} {} free{}", bytes(m.free_bytes), unit,
+  sum.rows.push_back({"fits", m.fits ? fmt::format("yes, {} {} free{}{}", bytes(m.free_bytes), unit,
+                                                   t.offload == Offload::paged ? " (for the paged states)" : "",
                                                    m.tight ? " (tight: at risk, see note)" : "")
                                      : fmt::format("NO, {} {} short", bytes(m.shortfall_bytes), unit)});
   if (m.host_bytes > 0) {
-    sum.rows.push_back({"host memory per GPU (offloaded)", fmt::format("{} {}", bytes(m.host_bytes), unit)});
+    sum.rows.push_back({t.offload == Offload::paged ? "host memory per GPU (paged states)" : "host memory per GPU (offloaded)",
+                        fmt::format("{} {}", bytes(m.host_bytes), unit)});
   }
   sum.rows.push_back({fmt::format("largest micro-batch at {} tokens", detail::group_digits(t.seq_tokens)),
                       p.limits.max_micro_batch == 0 ? "none fits" : std::to_string(p.limits.max_micro_batch)});

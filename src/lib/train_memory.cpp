@@ -192,7 +192,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   }
   // ZeRO-Offload moves the optimizer step (states, master and the reduced gradient partition) to
   // the CPU; parameter offload (ZeRO-Infinity / FSDP CPU offload) moves the parameters too.
-  if (r.offload != Offload::none) {
+  if (steps_on_cpu(r.offload)) {
     m.host_bytes += m.master_weights + m.optimizer_states + m.gradients;
     m.master_weights = m.optimizer_states = m.gradients = 0;
   }
@@ -249,11 +249,18 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   }
   m.reserve = r.reserve_bytes;
   m.capacity_bytes = gpu.engine_memory_bytes();
-  const double total = m.total();
-  m.fits = total <= m.capacity_bytes;
-  m.free_bytes = std::max(0.0, m.capacity_bytes - total);
+  // Paged states take what the rest leaves free; the driver evicts the others to the host.
+  const double paged = r.offload == Offload::paged ? m.optimizer_states : 0.0;
+  const double rest = m.total() - paged;
+  if (r.offload == Offload::paged) {
+    m.optimizer_states = std::clamp(m.capacity_bytes - rest, 0.0, paged);
+    m.paged_states = paged - m.optimizer_states;
+    m.host_bytes += m.paged_states;
+  }
+  m.fits = rest <= m.capacity_bytes;
+  m.free_bytes = std::max(0.0, m.capacity_bytes - rest);
   m.tight = m.fits && m.free_bytes < kTightFreeShare * m.capacity_bytes;
-  m.shortfall_bytes = std::max(0.0, total - m.capacity_bytes);
+  m.shortfall_bytes = std::max(0.0, rest - m.capacity_bytes);
   return m;
 }
 
@@ -298,6 +305,7 @@ std::string_view to_string(Offload o) {
     case Offload::none: return "none";
     case Offload::optimizer: return "optimizer";
     case Offload::params: return "params";
+    case Offload::paged: return "paged";
   }
   return "?";
 }
@@ -330,8 +338,10 @@ TrainMethod parse_train_method(std::string_view text, std::string_view field) {
   return parse_enum(text, field, "method", std::array{TrainMethod::full, TrainMethod::lora, TrainMethod::qlora});
 }
 Offload parse_offload(std::string_view text, std::string_view field) {
-  return parse_enum(text, field, "offload", std::array{Offload::none, Offload::optimizer, Offload::params});
+  return parse_enum(text, field, "offload", std::array{Offload::none, Offload::optimizer, Offload::params, Offload::paged});
 }
+
+bool steps_on_cpu(Offload o) { return o == Offload::optimizer || o == Offload::params; }
 TrainPrecision parse_train_precision(std::string_view text, std::string_view field) {
   return parse_enum(text, field, "precision", std::array{TrainPrecision::bf16, TrainPrecision::fp8});
 }
@@ -527,12 +537,16 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
     throw InputError(fmt::format("train.offload: parameter offload needs --sharding zero3 or fsdp, got {}",
                                  to_string(r.sharding)));
   }
+  if (r.offload == Offload::paged && r.optimizer == Optimizer::sgd) {
+    throw InputError("train.offload: paged optimizers are bitsandbytes' PagedAdamW and PagedAdamW8bit; there is no "
+                     "paged SGD (use --optimizer adamw or adamw-8bit)");
+  }
   if (r.optimizer_in_backward) {
     if (r.method != TrainMethod::full) {
       throw InputError("train.optimizer_in_backward: applies to full training; LoRA's adapter gradients are a "
                        "small fraction of its memory already");
     }
-    if (r.offload != Offload::none) {
+    if (steps_on_cpu(r.offload)) {
       throw InputError("train.optimizer_in_backward: with --offload the optimizer steps on the CPU after the "
                        "backward pass, and the gradients leave the GPU anyway; use one or the other");
     }

@@ -172,13 +172,17 @@ std::string fit_remedies(const TrainRequest& t) {
   if (full && t.offload == Offload::none && !t.optimizer_in_backward) {
     out.emplace_back("--offload optimizer");
   }
+  // bitsandbytes' paged optimizers belong to the Hugging Face / torchtune stacks, not Megatron's.
+  if (full && t.offload == Offload::none && t.optimizer != Optimizer::sgd && t.layout.tp * t.layout.pp == 1) {
+    out.emplace_back("--offload paged");
+  }
   if (full && t.optimizer == Optimizer::adamw) {
     out.emplace_back("--optimizer adamw-8bit");
   }
   if (full && t.master_weights == MasterWeights::fp32) {
     out.emplace_back("--master-weights none (pure bf16)");
   }
-  if (full && !t.optimizer_in_backward && t.offload == Offload::none && t.micro_batches() == 1) {
+  if (full && !t.optimizer_in_backward && !steps_on_cpu(t.offload) && t.micro_batches() == 1) {
     out.emplace_back("--optimizer-in-backward");
   }
   out.emplace_back(one_rank ? "more GPUs with ZeRO-3/FSDP" : "more GPUs");
@@ -294,7 +298,19 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                          "it is produced, so only the largest tensor's is held; no gradient clipping over the whole "
                          "model");
   }
-  if (t.offload != Offload::none) {
+  if (t.offload == Offload::paged) {
+    const TrainMemory& m = plan.memory;
+    plan.notes.push_back(fmt::format(
+        "paged optimizer (bitsandbytes' PagedAdamW{}): the moments live in CUDA unified memory and take what "
+        "the rest leaves free; {}. They count for neither the fit nor the free memory, and PyTorch's "
+        "memory counters (torch.cuda.max_memory_allocated) do not see them",
+        t.optimizer == Optimizer::adamw_8bit ? "8bit" : "",
+        m.paged_states > 0 ? fmt::format("{:.2f} GB do not fit and cross {} to the host and back every step, at {:.0f} % "
+                                         "of its rate", m.paged_states / units::kGB, gpu.host_link.kind,
+                                         r.efficiency.link * 100.0)
+                           : std::string("all are resident here, so nothing is paged")));
+  }
+  if (steps_on_cpu(t.offload)) {
     plan.notes.push_back(fmt::format(
         "offload: the optimizer steps on the CPU at {:.0f} GB/s of host memory per GPU ({}), {:.0f} bytes per "
         "parameter; transfers at {:.0f} % of the {} rate, gradients {}",

@@ -130,6 +130,46 @@ TEST_CASE("train: pure bf16 drops the fp32 master and halves the moments", "[tra
   CHECK(offloaded.fits);
 }
 
+// The same torchtune run as it is configured: PagedAdamW8bit keeps its moments in unified memory,
+// so they take what the GPU has left and the driver pages the rest to the host every step.
+TEST_CASE("train: a paged optimizer fits where its states do not and pays for the paging", "[train]") {
+  TrainRequest r;
+  r.micro_batch = 2;
+  r.seq_tokens = 2048;
+  r.recompute = Recompute::full;
+  r.master_weights = MasterWeights::none;
+  r.optimizer = Optimizer::adamw_8bit;
+  r.optimizer_in_backward = true;
+  r.loss = LossKernel::fused;
+  const ModelSpec& m = model("llama-3.1-8b");
+  const GpuSpec& g = gpu("rtx-4090");
+  const TrainMemory resident = train_memory(m, g, r);
+  REQUIRE_FALSE(resident.fits);
+  r.offload = Offload::paged;
+  const TrainMemory paged = train_memory(m, g, r);
+  CHECK(paged.fits);
+  // What stays on the GPU is what the rest leaves; the other states are on the host.
+  const double rest = resident.total() - resident.optimizer_states;
+  CHECK_THAT(paged.optimizer_states, WithinRel(paged.capacity_bytes - rest, 1e-9));
+  CHECK_THAT(paged.paged_states + paged.optimizer_states, WithinRel(resident.optimizer_states, 1e-12));
+  CHECK_THAT(paged.host_bytes, WithinRel(paged.paged_states, 1e-12));
+  CHECK_THAT(paged.free_bytes, WithinRel(paged.capacity_bytes - rest, 1e-9));
+  // Every step the paged part crosses the host link (both directions at once).
+  TrainPlanRequest req;
+  req.train = r;
+  const TrainPlan plan = train_plan(Catalog::builtin(), m, g, req);
+  CHECK_THAT(plan.step.offload_exposed_s,
+             WithinRel(paged.paged_states / (g.host_link.bytes_per_s_per_direction * req.efficiency.link), 1e-9));
+  CHECK(plan.step.cpu_optimizer_s <= 0.0);
+  // On a GPU with room for everything nothing is paged and nothing is paid.
+  const TrainMemory roomy = train_memory(m, gpu("h100-sxm"), r);
+  CHECK(roomy.paged_states <= 0.0);
+  CHECK_THAT(roomy.optimizer_states, WithinRel(resident.optimizer_states, 1e-12));
+  // bitsandbytes has no paged SGD.
+  r.optimizer = Optimizer::sgd;
+  CHECK_THROWS_WITH(train_memory(m, g, r), Contains("train.offload") && Contains("no paged SGD"));
+}
+
 TEST_CASE("train: optimizer in backward needs full training and one micro-batch per step", "[train]") {
   TrainRequest r;
   r.optimizer_in_backward = true;
