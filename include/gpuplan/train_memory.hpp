@@ -102,6 +102,10 @@ struct TrainRequest {
   std::uint64_t lora_rank = 16;
   /// The loss's cross-entropy; unset: default_loss_kernel(method).
   std::optional<LossKernel> loss;
+  /// QLoRA: whether PEFT's prepare_model_for_kbit_training cast the unquantized parameters to fp32;
+  /// unset: with the unfused loss (the Hugging Face stack). Answer.AI's FSDP-QLoRA and PEFT on a
+  /// GPTQ base skip it while computing the same unfused loss.
+  std::optional<bool> kbit_prepared;
   /// Megatron sequence parallelism with TP > 1: norms and dropout activations split TP ways.
   bool sequence_parallel = true;
   /// FlashAttention: the s x s scores are never stored (what selective recompute achieves).
@@ -130,7 +134,8 @@ LossKernel default_loss_kernel(TrainMethod method);
 /// Megatron-style stacks run; a data-parallel-only run is counted as DeepSpeed/DDP count it).
 bool fp32_main_grads(const TrainRequest& request);
 
-/// QLoRA on the Hugging Face stack (the unfused loss's): PEFT's prepare_model_for_kbit_training,
+/// QLoRA on the Hugging Face stack (the unfused loss's, unless kbit_prepared says otherwise): PEFT's
+/// prepare_model_for_kbit_training,
 /// which the QLoRA recipe runs, casts every parameter bitsandbytes did not quantize (embeddings, LM
 /// head, norms) to fp32. The fp32 embeddings make the residual stream fp32, so each layer's input
 /// and its norms' inputs and outputs take 4 bytes, and autocast keeps a bf16 copy of the fp32 LM

@@ -39,6 +39,7 @@ struct TrainOptions {
   std::uint64_t lora_rank = 16;
   bool lora_rank_given = false;
   std::string loss;
+  std::string qlora_prep;
   std::string tokens;
   std::vector<std::uint64_t> scale;
   std::string provider;
@@ -79,6 +80,12 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
     throw InputError("--lora-rank: needs --method lora or qlora");
   }
   t.lora_rank = o.lora_rank;
+  if (!o.qlora_prep.empty()) {
+    if (t.method != TrainMethod::qlora) {
+      throw InputError("--qlora-prep: needs --method qlora");
+    }
+    t.kbit_prepared = o.qlora_prep == "peft";
+  }
   if (!o.loss.empty()) {
     t.loss = parse_loss_kernel(o.loss, "--loss");
   }
@@ -178,6 +185,11 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "token and vocabulary entry), fused (Megatron, torchtune: 6) or fused-linear (Liger, Cut "
                   "Cross-Entropy, Unsloth: never whole). Default: unfused for LoRA and QLoRA, fused for full training")
       ->check(non_empty());
+  sub->add_option("--qlora-prep", o->qlora_prep,
+                  "QLoRA: peft (PEFT's prepare_model_for_kbit_training casts embeddings, head and norms to fp32: "
+                  "an fp32 residual stream) or none (they stay bf16: Answer.AI's FSDP-QLoRA, PEFT on a GPTQ base). "
+                  "Default: peft with the unfused loss, none otherwise")
+      ->check(CLI::IsMember({"peft", "none"}));
   sub->add_option("--tokens", o->tokens, "Tokens to train: 20B, 2e10, 1.5T (decimal)")->check(non_empty());
   sub->add_option("--scale", o->scale, "GPU counts for a scaling table, e.g. 8,16,32,64")
       ->delimiter(',')

@@ -111,6 +111,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"train.precision:", "--precision:"},
     {"train.master_weights:", "--master-weights:"},
     {"train.optimizer_in_backward:", "--optimizer-in-backward:"},
+    {"train.kbit_prepared:", "--qlora-prep:"},
     {"train_plan.provider:", "--provider:"},
     {"train_plan.term:", "--term:"},
     {"train_plan.tokens:", "--tokens:"},

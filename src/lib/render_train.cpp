@@ -90,6 +90,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                  {"flash_attention", t.flash_attention},
                  {"loss", to_string(t.loss_kernel())},
                  {"loss_assumed", !t.loss.has_value()},
+                 {"kbit_prepared", peft_kbit_prepared(t)},
                  {"tokens", p.request.tokens}};
   j["memory_per_gpu"] = {{"params_per_gpu", m.params_per_gpu},
                          {"trainable_params", m.trainable_params},

@@ -365,7 +365,7 @@ bool fp32_main_grads(const TrainRequest& r) {
 }
 
 bool peft_kbit_prepared(const TrainRequest& r) {
-  return r.method == TrainMethod::qlora && r.loss_kernel() == LossKernel::unfused;
+  return r.method == TrainMethod::qlora && r.kbit_prepared.value_or(r.loss_kernel() == LossKernel::unfused);
 }
 
 double loss_bytes_per_logit(LossKernel k) {
@@ -536,6 +536,9 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   if (r.offload == Offload::params && stage(r.sharding) < 3) {
     throw InputError(fmt::format("train.offload: parameter offload needs --sharding zero3 or fsdp, got {}",
                                  to_string(r.sharding)));
+  }
+  if (r.kbit_prepared && r.method != TrainMethod::qlora) {
+    throw InputError("train.kbit_prepared: PEFT's k-bit preparation applies to QLoRA (--method qlora) only");
   }
   if (r.offload == Offload::paged && r.optimizer == Optimizer::sgd) {
     throw InputError("train.offload: paged optimizers are bitsandbytes' PagedAdamW and PagedAdamW8bit; there is no "

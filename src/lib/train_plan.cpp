@@ -281,11 +281,12 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                                ? "QLoRA base in NF4 with double quantization, prepared as PEFT's "
                                  "prepare_model_for_kbit_training does on the Hugging Face stack (--loss unfused): "
                                  "embeddings, LM head and norms cast to fp32, so the residual stream is fp32 and "
-                                 "autocast keeps a bf16 copy of the head; the dequantization's extra time is not in "
-                                 "the step time"
+                                 "autocast keeps a bf16 copy of the head (--qlora-prep none: stacks that skip it, "
+                                 "Answer.AI's FSDP-QLoRA, PEFT on a GPTQ base); the dequantization's extra time is "
+                                 "not in the step time"
                                : "QLoRA base in NF4 with double quantization, embeddings, LM head and norms left in "
-                                 "bf16 (no PEFT k-bit preparation with this loss); the dequantization's extra time "
-                                 "is not in the step time");
+                                 "bf16 (no PEFT k-bit preparation; --qlora-prep peft counts it); the "
+                                 "dequantization's extra time is not in the step time");
     }
   }
   if (t.sharding == Sharding::zero3 && l.dp * l.cp > 1) {

@@ -170,6 +170,31 @@ TEST_CASE("train: a paged optimizer fits where its states do not and pays for th
   CHECK_THROWS_WITH(train_memory(m, g, r), Contains("train.offload") && Contains("no paged SGD"));
 }
 
+// Answer.AI's FSDP-QLoRA (Llama-2-7B, 2 x RTX 4090, micro-batch 10 x 2048, 21.0 GiB measured)
+// computes Transformers' unfused loss on a model it never casts to fp32.
+TEST_CASE("train: QLoRA without PEFT's k-bit preparation keeps a bf16 residual stream", "[train]") {
+  TrainRequest r;
+  r.method = TrainMethod::qlora;
+  r.layout.dp = 2;
+  r.sharding = Sharding::fsdp;
+  r.micro_batch = 10;
+  r.seq_tokens = 2048;
+  r.recompute = Recompute::full;
+  const ModelSpec& m = model("llama-2-7b");
+  const TrainMemory prepared = train_memory(m, gpu("rtx-4090"), r);
+  CHECK_FALSE(prepared.fits);
+  r.kbit_prepared = false;
+  const TrainMemory plain = train_memory(m, gpu("rtx-4090"), r);
+  CHECK(plain.fits);
+  // The checkpointed layer inputs halve (bf16, not fp32); the unfused loss's logits stay.
+  CHECK_THAT(plain.activations_per_micro_batch, WithinRel(prepared.activations_per_micro_batch / 2.0, 1e-9));
+  CHECK_THAT(plain.logits, WithinRel(prepared.logits, 1e-12));
+  CHECK_THAT(plain.total() / units::kGiB, WithinRel(21.0, 0.10));
+  // It means nothing for a bf16 base.
+  r.method = TrainMethod::lora;
+  CHECK_THROWS_WITH(train_memory(m, gpu("rtx-4090"), r), Contains("train.kbit_prepared"));
+}
+
 TEST_CASE("train: optimizer in backward needs full training and one micro-batch per step", "[train]") {
   TrainRequest r;
   r.optimizer_in_backward = true;
