@@ -692,10 +692,21 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
     const double step_tokens = std::min(prompts * input, chunk);
     const double steps = prompts * input / step_tokens;
     const StepTime step = timed(prefill_work(step_tokens, input, e.best_case), e);
-    return steps * (step.compute_s + step.communication_s + step.token_s) / prompts;
+    const double busy_s = step.overlapped ? std::max(step.compute_s, step.communication_s)
+                                          : step.compute_s + step.communication_s;
+    return steps * (busy_s + step.token_s) / prompts;
   };
   const double prefill_busy_s = steady_prefill_s();
-  const double cycle_s = output * p.itl_s + d(batch) * prefill_busy_s;
+  double cycle_s = output * p.itl_s + d(batch) * prefill_busy_s;
+  if (e.overlap_communication) {
+    // The bound: chunked prefill rides in the decode steps, which stream the weights once for
+    // both, so a cycle takes its decode steps' time or its compute (every prefill and every decode
+    // step's GEMMs), whichever is longer, not their sum. Each stage runs at least batch / its
+    // largest micro-batch of them per period.
+    const std::uint64_t least = std::min<std::uint64_t>(l.pp, batch);
+    const double per_period = d(batch) / std::ceil(d(batch) / d(least));
+    cycle_s = std::max(output * p.itl_s, d(batch) * prefill_busy_s + output * per_period * p.decode.compute_s);
+  }
   p.output_tokens_per_s = d(batch) * output / cycle_s * d(l.dp);
   p.output_tokens_per_s_per_gpu = p.output_tokens_per_s / d(l.gpus());
   // Prefill yields the first token; each further one takes an ITL.
