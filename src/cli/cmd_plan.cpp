@@ -90,6 +90,12 @@ Exit run_plan(const PlanOptions& o) {
   req.given_usd_per_gpu_hour = given_prices(catalog, o.pricing.prices);
   req.today = catalog.today();
   apply_pricing(o.pricing, req.cost);
+  if (o.workload.concurrency > 0) {
+    // The planner searches each layout's batch itself; a count of sequences would be ignored.
+    throw InputError("--concurrency: plan chooses the batch per replica under the latency targets and sizes the "
+                     "replicas for --target-output-tokens-per-s; give the load as that, or judge one deployment at "
+                     "N sequences with cost or compare --concurrency N");
+  }
   const auto set = [](double v, double scale) { return v > 0 ? std::optional<double>(v * scale) : std::nullopt; };
   req.targets.output_tokens_per_s = set(o.target_tokens_per_s, 1.0);
   req.targets.max_itl_s = set(o.max_itl_ms, 1e-3);

@@ -1,6 +1,7 @@
 // gpuplan: parse, dispatch, and turn every failure into one line on stderr and an exit code.
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <string_view>
@@ -267,6 +268,11 @@ int main(int argc, char** argv) {
   bool parse_error = false;
   const int code = gpuplan::cli::parse_and_run(app, exit_code, argc, argv, &parse_error);
   if (!parse_error) {
+    // A full disk or closed pipe must not leave a CI job green with nothing written.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+      fmt::print(stderr, "gpuplan: error: writing the output to standard output failed\n");
+      return static_cast<int>(gpuplan::cli::Exit::bad_input);
+    }
     return code;
   }
   CLI::App whole{kDescription};

@@ -18,6 +18,16 @@ void write_file_atomically(const std::string& path, std::string_view text, std::
   if (std::filesystem::is_directory(target, ec)) {
     throw InputError(fmt::format("{}: {} is a directory", flag, path));
   }
+  // A device or pipe (/dev/stdout, a FIFO) is written in place: a rename would replace the node.
+  if (std::filesystem::exists(target, ec) && !std::filesystem::is_regular_file(target, ec)) {
+    std::ofstream out(target, std::ios::binary);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.flush();
+    if (!out) {
+      throw InputError(fmt::format("{}: writing {} failed", flag, path));
+    }
+    return;
+  }
   // Beside the target, so the rename stays within one file system; the pid keeps two runs apart.
   const std::filesystem::path temp = target.parent_path() / fmt::format(".{}.{}.tmp", target.filename().string(), getpid());
   {
