@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpuplan {
 
@@ -14,6 +15,9 @@ struct Provenance {
   /// bytes (FNV-1a: a fingerprint for "did the catalog change", not a security hash).
   std::string catalog_hash;
   std::string newest_price_date;  ///< YYYY-MM-DD, the newest "date" among the built-in prices
+  /// Catalog files merged over the built-in catalog (--catalog, GPUPLAN_CATALOG), in order; with
+  /// any, catalog_hash covers their bytes too and newest_price_date their prices.
+  std::vector<std::string> catalog_files;
 };
 
 /// "fnv1a64:" + 16 hex digits of FNV-1a 64 over the parts, each followed by a NUL byte (so
@@ -22,5 +26,10 @@ std::string fingerprint(std::span<const std::string_view> parts);
 
 /// The built-in catalog's provenance, computed at build time from the embedded bytes.
 const Provenance& builtin_provenance();
+
+/// What every JSON output reports: the built-in provenance until the command line merges catalog
+/// files, which sets it (a price override must not read as "same catalog" in a diff).
+const Provenance& output_provenance();
+void set_output_provenance(Provenance p);
 
 }  // namespace gpuplan

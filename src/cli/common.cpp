@@ -7,6 +7,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 
@@ -14,6 +16,8 @@
 
 #include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/price.hpp>
+#include <gpuplan/provenance.hpp>
 
 namespace gpuplan::cli {
 
@@ -35,8 +39,10 @@ Catalog load_catalog(const CommonOptions& opts) {
   if (const char* today = std::getenv("GPUPLAN_TODAY"); today != nullptr && *today != '\0') {
     catalog.set_today(parse_iso_date(today, "GPUPLAN_TODAY"));
   }
-  const auto merge = [&catalog](const std::string& file) {
+  std::vector<std::string> files;
+  const auto merge = [&catalog, &files](const std::string& file) {
     const MergeReport report = catalog.merge_file(file);
+    files.push_back(file);
     for (const std::string& line : report.overrides) {
       fmt::print(stderr, "gpuplan: note: {} overrides {}\n", file, line);
     }
@@ -59,6 +65,22 @@ Catalog load_catalog(const CommonOptions& opts) {
   }
   for (const std::string& file : opts.catalogs) {
     merge(file);
+  }
+  if (!files.empty()) {
+    // Outputs name the catalog they were computed from: the built-in one and these files' bytes.
+    Provenance p = builtin_provenance();
+    std::vector<std::string> texts{p.catalog_hash};
+    for (const std::string& file : files) {
+      std::ifstream in(file, std::ios::binary);
+      texts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const std::vector<std::string_view> parts(texts.begin(), texts.end());
+    p.catalog_hash = fingerprint(parts);
+    for (const Price& price : catalog.prices()) {
+      p.newest_price_date = std::max(p.newest_price_date, price.date);
+    }
+    p.catalog_files = files;
+    set_output_provenance(std::move(p));
   }
   return catalog;
 }

@@ -157,7 +157,7 @@ CheckResult check_plan(const Catalog& catalog, const PlanFile& plan) {
   result.plan_origin = plan.origin;
   result.plan_hash = plan.content_hash;
   result.description = plan.description;
-  result.provenance = builtin_provenance();
+  result.provenance = output_provenance();
   for (const PlanDeployment& d : plan.deployments) {
     result.deployments.push_back(evaluate(catalog, plan, d));
   }

@@ -1,5 +1,6 @@
 #include "pricing.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -61,6 +62,11 @@ void apply_pricing(const PricingOptions& o, CostRequest& r) {
   r.usd_per_kwh = o.usd_per_kwh;
 }
 
+namespace {
+// A given price this many times the highest catalog price for the GPU is likely an instance's.
+constexpr double kInstancePriceRatio = 3.0;
+}  // namespace
+
 std::map<std::string, double> given_prices(const Catalog& catalog, const std::vector<std::string>& prices) {
   std::map<std::string, double> out;
   for (const std::string& text : prices) {
@@ -79,6 +85,18 @@ std::map<std::string, double> given_prices(const Catalog& catalog, const std::ve
     }
     if (!out.emplace(gpu, usd).second) {
       throw InputError(fmt::format("--price: {} is priced twice", gpu));
+    }
+    // An instance's price typed as the GPU's (p5.48xlarge's 98.32 for one H100) prices 8x high.
+    double highest = 0;
+    for (const Price& p : catalog.prices()) {
+      if (p.gpu == gpu) {
+        highest = std::max(highest, p.usd_per_gpu_hour);
+      }
+    }
+    if (highest > 0 && usd > kInstancePriceRatio * highest) {
+      print_note(fmt::format("gpuplan: warning: --price {}={:g} is {:.1f}x the highest catalog price for {} ({:.2f} "
+                             "USD/GPU-h): --price takes USD per GPU-hour; for an instance of 8 GPUs that is {:.2f}",
+                             gpu, usd, usd / highest, gpu, highest, usd / 8.0));
     }
   }
   return out;

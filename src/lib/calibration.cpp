@@ -60,6 +60,9 @@ struct Prepared {
 Prepared prepare(const Catalog& catalog, const Benchmark& b) {
   const ModelSpec& model = catalog.model(b.model);
   const GpuSpec& gpu = catalog.gpu(b.gpu);
+  // A rate no GPU could compute (a unit or digit slip) would drag a calibration to zero overheads.
+  check_measured_rate(model, gpu, b.layout.gpus(), b.output_tokens_per_s,
+                      fmt::format("benchmark '{}': output_tokens_per_s", b.id));
   PerfRequest request = request_for(b, Efficiency{});
   auto pm = std::make_unique<PerfModel>(model, gpu, request);
   if (b.max_batch == 0) {

@@ -1,6 +1,7 @@
 #include <gpuplan/provenance.hpp>
 
 #include <string_view>
+#include <utility>
 
 #include <gpuplan/version.hpp>
 
@@ -22,5 +23,16 @@ const Provenance& builtin_provenance() {
                             .newest_price_date = std::string(detail::kEmbeddedNewestPriceDate)};
   return p;
 }
+
+namespace {
+Provenance& output_slot() {
+  static Provenance p = builtin_provenance();
+  return p;
+}
+}  // namespace
+
+const Provenance& output_provenance() { return output_slot(); }
+
+void set_output_provenance(Provenance p) { output_slot() = std::move(p); }
 
 }  // namespace gpuplan

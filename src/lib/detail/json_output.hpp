@@ -15,13 +15,16 @@ namespace gpuplan::detail {
 
 using OrderedJson = nlohmann::ordered_json;
 
-/// The built-in catalog's provenance as a JSON object.
+/// The provenance of this run's catalog as a JSON object.
 inline OrderedJson provenance_json() {
-  const Provenance& p = builtin_provenance();
+  const Provenance& p = output_provenance();
   OrderedJson j;
   j["gpuplan_version"] = p.gpuplan_version;
   j["catalog_hash"] = p.catalog_hash;
   j["newest_price_date"] = p.newest_price_date;
+  if (!p.catalog_files.empty()) {
+    j["catalog_files"] = p.catalog_files;
+  }
   return j;
 }
 
