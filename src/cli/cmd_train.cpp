@@ -137,8 +137,9 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "train", "Training / fine-tuning: memory per GPU, step time, MFU, run time and cost, scaling");
   auto* model = sub->add_option("--model", o->model, "Model id from the catalog (gpuplan catalog models)")->check(non_empty());
-  sub->add_option("--model-config", o->model_config, "A Hugging Face config.json instead of --model")
-      ->check(CLI::ExistingFile)
+  sub->add_option("--model-config", o->model_config,
+                  "A Hugging Face config.json (or the model's directory) instead of --model")
+      ->check(CLI::ExistingPath)
       ->excludes(model);
   sub->add_option("--gpu", o->gpu, "GPU id from the catalog")->required()->check(non_empty());
   const auto degree = CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16);

@@ -130,8 +130,9 @@ PlanDeployment read_deployment(const Json& j, const std::string& origin, const J
       const std::filesystem::path path(s.value);
       const std::filesystem::path resolved = path.is_absolute() ? path : base_dir / path;
       std::error_code ec;
-      if (!std::filesystem::is_regular_file(resolved, ec)) {
-        r.fail(key, fmt::format("{} is not a file{}", resolved.string(),
+      // A file, or a downloaded model's directory (config.json inside), as --model-config takes.
+      if (!std::filesystem::is_regular_file(resolved, ec) && !std::filesystem::is_directory(resolved, ec)) {
+        r.fail(key, fmt::format("{} is not a file or directory{}", resolved.string(),
                                 path.is_absolute() ? "" : " (paths are relative to the plan file's directory)"));
       }
       s.value = resolved.lexically_normal().string();

@@ -109,7 +109,7 @@ TEST_CASE("plan file: a relative model-config is resolved against the plan's dir
   REQUIRE_THROWS_WITH(parse(R"({"schema_version": 1, "deployments": [{"name": "a", "gpu": "l40s",
                                 "model-config": "configs/missing.json"}]})"),
                       Catch::Contains("p.json: /deployments/0/model-config:") &&
-                          Catch::Contains("missing.json is not a file (paths are relative to the plan file's directory)"));
+                          Catch::Contains("missing.json is not a file or directory (paths are relative to the plan file's directory)"));
 }
 
 TEST_CASE("plan file: the plan's hash follows its bytes", "[plan]") {
