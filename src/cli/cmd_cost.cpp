@@ -88,7 +88,9 @@ Exit run_cost(const CostOptions& o) {
     }
     c.output_tokens_per_s = o.tokens_per_second;
     c.input_tokens_per_s = input_tokens_per_s_for(o.tokens_per_second, o.workload.input, o.workload.output);
-    report.throughput_source = "measured, --tokens-per-second";
+    report.throughput_source = fmt::format("measured, --tokens-per-second; input+output priced for requests of {} "
+                                           "input and {} output tokens (--input, --output)",
+                                           o.workload.input, o.workload.output);
   } else {
     Deployment d = resolve_deployment(catalog, deployment);
     report.model_id = d.model.id;
@@ -125,7 +127,8 @@ Exit run_cost(const CostOptions& o) {
     c.output_tokens_per_s = p.output_tokens_per_s;
     c.input_tokens_per_s = input_tokens_per_s_for(p.output_tokens_per_s, o.workload.input, o.workload.output);
     report.throughput_source = fmt::format(
-        "estimate at batch {} per replica{}, {}{}{}", batch,
+        "estimate for requests of {} input and {} output tokens at batch {} per replica{}, {}{}{}", o.workload.input,
+        o.workload.output, batch,
         load.full_load()                 ? " (full load)"
         : load.target_output_tokens_per_s ? fmt::format(" ({})", target_load_note(load, req.fit.layout))
         : load.capped ? fmt::format(" (--concurrency {} needs more than memory and the engine allow)", *load.concurrency)
