@@ -190,11 +190,24 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
 
   FitSuggestion more{.change = FitChange::gpus, .context_tokens = r.context_tokens, .concurrency = r.concurrency};
   if (auto best = smallest_fitting_count(model, gpu, r, options, layout_given, basis)) {
-    // Report the layout fit itself would choose on that many GPUs.
+    // Report the layout fit itself would choose on that many GPUs, rounded to what is rented:
+    // a count dividing the node (1, 2, 4, 8) or whole nodes (6 H200s as TP 2 PP 3, or 9 MI300Xs
+    // as PP 9, are deployments nobody runs).
     Fitting chosen = *best;
-    if (!layout_given || chosen.layout.gpus_per_replica() != r.layout.gpus_per_replica()) {
+    const std::uint64_t node = std::max<std::uint64_t>(1, options.gpus_per_node);
+    std::uint64_t count = chosen.layout.gpus();
+    if (!layout_given && r.mig_profile.empty()) {
+      if (count > node) {
+        count = (count + node - 1) / node * node;
+      } else {
+        while (node % count != 0) {
+          ++count;
+        }
+      }
+    }
+    if (count <= kMaxGpus && (!layout_given || chosen.layout.gpus_per_replica() != r.layout.gpus_per_replica())) {
       LayoutSearchOptions more_gpus = options;
-      more_gpus.gpus = chosen.layout.gpus();
+      more_gpus.gpus = count;
       const LayoutOption s = detail::chosen_layout_option(model, gpu, r, more_gpus, basis);
       if (s.fits) {
         chosen = Fitting{.layout = s.layout, .max_concurrent_sequences = s.max_concurrent_sequences};

@@ -242,10 +242,18 @@ TEST_CASE("fit suggestions: each fitting change fits when applied", "[layout_sea
       CHECK(again.search.chosen.request.layout.gpus() == s.layout.gpus());
       if (s.change == FitChange::gpus) {
         CHECK(s.count > 0);
-        // No smaller count fits.
+        // A count that is rented: a divisor of the node or whole nodes, and no smaller such count fits.
+        const std::uint64_t node = c.q.search.gpus_per_node;
+        if (!c.q.layout_given) {
+          CHECK((s.count <= node ? node % s.count : s.count % node) == 0);
+        }
         if (!c.q.layout_given && s.count > 1) {
+          std::uint64_t smaller = s.count > node ? s.count - node : s.count - 1;
+          while (smaller > 1 && node % smaller != 0) {
+            --smaller;
+          }
           FitQuestion fewer = c.q;
-          fewer.search.gpus = s.count - 1;
+          fewer.search.gpus = smaller;
           CHECK_FALSE(plan(c.model, c.gpu, fewer).search.chosen.fits);
         }
       }
