@@ -228,6 +228,9 @@ struct ModelSpec {
   /// checked type (GPTNeoXRewardModel: gpt_neox): that type's layout is read (model_type holds
   /// it), and this is fit's note saying so. Empty otherwise.
   std::string layout_from_architecture;
+  /// Fields config.json leaves out that gpuplan filled in from the architecture's published class
+  /// defaults (a DSA model's indexer sizes), as fit's note saying so. Empty otherwise.
+  std::string assumed_defaults;
   /// config.json's architectures class has no LM head (a classifier or reward model:
   /// LlamaForSequenceClassification, GPTNeoXRewardModel): its task head of a few outputs is not
   /// counted, and no vocabulary-sized head is read or computed.

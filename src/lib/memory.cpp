@@ -299,6 +299,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   if (!m.layout_from_architecture.empty()) {
     res.notes.push_back(m.layout_from_architecture);
   }
+  if (!m.assumed_defaults.empty()) {
+    res.notes.push_back(m.assumed_defaults);
+  }
   if (m.mla && !m.mla->latent_cache) {
     res.notes.push_back(fmt::format("model_type \"{}\" has MLA's low-rank projections, but vLLM caches K and V "
                                     "expanded per head ({} heads x {} wide, V padded to K's width, its "

@@ -212,6 +212,50 @@ TEST_CASE("hf import: DeepSeek-V3.2's indexer keys join the MLA latent in the KV
   CHECK(gpuplan::kv_bytes_per_token(dense_mla, gpuplan::DType::fp8) == Approx(61.0 * 576));
 }
 
+// A DSA model's file without the indexer's sizes (aiconfigurator's trimmed GLM-5 config) was read
+// as plain MLA: its KV cache 10 % short and the indexer's weights left out, silently (helper s47
+// F1). transformers' class defaults apply, and the model says they were assumed.
+TEST_CASE("hf import: DeepSeek-V3.2 and GLM-5 without index fields take their class's indexer", "[hf]") {
+  const std::string mla = R"("hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
+      "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
+      "max_position_embeddings": 163840, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+      "qk_rope_head_dim": 64, "v_head_dim": 128)";
+  const auto written = read(R"({"model_type": "deepseek_v32", )" + mla + R"(, "index_head_dim": 128, "index_n_heads": 64})");
+  const auto trimmed = read(R"({"model_type": "deepseek_v32", )" + mla + "}");
+  REQUIRE(trimmed.mla);
+  CHECK(trimmed.mla->index_head_dim == 128);
+  CHECK(trimmed.mla->index_heads == 64);
+  CHECK(gpuplan::kv_bytes_per_token(trimmed, gpuplan::DType::bf16) == Approx(61.0 * (1152 + 132)));
+  CHECK(gpuplan::count_params(trimmed).total() == Approx(gpuplan::count_params(written).total()));
+  CHECK(written.assumed_defaults.empty());
+  CHECK_THAT(trimmed.assumed_defaults, Contains("index_head_dim 128, index_n_heads 64") &&
+                                           Contains("DeepseekV32Config"));
+  // GLM-5 (GlmMoeDsaConfig): 32 indexer heads; one field written, the other assumed.
+  const auto glm = read(R"({"model_type": "glm_moe_dsa", )" + mla + R"(, "index_head_dim": 128})");
+  REQUIRE(glm.mla);
+  CHECK(glm.mla->index_heads == 32);
+  CHECK_THAT(glm.assumed_defaults, Contains("index_n_heads 32") && Contains("GlmMoeDsaConfig"));
+  CHECK_THAT(glm.assumed_defaults, !Contains("index_head_dim"));
+  // fit says so.
+  gpuplan::FitRequest req;
+  req.layout.tp = 8;
+  req.weights_dtype = gpuplan::DType::fp8;
+  const auto fit = gpuplan::fit(trimmed, gpuplan::Catalog::builtin().gpu("h200-sxm"), req);
+  CHECK(std::any_of(fit.notes.begin(), fit.notes.end(),
+                    [](const std::string& n) { return n.find("DeepseekV32Config defaults were assumed") != std::string::npos; }));
+  // transformers 5 writes layer_types as "deepseek_sparse_attention" on every layer: read as the
+  // MLA layers they are.
+  std::string types = R"(, "layer_types": [)";
+  for (int i = 0; i < 61; ++i) {
+    types += i == 0 ? R"("deepseek_sparse_attention")" : R"(, "deepseek_sparse_attention")";
+  }
+  const auto saved = read(R"({"model_type": "deepseek_v32", )" + mla + types + "]}");
+  CHECK(gpuplan::kv_bytes_per_token(saved, gpuplan::DType::bf16) == Approx(61.0 * (1152 + 132)));
+  // Another MLA family with an index_head_dim still needs its head count.
+  CHECK_THROWS_WITH(read(R"({"model_type": "deepseek_v3", )" + mla + R"(, "index_head_dim": 128})"),
+                    Contains("/index_n_heads: missing"));
+}
+
 TEST_CASE("hf import: Apertus's xIELU MLP has no gate, and Ling's shared experts are read", "[hf]") {
   // swiss-ai/Apertus-8B: up and down projections only (modeling_apertus.py), 8B parameters.
   const auto apertus = read(R"({"model_type": "apertus", "hidden_act": "xielu", "hidden_size": 4096,
