@@ -907,6 +907,15 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
       const bool sliding = t == "sliding_attention";
       const bool chunked = t == "chunked_attention";
       const bool linear = t == "linear_attention";
+      // LFM2's short-convolution layers and the state-space layers hybrids list here are no
+      // attention at all: say what they are rather than which strings are allowed.
+      if (t.is_string() && is(t.get_ref<const std::string&>(), {"conv", "mamba", "mamba2", "ssm", "recurrent"})) {
+        throw InputError(fmt::format("{}: \"{}\" layers ({} of model_type \"{}\") are not modeled; the parameter "
+                                     "count and KV cache would be wrong",
+                                     where(r.origin(), r.pointer() / "layer_types" / i), t.get<std::string>(),
+                                     t == "conv" ? "short convolutions" : "state-space or recurrent layers",
+                                     m.model_type));
+      }
       // transformers 5's DeepseekV32Config and GlmMoeDsaConfig fill layer_types with
       // "deepseek_sparse_attention" on every layer: the MLA layers with their indexer read above.
       const bool sparse_mla = t == "deepseek_sparse_attention" && m.mla && m.mla->index_head_dim > 0;
@@ -1384,13 +1393,15 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   if (!strict && at.empty()) {
     require_written_sizes(raw, text_type_of(raw_type), origin);
   }
-  // A required field the file and its class leave out: say that no default applies.
+  // A required field the file and gpuplan's table of class defaults leave out: say that no default
+  // applies, and tell a null (which config.json's NaN and Infinity read as) from an absent key.
   const auto required = [&r, &m](std::string_view key, std::uint64_t min, std::uint64_t max) {
     if (!r.has(key)) {
+      const std::string what = r.object().contains(key) ? "null (config.json's NaN and Infinity read as null)"
+                                                        : "missing";
       r.fail(key, m.model_type.empty()
-                      ? std::string("missing required field (no model_type, so no class default)")
-                      : fmt::format("missing required field, and model_type \"{}\" has no class default "
-                                    "for it",
+                      ? fmt::format("{}, and without a model_type gpuplan knows no default for it", what)
+                      : fmt::format("{}, and gpuplan knows no default for it for model_type \"{}\"", what,
                                     m.model_type));
     }
     return r.integer(key, min, max);

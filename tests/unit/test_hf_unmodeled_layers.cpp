@@ -119,3 +119,33 @@ TEST_CASE("hf import: an unmodeled architecture is named before a missing size",
   CHECK_THROWS_WITH(read_config(R"({"model_type": "llama", "num_hidden_layers": 2})"),
                     Contains("/hidden_size: missing"));
 }
+
+// LFM2 lists its short-convolution layers in layer_types: the refusal says what they are (helper
+// s47 F6), not only which layer kinds are allowed.
+TEST_CASE("hf import: LFM2's convolution layers are refused as not modeled", "[hf]") {
+  std::string types = R"("conv")";
+  for (int i = 1; i < 24; ++i) {
+    types += i % 3 == 2 ? R"(, "full_attention")" : R"(, "conv")";
+  }
+  CHECK_THROWS_WITH(read_config(R"({"model_type": "lfm2", )" + kShape + R"(, "layer_types": [)" + types + "]}"),
+                    Contains("/layer_types/0: \"conv\" layers (short convolutions of model_type \"lfm2\") are not "
+                             "modeled"));
+}
+
+// A NaN, which config.json reads as null, is said to be null, not missing; and the default that
+// is lacking is gpuplan's, not necessarily transformers' (helper s47 F6).
+TEST_CASE("hf import: a null or NaN size is reported as null and the missing default as gpuplan's", "[hf]") {
+  const std::string rest = R"("intermediate_size": 4096, "num_hidden_layers": 24, "num_attention_heads": 16,
+      "vocab_size": 32000, "max_position_embeddings": 4096)";
+  for (const char* value : {"NaN", "null"}) {
+    INFO(value);
+    CHECK_THROWS_WITH(read_config(fmt::format(R"({{"model_type": "llama", "hidden_size": {}, {}}})", value, rest)),
+                      Contains("/hidden_size: null (config.json's NaN and Infinity read as null), and gpuplan knows "
+                               "no default for it for model_type \"llama\""));
+  }
+  CHECK_THROWS_WITH(read_config(R"({"model_type": "qwen3_vl", "text_config": {"model_type": "qwen3_vl_text",
+      "hidden_size": 1024, )" + rest.substr(0, rest.find("\"num_attention_heads\"")) +
+                                R"("vocab_size": 32000, "max_position_embeddings": 4096}})"),
+                    Contains("/text_config/num_attention_heads: missing, and gpuplan knows no default for it for "
+                             "model_type \"qwen3_vl_text\""));
+}

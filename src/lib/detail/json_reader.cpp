@@ -253,7 +253,7 @@ bool ObjectReader::boolean(std::string_view key, bool fallback) {
 std::vector<std::string> ObjectReader::strings(std::string_view key) {
   const Json* v = value(key);
   if (v == nullptr) {
-    fail(key, "missing required field");
+    fail(key, object_.contains(key) ? "null where a value is required" : "missing required field");
   }
   if (!v->is_array() || v->empty()) {
     fail(key, fmt::format("expected a non-empty array of strings, got {}", shown(*v)));

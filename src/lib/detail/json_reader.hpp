@@ -66,11 +66,12 @@ class ObjectReader {
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;
 
  private:
-  /// The value of a required field, or the "missing required field" failure.
+  /// The value of a required field, or the "missing required field" failure (a null one: "null
+  /// where a value is required", which config.json's NaN and Infinity also read as).
   template <typename T>
   T required(std::string_view key, std::optional<T> v) const {
     if (!v) {
-      fail(key, "missing required field");
+      fail(key, object_.contains(key) ? "null where a value is required" : "missing required field");
     }
     return std::move(*v);
   }
