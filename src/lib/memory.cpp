@@ -325,10 +325,45 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                         "is counted (its task head, a few outputs, is left out)");
   }
   if (m.layout_unchecked) {
-    res.notes.push_back(fmt::format("model_type \"{}\" is not one whose layout gpuplan has checked: its layers are "
-                                    "read as a Llama-style decoder's (gated MLP of intermediate_size, RMSNorm, no "
-                                    "biases); compare the total with the checkpoint's",
-                                    m.model_type.empty() ? "(none)" : m.model_type));
+    // What the file's own fields lay out (MLA, experts, windows, cross-attention) is read from them;
+    // only what no field says is the generic guess. The note said "read as a Llama-style decoder,
+    // no biases" for GLM-5's MLA, indexer and experts and GLM-4.5V's attention biases, all counted
+    // as their fields say (helper s47 F5).
+    std::vector<std::string_view> from_fields;
+    if (m.mla) {
+      from_fields.push_back(m.mla->index_head_dim > 0 ? "MLA attention with its sparse-attention indexer"
+                                                      : "MLA attention");
+    }
+    if (m.moe) {
+      from_fields.push_back("the experts");
+    }
+    if (!m.layer_window_tokens.empty()) {
+      from_fields.push_back("sliding windows");
+    }
+    if (!m.layer_is_cross_attention.empty()) {
+      from_fields.push_back("cross-attention layers");
+    }
+    if (!m.layer_is_linear.empty()) {
+      from_fields.push_back("linear-attention layers");
+    }
+    const std::string_view biases = m.attention_bias ? "biases on the attention projections as attention_bias says"
+                                    : m.qkv_bias     ? "biases on q, k and v"
+                                                     : "no biases";
+    const std::string type = m.model_type.empty() ? "(none)" : m.model_type;
+    std::string listed;  // "A", "A and B", "A, B and C"
+    for (std::size_t i = 0; i < from_fields.size(); ++i) {
+      listed += fmt::format("{}{}", i == 0 ? "" : i + 1 == from_fields.size() ? " and " : ", ", from_fields[i]);
+    }
+    res.notes.push_back(
+        from_fields.empty()
+            ? fmt::format("model_type \"{}\" is not one whose layout gpuplan has checked: its layers are read as a "
+                          "Llama-style decoder's (gated MLP of intermediate_size, RMSNorm, {}); compare the total with "
+                          "the checkpoint's",
+                          type, biases)
+            : fmt::format("model_type \"{}\" is not one whose layout gpuplan has checked: its fields give {}, and the "
+                          "rest of each layer is read as a Llama-style decoder's (gated MLP, RMSNorm, {}); compare the "
+                          "total with the checkpoint's",
+                          type, listed, biases));
   }
   if (m.linear_attention) {
     res.notes.push_back("linear-attention layers hold a fixed state per sequence, not per token");

@@ -1149,3 +1149,31 @@ TEST_CASE("hf import: Idefics2's connector and Perceiver resampler are counted",
   const auto blip2 = read(R"({"model_type": "blip-2", "qformer_config": {"hidden_size": 768}, )" + text + "}");
   CHECK(blip2.unsized_encoder_field == "qformer_config");
 }
+
+// The note on a model_type gpuplan has not checked said every layer was read as a Llama-style
+// decoder's "with no biases", also for GLM-5's MLA, indexer and experts and GLM-4.5V's attention
+// biases, which were counted from their fields (helper s47 F5). It names what the fields gave.
+TEST_CASE("hf import: the unchecked-layout note says what was read from the fields", "[hf]") {
+  const auto note_of = [](const gpuplan::ModelSpec& m) {
+    const auto fit = gpuplan::fit(m, gpuplan::Catalog::builtin().gpu("h100-sxm"), gpuplan::FitRequest{});
+    const auto it = std::find_if(fit.notes.begin(), fit.notes.end(), [](const std::string& n) {
+      return n.find("is not one whose layout gpuplan has checked") != std::string::npos;
+    });
+    return it == fit.notes.end() ? std::string() : *it;
+  };
+  const auto dsa = read(R"({"model_type": "glm_moe_dsa", "hidden_size": 1024, "intermediate_size": 4096,
+      "num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 32000,
+      "max_position_embeddings": 8192, "q_lora_rank": 512, "kv_lora_rank": 256, "qk_nope_head_dim": 64,
+      "qk_rope_head_dim": 32, "v_head_dim": 64, "index_head_dim": 64, "index_n_heads": 8, "n_routed_experts": 8,
+      "num_experts_per_tok": 2, "n_shared_experts": 1, "moe_intermediate_size": 512, "first_k_dense_replace": 1})");
+  CHECK_THAT(note_of(dsa), Contains("its fields give MLA attention with its sparse-attention indexer and the "
+                                    "experts, and the rest") && Contains("no biases"));
+  const std::string dense = R"("hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 4,
+      "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 32000, "max_position_embeddings": 8192)";
+  const auto biased = read(R"({"model_type": "glm4v_moe_text", "attention_bias": true, )" + dense + "}");
+  CHECK_THAT(note_of(biased), Contains("biases on the attention projections") && !Contains("no biases"));
+  const auto plain = read(R"({"model_type": "some_new_decoder", )" + dense + "}");
+  CHECK_THAT(note_of(plain), Contains("its layers are read as a Llama-style decoder's (gated MLP of "
+                                      "intermediate_size, RMSNorm, no biases)"));
+}
+
