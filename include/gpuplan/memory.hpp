@@ -152,6 +152,9 @@ struct FitResult {
   /// What the checkpoint files should hold by this count: model_weight_total_bytes(), twice it
   /// for a float32 checkpoint served in 16 bits (ModelSpec::stored_float32, no part quantized).
   double expected_checkpoint_bytes = 0;
+  /// What the checkpoint files also hold of the MTP layers config.json declares (mtp_weight_bytes,
+  /// as stored): each one's layer, and the embedding and LM head copies some checkpoints add.
+  MtpBytes mtp_checkpoint_bytes;
   bool layout_automatic = false; ///< TP/PP chosen by a layout search
   std::optional<MigMemory> mig;  ///< set when fitting a MIG slice
   ParamCount params;

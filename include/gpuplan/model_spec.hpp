@@ -344,6 +344,17 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& model);
 /// Bytes of the whole model's weights by part in `formats`.
 std::array<double, kWeightParts> weight_bytes_by_part(const ModelSpec& model, const WeightFormats& formats);
 
+/// The multi-token-prediction layers config.json declares (ModelSpec::mtp_layers), which the
+/// checkpoint files hold and the weights leave out, in `formats`: `layers` is each one's decoder
+/// layer (the model's last layer kind: full attention, MoE where it has experts), its eh_proj
+/// (hidden x 2 hidden) and three norms; `copies` the embedding table and LM head that DeepSeek-V3's
+/// and GLM-4.5's checkpoints store again with each (Qwen3-Next's and MiMo's share the model's).
+struct MtpBytes {
+  double layers = 0;
+  double copies = 0;
+};
+MtpBytes mtp_weight_bytes(const ModelSpec& model, const WeightFormats& formats);
+
 /// Counts parameters from the architecture (or returns the bare size as body parameters).
 ParamCount count_params(const ModelSpec& model);
 

@@ -271,9 +271,28 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   // The checkpoint's own total is the check on a layout read from config.json: a gap of more than
   // a few percent (scales, MTP layers, vocabulary padding account for less) means a part is
   // missing or counted wrongly.
+  // The MTP layers config.json declares are in the files and not in the weights: a gap they
+  // account for (with or without their own embedding and head copies) is no missing part
+  // (GLM-4.7-Flash: -4.1 %, its one MTP layer, helper s47 F2).
+  std::string mtp_in_checkpoint;
   if (res.checkpoint_bytes && res.formats_as_shipped) {
     const double gap = res.expected_checkpoint_bytes / *res.checkpoint_bytes - 1.0;
-    if (std::abs(gap) > kCheckpointGapShare) {
+    const MtpBytes& mtp = res.mtp_checkpoint_bytes;
+    std::optional<double> mtp_share;  // of the two estimates, the one closer to the files' total
+    for (const double extra : {mtp.layers, mtp.layers + mtp.copies}) {
+      const double with_mtp = std::abs((res.expected_checkpoint_bytes + extra) / *res.checkpoint_bytes - 1.0);
+      if (mtp.layers > 0 && with_mtp <= kCheckpointGapShare &&
+          (!mtp_share || with_mtp < std::abs((res.expected_checkpoint_bytes + *mtp_share) / *res.checkpoint_bytes - 1.0))) {
+        mtp_share = extra;
+      }
+    }
+    if (std::abs(gap) > kCheckpointGapShare && mtp_share) {
+      mtp_in_checkpoint = fmt::format("; the checkpoint files hold {}: the weights here are {:+.1f} % off the "
+                                      "safetensors index's total, which {} estimated {:.2f} GB account{} for",
+                                      m.mtp_layers == 1 ? "it" : "them", 100.0 * gap,
+                                      m.mtp_layers == 1 ? "its" : "their", *mtp_share / units::kGB,
+                                      m.mtp_layers == 1 ? "s" : "");
+    } else if (std::abs(gap) > kCheckpointGapShare) {
       res.notes.push_back(fmt::format("the weights computed from config.json are {:+.1f} % off the checkpoint files' "
                                       "total (safetensors index): a part of the model is missing or read wrongly, "
                                       "so size from the checkpoint",
@@ -292,9 +311,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   }
   if (m.mtp_layers > 0) {
     res.notes.push_back(fmt::format("config.json declares {} multi-token-prediction layer{}: engines load {} only for "
-                                    "MTP speculative decoding, and the weights here leave {} out",
+                                    "MTP speculative decoding, and the weights here leave {} out{}",
                                     m.mtp_layers, m.mtp_layers == 1 ? "" : "s", m.mtp_layers == 1 ? "it" : "them",
-                                    m.mtp_layers == 1 ? "it" : "them"));
+                                    m.mtp_layers == 1 ? "it" : "them", mtp_in_checkpoint));
   }
   if (!m.layout_from_architecture.empty()) {
     res.notes.push_back(m.layout_from_architecture);
@@ -739,7 +758,12 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
   res.weights = f.weights;
   res.checkpoint_bytes = model.checkpoint_bytes;
   const bool all_16_bit = std::ranges::all_of(formats.parts, [](const WeightFormat& part) { return !is_quantized(part.element); });
-  res.expected_checkpoint_bytes = res.model_weight_total_bytes() * (model.stored_float32 && all_16_bit ? 2.0 : 1.0);
+  const double stored = model.stored_float32 && all_16_bit ? 2.0 : 1.0;
+  res.expected_checkpoint_bytes = res.model_weight_total_bytes() * stored;
+  if (model.checkpoint_bytes) {
+    const MtpBytes mtp = mtp_weight_bytes(model, formats);
+    res.mtp_checkpoint_bytes = {.layers = mtp.layers * stored, .copies = mtp.copies * stored};
+  }
   res.concurrency_per_replica = f.concurrency_per_replica;
   res.activations = f.activations;
   res.mig = f.mig;

@@ -425,6 +425,42 @@ std::array<double, kWeightParts> weight_bytes_by_part(const ModelSpec& m, const 
 
 ParamCount count_params(const ModelSpec& m) { return params_of(m, weight_tensors(m)); }
 
+MtpBytes mtp_weight_bytes(const ModelSpec& m, const WeightFormats& f) {
+  MtpBytes out;
+  if (m.mtp_layers == 0 || m.bare_params) {
+    return out;
+  }
+  ModelSpec base = m;
+  base.vision.reset();
+  base.audio.reset();
+  ModelSpec more = base;
+  more.num_hidden_layers += m.mtp_layers;
+  const auto extend = [&more](auto& per_layer, auto value) {
+    if (!per_layer.empty()) {
+      per_layer.resize(more.num_hidden_layers, value);
+    }
+  };
+  extend(more.layer_window_tokens, std::uint64_t{0});
+  extend(more.layer_is_chunked, false);
+  extend(more.layer_is_linear, false);
+  extend(more.layer_is_cross_attention, false);
+  const auto total = [&f](const ModelSpec& s) {
+    double sum = 0;
+    for (const double b : weight_bytes_by_part(s, f)) {
+      sum += b;
+    }
+    return sum;
+  };
+  const double vector_bytes = bits_per_element(f.vectors) / units::kBitsPerByte;
+  // eh_proj joins the token's embedding and the hidden state; enorm, hnorm and the shared head's norm.
+  const double joint = f[WeightPart::attention].matrix_bytes(m.hidden_size, 2 * m.hidden_size) +
+                       3.0 * d(m.hidden_size) * vector_bytes;
+  out.layers = total(more) - total(base) + d(m.mtp_layers) * joint;
+  out.copies = d(m.mtp_layers) * (f[WeightPart::embedding].matrix_bytes(m.vocab_size, m.hidden_size) +
+                                  f[WeightPart::lm_head].matrix_bytes(m.vocab_size, m.hidden_size));
+  return out;
+}
+
 detail::WeightTotals detail::weight_totals(const ModelSpec& m, const WeightFormats& f) {
   const Tensors tensors = weight_tensors(m);
   return {.params = params_of(m, tensors), .bytes = bytes_by_part(tensors, f),
