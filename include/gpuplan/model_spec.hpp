@@ -153,10 +153,20 @@ struct WeightFormats {
   }
 };
 
+/// Another Hugging Face repository of a catalog model's architecture (a later release whose
+/// config.json is the same: DeepSeek-V3.1-Terminus of DeepSeek-V3.1), resolved to the entry with
+/// its note saying why.
+struct ModelAlias {
+  std::string hf_repo;               ///< "deepseek-ai/DeepSeek-V3.1-Terminus"
+  std::string note;                  ///< why it is the same architecture
+  std::vector<std::string> sources;  ///< where its config.json or model card says so
+};
+
 struct ModelSpec {
   std::string id;                  ///< catalog key, e.g. "llama-3.1-70b"
   std::string name;
   std::string hf_repo;
+  std::vector<ModelAlias> aliases; ///< other repositories of this architecture
   std::vector<std::string> sources;
   std::string notes;
   std::string origin;              ///< catalog file or config.json the entry came from

@@ -248,14 +248,52 @@ std::vector<std::string> aliases_of<GpuSpec>(const GpuSpec& g) {
 }
 // A model is also named by its Hugging Face repository, as people paste it from a serving command:
 // owner/name or the name alone.
+// Its aliases (other repositories of the same architecture) name it as its own repository does.
+// The names first, then the releases' bases: exact_names() of them are exact.
 template <>
 std::vector<std::string> aliases_of<ModelSpec>(const ModelSpec& m) {
-  if (m.hf_repo.empty()) {
-    return {};
+  std::vector<std::string> repos;
+  if (!m.hf_repo.empty()) {
+    repos.push_back(lower(m.hf_repo));
   }
-  const std::string repo = lower(m.hf_repo);
-  const std::string name = repo.substr(repo.find('/') + 1);
-  return {repo, name, release_base(name)};
+  for (const ModelAlias& a : m.aliases) {
+    repos.push_back(lower(a.hf_repo));
+  }
+  std::vector<std::string> names;
+  std::vector<std::string> bases;
+  for (const std::string& repo : repos) {
+    const std::string name = repo.substr(repo.find('/') + 1);
+    names.push_back(repo);
+    names.push_back(name);
+    bases.push_back(release_base(name));
+  }
+  names.insert(names.end(), bases.begin(), bases.end());
+  return names;
+}
+
+// How many of aliases_of(item) name it exactly (a repository or its name), not as a release's base.
+template <typename T>
+std::ptrdiff_t exact_names(const T& item, const std::vector<std::string>& aliases) {
+  if constexpr (std::is_same_v<T, ModelSpec>) {
+    return std::ssize(aliases) - std::ssize(aliases) / 3;
+  } else {
+    (void)item;
+    return std::min<std::ptrdiff_t>(2, std::ssize(aliases));
+  }
+}
+
+// The alias of a catalog model `names` names (its repository, its name or its release's base), if any.
+const ModelAlias* alias_named(const ModelSpec& m, std::initializer_list<std::string_view> names) {
+  for (const ModelAlias& a : m.aliases) {
+    const std::string repo = lower(a.hf_repo);
+    const std::string name = repo.substr(repo.find('/') + 1);
+    for (std::string_view n : names) {
+      if (n == repo || n == name || n == release_base(name)) {
+        return &a;
+      }
+    }
+  }
+  return nullptr;
 }
 
 // Id, alias, then abbreviation; a note says what a non-exact name resolved to.
@@ -301,7 +339,7 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     std::vector<const T*> exact;
     for (const T* item : found) {
       const auto aliases = aliases_of(*item);
-      const auto named_end = aliases.begin() + std::min<std::ptrdiff_t>(2, std::ssize(aliases));
+      const auto named_end = aliases.begin() + exact_names(*item, aliases);
       if (item->id == k || std::find(aliases.begin(), named_end, k) != named_end) {
         exact.push_back(item);
       }
@@ -440,6 +478,12 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     }
   }
   if (hits.size() == 1) {
+    if constexpr (std::is_same_v<T, ModelSpec>) {
+      // Another release of the entry's architecture: the note says why it is the same model.
+      if (const ModelAlias* alias = alias_named(*hits.front(), {key, hyphenated, checkpoint_model, base})) {
+        how = fmt::format("{}: {}{}", alias->hf_repo, alias->note, by_release ? "; " + how : "");
+      }
+    }
     notes.push_back(resolved_note(what, name, hits.front()->id, how));
     return hits.front();
   }

@@ -277,7 +277,8 @@ ModelSpec model_from_json(const Json& entry, const std::string& origin, const Js
   static constexpr std::array kKeys{std::string_view("id"),      std::string_view("name"),
                                     std::string_view("hf_repo"), std::string_view("sources"),
                                     std::string_view("notes"),   std::string_view("config"),
-                                    std::string_view("shipped_weights"), std::string_view("trust_remote_code")};
+                                    std::string_view("shipped_weights"), std::string_view("trust_remote_code"),
+                                    std::string_view("aliases")};
   r.reject_unknown(kKeys);
   const std::string id = id_field(r);
   const Json* config = r.value("config");
@@ -293,6 +294,25 @@ ModelSpec model_from_json(const Json& entry, const std::string& origin, const Js
   m.remote_code = r.boolean("trust_remote_code", m.remote_code);
   if (const Json* shipped = r.value("shipped_weights")) {
     read_catalog_formats(m, *shipped, origin, at / "shipped_weights");
+  }
+  // Another repository resolves to this entry only with its reason and its sources, as every
+  // figure of the catalog carries them.
+  if (const Json* aliases = r.value("aliases")) {
+    if (!aliases->is_array()) {
+      r.fail("aliases", "expected an array of {\"hf_repo\", \"note\", \"sources\"} objects");
+    }
+    for (std::size_t i = 0; i < aliases->size(); ++i) {
+      ObjectReader a((*aliases)[i], origin, at / "aliases" / i);
+      static constexpr std::array kAliasKeys{std::string_view("hf_repo"), std::string_view("note"),
+                                             std::string_view("sources")};
+      a.reject_unknown(kAliasKeys);
+      ModelAlias alias{.hf_repo = a.string("hf_repo"), .note = a.string("note"), .sources = a.strings("sources")};
+      if (alias.hf_repo.find('/') == std::string::npos) {
+        a.fail("hf_repo", fmt::format("expected a Hugging Face repository (owner/name), got \"{}\"",
+                                      detail::printable(alias.hf_repo)));
+      }
+      m.aliases.push_back(std::move(alias));
+    }
   }
   return m;
 }

@@ -297,6 +297,37 @@ TEST_CASE("names: quantized and instruct releases resolve to the catalog model",
   (void)c.take_notes();
 }
 
+// Rows name their model by the repository they served (helper s47: DeepSeek-V3.1-Terminus was
+// unknown, and validate refused the whole file). A later release of a catalog architecture
+// resolves through the entry's aliases, each with its reason and sources; another model with the
+// same layers but a longer context (GLM-4.6 against GLM-4.5) does not.
+TEST_CASE("names: repositories listed as a model's aliases resolve to it with their note", "[catalog][names]") {
+  const Catalog& c = Catalog::builtin();
+  (void)c.take_notes();
+  CHECK(c.model("deepseek-ai/DeepSeek-V3.1-Terminus").id == "deepseek-v3.1");
+  CHECK_THAT(c.take_notes().back(),
+             StartsWith("model 'deepseek-ai/DeepSeek-V3.1-Terminus' read as 'deepseek-v3.1' "
+                        "(deepseek-ai/DeepSeek-V3.1-Terminus: a later post-training of DeepSeek-V3.1 on the same "
+                        "architecture"));
+  CHECK(c.model("DeepSeek-V3.1-Terminus").id == "deepseek-v3.1");
+  CHECK(c.model("Qwen/Qwen3-Next-80B-A3B-Thinking").id == "qwen3-next-80b-a3b");
+  CHECK(c.model("Qwen/Qwen3-Next-80B-A3B-Thinking-FP8").id == "qwen3-next-80b-a3b");
+  CHECK_THAT(c.take_notes().back(), Contains("the Thinking release of the same architecture") &&
+                                        Contains("FP8 checkpoint"));
+  // The entry's own names still resolve, and an unknown release stays unknown.
+  CHECK(c.model("deepseek-ai/DeepSeek-V3.1").id == "deepseek-v3.1");
+  CHECK(c.resolve_model("zai-org/GLM-4.6") == nullptr);
+  CHECK(c.resolve_model("deepseek-ai/DeepSeek-V3.2-Exp") == nullptr);
+  (void)c.take_notes();
+  // An alias carries its sources, as every catalog figure does.
+  Catalog user;
+  const std::string model = R"({"schema_version": 1, "models": [{"id": "m", "name": "M", "hf_repo": "o/m",
+      "sources": ["s"], "config": {"model_type": "llama", "hidden_size": 256, "num_hidden_layers": 2,
+      "num_attention_heads": 4, "intermediate_size": 512, "vocab_size": 1000, "max_position_embeddings": 4096},
+      "aliases": [{"hf_repo": "o/m-2", "note": "n"}]}]})";
+  CHECK_THROWS_WITH(user.merge_text(model, "models.json"), Contains("/models/0/aliases/0/sources: missing"));
+}
+
 TEST_CASE("names: a pasted control character is escaped in the one-line error", "[catalog][names]") {
   const Catalog& c = Catalog::builtin();
   CHECK_THROWS_WITH(c.model("h100-sxm\n"), StartsWith("unknown model 'h100-sxm\\n'"));
