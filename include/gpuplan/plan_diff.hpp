@@ -18,6 +18,9 @@ struct DeploymentSnapshot {
   std::vector<std::pair<std::string, double>> usd_per_million_tokens;  ///< by "provider mode"
   std::optional<double> gpus;  ///< the deployment's GPUs (a target load sizes it)
   std::optional<double> output_tokens_per_s;
+  /// Latency at the planned load: a regression that stays under its expectation shows here.
+  std::optional<double> itl_ms;
+  std::optional<double> ttft_ms;
   std::optional<double> max_concurrent_sequences;
   double memory_bytes_per_gpu = 0;  ///< weights + activations + reserve + KV cache at the planned load
   /// Its load does not fit memory: throughput and cost are those of the capped batch, not the load's.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -63,6 +64,13 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
   const JsonPointer perf = at / "performance";
   if (root.contains(perf) && root.at(perf).is_object()) {
     d.output_tokens_per_s = number_at(root, origin, perf / "output_tokens_per_s");
+    // Runs written before latency was compared lack nothing here, but an edited file may.
+    if (root.contains(perf / "itl_ms") && root.at(perf / "itl_ms").is_number()) {
+      d.itl_ms = figure_at(root, origin, perf / "itl_ms");
+    }
+    if (root.contains(perf / "ttft_ms") && root.at(perf / "ttft_ms").is_number()) {
+      d.ttft_ms = figure_at(root, origin, perf / "ttft_ms");
+    }
   }
   const JsonPointer capped = at / "load" / "capped";
   const JsonPointer fits = at / "memory" / "fits";
@@ -263,6 +271,12 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
     if (o.output_tokens_per_s && n.output_tokens_per_s) {
       moved(diff, n.name, capped.empty() ? "output tok/s" : "output tok/s (capped: load not held)",
             *o.output_tokens_per_s, *n.output_tokens_per_s);
+    }
+    for (const auto& [label, was, now] : {std::tuple{"ITL ms", o.itl_ms, n.itl_ms}, std::tuple{"TTFT ms", o.ttft_ms, n.ttft_ms}}) {
+      if (was && now) {
+        moved(diff, n.name, capped.empty() ? std::string(label) : fmt::format("{} (capped: load not held)", label),
+              *was, *now);
+      }
     }
     if (o.max_concurrent_sequences && n.max_concurrent_sequences) {
       moved(diff, n.name, "max concurrent sequences", *o.max_concurrent_sequences, *n.max_concurrent_sequences);

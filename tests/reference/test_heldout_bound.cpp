@@ -67,7 +67,10 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       {"community-2026k.json", 31},
       // Session 46's: SGLang's cookbook (A100, B200, MI300X), vLLM and SGLang PRs and issues on
       // MI300X, H20, H20-3e, H200, H100 and H100 NVL.
-      {"community-2026l.json", 30}};
+      {"community-2026l.json", 30},
+      // Session 47's: SGLang's cookbook (Llama 4, DeepSeek-V3.1 on MI300X; gpt-oss, DeepSeek-R1,
+      // Qwen3-Next, GLM-4.6 on B200), SGLang and vLLM PRs, LMDeploy's 4-bit RTX 4090 page.
+      {"community-2026m.json", 33}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;

@@ -12,7 +12,7 @@ for f in "$here"/perf-overview-v1.0-unseen.json "$here"/perf-overview-v0.17.json
   "$here"/community-2026.json "$here"/community-2026b.json "$here"/community-2026d.json "$here"/community-2026e.json \
   "$here"/community-2026f.json "$here"/community-2026g.json \
   "$here"/community-2026h.json "$here"/community-2026i.json "$here"/community-2026j.json \
-  "$here"/community-2026k.json "$here"/community-2026l.json; do
+  "$here"/community-2026k.json "$here"/community-2026l.json "$here"/community-2026m.json; do
   echo "== $(basename "$f")"
   if [ "${2:-}" = --full ]; then
     "$bin" validate --benchmarks "$f" 2>/dev/null
