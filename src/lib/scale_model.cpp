@@ -319,6 +319,14 @@ ScaleModelResult model_scaling(const Catalog& catalog, const ModelSpec& model, c
     }
     res.tables.push_back(model_scaling_table(model, gpu, request));
   }
+  // Attention-DP rows lead "most tok/s" and the stop-paying footer: say what they are worth.
+  const bool attention_dp = std::any_of(res.tables.begin(), res.tables.end(), [](const ScaleModelTable& t) {
+    return std::any_of(t.rows.begin(), t.rows.end(), [](const ScaleModelRow& r) { return r.layout.dp_attention(); });
+  });
+  if (attention_dp) {
+    res.notes.push_back(fmt::format("rows with EP over data-parallel attention ranks (TP 1 EP 8 DP 8 and the like): {}",
+                                    attention_dp_note()));
+  }
   res.notes.push_back("replicas do not talk to each other while serving: they scale linearly, and a wider TP buys "
                       "lower inter-token latency at the cost of throughput per GPU");
   return res;
