@@ -161,7 +161,8 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--global-batch-tokens", o->global_batch_tokens,
                   "Tokens per optimizer step (4M; k = 1024, M = 2^20; default: one micro-batch per replica, "
                   "4 x PP with a pipeline)")
-      ->transform(token_count());
+      ->transform(token_count())
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
   sub->add_option("--optimizer", o->optimizer, "adamw, adamw-8bit or sgd (momentum)")->capture_default_str();
   sub->add_option("--precision", o->precision, "Matmul precision: bf16 or fp8")->capture_default_str();
   sub->add_option("--offload", o->offload,

@@ -1,5 +1,7 @@
 #include "output_file.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -33,7 +35,8 @@ void write_file_atomically(const std::string& path, std::string_view text, std::
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) {
-      throw InputError(fmt::format("{}: cannot write {} (does its directory exist?)", flag, path));
+      const int error = errno;  // the OS's reason: no such directory, permission denied, ...
+      throw InputError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(error)));
     }
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.close();

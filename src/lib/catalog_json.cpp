@@ -17,13 +17,16 @@
 namespace gpuplan::detail {
 namespace {
 
-// Ceilings for "absurd" values: well above any shipping part, far below overflow.
-constexpr double kMaxMemoryGb = 100'000;
-constexpr double kMaxBandwidthTbPerS = 1'000;
-constexpr double kMaxTflopPerS = 1'000'000;
+// Ceilings for "absurd" values: a few times any shipping or announced part (B300's 288 GB and
+// 8 TB/s, Rubin's 50 PFLOP/s FP4, 1.4 kW; H100s rent for 2-12 USD an hour), so a slipped digit
+// or an 8-GPU instance's price typed as one GPU's is refused rather than sized (80,000 GB of
+// memory called 405B a fit).
+constexpr double kMaxMemoryGb = 4'096;
+constexpr double kMaxBandwidthTbPerS = 100;
+constexpr double kMaxTflopPerS = 200'000;
 constexpr double kMaxLinkGbPerS = 100'000;
-constexpr double kMaxWatts = 100'000;
-constexpr double kMaxUsdPerGpuHour = 10'000;
+constexpr double kMaxWatts = 5'000;
+constexpr double kMaxUsdPerGpuHour = 200;
 // Floors for the same reason, far below any real part or price: a positive but tiny figure
 // (1e-300) would otherwise pass and come out as a 300-digit time or a flag blamed for it.
 constexpr double kMinMemoryGb = 0.1;
@@ -69,6 +72,13 @@ std::map<std::string, double> flop_table(ObjectReader& r, std::string_view key, 
   // Volta and Turing multiply fp16 but not bf16.
   if (required && !out.contains("bf16") && !out.contains("fp16")) {
     table.fail("bf16", "missing required field (or fp16, on GPUs without bf16)");
+  }
+  // A narrower float format never multiplies slower than a wider one on the same tensor cores.
+  for (const auto& [narrow, wide] : {std::pair{"fp8", "bf16"}, std::pair{"fp4", "fp8"}}) {
+    if (out.contains(narrow) && out.contains(wide) && out.at(narrow) < out.at(wide)) {
+      table.fail(narrow, fmt::format("{:g} TFLOP/s is below {} ({:g}): a narrower format is never slower",
+                                     out.at(narrow) / units::kTera, wide, out.at(wide) / units::kTera));
+    }
   }
   return out;
 }
@@ -146,7 +156,7 @@ AlternativeFigure alternative_from_json(const Json& v, const std::string& origin
                                 "usable_memory_mib, dense_tflop_per_s.<type>, sparse_tflop_per_s.<type>)",
                                 a.field));
   }
-  a.value = r.number("value", kMaxTflopPerS);
+  a.value = r.number("value", kMaxMemoryGb * units::kGB / units::kMiB);  // the largest field: MiB
   a.source = r.string("source");
   return a;
 }

@@ -67,7 +67,7 @@ TEST_CASE("catalog: errors name the file and the JSON pointer", "[catalog]") {
     std::string gpu = kGpu;
     gpu.replace(gpu.find("80"), 2, "8e12");
     CHECK_THROWS_WITH(c.merge_text(with_gpus(gpu), "gpus.json"),
-                      "gpus.json: /gpus/0/memory_gb: 8000000000000.0 is implausibly large (limit 100000)");
+                      "gpus.json: /gpus/0/memory_gb: 8000000000000.0 is implausibly large (limit 4096)");
   }
   SECTION("duplicate id") {
     CHECK_THROWS_WITH(c.merge_text(with_gpus(std::string(kGpu) + "," + kGpu), "gpus.json"),
