@@ -137,6 +137,9 @@ Exit run_cost(const CostOptions& o) {
         req.sparse ? ", 2:4-sparse peak FLOPs" : "");
   }
   double usd_per_gpu_hour = o.usd_per_gpu_hour;
+  if (usd_per_gpu_hour > 0) {
+    warn_instance_price(catalog, gpu.id, usd_per_gpu_hour, fmt::format("--usd-per-gpu-hour {:g}", usd_per_gpu_hour));
+  }
   for (const auto& [id, usd] : given_prices(catalog, o.pricing.prices)) {
     if (id != gpu.id) {
       throw InputError(fmt::format("--price: {} is not the GPU costed (--gpu {})", id, gpu.id));

@@ -175,6 +175,8 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
                   "Hugging Face config.json of a model outside the catalog (repeat for several; with --model too)")
       ->check(non_empty());
   add_workload_options(*sub, o->workload, true, false);  // plan has its own target flag
+  // Kept to refuse it with a reason (the callback), out of the help: plan takes no --concurrency.
+  sub->get_option("--concurrency")->group("");
   sub->add_option("--target-output-tokens-per-s", o->target_tokens_per_s,
                   "Output tokens/s the whole deployment must serve (replicas are added for it; default: none, one replica)")
       ->transform(decimal_number())->check(positive_validator());

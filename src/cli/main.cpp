@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <system_error>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
@@ -236,6 +237,10 @@ int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv, b
   } catch (const gpuplan::InputError& e) {
     fmt::print(stderr, "gpuplan: error: {}\n", e.what());
     return code(Exit::bad_input);
+  } catch (const std::system_error& e) {
+    // fmt::print throws this when stdout cannot take the output (a full disk).
+    fmt::print(stderr, "gpuplan: error: writing the output failed: {}\n", e.what());
+    return code(Exit::bad_input);
   } catch (const std::exception& e) {
     fmt::print(stderr, "gpuplan: internal error: {} (please report)\n", e.what());
     return code(Exit::internal);
@@ -269,7 +274,7 @@ int main(int argc, char** argv) {
   const int code = gpuplan::cli::parse_and_run(app, exit_code, argc, argv, &parse_error);
   if (!parse_error) {
     // A full disk or closed pipe must not leave a CI job green with nothing written.
-    if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    if (code != static_cast<int>(gpuplan::cli::Exit::bad_input) && (std::fflush(stdout) != 0 || std::ferror(stdout) != 0)) {
       fmt::print(stderr, "gpuplan: error: writing the output to standard output failed\n");
       return static_cast<int>(gpuplan::cli::Exit::bad_input);
     }

@@ -86,20 +86,24 @@ std::map<std::string, double> given_prices(const Catalog& catalog, const std::ve
     if (!out.emplace(gpu, usd).second) {
       throw InputError(fmt::format("--price: {} is priced twice", gpu));
     }
-    // An instance's price typed as the GPU's (p5.48xlarge's 98.32 for one H100) prices 8x high.
-    double highest = 0;
-    for (const Price& p : catalog.prices()) {
-      if (p.gpu == gpu) {
-        highest = std::max(highest, p.usd_per_gpu_hour);
-      }
-    }
-    if (highest > 0 && usd > kInstancePriceRatio * highest) {
-      print_note(fmt::format("gpuplan: warning: --price {}={:g} is {:.1f}x the highest catalog price for {} ({:.2f} "
-                             "USD/GPU-h): --price takes USD per GPU-hour; for an instance of 8 GPUs that is {:.2f}",
-                             gpu, usd, usd / highest, gpu, highest, usd / 8.0));
-    }
+    warn_instance_price(catalog, gpu, usd, fmt::format("--price {}={:g}", gpu, usd));
   }
   return out;
+}
+
+void warn_instance_price(const Catalog& catalog, const std::string& gpu, double usd, std::string_view given) {
+  // An instance's price typed as the GPU's (p5.48xlarge's 98.32 for one H100) prices 8x high.
+  double highest = 0;
+  for (const Price& p : catalog.prices()) {
+    if (p.gpu == gpu) {
+      highest = std::max(highest, p.usd_per_gpu_hour);
+    }
+  }
+  if (highest > 0 && usd > kInstancePriceRatio * highest) {
+    print_note(fmt::format("gpuplan: warning: {} is {:.1f}x the highest catalog price for {} ({:.2f} USD/GPU-h): "
+                           "prices are USD per GPU-hour; for an instance of 8 GPUs that is {:.2f}",
+                           given, usd / highest, gpu, highest, usd / 8.0));
+  }
 }
 
 void check_term(const std::string& term, PricingMode mode) {

@@ -38,6 +38,9 @@ void apply_pricing(const PricingOptions& o, CostRequest& request);
 
 /// --price GPU=USD pairs by resolved GPU id; bad syntax, unknown GPUs and repeats fail naming --price.
 std::map<std::string, double> given_prices(const Catalog& catalog, const std::vector<std::string>& prices);
+/// Warns (stderr) when a price given for `gpu` is several times every catalog price for it: likely
+/// an instance's price, not one GPU's. `given` names it ("--usd-per-gpu-hour 98.32").
+void warn_instance_price(const Catalog& catalog, const std::string& gpu, double usd, std::string_view given);
 
 /// One line on stderr per stale price used (older than kStalePriceDays).
 /// --term, when given: a well-formed term of a mode that has terms (reserved).

@@ -196,7 +196,9 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
     Fitting chosen = *best;
     const std::uint64_t node = std::max<std::uint64_t>(1, options.gpus_per_node);
     std::uint64_t count = chosen.layout.gpus();
-    if (!layout_given && r.mig_profile.empty()) {
+    // Replicas of a given layout are counted as they are; any other layout, a fallback included, rounded.
+    const bool any_layout = !layout_given || chosen.layout.gpus_per_replica() != r.layout.gpus_per_replica();
+    if (any_layout && r.mig_profile.empty()) {
       if (count > node) {
         count = (count + node - 1) / node * node;
       } else {
@@ -205,7 +207,7 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
         }
       }
     }
-    if (count <= kMaxGpus && (!layout_given || chosen.layout.gpus_per_replica() != r.layout.gpus_per_replica())) {
+    if (count <= kMaxGpus && any_layout) {
       LayoutSearchOptions more_gpus = options;
       more_gpus.gpus = count;
       const LayoutOption s = detail::chosen_layout_option(model, gpu, r, more_gpus, basis);

@@ -248,15 +248,15 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                       : pure_bf16        ? "none (pure bf16)"
                       : full             ? "fp32 " + split_note(1)
                                          : "adapters are fp32 already"});
-  // 8-bit AdamW's moments are int8 whatever the weights' type.
-  const bool bf16_moments = pure_bf16 && t.optimizer != Optimizer::adamw_8bit;
+  // 8-bit AdamW's moments are int8 whatever the weights' type, bitsandbytes' paged 32-bit ones fp32.
+  const bool bf16_moments = pure_bf16 && t.optimizer != Optimizer::adamw_8bit && t.offload != Offload::paged;
   const std::string paged = t.offload != Offload::paged ? ""
                              : m.paged_states > 0     ? fmt::format(", paged: {} {} more on the host", bytes(m.paged_states), unit)
                                                       : ", paged: all resident";
   mem.rows.push_back({"optimizer states", bytes(m.optimizer_states),
                       !offloaded.empty() ? offloaded
-                                         : fmt::format("{}{} {}{}", to_string(t.optimizer), bf16_moments ? " bf16" : "",
-                                                       split_note(1), paged)});
+                                         : fmt::format("{}{}{}{}", to_string(t.optimizer), bf16_moments ? " bf16" : "",
+                                                       split_note(1).empty() ? "" : " " + split_note(1), paged)});
   mem.rows.push_back({"activations", bytes(m.activations),
                       fmt::format("{} per micro-batch x {} in flight{}{}", bytes(m.activations_per_micro_batch),
                                   m.micro_batches_in_flight,

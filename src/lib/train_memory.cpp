@@ -42,8 +42,9 @@ using detail::d;
 // them in int8 with a block scale per 2048 (Dettmers et al. 2022, "8-bit Optimizers via Block-wise
 // Quantization"): 2 bytes; SGD with momentum keeps one fp32 buffer. Without a master copy,
 // torch's optimizers create their moments in the parameters' dtype: bf16, half the bytes.
-double moment_bytes(Optimizer o, MasterWeights w) {
-  const double fp32_share = w == MasterWeights::fp32 ? 1.0 : kBf16Bytes / kFp32Bytes;
+double moment_bytes(Optimizer o, MasterWeights w, Offload offload = Offload::none) {
+  // bitsandbytes' 32-bit (paged) optimizers create fp32 states whatever the parameters' type.
+  const double fp32_share = w == MasterWeights::fp32 || offload == Offload::paged ? 1.0 : kBf16Bytes / kFp32Bytes;
   switch (o) {
     case Optimizer::adamw: return 8.0 * fp32_share;
     case Optimizer::adamw_8bit: return 2.0;
@@ -161,7 +162,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   m.params_per_gpu = params.dense + params.experts;
   m.expert_params_per_gpu = params.experts;
   m.working_bytes_per_gpu = kBf16Bytes * m.params_per_gpu;
-  const double moments = moment_bytes(r.optimizer, r.master_weights);
+  const double moments = moment_bytes(r.optimizer, r.master_weights, r.offload);
   const bool master = r.master_weights == MasterWeights::fp32;
   if (r.method == TrainMethod::full) {
     m.trainable_params = pc.total();
@@ -386,7 +387,7 @@ double updated_weight_bytes(MasterWeights w) {
 double optimizer_step_bytes_per_param(const TrainRequest& r) {
   const double weights = updated_weight_bytes(r.master_weights);
   const double master_to_bf16 = r.master_weights == MasterWeights::fp32 && r.method == TrainMethod::full ? kBf16Bytes : 0.0;
-  return 2.0 * weights + 2.0 * moment_bytes(r.optimizer, r.master_weights) + weights + master_to_bf16;
+  return 2.0 * weights + 2.0 * moment_bytes(r.optimizer, r.master_weights, r.offload) + weights + master_to_bf16;
 }
 
 std::uint64_t TrainRequest::micro_batches() const {

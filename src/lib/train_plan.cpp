@@ -279,7 +279,7 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     if (t.method == TrainMethod::qlora) {
       plan.notes.push_back(peft_kbit_prepared(t)
                                ? "QLoRA base in NF4 with double quantization, prepared as PEFT's "
-                                 "prepare_model_for_kbit_training does on the Hugging Face stack (--loss unfused): "
+                                 "prepare_model_for_kbit_training does on the Hugging Face stack: "
                                  "embeddings, LM head and norms cast to fp32, so the residual stream is fp32 and "
                                  "autocast keeps a bf16 copy of the head (--qlora-prep none: stacks that skip it, "
                                  "Answer.AI's FSDP-QLoRA, PEFT on a GPTQ base); the dequantization's extra time is "
@@ -306,9 +306,10 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
         "the rest leaves free; {}. They count for neither the fit nor the free memory, and PyTorch's "
         "memory counters (torch.cuda.max_memory_allocated) do not see them",
         t.optimizer == Optimizer::adamw_8bit ? "8bit" : "",
-        m.paged_states > 0 ? fmt::format("{:.2f} GB do not fit and cross {} to the host and back every step, at {:.0f} % "
-                                         "of its rate", m.paged_states / units::kGB, gpu.host_link.kind,
-                                         r.efficiency.link * 100.0)
+        m.paged_states > 0 ? fmt::format("{:.2f} GB do not fit, and as the step walks all {:.2f} GB, least-recently-used "
+                                         "eviction sends every page over {} and back each step, at {:.0f} % of its rate",
+                                         m.paged_states / units::kGB, (m.paged_states + m.optimizer_states) / units::kGB,
+                                         gpu.host_link.kind, r.efficiency.link * 100.0)
                            : std::string("all are resident here, so nothing is paged")));
   }
   if (steps_on_cpu(t.offload)) {

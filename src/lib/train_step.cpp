@@ -218,11 +218,12 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   // once (the shared PCIe rate where the catalog gives one). Gradients and the updated weights
   // cross in bf16 (LoRA's adapters in their own type).
   if (r.offload == Offload::paged && mem.paged_states > 0) {
-    // Paged states (bitsandbytes prefetches each tensor's before its update): what the step needs
-    // comes in as much goes out, both directions of the host link at once, every step, with
+    // Paged states (bitsandbytes prefetches each tensor's before its update): the step walks all
+    // of them in order, and least-recently-used eviction then misses on every page, so all of
+    // them come in as much goes out, both directions of the host link at once, every step, with
     // nothing to hide behind (the step follows the backward, or is inside it and waits).
     s.host_link = gpu.host_link.kind;
-    s.offload_transfer_s = mem.paged_states /
+    s.offload_transfer_s = (mem.paged_states + mem.optimizer_states) /
                            ((l.gpus() > 1 ? gpu.host_link.peer_rate() : gpu.host_link.bytes_per_s_per_direction) * e.link);
     s.offload_exposed_s = s.offload_transfer_s;
   }
