@@ -98,6 +98,12 @@ struct TrainRequest {
   /// frees the gradient (torchtune's optimizer_in_bwd): no full gradient buffer. Full training
   /// only, one micro-batch per step (nothing to accumulate into).
   bool optimizer_in_backward = false;
+  /// FSDP with gradient accumulation under no_sync (Hugging Face Accelerate's and Trainer's
+  /// default, sync_each_batch off; KempnerForge): the reduce-scatter waits for the last
+  /// micro-batch, so every rank holds the whole unsharded gradient of its model shard until then,
+  /// accumulated in fp32 (FSDP's reduce dtype; KempnerForge's pure-bf16 runs too). Off:
+  /// reduce-scattered every micro-batch (torchtitan).
+  bool sync_last_micro_batch = false;
   TrainMethod method = TrainMethod::full;
   std::uint64_t lora_rank = 16;
   /// The loss's cross-entropy; unset: default_loss_kernel(method).

@@ -35,6 +35,7 @@ struct TrainOptions {
   std::string offload = "none";
   std::string master_weights = "fp32";
   bool optimizer_in_backward = false;
+  std::string grad_sync = "each";
   std::string method = "full";
   std::uint64_t lora_rank = 16;
   bool lora_rank_given = false;
@@ -75,6 +76,7 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   t.offload = parse_offload(o.offload, "--offload");
   t.master_weights = parse_master_weights(o.master_weights, "--master-weights");
   t.optimizer_in_backward = o.optimizer_in_backward;
+  t.sync_last_micro_batch = o.grad_sync == "last";
   t.method = parse_train_method(o.method, "--method");
   if (o.lora_rank_given && t.method == TrainMethod::full) {
     throw InputError("--lora-rank: needs --method lora or qlora");
@@ -174,6 +176,12 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "bf16 optimizer moments, as torchtune and litgpt's bf16-true train)")
       ->capture_default_str()
       ->check(CLI::IsMember({"fp32", "none"}));
+  sub->add_option("--grad-sync", o->grad_sync,
+                  "FSDP with gradient accumulation: each (reduce-scatter every micro-batch, torchtitan) or last "
+                  "(no_sync until the last: Hugging Face Accelerate's and Trainer's default; the unsharded gradients "
+                  "stay on every rank)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"each", "last"}));
   sub->add_flag("--optimizer-in-backward", o->optimizer_in_backward,
                 "Step the optimizer inside the backward pass, freeing each gradient (torchtune's optimizer_in_bwd; "
                 "full training, one micro-batch per step)");

@@ -82,6 +82,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                  {"offload", to_string(t.offload)},
                  {"master_weights", to_string(t.master_weights)},
                  {"optimizer_in_backward", t.optimizer_in_backward},
+                 {"grad_sync", t.sync_last_micro_batch ? "last" : "each"},
                  {"micro_batch", t.micro_batch},
                  {"seq_tokens", t.seq_tokens},
                  {"global_batch_tokens", static_cast<std::uint64_t>(s.tokens_per_step)},
@@ -242,7 +243,9 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                       !offloaded.empty()          ? offloaded
                       : t.optimizer_in_backward ? "bf16, the largest tensor's (optimizer in backward)"
                       : fp32_main_grads(t)      ? "fp32 (Megatron's main_grad)"
-                                                : (full ? "bf16 " : adapters + " ") + split_note(2)});
+                      : t.sync_last_micro_batch && t.micro_batches() > 1
+                          ? std::string("fp32, unsharded until the last micro-batch (no_sync)")
+                          : (full ? "bf16 " : adapters + " ") + split_note(2)});
   mem.rows.push_back({"master weights", bytes(m.master_weights),
                       !offloaded.empty() ? offloaded
                       : pure_bf16        ? "none (pure bf16)"

@@ -174,7 +174,9 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     // largest tensor's (the embedding or LM head, vocab-parallel under TP) is the most held.
     m.gradients = r.optimizer_in_backward ? kBf16Bytes * largest_matrix(model, true) / d(l.tp)
                   : fp32_main_grads(r)      ? sharded(params, kFp32Bytes, 2)
-                                            : sharded(params, kBf16Bytes, 2);
+                  : r.sync_last_micro_batch && r.micro_batches() > 1
+                      ? kFp32Bytes * m.params_per_gpu
+                      : sharded(params, kBf16Bytes, 2);
     m.master_weights = master ? sharded(params, kFp32Bytes, 1) : 0.0;
     m.optimizer_states = sharded(params, moments, 1);
   } else {
@@ -540,6 +542,10 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   }
   if (r.kbit_prepared && r.method != TrainMethod::qlora) {
     throw InputError("train.kbit_prepared: PEFT's k-bit preparation applies to QLoRA (--method qlora) only");
+  }
+  if (r.sync_last_micro_batch && (r.sharding != Sharding::fsdp || r.method != TrainMethod::full)) {
+    throw InputError("train.sync_last_micro_batch: applies to full training with --sharding fsdp (no_sync holds "
+                     "the unsharded gradients; DeepSpeed reduces every micro-batch into its partitions)");
   }
   if (r.offload == Offload::paged && r.optimizer == Optimizer::sgd) {
     throw InputError("train.offload: paged optimizers are bitsandbytes' PagedAdamW and PagedAdamW8bit; there is no "

@@ -165,6 +165,9 @@ std::string fit_remedies(const TrainRequest& t) {
   if (t.recompute != Recompute::full) {
     out.emplace_back("full recompute");
   }
+  if (t.sync_last_micro_batch && t.micro_batches() > 1) {
+    out.emplace_back("--grad-sync each (sync_each_batch)");
+  }
   if (!one_rank && stage_of(t.sharding) != 3) {
     out.emplace_back("ZeRO-3/FSDP sharding");
   }
@@ -293,6 +296,13 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     plan.notes.push_back("zero3 is timed as DeepSpeed runs it: each module's parameter all-gather waits in its hook, "
                          "on the critical path, and only the gradient reduce-scatter overlaps the backward; "
                          "--sharding fsdp prefetches the gathers under compute");
+  }
+  if (t.sync_last_micro_batch && t.micro_batches() > 1) {
+    plan.notes.push_back(fmt::format(
+        "gradients under no_sync (--grad-sync last): each rank accumulates the whole unsharded gradient of its model "
+        "shard over the {} micro-batches and reduce-scatters once, so FSDP shards no gradient memory; "
+        "--grad-sync each (Accelerate's sync_each_batch, torchtitan) reduce-scatters every micro-batch instead",
+        t.micro_batches()));
   }
   if (t.optimizer_in_backward) {
     plan.notes.push_back("optimizer in backward (torchtune's optimizer_in_bwd): each gradient is applied and freed as "

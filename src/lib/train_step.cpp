@@ -201,7 +201,8 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     // the backward (overlap_comm, on for stage 3). FlagPerf's Llama-2-7B on 8 H800s ran at 7,151
     // tokens/s per GPU where full overlap gave 12,018 (a test).
     const double gathers = reduce(mem.working_bytes_per_gpu);
-    const double scatter = 0.5 * reduce(grad_bytes);
+    // Under no_sync only the last micro-batch reduce-scatters (the step's one, spread per micro-batch).
+    const double scatter = 0.5 * reduce(grad_bytes) / (r.sync_last_micro_batch ? m : 1.0);
     const double per_mb = gathers + scatter;
     s.dp_comm_s = m * per_mb;
     s.dp_exposed_s = r.sharding == Sharding::zero3

@@ -25,6 +25,17 @@ TrainRequest fsdp16() {
   return r;
 }
 
+// FSDP over `dp` ranks with full recompute (the published single-node and multi-node runs below).
+TrainRequest fsdp_recompute(std::uint64_t dp, std::uint64_t micro_batch, std::uint64_t seq_tokens) {
+  TrainRequest r;
+  r.layout.dp = dp;
+  r.sharding = Sharding::fsdp;
+  r.micro_batch = micro_batch;
+  r.seq_tokens = seq_tokens;
+  r.recompute = Recompute::full;
+  return r;
+}
+
 // Unsloth's benchmark setup: QLoRA rank 32, batch 1, gradient checkpointing.
 TrainRequest qlora32(std::uint64_t seq_tokens) {
   TrainRequest r;
@@ -180,13 +191,8 @@ TEST_CASE("train: a paged optimizer fits where its states do not and pays for th
 // Answer.AI's FSDP-QLoRA (Llama-2-7B, 2 x RTX 4090, micro-batch 10 x 2048, 21.0 GiB measured)
 // computes Transformers' unfused loss on a model it never casts to fp32.
 TEST_CASE("train: QLoRA without PEFT's k-bit preparation keeps a bf16 residual stream", "[train]") {
-  TrainRequest r;
+  TrainRequest r = fsdp_recompute(2, 10, 2048);
   r.method = TrainMethod::qlora;
-  r.layout.dp = 2;
-  r.sharding = Sharding::fsdp;
-  r.micro_batch = 10;
-  r.seq_tokens = 2048;
-  r.recompute = Recompute::full;
   const ModelSpec& m = model("llama-2-7b");
   const TrainMemory prepared = train_memory(m, gpu("rtx-4090"), r);
   CHECK_FALSE(prepared.fits);
@@ -200,6 +206,27 @@ TEST_CASE("train: QLoRA without PEFT's k-bit preparation keeps a bf16 residual s
   // It means nothing for a bf16 base.
   r.method = TrainMethod::lora;
   CHECK_THROWS_WITH(train_memory(m, gpu("rtx-4090"), r), Contains("train.kbit_prepared"));
+}
+
+// KempnerForge's Llama 3.1 70B on 32 H200s with pure FSDP (micro-batch 2, 4 per step) ran out of
+// memory: under no_sync each rank holds the whole fp32 gradient until the last micro-batch.
+TEST_CASE("train: FSDP under no_sync holds the unsharded gradients until the last micro-batch", "[train]") {
+  TrainRequest r = fsdp_recompute(32, 2, 4096);
+  r.global_batch_tokens = 4 * 2 * 4096 * 32;
+  r.master_weights = MasterWeights::none;
+  const ModelSpec& m = model("llama-3.1-70b");
+  const TrainMemory each = train_memory(m, gpu("h200-sxm"), r);
+  CHECK(each.fits);
+  r.sync_last_micro_batch = true;
+  const TrainMemory last = train_memory(m, gpu("h200-sxm"), r);
+  CHECK_FALSE(last.fits);
+  CHECK_THAT(last.gradients, WithinRel(4.0 * count_params(m).total(), 1e-9));
+  // One micro-batch per step has nothing to accumulate: the same as each.
+  r.global_batch_tokens = 2 * 4096 * 32;
+  CHECK_THAT(train_memory(m, gpu("h200-sxm"), r).gradients, WithinRel(each.gradients, 1e-12));
+  // DeepSpeed reduces every micro-batch into its partitions.
+  r.sharding = Sharding::zero3;
+  CHECK_THROWS_WITH(train_memory(m, gpu("h200-sxm"), r), Contains("train.sync_last_micro_batch"));
 }
 
 TEST_CASE("train: optimizer in backward needs full training and one micro-batch per step", "[train]") {
