@@ -214,23 +214,23 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     s.dp_comm_s = reduce(grad_bytes);
     s.dp_exposed_s = std::max(0.0, s.dp_comm_s - 2.0 / 3.0 * mb_compute_s);
   }
-  // CPU offload (ZeRO-Offload, Ren et al. 2021; FSDP's CPUOffload): the optimizer step runs on
-  // the host over this GPU's partition and tensors cross the host link, every GPU of a server at
-  // once (the shared PCIe rate where the catalog gives one). Gradients and the updated weights
-  // cross in bf16 (LoRA's adapters in their own type).
+  // What crosses the host link does so on every GPU of a server at once (the shared PCIe rate
+  // where the catalog gives one).
+  const double host_rate =
+      (l.gpus() > 1 ? gpu.host_link.peer_rate() : gpu.host_link.bytes_per_s_per_direction) * e.link;
   if (r.offload == Offload::paged && mem.paged_states > 0) {
     // Paged states (bitsandbytes prefetches each tensor's before its update): the step walks all
     // of them in order, and least-recently-used eviction then misses on every page, so all of
     // them come in as much goes out, both directions of the host link at once, every step, with
     // nothing to hide behind (the step follows the backward, or is inside it and waits).
     s.host_link = gpu.host_link.kind;
-    s.offload_transfer_s = (mem.paged_states + mem.optimizer_states) /
-                           ((l.gpus() > 1 ? gpu.host_link.peer_rate() : gpu.host_link.bytes_per_s_per_direction) * e.link);
+    s.offload_transfer_s = (mem.paged_states + mem.optimizer_states) / host_rate;
     s.offload_exposed_s = s.offload_transfer_s;
   }
+  // CPU offload (ZeRO-Offload, Ren et al. 2021; FSDP's CPUOffload): the optimizer step runs on
+  // the host over this GPU's partition and tensors cross the host link. Gradients and the updated
+  // weights cross in bf16 (LoRA's adapters in their own type).
   if (steps_on_cpu(r.offload)) {
-    const double host_rate =
-        (l.gpus() > 1 ? gpu.host_link.peer_rate() : gpu.host_link.bytes_per_s_per_direction) * e.link;
     s.host_link = gpu.host_link.kind;
     const double trained = mem.optimizer_params_per_gpu * (full ? kBf16Bytes : updated_weight_bytes(r.master_weights));
     s.cpu_optimizer_s = mem.optimizer_params_per_gpu * optimizer_step_bytes_per_param(r) / host_memory_rate(gpu, e);
