@@ -43,6 +43,10 @@ struct Benchmark {
   std::string engine;
   std::string scenario;                      ///< "offline", "server", "max-load"
   double output_tokens_per_s = 0;            ///< whole system
+  /// A measurement file's mean time per output token (measured_tpot_ms: the mean inter-token gap,
+  /// the first token excluded), when the run published it: validate sets the mean ITL under load
+  /// against it.
+  std::optional<double> measured_tpot_s;
   bool calibrate = false;                    ///< used to fit the efficiency factors
   std::vector<std::string> sources;
   std::string notes;

@@ -23,6 +23,11 @@ struct BenchmarkCheck {
   double roofline_tokens_per_s = 0;          ///< pure bound (decode only when the input is unknown)
   double estimate_tokens_per_s = 0;          ///< 0 when the input length is unknown
   double error = 0;                          ///< estimate / measured - 1
+  /// At run_batch, with an estimate: the mean inter-token latency under load and one decode
+  /// step alone (PerfPoint's itl_s and step_s), for runs that also publish their latency.
+  double estimate_itl_s = 0;
+  double estimate_step_s = 0;
+  std::optional<double> itl_error;           ///< estimate_itl_s / measured TPOT - 1, when published
   bool has_estimate = false;
   bool bound_holds = false;                  ///< roofline >= measured
   /// The band `perf` gives this model, GPU and format (validate; not set by cross-validation,
@@ -49,6 +54,12 @@ struct Calibration {
   double highest_residual = 0;
   int calibration_points = 0;
   int inside_band = 0;                       ///< estimates whose measurement is inside their band
+  /// Over the rows that publish a mean TPOT: |error| of the mean ITL under load, and of one decode
+  /// step alone (what the ITL was before it counted the other sequences' prefills).
+  int latency_rows = 0;
+  double median_abs_itl_error = 0;
+  double worst_abs_itl_error = 0;
+  double median_abs_step_error = 0;
 };
 
 /// Checks every benchmark of the catalog with `efficiency` (no fitting).

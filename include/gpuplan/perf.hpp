@@ -156,12 +156,21 @@ struct PerfPoint {
   std::uint64_t batch = 0;
   StepTime decode;                       ///< one stage, one micro-batch, at the mean context
   double ttft_s = 0;                     ///< prefill of one prompt alone
-  double itl_s = 0;                      ///< inter-token latency at the mean context
-  double tokens_per_s_per_user = 0;
+  /// One decode step at the mean context: the gap between tokens when no other prompt's prefill
+  /// rides in it (the median ITL of an engine that runs prefills in batches of their own, SGLang).
+  double step_s = 0;
+  /// Mean inter-token latency under load: the decode steps plus the other sequences' prefills
+  /// between them, (cycle - own prefill) / output tokens (what a benchmark's mean TPOT measures;
+  /// vLLM's chunked prefill rides in every step). The decode step at batch 1.
+  double itl_s = 0;
+  double tokens_per_s_per_user = 0;      ///< 1 / ITL
+  /// One sequence's turn in the steady state: its prefill, its decode steps and the other
+  /// sequences' prefills in between (Little's law: batch x output / output tok/s per replica).
+  double cycle_s = 0;
   double decode_tokens_per_s = 0;        ///< deployment, decode only
   double output_tokens_per_s = 0;        ///< deployment, steady state with prefill interleaved
   double output_tokens_per_s_per_gpu = 0;
-  double e2e_latency_s = 0;              ///< TTFT + output tokens x ITL
+  double e2e_latency_s = 0;              ///< TTFT + (output tokens - 1) x ITL
   bool kv_fits = false;
 };
 
@@ -275,6 +284,7 @@ class PerfModel {
     double round_s = 0;     // one stage runs every micro-batch once
     double chain_s = 0;     // one micro-batch crosses every stage
     double active_share = 1;  // share of the rounds a sequence runs in (rotation)
+    std::uint64_t largest_micro_batch = 0;  // the sequences largest_step carries
     [[nodiscard]] double period_s() const { return std::max(round_s, chain_s); }
     [[nodiscard]] double itl_s() const { return period_s() / active_share; }
   };

@@ -143,6 +143,12 @@ BenchmarkCheck check(const Prepared& p, const Efficiency& e) {
     c.estimate_tokens_per_s = run_output_tokens_per_s(p, e);
     c.error = c.estimate_tokens_per_s / b.output_tokens_per_s - 1.0;
     c.has_estimate = true;
+    const PerfPoint at_run = p.model->evaluate(c.run_batch, e);
+    c.estimate_itl_s = at_run.itl_s;
+    c.estimate_step_s = at_run.step_s;
+    if (b.measured_tpot_s) {
+      c.itl_error = c.estimate_itl_s / *b.measured_tpot_s - 1.0;
+    }
   }
   return c;
 }
@@ -180,6 +186,20 @@ Calibration summarize(const Catalog& catalog, std::vector<BenchmarkCheck> checks
   if (!errors.empty()) {
     cal.median_abs_error = detail::median(errors);
     cal.worst_abs_error = *std::max_element(errors.begin(), errors.end());
+  }
+  std::vector<double> itl_errors;
+  std::vector<double> step_errors;
+  for (const BenchmarkCheck& c : checks) {
+    if (c.itl_error) {
+      itl_errors.push_back(std::abs(*c.itl_error));
+      step_errors.push_back(std::abs(c.estimate_step_s / *c.benchmark->measured_tpot_s - 1.0));
+    }
+  }
+  if (!itl_errors.empty()) {
+    cal.latency_rows = static_cast<int>(itl_errors.size());
+    cal.median_abs_itl_error = detail::median(itl_errors);
+    cal.worst_abs_itl_error = *std::max_element(itl_errors.begin(), itl_errors.end());
+    cal.median_abs_step_error = detail::median(step_errors);
   }
   cal.checks = std::move(checks);
   return cal;

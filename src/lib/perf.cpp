@@ -554,7 +554,7 @@ PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, do
   const std::uint64_t pp = request_.fit.layout.pp;
   if (pp <= 1 || batch == 0) {
     const StepTime step = decode_step(batch, context, e);
-    return {.largest_step = step, .round_s = step.total_s(), .chain_s = step.total_s()};
+    return {.largest_step = step, .round_s = step.total_s(), .chain_s = step.total_s(), .largest_micro_batch = batch};
   }
   // Micro-batches are at most ceil(batch / min(PP, batch)) + 1 sequences (balanced_split).
   steps.resize(std::max<std::size_t>(steps.size(), batch / std::min(pp, batch) + 3));
@@ -581,7 +581,8 @@ PerfModel::PipelineSchedule PerfModel::pipeline_schedule(std::uint64_t batch, do
   return {.largest_step = largest,
           .round_s = best.round_s,
           .chain_s = best.chain_s,
-          .active_share = best_share};
+          .active_share = best_share,
+          .largest_micro_batch = best.largest_micro_batch};
 }
 
 PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, std::uint64_t active, double context,
@@ -671,15 +672,14 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
   const CommLink pp = pp_link_.at(e);
   const PipelineSchedule schedule = pipeline_schedule(batch, mean_context, e, decode_steps);
   p.decode = schedule.largest_step;
-  p.itl_s = schedule.itl_s();
+  p.step_s = schedule.itl_s();
   if (!ttft_s) {  // one prompt alone: the same at every batch
     const StepTime prefill = prefill_step(request_.input_tokens, e);
     const double prefill_handoff = l.pp > 1 ? p2p_s(input * activation_bytes_per_token_, pp) : 0.0;
     ttft_s = d(l.pp) * prefill.total_s() + d(l.pp - 1) * prefill_handoff;
   }
   p.ttft_s = *ttft_s;
-  p.tokens_per_s_per_user = 1.0 / p.itl_s;
-  const double replica_decode = d(batch) / p.itl_s;
+  const double replica_decode = d(batch) / p.step_s;
   p.decode_tokens_per_s = replica_decode * d(l.dp);
   // Steady state: every sequence also needs its prefill. Batched with others, a prefill costs
   // its compute (weights are already streaming) on each stage, pipelined across stages.
@@ -697,18 +697,23 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
     return steps * (busy_s + step.token_s) / prompts;
   };
   const double prefill_busy_s = steady_prefill_s();
-  double cycle_s = output * p.itl_s + d(batch) * prefill_busy_s;
+  double cycle_s = output * p.step_s + d(batch) * prefill_busy_s;
   if (e.overlap_communication) {
     // The bound: chunked prefill rides in the decode steps, which stream the weights once for
     // both, so a cycle takes its decode steps' time or its compute (every prefill and every decode
-    // step's GEMMs), whichever is longer, not their sum. Each stage runs at least batch / its
-    // largest micro-batch of them per period.
-    const std::uint64_t least = std::min<std::uint64_t>(l.pp, batch);
-    const double per_period = d(batch) / std::ceil(d(batch) / d(least));
-    cycle_s = std::max(output * p.itl_s, d(batch) * prefill_busy_s + output * per_period * p.decode.compute_s);
+    // step's GEMMs), whichever is longer, not their sum. Each stage computes every sequence's
+    // token once per period: batch / largest micro-batch of its largest step's compute.
+    const double micro_steps = d(batch) / d(std::max<std::uint64_t>(1, schedule.largest_micro_batch));
+    cycle_s = std::max(output * p.step_s, d(batch) * prefill_busy_s + output * micro_steps * p.decode.compute_s);
   }
+  p.cycle_s = cycle_s;
   p.output_tokens_per_s = d(batch) * output / cycle_s * d(l.dp);
   p.output_tokens_per_s_per_gpu = p.output_tokens_per_s / d(l.gpus());
+  // A sequence's own prefill comes before its first token; the others' (batch - 1 of them a
+  // cycle) land between its tokens, in the decode steps (vLLM's chunked prefill) or as steps of
+  // their own (SGLang): the mean gap a user sees, whatever the median.
+  p.itl_s = std::max(p.step_s, (cycle_s - prefill_busy_s) / output);
+  p.tokens_per_s_per_user = 1.0 / p.itl_s;
   // Prefill yields the first token; each further one takes an ITL.
   p.e2e_latency_s = p.ttft_s + (output - 1.0) * p.itl_s;
   p.kv_fits = batch <= max_batch_;

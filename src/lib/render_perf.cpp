@@ -174,6 +174,7 @@ void write_perf(detail::JsonWriter& w, const PerfResult& r) {
     w.member("batch", p.batch);
     w.member("ttft_s", checked(p.ttft_s, "ttft"));
     w.member("itl_s", checked(p.itl_s, "itl"));
+    w.member("decode_step_s", checked(p.step_s, "step"));
     w.member("tokens_per_s_per_user", checked(p.tokens_per_s_per_user, "tok/s/user"));
     w.member("output_tokens_per_s", checked(p.output_tokens_per_s, "tok/s"));
     w.member("output_tokens_per_s_low", checked(p.output_tokens_per_s * r.band_low, "low"));
@@ -219,12 +220,13 @@ detail::Document perf_document(const PerfResult& r) {
                                     r.gemm_share * 100));
   doc.heading.push_back("efficiency: " + efficiency_text(q.efficiency));
   detail::Table t{.title = "",
-                  .header = {"batch", "TTFT ms", "ITL ms", "tok/s/user", "output tok/s", "band low",
+                  .header = {"batch", "TTFT ms", "ITL ms", "step ms", "tok/s/user", "output tok/s", "band low",
                              "band high", "tok/s/GPU", "roofline tok/s", "e2e s", "bound", "KV fits"},
                   .rows = {}};
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const PerfPoint& p = r.rows[i];
-    t.rows.push_back({std::to_string(p.batch), ms(p.ttft_s), ms(p.itl_s), fmt::format("{:.1f}", p.tokens_per_s_per_user),
+    t.rows.push_back({std::to_string(p.batch), ms(p.ttft_s), ms(p.itl_s), ms(p.step_s),
+                      fmt::format("{:.1f}", p.tokens_per_s_per_user),
                       rate(p.output_tokens_per_s), rate(p.output_tokens_per_s * r.band_low),
                       rate(std::min(p.output_tokens_per_s * r.band_high, r.roofline[i].output_tokens_per_s)),
                       rate(p.output_tokens_per_s_per_gpu),
@@ -247,6 +249,10 @@ detail::Document perf_document(const PerfResult& r) {
                          "is memory-bound");
   }
   doc.footer.push_back(fmt::format("largest batch the KV cache allows per replica: {}", r.max_batch_by_memory));
+  doc.footer.push_back(
+      "ITL: the mean gap between a sequence's tokens under load, the other sequences' prefills included (a "
+      "benchmark's mean TPOT; tok/s/user and e2e follow it); step: one decode step alone (the median gap where "
+      "prefills run in steps of their own, as SGLang's); TTFT: one prompt alone");
   doc.footer.push_back(
       "output tok/s: whole deployment, steady state with each prompt's prefill interleaved; roofline: the "
       "same at efficiency 1 with no overhead and communication overlapped (an upper bound)");
@@ -316,6 +322,11 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
            {"estimate_tokens_per_s",
             k.has_estimate ? OrderedJson(checked(k.estimate_tokens_per_s, "estimate")) : OrderedJson(nullptr)},
            {"error", k.has_estimate ? OrderedJson(k.error) : OrderedJson(nullptr)},
+           {"estimate_itl_s", k.has_estimate ? OrderedJson(checked(k.estimate_itl_s, "itl")) : OrderedJson(nullptr)},
+           {"estimate_decode_step_s",
+            k.has_estimate ? OrderedJson(checked(k.estimate_step_s, "step")) : OrderedJson(nullptr)},
+           {"measured_tpot_s", b.measured_tpot_s ? OrderedJson(*b.measured_tpot_s) : OrderedJson(nullptr)},
+           {"itl_error", k.itl_error ? OrderedJson(*k.itl_error) : OrderedJson(nullptr)},
            {"band", k.has_estimate ? OrderedJson{{"low", k.band.band.low},
                                                  {"high", k.band.band.high},
                                                  {"from", to_string(k.band.band_case)},
@@ -331,7 +342,12 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                     {"inside_band", c.inside_band},
                     {"bound_holds", bounds_hold},
                     {"bounds", bounds},
-                    {"band", {{"low", c.lowest_residual}, {"high", c.highest_residual}}}};
+                    {"band", {{"low", c.lowest_residual}, {"high", c.highest_residual}}},
+                    {"latency", c.latency_rows > 0 ? OrderedJson{{"rows", c.latency_rows},
+                                                                 {"median_abs_itl_error", c.median_abs_itl_error},
+                                                                 {"worst_abs_itl_error", c.worst_abs_itl_error},
+                                                                 {"median_abs_step_error", c.median_abs_step_error}}
+                                                   : OrderedJson(nullptr)}};
     j["gpu_ratios"] = gpu_ratios_json(gpu_ratios(c.checks, kRatioBaseline));
     return detail::dump_json(j);
   }
@@ -359,6 +375,12 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                    bounds_hold, bounds));
   doc.footer.push_back(fmt::format("band: measured / estimate - 1 spans {:+.1f} % .. {:+.1f} % over the {} estimates",
                                    c.lowest_residual * 100.0, c.highest_residual * 100.0, c.calibration_points));
+  if (c.latency_rows > 0) {
+    doc.footer.push_back(fmt::format("latency: mean ITL under load against the measured mean TPOT of {} rows: median "
+                                     "|error| {:.1f} %, worst {:.1f} % (one decode step alone: median {:.1f} %)",
+                                     c.latency_rows, c.median_abs_itl_error * 100.0, c.worst_abs_itl_error * 100.0,
+                                     c.median_abs_step_error * 100.0));
+  }
   const auto widened = std::count_if(c.checks.begin(), c.checks.end(), [](const BenchmarkCheck& k) {
     return k.has_estimate && !k.band.engine_calibrated;
   });

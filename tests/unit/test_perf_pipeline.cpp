@@ -54,11 +54,11 @@ TEST_CASE("PP below PP sequences: one sequence per micro-batch, the pipeline hal
   // (TensorRT-LLM's PP loop schedules and answers over all active requests per micro-batch).
   const double walk_s = 8.0 * 7.0 * req.efficiency.sequence_overhead_s;
   REQUIRE(walk_s > 0);
-  CHECK(eight.itl_s == Approx(one.itl_s + walk_s));
-  CHECK(eight.decode_tokens_per_s == Approx(8 / (one.itl_s + walk_s)));
+  CHECK(eight.step_s == Approx(one.step_s + walk_s));
+  CHECK(eight.decode_tokens_per_s == Approx(8 / (one.step_s + walk_s)));
   Efficiency no_host = req.efficiency;
   no_host.sequence_overhead_s = 0;
-  CHECK(pm.evaluate(8, no_host).itl_s == Approx(pm.evaluate(1, no_host).itl_s));
+  CHECK(pm.evaluate(8, no_host).step_s == Approx(pm.evaluate(1, no_host).step_s));
 }
 
 TEST_CASE("PP: every stage's step pays the host cost of all the replica's sequences", "[perf][pp]") {
