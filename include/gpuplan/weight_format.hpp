@@ -29,6 +29,11 @@ struct WeightFormat {
   std::uint32_t matrix_bits = 0;  ///< extra bits per matrix (NVFP4's fp32 global scale)
   /// bitsandbytes double quantization: the 8-bit group scales carry an fp32 scale per 256.
   std::uint32_t second_level_group = 0;
+  /// 16: weight-only INT8 (W8A16: GPTQ and AWQ 8-bit, ModelOpt W8A16, compressed-tensors without
+  /// input activations): the kernels dequantize to the GEMM's 16-bit inputs, no INT8 tensor cores.
+  /// 0: the element's own (INT8 is W8A8, SmoothQuant). A 4-byte member keeps the struct's bytes
+  /// comparable at once (WeightFormats' operator==).
+  std::uint32_t activation_bits = 0;
 
   friend bool operator==(const WeightFormat&, const WeightFormat&) = default;
 

@@ -18,7 +18,8 @@ std::optional<std::optional<WeightFormat>> suffix_token(std::string_view t) {
   if (t == "gptq" || t == "int4" || t == "w4a16" || t == "w4a8" || t == "quantized.w4a16" || t == "quantized.w4a8") {
     return of("int4");
   }
-  if (t == "int8" || t == "w8a8" || t == "w8a16" || t == "quantized.w8a8" || t == "quantized.w8a16") return of("int8");
+  if (t == "w8a16" || t == "quantized.w8a16") return of("w8a16");
+  if (t == "int8" || t == "w8a8" || t == "quantized.w8a8") return of("int8");
   if (t == "bnb" || t == "4bit") return of("nf4");
   if (t == "dynamic" || t == "static" || t == "kv" || t == "block" || t == "8bit") {
     return std::optional<WeightFormat>{};
@@ -34,6 +35,7 @@ struct Stated {
   std::optional<WeightFormat> format;
   std::optional<WeightFormat> scheme;
   bool awq = false;
+  bool gptq = false;
 
   void add(std::string_view word, const std::optional<WeightFormat>& f) {
     const bool scheme_word = word.starts_with("w") || word.starts_with("quantized.");
@@ -42,11 +44,18 @@ struct Stated {
       slot = f;
     }
     awq = awq || word == "awq";
+    gptq = gptq || word == "gptq";
   }
   [[nodiscard]] std::optional<WeightFormat> result() const {
     const std::optional<WeightFormat> stated = format ? format : scheme;
     if (awq && stated && stated->element == DType::int4) {
       return parse_weight_format("int4-g128-zp", "format");
+    }
+    // GPTQ and AWQ are weight-only: their 8 bits ("GPTQ-Int8") dequantize into 16-bit GEMMs, in
+    // groups of 128 with a 16-bit scale each (Qwen's GPTQ-Int8 releases).
+    if ((awq || gptq) && stated && stated->element == DType::int8) {
+      return WeightFormat{.element = DType::int8, .scheme = ScaleScheme::per_group, .block = 128, .scale_bits = 16,
+                          .activation_bits = 16};
     }
     return stated;
   }

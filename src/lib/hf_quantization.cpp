@@ -220,6 +220,8 @@ WeightFormat int_format(std::uint64_t bits, std::int64_t group, bool zero_points
     f.scale_bits = 16;
   }
   f.zero_bits = zero_points ? static_cast<std::uint32_t>(bits) : 0;
+  // GPTQ, AWQ and AutoRound are weight-only: 8-bit weights dequantize into 16-bit GEMMs.
+  f.activation_bits = bits == 8 ? 16 : 0;
   return f;
 }
 
@@ -430,7 +432,12 @@ WeightFormat quark_format(const Json& spec, const Reader& parent) {
   }
   if (dtype == "int4" || dtype == "uint4" || dtype == "int8" || dtype == "uint8") {
     const bool zero = dtype.starts_with("u") || !flag_of(w, "symmetric", true, r);
-    return int_format(dtype.ends_with("4") ? 4 : 8, grouped ? static_cast<std::int64_t>(group) : -1, zero, r, "dtype");
+    WeightFormat f = int_format(dtype.ends_with("4") ? 4 : 8, grouped ? static_cast<std::int64_t>(group) : -1, zero, r, "dtype");
+    // Quantized input tensors make it W8A8: INT8 GEMMs.
+    if (const auto in = spec.find("input_tensors"); in != spec.end() && !in->is_null()) {
+      f.activation_bits = 0;
+    }
+    return f;
   }
   r.fail("dtype", fmt::format("Quark weight dtype \"{}\" is not read (fp8_e4m3, fp4, int4, uint4, int8)", dtype));
 }
@@ -461,7 +468,9 @@ WeightFormat modelopt_format(const std::string& algo, const Json& q, const Reade
     return int_format(4, group_of(q, r), false, r, "group_size");
   }
   if (algo == "W8A16" || algo == "W8A8_SQ_PER_CHANNEL") {
-    return int_format(8, -1, false, r, "quant_algo");
+    WeightFormat f = int_format(8, -1, false, r, "quant_algo");
+    f.activation_bits = algo == "W8A16" ? 16 : 0;  // SmoothQuant runs INT8 GEMMs
+    return f;
   }
   r.fail("quant_algo", fmt::format("unknown ModelOpt algorithm \"{}\" (known: {})", detail::printable(algo),
                                    kModeloptAlgorithms));
@@ -610,7 +619,12 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
       if (weights == group.end() || weights->is_null()) {
         continue;  // activation-only group
       }
-      const WeightFormat format = compressed_tensors_format(*weights, Reader{r.origin, gr.at / "weights"});
+      WeightFormat format = compressed_tensors_format(*weights, Reader{r.origin, gr.at / "weights"});
+      // INT8 weights without quantized input activations are W8A16: 16-bit GEMMs.
+      if (const auto in = group.find("input_activations");
+          format.element == DType::int8 && (in == group.end() || in->is_null())) {
+        format.activation_bits = 16;
+      }
       const auto targets = group.find("targets");
       if (targets == group.end() || !targets->is_array()) {
         gr.fail("targets", "expected an array of module names or classes");

@@ -42,6 +42,24 @@ std::string compute_type_for(DType weights, const GpuSpec& gpu) {
   return sixteen;
 }
 
+// W8A16 (GPTQ and AWQ 8-bit, ModelOpt and llm-compressor W8A16): every INT8 part of the weights
+// is weight-only, so its kernels dequantize into 16-bit GEMMs and INT8 tensor cores stay idle.
+bool weight_only_int8(const std::optional<WeightFormats>& formats) {
+  if (!formats) {
+    return false;
+  }
+  bool any = false;
+  for (const WeightFormat& f : formats->parts) {
+    if (f.element == DType::int8) {
+      if (f.activation_bits != 16) {
+        return false;
+      }
+      any = true;
+    }
+  }
+  return any;
+}
+
 }  // namespace
 
 std::optional<std::string> timing_problem(const GpuSpec& gpu, DType weights, bool sparse) {
@@ -228,7 +246,8 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   }
   const ParamCount& p = fit_.params;
 
-  compute_type_ = compute_type_for(request_.fit.weights_dtype, gpu);
+  compute_type_ = weight_only_int8(fit_.request.weight_formats) ? gpu.sixteen_bit_type()
+                                                                : compute_type_for(request_.fit.weights_dtype, gpu);
   // XQA's supportConfigCommon returns false for any chunked_attention_size (TensorRT-LLM
   // cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/decoderXQAImplJIT/kernelUtils.cpp);
   // Blackwell (FP4 tensor cores) decodes with other kernels.

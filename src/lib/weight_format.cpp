@@ -20,13 +20,16 @@ using detail::d;
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
 
 // Named schemes as checkpoints ship them (sources in README "Weight formats").
-const std::array<std::pair<std::string_view, WeightFormat>, 9>& presets() {
-  static const std::array<std::pair<std::string_view, WeightFormat>, 9> kPresets{{
+const std::array<std::pair<std::string_view, WeightFormat>, 10>& presets() {
+  static const std::array<std::pair<std::string_view, WeightFormat>, 10> kPresets{{
       // DeepSeek-V3 inference/README, config weight_block_size [128, 128]; scales fp32.
       {"fp8-block128", {.element = DType::fp8, .scheme = ScaleScheme::per_block, .block = 128, .scale_bits = 32}},
       {"fp8-tensor", {.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32}},
       {"fp8-channel", {.element = DType::fp8, .scheme = ScaleScheme::per_channel, .scale_bits = 32}},
       {"int8-tensor", {.element = DType::int8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32}},
+      // Weight-only INT8 with a 16-bit scale per output channel (llm-compressor's W8A16 scheme,
+      // ModelOpt W8A16): the GEMMs run in 16 bits.
+      {"w8a16", {.element = DType::int8, .scheme = ScaleScheme::per_channel, .scale_bits = 16, .activation_bits = 16}},
       // GPTQ and AWQ store a bf16/fp16 scale and a packed 4-bit zero point per group.
       {"int4-g128-zp", {.element = DType::int4, .scheme = ScaleScheme::per_group, .block = 128, .scale_bits = 16, .zero_bits = 4}},
       {"int4-g32", {.element = DType::int4, .scheme = ScaleScheme::per_group, .block = 32, .scale_bits = 16}},
@@ -92,8 +95,9 @@ std::string to_string(const WeightFormat& f) {
                                   : f.scheme == ScaleScheme::per_block   ? "block"
                                   : f.scheme == ScaleScheme::per_group   ? "g"
                                                                          : "";
-  return fmt::format("{}-{}{}{}", to_string(f.element), scheme,
-                     f.block > 0 ? std::to_string(f.block) : std::string(), f.zero_bits > 0 ? "-zp" : "");
+  return fmt::format("{}-{}{}{}{}", to_string(f.element), scheme,
+                     f.block > 0 ? std::to_string(f.block) : std::string(), f.zero_bits > 0 ? "-zp" : "",
+                     f.activation_bits == 16 && f.element == DType::int8 ? "-a16" : "");
 }
 
 WeightFormat parse_weight_format(std::string_view text, std::string_view field) {

@@ -341,6 +341,11 @@ TEST_CASE("names: a checkpoint name's format suffix", "[catalog][names]") {
   CHECK(read("nvidia/Qwen3-235B-A22B-NVFP4").format->element == gpuplan::DType::fp4);
   CHECK(read("Qwen3-30B-A3B-GPTQ-Int8").format->element == gpuplan::DType::int8);  // the stating token decides
   CHECK(read("Qwen3-30B-A3B-GPTQ-Int8").format_text == "GPTQ-Int8");
+  // GPTQ's 8 bits are weight-only (16-bit GEMMs); a bare INT8 or W8A8 is SmoothQuant's INT8 GEMMs.
+  CHECK(read("Qwen3-30B-A3B-GPTQ-Int8").format->activation_bits == 16);
+  CHECK(read("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a16").format->activation_bits == 16);
+  CHECK(read("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8").format->activation_bits == 0);
+  CHECK(read("Llama-3.1-8B-INT8").format->activation_bits == 0);
   CHECK(read("Qwen2.5-72B-Instruct-AWQ").format->zero_bits > 0);  // AWQ keeps zero points
   CHECK(read("gpt-oss-120b-MXFP4").format->element == gpuplan::DType::mxfp4);
   CHECK(read("Meta-Llama-3.1-8B-Instruct-FP8-dynamic").model == "meta-llama-3.1-8b-instruct");

@@ -272,16 +272,17 @@ TEST_CASE("weight format: exclusion lists name parts, layers and norms as checkp
       "dynamic": {"-:.*mlp.*": {}}})");
   CHECK(part(skip, WeightPart::dense_mlp) == "bf16");
   CHECK(part(skip, WeightPart::attention) == "int4-g128-zp");
+  // GPTQ is weight-only: its 8 bits dequantize into 16-bit GEMMs (-a16).
   const auto eight = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
       "dynamic": {"+:.*self_attn.*": {"bits": 8, "group_size": 32}}})");
-  CHECK(part(eight, WeightPart::attention) == "int8-g32-zp");
+  CHECK(part(eight, WeightPart::attention) == "int8-g32-zp-a16");
   CHECK(part(eight, WeightPart::dense_mlp) == "int4-g128-zp");
   // Patterns are matched against module names as vLLM does: ".*" and "model\.layers\..*" cover
   // every layer's projections.
   const auto all8 = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
       "dynamic": {"+:.*": {"bits": 8}}})");
-  CHECK(part(all8, WeightPart::attention) == "int8-g128-zp");
-  CHECK(part(all8, WeightPart::dense_mlp) == "int8-g128-zp");
+  CHECK(part(all8, WeightPart::attention) == "int8-g128-zp-a16");
+  CHECK(part(all8, WeightPart::dense_mlp) == "int8-g128-zp-a16");
   CHECK(part(all8, WeightPart::lm_head) == "bf16");
   const auto none = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
       "dynamic": {"-:model\\.layers\\..*": {}}})");
