@@ -23,6 +23,12 @@ constexpr std::uint64_t kBig = 1ull << 32;
 
 // Defaults of the transformers config classes (configuration_<type>.py, __init__ keyword
 // defaults) for the fields gpuplan reads. Only fields a file may omit are listed.
+// DeepSeek's and Phi-MoE's (helper s48 F1: omitted, they had been read as 0, null or the dense
+// width): DeepseekV3Config (models/deepseek_v3/configuration_deepseek_v3.py), which DeepSeek-V3's
+// and Kimi K2's own configuration_deepseek.py repeat value for value; PhimoeConfig
+// (models/phimoe/configuration_phimoe.py). DeepseekV2Config's are the ones transformers' class and
+// DeepSeek-V2's own configuration_deepseek.py agree on: their expert counts and vocabulary differ
+// (64 routed and 2 shared, or None: dense), so those have no default here.
 constexpr std::string_view kClassDefaults = R"({
  "llama": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
            "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": false},
@@ -113,8 +119,23 @@ constexpr std::string_view kClassDefaults = R"({
            "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": false},
  "granite": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
              "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": false},
- "deepseek_v2": {"tie_word_embeddings": false},
- "deepseek_v3": {"tie_word_embeddings": false},
+ "deepseek_v2": {"hidden_size": 4096, "intermediate_size": 11008, "num_attention_heads": 32,
+                 "max_position_embeddings": 2048, "tie_word_embeddings": false, "moe_intermediate_size": 1407,
+                 "first_k_dense_replace": 0, "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128,
+                 "qk_rope_head_dim": 64, "v_head_dim": 128},
+ "deepseek_v3": {"vocab_size": 129280, "hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
+                 "num_attention_heads": 128, "max_position_embeddings": 4096, "tie_word_embeddings": false,
+                 "moe_intermediate_size": 2048, "n_routed_experts": 256, "n_shared_experts": 1,
+                 "num_experts_per_tok": 8, "first_k_dense_replace": 3, "kv_lora_rank": 512, "q_lora_rank": 1536,
+                 "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128},
+ "kimi_k2": {"vocab_size": 129280, "hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
+             "num_attention_heads": 128, "max_position_embeddings": 4096, "tie_word_embeddings": false,
+             "moe_intermediate_size": 2048, "n_routed_experts": 256, "n_shared_experts": 1,
+             "num_experts_per_tok": 8, "first_k_dense_replace": 3, "kv_lora_rank": 512, "q_lora_rank": 1536,
+             "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128},
+ "phimoe": {"vocab_size": 32064, "hidden_size": 4096, "intermediate_size": 6400, "num_hidden_layers": 32,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072,
+            "tie_word_embeddings": false, "num_local_experts": 16, "num_experts_per_tok": 2},
  "gpt_oss": {"tie_word_embeddings": false},
  "glm4_moe": {"tie_word_embeddings": false},
  "pixtral": {"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24, "patch_size": 16}
@@ -285,7 +306,11 @@ void require_written_sizes(const Json& raw, std::string_view type, std::string_v
       std::string_view("num_experts_per_tok"),  std::string_view("moe_intermediate_size"),
       std::string_view("shared_expert_intermediate_size"), std::string_view("n_shared_experts"),
       std::string_view("linear_key_head_dim"),  std::string_view("linear_value_head_dim"),
-      std::string_view("linear_num_key_heads"), std::string_view("linear_num_value_heads")};
+      std::string_view("linear_num_key_heads"), std::string_view("linear_num_value_heads"),
+      std::string_view("n_routed_experts"),     std::string_view("first_k_dense_replace"),
+      std::string_view("kv_lora_rank"),         std::string_view("q_lora_rank"),
+      std::string_view("qk_nope_head_dim"),     std::string_view("qk_rope_head_dim"),
+      std::string_view("v_head_dim")};
   for (const auto& [key, value] : class_defaults(type).items()) {
     const auto alias = std::find_if(kAliases.begin(), kAliases.end(), [&k = key](const auto& a) { return a.first == k; });
     const std::string_view canonical = alias == kAliases.end() ? std::string_view(key) : alias->second;
@@ -297,6 +322,40 @@ void require_written_sizes(const Json& raw, std::string_view type, std::string_v
 
 bool is(std::string_view type, std::initializer_list<std::string_view> types) {
   return std::find(types.begin(), types.end(), type) != types.end();
+}
+
+// A field the file leaves out and gpuplan's table of class defaults does not fill: say that no
+// default applies, and tell a null (which config.json's NaN and Infinity read as) from an absent key.
+[[noreturn]] void refuse_without_default(const ObjectReader& r, std::string_view key, std::string_view type,
+                                         std::string_view why = "") {
+  const std::string what =
+      r.object().contains(key) ? "null (config.json's NaN and Infinity read as null)" : "missing";
+  r.fail(key, type.empty() ? fmt::format("{}, and without a model_type gpuplan knows no default for it{}", what, why)
+                           : fmt::format("{}, and gpuplan knows no default for it for model_type \"{}\"{}", what,
+                                         type, why));
+}
+
+// Omitted, these families' MLA and expert fields have no stand-in: read as 0, as plain attention
+// or as the dense width, Moonlight without moe_intermediate_size was 119.9 B for 16.0 B and
+// without kv_lora_rank kept 7.1x its KV cache, silently (helper s48 F1). A type with class
+// defaults has them filled in a nested config and is refused at the top level
+// (require_written_sizes); the rest are refused by the field. A null stays what it says: no
+// query LoRA, no shared expert, and a null kv_lora_rank plain attention (DeepSeek-OCR; vLLM's
+// is_deepseek_mla tests kv_lora_rank for None).
+bool mla_type(std::string_view type) {
+  return is(type, {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm_moe_dsa", "minicpm3"});
+}
+// Experts, shared experts and leading dense layers each sized by their own field (DeepSeek-MoE).
+bool deepseek_moe_type(std::string_view type) {
+  return is(type, {"deepseek", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm_moe_dsa", "glm4_moe",
+                   "dots1"});
+}
+// Classes with a moe_intermediate_size of their own, for which intermediate_size is the dense
+// MLP's width and never the experts' (Mixtral's kin have no such field and size experts by it).
+bool own_expert_width_type(std::string_view type) {
+  return deepseek_moe_type(type) ||
+         is(type, {"qwen2_moe", "qwen3_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_vl_moe",
+                   "qwen3_vl_moe_text", "ernie4_5_moe"});
 }
 
 // What a model is when it is not an autoregressive decoder of softmax attention, said from its
@@ -765,7 +824,19 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   MoeSpec e;
   e.routed_experts = experts;
   e.experts_per_token = r.integer("num_experts_per_tok", 1, experts);
-  e.expert_intermediate = r.optional_integer("moe_intermediate_size", 1, 1u << 22).value_or(m.intermediate_size);
+  const auto expert_width = r.optional_integer("moe_intermediate_size", 1, 1u << 22);
+  if (!expert_width && own_expert_width_type(m.model_type)) {
+    refuse_without_default(r, "moe_intermediate_size", m.model_type,
+                           " (intermediate_size is its dense layers' width, not the experts')");
+  }
+  e.expert_intermediate = expert_width.value_or(m.intermediate_size);
+  if (deepseek_moe_type(m.model_type)) {
+    for (const char* key : {"first_k_dense_replace", "n_shared_experts"}) {
+      if (!r.object().contains(key)) {
+        refuse_without_default(r, key, m.model_type);
+      }
+    }
+  }
   e.first_dense_layers = r.optional_integer("first_k_dense_replace", 0, 10'000).value_or(0);
   e.shared_experts = r.optional_integer("n_shared_experts", 0, 1024).value_or(0);
   if (auto width = r.optional_integer("shared_expert_intermediate_size", 0, 1u << 22); width && *width > 0) {
@@ -1393,16 +1464,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   if (!strict && at.empty()) {
     require_written_sizes(raw, text_type_of(raw_type), origin);
   }
-  // A required field the file and gpuplan's table of class defaults leave out: say that no default
-  // applies, and tell a null (which config.json's NaN and Infinity read as) from an absent key.
   const auto required = [&r, &m](std::string_view key, std::uint64_t min, std::uint64_t max) {
     if (!r.has(key)) {
-      const std::string what = r.object().contains(key) ? "null (config.json's NaN and Infinity read as null)"
-                                                        : "missing";
-      r.fail(key, m.model_type.empty()
-                      ? fmt::format("{}, and without a model_type gpuplan knows no default for it", what)
-                      : fmt::format("{}, and gpuplan knows no default for it for model_type \"{}\"", what,
-                                    m.model_type));
+      refuse_without_default(r, key, m.model_type);
     }
     return r.integer(key, min, max);
   };
@@ -1448,8 +1512,14 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     note_unsized_encoders(r.object(), m);
   }
 
+  if (mla_type(m.model_type) && !r.object().contains("kv_lora_rank")) {
+    refuse_without_default(r, "kv_lora_rank", m.model_type, " (an MLA model; null would mean plain attention)");
+  }
   if (r.has("kv_lora_rank")) {
     MlaSpec a;
+    if (!r.object().contains("q_lora_rank")) {  // null: no query LoRA (DeepSeek-V2-Lite)
+      refuse_without_default(r, "q_lora_rank", m.model_type, " (null would mean no low-rank query projection)");
+    }
     a.q_lora_rank = r.optional_integer("q_lora_rank", 1, 1u << 16).value_or(0);
     a.kv_lora_rank = r.integer("kv_lora_rank", 1, 1u << 16);
     a.qk_nope_head_dim = r.integer("qk_nope_head_dim", 1, 1u << 16);

@@ -93,7 +93,8 @@ TEST_CASE("hf import: ERNIE 4.5's MoE fields are read", "[hf]") {
       "moe_num_shared_experts": 0)";
   const auto short_moe = read("{" + small + R"(, "moe_layer_start_index": 1, "moe_layer_end_index": 5})");
   CHECK(short_moe.moe_layer_count() == 5);
-  CHECK_THROWS_WITH(read("{" + small + R"(, "moe_layer_interval": 2})"), Contains("/moe_layer_interval"));
+  CHECK_THROWS_WITH(read("{" + small + R"(, "moe_layer_start_index": 1, "moe_layer_interval": 2})"),
+                    Contains("/moe_layer_interval"));
   // An end index of -1 (the class default) is the last layer.
   const auto to_last = read("{" + small + R"(, "moe_layer_start_index": 1, "moe_layer_end_index": -1})");
   CHECK(to_last.moe_layer_count() == 7);
@@ -187,7 +188,8 @@ TEST_CASE("hf import: DeepSeek-V3.2's indexer keys join the MLA latent in the KV
   const std::string mla = R"("hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
       "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
       "max_position_embeddings": 163840, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
-      "qk_rope_head_dim": 64, "v_head_dim": 128)";
+      "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 256, "n_shared_experts": 1,
+      "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "first_k_dense_replace": 3)";
   const auto v3 = read(R"({"model_type": "deepseek_v3", )" + mla + "}");
   const auto v32 = read(R"({"model_type": "deepseek_v32", )" + mla +
                         R"(, "index_head_dim": 128, "index_n_heads": 64, "index_topk": 2048})");
@@ -219,7 +221,8 @@ TEST_CASE("hf import: DeepSeek-V3.2 and GLM-5 without index fields take their cl
   const std::string mla = R"("hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
       "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
       "max_position_embeddings": 163840, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
-      "qk_rope_head_dim": 64, "v_head_dim": 128)";
+      "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 256, "n_shared_experts": 1,
+      "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "first_k_dense_replace": 3)";
   const auto written = read(R"({"model_type": "deepseek_v32", )" + mla + R"(, "index_head_dim": 128, "index_n_heads": 64})");
   const auto trimmed = read(R"({"model_type": "deepseek_v32", )" + mla + "}");
   REQUIRE(trimmed.mla);
@@ -907,7 +910,10 @@ TEST_CASE("hf import: Ring-linear, Baichuan-M1 and MiMo-V2 shapes are refused by
   CHECK_THROWS_WITH(read(R"({"model_type": "mimo_v2_flash", "head_dim": 192, "v_head_dim": 128, )" + shape + "}"),
                     Contains("/v_head_dim") && Contains("head_dim 192"));
   CHECK_NOTHROW(read(R"({"model_type": "llama", "head_dim": 128, "v_head_dim": 128, )" + shape + "}"));
-  CHECK_NOTHROW(read(R"({"model_type": "deepseek_v2", "v_head_dim": 0, )" + shape + "}"));  // DeepSeek-OCR
+  // DeepSeek-OCR's language model: no MLA (kv_lora_rank null), its head widths 0.
+  CHECK_NOTHROW(read(R"({"model_type": "deepseek_v2", "v_head_dim": 0, "qk_nope_head_dim": 0, "qk_rope_head_dim": 0,
+      "kv_lora_rank": null, "q_lora_rank": null, "first_k_dense_replace": 1, "moe_intermediate_size": 896,
+      "n_routed_experts": 64, "n_shared_experts": 2, "num_experts_per_tok": 6, )" + shape + "}"));
   CHECK_THROWS_WITH(read(R"({"model_type": "minimax_m3", "sparse_attention_config": {"index_n_heads": 4}, )" + shape + "}"),
                     Contains("/sparse_attention_config"));
 }

@@ -1,0 +1,141 @@
+// config.json files missing or renaming a field, from helper s48's drop-one-field probes and broken
+// configs: each was read as another model (0, null or the dense width in place of the field) or
+// refused naming the wrong key.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <initializer_list>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
+#include <gpuplan/kv_cache.hpp>
+#include <gpuplan/memory.hpp>
+#include <gpuplan/model_spec.hpp>
+
+#include "test_support.hpp"
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+gpuplan::ModelSpec read(const std::string& text) { return gpuplan::model_from_hf_config(text, "config.json"); }
+
+// moonshotai/Moonlight-16B-A3B-Instruct's sizes (15.96 B, MLA 31,104 bytes a token in bf16).
+const std::string kMoonlight = R"("hidden_size": 2048, "intermediate_size": 11264, "moe_intermediate_size": 1408,
+    "num_hidden_layers": 27, "num_attention_heads": 16, "num_key_value_heads": 16, "n_routed_experts": 64,
+    "n_shared_experts": 2, "num_experts_per_tok": 6, "first_k_dense_replace": 1, "kv_lora_rank": 512,
+    "q_lora_rank": null, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 163840,
+    "max_position_embeddings": 8192, "tie_word_embeddings": false)";
+
+// kMoonlight without `key` (and the value written after it).
+std::string without(const std::string& key) {
+  std::string text = kMoonlight;
+  const std::size_t at = text.find("\"" + key + "\"");
+  REQUIRE(at != std::string::npos);
+  std::size_t end = text.find(',', at);
+  end = end == std::string::npos ? text.size() : end + 1;
+  text.erase(at, end - at);
+  while (!text.empty() && (text.back() == ',' || text.back() == ' ' || text.back() == '\n')) {
+    text.pop_back();
+  }
+  return text;
+}
+
+std::string config(const std::string& type, const std::string& fields) {
+  return fmt::format(R"({{"model_type": "{}", {}}})", type, fields);
+}
+
+}  // namespace
+
+TEST_CASE("hf import: Moonlight as written reads as 15.96 B with its MLA cache", "[hf]") {
+  const auto m = read(config("deepseek_v3", kMoonlight));
+  CHECK(gpuplan::count_params(m).total() == Approx(15.96e9).epsilon(0.001));
+  CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(27.0 * 576 * 2));
+}
+
+// Before: moe_intermediate_size fell back to the 11,264-wide dense MLP (119.87 B), kv_lora_rank
+// to plain attention (7.1x the KV), q_lora_rank to a full q_proj, first_k_dense_replace and
+// n_shared_experts to 0; all silently.
+TEST_CASE("hf import: a top-level DeepSeek-V3 file without an MLA or expert size is refused by it", "[hf]") {
+  for (const char* key : {"moe_intermediate_size", "kv_lora_rank", "q_lora_rank", "first_k_dense_replace",
+                          "n_shared_experts", "n_routed_experts", "qk_rope_head_dim"}) {
+    INFO(key);
+    for (const char* type : {"deepseek_v3", "kimi_k2"}) {
+      CHECK_THROWS_WITH(read(config(type, without(key))),
+                        Contains(fmt::format("config.json: /{}: missing", key)) &&
+                            Contains(fmt::format("for model_type \"{}\"", type)));
+    }
+  }
+  // The class default is named.
+  CHECK_THROWS_WITH(read(config("deepseek_v3", without("moe_intermediate_size"))), Contains("2048"));
+  CHECK_THROWS_WITH(read(config("deepseek_v3", without("kv_lora_rank"))), Contains("512"));
+}
+
+TEST_CASE("hf import: a nested DeepSeek-V3 config takes DeepseekV3Config's defaults", "[hf]") {
+  // Under text_config transformers drops what equals the class default: moe_intermediate_size
+  // 2048, kv_lora_rank 512, q_lora_rank 1536, 3 dense layers, 1 shared expert.
+  std::string text = without("moe_intermediate_size");
+  for (const char* key : {"kv_lora_rank", "q_lora_rank", "first_k_dense_replace", "n_shared_experts"}) {
+    const std::string once = text;
+    text = once.substr(0, once.find(fmt::format("\"{}\"", key))) +
+           once.substr(once.find(',', once.find(fmt::format("\"{}\"", key))) + 1);
+  }
+  const auto m = read(R"({"model_type": "kimi_k25", "text_config": {"model_type": "deepseek_v3", )" + text + "}}");
+  REQUIRE(m.moe);
+  CHECK(m.moe->expert_intermediate == 2048);
+  CHECK(m.moe->first_dense_layers == 3);
+  CHECK(m.moe->shared_experts == 1);
+  REQUIRE(m.mla);
+  CHECK(m.mla->kv_lora_rank == 512);
+  CHECK(m.mla->q_lora_rank == 1536);
+}
+
+TEST_CASE("hf import: MLA and DeepSeek-MoE types without a class table refuse an omitted size", "[hf]") {
+  // DeepSeek-V3.2 and GLM-5 (glm_moe_dsa) have no table here: nested or not, the field is named.
+  for (const char* type : {"deepseek_v32", "glm_moe_dsa"}) {
+    INFO(type);
+    for (const char* key : {"kv_lora_rank", "moe_intermediate_size", "first_k_dense_replace", "n_shared_experts"}) {
+      INFO(key);
+      CHECK_THROWS_WITH(read(config(type, without(key))), Contains(fmt::format("config.json: /{}: missing", key)));
+      CHECK_THROWS_WITH(read(fmt::format(R"({{"model_type": "wrapper", "text_config": {}}})", config(type, without(key)))),
+                        Contains(fmt::format("/text_config/{}: missing", key)));
+    }
+  }
+  // Qwen3.5-MoE's experts are moe_intermediate_size wide, never intermediate_size.
+  CHECK_THROWS_WITH(read(R"({"model_type": "qwen3_5_moe_text", "hidden_size": 2048, "intermediate_size": 6144,
+      "num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 128,
+      "num_experts": 64, "num_experts_per_tok": 8, "vocab_size": 32000, "max_position_embeddings": 4096})"),
+                    Contains("/moe_intermediate_size: missing") && Contains("not the experts'"));
+  // Mixtral's class has no such field: its experts are intermediate_size wide.
+  const auto mixtral = read(R"({"model_type": "mixtral", "hidden_size": 1024, "intermediate_size": 3584,
+      "num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 4, "num_local_experts": 8,
+      "num_experts_per_tok": 2, "vocab_size": 32000, "max_position_embeddings": 4096})");
+  REQUIRE(mixtral.moe);
+  CHECK(mixtral.moe->expert_intermediate == 3584);
+}
+
+TEST_CASE("hf import: a null kv_lora_rank is plain attention, a null q_lora_rank no query LoRA", "[hf]") {
+  // DeepSeek-OCR's language model writes kv_lora_rank null and its head widths 0 (vLLM: not MLA).
+  std::string plain = kMoonlight;
+  plain.replace(plain.find(R"("kv_lora_rank": 512)"), 19, R"("kv_lora_rank": null)");
+  const auto m = read(config("deepseek_v2", plain));
+  CHECK_FALSE(m.mla);
+  const auto lite = read(config("deepseek_v3", kMoonlight));
+  REQUIRE(lite.mla);
+  CHECK(lite.mla->q_lora_rank == 0);
+}
+
+// Phi-3.5-MoE without num_key_value_heads had been read as 32 KV heads (4x the cache); the class
+// says 8.
+TEST_CASE("hf import: a top-level Phi-MoE file without its KV heads is refused naming the default", "[hf]") {
+  const std::string phimoe = R"("hidden_size": 4096, "intermediate_size": 6400, "num_hidden_layers": 32,
+      "num_attention_heads": 32, "num_local_experts": 16, "num_experts_per_tok": 2, "vocab_size": 32064,
+      "max_position_embeddings": 131072)";
+  CHECK_THROWS_WITH(read(config("phimoe", phimoe)),
+                    Contains("/num_key_value_heads: missing") && Contains("8 for model_type \"phimoe\""));
+  const auto m = read(config("phimoe", phimoe + R"(, "num_key_value_heads": 8)"));
+  CHECK(m.num_key_value_heads == 8);
+}
