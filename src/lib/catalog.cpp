@@ -1065,6 +1065,21 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
   if (modelopt_file) {
     m.shipped_source = "hf_quant_config.json beside config.json (ModelOpt)";
   }
+  // AutoGPTQ's uploads (TheBloke's among them) may keep their quantization only in
+  // quantize_config.json beside config.json: read as fp16 an int4 checkpoint was 2.7x its bytes
+  // (helper s48 F3). config.json's own quantization_config wins, as it does in transformers.
+  const std::filesystem::path gptq = path.parent_path() / "quantize_config.json";
+  if (!modelopt_file && path.filename() == "config.json" && std::filesystem::is_regular_file(gptq, ec)) {
+    const std::string cleaned = python_constants_as_null(text);
+    const Json config = detail::parse_json_text(cleaned.empty() ? std::string_view(text) : std::string_view(cleaned),
+                                                path.string());
+    const auto stated = [&config](const char* key) { return config.contains(key) && !config[key].is_null(); };
+    if (!stated("quantization_config") && !stated("compression_config")) {
+      const std::string origin = gptq.string();
+      detail::read_gptq_sidecar(m, detail::parse_json_text(read_text_file(gptq, "GPTQ quantization config"), origin),
+                                origin);
+    }
+  }
   // Without a saved name, a config.json is loaded by its folder (a downloaded model directory).
   if (m.hf_repo.empty() && path.filename() == "config.json") {
     m.hf_repo = path.parent_path().empty() ? std::string(".") : path.parent_path().string();

@@ -767,6 +767,59 @@ std::optional<DType> checkpoint_kv_dtype(const Json& q, const Reader& r) {
   return t == "float" ? std::optional(DType::fp8) : t == "int" ? std::optional(DType::int8) : std::nullopt;
 }
 
+// The formats `q` (a quantization_config, at `at` in `origin`) gives over the 16-bit `base`;
+// `source` names where it was read, for the note.
+void apply_quantization(ModelSpec& m, const WeightFormats& base, const Json& q, const std::string& origin,
+                        const JsonPointer& at, const std::string& source) {
+  // Layers holding each part: a dense MLP only in an MoE model's dense layers, experts in its MoE layers.
+  std::array<std::uint64_t, kWeightParts> layers_with{};
+  layers_with.fill(m.num_hidden_layers);
+  if (m.moe) {
+    const std::uint64_t moe_layers = m.moe_layer_count();
+    layers_with[static_cast<std::size_t>(WeightPart::dense_mlp)] = m.num_hidden_layers - moe_layers;
+    for (WeightPart p : {WeightPart::routed_experts, WeightPart::shared_experts, WeightPart::router}) {
+      layers_with[static_cast<std::size_t>(p)] = moe_layers;
+    }
+  }
+  std::map<WeightPart, std::size_t> partly_16_bit;
+  m.shipped_formats = quantized_formats(base, q, Reader{origin, at}, layers_with, partly_16_bit);
+  // compressed-tensors' "Linear" target covers nn.Linear modules only: DeepSeek-style routers
+  // (MoEGate, TopkRouter: Kimi K2.5, GLM-4.5, dots.llm1) hold their weight as a bare parameter,
+  // which ships 16-bit.
+  const std::string method = q.value("quant_method", std::string());
+  constexpr std::array<std::string_view, 6> kParameterRouters{"deepseek_v2", "deepseek_v3", "deepseek_v32",
+                                                               "kimi_k2",     "glm4_moe",    "dots1"};
+  if (method == "compressed-tensors" && std::ranges::find(kParameterRouters, m.model_type) != kParameterRouters.end()) {
+    (*m.shipped_formats)[WeightPart::router] = base[WeightPart::router];
+  }
+  m.shipped_source = fmt::format("{} ({})", source, method);
+  if (!partly_16_bit.empty()) {
+    // What that leaves out, at most: the named layers' share of each part, 16-bit instead of
+    // quantized. A name may cover less than the whole part of its layer (one projection of the
+    // MLP), so this bounds the error rather than states it (Unsloth's dynamic 4-bit Qwen3-14B
+    // with 4 of 40 MLPs skipped: 1.58 GB, the checkpoint 11.52 GB against 9.93, helper s47 F4).
+    const auto bytes_16 = weight_bytes_by_part(m, base);
+    const auto bytes_q = weight_bytes_by_part(m, *m.shipped_formats);
+    double short_bytes = 0;
+    std::vector<std::string> named;
+    for (const auto& [part, layers] : partly_16_bit) {
+      const auto p = static_cast<std::size_t>(part);
+      if (bytes_16[p] <= 0.0) {
+        continue;  // a part this model has not (a block's name covers the experts too)
+      }
+      const double per_layer = (bytes_16[p] - bytes_q[p]) / static_cast<double>(std::max<std::uint64_t>(1, layers_with[p]));
+      short_bytes += per_layer * static_cast<double>(layers);
+      named.push_back(fmt::format("{} in {} of {} layers", to_string(part), layers, layers_with[p]));
+    }
+    if (!named.empty()) {
+      m.shipped_source += fmt::format("; modules it leaves 16-bit in a few layers ({}) counted quantized, as in the "
+                                      "other layers: the weights may be up to {:.2f} GB short",
+                                      fmt::join(named, ", "), short_bytes / units::kGB);
+    }
+  }
+  m.checkpoint_kv_dtype = checkpoint_kv_dtype(q, Reader{origin, at});
+}
+
 }  // namespace
 
 void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& origin, const JsonPointer& at) {
@@ -809,58 +862,35 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
                                  "checkpoints; use the config.json of the checkpoint that is served",
                                  where(origin, at / "quantization"), mlx->value("bits", Json()).dump()));
   }
-  const auto q = config.find("quantization_config");
-  if (q == config.end() || q->is_null()) {
-    return;
-  }
-  // Layers holding each part: a dense MLP only in an MoE model's dense layers, experts in its MoE layers.
-  std::array<std::uint64_t, kWeightParts> layers_with{};
-  layers_with.fill(m.num_hidden_layers);
-  if (m.moe) {
-    const std::uint64_t moe_layers = m.moe_layer_count();
-    layers_with[static_cast<std::size_t>(WeightPart::dense_mlp)] = m.num_hidden_layers - moe_layers;
-    for (WeightPart p : {WeightPart::routed_experts, WeightPart::shared_experts, WeightPart::router}) {
-      layers_with[static_cast<std::size_t>(p)] = moe_layers;
+  // compressed-tensors' older exports name it compression_config: vLLM and SGLang read that key
+  // when quantization_config is absent (_parse_quant_hf_config); unread, a W4A16 checkpoint was
+  // counted 16-bit, 3.3x its bytes (helper s48 F2).
+  for (const char* key : {"quantization_config", "compression_config"}) {
+    if (const auto q = config.find(key); q != config.end() && !q->is_null()) {
+      apply_quantization(m, base, *q, origin, at / key, fmt::format("config.json {}", key));
+      return;
     }
   }
-  std::map<WeightPart, std::size_t> partly_16_bit;
-  m.shipped_formats =
-      quantized_formats(base, *q, Reader{origin, at / "quantization_config"}, layers_with, partly_16_bit);
-  // compressed-tensors' "Linear" target covers nn.Linear modules only: DeepSeek-style routers
-  // (MoEGate, TopkRouter: Kimi K2.5, GLM-4.5, dots.llm1) hold their weight as a bare parameter,
-  // which ships 16-bit.
-  const std::string method = (*q).value("quant_method", std::string());
-  constexpr std::array<std::string_view, 6> kParameterRouters{"deepseek_v2", "deepseek_v3", "deepseek_v32",
-                                                               "kimi_k2",     "glm4_moe",    "dots1"};
-  if (method == "compressed-tensors" && std::ranges::find(kParameterRouters, m.model_type) != kParameterRouters.end()) {
-    (*m.shipped_formats)[WeightPart::router] = base[WeightPart::router];
-  }
-  m.shipped_source = fmt::format("config.json quantization_config ({})", method);
-  if (!partly_16_bit.empty()) {
-    // What that leaves out, at most: the named layers' share of each part, 16-bit instead of
-    // quantized. A name may cover less than the whole part of its layer (one projection of the
-    // MLP), so this bounds the error rather than states it (Unsloth's dynamic 4-bit Qwen3-14B
-    // with 4 of 40 MLPs skipped: 1.58 GB, the checkpoint 11.52 GB against 9.93, helper s47 F4).
-    const auto bytes_16 = weight_bytes_by_part(m, base);
-    const auto bytes_q = weight_bytes_by_part(m, *m.shipped_formats);
-    double short_bytes = 0;
-    std::vector<std::string> named;
-    for (const auto& [part, layers] : partly_16_bit) {
-      const auto p = static_cast<std::size_t>(part);
-      if (bytes_16[p] <= 0.0) {
-        continue;  // a part this model has not (a block's name covers the experts too)
-      }
-      const double per_layer = (bytes_16[p] - bytes_q[p]) / static_cast<double>(std::max<std::uint64_t>(1, layers_with[p]));
-      short_bytes += per_layer * static_cast<double>(layers);
-      named.push_back(fmt::format("{} in {} of {} layers", to_string(part), layers, layers_with[p]));
+}
+
+void read_gptq_sidecar(ModelSpec& m, const Json& sidecar, const std::string& origin) {
+  ObjectReader r(sidecar, origin, JsonPointer());
+  Json q = sidecar;
+  // AutoGPTQ's files before 0.7 write no quant_method; GPTQModel writes "gptq".
+  if (const std::optional<std::string> method = r.optional_string("quant_method")) {
+    if (lower(*method) != "gptq") {
+      r.fail("quant_method", fmt::format("\"{}\": only GPTQ's quantize_config.json is read beside config.json; "
+                                         "give its quantization as config.json's quantization_config",
+                                         detail::printable(*method)));
     }
-    if (!named.empty()) {
-      m.shipped_source += fmt::format("; modules it leaves 16-bit in a few layers ({}) counted quantized, as in the "
-                                      "other layers: the weights may be up to {:.2f} GB short",
-                                      fmt::join(named, ", "), short_bytes / units::kGB);
-    }
+  } else {
+    q["quant_method"] = "gptq";
   }
-  m.checkpoint_kv_dtype = checkpoint_kv_dtype(*q, Reader{origin, at / "quantization_config"});
+  if (!r.has("bits")) {
+    r.fail("bits", "missing: cannot tell the GPTQ weights' width");
+  }
+  const WeightFormats base = m.shipped_formats.value_or(WeightFormats{});
+  apply_quantization(m, base, q, origin, JsonPointer(), "quantize_config.json beside config.json");
 }
 
 bool modelopt_algorithm_known(std::string_view algo) {

@@ -139,3 +139,34 @@ TEST_CASE("hf import: a top-level Phi-MoE file without its KV heads is refused n
   const auto m = read(config("phimoe", phimoe + R"(, "num_key_value_heads": 8)"));
   CHECK(m.num_key_value_heads == 8);
 }
+
+// compressed-tensors' older exports keep the block under compression_config, which vLLM reads
+// when quantization_config is absent; it had been ignored (bf16, 2.7x the bytes).
+TEST_CASE("hf import: compressed-tensors under compression_config is read", "[hf]") {
+  const auto m = gpuplan::model_from_hf_config_file(gpuplan::test::fixture("hf-qwen2.5-7b-w4a16-compression-config.json"));
+  REQUIRE(m.shipped_formats);
+  CHECK((*m.shipped_formats)[gpuplan::WeightPart::dense_mlp].element == gpuplan::DType::int4);
+  CHECK((*m.shipped_formats)[gpuplan::WeightPart::lm_head].element == gpuplan::DType::bf16);
+  CHECK(m.shipped_source == "config.json compression_config (compressed-tensors)");
+  // 5,545,257,984 bytes by hand: int4 in groups of 128 with bf16 scales, embedding and head bf16.
+  double bytes = 0;
+  for (const double part : gpuplan::weight_bytes_by_part(m, *m.shipped_formats)) {
+    bytes += part;
+  }
+  CHECK(bytes == Approx(5545257984.0).epsilon(1e-4));
+}
+
+// AutoGPTQ's quantize_config.json beside a config.json without quantization_config had been
+// ignored: the int4 checkpoint counted fp16 (15.23 GB for about 5.6).
+TEST_CASE("hf import: an AutoGPTQ quantize_config.json beside config.json is read", "[hf]") {
+  const std::filesystem::path dir = gpuplan::test::fixture("hf-dir-gptq-sidecar");
+  const auto m = gpuplan::model_from_hf_config_file(dir);
+  REQUIRE(m.shipped_formats);
+  const auto& f = *m.shipped_formats;
+  CHECK(f[gpuplan::WeightPart::attention].element == gpuplan::DType::int4);
+  CHECK(f[gpuplan::WeightPart::attention].block == 128);
+  CHECK(f[gpuplan::WeightPart::lm_head].element == gpuplan::DType::fp16);
+  CHECK(m.shipped_source == "quantize_config.json beside config.json (gptq)");
+  // The same through the config.json path; a file of another name is read alone.
+  CHECK(gpuplan::model_from_hf_config_file(dir / "config.json").shipped_source == m.shipped_source);
+}
