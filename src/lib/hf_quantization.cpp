@@ -63,6 +63,19 @@ std::vector<WeightPart> parts_named(const std::string& raw) {
   if (contains(s, "norm")) {
     return {};
   }
+  // Nor are a linear-attention layer's A_log and dt_bias parameters, its depthwise conv1d, or a
+  // bias: Qwen3-Next-80B-A3B-FP8 lists the first three in 36 of 48 layers, which read as attention
+  // left that part 16-bit while its projections ship FP8 (+1.53 GB, helper s48 F4).
+  std::string leaf = s;
+  while (!leaf.empty() && (leaf.back() == '$' || leaf.back() == '*')) {
+    leaf.pop_back();
+  }
+  if (const std::size_t dot = leaf.find_last_of('.'); dot != std::string::npos) {
+    leaf.erase(0, dot + 1);
+  }
+  if (contains(s, "a_log") || contains(s, "dt_bias") || contains(s, "conv1d") || leaf == "bias") {
+    return {};
+  }
   if (contains(s, "vision") || contains(s, "visual") || contains(s, "multi_modal_projector") ||
       contains(s, "mm_projector")) {
     return {WeightPart::vision};

@@ -140,6 +140,47 @@ TEST_CASE("hf import: a top-level Phi-MoE file without its KV heads is refused n
   CHECK(m.num_key_value_heads == 8);
 }
 
+// Qwen3-Next-80B-A3B-Instruct-FP8 leaves its linear-attention A_log, conv1d and dt_bias out of FP8
+// in 36 of 48 layers; read as attention modules they had kept the whole attention part bf16,
+// while its q/k/v/o and in_proj_qkvz ship FP8 (+1.53 GB).
+TEST_CASE("hf import: non-matmul parameters left 16-bit keep their block's projections quantized", "[hf]") {
+  std::string kept;
+  for (int layer = 0; layer < 4; ++layer) {
+    const std::string at = fmt::format("model.layers.{}.", layer);
+    for (const char* name : {"input_layernorm", "post_attention_layernorm", "mlp.gate", "mlp.shared_expert_gate"}) {
+      kept += fmt::format(R"("{}{}", )", at, name);
+    }
+    if (layer == 3) {
+      kept += fmt::format(R"("{0}self_attn.q_norm", "{0}self_attn.k_norm", "{0}self_attn.o_proj.bias", )", at);
+    } else {
+      for (const char* name : {"A_log", "conv1d", "dt_bias", "in_proj_ba", "norm"}) {
+        kept += fmt::format(R"("{}linear_attn.{}", )", at, name);
+      }
+    }
+  }
+  const auto m = read(R"({"model_type": "qwen3_next", "hidden_size": 2048, "intermediate_size": 5120,
+      "num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
+      "vocab_size": 151936, "max_position_embeddings": 262144, "num_experts": 512, "num_experts_per_tok": 10,
+      "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512, "linear_conv_kernel_dim": 4,
+      "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_num_key_heads": 16,
+      "linear_num_value_heads": 32, "dtype": "bfloat16", "quantization_config": {"quant_method": "fp8",
+      "activation_scheme": "dynamic", "weight_block_size": [128, 128], "modules_to_not_convert": [)" +
+                      kept + R"("lm_head"]}})");
+  REQUIRE(m.shipped_formats);
+  const auto& f = *m.shipped_formats;
+  CHECK(f[gpuplan::WeightPart::attention].element == gpuplan::DType::fp8);
+  CHECK(f[gpuplan::WeightPart::routed_experts].element == gpuplan::DType::fp8);
+  CHECK(f[gpuplan::WeightPart::shared_experts].element == gpuplan::DType::fp8);
+  CHECK(f[gpuplan::WeightPart::router].element == gpuplan::DType::bf16);
+  CHECK(f[gpuplan::WeightPart::lm_head].element == gpuplan::DType::bf16);
+  // A projection named in every layer still keeps its part 16-bit.
+  const auto whole = read(R"({"model_type": "llama", "hidden_size": 1024, "intermediate_size": 4096,
+      "num_hidden_layers": 2, "num_attention_heads": 16, "vocab_size": 32000, "max_position_embeddings": 4096,
+      "quantization_config": {"quant_method": "fp8", "modules_to_not_convert": ["model.layers.0.self_attn.q_proj",
+      "model.layers.1.self_attn.q_proj"]}})");
+  CHECK((*whole.shipped_formats)[gpuplan::WeightPart::attention].element == gpuplan::DType::bf16);
+}
+
 // compressed-tensors' older exports keep the block under compression_config, which vLLM reads
 // when quantization_config is absent; it had been ignored (bf16, 2.7x the bytes).
 TEST_CASE("hf import: compressed-tensors under compression_config is read", "[hf]") {
