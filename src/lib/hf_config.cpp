@@ -196,10 +196,21 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 29> kAliases
     {"moe_top_k", "num_experts_per_tok"},                // XVERSE-MoE
 }};
 
+// Fields read under their usual name that the file spells otherwise, by that name.
+using Spellings = std::map<std::string, std::string, std::less<>>;
+
 // The object with class defaults and aliases applied. A key written as null keeps its null
-// (Mistral Small 3.1's "sliding_window": null means no window, not the class default).
-Json normalized(const Json& config, std::string_view type) {
+// (Mistral Small 3.1's "sliding_window": null means no window, not the class default). `spelled`
+// gets the aliases taken, so that a message names the key the file has (ChatGLM's
+// multi_query_group_num had been reported as /num_key_value_heads, helper s48 F5).
+Json normalized(const Json& config, std::string_view type, Spellings* spelled = nullptr) {
   Json out = config;
+  const auto take = [&out, spelled](const std::string& canonical, const std::string& alias) {
+    out[canonical] = out[alias];
+    if (spelled != nullptr) {
+      (*spelled)[canonical] = alias;
+    }
+  };
   // Hunyuan writes some MoE sizes once per layer; a list of one repeated value is that value
   // (a list that varies is refused in reject_unmodeled_layers).
   for (const char* key : {"moe_topk", "moe_intermediate_size", "num_shared_expert"}) {
@@ -214,19 +225,19 @@ Json normalized(const Json& config, std::string_view type) {
   // only with use_mixed_mlp_moe (modeling_hunyuan_v1_moe.py builds shared_mlp under that flag).
   if (type.starts_with("hunyuan")) {
     if (out.contains("moe_topk")) {
-      out["num_experts_per_tok"] = out["moe_topk"];
+      take("num_experts_per_tok", "moe_topk");
     }
     if (out.contains("use_mixed_mlp_moe") && out["use_mixed_mlp_moe"] == false) {
       out["n_shared_experts"] = 0;
     } else if (out.contains("num_shared_expert")) {
-      out["n_shared_experts"] = out["num_shared_expert"];
+      take("n_shared_experts", "num_shared_expert");
     }
   }
   for (const auto& [alias, canonical] : kAliases) {
     const std::string a(alias);
     const std::string c(canonical);
     if (!out.contains(c) && out.contains(a)) {
-      out[c] = out[a];
+      take(c, a);
     }
   }
   for (const auto& [key, value] : class_defaults(type).items()) {
@@ -237,7 +248,7 @@ Json normalized(const Json& config, std::string_view type) {
   for (const auto& [alias, canonical] : kAliases) {
     const std::string c(canonical);
     if (!out.contains(c) && out.contains(std::string(alias))) {
-      out[c] = out[std::string(alias)];
+      take(c, std::string(alias));
     }
   }
   // Granite 4.0's dense attention-only releases (granite-4.0-micro) are GraniteMoeHybrid files
@@ -282,12 +293,14 @@ Json normalized(const Json& config, std::string_view type) {
 // would be a silently wrong model. Fields a class leaves without a default stay derivable: GPT-2's
 // n_inner (4 x hidden), Falcon's ffn_hidden_size, head_dim from the heads, an all-MoE model's
 // dense width.
+bool is_written(const Json& raw, std::string_view key) {
+  return raw.contains(std::string(key)) || std::any_of(kAliases.begin(), kAliases.end(), [&](const auto& alias) {
+           return alias.second == key && raw.contains(std::string(alias.first));
+         });
+}
+
 void require_written_sizes(const Json& raw, std::string_view type, std::string_view origin) {
-  const auto written = [&raw](std::string_view key) {
-    return raw.contains(std::string(key)) || std::any_of(kAliases.begin(), kAliases.end(), [&](const auto& alias) {
-             return alias.second == key && raw.contains(std::string(alias.first));
-           });
-  };
+  const auto written = [&raw](std::string_view key) { return is_written(raw, key); };
   const auto refuse = [origin](std::string_view key, std::string_view default_text) {
     throw InputError(fmt::format("{}: missing (a config.json saved by transformers writes the model's size at "
                                  "the top level; gpuplan does not assume the class default{})",
@@ -356,6 +369,25 @@ bool own_expert_width_type(std::string_view type) {
   return deepseek_moe_type(type) ||
          is(type, {"qwen2_moe", "qwen3_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_vl_moe",
                    "qwen3_vl_moe_text", "ernie4_5_moe"});
+}
+
+// The field a type's class counts its routed experts in, for a message about a missing count.
+std::string expert_count_key(const Json& config, std::string_view type) {
+  static constexpr std::array kCounts{std::string_view("num_local_experts"), std::string_view("num_experts"),
+                                      std::string_view("n_routed_experts")};
+  for (std::string_view key : kCounts) {
+    if (config.contains(key)) {
+      return std::string(key);
+    }
+  }
+  if (deepseek_moe_type(type)) {
+    return "n_routed_experts";
+  }
+  if (is(type, {"mixtral", "phimoe", "granitemoe", "granitemoeshared", "granitemoehybrid", "jamba", "minimax",
+                "minimax_m2", "gpt_oss", "llama4", "llama4_text"})) {
+    return "num_local_experts";
+  }
+  return "num_experts";
 }
 
 // What a model is when it is not an autoregressive decoder of softmax attention, said from its
@@ -1425,9 +1457,23 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     }
     return m;
   }
+  // A multimodal wrapper without its text_config, or with a null one, and no sizes at the top
+  // level: what is missing is the language model, not its hidden_size (llava, helper s48 F5).
+  const bool wrapper = text_type_of(parent_type) != parent_type ||
+                       (raw.contains("vision_config") && !raw["vision_config"].is_null());
+  if (!strict && at.empty() && text_key == nullptr && wrapper && !is_written(raw, "hidden_size")) {
+    throw InputError(fmt::format("{}: {}: model_type \"{}\" keeps its language model's sizes there, and the top "
+                                 "level has none",
+                                 where(origin, at / "text_config"),
+                                 raw.contains("text_config") ? "null" : "missing", parent_type));
+  }
   const std::string raw_type = parent_type;
-  const Json config = strict ? raw : normalized(raw, text_type_of(raw_type));
+  Spellings spelled;
+  const Json config = strict ? raw : normalized(raw, text_type_of(raw_type), &spelled);
   ObjectReader r(config, origin, at);
+  for (const auto& [key, written] : spelled) {
+    r.spell(key, written);
+  }
   static constexpr std::array kKeys{
       std::string_view("model_type"), std::string_view("hidden_size"),
       std::string_view("num_hidden_layers"), std::string_view("num_attention_heads"),
@@ -1580,6 +1626,18 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     }
     m.head_dim = m.hidden_size / m.num_attention_heads;
   }
+  // Checked here, not only in validate_model, so that the message names the key the file has
+  // (ChatGLM's multi_query_group_num).
+  if (!m.mla && r.has("num_key_value_heads")) {
+    if (m.num_key_value_heads > m.num_attention_heads) {
+      r.fail("num_key_value_heads", fmt::format("expected an integer between 1 and {}, got {}", m.num_attention_heads,
+                                                m.num_key_value_heads));
+    }
+    if (m.num_attention_heads % m.num_key_value_heads != 0) {
+      r.fail("num_key_value_heads", fmt::format("{} does not divide num_attention_heads {}", m.num_key_value_heads,
+                                                m.num_attention_heads));
+    }
+  }
   // Outside MLA, a value head of another width than the key head changes the KV cache and the
   // output projection (MiMo-V2: 192 and 128), which this reader lays out as one width.
   // (0, as DeepSeek-OCR's non-MLA language model writes it, is the unset value.)
@@ -1623,6 +1681,18 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     // parameter count: a dense model a fraction of the real size.
     for (const auto& [key, value] : r.object().items()) {
       if (key.find("expert") != std::string::npos && value.is_number() && value.get<double>() > 1.0) {
+        // A field read_moe reads says the model has experts: it is their count that is missing,
+        // null or at most 1 (num_experts 0 had been blamed on num_experts_per_tok, helper s48 F5).
+        if (is(key, {"num_experts_per_tok", "n_shared_experts", "shared_expert_intermediate_size"})) {
+          const std::string count = expert_count_key(r.object(), m.model_type);
+          const auto it = r.object().find(count);
+          const std::string what = it == r.object().end() ? "missing"
+                                   : it->is_null()        ? "null (config.json's NaN and Infinity read as null)"
+                                                          : fmt::format("{} experts", it->dump());
+          r.fail(count, fmt::format("{}, while {} is {}: an MoE model needs more than one expert, and "
+                                    "without them it would be counted as a dense model",
+                                    what, key, value.dump()));
+        }
         r.fail(key, fmt::format("an expert count gpuplan does not read for model_type \"{}\"; the model "
                                 "would be counted without its experts",
                                 m.model_type));

@@ -140,6 +140,59 @@ TEST_CASE("hf import: a top-level Phi-MoE file without its KV heads is refused n
   CHECK(m.num_key_value_heads == 8);
 }
 
+// An expert count of 0, NaN or none had been blamed on num_experts_per_tok (or n_shared_experts)
+// as "an expert count gpuplan does not read".
+TEST_CASE("hf import: a missing or non-positive expert count is named, not the top-k", "[hf]") {
+  const std::string moe = R"("hidden_size": 2048, "intermediate_size": 5632, "moe_intermediate_size": 1408,
+      "shared_expert_intermediate_size": 5632, "num_hidden_layers": 4, "num_attention_heads": 16,
+      "num_key_value_heads": 16, "num_experts_per_tok": 4, "vocab_size": 151936, "max_position_embeddings": 8192)";
+  CHECK_THROWS_WITH(read(config("qwen2_moe", moe + R"(, "num_experts": 0)")),
+                    Contains("config.json: /num_experts: 0 experts, while num_experts_per_tok is 4"));
+  CHECK_THROWS_WITH(read(config("phimoe", moe + R"(, "num_local_experts": NaN)")),
+                    Contains("config.json: /num_local_experts: null"));
+  CHECK_THROWS_WITH(read(config("granitemoe", moe)), Contains("config.json: /num_local_experts: missing"));
+  CHECK_THROWS_WITH(read(config("hunyuan_v1_moe", moe)), Contains("config.json: /num_experts: missing"));
+  // An unknown name for the count is still the one reported.
+  CHECK_THROWS_WITH(read(config("somemoe", moe + R"(, "moe_num_primary_experts": 64)")),
+                    Contains("/moe_num_primary_experts"));
+}
+
+// ChatGLM's fields had been reported under the names gpuplan reads them as.
+TEST_CASE("hf import: a field read through its alias is reported under the file's key", "[hf]") {
+  const auto chatglm = [](const std::string& changed) {
+    std::string text = R"({"model_type": "chatglm", "hidden_size": 4096, "ffn_hidden_size": 13696,
+        "num_layers": 28, "num_attention_heads": 32, "multi_query_attention": true, "multi_query_group_num": 2,
+        "kv_channels": 128, "padded_vocab_size": 65024, "seq_length": 8192})";
+    const std::string key = changed.substr(0, changed.find(':') + 1);
+    const std::size_t at = text.find(key);
+    text.replace(at, text.find_first_of(",}", at) - at, changed);
+    return text;
+  };
+  REQUIRE_NOTHROW(read(chatglm(R"("num_layers": 28)")));
+  CHECK_THROWS_WITH(read(chatglm(R"("multi_query_group_num": 64)")),
+                    Contains("config.json: /multi_query_group_num: expected an integer between 1 and 32, got 64"));
+  CHECK_THROWS_WITH(read(chatglm(R"("num_layers": "28")")), Contains("config.json: /num_layers: expected an integer"));
+  CHECK_THROWS_WITH(read(chatglm(R"("padded_vocab_size": 0)")), Contains("config.json: /padded_vocab_size:"));
+}
+
+TEST_CASE("hf import: a multimodal wrapper without its text_config names text_config", "[hf]") {
+  const std::string vision = R"("vision_config": {"model_type": "clip_vision_model", "hidden_size": 1024,
+      "intermediate_size": 4096, "num_hidden_layers": 24, "patch_size": 14, "image_size": 336})";
+  CHECK_THROWS_WITH(read(R"({"model_type": "llava", )" + vision + "}"),
+                    Contains("config.json: /text_config: missing: model_type \"llava\""));
+  CHECK_THROWS_WITH(read(R"({"model_type": "llava", "text_config": null, )" + vision + "}"),
+                    Contains("config.json: /text_config: null"));
+  CHECK_THROWS_WITH(read(R"({"model_type": "some_vlm", )" + vision + "}"), Contains("/text_config: missing"));
+}
+
+TEST_CASE("hf import: a number past a double's range names its field", "[hf]") {
+  CHECK_THROWS_WITH(read(R"({"model_type": "llama", "hidden_size": 1e400})"),
+                    Contains("config.json: /hidden_size: invalid JSON: number overflow parsing '1e400'"));
+  CHECK_THROWS_WITH(read(R"({"model_type": "llava", "text_config": {"layer_types": ["a"], "rope": [1, 2, -1e999]}})"),
+                    Contains("config.json: /text_config/rope/2: invalid JSON"));
+  CHECK_THROWS_WITH(read(R"({"a": [{"b": 1}, [3], 1e999]})"), Contains("config.json: /a/2: invalid JSON"));
+}
+
 // Qwen3-Next-80B-A3B-Instruct-FP8 leaves its linear-attention A_log, conv1d and dt_bias out of FP8
 // in 36 of 48 layers; read as attention modules they had kept the whole attention part bf16,
 // while its q/k/v/o and in_proj_qkvz ship FP8 (+1.53 GB).

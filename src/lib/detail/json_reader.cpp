@@ -59,6 +59,19 @@ Json parse_json_text(std::string_view text, std::string_view origin,
   const auto fail = [&origin](const std::string& what) {
     throw InputError(fmt::format("{}: invalid JSON: {}", origin, what));
   };
+  // Where the parser is: nlohmann's number overflow (out_of_range.406) names the number but not
+  // its field or line (helper s48 F5: "hidden_size": 1e400).
+  struct Frame {
+    bool array = false;
+    std::string key;
+    std::size_t index = 0;
+  };
+  std::vector<Frame> path;
+  const auto next_element = [&path]() {
+    if (!path.empty() && path.back().array) {
+      ++path.back().index;
+    }
+  };
   const Json::parser_callback_t check = [&](int depth, Json::parse_event_t event, Json& parsed) {
     using Event = Json::parse_event_t;
     const bool starts = event == Event::object_start || event == Event::array_start;
@@ -80,8 +93,21 @@ Json parse_json_text(std::string_view text, std::string_view origin,
     } else if (event == Event::object_end && !keys.empty()) {
       keys.pop_back();
     }
+    if (starts) {
+      path.push_back(Frame{.array = event == Event::array_start});
+    } else if (event == Event::object_end || event == Event::array_end) {
+      if (!path.empty()) {
+        path.pop_back();
+      }
+      next_element();
+    } else if (event == Event::value) {
+      next_element();
+    }
     if (event == Event::key) {
       const auto& key = parsed.get_ref<const std::string&>();
+      if (!path.empty()) {
+        path.back().key = key;
+      }
       if (key.size() > limits::kMaxJsonKeyBytes) {
         fail(fmt::format("a key longer than {} bytes: \"{}\"", limits::kMaxJsonKeyBytes, excerpt(key)));
       }
@@ -116,12 +142,16 @@ Json parse_json_text(std::string_view text, std::string_view origin,
     }
     throw InputError(fmt::format("{}: invalid JSON: {}", origin, what));
   } catch (const Json::exception& e) {
-    // e.g. out_of_range.406: a number too large for a double.
+    // e.g. out_of_range.406: a number too large for a double, named by the field it was for.
     std::string what = e.what();
     if (const auto pos = what.find("] "); pos != std::string::npos) {
       what = what.substr(pos + 2);
     }
-    throw InputError(fmt::format("{}: invalid JSON: {}", origin, what));
+    JsonPointer at;
+    for (const Frame& frame : path) {
+      at = frame.array ? at / frame.index : at / frame.key;
+    }
+    throw InputError(fmt::format("{}: invalid JSON: {}", path.empty() ? std::string(origin) : where(origin, at), what));
   }
   if (!duplicate.empty()) {
     throw InputError(fmt::format("{}: invalid JSON: duplicate key \"{}\"", origin, duplicate));
@@ -143,7 +173,8 @@ bool ObjectReader::has(std::string_view key) const {
 }
 
 std::string ObjectReader::where_of(std::string_view key) const {
-  return where(origin_, at_ / std::string(key));
+  const auto written = spelled_.find(key);
+  return where(origin_, at_ / (written == spelled_.end() ? std::string(key) : written->second));
 }
 
 void ObjectReader::fail(std::string_view key, std::string_view message) const {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -65,6 +66,10 @@ class ObjectReader {
 
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;
 
+  /// Messages about `key` name `written` instead: a field read under its usual name that the file
+  /// spells otherwise (ChatGLM's num_layers, read as num_hidden_layers).
+  void spell(const std::string& key, const std::string& written) { spelled_[key] = written; }
+
  private:
   /// The value of a required field, or the "missing required field" failure (a null one: "null
   /// where a value is required", which config.json's NaN and Infinity also read as).
@@ -79,6 +84,7 @@ class ObjectReader {
   const Json& object_;
   std::string origin_;
   JsonPointer at_;
+  std::map<std::string, std::string, std::less<>> spelled_;
 };
 
 }  // namespace gpuplan::detail
