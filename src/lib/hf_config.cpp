@@ -1518,6 +1518,13 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   };
   m.hidden_size = required("hidden_size", 1, 1u << 20);
   m.num_hidden_layers = required("num_hidden_layers", 1, 10'000);
+  // Hunyuan's per-layer lists hold one entry a layer; another length is a file edited or taken
+  // from another model (31 for 32 layers had been read as its first value, helper s48 F6).
+  for (const char* key : {"moe_topk", "moe_intermediate_size", "num_shared_expert"}) {
+    if (const auto it = raw.find(key); it != raw.end() && it->is_array() && it->size() != m.num_hidden_layers) {
+      r.fail(key, fmt::format("expected a list of {} entries, one a layer, got {}", m.num_hidden_layers, it->size()));
+    }
+  }
   m.num_attention_heads = required("num_attention_heads", 1, 10'000);
   m.num_key_value_heads =
       r.optional_integer("num_key_value_heads", 1, 10'000).value_or(m.num_attention_heads);

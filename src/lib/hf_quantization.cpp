@@ -856,7 +856,9 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
       part = WeightFormat{.element = dtype};
     }
     base.vectors = dtype;
-    m.shipped_source = fp32 ? "config.json torch_dtype float32, served in bf16 as engines load it" : "config.json torch_dtype";
+    // The key the file has: transformers 4.56 and later write dtype.
+    m.shipped_source = fp32 ? fmt::format("config.json {} float32, served in bf16 as engines load it", key)
+                            : fmt::format("config.json {}", key);
     m.stored_float32 = fp32;
     break;
   }

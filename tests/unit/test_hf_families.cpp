@@ -331,6 +331,9 @@ TEST_CASE("hf import: a config without torch_dtype says bf16 is assumed", "[hf]"
   CHECK(unstated.shipped_source.find("no torch_dtype: bf16 assumed") != std::string::npos);
   const auto stated = read("{" + shape + R"(, "torch_dtype": "float16"})");
   CHECK(stated.shipped_source == "config.json torch_dtype");
+  // transformers 4.56 and later write dtype: the note names the key the file has (helper s48 F6).
+  const auto renamed = read("{" + shape + R"(, "dtype": "bfloat16"})");
+  CHECK(renamed.shipped_source == "config.json dtype");
 }
 
 TEST_CASE("hf import: Kimi K2.5's MoonViT sizes (vt_ keys) are read, and an unsized vision_config is said", "[hf]") {

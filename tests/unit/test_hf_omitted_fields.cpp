@@ -193,6 +193,26 @@ TEST_CASE("hf import: a number past a double's range names its field", "[hf]") {
   CHECK_THROWS_WITH(read(R"({"a": [{"b": 1}, [3], 1e999]})"), Contains("config.json: /a/2: invalid JSON"));
 }
 
+// Hunyuan's lists hold one entry a layer; 31 for 32 layers had been read as the first value.
+TEST_CASE("hf import: a per-layer list of another length than the layers is refused", "[hf]") {
+  const auto list = [](int n) {
+    std::string out = "[8";
+    for (int i = 1; i < n; ++i) {
+      out += ", 8";
+    }
+    return out + "]";
+  };
+  const auto hunyuan = [&list](int n) {
+    return read(R"({"model_type": "hunyuan_v1_moe", "hidden_size": 4096, "intermediate_size": 3072,
+        "head_dim": 128, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+        "num_experts": 64, "moe_intermediate_size": 3072, "num_shared_expert": 1, "use_mixed_mlp_moe": true,
+        "vocab_size": 128167, "max_position_embeddings": 32768, "moe_topk": )" + list(n) + "}");
+  };
+  CHECK(hunyuan(32).moe->experts_per_token == 8);
+  CHECK_THROWS_WITH(hunyuan(31), Contains("config.json: /moe_topk: expected a list of 32 entries, one a layer, got 31"));
+  CHECK_THROWS_WITH(hunyuan(1), Contains("/moe_topk: expected a list of 32 entries"));
+}
+
 // Qwen3-Next-80B-A3B-Instruct-FP8 leaves its linear-attention A_log, conv1d and dt_bias out of FP8
 // in 36 of 48 layers; read as attention modules they had kept the whole attention part bf16,
 // while its q/k/v/o and in_proj_qkvz ship FP8 (+1.53 GB).
