@@ -44,7 +44,7 @@ void add_report_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--format", o->format, "markdown (a PR comment or CI job summary), html (one file with inline SVG charts) or json (a --baseline later)")
       ->check(CLI::IsMember({"markdown", "html", "json"}))
       ->capture_default_str();
-  sub->add_option("--output", o->output, "Write to FILE (atomically: a temporary file, then a rename) instead of stdout")
+  sub->add_option("--output", o->output, "Write to FILE (atomically: a temporary file, then a rename) instead of stdout (-)")
       ->check(non_empty());
   sub->add_option("--baseline", o->baseline, "A previous run's JSON (report or check --format json): add what changed")
       ->check(non_empty());
@@ -55,6 +55,14 @@ void add_report_command(CLI::App& app, Exit& exit_code) {
       ->check(non_empty());
   sub->callback([o, &exit_code] {
     CommonOptions common{.catalogs = o->catalogs, .format = "table", .units = o->units};
+    // "-" is stdout, as for batch's input; any other output may not be one of the inputs.
+    const bool to_stdout = o->output.empty() || o->output == "-";
+    if (!to_stdout) {
+      refuse_output_onto_input(o->output, o->plan, "--output", "the plan file being reported");
+      if (!o->baseline.empty()) {
+        refuse_output_onto_input(o->output, o->baseline, "--output", "the --baseline file");
+      }
+    }
     // The baseline is read first: a bad one fails before any work.
     std::optional<PlanSnapshot> baseline;
     if (!o->baseline.empty()) {
@@ -72,7 +80,7 @@ void add_report_command(CLI::App& app, Exit& exit_code) {
     } else {
       text = render_report(result, format, units);
     }
-    if (o->output.empty()) {
+    if (to_stdout) {
       fmt::print("{}", text);
     } else {
       write_file_atomically(o->output, text, "--output");

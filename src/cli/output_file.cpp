@@ -52,4 +52,13 @@ void write_file_atomically(const std::string& path, std::string_view text, std::
   }
 }
 
+void refuse_output_onto_input(const std::string& output, const std::string& input, std::string_view flag,
+                              std::string_view what) {
+  std::error_code ec;  // either missing: not the same file (the read reports a missing input)
+  if (std::filesystem::equivalent(output, input, ec) && !ec) {
+    throw InputError(fmt::format("{}: {} is {} ({}): the report would replace it; write it elsewhere", flag, output,
+                                 what, input));
+  }
+}
+
 }  // namespace gpuplan::cli

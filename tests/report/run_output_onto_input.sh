@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# report --output may not name one of report's inputs (the plan, the --baseline), however it is
+# spelled (a symlink, ./ or another path): the write would replace the file it was made from.
+# "-" writes stdout. run_output_onto_input.sh GPUPLAN PLAN WORK_DIR
+set -uo pipefail
+gpuplan=$1
+plan_src=$2
+work=$3
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+cp "$plan_src" plan.json
+ln -s plan.json link.json
+"$gpuplan" report plan.json --format json --output base.json || fail "the baseline run failed"
+cp plan.json plan.orig
+cp base.json base.orig
+
+# expect_refused DESCRIPTION PATTERN ARGS...: exit 2, one message matching PATTERN, inputs kept.
+expect_refused() {
+  local what=$1 pattern=$2
+  shift 2
+  local err code
+  err=$("$gpuplan" "$@" 2>&1 >/dev/null)
+  code=$?
+  [[ $code -eq 2 ]] || fail "$what: exit $code, want 2"
+  [[ $err =~ $pattern ]] || fail "$what: message '$err' does not match '$pattern'"
+  cmp -s plan.json plan.orig || fail "$what: the plan was changed"
+  cmp -s base.json base.orig || fail "$what: the baseline was changed"
+  [[ -L link.json ]] || fail "$what: the symlink was replaced"
+  cp plan.orig plan.json
+  cp base.orig base.json
+}
+for format in markdown html json; do
+  expect_refused "the plan ($format)" "^gpuplan: error: --output: plan.json is the plan file being reported" \
+    report plan.json --format "$format" --output plan.json
+done
+expect_refused "./plan" "--output: ./plan.json is the plan file" report plan.json --output ./plan.json
+expect_refused "a symlink to the plan" "--output: link.json is the plan file" report plan.json --output link.json
+expect_refused "the plan through its symlink" "--output: plan.json is the plan file" report link.json --output plan.json
+expect_refused "the baseline" "--output: base.json is the --baseline file" \
+  report plan.json --baseline base.json --output base.json
+
+# "-" is stdout, not a file called "-".
+out=$("$gpuplan" report plan.json --output -) || fail "--output - failed"
+[[ $out == *"gpuplan"* ]] || fail "--output - wrote nothing to stdout"
+[[ ! -e ./- ]] || fail "--output - wrote a file called '-'"
+# Another file is still written.
+"$gpuplan" report plan.json --output other.md || fail "--output other.md failed"
+[[ -s other.md ]] || fail "other.md is empty"
+exit $((failures > 0))
