@@ -20,11 +20,15 @@ struct FitOptions {
   std::uint64_t concurrency = 1;
   bool check = false;
   bool context_given = false;
+  bool concurrency_given = false;
 };
 
 Exit run_fit(const FitOptions& o) {
   const Catalog& catalog = command_catalog(o.common);
   const RenderOptions render = render_options(o.common);
+  if (o.deployment.params_given && (o.context_given || o.concurrency_given)) {
+    throw InputError(fmt::format("{}: {}", o.context_given ? "--context" : "--concurrency", kParamsWeightsOnly));
+  }
   Deployment d = resolve_deployment(catalog, o.deployment);
   d.request.context_tokens = o.context;
   d.request.concurrency = o.concurrency;
@@ -59,16 +63,17 @@ void add_fit_command(CLI::App& app, Exit& exit_code) {
       ->capture_default_str()
       ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
-  sub->add_option("--concurrency", o->concurrency, "Concurrent sequences over the deployment")
+  CLI::Option* concurrency = sub->add_option("--concurrency", o->concurrency, "Concurrent sequences over the deployment")
       ->capture_default_str()
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
   sub->add_flag("--check", o->check, "Exit with code 1 when it does not fit");
   add_common_options(*sub, o->common);
   // The option itself, not sub->count("--context"), which searches every option by name (batch
   // asks for each request).
-  set_command_callback(*sub, o, [o, sub, context, &exit_code] {
+  set_command_callback(*sub, o, [o, sub, context, concurrency, &exit_code] {
     note_given(*sub, o->deployment);
     o->context_given = context->count() > 0;
+    o->concurrency_given = concurrency->count() > 0;
     exit_code = with_flag_names([&o] { return run_fit(*o); });
   });
 }

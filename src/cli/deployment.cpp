@@ -360,6 +360,16 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
                                  : choice.attention ? "--attention-dtype"
                                                     : "--embeddings-dtype"));
   }
+  // Nor a KV cache or activations to size: a flag that sizes them would be echoed and ignored.
+  if (!d.model.has_architecture()) {
+    const char* load_flag = !o.kv_dtype.empty()     ? "--kv-dtype"
+                            : o.block_size           ? "--block-size"
+                            : o.prefill_chunk_given ? "--prefill-chunk"
+                                                     : nullptr;
+    if (load_flag != nullptr) {
+      throw InputError(fmt::format("{}: {}", load_flag, kParamsWeightsOnly));
+    }
+  }
   if (!d.model.has_architecture() && !choice.all) {
     choice.all = default_format(DType::bf16);  // a bare size ships in no known format
   }

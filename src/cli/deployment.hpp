@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include <CLI/CLI.hpp>
@@ -60,6 +61,11 @@ struct DeploymentOptions {
   std::uint64_t max_kv_tokens = 0;
   bool max_kv_tokens_given = false;
 };
+
+/// Why a bare --params refuses the flags that size a KV cache, activations or a load.
+inline constexpr std::string_view kParamsWeightsOnly =
+    "--params sizes weights only (a bare parameter count has no architecture, so no KV cache or activations); "
+    "give --model or --model-config to size a load";
 
 /// Adds the shared flags; `bare_params` adds --params (weights-only what-ifs); `gpu_flag` adds
 /// the single required --gpu (compare adds its own, repeatable).
