@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include <gpuplan/error.hpp>
 #include <gpuplan/load.hpp>
 #include <gpuplan/perf.hpp>
 
@@ -26,13 +27,22 @@ PlannedLoad planned_load(const PerfModel& model, std::optional<std::uint64_t> co
                          std::optional<double> target_output_tokens_per_s);
 
 /// Replicas of the model's layout (its TP x PP, whatever its DP) that serve the target at full
-/// load: ceil(target / one replica's output tokens/s). 0 when not even one sequence fits.
+/// load: ceil(target / one replica's output tokens/s), even past the largest deployment. 0 when
+/// not even one sequence fits.
 std::uint64_t replicas_for_target(const PerfModel& model, double target_output_tokens_per_s);
 
+/// A target that needs more GPUs than the largest deployment (2^16): an input error, which
+/// compare catches to leave that GPU out and compare the others.
+class TargetBeyondDeployment : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 /// A deployment given a target and no GPU count: sets `request.fit.layout.dp` (its TP x PP
-/// kept) to the replicas that serve the target at full load, in whole expert-parallel groups
-/// and at most 2^16 GPUs. Returns them; 0 (DP left at one group) when one replica cannot hold
-/// a sequence.
+/// kept) to the replicas that serve the target at full load, in whole expert-parallel groups.
+/// Returns them; 0 (DP left at one group) when one replica cannot hold a sequence. Throws
+/// TargetBeyondDeployment (perf.target_output_tokens_per_s) when they come to more than 2^16 GPUs, the
+/// largest deployment.
 std::uint64_t size_replicas_for_target(const ModelSpec& model, const GpuSpec& gpu, PerfRequest& request,
                                        double target_output_tokens_per_s);
 

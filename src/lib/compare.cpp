@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -132,16 +133,29 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   CompareResult res;
   res.model_id = model.id;
   res.request = r;
-  std::optional<FitResult> first_problem;
+  std::optional<std::string> first_problem;
   for (const std::string& gpu : r.gpus) {
     const FitResult f = option_fit(catalog, model, r, gpu);
     if (f.fits) {
-      res.options.push_back(evaluate_option(catalog, model, r, f));
+      try {
+        res.options.push_back(evaluate_option(catalog, model, r, f));
+      } catch (const TargetBeyondDeployment& e) {
+        // The target needs more of this GPU than any deployment has: the others may carry it.
+        const std::string_view what = e.what();  // "perf.target_output_tokens_per_s: ..."
+        res.excluded.push_back(
+            ExcludedOption{.gpu = f.gpu_id, .problem = fmt::format("compare: {}", what.substr(what.find(": ") + 2))});
+        if (!first_problem) {
+          first_problem = what;
+        }
+      }
       continue;
     }
     // One GPU type too small for the model leaves the others to compare ("H100 vs H200 vs B200
     // for DeepSeek-V3" had no answer at all); the output says how many of it would hold it.
     ExcludedOption e{.gpu = f.gpu_id, .problem = option_fit_problem(model, f)};
+    if (!first_problem) {
+      first_problem = e.problem;
+    }
     CompareRequest more = r;
     for (int doubling = 0; doubling < 4 && !r.size_for_target && e.gpus_that_fit == 0; ++doubling) {
       more.gpus_per_option *= 2;
@@ -157,12 +171,9 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       e.problem += fmt::format(" (its measured {:.0f} tok/s is not compared)", it->second);
     }
     res.excluded.push_back(std::move(e));
-    if (!first_problem) {
-      first_problem = f;
-    }
   }
   if (res.options.empty()) {
-    throw InputError(option_fit_problem(model, *first_problem));
+    throw InputError(*first_problem);
   }
   // Prices given by hand join the catalog's as provider "given".
   std::vector<Price> given;

@@ -33,6 +33,10 @@ PlannedLoad planned_load(const PerfModel& model, std::optional<std::uint64_t> co
 
 namespace {
 
+std::string count_text(std::uint64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", detail::group_digits(n), n == 1 ? one : many);
+}
+
 void check_load_target(double target) {
   if (!(target > 0) || !std::isfinite(target)) {
     throw InputError(fmt::format("perf.target_output_tokens_per_s: expected a positive number, got {}", target));
@@ -81,8 +85,9 @@ std::uint64_t replicas_for_target(const PerfModel& model, double target) {
     return 0;
   }
   const double needed = std::ceil(target / per_replica * (1.0 - 1e-12));
-  // A target beyond any deployment (past 2^16 GPUs, as the layouts allow) is capped there.
-  return static_cast<std::uint64_t>(std::clamp(needed, 1.0, 65536.0));
+  // The true count, even past any deployment (2^16 GPUs): the notes say how many a target takes
+  // and sizing refuses what no deployment holds. 2^40 only keeps replicas x GPUs in 64 bits.
+  return static_cast<std::uint64_t>(std::clamp(needed, 1.0, 0x1p40));
 }
 
 std::uint64_t size_replicas_for_target(const ModelSpec& model, const GpuSpec& gpu, PerfRequest& request,
@@ -98,22 +103,23 @@ std::uint64_t size_replicas_for_target(const ModelSpec& model, const GpuSpec& gp
   // The largest deployment the layout search allows.
   constexpr std::uint64_t kMaxDeploymentGpus = std::uint64_t{1} << 16;
   const std::uint64_t needed = replicas_for_target(PerfModel(model, gpu, request), target);
-  const std::uint64_t most = std::max(step, kMaxDeploymentGpus / (l.tp * l.pp) / step * step);
-  l.dp = std::min((needed + step - 1) / step * step, most);
+  const std::uint64_t replicas = (needed + step - 1) / step * step;
+  // Capping the count would price and time a deployment that serves a fraction of the target
+  // as if it served it all.
+  if (replicas * l.tp * l.pp > kMaxDeploymentGpus) {
+    throw TargetBeyondDeployment(fmt::format("perf.target_output_tokens_per_s: {} output tok/s need {} of TP {} PP {} of {} "
+                                 "({}) at full load, more than the 65,536 GPUs a deployment may have; lower the "
+                                 "target, or give a GPU count to see what that many serve",
+                                 tokens_per_s_text(target), count_text(replicas, "replica", "replicas"), l.tp, l.pp,
+                                 gpu.id, count_text(replicas * l.tp * l.pp, "GPU", "GPUs")));
+  }
+  l.dp = replicas;
   return l.dp;
 }
 
 std::string tokens_per_s_text(double tokens_per_s) {
   return detail::group_digits(static_cast<std::uint64_t>(std::ceil(tokens_per_s)));
 }
-
-namespace {
-
-std::string count_text(std::uint64_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", detail::group_digits(n), n == 1 ? one : many);
-}
-
-}  // namespace
 
 std::string target_load_note(const PlannedLoad& load, const Layout& layout) {
   if (!load.target_output_tokens_per_s) {

@@ -69,6 +69,52 @@ TEST_CASE("planned load: the replicas a target needs at full load", "[load]") {
   CHECK(gpuplan::replicas_for_target(four, replica * 3.2) == 4);
 }
 
+// A target past the largest deployment: the true replica count in the note, and sizing refuses
+// rather than price and time 2^16 GPUs as if they served it (s48: 1e9 tok/s of a 70B on H100s
+// were "served" by 65,536 replicas that carry 16 % of it).
+TEST_CASE("planned load: a target past 65536 GPUs is counted in full and not sized", "[load]") {
+  const gpuplan::ModelSpec& model = cat().model("llama-3.1-8b");
+  const gpuplan::GpuSpec& gpu = cat().gpu("h100-sxm");
+  const PerfModel one(model, gpu, load_request(1));
+  const double replica = one.full_load_tokens_per_s(Efficiency{});
+  const double target = replica * 100'000;
+  CHECK(gpuplan::replicas_for_target(one, target) == 100'000);
+  PerfRequest r = load_request(1);
+  CHECK_THROWS_AS(gpuplan::size_replicas_for_target(model, gpu, r, target), gpuplan::TargetBeyondDeployment);
+  CHECK_THROWS_WITH(gpuplan::size_replicas_for_target(model, gpu, r, target),
+                    Catch::Contains("perf.target_output_tokens_per_s") && Catch::Contains("100,000 replicas") &&
+                        Catch::Contains("65,536 GPUs"));
+  // Within the largest deployment it is sized as before.
+  PerfRequest within = load_request(1);
+  CHECK(gpuplan::size_replicas_for_target(model, gpu, within, replica * 60'000) == 60'000);
+}
+
+// compare leaves out a GPU the target needs too many of, and compares the others.
+TEST_CASE("compare: an option the target needs more than 65536 GPUs of is left out", "[load][compare]") {
+  gpuplan::CompareRequest r;
+  r.gpus = {"l40s", "b200"};
+  r.perf = load_request(1);
+  r.gpus_per_option = 8;
+  r.given_usd_per_gpu_hour = {{"l40s", 1.0}, {"b200", 5.0}};
+  r.layout_given = true;  // TP 1 PP 1 replicas, as the rates below
+  const gpuplan::ModelSpec& model = cat().model("llama-3.1-8b");
+  const double l40s = PerfModel(model, cat().gpu("l40s"), load_request(1)).full_load_tokens_per_s(Efficiency{});
+  const double b200 = PerfModel(model, cat().gpu("b200"), load_request(1)).full_load_tokens_per_s(Efficiency{});
+  REQUIRE(b200 > 2 * l40s);
+  // Between what 65,536 L40S and 65,536 B200 serve.
+  r.target_output_tokens_per_s = 65'536 * std::sqrt(l40s * b200);
+  r.size_for_target = true;
+  const auto sized = gpuplan::compare(cat(), model, r);
+  REQUIRE(sized.options.size() == 1);
+  CHECK(sized.options.front().gpu == "b200");
+  REQUIRE(sized.excluded.size() == 1);
+  CHECK(sized.excluded.front().gpu == "l40s");
+  CHECK_THAT(sized.excluded.front().problem, Catch::Contains("more than the 65,536 GPUs"));
+  // Past every option: the first one's reason, naming the target.
+  r.target_output_tokens_per_s = 65'536 * b200 * 2;
+  CHECK_THROWS_WITH(gpuplan::compare(cat(), model, r), Catch::StartsWith("perf.target_output_tokens_per_s:"));
+}
+
 TEST_CASE("plan check: a deployment without a GPU count is sized for its target", "[load][plan]") {
   gpuplan::DeploymentQuestion q;
   q.name = "a";
