@@ -21,6 +21,7 @@
 // DeepSeek-R1 serving example).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,13 @@ struct EngineLaunch {
 /// Whether `engine` runs on `gpu` at all: TensorRT-LLM is CUDA-only (NVIDIA); vLLM and SGLang
 /// also run on AMD (ROCm) and Intel Gaudi (their HPU builds).
 [[nodiscard]] bool engine_runs_on(Engine engine, const GpuSpec& gpu);
+
+/// Why `engine` refuses weights of `weights` (the dominant format) on `gpu`, or nullopt: FP8 and
+/// FP4 weights need tensor cores of their own or weight-only kernels. Before Ampere (no bf16)
+/// no engine has weight-only FP4 kernels, nor FP8 ones on Volta (vLLM's FP8 Marlin needs compute
+/// capability 8.0, 7.5 in recent releases); TensorRT-LLM runs FP8 on FP8 tensor cores only. The
+/// engine-neutral estimate (`neutral`) refuses nothing: a note says it.
+[[nodiscard]] std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& gpu, DType weights);
 
 /// SGLang's get_context_length drops a YaRN factor when original_max_position_embeddings is
 /// given and refuses a longer context unless told to allow it: the note for `context` (worded

@@ -27,6 +27,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"fit.prefill_chunk_tokens:", "--prefill-chunk:"},
     {"fit.block_tokens:", "--block-size:"},
     {"fit.kv_dtype:", "--kv-dtype:"},
+    {"fit.weights_dtype:", "--weights-dtype:"},
     {"fit.gpus_per_node:", "--gpus-per-node:"},
     {"engine.name:", "--engine:"},
     {"engine.gpu_memory_utilization:", "--gpu-memory-utilization:"},

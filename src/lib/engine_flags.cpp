@@ -321,6 +321,30 @@ std::string sglang_unscaled_context_note(std::uint64_t unscaled_tokens, std::uin
                      unscaled_tokens, for_what);
 }
 
+std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& gpu, DType weights) {
+  const bool fp4 = weights == DType::fp4 || weights == DType::mxfp4;
+  const char* type = fp4 ? "fp4" : "fp8";
+  const auto has = [&gpu](const char* t) { return gpu.dense_flop_per_s.contains(t); };
+  if (engine == Engine::neutral || (!fp4 && weights != DType::fp8) || has(type)) {
+    return std::nullopt;
+  }
+  // The catalog gives no compute capability: no bf16 marks Volta and Turing, and Turing alone of
+  // them has int8 tensor cores. Turing's FP8 depends on the vLLM release, so it is not refused.
+  const bool before_ampere = !has("bf16");
+  if (before_ampere && (fp4 || !has("int8"))) {
+    return fmt::format("{} refuses {} weights on {}: it has no {} tensor cores and, before Ampere, no weight-only "
+                       "kernels for them either (int8 or int4 weights run there)",
+                       to_string(engine), to_string(weights), gpu.id, type);
+  }
+  // TensorRT-LLM's precision table gives FP8 from Ada on; it has no weight-only FP8 (Marlin).
+  if (engine == Engine::trtllm && !fp4) {
+    return fmt::format("trtllm refuses fp8 weights on {}: TensorRT-LLM runs FP8 on FP8 tensor cores only (Ada, "
+                       "Hopper, Blackwell), with no weight-only kernels (int8 or int4 weights run there)",
+                       gpu.id);
+  }
+  return std::nullopt;
+}
+
 bool engine_runs_on(Engine engine, const GpuSpec& gpu) {
   return engine != Engine::trtllm || gpu.vendor == "nvidia";
 }

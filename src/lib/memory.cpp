@@ -422,9 +422,18 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   const std::string type = fp4 ? "fp4" : "fp8";
   if ((fp4 || main == DType::fp8) && !g.dense_flop_per_s.contains(type)) {
     // Weight-only FP8/FP4 (vLLM's Marlin kernels) needs compute capability 8.0.
+    // Turing (int8 tensor cores, no bf16) runs FP8 weight-only in vLLM releases whose FP8 Marlin
+    // takes compute capability 7.5, and in no older one: engine_weights_refusal() leaves it be.
+    const bool turing_fp8 = !fp4 && g.dense_flop_per_s.contains("int8");
     res.notes.push_back(g.dense_flop_per_s.contains("bf16")
                             ? fmt::format("{} has no {} tensor cores: {} weights would run as weight-only quantization",
                                           g.id, type, to_string(main))
+                        : turing_fp8
+                            ? fmt::format("{} has no fp8 tensor cores: fp8 weights run as weight-only quantization "
+                                          "only where the engine's FP8 Marlin kernels take Turing (recent vLLM "
+                                          "releases); older ones and TensorRT-LLM refuse them (int8 or int4 run "
+                                          "everywhere)",
+                                          g.id)
                             : fmt::format("{} has no {} tensor cores and, before Ampere, no weight-only kernels for "
                                           "{} weights either: engines refuse them there (use int8 or int4)",
                                           g.id, type, to_string(main)));
@@ -465,17 +474,23 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
 /// Replaces the neutral cap, activations and reserve by the engine's own terms, so that
 /// cap - weights - activations - reserve is the KV cache the engine allocates.
 void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r, const WeightFormats& formats,
-                  double capacity, const GpuSpec& gpu) {
+                  const std::array<double, kWeightParts>& weight_bytes, double capacity, const GpuSpec& gpu) {
   if (!engine_runs_on(r.engine.engine, gpu)) {
     throw InputError(fmt::format("engine.name: {} runs on NVIDIA GPUs only, not on {} (vendor {})",
                                  to_string(r.engine.engine), gpu.id, gpu.vendor));
   }
+
   if (std::optional<std::string> refusal = engine_kv_refusal(m, r.engine.engine, r.kv_dtype)) {
     throw InputError(fmt::format("fit.kv_dtype: {}", *refusal));
   }
   if (!m.has_architecture()) {
     throw InputError("engine.name: the engine's memory arithmetic needs an architecture (use a catalog "
                      "model or a config.json, not a bare parameter count)");
+  }
+  // The engine would not start: a verdict on its memory would say a deployment works that does not.
+  if (std::optional<std::string> refusal =
+          engine_weights_refusal(r.engine.engine, gpu, detail::dominant_dtype(m, formats, weight_bytes))) {
+    throw InputError(fmt::format("fit.weights_dtype: {}", *refusal));
   }
   PerGpuMemory& mem = f.per_gpu;
   const EngineInputs in{.total_bytes = capacity,
@@ -665,7 +680,8 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   f.engine.reset();
   if (r.engine.engine != Engine::neutral) {
     // A MIG slice's total is its own; a whole GPU's is what CUDA reports.
-    apply_engine(f, model, r, basis->formats, f.mig ? capacity : gpu.engine_memory_bytes(), gpu);
+    apply_engine(f, model, r, basis->formats, basis->model_weight_bytes, f.mig ? capacity : gpu.engine_memory_bytes(),
+                 gpu);
   }
   const double fixed = mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes;
   mem.kv_budget_bytes = std::max(0.0, mem.engine_cap_bytes - fixed);

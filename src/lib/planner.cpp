@@ -438,6 +438,12 @@ void Search::search_gpu(const GpuSpec& gpu, const Price& price) {
       result_.notes.push_back(fmt::format("{} with {} weights not searched: {}", gpu.id, to_string(wf), *problem));
       continue;
     }
+    // Nor one the engine would refuse to load there (every fit of it would throw).
+    if (std::optional<std::string> refusal =
+            engine_weights_refusal(r_.launch_engine.value_or(r_.perf.fit.engine.engine), gpu, wf)) {
+      result_.notes.push_back(fmt::format("{} with {} weights not searched: {}", gpu.id, to_string(wf), *refusal));
+      continue;
+    }
     search_format(gpu, price, wf, kvs);
   }
 }

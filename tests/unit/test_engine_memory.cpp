@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -432,4 +433,36 @@ TEST_CASE("engine: vLLM's sampler peak follows the sampler from 0.19", "[engine]
   // A vLLM setting only.
   CHECK_THROWS_WITH(gpuplan::validate_engine_settings({.engine = Engine::sglang, .vllm_sampler = VllmSampler::native}),
                     Catch::Contains("engine.vllm_sampler") && Catch::Contains("--engine vllm"));
+}
+
+// An engine that would not load the weights on the GPU is no fit (s48: fit --engine vllm said
+// FITS for FP8 on a V100 beside its own note that engines refuse it); the neutral estimate still
+// answers, with the note.
+TEST_CASE("engine: FP8 and FP4 weights an engine refuses on the GPU are refused", "[engine][memory]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto fit_with = [&](const char* gpu, DType weights, Engine engine) {
+    FitRequest req{.context_tokens = 8192, .concurrency = 1};
+    req.weights_dtype = weights;
+    req.engine.engine = engine;
+    return gpuplan::fit(m, cat().gpu(gpu), req);
+  };
+  for (const Engine e : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+    INFO(gpuplan::to_string(e));
+    CHECK_THROWS_WITH(fit_with("v100-sxm2-32gb", DType::fp8, e),
+                      Catch::StartsWith("fit.weights_dtype: ") &&
+                          Catch::Contains("refuses fp8 weights on v100-sxm2-32gb: it has no fp8 tensor cores"));
+    CHECK_THROWS_WITH(fit_with("t4", DType::fp4, e), Catch::Contains("refuses fp4 weights on t4"));
+    CHECK_THROWS_WITH(fit_with("t4", DType::mxfp4, e), Catch::Contains("refuses mxfp4 weights on t4"));
+    CHECK_NOTHROW(fit_with("h100-sxm", DType::fp8, e));
+    CHECK_NOTHROW(fit_with("v100-sxm2-32gb", DType::int4, e));
+  }
+  // Weight-only FP8 (Marlin) on Ampere, and on Turing in recent vLLM releases; TensorRT-LLM has none.
+  CHECK_NOTHROW(fit_with("a100-sxm-80gb", DType::fp8, Engine::vllm));
+  CHECK_NOTHROW(fit_with("t4", DType::fp8, Engine::vllm));
+  CHECK_THROWS_WITH(fit_with("a100-sxm-80gb", DType::fp8, Engine::trtllm),
+                    Catch::Contains("trtllm refuses fp8 weights on a100-sxm-80gb"));
+  // The engine-neutral estimate answers, and its note says engines refuse them there.
+  const auto neutral = fit_with("v100-sxm2-32gb", DType::fp8, Engine::neutral);
+  CHECK(std::any_of(neutral.notes.begin(), neutral.notes.end(),
+                    [](const std::string& n) { return n.find("engines refuse them there") != std::string::npos; }));
 }
