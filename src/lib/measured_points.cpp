@@ -197,24 +197,66 @@ MeasuredPoints parse_json(std::string_view text, std::string_view origin_view) {
   return out;
 }
 
-std::vector<std::string> split_csv(std::string_view line) {
+/// The cells of one CSV line (RFC 4180 within a line): a cell in double quotes may hold commas
+/// and doubled quotes, as spreadsheets export "1,000". nullopt: a quote that is not closed, or
+/// text after a closing quote.
+std::optional<std::vector<std::string>> split_csv(std::string_view line) {
   std::vector<std::string> cells;
-  std::size_t start = 0;
+  std::size_t i = 0;
   while (true) {
-    const auto comma = line.find(',', start);
-    cells.push_back(
-        trim_field(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
-    if (comma == std::string_view::npos) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) {
+      ++i;
+    }
+    if (i < line.size() && line[i] == '"') {
+      std::string cell;
+      for (++i;; ++i) {
+        if (i >= line.size()) {
+          return std::nullopt;
+        }
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            cell += '"';
+            ++i;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        cell += line[i];
+      }
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) {
+        ++i;
+      }
+      if (i < line.size() && line[i] != ',') {
+        return std::nullopt;
+      }
+      cells.push_back(trim_field(cell));
+    } else {
+      const auto comma = line.find(',', i);
+      cells.push_back(trim_field(line.substr(i, comma == std::string_view::npos ? std::string_view::npos : comma - i)));
+      i = comma == std::string_view::npos ? line.size() : comma;
+    }
+    if (i >= line.size()) {
       return cells;
     }
-    start = comma + 1;
+    ++i;  // the comma
   }
+}
+
+/// A number cell that did not parse: one holding a comma was quoted ("1,000"), and a thousands
+/// separator and a decimal comma cannot be told apart.
+std::string cell_message(const std::string& message, std::string_view cell) {
+  return cell.find(',') == std::string_view::npos
+             ? message
+             : message + " (write numbers without thousands separators or decimal commas, e.g. 1000 or 1.5)";
 }
 
 MeasuredPoints parse_csv(std::string_view text, std::string_view origin) {
   MeasuredPoints out;
   std::optional<std::size_t> gpu_col;
   std::optional<std::size_t> tput_col;
+  std::size_t columns = 0;  // the header's cells, or 2 without one
+  bool header_line = false;
   std::size_t line_no = 0;
   std::size_t pos = 0;
   while (pos <= text.size()) {
@@ -222,14 +264,21 @@ MeasuredPoints parse_csv(std::string_view text, std::string_view origin) {
     const std::string_view raw = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
     ++line_no;
-    const std::string line = trim_field(raw);
+    // Spaces only: a quote opening the first cell or closing the last is the CSV's own.
+    const auto first = raw.find_first_not_of(" \t\r");
+    const std::string line(first == std::string_view::npos ? std::string_view()
+                                                           : raw.substr(first, raw.find_last_not_of(" \t\r") - first + 1));
     if (line.empty() || line.front() == '#') {
       continue;
     }
-    const std::vector<std::string> cells = split_csv(line);
     const auto fail = [&](const std::string& message) {
       throw InputError(fmt::format("{}: line {}: {}", origin, line_no, message));
     };
+    const std::optional<std::vector<std::string>> split = split_csv(line);
+    if (!split) {
+      fail(fmt::format("a quoted cell is not closed, or text follows its closing quote; got '{}'", line));
+    }
+    const std::vector<std::string>& cells = *split;
     if (!gpu_col) {
       if (!to_count(cells.front())) {
         // A header: find the columns by name.
@@ -254,6 +303,8 @@ MeasuredPoints parse_csv(std::string_view text, std::string_view origin) {
         if (!gpu_col || !tput_col) {
           fail(fmt::format("a header needs {}; got '{}'", known_names(), line));
         }
+        columns = cells.size();
+        header_line = true;
         continue;
       }
       if (cells.size() != 2) {
@@ -261,17 +312,21 @@ MeasuredPoints parse_csv(std::string_view text, std::string_view origin) {
       }
       gpu_col = 0;
       tput_col = 1;
+      columns = 2;
     }
-    if (cells.size() <= std::max(*gpu_col, *tput_col)) {
-      fail(fmt::format("expected {} columns, got '{}'", std::max(*gpu_col, *tput_col) + 1, line));
+    // A row wider or narrower than the header has its cells in the wrong columns (an unquoted
+    // "1,000" splits in two): reading it by position would take the wrong figure.
+    if (cells.size() != columns) {
+      fail(fmt::format("{} cells, but the {} has {}; got '{}'", cells.size(), header_line ? "header" : "first row",
+                       columns, line));
     }
     const auto gpus = to_count(cells[*gpu_col]);
     if (!gpus) {
-      fail(count_message(cells[*gpu_col]));
+      fail(cell_message(count_message(cells[*gpu_col]), cells[*gpu_col]));
     }
     const auto tput = to_throughput(cells[*tput_col]);
     if (!tput) {
-      fail(throughput_message(cells[*tput_col]));
+      fail(cell_message(throughput_message(cells[*tput_col]), cells[*tput_col]));
     }
     out.points.push_back({.gpus = *gpus, .throughput = *tput});
   }

@@ -204,6 +204,33 @@ TEST_CASE("measured points: JSON and CSV files", "[scaling]") {
                     Contains("m.csv: line 3: the throughput must be a positive number, got 'abc'"));
 }
 
+// Spreadsheets quote cells with commas ("1,000"); a row of another width than the header has
+// its figures in other columns. Either was read as something else (s48: "1,000" as 1).
+TEST_CASE("measured points: CSV quotes and row widths", "[scaling]") {
+  const auto quoted = gpuplan::parse_measured_text("\"gpus\",\"throughput\"\n\"1\",\"1000\"\n2, \"1900.5\" \n", "m.csv");
+  REQUIRE(quoted.points.size() == 2);
+  CHECK(quoted.points[1].gpus == 2);
+  CHECK_THAT(quoted.points[1].throughput, WithinRel(1900.5, 1e-12));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_text("gpus,throughput\n1,\"1,000\"\n2,\"1,900\"\n", "m.csv"),
+                    Contains("m.csv: line 2: the throughput must be a positive number, got '1,000' (write numbers "
+                             "without thousands separators"));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_text("gpus,throughput\n1,1,000\n", "m.csv"),
+                    Contains("m.csv: line 2: 3 cells, but the header has 2; got '1,1,000'"));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_text("gpus,throughput\n1,100,junk\n", "m.csv"),
+                    Contains("m.csv: line 2: 3 cells, but the header has 2"));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_text("gpus,throughput,note\n1,100\n", "m.csv"),
+                    Contains("m.csv: line 2: 2 cells, but the header has 3"));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_text("1,100\n2,190,5\n", "m.csv"),
+                    Contains("m.csv: line 2: 3 cells, but the first row has 2"));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_text("gpus,throughput\n1,\"100\n", "m.csv"),
+                    Contains("m.csv: line 2: a quoted cell is not closed"));
+  CHECK_THROWS_WITH(gpuplan::parse_measured_text("gpus,throughput\n1,\"100\"x\n", "m.csv"),
+                    Contains("m.csv: line 2: a quoted cell is not closed, or text follows its closing quote"));
+  // A third column the header names is fine.
+  const auto wide = gpuplan::parse_measured_text("gpus,throughput,note\n1,100,\"first, warm\"\n", "m.csv");
+  CHECK(wide.points.size() == 1);
+}
+
 TEST_CASE("scaling: throughput units", "[scaling]") {
   const auto u = gpuplan::parse_throughput_unit("samples/min", "--unit");
   CHECK(u.work == "samples");
