@@ -605,6 +605,106 @@ const T& single_entry(std::map<std::size_t, T>& cache, std::size_t k, std::span<
   return it->second;
 }
 
+/// Whose name a name already is: the entry's id, and whether the name is its id or an alias.
+struct NameOwner {
+  std::string id;
+  std::string origin;
+  bool alias = false;
+};
+
+std::string owner_text(std::string_view kind, const NameOwner& o) {
+  return fmt::format("{} of {} '{}' ({})", o.alias ? "an alias" : "the id", kind, o.id, o.origin);
+}
+
+// An alias that is another entry's name makes that name ambiguous ("--gpu h100" matched two
+// GPUs) or resolves it to the wrong kind ("catalog show llama-3.1-8b" showed a GPU aliased so),
+// far from the file that did it: refused where it is written. `loaded` is what the catalog holds
+// (entries `incoming` replaces by id are left out); `model_ids`, every model id there will be.
+void check_gpu_names(const std::vector<GpuSpec>& loaded, const std::vector<GpuSpec>& incoming,
+                     const std::set<std::string>& model_ids, const std::string& origin) {
+  std::map<std::string, NameOwner> owners;
+  const auto add = [&owners](const GpuSpec& g) {
+    owners.emplace(g.id, NameOwner{.id = g.id, .origin = g.origin});
+    for (const std::string& alias : g.aliases) {
+      owners.emplace(alias, NameOwner{.id = g.id, .origin = g.origin, .alias = true});
+    }
+  };
+  for (const GpuSpec& g : loaded) {
+    if (find_by_id(incoming, g.id) == nullptr) {
+      add(g);
+    }
+  }
+  for (std::size_t i = 0; i < incoming.size(); ++i) {
+    const GpuSpec& g = incoming[i];
+    const JsonPointer at = JsonPointer("/gpus") / i;
+    if (const auto it = owners.find(g.id); it != owners.end()) {
+      throw InputError(fmt::format("{}: GPU id '{}' is already {}: a name must name one GPU",
+                                   detail::where(origin, at / "id"), g.id, owner_text("GPU", it->second)));
+    }
+    for (std::size_t j = 0; j < g.aliases.size(); ++j) {
+      const std::string& alias = g.aliases[j];
+      const std::string where = detail::where(origin, at / "aliases" / j);
+      if (alias == g.id) {
+        throw InputError(fmt::format("{}: alias '{}' is the GPU's own id", where, alias));
+      }
+      if (std::find(g.aliases.begin(), g.aliases.begin() + static_cast<std::ptrdiff_t>(j), alias) !=
+          g.aliases.begin() + static_cast<std::ptrdiff_t>(j)) {
+        throw InputError(fmt::format("{}: alias '{}' is given twice", where, alias));
+      }
+      if (const auto it = owners.find(alias); it != owners.end()) {
+        throw InputError(fmt::format("{}: alias '{}' is already {}: a name must name one GPU", where, alias,
+                                     owner_text("GPU", it->second)));
+      }
+      if (model_ids.contains(alias)) {
+        throw InputError(fmt::format("{}: alias '{}' is the id of model '{}': a name must name one entry", where,
+                                     alias, alias));
+      }
+    }
+    add(g);
+  }
+}
+
+/// The same for models' aliases: other repositories of the architecture, each naming one model.
+void check_model_aliases(const std::vector<ModelSpec>& loaded, const std::vector<ModelSpec>& incoming,
+                         const std::string& origin) {
+  std::map<std::string, NameOwner> owners;  // lower-case repositories
+  const auto add = [&owners](const ModelSpec& m) {
+    if (!m.hf_repo.empty()) {
+      owners.emplace(lower(m.hf_repo), NameOwner{.id = m.id, .origin = m.origin});
+    }
+    for (const ModelAlias& a : m.aliases) {
+      owners.emplace(lower(a.hf_repo), NameOwner{.id = m.id, .origin = m.origin, .alias = true});
+    }
+  };
+  for (const ModelSpec& m : loaded) {
+    if (find_by_id(incoming, m.id) == nullptr) {
+      add(m);
+    }
+  }
+  for (std::size_t i = 0; i < incoming.size(); ++i) {
+    const ModelSpec& m = incoming[i];
+    for (std::size_t j = 0; j < m.aliases.size(); ++j) {
+      const std::string repo = lower(m.aliases[j].hf_repo);
+      const std::string where = detail::where(origin, JsonPointer("/models") / i / "aliases" / j / "hf_repo");
+      if (repo == lower(m.hf_repo)) {
+        throw InputError(fmt::format("{}: '{}' is the model's own hf_repo", where, m.aliases[j].hf_repo));
+      }
+      for (std::size_t k = 0; k < j; ++k) {
+        if (lower(m.aliases[k].hf_repo) == repo) {
+          throw InputError(fmt::format("{}: '{}' is given twice", where, m.aliases[j].hf_repo));
+        }
+      }
+      if (const auto it = owners.find(repo); it != owners.end()) {
+        throw InputError(fmt::format("{}: '{}' is already the repository of model '{}' ({}{}): a repository must "
+                                     "name one model",
+                                     where, m.aliases[j].hf_repo, it->second.id, it->second.origin,
+                                     it->second.alias ? ", as an alias" : ""));
+      }
+    }
+    add(m);
+  }
+}
+
 const Json* array_field(const Json& root, std::string_view key, std::string_view origin) {
   const auto it = root.find(key);
   if (it == root.end()) {
@@ -752,6 +852,19 @@ MergeReport Catalog::merge_loaded(std::string_view text, std::string_view origin
       benchmarks.push_back(detail::benchmark_from_json((*arr)[i], origin, at));
       check_unique(seen, benchmarks.back().id, at / "id", "benchmark id");
     }
+  }
+  // Names must stay unique once this file's entries are in.
+  if (!gpus.empty()) {
+    std::set<std::string> model_ids;
+    for (const std::vector<ModelSpec>* list : {&models_, &models}) {
+      for (const ModelSpec& m : *list) {
+        model_ids.insert(m.id);
+      }
+    }
+    check_gpu_names(gpus_, gpus, model_ids, origin);
+  }
+  if (!models.empty()) {
+    check_model_aliases(models_, models, origin);
   }
   // Benchmarks must name a model and a GPU that exist once this file's entries are in.
   for (std::size_t i = 0; i < benchmarks.size(); ++i) {

@@ -6,9 +6,13 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <gpuplan/catalog.hpp>
 #include <gpuplan/dtype.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
@@ -161,6 +165,21 @@ AlternativeFigure alternative_from_json(const Json& v, const std::string& origin
   return a;
 }
 
+// Engines, samplers and kernels are chosen by vendor (TensorRT-LLM and FlashInfer are NVIDIA's,
+// bitsandbytes needs CUDA or ROCm): a vendor spelled otherwise ("NVIDIA", "nvidiaa") would
+// silently be none of them. The built-in catalog's, in any case.
+std::string vendor_field(ObjectReader& r) {
+  static const std::vector<std::string> kVendors{"nvidia", "amd", "intel"};
+  const std::string given = r.string("vendor");
+  std::string vendor = lower(given);
+  if (std::find(kVendors.begin(), kVendors.end(), vendor) == kVendors.end()) {
+    const std::vector<std::string> close = closest_names(vendor, kVendors);
+    r.fail("vendor", fmt::format("expected nvidia, amd or intel (any case), got '{}'{}", given,
+                                 close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
+  }
+  return vendor;
+}
+
 }  // namespace
 
 GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPointer& at) {
@@ -184,7 +203,7 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   g.origin = origin;
   g.id = id_field(r);
   g.name = r.string("name");
-  g.vendor = r.string("vendor");
+  g.vendor = vendor_field(r);
   g.memory_bytes = r.number_in("memory_gb", kMinMemoryGb, kMaxMemoryGb) * units::kGB;
   if (auto mib = r.optional_number("usable_memory_mib", kMaxMemoryGb * units::kGB / units::kMiB)) {
     g.usable_memory_bytes = *mib * units::kMiB;

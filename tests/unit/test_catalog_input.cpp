@@ -3,6 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/checkpoint_name.hpp>
@@ -367,17 +371,78 @@ TEST_CASE("names: a checkpoint name's format suffix", "[catalog][names]") {
   CHECK(read("Qwen3 235B A22B FP8").model == "qwen3 235b a22b");
 }
 
-TEST_CASE("names: an alias two GPUs share is ambiguous", "[catalog][names]") {
+namespace {
+
+std::string gpu_entry(std::string_view id, std::string_view extra = "") {
+  return fmt::format(R"({{"id": "{}", "name": "{}", "vendor": "nvidia", {} "memory_gb": 80,
+    "memory_bandwidth_tb_per_s": 3, "dense_tflop_per_s": {{"bf16": 900}}, "tdp_w": 700,
+    "host_link": {{"kind": "pcie5-x16", "gb_per_s_per_direction": 64}}, "sources": ["t"]}})",
+                     id, id, extra);
+}
+
+std::string gpu_file(const std::vector<std::string>& entries) {
+  std::string joined;
+  for (const std::string& e : entries) {
+    joined += (joined.empty() ? "" : ",") + e;
+  }
+  return R"({"schema_version": 1, "gpus": [)" + joined + "]}";
+}
+
+}  // namespace
+
+// An alias that is another entry's name is refused where it is written (s48: a user GPU aliased
+// "h100" made every --gpu h100 ambiguous; one aliased "llama-3.1-8b" answered catalog show for
+// the model with the GPU).
+TEST_CASE("names: an alias must name one entry", "[catalog][names]") {
   Catalog c;
-  c.merge_text(R"({"schema_version": 1, "gpus": [
-    {"id": "a-1", "name": "A", "vendor": "v", "aliases": ["fast"], "memory_gb": 80, "memory_bandwidth_tb_per_s": 3,
-     "dense_tflop_per_s": {"bf16": 900}, "tdp_w": 700, "host_link": {"kind": "pcie5-x16", "gb_per_s_per_direction": 64},
-     "sources": ["t"]},
-    {"id": "b-1", "name": "B", "vendor": "v", "aliases": ["fast"], "memory_gb": 80, "memory_bandwidth_tb_per_s": 3,
-     "dense_tflop_per_s": {"bf16": 900}, "tdp_w": 700, "host_link": {"kind": "pcie5-x16", "gb_per_s_per_direction": 64},
-     "sources": ["t"]}]})",
-               "t.json");
-  CHECK_THROWS_WITH(c.gpu("fast"), StartsWith("GPU 'fast' is ambiguous: it matches a-1, b-1"));
+  CHECK_THROWS_WITH(c.merge_text(gpu_file({gpu_entry("a-1", R"("aliases": ["fast"],)"),
+                                           gpu_entry("b-1", R"("aliases": ["fast"],)")}),
+                                 "t.json"),
+                    StartsWith("t.json: /gpus/1/aliases/0: alias 'fast' is already an alias of GPU 'a-1' (t.json)"));
+  CHECK_THROWS_WITH(c.merge_text(gpu_file({gpu_entry("a-1", R"("aliases": ["a-1"],)")}), "t.json"),
+                    StartsWith("t.json: /gpus/0/aliases/0: alias 'a-1' is the GPU's own id"));
+  CHECK_THROWS_WITH(c.merge_text(gpu_file({gpu_entry("a-1", R"("aliases": ["x", "x"],)")}), "t.json"),
+                    StartsWith("t.json: /gpus/0/aliases/1: alias 'x' is given twice"));
+  CHECK(c.gpus().empty());  // a refused file merges nothing
+
+  Catalog b = Catalog::builtin();
+  CHECK_THROWS_WITH(b.merge_text(gpu_file({gpu_entry("zz-gpu", R"("aliases": ["h100"],)")}), "u.json"),
+                    StartsWith("u.json: /gpus/0/aliases/0: alias 'h100' is already an alias of GPU 'h100-sxm' "
+                               "(gpus.json)"));
+  CHECK_THROWS_WITH(b.merge_text(gpu_file({gpu_entry("zz-gpu", R"("aliases": ["h200-sxm"],)")}), "u.json"),
+                    StartsWith("u.json: /gpus/0/aliases/0: alias 'h200-sxm' is already the id of GPU 'h200-sxm'"));
+  CHECK_THROWS_WITH(b.merge_text(gpu_file({gpu_entry("zz-gpu", R"("aliases": ["llama-3.1-8b"],)")}), "u.json"),
+                    StartsWith("u.json: /gpus/0/aliases/0: alias 'llama-3.1-8b' is the id of model 'llama-3.1-8b'"));
+  CHECK_THROWS_WITH(b.merge_text(gpu_file({gpu_entry("h100")}), "u.json"),
+                    StartsWith("u.json: /gpus/0/id: GPU id 'h100' is already an alias of GPU 'h100-sxm'"));
+  // An override may keep or change its own aliases, but not take another GPU's.
+  CHECK_THROWS_WITH(b.merge_text(R"({"schema_version": 1, "gpus": [{"id": "h100-sxm", "aliases": ["h200"]}]})",
+                                 "u.json"),
+                    StartsWith("u.json: /gpus/0/aliases/0: alias 'h200' is already an alias of GPU 'h200-sxm'"));
+  b.merge_text(R"({"schema_version": 1, "gpus": [{"id": "h100-sxm", "aliases": ["h100", "my-h100"]}]})", "u.json");
+  CHECK(b.gpu("my-h100").id == "h100-sxm");
+  CHECK(b.gpu("h100").id == "h100-sxm");
+  // A model's alias repository names one model.
+  CHECK_THROWS_WITH(b.merge_text(R"({"schema_version": 1, "models": [{"id": "llama-3.1-70b", "aliases": [
+      {"hf_repo": "meta-llama/Llama-3.1-8B", "note": "n", "sources": ["s"]}]}]})",
+                                 "u.json"),
+                    StartsWith("u.json: /models/0/aliases/0/hf_repo: 'meta-llama/Llama-3.1-8B' is already the "
+                               "repository of model 'llama-3.1-8b'"));
+}
+
+// Engines and kernels are chosen by vendor: one spelled otherwise was silently none of them.
+TEST_CASE("catalog: a GPU's vendor is one gpuplan knows, in any case", "[catalog]") {
+  Catalog c;
+  c.merge_text(gpu_file({gpu_entry("a-1")}), "t.json");
+  std::string upper = gpu_entry("b-1");
+  upper.replace(upper.find("nvidia"), 6, "NVIDIA");
+  c.merge_text(gpu_file({upper}), "t.json");
+  CHECK(c.gpu("b-1").vendor == "nvidia");
+  std::string typo = gpu_entry("c-1");
+  typo.replace(typo.find("nvidia"), 6, "nvidiaa");
+  CHECK_THROWS_WITH(c.merge_text(gpu_file({typo}), "t.json"),
+                    StartsWith("t.json: /gpus/0/vendor: expected nvidia, amd or intel (any case), got 'nvidiaa'; "
+                               "closest: nvidia"));
 }
 
 TEST_CASE("overrides: a user entry may change one field and keep the rest", "[catalog][merge]") {
@@ -444,7 +509,7 @@ TEST_CASE("alternatives: disputed figures name a numeric field and a source", "[
   CHECK_FALSE(b200.alternatives[0].source.empty());
   Catalog c;
   CHECK_THROWS_WITH(c.merge_text(R"({"schema_version": 1, "gpus": [
-    {"id": "a-1", "name": "A", "vendor": "v", "memory_gb": 80, "memory_bandwidth_tb_per_s": 3,
+    {"id": "a-1", "name": "A", "vendor": "nvidia", "memory_gb": 80, "memory_bandwidth_tb_per_s": 3,
      "dense_tflop_per_s": {"bf16": 900}, "tdp_w": 700, "host_link": {"kind": "pcie5-x16", "gb_per_s_per_direction": 64},
      "alternatives": [{"field": "dense_tflop_per_s.fp5", "value": 1, "source": "s"}], "sources": ["t"]}]})",
                                  "t.json"),
