@@ -508,6 +508,13 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   check_range("seq_tokens", r.seq_tokens, 1, std::uint64_t{1} << 24);
   check_range("lora_rank", r.lora_rank, 1, 1u << 16);
   validate_layout(Layout{.tp = l.tp, .pp = l.pp, .ep = l.ep, .dp = l.dp * l.cp}, model);
+  // Inference engines replicate KV heads past TP; Megatron-LM splits them, and its
+  // divide(num_query_groups, tp) must be exact. MLA has no KV heads to split.
+  if (l.tp > 1 && !model.caches_latent() && model.num_key_value_heads > 0 && model.num_key_value_heads % l.tp != 0) {
+    throw InputError(fmt::format("layout.tp: {} does not divide the {} KV heads of '{}' (Megatron-LM splits them "
+                                 "over the TP ranks; only inference engines replicate them)",
+                                 l.tp, model.num_key_value_heads, model.id));
+  }
   if (l.ep > 1 && (l.dp * l.cp) % l.ep != 0) {
     throw InputError(fmt::format("layout.ep: {} does not divide DP x CP = {} (experts are split within the "
                                  "data-parallel ranks)", l.ep, l.dp * l.cp));

@@ -259,6 +259,16 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     plan.notes.push_back(fmt::format("--sharding {} with one data-parallel rank partitions nothing: memory is as "
                                      "without sharding", to_string(t.sharding)));
   }
+  // Megatron-LM's interleaved schedule splits the layers evenly over the virtual stages unless
+  // told otherwise (the embedding and loss counted as layers, or a pipeline_model_parallel_layout,
+  // as Megatron Bridge's DeepSeek-V3 at PP 8 x VPP 4 for 61 layers): not a refusal, a note.
+  if (const std::uint64_t chunks = l.pp * l.vpp; l.vpp > 1 && model.num_hidden_layers % chunks != 0) {
+    plan.notes.push_back(fmt::format("the {} layers do not split evenly into PP {} x VPP {} = {} virtual stages: "
+                                     "Megatron-LM takes that only with account_for_embedding_in_pipeline_split, "
+                                     "account_for_loss_in_pipeline_split or a pipeline_model_parallel_layout; "
+                                     "stages are averaged here",
+                                     model.num_hidden_layers, l.pp, l.vpp, chunks));
+  }
   if (model.max_position_embeddings > 0 && t.seq_tokens > model.max_position_embeddings) {
     plan.notes.push_back(fmt::format("sequence {} is longer than the model's {} positions (context extension)",
                                      t.seq_tokens, model.max_position_embeddings));

@@ -464,6 +464,23 @@ TEST_CASE("train: bad requests name the field", "[train]") {
   CHECK_THROWS_WITH(parse_optimizer("adam", "--optimizer"), Contains("closest: adamw"));
 }
 
+// Megatron-LM refuses TP past the KV heads, which inference engines accept (they replicate the
+// heads, Megatron splits them; s48: TP 16 of Llama 3.1 8B was called a fit). Virtual stages of
+// unequal layers it takes with a custom layout (Megatron Bridge's 61-layer DeepSeek-V3 at PP 8 x
+// VPP 4): train_plan notes them, nothing refuses them.
+TEST_CASE("train: TP divides the KV heads", "[train]") {
+  TrainRequest r;
+  r.layout.tp = 16;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r),
+                    Contains("layout.tp: 16 does not divide the 8 KV heads of 'llama-3.1-8b'"));
+  r.layout.tp = 8;
+  CHECK_NOTHROW(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r));
+  r = TrainRequest{};
+  r.layout.pp = 2;
+  r.layout.vpp = 3;
+  CHECK_NOTHROW(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r));
+}
+
 // Across nodes a ring gets one NIC per member in the node: a DP group over TP 8 ranks has one
 // GPU a node, so it moves at one NIC while the node's other seven groups use the rest; at TP 1 the
 // group fills the node and leaves over all eight.
