@@ -47,6 +47,24 @@ std::vector<Price> plan_prices(const Catalog& catalog, const EvaluationOptions& 
     if (!o.pricing.provider.empty()) {
       rethrow_at_pointer("--usd-per-gpu-hour: give either \"usd-per-gpu-hour\" or \"provider\", not both", plan, d);
     }
+    // As cost refuses them beside --usd-per-gpu-hour: they choose among a provider's prices,
+    // and silently ignoring them would price another offer than the one written.
+    if (!o.pricing.mode.empty() || !o.pricing.region.empty() || !o.pricing.term.empty()) {
+      rethrow_at_pointer(fmt::format("{}: needs \"provider\"; \"usd-per-gpu-hour\" is one price, with no {}",
+                                     !o.pricing.mode.empty()     ? "--mode"
+                                     : !o.pricing.region.empty() ? "--region"
+                                                                 : "--term",
+                                     !o.pricing.mode.empty()     ? "mode"
+                                     : !o.pricing.region.empty() ? "region"
+                                                                 : "term"),
+                         plan, d);
+    }
+    const auto setting = std::find_if(d.settings.begin(), d.settings.end(),
+                                      [](const PlanSetting& s) { return s.flag == "--usd-per-gpu-hour"; });
+    warn_instance_price(catalog, gpu.id, o.usd_per_gpu_hour,
+                        fmt::format("{}: {} {:g}", plan.origin,
+                                    setting != d.settings.end() ? setting->pointer : d.pointer + "/usd-per-gpu-hour",
+                                    o.usd_per_gpu_hour));
     Price p;
     p.provider = kGivenProvider;
     p.gpu = gpu.id;
