@@ -179,7 +179,7 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
   sub->get_option("--concurrency")->group("");
   sub->add_option("--target-output-tokens-per-s", o->target_tokens_per_s,
                   "Output tokens/s the whole deployment must serve (replicas are added for it; default: none, one replica)")
-      ->transform(decimal_number())->check(positive_validator());
+      ->transform(decimal_number())->check(target_validator());
   // Latency targets within the plan file's limits: 1e-300 ms printed as a 300-digit shortfall.
   sub->add_option("--max-itl-ms", o->max_itl_ms, "Largest mean inter-token latency under load, ms: the decode steps and the other sequences' prefills between them (default: no limit)")
       ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(1e-3, 1e7));

@@ -12,6 +12,7 @@
 namespace gpuplan::cli {
 // 1e10 tok/s is past what 2^16 GPUs (the largest deployment) could serve of any model.
 constexpr double kMostTargetTokensPerS = 1e10;
+constexpr double kLeastTargetTokensPerS = 1;
 
 CLI::Validator target_validator() {
   return CLI::Validator(
@@ -20,6 +21,11 @@ CLI::Validator target_validator() {
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (ec != std::errc{} || end != text.data() + text.size() || !(v > 0)) {
           return fmt::format("expected a positive number of output tokens/s, got '{}'", text);
+        }
+        // Shown in whole tokens/s, and priced per token: 1e-300 was shown as 1 and refused by
+        // cost as "--tokens-per-second".
+        if (v < kLeastTargetTokensPerS) {
+          return fmt::format("expected at least 1 output token/s, got '{}'", text);
         }
         return v <= kMostTargetTokensPerS
                    ? std::string()

@@ -25,7 +25,7 @@ struct WorkloadOptions {
   double target_output_tokens_per_s = 0;  ///< --target-output-tokens-per-s, instead; 0: not given
 };
 
-/// A target output rate (after decimal_number(): a finite decimal): positive, at most 1e10 tok/s,
+/// A target output rate (after decimal_number(): a finite decimal): at least 1, at most 1e10 tok/s,
 /// past what 2^16 GPUs (the largest deployment) could serve of any model.
 CLI::Validator target_validator();
 
