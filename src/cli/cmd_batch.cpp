@@ -246,7 +246,8 @@ void add_batch_command(CLI::App& app, Exit& exit_code) {
       "batch", "Answer fit, perf and cost requests from JSON Lines, one JSON line each (see README)");
   sub->add_option("input", o->input, "JSON Lines file of requests; - (default) reads stdin")->capture_default_str();
   sub->add_option("--catalog", o->catalogs, "Extra catalog file (repeatable), read once for every request")
-      ->check(non_empty());
+      ->check(non_empty())
+      ->allow_extra_args(false);  // one file a --catalog: a following word is the next argument
   sub->callback([o, &exit_code] { exit_code = run_batch(*o); });
 }
 

@@ -52,7 +52,8 @@ void add_report_command(CLI::App& app, Exit& exit_code) {
       ->check(CLI::IsMember({"gb", "gib"}))
       ->capture_default_str();
   sub->add_option("--catalog", o->catalogs, "Extra catalog file (repeatable); entries override built-in ids")
-      ->check(non_empty());
+      ->check(non_empty())
+      ->allow_extra_args(false);  // one file a --catalog: a following word is the next argument
   sub->callback([o, &exit_code] {
     CommonOptions common{.catalogs = o->catalogs, .format = "table", .units = o->units};
     // "-" is stdout, as for batch's input; any other output may not be one of the inputs.

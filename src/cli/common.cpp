@@ -30,7 +30,8 @@ void add_common_options(CLI::App& sub, CommonOptions& opts) {
       ->default_val("gb");
   sub.add_option("--catalog", opts.catalogs,
                  "Extra catalog file (repeatable); entries override built-in ids")
-      ->check(non_empty());
+      ->check(non_empty())
+      ->allow_extra_args(false);  // one file a --catalog: a following word is the next argument
 }
 
 Catalog load_catalog(const CommonOptions& opts) {
