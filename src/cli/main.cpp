@@ -129,6 +129,21 @@ void check_argument_lengths(int argc, char** argv) {
   }
 }
 
+// "--model=" with nothing after the '=': CLI11 takes the next word as its value ("--model=
+// --gpu h100" answered "--gpu is required"). Words after "--" are values, not flags.
+void check_empty_assignments(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") {
+      return;
+    }
+    if (word.size() > 3 && word.starts_with("--") && word.find('=') == word.size() - 1) {
+      throw gpuplan::InputError(fmt::format("{}: the value after '=' is empty; give one or leave the flag out",
+                                            word.substr(0, word.size() - 1)));
+    }
+  }
+}
+
 }  // namespace
 
 namespace gpuplan::cli {
@@ -217,6 +232,7 @@ bool add_named_command(CLI::App& app, Exit& exit_code, int argc, char** argv) {
 int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv, bool* parse_error) {
   try {
     check_argument_lengths(argc, argv);
+    check_empty_assignments(argc, argv);
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".
     check_command_words(app, argc, argv);
     app.parse(argc, argv);
