@@ -38,7 +38,16 @@ Catalog load_catalog(const CommonOptions& opts) {
   Catalog catalog = Catalog::builtin();
   // A fixed "today" for price ages (golden outputs, what-ifs); default: the system clock.
   if (const char* today = std::getenv("GPUPLAN_TODAY"); today != nullptr && *today != '\0') {
-    catalog.set_today(parse_iso_date(today, "GPUPLAN_TODAY"));
+    // Before the shipped prices it would blame them ("prices.json: ... in the future") and whichever
+    // flag asked for a price.
+    const DayNumber day = parse_iso_date(today, "GPUPLAN_TODAY");
+    const std::string& newest = builtin_provenance().newest_price_date;
+    if (!newest.empty() && day < parse_iso_date(newest, "newest_price_date")) {
+      throw InputError(fmt::format("GPUPLAN_TODAY: {} is before the built-in catalog's newest price {}; unset it "
+                                   "or give a later day",
+                                   today, newest));
+    }
+    catalog.set_today(day);
   }
   std::vector<std::string> files;
   const auto merge = [&catalog, &files](const std::string& file) {

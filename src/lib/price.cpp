@@ -92,8 +92,12 @@ DayNumber parse_iso_date(std::string_view text, std::string_view field) {
   using namespace std::chrono;
   const year_month_day ymd{year{number(0, 4)}, month{static_cast<unsigned>(number(5, 2))},
                            day{static_cast<unsigned>(text.size() == 10 ? number(8, 2) : 1)}};
-  if (!ymd.ok() || ymd.year() < year{2000}) {
+  if (!ymd.ok()) {
     fail();
+  }
+  // An ISO date all the same: say what is wrong with it.
+  if (ymd.year() < year{2000}) {
+    throw InputError(fmt::format("{}: expected a date from 2000 on (no GPU price is older), got \"{}\"", field, text));
   }
   return sys_days{ymd}.time_since_epoch().count();
 }
