@@ -36,6 +36,13 @@ void write_file_atomically(const std::string& path, std::string_view text, std::
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) {
       const int error = errno;  // the OS's reason: no such directory, permission denied, ...
+      // An existing file whose directory takes no new file (/proc/version): the reason is the
+      // temporary file's, and saying it of the target would be wrong.
+      if (std::filesystem::exists(target, ec)) {
+        throw InputError(fmt::format("{}: cannot write {}: cannot create a temporary file beside it to rename over it "
+                                     "({}: {})",
+                                     flag, path, temp.string(), std::strerror(error)));
+      }
       throw InputError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(error)));
     }
     out.write(text.data(), static_cast<std::streamsize>(text.size()));

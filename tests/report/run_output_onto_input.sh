@@ -47,6 +47,11 @@ expect_refused "the baseline" "--output: base.json is the --baseline file" \
 out=$("$gpuplan" report plan.json --output -) || fail "--output - failed"
 [[ $out == *"gpuplan"* ]] || fail "--output - wrote nothing to stdout"
 [[ ! -e ./- ]] || fail "--output - wrote a file called '-'"
+# A file whose directory takes no temporary file: the reason is the temporary file's.
+if [[ -f /proc/version ]]; then
+  err=$("$gpuplan" report plan.json --output /proc/version 2>&1 >/dev/null)
+  [[ $? -eq 2 && $err == *"cannot create a temporary file beside it"* ]] || fail "/proc/version: '$err'"
+fi
 # Another file is still written.
 "$gpuplan" report plan.json --output other.md || fail "--output other.md failed"
 [[ -s other.md ]] || fail "other.md is empty"
