@@ -70,7 +70,11 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       {"community-2026l.json", 30},
       // Session 47's: SGLang's cookbook (Llama 4, DeepSeek-V3.1 on MI300X; gpt-oss, DeepSeek-R1,
       // Qwen3-Next, GLM-4.6 on B200), SGLang and vLLM PRs, LMDeploy's 4-bit RTX 4090 page.
-      {"community-2026m.json", 33}};
+      {"community-2026m.json", 33},
+      // Session 48's: InferenceX on MI325X and B300 (SGLang), AccelMark on an A100 40GB (BF16, W8A16,
+      // GPTQ), two RTX 4090s at TP 2 over PCIe, an RTX PRO 6000 Server report, nm-vllm on an A10G,
+      // TensorRT-LLM 0.12 on an H800 (its Mistral rows need their own catalog: check.sh).
+      {"community-2026n.json", 37}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;

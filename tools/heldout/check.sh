@@ -3,7 +3,8 @@
 # leaves out (perf-overview-v1.0-unseen.json) and an older table with other GPUs and models
 # (perf-overview-v0.17.json), the tables of its other versions (perf-overview-other-versions.json:
 # v0.15 to release/1.2), and other engines' public measurements (community-2026.json: SGLang,
-# vLLM on CUDA and ROCm, batch 1 to max load). Prints validate's summary for each; --full prints every row.
+# vLLM on CUDA and ROCm, batch 1 to max load). Prints validate's summary for each (and, where rows
+# publish a mean TPOT, the mean ITL's error against it); --full prints every row.
 # Usage: tools/heldout/check.sh [BINARY] [--full]
 set -eu
 here=$(dirname "$0")
@@ -12,11 +13,15 @@ for f in "$here"/perf-overview-v1.0-unseen.json "$here"/perf-overview-v0.17.json
   "$here"/community-2026.json "$here"/community-2026b.json "$here"/community-2026d.json "$here"/community-2026e.json \
   "$here"/community-2026f.json "$here"/community-2026g.json \
   "$here"/community-2026h.json "$here"/community-2026i.json "$here"/community-2026j.json \
-  "$here"/community-2026k.json "$here"/community-2026l.json "$here"/community-2026m.json; do
+  "$here"/community-2026k.json "$here"/community-2026l.json "$here"/community-2026m.json \
+  "$here"/community-2026n.json "$here"/community-2026n-mistral.json; do
   echo "== $(basename "$f")"
+  # A file's models missing from the built-in catalog come in its own catalog file.
+  extra=""
+  case "$f" in *-mistral.json) extra="--catalog ${f%-mistral.json}-catalog.json" ;; esac
   if [ "${2:-}" = --full ]; then
-    "$bin" validate --benchmarks "$f" 2>/dev/null
+    "$bin" validate --benchmarks "$f" $extra 2>/dev/null
   else
-    "$bin" validate --benchmarks "$f" 2>/dev/null | grep -E '^(summary|throughput ratios)'
+    "$bin" validate --benchmarks "$f" $extra 2>/dev/null | grep -E '^(summary|throughput ratios|latency)'
   fi
 done
