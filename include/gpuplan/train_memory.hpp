@@ -70,7 +70,7 @@ MasterWeights parse_master_weights(std::string_view text, std::string_view field
 LossKernel parse_loss_kernel(std::string_view text, std::string_view field);
 
 /// A training job's parallel layout. GPUs = TP x CP x PP x DP (Megatron's order, TP innermost);
-/// EP is carved out of DP x CP for the routed experts.
+/// the routed experts are split ETP x EP ways over each stage's TP x CP x DP GPUs.
 struct TrainLayout {
   std::uint64_t tp = 1;
   std::uint64_t pp = 1;
@@ -78,7 +78,14 @@ struct TrainLayout {
   std::uint64_t ep = 1;
   std::uint64_t dp = 1;
   std::uint64_t vpp = 1;  ///< virtual pipeline stages per GPU (interleaved 1F1B)
+  /// Expert tensor parallelism (Megatron's --expert-tensor-parallel-size): 0, its default, is TP
+  /// (each expert split over the TP group, EP within DP x CP); 1 is MoE parallel folding (each
+  /// expert whole on its GPU, EP across the TP ranks too: DeepSeek-V3's TP 2 x EP 64 recipe).
+  std::uint64_t etp = 0;
   [[nodiscard]] std::uint64_t gpus() const { return tp * cp * pp * dp; }
+  [[nodiscard]] std::uint64_t expert_tp() const { return etp == 0 ? tp : etp; }
+  /// The ranks each expert's gradients and states are shared by: a stage's GPUs over ETP x EP.
+  [[nodiscard]] std::uint64_t expert_dp() const { return tp * cp * dp / (expert_tp() * ep); }
 };
 
 struct TrainRequest {

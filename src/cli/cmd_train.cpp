@@ -23,6 +23,7 @@ struct TrainOptions {
   std::uint64_t tp = 1;
   std::uint64_t pp = 1;
   std::uint64_t ep = 1;
+  std::uint64_t etp = 0;
   std::uint64_t cp = 1;
   std::uint64_t vpp = 1;
   std::string sharding = "none";
@@ -61,7 +62,7 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   const GpuSpec& gpu = lookup_gpu(catalog, o.gpu, "--gpu");
   TrainPlanRequest req;
   TrainRequest& t = req.train;
-  t.layout = {.tp = o.tp, .pp = o.pp, .cp = o.cp, .ep = o.ep, .dp = 1, .vpp = o.vpp};
+  t.layout = {.tp = o.tp, .pp = o.pp, .cp = o.cp, .ep = o.ep, .dp = 1, .vpp = o.vpp, .etp = o.etp};
   const std::uint64_t replica = o.tp * o.cp * o.pp;
   const std::uint64_t gpus = o.gpus == 0 ? replica : o.gpus;
   if (gpus % replica != 0) {
@@ -148,7 +149,14 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--gpus", o->gpus, "GPUs in the job (default: TP x CP x PP, one data-parallel replica)")->transform(whole_number())->check(degree);
   sub->add_option("--tp", o->tp, "Tensor-parallel degree (with sequence parallelism)")->transform(whole_number())->check(degree);
   sub->add_option("--pp", o->pp, "Pipeline stages (1F1B)")->transform(whole_number())->check(degree);
-  sub->add_option("--ep", o->ep, "Expert-parallel degree (MoE), within DP x CP")->transform(whole_number())->check(degree);
+  sub->add_option("--ep", o->ep, "Expert-parallel degree (MoE), within DP x CP (within TP x CP x DP with --etp 1)")
+      ->transform(whole_number())
+      ->check(degree);
+  sub->add_option("--etp", o->etp,
+                  "Expert tensor-parallel degree (MoE, Megatron's --expert-tensor-parallel-size): TP (the default) "
+                  "or 1, MoE parallel folding: each expert whole on its GPU, EP spanning the TP ranks too")
+      ->transform(whole_number())
+      ->check(degree);
   sub->add_option("--cp", o->cp, "Context-parallel degree (the sequence split over GPUs)")->transform(whole_number())->check(degree);
   sub->add_option("--vpp", o->vpp, "Virtual pipeline stages per GPU (interleaved 1F1B; default 1)")->transform(whole_number())->check(degree);
   sub->add_option("--sharding", o->sharding, "none, zero1, zero2, zero3 or fsdp")->capture_default_str();

@@ -16,6 +16,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"layout.tp:", "--tp:"},
     {"layout.pp:", "--pp:"},
     {"layout.ep:", "--ep:"},
+    {"layout.etp:", "--etp:"},
     {"layout.gpus:", "--gpus:"},
     {"layout.dp:", "--gpus:"},
     {"layout.gpus_per_node:", "--gpus-per-node:"},

@@ -55,6 +55,9 @@ std::string train_layout_text(const TrainLayout& l) {
   if (l.ep > 1) {
     out += fmt::format(", EP {}", l.ep);
   }
+  if (l.expert_tp() != l.tp) {
+    out += fmt::format(", ETP {}", l.expert_tp());
+  }
   if (l.vpp > 1) {
     out += fmt::format(", VPP {}", l.vpp);
   }
@@ -62,7 +65,8 @@ std::string train_layout_text(const TrainLayout& l) {
 }
 
 OrderedJson train_layout_json(const TrainLayout& l) {
-  return {{"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"ep", l.ep}, {"dp", l.dp}, {"vpp", l.vpp}, {"gpus", l.gpus()}};
+  return {{"tp", l.tp}, {"cp", l.cp},         {"pp", l.pp},  {"ep", l.ep}, {"etp", l.expert_tp()},
+          {"dp", l.dp}, {"vpp", l.vpp}, {"gpus", l.gpus()}};
 }
 
 OrderedJson train_plan_json(const TrainPlan& p) {
@@ -226,8 +230,9 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
       return std::string();
     }
     // Under EP the experts' states are split over the expert-data-parallel ranks only.
-    return t.layout.ep > 1 ? fmt::format("/{} (DP x CP), experts /{}", ranks, std::max<std::uint64_t>(1, ranks / t.layout.ep))
-                           : fmt::format("/{} (DP x CP)", ranks);
+    return t.layout.ep > 1 || t.layout.expert_tp() != t.layout.tp
+               ? fmt::format("/{} (DP x CP), experts /{}", ranks, t.layout.expert_dp())
+               : fmt::format("/{} (DP x CP)", ranks);
   };
   const std::string offloaded = steps_on_cpu(t.offload) ? "offloaded to CPU" : "";
   const std::string adapters = pure_bf16 ? "adapters bf16" : "adapters fp32";

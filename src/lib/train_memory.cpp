@@ -90,7 +90,7 @@ GpuShare gpu_share(const ModelSpec& model, const std::array<double, kWeightParts
   GpuShare s;
   s.ends = ends;
   s.dense = body / (tp * pp) + ends;
-  s.experts = at(WeightPart::routed_experts) / (d(l.ep) * tp * pp);
+  s.experts = at(WeightPart::routed_experts) / (d(l.ep) * d(l.expert_tp()) * pp);
   const double layers = std::ceil(d(model.num_hidden_layers) / pp);
   s.layer = (body / (tp * pp) + s.experts) / std::max(1.0, layers);
   return s;
@@ -152,7 +152,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   const ParamCount pc = count_params(model);
   const GpuShare params = gpu_share(model, params_by_part(pc), l);
   const double shard_dense = d(l.dp * l.cp);
-  const double shard_experts = std::max(1.0, shard_dense / d(l.ep));
+  const double shard_experts = d(l.expert_dp());
   const int z = stage(r.sharding);
   // Bytes of `per_param` for every parameter of a share, divided over DP when the stage says so.
   const auto sharded = [&](const GpuShare& s, double per_param, int from_stage) {
@@ -515,9 +515,20 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
                                  "over the TP ranks; only inference engines replicate them)",
                                  l.tp, model.num_key_value_heads, model.id));
   }
-  if (l.ep > 1 && (l.dp * l.cp) % l.ep != 0) {
-    throw InputError(fmt::format("layout.ep: {} does not divide DP x CP = {} (experts are split within the "
-                                 "data-parallel ranks)", l.ep, l.dp * l.cp));
+  if (l.etp != 0 && l.etp != 1 && l.etp != l.tp) {
+    throw InputError(fmt::format("layout.etp: {} is neither 1 (MoE parallel folding) nor TP = {}", l.etp, l.tp));
+  }
+  if (l.etp != 0 && !model.moe) {
+    throw InputError(fmt::format("layout.etp: '{}' has no routed experts", model.id));
+  }
+  if (l.expert_tp() == l.tp && l.ep > 1 && (l.dp * l.cp) % l.ep != 0) {
+    throw InputError(fmt::format("layout.ep: {} does not divide DP x CP = {} (with each expert split over the TP "
+                                 "group, EP is carved out of the data-parallel ranks; --etp 1, MoE parallel "
+                                 "folding, spreads it over TP x CP x DP)", l.ep, l.dp * l.cp));
+  }
+  if (l.expert_tp() == 1 && l.tp > 1 && (l.tp * l.cp * l.dp) % l.ep != 0) {
+    throw InputError(fmt::format("layout.ep: {} does not divide TP x CP x DP = {} (under --etp 1 the experts are "
+                                 "split over each stage's GPUs)", l.ep, l.tp * l.cp * l.dp));
   }
   // Load-balanced ring attention (Megatron, Transformer Engine) cuts each sequence into 2 x CP
   // chunks, rank i holding chunks i and 2 CP - 1 - i.

@@ -140,7 +140,9 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   if (model.moe && l.ep > 1) {
     const double sp = l.tp > 1 && r.sequence_parallel ? d(l.tp) : 1.0;
     const double bytes = tokens_mb / sp * d(model.moe->experts_per_token) * h * kBf16Bytes;
-    ep_mb = moe_layers * 2.0 * passes * alltoall_s(bytes, l.ep, link(l.tp * l.ep));
+    // EP's ranks sit ETP apart: across the TP group's (each expert whole, MoE parallel folding)
+    // or beyond it.
+    ep_mb = moe_layers * 2.0 * passes * alltoall_s(bytes, l.ep, link(l.expert_tp() * l.ep));
   }
   // Context parallelism (ring attention): each rank gathers the others' K and V chunks forward
   // and reduce-scatters their gradients backward, overlapped with the attention it feeds.
@@ -171,18 +173,17 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   s.bubble_s = d(l.pp - 1) / d(l.vpp) * mb_s;
 
   // Data parallelism over DP x CP ranks (CP ranks hold the same weights); experts over
-  // DP x CP / EP. Gradients move in bf16 (LoRA's adapters in theirs: fp32, bf16 in pure bf16).
+  // TP x CP x DP / (ETP x EP). Gradients move in bf16 (LoRA's adapters in theirs: fp32, bf16 in pure bf16).
   const TrainMemory mem = train_memory(model, gpu, r);
-  const double dense_group = d(l.dp * l.cp);
   const CommLink dp_link = link(l.tp * l.cp * l.dp, l.tp * l.cp);
   s.dp_link = link_name(gpu, l.tp * l.cp * l.dp);
   const bool full = r.method == TrainMethod::full;
-  const double experts_group = std::max(1.0, dense_group / d(l.ep));
+  const double experts_group = d(l.expert_dp());
   const double expert_share = full ? mem.expert_params_per_gpu / std::max(1.0, mem.params_per_gpu) : 0.0;
   // EP is carved out of the DP x CP ranks next to TP (the all-to-all's link(tp x ep)), so an
   // expert-data-parallel group takes every (TP x EP)-th GPU: with EP filling a node, one rank a
   // node, whose ring gets one NIC while the node's other groups use the rest.
-  const CommLink expert_link = link(l.tp * l.cp * l.dp, l.tp * l.ep);
+  const CommLink expert_link = link(l.tp * l.cp * l.dp, l.expert_tp() * l.ep);
   // A ring over the dense group for the dense share, over the expert group for the experts'.
   const auto reduce = [&](double bytes) {
     return allreduce_s(bytes * (1.0 - expert_share), l.dp * l.cp, dp_link) +

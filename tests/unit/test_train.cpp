@@ -649,3 +649,38 @@ TEST_CASE("train: Megatron layouts keep an fp32 main_grad buffer unsharded", "[t
   r.layout.dp = 8;
   CHECK_FALSE(fp32_main_grads(r));
 }
+
+TEST_CASE("train: MoE parallel folding puts whole experts on EP ranks that span the TP group", "[train][moe]") {
+  // NVIDIA's dgxc-benchmarking DeepSeek-V3 recipe: 1,024 H100s at TP 2, PP 16, EP 64 (DP 32), which
+  // only Megatron's expert_tensor_parallel_size 1 allows: before, gpuplan refused it.
+  const ModelSpec& m = model("deepseek-v3");
+  const GpuSpec& h100 = gpu("h100-sxm");
+  TrainRequest r;
+  r.layout = TrainLayout{.tp = 2, .pp = 16, .ep = 64, .dp = 32};
+  r.sharding = Sharding::zero1;
+  r.recompute = Recompute::full;  // the recipe's mla_up_proj recompute is not expressible; full fits
+  r.seq_tokens = 4096;
+  r.global_batch_tokens = 8192ull * 4096;
+  CHECK_THROWS_WITH(train_memory(m, h100, r), Contains("--etp 1"));
+  r.layout.etp = 1;
+  const TrainMemory folded = train_memory(m, h100, r);
+  // Each expert whole: a stage's routed experts over EP alone, not over TP x EP.
+  const TrainMemory split_over_tp = [&] {
+    TrainRequest t = r;  // the same experts per GPU count under ETP = TP would need EP 32
+    t.layout.ep = 32;
+    t.layout.etp = 0;
+    return train_memory(m, h100, t);
+  }();
+  CHECK_THAT(folded.expert_params_per_gpu, WithinRel(split_over_tp.expert_params_per_gpu, 1e-12));
+  CHECK(folded.fits);
+  CHECK(r.layout.expert_dp() == 1);  // 2 x 32 GPUs a stage over 64 EP ranks: the states unshared
+  const TrainStep step = train_step(m, h100, r, TrainEfficiency{});
+  CHECK(step.ep_comm_s > 0.0);
+  // ETP must be 1 or TP, and needs experts.
+  r.layout.etp = 4;
+  CHECK_THROWS_WITH(train_memory(m, h100, r), Contains("neither 1"));
+  TrainRequest dense;
+  dense.layout.tp = 2;
+  dense.layout.etp = 1;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), h100, dense), Contains("no routed experts"));
+}
