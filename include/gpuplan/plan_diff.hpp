@@ -2,6 +2,7 @@
 // What changed between two runs of a plan (`gpuplan diff OLD.json NEW.json`, `report --baseline`):
 // verdict flips first, then $/Mtok, tok/s, users and memory, and what caused it.
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,6 +72,10 @@ struct PlanDiff {
   std::vector<std::string> added;      ///< deployments only in the new run
   std::vector<std::string> removed;
   [[nodiscard]] bool empty() const { return flips.empty() && changes.empty() && added.empty() && removed.empty(); }
+  /// Whether a deployment's verdict or an expectation went from pass to fail (diff --check).
+  [[nodiscard]] bool regressed() const {
+    return std::any_of(flips.begin(), flips.end(), [](const VerdictFlip& f) { return f.old_pass && !f.new_pass; });
+  }
 };
 
 PlanDiff diff_plans(const PlanSnapshot& old_run, const PlanSnapshot& new_run);

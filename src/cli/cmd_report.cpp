@@ -95,6 +95,7 @@ void add_diff_command(CLI::App& app, Exit& exit_code) {
     std::string old_path;
     std::string new_path;
     std::string format = "table";
+    bool check = false;
   };
   auto o = std::make_shared<DiffOptions>();
   CLI::App* sub = app.add_subcommand(
@@ -104,12 +105,13 @@ void add_diff_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "json", "markdown"}))
       ->capture_default_str();
+  sub->add_flag("--check", o->check, "Exit with code 1 when a verdict or an expectation went from pass to FAIL");
   sub->callback([o, &exit_code] {
     const PlanSnapshot old_run = read_snapshot(o->old_path, "old");
     const PlanSnapshot new_run = read_snapshot(o->new_path, "new");
     const PlanDiff diff = diff_plans(old_run, new_run);
     fmt::print("{}", render_plan_diff(diff, RenderOptions{.format = parse_format(o->format, "--format")}));
-    exit_code = Exit::ok;
+    exit_code = o->check && diff.regressed() ? Exit::check_failed : Exit::ok;
   });
 }
 
