@@ -8,6 +8,7 @@
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/error.hpp>
 
+#include "command_io.hpp"
 #include "common.hpp"
 
 namespace gpuplan::cli {
@@ -24,7 +25,7 @@ Exit run_show(const CatalogOptions& o) {
   const RenderOptions render = render_options(o.common);
   const auto print_notes = [&catalog] {
     for (const std::string& note : catalog.take_notes()) {
-      fmt::print(stderr, "gpuplan: note: {}\n", note);
+      print_note(fmt::format("gpuplan: note: {}", note));
     }
   };
   if (const GpuSpec* g = catalog.find_gpu(o.id) != nullptr ? catalog.find_gpu(o.id) : catalog.resolve_gpu(o.id)) {
@@ -59,7 +60,7 @@ Exit run_validate(const CatalogOptions& o) {
       return line.starts_with(entry.substr(0, entry.find(" (")));  // "GPU 'h100-sxm' (was from ...)"
     });
     if (from_this_file) {
-      fmt::print(stderr, "gpuplan: note: {}: {}\n", o.file, line);
+      print_note(fmt::format("gpuplan: note: {}: {}", o.file, line));
     }
   }
   return Exit::ok;

@@ -10,6 +10,7 @@
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/compare.hpp>
 
+#include "command_io.hpp"
 #include "common.hpp"
 #include "deployment.hpp"
 #include "pricing.hpp"
@@ -91,7 +92,7 @@ Exit run_compare(CompareOptions o) {
     }
     if (first) {
       fmt::print("{}", render_fit(*first, render));
-      fmt::print(stderr, "gpuplan: {}; see 'gpuplan fit'\n", option_fit_problem(d.model, *first));
+      print_note(fmt::format("gpuplan: {}; see 'gpuplan fit'", option_fit_problem(d.model, *first)));
       return Exit::check_failed;
     }
   }
@@ -99,7 +100,7 @@ Exit run_compare(CompareOptions o) {
   fmt::print("{}", render_compare(result, render));
   if (o.pricing.check && !result.excluded.empty()) {
     // The table of the options that fit is printed; the check fails on the one that does not.
-    fmt::print(stderr, "gpuplan: {}; see 'gpuplan fit'\n", result.excluded.front().problem);
+    print_note(fmt::format("gpuplan: {}; see 'gpuplan fit'", result.excluded.front().problem));
     return Exit::check_failed;
   }
   // One warning naming every stale price the comparison used.
@@ -113,13 +114,13 @@ Exit run_compare(CompareOptions o) {
     }
   }
   if (!stale.empty()) {
-    fmt::print(stderr, "gpuplan: warning: {} prices used are older than {} days, check them: {}\n", stale.size(),
-               kStalePriceDays, fmt::join(stale, "; "));
+    print_note(fmt::format("gpuplan: warning: {} prices used are older than {} days, check them: {}", stale.size(),
+               kStalePriceDays, fmt::join(stale, "; ")));
   }
   const std::optional<double> best = result.cheapest_usd_per_million_tokens();
   if (o.pricing.check && best && *best > o.pricing.max_usd_per_mtok) {
-    fmt::print(stderr, "gpuplan: over budget: the cheapest option costs ${:.4f} per million tokens, budget ${:.4f}\n",
-               *best, o.pricing.max_usd_per_mtok);
+    print_note(fmt::format("gpuplan: over budget: the cheapest option costs ${:.4f} per million tokens, budget ${:.4f}",
+               *best, o.pricing.max_usd_per_mtok));
     return Exit::check_failed;
   }
   return Exit::ok;

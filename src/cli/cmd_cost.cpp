@@ -39,7 +39,7 @@ Exit does_not_fit(const CostOptions& o, const FitResult& f, const std::string& w
     return batch_input_error(InputError(why));  // as perf's: not thrown inside a batch
   }
   fmt::print("{}", render_fit(f, render_options(o.common)));
-  fmt::print(stderr, "gpuplan: {}\n", why);
+  print_note(fmt::format("gpuplan: {}", why));
   return Exit::check_failed;
 }
 

@@ -60,7 +60,7 @@ Exit run_perf(const PerfOptions& o) {
     if (o.check) {
       // A failed check is a result: the fit that failed is printed, in the format asked for.
       fmt::print("{}", render_fit(layout_fit, render));
-      fmt::print(stderr, "gpuplan: {}\n", why);
+      print_note(fmt::format("gpuplan: {}", why));
       return Exit::check_failed;
     }
     // Returned, not thrown: a sweep meets it often (a tenth of the benchmark's lines), and a

@@ -9,6 +9,7 @@
 #include <gpuplan/engine_memory.hpp>
 #include <gpuplan/planner.hpp>
 
+#include "command_io.hpp"
 #include "common.hpp"
 #include "deployment.hpp"
 #include "pricing.hpp"
@@ -156,7 +157,7 @@ Exit run_plan(const PlanOptions& o) {
     }
   }
   if (missed && o.pricing.check) {
-    fmt::print(stderr, "gpuplan: no configuration meets every target (see the binding target above)\n");
+    print_note(fmt::format("gpuplan: no configuration meets every target (see the binding target above)"));
     return Exit::check_failed;
   }
   return Exit::ok;

@@ -7,6 +7,7 @@
 #include <gpuplan/train_plan.hpp>
 #include <gpuplan/units.hpp>
 
+#include "command_io.hpp"
 #include "common.hpp"
 #include "deployment.hpp"
 #include "pricing.hpp"
@@ -127,8 +128,8 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
     }
   }
   if (!stale.empty()) {
-    fmt::print(stderr, "gpuplan: warning: {} of the {} prices are older than {} days: {}\n", stale.size(),
-               plan.costs.size(), kStalePriceDays, fmt::join(stale, ", "));
+    print_note(fmt::format("gpuplan: warning: {} of the {} prices are older than {} days: {}", stale.size(),
+               plan.costs.size(), kStalePriceDays, fmt::join(stale, ", ")));
   }
   return o.check && !plan.memory.fits ? Exit::check_failed : Exit::ok;
 }

@@ -9,6 +9,7 @@
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/measurement_file.hpp>
 
+#include "command_io.hpp"
 #include "common.hpp"
 
 namespace gpuplan::cli {
@@ -32,7 +33,7 @@ Exit run_validate_benchmarks(const ValidateOptions& o) {
       // Published measurements as the reference file keeps them: names as their source wrote them.
       MeasurementFile file = read_measurement_file(catalog, text, o.benchmarks);
       for (const std::string& note : file.notes) {
-        fmt::print(stderr, "gpuplan: note: {}\n", note);
+        print_note(fmt::format("gpuplan: note: {}", note));
       }
       chosen = std::move(file.benchmarks);
     } else {

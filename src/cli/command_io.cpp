@@ -57,6 +57,8 @@ void print_note(std::string_view line) {
   if (active() != nullptr && !active()->notes.emplace(line).second) {
     return;
   }
+  // What stdout holds so far goes first: a merged CI log (2>&1) keeps every line whole.
+  std::fflush(stdout);
   fmt::print(stderr, "{}\n", line);
 }
 

@@ -54,10 +54,10 @@ Catalog load_catalog(const CommonOptions& opts) {
     const MergeReport report = catalog.merge_file(file);
     files.push_back(file);
     for (const std::string& line : report.overrides) {
-      fmt::print(stderr, "gpuplan: note: {} overrides {}\n", file, line);
+      print_note(fmt::format("gpuplan: note: {} overrides {}", file, line));
     }
     for (const std::string& line : report.dropped) {
-      fmt::print(stderr, "gpuplan: warning: {}: {}\n", file, line);
+      print_note(fmt::format("gpuplan: warning: {}: {}", file, line));
     }
   };
   if (const char* env = std::getenv("GPUPLAN_CATALOG"); env != nullptr && *env != '\0') {
