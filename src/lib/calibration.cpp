@@ -13,6 +13,7 @@
 
 #include <gpuplan/bench_settings.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/weight_choice.hpp>
 
 #include "detail/median.hpp"
 
@@ -64,6 +65,10 @@ Prepared prepare(const Catalog& catalog, const Benchmark& b) {
   check_measured_rate(model, gpu, b.layout.gpus(), b.output_tokens_per_s,
                       fmt::format("benchmark '{}': output_tokens_per_s", b.id));
   PerfRequest request = request_for(b, Efficiency{});
+  if (b.weight_only_int8) {  // W8A16: the same bytes as INT8, its GEMMs in 16 bits
+    request.fit.weight_formats =
+        choose_weight_formats(model, WeightChoice{.all = parse_weight_format("w8a16", "precision")});
+  }
   auto pm = std::make_unique<PerfModel>(model, gpu, request);
   if (b.max_batch == 0) {
     // No cap given: the measurements are trtllm-bench's, which sizes the batch and the step's

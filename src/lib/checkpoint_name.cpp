@@ -36,6 +36,7 @@ struct Stated {
   std::optional<WeightFormat> scheme;
   bool awq = false;
   bool gptq = false;
+  bool eight_bit = false;  // "8bit" beside AWQ or GPTQ (TechxGenus/...-AWQ-8bit)
 
   void add(std::string_view word, const std::optional<WeightFormat>& f) {
     const bool scheme_word = word.starts_with("w") || word.starts_with("quantized.");
@@ -45,9 +46,13 @@ struct Stated {
     }
     awq = awq || word == "awq";
     gptq = gptq || word == "gptq";
+    eight_bit = eight_bit || word == "8bit";
   }
   [[nodiscard]] std::optional<WeightFormat> result() const {
-    const std::optional<WeightFormat> stated = format ? format : scheme;
+    std::optional<WeightFormat> stated = format ? format : scheme;
+    if ((awq || gptq) && eight_bit && stated && stated->element == DType::int4) {
+      stated = default_format(DType::int8);  // the method's 4 bits were only its default
+    }
     if (awq && stated && stated->element == DType::int4) {
       return parse_weight_format("int4-g128-zp", "format");
     }

@@ -512,6 +512,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     }
     if (const auto named = written ? format_of_precision(precision) : read_checkpoint_name(model_name).format) {
       b.weights_dtype = named->element;
+      b.weight_only_int8 = named->element == DType::int8 && named->activation_bits == 16;
     } else if (written) {
       b.weights_dtype = parse_dtype(precision, r.where_of("precision"));
     } else if (const auto shipped = shipped_main_format(*model); shipped && is_quantized(*shipped)) {

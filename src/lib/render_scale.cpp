@@ -539,8 +539,10 @@ detail::Document model_document(const ScaleModelResult& r) {
   }
   doc.tables.push_back(std::move(side));
   doc.footer.push_back(fmt::format(
-      "speed-up and efficiency: against the smallest layout that fits on the same GPU; comm %: share of one decode step "
-      "spent communicating; band: calibration residuals, capped at the roofline{}",
+      "speed-up and efficiency: against the smallest layout that fits on the same GPU; ITL: the mean gap between a "
+      "sequence's tokens at the row's batch, the other sequences' prefills included (perf's step column has the decode "
+      "step alone); comm %: share of one decode step spent communicating; band: calibration residuals, capped at the "
+      "roofline{}",
       engine_calibrated(q.perf.fit.engine.engine) ? "" : fmt::format("; {}", kEngineNotCalibrated)));
   for (const ScaleModelTable& t : r.tables) {
     doc.footer.push_back(stops_paying_text(t, *best_per_gpu(t)));

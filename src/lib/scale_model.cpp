@@ -328,7 +328,8 @@ ScaleModelResult model_scaling(const Catalog& catalog, const ModelSpec& model, c
                                     attention_dp_note()));
   }
   res.notes.push_back("replicas do not talk to each other while serving: they scale linearly, and a wider TP buys "
-                      "lower inter-token latency at the cost of throughput per GPU");
+                      "a lower inter-token latency at batch 1 (the lowest-ITL column) at the cost of throughput per GPU; "
+                      "at full load its larger batch can wait longer between tokens");
   return res;
 }
 

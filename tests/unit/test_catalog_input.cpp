@@ -352,6 +352,8 @@ TEST_CASE("names: a checkpoint name's format suffix", "[catalog][names]") {
   CHECK(read("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a16").format->activation_bits == 16);
   CHECK(read("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8").format->activation_bits == 0);
   CHECK(read("Llama-3.1-8B-INT8").format->activation_bits == 0);
+  CHECK(read("TechxGenus/Meta-Llama-3-70B-Instruct-AWQ-8bit").format->element == gpuplan::DType::int8);
+  CHECK(read("TechxGenus/Meta-Llama-3-70B-Instruct-AWQ-8bit").format->activation_bits == 16);
   CHECK(read("Qwen2.5-72B-Instruct-AWQ").format->zero_bits > 0);  // AWQ keeps zero points
   CHECK(read("gpt-oss-120b-MXFP4").format->element == gpuplan::DType::mxfp4);
   CHECK(read("Meta-Llama-3.1-8B-Instruct-FP8-dynamic").model == "meta-llama-3.1-8b-instruct");
