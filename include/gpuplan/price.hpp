@@ -2,6 +2,7 @@
 // A cloud price for one GPU-hour (data/prices.json). The pricing mode always travels with the
 // price: the seeds show the H100/H200 ranking flipping between on-demand and dedicated.
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -61,6 +62,10 @@ struct Price {
   std::string pointer;           ///< JSON pointer of the entry in `origin`, for messages
   std::string region;            ///< optional
   std::string instance;          ///< optional
+  /// The instance sizes, in GPUs, this rate rents (ascending: [8], or [1, 8] when a 1-GPU and
+  /// an 8-GPU instance cost the same per GPU); a deployment pays for whole instances. Empty:
+  /// any GPU count is rented (the source states no instance size).
+  std::vector<std::uint64_t> gpus_per_instance;
   std::vector<std::string> sources;
   std::string notes;
   std::string origin;            ///< catalog file the entry came from
@@ -77,8 +82,17 @@ void require_gpu_in(std::string_view field, const std::string& gpu, const std::v
 /// today), then among stale ones the newest, then the cheapest.
 [[nodiscard]] bool preferred_price(const Price& candidate, const Price& current);
 
-/// "provider/gpu/offer/region": what makes a price one offer (the catalog rejects two alike).
+/// The largest instance a price may name: Rubin Ultra NVL576, the largest NVLink domain
+/// announced. A larger size is a typo (a price or a GPU count of a whole cluster).
+constexpr std::uint64_t kMaxGpusPerInstance = 576;
+
+/// "provider/gpu/offer/region", and the instance sizes when the price gives them: what makes a
+/// price one offer (the catalog rejects two alike). Two sizes of one offer (AWS's 1-GPU
+/// g6e.xlarge and 4-GPU g6e.12xlarge) are two prices at their own rates.
 std::string price_key(const Price& price);
+/// price_key() without the instance sizes: a user catalog's price replaces every built-in price
+/// with this key, whatever its instance sizes.
+std::string offer_region_key(const Price& price);
 
 // Every cost output words a price's age the same way (cost, compare, plan, check and report).
 /// A table cell: "35 d", "200 d (stale)", or "given" for a price typed by hand.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstddef>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <type_traits>
@@ -835,7 +836,7 @@ MergeReport Catalog::merge_loaded(std::string_view text, std::string_view origin
     for (std::size_t i = 0; i < arr->size(); ++i) {
       const JsonPointer at = JsonPointer("/prices") / i;
       prices.push_back(detail::price_from_json((*arr)[i], origin, at));
-      check_unique(seen, price_key(prices.back()), at, "price (provider/gpu/mode and term/region)");
+      check_unique(seen, price_key(prices.back()), at, "price (provider/gpu/mode and term/region/instance sizes)");
       if (prices.back().day > today_) {
         throw InputError(fmt::format("{}: price date {} is in the future (today is {})",
                                      detail::where(origin, at / "date"), prices.back().date, iso_day(today_)));
@@ -941,21 +942,43 @@ MergeReport Catalog::merge_loaded(std::string_view text, std::string_view origin
     model_json.merge(model_json_);
     model_json_ = std::move(model_json);
   }
-  // Keys of the prices already in, formatted once (not once per comparison).
-  std::map<std::string, std::size_t> known_prices;
+  // A price replaces every price already in of its provider, GPU, offer and region, whatever
+  // their instance sizes (an offer's sizes come as one set: a file that gives only the 8-GPU
+  // rate does not leave a stale 1-GPU one beside it); the file's prices of that offer take the
+  // place of the first one they replace. Keys are formatted once, not once per comparison.
+  std::map<std::string, std::vector<std::size_t>> known_prices;
   for (std::size_t i = 0; i < prices_.size(); ++i) {
-    known_prices.emplace(price_key(prices_[i]), i);
+    known_prices[offer_region_key(prices_[i])].push_back(i);
   }
+  std::map<std::string, std::vector<Price>> replacing;
+  std::vector<Price> added;
   for (Price& p : prices) {
-    const std::string key = price_key(p);
+    const std::string key = offer_region_key(p);
     if (const auto it = known_prices.find(key); it != known_prices.end()) {
-      report.overrides.push_back(fmt::format("price {} (was from {})", key, prices_[it->second].origin));
-      prices_[it->second] = std::move(p);
+      std::vector<Price>& by = replacing[key];
+      if (by.empty()) {
+        report.overrides.push_back(fmt::format("price {} (was from {})", key, prices_[it->second.front()].origin));
+      }
+      by.push_back(std::move(p));
     } else {
-      known_prices.emplace(key, prices_.size());
-      prices_.push_back(std::move(p));
+      added.push_back(std::move(p));
     }
   }
+  if (!replacing.empty()) {
+    std::vector<Price> merged;
+    merged.reserve(prices_.size() + prices.size());
+    for (std::size_t i = 0; i < prices_.size(); ++i) {
+      const std::string key = offer_region_key(prices_[i]);
+      const auto it = replacing.find(key);
+      if (it == replacing.end()) {
+        merged.push_back(std::move(prices_[i]));
+      } else if (known_prices.at(key).front() == i) {
+        std::move(it->second.begin(), it->second.end(), std::back_inserter(merged));
+      }
+    }
+    prices_ = std::move(merged);
+  }
+  std::move(added.begin(), added.end(), std::back_inserter(prices_));
   return report;
 }
 

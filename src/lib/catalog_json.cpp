@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -346,13 +347,55 @@ ModelSpec model_from_json(const Json& entry, const std::string& origin, const Js
   return m;
 }
 
+namespace {
+
+// A price's instance sizes: a non-empty list of whole GPU counts, smallest first, each a size
+// some machine has (1 .. kMaxGpusPerInstance). Absent: any count is rented.
+std::vector<std::uint64_t> instance_sizes(ObjectReader& r) {
+  static constexpr std::string_view kKey = "gpus_per_instance";
+  std::vector<std::uint64_t> out;
+  const Json* v = r.value(kKey);
+  if (v == nullptr) {
+    return out;
+  }
+  if (!v->is_array() || v->empty()) {
+    r.fail(kKey, fmt::format("expected the instance sizes this price rents, in GPUs, smallest first (like [8] or "
+                             "[1, 8]), got {}",
+                             v->is_array() ? "[]" : v->is_number() ? v->dump() : std::string(v->type_name())));
+  }
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const Json& item = (*v)[i];
+    const std::string at = where(r.origin(), r.pointer() / std::string(kKey) / i);
+    const bool whole_float = item.is_number_float() && item.get<double>() >= 1.0 &&
+                             item.get<double>() <= static_cast<double>(kMaxGpusPerInstance) &&
+                             item.get<double>() - std::floor(item.get<double>()) <= 0.0;
+    const bool whole = item.is_number_unsigned() || (item.is_number_integer() && item.get<std::int64_t>() >= 0);
+    const std::uint64_t n = whole_float ? static_cast<std::uint64_t>(item.get<double>())
+                            : whole     ? item.get<std::uint64_t>()
+                                        : 0;
+    if ((!whole && !whole_float) || n < 1 || n > kMaxGpusPerInstance) {
+      throw InputError(fmt::format("{}: expected a whole number of GPUs per instance between 1 and {} (the largest "
+                                   "NVLink domain announced), got {}",
+                                   at, kMaxGpusPerInstance,
+                                   item.is_number() ? item.dump() : std::string(item.type_name())));
+    }
+    if (!out.empty() && n <= out.back()) {
+      throw InputError(fmt::format("{}: instance sizes go smallest first, each once; {} follows {}", at, n, out.back()));
+    }
+    out.push_back(n);
+  }
+  return out;
+}
+
+}  // namespace
+
 Price price_from_json(const Json& entry, const std::string& origin, const JsonPointer& at) {
   ObjectReader r(entry, origin, at);
   static constexpr std::array kKeys{
       std::string_view("provider"), std::string_view("gpu"),    std::string_view("mode"),
       std::string_view("usd_per_gpu_hour"), std::string_view("date"), std::string_view("region"),
-      std::string_view("instance"), std::string_view("sources"), std::string_view("notes"),
-      std::string_view("term")};
+      std::string_view("instance"), std::string_view("gpus_per_instance"), std::string_view("sources"),
+      std::string_view("notes"),    std::string_view("term")};
   r.reject_unknown(kKeys);
   Price p;
   p.origin = origin;
@@ -377,6 +420,7 @@ Price price_from_json(const Json& entry, const std::string& origin, const JsonPo
   p.pointer = at.to_string();
   p.region = r.optional_string("region").value_or("");
   p.instance = r.optional_string("instance").value_or("");
+  p.gpus_per_instance = instance_sizes(r);
   p.sources = r.strings("sources");
   p.notes = r.optional_string("notes").value_or("");
   return p;

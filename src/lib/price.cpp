@@ -127,8 +127,14 @@ void require_gpu_in(std::string_view field, const std::string& gpu, const std::v
                                close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
 }
 
-std::string price_key(const Price& p) {
+std::string offer_region_key(const Price& p) {
   return fmt::format("{}/{}/{}/{}", p.provider, p.gpu, offer_label(p.mode, p.term), p.region);
+}
+
+std::string price_key(const Price& p) {
+  return p.gpus_per_instance.empty()
+             ? offer_region_key(p)
+             : fmt::format("{}/{}-GPU instances", offer_region_key(p), fmt::join(p.gpus_per_instance, ","));
 }
 
 bool preferred_price(const Price& candidate, const Price& current) {

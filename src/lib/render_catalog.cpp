@@ -122,7 +122,8 @@ OrderedJson price_entry_json(const Price& p) {
           {"term", p.term.empty() ? OrderedJson(nullptr) : OrderedJson(p.term)},
           {"usd_per_gpu_hour", p.usd_per_gpu_hour},       {"date", p.date},
           {"price_age_days", p.age_days}, {"stale", p.stale()},
-          {"region", p.region},     {"instance", p.instance}, {"sources", p.sources},
+          {"region", p.region},     {"instance", p.instance},
+          {"gpus_per_instance", detail::gpus_per_instance_json(p)}, {"sources", p.sources},
           {"notes", p.notes},       {"origin", p.origin}};
 }
 
@@ -219,13 +220,15 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
 std::string render_price_list(const Catalog& catalog, const RenderOptions& o) {
   detail::Document doc;
   detail::Table t{.title = "",
-                  .header = {"provider", "gpu", "mode", "term", "USD/GPU-hour", "date", "price age", "region"},
+                  .header = {"provider", "gpu", "mode", "term", "USD/GPU-hour", "GPUs per instance", "date", "price age",
+                             "region"},
                   .rows = {}};
   OrderedJson list = OrderedJson::array();
   int stale = 0;
   for (const Price& p : catalog.prices()) {
     t.rows.push_back({p.provider, p.gpu, std::string(to_string(p.mode)), p.term.empty() ? "-" : p.term,
-                      fmt::format("{:.3f}", p.usd_per_gpu_hour), p.date,
+                      fmt::format("{:.3f}", p.usd_per_gpu_hour),
+                      p.gpus_per_instance.empty() ? "any" : fmt::format("{}", fmt::join(p.gpus_per_instance, ",")), p.date,
                       price_age_label(p),
                       p.region.empty() ? "-" : p.region});
     list.push_back(price_entry_json(p));
@@ -234,6 +237,7 @@ std::string render_price_list(const Catalog& catalog, const RenderOptions& o) {
   doc.tables.push_back(std::move(t));
   doc.footer.push_back(fmt::format("price age = days (d) since the price's date; {} of {} prices are older than {} days (stale)",
                                    stale, catalog.prices().size(), kStalePriceDays));
+  doc.footer.push_back("GPUs per instance: the instance sizes a price rents, paid whole (any: the source states none)");
   doc.footer.push_back("sources: gpuplan catalog prices --format json");
   OrderedJson j = envelope("catalog prices");
   j["prices"] = list;

@@ -94,11 +94,15 @@ TEST_CASE("shipped: Lyceum prices from the seed", "[catalog][reference]") {
   CHECK_THAT(price("h200-sxm", PricingMode::dedicated), WithinRel(3.99, 1e-12));
 }
 
-TEST_CASE("shipped: prices name catalog GPUs and are unique per provider, GPU, mode and term, region", "[catalog]") {
+// Two instance sizes of one offer are two prices (AWS L40S: the 1-GPU g6e.xlarge and the 4-GPU
+// g6e.12xlarge), each naming its instance.
+TEST_CASE("shipped: prices name catalog GPUs and are unique per offer and region and instance sizes", "[catalog]") {
   std::set<std::string> keys;
   for (const auto& p : cat().prices()) {
+    INFO(gpuplan::price_key(p));
     CHECK(cat().find_gpu(p.gpu) != nullptr);
-    CHECK(keys.insert(p.provider + "/" + p.gpu + "/" + gpuplan::offer_label(p.mode, p.term) + "/" + p.region).second);
+    CHECK(keys.insert(gpuplan::price_key(p)).second);
+    CHECK((p.gpus_per_instance.empty() || !p.instance.empty()));
   }
 }
 

@@ -41,6 +41,11 @@ inline OrderedJson envelope(std::string_view command) {
 /// A price's `price_age_days`: null for a price typed by hand, which has no date to age.
 inline OrderedJson price_age_days_json(const Price& p) { return p.given() ? OrderedJson(nullptr) : OrderedJson(p.age_days); }
 
+/// A price's `gpus_per_instance`: the instance sizes it rents, null when it rents any count.
+inline OrderedJson gpus_per_instance_json(const Price& p) {
+  return p.gpus_per_instance.empty() ? OrderedJson(nullptr) : OrderedJson(p.gpus_per_instance);
+}
+
 /// The terms of a price, in the key order plan and train print them; callers append their own fields.
 inline OrderedJson price_terms_json(const Price& p) {
   return {{"provider", p.provider},
