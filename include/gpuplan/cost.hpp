@@ -1,5 +1,6 @@
 #pragma once
-// Cost model (DESIGN "Cost"): node price = GPU-hour price x GPUs; tokens per dollar =
+// Cost model (DESIGN "Cost"): node price = GPU-hour price x GPUs paid (whole instances where
+// the price gives their size, rental.hpp); tokens per dollar =
 // tokens/s x 3600 / (USD/hour); USD per million tokens = 1e6 / tokens per dollar. Utilization
 // below 1 means idle capacity the useful tokens pay for; extras (storage, egress, failed runs)
 // and, for owned hardware, capex amortization, power and operations turn into USD per hour.
@@ -11,6 +12,7 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/load.hpp>
 #include <gpuplan/price.hpp>
+#include <gpuplan/rental.hpp>
 
 namespace gpuplan {
 
@@ -28,6 +30,10 @@ struct CostRequest {
   std::uint64_t gpus = 1;
   /// Rental price; unset for owned hardware (then `owned` is required).
   std::optional<double> usd_per_gpu_hour;
+  /// The instance sizes the rental price rents (Price::gpus_per_instance; empty: any count).
+  std::vector<std::uint64_t> gpus_per_instance;
+  /// GPUs that must share one instance (instance_group(): a replica, up to a node).
+  std::uint64_t instance_group = 1;
   std::optional<OwnedHardware> owned;
   double output_tokens_per_s = 0;    ///< whole deployment, while busy
   double input_tokens_per_s = 0;     ///< prompt tokens processed alongside (0 when unknown)
@@ -42,7 +48,10 @@ struct CostRequest {
 
 struct CostResult {
   CostRequest request;
-  double rental_usd_per_hour = 0;    ///< GPU-hours at the rental price
+  /// The instances a rental price pays for (rented_gpus = gpus when it rents any count, and
+  /// for owned hardware).
+  InstanceRental rental;
+  double rental_usd_per_hour = 0;    ///< GPU-hours paid (rental.rented_gpus) at the rental price
   double capex_usd_per_hour = 0;     ///< owned: purchase amortized over its years
   double operations_usd_per_hour = 0;
   double power_usd_per_hour = 0;     ///< owned: TDP x GPUs x utilization x PUE x USD/kWh
@@ -82,6 +91,15 @@ double input_tokens_per_s_for(double output_tokens_per_s, std::uint64_t input_to
 
 /// Prices one deployment; throws InputError naming `cost.*` for bad inputs.
 CostResult cost(const CostRequest& request);
+
+/// Sets the request's rental price and the instance sizes it rents.
+void use_price(CostRequest& request, const Price& price);
+
+/// The price of `chosen`'s offer (provider, GPU, mode, term and region) that is best for a
+/// deployment of `need` (preferred_for): another instance size of the offer when the catalog
+/// has one (a TP-4 replica on AWS L40S rents the 4-GPU g6e.12xlarge, not four 1-GPU
+/// g6e.xlarge). A price typed by hand is returned as it is.
+const Price& instance_price(const Catalog& catalog, const Price& chosen, const GpuNeed& need);
 
 /// The GPU-hour price at which option B earns as many tokens per dollar as option A:
 /// price_A x (throughput_B / GPUs_B) / (throughput_A / GPUs_A).

@@ -55,7 +55,7 @@ struct PlanRequest {
   std::vector<DType> kv_dtypes;         ///< empty: bf16 and, where the GPU has FP8, fp8
   std::uint64_t max_gpus_per_replica = 64;
   std::uint64_t gpus_per_node = 8;      ///< TP stays within a node; PP crosses nodes
-  std::string provider;                 ///< empty: every provider (the cheapest price wins)
+  std::string provider;                 ///< empty: every provider (the price cheapest for each configuration wins)
   std::optional<PricingMode> mode;      ///< unset: on-demand
   std::string region;                   ///< empty: every region; else a prefix (in_region)
   std::string term;                     ///< empty: every commitment term; else only reserved prices with it

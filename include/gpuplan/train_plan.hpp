@@ -10,6 +10,7 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/price.hpp>
+#include <gpuplan/rental.hpp>
 #include <gpuplan/train_memory.hpp>
 #include <gpuplan/train_step.hpp>
 
@@ -42,6 +43,7 @@ struct TrainRun {
 /// One catalog price applied to the run.
 struct TrainCost {
   Price price;
+  InstanceRental rental;               ///< the instances paid for (whole instances where the price gives their size)
   double usd_per_hour = 0;             ///< the whole job
   double usd_per_million_tokens = 0;   ///< training tokens
   double usd = 0;                      ///< the run (0 without tokens)

@@ -62,6 +62,8 @@ Exit run_cost(const CostOptions& o) {
   deployment.gpu = gpu.id;  // resolved once: one note for a loose name
   report.gpu_id = gpu.id;
   c.gpu_power_w = gpu.tdp_w;
+  // The layout the GPUs run: a replica shares one instance of a price rented in whole instances.
+  Layout priced_layout{.tp = std::max<std::uint64_t>(1, o.deployment.tp), .pp = std::max<std::uint64_t>(1, o.deployment.pp)};
   if (o.tokens_per_second > 0) {
     // A measurement: the deployment's size comes from --gpus/--nodes or TP x PP; a model, when
     // given, must still fit it.
@@ -78,6 +80,7 @@ Exit run_cost(const CostOptions& o) {
                                               d.model.id, f.request.layout.gpus(), gpu.id, fr.context_tokens));
       }
       c.gpus = d.gpus;
+      priced_layout = f.request.layout;
       check_measured_rate(d.model, gpu, c.gpus, o.tokens_per_second, "--tokens-per-second");
     } else {
       report.model_id = "-";
@@ -124,6 +127,7 @@ Exit run_cost(const CostOptions& o) {
     const std::uint64_t batch = load.batch;
     const PerfPoint p = pm.evaluate(batch, req.efficiency);
     c.gpus = req.fit.layout.gpus();
+    priced_layout = req.fit.layout;
     c.output_tokens_per_s = p.output_tokens_per_s;
     c.input_tokens_per_s = input_tokens_per_s_for(p.output_tokens_per_s, o.workload.input, o.workload.output);
     report.throughput_source = fmt::format(
@@ -159,9 +163,13 @@ Exit run_cost(const CostOptions& o) {
   if (catalog_price) {
     const PricingMode mode = parse_pricing_mode(o.pricing.mode.empty() ? "on-demand" : o.pricing.mode, "--mode");
     check_term(o.pricing.term, mode);
-    const Price& price = find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region, o.pricing.term);
+    // The offer's instance size that costs least for these GPUs: whole instances are paid.
+    c.instance_group = std::min(c.gpus, instance_group(priced_layout, gpu, o.deployment.gpus_per_node));
+    const Price& price = instance_price(
+        catalog, find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region, o.pricing.term),
+        GpuNeed{.gpus = c.gpus, .group = c.instance_group});
     report.price = price;
-    c.usd_per_gpu_hour = price.usd_per_gpu_hour;
+    use_price(c, price);
     warn_stale(price);
   } else if (price_given) {
     c.usd_per_gpu_hour = usd_per_gpu_hour;

@@ -133,6 +133,8 @@ inline constexpr FieldFlag kFieldsWithoutFlag[] = {
     {"efficiency.format_exponent:", "calibrated constant"},
     {"cost.input_tokens_per_s:", "derived from the output rate and --input/--output"},
     {"cost.gpu_power_w:", "the catalog GPU's TDP"},
+    {"cost.gpus_per_instance:", "the catalog price's instance sizes, checked when the catalog is read"},
+    {"cost.instance_group:", "the layout's replica, up to a node"},
     {"engine.inputs:", "the catalog GPU's memory and the weights"},
     {"cost:", "rental or owned: the flags already exclude each other"},
     {"perf:", "names the command: a bare --params has no architecture"},

@@ -252,19 +252,22 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     m.term = offer.term;
     for (const CompareOption& o : res.options) {
       PricedOption po;
+      // The offer's price that costs least for the option's GPUs in whole instances.
+      const GpuSpec& gpu = catalog.gpu(o.gpu);
+      const GpuNeed need{.gpus = o.gpus, .group = instance_group(o.layout, gpu, r.perf.fit.gpus_per_node)};
       for (const Price& p : all) {
         if (p.provider == offer.provider && p.gpu == o.gpu && p.mode == offer.mode && p.term == offer.term &&
-            (!po.price || preferred_price(p, *po.price))) {
+            (!po.price || preferred_for(p, *po.price, need))) {
           po.price = p;
         }
       }
       if (po.price) {
         CostRequest c = r.cost;
         c.gpus = o.gpus;
-        c.usd_per_gpu_hour = po.price->usd_per_gpu_hour;
-        c.owned.reset();
+        use_price(c, *po.price);
+        c.instance_group = need.group;
         c.output_tokens_per_s = o.tokens_per_s();
-        c.gpu_power_w = catalog.gpu(o.gpu).tdp_w;
+        c.gpu_power_w = gpu.tdp_w;
         po.cost = cost(c);
       }
       m.options.push_back(po);
@@ -281,13 +284,13 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
         po.premium = po.price->usd_per_gpu_hour / base->price->usd_per_gpu_hour - 1.0;
         po.throughput_ratio = res.options[i].tokens_per_s() / res.options[b].tokens_per_s();
         // The price at which this option's whole bill (extras and failed runs included) buys as
-        // many tokens per USD as the baseline's.
+        // many tokens per USD as the baseline's: per GPU paid for (whole instances).
         const double target_usd_per_hour =
             po.cost.useful_output_tokens_per_hour / base->cost.tokens_per_usd;
         po.break_even_usd_per_gpu_hour = std::max(
             0.0, (target_usd_per_hour / (1.0 + r.cost.failed_run_overhead) - po.cost.extras_usd_per_hour /
                                                                                   (1.0 + r.cost.failed_run_overhead)) /
-                     static_cast<double>(res.options[i].gpus));
+                     static_cast<double>(po.cost.rental.rented_gpus));
       }
       std::size_t w = b;
       for (std::size_t i = 0; i < m.options.size(); ++i) {

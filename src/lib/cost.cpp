@@ -46,14 +46,25 @@ CostResult cost(const CostRequest& r) {
   if (r.usd_per_gpu_hour.has_value() == r.owned.has_value()) {
     throw InputError("cost: give either a rental price per GPU-hour or owned hardware, not both or neither");
   }
+  check(r.instance_group >= 1 && r.instance_group <= r.gpus, "instance_group", "between 1 and the GPUs",
+        static_cast<double>(r.instance_group));
+  for (std::uint64_t size : r.gpus_per_instance) {
+    check(size >= 1 && size <= kMaxGpusPerInstance, "gpus_per_instance",
+          fmt::format("instance sizes between 1 and {} GPUs", kMaxGpusPerInstance), static_cast<double>(size));
+  }
+  if (!r.gpus_per_instance.empty() && !r.usd_per_gpu_hour) {
+    throw InputError("cost.gpus_per_instance: instance sizes come with a rental price, not owned hardware");
+  }
   CostResult c;
   c.request = r;
   const double gpus = static_cast<double>(r.gpus);
   c.power_w = r.gpu_power_w * gpus * r.utilization * r.pue;
+  c.rental = rent_instances(r.gpus, r.gpus_per_instance, r.instance_group);
   if (r.usd_per_gpu_hour) {
     check(*r.usd_per_gpu_hour >= 1e-4 && *r.usd_per_gpu_hour <= 1e4, "usd_per_gpu_hour",
           "a price between 0.0001 and 10000 USD", *r.usd_per_gpu_hour);
-    c.rental_usd_per_hour = *r.usd_per_gpu_hour * gpus;
+    // Whole instances: the idle GPUs of the last one are paid too.
+    c.rental_usd_per_hour = *r.usd_per_gpu_hour * static_cast<double>(c.rental.rented_gpus);
   } else {
     const OwnedHardware& o = *r.owned;
     check(o.capex_usd_per_gpu >= 1 && o.capex_usd_per_gpu <= 1e8, "capex_usd_per_gpu",
@@ -81,6 +92,26 @@ CostResult cost(const CostRequest& r) {
   c.joules_per_token = r.gpu_power_w * gpus * r.pue / r.output_tokens_per_s;
   c.kwh_per_million_tokens = c.joules_per_token * kMega / kJoulesPerKwh;
   return c;
+}
+
+void use_price(CostRequest& request, const Price& price) {
+  request.usd_per_gpu_hour = price.usd_per_gpu_hour;
+  request.gpus_per_instance = price.gpus_per_instance;
+  request.owned.reset();
+}
+
+const Price& instance_price(const Catalog& catalog, const Price& chosen, const GpuNeed& need) {
+  if (chosen.given()) {
+    return chosen;
+  }
+  const Price* best = &chosen;
+  for (const Price& p : catalog.prices()) {
+    if (p.provider == chosen.provider && p.gpu == chosen.gpu && p.mode == chosen.mode && p.term == chosen.term &&
+        p.region == chosen.region && preferred_for(p, *best, need)) {
+      best = &p;
+    }
+  }
+  return *best;
 }
 
 double input_tokens_per_s_for(double output_tokens_per_s, std::uint64_t input_tokens, std::uint64_t output_tokens) {

@@ -34,7 +34,7 @@ ExpectationResult unmeasurable(std::string_view name, double expected, std::stri
 
 std::string mode_label(const Price& p) { return fmt::format("{} {}", p.provider, offer_label(p.mode, p.term)); }
 
-void add_checks(const DeploymentQuestion& q, DeploymentResult& d) {
+void add_checks(const Catalog& catalog, const DeploymentQuestion& q, DeploymentResult& d) {
   const Expectations& e = q.expect;
   if (e.fits) {
     ExpectationResult r{.name = "fits", .pass = d.fit.fits == *e.fits, .expected = *e.fits ? 1.0 : 0.0,
@@ -92,10 +92,15 @@ void add_checks(const DeploymentQuestion& q, DeploymentResult& d) {
       d.checks.push_back(r);
     }
     if (e.max_monthly_usd) {
-      // The bill does not depend on throughput: GPUs x price x hours, plus extras.
-      const double gpus = static_cast<double>(d.fit.request.layout.gpus());
+      // The bill does not depend on throughput: GPUs paid (whole instances) x price x hours,
+      // plus extras.
+      const Layout& l = d.fit.request.layout;
+      const GpuNeed need{.gpus = l.gpus(), .group = instance_group(l, *q.gpu, q.perf.fit.gpus_per_node)};
+      const Price& paid = instance_price(catalog, price, need);
+      const double gpus =
+          static_cast<double>(rent_instances(need.gpus, paid.gpus_per_instance, need.group).rented_gpus);
       const double monthly = it != d.costs.end() ? it->cost.usd_per_hour() * kHoursPerMonth
-                                                 : gpus * price.usd_per_gpu_hour * kHoursPerMonth;
+                                                 : gpus * paid.usd_per_gpu_hour * kHoursPerMonth;
       ExpectationResult r = bound_check("max_monthly_usd", *e.max_monthly_usd, monthly, true, "USD/month",
                                         reason::over_monthly_budget);
       r.context = mode_label(price);
@@ -200,18 +205,22 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
       d.notes.push_back(target_load_note(d.load, req.fit.layout));
     }
     const PerfPoint& row = d.perf->rows.front();
-    for (const Price& price : q.prices) {
+    const GpuNeed need{.gpus = req.fit.layout.gpus(), .group = instance_group(req.fit.layout, gpu, req.fit.gpus_per_node)};
+    for (const Price& offer : q.prices) {
+      // The offer's instance size that costs least for the deployment (AWS L40S: the 4-GPU
+      // g6e.12xlarge for a TP-4 replica).
+      const Price& price = instance_price(catalog, offer, need);
       CostRequest c = q.cost;
-      c.gpus = req.fit.layout.gpus();
-      c.usd_per_gpu_hour = price.usd_per_gpu_hour;
-      c.owned.reset();
+      c.gpus = need.gpus;
+      use_price(c, price);
+      c.instance_group = need.group;
       c.gpu_power_w = gpu.tdp_w;
       c.output_tokens_per_s = row.output_tokens_per_s;
       c.input_tokens_per_s = input_tokens_per_s_for(row.output_tokens_per_s, req.input_tokens, req.output_tokens);
       d.costs.push_back(PricedCost{.price = price, .cost = cost(c)});
     }
   }
-  add_checks(q, d);
+  add_checks(catalog, q, d);
   return d;
 }
 

@@ -93,6 +93,8 @@ OrderedJson costs_json(const DeploymentResult& d) {
                     {"price_age_days", price_age_days_json(pc.price)},
                     {"stale", pc.price.stale()},
                     {"usd_per_gpu_hour", pc.price.usd_per_gpu_hour},
+                    {"gpus_per_instance", gpus_per_instance_json(pc.price)},
+                    {"rental", rental_json(pc.cost.rental)},
                     {"usd_per_hour", checked(pc.cost.usd_per_hour(), "usd/h")},
                     {"usd_per_month", checked(pc.cost.usd_per_hour() * kHoursPerMonth, "usd/month")},
                     {"usd_per_million_tokens", checked(pc.cost.usd_per_million_tokens, "usd/mtok")},

@@ -109,8 +109,9 @@ void validate_plan_request(const ModelSpec& model, const PlanRequest& r) {
   }
 }
 
-/// The cheapest price of each GPU in the request's provider, mode and region; given prices win.
-std::map<std::string, Price> prices_by_gpu(const Catalog& catalog, const PlanRequest& r) {
+/// The prices of each GPU in the request's provider, mode, region and term (a given price
+/// replaces them): each layout takes the one that costs least for its GPUs (preferred_for).
+std::map<std::string, std::vector<Price>> prices_by_gpu(const Catalog& catalog, const PlanRequest& r) {
   if (!r.provider.empty()) {
     const std::vector<std::string> known = providers(catalog);
     if (std::find(known.begin(), known.end(), r.provider) == known.end()) {
@@ -121,14 +122,11 @@ std::map<std::string, Price> prices_by_gpu(const Catalog& catalog, const PlanReq
     }
   }
   const PricingMode mode = r.mode.value_or(PricingMode::on_demand);
-  std::map<std::string, Price> out;
+  std::map<std::string, std::vector<Price>> out;
   for (const Price& p : catalog.prices()) {
     if ((r.provider.empty() || p.provider == r.provider) && p.mode == mode && in_region(p, r.region) &&
         (r.term.empty() || p.term == r.term)) {
-      const auto it = out.find(p.gpu);
-      if (it == out.end() || preferred_price(p, it->second)) {
-        out[p.gpu] = p;
-      }
+      out[p.gpu].push_back(p);
     }
   }
   for (const auto& [gpu, usd] : r.given_usd_per_gpu_hour) {
@@ -146,7 +144,7 @@ std::map<std::string, Price> prices_by_gpu(const Catalog& catalog, const PlanReq
     p.day = r.today;
     p.date = "today";
     p.sources = {"--price"};
-    out[gpu] = std::move(p);
+    out[gpu] = {std::move(p)};
   }
   return out;
 }
@@ -177,13 +175,13 @@ class Search {
     double key_high = 0;  // ... at its high edge (optimistic)
   };
 
-  void search_gpu(const GpuSpec& gpu, const Price& price);
-  void search_format(const GpuSpec& gpu, const Price& price, DType weights, const std::vector<DType>& kvs);
+  void search_gpu(const GpuSpec& gpu, const std::vector<Price>& prices);
+  void search_format(const GpuSpec& gpu, const std::vector<Price>& prices, DType weights, const std::vector<DType>& kvs);
   void skip(std::string reason) {
     ++result_.counts.skipped;
     ++result_.skipped[std::move(reason)];
   }
-  void search_layout(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const EstimateBand& band);
+  void search_layout(const GpuSpec& gpu, const std::vector<Price>& prices, const PerfModel& pm, const EstimateBand& band);
   // Every point evaluated also joins the GPU's frontier.
   PerfPoint eval(const PerfModel& pm, std::uint64_t batch) {
     ++result_.counts.evaluated;
@@ -209,7 +207,7 @@ class Search {
            (!t.min_tokens_per_s_per_user || p.tokens_per_s_per_user >= *t.min_tokens_per_s_per_user);
   }
   Candidate priced(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const PerfPoint& at_max,
-                   const PerfPoint& op, std::uint64_t replicas, const EstimateBand& band);
+                   const PerfPoint& op, std::uint64_t replicas, const EstimateBand& band) const;
   void consider_miss(const Candidate& c, const PerfPoint& best_latency);
 
   const Catalog& catalog_;
@@ -226,16 +224,32 @@ class Search {
   PerfModel::StepCache* steps_ = nullptr;  // the layout search_layout() is timing: its decode steps
 };
 
-CostResult price_deployment(const PlanRequest& r, const GpuSpec& gpu, const Price& price, std::uint64_t gpus,
-                            double output_tokens_per_s) {
+CostResult price_deployment(const PlanRequest& r, const GpuSpec& gpu, const Price& price, const Layout& layout,
+                            std::uint64_t gpus, double output_tokens_per_s) {
   CostRequest c = r.cost;
   c.gpus = gpus;
-  c.usd_per_gpu_hour = price.usd_per_gpu_hour;
-  c.owned.reset();
+  use_price(c, price);
+  c.instance_group = instance_group(layout, gpu, r.gpus_per_node);
   c.output_tokens_per_s = output_tokens_per_s;
   c.input_tokens_per_s = input_tokens_per_s_for(output_tokens_per_s, r.perf.input_tokens, r.perf.output_tokens);
   c.gpu_power_w = gpu.tdp_w;
   return cost(c);
+}
+
+/// Why no price of a GPU can rent a layout: its replica needs more GPUs in one instance than
+/// any of them has (a TP-2 replica on AWS's 1-GPU g6e.xlarge); nullopt when one can.
+std::optional<std::string> unrentable(const Layout& layout, const GpuSpec& gpu, const std::vector<Price>& prices,
+                                      std::uint64_t gpus_per_node) {
+  const std::uint64_t group = instance_group(layout, gpu, gpus_per_node);
+  std::uint64_t largest = 0;
+  for (const Price& p : prices) {
+    if (p.gpus_per_instance.empty() || p.gpus_per_instance.back() >= group) {
+      return std::nullopt;
+    }
+    largest = std::max(largest, p.gpus_per_instance.back());
+  }
+  return fmt::format("their replicas need more {0} GPUs in one instance than the {0} prices searched rent (at most {1})",
+                     gpu.id, largest);
 }
 
 std::uint64_t replicas_for(const std::optional<double>& target, double replica_tokens_per_s) {
@@ -247,7 +261,7 @@ std::uint64_t replicas_for(const std::optional<double>& target, double replica_t
 }
 
 Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const PerfPoint& at_max,
-                                 const PerfPoint& op, std::uint64_t replicas, const EstimateBand& band) {
+                                 const PerfPoint& op, std::uint64_t replicas, const EstimateBand& band) const {
   const Layout& l = pm.request().fit.layout;
   const std::optional<double>& target = r_.targets.output_tokens_per_s;
   Candidate c;
@@ -275,21 +289,21 @@ Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const P
   k.itl_s = op.itl_s;
   k.ttft_s = op.ttft_s;
   k.tokens_per_s_per_user = op.tokens_per_s_per_user;
-  k.cost = price_deployment(r_, gpu, price, k.gpus, target.value_or(k.output_tokens_per_s));
+  k.cost = price_deployment(r_, gpu, price, l, k.gpus, target.value_or(k.output_tokens_per_s));
   if (target) {
     // The band moves the replicas the load needs: fewer at the high edge, more at the low one.
     const auto usd_at = [&](double share) {
       // At the band's edge the load may need more GPUs than any deployment: price the most.
       const std::uint64_t n = std::min(replicas_for(target, at_max.output_tokens_per_s * share), kMaxGpus / l.gpus());
-      return price_deployment(r_, gpu, price, n * l.gpus(), *target).usd_per_hour();
+      return price_deployment(r_, gpu, price, l, n * l.gpus(), *target).usd_per_hour();
     };
     c.key = k.cost.usd_per_hour();
     c.key_low = usd_at(k.band_low);
     c.key_high = usd_at(k.band_high);
   } else {
     c.key = k.cost.usd_per_million_tokens;
-    c.key_low = price_deployment(r_, gpu, price, k.gpus, k.output_tokens_per_s * k.band_low).usd_per_million_tokens;
-    c.key_high = price_deployment(r_, gpu, price, k.gpus, k.output_tokens_per_s * k.band_high).usd_per_million_tokens;
+    c.key_low = price_deployment(r_, gpu, price, l, k.gpus, k.output_tokens_per_s * k.band_low).usd_per_million_tokens;
+    c.key_high = price_deployment(r_, gpu, price, l, k.gpus, k.output_tokens_per_s * k.band_high).usd_per_million_tokens;
   }
   return c;
 }
@@ -332,7 +346,8 @@ void Search::consider_miss(const Candidate& c, const PerfPoint& best) {
   }
 }
 
-void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const EstimateBand& band) {
+void Search::search_layout(const GpuSpec& gpu, const std::vector<Price>& prices, const PerfModel& pm,
+                           const EstimateBand& band) {
   const PlanTargets& t = r_.targets;
   const std::uint64_t cap = pm.full_load_batch();
   PerfModel::StepCache steps(r_.perf.efficiency);
@@ -384,8 +399,23 @@ void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfMod
   const std::optional<double>& target = t.output_tokens_per_s;
   // A load that needs more GPUs of this layout than any deployment has gets the most there can
   // be, and misses the load target by the ratio left (a result, not an error).
-  const std::uint64_t replicas =
-      std::min(replicas_for(target, at_max.output_tokens_per_s), kMaxGpus / pm.request().fit.layout.gpus());
+  const Layout& layout = pm.request().fit.layout;
+  const std::uint64_t most = kMaxGpus / layout.gpus();
+  const std::uint64_t needed = std::min(replicas_for(target, at_max.output_tokens_per_s), most);
+  // The price that costs least for these replicas in whole instances (USD an hour with a load
+  // target; else per replica-hour, as the instances fill), and the replicas its instances hold:
+  // a 1-GPU replica on an 8-GPU instance runs as 8 replicas, at the same USD an hour.
+  const GpuNeed need{.gpus = needed * layout.gpus(),
+                     .group = instance_group(layout, gpu, r_.gpus_per_node),
+                     .fill_replica_gpus = target ? 0 : layout.gpus()};
+  const Price* price = &prices.front();
+  for (const Price& p : prices) {
+    if (preferred_for(p, *price, need)) {
+      price = &p;
+    }
+  }
+  const InstanceRental rental = rent_instances(need.gpus, price->gpus_per_instance, need.group);
+  const std::uint64_t replicas = std::clamp<std::uint64_t>(rental.rented_gpus / layout.gpus(), needed, most);
   PerfPoint op = at_max;
   if (target && latency_met) {
     const auto carries = [&](const PerfPoint& p) { return d(replicas) * p.output_tokens_per_s >= *target; };
@@ -411,7 +441,7 @@ void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfMod
       }
     }
   }
-  Candidate c = priced(gpu, price, pm, at_max, op, replicas, for_layout(band, pm.request().fit.layout, r_.gpus_per_node));
+  Candidate c = priced(gpu, *price, pm, at_max, op, replicas, for_layout(band, layout, r_.gpus_per_node));
   const bool load_ok = !target || c.config.output_tokens_per_s >= *target * (1.0 - 1e-9);
   const bool budget_ok =
       !t.max_usd_per_million_tokens || c.config.cost.usd_per_million_tokens <= *t.max_usd_per_million_tokens;
@@ -423,7 +453,7 @@ void Search::search_layout(const GpuSpec& gpu, const Price& price, const PerfMod
   }
 }
 
-void Search::search_gpu(const GpuSpec& gpu, const Price& price) {
+void Search::search_gpu(const GpuSpec& gpu, const std::vector<Price>& prices) {
   gpu_id_ = gpu.id;
   std::vector<DType> weights = r_.weights_dtypes.empty() ? default_weights_dtypes(gpu) : r_.weights_dtypes;
   if (r_.weights_dtypes.empty() && quantized_config(model_, r_)) {
@@ -444,11 +474,12 @@ void Search::search_gpu(const GpuSpec& gpu, const Price& price) {
       result_.notes.push_back(fmt::format("{} with {} weights not searched: {}", gpu.id, to_string(wf), *refusal));
       continue;
     }
-    search_format(gpu, price, wf, kvs);
+    search_format(gpu, prices, wf, kvs);
   }
 }
 
-void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights, const std::vector<DType>& kvs) {
+void Search::search_format(const GpuSpec& gpu, const std::vector<Price>& prices, DType weights,
+                           const std::vector<DType>& kvs) {
   const bool calibrated = engine_calibrated(r_.perf.fit.engine.engine) &&
                           (!r_.launch_engine || engine_calibrated(*r_.launch_engine));
   const EstimateBand band = estimate_band(catalog_, model_, gpu, weights, calibrated);
@@ -487,6 +518,10 @@ void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights
         skip(std::move(*problem));
         continue;
       }
+      if (std::optional<std::string> problem = unrentable(l, gpu, prices, r_.gpus_per_node)) {
+        skip(std::move(*problem));
+        continue;
+      }
       if (weights_bytes / d(l.gpus()) > cap_bytes) {
         ++result_.counts.pruned;
         continue;
@@ -500,7 +535,7 @@ void Search::search_format(const GpuSpec& gpu, const Price& price, DType weights
         continue;
       }
       ++result_.counts.timed;
-      search_layout(gpu, price, pm, band);
+      search_layout(gpu, prices, pm, band);
     }
   }
 }
@@ -513,7 +548,7 @@ PlanResult Search::run() {
   result_.unscaled_context_tokens = model_.unscaled_max_position_embeddings;
   result_.remote_code = model_.remote_code;
   result_.request = r_;
-  const std::map<std::string, Price> prices = prices_by_gpu(catalog_, r_);
+  const std::map<std::string, std::vector<Price>> prices = prices_by_gpu(catalog_, r_);
   std::vector<const GpuSpec*> gpus;
   if (r_.gpus.empty()) {
     for (const GpuSpec& g : catalog_.gpus()) {
@@ -576,10 +611,12 @@ PlanResult Search::run() {
     search_gpu(*g, prices.at(g->id));
     result_.pareto.insert(result_.pareto.end(), frontier_.begin(), frontier_.end());
   }
+  // At one price, the fewest GPUs paid, then the most capacity for it (8 replicas filling an
+  // 8-GPU instance before one replica leaving 3 of its GPUs idle), then the fastest per user.
   const auto rank = [](const Candidate& c) {
     const PlanConfig& k = c.config;
-    return std::tuple(c.key, k.gpus, -k.tokens_per_s_per_user, k.gpu, k.weights_dtype, k.kv_dtype, k.layout.tp,
-                      k.layout.pp, k.layout.ep, k.layout.dp);
+    return std::tuple(c.key, k.cost.rental.rented_gpus, -k.capacity_tokens_per_s, -k.tokens_per_s_per_user, k.gpu,
+                      k.weights_dtype, k.kv_dtype, k.layout.tp, k.layout.pp, k.layout.ep, k.layout.dp);
   };
   std::sort(feasible_.begin(), feasible_.end(), [&](const Candidate& a, const Candidate& b) { return rank(a) < rank(b); });
   result_.counts.feasible = feasible_.size();
@@ -629,8 +666,10 @@ PlanResult Search::run() {
                                         to_string(*checkpoint_dtype(model_, r_))));
   }
   result_.notes.push_back(fmt::format(
-      "prices: the cheapest current {} price of each GPU{}{} (the newest stale one where none is current)", mode,
-      r_.provider.empty() ? " over every provider" : " at " + r_.provider, r_.region.empty() ? "" : " in region " + r_.region));
+      "prices: the current {} price of each GPU{}{} that costs least for each configuration, whole instances paid where "
+      "the price gives their size (the newest stale one where none is current)",
+      mode, r_.provider.empty() ? " over every provider" : " at " + r_.provider,
+      r_.region.empty() ? "" : " in region " + r_.region));
   return std::move(result_);
 }
 

@@ -25,6 +25,7 @@ std::string pct(double v) { return fmt::format("{:+.0f} %", checked(v, "a share"
 
 OrderedJson cost_json(const CostResult& c) {
   return {{"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},
+          {"rental", detail::rental_json(c.rental)},
           {"rental_usd_per_hour", c.rental_usd_per_hour},
           {"capex_usd_per_hour", c.capex_usd_per_hour},
           {"operations_usd_per_hour", c.operations_usd_per_hour},
@@ -50,6 +51,7 @@ OrderedJson price_json(const Price& p) {
           {"price_age_days", detail::price_age_days_json(p)},
           {"stale", p.stale()},
           {"region", p.region},
+          {"gpus_per_instance", detail::gpus_per_instance_json(p)},
           {"sources", p.sources}};
 }
 
@@ -96,6 +98,9 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
                                                 q.owned->capex_usd_per_gpu, q.owned->amortization_years,
                                                 q.owned->operations_share_per_year * 100.0, q.usd_per_kwh, q.pue)
                                   : fmt::format("price: ${:.2f}/GPU-h (given)", *q.usd_per_gpu_hour));
+  if (r.price && c.rental.whole_instances()) {
+    doc.heading.push_back("instances: " + rental_note(c.rental, *r.price));
+  }
   doc.heading.push_back(fmt::format("throughput: {:.0f} output tok/s ({}), utilization {:.0f} %", q.output_tokens_per_s,
                                     r.throughput_source, q.utilization * 100.0));
   detail::Table t{.title = "", .header = {"quantity", "value"}, .rows = {}};
@@ -276,6 +281,16 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
     }
   }
   doc.tables.push_back(std::move(costs));
+  // What whole instances add: an option paying for more GPUs than it runs on says so.
+  for (const ModeComparison& m : r.modes) {
+    for (std::size_t i = 0; i < m.options.size(); ++i) {
+      const PricedOption& po = m.options[i];
+      if (po.price && (po.cost.rental.group_split || po.cost.rental.idle_gpus() > 0)) {
+        doc.footer.push_back(fmt::format("{} {} {}: {}", m.provider, offer_label(m.mode, m.term), r.options[i].gpu,
+                                         rental_note(po.cost.rental, *po.price)));
+      }
+    }
+  }
   for (const ModeComparison& m : r.modes) {
     if (!m.winner) {
       const auto priced = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price; });

@@ -60,7 +60,8 @@ std::string targets_text(const PlanRequest& r) {
   if (t.max_usd_per_million_tokens) {
     parts.push_back(fmt::format("<= ${:.4f} per million output tokens", *t.max_usd_per_million_tokens));
   }
-  return parts.empty() ? "none (one replica each, ranked by USD per million tokens)" : fmt::format("{}", fmt::join(parts, ", "));
+  return parts.empty() ? "none (one replica each, or as many as fill the instances paid; ranked by USD per million tokens)"
+                       : fmt::format("{}", fmt::join(parts, ", "));
 }
 
 LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
@@ -86,7 +87,10 @@ std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {
           plan_layout(c.layout),
           fmt::format("{} (max {})", c.batch, c.max_batch),
           group_digits(c.replicas),
-          group_digits(c.gpus),
+          // GPUs paid beside those in use when the last instance is not full.
+          c.cost.rental.rented_gpus > c.gpus
+              ? fmt::format("{} ({} paid)", group_digits(c.gpus), group_digits(c.cost.rental.rented_gpus))
+              : group_digits(c.gpus),
           price_age_label(c.price),
           fmt::format("{:.2f}", checked(c.usd_per_hour(), "usd/h")),
           fmt::format("{:.4f}", checked(c.cost.usd_per_million_tokens, "usd/mtok")),
@@ -122,6 +126,7 @@ OrderedJson config_json(const PlanConfig& c) {
           {"replicas", c.replicas},
           {"gpus", c.gpus},
           {"price", plan_price_json(c.price)},
+          {"rental", detail::rental_json(c.cost.rental)},
           {"usd_per_hour", checked(c.usd_per_hour(), "usd/h")},
           {"usd_per_million_tokens", checked(c.cost.usd_per_million_tokens, "usd/mtok")},
           {"output_tokens_per_s", checked(c.output_tokens_per_s, "tok/s")},
@@ -137,15 +142,35 @@ OrderedJson config_json(const PlanConfig& c) {
           {"within_band", c.within_band}};
 }
 
-/// One line per GPU in `shown` naming the price its rows use (the plan prices each GPU once).
+/// One line per price the rows in `shown` use, with the instances it rents. Each configuration
+/// takes the price that costs least for its GPUs, so a GPU may show two (its rows then named).
 std::vector<std::string> price_lines(const std::vector<const PlanConfig*>& shown) {
   std::vector<std::string> lines;
   std::vector<std::string> seen;
   for (const PlanConfig* c : shown) {
-    if (std::find(seen.begin(), seen.end(), c->gpu) == seen.end()) {
-      seen.push_back(c->gpu);
-      lines.push_back(fmt::format("Price of {}: {}", c->gpu, price_label(c->price)));
+    const std::string key = price_key(c->price);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      continue;
     }
+    seen.push_back(key);
+    std::vector<std::string> rows;
+    bool shared = false;  // another price of this GPU is shown too
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+      if (shown[i]->gpu == c->gpu) {
+        const bool same = price_key(shown[i]->price) == key;
+        shared = shared || !same;
+        if (same) {
+          rows.push_back(fmt::format("#{}", i + 1));
+        }
+      }
+    }
+    lines.push_back(fmt::format(
+        "Price of {}{}: {}{}", c->gpu, shared ? fmt::format(" ({})", fmt::join(rows, ", ")) : std::string(),
+        price_label(c->price),
+        c->price.gpus_per_instance.empty()
+            ? std::string()
+            : fmt::format("; rented in whole instances of {}{}", instance_sizes_text(c->price),
+                          c->price.instance.empty() ? std::string() : " (" + c->price.instance + ")")));
   }
   return lines;
 }

@@ -104,6 +104,19 @@ std::string provenance_line(const CheckResult& c) {
                      c.provenance.catalog_hash, c.provenance.newest_price_date, c.plan_origin, c.plan_hash);
 }
 
+// What whole instances add to a deployment's bill: a line per price that pays for idle GPUs or
+// has no instance that holds the replica.
+std::vector<std::string> rental_lines(const DeploymentResult& d) {
+  std::vector<std::string> out;
+  for (const PricedCost& pc : d.costs) {
+    if (pc.cost.rental.group_split || pc.cost.rental.idle_gpus() > 0) {
+      out.push_back(fmt::format("{}: {} {} {}", d.name, pc.price.provider, offer_label(pc.price.mode, pc.price.term),
+                                rental_note(pc.cost.rental, pc.price)));
+    }
+  }
+  return out;
+}
+
 DeploymentReport report_deployment(const DeploymentResult& d, ByteUnits units) {
   DeploymentReport r{.deployment = &d, .summary = summary_text(d)};
   const std::string u(detail::unit_name(units));
@@ -156,6 +169,8 @@ DeploymentReport report_deployment(const DeploymentResult& d, ByteUnits units) {
                            fmt::format("{:.2f}", pc.cost.tokens_per_usd / 1e6)});
     }
     r.cost = cost;
+    const std::vector<std::string> rentals = rental_lines(d);
+    r.footer.insert(r.footer.end(), rentals.begin(), rentals.end());
   }
   for (const std::string& n : d.notes) {
     r.footer.push_back(fmt::format("{}: {}", d.name, n));
@@ -207,6 +222,8 @@ std::string render_check(const CheckResult& result, const RenderOptions& options
   doc.tables.push_back(expectations_table(result));
   for (const DeploymentResult& d : result.deployments) {
     doc.footer.push_back(fmt::format("{}: {}", d.name, summary_text(d)));
+    const std::vector<std::string> rentals = rental_lines(d);
+    doc.footer.insert(doc.footer.end(), rentals.begin(), rentals.end());
   }
   doc.footer.push_back(provenance_line(result));
   return detail::render_document(doc, options.format);

@@ -195,8 +195,10 @@ std::string assumptions(const DeploymentResult& d) {
     items.push_back(fmt::format("band case: {}", band_source(d.perf->band_case, d.perf->engine_calibrated, d.perf->layout_calibrated)));
   }
   for (const PricedCost& pc : d.costs) {
-    items.push_back(fmt::format("price {}: {:.2f} USD/GPU-h, dated {}{}{}", mode_name(pc), pc.price.usd_per_gpu_hour,
-                                pc.price.date, pc.price.sources.empty() ? "" : "; source ",
+    const std::string rental = rental_note(pc.cost.rental, pc.price);
+    items.push_back(fmt::format("price {}: {:.2f} USD/GPU-h, dated {}{}{}{}", mode_name(pc), pc.price.usd_per_gpu_hour,
+                                pc.price.date, rental.empty() ? "" : "; " + rental,
+                                pc.price.sources.empty() ? "" : "; source ",
                                 pc.price.sources.empty() ? "" : pc.price.sources.front()));
   }
   return "<h3>Assumptions</h3>\n" + html_list(items);

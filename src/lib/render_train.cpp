@@ -161,6 +161,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
   OrderedJson costs = OrderedJson::array();
   for (const TrainCost& c : p.costs) {
     OrderedJson row = detail::price_terms_json(c.price);
+    row["rental"] = detail::rental_json(c.rental);
     row["usd_per_hour"] = c.usd_per_hour;
     row["usd_per_million_tokens"] = checked(c.usd_per_million_tokens, "usd/mtok");
     row["usd"] = p.run ? OrderedJson(c.usd) : OrderedJson(nullptr);
@@ -379,6 +380,12 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
       c.rows.push_back(std::move(row));
     }
     doc.tables.push_back(std::move(c));
+    for (const TrainCost& tc : p.costs) {
+      if (tc.rental.group_split || tc.rental.idle_gpus() > 0) {
+        doc.footer.push_back(fmt::format("{} {}: {}", tc.price.provider, offer_label(tc.price.mode, tc.price.term),
+                                         rental_note(tc.rental, tc.price)));
+      }
+    }
   }
   if (!p.scale.empty()) {
     detail::Table sc{.title = "scaling", .header = {"GPUs", "layout", "fits", "tokens/s", "MFU", "efficiency", "bubble",

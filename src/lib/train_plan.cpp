@@ -8,6 +8,7 @@
 
 #include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/layout.hpp>
 #include <gpuplan/units.hpp>
 
 #include "detail/numeric.hpp"
@@ -80,14 +81,24 @@ std::vector<Price> prices_for(const Catalog& catalog, const GpuSpec& gpu, const 
   return out;
 }
 
-TrainCost priced(const Price& price, const TrainPlan& plan, double tokens) {
+// The GPUs of a training layout that share one instance: a model replica (TP x CP x PP) up to a
+// node.
+GpuNeed train_need(const GpuSpec& gpu, const TrainLayout& l) {
+  return GpuNeed{.gpus = l.gpus(), .group = instance_group(Layout{.tp = l.tp * l.cp, .pp = l.pp}, gpu, kDefaultGpusPerNode)};
+}
+
+TrainCost priced(const Catalog& catalog, const GpuSpec& gpu, const Price& offer, const TrainPlan& plan, double tokens) {
+  const GpuNeed need = train_need(gpu, plan.request.train.layout);
+  const Price& price = instance_price(catalog, offer, need);
   CostRequest c;
-  c.gpus = plan.request.train.layout.gpus();
-  c.usd_per_gpu_hour = price.usd_per_gpu_hour;
+  c.gpus = need.gpus;
+  use_price(c, price);
+  c.instance_group = need.group;
   c.output_tokens_per_s = plan.step.tokens_per_s;
   const CostResult result = cost(c);
   TrainCost t;
   t.price = price;
+  t.rental = result.rental;
   t.usd_per_hour = result.usd_per_hour();
   t.usd_per_million_tokens = result.usd_per_million_tokens;
   t.usd = t.usd_per_million_tokens * tokens / kMega;
@@ -147,7 +158,11 @@ std::vector<TrainScaleRow> scale_rows(const ModelSpec& model, const GpuSpec& gpu
     if (r.tokens > 0) {
       row.time_s = r.tokens / step.tokens_per_s;
       if (plan.scale_price) {
-        row.usd = row.time_s / kSecondsPerHour * d(gpus) * plan.scale_price->usd_per_gpu_hour;
+        // Whole instances, as the cost table pays them.
+        const GpuNeed need = train_need(gpu, row.layout);
+        const Price& p = *plan.scale_price;
+        row.usd = row.time_s / kSecondsPerHour * d(rent_instances(need.gpus, p.gpus_per_instance, need.group).rented_gpus) *
+                  p.usd_per_gpu_hour;
       }
     }
     rows.push_back(row);
@@ -237,11 +252,11 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     plan.run = run;
   }
   for (const Price& p : prices_for(catalog, gpu, r)) {
-    plan.costs.push_back(priced(p, plan, r.tokens));
+    plan.costs.push_back(priced(catalog, gpu, p, plan, r.tokens));
   }
-  std::stable_sort(plan.costs.begin(), plan.costs.end(), [](const TrainCost& a, const TrainCost& b) {
-    return a.price.usd_per_gpu_hour < b.price.usd_per_gpu_hour;
-  });
+  // Cheapest first by what is paid (whole instances), not by the rate alone.
+  std::stable_sort(plan.costs.begin(), plan.costs.end(),
+                   [](const TrainCost& a, const TrainCost& b) { return a.usd_per_hour < b.usd_per_hour; });
   // The scaling table prices at the cheapest on-demand price shown (else the cheapest).
   for (const TrainCost& c : plan.costs) {
     if (c.price.mode == PricingMode::on_demand) {

@@ -66,7 +66,7 @@ TEST_CASE("every field an InputError names maps to a flag or is listed as unreac
       "cost.gpus:", "cost.output_tokens_per_s:", "cost.input_tokens_per_s:", "cost.utilization:",
       "cost.storage_usd_per_month:", "cost.egress_usd_per_month:", "cost.failed_run_overhead:", "cost.pue:",
       "cost.usd_per_kwh:", "cost.gpu_power_w:", "cost.usd_per_gpu_hour:", "cost.capex_usd_per_gpu:",
-      "cost.amortization_years:", "cost.operations_share_per_year:",
+      "cost.amortization_years:", "cost.operations_share_per_year:", "cost.instance_group:", "cost.gpus_per_instance:",
       // engine_memory.cpp check_share / tokens_check
       "engine.gpu_memory_utilization:", "engine.mem_fraction_static:", "engine.kv_cache_free_gpu_mem_fraction:",
       "engine.max_num_batched_tokens:", "engine.max_num_seqs:",

@@ -8,6 +8,7 @@
 
 #include <gpuplan/price.hpp>
 #include <gpuplan/provenance.hpp>
+#include <gpuplan/rental.hpp>
 #include <gpuplan/render.hpp>
 #include <gpuplan/version.hpp>
 
@@ -55,7 +56,21 @@ inline OrderedJson price_terms_json(const Price& p) {
           {"date", p.date},
           {"price_age_days", price_age_days_json(p)},
           {"stale", p.stale()},
-          {"region", p.region}};
+          {"region", p.region},
+          {"gpus_per_instance", gpus_per_instance_json(p)}};
+}
+
+/// What a deployment rents: `rented_gpus` (GPUs paid for), `instances` (null when the price
+/// rents any count) and `tp_group_split` (the figure is a lower bound).
+inline OrderedJson rental_json(const InstanceRental& r) {
+  OrderedJson instances = nullptr;
+  if (r.whole_instances()) {
+    instances = OrderedJson::array();
+    for (const InstanceCount& i : r.instances) {
+      instances.push_back({{"gpus", i.gpus}, {"count", i.count}});
+    }
+  }
+  return {{"rented_gpus", r.rented_gpus}, {"instances", instances}, {"tp_group_split", r.group_split}};
 }
 
 /// Two-space indented text with a final newline; invalid UTF-8 (a file name, say) is replaced

@@ -1,0 +1,82 @@
+#pragma once
+// Whole instances (DESIGN "Cost"): a price whose instances come in fixed sizes
+// (Price::gpus_per_instance, e.g. AWS's 8-GPU p5en.48xlarge) is paid for whole instances, so a
+// deployment of N GPUs pays for the instances that hold it: ceil(N / 8) x 8 GPUs there, the
+// smallest size that holds it when there are several, whole instances of the largest beyond.
+// A replica that fits one node is timed as one (its TP all-reduces and pipeline hand-offs over
+// NVLink or PCIe), so its GPUs share one instance: a TP-2 replica cannot run on two 1-GPU
+// g6e.xlarge instances.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gpuplan/price.hpp>
+
+namespace gpuplan {
+
+struct GpuSpec;
+struct Layout;
+
+/// Instances of one size.
+struct InstanceCount {
+  std::uint64_t gpus = 0;   ///< GPUs per instance
+  std::uint64_t count = 0;
+  bool operator==(const InstanceCount&) const = default;
+};
+
+/// How a deployment is rented at one price.
+struct InstanceRental {
+  std::uint64_t gpus = 0;                ///< GPUs the deployment runs on
+  std::uint64_t group = 1;               ///< GPUs that must share one instance (a replica, up to a node)
+  std::uint64_t rented_gpus = 0;         ///< GPUs paid for; `gpus` when any count is rented
+  std::vector<InstanceCount> instances;  ///< largest first; empty when any count is rented
+  /// `group` is larger than every instance the price rents: priced as if the replica could span
+  /// instances, which the performance model does not time, so the price is a lower bound (the
+  /// catalog lacks the size).
+  bool group_split = false;
+  [[nodiscard]] bool whole_instances() const { return !instances.empty(); }
+  [[nodiscard]] std::uint64_t idle_gpus() const { return rented_gpus - gpus; }
+  [[nodiscard]] std::uint64_t instance_count() const;
+};
+
+/// Rents `gpus` GPUs in instances of the `sizes` given (each size in any number; empty: any
+/// count, nothing rounded) with every `group` GPUs (a replica) in one instance: the fewest GPUs paid, then
+/// the fewest instances. `gpus` >= 1; a `group` that does not divide `gpus` counts as 1.
+InstanceRental rent_instances(std::uint64_t gpus, std::span<const std::uint64_t> sizes, std::uint64_t group = 1);
+
+/// The GPUs of a replica that must sit in one instance: the replica (TP x PP; every rank of a
+/// DP-attention engine) up to a node, as the performance model places it (stages and TP across
+/// nodes run over the network); 1 where the GPU's NVLink domain is larger than a node (GB200
+/// NVL72: the domain joins the instances, its trays).
+std::uint64_t instance_group(const Layout& layout, const GpuSpec& gpu, std::uint64_t gpus_per_node);
+
+/// What a deployment asks of a price: its GPUs and the group that shares an instance.
+struct GpuNeed {
+  std::uint64_t gpus = 1;
+  std::uint64_t group = 1;
+  /// Set: the deployment fills its instances with replicas of this many GPUs (plan does), so
+  /// prices compare by USD per replica-hour rather than USD an hour.
+  std::uint64_t fill_replica_gpus = 0;
+};
+
+/// Whether `candidate` is the better price for a deployment of `need` (plan, compare, check and
+/// cost choose with it): one whose instances hold the group over one that cannot; then, as
+/// preferred_price(), a current price over a stale one (the newest stale one); then the fewest
+/// USD an hour for whole instances; then the lowest rate per GPU-hour.
+[[nodiscard]] bool preferred_for(const Price& candidate, const Price& current, const GpuNeed& need);
+
+/// A price's instance sizes as outputs name them: "8 GPUs", "1, 2, 4 or 8 GPUs"; empty when
+/// it rents any count.
+std::string instance_sizes_text(const Price& price);
+/// The instances as outputs name them: "1 x p5en.48xlarge (8 GPUs)", "2 x 8-GPU instances",
+/// "1 x 8-GPU + 1 x 4-GPU instance"; the price's instance name is used when it has one size
+/// and the name is one word.
+std::string instances_label(const InstanceRental& rental, const Price& price);
+/// One sentence on what is rented, or empty when the price rents any count: "rents 1 x
+/// p5en.48xlarge (8 GPUs): 8 GPUs paid for a 1-GPU deployment, 7 idle"; a replica no instance
+/// holds says the figure is a lower bound.
+std::string rental_note(const InstanceRental& rental, const Price& price);
+
+}  // namespace gpuplan
