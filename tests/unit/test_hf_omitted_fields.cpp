@@ -21,7 +21,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-gpuplan::ModelSpec read(const std::string& text) { return gpuplan::model_from_hf_config(text, "config.json"); }
+gpuplan::ModelSpec read_omitting(const std::string& text) { return gpuplan::model_from_hf_config(text, "config.json"); }
 
 // moonshotai/Moonlight-16B-A3B-Instruct's sizes (15.96 B, MLA 31,104 bytes a token in bf16).
 const std::string kMoonlight = R"("hidden_size": 2048, "intermediate_size": 11264, "moe_intermediate_size": 1408,
@@ -51,7 +51,7 @@ std::string config(const std::string& type, const std::string& fields) {
 }  // namespace
 
 TEST_CASE("hf import: Moonlight as written reads as 15.96 B with its MLA cache", "[hf]") {
-  const auto m = read(config("deepseek_v3", kMoonlight));
+  const auto m = read_omitting(config("deepseek_v3", kMoonlight));
   CHECK(gpuplan::count_params(m).total() == Approx(15.96e9).epsilon(0.001));
   CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(27.0 * 576 * 2));
 }
@@ -64,14 +64,14 @@ TEST_CASE("hf import: a top-level DeepSeek-V3 file without an MLA or expert size
                           "n_shared_experts", "n_routed_experts", "qk_rope_head_dim"}) {
     INFO(key);
     for (const char* type : {"deepseek_v3", "kimi_k2"}) {
-      CHECK_THROWS_WITH(read(config(type, without(key))),
+      CHECK_THROWS_WITH(read_omitting(config(type, without(key))),
                         Contains(fmt::format("config.json: /{}: missing", key)) &&
                             Contains(fmt::format("for model_type \"{}\"", type)));
     }
   }
   // The class default is named.
-  CHECK_THROWS_WITH(read(config("deepseek_v3", without("moe_intermediate_size"))), Contains("2048"));
-  CHECK_THROWS_WITH(read(config("deepseek_v3", without("kv_lora_rank"))), Contains("512"));
+  CHECK_THROWS_WITH(read_omitting(config("deepseek_v3", without("moe_intermediate_size"))), Contains("2048"));
+  CHECK_THROWS_WITH(read_omitting(config("deepseek_v3", without("kv_lora_rank"))), Contains("512"));
 }
 
 TEST_CASE("hf import: a nested DeepSeek-V3 config takes DeepseekV3Config's defaults", "[hf]") {
@@ -83,7 +83,7 @@ TEST_CASE("hf import: a nested DeepSeek-V3 config takes DeepseekV3Config's defau
     text = once.substr(0, once.find(fmt::format("\"{}\"", key))) +
            once.substr(once.find(',', once.find(fmt::format("\"{}\"", key))) + 1);
   }
-  const auto m = read(R"({"model_type": "kimi_k25", "text_config": {"model_type": "deepseek_v3", )" + text + "}}");
+  const auto m = read_omitting(R"({"model_type": "kimi_k25", "text_config": {"model_type": "deepseek_v3", )" + text + "}}");
   REQUIRE(m.moe);
   CHECK(m.moe->expert_intermediate == 2048);
   CHECK(m.moe->first_dense_layers == 3);
@@ -99,18 +99,18 @@ TEST_CASE("hf import: MLA and DeepSeek-MoE types without a class table refuse an
     INFO(type);
     for (const char* key : {"kv_lora_rank", "moe_intermediate_size", "first_k_dense_replace", "n_shared_experts"}) {
       INFO(key);
-      CHECK_THROWS_WITH(read(config(type, without(key))), Contains(fmt::format("config.json: /{}: missing", key)));
-      CHECK_THROWS_WITH(read(fmt::format(R"({{"model_type": "wrapper", "text_config": {}}})", config(type, without(key)))),
+      CHECK_THROWS_WITH(read_omitting(config(type, without(key))), Contains(fmt::format("config.json: /{}: missing", key)));
+      CHECK_THROWS_WITH(read_omitting(fmt::format(R"({{"model_type": "wrapper", "text_config": {}}})", config(type, without(key)))),
                         Contains(fmt::format("/text_config/{}: missing", key)));
     }
   }
   // Qwen3.5-MoE's experts are moe_intermediate_size wide, never intermediate_size.
-  CHECK_THROWS_WITH(read(R"({"model_type": "qwen3_5_moe_text", "hidden_size": 2048, "intermediate_size": 6144,
+  CHECK_THROWS_WITH(read_omitting(R"({"model_type": "qwen3_5_moe_text", "hidden_size": 2048, "intermediate_size": 6144,
       "num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 128,
       "num_experts": 64, "num_experts_per_tok": 8, "vocab_size": 32000, "max_position_embeddings": 4096})"),
                     Contains("/moe_intermediate_size: missing") && Contains("not the experts'"));
   // Mixtral's class has no such field: its experts are intermediate_size wide.
-  const auto mixtral = read(R"({"model_type": "mixtral", "hidden_size": 1024, "intermediate_size": 3584,
+  const auto mixtral = read_omitting(R"({"model_type": "mixtral", "hidden_size": 1024, "intermediate_size": 3584,
       "num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 4, "num_local_experts": 8,
       "num_experts_per_tok": 2, "vocab_size": 32000, "max_position_embeddings": 4096})");
   REQUIRE(mixtral.moe);
@@ -121,9 +121,9 @@ TEST_CASE("hf import: a null kv_lora_rank is plain attention, a null q_lora_rank
   // DeepSeek-OCR's language model writes kv_lora_rank null and its head widths 0 (vLLM: not MLA).
   std::string plain = kMoonlight;
   plain.replace(plain.find(R"("kv_lora_rank": 512)"), 19, R"("kv_lora_rank": null)");
-  const auto m = read(config("deepseek_v2", plain));
+  const auto m = read_omitting(config("deepseek_v2", plain));
   CHECK_FALSE(m.mla);
-  const auto lite = read(config("deepseek_v3", kMoonlight));
+  const auto lite = read_omitting(config("deepseek_v3", kMoonlight));
   REQUIRE(lite.mla);
   CHECK(lite.mla->q_lora_rank == 0);
 }
@@ -134,9 +134,9 @@ TEST_CASE("hf import: a top-level Phi-MoE file without its KV heads is refused n
   const std::string phimoe = R"("hidden_size": 4096, "intermediate_size": 6400, "num_hidden_layers": 32,
       "num_attention_heads": 32, "num_local_experts": 16, "num_experts_per_tok": 2, "vocab_size": 32064,
       "max_position_embeddings": 131072)";
-  CHECK_THROWS_WITH(read(config("phimoe", phimoe)),
+  CHECK_THROWS_WITH(read_omitting(config("phimoe", phimoe)),
                     Contains("/num_key_value_heads: missing") && Contains("8 for model_type \"phimoe\""));
-  const auto m = read(config("phimoe", phimoe + R"(, "num_key_value_heads": 8)"));
+  const auto m = read_omitting(config("phimoe", phimoe + R"(, "num_key_value_heads": 8)"));
   CHECK(m.num_key_value_heads == 8);
 }
 
@@ -146,14 +146,14 @@ TEST_CASE("hf import: a missing or non-positive expert count is named, not the t
   const std::string moe = R"("hidden_size": 2048, "intermediate_size": 5632, "moe_intermediate_size": 1408,
       "shared_expert_intermediate_size": 5632, "num_hidden_layers": 4, "num_attention_heads": 16,
       "num_key_value_heads": 16, "num_experts_per_tok": 4, "vocab_size": 151936, "max_position_embeddings": 8192)";
-  CHECK_THROWS_WITH(read(config("qwen2_moe", moe + R"(, "num_experts": 0)")),
+  CHECK_THROWS_WITH(read_omitting(config("qwen2_moe", moe + R"(, "num_experts": 0)")),
                     Contains("config.json: /num_experts: 0 experts, while num_experts_per_tok is 4"));
-  CHECK_THROWS_WITH(read(config("phimoe", moe + R"(, "num_local_experts": NaN)")),
+  CHECK_THROWS_WITH(read_omitting(config("phimoe", moe + R"(, "num_local_experts": NaN)")),
                     Contains("config.json: /num_local_experts: null"));
-  CHECK_THROWS_WITH(read(config("granitemoe", moe)), Contains("config.json: /num_local_experts: missing"));
-  CHECK_THROWS_WITH(read(config("hunyuan_v1_moe", moe)), Contains("config.json: /num_experts: missing"));
+  CHECK_THROWS_WITH(read_omitting(config("granitemoe", moe)), Contains("config.json: /num_local_experts: missing"));
+  CHECK_THROWS_WITH(read_omitting(config("hunyuan_v1_moe", moe)), Contains("config.json: /num_experts: missing"));
   // An unknown name for the count is still the one reported.
-  CHECK_THROWS_WITH(read(config("somemoe", moe + R"(, "moe_num_primary_experts": 64)")),
+  CHECK_THROWS_WITH(read_omitting(config("somemoe", moe + R"(, "moe_num_primary_experts": 64)")),
                     Contains("/moe_num_primary_experts"));
 }
 
@@ -168,29 +168,29 @@ TEST_CASE("hf import: a field read through its alias is reported under the file'
     text.replace(at, text.find_first_of(",}", at) - at, changed);
     return text;
   };
-  REQUIRE_NOTHROW(read(chatglm(R"("num_layers": 28)")));
-  CHECK_THROWS_WITH(read(chatglm(R"("multi_query_group_num": 64)")),
+  REQUIRE_NOTHROW(read_omitting(chatglm(R"("num_layers": 28)")));
+  CHECK_THROWS_WITH(read_omitting(chatglm(R"("multi_query_group_num": 64)")),
                     Contains("config.json: /multi_query_group_num: expected an integer between 1 and 32, got 64"));
-  CHECK_THROWS_WITH(read(chatglm(R"("num_layers": "28")")), Contains("config.json: /num_layers: expected an integer"));
-  CHECK_THROWS_WITH(read(chatglm(R"("padded_vocab_size": 0)")), Contains("config.json: /padded_vocab_size:"));
+  CHECK_THROWS_WITH(read_omitting(chatglm(R"("num_layers": "28")")), Contains("config.json: /num_layers: expected an integer"));
+  CHECK_THROWS_WITH(read_omitting(chatglm(R"("padded_vocab_size": 0)")), Contains("config.json: /padded_vocab_size:"));
 }
 
 TEST_CASE("hf import: a multimodal wrapper without its text_config names text_config", "[hf]") {
   const std::string vision = R"("vision_config": {"model_type": "clip_vision_model", "hidden_size": 1024,
       "intermediate_size": 4096, "num_hidden_layers": 24, "patch_size": 14, "image_size": 336})";
-  CHECK_THROWS_WITH(read(R"({"model_type": "llava", )" + vision + "}"),
+  CHECK_THROWS_WITH(read_omitting(R"({"model_type": "llava", )" + vision + "}"),
                     Contains("config.json: /text_config: missing: model_type \"llava\""));
-  CHECK_THROWS_WITH(read(R"({"model_type": "llava", "text_config": null, )" + vision + "}"),
+  CHECK_THROWS_WITH(read_omitting(R"({"model_type": "llava", "text_config": null, )" + vision + "}"),
                     Contains("config.json: /text_config: null"));
-  CHECK_THROWS_WITH(read(R"({"model_type": "some_vlm", )" + vision + "}"), Contains("/text_config: missing"));
+  CHECK_THROWS_WITH(read_omitting(R"({"model_type": "some_vlm", )" + vision + "}"), Contains("/text_config: missing"));
 }
 
 TEST_CASE("hf import: a number past a double's range names its field", "[hf]") {
-  CHECK_THROWS_WITH(read(R"({"model_type": "llama", "hidden_size": 1e400})"),
+  CHECK_THROWS_WITH(read_omitting(R"({"model_type": "llama", "hidden_size": 1e400})"),
                     Contains("config.json: /hidden_size: invalid JSON: number overflow parsing '1e400'"));
-  CHECK_THROWS_WITH(read(R"({"model_type": "llava", "text_config": {"layer_types": ["a"], "rope": [1, 2, -1e999]}})"),
+  CHECK_THROWS_WITH(read_omitting(R"({"model_type": "llava", "text_config": {"layer_types": ["a"], "rope": [1, 2, -1e999]}})"),
                     Contains("config.json: /text_config/rope/2: invalid JSON"));
-  CHECK_THROWS_WITH(read(R"({"a": [{"b": 1}, [3], 1e999]})"), Contains("config.json: /a/2: invalid JSON"));
+  CHECK_THROWS_WITH(read_omitting(R"({"a": [{"b": 1}, [3], 1e999]})"), Contains("config.json: /a/2: invalid JSON"));
 }
 
 // Hunyuan's lists hold one entry a layer; 31 for 32 layers had been read as the first value.
@@ -203,7 +203,7 @@ TEST_CASE("hf import: a per-layer list of another length than the layers is refu
     return out + "]";
   };
   const auto hunyuan = [&list](int n) {
-    return read(R"({"model_type": "hunyuan_v1_moe", "hidden_size": 4096, "intermediate_size": 3072,
+    return read_omitting(R"({"model_type": "hunyuan_v1_moe", "hidden_size": 4096, "intermediate_size": 3072,
         "head_dim": 128, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
         "num_experts": 64, "moe_intermediate_size": 3072, "num_shared_expert": 1, "use_mixed_mlp_moe": true,
         "vocab_size": 128167, "max_position_embeddings": 32768, "moe_topk": )" + list(n) + "}");
@@ -231,7 +231,7 @@ TEST_CASE("hf import: non-matmul parameters left 16-bit keep their block's proje
       }
     }
   }
-  const auto m = read(R"({"model_type": "qwen3_next", "hidden_size": 2048, "intermediate_size": 5120,
+  const auto m = read_omitting(R"({"model_type": "qwen3_next", "hidden_size": 2048, "intermediate_size": 5120,
       "num_hidden_layers": 4, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
       "vocab_size": 151936, "max_position_embeddings": 262144, "num_experts": 512, "num_experts_per_tok": 10,
       "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512, "linear_conv_kernel_dim": 4,
@@ -247,7 +247,7 @@ TEST_CASE("hf import: non-matmul parameters left 16-bit keep their block's proje
   CHECK(f[gpuplan::WeightPart::router].element == gpuplan::DType::bf16);
   CHECK(f[gpuplan::WeightPart::lm_head].element == gpuplan::DType::bf16);
   // A projection named in every layer still keeps its part 16-bit.
-  const auto whole = read(R"({"model_type": "llama", "hidden_size": 1024, "intermediate_size": 4096,
+  const auto whole = read_omitting(R"({"model_type": "llama", "hidden_size": 1024, "intermediate_size": 4096,
       "num_hidden_layers": 2, "num_attention_heads": 16, "vocab_size": 32000, "max_position_embeddings": 4096,
       "quantization_config": {"quant_method": "fp8", "modules_to_not_convert": ["model.layers.0.self_attn.q_proj",
       "model.layers.1.self_attn.q_proj"]}})");
