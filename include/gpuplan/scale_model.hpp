@@ -55,6 +55,9 @@ struct ScaleModelRow {
   double communication_share = 0;   ///< of one decode step's time
   bool communication_dominates = false;
   std::optional<double> usd_per_million_tokens;
+  /// GPUs paid for: the layout's, rounded up to whole instances when the price rents fixed
+  /// sizes (each replica in one instance, up to a node).
+  std::uint64_t paid_gpus = 0;
 };
 
 /// One GPU's table.

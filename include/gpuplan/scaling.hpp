@@ -73,6 +73,8 @@ struct ScalingRow {
   double efficiency = 0;                     ///< speedup / (gpus / smallest measured count)
   std::optional<double> marginal_efficiency; ///< speed-up gained per added GPU over ideal's, from the previous row
   std::optional<double> usd_per_unit;        ///< USD per one unit of work, when priced
+  /// GPUs paid for: `gpus` rounded up to whole instances when the price rents fixed sizes.
+  std::uint64_t paid_gpus = 0;
   bool measured = false;
   std::optional<double> measured_throughput; ///< prediction rows at a measured count
   bool super_linear = false;                 ///< efficiency above 1

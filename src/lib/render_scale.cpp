@@ -43,6 +43,11 @@ OrderedJson opt(const std::optional<double>& v, std::string_view what) {
 }
 OrderedJson opt(const std::optional<std::uint64_t>& v) { return v ? OrderedJson(*v) : OrderedJson(nullptr); }
 
+// "4", or "4 (8 paid)" when the price rents whole instances larger than the count.
+std::string paid_gpus_cell(std::uint64_t gpus, std::uint64_t paid) {
+  return paid > gpus ? fmt::format("{} ({} paid)", gpus, paid) : std::to_string(gpus);
+}
+
 OrderedJson row_json(const ScalingRow& r, const ThroughputUnit& unit, bool priced) {
   OrderedJson j = {{"gpus", r.gpus},
             {"throughput", checked(r.throughput, "throughput")},
@@ -50,6 +55,7 @@ OrderedJson row_json(const ScalingRow& r, const ThroughputUnit& unit, bool price
             {"efficiency", checked(r.efficiency, "efficiency")},
             {"marginal_efficiency", opt(r.marginal_efficiency, "marginal efficiency")}};
   if (priced) {
+    j["paid_gpus"] = r.paid_gpus;
     j["usd_per_unit"] = opt(r.usd_per_unit, "cost");
     const OrderedJson per_million =
         r.usd_per_unit ? OrderedJson(checked(*r.usd_per_unit * 1e6, "cost")) : OrderedJson(nullptr);
@@ -171,7 +177,7 @@ detail::Document scaling_document(const ScalingResult& r) {
     header.push_back(cost_header(u));
   }
   const auto cells = [&](const ScalingRow& row) {
-    std::vector<std::string> c{std::to_string(row.gpus), scale_amount(row.throughput),
+    std::vector<std::string> c{paid_gpus_cell(row.gpus, priced ? row.paid_gpus : row.gpus), scale_amount(row.throughput),
                                fmt::format("{:.2f}", row.speedup), percent(row.efficiency),
                                opt_percent(row.marginal_efficiency)};
     if (priced) {
@@ -324,7 +330,8 @@ OrderedJson model_row_json(const ScaleModelRow& r) {
           {"ttft_s", checked(r.ttft_s, "ttft")},
           {"communication_share", checked(r.communication_share, "comm share")},
           {"communication_dominates", r.communication_dominates},
-          {"usd_per_million_tokens", opt(r.usd_per_million_tokens, "usd/mtok")}};
+          {"usd_per_million_tokens", opt(r.usd_per_million_tokens, "usd/mtok")},
+          {"paid_gpus", r.paid_gpus}};
 }
 
 // The row with the most tokens/s per GPU, and the one with the lowest ITL at batch 1 (ties: fewer
@@ -465,7 +472,7 @@ detail::Document model_document(const ScaleModelResult& r) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const ScaleModelRow& x = t.rows[i];
       std::vector<std::string> c{std::string(to_string(x.way)),
-                                 std::to_string(x.layout.gpus()),
+                                 paid_gpus_cell(x.layout.gpus(), x.paid_gpus),
                                  scale_layout(x.layout),
                                  x.shape,
                                  x.links,

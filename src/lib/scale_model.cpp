@@ -14,6 +14,7 @@
 #include <gpuplan/cost.hpp>
 #include <gpuplan/comm.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/rental.hpp>
 
 #include "detail/numeric.hpp"
 
@@ -92,13 +93,20 @@ class TableBuilder {
     // The largest part of the step, overhead included: communication that beats memory and
     // compute but is a tenth of a step the fixed overheads fill does not dominate it.
     row.communication_dominates = est.decode.communication_s >= std::max(est.decode.work_s, est.decode.overhead_s);
+    row.paid_gpus = layout.gpus();
     if (price_) {
       CostRequest c;
       c.gpus = layout.gpus();
       c.usd_per_gpu_hour = *price_;
+      if (const auto it = r_.prices.find(gpu_.id); it != r_.prices.end()) {
+        c.gpus_per_instance = it->second.gpus_per_instance;
+        c.instance_group = std::min(c.gpus, instance_group(layout, gpu_, r_.perf.fit.gpus_per_node));
+      }
       c.output_tokens_per_s = est.output_tokens_per_s;
       c.input_tokens_per_s = input_tokens_per_s_for(est.output_tokens_per_s, pr.input_tokens, pr.output_tokens);
-      row.usd_per_million_tokens = cost(c).usd_per_million_tokens;
+      const CostResult paid = cost(c);
+      row.usd_per_million_tokens = paid.usd_per_million_tokens;
+      row.paid_gpus = paid.rental.rented_gpus;
     }
     return row;
   }
@@ -187,6 +195,12 @@ class TableBuilder {
     for (ScaleModelRow& x : rows) {
       x.speedup = x.output_tokens_per_s / base->output_tokens_per_s;
       x.efficiency = x.speedup / (d(x.layout.gpus()) / d(n0));
+    }
+    if (t.price && std::any_of(rows.begin(), rows.end(), [](const ScaleModelRow& x) { return x.paid_gpus > x.layout.gpus(); })) {
+      t.notes.push_back(fmt::format(
+          "{} rents whole instances of {}: a row's USD/Mtok pays for the GPUs of the instances that hold it, idle ones "
+          "included (\"4 (8 paid)\")",
+          t.price->provider, instance_sizes_text(*t.price)));
     }
     t.rows = std::move(rows);
     return t;

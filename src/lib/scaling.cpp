@@ -12,6 +12,7 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/layout.hpp>
+#include <gpuplan/rental.hpp>
 
 #include "detail/ascii.hpp"
 #include "detail/numeric.hpp"
@@ -109,9 +110,16 @@ void derive(std::vector<ScalingRow>& rows, const ScalingPoint& base, const Scali
       row.marginal_efficiency =
           (row.speedup - rows[i - 1].speedup) / ((d(row.gpus) - d(rows[i - 1].gpus)) / d(base.gpus));
     }
+    row.paid_gpus = row.gpus;
     if (r.usd_per_gpu_hour) {
+      // A count's GPUs run one job whose ranks talk: up to a node they share one instance
+      // (rent_instances() counts a group that does not divide the GPUs as 1).
+      if (r.price) {
+        const std::uint64_t group = std::min<std::uint64_t>(row.gpus, kDefaultGpusPerNode);
+        row.paid_gpus = rent_instances(row.gpus, r.price->gpus_per_instance, group).rented_gpus;
+      }
       const double units_per_hour = row.throughput * 3600.0 / r.unit.period_s;
-      row.usd_per_unit = *r.usd_per_gpu_hour * d(row.gpus) / units_per_hour;
+      row.usd_per_unit = *r.usd_per_gpu_hour * d(row.paid_gpus) / units_per_hour;
     }
   }
 }
@@ -331,6 +339,12 @@ ScalingResult measured_scaling(ScalingRequest request) {
     res.predictions.push_back(row);
   }
   derive(res.predictions, ScalingPoint{.gpus = base.gpus, .throughput = law.throughput(d(base.gpus))}, request);
+  if (request.price && !request.price->gpus_per_instance.empty()) {
+    res.notes.push_back(fmt::format(
+        "{} rents whole instances of {}: each count's cost pays for the GPUs of the instances that hold it, idle ones "
+        "included (\"4 (8 paid)\"), its GPUs up to a node ({}) in one instance as one job's ranks",
+        request.price->provider, instance_sizes_text(*request.price), kDefaultGpusPerNode));
+  }
 
   res.rules.push_back(peak_rule(res));
   res.rules.push_back(marginal_rule(res));

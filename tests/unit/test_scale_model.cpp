@@ -93,6 +93,29 @@ TEST_CASE("scale model: replicas scale linearly, and efficiency is against the s
   CHECK(tp8->output_tokens_per_s < eight->output_tokens_per_s);
 }
 
+TEST_CASE("scale model: a price that rents 8-GPU instances pays whole instances per row", "[scale_model]") {
+  auto req = request_70b();
+  req.max_batch = 256;
+  gpuplan::Price p;
+  p.provider = "cloud";
+  p.gpu = "h200-sxm";
+  p.usd_per_gpu_hour = 4.0;
+  p.gpus_per_instance = {8};
+  req.usd_per_gpu_hour["h200-sxm"] = 4.0;
+  req.prices["h200-sxm"] = p;
+  const auto t = gpuplan::model_scaling_table(cat().model("llama-3.1-70b"), cat().gpu("h200-sxm"), req);
+  const ScaleModelRow* one = find(t, {.tp = 1});
+  const ScaleModelRow* eight = find(t, {.tp = 1, .dp = 8});
+  REQUIRE(one != nullptr);
+  REQUIRE(eight != nullptr);
+  CHECK(one->paid_gpus == 8);
+  CHECK(eight->paid_gpus == 8);
+  // One replica pays the instance eight fill: 8 x the cost per token.
+  CHECK_THAT(*one->usd_per_million_tokens, Catch::Matchers::WithinRel(8 * *eight->usd_per_million_tokens, 1e-9));
+  REQUIRE_FALSE(t.notes.empty());
+  CHECK_THAT(t.notes.back(), Contains("whole instances of 8 GPUs"));
+}
+
 TEST_CASE("scale model: serve-out meets the target, and H200 serves 70B BF16 on fewer GPUs than H100", "[scale_model]") {
   auto req = request_70b();
   req.perf.fit.weights_dtype = gpuplan::DType::bf16;

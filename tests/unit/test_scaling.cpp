@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <gpuplan/error.hpp>
@@ -139,6 +140,35 @@ TEST_CASE("scaling: cost per unit of work and the cost rule", "[scaling]") {
   REQUIRE(rule->gpus.has_value());
   CHECK(*rule->gpus == 8);
   CHECK(*rule->last_paying_gpus == 4);
+}
+
+TEST_CASE("scaling: a price that rents 8-GPU instances pays 8 GPUs for 2 and 4", "[scaling]") {
+  gpuplan::ScalingRequest r;
+  r.points = {{1, 1000}, {2, 1900}, {4, 3600}, {8, 6000}, {16, 11000}};
+  r.unit = gpuplan::parse_throughput_unit("tokens/s", "--unit");
+  r.usd_per_gpu_hour = 3.6;
+  gpuplan::Price p;
+  p.provider = "cloud";
+  p.gpu = "h100-sxm";
+  p.usd_per_gpu_hour = 3.6;
+  p.gpus_per_instance = {8};
+  r.price = p;
+  const gpuplan::ScalingResult res = gpuplan::measured_scaling(r);
+  CHECK(res.points[0].paid_gpus == 8);
+  CHECK(res.points[1].paid_gpus == 8);
+  CHECK(res.points[3].paid_gpus == 8);
+  CHECK(res.points[4].paid_gpus == 16);
+  // 2 GPUs pay 8 x $3.60/h for 1,900 tokens/s.
+  CHECK_THAT(*res.points[1].usd_per_unit * 1e6, WithinRel(8 * 3.6 / (1900 * 3600.0) * 1e6, 1e-12));
+  // Filled, 8 GPUs are the cheapest per token: the cost rule stops at 16, not at 2.
+  const auto rule = std::find_if(res.rules.begin(), res.rules.end(), [](const auto& x) { return x.name == "cost_increase"; });
+  REQUIRE(rule != res.rules.end());
+  CHECK((!rule->gpus.has_value() || *rule->gpus >= 8));
+  CHECK_THAT(res.notes.back(), Contains("whole instances of 8 GPUs"));
+  // Any count rented: paid = used.
+  r.price->gpus_per_instance.clear();
+  const gpuplan::ScalingResult any = gpuplan::measured_scaling(r);
+  CHECK(any.points[1].paid_gpus == 2);
 }
 
 TEST_CASE("scaling: USL peak is a stop rule when it lies within range", "[scaling]") {
