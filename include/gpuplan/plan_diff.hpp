@@ -51,6 +51,10 @@ struct VerdictFlip {
   std::string expectation;  ///< empty: the deployment's verdict; else the one expectation that flipped
   bool old_pass = false;
   bool new_pass = false;
+  /// The expectation is only in the other run (a pricing mode or expectation added or removed):
+  /// shown as "absent"; a failing check that appears is a regression like a pass turned FAIL.
+  bool old_absent = false;
+  bool new_absent = false;
 };
 
 struct FigureChange {
@@ -74,7 +78,8 @@ struct PlanDiff {
   [[nodiscard]] bool empty() const { return flips.empty() && changes.empty() && added.empty() && removed.empty(); }
   /// Whether a deployment's verdict or an expectation went from pass to fail (diff --check).
   [[nodiscard]] bool regressed() const {
-    return std::any_of(flips.begin(), flips.end(), [](const VerdictFlip& f) { return f.old_pass && !f.new_pass; });
+    return std::any_of(flips.begin(), flips.end(),
+                       [](const VerdictFlip& f) { return (f.old_pass || f.old_absent) && !f.new_pass && !f.new_absent; });
   }
 };
 

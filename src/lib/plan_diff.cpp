@@ -242,7 +242,26 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
     }
     // Each expectation too: a new "does not fit" in a deployment that already failed on cost
     // leaves its verdict as it was.
-    for (const auto& [was, now] : paired(o.checks, n.checks, false)) {
+    const auto pairs = paired(o.checks, n.checks, false);
+    // A failing expectation only one run has (a pricing mode the new plan checks, an expectation
+    // added): "absent -> FAIL" fails --check as a pass turned FAIL does.
+    const auto lone_failures = [&](const auto& entries, bool in_new) {
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        const bool is_paired = std::any_of(pairs.begin(), pairs.end(),
+                                           [&](const auto& p) { return (in_new ? p.second : p.first) == i; });
+        if (!is_paired && !entries[i].second) {
+          diff.flips.push_back(VerdictFlip{.deployment = n.name,
+                                           .expectation = entries[i].first,
+                                           .old_pass = false,
+                                           .new_pass = false,
+                                           .old_absent = in_new,
+                                           .new_absent = !in_new});
+        }
+      }
+    };
+    lone_failures(o.checks, false);
+    lone_failures(n.checks, true);
+    for (const auto& [was, now] : pairs) {
       if (o.checks[was].second != n.checks[now].second) {
         const std::string& old_label = o.checks[was].first;
         const std::string& new_label = n.checks[now].first;
@@ -303,8 +322,8 @@ OrderedJson diff_json(const PlanDiff& diff) {
   for (const VerdictFlip& f : diff.flips) {
     flips.push_back({{"deployment", f.deployment},
                      {"expectation", f.expectation.empty() ? OrderedJson(nullptr) : OrderedJson(f.expectation)},
-                     {"old_pass", f.old_pass},
-                     {"new_pass", f.new_pass}});
+                     {"old_pass", f.old_absent ? OrderedJson(nullptr) : OrderedJson(f.old_pass)},
+                     {"new_pass", f.new_absent ? OrderedJson(nullptr) : OrderedJson(f.new_pass)}});
   }
   j["verdict_flips"] = flips;
   OrderedJson changes = OrderedJson::array();
@@ -349,8 +368,9 @@ Document diff_document(const PlanDiff& diff, bool md) {
   if (!diff.flips.empty()) {
     Table t{.title = "verdict flips", .header = {"deployment", "expectation", "was", "now"}};
     for (const VerdictFlip& f : diff.flips) {
-      t.rows.push_back({f.deployment, f.expectation.empty() ? "(verdict)" : f.expectation, f.old_pass ? "pass" : "FAIL",
-                        f.new_pass ? "pass" : "FAIL"});
+      const auto word = [](bool absent, bool pass) { return absent ? "absent" : pass ? "pass" : "FAIL"; };
+      t.rows.push_back({f.deployment, f.expectation.empty() ? "(verdict)" : f.expectation,
+                        word(f.old_absent, f.old_pass), word(f.new_absent, f.new_pass)});
     }
     doc.tables.push_back(t);
   }

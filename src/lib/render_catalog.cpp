@@ -11,6 +11,15 @@
 namespace gpuplan {
 namespace {
 
+// The most instances one GPU holds of any profile: the smallest slice's count (7 on A100/H100).
+int most_mig_slices(const GpuSpec& g) {
+  int most = 0;
+  for (const MigProfile& p : g.mig_profiles) {
+    most = std::max(most, p.max_instances);
+  }
+  return most;
+}
+
 using detail::bytes_value;
 using detail::group_digits;
 using detail::OrderedJson;
@@ -150,7 +159,7 @@ std::string render_gpu_list(const Catalog& catalog, const RenderOptions& o) {
   detail::Table t{.title = "",
                   .header = {"id", "name", fmt::format("memory {}", unit),
                              fmt::format("usable {}", unit), "bandwidth TB/s", "dense bf16 TFLOP/s",
-                             "dense fp8 TFLOP/s", "TDP W", "scale-up", "MIG"},
+                             "dense fp8 TFLOP/s", "TDP W", "scale-up", "MIG slices"},
                   .rows = {}};
   OrderedJson list = OrderedJson::array();
   for (const GpuSpec& g : catalog.gpus()) {
@@ -165,7 +174,7 @@ std::string render_gpu_list(const Catalog& catalog, const RenderOptions& o) {
                       : g.optional_scale_up ? fmt::format("- ({} x{} optional)", g.optional_scale_up->kind,
                                                           g.optional_scale_up->domain_gpus)
                                             : "-",
-                      g.mig_profiles.empty() ? "-" : std::to_string(g.mig_profiles.size())});
+                      g.mig_profiles.empty() ? "-" : std::to_string(most_mig_slices(g))});
     list.push_back(gpu_json(g));
   }
   doc.tables.push_back(std::move(t));

@@ -726,8 +726,8 @@ std::string suggestion_text(const FitSuggestion& s, const std::string& gpu_id, c
   if (!s.max_concurrent_sequences) {
     return fmt::format("{}: fits ({})", change, where);
   }
-  return fmt::format("{}: fits, {} sequences at {} tokens ({})", change,
-                     group_digits(*s.max_concurrent_sequences), group_digits(s.context_tokens), where);
+  return fmt::format("{}: fits, {} sequence{} at {} tokens ({})", change, group_digits(*s.max_concurrent_sequences),
+                     *s.max_concurrent_sequences == 1 ? "" : "s", group_digits(s.context_tokens), where);
 }
 
 std::string clamp_note(const FitReport& rep) {

@@ -236,6 +236,37 @@ TEST_CASE("diff: checks of different expectations are never paired", "[plan][dif
   new_d.checks = {{"fits", true}, {"max_ttft_ms", false}};
   const gpuplan::PlanDiff diff =
       gpuplan::diff_plans(gpuplan::PlanSnapshot{.deployments = {old_d}}, gpuplan::PlanSnapshot{.deployments = {new_d}});
+  // The deployment's verdict, and the new failing expectation that no old one pairs with.
+  REQUIRE(diff.flips.size() == 2);
+  CHECK(diff.flips[0].expectation.empty());
+  CHECK(diff.flips[1].expectation == "max_ttft_ms");
+  CHECK(diff.flips[1].old_absent);
+  CHECK_FALSE(diff.flips[1].new_pass);
+}
+
+// A plan that drops its pricing mode checks every mode: a deployment that already failed on
+// latency gains failing budget checks. Its verdict stays FAIL, and --check must still fail.
+TEST_CASE("diff: a failing expectation only the new run has is a regression", "[plan][diff]") {
+  gpuplan::DeploymentSnapshot old_d{.name = "chat", .pass = false};
+  old_d.checks = {{"max_itl_ms", false}, {"max_monthly_usd (aws reserved 3y)", true}};
+  gpuplan::DeploymentSnapshot new_d{.name = "chat", .pass = false};
+  new_d.checks = {{"max_itl_ms", false},
+                  {"max_monthly_usd (aws reserved 3y)", true},
+                  {"max_monthly_usd (aws on-demand)", false}};
+  const gpuplan::PlanDiff diff =
+      gpuplan::diff_plans(gpuplan::PlanSnapshot{.deployments = {old_d}}, gpuplan::PlanSnapshot{.deployments = {new_d}});
   REQUIRE(diff.flips.size() == 1);
-  CHECK(diff.flips[0].expectation.empty());  // the deployment's verdict only
+  CHECK(diff.flips[0].expectation == "max_monthly_usd (aws on-demand)");
+  CHECK(diff.flips[0].old_absent);
+  CHECK(diff.regressed());
+  // The other way the failing check disappears: reported, not a regression.
+  const gpuplan::PlanDiff back =
+      gpuplan::diff_plans(gpuplan::PlanSnapshot{.deployments = {new_d}}, gpuplan::PlanSnapshot{.deployments = {old_d}});
+  REQUIRE(back.flips.size() == 1);
+  CHECK(back.flips[0].new_absent);
+  CHECK_FALSE(back.regressed());
+  // A new expectation that passes is no flip.
+  new_d.checks.back().second = true;
+  CHECK(gpuplan::diff_plans(gpuplan::PlanSnapshot{.deployments = {old_d}}, gpuplan::PlanSnapshot{.deployments = {new_d}})
+            .flips.empty());
 }
