@@ -89,6 +89,37 @@ TEST_CASE("plan: the optimum of a small search is the one found by hand", "[plan
   CHECK(ex.counts.evaluated > res.counts.evaluated);
 }
 
+// At one price, 4-bit weights that meet the targets buy nothing but quantization error: the
+// checkpoint's own 16-bit format ranks first even though fp8 serves more at full load.
+TEST_CASE("plan: at equal price the least precision given up ranks first", "[plan]") {
+  const Catalog catalog = Catalog::builtin();
+  PlanRequest r;
+  r.perf.input_tokens = 1024;
+  r.perf.output_tokens = 256;
+  r.perf.max_batch = 256;
+  r.gpus = {"h100-sxm"};
+  r.given_usd_per_gpu_hour = {{"h100-sxm", 2.0}};
+  r.weights_dtypes = {DType::int4, DType::fp8, DType::bf16};
+  r.kv_dtypes = {DType::fp8, DType::bf16};
+  r.max_gpus_per_replica = 1;
+  r.targets.output_tokens_per_s = 300;
+  r.top = 20;
+  const PlanResult res = plan(catalog, catalog.model("llama-3.1-8b"), r);
+  REQUIRE(res.configurations.size() >= 3);
+  const PlanConfig& first = res.configurations.front();
+  CHECK(first.weights_dtype == DType::bf16);
+  CHECK(first.kv_dtype == DType::bf16);
+  const auto fp8 = std::find_if(res.configurations.begin(), res.configurations.end(),
+                                [](const PlanConfig& k) { return k.weights_dtype == DType::fp8; });
+  REQUIRE(fp8 != res.configurations.end());
+  CHECK(fp8->usd_per_hour() == Approx(first.usd_per_hour()));
+  CHECK(fp8->capacity_tokens_per_s > first.capacity_tokens_per_s);
+  // Ranked by bits given up: every bf16-weights row before every fp8 one before every int4 one.
+  const auto order = [](DType w) { return w == DType::bf16 ? 0 : w == DType::fp8 ? 1 : 2; };
+  CHECK(std::is_sorted(res.configurations.begin(), res.configurations.end(),
+                       [&](const PlanConfig& a, const PlanConfig& b) { return order(a.weights_dtype) < order(b.weights_dtype); }));
+}
+
 TEST_CASE("plan: the chosen configuration meets every target in a perf run of its own", "[plan]") {
   const Catalog catalog = tiny_catalog();
   const ModelSpec& model = catalog.model("llama-3.1-8b");
