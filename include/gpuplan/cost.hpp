@@ -100,6 +100,9 @@ void use_price(CostRequest& request, const Price& price);
 /// has one (a TP-4 replica on AWS L40S rents the 4-GPU g6e.12xlarge, not four 1-GPU
 /// g6e.xlarge). A price typed by hand is returned as it is.
 const Price& instance_price(const Catalog& catalog, const Price& chosen, const GpuNeed& need);
+/// The largest instance `chosen`'s offer rents in any of its sizes (0: an offer that rents any
+/// count, or a price typed by hand): what a replica sharing one instance must fit.
+std::uint64_t largest_instance_gpus(const Catalog& catalog, const Price& chosen);
 
 /// The GPU-hour price at which option B earns as many tokens per dollar as option A:
 /// price_A x (throughput_B / GPUs_B) / (throughput_A / GPUs_A).

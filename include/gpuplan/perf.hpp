@@ -108,6 +108,9 @@ struct PerfRequest {
   Efficiency efficiency;
   double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s InfiniBand per 8-GPU node
   std::uint64_t max_batch = kDefaultEngineMaxBatch;  ///< engine batch cap per replica
+  /// The largest instance the deployment can rent (0: any count): best_layout() keeps replicas
+  /// whose GPUs up to a node fit one (instance_group()) while any such layout runs.
+  std::uint64_t largest_instance_gpus = 0;
 };
 
 /// Why weights in `weights` cannot be timed on `gpu` (the catalog has no dense, or sparse, peak

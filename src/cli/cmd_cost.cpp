@@ -103,6 +103,13 @@ Exit run_cost(const CostOptions& o) {
     validate_perf_request(d.model, req);
     const bool sized = size_for_target(o.workload, o.deployment);
     d.gpus = layout_search_gpus(sized, d.layout_given, o.deployment, d.gpus);
+    if (!o.pricing.provider.empty()) {
+      // The layout rule keeps replicas the offer's instances can hold (plan skips the others).
+      const PricingMode mode = parse_pricing_mode(o.pricing.mode.empty() ? "on-demand" : o.pricing.mode, "--mode");
+      check_term(o.pricing.term, mode);
+      req.largest_instance_gpus = largest_instance_gpus(
+          catalog, find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region, o.pricing.term));
+    }
     const FitResult layout = serving_layout(d.model, gpu, req, d.layout_given, d.gpus).fit;
     if (const std::optional<std::string> start = engine_start_problem(layout); start) {
       return does_not_fit(o, layout, fmt::format("does not fit: {} (TP {}, PP {}); see 'gpuplan fit'", *start,
@@ -137,7 +144,12 @@ Exit run_cost(const CostOptions& o) {
         : load.target_output_tokens_per_s ? fmt::format(" ({})", target_load_note(load, req.fit.layout))
         : load.capped ? fmt::format(" (--concurrency {} needs more than memory and the engine allow)", *load.concurrency)
                       : fmt::format(" (--concurrency {})", *load.concurrency),
-        layout_label(req.fit.layout), d.layout_given ? "" : " (layout chosen for throughput)",
+        layout_label(req.fit.layout),
+        d.layout_given ? ""
+        : req.largest_instance_gpus > 0 && req.largest_instance_gpus < req.fit.gpus_per_node
+            ? fmt::format(" (layout chosen for throughput among replicas an instance of at most {} holds)",
+                          gpus_text(req.largest_instance_gpus))
+            : " (layout chosen for throughput)",
         req.sparse ? ", 2:4-sparse peak FLOPs" : "");
   }
   double usd_per_gpu_hour = o.usd_per_gpu_hour;

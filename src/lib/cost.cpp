@@ -114,6 +114,23 @@ const Price& instance_price(const Catalog& catalog, const Price& chosen, const G
   return *best;
 }
 
+std::uint64_t largest_instance_gpus(const Catalog& catalog, const Price& chosen) {
+  if (chosen.given()) {
+    return 0;
+  }
+  std::uint64_t largest = 0;
+  for (const Price& p : catalog.prices()) {
+    if (p.provider == chosen.provider && p.gpu == chosen.gpu && p.mode == chosen.mode && p.term == chosen.term &&
+        p.region == chosen.region) {
+      if (p.gpus_per_instance.empty()) {
+        return 0;
+      }
+      largest = std::max(largest, p.gpus_per_instance.back());
+    }
+  }
+  return largest;
+}
+
 double input_tokens_per_s_for(double output_tokens_per_s, std::uint64_t input_tokens, std::uint64_t output_tokens) {
   return output_tokens == 0 ? 0.0
                             : output_tokens_per_s * static_cast<double>(input_tokens) / static_cast<double>(output_tokens);

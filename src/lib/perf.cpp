@@ -12,6 +12,7 @@
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/layout_search.hpp>
+#include <gpuplan/rental.hpp>
 
 #include "detail/fit_basis.hpp"
 #include "detail/numeric.hpp"
@@ -909,7 +910,18 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
   const auto tp_over_network = [&](std::uint64_t tp) {
     return group_path(gpu, tp, request.fit.gpus_per_node) == GroupPath::network;
   };
-  for (int pass = 0; pass < 2 && best.candidates == 0 && request.fit.mig_profile.empty(); ++pass) {
+  // A replica no instance of the price holds is rented as if it could span instances (a lower
+  // bound, rental_note()): taken only when no replica that fits an instance runs.
+  const auto rentable = [&](const Layout& l, bool constrained) {
+    return !constrained || request.largest_instance_gpus == 0 ||
+           instance_group(l, gpu, request.fit.gpus_per_node) <= request.largest_instance_gpus;
+  };
+  for (int attempt = 0; attempt < 4 && best.candidates == 0 && request.fit.mig_profile.empty(); ++attempt) {
+    const int pass = attempt % 2;
+    const bool constrained = attempt < 2;
+    if (!constrained && request.largest_instance_gpus == 0) {
+      break;
+    }
     PerfRequest r = request;
     for (std::uint64_t tp = 1; tp <= gpus; tp *= 2) {
       for (std::uint64_t pp = 1; tp * pp <= gpus && pp <= model.num_hidden_layers && (pass == 1 || pp == 1); ++pp) {
@@ -921,7 +933,7 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
         for (std::uint64_t ep : expert_parallel_choices(model, request, tp, pp, dp)) {
           r.fit.layout = Layout{.tp = tp, .pp = pp, .ep = ep, .dp = dp};
           // The fit would reject it with the same words; an exception costs more than the model.
-          if (layout_problem(r.fit.layout, model)) {
+          if (layout_problem(r.fit.layout, model) || !rentable(r.fit.layout, constrained)) {
             continue;
           }
           try {

@@ -161,7 +161,13 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
   req.fit.concurrency = 1;
   validate_perf_request(q.model, req);
-  // The layout rule of perf, cost and compare: the one given, else the most throughput.
+  // The layout rule of perf, cost and compare: the one given, else the most throughput, among
+  // replicas every offer's instances hold (the smallest largest instance).
+  for (const Price& offer : q.prices) {
+    if (const std::uint64_t largest = largest_instance_gpus(catalog, offer); largest > 0) {
+      req.largest_instance_gpus = req.largest_instance_gpus == 0 ? largest : std::min(req.largest_instance_gpus, largest);
+    }
+  }
   req.fit.layout = serving_layout(q.model, gpu, req, q.layout_given, q.gpus).fit.request.layout;
   if (!q.layout_given && q.size_for_target) {
     d.notes.push_back(fmt::format("replica chosen for throughput among the layouts of {} (TP {}, PP {}); set tp "

@@ -276,6 +276,27 @@ TEST_CASE("perf: without a layout the one with the most throughput is chosen", "
   CHECK(choice.tokens_per_s > tp1.full_load_tokens_per_s(Efficiency{}));
 }
 
+// A price that rents 1-GPU instances cannot hold a TP-2 replica (GCP's g2-standard-4 L4): the
+// rule keeps the replicas an instance holds, and takes a wider one only when none runs.
+TEST_CASE("perf: the layout rule keeps replicas the largest instance holds", "[perf]") {
+  PerfRequest r;
+  r.input_tokens = 1000;
+  r.output_tokens = 1000;
+  r.fit.weights_dtype = DType::fp8;
+  const auto free_choice = gpuplan::best_layout(cat().model("llama-3.3-70b"), cat().gpu("h100-sxm"), r, 2);
+  REQUIRE(free_choice.fit.request.layout.tp == 2);
+  r.largest_instance_gpus = 1;
+  const auto one_gpu = gpuplan::best_layout(cat().model("llama-3.3-70b"), cat().gpu("h100-sxm"), r, 2);
+  CHECK(one_gpu.fit.request.layout.tp == 1);
+  CHECK(one_gpu.fit.request.layout.pp == 1);
+  CHECK(one_gpu.fit.request.layout.dp == 2);
+  CHECK(one_gpu.tokens_per_s < free_choice.tokens_per_s);
+  // Nothing an instance holds runs (405B in FP8 on 1-GPU instances): the unconstrained choice.
+  const auto wide = gpuplan::best_layout(cat().model("llama-3.1-405b"), cat().gpu("h100-sxm"), r, 8);
+  CHECK(wide.candidates > 0);
+  CHECK(wide.fit.request.layout.gpus_per_replica() > 1);
+}
+
 // TP over the network is no first choice: on two 8-GPU nodes DeepSeek-R1 fits as TP 16, but
 // pipelines of TP groups inside a node compete with it (TP 8 x PP 2 estimates 1.9x TP 16's
 // throughput at full load); it had been the one layout considered.
