@@ -74,7 +74,11 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       // Session 48's: InferenceX on MI325X and B300 (SGLang), AccelMark on an A100 40GB (BF16, W8A16,
       // GPTQ), two RTX 4090s at TP 2 over PCIe, an RTX PRO 6000 Server report, nm-vllm on an A10G,
       // TensorRT-LLM 0.12 on an H800 (its Mistral rows need their own catalog: check.sh).
-      {"community-2026n.json", 37}};
+      {"community-2026n.json", 37},
+      // Session 49's: SGLang's cookbook and vLLM's recipes for Kimi-K2 (B200, MI300X, 16 x H800),
+      // InferenceX on B200 (TensorRT-LLM 1.3), TensorRT-LLM #5929 (DeepSeek-R1 on H200 and B200 at
+      // batch 1), llmperf on an A10G (vLLM, TGI, NIM, LMI), Mistral-7B on an L4.
+      {"community-2026o.json", 36}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
