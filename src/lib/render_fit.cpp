@@ -761,7 +761,10 @@ detail::Document report_document(const FitReport& rep, ByteUnits u, bool plain_n
   auto at = doc.tables.begin() + (plain_numbers ? 1 : 0);
   if (s.options.size() > 1) {
     const std::string unit(detail::unit_name(u));
-    detail::Table t{.title = fmt::format("Layouts ({} GPUs, * chosen)", q.layout.gpus()),
+    // CSV (plain numbers) says "chosen" in a column of its own: a marker glued to the layout
+    // would reach whoever parses the cell.
+    detail::Table t{.title = plain_numbers ? fmt::format("Layouts ({} GPUs)", q.layout.gpus())
+                                           : fmt::format("Layouts ({} GPUs, * chosen)", q.layout.gpus()),
                     .header = {"layout", "fits", fmt::format("KV budget/GPU {}", unit),
                                fmt::format("sequences at {}", group_digits(q.context_tokens)),
                                fmt::format("context at {}", group_digits(q.concurrency)), "notes"},
@@ -778,13 +781,19 @@ detail::Document report_document(const FitReport& rep, ByteUnits u, bool plain_n
           notes += (notes.empty() ? "" : ", ") + m;
         }
       }
-      t.rows.push_back({(first ? "* " : "  ") + layout_short(o.layout),
+      t.rows.push_back({plain_numbers ? layout_short(o.layout) : (first ? "* " : "  ") + layout_short(o.layout),
                         o.fits ? "yes" : o.weights_fit ? "no" : "no (weights)",
                         bytes_value(o.kv_budget_bytes, u),
                         o.max_concurrent_sequences ? count(*o.max_concurrent_sequences) : "-",
                         o.max_context_tokens ? count(*o.max_context_tokens) : "-",
                         notes.empty() ? "-" : notes});
+      if (plain_numbers) {
+        t.rows.back().push_back(first ? "yes" : "no");
+      }
       first = false;
+    }
+    if (plain_numbers) {
+      t.header.push_back("chosen");
     }
     at = doc.tables.insert(at, std::move(t)) + 1;
   }
