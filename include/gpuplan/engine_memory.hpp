@@ -18,11 +18,13 @@
 //                     warm-up of max_num_tokens - non-torch memory) (KvCacheConfig; PyTorch
 //                     backend's KV-cache creator)
 
+#include <cstddef>
 #include <cstdint>
 #include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
@@ -92,6 +94,10 @@ struct EngineSettings {
   /// mem_fraction_static followed a TP table before 0.4.7, a reserve by GPU memory class up to
   /// 0.5.2 and a formula from 0.5.3 (server_args.py). Unset: the current formula.
   std::optional<int> sglang_version;
+  /// TensorRT-LLM release as major x 100 + minor (0.19 -> 19, 1.0 -> 100): before 1.0 (its
+  /// TensorRT-engine flow, before the PyTorch backend became the default) the C++ runtime holds
+  /// buffers sized by max_batch_size that are not modelled (a note says so). Unset: the PyTorch backend.
+  std::optional<int> trtllm_version;
   /// vLLM's sampler. Unset: FlashInfer where EngineInputs::flashinfer_sampler says vLLM takes it.
   std::optional<VllmSampler> vllm_sampler;
 };
@@ -120,6 +126,13 @@ struct EngineMemory {
   double non_torch_bytes = 0;      ///< CUDA context (where counted), NCCL, cuBLAS workspaces
   double cuda_graph_bytes = 0;     ///< CUDA-graph pool the engine subtracts (0 where it does not)
   double kv_bytes = 0;             ///< the KV cache the engine allocates (may be < 0: no start)
+  /// vLLM with PP > 1 (EngineInputs::pp_stages): each stage's own "Available KV cache memory",
+  /// first to last, and the stage whose budget holds the fewest tokens (vLLM keeps the smallest
+  /// block count of its workers). kv_bytes is then that stage's budget over the busiest stage's
+  /// layers (so kv_bytes over the fit's per-token bytes gives its tokens); sampler_bytes and
+  /// cuda_graph_bytes are its own (the sampler runs on the last stage only).
+  std::vector<double> stage_kv_bytes;
+  std::size_t binding_stage = 0;
   /// Tokens as the engine logs them, 0 when kv_bytes <= 0: whole blocks; vLLM V1 shares the
   /// blocks out over its KV cache groups (a hybrid model's figure is not what one request holds).
   std::uint64_t kv_tokens = 0;
@@ -127,6 +140,9 @@ struct EngineMemory {
   std::uint64_t block_tokens = 0;
   bool block_holds_state = false;  ///< vLLM raised the block so one page holds a linear layer's state
   bool vllm_v0 = false;            ///< vLLM's V0 engine (releases before 0.8): its defaults and log lines
+  /// TensorRT-LLM before 1.0 (TensorRT-engine flow): one fp32 logits buffer of max_batch_size x
+  /// vocabulary, the unit its runtime and decoder buffers come in; not subtracted. 0 elsewhere.
+  double trtllm_logits_buffer_bytes = 0;
   /// vLLM V1 with linear-attention (Mamba) layers keeps one block of state per decoding sequence
   /// and refuses to start with fewer blocks than max_num_seqs; set by fit.
   bool state_blocks_below_seqs = false;
@@ -190,11 +206,27 @@ struct EngineInputs {
   std::optional<double> free_at_start_bytes;
   /// vLLM's default sampler here is FlashInfer's (an NVIDIA GPU); false: PyTorch-native (ROCm).
   bool flashinfer_sampler = true;
+  /// With PP > 1, each stage's weights on one GPU and its decoder layers, first stage to last (the
+  /// first holds the embedding, the last the LM head); vLLM sizes each worker's cache from its own
+  /// profile and keeps the fewest blocks. Empty: every GPU is the busiest stage (weights_bytes).
+  struct PipelineStage {
+    double weights_bytes = 0;
+    std::uint64_t layers = 0;
+  };
+  std::vector<PipelineStage> pp_stages;
 };
+
+/// vLLM's layers per pipeline stage (vllm/distributed/utils.py get_pp_indices without
+/// VLLM_PP_LAYER_PARTITION): layers / PP each, the remainder one each to the stages before the
+/// last, from the second-to-last backwards (27 layers over 2 stages: 14, 13).
+[[nodiscard]] std::vector<std::uint64_t> vllm_pp_layers(std::uint64_t layers, std::uint64_t pp);
 
 /// From this release vLLM's sampler peak depends on which sampler runs (VllmSampler): 16 bytes a
 /// logit with FlashInfer's, 28.7 with the PyTorch-native one; before, 38.5 (as measured on 0.11).
 inline constexpr int kVllmLeanSamplerMinor = 19;
+/// TensorRT-LLM 1.0 (major x 100 + minor): the PyTorch backend is the default; before it, the
+/// TensorRT-engine flow.
+inline constexpr int kTrtllmPytorchDefault = 100;
 /// The newest vLLM release whose arithmetic gpuplan follows (0.29, logs of 2026): what a request
 /// that names no --engine-version gets where releases differ after 0.21.
 inline constexpr int kVllmNewestMinor = 29;

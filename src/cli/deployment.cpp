@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <optional>
+#include <regex>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -91,9 +93,10 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   sub.add_option("--engine-version", o.engine_version,
-                 "vLLM or SGLang release the figures are for, e.g. 0.10.1 (vLLM before 0.21: CUDA graphs are not "
-                 "subtracted from the KV cache; SGLang before 0.5.3: older default mem_fraction_static rules; "
-                 "default: current)")
+                 "vLLM, SGLang or TensorRT-LLM release the figures are for, e.g. 0.10.1 (vLLM before 0.21: CUDA "
+                 "graphs are not subtracted from the KV cache; SGLang before 0.5.3: older default mem_fraction_static "
+                 "rules; TensorRT-LLM before 1.0: the TensorRT-engine flow, whose max_batch_size buffers a note "
+                 "sizes; default: current)")
       ->check(non_empty());
   sub.add_option("--vllm-sampler", o.vllm_sampler,
                  "vLLM's top-k/top-p sampler, which sets its profiling peak from 0.19: flashinfer (16 bytes a logit) "
@@ -144,6 +147,18 @@ void note_given(const CLI::App& sub, DeploymentOptions& o) {
 }
 
 namespace {
+
+/// "0.19.0" -> 19, "1.1.0rc3" -> 101 (TensorRT-LLM's major x 100 + minor; a pre-release, post or
+/// dev tag and a local "+..." tag may follow); throws InputError naming --engine-version.
+int parse_trtllm_version(std::string_view text) {
+  static const std::regex release(R"(v?(\d{1,2})\.(\d{1,2})(\.\d{1,3})?((rc|a|b)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?)");
+  std::match_results<std::string_view::const_iterator> match;
+  if (!std::regex_match(text.begin(), text.end(), match, release)) {
+    throw InputError(fmt::format("--engine-version: expected a TensorRT-LLM release such as 0.19.0 or 1.0, got '{}'",
+                                 text));
+  }
+  return std::stoi(match[1].str()) * 100 + std::stoi(match[2].str());
+}
 
 /// "0.10.1" -> 10 (vLLM's minor release); "0.4.6.post1" -> 406, "0.5.3rc0" -> 502 (SGLang's minor
 /// x 100 + patch, a pre-release or dev build before its release); throws InputError naming
@@ -246,13 +261,8 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
   };
   owned_by(o.mem_fraction_given, "--mem-fraction-static", Engine::sglang);
   owned_by(o.free_fraction_given, "--kv-cache-free-gpu-mem-fraction", Engine::trtllm);
-  if (!o.engine_version.empty() && s.engine != Engine::vllm && s.engine != Engine::sglang) {
-    throw InputError(fmt::format("--engine-version: is a vLLM or SGLang setting, but {}",
-                                 s.engine == Engine::neutral
-                                     ? std::string("no --engine is named")
-                                     : fmt::format("--engine is {} (gpuplan models one TensorRT-LLM KV-cache "
-                                                   "arithmetic, not release by release: leave the version out)",
-                                                   to_string(s.engine))));
+  if (!o.engine_version.empty() && s.engine == Engine::neutral) {
+    throw InputError("--engine-version: is an engine setting, but no --engine is named");
   }
   if (o.max_kv_tokens_given && s.engine != Engine::sglang && s.engine != Engine::trtllm) {
     throw InputError(fmt::format("--max-kv-tokens: is an SGLang or TensorRT-LLM setting, but {}",
@@ -297,7 +307,12 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
     s.max_kv_tokens = o.max_kv_tokens;
   }
   if (!o.engine_version.empty()) {
-    (s.engine == Engine::vllm ? s.vllm_minor_version : s.sglang_version) = parse_engine_version(o.engine_version, s.engine);
+    if (s.engine == Engine::trtllm) {
+      s.trtllm_version = parse_trtllm_version(o.engine_version);
+    } else {
+      (s.engine == Engine::vllm ? s.vllm_minor_version : s.sglang_version) =
+          parse_engine_version(o.engine_version, s.engine);
+    }
   }
   if (!o.vllm_sampler.empty()) {
     if (s.engine != Engine::vllm) {

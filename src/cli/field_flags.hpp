@@ -38,6 +38,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"engine.max_num_seqs:", "--max-num-seqs:"},
     {"engine.vllm_version:", "--engine-version:"},
     {"engine.sglang_version:", "--engine-version:"},
+    {"engine.trtllm_version:", "--engine-version:"},
     {"engine.vllm_sampler:", "--vllm-sampler:"},
     {"model.params:", "--params:"},
     {"weights.experts:", "--experts-dtype:"},

@@ -76,7 +76,14 @@ constexpr std::uint64_t kVllmV0ChunkedPrefillAbove = 32768;
 constexpr std::uint64_t kVllmSmallBatchedTokens = 2048;
 constexpr int kVllmGraphProfilingMinor = 21;  // "CUDA graph memory profiling ... default since v0.21.0"
 constexpr std::uint64_t kVllmMaxCaptureTokens = 512;
-constexpr double kGraphBytesPerLayer = 2.0 * units::kMiB;  // captured graph nodes and metadata
+// What each CUDA graph after the first adds, per decoder layer it replays (driver memory for its
+// nodes and the pool blocks the smaller batch does not reuse). vLLM measures it rather than
+// computing it: profile_cudagraph_memory (v1/worker/gpu_model_runner.py) captures the two largest
+// sizes of each mode and takes the second's cost as every further graph's. Fitted on a vLLM 0.26 log
+// of Qwen2.5-7B-AWQ on an RTX 4080 whose breakdown gives 0.48 GiB for 51 PIECEWISE and 35 FULL
+// graphs of 28 layers, 0.06 of it the 512-token forward: (0.48 - 0.06) GiB / (84 x 28) = 0.18 MiB.
+// The same architecture logs 0.53 GiB (Qwen2.5-VL-7B, 0.23); Gemma-4 26B-A4B (30 layers) 0.66.
+constexpr double kGraphBytesPerLayerPerGraph = 0.18 * units::kMiB;
 
 std::string_view share_name(Engine e) {
   switch (e) {
@@ -200,12 +207,35 @@ double sglang_vlm_factor(const ModelSpec& m, int version) {
   return 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
 }
 
-double vllm_cuda_graph_bytes(const ModelSpec& m, const Layout& l, std::uint64_t max_seqs) {
-  // The graph pool keeps the intermediates of the largest captured batch; each graph adds its
-  // nodes. vLLM captures up to min(2 x max_num_seqs, 512) tokens.
-  const std::uint64_t largest = std::min<std::uint64_t>(2 * max_seqs, kVllmMaxCaptureTokens);
-  const std::uint64_t layers = (m.num_hidden_layers + l.pp - 1) / l.pp;
-  return forward_activation_bytes(m, l, largest) + d(layers) * kGraphBytesPerLayer;
+/// vLLM's default CUDA-graph batch sizes up to `largest`: 1, 2, 4, every 8 up to 248, every 16 from
+/// 256 (config/compilation.py cudagraph_capture_sizes; config/vllm.py _set_cudagraph_sizes caps them
+/// at min(2 x max_num_seqs, 512, max_num_batched_tokens)).
+std::uint64_t vllm_capture_sizes(std::uint64_t largest) {
+  std::uint64_t count = (largest >= 1 ? 1U : 0U) + (largest >= 2 ? 1U : 0U) + (largest >= 4 ? 1U : 0U);
+  if (largest >= 8) {
+    count += (std::min<std::uint64_t>(largest, 248) - 8) / 8 + 1;
+  }
+  if (largest >= 256) {
+    count += (largest - 256) / 16 + 1;
+  }
+  return count;
+}
+
+/// vLLM's CUDA-graph estimate from 0.21 (gpu_model_runner.py profile_cudagraph_memory, "Estimated
+/// CUDA graph memory: X GiB total"): the largest first capture of its modes plus, per mode, the
+/// second capture's cost times the graphs after the first. The modes are FULL_AND_PIECEWISE's:
+/// PIECEWISE graphs up to min(2 x max_num_seqs, 512) tokens and FULL decode graphs up to
+/// max_num_seqs (a default 256 gives 51 and 35, as its "Profiling CUDA graph memory:
+/// PIECEWISE=51 (largest=512), FULL=35 (largest=256)" says). The first capture keeps the pool's
+/// intermediates of the largest batch; each later graph costs kGraphBytesPerLayerPerGraph a layer.
+double vllm_cuda_graph_bytes(const ModelSpec& m, const Layout& l, std::uint64_t layers, std::uint64_t max_seqs,
+                             std::uint64_t batched_tokens) {
+  const std::uint64_t largest =
+      std::min({2 * max_seqs, kVllmMaxCaptureTokens, std::max<std::uint64_t>(batched_tokens, 1)});
+  const std::uint64_t piecewise = vllm_capture_sizes(largest);
+  const std::uint64_t full = vllm_capture_sizes(std::min(max_seqs, largest));
+  const double later_graphs = d(piecewise > 0 ? piecewise - 1 : 0) + d(full > 0 ? full - 1 : 0);
+  return forward_activation_bytes(m, l, largest) + later_graphs * d(layers) * kGraphBytesPerLayerPerGraph;
 }
 
 }  // namespace
@@ -376,6 +406,15 @@ void validate_engine_settings(const EngineSettings& s) {
   if (s.vllm_sampler && s.engine != Engine::vllm) {
     throw InputError("engine.vllm_sampler: is a vllm setting; use it with --engine vllm");
   }
+  if (s.trtllm_version) {
+    if (s.engine != Engine::trtllm) {
+      throw InputError("engine.trtllm_version: is a trtllm setting; use it with --engine trtllm");
+    }
+    if (*s.trtllm_version < 0 || *s.trtllm_version > 9999) {
+      throw InputError(fmt::format("engine.trtllm_version: expected major x 100 + minor between 0 and 9999, got {}",
+                                   *s.trtllm_version));
+    }
+  }
   if (s.sglang_version) {
     if (s.engine != Engine::sglang) {
       throw InputError("engine.sglang_version: is an sglang setting; use it with --engine sglang");
@@ -496,7 +535,50 @@ double start_free_bytes(const EngineInputs& in, double non_torch_bytes) {
                                 : from_total;
 }
 
+// vLLM with PP: each worker profiles its own stage and sizes its own cache; the engine keeps the
+// smallest block count of them (v1/core/kv_cache_utils.py get_kv_cache_configs). A stage's budget
+// counts its own weights (the embedding on the first, the LM head on the last), graphs of its own
+// layers, and the sampler's peak on the last stage only: one DeepSeek-V2-Lite log at TP 2 x PP 2
+// shows 12.13 GiB on the 14-layer first stage and 11.33 GiB on the last (vllm#20665).
+void vllm_pipeline_budget(const ModelSpec& m, const Layout& l, const EngineInputs& in, bool graphs,
+                          std::uint64_t busiest_layers, EngineMemory& r) {
+  const double sampler_bytes = r.sampler_bytes;
+  double fewest_per_layer = 0;
+  for (std::size_t i = 0; i < in.pp_stages.size(); ++i) {
+    const EngineInputs::PipelineStage& stage = in.pp_stages[i];
+    const bool last = i + 1 == in.pp_stages.size();
+    const double graph_bytes =
+        graphs ? vllm_cuda_graph_bytes(m, l, stage.layers, r.max_seqs, r.batched_tokens) : 0.0;
+    // MXFP4 padding scales with the stage's experts, which scale with its layers.
+    const double padding = r.weight_padding_bytes * d(stage.layers) / d(std::max<std::uint64_t>(busiest_layers, 1));
+    const double kv = r.share * in.total_bytes - stage.weights_bytes - padding -
+                      std::max(r.activation_bytes, last ? sampler_bytes : 0.0) - r.non_torch_bytes - graph_bytes;
+    r.stage_kv_bytes.push_back(kv);
+    if (stage.layers == 0) {
+      continue;  // no KV layers: no blocks to count
+    }
+    const double per_layer = kv / d(stage.layers);
+    if (i == 0 || in.pp_stages[r.binding_stage].layers == 0 || per_layer < fewest_per_layer) {
+      fewest_per_layer = per_layer;
+      r.binding_stage = i;
+      r.sampler_bytes = last ? sampler_bytes : 0.0;
+      r.cuda_graph_bytes = graph_bytes;
+    }
+  }
+  // Over the busiest stage's layers, which the per-token bytes of the fit count.
+  r.kv_bytes = fewest_per_layer * d(busiest_layers);
+}
+
 }  // namespace
+
+std::vector<std::uint64_t> vllm_pp_layers(std::uint64_t layers, std::uint64_t pp) {
+  std::vector<std::uint64_t> stages(std::max<std::uint64_t>(pp, 1), layers / std::max<std::uint64_t>(pp, 1));
+  const std::uint64_t remainder = layers % stages.size();
+  for (std::uint64_t i = 2; i < remainder + 2; ++i) {
+    stages[stages.size() - i] += 1;
+  }
+  return stages;
+}
 
 EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInputs& in,
                            const EngineSettings& s) {
@@ -559,13 +641,18 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.non_torch_bytes = kWorkspaceBytes + (all_reduce_group && !nccl_only ? kVllmCommunicatorBytes : 0.0);
       r.weight_padding_bytes = vllm_mxfp4_padding_bytes(m, l, in.mxfp4_expert_bytes);
       r.weights_bytes += r.weight_padding_bytes;
-      if (minor >= kVllmGraphProfilingMinor) {
-        r.cuda_graph_bytes = vllm_cuda_graph_bytes(m, l, r.max_seqs);
+      const bool graphs = minor >= kVllmGraphProfilingMinor;
+      const std::uint64_t busiest_layers = (m.num_hidden_layers + l.pp - 1) / l.pp;
+      if (graphs) {
+        r.cuda_graph_bytes = vllm_cuda_graph_bytes(m, l, busiest_layers, r.max_seqs, r.batched_tokens);
       }
       r.start_free_bytes = in.total_bytes;
       // Forward and sampler runs follow each other: the torch peak is the larger of the two.
       r.kv_bytes = r.share * in.total_bytes - r.weights_bytes -
                    std::max(r.activation_bytes, r.sampler_bytes) - r.non_torch_bytes - r.cuda_graph_bytes;
+      if (l.pp > 1 && in.pp_stages.size() == l.pp) {
+        vllm_pipeline_budget(m, l, in, graphs, busiest_layers, r);
+      }
       break;
     }
     case Engine::sglang: {
@@ -615,6 +702,11 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // A fraction of free memory: when nothing is free the engine gets nothing (or less).
       r.kv_bytes = free_after > 0 ? r.share * free_after : free_after;
       r.kv_bytes_without_page_cache = free_after_load > 0 ? r.share * free_after_load : free_after_load;
+      if (s.trtllm_version && *s.trtllm_version < kTrtllmPytorchDefault) {
+        // RuntimeBuffers and the batched decoder (cpp/tensorrt_llm/batch_manager, runtime/) allocate
+        // before free memory is measured, in units of max_batch_size x vocabulary fp32 logits.
+        r.trtllm_logits_buffer_bytes = d(r.max_seqs) * d(m.vocab_size) * 4.0;
+      }
       break;
     }
     case Engine::neutral: break;

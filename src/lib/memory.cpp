@@ -155,6 +155,22 @@ ActivationBytes activations_per_gpu(const ModelSpec& m, const detail::TokenWidth
 
 void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   const FitRequest& r = res.request;
+  if (res.engine && res.engine->trtllm_logits_buffer_bytes > 0) {
+    // Two logs, not the source, give the multiple: TensorRT-LLM#1188 (about 0.14: 2.66 GB of runtime
+    // buffers and 5.76 GB of decoder at 2,048 x 151,936, 7.3 buffers) and a 0.19 log on an RTX 5090
+    // (free memory 4.2 GiB below this arithmetic's at 2,048 x 128,256, 4.3 buffers).
+    const double buffer = res.engine->trtllm_logits_buffer_bytes;
+    const double share = res.engine->share;
+    res.notes.push_back(fmt::format(
+        "TensorRT-LLM before 1.0 (TensorRT-engine flow): its C++ runtime allocates \"runtime buffers\" (the logits "
+        "of max_batch_size sequences) and \"decoder\" buffers (per-sequence outputs up to max_seq_len, sampling "
+        "workspaces) before it measures free memory, all sized by the engine's max_batch_size ({}, --max-num-seqs; "
+        "trtllm-build's default is 2048); they are not subtracted here. One fp32 logits buffer of max_batch_size x "
+        "vocabulary is {:.2f} GiB, and logs show the two together at 4 to 7 times that, so expect a KV cache {:.1f} "
+        "to {:.1f} GiB smaller per GPU; build the engine with a max_batch_size near the concurrency you serve",
+        res.engine->max_seqs, buffer / units::kGiB, share * 4.0 * buffer / units::kGiB,
+        share * 7.0 * buffer / units::kGiB));
+  }
   if (res.engine && res.engine->engine == Engine::vllm) {
     res.notes.push_back(res.engine->cuda_graph_bytes > 0
                             ? "vLLM from 0.21 profiles CUDA graphs and subtracts them from the KV cache "
@@ -471,6 +487,39 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   }
 }
 
+/// vLLM's pipeline stages on one GPU each: the busiest stage's per-GPU weights with its layers
+/// replaced by the stage's own (vllm_pp_layers), the embedding on the first stage only (with the
+/// vision tower, which runs before the first layer) and the LM head (a tied one a copy) on the
+/// last only. Empty without PP or for another engine.
+std::vector<EngineInputs::PipelineStage> pipeline_stages(const detail::FitFigures& f, const ModelSpec& m,
+                                                         const FitRequest& r,
+                                                         const std::array<double, kWeightParts>& weight_bytes) {
+  const Layout& l = r.layout;
+  if (r.engine.engine != Engine::vllm || l.pp <= 1 || !m.has_architecture()) {
+    return {};
+  }
+  const auto part = [&f](WeightPart p) { return f.weights.parts[static_cast<std::size_t>(p)]; };
+  const double tp = static_cast<double>(l.tp);
+  const double embedding = weight_bytes[static_cast<std::size_t>(WeightPart::embedding)] / tp;
+  const double head =
+      weight_bytes[static_cast<std::size_t>(m.tie_word_embeddings ? WeightPart::embedding : WeightPart::lm_head)] / tp;
+  const double vision = part(WeightPart::vision);
+  const std::uint64_t busiest = (m.num_hidden_layers + l.pp - 1) / l.pp;
+  // What the busiest stage holds besides its layers, as weights_per_gpu counted it.
+  const double ends = f.weights.embedding + f.weights.lm_head + vision;
+  const double per_layer = (f.per_gpu.weights_bytes - ends) / static_cast<double>(std::max<std::uint64_t>(busiest, 1));
+  std::vector<EngineInputs::PipelineStage> stages;
+  const std::vector<std::uint64_t> layers = vllm_pp_layers(m.num_hidden_layers, l.pp);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const bool first = i == 0;
+    const bool last = i + 1 == layers.size();
+    stages.push_back({.weights_bytes = per_layer * static_cast<double>(layers[i]) + (first ? embedding + vision : 0.0) +
+                                       (last ? head : 0.0),
+                      .layers = layers[i]});
+  }
+  return stages;
+}
+
 /// Replaces the neutral cap, activations and reserve by the engine's own terms, so that
 /// cap - weights - activations - reserve is the KV cache the engine allocates.
 void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r, const WeightFormats& formats,
@@ -507,7 +556,8 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .kv_shape = f.kv,
                         .unified_memory = gpu.unified_memory(),
                         .free_at_start_bytes = gpu.free_at_start_bytes,
-                        .flashinfer_sampler = gpu.vendor == "nvidia"};
+                        .flashinfer_sampler = gpu.vendor == "nvidia",
+                        .pp_stages = pipeline_stages(f, m, r, weight_bytes)};
   const EngineMemory e = engine_memory(m, r.layout, in, r.engine);
   mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)
   switch (e.engine) {

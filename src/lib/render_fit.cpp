@@ -104,7 +104,15 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
                                         100.0 * groups.state_padding));
           }
         }
-        lines.push_back(fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)));
+        if (e.stage_kv_bytes.size() > 1) {
+          // Each pipeline stage's worker logs its own budget; the engine keeps the fewest blocks.
+          for (std::size_t i = 0; i < e.stage_kv_bytes.size(); ++i) {
+            lines.push_back(fmt::format("Available KV cache memory: {:.2f} GiB (PP stage {}{})", gib(e.stage_kv_bytes[i]),
+                                        i, i == e.binding_stage ? ", the binding one" : ""));
+          }
+        } else {
+          lines.push_back(fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)));
+        }
         lines.push_back(e.vllm_v0 ? fmt::format("# GPU blocks: {}", e.blocks())
                                   : fmt::format("GPU KV cache size: {} tokens", group_digits(e.logged_kv_tokens)));
         lines.push_back(

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -465,4 +466,77 @@ TEST_CASE("engine: FP8 and FP4 weights an engine refuses on the GPU are refused"
   const auto neutral = fit_with("v100-sxm2-32gb", DType::fp8, Engine::neutral);
   CHECK(std::any_of(neutral.notes.begin(), neutral.notes.end(),
                     [](const std::string& n) { return n.find("engines refuse them there") != std::string::npos; }));
+}
+
+// vLLM's estimate (gpu_model_runner.py profile_cudagraph_memory): the first capture plus each
+// further graph's cost; 51 PIECEWISE and 35 FULL graphs at max_num_seqs 256. A vLLM 0.26 log of
+// Qwen2.5-7B-AWQ on an RTX 4080 breaks out 0.48 GiB, 0.53 for Qwen2.5-VL-7B (0.23).
+TEST_CASE("engine: vLLM's CUDA-graph estimate grows with the graphs captured and the layers", "[engine]") {
+  const auto& m = cat().model("qwen2.5-7b");
+  const EngineInputs rtx4080{.total_bytes = 15.99 * kGiB, .weights_bytes = 5.2 * kGiB,
+                             .kv_bytes_per_token_per_gpu = 57344.0, .block_tokens = 16};
+  const auto e = gpuplan::engine_memory(m, Layout{}, rtx4080, {.engine = Engine::vllm, .vllm_minor_version = 26});
+  REQUIRE(e.max_seqs == 256);
+  CHECK(e.cuda_graph_bytes / kGiB == Approx(0.48).epsilon(0.05));
+  // Four sequences: 8 tokens at most, 4 PIECEWISE and 3 FULL graphs.
+  const auto few = gpuplan::engine_memory(m, Layout{}, rtx4080,
+                                          {.engine = Engine::vllm, .max_num_seqs = 4, .vllm_minor_version = 26});
+  CHECK(few.cuda_graph_bytes < 0.05 * kGiB);
+  CHECK(few.cuda_graph_bytes > 0.0);
+  // Half the layers on a pipeline stage: about half the per-graph cost.
+  const auto stage = gpuplan::engine_memory(m, Layout{.pp = 2}, rtx4080, {.engine = Engine::vllm, .vllm_minor_version = 26});
+  CHECK(stage.cuda_graph_bytes < 0.6 * e.cuda_graph_bytes);
+}
+
+TEST_CASE("engine: vLLM splits layers over pipeline stages as get_pp_indices does", "[engine]") {
+  using V = std::vector<std::uint64_t>;
+  CHECK(gpuplan::vllm_pp_layers(27, 2) == V{14, 13});  // DeepSeek-V2-Lite: the first stage holds one more
+  CHECK(gpuplan::vllm_pp_layers(32, 4) == V{8, 8, 8, 8});
+  CHECK(gpuplan::vllm_pp_layers(30, 4) == V{7, 8, 8, 7});  // the remainder to the middle stages
+  CHECK(gpuplan::vllm_pp_layers(31, 4) == V{8, 8, 8, 7});
+  CHECK(gpuplan::vllm_pp_layers(28, 1) == V{28});
+}
+
+// Each vLLM worker sizes its own cache and the engine keeps the fewest blocks: the sampler's peak
+// is the last stage's only, the embedding the first's, and a stage with fewer layers fits more
+// tokens in the same bytes. A DeepSeek-V2-Lite log at TP 2 x PP 2 on L4s: 12.13 GiB on the first
+// stage (14 layers), 11.33 on the last (vllm#20665).
+TEST_CASE("engine: vLLM with pipeline stages takes the binding stage's own budget", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");  // 32 layers: 16 a stage
+  EngineInputs in = kH100;
+  in.pp_stages = {{.weights_bytes = 8.0 * kGiB, .layers = 16}, {.weights_bytes = 8.0 * kGiB, .layers = 16}};
+  const EngineSettings s{.engine = Engine::vllm, .max_num_seqs = 1024, .vllm_minor_version = 20};
+  const auto e = gpuplan::engine_memory(m, Layout{.pp = 2}, in, s);
+  REQUIRE(e.stage_kv_bytes.size() == 2);
+  // Same weights and layers: the last stage, which also samples, binds.
+  CHECK(e.binding_stage == 1);
+  CHECK(e.stage_kv_bytes[0] - e.stage_kv_bytes[1] ==
+        Approx(std::max(e.activation_bytes, e.sampler_bytes) - e.activation_bytes));
+  CHECK(e.kv_bytes == Approx(e.stage_kv_bytes[1]));
+  // A heavier first stage binds instead, and the sampler is not charged to it.
+  in.pp_stages[0].weights_bytes = 14.0 * kGiB;
+  const auto heavy = gpuplan::engine_memory(m, Layout{.pp = 2}, in, s);
+  CHECK(heavy.binding_stage == 0);
+  CHECK(heavy.sampler_bytes < 1.0);
+  CHECK(heavy.kv_bytes == Approx(heavy.stage_kv_bytes[0]));
+  // A stage of fewer layers holds more tokens a byte: its budget counts over the busiest stage's layers.
+  in.pp_stages = {{.weights_bytes = 8.0 * kGiB, .layers = 16}, {.weights_bytes = 8.0 * kGiB, .layers = 8}};
+  const auto short_last = gpuplan::engine_memory(m, Layout{.pp = 2}, in, s);
+  CHECK(short_last.binding_stage == 0);
+  CHECK(short_last.kv_bytes == Approx(short_last.stage_kv_bytes[0]));
+  // Without stages the single budget stands.
+  CHECK(gpuplan::engine_memory(m, Layout{.pp = 2}, kH100, s).stage_kv_bytes.empty());
+}
+
+TEST_CASE("engine: TensorRT-LLM's engine flow sizes its max_batch_size logits buffer", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto pytorch = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::trtllm});
+  CHECK(pytorch.trtllm_logits_buffer_bytes < 1.0);
+  const auto flow = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::trtllm, .trtllm_version = 19});
+  CHECK(flow.trtllm_logits_buffer_bytes == Approx(2048.0 * 128256.0 * 4.0));
+  CHECK(flow.kv_bytes == Approx(pytorch.kv_bytes));  // noted, not subtracted
+  CHECK(gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::trtllm, .trtllm_version = 100})
+            .trtllm_logits_buffer_bytes < 1.0);
+  CHECK_THROWS_WITH(gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm, .trtllm_version = 19}),
+                    Catch::Contains("engine.trtllm_version"));
 }
