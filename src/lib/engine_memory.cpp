@@ -76,14 +76,7 @@ constexpr std::uint64_t kVllmV0ChunkedPrefillAbove = 32768;
 constexpr std::uint64_t kVllmSmallBatchedTokens = 2048;
 constexpr int kVllmGraphProfilingMinor = 21;  // "CUDA graph memory profiling ... default since v0.21.0"
 constexpr std::uint64_t kVllmMaxCaptureTokens = 512;
-// What each CUDA graph after the first adds, per decoder layer it replays (driver memory for its
-// nodes and the pool blocks the smaller batch does not reuse). vLLM measures it rather than
-// computing it: profile_cudagraph_memory (v1/worker/gpu_model_runner.py) captures the two largest
-// sizes of each mode and takes the second's cost as every further graph's. Fitted on a vLLM 0.26 log
-// of Qwen2.5-7B-AWQ on an RTX 4080 whose breakdown gives 0.48 GiB for 51 PIECEWISE and 35 FULL
-// graphs of 28 layers, 0.06 of it the 512-token forward: (0.48 - 0.06) GiB / (84 x 28) = 0.18 MiB.
-// The same architecture logs 0.53 GiB (Qwen2.5-VL-7B, 0.23); Gemma-4 26B-A4B (30 layers) 0.66.
-constexpr double kGraphBytesPerLayerPerGraph = 0.18 * units::kMiB;
+constexpr double kGraphBytesPerLayer = 2.0 * units::kMiB;  // captured graph nodes and metadata
 
 std::string_view share_name(Engine e) {
   switch (e) {
@@ -207,35 +200,17 @@ double sglang_vlm_factor(const ModelSpec& m, int version) {
   return 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
 }
 
-/// vLLM's default CUDA-graph batch sizes up to `largest`: 1, 2, 4, every 8 up to 248, every 16 from
-/// 256 (config/compilation.py cudagraph_capture_sizes; config/vllm.py _set_cudagraph_sizes caps them
-/// at min(2 x max_num_seqs, 512, max_num_batched_tokens)).
-std::uint64_t vllm_capture_sizes(std::uint64_t largest) {
-  std::uint64_t count = (largest >= 1 ? 1U : 0U) + (largest >= 2 ? 1U : 0U) + (largest >= 4 ? 1U : 0U);
-  if (largest >= 8) {
-    count += (std::min<std::uint64_t>(largest, 248) - 8) / 8 + 1;
-  }
-  if (largest >= 256) {
-    count += (largest - 256) / 16 + 1;
-  }
-  return count;
-}
-
-/// vLLM's CUDA-graph estimate from 0.21 (gpu_model_runner.py profile_cudagraph_memory, "Estimated
-/// CUDA graph memory: X GiB total"): the largest first capture of its modes plus, per mode, the
-/// second capture's cost times the graphs after the first. The modes are FULL_AND_PIECEWISE's:
-/// PIECEWISE graphs up to min(2 x max_num_seqs, 512) tokens and FULL decode graphs up to
-/// max_num_seqs (a default 256 gives 51 and 35, as its "Profiling CUDA graph memory:
-/// PIECEWISE=51 (largest=512), FULL=35 (largest=256)" says). The first capture keeps the pool's
-/// intermediates of the largest batch; each later graph costs kGraphBytesPerLayerPerGraph a layer.
+/// vLLM's CUDA-graph term from 0.21: the pool keeps the intermediates of the largest captured
+/// batch (min(2 x max_num_seqs, 512) tokens); each graph adds its nodes, 2 MiB a layer of the stage.
+/// vLLM's own estimate (gpu_model_runner.py profile_cudagraph_memory) is larger on small GPUs
+/// (0.48 GiB logged for Qwen2.5-7B, 51 + 35 graphs), but logs' KV figures do not follow it
+/// (log 01's terms with it sum to 7.52 GiB against the 8.0 logged; a Qwen3-Coder-Next log's 134
+/// state blocks would drop to 90): kept as it was until that is understood.
 double vllm_cuda_graph_bytes(const ModelSpec& m, const Layout& l, std::uint64_t layers, std::uint64_t max_seqs,
                              std::uint64_t batched_tokens) {
   const std::uint64_t largest =
       std::min({2 * max_seqs, kVllmMaxCaptureTokens, std::max<std::uint64_t>(batched_tokens, 1)});
-  const std::uint64_t piecewise = vllm_capture_sizes(largest);
-  const std::uint64_t full = vllm_capture_sizes(std::min(max_seqs, largest));
-  const double later_graphs = d(piecewise > 0 ? piecewise - 1 : 0) + d(full > 0 ? full - 1 : 0);
-  return forward_activation_bytes(m, l, largest) + later_graphs * d(layers) * kGraphBytesPerLayerPerGraph;
+  return forward_activation_bytes(m, l, largest) + d(layers) * kGraphBytesPerLayer;
 }
 
 }  // namespace

@@ -468,24 +468,21 @@ TEST_CASE("engine: FP8 and FP4 weights an engine refuses on the GPU are refused"
                     [](const std::string& n) { return n.find("engines refuse them there") != std::string::npos; }));
 }
 
-// vLLM's estimate (gpu_model_runner.py profile_cudagraph_memory): the first capture plus each
-// further graph's cost; 51 PIECEWISE and 35 FULL graphs at max_num_seqs 256. A vLLM 0.26 log of
-// Qwen2.5-7B-AWQ on an RTX 4080 breaks out 0.48 GiB, 0.53 for Qwen2.5-VL-7B (0.23).
-TEST_CASE("engine: vLLM's CUDA-graph estimate grows with the graphs captured and the layers", "[engine]") {
-  const auto& m = cat().model("qwen2.5-7b");
+// From 0.21: the largest captured batch's activations (min(2 x max_num_seqs, 512,
+// max_num_batched_tokens) tokens) and 2 MiB a layer of the stage.
+TEST_CASE("engine: vLLM's CUDA-graph term follows the largest captured batch and the stage's layers", "[engine]") {
+  const auto& m = cat().model("qwen2.5-7b");  // 28 layers
   const EngineInputs rtx4080{.total_bytes = 15.99 * kGiB, .weights_bytes = 5.2 * kGiB,
                              .kv_bytes_per_token_per_gpu = 57344.0, .block_tokens = 16};
+  const double per_layer = 2.0 * 1048576.0;
   const auto e = gpuplan::engine_memory(m, Layout{}, rtx4080, {.engine = Engine::vllm, .vllm_minor_version = 26});
   REQUIRE(e.max_seqs == 256);
-  CHECK(e.cuda_graph_bytes / kGiB == Approx(0.48).epsilon(0.05));
-  // Four sequences: 8 tokens at most, 4 PIECEWISE and 3 FULL graphs.
+  CHECK(e.cuda_graph_bytes == Approx(gpuplan::forward_activation_bytes(m, Layout{}, 512) + 28.0 * per_layer));
   const auto few = gpuplan::engine_memory(m, Layout{}, rtx4080,
                                           {.engine = Engine::vllm, .max_num_seqs = 4, .vllm_minor_version = 26});
-  CHECK(few.cuda_graph_bytes < 0.05 * kGiB);
-  CHECK(few.cuda_graph_bytes > 0.0);
-  // Half the layers on a pipeline stage: about half the per-graph cost.
+  CHECK(few.cuda_graph_bytes == Approx(gpuplan::forward_activation_bytes(m, Layout{}, 8) + 28.0 * per_layer));
   const auto stage = gpuplan::engine_memory(m, Layout{.pp = 2}, rtx4080, {.engine = Engine::vllm, .vllm_minor_version = 26});
-  CHECK(stage.cuda_graph_bytes < 0.6 * e.cuda_graph_bytes);
+  CHECK(stage.cuda_graph_bytes == Approx(gpuplan::forward_activation_bytes(m, Layout{}, 512) + 14.0 * per_layer));
 }
 
 TEST_CASE("engine: vLLM splits layers over pipeline stages as get_pp_indices does", "[engine]") {
