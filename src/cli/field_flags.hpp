@@ -43,6 +43,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"model.params:", "--params:"},
     {"weights.experts:", "--experts-dtype:"},
     {"weights.attention:", "--attention-dtype:"},
+    {"weights.embeddings:", "--embeddings-dtype:"},
     {"perf.input_tokens:", "--input:"},
     {"perf.output_tokens:", "--output:"},
     {"perf.batches:", "--batch:"},

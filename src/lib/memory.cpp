@@ -520,6 +520,43 @@ std::vector<EngineInputs::PipelineStage> pipeline_stages(const detail::FitFigure
   return stages;
 }
 
+/// The engine's refusal of a part's format, prefixed by the field that set it: a part in the
+/// format of the dense MLP (which --weights-dtype alone sets) blames --weights-dtype, so that a
+/// refused --weights-dtype is named before the parts it reaches; another blames its own flag.
+std::optional<std::string> engine_parts_refusal(Engine engine, const GpuSpec& gpu, const WeightFormats& formats,
+                                                const std::array<double, kWeightParts>& weight_bytes) {
+  const auto field = [](WeightPart p) -> std::string_view {
+    switch (p) {
+      case WeightPart::attention: return "weights.attention";
+      case WeightPart::routed_experts:
+      case WeightPart::shared_experts: return "weights.experts";
+      case WeightPart::embedding:
+      case WeightPart::lm_head: return "weights.embeddings";
+      default: return "fit.weights_dtype";
+    }
+  };
+  const DType general = formats[WeightPart::dense_mlp].element;
+  std::optional<std::string> own;
+  for (std::size_t i = 0; i < kWeightParts; ++i) {
+    const auto part = static_cast<WeightPart>(i);
+    if (!(weight_bytes[i] > 0)) {
+      continue;  // a part the model does not have
+    }
+    const DType element = formats[part].element;
+    std::optional<std::string> refusal = engine_weights_refusal(engine, gpu, element);
+    if (!refusal) {
+      continue;
+    }
+    if (element == general) {
+      return fmt::format("fit.weights_dtype: {}", *refusal);
+    }
+    if (!own) {
+      own = fmt::format("{}: {}", field(part), *refusal);
+    }
+  }
+  return own;
+}
+
 /// Replaces the neutral cap, activations and reserve by the engine's own terms, so that
 /// cap - weights - activations - reserve is the KV cache the engine allocates.
 void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r, const WeightFormats& formats,
@@ -537,9 +574,10 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                      "model or a config.json, not a bare parameter count)");
   }
   // The engine would not start: a verdict on its memory would say a deployment works that does not.
-  if (std::optional<std::string> refusal =
-          engine_weights_refusal(r.engine.engine, gpu, detail::dominant_dtype(m, formats, weight_bytes))) {
-    throw InputError(fmt::format("fit.weights_dtype: {}", *refusal));
+  // Every part the model has is checked, not the dominant format alone: an fp8 attention under
+  // bf16 MLPs needs the same kernels.
+  if (std::optional<std::string> refusal = engine_parts_refusal(r.engine.engine, gpu, formats, weight_bytes)) {
+    throw InputError(*refusal);
   }
   PerGpuMemory& mem = f.per_gpu;
   const EngineInputs in{.total_bytes = capacity,
