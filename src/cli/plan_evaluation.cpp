@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -35,6 +36,13 @@ struct EvaluationOptions {
   for (const PlanSetting& s : d.settings) {
     if (what.starts_with(s.flag + ":")) {
       throw InputError(fmt::format("{}: {}{}", plan.origin, s.pointer, what.substr(s.flag.size())));
+    }
+    // One flag under two names (deployment.cpp): a message names one, the plan may use the other.
+    for (const auto& [a, b] : {std::pair<std::string_view, std::string_view>{"--prefill-chunk", "--max-num-batched-tokens"}}) {
+      const std::string_view other = s.flag == a ? b : s.flag == b ? a : std::string_view();
+      if (!other.empty() && what.starts_with(other) && what.substr(other.size()).starts_with(":")) {
+        throw InputError(fmt::format("{}: {}{}", plan.origin, s.pointer, what.substr(other.size())));
+      }
     }
   }
   throw InputError(fmt::format("{}: {} (deployment '{}'): {}", plan.origin, d.pointer, d.name, what));

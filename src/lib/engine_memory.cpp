@@ -447,6 +447,38 @@ bool vllm_v0(std::optional<int> minor_version) { return minor_version && *minor_
 
 }  // namespace
 
+namespace {
+
+// vLLM's EngineArgs takes its default max_num_seqs as min(default, max_num_batched_tokens) in V1
+// (arg_utils.py _set_default_args, as of 0.9.1); V0 set the default as it stood.
+constexpr int kVllmSeqsCapMinor = 9;
+
+// SchedulerConfig refuses a step of fewer tokens than sequences ("max_num_batched_tokens (16) must
+// be greater than or equal to max_num_seqs (1024)"), chunked prefill or not: no engine starts.
+void vllm_check_step_budget(const EngineSettings& s, EngineMemory& r, std::uint64_t default_max_seqs,
+                            std::optional<int> minor_version) {
+  if (r.batched_tokens >= r.max_seqs) {
+    return;
+  }
+  if (!s.max_num_seqs && !vllm_v0(minor_version) && minor_version.value_or(kVllmNewestMinor) >= kVllmSeqsCapMinor) {
+    r.max_seqs = r.batched_tokens;
+    return;
+  }
+  const std::string release = minor_version ? fmt::format(" in 0.{}", *minor_version) : std::string();
+  constexpr std::string_view kRule = "vLLM refuses to start (max_num_batched_tokens must be at least max_num_seqs); "
+                                     "raise --max-num-batched-tokens or lower --max-num-seqs";
+  if (!s.max_num_batched_tokens) {
+    throw InputError(fmt::format("engine.max_num_seqs: {} is above vLLM's default max_num_batched_tokens {} here{}: {}",
+                                 r.max_seqs, r.batched_tokens, release, kRule));
+  }
+  throw InputError(fmt::format("engine.max_num_batched_tokens: {} is below {}: {}", r.batched_tokens,
+                               s.max_num_seqs ? fmt::format("--max-num-seqs {}", r.max_seqs)
+                                              : fmt::format("vLLM's default max_num_seqs {}{}", default_max_seqs, release),
+                               kRule));
+}
+
+}  // namespace
+
 VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
                                     std::optional<int> minor_version, bool unified_memory) {
   if (vllm_v0(minor_version)) {
@@ -590,6 +622,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.share_default = !s.gpu_memory_utilization;
       r.batched_tokens = s.max_num_batched_tokens.value_or(step.max_num_batched_tokens);
       r.max_seqs = s.max_num_seqs.value_or(step.max_num_seqs);
+      vllm_check_step_budget(s, r, step.max_num_seqs, v0_minor);
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
       // The sampler's profiling run samples min(max_num_seqs, max_num_batched_tokens) rows of
       // the full vocabulary on every rank (logits are gathered before sampling).

@@ -25,7 +25,7 @@ using detail::ObjectReader;
 constexpr std::array kSettings{
     "model"sv, "model-config"sv, "gpu"sv, "mig"sv, "gpus"sv, "nodes"sv, "gpus-per-node"sv, "tp"sv, "pp"sv, "ep"sv,
     "weights-dtype"sv, "experts-dtype"sv, "attention-dtype"sv, "embeddings-dtype"sv, "kv-dtype"sv, "engine"sv, "engine-version"sv,
-    "gpu-memory-utilization"sv, "mem-fraction-static"sv, "kv-cache-free-gpu-mem-fraction"sv, "max-num-seqs"sv, "max-kv-tokens"sv, "vllm-sampler"sv, "reserve"sv,
+    "gpu-memory-utilization"sv, "mem-fraction-static"sv, "kv-cache-free-gpu-mem-fraction"sv, "max-num-seqs"sv, "max-num-batched-tokens"sv, "max-kv-tokens"sv, "vllm-sampler"sv, "reserve"sv,
     "prefill-chunk"sv, "block-size"sv, "input"sv, "output"sv, "concurrency"sv, "target-output-tokens-per-s"sv, "sparse"sv, "bandwidth-efficiency"sv,
     "compute-efficiency"sv, "link-efficiency"sv, "step-overhead-ms"sv, "layer-overhead-us"sv, "max-batch"sv, "network-gbit-per-s"sv, "provider"sv,
     "mode"sv, "region"sv, "term"sv, "usd-per-gpu-hour"sv, "utilization"sv, "storage-usd-per-month"sv, "egress-usd-per-month"sv,
@@ -77,6 +77,16 @@ Expectations read_expectations(const Json& j, const std::string& origin, const J
   }
   e.min_concurrent_sequences = r.optional_integer("min_concurrent_sequences", 1, 100'000'000);
   e.max_monthly_usd = expected_number(r, "max_monthly_usd", "USD per month", 1e12);
+  // "fits": false says the deployment is not meant to start; an expectation measured on a running
+  // one could never pass beside it. The monthly bill is paid either way.
+  if (e.fits == false) {
+    for (const std::string_view key : {"min_concurrent_sequences"sv, "min_output_tokens_per_s"sv, "max_itl_ms"sv,
+                                       "max_ttft_ms"sv, "max_usd_per_million_tokens"sv}) {
+      if (r.has(key)) {
+        r.fail(key, "contradicts \"fits\": false (it is measured on a deployment that fits); drop one of them");
+      }
+    }
+  }
   return e;
 }
 
@@ -148,6 +158,10 @@ PlanDeployment read_deployment(const Json& j, const std::string& origin, const J
   if (r.has("concurrency") && r.has("target-output-tokens-per-s")) {
     r.fail("target-output-tokens-per-s",
            "give the load either as \"concurrency\" (sequences) or as \"target-output-tokens-per-s\", not both");
+  }
+  if (r.has("prefill-chunk") && r.has("max-num-batched-tokens")) {
+    // One flag under two names on the command line: a plan gives it once.
+    r.fail("max-num-batched-tokens", "is another name of \"prefill-chunk\", also given: give one");
   }
   r.optional_string("description");
   d.expect_pointer = (at / "expect").to_string();
