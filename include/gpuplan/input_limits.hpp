@@ -44,6 +44,18 @@ std::string excerpt(std::string_view text);
 /// as it passes `max_bytes` (a pipe may never end).
 std::string read_stream(std::istream& in, std::string_view what, std::uintmax_t max_bytes = kMaxFileBytes);
 
+/// Whether an optional file (a sidecar beside config.json) is there: false when no entry has the
+/// name, true for a regular file or a link to one; anything else under the name (a directory, a
+/// FIFO, a dangling link, a link loop) throws InputError "<path>: <what> is ...", as reading it as
+/// absent would size the checkpoint without what it says.
+bool optional_file_present(const std::filesystem::path& path, std::string_view what);
+
+/// For inputs read as a stream (batch's requests, scale's --measured-file): throws InputError
+/// "<flag>: <path> is ..." for a directory, a device (/dev/zero never ends), a socket or a named
+/// FIFO (which blocks until a writer comes); a regular file and a pipe given as /dev/fd/N (a
+/// shell's <(...)) pass.
+void check_stream_input(const std::filesystem::path& path, std::string_view flag);
+
 /// Reads a regular file of at most `max_bytes`; anything else (missing, a directory, a device,
 /// too large, unreadable) throws InputError "<path>: <what> ...".
 std::string read_text_file(const std::filesystem::path& path, std::string_view what,

@@ -1172,7 +1172,7 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
   // quantization_config it stands for, or a Llama 3.3 70B NVFP4 checkpoint is sized in bf16 (3.3x).
   const std::filesystem::path quant = path.parent_path() / "hf_quant_config.json";
   bool modelopt_file = false;
-  if (std::filesystem::is_regular_file(quant, ec)) {
+  if (limits::optional_file_present(quant, "ModelOpt quantization config")) {
     const std::string cleaned = python_constants_as_null(text);
     Json config = detail::parse_json_text(cleaned.empty() ? std::string_view(text) : std::string_view(cleaned),
                                           path.string());
@@ -1205,7 +1205,8 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
   // quantize_config.json beside config.json: read as fp16 an int4 checkpoint was 2.7x its bytes
   // (helper s48 F3). config.json's own quantization_config wins, as it does in transformers.
   const std::filesystem::path gptq = path.parent_path() / "quantize_config.json";
-  if (!modelopt_file && path.filename() == "config.json" && std::filesystem::is_regular_file(gptq, ec)) {
+  if (!modelopt_file && path.filename() == "config.json" &&
+      limits::optional_file_present(gptq, "GPTQ quantization config")) {
     const std::string cleaned = python_constants_as_null(text);
     const Json config = detail::parse_json_text(cleaned.empty() ? std::string_view(text) : std::string_view(cleaned),
                                                 path.string());
@@ -1221,7 +1222,7 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
     m.hf_repo = path.parent_path().empty() ? std::string(".") : path.parent_path().string();
   }
   const std::filesystem::path index = path.parent_path() / "model.safetensors.index.json";
-  if (std::filesystem::is_regular_file(index, ec)) {
+  if (limits::optional_file_present(index, "safetensors index")) {
     const std::string origin = index.string();
     // Only the metadata is needed; the weight map (one key per tensor) is skipped while parsing.
     const Json root = detail::parse_json_text(

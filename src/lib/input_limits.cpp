@@ -34,6 +34,60 @@ std::string read_stream(std::istream& in, std::string_view what, std::uintmax_t 
   return text;
 }
 
+bool optional_file_present(const std::filesystem::path& path, std::string_view what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status own = fs::symlink_status(path, ec);
+  if (own.type() == fs::file_type::not_found) {
+    return false;
+  }
+  const fs::file_status target = fs::status(path, ec);
+  if (target.type() == fs::file_type::regular) {
+    return true;
+  }
+  std::string kind;
+  if (own.type() == fs::file_type::symlink && target.type() == fs::file_type::not_found) {
+    std::error_code read_ec;
+    const fs::path to = fs::read_symlink(path, read_ec);
+    // What `cp -a` of a Hugging Face cache snapshot leaves: links into ../../blobs not copied.
+    kind = fmt::format("a dangling symbolic link (to {}, which does not exist; a copied Hugging Face cache "
+                       "snapshot needs its blobs: copy with cp -L)",
+                       read_ec ? std::string("?") : excerpt(to.string()));
+  } else if (ec) {
+    kind = fmt::format("a symbolic link that cannot be followed ({})", ec.message());
+  } else {
+    switch (target.type()) {
+      case fs::file_type::directory: kind = "a directory"; break;
+      case fs::file_type::fifo: kind = "a FIFO (named pipe)"; break;
+      case fs::file_type::socket: kind = "a socket"; break;
+      case fs::file_type::block:
+      case fs::file_type::character: kind = "a device"; break;
+      default: kind = "not a regular file"; break;
+    }
+  }
+  throw InputError(fmt::format("{}: {} is {}, not a file (rename or remove it to read config.json alone)",
+                               path.string(), what, kind));
+}
+
+void check_stream_input(const std::filesystem::path& path, std::string_view flag) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_type type = fs::status(path, ec).type();
+  if (type == fs::file_type::regular || type == fs::file_type::not_found || ec) {
+    return;  // a missing or unreadable file is reported by the open, with the OS's reason
+  }
+  const std::string text = path.string();
+  if (type == fs::file_type::fifo && (text.starts_with("/dev/fd/") || text.starts_with("/proc/self/fd/"))) {
+    return;  // process substitution: its writer is already running
+  }
+  const char* kind = type == fs::file_type::directory ? "a directory"
+                     : type == fs::file_type::fifo    ? "a named pipe (FIFO), which waits for a writer"
+                     : type == fs::file_type::socket  ? "a socket"
+                                                      : "a device";
+  throw InputError(fmt::format("{}: '{}' is {}, not a file (pipe the data in as <(...) or stdin instead)", flag,
+                               excerpt(text), kind));
+}
+
 std::string read_text_file(const std::filesystem::path& path, std::string_view what,
                            std::uintmax_t max_bytes) {
   std::error_code ec;
