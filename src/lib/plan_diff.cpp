@@ -44,12 +44,27 @@ double number_at(const Json& j, const std::string& origin, const JsonPointer& at
   return figure_at(j, origin, at);
 }
 
+// A run's JSON writes every field diff reads (plan_json.cpp): one missing or of another type is
+// an edited or corrupted file, and a figure dropped from the comparison would read as unchanged.
+[[noreturn]] void malformed(const std::string& origin, const JsonPointer& at, std::string_view expected,
+                            const Json& root) {
+  throw InputError(fmt::format("{}: expected {}, got {}", detail::where(origin, at), expected,
+                               root.contains(at) ? limits::excerpt(root.at(at).dump()) : std::string("nothing")));
+}
+
+bool bool_at(const Json& root, const std::string& origin, const JsonPointer& at) {
+  if (!root.contains(at) || !root.at(at).is_boolean()) {
+    malformed(origin, at, "true or false", root);
+  }
+  return root.at(at).get<bool>();
+}
+
 DeploymentSnapshot read_result(const Json& root, const std::string& origin, const JsonPointer& at) {
   const Json& r = root.at(at);
   ObjectReader reader(r, origin, at);
   DeploymentSnapshot d;
   d.name = reader.string("deployment");
-  d.pass = reader.boolean("pass", false);
+  d.pass = bool_at(root, origin, at / "pass");
   if (const Json* costs = reader.value("costs"); costs != nullptr && costs->is_array()) {
     for (std::size_t i = 0; i < costs->size(); ++i) {
       const JsonPointer c = at / "costs" / i;
@@ -57,38 +72,50 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
       d.usd_per_million_tokens.emplace_back(fmt::format("{} {}", cr.string("provider"), cr.string("mode")),
                                             number_at(root, origin, c / "usd_per_million_tokens"));
     }
+  } else if (costs != nullptr || r.contains("costs")) {
+    malformed(origin, at / "costs", "an array", root);
   }
-  if (const JsonPointer gpus = at / "layout" / "gpus"; root.contains(gpus) && root.at(gpus).is_number()) {
-    d.gpus = figure_at(root, origin, gpus);
-  }
+  d.gpus = number_at(root, origin, at / "layout" / "gpus");
+  // null where the deployment was not measured (it does not fit), else every figure.
   const JsonPointer perf = at / "performance";
-  if (root.contains(perf) && root.at(perf).is_object()) {
+  if (!root.contains(perf)) {
+    malformed(origin, perf, "an object or null", root);
+  }
+  if (root.at(perf).is_object()) {
     d.output_tokens_per_s = number_at(root, origin, perf / "output_tokens_per_s");
-    // Runs written before latency was compared lack nothing here, but an edited file may.
-    if (root.contains(perf / "itl_ms") && root.at(perf / "itl_ms").is_number()) {
-      d.itl_ms = figure_at(root, origin, perf / "itl_ms");
-    }
-    if (root.contains(perf / "ttft_ms") && root.at(perf / "ttft_ms").is_number()) {
-      d.ttft_ms = figure_at(root, origin, perf / "ttft_ms");
-    }
+    d.itl_ms = number_at(root, origin, perf / "itl_ms");
+    d.ttft_ms = number_at(root, origin, perf / "ttft_ms");
+  } else if (!root.at(perf).is_null()) {
+    malformed(origin, perf, "an object or null", root);
   }
   const JsonPointer capped = at / "load" / "capped";
-  const JsonPointer fits = at / "memory" / "fits";
-  d.load_not_held = root.contains(capped) && root.at(capped).is_boolean() && root.at(capped).get<bool>() &&
-                    root.contains(fits) && root.at(fits).is_boolean() && !root.at(fits).get<bool>();
+  const bool load_capped = root.contains(capped) && bool_at(root, origin, capped);
+  d.load_not_held = load_capped && !bool_at(root, origin, at / "memory" / "fits");
+  // null where no sequence fits.
   const JsonPointer seqs = at / "memory" / "max_concurrent_sequences";
-  if (root.contains(seqs) && root.at(seqs).is_number()) {
+  if (!root.contains(seqs) || !(root.at(seqs).is_null() || root.at(seqs).is_number())) {
+    malformed(origin, seqs, "a number or null", root);
+  }
+  if (root.at(seqs).is_number()) {
     d.max_concurrent_sequences = figure_at(root, origin, seqs);
   }
-  if (const Json* checks = reader.value("checks"); checks != nullptr && checks->is_array()) {
-    for (std::size_t i = 0; i < checks->size(); ++i) {
-      const JsonPointer e = at / "checks" / i;
-      ObjectReader er(root.at(e), origin, e);
-      const std::string pricing = er.optional_string("pricing").value_or("");
-      d.checks.emplace_back(pricing.empty() ? er.string("expectation")
-                                            : fmt::format("{} ({})", er.string("expectation"), pricing),
-                            er.boolean("pass", false));
+  const Json* checks = reader.value("checks");
+  if (checks == nullptr || !checks->is_array()) {
+    malformed(origin, at / "checks", "an array", root);
+  }
+  for (std::size_t i = 0; i < checks->size(); ++i) {
+    const JsonPointer e = at / "checks" / i;
+    ObjectReader er(root.at(e), origin, e);
+    const std::string pricing = er.optional_string("pricing").value_or("");
+    const std::string expectation = er.string("expectation");
+    // "fits" expects true or false; every other expectation a figure.
+    if (expectation == "fits") {
+      bool_at(root, origin, e / "expected");
+    } else {
+      number_at(root, origin, e / "expected");
     }
+    d.checks.emplace_back(pricing.empty() ? expectation : fmt::format("{} ({})", expectation, pricing),
+                          bool_at(root, origin, e / "pass"));
   }
   const JsonPointer gpu = at / "memory" / "per_gpu";
   for (const char* part : {"weights_bytes", "activation_bytes", "reserve_bytes", "kv_cache_bytes"}) {
@@ -193,12 +220,24 @@ PlanSnapshot parse_plan_snapshot(std::string_view text, const std::string& origi
   const Json* provenance = top.value("provenance");
   ObjectReader prov(provenance != nullptr ? *provenance : kMissing, origin, JsonPointer("/provenance"));
   s.gpuplan_version = prov.string("gpuplan_version");
+  // The envelope's own copy: one that differs from the provenance's is an edited file.
+  if (top.string("gpuplan_version") != s.gpuplan_version) {
+    top.fail("gpuplan_version", fmt::format("differs from /provenance/gpuplan_version ('{}')",
+                                            limits::excerpt(s.gpuplan_version)));
+  }
   s.catalog_hash = prov.string("catalog_hash");
   s.newest_price_date = prov.string("newest_price_date");
   const Json* plan_object = top.value("plan");
   ObjectReader plan(plan_object != nullptr ? *plan_object : kMissing, origin, JsonPointer("/plan"));
   s.plan_file = plan.string("file");
   s.plan_hash = plan.string("hash");
+  // As check writes it (fnv1a64: and 16 hex digits): anything else would print as a plan change.
+  constexpr std::string_view kHashPrefix = "fnv1a64:";
+  if (s.plan_hash.size() != kHashPrefix.size() + 16 || !s.plan_hash.starts_with(kHashPrefix) ||
+      !std::all_of(s.plan_hash.begin() + kHashPrefix.size(), s.plan_hash.end(),
+                   [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); })) {
+    plan.fail("hash", fmt::format("expected fnv1a64: and 16 hex digits, got '{}'", limits::excerpt(s.plan_hash)));
+  }
   const Json* results = top.value("results");
   if (results == nullptr || !results->is_array()) {
     top.fail("results", "expected an array");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -47,9 +48,9 @@ TEST_CASE("plan file: settings keep the flag names", "[plan]") {
 }
 
 TEST_CASE("plan file: expectations are typed numbers with their unit in the name", "[plan]") {
-  const auto plan = parse(one(R"(, "expect": {"fits": false, "max_itl_ms": 40, "min_concurrent_sequences": 8})"));
+  const auto plan = parse(one(R"(, "expect": {"fits": true, "max_itl_ms": 40, "min_concurrent_sequences": 8})"));
   const auto& e = plan.deployments[0].expect;
-  REQUIRE(e.fits == false);
+  REQUIRE(e.fits == true);
   REQUIRE(e.max_itl_ms == 40.0);
   REQUIRE(e.min_concurrent_sequences == 8u);
   REQUIRE_FALSE(e.max_ttft_ms.has_value());
@@ -89,6 +90,41 @@ TEST_CASE("plan file: bad input names the file and JSON pointer", "[plan]") {
                       Catch::Contains("/deployments/1/name: deployment name 'a' is used twice"));
   REQUIRE_THROWS_WITH(parse(R"({"schema_version": 1, "deployment": []})"),
                       Catch::Contains("/deployment: unknown field; did you mean 'deployments'?"));
+}
+
+// "fits": false beside an expectation measured on a running deployment could never pass: it was
+// evaluated, and check failed on "fits" (helper s49 W6). The bill is paid either way.
+TEST_CASE("plan file: fits false beside a figure of a running deployment is refused", "[plan]") {
+  for (const char* key : {"min_concurrent_sequences", "min_output_tokens_per_s", "max_itl_ms", "max_ttft_ms",
+                          "max_usd_per_million_tokens"}) {
+    INFO(key);
+    REQUIRE_THROWS_WITH(parse(one(std::string(R"(, "expect": {"fits": false, ")") + key + R"(": 4})")),
+                        Catch::Contains(std::string("p.json: /deployments/0/expect/") + key +
+                                        ": contradicts \"fits\": false"));
+  }
+  const auto plan = parse(one(R"(, "expect": {"fits": false, "max_monthly_usd": 5000})"));
+  REQUIRE(plan.deployments[0].expect.max_monthly_usd == 5000.0);
+}
+
+// The command line takes --max-num-batched-tokens as --prefill-chunk; a plan said "unknown field"
+// (helper s49 U4). Under both names at once it is refused.
+TEST_CASE("plan file: max-num-batched-tokens is prefill-chunk's other name", "[plan]") {
+  const auto plan = parse(one(R"(, "engine": "vllm", "max-num-batched-tokens": 4096)"));
+  REQUIRE(plan.deployments[0].setting("--max-num-batched-tokens")->value == "4096");
+  REQUIRE_THROWS_WITH(parse(one(R"(, "prefill-chunk": 4096, "max-num-batched-tokens": 8192)")),
+                      Catch::Contains("/deployments/0/max-num-batched-tokens: is another name of \"prefill-chunk\""));
+}
+
+// A name of spaces printed as a blank row (helper s48).
+TEST_CASE("plan file: a name of spaces is refused", "[plan]") {
+  REQUIRE_THROWS_WITH(parse(R"({"schema_version": 1, "deployments": [{"name": "   ", "model": "llama-3.1-8b", )"
+                            R"("gpu": "h100-sxm"}]})"),
+                      Catch::Contains("/deployments/0/name: is only spaces"));
+}
+
+// nlohmann's lexer stops at a NUL byte: a plan padded after its JSON was read (helper s48).
+TEST_CASE("plan file: a NUL byte after the JSON is refused", "[plan]") {
+  REQUIRE_THROWS_WITH(parse(one("") + std::string(1, '\0') + "x"), Catch::Contains("p.json: invalid JSON: a NUL byte"));
 }
 
 TEST_CASE("plan file: the load is a concurrency or a target, not both", "[plan]") {
@@ -269,4 +305,55 @@ TEST_CASE("diff: a failing expectation only the new run has is a regression", "[
   new_d.checks.back().second = true;
   CHECK(gpuplan::diff_plans(gpuplan::PlanSnapshot{.deployments = {old_d}}, gpuplan::PlanSnapshot{.deployments = {new_d}})
             .flips.empty());
+}
+
+namespace {
+
+std::string edited_run(const std::function<void(nlohmann::json&)>& edit) {
+  std::ifstream in(kExamples / ".." / "tests" / "cli" / "plans" / "run-new.json");
+  nlohmann::json run = nlohmann::json::parse(in);
+  edit(run);
+  return run.dump();
+}
+
+}  // namespace
+
+// A figure diff reads that was missing or of another type was dropped from the comparison, so
+// `diff --check` called an edited or damaged run unchanged (helper s48 #10, s49 W4).
+TEST_CASE("diff: a run missing a figure or holding one of another type is refused by pointer", "[plan][diff]") {
+  const auto refused = [](const std::string& pointer, const nlohmann::json& value, bool erase) {
+    INFO(pointer);
+    const std::string text = edited_run([&](nlohmann::json& run) {
+      const nlohmann::json::json_pointer at(pointer);
+      if (erase) {
+        run.at(at.parent_pointer()).erase(at.back());
+      } else {
+        run[at] = value;
+      }
+    });
+    REQUIRE_THROWS_WITH(gpuplan::parse_plan_snapshot(text, "run.json"), Catch::Contains("run.json: " + pointer));
+  };
+  REQUIRE_NOTHROW(gpuplan::parse_plan_snapshot(edited_run([](nlohmann::json&) {}), "run.json"));
+  refused("/results/0/performance/itl_ms", nullptr, true);
+  refused("/results/0/performance/itl_ms", nullptr, false);
+  refused("/results/0/performance/itl_ms", true, false);
+  refused("/results/0/performance/ttft_ms", nlohmann::json::array(), false);
+  refused("/results/0/memory/max_concurrent_sequences", "NaN", false);
+  refused("/results/0/memory/max_concurrent_sequences", nlohmann::json::object(), false);
+  refused("/results/0/memory/max_concurrent_sequences", nullptr, true);
+  refused("/results/0/checks/0/expected", "x", false);
+  refused("/results/0/checks/0/expected", nullptr, false);
+  refused("/results/0/layout/gpus", "x", false);
+  refused("/results/0/pass", nullptr, true);
+  refused("/gpuplan_version", nullptr, true);
+  refused("/gpuplan_version", -1, false);
+  refused("/gpuplan_version", "9.9.9", false);  // differs from the provenance's
+  refused("/plan/hash", "NaN", false);
+  refused("/plan/hash", 7, false);
+  // null is what check writes where no sequence fits, and where nothing was measured.
+  REQUIRE_NOTHROW(gpuplan::parse_plan_snapshot(
+      edited_run([](nlohmann::json& run) { run["results"][0]["memory"]["max_concurrent_sequences"] = nullptr; }),
+      "run.json"));
+  REQUIRE_NOTHROW(gpuplan::parse_plan_snapshot(
+      edited_run([](nlohmann::json& run) { run["results"][0]["performance"] = nullptr; }), "run.json"));
 }
