@@ -59,6 +59,7 @@ void add_report_command(CLI::App& app, Exit& exit_code) {
     // "-" is stdout, as for batch's input; any other output may not be one of the inputs.
     const bool to_stdout = o->output.empty() || o->output == "-";
     if (!to_stdout) {
+      check_output_path(o->output, "--output");  // before the work, as the other checks here
       refuse_output_onto_input(o->output, o->plan, "--output", "the plan file being reported");
       if (!o->baseline.empty()) {
         refuse_output_onto_input(o->output, o->baseline, "--output", "the --baseline file");

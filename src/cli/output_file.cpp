@@ -14,8 +14,47 @@
 
 namespace gpuplan::cli {
 
+namespace {
+
+// The file a chain of symbolic links ends at (existing or not): renaming over the link itself
+// would replace the link by a file and leave its target stale.
+std::filesystem::path final_target(const std::string& path, std::string_view flag) {
+  namespace fs = std::filesystem;
+  constexpr int kMaxLinks = 40;  // Linux's own limit (ELOOP)
+  fs::path p(path);
+  for (int hops = 0;; ++hops) {
+    std::error_code ec;
+    if (fs::symlink_status(p, ec).type() != fs::file_type::symlink) {
+      return p;
+    }
+    if (hops == kMaxLinks) {
+      throw InputError(fmt::format("{}: {} is a symbolic link loop (or a chain of over {} links)", flag, path,
+                                   kMaxLinks));
+    }
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) {
+      throw InputError(fmt::format("{}: cannot read the symbolic link {}: {}", flag, p.string(), ec.message()));
+    }
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+}
+
+}  // namespace
+
+void check_output_path(const std::string& path, std::string_view flag) {
+  if (!path.empty() && path.find_first_not_of(" \t\n\r\v\f") == std::string::npos) {
+    throw InputError(fmt::format("{}: '{}' is only white space; name a file", flag, path));
+  }
+  if (path.size() > 1 && path.front() == '-') {
+    throw InputError(fmt::format("{}: '{}' reads as a flag, not a file (- is stdout); write ./{} for a file of that "
+                                 "name",
+                                 flag, path, path));
+  }
+}
+
 void write_file_atomically(const std::string& path, std::string_view text, std::string_view flag) {
-  const std::filesystem::path target(path);
+  check_output_path(path, flag);
+  const std::filesystem::path target = final_target(path, flag);
   std::error_code ec;
   if (std::filesystem::is_directory(target, ec)) {
     throw InputError(fmt::format("{}: {} is a directory", flag, path));

@@ -6,8 +6,14 @@
 
 namespace gpuplan::cli {
 
+/// Throws InputError naming `flag` for a path that is no file name as typed: white space only
+/// (' '), or starting with '-' ("--" would be written as a file named "--"; "-" is stdout).
+void check_output_path(const std::string& path, std::string_view flag);
+
 /// Writes `text` to a temporary file beside `path`, then renames it over `path` (atomic on
-/// POSIX within one file system). Failures throw InputError naming `flag` and the path.
+/// POSIX within one file system); a symbolic link is followed to its final target, which is
+/// replaced (the link stays), as a shell's `>` writes through it. Failures throw InputError
+/// naming `flag` and the path.
 void write_file_atomically(const std::string& path, std::string_view text, std::string_view flag);
 
 /// Throws InputError naming `flag` when `output` is the same file as `input` (by device and

@@ -52,6 +52,22 @@ if [[ -f /proc/version ]]; then
   err=$("$gpuplan" report plan.json --output /proc/version 2>&1 >/dev/null)
   [[ $? -eq 2 && $err == *"cannot create a temporary file beside it"* ]] || fail "/proc/version: '$err'"
 fi
+# A symlink is written through: its target gets the report, the link stays a link (a rename
+# over the link replaced it by a file and left the target stale).
+mkdir -p artifacts && echo old > artifacts/report.md && ln -s artifacts/report.md out-link.md
+"$gpuplan" report plan.json --output out-link.md || fail "--output through a symlink failed"
+[[ -L out-link.md ]] || fail "--output replaced the symlink by a file"
+grep -q gpuplan artifacts/report.md || fail "the symlink's target was not written"
+# A dangling link: its target is created. A loop is refused.
+ln -s artifacts/new.md dangling.md
+"$gpuplan" report plan.json --output dangling.md || fail "--output through a dangling symlink failed"
+[[ -L dangling.md && -s artifacts/new.md ]] || fail "the dangling symlink's target was not created"
+ln -s loop-b.md loop-a.md && ln -s loop-a.md loop-b.md
+expect_refused "a symlink loop" "--output: loop-a.md is a symbolic link loop" report plan.json --output loop-a.md
+# No file name as typed: " " and "--" (a file called "--" was written).
+expect_refused "a blank name" "--output: ' ' is only white space" report plan.json --output " "
+expect_refused "a flag-like name" "--output: '--x' reads as a flag" report plan.json --output=--x
+[[ ! -e ./--x && ! -e "./ " ]] || fail "a file named ' ' or '--x' was written"
 # Another file is still written.
 "$gpuplan" report plan.json --output other.md || fail "--output other.md failed"
 [[ -s other.md ]] || fail "other.md is empty"
