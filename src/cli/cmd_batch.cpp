@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
 #include <gpuplan/render.hpp>
 
 #include "app.hpp"
@@ -57,6 +58,7 @@ class Output {
 struct Input {
   explicit Input(const std::string& path) {
     if (path != "-") {
+      limits::check_stream_input(path, "batch FILE");  // stdin ('-') may be anything
       fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0) {
         throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));

@@ -43,11 +43,9 @@ struct ScaleOptions {
 };
 
 std::string read_file(const std::string& path) {
-  // A pipe (--measured-file <(...)) is fine, and waits for its writer as cat would; the size
-  // limit holds for it too. A directory opens as a stream that reads nothing.
-  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
-    throw InputError(fmt::format("--measured-file: '{}' is a directory, not a file", path));
-  }
+  // A pipe (--measured-file <(...)) is fine, and the size limit holds for it too; a named FIFO
+  // waited for a writer forever, a device never ended, a directory read nothing.
+  limits::check_stream_input(path, "--measured-file");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw InputError(fmt::format("--measured-file: cannot read '{}'", path));

@@ -155,3 +155,68 @@ TEST_CASE("limits: excerpts are short and one line", "[limits]") {
   const std::string long_text(1000, 'y');
   CHECK(limits::excerpt(long_text) == std::string(limits::kMaxQuotedChars, 'y') + "... (1000 bytes)");
 }
+
+// A sidecar beside config.json that exists but is no file was read as absent: the GPTQ int4
+// checkpoint of tests/fixtures/hf-dir-gptq-sidecar sized in bf16, 2.9x its bytes (helper s49 W3).
+TEST_CASE("limits: a sidecar that is no regular file is refused by name", "[limits]") {
+  TempDir dir;
+  const std::filesystem::path fixture = std::filesystem::path(GPUPLAN_FIXTURES_DIR) / "hf-dir-gptq-sidecar";
+  std::filesystem::copy_file(fixture / "config.json", dir.path / "config.json");
+  const auto sidecar = dir.path / "quantize_config.json";
+  CHECK_FALSE(limits::optional_file_present(sidecar, "GPTQ quantization config"));
+  std::filesystem::copy_file(fixture / "quantize_config.json", sidecar);
+  CHECK(limits::optional_file_present(sidecar, "GPTQ quantization config"));
+  const gpuplan::ModelSpec gptq = gpuplan::model_from_hf_config_file(dir.path);
+  REQUIRE(gptq.shipped_formats);  // the sidecar's format was read
+  CHECK((*gptq.shipped_formats)[gpuplan::WeightPart::dense_mlp].element == gpuplan::DType::int4);
+  std::filesystem::remove(sidecar);
+
+  SECTION("a dangling symbolic link: what cp -a of a Hugging Face snapshot leaves") {
+    std::filesystem::create_symlink("../../blobs/abc123", sidecar);
+    const std::string m = message_of([&] { (void)gpuplan::model_from_hf_config_file(dir.path); });
+    CHECK_THAT(m, Contains("quantize_config.json: GPTQ quantization config is a dangling symbolic link") &&
+                      Contains("../../blobs/abc123"));
+  }
+  SECTION("a directory") {
+    std::filesystem::create_directory(sidecar);
+    CHECK_THAT(message_of([&] { (void)gpuplan::model_from_hf_config_file(dir.path); }),
+               Contains("quantize_config.json: GPTQ quantization config is a directory"));
+  }
+  SECTION("a symbolic link loop") {
+    std::filesystem::create_symlink("quantize_config.json", sidecar);
+    CHECK_THAT(message_of([&] { (void)gpuplan::model_from_hf_config_file(dir.path); }),
+               Contains("quantize_config.json: GPTQ quantization config is a symbolic link that cannot be followed"));
+  }
+  SECTION("hf_quant_config.json and the safetensors index likewise") {
+    std::filesystem::create_directory(dir.path / "hf_quant_config.json");
+    CHECK_THAT(message_of([&] { (void)gpuplan::model_from_hf_config_file(dir.path); }),
+               Contains("hf_quant_config.json: ModelOpt quantization config is a directory"));
+    std::filesystem::remove(dir.path / "hf_quant_config.json");
+    std::filesystem::create_symlink("nowhere.json", dir.path / "model.safetensors.index.json");
+    CHECK_THAT(message_of([&] { (void)gpuplan::model_from_hf_config_file(dir.path); }),
+               Contains("model.safetensors.index.json: safetensors index is a dangling symbolic link"));
+  }
+}
+
+// batch FILE and scale --measured-file read a stream: /dev/zero never ended and a named FIFO
+// waited for a writer forever (helper s48, s49 W6).
+TEST_CASE("limits: a stream input that would never end is refused", "[limits]") {
+  TempDir dir;
+  write(dir.path / "points.json", "{}");
+  CHECK_NOTHROW(limits::check_stream_input(dir.path / "points.json", "--measured-file"));
+  CHECK_NOTHROW(limits::check_stream_input(dir.path / "missing.json", "--measured-file"));  // the open says why
+  CHECK_THAT(message_of([&] { limits::check_stream_input(dir.path, "--measured-file"); }),
+             Contains("--measured-file: '") && Contains("is a directory"));
+  if (std::filesystem::exists("/dev/zero")) {
+    CHECK_THAT(message_of([&] { limits::check_stream_input("/dev/zero", "batch FILE"); }),
+               Contains("batch FILE: '/dev/zero' is a device"));
+  }
+}
+
+// nlohmann's lexer ends the input at a NUL byte: what followed was ignored (helper s48).
+TEST_CASE("limits: a NUL byte in JSON is refused with its offset", "[limits]") {
+  Catalog c;
+  const std::string text = catalog_with(R"("gpus": [])") + std::string(1, '\0') + "garbage";
+  CHECK_THAT(message_of([&] { c.merge_text(text, "nul.json"); }),
+             Contains("nul.json: invalid JSON: a NUL byte at offset"));
+}

@@ -59,6 +59,10 @@ Json parse_json_text(std::string_view text, std::string_view origin,
   const auto fail = [&origin](const std::string& what) {
     throw InputError(fmt::format("{}: invalid JSON: {}", origin, what));
   };
+  // nlohmann's lexer reads a NUL byte as the end of the input: what follows one was ignored.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    fail(fmt::format("a NUL byte at offset {} (JSON text has none; a padded or damaged file?)", nul));
+  }
   // Where the parser is: nlohmann's number overflow (out_of_range.406) names the number but not
   // its field or line (helper s48 F5: "hidden_size": 1e400).
   struct Frame {
@@ -201,6 +205,9 @@ std::optional<std::string> ObjectReader::optional_string(std::string_view key) {
   if (std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
     fail(key, "contains control characters");
   }
+  if (s.find_first_not_of(' ') == std::string::npos) {
+    fail(key, "is only spaces; expected a non-empty string");  // a name or source that prints as nothing
+  }
   return s;
 }
 
@@ -292,7 +299,7 @@ std::vector<std::string> ObjectReader::strings(std::string_view key) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < v->size(); ++i) {
     const Json& item = (*v)[i];
-    if (!item.is_string() || item.get_ref<const std::string&>().empty()) {
+    if (!item.is_string() || item.get_ref<const std::string&>().find_first_not_of(" \t") == std::string::npos) {
       throw InputError(fmt::format("{}: expected a non-empty string, got {}",
                                    where(origin_, at_ / std::string(key) / i), shown(item)));
     }
