@@ -1,4 +1,5 @@
 // gpuplan plan: the cheapest deployments of a model that meet a load and latency targets.
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <string>
@@ -111,8 +112,16 @@ Exit run_plan(const PlanOptions& o) {
     throw InputError("one of --model or --model-config is required");
   }
   std::vector<PlanResult> plans;
+  std::vector<std::string> planned;
   for (const std::string& m : o.models) {
     const ModelSpec& model = lookup_model(catalog, m, "--model");
+    // The same model twice (by id or alias) printed the same plan twice. Two Hugging Face names of
+    // one model are two releases (bf16, FP8) and stay.
+    std::string key = m.find('/') != std::string::npos ? lower_case(m) : model.id;
+    if (std::find(planned.begin(), planned.end(), key) != planned.end()) {
+      throw InputError(fmt::format("--model: '{}' is given twice; name each model once", m));
+    }
+    planned.push_back(std::move(key));
     PlanRequest named = req;
     if (m.find('/') != std::string::npos) {
       named.launch_model = m;  // a Hugging Face name: the checkpoint to launch, quantized or not

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/engine_memory.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/units.hpp>
 
@@ -237,8 +238,18 @@ int parse_engine_version(std::string_view text, Engine engine) {
     throw fail();
   }
   // vLLM's modelled defaults change between minor releases; a candidate has its release's.
+  // Only the minor number is checked against what gpuplan knows (0.1, the first release, to the
+  // newest it models); a patch number is checked for its form alone.
   if (!sglang) {
+    if (*minor == 0 || *minor > static_cast<unsigned>(kVllmNewestMinor)) {
+      throw InputError(fmt::format("--engine-version: '{}' is no vLLM release gpuplan knows: it models 0.1 to 0.{} "
+                                   "(leave the flag out for the newest)",
+                                   text, kVllmNewestMinor));
+    }
     return static_cast<int>(*minor);
+  }
+  if (*minor == 0) {
+    throw InputError(fmt::format("--engine-version: '{}' is no SGLang release (they start at 0.1)", text));
   }
   // SGLang's changed in patch releases: a candidate or dev build is before its release.
   const int version = static_cast<int>(*minor * 100 + patch);
