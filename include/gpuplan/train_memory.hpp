@@ -49,6 +49,10 @@ enum class MasterWeights { fp32, none };
 /// Cross-Entropy (Unsloth): the head and the loss a chunk of tokens at a time, the whole logits
 /// never held.
 enum class LossKernel { unfused, fused, fused_linear };
+/// The training framework whose model-state bookkeeping applies where layouts alone cannot tell:
+/// Megatron-LM/Megatron-Core (fp32 main_grad buffer; --optimizer-cpu-offload keeps that buffer on
+/// the GPU) or DeepSpeed (ZeRO's counting; ZeRO-Offload moves the gradients to the host).
+enum class TrainFramework { megatron, deepspeed };
 
 std::string_view to_string(Sharding s);
 std::string_view to_string(Recompute r);
@@ -58,6 +62,7 @@ std::string_view to_string(Offload o);
 std::string_view to_string(TrainPrecision p);
 std::string_view to_string(MasterWeights w);
 std::string_view to_string(LossKernel k);
+std::string_view to_string(TrainFramework f);
 /// Parse the names above ("adamw-8bit", "zero3", ...); unknown names throw InputError naming
 /// `field` with the closest known names.
 Sharding parse_sharding(std::string_view text, std::string_view field);
@@ -68,6 +73,7 @@ Offload parse_offload(std::string_view text, std::string_view field);
 TrainPrecision parse_train_precision(std::string_view text, std::string_view field);
 MasterWeights parse_master_weights(std::string_view text, std::string_view field);
 LossKernel parse_loss_kernel(std::string_view text, std::string_view field);
+TrainFramework parse_train_framework(std::string_view text, std::string_view field);
 
 /// A training job's parallel layout. GPUs = TP x CP x PP x DP (Megatron's order, TP innermost);
 /// the routed experts are split ETP x EP ways over each stage's TP x CP x DP GPUs.
@@ -92,6 +98,8 @@ struct TrainRequest {
   TrainLayout layout;
   Sharding sharding = Sharding::none;
   Recompute recompute = Recompute::none;
+  /// The recompute policy was not given but assumed (default_recompute): said in the output.
+  bool recompute_assumed = false;
   std::uint64_t micro_batch = 1;          ///< sequences per micro-batch per replica
   std::uint64_t seq_tokens = 4096;
   /// Tokens per optimizer step over the whole job; 0: one micro-batch per replica (4 x PP with
@@ -121,8 +129,11 @@ struct TrainRequest {
   std::optional<bool> kbit_prepared;
   /// Megatron sequence parallelism with TP > 1: norms and dropout activations split TP ways.
   bool sequence_parallel = true;
-  /// FlashAttention: the s x s scores are never stored (what selective recompute achieves).
+  /// FlashAttention: the s x s scores are never stored (what selective recompute achieves). Off:
+  /// eager attention (pre-2024 Hugging Face recipes), which stores the softmax probabilities.
   bool flash_attention = true;
+  /// Unset: inferred from the layout (megatron_style).
+  std::optional<TrainFramework> framework;
   /// Dropout masks stored (GPT-3-era training; today's LLM recipes train without dropout).
   bool dropout = false;
   double reserve_bytes = 1.5 * units::kGiB;  ///< CUDA context, cuBLAS and NCCL workspaces
@@ -146,6 +157,17 @@ LossKernel default_loss_kernel(TrainMethod method);
 /// training with --sharding none or zero1 (the stages Megatron runs) and TP or PP > 1 (layouts only
 /// Megatron-style stacks run; a data-parallel-only run is counted as DeepSpeed/DDP count it).
 bool fp32_main_grads(const TrainRequest& request);
+
+/// Megatron's model-state bookkeeping applies: --framework megatron, or unset with --sharding none
+/// or zero1 and TP or PP > 1 (layouts only Megatron-style stacks run). Decides fp32_main_grads and
+/// what --offload optimizer leaves on the GPU (Megatron's --optimizer-cpu-offload moves the fp32
+/// master and the moments and steps on the CPU; the main_grad buffer stays on the GPU).
+bool megatron_style(const TrainRequest& request);
+
+/// The recompute policy assumed when none is given: full when PEFT's k-bit preparation is assumed
+/// (prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True and enables
+/// Hugging Face's gradient checkpointing), none otherwise.
+Recompute default_recompute(const TrainRequest& request);
 
 /// QLoRA on the Hugging Face stack (the unfused loss's, unless kbit_prepared says otherwise): PEFT's
 /// prepare_model_for_kbit_training,
@@ -211,7 +233,7 @@ struct TrainMemory {
   /// Trainable parameters whose optimizer step this GPU runs (its ZeRO partition; on the CPU
   /// with offload).
   double optimizer_params_per_gpu = 0;
-  double optimizer_states = 0;        ///< moments: Adam's m and v, 8-bit Adam's, SGD's momentum
+  double optimizer_states = 0;        ///< moments: Adam's m and v, 8-bit Adam's, SGD's momentum (0 when paged)
   double activations_per_micro_batch = 0;  ///< one micro-batch through this stage's layers
   std::uint64_t micro_batches_in_flight = 1;  ///< 1F1B: the first stage holds PP of them
   double activations = 0;             ///< in flight, plus the layer a full recompute rebuilds
@@ -220,15 +242,19 @@ struct TrainMemory {
   double reserve = 0;
   double host_bytes = 0;              ///< offloaded to CPU memory, per GPU
   double host_parameters = 0;         ///< the parameters' part of host_bytes (parameter offload)
-  /// Offload paged: the optimizer states unified memory leaves on the host, paged in and out every
-  /// step (the part of host_bytes they are; the resident rest is optimizer_states).
+  /// Offload paged: the optimizer states in unified memory, all of them: up to this much sits on the
+  /// GPU, taking what the rest leaves free and paged to the host under pressure. Not in total(): the
+  /// requirement (and the fit) is the rest; PyTorch's allocator counters do not see them either.
+  double paged_optimizer_states = 0;
+  /// The part of paged_optimizer_states that does not fit beside the rest: on the host, paged in and
+  /// out every step (the part of host_bytes they are).
   double paged_states = 0;
   double capacity_bytes = 0;          ///< what CUDA gives the process
   bool fits = false;
   /// Fits with less than kTightFreeShare of the capacity free: what is not counted (the caching
   /// allocator's fragmentation, NCCL and cuBLAS workspaces beyond the reserve) can take that much.
   /// Paged optimizer states fill what is free and yield it under pressure: they count for neither
-  /// (free_bytes is what the rest leaves, the resident states' share included).
+  /// (free_bytes is what the rest leaves, for the paged states to take).
   bool tight = false;
   double free_bytes = 0;
   double shortfall_bytes = 0;

@@ -28,7 +28,9 @@ struct TrainOptions {
   std::uint64_t cp = 1;
   std::uint64_t vpp = 1;
   std::string sharding = "none";
-  std::string recompute = "none";
+  std::string recompute;  // empty: default_recompute
+  std::string attention = "flash";
+  std::string framework;
   std::uint64_t micro_batch = 1;
   std::uint64_t seq = 4096;
   std::uint64_t global_batch_tokens = 0;
@@ -72,7 +74,6 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   }
   t.layout.dp = gpus / replica;
   t.sharding = parse_sharding(o.sharding, "--sharding");
-  t.recompute = parse_recompute(o.recompute, "--recompute");
   t.optimizer = parse_optimizer(o.optimizer, "--optimizer");
   t.precision = parse_train_precision(o.precision, "--precision");
   t.offload = parse_offload(o.offload, "--offload");
@@ -92,6 +93,13 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   }
   if (!o.loss.empty()) {
     t.loss = parse_loss_kernel(o.loss, "--loss");
+  }
+  // After the method, loss and k-bit preparation, which the assumed policy follows.
+  t.recompute_assumed = o.recompute.empty();
+  t.recompute = t.recompute_assumed ? default_recompute(t) : parse_recompute(o.recompute, "--recompute");
+  t.flash_attention = o.attention == "flash";
+  if (!o.framework.empty()) {
+    t.framework = parse_train_framework(o.framework, "--framework");
   }
   t.micro_batch = o.micro_batch;
   t.seq_tokens = o.seq;
@@ -161,7 +169,20 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--cp", o->cp, "Context-parallel degree (the sequence split over GPUs)")->transform(whole_number())->check(degree);
   sub->add_option("--vpp", o->vpp, "Virtual pipeline stages per GPU (interleaved 1F1B; default 1)")->transform(whole_number())->check(degree);
   sub->add_option("--sharding", o->sharding, "none, zero1, zero2, zero3 or fsdp")->capture_default_str();
-  sub->add_option("--recompute", o->recompute, "Activation recompute: none, selective or full")->capture_default_str();
+  sub->add_option("--recompute", o->recompute,
+                  "Activation recompute: none, selective or full (default: full for QLoRA with PEFT's k-bit "
+                  "preparation, whose gradient checkpointing is on by default; none otherwise)")
+      ->check(non_empty());
+  sub->add_option("--attention", o->attention,
+                  "flash (FlashAttention, SDPA: the scores are never stored) or eager (the softmax probabilities "
+                  "stored per layer: pre-2024 Hugging Face recipes)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"flash", "eager"}));
+  sub->add_option("--framework", o->framework,
+                  "megatron (fp32 main_grad buffer; --offload optimizer keeps it on the GPU, as "
+                  "--optimizer-cpu-offload does) or deepspeed (ZeRO's counting; ZeRO-Offload moves the gradients "
+                  "to the host). Default: megatron with --sharding none or zero1 and TP or PP > 1, else deepspeed")
+      ->check(CLI::IsMember({"megatron", "deepspeed"}));
   sub->add_option("--micro-batch", o->micro_batch, "Sequences per micro-batch per replica")
       ->capture_default_str()
       ->transform(whole_number())

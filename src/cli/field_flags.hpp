@@ -116,6 +116,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"train.master_weights:", "--master-weights:"},
     {"train.optimizer_in_backward:", "--optimizer-in-backward:"},
     {"train.kbit_prepared:", "--qlora-prep:"},
+    {"train.framework:", "--framework:"},
     {"train.sync_last_micro_batch:", "--grad-sync:"},
     {"train_plan.provider:", "--provider:"},
     {"train_plan.term:", "--term:"},

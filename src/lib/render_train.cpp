@@ -81,6 +81,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                  {"lora_rank", t.method == TrainMethod::full ? OrderedJson(nullptr) : OrderedJson(t.lora_rank)},
                  {"sharding", to_string(t.sharding)},
                  {"recompute", to_string(t.recompute)},
+                 {"recompute_assumed", t.recompute_assumed},
                  {"optimizer", to_string(t.optimizer)},
                  {"precision", to_string(t.precision)},
                  {"offload", to_string(t.offload)},
@@ -92,7 +93,10 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                  {"global_batch_tokens", static_cast<std::uint64_t>(s.tokens_per_step)},
                  {"micro_batches_per_step", s.micro_batches},
                  {"sequence_parallel", t.sequence_parallel},
+                 {"attention", t.flash_attention ? "flash" : "eager"},
                  {"flash_attention", t.flash_attention},
+                 {"framework", to_string(megatron_style(t) ? TrainFramework::megatron : TrainFramework::deepspeed)},
+                 {"framework_assumed", !t.framework.has_value()},
                  {"loss", to_string(t.loss_kernel())},
                  {"loss_assumed", !t.loss.has_value()},
                  {"kbit_prepared", peft_kbit_prepared(t)},
@@ -104,6 +108,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                          {"gradients_bytes", m.gradients},
                          {"master_weights_bytes", m.master_weights},
                          {"optimizer_states_bytes", m.optimizer_states},
+                         {"paged_optimizer_states_bytes", m.paged_optimizer_states},
                          {"optimizer_params_per_gpu", m.optimizer_params_per_gpu},
                          {"model_states_bytes", m.model_states()},
                          {"activations_per_micro_batch_bytes", m.activations_per_micro_batch},
@@ -217,8 +222,11 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   const std::string optimizer = fmt::format("{}{}{}", to_string(t.optimizer), pure_bf16 ? ", pure bf16 (no fp32 master)" : "",
                                             t.optimizer_in_backward ? ", optimizer in backward" : "");
   doc.heading.push_back(fmt::format(
-      "sharding {}, recompute {}, {}, {}, micro-batch {} x {} tokens, gradient accumulation {}, global batch {} tokens",
-      to_string(t.sharding), to_string(t.recompute), optimizer, to_string(t.precision), t.micro_batch,
+      "sharding {}, recompute {}{}, {}{}, {}, micro-batch {} x {} tokens, gradient accumulation {}, global batch {} "
+      "tokens",
+      to_string(t.sharding), to_string(t.recompute),
+      t.recompute_assumed && t.recompute == Recompute::full ? " (assumed: PEFT's gradient checkpointing)" : "",
+      t.flash_attention ? "" : "eager attention, ", optimizer, to_string(t.precision), t.micro_batch,
       detail::group_digits(t.seq_tokens), s.micro_batches,
       detail::group_digits(static_cast<std::uint64_t>(s.tokens_per_step))));
 
@@ -236,6 +244,8 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                : fmt::format("/{} (DP x CP)", ranks);
   };
   const std::string offloaded = steps_on_cpu(t.offload) ? "offloaded to CPU" : "";
+  // Megatron's optimizer offload leaves the main_grad buffer on the GPU.
+  const std::string grads_offloaded = megatron_style(t) ? "" : offloaded;
   const std::string adapters = pure_bf16 ? "adapters bf16" : "adapters fp32";
   mem.rows.push_back({"parameters", bytes(m.parameters),
                       t.offload == Offload::params ? offloaded
@@ -246,9 +256,10 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                                                             : "bf16",
                                            adapters, split_note(3))});
   mem.rows.push_back({"gradients", bytes(m.gradients),
-                      !offloaded.empty()          ? offloaded
+                      !grads_offloaded.empty()  ? grads_offloaded
                       : t.optimizer_in_backward ? "bf16, the largest tensor's (optimizer in backward)"
-                      : fp32_main_grads(t)      ? "fp32 (Megatron's main_grad)"
+                      : fp32_main_grads(t)      ? fmt::format("fp32 (Megatron's main_grad{})",
+                                                              offloaded.empty() ? "" : ", on the GPU under offload")
                       : t.sync_last_micro_batch && t.micro_batches() > 1
                           ? std::string("fp32, unsharded until the last micro-batch (no_sync)")
                           : (full ? "bf16 " : adapters + " ") + split_note(2)});
@@ -259,10 +270,13 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                          : "adapters are fp32 already"});
   // 8-bit AdamW's moments are int8 whatever the weights' type, bitsandbytes' paged 32-bit ones fp32.
   const bool bf16_moments = pure_bf16 && t.optimizer != Optimizer::adamw_8bit && t.offload != Offload::paged;
-  const std::string paged = t.offload != Offload::paged ? ""
-                             : m.paged_states > 0     ? fmt::format(", paged: {} {} more on the host", bytes(m.paged_states), unit)
-                                                      : ", paged: all resident";
-  mem.rows.push_back({"optimizer states", bytes(m.optimizer_states),
+  const std::string paged =
+      t.offload != Offload::paged ? ""
+      : m.paged_states > 0 ? fmt::format(", paged to host under pressure ({} {} do not fit beside the rest); not in the total",
+                                         bytes(m.paged_states), unit)
+                           : std::string(", paged to host under pressure (all fit beside the rest); not in the total");
+  mem.rows.push_back({"optimizer states", t.offload == Offload::paged ? "up to " + bytes(m.paged_optimizer_states)
+                                                                      : bytes(m.optimizer_states),
                       !offloaded.empty() ? offloaded
                                          : fmt::format("{}{}{}{}", to_string(t.optimizer), bf16_moments ? " bf16" : "",
                                                        split_note(1).empty() ? "" : " " + split_note(1), paged)});
@@ -287,7 +301,9 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   }
   mem.rows.push_back({"buckets", bytes(m.buckets), buckets});
   mem.rows.push_back({"reserve", bytes(m.reserve), "CUDA context, workspaces"});
-  mem.rows.push_back({"total", bytes(m.total()), fmt::format("allocated peak, of {} {}", bytes(m.capacity_bytes), unit)});
+  mem.rows.push_back({"total", bytes(m.total()),
+                      fmt::format("allocated peak{}, of {} {}", t.offload == Offload::paged ? " without the paged states" : "",
+                                  bytes(m.capacity_bytes), unit)});
   doc.tables.push_back(std::move(mem));
 
   detail::Table step{.title = "step", .header = {"part", "seconds", "share"}, .rows = {}};

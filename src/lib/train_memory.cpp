@@ -195,9 +195,15 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   }
   // ZeRO-Offload moves the optimizer step (states, master and the reduced gradient partition) to
   // the CPU; parameter offload (ZeRO-Infinity / FSDP CPU offload) moves the parameters too.
+  // Megatron's --optimizer-cpu-offload moves the master and the moments and steps on the CPU, but
+  // the backward still accumulates into the main_grad buffer on the GPU.
   if (steps_on_cpu(r.offload)) {
-    m.host_bytes += m.master_weights + m.optimizer_states + m.gradients;
-    m.master_weights = m.optimizer_states = m.gradients = 0;
+    const bool grads_stay = megatron_style(r);
+    m.host_bytes += m.master_weights + m.optimizer_states + (grads_stay ? 0.0 : m.gradients);
+    m.master_weights = m.optimizer_states = 0;
+    if (!grads_stay) {
+      m.gradients = 0;
+    }
   }
   if (r.offload == Offload::params) {
     m.host_parameters = m.parameters;
@@ -252,12 +258,15 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   }
   m.reserve = r.reserve_bytes;
   m.capacity_bytes = gpu.engine_memory_bytes();
-  // Paged states take what the rest leaves free; the driver evicts the others to the host.
-  const double paged = r.offload == Offload::paged ? m.optimizer_states : 0.0;
-  const double rest = m.total() - paged;
+  // Paged states take what the rest leaves free; the driver evicts the others to the host. They
+  // are not the requirement: the rest is.
   if (r.offload == Offload::paged) {
-    m.optimizer_states = std::clamp(m.capacity_bytes - rest, 0.0, paged);
-    m.paged_states = paged - m.optimizer_states;
+    m.paged_optimizer_states = m.optimizer_states;
+    m.optimizer_states = 0;
+  }
+  const double rest = m.total();
+  if (r.offload == Offload::paged) {
+    m.paged_states = std::max(0.0, m.paged_optimizer_states - std::max(0.0, m.capacity_bytes - rest));
     m.host_bytes += m.paged_states;
   }
   m.fits = rest <= m.capacity_bytes;
@@ -318,6 +327,9 @@ std::string_view to_string(TrainPrecision p) {
 std::string_view to_string(MasterWeights w) {
   return w == MasterWeights::none ? "none" : "fp32";
 }
+std::string_view to_string(TrainFramework f) {
+  return f == TrainFramework::megatron ? "megatron" : "deepspeed";
+}
 std::string_view to_string(LossKernel k) {
   switch (k) {
     case LossKernel::unfused: return "unfused";
@@ -356,15 +368,30 @@ LossKernel parse_loss_kernel(std::string_view text, std::string_view field) {
   return parse_enum(text, field, "loss", std::array{LossKernel::unfused, LossKernel::fused, LossKernel::fused_linear});
 }
 
+TrainFramework parse_train_framework(std::string_view text, std::string_view field) {
+  return parse_enum(text, field, "framework", std::array{TrainFramework::megatron, TrainFramework::deepspeed});
+}
+
 LossKernel default_loss_kernel(TrainMethod method) {
   return method == TrainMethod::full ? LossKernel::fused : LossKernel::unfused;
 }
 
 LossKernel TrainRequest::loss_kernel() const { return loss.value_or(default_loss_kernel(method)); }
 
+bool megatron_style(const TrainRequest& r) {
+  if (r.framework) {
+    return *r.framework == TrainFramework::megatron;
+  }
+  return (r.sharding == Sharding::none || r.sharding == Sharding::zero1) && (r.layout.tp > 1 || r.layout.pp > 1);
+}
+
 bool fp32_main_grads(const TrainRequest& r) {
   return r.method == TrainMethod::full && r.master_weights == MasterWeights::fp32 && !r.optimizer_in_backward &&
-         (r.sharding == Sharding::none || r.sharding == Sharding::zero1) && (r.layout.tp > 1 || r.layout.pp > 1);
+         megatron_style(r);
+}
+
+Recompute default_recompute(const TrainRequest& r) {
+  return peft_kbit_prepared(r) ? Recompute::full : Recompute::none;
 }
 
 bool peft_kbit_prepared(const TrainRequest& r) {
@@ -557,6 +584,19 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   if (r.offload == Offload::params && stage(r.sharding) < 3) {
     throw InputError(fmt::format("train.offload: parameter offload needs --sharding zero3 or fsdp, got {}",
                                  to_string(r.sharding)));
+  }
+  if (r.framework == TrainFramework::megatron &&
+      !(r.sharding == Sharding::none || r.sharding == Sharding::zero1)) {
+    throw InputError(fmt::format("train.framework: Megatron shards optimizer states only (its distributed optimizer: "
+                                 "--sharding zero1, or none); got --sharding {}",
+                                 to_string(r.sharding)));
+  }
+  if (r.framework == TrainFramework::deepspeed && r.sharding == Sharding::fsdp) {
+    throw InputError("train.framework: FSDP is PyTorch's, not DeepSpeed's; use --sharding zero3 with deepspeed");
+  }
+  if (r.framework == TrainFramework::megatron && r.offload == Offload::paged) {
+    throw InputError("train.framework: paged optimizers are bitsandbytes' (Hugging Face, torchtune stacks), not "
+                     "Megatron's");
   }
   if (r.kbit_prepared && r.method != TrainMethod::qlora) {
     throw InputError("train.kbit_prepared: PEFT's k-bit preparation applies to QLoRA (--method qlora) only");

@@ -191,7 +191,7 @@ std::string fit_remedies(const TrainRequest& t) {
     out.emplace_back("--offload optimizer");
   }
   // bitsandbytes' paged optimizers belong to the Hugging Face / torchtune stacks, not Megatron's.
-  if (full && t.offload == Offload::none && t.optimizer != Optimizer::sgd && t.layout.tp * t.layout.pp == 1) {
+  if (full && t.offload == Offload::none && t.optimizer != Optimizer::sgd && !megatron_style(t)) {
     out.emplace_back("--offload paged");
   }
   if (full && t.optimizer == Optimizer::adamw) {
@@ -304,6 +304,11 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     plan.notes.push_back(fmt::format("LoRA rank {} on the attention (q, k, v, o) and dense/shared MLP projections; "
                                      "adapters in {}; routed experts, embeddings and LM head frozen",
                                      t.lora_rank, pure_bf16 ? "bf16 (pure bf16)" : "fp32"));
+    if (t.method == TrainMethod::qlora && t.recompute_assumed && t.recompute == Recompute::full) {
+      plan.notes.push_back("recompute full assumed: PEFT's prepare_model_for_kbit_training defaults to "
+                           "use_gradient_checkpointing=True, Hugging Face's gradient checkpointing (--recompute none "
+                           "if the run turned it off)");
+    }
     if (t.method == TrainMethod::qlora) {
       plan.notes.push_back(peft_kbit_prepared(t)
                                ? "QLoRA base in NF4 with double quantization, prepared as PEFT's "
@@ -338,16 +343,27 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     const TrainMemory& m = plan.memory;
     plan.notes.push_back(fmt::format(
         "paged optimizer (bitsandbytes' PagedAdamW{}): the moments live in CUDA unified memory and take what "
-        "the rest leaves free; {}. They count for neither the fit nor the free memory, and PyTorch's "
-        "memory counters (torch.cuda.max_memory_allocated) do not see them",
-        t.optimizer == Optimizer::adamw_8bit ? "8bit" : "",
+        "the rest leaves free, up to {:.2f} GB, paged to the host under pressure; {}. They are not in the total "
+        "and count for neither the fit nor the free memory, and PyTorch's memory counters "
+        "(torch.cuda.max_memory_allocated) do not see them",
+        t.optimizer == Optimizer::adamw_8bit ? "8bit" : "", m.paged_optimizer_states / units::kGB,
         m.paged_states > 0 ? fmt::format("{:.2f} GB do not fit, and as the step walks all {:.2f} GB, least-recently-used "
                                          "eviction sends every page over {} and back each step, at {:.0f} % of its rate",
-                                         m.paged_states / units::kGB, (m.paged_states + m.optimizer_states) / units::kGB,
+                                         m.paged_states / units::kGB, m.paged_optimizer_states / units::kGB,
                                          gpu.host_link.kind, r.efficiency.link * 100.0)
                            : std::string("all are resident here, so nothing is paged")));
   }
   if (steps_on_cpu(t.offload)) {
+    plan.notes.push_back(
+        megatron_style(t)
+            ? fmt::format("offload as Megatron-LM's --optimizer-cpu-offload{}: the fp32 master weights and optimizer "
+                          "moments on the host and the step on the CPU; the gradients stay in the GPU's main_grad "
+                          "buffer (--framework deepspeed: ZeRO-Offload, which moves them to the host too)",
+                          t.framework ? "" : " (assumed from the layout: zero1 or none with TP or PP > 1)")
+            : fmt::format("offload as DeepSpeed's ZeRO-Offload{}: the gradients, fp32 master weights and optimizer "
+                          "moments on the host and the step on the CPU (--framework megatron: Megatron's "
+                          "--optimizer-cpu-offload keeps the gradients on the GPU)",
+                          t.framework ? "" : " (assumed: no TP or PP > 1 with zero1 or none)"));
     plan.notes.push_back(fmt::format(
         "offload: the optimizer steps on the CPU at {:.0f} GB/s of host memory per GPU ({}), {:.0f} bytes per "
         "parameter; transfers at {:.0f} % of the {} rate, gradients {}",
@@ -380,7 +396,11 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                        "10-45 % more in FlagPerf's multi-GPU runs");
   if (t.flash_attention) {
     plan.notes.push_back("FlashAttention assumed: attention scores are never stored, so selective recompute only "
-                         "adds its FLOPs");
+                         "adds its FLOPs (--attention eager stores them)");
+  } else {
+    plan.notes.push_back("eager attention (--attention eager): each layer stores its bf16 softmax probabilities, "
+                         "heads x keys per token, for the backward unless recompute rebuilds them; its extra time is "
+                         "not in the step time");
   }
   plan.notes.push_back(fmt::format(
       "compute at {:.0f} % of the dense {} peak (calibrated on Megatron-LM and Llama 3 runs, "

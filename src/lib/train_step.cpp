@@ -225,7 +225,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     // them come in as much goes out, both directions of the host link at once, every step, with
     // nothing to hide behind (the step follows the backward, or is inside it and waits).
     s.host_link = gpu.host_link.kind;
-    s.offload_transfer_s = (mem.paged_states + mem.optimizer_states) / host_rate;
+    s.offload_transfer_s = mem.paged_optimizer_states / host_rate;
     s.offload_exposed_s = s.offload_transfer_s;
   }
   // CPU offload (ZeRO-Offload, Ren et al. 2021; FSDP's CPUOffload): the optimizer step runs on
