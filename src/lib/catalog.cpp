@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <cstddef>
 #include <iterator>
@@ -1081,13 +1082,18 @@ namespace {
 
 /// config.json files written by Python's json.dumps carry NaN and Infinity where a value is
 /// unbounded (Mamba's "time_step_limit": [0.0, Infinity]); JSON has no such tokens. Outside
-/// strings they read as null: a field gpuplan needs then fails by name instead of the whole file.
-std::string python_constants_as_null(std::string_view text) {
+/// strings each is parsed as a marker string and then made the double it stands for: a field
+/// gpuplan reads refuses it by name (ObjectReader::value), one it does not read is left alone.
+/// They had been read as null, which is "absent" for most fields: num_key_value_heads NaN was
+/// plain multi-head attention, KV x4 (helper s49 F2).
+constexpr std::string_view kPythonConstantMark = "\x01python:";
+
+std::string python_constants_marked(std::string_view text) {
   std::string out;
   if (text.find("NaN") == std::string_view::npos && text.find("Infinity") == std::string_view::npos) {
     return out;
   }
-  out.reserve(text.size());
+  out.reserve(text.size() + 64);
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -1102,35 +1108,134 @@ std::string python_constants_as_null(std::string_view text) {
     }
     in_string = c == '"';
     const std::string_view rest = text.substr(i);
-    const std::size_t sign = rest.starts_with("-Infinity") ? 1 : 0;
-    if (rest.substr(sign).starts_with("Infinity") || rest.starts_with("NaN")) {
-      out += "null";
-      i += rest.starts_with("NaN") ? 2 : sign + 7;
-      continue;
+    std::string_view literal;
+    for (std::string_view constant : {"-Infinity", "Infinity", "NaN"}) {
+      if (literal.empty() && rest.starts_with(constant)) {
+        literal = constant;
+      }
     }
-    out += c;
+    if (literal.empty()) {
+      out += c;
+    } else {
+      out += fmt::format("\"\\u0001python:{}\"", literal);
+      i += literal.size() - 1;
+    }
   }
   return out;
 }
 
-}  // namespace
+// The marker strings back to the doubles they stand for (iteratively: the depth is capped at
+// parse time, but a recursion per level is not needed).
+void restore_python_constants(Json& root) {
+  std::vector<Json*> todo{&root};
+  while (!todo.empty()) {
+    Json* v = todo.back();
+    todo.pop_back();
+    if (v->is_structured()) {
+      for (Json& child : *v) {
+        todo.push_back(&child);
+      }
+    } else if (v->is_string() && v->get_ref<const std::string&>().starts_with(kPythonConstantMark)) {
+      const std::string literal = v->get_ref<const std::string&>().substr(kPythonConstantMark.size());
+      *v = literal == "NaN" ? std::numeric_limits<double>::quiet_NaN()
+           : literal == "Infinity" ? std::numeric_limits<double>::infinity()
+                                   : -std::numeric_limits<double>::infinity();
+    }
+  }
+}
 
-ModelSpec model_from_hf_config(std::string_view text, std::string_view origin_view) {
-  const std::string origin(origin_view);
-  const std::string cleaned = python_constants_as_null(text);
-  const Json root = detail::parse_json_text(cleaned.empty() ? text : std::string_view(cleaned), origin);
+Json parse_hf_config_text(std::string_view text, const std::string& origin) {
+  const std::string marked = python_constants_marked(text);
+  Json root = detail::parse_json_text(marked.empty() ? text : std::string_view(marked), origin);
+  if (!marked.empty()) {
+    restore_python_constants(root);
+  }
+  return root;
+}
+
+// "owner/name" as the Hub spells repository ids, not a filesystem path ("/workspace/...",
+// "./out", "C:\\models\\x", "../merged").
+bool plausible_hub_id(std::string_view name) {
+  const std::size_t slash = name.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == name.size() ||
+      name.find('/', slash + 1) != std::string_view::npos) {
+    return false;
+  }
+  const auto part_ok = [](std::string_view part) {
+    return part != "." && part != ".." && !part.starts_with('.') && !part.ends_with('.') &&
+           std::all_of(part.begin(), part.end(), [](unsigned char c) {
+             return std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.';
+           });
+  };
+  return part_ok(name.substr(0, slash)) && part_ok(name.substr(slash + 1));
+}
+
+// A repository name that says its weights are quantized (TheBloke/zephyr-7B-alpha-AWQ,
+// Qwen/Qwen3-8B-FP8, unsloth/llama-3-8b-bnb-4bit).
+bool names_quantized_format(std::string_view name) {
+  const std::string lowered = lower(name);
+  static constexpr std::array kWords{std::string_view("awq"),   std::string_view("gptq"),  std::string_view("fp8"),
+                                     std::string_view("fp4"),   std::string_view("int4"),  std::string_view("int8"),
+                                     std::string_view("4bit"),  std::string_view("8bit"),  std::string_view("bnb"),
+                                     std::string_view("w4a16"), std::string_view("w8a8"),  std::string_view("w4a8"),
+                                     std::string_view("w8a16"), std::string_view("quant"), std::string_view("exl2"),
+                                     std::string_view("hqq"),   std::string_view("marlin"), std::string_view("mlx")};
+  return std::any_of(kWords.begin(), kWords.end(),
+                     [&lowered](std::string_view w) { return lowered.find(w) != std::string::npos; });
+}
+
+bool states_quantization(const Json& config) {
+  const auto stated = [](const Json& object, const char* key) {
+    return object.is_object() && object.contains(key) && !object[key].is_null();
+  };
+  const auto text = config.find("text_config");
+  return stated(config, "quantization_config") || stated(config, "compression_config") ||
+         (text != config.end() && stated(*text, "quantization_config"));
+}
+
+constexpr std::string_view kSavedNameNote = "config.json's _name_or_path \"";
+
+// The note model_from_hf_json leaves when it did not take _name_or_path; empty otherwise.
+std::string_view saved_name_refused_note(const ModelSpec& m) {
+  const std::size_t at = m.assumed_defaults.find(kSavedNameNote);
+  return at == std::string::npos ? std::string_view() : std::string_view(m.assumed_defaults).substr(at);
+}
+
+ModelSpec model_from_hf_json(const Json& root, const std::string& origin) {
   ModelSpec m = detail::model_from_config(root, origin, JsonPointer(), false);
   // Classes named in auto_map come from the checkpoint's own Python files.
   const auto code = root.find("auto_map");
   m.remote_code = code != root.end() && code->is_object() && !code->empty();
   const auto it = root.find("_name_or_path");
-  // The model's own name when the config carries it; else the file name, or for a file called
-  // config.json its folder (a downloaded model directory).
+  // The model's own name when the config carries it and it is one an engine can load; else the
+  // file name, or for a file called config.json its folder (a downloaded model directory).
   const std::filesystem::path path(origin);
   const std::string stem = path.stem().string();
-  const bool named = it != root.end() && it->is_string() && !it->get_ref<const std::string&>().empty();
-  m.id = named ? it->get<std::string>() : (stem == "config" ? path.parent_path().filename().string() : stem);
-  // What an engine loads it by (plan's launch command): the hub id or path it was saved from.
+  const std::string saved =
+      it != root.end() && it->is_string() ? it->get<std::string>() : std::string();
+  // save_pretrained writes where the model was loaded from: a quantizer's build folder
+  // (TheBloke's AWQ uploads: "/workspace/process/huggingfaceh4_zephyr-7b-alpha/source"), or the
+  // hub id of the base model a quantized checkpoint was made from (a GPTQ file of
+  // mistralai/Mistral-7B-Instruct-v0.2): plan's launch command then loaded a path that does not
+  // exist, or 14.5 GB of bf16 for 4 GB of int4 (helper s49 F1).
+  const bool path_like = !saved.empty() && !plausible_hub_id(saved);
+  const bool base_of_quantized =
+      !saved.empty() && !path_like && states_quantization(root) && !names_quantized_format(saved);
+  const bool named = !saved.empty() && !path_like && !base_of_quantized;
+  if (path_like || base_of_quantized) {
+    // Carried as fit's free-text model note (ModelSpec::assumed_defaults is the one fit prints
+    // as is; a field of its own would touch model_spec.hpp and rebuild everything).
+    const std::string note = fmt::format(
+        "{}{}\" is not used as the checkpoint's name: {}; the path given is used instead", kSavedNameNote,
+        detail::printable(saved),
+        path_like ? "it is a local path the model was saved from, not a Hub id (owner/name)"
+                  : "the config states a quantization and that id names no quantized format, so it is likely the "
+                    "base model the checkpoint was quantized from");
+    m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
+  }
+  m.id = named ? saved : (stem == "config" ? path.parent_path().filename().string() : stem);
+  // What an engine loads it by (plan's launch command): the hub id it was saved from, or (set by
+  // model_from_hf_config_file) the directory given.
   if (named) {
     m.hf_repo = m.id;
   }
@@ -1140,6 +1245,13 @@ ModelSpec model_from_hf_config(std::string_view text, std::string_view origin_vi
   m.name = m.id;
   m.sources = {origin};
   return m;
+}
+
+}  // namespace
+
+ModelSpec model_from_hf_config(std::string_view text, std::string_view origin_view) {
+  const std::string origin(origin_view);
+  return model_from_hf_json(parse_hf_config_text(text, origin), origin);
 }
 
 ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
@@ -1161,7 +1273,7 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
   }
   // A GGUF file (several GB) is refused by its name before it is read, or by its magic.
   const bool gguf = path.extension() == ".gguf" && std::filesystem::is_regular_file(path, ec);
-  std::string text = gguf ? std::string() : read_text_file(path, "model config");
+  const std::string text = gguf ? std::string() : read_text_file(path, "model config");
   if (gguf || text.starts_with("GGUF")) {
     throw InputError(fmt::format("{}: a GGUF file (llama.cpp's format) is not read: give the config.json of the "
                                  "checkpoint it was converted from",
@@ -1172,10 +1284,8 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
   // quantization_config it stands for, or a Llama 3.3 70B NVFP4 checkpoint is sized in bf16 (3.3x).
   const std::filesystem::path quant = path.parent_path() / "hf_quant_config.json";
   bool modelopt_file = false;
+  Json config = parse_hf_config_text(text, path.string());
   if (limits::optional_file_present(quant, "ModelOpt quantization config")) {
-    const std::string cleaned = python_constants_as_null(text);
-    Json config = detail::parse_json_text(cleaned.empty() ? std::string_view(text) : std::string_view(cleaned),
-                                          path.string());
     if (config.is_object() && !config.contains("quantization_config")) {
       const std::string origin = quant.string();
       const Json q = detail::parse_json_text(read_text_file(quant, "ModelOpt quantization config"), origin);
@@ -1193,11 +1303,10 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
       Json injected = *quantization;
       injected["quant_method"] = "modelopt";
       config["quantization_config"] = std::move(injected);
-      text = config.dump();
       modelopt_file = true;
     }
   }
-  ModelSpec m = model_from_hf_config(text, path.string());
+  ModelSpec m = model_from_hf_json(config, path.string());
   if (modelopt_file) {
     m.shipped_source = "hf_quant_config.json beside config.json (ModelOpt)";
   }
@@ -1207,9 +1316,6 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
   const std::filesystem::path gptq = path.parent_path() / "quantize_config.json";
   if (!modelopt_file && path.filename() == "config.json" &&
       limits::optional_file_present(gptq, "GPTQ quantization config")) {
-    const std::string cleaned = python_constants_as_null(text);
-    const Json config = detail::parse_json_text(cleaned.empty() ? std::string_view(text) : std::string_view(cleaned),
-                                                path.string());
     const auto stated = [&config](const char* key) { return config.contains(key) && !config[key].is_null(); };
     if (!stated("quantization_config") && !stated("compression_config")) {
       const std::string origin = gptq.string();
@@ -1217,8 +1323,10 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
                                 origin);
     }
   }
-  // Without a saved name, a config.json is loaded by its folder (a downloaded model directory).
-  if (m.hf_repo.empty() && path.filename() == "config.json") {
+  // Without a saved name, a config.json is loaded by its folder (a downloaded model directory);
+  // so is any config file whose saved name was not used.
+  const bool saved_name_refused = !saved_name_refused_note(m).empty();
+  if (m.hf_repo.empty() && (path.filename() == "config.json" || saved_name_refused)) {
     m.hf_repo = path.parent_path().empty() ? std::string(".") : path.parent_path().string();
   }
   const std::filesystem::path index = path.parent_path() / "model.safetensors.index.json";

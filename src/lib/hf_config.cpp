@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <array>
 
 #include <fmt/format.h>
@@ -272,8 +273,10 @@ Json normalized(const Json& config, std::string_view type, Spellings* spelled = 
   }
   // MPT sizes its MLP as expansion_ratio x d_model and keeps grouped KV heads in attn_config.
   if (type == "mpt") {
+    // Not from a NaN or Infinity ratio (then intermediate_size is missing, and refused).
     if (!out.contains("intermediate_size") && out.contains("hidden_size") && out["hidden_size"].is_number() &&
-        out["expansion_ratio"].is_number()) {
+        out["expansion_ratio"].is_number() && std::isfinite(out["expansion_ratio"].get<double>()) &&
+        std::isfinite(out["hidden_size"].get<double>())) {
       out["intermediate_size"] = std::llround(out["expansion_ratio"].get<double>() * out["hidden_size"].get<double>());
     }
     const auto attn = out.find("attn_config");
@@ -338,11 +341,11 @@ bool is(std::string_view type, std::initializer_list<std::string_view> types) {
 }
 
 // A field the file leaves out and gpuplan's table of class defaults does not fill: say that no
-// default applies, and tell a null (which config.json's NaN and Infinity read as) from an absent key.
+// default applies, and tell a null from an absent key.
 [[noreturn]] void refuse_without_default(const ObjectReader& r, std::string_view key, std::string_view type,
                                          std::string_view why = "") {
   const std::string what =
-      r.object().contains(key) ? "null (config.json's NaN and Infinity read as null)" : "missing";
+      r.object().contains(key) ? "null" : "missing";
   r.fail(key, type.empty() ? fmt::format("{}, and without a model_type gpuplan knows no default for it{}", what, why)
                            : fmt::format("{}, and gpuplan knows no default for it for model_type \"{}\"{}", what,
                                          type, why));
@@ -1170,8 +1173,10 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   }
   s.merge = r.optional_integer("spatial_merge_size", 1, 64).value_or(1);
   // InternVL's pixel shuffle (downsample_ratio 0.5, on the wrapper): 2 x 2 patches per token.
-  if (const auto ratio = config.find("downsample_ratio");
-      ratio != config.end() && ratio->is_number() && ratio->get<double>() > 0.0 && ratio->get<double>() < 1.0) {
+  // Through a reader of the wrapper: a NaN or Infinity there is refused by name, not skipped.
+  ObjectReader wrapper(config, origin, at);
+  if (const Json* ratio = wrapper.value("downsample_ratio");
+      ratio != nullptr && ratio->is_number() && ratio->get<double>() > 0.0 && ratio->get<double>() < 1.0) {
     s.merge = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::lround(1.0 / ratio->get<double>())), 1, 64);
   }
   if (const auto kernel = v.find("merge_kernel_size");  // MoonViT: [2, 2]
@@ -1694,7 +1699,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
           const std::string count = expert_count_key(r.object(), m.model_type);
           const auto it = r.object().find(count);
           const std::string what = it == r.object().end() ? "missing"
-                                   : it->is_null()        ? "null (config.json's NaN and Infinity read as null)"
+                                   : it->is_null()        ? "null"
                                                           : fmt::format("{} experts", it->dump());
           r.fail(count, fmt::format("{}, while {} is {}: an MoE model needs more than one expert, and "
                                     "without them it would be counted as a dense model",

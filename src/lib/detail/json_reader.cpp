@@ -13,6 +13,10 @@
 namespace gpuplan::detail {
 namespace {
 
+std::string python_literal(double x) {
+  return std::isnan(x) ? "NaN" : x > 0.0 ? "Infinity" : "-Infinity";
+}
+
 std::string shown(const Json& value) {
   // Structured values are named, not dumped: dump() recurses and a deeply nested file would
   // overflow the stack just to print an error.
@@ -21,6 +25,10 @@ std::string shown(const Json& value) {
   }
   if (value.is_array()) {
     return value.empty() ? "[]" : "an array";
+  }
+  // nlohmann prints a NaN or infinite double as null; config.json wrote it as Python does.
+  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+    return python_literal(value.get<double>());
   }
   constexpr std::size_t kMaxShown = 40;
   std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -189,6 +197,14 @@ const Json* ObjectReader::value(std::string_view key) {
   const auto it = object_.find(key);
   if (it == object_.end() || it->is_null()) {
     return nullptr;
+  }
+  // config.json's NaN and Infinity (Python's json.dumps writes them; catalog.cpp keeps them as
+  // doubles): no field gpuplan reads has such a value, and taking it as absent (null's meaning)
+  // had read num_key_value_heads NaN as multi-head attention (helper s49 F2).
+  if (it->is_number_float() && !std::isfinite(it->get<double>())) {
+    fail(key, fmt::format("Python's {} literal is not a value gpuplan can read; write the number (or null "
+                          "where the field may be left unset)",
+                          python_literal(it->get<double>())));
   }
   return &*it;
 }

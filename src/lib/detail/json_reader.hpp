@@ -57,7 +57,8 @@ class ObjectReader {
   bool boolean(std::string_view key, bool fallback);
   /// A non-empty array of non-empty strings.
   std::vector<std::string> strings(std::string_view key);
-  /// The raw value (nullptr when absent or null); marks the key as read.
+  /// The raw value (nullptr when absent or null); marks the key as read. A NaN or infinite
+  /// number (config.json's Python literals) is refused here, naming the key.
   const Json* value(std::string_view key);
 
   /// Throws InputError for the first key not in `allowed` ("unknown field"), naming the
@@ -72,7 +73,7 @@ class ObjectReader {
 
  private:
   /// The value of a required field, or the "missing required field" failure (a null one: "null
-  /// where a value is required", which config.json's NaN and Infinity also read as).
+  /// where a value is required").
   template <typename T>
   T required(std::string_view key, std::optional<T> v) const {
     if (!v) {
