@@ -197,6 +197,19 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 29> kAliases
     {"moe_top_k", "num_experts_per_tok"},                // XVERSE-MoE
 }};
 
+// Classes whose transformers 5.x config stores the routed-expert count as num_local_experts
+// (attribute_map {"num_experts": "num_local_experts"}), so that save_pretrained writes that key:
+// Qwen3MoeConfig's port (code index id 69149961323) and the Qwen3-30B-A3B-Thinking-2507-FP8 and
+// Qwen3-235B-A22B-Instruct-2507 configs transformers 5.7 prints (helper s49 F3; refused as
+// "/num_experts: missing"). Older files write num_experts, read as before.
+bool local_experts_spelling_type(std::string_view type) {
+  static constexpr std::array kTypes{std::string_view("qwen2_moe"),     std::string_view("qwen3_moe"),
+                                     std::string_view("qwen3_next"),    std::string_view("qwen3_vl_moe"),
+                                     std::string_view("qwen3_vl_moe_text"), std::string_view("qwen3_5_moe"),
+                                     std::string_view("qwen3_5_moe_text")};
+  return std::find(kTypes.begin(), kTypes.end(), type) != kTypes.end();
+}
+
 // Fields read under their usual name that the file spells otherwise, by that name.
 using Spellings = std::map<std::string, std::string, std::less<>>;
 
@@ -240,6 +253,10 @@ Json normalized(const Json& config, std::string_view type, Spellings* spelled = 
     if (!out.contains(c) && out.contains(a)) {
       take(c, a);
     }
+  }
+  // Before the class default (num_experts 128) is filled in beside it.
+  if (local_experts_spelling_type(type) && !out.contains("num_experts") && out.contains("num_local_experts")) {
+    take("num_experts", "num_local_experts");
   }
   for (const auto& [key, value] : class_defaults(type).items()) {
     if (!out.contains(key)) {
@@ -303,7 +320,10 @@ bool is_written(const Json& raw, std::string_view key) {
 }
 
 void require_written_sizes(const Json& raw, std::string_view type, std::string_view origin) {
-  const auto written = [&raw](std::string_view key) { return is_written(raw, key); };
+  const auto written = [&raw, type](std::string_view key) {
+    return is_written(raw, key) ||
+           (key == "num_experts" && local_experts_spelling_type(type) && raw.contains("num_local_experts"));
+  };
   const auto refuse = [origin](std::string_view key, std::string_view default_text) {
     throw InputError(fmt::format("{}: missing (a config.json saved by transformers writes the model's size at "
                                  "the top level; gpuplan does not assume the class default{})",
@@ -580,7 +600,17 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
   }
   // A decoder's class made bidirectional (EmbeddingGemma: Gemma3TextModel with
   // use_bidirectional_attention) is an embedding encoder: it generates nothing and keeps no cache.
-  if (r.boolean("use_bidirectional_attention", false)) {
+  // Gemma 4 writes Literal["all", "vision"] | None (configuration_gemma4.py): "vision" lets image
+  // tokens attend to each other and leaves a causal decoder; "all" sets is_causal False, as true
+  // does for EmbeddingGemma. Gemma-4-31B-it had been refused for its "vision" (helper s49 F5).
+  const Json* bidirectional = r.value("use_bidirectional_attention");
+  if (bidirectional != nullptr && !bidirectional->is_boolean() && *bidirectional != "all" &&
+      *bidirectional != "vision") {
+    r.fail("use_bidirectional_attention",
+           fmt::format("value not understood: expected true, false, \"all\" or \"vision\" (Gemma 4), got {}",
+                       bidirectional->is_string() ? bidirectional->dump() : std::string(bidirectional->type_name())));
+  }
+  if (bidirectional != nullptr && (*bidirectional == true || *bidirectional == "all")) {
     r.fail("use_bidirectional_attention", fmt::format("model_type \"{}\" with bidirectional attention is an "
                                                       "embedding encoder (no LM head, no KV cache that grows with "
                                                       "the output); gpuplan models decoder-only transformers",
@@ -1379,6 +1409,30 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   if (!raw_in.is_object()) {
     throw InputError(fmt::format("{}: expected an object", where(origin, at)));
   }
+  // Falcon's first release (tiiuae/falcon-7b's and -40b's own configuration_RW.py, RWForCausalLM)
+  // wrote model_type "RefinedWebModel" or "RefinedWeb" with n_head, n_layer, n_head_kv and
+  // multi_query: vLLM's config registry reads both as its Falcon config (RWConfig). Read as the
+  // falcon it is with RWConfig's defaults where they differ from FalconConfig's: no parallel
+  // attention unless written, and the new decoder architecture at hidden_size 8192 (RWConfig's
+  // "hack for falcon-40b"). Refused by its max_position_embeddings, it had been 11.16 B and 71x the
+  // KV once the fields were added by hand, for 6.92 B (helper s49 F4).
+  if (!strict && raw_in.is_object() && raw_in.contains("model_type") &&
+      (raw_in["model_type"] == "RefinedWebModel" || raw_in["model_type"] == "RefinedWeb")) {
+    Json falcon = raw_in;
+    falcon["model_type"] = "falcon";
+    if (!falcon.contains("parallel_attn")) {
+      falcon["parallel_attn"] = false;
+    }
+    if (!falcon.contains("new_decoder_architecture") && falcon.contains("hidden_size") &&
+        falcon["hidden_size"] == 8192) {
+      falcon["new_decoder_architecture"] = true;
+    }
+    ModelSpec m = model_from_config(falcon, origin, at, strict);
+    m.layout_from_architecture =
+        fmt::format("model_type \"{}\" is Falcon's first release (RWForCausalLM); read as falcon, as vLLM reads it",
+                    raw_in["model_type"].get<std::string>());
+    return m;
+  }
   // Read below as "no model_type" wherever it is not a string: a mistyped one must not pass as
   // missing and be renamed after its architectures entry.
   if (raw_in.contains("model_type") && !raw_in["model_type"].is_string() && !raw_in["model_type"].is_null()) {
@@ -1695,7 +1749,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       if (key.find("expert") != std::string::npos && value.is_number() && value.get<double>() > 1.0) {
         // A field read_moe reads says the model has experts: it is their count that is missing,
         // null or at most 1 (num_experts 0 had been blamed on num_experts_per_tok, helper s48 F5).
-        if (is(key, {"num_experts_per_tok", "n_shared_experts", "shared_expert_intermediate_size"})) {
+        // gpt-oss writes its top-k twice, as num_experts_per_tok and experts_per_token.
+        if (is(key, {"num_experts_per_tok", "experts_per_token", "n_shared_experts",
+                     "shared_expert_intermediate_size"})) {
           const std::string count = expert_count_key(r.object(), m.model_type);
           const auto it = r.object().find(count);
           const std::string what = it == r.object().end() ? "missing"
