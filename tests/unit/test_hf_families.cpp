@@ -364,16 +364,16 @@ TEST_CASE("hf import: Kimi K2.5's MoonViT sizes (vt_ keys) are read, and an unsi
   CHECK_FALSE(read(R"({"model_type": "kimi_k25", )" + text + "}").vision_unsized);
 }
 
-TEST_CASE("hf import: Python's NaN and Infinity read as null outside strings", "[hf]") {
+TEST_CASE("hf import: Python's NaN and Infinity pass outside strings in fields gpuplan does not read", "[hf]") {
   // transformers writes config.json with json.dumps, which spells an unbounded value Infinity
   // (Mamba-style "time_step_limit": [0.0, Infinity]); JSON has no such token.
-  const auto m = read(R"({"model_type": "llama", "_name_or_path": "org/NaN-Infinity \" -Infinity",
+  const auto m = read(R"({"model_type": "llama", "_name_or_path": "org/NaN-Infinity", "note": "\" -Infinity NaN",
       "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
       "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 8192,
       "time_step_limit": [0.0, Infinity], "clamp": -Infinity, "unused": NaN})");
-  CHECK(m.id == "org/NaN-Infinity \" -Infinity");  // strings keep their text
+  CHECK(m.id == "org/NaN-Infinity");  // strings keep their text
   CHECK(m.num_hidden_layers == 32);
-  // A needed field that was NaN fails by name, as a missing one does.
+  // A needed field that was NaN fails by name (test_hf_import_s49.cpp has the message).
   CHECK_THROWS_WITH(read(R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
       "num_hidden_layers": NaN, "num_attention_heads": 32, "vocab_size": 128256, "max_position_embeddings": 8192})"),
                     Contains("/num_hidden_layers"));

@@ -149,7 +149,9 @@ TEST_CASE("hf import: a missing or non-positive expert count is named, not the t
   CHECK_THROWS_WITH(read_omitting(config("qwen2_moe", moe + R"(, "num_experts": 0)")),
                     Contains("config.json: /num_experts: 0 experts, while num_experts_per_tok is 4"));
   CHECK_THROWS_WITH(read_omitting(config("phimoe", moe + R"(, "num_local_experts": NaN)")),
-                    Contains("config.json: /num_local_experts: null"));
+                    Contains("config.json: /num_local_experts: Python's NaN literal"));
+  CHECK_THROWS_WITH(read_omitting(config("phimoe", moe + R"(, "num_local_experts": null)")),
+                    Contains("config.json: /num_local_experts: null, while"));
   CHECK_THROWS_WITH(read_omitting(config("granitemoe", moe)), Contains("config.json: /num_local_experts: missing"));
   CHECK_THROWS_WITH(read_omitting(config("hunyuan_v1_moe", moe)), Contains("config.json: /num_experts: missing"));
   // An unknown name for the count is still the one reported.
