@@ -397,6 +397,13 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
   if (t.flash_attention) {
     plan.notes.push_back("FlashAttention assumed: attention scores are never stored, so selective recompute only "
                          "adds its FLOPs (--attention eager stores them)");
+    if (t.recompute == Recompute::selective) {
+      // torchtitan's and PyTorch's "selective" checkpoints operators (every other matmul kept):
+      // a different scheme that frees a share of every layer's activations.
+      plan.notes.push_back("--recompute selective is Megatron's (the attention core alone); torchtitan's op-level "
+                           "selective activation checkpointing keeps fewer activations, between this figure and "
+                           "--recompute full's");
+    }
   } else {
     plan.notes.push_back("eager attention (--attention eager): each layer stores its bf16 softmax probabilities, "
                          "heads x keys per token, for the backward unless recompute rebuilds them; its extra time is "
