@@ -328,7 +328,8 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       res.notes.push_back(fmt::format("{}: {}", o.gpu, note));
     }
     if (o.layout.dp_attention()) {
-      res.notes.push_back(fmt::format("{} (attention DP): {}", o.gpu, attention_dp_note()));
+      res.notes.push_back(fmt::format("{} (attention DP): its batch is per attention rank, {} ranks; {}", o.gpu,
+                                      o.layout.dp, attention_dp_note()));
     }
   }
   if (r.measured_tokens_per_s.size() < r.gpus.size()) {
