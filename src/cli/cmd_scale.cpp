@@ -210,14 +210,14 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
                                   "(modeled serving) is required");
     }
     // Modeled scaling chooses the layouts itself; measured scaling has no model to lay out.
-    for (const char* flag : {"--tp", "--pp", "--gpus", "--nodes", "--gpus-per-node", "--mig"}) {
+    for (const char* flag : {"--tp", "--pp", "--gpus", "--nodes", "--mig"}) {
       if (sub->count(flag) > 0) {
         throw InputError(fmt::format("{}: scale enumerates layouts itself (see 'gpuplan perf' for one layout)", flag));
       }
     }
     if (from_measurements) {
       for (const char* flag : {"--target-output-tokens-per-s", "--max-batch", "--input", "--output", "--weights-dtype",
-                               "--kv-dtype", "--ep"}) {
+                               "--kv-dtype", "--ep", "--gpus-per-node"}) {
         if (sub->count(flag) > 0) {
           throw InputError(fmt::format("{}: describes modeled serving; it needs --model, not measurements", flag));
         }

@@ -42,10 +42,13 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
   auto* nodes = sub.add_option("--nodes", o.nodes, "Nodes of --gpus-per-node GPUs")
                     ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{8192}));
   nodes->excludes(gpus);
-  sub.add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node with --nodes")
+  // The node's size matters without --nodes too: it decides which TP groups stay on NVLink or
+  // PCIe and which go over the network (a 4-GPU L40S server).
+  sub.add_option("--gpus-per-node", o.gpus_per_node,
+                 "GPUs per node: TP and PP groups within one talk over NVLink or PCIe, wider ones over the network; "
+                 "with --nodes, the deployment is nodes x this")
       ->capture_default_str()
-      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{72}))
-      ->needs(nodes);
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{72}));
   sub.add_option("--tp", o.tp, "Tensor-parallel degree (default: fit takes the layout with the most sequences; perf, cost, compare and plan files the one with the most estimated throughput)")
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   sub.add_option("--pp", o.pp, "Pipeline-parallel stages (default: 1, or chosen by the layout search)")
