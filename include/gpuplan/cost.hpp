@@ -100,6 +100,8 @@ void use_price(CostRequest& request, const Price& price);
 /// has one (a TP-4 replica on AWS L40S rents the 4-GPU g6e.12xlarge, not four 1-GPU
 /// g6e.xlarge). A price typed by hand is returned as it is.
 const Price& instance_price(const Catalog& catalog, const Price& chosen, const GpuNeed& need);
+/// Every price of `chosen`'s offer (provider, GPU, mode, term and region): its instance sizes.
+std::vector<Price> offer_prices(const Catalog& catalog, const Price& chosen);
 /// The largest instance `chosen`'s offer rents in any of its sizes (0: an offer that rents any
 /// count, or a price typed by hand): what a replica sharing one instance must fit.
 std::uint64_t largest_instance_gpus(const Catalog& catalog, const Price& chosen);

@@ -67,6 +67,9 @@ struct GpuNeed {
 /// USD an hour for whole instances; then the lowest rate per GPU-hour.
 [[nodiscard]] bool preferred_for(const Price& candidate, const Price& current, const GpuNeed& need);
 
+/// The price of `offer` (one offer's instance sizes; not empty) best for `need` (preferred_for).
+const Price& best_for(std::span<const Price> offer, const GpuNeed& need);
+
 /// A price's instance sizes as outputs name them: "8 GPUs", "1, 2, 4 or 8 GPUs"; empty when
 /// it rents any count.
 std::string instance_sizes_text(const Price& price);

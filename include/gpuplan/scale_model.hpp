@@ -32,6 +32,8 @@ struct ScaleModelRequest {
   std::optional<double> target_output_tokens_per_s;  ///< serve-out rows when set
   std::map<std::string, double> usd_per_gpu_hour;    ///< by GPU id; absent: unpriced
   std::map<std::string, Price> prices;               ///< catalog price behind a GPU's figure, if any
+  /// Every instance size of each GPU's offer: a row pays the one best for it (absent: `prices`).
+  std::map<std::string, std::vector<Price>> offers;
   /// Band of the estimate by GPU id (measured / estimate - 1: lowest, highest), from estimate_band.
   std::map<std::string, std::pair<double, double>> band_by_gpu;
 };

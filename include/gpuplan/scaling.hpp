@@ -39,6 +39,8 @@ struct ScalingRequest {
   ThroughputUnit unit;
   std::optional<double> usd_per_gpu_hour;  ///< prices each point when set
   std::optional<Price> price;              ///< the catalog price behind usd_per_gpu_hour, if any
+  /// Every instance size of `price`'s offer: each count pays the one best for it (empty: `price`).
+  std::vector<Price> offer;
   std::uint64_t up_to = 0;                 ///< largest count predicted; 0: 8 x the largest measured
   std::vector<std::uint64_t> predict_at;   ///< extra counts to predict
   double min_marginal_efficiency = 0.5;    ///< a step below this does not pay
@@ -75,6 +77,8 @@ struct ScalingRow {
   std::optional<double> usd_per_unit;        ///< USD per one unit of work, when priced
   /// GPUs paid for: `gpus` rounded up to whole instances when the price rents fixed sizes.
   std::uint64_t paid_gpus = 0;
+  std::optional<double> usd_per_gpu_hour;    ///< the rate paid (an instance size's own rate)
+  bool paid_lower_bound = false;             ///< no instance of the offer holds the count's node
   bool measured = false;
   std::optional<double> measured_throughput; ///< prediction rows at a measured count
   bool super_linear = false;                 ///< efficiency above 1

@@ -146,7 +146,8 @@ Exit run_cost(const CostOptions& o) {
                       : fmt::format(" (--concurrency {})", *load.concurrency),
         layout_label(req.fit.layout),
         d.layout_given ? ""
-        : req.largest_instance_gpus > 0 && req.largest_instance_gpus < req.fit.gpus_per_node
+        : req.largest_instance_gpus > 0 && req.largest_instance_gpus < req.fit.gpus_per_node &&
+                instance_group(req.fit.layout, gpu, req.fit.gpus_per_node) <= req.largest_instance_gpus
             ? fmt::format(" (layout chosen for throughput among replicas an instance of at most {} holds)",
                           gpus_text(req.largest_instance_gpus))
             : " (layout chosen for throughput)",

@@ -92,6 +92,7 @@ Exit run_measured(const ScaleOptions& o) {
     const Catalog catalog = load_catalog(o.common);
     const PricingMode mode = parse_pricing_mode(o.mode.empty() ? "on-demand" : o.mode, "--mode");
     req.price = find_price(catalog, o.provider, catalog.gpu(o.gpus.front()).id, mode);
+    req.offer = offer_prices(catalog, *req.price);
     warn_stale(*req.price);
     req.usd_per_gpu_hour = req.price->usd_per_gpu_hour;
   } else if (o.usd_per_gpu_hour > 0) {
@@ -136,6 +137,7 @@ Exit run_modeled(const ScaleOptions& o) {
       const Price& p = find_price(catalog, o.provider, g, mode);
       warn_stale(p);
       req.prices[g] = p;
+      req.offers[g] = offer_prices(catalog, p);
       req.usd_per_gpu_hour[g] = p.usd_per_gpu_hour;
     }
   } else if (o.usd_per_gpu_hour > 0) {

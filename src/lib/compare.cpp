@@ -59,6 +59,19 @@ FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const Compa
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
   req.fit.concurrency = 1;
   validate_perf_request(model, req);
+  // One provider: the layout keeps replicas every one of its offers' instances holds, as cost
+  // and check do (across providers no one instance size applies).
+  if (!r.provider.empty()) {
+    for (const Price& p : catalog.prices()) {
+      if (p.provider == r.provider && p.gpu == gpu.id && (!r.mode || p.mode == *r.mode) && in_region(p, r.region) &&
+          (r.term.empty() || p.term == r.term)) {
+        if (const std::uint64_t largest = largest_instance_gpus(catalog, p); largest > 0) {
+          req.largest_instance_gpus =
+              req.largest_instance_gpus == 0 ? largest : std::min(req.largest_instance_gpus, largest);
+        }
+      }
+    }
+  }
   req.fit.layout = serving_layout(model, gpu, req, r.layout_given, r.gpus_per_option).fit.request.layout;
   return fit(model, gpu, req.fit);
 }

@@ -114,6 +114,20 @@ const Price& instance_price(const Catalog& catalog, const Price& chosen, const G
   return *best;
 }
 
+std::vector<Price> offer_prices(const Catalog& catalog, const Price& chosen) {
+  if (chosen.given()) {
+    return {chosen};
+  }
+  std::vector<Price> out;
+  for (const Price& p : catalog.prices()) {
+    if (p.provider == chosen.provider && p.gpu == chosen.gpu && p.mode == chosen.mode && p.term == chosen.term &&
+        p.region == chosen.region) {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
 std::uint64_t largest_instance_gpus(const Catalog& catalog, const Price& chosen) {
   if (chosen.given()) {
     return 0;

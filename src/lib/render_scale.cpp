@@ -368,7 +368,14 @@ std::string stops_paying_text(const ScaleModelTable& t, const ScaleModelRow& bes
       "where adding GPUs stops paying ({}): {} on {} earns the most per GPU, {} tok/s/GPU{}; more GPUs pay only as "
       "copies of it",
       t.gpu, scale_layout(best.layout), gpus_text(best.layout.gpus()), scale_rate(best.tokens_per_s_per_gpu),
-      best.usd_per_million_tokens ? fmt::format(" at {:.4f} USD/Mtok", *best.usd_per_million_tokens) : "");
+      !best.usd_per_million_tokens ? ""
+      : best.paid_gpus > best.layout.gpus()
+          // Alone it pays idle GPUs; copies of it fill the instance.
+          ? fmt::format(" at {:.4f} USD/Mtok alone in its instance, {:.4f} with the instance filled with copies",
+                        *best.usd_per_million_tokens,
+                        *best.usd_per_million_tokens * static_cast<double>(best.layout.gpus()) /
+                            static_cast<double>(best.paid_gpus))
+          : fmt::format(" at {:.4f} USD/Mtok", *best.usd_per_million_tokens));
   if (const ScaleModelRow* wide = widest_single_replica(t, best)) {
     line += fmt::format(", while one replica over {} ({}) earns {:.0f} % of that per GPU", gpus_text(wide->layout.gpus()),
                         scale_layout(wide->layout), 100.0 * wide->tokens_per_s_per_gpu / best.tokens_per_s_per_gpu);

@@ -154,6 +154,16 @@ bool preferred_for(const Price& candidate, const Price& current, const GpuNeed& 
   return candidate.usd_per_gpu_hour < current.usd_per_gpu_hour;
 }
 
+const Price& best_for(std::span<const Price> offer, const GpuNeed& need) {
+  const Price* best = &offer.front();
+  for (const Price& p : offer) {
+    if (preferred_for(p, *best, need)) {
+      best = &p;
+    }
+  }
+  return *best;
+}
+
 std::string instance_sizes_text(const Price& price) {
   const std::vector<std::uint64_t>& sizes = price.gpus_per_instance;
   std::string out;

@@ -99,8 +99,13 @@ class TableBuilder {
       c.gpus = layout.gpus();
       c.usd_per_gpu_hour = *price_;
       if (const auto it = r_.prices.find(gpu_.id); it != r_.prices.end()) {
-        c.gpus_per_instance = it->second.gpus_per_instance;
         c.instance_group = std::min(c.gpus, instance_group(layout, gpu_, r_.perf.fit.gpus_per_node));
+        const auto offer = r_.offers.find(gpu_.id);
+        const Price& paid = offer == r_.offers.end() || offer->second.empty()
+                                ? it->second
+                                : best_for(offer->second, GpuNeed{.gpus = c.gpus, .group = c.instance_group});
+        c.usd_per_gpu_hour = paid.usd_per_gpu_hour;
+        c.gpus_per_instance = paid.gpus_per_instance;
       }
       c.output_tokens_per_s = est.output_tokens_per_s;
       c.input_tokens_per_s = input_tokens_per_s_for(est.output_tokens_per_s, pr.input_tokens, pr.output_tokens);
@@ -197,10 +202,20 @@ class TableBuilder {
       x.efficiency = x.speedup / (d(x.layout.gpus()) / d(n0));
     }
     if (t.price && std::any_of(rows.begin(), rows.end(), [](const ScaleModelRow& x) { return x.paid_gpus > x.layout.gpus(); })) {
+      Price sizes = *t.price;  // the offer's sizes together
+      if (const auto offer = r_.offers.find(gpu_.id); offer != r_.offers.end()) {
+        for (const Price& p : offer->second) {
+          sizes.gpus_per_instance.insert(sizes.gpus_per_instance.end(), p.gpus_per_instance.begin(),
+                                         p.gpus_per_instance.end());
+        }
+      }
+      std::sort(sizes.gpus_per_instance.begin(), sizes.gpus_per_instance.end());
+      sizes.gpus_per_instance.erase(std::unique(sizes.gpus_per_instance.begin(), sizes.gpus_per_instance.end()),
+                                    sizes.gpus_per_instance.end());
       t.notes.push_back(fmt::format(
-          "{} rents whole instances of {}: a row's USD/Mtok pays for the GPUs of the instances that hold it, idle ones "
-          "included (\"4 (8 paid)\")",
-          t.price->provider, instance_sizes_text(*t.price)));
+          "{} rents whole instances of {}: a row's USD/Mtok pays the size that costs it least, idle GPUs included "
+          "(\"4 (8 paid)\")",
+          t.price->provider, instance_sizes_text(sizes)));
     }
     t.rows = std::move(rows);
     return t;

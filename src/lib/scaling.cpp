@@ -114,12 +114,18 @@ void derive(std::vector<ScalingRow>& rows, const ScalingPoint& base, const Scali
     if (r.usd_per_gpu_hour) {
       // A count's GPUs run one job whose ranks talk: up to a node they share one instance
       // (rent_instances() counts a group that does not divide the GPUs as 1).
+      double rate = *r.usd_per_gpu_hour;
       if (r.price) {
-        const std::uint64_t group = std::min<std::uint64_t>(row.gpus, kDefaultGpusPerNode);
-        row.paid_gpus = rent_instances(row.gpus, r.price->gpus_per_instance, group).rented_gpus;
+        const GpuNeed need{.gpus = row.gpus, .group = std::min<std::uint64_t>(row.gpus, kDefaultGpusPerNode)};
+        const Price& paid = r.offer.empty() ? *r.price : best_for(r.offer, need);
+        const InstanceRental rental = rent_instances(row.gpus, paid.gpus_per_instance, need.group);
+        row.paid_gpus = rental.rented_gpus;
+        row.paid_lower_bound = rental.group_split;
+        rate = paid.usd_per_gpu_hour;
       }
+      row.usd_per_gpu_hour = rate;
       const double units_per_hour = row.throughput * 3600.0 / r.unit.period_s;
-      row.usd_per_unit = *r.usd_per_gpu_hour * d(row.paid_gpus) / units_per_hour;
+      row.usd_per_unit = rate * d(row.paid_gpus) / units_per_hour;
     }
   }
 }
@@ -339,11 +345,31 @@ ScalingResult measured_scaling(ScalingRequest request) {
     res.predictions.push_back(row);
   }
   derive(res.predictions, ScalingPoint{.gpus = base.gpus, .throughput = law.throughput(d(base.gpus))}, request);
-  if (request.price && !request.price->gpus_per_instance.empty()) {
-    res.notes.push_back(fmt::format(
-        "{} rents whole instances of {}: each count's cost pays for the GPUs of the instances that hold it, idle ones "
-        "included (\"4 (8 paid)\"), its GPUs up to a node ({}) in one instance as one job's ranks",
-        request.price->provider, instance_sizes_text(*request.price), kDefaultGpusPerNode));
+  if (request.price) {
+    // The offer's sizes together ("1, 4 or 8 GPUs"); none when one of them rents any count.
+    Price sizes = *request.price;
+    for (const Price& p : request.offer) {
+      if (p.gpus_per_instance.empty()) {
+        sizes.gpus_per_instance.clear();
+        break;
+      }
+      sizes.gpus_per_instance.insert(sizes.gpus_per_instance.end(), p.gpus_per_instance.begin(), p.gpus_per_instance.end());
+    }
+    std::sort(sizes.gpus_per_instance.begin(), sizes.gpus_per_instance.end());
+    sizes.gpus_per_instance.erase(std::unique(sizes.gpus_per_instance.begin(), sizes.gpus_per_instance.end()),
+                                  sizes.gpus_per_instance.end());
+    if (!sizes.gpus_per_instance.empty()) {
+      res.notes.push_back(fmt::format(
+          "{} rents whole instances of {}: each count pays the size that costs it least, idle GPUs included "
+          "(\"4 (8 paid)\"), its GPUs up to a node ({}) in one instance as one job's ranks",
+          request.price->provider, instance_sizes_text(sizes), kDefaultGpusPerNode));
+    }
+    const auto split = [](const ScalingRow& row) { return row.paid_lower_bound; };
+    if (std::any_of(res.points.begin(), res.points.end(), split) ||
+        std::any_of(res.predictions.begin(), res.predictions.end(), split)) {
+      res.notes.push_back("a count whose node no instance of the offer holds is priced as if its GPUs could span "
+                          "instances: a lower bound");
+    }
   }
 
   res.rules.push_back(peak_rule(res));
