@@ -1226,11 +1226,12 @@ ModelSpec model_from_hf_json(const Json& root, const std::string& origin) {
     // Carried as fit's free-text model note (ModelSpec::assumed_defaults is the one fit prints
     // as is; a field of its own would touch model_spec.hpp and rebuild everything).
     const std::string note = fmt::format(
-        "{}{}\" is not used as the checkpoint's name: {}; the path given is used instead", kSavedNameNote,
-        detail::printable(saved),
+        "{}{}\" is not used as the checkpoint's name: {}; {}", kSavedNameNote, detail::printable(saved),
         path_like ? "it is a local path the model was saved from, not a Hub id (owner/name)"
                   : "the config states a quantization and that id names no quantized format, so it is likely the "
-                    "base model the checkpoint was quantized from");
+                    "base model the checkpoint was quantized from",
+        path.filename() == "config.json" ? "the path given is used instead"
+                                         : "the launch line names the checkpoint's directory as a placeholder");
     m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
   }
   m.id = named ? saved : (stem == "config" ? path.parent_path().filename().string() : stem);
@@ -1321,13 +1322,28 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
       const std::string origin = gptq.string();
       detail::read_gptq_sidecar(m, detail::parse_json_text(read_text_file(gptq, "GPTQ quantization config"), origin),
                                 origin);
+      // The sidecar quantizes it: a saved hub id naming no quantized format is the base model's,
+      // as for a quantization_config in config.json (model_from_hf_json).
+      if (!m.hf_repo.empty() && !names_quantized_format(m.hf_repo)) {
+        const std::string note = fmt::format(
+            "{}{}\" is not used as the checkpoint's name: quantize_config.json quantizes the checkpoint and that id "
+            "names no quantized format, so it is likely the base model it was quantized from; the path given is used "
+            "instead",
+            kSavedNameNote, detail::printable(m.hf_repo));
+        m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
+        m.hf_repo.clear();
+        m.id = path.parent_path().filename().string();
+      }
     }
   }
   // Without a saved name, a config.json is loaded by its folder (a downloaded model directory);
   // so is any config file whose saved name was not used.
   const bool saved_name_refused = !saved_name_refused_note(m).empty();
-  if (m.hf_repo.empty() && (path.filename() == "config.json" || saved_name_refused)) {
+  if (m.hf_repo.empty() && path.filename() == "config.json") {
     m.hf_repo = path.parent_path().empty() ? std::string(".") : path.parent_path().string();
+  } else if (m.hf_repo.empty() && saved_name_refused) {
+    // A loose config file names no checkpoint directory: the launch line says so.
+    m.hf_repo = fmt::format("<checkpoint-directory-of-{}>", path.filename().string());
   }
   const std::filesystem::path index = path.parent_path() / "model.safetensors.index.json";
   if (limits::optional_file_present(index, "safetensors index")) {
