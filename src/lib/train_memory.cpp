@@ -479,6 +479,7 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
   double replicated = 0;
   double split = 0;
   double scores = 0;
+  const double softmax_bytes = megatron_style(r) ? 2.0 : 6.0;
   for (std::uint64_t i = 0; i < model.num_hidden_layers; ++i) {
     // Norm inputs (2 x 2h), QKV and MLP inputs (2 x 2h), two dropout masks: 10h in the paper.
     replicated += 8.0 * h * residual + 2.0 * mask * h;
@@ -486,8 +487,11 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
     if (!model.is_linear_layer(i)) {  // linear-attention layers keep no scores
       const double window = d(model.window_of_layer(i));
       const double keys = window > 0 ? std::min(window, d(r.seq_tokens)) : d(r.seq_tokens);
-      // Softmax output 2 bytes, dropout mask 1 and dropout output 2 per score.
-      scores += heads * keys * (2.0 + 3.0 * mask) / tp;
+      // Megatron's fused softmax keeps its bf16 output (2 bytes a score, Korthikanti et al.);
+      // transformers' eager attention runs softmax in fp32 and keeps its 4-byte output for the
+      // backward and the 2-byte bf16 copy for the value matmul. A dropout mask 1 and dropout
+      // output 2 per score.
+      scores += heads * keys * (softmax_bytes + 3.0 * mask) / tp;
       if (r.flash_attention) {
         split += kFp32Bytes * heads / tp;  // FlashAttention keeps the softmax log-sum-exp
       }

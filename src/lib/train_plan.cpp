@@ -405,9 +405,14 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                            "--recompute full's");
     }
   } else {
-    plan.notes.push_back("eager attention (--attention eager): each layer stores its bf16 softmax probabilities, "
-                         "heads x keys per token, for the backward unless recompute rebuilds them; its extra time is "
-                         "not in the step time");
+    plan.notes.push_back(megatron_style(t)
+                             ? "eager attention (--attention eager): each layer stores its softmax probabilities, heads "
+                               "x keys per token, in bf16 (Megatron's fused softmax) for the backward unless recompute "
+                               "rebuilds them; its extra time is not in the step time"
+                             : "eager attention (--attention eager): each layer stores its softmax probabilities, heads "
+                               "x keys per token, in fp32 and bf16 (6 bytes, as transformers' eager attention keeps "
+                               "them) for the backward unless recompute rebuilds them; its extra time is not in the "
+                               "step time");
   }
   plan.notes.push_back(fmt::format(
       "compute at {:.0f} % of the dense {} peak (calibrated on Megatron-LM and Llama 3 runs, "

@@ -123,6 +123,7 @@ TEST_CASE("train reference: Korthikanti et al. activation memory per layer (GPT-
   r.seq_tokens = 2048;
   r.dropout = true;
   r.flash_attention = false;
+  r.framework = gpuplan::TrainFramework::megatron;  // the paper's fused softmax: bf16 scores
   const auto per_token = [&](std::uint64_t tp, bool sp, Recompute rc) {
     TrainRequest q = r;
     q.layout.tp = tp;

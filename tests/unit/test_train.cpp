@@ -735,13 +735,21 @@ TEST_CASE("train: eager attention stores the softmax probabilities", "[train]") 
   const LayerActivation flash = layer_activation_bytes_per_token(m, r);
   r.flash_attention = false;
   const LayerActivation eager = layer_activation_bytes_per_token(m, r);
-  // 32 heads x 512 keys x 2 bytes per token and layer, less FlashAttention's fp32 log-sum-exp.
-  CHECK_THAT(eager.stored - flash.stored, WithinRel(32.0 * 512.0 * 2.0 - 32.0 * 4.0, 1e-12));
+  // 32 heads x 512 keys x 6 bytes (transformers' fp32 softmax output and its bf16 copy) per token
+  // and layer, less FlashAttention's fp32 log-sum-exp.
+  CHECK_THAT(eager.stored - flash.stored, WithinRel(32.0 * 512.0 * 6.0 - 32.0 * 4.0, 1e-12));
   const TrainMemory eager_mem = train_memory(m, gpu("a100-sxm-40gb"), r);
   r.flash_attention = true;
   const TrainMemory flash_mem = train_memory(m, gpu("a100-sxm-40gb"), r);
   CHECK_THAT(eager_mem.activations - flash_mem.activations,
-             WithinRel((32.0 * 512.0 * 2.0 - 32.0 * 4.0) * 4.0 * 512.0 * 32.0, 1e-9));
+             WithinRel((32.0 * 512.0 * 6.0 - 32.0 * 4.0) * 4.0 * 512.0 * 32.0, 1e-9));
+  // Megatron's fused softmax keeps bf16 scores alone: 2 bytes.
+  TrainRequest mega = r;
+  mega.flash_attention = false;
+  mega.framework = TrainFramework::megatron;
+  mega.sharding = Sharding::zero1;
+  CHECK_THAT(layer_activation_bytes_per_token(m, mega).stored - flash.stored,
+             WithinRel(32.0 * 512.0 * 2.0 - 32.0 * 4.0, 1e-12));
   // Selective and full recompute rebuild the scores: eager costs them only in the layer rebuilt.
   r.flash_attention = false;
   r.recompute = Recompute::selective;
