@@ -77,14 +77,15 @@ void check_stream_input(const std::filesystem::path& path, std::string_view flag
     return;  // a missing or unreadable file is reported by the open, with the OS's reason
   }
   const std::string text = path.string();
-  if (type == fs::file_type::fifo && (text.starts_with("/dev/fd/") || text.starts_with("/proc/self/fd/"))) {
-    return;  // process substitution: its writer is already running
+  if (type == fs::file_type::fifo && (text.starts_with("/dev/fd/") || text.starts_with("/proc/self/fd/") ||
+                                       text == "/dev/stdin")) {
+    return;  // process substitution or a pipe into stdin: its writer is already running
   }
   const char* kind = type == fs::file_type::directory ? "a directory"
                      : type == fs::file_type::fifo    ? "a named pipe (FIFO), which waits for a writer"
                      : type == fs::file_type::socket  ? "a socket"
                                                       : "a device";
-  throw InputError(fmt::format("{}: '{}' is {}, not a file (pipe the data in as <(...) or stdin instead)", flag,
+  throw InputError(fmt::format("{}: '{}' is {}, not a file (pipe the data in as <(...) or /dev/stdin instead)", flag,
                                excerpt(text), kind));
 }
 

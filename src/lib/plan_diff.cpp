@@ -69,7 +69,14 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
     for (std::size_t i = 0; i < costs->size(); ++i) {
       const JsonPointer c = at / "costs" / i;
       ObjectReader cr(root.at(c), origin, c);
-      d.usd_per_million_tokens.emplace_back(fmt::format("{} {}", cr.string("provider"), cr.string("mode")),
+      // A reserved price's term keys it as the checks do ("aws reserved 3y"): a plan checking 1y
+      // and 3y has two costs. Runs written before the term was kept have none.
+      const Json* term = cr.value("term");
+      if (term != nullptr && !term->is_null() && !term->is_string()) {
+        malformed(origin, c / "term", "a string or null", root);
+      }
+      const std::string term_text = term != nullptr && term->is_string() ? " " + term->get<std::string>() : "";
+      d.usd_per_million_tokens.emplace_back(fmt::format("{} {}{}", cr.string("provider"), cr.string("mode"), term_text),
                                             number_at(root, origin, c / "usd_per_million_tokens"));
     }
   } else if (costs != nullptr || r.contains("costs")) {

@@ -615,11 +615,12 @@ PlanResult Search::run() {
   // own weights and a 16-bit KV cache (4-bit weights that meet the targets at an FP8 row's price
   // buy nothing but error), then the most capacity for it (8 replicas filling an 8-GPU instance
   // before one replica leaving 3 of its GPUs idle), then the fastest per user.
-  const double own_bits = checkpoint_dtype(model_, r_) ? bits_per_element(*checkpoint_dtype(model_, r_)) : 16.0;
+  // Element widths, not storage: NVFP4's scales are no more precision than MXFP4's or INT4's.
+  const double own_bits = checkpoint_dtype(model_, r_) ? element_bits(*checkpoint_dtype(model_, r_)) : 16.0;
   const auto rank = [own_bits](const Candidate& c) {
     const PlanConfig& k = c.config;
-    const double weights_given_up = std::max(0.0, own_bits - bits_per_element(k.weights_dtype));
-    const double kv_given_up = std::max(0.0, 16.0 - bits_per_element(k.kv_dtype));
+    const double weights_given_up = std::max(0.0, own_bits - element_bits(k.weights_dtype));
+    const double kv_given_up = std::max(0.0, 16.0 - element_bits(k.kv_dtype));
     return std::tuple(c.key, k.cost.rental.rented_gpus, weights_given_up, kv_given_up, -k.capacity_tokens_per_s,
                       -k.tokens_per_s_per_user, k.gpu, k.weights_dtype, k.kv_dtype, k.layout.tp, k.layout.pp,
                       k.layout.ep, k.layout.dp);
