@@ -171,6 +171,33 @@ TEST_CASE("scaling: a price that rents 8-GPU instances pays 8 GPUs for 2 and 4",
   CHECK(any.points[1].paid_gpus == 2);
 }
 
+// AWS's L40S: 1-GPU g6e.xlarge at $1.86 a GPU-hour, 4-GPU g6e.12xlarge at $2.62. One job's
+// 4 GPUs cannot sit on four 1-GPU instances: they pay the 4-GPU rate.
+TEST_CASE("scaling: each count pays the instance size of the offer that holds it", "[scaling]") {
+  gpuplan::ScalingRequest r;
+  r.points = {{1, 1000}, {2, 1900}, {4, 3600}};
+  r.unit = gpuplan::parse_throughput_unit("tokens/s", "--unit");
+  gpuplan::Price one;
+  one.provider = "aws";
+  one.gpu = "l40s";
+  one.usd_per_gpu_hour = 1.86;
+  one.gpus_per_instance = {1};
+  gpuplan::Price four = one;
+  four.usd_per_gpu_hour = 2.62;
+  four.gpus_per_instance = {4};
+  r.price = one;
+  r.usd_per_gpu_hour = one.usd_per_gpu_hour;
+  r.offer = {one, four};
+  const gpuplan::ScalingResult res = gpuplan::measured_scaling(r);
+  CHECK(*res.points[0].usd_per_gpu_hour == Approx(1.86));
+  CHECK(res.points[0].paid_gpus == 1);
+  CHECK(*res.points[1].usd_per_gpu_hour == Approx(2.62));
+  CHECK(res.points[1].paid_gpus == 4);
+  CHECK(*res.points[2].usd_per_gpu_hour == Approx(2.62));
+  CHECK_THAT(*res.points[2].usd_per_unit * 1e6, WithinRel(4 * 2.62 / (3600 * 3600.0) * 1e6, 1e-12));
+  CHECK_FALSE(res.points[2].paid_lower_bound);
+}
+
 TEST_CASE("scaling: USL peak is a stop rule when it lies within range", "[scaling]") {
   gpuplan::ScalingRequest r;
   r.points = usl_points(100, 0.02, 0.01, 0.0, {1, 2, 4, 8});
