@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -155,13 +154,61 @@ namespace {
 /// "0.19.0" -> 19, "1.1.0rc3" -> 101 (TensorRT-LLM's major x 100 + minor; a pre-release, post or
 /// dev tag and a local "+..." tag may follow); throws InputError naming --engine-version.
 int parse_trtllm_version(std::string_view text) {
-  static const std::regex release(R"(v?(\d{1,2})\.(\d{1,2})(\.\d{1,3})?((rc|a|b)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?)");
-  std::match_results<std::string_view::const_iterator> match;
-  if (!std::regex_match(text.begin(), text.end(), match, release)) {
-    throw InputError(fmt::format("--engine-version: expected a TensorRT-LLM release such as 0.19.0 or 1.0, got '{}'",
-                                 text));
+  const auto fail = [&] {
+    return InputError(
+        fmt::format("--engine-version: expected a TensorRT-LLM release such as 0.19.0 or 1.0, got '{}'", text));
+  };
+  std::string_view rest = text.starts_with('v') ? text.substr(1) : text;
+  // Digits at the front, at most `most` of them (none: nullopt).
+  const auto digits = [&](std::size_t most) -> std::optional<int> {
+    std::size_t n = 0;
+    int value = 0;
+    while (n < rest.size() && rest[n] >= '0' && rest[n] <= '9') {
+      value = value * 10 + (rest[n] - '0');
+      ++n;
+    }
+    if (n == 0 || n > most) {
+      return std::nullopt;
+    }
+    rest.remove_prefix(n);
+    return value;
+  };
+  const auto after = [&](std::string_view prefix, std::size_t most) {
+    if (!rest.starts_with(prefix)) {
+      return true;
+    }
+    rest.remove_prefix(prefix.size());
+    return digits(most).has_value();
+  };
+  const std::optional<int> major = digits(2);
+  if (!major || !rest.starts_with('.')) {
+    throw fail();
   }
-  return std::stoi(match[1].str()) * 100 + std::stoi(match[2].str());
+  rest.remove_prefix(1);
+  const std::optional<int> minor = digits(2);
+  // Then, as PEP 440 orders them: .patch, a pre-release (rcN, aN, bN), .postN, .devN, +local.
+  bool ok = minor.has_value();
+  if (ok && rest.size() > 1 && rest[0] == '.' && rest[1] >= '0' && rest[1] <= '9') {
+    ok = after(".", 3);
+  }
+  for (std::string_view pre : {"rc", "a", "b"}) {
+    if (ok && rest.starts_with(pre)) {
+      ok = after(pre, 9);
+      break;
+    }
+  }
+  ok = ok && after(".post", 9) && after(".dev", 9);
+  if (ok && rest.starts_with('+')) {
+    rest.remove_prefix(1);
+    ok = !rest.empty() && std::ranges::all_of(rest, [](char c) {
+      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.';
+    });
+    rest = {};
+  }
+  if (!ok || !rest.empty()) {
+    throw fail();
+  }
+  return *major * 100 + *minor;
 }
 
 /// "0.10.1" -> 10 (vLLM's minor release); "0.4.6.post1" -> 406, "0.5.3rc0" -> 502 (SGLang's minor
