@@ -70,6 +70,10 @@ struct GpuNeed {
 /// The price of `offer` (one offer's instance sizes; not empty) best for `need` (preferred_for).
 const Price& best_for(std::span<const Price> offer, const GpuNeed& need);
 
+/// `price` with the instance sizes of every price of its `offer` together ("1, 4 or 8 GPUs"), for
+/// notes; none when one of them rents any count.
+Price offer_sizes(const Price& price, std::span<const Price> offer);
+
 /// A price's instance sizes as outputs name them: "8 GPUs", "1, 2, 4 or 8 GPUs"; empty when
 /// it rents any count.
 std::string instance_sizes_text(const Price& price);

@@ -133,14 +133,11 @@ std::uint64_t largest_instance_gpus(const Catalog& catalog, const Price& chosen)
     return 0;
   }
   std::uint64_t largest = 0;
-  for (const Price& p : catalog.prices()) {
-    if (p.provider == chosen.provider && p.gpu == chosen.gpu && p.mode == chosen.mode && p.term == chosen.term &&
-        p.region == chosen.region) {
-      if (p.gpus_per_instance.empty()) {
-        return 0;
-      }
-      largest = std::max(largest, p.gpus_per_instance.back());
+  for (const Price& p : offer_prices(catalog, chosen)) {
+    if (p.gpus_per_instance.empty()) {
+      return 0;
     }
+    largest = std::max(largest, p.gpus_per_instance.back());
   }
   return largest;
 }

@@ -164,6 +164,21 @@ const Price& best_for(std::span<const Price> offer, const GpuNeed& need) {
   return *best;
 }
 
+Price offer_sizes(const Price& price, std::span<const Price> offer) {
+  Price sizes = price;
+  std::vector<std::uint64_t>& all = sizes.gpus_per_instance;
+  for (const Price& p : offer) {
+    if (p.gpus_per_instance.empty()) {
+      all.clear();
+      return sizes;
+    }
+    all.insert(all.end(), p.gpus_per_instance.begin(), p.gpus_per_instance.end());
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return sizes;
+}
+
 std::string instance_sizes_text(const Price& price) {
   const std::vector<std::uint64_t>& sizes = price.gpus_per_instance;
   std::string out;

@@ -202,16 +202,8 @@ class TableBuilder {
       x.efficiency = x.speedup / (d(x.layout.gpus()) / d(n0));
     }
     if (t.price && std::any_of(rows.begin(), rows.end(), [](const ScaleModelRow& x) { return x.paid_gpus > x.layout.gpus(); })) {
-      Price sizes = *t.price;  // the offer's sizes together
-      if (const auto offer = r_.offers.find(gpu_.id); offer != r_.offers.end()) {
-        for (const Price& p : offer->second) {
-          sizes.gpus_per_instance.insert(sizes.gpus_per_instance.end(), p.gpus_per_instance.begin(),
-                                         p.gpus_per_instance.end());
-        }
-      }
-      std::sort(sizes.gpus_per_instance.begin(), sizes.gpus_per_instance.end());
-      sizes.gpus_per_instance.erase(std::unique(sizes.gpus_per_instance.begin(), sizes.gpus_per_instance.end()),
-                                    sizes.gpus_per_instance.end());
+      const auto offer = r_.offers.find(gpu_.id);
+      const Price sizes = offer == r_.offers.end() ? *t.price : offer_sizes(*t.price, offer->second);
       t.notes.push_back(fmt::format(
           "{} rents whole instances of {}: a row's USD/Mtok pays the size that costs it least, idle GPUs included "
           "(\"4 (8 paid)\")",

@@ -346,18 +346,7 @@ ScalingResult measured_scaling(ScalingRequest request) {
   }
   derive(res.predictions, ScalingPoint{.gpus = base.gpus, .throughput = law.throughput(d(base.gpus))}, request);
   if (request.price) {
-    // The offer's sizes together ("1, 4 or 8 GPUs"); none when one of them rents any count.
-    Price sizes = *request.price;
-    for (const Price& p : request.offer) {
-      if (p.gpus_per_instance.empty()) {
-        sizes.gpus_per_instance.clear();
-        break;
-      }
-      sizes.gpus_per_instance.insert(sizes.gpus_per_instance.end(), p.gpus_per_instance.begin(), p.gpus_per_instance.end());
-    }
-    std::sort(sizes.gpus_per_instance.begin(), sizes.gpus_per_instance.end());
-    sizes.gpus_per_instance.erase(std::unique(sizes.gpus_per_instance.begin(), sizes.gpus_per_instance.end()),
-                                  sizes.gpus_per_instance.end());
+    const Price sizes = offer_sizes(*request.price, request.offer);
     if (!sizes.gpus_per_instance.empty()) {
       res.notes.push_back(fmt::format(
           "{} rents whole instances of {}: each count pays the size that costs it least, idle GPUs included "
