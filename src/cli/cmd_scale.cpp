@@ -1,5 +1,7 @@
 // gpuplan scale: scaling efficiency from measurements (speed-up, fits, where adding GPUs stops
 // paying), or modeled for serving from the performance and communication models.
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -218,9 +220,15 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
       }
     }
     if (from_measurements) {
-      for (const char* flag : {"--target-output-tokens-per-s", "--max-batch", "--input", "--output", "--weights-dtype",
-                               "--kv-dtype", "--ep", "--gpus-per-node"}) {
-        if (sub->count(flag) > 0) {
+      // Every flag outside these describes the modeled deployment: refused rather than ignored
+      // (--engine, an efficiency or a KV share given with measurements changed nothing).
+      static constexpr std::array kMeasuredFlags{"--measured", "--measured-file", "--unit", "--gpu", "--provider",
+                                                 "--mode", "--usd-per-gpu-hour", "--up-to", "--predict-at",
+                                                 "--min-marginal-efficiency", "--max-cost-increase", "--format",
+                                                 "--units", "--catalog"};
+      for (const CLI::Option* opt : sub->get_options([](const CLI::Option* option) { return option->count() > 0; })) {
+        const std::string flag = opt->get_name();
+        if (std::find(kMeasuredFlags.begin(), kMeasuredFlags.end(), flag) == kMeasuredFlags.end()) {
           throw InputError(fmt::format("{}: describes modeled serving; it needs --model, not measurements", flag));
         }
       }
