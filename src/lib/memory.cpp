@@ -523,8 +523,22 @@ std::vector<EngineInputs::PipelineStage> pipeline_stages(const detail::FitFigure
 /// The engine's refusal of a part's format, prefixed by the field that set it: a part in the
 /// format of the dense MLP (which --weights-dtype alone sets) blames --weights-dtype, so that a
 /// refused --weights-dtype is named before the parts it reaches; another blames its own flag.
-std::optional<std::string> engine_parts_refusal(Engine engine, const GpuSpec& gpu, const WeightFormats& formats,
+std::optional<std::string> engine_parts_refusal(Engine engine, const ModelSpec& m, const GpuSpec& gpu,
+                                                const WeightFormats& formats,
                                                 const std::array<double, kWeightParts>& weight_bytes) {
+  // A format the checkpoint itself ships was not asked for: say so, and that the flag sizes another one.
+  const WeightFormats shipped = choose_weight_formats(m, WeightChoice{});
+  const auto shipped_note = [&](WeightPart part, DType element) -> std::string {
+    if (shipped[part].element != element) {
+      return "";
+    }
+    const bool experts = part == WeightPart::routed_experts || part == WeightPart::shared_experts;
+    const bool embeddings = part == WeightPart::embedding || part == WeightPart::lm_head;
+    return fmt::format("{} ships its {} in {}, and ", m.id,
+                       experts ? "experts" : part == WeightPart::attention ? "attention" : embeddings ? "embeddings" : "weights",
+                       to_string(element));
+  };
+
   const auto field = [](WeightPart p) -> std::string_view {
     switch (p) {
       case WeightPart::attention: return "weights.attention";
@@ -548,10 +562,13 @@ std::optional<std::string> engine_parts_refusal(Engine engine, const GpuSpec& gp
       continue;
     }
     if (element == general) {
-      return fmt::format("fit.weights_dtype: {}", *refusal);
+      const std::string note = shipped_note(WeightPart::dense_mlp, element);
+      return fmt::format("fit.weights_dtype: {}{}{}", note, *refusal,
+                         note.empty() ? "" : "; this flag sizes another checkpoint");
     }
     if (!own) {
-      own = fmt::format("{}: {}", field(part), *refusal);
+      const std::string note = shipped_note(part, element);
+      own = fmt::format("{}: {}{}{}", field(part), note, *refusal, note.empty() ? "" : "; this flag sizes another checkpoint");
     }
   }
   return own;
@@ -576,7 +593,7 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
   // The engine would not start: a verdict on its memory would say a deployment works that does not.
   // Every part the model has is checked, not the dominant format alone: an fp8 attention under
   // bf16 MLPs needs the same kernels.
-  if (std::optional<std::string> refusal = engine_parts_refusal(r.engine.engine, gpu, formats, weight_bytes)) {
+  if (std::optional<std::string> refusal = engine_parts_refusal(r.engine.engine, m, gpu, formats, weight_bytes)) {
     throw InputError(*refusal);
   }
   PerGpuMemory& mem = f.per_gpu;
