@@ -216,6 +216,13 @@ std::optional<double> FigureChange::relative() const {
 PlanSnapshot parse_plan_snapshot(std::string_view text, const std::string& origin) {
   const Json root = detail::parse_json_text(text, origin);
   ObjectReader top(root, origin, JsonPointer());
+  // A plan file itself is the likeliest mistake: name what is wanted instead of a missing field.
+  if (root.is_object() && !root.contains("command")) {
+    top.fail("command", root.contains("deployments")
+                            ? "this is a plan file; expected the JSON a run on it writes ('gpuplan check PLAN "
+                              "--format json' or 'gpuplan report PLAN --format json')"
+                            : "missing: expected the JSON of 'gpuplan check' or 'gpuplan report' (--format json)");
+  }
   top.integer("schema_version", kJsonSchemaVersion, kJsonSchemaVersion);
   const std::string command = top.string("command");
   if (command != "check" && command != "report") {
