@@ -331,7 +331,8 @@ OrderedJson model_row_json(const ScaleModelRow& r) {
           {"communication_share", checked(r.communication_share, "comm share")},
           {"communication_dominates", r.communication_dominates},
           {"usd_per_million_tokens", opt(r.usd_per_million_tokens, "usd/mtok")},
-          {"paid_gpus", r.paid_gpus}};
+          {"paid_gpus", r.paid_gpus},
+          {"paid_lower_bound", r.paid_lower_bound}};
 }
 
 // The row with the most tokens/s per GPU, and the one with the lowest ITL at batch 1 (ties: fewer
@@ -504,6 +505,9 @@ detail::Document model_document(const ScaleModelResult& r) {
         note += std::string(note.empty() ? "" : "; ") +
                 (whole_experts ? "super-linear: expert parallelism, whole experts on each GPU"
                                : "super-linear: larger batch in the freed memory");
+      }
+      if (x.paid_lower_bound) {
+        note += std::string(note.empty() ? "" : "; ") + "priced as split (lower bound)";
       }
       if (t.serve_out_fewest && *t.serve_out_fewest == i) {
         note += std::string(note.empty() ? "" : "; ") + "fewest GPUs for the target";

@@ -112,6 +112,7 @@ class TableBuilder {
       const CostResult paid = cost(c);
       row.usd_per_million_tokens = paid.usd_per_million_tokens;
       row.paid_gpus = paid.rental.rented_gpus;
+      row.paid_lower_bound = paid.rental.group_split;
     }
     return row;
   }
@@ -208,6 +209,12 @@ class TableBuilder {
           "{} rents whole instances of {}: a row's USD/Mtok pays the size that costs it least, idle GPUs included "
           "(\"4 (8 paid)\")",
           t.price->provider, instance_sizes_text(sizes)));
+    }
+    if (std::any_of(rows.begin(), rows.end(), [](const ScaleModelRow& x) { return x.paid_lower_bound; })) {
+      t.notes.push_back(fmt::format(
+          "rows noted 'priced as split': no instance {} rents holds their TP x PP group on its own links; priced "
+          "as if the group could span instances, a lower bound",
+          t.price ? t.price->provider : std::string("the price")));
     }
     t.rows = std::move(rows);
     return t;
