@@ -139,7 +139,9 @@ BenchmarkCheck check(const Prepared& p, const Efficiency& e) {
   if (p.requests > 0) {
     bound_batch = std::min(bound_batch, p.requests);
   }
-  const PerfPoint bound = p.model->evaluate(std::max(bound_batch, p.batch), Efficiency::roofline());
+  // Never below the batch the estimate runs at (its own engine arithmetic may hold more than the
+  // physical rule above), which is itself capped by the requests.
+  const PerfPoint bound = p.model->evaluate(std::max(bound_batch, c.run_batch), Efficiency::roofline());
   // With only an upper bound on the input length, prefill work is unknown: the decode-only rate
   // is still an upper bound on output tokens per second.
   c.roofline_tokens_per_s = b.input_tokens_is_upper_bound ? bound.decode_tokens_per_s : bound.output_tokens_per_s;

@@ -78,7 +78,11 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       // Session 49's: SGLang's cookbook and vLLM's recipes for Kimi-K2 (B200, MI300X, 16 x H800),
       // InferenceX on B200 (TensorRT-LLM 1.3), TensorRT-LLM #5929 (DeepSeek-R1 on H200 and B200 at
       // batch 1), llmperf on an A10G (vLLM, TGI, NIM, LMI), Mistral-7B on an L4.
-      {"community-2026o.json", 36}};
+      {"community-2026o.json", 36},
+      // Session 50's: llm-d on MI355X (vLLM 0.15.1), dstack's MI300X runs (TGI and vLLM 0.6.3 with
+      // 405B, prompts to 128k) and its H100 vs MI300X offline runs, SGLang on H20, TensorRT-LLM on
+      // H100 (#6294), A40/RTX 4090/A100 40GB/L4 pages.
+      {"community-2026p.json", 52}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;

@@ -506,15 +506,18 @@ TEST_CASE("calibration: a finite run never exceeds its requests and ends on a pa
   gpuplan::Benchmark partial = steady;
   partial.requests = rest;
   CHECK(gpuplan::check_benchmark(cat(), partial, Efficiency{}).run_batch == rest);
-  // The roofline stays at the full batch at least: still an upper bound on any wave. Without a
-  // request count it takes every sequence the memory beyond the weights holds (gpuplan's engine
-  // arithmetic may be conservative), so it is no lower.
+  // The roofline runs at most as many sequences as the run has requests: fewer requests than the
+  // batch give a tighter bound (it was held at the full batch, 33x loose for a 4-request run).
+  // Without a request count it takes every sequence the memory beyond the weights holds
+  // (gpuplan's engine arithmetic may be conservative), so it is no lower.
   gpuplan::Benchmark few = steady;
   few.requests = s.batch / 2;
   gpuplan::Benchmark one_wave = steady;
   one_wave.requests = s.batch;
   const double at_full_batch = gpuplan::check_benchmark(cat(), one_wave, Efficiency{}).roofline_tokens_per_s;
-  CHECK(gpuplan::check_benchmark(cat(), few, Efficiency{}).roofline_tokens_per_s == Approx(at_full_batch));
+  const gpuplan::BenchmarkCheck few_check = gpuplan::check_benchmark(cat(), few, Efficiency{});
+  CHECK(few_check.roofline_tokens_per_s < at_full_batch);
+  CHECK(few_check.roofline_tokens_per_s >= few_check.estimate_tokens_per_s);
   CHECK(s.roofline_tokens_per_s > at_full_batch);
 }
 
