@@ -6,6 +6,7 @@
 // and, for owned hardware, capex amortization, power and operations turn into USD per hour.
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,15 @@ std::vector<Price> offer_prices(const Catalog& catalog, const Price& chosen);
 /// The largest instance `chosen`'s offer rents in any of its sizes (0: an offer that rents any
 /// count, or a price typed by hand): what a replica sharing one instance must fit.
 std::uint64_t largest_instance_gpus(const Catalog& catalog, const Price& chosen);
+
+/// What the layout rule (PerfRequest::largest_instance_gpus and instance_offers) takes from the
+/// prices one deployment is costed at: the smallest of their largest instances, and the instance
+/// prices of the first of them rented in whole instances (their sizes rank the layouts).
+struct LayoutOffers {
+  std::uint64_t largest_instance_gpus = 0;
+  std::vector<Price> instance_offers;
+};
+LayoutOffers layout_offers(const Catalog& catalog, std::span<const Price> prices);
 
 /// The GPU-hour price at which option B earns as many tokens per dollar as option A:
 /// price_A x (throughput_B / GPUs_B) / (throughput_A / GPUs_A).

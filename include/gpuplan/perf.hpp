@@ -18,6 +18,7 @@
 #include <gpuplan/fit_cache.hpp>
 #include <gpuplan/load.hpp>
 #include <gpuplan/memory.hpp>
+#include <gpuplan/price.hpp>
 
 namespace gpuplan {
 
@@ -111,6 +112,11 @@ struct PerfRequest {
   /// The largest instance the deployment can rent (0: any count): best_layout() keeps replicas
   /// whose GPUs up to a node fit one (instance_group()) while any such layout runs.
   std::uint64_t largest_instance_gpus = 0;
+  /// The instance prices of one offer (provider, GPU, mode; empty: none): best_layout() ranks the
+  /// layouts by output tokens per USD of the whole instances each rents rather than by tokens/s.
+  /// On 2 L40S rented as 1- or 4-GPU instances, TP 2 pays a 4-GPU instance for 2 GPUs; two TP 1
+  /// replicas on 1-GPU instances cost 42 % less a token though they serve less.
+  std::vector<Price> instance_offers;
 };
 
 /// Why weights in `weights` cannot be timed on `gpu` (the catalog has no dense, or sparse, peak

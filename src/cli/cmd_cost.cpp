@@ -107,8 +107,10 @@ Exit run_cost(const CostOptions& o) {
       // The layout rule keeps replicas the offer's instances can hold (plan skips the others).
       const PricingMode mode = parse_pricing_mode(o.pricing.mode.empty() ? "on-demand" : o.pricing.mode, "--mode");
       check_term(o.pricing.term, mode);
-      req.largest_instance_gpus = largest_instance_gpus(
-          catalog, find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region, o.pricing.term));
+      const Price& offer = find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region, o.pricing.term);
+      LayoutOffers offers = layout_offers(catalog, std::span(&offer, 1));
+      req.largest_instance_gpus = offers.largest_instance_gpus;
+      req.instance_offers = std::move(offers.instance_offers);
     }
     const FitResult layout = serving_layout(d.model, gpu, req, d.layout_given, d.gpus).fit;
     if (const std::optional<std::string> start = engine_start_problem(layout); start) {
@@ -148,7 +150,8 @@ Exit run_cost(const CostOptions& o) {
         d.layout_given ? ""
         : req.largest_instance_gpus > 0 && req.largest_instance_gpus < req.fit.gpus_per_node &&
                 instance_group(req.fit.layout, gpu, req.fit.gpus_per_node) <= req.largest_instance_gpus
-            ? fmt::format(" (layout chosen for throughput among replicas an instance of at most {} holds)",
+            ? fmt::format(" (layout chosen for output tokens per USD of the instances it rents, among replicas an "
+                          "instance of at most {} holds)",
                           gpus_text(req.largest_instance_gpus))
             : " (layout chosen for throughput)",
         req.sparse ? ", 2:4-sparse peak FLOPs" : "");

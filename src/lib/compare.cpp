@@ -62,15 +62,16 @@ FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const Compa
   // One provider: the layout keeps replicas every one of its offers' instances holds, as cost
   // and check do (across providers no one instance size applies).
   if (!r.provider.empty()) {
+    std::vector<Price> prices;
     for (const Price& p : catalog.prices()) {
       if (p.provider == r.provider && p.gpu == gpu.id && (!r.mode || p.mode == *r.mode) && in_region(p, r.region) &&
           (r.term.empty() || p.term == r.term)) {
-        if (const std::uint64_t largest = largest_instance_gpus(catalog, p); largest > 0) {
-          req.largest_instance_gpus =
-              req.largest_instance_gpus == 0 ? largest : std::min(req.largest_instance_gpus, largest);
-        }
+        prices.push_back(p);
       }
     }
+    LayoutOffers offers = layout_offers(catalog, prices);
+    req.largest_instance_gpus = offers.largest_instance_gpus;
+    req.instance_offers = std::move(offers.instance_offers);
   }
   req.fit.layout = serving_layout(model, gpu, req, r.layout_given, r.gpus_per_option).fit.request.layout;
   return fit(model, gpu, req.fit);
@@ -332,9 +333,14 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   }
   if (!r.layout_given) {
     // The rule perf, cost and plan files use too (serving_layout).
-    res.notes.push_back(fmt::format("layouts chosen for throughput: the most estimated output tok/s at full load among "
-                                    "the layouts of {}; --tp/--pp pin one",
-                                    gpus_text(r.gpus_per_option)));
+    res.notes.push_back(fmt::format(
+        "layouts chosen for throughput: the most estimated output tok/s at full load among the layouts of {}{}; "
+        "--tp/--pp pin one",
+        gpus_text(r.gpus_per_option),
+        r.provider.empty() ? ""
+                           : fmt::format(" (with {}'s whole instances: the most output tokens per USD of the "
+                                         "instances each rents)",
+                                         r.provider)));
   }
   for (const CompareOption& o : res.options) {
     if (const std::string note = target_load_note(o.load, o.layout); !note.empty()) {

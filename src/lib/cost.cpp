@@ -142,6 +142,19 @@ std::uint64_t largest_instance_gpus(const Catalog& catalog, const Price& chosen)
   return largest;
 }
 
+LayoutOffers layout_offers(const Catalog& catalog, std::span<const Price> prices) {
+  LayoutOffers out;
+  for (const Price& p : prices) {
+    if (const std::uint64_t largest = largest_instance_gpus(catalog, p); largest > 0) {
+      out.largest_instance_gpus = out.largest_instance_gpus == 0 ? largest : std::min(out.largest_instance_gpus, largest);
+      if (out.instance_offers.empty()) {
+        out.instance_offers = offer_prices(catalog, p);
+      }
+    }
+  }
+  return out;
+}
+
 double input_tokens_per_s_for(double output_tokens_per_s, std::uint64_t input_tokens, std::uint64_t output_tokens) {
   return output_tokens == 0 ? 0.0
                             : output_tokens_per_s * static_cast<double>(input_tokens) / static_cast<double>(output_tokens);

@@ -916,6 +916,17 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
     return !constrained || request.largest_instance_gpus == 0 ||
            instance_group(l, gpu, request.fit.gpus_per_node) <= request.largest_instance_gpus;
   };
+  // With instance prices, what the whole instances a layout rents cost an hour (every layout of
+  // `gpus` costs the same without them, 1): the rate per USD ranks them.
+  const auto usd_per_hour = [&](const Layout& l) {
+    if (request.instance_offers.empty()) {
+      return 1.0;
+    }
+    const std::uint64_t group = std::min(gpus, instance_group(l, gpu, request.fit.gpus_per_node));
+    const Price& p = best_for(request.instance_offers, GpuNeed{.gpus = gpus, .group = group});
+    return d(rent_instances(gpus, p.gpus_per_instance, group).rented_gpus) * p.usd_per_gpu_hour;
+  };
+  double best_score = 0;
   for (int attempt = 0; attempt < 4 && best.candidates == 0 && request.fit.mig_profile.empty(); ++attempt) {
     const int pass = attempt % 2;
     const bool constrained = attempt < 2;
@@ -942,9 +953,11 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
               continue;
             }
             const double rate = pm.full_load_tokens_per_s(r.efficiency);
+            const double score = rate / usd_per_hour(r.fit.layout);
             ++best.candidates;
-            // Strictly more throughput wins: on a tie the smaller replica (found first) stays.
-            if (rate > best.tokens_per_s * (1.0 + 1e-9)) {
+            // Strictly more wins: on a tie the smaller replica (found first) stays.
+            if (score > best_score * (1.0 + 1e-9)) {
+              best_score = score;
               best.tokens_per_s = rate;
               best.chosen = std::move(pm);  // its fit is copied once the choice is made
             }

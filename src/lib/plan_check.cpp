@@ -163,20 +163,19 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
   validate_perf_request(q.model, req);
   // The layout rule of perf, cost and compare: the one given, else the most throughput, among
   // replicas every offer's instances hold (the smallest largest instance).
-  for (const Price& offer : q.prices) {
-    if (const std::uint64_t largest = largest_instance_gpus(catalog, offer); largest > 0) {
-      req.largest_instance_gpus = req.largest_instance_gpus == 0 ? largest : std::min(req.largest_instance_gpus, largest);
-    }
-  }
+  LayoutOffers offers = layout_offers(catalog, q.prices);
+  req.largest_instance_gpus = offers.largest_instance_gpus;
+  req.instance_offers = std::move(offers.instance_offers);
   req.fit.layout = serving_layout(q.model, gpu, req, q.layout_given, q.gpus).fit.request.layout;
+  const char* ranked_by = req.instance_offers.empty() ? "throughput" : "output tokens per USD of the instances it rents";
   if (!q.layout_given && q.size_for_target) {
-    d.notes.push_back(fmt::format("replica chosen for throughput among the layouts of {} (TP {}, PP {}); set tp "
+    d.notes.push_back(fmt::format("replica chosen for {} among the layouts of {} (TP {}, PP {}); set tp "
                                   "and pp to pin it",
-                                  gpus_text(q.gpus), req.fit.layout.tp, req.fit.layout.pp));
+                                  ranked_by, gpus_text(q.gpus), req.fit.layout.tp, req.fit.layout.pp));
   } else if (!q.layout_given) {
-    d.notes.push_back(fmt::format("layout chosen for throughput among the layouts of {} (TP {}, PP {}, DP {}); "
+    d.notes.push_back(fmt::format("layout chosen for {} among the layouts of {} (TP {}, PP {}, DP {}); "
                                   "set tp and pp to pin it",
-                                  gpus_text(q.gpus), req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp));
+                                  ranked_by, gpus_text(q.gpus), req.fit.layout.tp, req.fit.layout.pp, req.fit.layout.dp));
   }
   std::uint64_t sized_replicas = 0;
   if (q.size_for_target && q.target_output_tokens_per_s) {

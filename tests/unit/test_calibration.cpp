@@ -6,6 +6,7 @@
 #include <gpuplan/bench_settings.hpp>
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/memory.hpp>
 #include <gpuplan/perf.hpp>
@@ -295,6 +296,27 @@ TEST_CASE("perf: the layout rule keeps replicas the largest instance holds", "[p
   const auto wide = gpuplan::best_layout(cat().model("llama-3.1-405b"), cat().gpu("h100-sxm"), r, 8);
   CHECK(wide.candidates > 0);
   CHECK(wide.fit.request.layout.gpus_per_replica() > 1);
+}
+
+// With an offer's instance prices the rule ranks by output tokens per USD of the whole instances:
+// AWS rents L40S as 1-GPU g6e.xlarge or 4-GPU g6e.12xlarge, so TP 2 on 2 GPUs pays a 4-GPU
+// instance while two TP 1 replicas pay two 1-GPU ones.
+TEST_CASE("perf: with instance prices the layout rule ranks tokens per USD", "[perf]") {
+  PerfRequest r;
+  r.fit.weights_dtype = DType::fp8;
+  const auto& m = cat().model("qwen3-32b");
+  const auto& g = cat().gpu("l40s");
+  const auto fastest = gpuplan::best_layout(m, g, r, 2);
+  REQUIRE(fastest.fit.request.layout.tp == 2);
+  const gpuplan::Price& aws = gpuplan::find_price(cat(), "aws", "l40s", gpuplan::PricingMode::on_demand, "", "");
+  const gpuplan::LayoutOffers offers = gpuplan::layout_offers(cat(), std::span(&aws, 1));
+  REQUIRE(offers.instance_offers.size() >= 2);
+  r.largest_instance_gpus = offers.largest_instance_gpus;
+  r.instance_offers = offers.instance_offers;
+  const auto cheapest = gpuplan::best_layout(m, g, r, 2);
+  CHECK(cheapest.fit.request.layout.tp == 1);
+  CHECK(cheapest.fit.request.layout.dp == 2);
+  CHECK(cheapest.tokens_per_s < fastest.tokens_per_s);
 }
 
 // TP over the network is no first choice: on two 8-GPU nodes DeepSeek-R1 fits as TP 16, but
