@@ -22,8 +22,10 @@ namespace gpuplan {
 
 /// How model states are partitioned over the data-parallel group.
 enum class Sharding { none, zero1, zero2, zero3, fsdp };
-/// What the backward pass recomputes instead of storing.
-enum class Recompute { none, selective, full };
+/// What the backward pass recomputes instead of storing: selective is Megatron's (the attention
+/// core), selective_op torchtitan's op-level SAC (selective_ac_option "op": every other matmul's
+/// output and the attention op's are saved, the rest recomputed), full each layer but its input.
+enum class Recompute { none, selective, selective_op, full };
 enum class Optimizer { adamw, adamw_8bit, sgd };
 enum class TrainMethod { full, lora, qlora };
 /// What moves to host memory: ZeRO-Offload's optimizer step (states, master and gradients; the
@@ -164,6 +166,13 @@ bool fp32_main_grads(const TrainRequest& request);
 /// master and the moments and steps on the CPU; the main_grad buffer stays on the GPU).
 bool megatron_style(const TrainRequest& request);
 
+/// FSDP under a pipeline (torchtitan's apply_fsdp, reshard_after_forward "default": "For PP, do not
+/// reshard after forward to avoid per-microbatch all-gathers", models/llama/parallelize_llama.py
+/// @82010c7), and PyTorch's pipeline schedules skip the gradient reduce-scatter until the last
+/// micro-batch's backward: each rank holds its whole stage's parameters gathered and, with more
+/// than one micro-batch, their unsharded gradients accumulated in fp32 (the reduce dtype).
+bool fsdp_stage_unsharded(const TrainRequest& request);
+
 /// The recompute policy assumed when none is given: full when PEFT's k-bit preparation is assumed
 /// (prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True and enables
 /// Hugging Face's gradient checkpointing), none otherwise.
@@ -203,6 +212,18 @@ bool has_4bit_training_path(const GpuSpec& gpu);
 /// The matrices LoRA adapts: every attention projection and every dense or shared-expert MLP
 /// projection (q, k, v, o, gate, up, down); routed experts, embeddings and the LM head stay frozen.
 double lora_adapter_params(const ModelSpec& model, std::uint64_t rank);
+
+/// Matmul parameters per token whose products torchtitan's op-level SAC recomputes in the backward
+/// (the even-numbered matmuls of each block: K, the output projection, SwiGLU's up or the plain
+/// MLP's down; a MoE layer's routed experts, whose grouped matmuls its save list omits): the
+/// extra forward FLOPs are twice this.
+double op_sac_recomputed_params(const ModelSpec& model);
+
+/// QLoRA: bytes of memory traffic one pass over this GPU's stage costs to dequantize its NF4
+/// linear weights (bitsandbytes' MatMul4Bit dequantizes each weight to bf16 before its matmul, in
+/// the forward and again in the backward): the 4-bit bytes read, the bf16 copy written and read
+/// back by the matmul. 0 for other methods.
+double qlora_dequant_bytes_per_pass(const ModelSpec& model, const TrainRequest& request);
 
 /// Activation bytes one token leaves in one layer for the backward pass (Korthikanti et al. 2022,
 /// section 4.1, generalised): the average over the model's layers, per GPU.

@@ -36,6 +36,9 @@ struct TrainEfficiency {
   double moe_band_low = -0.77;
   double moe_band_high = 0.49;
   double link = 0.80;             ///< share of link bandwidth a ring reaches (as Efficiency::link)
+  /// Share of HBM bandwidth the GPU optimizer step's streaming kernels reach: inference's
+  /// Efficiency::bandwidth (a test keeps them equal), the same memory-bound regime.
+  double bandwidth = 0.790;
   double hop_latency_s = 1e-6;
   double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s per 8-GPU node
   /// Host memory bandwidth one GPU's CPU optimizer step gets with offload (--host-memory-gb-per-s);
@@ -86,6 +89,10 @@ struct TrainStep {
   double offload_transfer_s = 0;
   double offload_exposed_s = 0;
   double cpu_optimizer_s = 0;
+  /// QLoRA: dequantizing the NF4 base weights, every pass of every micro-batch (memory-bound).
+  double dequant_s = 0;
+  /// The optimizer step on the GPU, once per step: memory-bound over this GPU's partition.
+  double gpu_optimizer_s = 0;
   double step_s = 0;
   double tokens_per_s = 0;           ///< whole job
   double mfu = 0;                    ///< model FLOPs / (time x GPUs x peak)

@@ -170,7 +170,8 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--vpp", o->vpp, "Virtual pipeline stages per GPU (interleaved 1F1B; default 1)")->transform(whole_number())->check(degree);
   sub->add_option("--sharding", o->sharding, "none, zero1, zero2, zero3 or fsdp")->capture_default_str();
   sub->add_option("--recompute", o->recompute,
-                  "Activation recompute: none, selective or full (default: full for QLoRA with PEFT's k-bit "
+                  "Activation recompute: none, selective (Megatron's: the attention core), selective-op (torchtitan's "
+                  "op-level SAC: every other matmul's output saved) or full (default: full for QLoRA with PEFT's k-bit "
                   "preparation, whose gradient checkpointing is on by default; none otherwise)")
       ->check(non_empty());
   sub->add_option("--attention", o->attention,

@@ -143,6 +143,8 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                {"offload_transfer_s", s.offload_transfer_s},
                {"offload_exposed_s", s.offload_exposed_s},
                {"cpu_optimizer_s", s.cpu_optimizer_s},
+               {"gpu_optimizer_s", s.gpu_optimizer_s},
+               {"dequant_s", s.dequant_s},
                {"step_s", checked(s.step_s, "step")},
                {"tokens_per_s", checked(s.tokens_per_s, "tokens/s")},
                {"tokens_per_s_low", p.tokens_per_s_low},
@@ -262,6 +264,8 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                                               offloaded.empty() ? "" : ", on the GPU under offload")
                       : t.sync_last_micro_batch && t.micro_batches() > 1
                           ? std::string("fp32, unsharded until the last micro-batch (no_sync)")
+                      : full && fsdp_stage_unsharded(t) && t.micro_batches() > 1
+                          ? std::string("fp32, the stage's unsharded until the last micro-batch (FSDP under PP)")
                           : (full ? "bf16 " : adapters + " ") + split_note(2)});
   mem.rows.push_back({"master weights", bytes(m.master_weights),
                       !offloaded.empty() ? offloaded
@@ -283,14 +287,15 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   mem.rows.push_back({"activations", bytes(m.activations),
                       fmt::format("{} per micro-batch x {} in flight{}{}", bytes(m.activations_per_micro_batch),
                                   m.micro_batches_in_flight,
-                                  t.recompute == Recompute::full ? " + one layer rebuilt" : "",
+                                  t.recompute == Recompute::full || t.recompute == Recompute::selective_op ? " + one layer rebuilt" : "",
                                   peft_kbit_prepared(t) ? ", fp32 residual" : "")});
   const LossKernel loss = t.loss_kernel();
   mem.rows.push_back({"logits", bytes(m.logits),
                       loss == LossKernel::unfused ? "unfused loss: bf16 + fp32 copy + log-softmax + gradient"
                       : loss == LossKernel::fused ? "fused loss: bf16 + fp32, one micro-batch"
                                                   : "fused linear loss: one chunk + input gradient"});
-  std::string buckets = zero == 3 ? "gathered layers (+ prefetch)"
+  std::string buckets = fsdp_stage_unsharded(t) ? "the stage gathered (FSDP under PP keeps it)"
+                        : zero == 3 ? "gathered layers (+ prefetch)"
                         : t.layout.dp * t.layout.cp > 1 ? "gradient buckets"
                                                         : "";
   if (t.method == TrainMethod::qlora) {
@@ -311,6 +316,9 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
     step.rows.push_back({std::move(name), seconds(v), train_pct(v / s.step_s)});
   };
   part("compute", s.compute_s);
+  if (s.dequant_s > 0) {
+    part("NF4 dequantization (HBM-bound)", s.dequant_s);
+  }
   if (s.tp_comm_s > 0) {
     part(fmt::format("TP all-reduce ({})", s.tp_link), s.tp_comm_s);
   }
@@ -337,6 +345,9 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
     part(fmt::format("CPU offload transfers ({}, {} s in all)", s.host_link, seconds(s.offload_transfer_s)),
          s.offload_exposed_s);
     part("CPU optimizer step", s.cpu_optimizer_s);
+  }
+  if (s.gpu_optimizer_s > 0) {
+    part("optimizer step (HBM-bound)", s.gpu_optimizer_s);
   }
   part("step", s.step_s);
   doc.tables.push_back(std::move(step));

@@ -174,7 +174,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     // largest tensor's (the embedding or LM head, vocab-parallel under TP) is the most held.
     m.gradients = r.optimizer_in_backward ? kBf16Bytes * largest_matrix(model, true) / d(l.tp)
                   : fp32_main_grads(r)      ? sharded(params, kFp32Bytes, 2)
-                  : r.sync_last_micro_batch && r.micro_batches() > 1
+                  : (r.sync_last_micro_batch || fsdp_stage_unsharded(r)) && r.micro_batches() > 1
                       ? kFp32Bytes * m.params_per_gpu
                       : sharded(params, kBf16Bytes, 2);
     m.master_weights = master ? sharded(params, kFp32Bytes, 1) : 0.0;
@@ -223,6 +223,10 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     // one layer's working set).
     const double sp = (l.tp > 1 && r.sequence_parallel) ? d(l.tp) : 1.0;
     m.activations += (a.replicated / sp + a.split + (r.flash_attention ? 0.0 : a.scores)) * tokens;
+  } else if (r.recompute == Recompute::selective_op) {
+    // The backward rebuilds what one layer did not save, a layer at a time.
+    const double sp = (l.tp > 1 && r.sequence_parallel) ? d(l.tp) : 1.0;
+    m.activations += std::max(0.0, a.replicated / sp + a.split - a.stored) * tokens;
   }
   // Logits of one micro-batch as the loss holds them (loss_bytes_per_logit), split over TP
   // (vocab-parallel). Counted on the same GPU as the first stage's activations: with a pipeline
@@ -245,6 +249,10 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
                                                   std::max(1.0, params.dense);
     const double layer_copies = r.method == TrainMethod::full ? 3.0 : 2.0;
     m.buckets = base_bytes_per_param * (layer_copies * params.layer + params.ends);
+    if (fsdp_stage_unsharded(r)) {
+      // Under a pipeline every unit stays gathered: the whole stage's working copy.
+      m.buckets = base_bytes_per_param * (params.dense + params.experts);
+    }
   } else if (l.dp * l.cp > 1) {
     m.buckets = 2.0 * r.bucket_bytes;
   }
@@ -292,6 +300,7 @@ std::string_view to_string(Recompute r) {
   switch (r) {
     case Recompute::none: return "none";
     case Recompute::selective: return "selective";
+    case Recompute::selective_op: return "selective-op";
     case Recompute::full: return "full";
   }
   return "?";
@@ -344,7 +353,7 @@ Sharding parse_sharding(std::string_view text, std::string_view field) {
                     std::array{Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3, Sharding::fsdp});
 }
 Recompute parse_recompute(std::string_view text, std::string_view field) {
-  return parse_enum(text, field, "recompute policy", std::array{Recompute::none, Recompute::selective, Recompute::full});
+  return parse_enum(text, field, "recompute policy", std::array{Recompute::none, Recompute::selective, Recompute::selective_op, Recompute::full});
 }
 Optimizer parse_optimizer(std::string_view text, std::string_view field) {
   return parse_enum(text, field, "optimizer", std::array{Optimizer::adamw, Optimizer::adamw_8bit, Optimizer::sgd});
@@ -383,6 +392,10 @@ bool megatron_style(const TrainRequest& r) {
     return *r.framework == TrainFramework::megatron;
   }
   return (r.sharding == Sharding::none || r.sharding == Sharding::zero1) && (r.layout.tp > 1 || r.layout.pp > 1);
+}
+
+bool fsdp_stage_unsharded(const TrainRequest& r) {
+  return r.sharding == Sharding::fsdp && r.layout.pp > 1;
 }
 
 bool fp32_main_grads(const TrainRequest& r) {
@@ -479,11 +492,21 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
   double replicated = 0;
   double split = 0;
   double scores = 0;
+  double op_saved = 0;
   const double softmax_bytes = megatron_style(r) ? 2.0 : 6.0;
   for (std::uint64_t i = 0; i < model.num_hidden_layers; ++i) {
     // Norm inputs (2 x 2h), QKV and MLP inputs (2 x 2h), two dropout masks: 10h in the paper.
     replicated += 8.0 * h * residual + 2.0 * mask * h;
     split += kBf16Bytes * (q + k + v + o) / tp;
+    // torchtitan's op-level SAC (models/llama/parallelize_llama.py, _save_list and
+    // _apply_ac_to_transformer_block @82010c7): the block's input, the outputs of aten.mm calls
+    // 1, 3, 5, 7 of the block (Q, V, SwiGLU's gate, its down projection: every other one) and the
+    // attention op's output and log-sum-exp. The down projection's output has every token's rows
+    // before TP's reduce-scatter; a plain MLP's down is the 6th, recomputed.
+    op_saved += kBf16Bytes * h * residual / sp + kBf16Bytes * (q + v + o) / tp;
+    if (!model.is_linear_layer(i)) {
+      op_saved += kFp32Bytes * heads / tp;
+    }
     if (!model.is_linear_layer(i)) {  // linear-attention layers keep no scores
       const double window = d(model.window_of_layer(i));
       const double keys = window > 0 ? std::min(window, d(r.seq_tokens)) : d(r.seq_tokens);
@@ -503,13 +526,18 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
       // router's fp32 logits.
       split += d(e.experts_per_token) * (kBf16Bytes * h + mlp_per_f * d(e.expert_intermediate) / tp) +
                d(e.shared_experts) * mlp_per_f * shared_f / tp + kFp32Bytes * d(e.routed_experts);
+      // Op-level SAC: the router's matmul (the 5th) is saved; the routed experts' grouped matmuls
+      // are not on the save list and are rebuilt.
+      op_saved += kBf16Bytes * d(e.routed_experts);
     } else {
       split += mlp_per_f * d(model.intermediate_size) / tp;
+      op_saved += kBf16Bytes * d(model.intermediate_size) / tp + (model.mlp_gated ? kBf16Bytes * h : 0.0);
     }
   }
   if (r.method != TrainMethod::full) {
     // LoRA keeps x A (r values) per adapted matrix: 4 attention and 3 (gated) or 2 MLP matrices.
     split += layers * kBf16Bytes * d(r.lora_rank) * (4.0 + (model.mlp_gated ? 3.0 : 2.0)) / tp;
+    op_saved += layers * kBf16Bytes * d(r.lora_rank) * (4.0 + (model.mlp_gated ? 3.0 : 2.0)) / tp;
   }
   out.replicated = replicated / layers;
   out.split = split / layers;
@@ -519,12 +547,54 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
     case Recompute::full:
       out.stored = kBf16Bytes * residual * h / sp;  // only each layer's input
       break;
+    case Recompute::selective_op:
+      out.stored = op_saved / layers;
+      break;
     case Recompute::none:
     case Recompute::selective:
       out.stored = out.replicated / sp + out.split + (keep_scores ? out.scores : 0.0);
       break;
   }
   return out;
+}
+
+double qlora_dequant_bytes_per_pass(const ModelSpec& model, const TrainRequest& r) {
+  if (r.method != TrainMethod::qlora) {
+    return 0.0;
+  }
+  const auto bytes = weight_bytes_by_part(model, base_formats(r));
+  const auto params = params_by_part(count_params(model));
+  double quantized = 0;
+  double elements = 0;
+  for (WeightPart p : {WeightPart::attention, WeightPart::dense_mlp, WeightPart::routed_experts,
+                       WeightPart::shared_experts, WeightPart::router}) {
+    quantized += bytes[static_cast<std::size_t>(p)];
+    elements += params[static_cast<std::size_t>(p)];
+  }
+  // ZeRO-3/FSDP gathers each layer whole before it dequantizes it: not divided over DP.
+  return (quantized + 2.0 * kBf16Bytes * elements) / d(r.layout.tp * r.layout.pp);
+}
+
+double op_sac_recomputed_params(const ModelSpec& model) {
+  const double h = d(model.hidden_size);
+  double k = d(model.num_key_value_heads) * d(model.head_dim);
+  double o = d(model.num_attention_heads) * d(model.head_dim);
+  if (model.mla) {
+    k = d(model.num_attention_heads) * d(model.mla->qk_nope_head_dim + model.mla->qk_rope_head_dim);
+    o = d(model.num_attention_heads) * d(model.mla->v_head_dim);
+  }
+  const double mlp_matrices = model.mlp_gated ? 3.0 : 2.0;
+  double total = 0;
+  for (std::uint64_t i = 0; i < model.num_hidden_layers; ++i) {
+    total += h * k + o * h;
+    if (model.is_moe_layer(i)) {
+      const MoeSpec& e = *model.moe;
+      total += d(e.experts_per_token) * mlp_matrices * h * d(e.expert_intermediate);
+    } else {
+      total += h * d(model.intermediate_size);  // SwiGLU's up, or a plain MLP's down
+    }
+  }
+  return total;
 }
 
 void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& r) {
@@ -592,7 +662,8 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   if (r.framework == TrainFramework::megatron &&
       !(r.sharding == Sharding::none || r.sharding == Sharding::zero1)) {
     throw InputError(fmt::format("train.framework: Megatron shards optimizer states only (its distributed optimizer: "
-                                 "--sharding zero1, or none); got --sharding {}",
+                                 "--sharding zero1, or none); got --sharding {}: DeepSpeed and PaddleNLP run ZeRO-2/3 beside TP "
+                                 "and PP (--framework deepspeed)",
                                  to_string(r.sharding)));
   }
   if (r.framework == TrainFramework::deepspeed && r.sharding == Sharding::fsdp) {

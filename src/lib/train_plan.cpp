@@ -398,11 +398,11 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     plan.notes.push_back("FlashAttention assumed: attention scores are never stored, so selective recompute only "
                          "adds its FLOPs (--attention eager stores them)");
     if (t.recompute == Recompute::selective) {
-      // torchtitan's and PyTorch's "selective" checkpoints operators (every other matmul kept):
-      // a different scheme that frees a share of every layer's activations.
+      // torchtitan's "selective" (its default selective_ac_option "op") checkpoints operators: a
+      // different scheme that frees a share of every layer's activations.
       plan.notes.push_back("--recompute selective is Megatron's (the attention core alone); torchtitan's op-level "
-                           "selective activation checkpointing keeps fewer activations, between this figure and "
-                           "--recompute full's");
+                           "selective activation checkpointing (selective_ac_option \"op\") keeps far fewer "
+                           "activations: --recompute selective-op");
     }
   } else {
     plan.notes.push_back(megatron_style(t)
@@ -413,6 +413,11 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                                "x keys per token, in fp32 and bf16 (6 bytes, as transformers' eager attention keeps "
                                "them) for the backward unless recompute rebuilds them; its extra time is not in the "
                                "step time");
+  }
+  if (t.recompute == Recompute::selective_op) {
+    plan.notes.push_back("--recompute selective-op: torchtitan's op-level SAC saves each layer's input, every other "
+                         "matmul's output (Q, V, the MLP's gate and down projection) and the attention op's, and "
+                         "recomputes the rest (K, the output projection, the MLP's up) in the backward");
   }
   plan.notes.push_back(fmt::format(
       "compute at {:.0f} % of the dense {} peak (calibrated on Megatron-LM and Llama 3 runs, "

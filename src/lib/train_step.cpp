@@ -33,6 +33,7 @@ void check_efficiency(const TrainEfficiency& e) {
   };
   share("compute", e.compute);
   share("link", e.link);
+  share("bandwidth", e.bandwidth);
   if (!(e.band_low > -1 && e.band_low <= 0 && e.band_high >= 0 && e.band_high < 10) ||
       !(e.moe_band_low > -1 && e.moe_band_low <= 0 && e.moe_band_high >= 0 && e.moe_band_high < 10)) {
     throw InputError("train_efficiency.band: expected low in (-1, 0] and high in [0, 10)");
@@ -79,6 +80,8 @@ TrainFlops train_flops(const ModelSpec& model, const TrainRequest& r) {
     f.hardware_flop_per_token += 2.0 * (f.matmul_params + adapters) + f.attention_forward;
   } else if (r.recompute == Recompute::selective) {
     f.hardware_flop_per_token += f.attention_forward;  // the core attention is recomputed
+  } else if (r.recompute == Recompute::selective_op) {
+    f.hardware_flop_per_token += 2.0 * op_sac_recomputed_params(model);  // the attention op is saved
   }
   return f;
 }
@@ -116,7 +119,8 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
 
   const TrainFlops f = train_flops(model, r);
   const double model_parallel = d(l.tp * l.cp * l.pp);
-  const double attention_hw = f.attention_forward * (r.recompute == Recompute::none ? 3.0 : 4.0);
+  const bool attention_saved = r.recompute == Recompute::none || r.recompute == Recompute::selective_op;
+  const double attention_hw = f.attention_forward * (attention_saved ? 3.0 : 4.0);
   const double mb_tokens = d(r.micro_batch) * d(r.seq_tokens) / model_parallel;
   const double mb_attention_s = attention_hw * mb_tokens / attention_rate;
   const double mb_compute_s = (f.hardware_flop_per_token - attention_hw) * mb_tokens / rate + mb_attention_s;
@@ -131,8 +135,9 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   const double moe_layers = std::ceil(d(model.moe_layer_count()) / d(l.pp));
   const double h = d(model.hidden_size);
   // Per layer: two all-reduces forward, two backward (with SP: all-gather + reduce-scatter, the
-  // same bytes); a full recompute repeats the forward's.
-  const double passes = r.recompute == Recompute::full ? 3.0 : 2.0;
+  // same bytes); a full recompute repeats the forward's, op-level SAC the output projection's (the
+  // MLP's down projection is saved).
+  const double passes = r.recompute == Recompute::full ? 3.0 : r.recompute == Recompute::selective_op ? 2.5 : 2.0;
   const double tp_mb = layers * 2.0 * passes * allreduce_s(tokens_mb * h * kBf16Bytes, l.tp, link(l.tp));
   s.tp_link = link_name(gpu, l.tp);
   // Expert all-to-all: dispatch and combine per MoE layer and pass, each token's k copies.
@@ -162,8 +167,21 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     const double sp = l.tp > 1 ? d(l.tp) : 1.0;
     pp_mb = 2.0 * p2p_s(tokens_mb * h * kBf16Bytes / sp, link(l.gpus()));
   }
-  const double mb_s = mb_compute_s + tp_mb + ep_mb + cp_mb + pp_mb;
+  // QLoRA: bitsandbytes dequantizes each NF4 weight to bf16 before its matmul, in the forward, in
+  // a recompute and in the backward (the input gradient's matmul), whatever the micro-batch's
+  // size: a fixed, memory-bound time per pass that dominates short sequences (Qwen-72B Q-LoRA on
+  // one A100: 3.4 s a micro-batch at 256 tokens, 7.4 s at 2048; QwenLM/Qwen README @03cd81f).
+  double dequant_mb = 0;
+  if (r.method == TrainMethod::qlora) {
+    const double dequant_passes = r.recompute == Recompute::full           ? 3.0
+                                  : r.recompute == Recompute::selective_op ? 2.5
+                                                                           : 2.0;
+    dequant_mb = dequant_passes * qlora_dequant_bytes_per_pass(model, r) /
+                 (gpu.memory_bandwidth_bytes_per_s * e.bandwidth);
+  }
+  const double mb_s = mb_compute_s + dequant_mb + tp_mb + ep_mb + cp_mb + pp_mb;
   s.compute_s = m * mb_compute_s;
+  s.dequant_s = m * dequant_mb;
   s.tp_comm_s = m * tp_mb;
   s.ep_comm_s = m * ep_mb;
   s.cp_comm_s = m * cp_mb;
@@ -253,7 +271,16 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
       s.offload_exposed_s = m * std::max(0.0, partition_s - 2.0 / 3.0 * mb_compute_s) + partition_s;
     }
   }
-  s.step_s = m * mb_s + s.bubble_s + s.dp_exposed_s + s.offload_exposed_s + s.cpu_optimizer_s;
+  // The optimizer step on the GPU, once per global batch after the last backward (or inside it
+  // with optimizer-in-backward, on the same memory): each rank updates its ZeRO/FSDP partition, a
+  // memory-bound pass over the weights it updates, the gradients and the moments
+  // (optimizer_step_bytes_per_param: a fused AdamW's traffic, as Megatron's, DeepSpeed's and
+  // torchtitan's kernels run it). Pure bf16 AdamW on a 3.2 B model streams 45 GB: 66 ms on an L40S.
+  if (!steps_on_cpu(r.offload)) {
+    s.gpu_optimizer_s = mem.optimizer_params_per_gpu * optimizer_step_bytes_per_param(r) /
+                        (gpu.memory_bandwidth_bytes_per_s * e.bandwidth);
+  }
+  s.step_s = m * mb_s + s.bubble_s + s.dp_exposed_s + s.offload_exposed_s + s.cpu_optimizer_s + s.gpu_optimizer_s;
   s.tokens_per_s = s.tokens_per_step / s.step_s;
   const double gpus = d(l.gpus());
   s.model_flop_per_s_per_gpu = f.model_flop_per_token * s.tokens_per_s / gpus;

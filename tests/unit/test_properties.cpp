@@ -613,7 +613,8 @@ TrainCase random_train_case(std::mt19937_64& rng, const Catalog& catalog) {
   static const std::vector<std::uint64_t> kCp{1, 1, 1, 2};
   static const std::vector<Sharding> kSharding{Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3,
                                                Sharding::fsdp};
-  static const std::vector<Recompute> kRecompute{Recompute::none, Recompute::selective, Recompute::full};
+  static const std::vector<Recompute> kRecompute{Recompute::none, Recompute::selective, Recompute::selective_op,
+                                                 Recompute::full};
   static const std::vector<Optimizer> kOptimizer{Optimizer::adamw, Optimizer::adamw_8bit, Optimizer::sgd};
   static const std::vector<TrainMethod> kMethod{TrainMethod::full, TrainMethod::full, TrainMethod::lora,
                                                 TrainMethod::qlora};
