@@ -370,7 +370,7 @@ TEST_CASE("train: FSDP under a pipeline holds the whole stage gathered", "[train
   // DeepSpeed's ZeRO-3 keeps its per-layer gathers.
   r.sharding = Sharding::zero3;
   const TrainMemory z3 = train_memory(m, gpu("h100-sxm"), r);
-  CHECK(z3.buckets < 0.2 * pp.buckets);
+  CHECK(z3.buckets < 0.25 * pp.buckets);
   CHECK(z3.total() < pp.total() - 30.0 * units::kGiB);
   // Without a pipeline FSDP reshards after forward.
   r.sharding = Sharding::fsdp;
@@ -468,7 +468,7 @@ TEST_CASE("train: CPU offload charges the host link and the optimizer step on th
   // 3 x 17.6 GB over PCIe 4 x16's 32 GB/s x 0.8: 2.07 s, hidden under the 13.5 s of compute.
   CHECK_THAT(off.offload_transfer_s, WithinRel(3.0 * shard * 2.0 / (32e9 * 0.8), 1e-9));
   CHECK(off.offload_exposed_s <= 0.0);
-  CHECK_THAT(off.step_s, WithinRel(plain.step_s + off.cpu_optimizer_s, 1e-9));
+  CHECK_THAT(off.step_s, WithinRel(plain.step_s - plain.gpu_optimizer_s + off.cpu_optimizer_s, 1e-9));
   // Optimizer offload on one GPU (8B, 4k tokens, 1.2 s of compute): the 16 GB gradient goes down
   // under the backward's 0.8 s only in part; the updated 16 GB come back after the step, unhidden.
   TrainRequest one;
