@@ -109,8 +109,9 @@ void validate_plan_request(const ModelSpec& model, const PlanRequest& r) {
   }
 }
 
-/// The prices of each GPU in the request's provider, mode, region and term (a given price
-/// replaces them): each layout takes the one that costs least for its GPUs (preferred_for).
+/// The prices of each GPU in the request's provider, mode, region and term, and the one given
+/// by hand (provider "given"): each layout takes the catalog one that costs least for its GPUs
+/// (preferred_for), and the given one as a row of its own.
 std::map<std::string, std::vector<Price>> prices_by_gpu(const Catalog& catalog, const PlanRequest& r) {
   if (!r.provider.empty()) {
     const std::vector<std::string> known = providers(catalog);
@@ -144,7 +145,7 @@ std::map<std::string, std::vector<Price>> prices_by_gpu(const Catalog& catalog, 
     p.day = r.today;
     p.date = "today";
     p.sources = {"--price"};
-    out[gpu] = {std::move(p)};
+    out[gpu].push_back(std::move(p));
   }
   return out;
 }
@@ -182,6 +183,11 @@ class Search {
     ++result_.skipped[std::move(reason)];
   }
   void search_layout(const GpuSpec& gpu, const std::vector<Price>& prices, const PerfModel& pm, const EstimateBand& band);
+  // The layout's row at the offer of `prices` that costs least for it; `first`, `at_max` and
+  // `all` are search_layout's timings, shared by every offer.
+  void price_layout(const GpuSpec& gpu, const std::vector<Price>& prices, const PerfModel& pm, const EstimateBand& band,
+                    const PerfPoint& first, const PerfPoint& at_max, bool latency_met, bool ttft_ok,
+                    const std::vector<PerfPoint>& all);
   // Every point evaluated also joins the GPU's frontier.
   PerfPoint eval(const PerfModel& pm, std::uint64_t batch) {
     ++result_.counts.evaluated;
@@ -396,6 +402,24 @@ void Search::search_layout(const GpuSpec& gpu, const std::vector<Price>& prices,
       }
     }
   }
+  // A price given by hand is an offer of its own beside the catalog's, as in compare: each
+  // gets its row (with --provider aws --price, the AWS rows stayed out, silently).
+  std::vector<Price> catalog_offers;
+  std::vector<Price> given_offers;
+  for (const Price& p : prices) {
+    (p.given() ? given_offers : catalog_offers).push_back(p);
+  }
+  for (const std::vector<Price>* offers : {&catalog_offers, &given_offers}) {
+    if (!offers->empty()) {
+      price_layout(gpu, *offers, pm, band, first, at_max, latency_met, ttft_ok, all);
+    }
+  }
+}
+
+void Search::price_layout(const GpuSpec& gpu, const std::vector<Price>& prices, const PerfModel& pm,
+                          const EstimateBand& band, const PerfPoint& first, const PerfPoint& at_max, bool latency_met,
+                          bool ttft_ok, const std::vector<PerfPoint>& all) {
+  const PlanTargets& t = r_.targets;
   const std::optional<double>& target = t.output_tokens_per_s;
   // A load that needs more GPUs of this layout than any deployment has gets the most there can
   // be, and misses the load target by the ratio left (a result, not an error).
@@ -674,9 +698,10 @@ PlanResult Search::run() {
   }
   result_.notes.push_back(fmt::format(
       "prices: the current {} price of each GPU{}{} that costs least for each configuration, whole instances paid where "
-      "the price gives their size (the newest stale one where none is current)",
+      "the price gives their size (the newest stale one where none is current){}",
       mode, r_.provider.empty() ? " over every provider" : " at " + r_.provider,
-      r_.region.empty() ? "" : " in region " + r_.region));
+      r_.region.empty() ? "" : " in region " + r_.region,
+      r_.given_usd_per_gpu_hour.empty() ? "" : "; a price given with --price is a row of its own (provider given)"));
   return std::move(result_);
 }
 
