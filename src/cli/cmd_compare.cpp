@@ -138,12 +138,18 @@ void add_compare_command(CLI::App& app, Exit& exit_code) {
       ->required()
       ->check(non_empty());
   add_deployment_options(*sub, o->deployment, false, false);
+  // Refused with its reason when given (only fit models a MIG slice), so out of the help.
+  sub->get_option("--mig")->group("");
   add_workload_options(*sub, o->workload);
-  add_pricing_options(*sub, o->pricing);
+  add_pricing_options(*sub, o->pricing, "every provider", "every mode the provider prices", true, false);
   sub->add_option("--measured", o->measured, "Measured throughput, GPU=TOKENS_PER_S (repeatable), replaces the estimate");
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);
+    refuse_energy_flags(*sub);
+    if (sub->count("--mig") > 0) {
+      throw InputError("--mig: MIG slices are modelled by fit only (a slice's memory: gpuplan fit --mig)");
+    }
     if (o->gpus.size() < 2) {
       throw InputError("--gpu: give at least two GPUs to compare");
     }

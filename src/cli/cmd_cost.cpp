@@ -221,6 +221,8 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
   auto o = std::make_shared<CostOptions>();
   CLI::App* sub = app.add_subcommand("cost", "USD per hour, tokens per USD, USD per million tokens, energy");
   add_deployment_options(*sub, o->deployment, false);
+  // Refused with its reason when given (only fit models a MIG slice), so out of the help.
+  sub->get_option("--mig")->group("");
   add_workload_options(*sub, o->workload);
   add_pricing_options(*sub, o->pricing, "none, cost needs --provider, --price or --capex-usd-per-gpu", "on-demand");
   sub->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Rental price, USD per GPU-hour (instead of --provider)")

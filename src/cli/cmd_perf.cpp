@@ -120,6 +120,8 @@ void add_perf_command(CLI::App& app, Exit& exit_code) {
   auto o = std::make_shared<PerfOptions>();
   CLI::App* sub = app.add_subcommand("perf", "Latency and throughput per batch: estimate and roofline bound");
   add_deployment_options(*sub, o->deployment, false);
+  // Refused with its reason when given (only fit models a MIG slice), so out of the help.
+  sub->get_option("--mig")->group("");
   add_workload_options(*sub, o->workload);
   sub->add_option("--batch", o->batches, "Concurrent sequences per replica, comma-separated")
       ->delimiter(',')

@@ -221,10 +221,11 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
                   "bisect (latency grows with the batch) or exhaustive (every batch; slower, for checking)")
       ->capture_default_str()
       ->check(CLI::IsMember({"bisect", "exhaustive"}));
-  add_pricing_options(*sub, o->pricing, "every provider", "on-demand");
+  add_pricing_options(*sub, o->pricing, "every provider", "on-demand", false, false);
   add_common_options(*sub, o->common);
-  sub->callback([o, &exit_code] {
+  sub->callback([o, sub, &exit_code] {
     try {
+      refuse_energy_flags(*sub);
       exit_code = run_plan(*o);
     } catch (const InputError& e) {
       rethrow_plan_error(e);

@@ -192,6 +192,8 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
       ->capture_default_str()
       ->transform(decimal_number())->check(CLI::Range(0.001, 100.0));
   add_deployment_options(*sub, o->deployment, false, false);
+  // Refused with its reason when given (only fit models a MIG slice), so out of the help.
+  sub->get_option("--mig")->group("");
   add_workload_options(*sub, o->workload, false, false);
   sub->add_option("--target-output-tokens-per-s", o->target_output_tokens_per_s,
                   "Modeled: serve-out rows, the replicas and GPUs this load needs")
@@ -214,7 +216,10 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
                                   "(modeled serving) is required");
     }
     // Modeled scaling chooses the layouts itself; measured scaling has no model to lay out.
-    for (const char* flag : {"--tp", "--pp", "--gpus", "--nodes", "--mig"}) {
+    if (sub->count("--mig") > 0) {
+      throw InputError("--mig: MIG slices are modelled by fit only (a slice's memory: gpuplan fit --mig)");
+    }
+    for (const char* flag : {"--tp", "--pp", "--gpus", "--nodes"}) {
       if (sub->count(flag) > 0) {
         throw InputError(fmt::format("{}: scale enumerates layouts itself (see 'gpuplan perf' for one layout)", flag));
       }

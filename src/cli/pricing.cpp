@@ -14,7 +14,7 @@
 namespace gpuplan::cli {
 
 void add_pricing_options(CLI::App& sub, PricingOptions& o, std::string_view provider_default,
-                         std::string_view mode_default) {
+                         std::string_view mode_default, bool pue_shown, bool usd_per_kwh_priced) {
   sub.add_option("--provider", o.provider,
                  fmt::format("Price provider (gpuplan catalog prices; default: {})", provider_default))
       ->check(non_empty());
@@ -42,15 +42,36 @@ void add_pricing_options(CLI::App& sub, PricingOptions& o, std::string_view prov
       ->transform(decimal_number())->check(CLI::Range(0.0, 1e9));
   sub.add_option("--failed-run-overhead", o.failed_run_overhead, "Extra share of time lost to failed runs, e.g. 0.05 (default 0)")
       ->transform(decimal_number())->check(CLI::Range(0.0, 10.0));
-  sub.add_option("--pue", o.pue, "Power usage effectiveness of the data centre (>= 1)")
-      ->capture_default_str()
-      ->transform(decimal_number())->check(CLI::Range(1.0, 5.0));
-  sub.add_option("--usd-per-kwh", o.usd_per_kwh, "Energy price for owned hardware, USD per kWh (default 0)")
-      ->transform(decimal_number())->check(CLI::Range(0.0, 100.0));
+  CLI::Option* pue = sub.add_option("--pue", o.pue, "Power usage effectiveness of the data centre (>= 1)")
+                         ->capture_default_str()
+                         ->transform(decimal_number())
+                         ->check(CLI::Range(1.0, 5.0));
+  CLI::Option* kwh = sub.add_option("--usd-per-kwh", o.usd_per_kwh,
+                                    "Energy price for owned hardware, USD per kWh (default 0)")
+                         ->transform(decimal_number())
+                         ->check(CLI::Range(0.0, 100.0));
+  // Kept to refuse them with a reason (refuse_energy_flags), out of the help.
+  if (!pue_shown) {
+    pue->group("");
+  }
+  if (!usd_per_kwh_priced) {
+    kwh->group("");
+  }
   // The plan file's ceiling for the same budget; 1e308 printed as a 309-digit budget.
   sub.add_option("--max-usd-per-mtok", o.max_usd_per_mtok, "Budget: USD per million output tokens (with --check; default: none)")
       ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(1e-6, 1e6));
   sub.add_flag("--check", o.check, "Exit with code 1 when over --max-usd-per-mtok");
+}
+
+void refuse_energy_flags(const CLI::App& sub) {
+  for (const char* flag : {"--pue", "--usd-per-kwh"}) {
+    if (sub.count(flag) > 0 && sub.get_option(flag)->get_group().empty()) {
+      throw InputError(fmt::format("{}: {} prices rented GPUs (energy is in the hourly price){}; energy is priced for "
+                                   "owned hardware: gpuplan cost --capex-usd-per-gpu",
+                                   flag, sub.get_name(),
+                                   std::string_view(flag) == "--pue" ? " and shows no energy per token" : ""));
+    }
+  }
 }
 
 void apply_pricing(const PricingOptions& o, CostRequest& r) {

@@ -32,7 +32,12 @@ struct PricingOptions {
 /// `provider_default` and `mode_default` are what --help says a missing --provider or --mode
 /// means for this command.
 void add_pricing_options(CLI::App& sub, PricingOptions& o, std::string_view provider_default = "every provider",
-                         std::string_view mode_default = "every mode the provider prices");
+                         std::string_view mode_default = "every mode the provider prices", bool pue_shown = true,
+                         bool usd_per_kwh_priced = true);
+/// Exit 2 when --pue or --usd-per-kwh was given to a command that reads neither (added with
+/// `pue_shown` or `usd_per_kwh_priced` false: plan shows no energy, compare prices rented GPUs
+/// only), rather than ignore them.
+void refuse_energy_flags(const CLI::App& sub);
 /// Utilization, extras, PUE and energy price into a cost request.
 void apply_pricing(const PricingOptions& o, CostRequest& request);
 
