@@ -7,6 +7,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,44 @@ std::string id_field(ObjectReader& r, std::string_view key = "id") {
   return id;
 }
 
+/// The link kinds the model knows, by vendor: comm.cpp reads "pcie*" as a node's PCIe and
+/// "nvlink-c2c" as Grace's host link, so a typo ("nvlink99") or another vendor's link (an AMD
+/// GPU on NVLink) would be timed on a path the GPU has not.
+void check_link_kind(ObjectReader& r, const std::string& kind, std::string_view vendor) {
+  static const std::vector<std::string> kNvidia{"nvlink2", "nvlink3", "nvlink4", "nvlink5", "nvlink6",
+                                               "nvlink-bridge", "nvlink-c2c"};
+  static const std::vector<std::string> kAmd{"xgmi", "xgmi-bridge"};
+  static const std::vector<std::string> kAny{"pcie3-x16", "pcie4-x16", "pcie5-x16", "pcie6-x16",
+                                            "pcie3-x8",  "pcie4-x8",  "pcie5-x8",  "pcie6-x8"};
+  const auto in = [&kind](const std::vector<std::string>& kinds) {
+    return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+  };
+  // Gaudi's scale-up is RoCE ports: roce-<Gb/s>g-x<ports>, e.g. roce-200g-x21.
+  const auto roce = [&kind] {
+    unsigned gbit = 0;
+    unsigned ports = 0;
+    char tail = 0;
+    return kind.starts_with("roce-") &&
+           std::sscanf(kind.c_str(), "roce-%ug-x%u%c", &gbit, &ports, &tail) == 2 && gbit > 0 && ports > 0;
+  };
+  if (in(kAny) || roce()) {
+    return;
+  }
+  const std::string_view owner = in(kNvidia) ? "nvidia" : in(kAmd) ? "amd" : "";
+  if (owner.empty()) {
+    std::vector<std::string> known = kNvidia;
+    known.insert(known.end(), kAmd.begin(), kAmd.end());
+    known.insert(known.end(), kAny.begin(), kAny.end());
+    const std::vector<std::string> close = closest_names(kind, known);
+    r.fail("kind", fmt::format("unknown link kind \"{}\"{}; known: {}, roce-<N>g-x<ports>", printable(kind),
+                               close.empty() ? "" : fmt::format(" (closest: {})", fmt::join(close, ", ")),
+                               fmt::join(known, ", ")));
+  }
+  if (owner != vendor) {
+    r.fail("kind", fmt::format("\"{}\" is a link of {} GPUs, and this GPU's vendor is {}", kind, owner, vendor));
+  }
+}
+
 std::map<std::string, double> flop_table(ObjectReader& r, std::string_view key, bool required) {
   std::map<std::string, double> out;
   const Json* v = r.value(key);
@@ -88,7 +127,8 @@ std::map<std::string, double> flop_table(ObjectReader& r, std::string_view key, 
   return out;
 }
 
-Link link_from_json(const Json& v, const std::string& origin, const JsonPointer& at, bool domain) {
+Link link_from_json(const Json& v, const std::string& origin, const JsonPointer& at, bool domain,
+                    std::string_view vendor) {
   ObjectReader r(v, origin, at);
   static constexpr std::array kScaleUp{std::string_view("kind"), std::string_view("gb_per_s_per_direction"),
                                        std::string_view("domain_gpus"), std::string_view("topology")};
@@ -97,6 +137,7 @@ Link link_from_json(const Json& v, const std::string& origin, const JsonPointer&
   r.reject_unknown(domain ? std::span<const std::string_view>(kScaleUp) : std::span<const std::string_view>(kHost));
   Link link;
   link.kind = r.string("kind");
+  check_link_kind(r, link.kind, vendor);
   const double line_gb = r.number_in("gb_per_s_per_direction", kMinLinkGbPerS, kMaxLinkGbPerS);
   link.bytes_per_s_per_direction = line_gb * units::kGB;
   link.domain_gpus = domain ? static_cast<int>(r.integer("domain_gpus", 1, 1u << 16)) : 1;
@@ -219,6 +260,16 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   g.memory_bandwidth_bytes_per_s = r.number_in("memory_bandwidth_tb_per_s", kMinBandwidthTbPerS, kMaxBandwidthTbPerS) * units::kTB;
   g.dense_flop_per_s = flop_table(r, "dense_tflop_per_s", true);
   g.sparse_flop_per_s = flop_table(r, "sparse_tflop_per_s", false);
+  // 2:4 sparsity skips half the multiplies: its peak is the dense one or more, never less (a
+  // sparse figure below it timed --sparse slower than dense).
+  for (const auto& [type, sparse] : g.sparse_flop_per_s) {
+    if (g.dense_flop_per_s.contains(type) && sparse < g.dense_flop_per_s.at(type)) {
+      throw InputError(fmt::format("{}: {:g} TFLOP/s is below dense_tflop_per_s.{} ({:g}): 2:4 sparsity never lowers "
+                                   "the peak",
+                                   where(origin, at / "sparse_tflop_per_s" / type), sparse / units::kTera, type,
+                                   g.dense_flop_per_s.at(type) / units::kTera));
+    }
+  }
   // A measured share of the vendor's peak: below 5 % or above it is a typo.
   g.achievable_matmul_share = r.optional_number_in("achievable_matmul_share", 0.05, 1.0);
   g.tdp_w = r.number_in("tdp_w", kMinWatts, kMaxWatts);
@@ -226,16 +277,16 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
     g.sm_count = static_cast<int>(*sms);
   }
   if (const Json* v = r.value("scale_up")) {
-    g.scale_up = link_from_json(*v, origin, at / "scale_up", true);
+    g.scale_up = link_from_json(*v, origin, at / "scale_up", true, g.vendor);
   }
   if (const Json* v = r.value("optional_scale_up")) {
-    g.optional_scale_up = link_from_json(*v, origin, at / "optional_scale_up", true);
+    g.optional_scale_up = link_from_json(*v, origin, at / "optional_scale_up", true, g.vendor);
   }
   const Json* host = r.value("host_link");
   if (host == nullptr) {
     r.fail("host_link", "missing required field");
   }
-  g.host_link = link_from_json(*host, origin, at / "host_link", false);
+  g.host_link = link_from_json(*host, origin, at / "host_link", false, g.vendor);
   if (const Json* v = r.value("mig_profiles")) {
     if (!v->is_array()) {
       r.fail("mig_profiles", "expected an array of MIG profiles");
@@ -356,6 +407,12 @@ std::vector<std::uint64_t> instance_sizes(ObjectReader& r) {
   std::vector<std::uint64_t> out;
   const Json* v = r.value(kKey);
   if (v == nullptr) {
+    // null is not a size: read as absent it priced the offer as any GPU count (a typo for
+    // [8] would rent 1 GPU of an 8-GPU machine).
+    if (r.object().contains(kKey)) {
+      r.fail(kKey, "null is not an instance size; give the sizes (like [8] or [1, 8]) or leave the field out "
+                   "(any GPU count rented)");
+    }
     return out;
   }
   if (!v->is_array() || v->empty()) {

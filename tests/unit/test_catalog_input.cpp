@@ -492,11 +492,11 @@ TEST_CASE("links: a PCIe peer rate is the host link's, at most its line rate", "
   CHECK_THAT(c.gpu("l40s").host_link.peer_rate(), WithinRel(16e9, 1e-12));
   // A scale-up domain is switched unless it says mesh; anything else names the field.
   c.merge_text(R"({"schema_version": 1, "gpus": [{"id": "h200-sxm",
-    "scale_up": {"kind": "xgmi", "gb_per_s_per_direction": 448, "domain_gpus": 8, "topology": "mesh"}}]})",
+    "scale_up": {"kind": "nvlink4", "gb_per_s_per_direction": 448, "domain_gpus": 8, "topology": "mesh"}}]})",
                "site.json");
   CHECK(c.gpu("h200-sxm").scale_up->mesh);
   CHECK_THROWS_WITH(c.merge_text(R"({"schema_version": 1, "gpus": [{"id": "h200-sxm",
-    "scale_up": {"kind": "xgmi", "gb_per_s_per_direction": 448, "domain_gpus": 8, "topology": "ring"}}]})",
+    "scale_up": {"kind": "nvlink4", "gb_per_s_per_direction": 448, "domain_gpus": 8, "topology": "ring"}}]})",
                                  "site.json"),
                     Contains("site.json: /gpus/0/scale_up/topology") && Contains("\"ring\""));
   // A scale-up domain has no peer rate: its switch carries every GPU at the line rate.

@@ -16,8 +16,10 @@ TEST_CASE("overriding a calibrated GPU leaves the band of runs on other GPUs alo
   const Catalog& shipped = Catalog::builtin();
   Catalog user = shipped;
   // b200 is the only Blackwell GPU in the calibration set; as "amd" it would leave Blackwell
-  // uncalibrated for every run on a b300 that never touches the b200 entry.
-  (void)user.merge_text(R"({"schema_version": 1, "gpus": [{"id": "b200", "vendor": "amd"}]})", "user.json");
+  // uncalibrated for every run on a b300 that never touches the b200 entry. (Its NVLink goes
+  // with it: NVLink on an AMD GPU is refused.)
+  (void)user.merge_text(R"({"schema_version": 1, "gpus": [{"id": "b200", "vendor": "amd", "scale_up": {"kind": "xgmi"}}]})",
+                        "user.json");
   const ModelSpec& model = user.model("qwen3-30b-a3b");
   const EstimateBand before = estimate_band(shipped, model, shipped.gpu("b300"), DType::fp4, true);
   const EstimateBand after = estimate_band(user, model, user.gpu("b300"), DType::fp4, true);
