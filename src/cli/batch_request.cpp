@@ -9,6 +9,9 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/flag_words.hpp>
+#include <gpuplan/input_limits.hpp>
+
+#include "common.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -35,6 +38,21 @@ std::optional<std::string_view> refused(std::string_view field) {
     return "not a request field";
   }
   return std::nullopt;
+}
+
+/// The values `value` gives `field`: its items when the option splits at a delimiter.
+std::size_t list_items(const RequestField& field, std::string_view value) {
+  const char delimiter = field.option == nullptr ? '\0' : field.option->get_delimiter();
+  return delimiter == '\0' ? 1 : static_cast<std::size_t>(std::count(value.begin(), value.end(), delimiter)) + 1;
+}
+
+/// "batch": "1,,8": CLI11 would drop the empty item and answer the rest.
+void check_items(const std::string& key, const RequestField& field, std::string_view value) {
+  if (field.option != nullptr) {
+    if (auto why = empty_list_item(*field.option, value)) {
+      throw RequestError{.field = key, .message = std::move(*why)};
+    }
+  }
 }
 
 /// One field's JSON value: a scalar's text, or an array of them.
@@ -418,6 +436,7 @@ void RequestReader::read(std::string_view line, Request& request) const {
         if (item.empty()) {
           throw RequestError{.field = m.key, .message = std::string(kEmptyValue)};
         }
+        check_items(m.key, f, item);
         add(f, std::move(item));
       }
       continue;
@@ -425,7 +444,23 @@ void RequestReader::read(std::string_view line, Request& request) const {
     if (v.text.empty()) {
       throw RequestError{.field = m.key, .message = std::string(kEmptyValue)};
     }
+    check_items(m.key, f, v.text);
     add(f, std::move(v.text));
+  }
+  // The command line's limit (check_list_lengths): a line is answered as the command would be.
+  std::vector<std::pair<const RequestField*, std::size_t>> counts;  // a handful of fields
+  for (const Request::Argument& a : request.arguments) {
+    auto it = std::find_if(counts.begin(), counts.end(), [&a](const auto& entry) { return entry.first == a.field; });
+    if (it == counts.end()) {
+      it = counts.insert(counts.end(), {a.field, 0});
+    }
+    it->second += list_items(*a.field, a.value);
+  }
+  for (const auto& [field, values] : counts) {
+    if (values > limits::kMaxListItems) {
+      throw RequestError{.field = field_name(field->name),
+                         .message = fmt::format("at most {} values, got {}", limits::kMaxListItems, values)};
+    }
   }
 }
 

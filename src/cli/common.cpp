@@ -177,6 +177,19 @@ RenderOptions render_options(const CommonOptions& opts) {
           .units = parse_byte_units(opts.units, "--units")};
 }
 
+std::optional<std::string> empty_list_item(const CLI::Option& opt, std::string_view value) {
+  const char delimiter = opt.get_delimiter();
+  if (delimiter == '\0' || value.find(delimiter) == std::string_view::npos) {
+    return std::nullopt;
+  }
+  const bool empty_item = value.front() == delimiter || value.back() == delimiter ||
+                          value.find(std::string{delimiter, delimiter}) != std::string_view::npos;
+  if (!empty_item) {
+    return std::nullopt;
+  }
+  return fmt::format("an empty item in '{}'; give a value between each '{}'", value, delimiter);
+}
+
 CLI::Validator non_empty() {
   return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "must not be empty" : ""; },
                         "NON-EMPTY");

@@ -66,6 +66,10 @@ CLI::Validator share_validator();
 CLI::Validator positive_validator();
 /// A CLI11 check that rejects an empty value.
 CLI::Validator non_empty();
+/// Why `value`, given to `opt`, is refused before CLI11 splits it at the option's delimiter: an
+/// empty item ("8,", "1,,8"), which CLI11 drops silently; nullopt when it is none or `opt` has
+/// no delimiter.
+std::optional<std::string> empty_list_item(const CLI::Option& opt, std::string_view value);
 
 /// Each adds one subcommand whose callback runs it and stores its exit code in `exit_code`.
 void add_catalog_command(CLI::App& app, Exit& exit_code);

@@ -183,6 +183,45 @@ constexpr std::array kCommands{
     Command{"check", add_check_command},     Command{"report", add_report_command},
     Command{"diff", add_diff_command},
 };
+// "--batch 8," or "--batch 1,,8": CLI11 drops the empty item and runs the rest. Checked on the
+// words after the command's options that split at a delimiter.
+void check_empty_list_items(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* current = &app;
+  const CLI::Option* taking = nullptr;  // the delimited option whose values follow
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") {
+      return;
+    }
+    if (word.starts_with("-") && word.size() > 1) {
+      taking = nullptr;
+      const std::size_t eq = word.find('=');
+      const std::string name(word.substr(0, eq));
+      const CLI::Option* opt = current->get_option_no_throw(name);
+      if (opt == nullptr || opt->get_delimiter() == '\0') {
+        continue;
+      }
+      if (eq == std::string_view::npos) {
+        taking = opt;
+      } else if (const auto why = gpuplan::cli::empty_list_item(*opt, word.substr(eq + 1))) {
+        throw gpuplan::InputError(fmt::format("{}: {}", name, *why));
+      }
+      continue;
+    }
+    if (taking != nullptr) {
+      if (const auto why = gpuplan::cli::empty_list_item(*taking, word)) {
+        throw gpuplan::InputError(fmt::format("{}: {}", taking->get_name(), *why));
+      }
+      continue;
+    }
+    for (const CLI::App* sub : current->get_subcommands([](const CLI::App*) { return true; })) {
+      if (sub->get_name() == word) {
+        current = sub;
+        break;
+      }
+    }
+  }
+}
 
 const Command* find_command(std::string_view word) {
   const auto* it = std::find_if(kCommands.begin(), kCommands.end(),
@@ -233,6 +272,7 @@ int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv, b
   try {
     check_argument_lengths(argc, argv);
     check_empty_assignments(argc, argv);
+    check_empty_list_items(app, argc, argv);
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".
     check_command_words(app, argc, argv);
     app.parse(argc, argv);
