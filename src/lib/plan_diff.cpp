@@ -412,7 +412,9 @@ namespace gpuplan::detail {
 
 Document diff_document(const PlanDiff& diff, bool md) {
   Document doc;
-  doc.heading.push_back(fmt::format("{}changes from {} to {}", md ? "## " : "", diff.old_origin, diff.new_origin));
+  doc.heading.push_back(md ? fmt::format("## changes from {} to {}", detail::md_text(diff.old_origin, false),
+                                         detail::md_text(diff.new_origin, false))
+                           : fmt::format("changes from {} to {}", diff.old_origin, diff.new_origin));
   doc.heading.push_back(diff.causes.empty() ? "cause: same catalog, prices, plan and gpuplan version"
                                             : fmt::format("cause: {}", fmt::join(diff.causes, "; ")));
   if (diff.empty()) {

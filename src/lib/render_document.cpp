@@ -28,16 +28,7 @@ std::string csv_field(std::string_view text) {
   return out + "\"";
 }
 
-std::string md_cell(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += '\\';
-    }
-    out += c;
-  }
-  return out;
-}
+std::string md_cell(std::string_view text) { return md_text(text, false); }
 
 void render_text_table(const Table& t, std::string& out) {
   const std::vector<bool> numeric = numeric_columns(t);
@@ -74,6 +65,30 @@ void render_text_table(const Table& t, std::string& out) {
 }
 
 }  // namespace
+
+std::string md_text(std::string_view text, bool line_start) {
+  const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+    const bool escape =
+        c == '\\' || c == '|' || c == '*' || c == '`' || c == '[' || c == '~' ||
+        // An HTML tag, comment or autolink ("<!--" hid the rest of a GitHub comment); "<= 50" stays.
+        (c == '<' && (std::isalpha(static_cast<unsigned char>(next)) != 0 || next == '/' || next == '!' || next == '?')) ||
+        (c == '&' && (alnum(next) || next == '#')) ||  // an entity
+        // Emphasis opens or closes at a word's edge; GitHub ignores intraword '_' (max_itl_ms).
+        (c == '_' && !(i > 0 && alnum(text[i - 1]) && alnum(next))) ||
+        // A heading, quote or list marker at the start of a line.
+        (line_start && i == 0 && (c == '#' || c == '>' || c == '-' || c == '+' || c == '='));
+    if (escape) {
+      out += '\\';
+    }
+    out += c;
+  }
+  return out;
+}
 
 // A column of numbers (or "-") is right-aligned; labels and names are left-aligned.
 std::vector<bool> numeric_columns(const Table& t) {
@@ -157,7 +172,7 @@ std::string render_document(const Document& doc, Format format) {
         out += "\n";
       }
       for (const auto& f : doc.footer) {
-        out += "- " + md_cell(f) + "\n";
+        out += "- " + md_text(f, true) + "\n";
       }
       return out;
     }

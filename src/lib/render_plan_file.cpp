@@ -216,9 +216,13 @@ std::string render_check(const CheckResult& result, const RenderOptions& options
     return detail::dump_json(detail::plan_json(result, "check"));
   }
   Document doc;
-  doc.heading.push_back(fmt::format("plan {}{}", result.plan_origin,
-                                    result.description.empty() ? "" : ": " + result.description));
-  doc.heading.push_back(verdict_line(result));
+  // Markdown headings are written as they are: the user's text in them is escaped here.
+  const auto text = [&options](std::string t) {
+    return options.format == Format::markdown ? detail::md_text(t, true) : t;
+  };
+  doc.heading.push_back(text(fmt::format("plan {}{}", result.plan_origin,
+                                         result.description.empty() ? "" : ": " + result.description)));
+  doc.heading.push_back(text(verdict_line(result)));
   doc.tables.push_back(expectations_table(result));
   for (const DeploymentResult& d : result.deployments) {
     doc.footer.push_back(fmt::format("{}: {}", d.name, summary_text(d)));
@@ -238,11 +242,13 @@ std::string render_report(const CheckResult& result, ReportFormat format, ByteUn
   }
   const PlanReport report = detail::plan_report(result, units);
   Document doc;
-  doc.heading.push_back("# " + report.title);
+  // Headings are markdown as written: the plan's own text in them (file name, description)
+  // is escaped, as the cells and footers are.
+  doc.heading.push_back("# " + detail::md_text(report.title, false));
   if (!report.description.empty()) {
-    doc.heading.push_back(report.description);
+    doc.heading.push_back(detail::md_text(report.description, true));
   }
-  doc.heading.push_back(fmt::format("**{}**", report.verdict));
+  doc.heading.push_back(fmt::format("**{}**", detail::md_text(report.verdict, false)));
   doc.tables.push_back(report.expectations);
   for (const DeploymentReport& d : report.deployments) {
     doc.tables.push_back(d.memory);

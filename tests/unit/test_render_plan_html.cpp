@@ -1,6 +1,7 @@
 // The HTML plan report: well-formed, self-contained (no scripts, no fetches), every user text
 // escaped, the charts carry the report's own figures, and it says everything the markdown says.
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <string>
 #include <vector>
@@ -106,6 +107,18 @@ std::size_t count(const std::string& text, std::string_view what) {
 }
 
 // What a markdown report says, as plain text: headings, bold lines, table cells, list items.
+/// Markdown's backslash escapes undone ("\\<b>" is "<b>"): the text the reader sees.
+std::string md_unescaped_text(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && std::ispunct(static_cast<unsigned char>(text[i + 1])) != 0) {
+      ++i;
+    }
+    out += text[i];
+  }
+  return out;
+}
+
 std::vector<std::string> markdown_texts(const std::string& markdown) {
   std::vector<std::string> texts;
   std::size_t start = 0;
@@ -122,8 +135,8 @@ std::vector<std::string> markdown_texts(const std::string& markdown) {
     if (line.starts_with("|")) {
       std::string cell;
       for (std::size_t i = 1; i < line.size(); ++i) {
-        if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
-          cell += '|';
+        if (line[i] == '\\' && i + 1 < line.size() && std::ispunct(static_cast<unsigned char>(line[i + 1])) != 0) {
+          cell += line[i + 1];  // an escaped '|', '<', '*', ... is that character
           ++i;
         } else if (line[i] == '|') {
           texts.push_back(cell.substr(1, cell.size() - 2));  // "| a |": drop the padding spaces
@@ -143,7 +156,7 @@ std::vector<std::string> markdown_texts(const std::string& markdown) {
     if (line.ends_with("**")) {
       line = line.substr(0, line.size() - 2);
     }
-    texts.push_back(line);
+    texts.push_back(md_unescaped_text(line));
   }
   return texts;
 }

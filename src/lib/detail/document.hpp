@@ -28,6 +28,11 @@ struct Document {
 /// GitHub markdown. Not for Format::json.
 std::string render_document(const Document& doc, Format format);
 
+/// `text` as GitHub markdown shows it literally: backslash, '|', emphasis, code, strikethrough,
+/// links, HTML tags and comments, entities escaped (names in a plan are the user's text, and
+/// the report goes into PR comments); with `line_start`, a leading heading or list marker too.
+std::string md_text(std::string_view text, bool line_start);
+
 /// Which columns hold numbers (or "-"), to right-align them; never the first.
 std::vector<bool> numeric_columns(const Table& t);
 
