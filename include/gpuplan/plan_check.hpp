@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gpuplan/catalog.hpp>
@@ -73,6 +74,9 @@ struct PricedCost {
 
 struct DeploymentResult {
   std::string name;
+  /// The plan file's settings of the deployment as written (field, value), for diff to name a
+  /// plan edit: ("concurrency", "64").
+  std::vector<std::pair<std::string, std::string>> inputs;
   std::string model_id;
   std::string gpu_id;
   FitResult fit;                   ///< the layout used, at the planned concurrency

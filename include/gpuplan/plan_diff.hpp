@@ -28,6 +28,10 @@ struct DeploymentSnapshot {
   bool load_not_held = false;
   /// Each expectation's verdict: "fits", "max_usd_per_million_tokens (lyceum on-demand)", ...
   std::vector<std::pair<std::string, bool>> checks;
+  /// Each expectation's threshold as printed ("8000", "yes"), keyed as `checks`.
+  std::vector<std::pair<std::string, std::string>> expected;
+  /// The plan's settings of the deployment (field, value); unset in runs written before they were.
+  std::optional<std::vector<std::pair<std::string, std::string>>> inputs;
 };
 
 struct PlanSnapshot {
@@ -57,6 +61,15 @@ struct VerdictFlip {
   bool new_absent = false;
 };
 
+/// A deployment setting or expectation threshold the plan file changed (a reviewer tells a plan
+/// edit from a model or catalog change by it).
+struct PlanChange {
+  std::string deployment;
+  std::string input;      ///< "concurrency", "expect max_monthly_usd (aws on-demand)"
+  std::string old_value;  ///< "absent" when only the new run has it
+  std::string new_value;  ///< "absent" when only the old run has it
+};
+
 struct FigureChange {
   std::string deployment;
   std::string figure;   ///< "USD/Mtok (lyceum on-demand)", "output tok/s", "max sequences", "memory GB per GPU"
@@ -71,6 +84,7 @@ struct PlanDiff {
   std::string old_origin;
   std::string new_origin;
   std::vector<std::string> causes;     ///< "catalog changed (a -> b)", "plan changed", ...
+  std::vector<PlanChange> plan_changes;  ///< settings and thresholds the plan changed
   std::vector<VerdictFlip> flips;
   std::vector<FigureChange> changes;   ///< only figures that moved
   std::vector<std::string> added;      ///< deployments only in the new run

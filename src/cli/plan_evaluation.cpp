@@ -160,7 +160,14 @@ DeploymentResult evaluate(const Catalog& catalog, const PlanFile& plan, const Pl
       q.gpus = layout_search_gpus(q.size_for_target, q.layout_given, o.deployment, q.gpus);
       apply_pricing(o.pricing, q.cost);
       q.prices = plan_prices(catalog, o, *q.gpu, plan, pd);
-      return evaluate_deployment(catalog, q);
+      DeploymentResult result = evaluate_deployment(catalog, q);
+      for (const PlanSetting& s : pd.settings) {
+        // The field as the plan file names it: the pointer's last token ("/deployments/0/tp").
+        const std::size_t slash = s.pointer.rfind('/');
+        result.inputs.emplace_back(slash == std::string::npos ? s.flag : s.pointer.substr(slash + 1),
+                                   s.is_switch ? std::string("true") : s.value);
+      }
+      return result;
     });
   } catch (const CLI::ParseError& e) {
     rethrow_at_pointer(e.what(), plan, pd);

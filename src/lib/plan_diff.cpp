@@ -82,6 +82,21 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
   } else if (costs != nullptr || r.contains("costs")) {
     malformed(origin, at / "costs", "an array", root);
   }
+  // The plan's settings, as strings: written since diff names plan edits; older runs have none.
+  if (const Json* inputs = reader.value("inputs")) {
+    if (!inputs->is_object()) {
+      malformed(origin, at / "inputs", "an object of strings", root);
+    }
+    auto& list = d.inputs.emplace();
+    for (const auto& [field, value] : inputs->items()) {
+      if (!value.is_string()) {
+        malformed(origin, at / "inputs" / field, "a string", root);
+      }
+      list.emplace_back(field, value.get<std::string>());
+    }
+  } else if (r.contains("inputs")) {
+    malformed(origin, at / "inputs", "an object of strings", root);
+  }
   d.gpus = number_at(root, origin, at / "layout" / "gpus");
   // null where the deployment was not measured (it does not fit), else every figure.
   const JsonPointer perf = at / "performance";
@@ -116,13 +131,11 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
     const std::string pricing = er.optional_string("pricing").value_or("");
     const std::string expectation = er.string("expectation");
     // "fits" expects true or false; every other expectation a figure.
-    if (expectation == "fits") {
-      bool_at(root, origin, e / "expected");
-    } else {
-      number_at(root, origin, e / "expected");
-    }
-    d.checks.emplace_back(pricing.empty() ? expectation : fmt::format("{} ({})", expectation, pricing),
-                          bool_at(root, origin, e / "pass"));
+    const std::string expected = expectation == "fits" ? (bool_at(root, origin, e / "expected") ? "yes" : "no")
+                                                       : fmt::format("{:g}", number_at(root, origin, e / "expected"));
+    const std::string key = pricing.empty() ? expectation : fmt::format("{} ({})", expectation, pricing);
+    d.checks.emplace_back(key, bool_at(root, origin, e / "pass"));
+    d.expected.emplace_back(key, expected);
   }
   const JsonPointer gpu = at / "memory" / "per_gpu";
   for (const char* part : {"weights_bytes", "activation_bytes", "reserve_bytes", "kv_cache_bytes"}) {
@@ -197,6 +210,39 @@ std::vector<std::pair<std::size_t, std::size_t>> paired(const std::vector<std::p
 /// "aws on-demand" when the key stayed, "aws on-demand -> aws reserved" when it moved.
 std::string moved_key(std::string_view old_key, std::string_view new_key) {
   return old_key == new_key ? std::string(new_key) : fmt::format("{} -> {}", old_key, new_key);
+}
+
+/// Each entry whose value differs between the runs, or that only one has, as a plan change.
+void changed_entries(PlanDiff& diff, const std::string& deployment, std::string_view prefix,
+                     const std::vector<std::pair<std::string, std::string>>& old_entries,
+                     const std::vector<std::pair<std::string, std::string>>& new_entries) {
+  const auto find = [](const auto& entries, const std::string& key) {
+    return std::find_if(entries.begin(), entries.end(), [&key](const auto& e) { return e.first == key; });
+  };
+  for (const auto& [key, value] : new_entries) {
+    const auto was = find(old_entries, key);
+    if (was == old_entries.end() || was->second != value) {
+      diff.plan_changes.push_back(PlanChange{.deployment = deployment,
+                                             .input = std::string(prefix) + key,
+                                             .old_value = was == old_entries.end() ? "absent" : was->second,
+                                             .new_value = value});
+    }
+  }
+  for (const auto& [key, value] : old_entries) {
+    if (find(new_entries, key) == new_entries.end()) {
+      diff.plan_changes.push_back(PlanChange{
+          .deployment = deployment, .input = std::string(prefix) + key, .old_value = value, .new_value = "absent"});
+    }
+  }
+}
+
+/// The deployment settings (when both runs wrote them) and expectation thresholds that moved:
+/// "plan changed (hash)" alone did not say whether a figure moved with the plan or the model.
+void plan_changes(PlanDiff& diff, const DeploymentSnapshot& o, const DeploymentSnapshot& n) {
+  if (o.inputs && n.inputs) {
+    changed_entries(diff, n.name, "", *o.inputs, *n.inputs);
+  }
+  changed_entries(diff, n.name, "expect ", o.expected, n.expected);
 }
 
 std::string fixed(double v) { return std::abs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v); }
@@ -290,6 +336,7 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
       continue;
     }
     const DeploymentSnapshot& o = *it;
+    plan_changes(diff, o, n);
     if (o.pass != n.pass) {
       diff.flips.push_back(VerdictFlip{.deployment = n.name, .old_pass = o.pass, .new_pass = n.pass});
     }
@@ -371,6 +418,11 @@ OrderedJson diff_json(const PlanDiff& diff) {
   j["old"] = diff.old_origin;
   j["new"] = diff.new_origin;
   j["causes"] = diff.causes;
+  OrderedJson plan_changes = OrderedJson::array();
+  for (const PlanChange& c : diff.plan_changes) {
+    plan_changes.push_back({{"deployment", c.deployment}, {"input", c.input}, {"old", c.old_value}, {"new", c.new_value}});
+  }
+  j["plan_changes"] = plan_changes;
   OrderedJson flips = OrderedJson::array();
   for (const VerdictFlip& f : diff.flips) {
     flips.push_back({{"deployment", f.deployment},
@@ -419,6 +471,13 @@ Document diff_document(const PlanDiff& diff, bool md) {
                                             : fmt::format("cause: {}", fmt::join(diff.causes, "; ")));
   if (diff.empty()) {
     doc.heading.push_back("no verdict or figure changed");
+  }
+  if (!diff.plan_changes.empty()) {
+    Table t{.title = "plan changes", .header = {"deployment", "input", "was", "now"}};
+    for (const PlanChange& c : diff.plan_changes) {
+      t.rows.push_back({c.deployment, c.input, c.old_value, c.new_value});
+    }
+    doc.tables.push_back(t);
   }
   if (!diff.flips.empty()) {
     Table t{.title = "verdict flips", .header = {"deployment", "expectation", "was", "now"}};

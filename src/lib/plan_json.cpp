@@ -119,6 +119,11 @@ OrderedJson plan_json(const CheckResult& c, std::string_view command) {
     r["pass"] = d.pass();
     r["model"] = d.model_id;
     r["gpu"] = d.gpu_id;
+    OrderedJson inputs = OrderedJson::object();
+    for (const auto& [field, value] : d.inputs) {
+      inputs[field] = value;
+    }
+    r["inputs"] = inputs;
     const Layout& l = d.fit.request.layout;
     r["layout"] = {{"gpus", l.gpus()}, {"tp", l.tp}, {"pp", l.pp}, {"ep", l.ep}, {"dp", l.dp}};
     r["load"] = load_json(d.load, d.runs);
