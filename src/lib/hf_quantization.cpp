@@ -150,12 +150,86 @@ std::optional<std::uint64_t> layer_named(const std::string& name) {
   return std::nullopt;
 }
 
+// The projection a module name or pattern ends in ("mlp.down_proj", "re:.*down_proj",
+// "model.layers.3.self_attn.q_proj"), when that is one matrix of a part that has several.
+constexpr std::array<std::string_view, 27> kProjections{
+    "q_proj",  "k_proj",         "v_proj",        "o_proj",  "qkv_proj",           "query_key_value",
+    "c_attn",  "out_proj",       "dense",         "wqkv",    "wo",                 "wq",
+    "wk",      "wv",             "q_a_proj",      "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj",
+    "gate_proj", "up_proj",      "down_proj",     "gate_up_proj", "fc1",           "fc2",
+    "w1",      "w2",             "w3"};
+constexpr std::array<std::string_view, 6> kMoreProjections{"c_fc", "dense_h_to_4h", "dense_4h_to_h", "fc_in",
+                                                           "fc_out", "c_proj"};
+
+std::string projection_named(const std::string& s) {
+  std::string t = s;
+  // A pattern's tail: "$", ".*", "*".
+  while (!t.empty() && (t.back() == '$' || t.back() == '*' || (t.back() == '.' && !t.ends_with("\\.")))) {
+    t.pop_back();
+  }
+  std::size_t from = t.size();
+  while (from > 0 && (std::isalnum(static_cast<unsigned char>(t[from - 1])) != 0 || t[from - 1] == '_')) {
+    --from;
+  }
+  std::string leaf = t.substr(from);
+  const bool listed = std::find(kProjections.begin(), kProjections.end(), leaf) != kProjections.end() ||
+                      std::find(kMoreProjections.begin(), kMoreProjections.end(), leaf) != kMoreProjections.end();
+  // "(gate|up|down)_proj" leaves "_proj": an alternation, not one projection.
+  return listed && (from == 0 || t[from - 1] != ')') ? leaf : std::string();
+}
+
+// Whether the projections named cover a whole part, in one of the spellings models use
+// (Llama's q/k/v/o and gate/up/down, fused qkv, GPT-NeoX, Mixtral's w1-w3, DeepSeek's MLA).
+bool projections_cover(WeightPart part, const std::set<std::string>& named) {
+  using Spelling = std::vector<std::string_view>;
+  static const std::vector<Spelling> kAttention{{"q_proj", "k_proj", "v_proj", "o_proj"},
+                                                {"qkv_proj", "o_proj"},
+                                                {"query_key_value", "dense"},
+                                                {"c_attn", "c_proj"},
+                                                {"wqkv", "wo"},
+                                                {"wq", "wk", "wv", "wo"},
+                                                {"q_proj", "k_proj", "v_proj", "out_proj"},
+                                                {"q_proj", "k_proj", "v_proj", "dense"},
+                                                {"q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"},
+                                                {"q_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"}};
+  static const std::vector<Spelling> kMlp{{"gate_proj", "up_proj", "down_proj"}, {"gate_up_proj", "down_proj"},
+                                          {"fc1", "fc2"},  {"w1", "w2", "w3"},  {"c_fc", "c_proj"},
+                                          {"dense_h_to_4h", "dense_4h_to_h"}, {"fc_in", "fc_out"},
+                                          {"up_proj", "down_proj"}};
+  const auto& spellings = part == WeightPart::attention ? kAttention : kMlp;
+  return std::any_of(spellings.begin(), spellings.end(), [&named](const Spelling& spelling) {
+    return std::all_of(spelling.begin(), spelling.end(), [&named](std::string_view p) { return named.contains(std::string(p)); });
+  });
+}
+
+// Names no part gpuplan counts is meant by, on purpose: norms, a linear-attention layer's
+// vectors and conv, biases (e_score_correction_bias), the MTP layers engines load apart.
+bool names_uncounted(const std::string& s) {
+  std::string leaf = s;
+  while (!leaf.empty() && (leaf.back() == '$' || leaf.back() == '*')) {
+    leaf.pop_back();
+  }
+  return contains(s, "norm") || contains(s, "a_log") || contains(s, "dt_bias") || contains(s, "conv") ||
+         leaf.ends_with("bias") || contains(s, "in_proj_ba") || contains(s, "mtp") || contains(s, "nextn") ||
+         contains(s, "rotary");
+}
+
 // Module lists left in 16 bits (modules_to_not_convert, ignore, ignored_layers, ...). gpuplan
 // keeps one format per part, so names of single layers' modules count by layer: a part named in
 // at least half its model's layers stays 16-bit (Llama 3.1 405B FP8 lists every layer's
 // attention), one named in fewer stays quantized, a few layers' 16-bit copies short (a W4A16
 // file leaving layer 0's down_proj in bf16 had its whole MLP counted 16-bit, 2.4x the bytes).
-using Exclusions = std::map<WeightPart, std::set<std::uint64_t>>;  ///< single layers named, by part
+// A name of one projection (down_proj of every layer) is narrower than the part: unless the
+// names together cover the part, it is refused as GPTQ's dynamic patterns are (helper s50 F1:
+// "mlp.down_proj" had the whole MLP 16-bit, +63 %; a bare "down_proj" was dropped, -33 %).
+struct Exclusions {
+  std::map<WeightPart, std::set<std::uint64_t>> layers;  ///< single layers named, by part
+  std::map<WeightPart, std::set<std::string>> every_layer_projections;
+  std::map<WeightPart, std::set<std::string>> single_layer_projections;
+  std::set<WeightPart> single_layer_whole;  ///< parts some single-layer name covers whole
+  std::map<WeightPart, std::pair<std::string, std::string>> narrow_name;  ///< a key and name, for the message
+  std::vector<std::string> unmatched;  ///< names of no part gpuplan counts
+};
 
 void keep_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q, const Reader& r,
                       std::initializer_list<std::string_view> keys, Exclusions& single) {
@@ -173,10 +247,37 @@ void keep_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q
       }
       const std::string module = lower(name.get<std::string>());
       const std::optional<std::uint64_t> layer = layer_named(module);
-      for (WeightPart part : parts_named(module)) {
+      std::vector<WeightPart> parts = parts_named(module);
+      const std::string projection = names_uncounted(module) ? std::string() : projection_named(module);
+      if (parts.empty() && !projection.empty()) {
+        // A bare projection name ("down_proj") matches it in every block that has one (AWQ and
+        // bitsandbytes match names by substring).
+        constexpr std::array<std::string_view, 16> kAttentionProjections{
+            "q_proj", "k_proj",   "v_proj",    "o_proj",  "qkv_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa",
+            "kv_b_proj", "out_proj", "query_key_value", "c_attn", "wqkv", "wq", "wk", "wv"};
+        const bool attention = projection == "dense" || projection == "wo" ||
+                               std::find(kAttentionProjections.begin(), kAttentionProjections.end(), projection) !=
+                                   kAttentionProjections.end();
+        parts = attention ? std::vector<WeightPart>{WeightPart::attention}
+                          : std::vector<WeightPart>{WeightPart::dense_mlp, WeightPart::routed_experts,
+                                                    WeightPart::shared_experts};
+      }
+      if (parts.empty() && !names_uncounted(module)) {
+        single.unmatched.push_back(name.get<std::string>());
+      }
+      for (WeightPart part : parts) {
+        const bool narrow = !projection.empty() && part != WeightPart::router && part != WeightPart::lm_head &&
+                            part != WeightPart::embedding && part != WeightPart::vision;
+        if (narrow) {
+          single.narrow_name.try_emplace(part, std::string(key), name.get<std::string>());
+          (layer ? single.single_layer_projections : single.every_layer_projections)[part].insert(projection);
+        }
         if (layer) {
-          single[part].insert(*layer);
-        } else {
+          single.layers[part].insert(*layer);
+          if (!narrow) {
+            single.single_layer_whole.insert(part);
+          }
+        } else if (!narrow) {
           f[part] = base[part];
         }
       }
@@ -184,15 +285,40 @@ void keep_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q
   }
 }
 
+[[noreturn]] void refuse_narrow(const Reader& r, const Exclusions& single, WeightPart part) {
+  const auto& [key, name] = single.narrow_name.at(part);
+  r.fail(key, fmt::format("\"{}\" names single projections of the {}, whose formats are not read apart from their "
+                          "block's (one format a part): the weight bytes would be wrong whether the {} were counted "
+                          "16-bit or quantized",
+                          name, to_string(part), to_string(part)));
+}
+
 // Applies the single-layer names against the layers that hold each part (DeepSeek-V3's dense
-// MLP is in 3 of 61); returns, of the parts that keep their format over named layers, how many
-// layers were named 16-bit.
+// MLP is in 3 of 61), and the projection names of every layer; returns, of the parts that keep
+// their format over named layers, how many layers were named 16-bit.
 std::map<WeightPart, std::size_t> apply_single_layers(WeightFormats& f, const WeightFormats& base,
                                                       const Exclusions& single,
-                                                      const std::array<std::uint64_t, kWeightParts>& layers_with) {
+                                                      const std::array<std::uint64_t, kWeightParts>& layers_with,
+                                                      const Reader& r) {
+  for (const auto& [part, projections] : single.every_layer_projections) {
+    // A part the model does not have (a bare "down_proj" also names the experts of a dense model)
+    // or one already left 16-bit by a whole-part name needs nothing.
+    if (layers_with[static_cast<std::size_t>(part)] == 0 || f[part] == base[part]) {
+      continue;
+    }
+    if (!projections_cover(part, projections)) {
+      refuse_narrow(r, single, part);
+    }
+    f[part] = base[part];
+  }
   std::map<WeightPart, std::size_t> kept;
-  for (const auto& [part, named] : single) {
+  for (const auto& [part, named] : single.layers) {
     if (2 * named.size() >= layers_with[static_cast<std::size_t>(part)]) {
+      const auto projections = single.single_layer_projections.find(part);
+      if (projections != single.single_layer_projections.end() && !single.single_layer_whole.contains(part) &&
+          !projections_cover(part, projections->second) && f[part] != base[part]) {
+        refuse_narrow(r, single, part);
+      }
       f[part] = base[part];
     } else if (f[part] != base[part]) {
       kept[part] = named.size();
@@ -532,7 +658,7 @@ void modelopt_mixed(WeightFormats& f, const WeightFormats& base, const Json& q, 
 
 WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const Reader& r,
                                 const std::array<std::uint64_t, kWeightParts>& layers_with,
-                                std::map<WeightPart, std::size_t>& partly_16_bit) {
+                                std::map<WeightPart, std::size_t>& partly_16_bit, std::vector<std::string>& unmatched) {
   Exclusions single;
   if (!q.is_object()) {
     throw InputError(fmt::format("{}: expected an object", where(r.origin, r.at)));
@@ -642,6 +768,10 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
       if (targets == group.end() || !targets->is_array()) {
         gr.fail("targets", "expected an array of module names or classes");
       }
+      // An empty list quantizes nothing: the group's weights format would be left unread.
+      if (targets->empty()) {
+        gr.fail("targets", "empty: a group with weights names the modules it quantizes (\"Linear\" or names)");
+      }
       for (const Json& t : *targets) {
         const std::string target = t.is_string() ? t.get<std::string>() : std::string();
         if (target == "Linear") {
@@ -677,7 +807,7 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
       r.fail("data_type", fmt::format("AutoRound data_type \"{}\" with {} bits is not read (int, mxfp4, nvfp4)", data, bits));
     }
     Json kept = Json::object();
-    kept["modules_to_not_convert"] = Json::array();
+    kept["extra_config"] = Json::array();  // its 16-bit names, for messages under the key the file has
     if (const auto extra = q.find("extra_config"); extra != q.end() && !extra->is_null()) {
       if (!extra->is_object()) {
         r.fail("extra_config", "expected an object of module names");
@@ -691,13 +821,13 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
         const bool float_type = layer.contains("data_type") && layer["data_type"] == "float";
         const std::uint64_t layer_bits = integer_of(layer, "bits", float_type ? 16 : bits, lr);
         if (layer_bits >= 16) {
-          kept["modules_to_not_convert"].push_back(name);
+          kept["extra_config"].push_back(name);
         } else if (layer_bits != bits || (layer.contains("group_size") && group_of(layer, lr) != group_of(q, r))) {
           lr.fail("bits", fmt::format("layers quantized unlike the rest ({} bits) are not read apart from them", bits));
         }
       }
     }
-    keep_unquantized(f, base, kept, r, {"modules_to_not_convert"}, single);
+    keep_unquantized(f, base, kept, r, {"extra_config"}, single);
   } else if (method == "quark") {
     // AMD Quark: a global weight spec, per-pattern overrides, and an exclude list.
     const auto global = q.find("global_quant_config");
@@ -738,7 +868,8 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
                                        "compressed-tensors, awq, gptq, auto-round, quark, bitsandbytes, modelopt)",
                                        method_it->get<std::string>()));
   }
-  partly_16_bit = apply_single_layers(f, base, single, layers_with);
+  partly_16_bit = apply_single_layers(f, base, single, layers_with, r);
+  unmatched = single.unmatched;
   return f;
 }
 
@@ -773,11 +904,16 @@ std::optional<DType> checkpoint_kv_dtype(const Json& q, const Reader& r) {
   if (bits == scheme->end() || !bits->is_number_integer()) {
     sr.fail("num_bits", "expected an integer number of bits");
   }
+  // Only 8-bit caches are read: another width (3 bits, a 4-bit float cache) would be sized as
+  // the engine's 16-bit default without a word (helper s50 badinput W7).
   if (bits->get<std::int64_t>() != 8) {
-    return std::nullopt;
+    sr.fail("num_bits", fmt::format("a {}-bit KV cache is not modeled (8-bit float or int)", bits->dump()));
   }
   const std::string t = type->get<std::string>();
-  return t == "float" ? std::optional(DType::fp8) : t == "int" ? std::optional(DType::int8) : std::nullopt;
+  if (t != "float" && t != "int") {
+    sr.fail("type", fmt::format("expected \"float\" or \"int\", got \"{}\"", detail::printable(t)));
+  }
+  return t == "float" ? DType::fp8 : DType::int8;
 }
 
 // The formats `q` (a quantization_config, at `at` in `origin`) gives over the 16-bit `base`;
@@ -795,7 +931,8 @@ void apply_quantization(ModelSpec& m, const WeightFormats& base, const Json& q, 
     }
   }
   std::map<WeightPart, std::size_t> partly_16_bit;
-  m.shipped_formats = quantized_formats(base, q, Reader{origin, at}, layers_with, partly_16_bit);
+  std::vector<std::string> unmatched;
+  m.shipped_formats = quantized_formats(base, q, Reader{origin, at}, layers_with, partly_16_bit, unmatched);
   // compressed-tensors' "Linear" target covers nn.Linear modules only: DeepSeek-style routers
   // (MoEGate, TopkRouter: Kimi K2.5, GLM-4.5, dots.llm1) hold their weight as a bare parameter,
   // which ships 16-bit.
@@ -829,6 +966,16 @@ void apply_quantization(ModelSpec& m, const WeightFormats& base, const Json& q, 
                                       "other layers: the weights may be up to {:.2f} GB short",
                                       fmt::join(named, ", "), short_bytes / units::kGB);
     }
+  }
+  if (!unmatched.empty()) {
+    constexpr std::size_t kShown = 3;
+    std::vector<std::string> shown(unmatched.begin(), unmatched.begin() + static_cast<std::ptrdiff_t>(
+                                                                              std::min(kShown, unmatched.size())));
+    m.shipped_source += fmt::format("; {} module name{} it leaves 16-bit match{} no part gpuplan counts ({}{}) and "
+                                    "change{} nothing here",
+                                    unmatched.size(), unmatched.size() == 1 ? "" : "s",
+                                    unmatched.size() == 1 ? "es" : "", fmt::join(shown, ", "),
+                                    unmatched.size() > kShown ? ", ..." : "", unmatched.size() == 1 ? "s" : "");
   }
   m.checkpoint_kv_dtype = checkpoint_kv_dtype(q, Reader{origin, at});
 }

@@ -245,10 +245,13 @@ TEST_CASE("weight format: exclusion lists name parts, layers and norms as checkp
   CHECK_THAT(one.shipped_source, Catch::Matchers::Contains("a few layers (dense_mlp in 2 of 32 layers) counted "
                                                            "quantized, as in the other layers: the weights may be up "
                                                            "to 0.52 GB short"));
-  // Every layer's attention named one by one (Llama 3.1 405B FP8's list): attention is 16-bit.
+  // Every layer's attention named one by one, all four projections (Llama 3.1 405B FP8's list):
+  // attention is 16-bit. (q_proj alone is refused: test_hf_import_s50.cpp.)
   std::string every = R"({"quant_method": "fbgemm_fp8", "modules_to_not_convert": ["lm_head")";
   for (int layer = 0; layer < 32; ++layer) {
-    every += ", \"model.layers." + std::to_string(layer) + ".self_attn.q_proj\"";
+    for (const char* projection : {"q_proj", "k_proj", "v_proj", "o_proj"}) {
+      every += ", \"model.layers." + std::to_string(layer) + ".self_attn." + projection + "\"";
+    }
   }
   const auto all = llama_8b_with(every + "]}");
   CHECK(part(all, WeightPart::attention) == "bf16");
@@ -368,8 +371,13 @@ TEST_CASE("weight format: single-layer names count against the layers that hold 
                         {"v_head_dim", 128}, {"vocab_size", 129280}, {"max_position_embeddings", 163840},
                         {"torch_dtype", "bfloat16"}};
   cfg["quantization_config"] = {{"quant_method", "fp8"}, {"weight_block_size", {128, 128}},
-                                {"modules_to_not_convert", {"lm_head", "model.layers.0.mlp.down_proj",
-                                                            "model.layers.1.mlp.down_proj", "model.layers.2.mlp.down_proj"}}};
+                                {"modules_to_not_convert", nlohmann::json::array({"lm_head"})}};
+  for (int layer = 0; layer < 3; ++layer) {
+    for (const char* projection : {"gate_proj", "up_proj", "down_proj"}) {
+      cfg["quantization_config"]["modules_to_not_convert"].push_back("model.layers." + std::to_string(layer) + ".mlp." +
+                                                                     projection);
+    }
+  }
   const auto m = gpuplan::model_from_hf_config(cfg.dump(), "deepseek-dense-mlp-16bit");
   REQUIRE(m.moe);
   CHECK(m.moe_layer_count() + 3 == base.num_hidden_layers);
@@ -402,10 +410,15 @@ TEST_CASE("weight format: compressed-tensors 4-bit floats by their group size", 
 TEST_CASE("weight format: AutoRound and Quark quantization configs", "[weights][hf]") {
   const auto part = [](const gpuplan::ModelSpec& m, WeightPart p) { return (*m.shipped_formats)[p]; };
   const auto gptq = llama_8b_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": true})");
-  // extra_config leaves the MLP's down_proj at 16 bits in every layer: the dense MLP is 16-bit.
+  // extra_config leaves the MLP's three projections at 16 bits in every layer: the dense MLP is
+  // 16-bit. (down_proj alone is one projection of the part: refused, below.)
   const auto round = llama_8b_with(R"({"quant_method": "auto-round", "bits": 4, "group_size": 128, "sym": true,
       "data_type": "int", "packing_format": "auto_round:auto_gptq",
-      "extra_config": {"model.layers.0.self_attn.q_proj": {"bits": 4}, "mlp.down_proj": {"bits": 16, "data_type": "float"}}})");
+      "extra_config": {"model.layers.0.self_attn.q_proj": {"bits": 4}, "mlp.gate_proj": {"bits": 16},
+      "mlp.up_proj": {"bits": 16}, "mlp.down_proj": {"bits": 16, "data_type": "float"}}})");
+  CHECK_THROWS_WITH(llama_8b_with(R"({"quant_method": "auto-round", "bits": 4, "extra_config": {"mlp.down_proj":
+      {"bits": 16}}})"),
+                    Catch::Contains("/quantization_config/extra_config: \"mlp.down_proj\" names single projections"));
   CHECK(part(round, WeightPart::attention) == part(gptq, WeightPart::attention));
   CHECK(to_string(part(round, WeightPart::dense_mlp)) == "bf16");
   // A float data_type without bits is 16-bit too; per-channel groups (-1) as GPTQ's.
