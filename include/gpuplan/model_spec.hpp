@@ -117,6 +117,9 @@ struct VisionSpec {
   std::uint64_t image_size = 0;        ///< 0: no learned position table
   std::uint64_t output_size = 0;       ///< the projector's output (the text model's hidden size)
   std::uint64_t merge = 1;             ///< patches merged per side before the projector
+  /// Idefics3's pixel shuffle (scale_factor): this many patches per side concatenated into the
+  /// projector's input, with no merger before it.
+  std::uint64_t shuffle = 1;
   std::uint64_t merger_intermediate = 0;  ///< GLM-4V: a projection and gated MLP after the downsample
   std::uint64_t temporal_patch = 1;    ///< frames per patch (Qwen-VL's Conv3d patch embedding)
   std::uint64_t position_rows = 0;     ///< learned position table rows stated as such (num_position_embeddings)

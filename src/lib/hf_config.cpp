@@ -29,7 +29,9 @@ constexpr std::uint64_t kBig = 1ull << 32;
 // and Kimi K2's own configuration_deepseek.py repeat value for value; PhimoeConfig
 // (models/phimoe/configuration_phimoe.py). DeepseekV2Config's are the ones transformers' class and
 // DeepSeek-V2's own configuration_deepseek.py agree on: their expert counts and vocabulary differ
-// (64 routed and 2 shared, or None: dense), so those have no default here.
+// (64 routed and 2 shared, or None: dense), so those have no default here. MiniCPM3's tied head:
+// both its remote-code MiniCPM3Config and transformers' (models/minicpm3/configuration_minicpm3.py)
+// default tie_word_embeddings to true, and MiniCPM3-4B's file leaves it out (helper s50 F2).
 constexpr std::string_view kClassDefaults = R"({
  "llama": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
            "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": false},
@@ -137,6 +139,7 @@ constexpr std::string_view kClassDefaults = R"({
  "phimoe": {"vocab_size": 32064, "hidden_size": 4096, "intermediate_size": 6400, "num_hidden_layers": 32,
             "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072,
             "tie_word_embeddings": false, "num_local_experts": 16, "num_experts_per_tok": 2},
+ "minicpm3": {"tie_word_embeddings": true},
  "gpt_oss": {"tie_word_embeddings": false},
  "glm4_moe": {"tie_word_embeddings": false},
  "pixtral": {"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24, "patch_size": 16}
@@ -1006,20 +1009,74 @@ void apply_rope_scaling(ModelSpec& m, ObjectReader& r) {
     return;
   }
   ObjectReader scaling(*rope, r.origin(), r.pointer() / key);
-  std::optional<std::string> type = scaling.optional_string("rope_type");
+  const char* type_key = scaling.has("rope_type") ? "rope_type" : "type";
+  std::optional<std::string> type = scaling.optional_string(type_key);
   if (!type) {
-    type = scaling.optional_string("type");
-  }
-  if (!type || !is(*type, {"yarn", "linear", "dynamic"})) {
     return;
+  }
+  // transformers builds the rotary embedding from ROPE_INIT_FUNCTIONS[rope_type] and vLLM's get_rope
+  // raises "Unknown RoPE scaling type" for any other: neither serves such a file (helper s50
+  // badinput W7: "nosuch" was read as unscaled). su is Phi-3's older longrope name, mrope
+  // Qwen2-VL's (both read by vLLM).
+  static constexpr std::array<std::string_view, 9> kRopeTypes{"default", "linear", "dynamic", "ntk",  "yarn",
+                                                              "longrope", "llama3", "su",     "mrope"};
+  if (std::find(kRopeTypes.begin(), kRopeTypes.end(), *type) == kRopeTypes.end()) {
+    scaling.fail(type_key, fmt::format("unknown RoPE type \"{}\" (transformers and vLLM know {})",
+                                       detail::printable(*type), fmt::join(kRopeTypes, ", ")));
+  }
+  // transformers' _validate_*_parameters (modeling_rope_utils.py): a factor is required by linear,
+  // dynamic, ntk, yarn and llama3 (KeyError when missing), and llama3 also needs its original
+  // length and frequency factors. A factor below 1 is only warned about there; one of 0 or less
+  // divides the frequencies by nothing or flips them, and one past 10^4 is no checkpoint's.
+  const bool needs_factor = is(*type, {"linear", "dynamic", "ntk", "yarn", "llama3"});
+  if (needs_factor && !scaling.has("factor")) {
+    scaling.fail("factor", fmt::format("missing: RoPE type \"{}\" scales by it (transformers requires it)", *type));
   }
   const std::optional<double> factor = scaling.optional_number("factor", 1e4);
-  if (!factor || *factor <= 1.0) {
+  std::vector<std::string> notes;
+  // transformers raises for these too, but no figure here depends on them and trimmed Llama 3
+  // files ({"factor": 8.0, "rope_type": "llama3"}) are common: said, not refused.
+  if (*type == "llama3") {
+    std::vector<std::string_view> missing;
+    for (std::string_view needed : {"original_max_position_embeddings", "low_freq_factor", "high_freq_factor"}) {
+      if (!scaling.has(needed)) {
+        missing.push_back(needed);
+      }
+    }
+    if (!missing.empty()) {
+      notes.push_back(fmt::format("{} llama3 lacks {} (transformers' _validate_llama3_parameters requires them); "
+                                  "max_position_embeddings {} is read as the scaled length",
+                                  key, fmt::join(missing, ", "), m.max_position_embeddings));
+    }
+  }
+  if (factor && *factor < 1.0) {
+    notes.push_back(fmt::format("{}.factor {} is below 1 (transformers warns: it shortens the positions' "
+                                "wavelengths rather than stretching them); no longer context is read from it",
+                                key, *factor));
+  }
+  const auto original = scaling.optional_integer("original_max_position_embeddings", 1, kBig);
+  if (*type == "llama3" && original && *original >= m.max_position_embeddings) {
+    notes.push_back(fmt::format("{}.original_max_position_embeddings {} is not below max_position_embeddings {} "
+                                "(transformers warns: llama3 files state the scaled length there)",
+                                key, *original, m.max_position_embeddings));
+  }
+  if (*type == "yarn" && original && *original > m.max_position_embeddings) {
+    notes.push_back(fmt::format("{}.original_max_position_embeddings {} is above max_position_embeddings {} (the "
+                                "implicit factor is below 1; transformers warns)",
+                                key, *original, m.max_position_embeddings));
+  }
+  if (*type == "yarn" && !original && factor && *factor > 1.0) {
+    notes.push_back(fmt::format("{} yarn has no original_max_position_embeddings: max_position_embeddings {} is "
+                                "read as the unscaled length and multiplied by the factor, as transformers does",
+                                key, m.max_position_embeddings));
+  }
+  for (const std::string& note : notes) {
+    m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
+  }
+  if (!is(*type, {"yarn", "linear", "dynamic"}) || !factor || *factor <= 1.0) {
     return;
   }
-  const std::uint64_t base = *type == "yarn" ? scaling.optional_integer("original_max_position_embeddings", 1, kBig)
-                                                   .value_or(m.max_position_embeddings)
-                                             : m.max_position_embeddings;
+  const std::uint64_t base = *type == "yarn" ? original.value_or(m.max_position_embeddings) : m.max_position_embeddings;
   const auto scaled = static_cast<std::uint64_t>(std::floor(static_cast<double>(base) * *factor));
   if (scaled > m.max_position_embeddings && scaled <= kBig) {
     m.unscaled_max_position_embeddings = m.max_position_embeddings;
@@ -1484,6 +1541,14 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     if (!text.is_object()) {
       throw InputError(fmt::format("{}: expected an object", where(origin, at / text_key)));
     }
+    // An empty one would be read as the class defaults, the top level's sizes dropped (a Llama
+    // 3.1 8B file with "text_config": {} read as 6.74 B, helper s50 badinput W7); vLLM's
+    // get_hf_text_config asserts the language model's config has its heads.
+    if (text.empty()) {
+      throw InputError(fmt::format("{}: an empty object: the language model's sizes{}; remove the key or fill it",
+                                   where(origin, at / text_key),
+                                   is_written(raw, "hidden_size") ? " are at the top level, not there" : " are missing"));
+    }
     Json merged = text;
     if (!merged.contains("model_type")) {
       merged["model_type"] = text_type_of(parent_type);
@@ -1498,6 +1563,15 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
     if (parent_type == "idefics2") {
       read_idefics2_connector(raw, origin, at, m);
+    }
+    // Idefics3 (SmolVLM): the connector is one matrix from scale_factor^2 shuffled patches to the
+    // text model's width (modeling_idefics3.py Idefics3SimpleMLP; Idefics3Config defaults
+    // scale_factor to 2). Read as one patch wide, SmolVLM-256M was 6.6 M parameters (2.6 %) light
+    // (helper s50 F3).
+    if (parent_type == "idefics3" && m.vision) {
+      ObjectReader wrapper(raw, origin, at);
+      m.vision->shuffle = wrapper.optional_integer("scale_factor", 1, 64).value_or(2);
+      m.vision->estimated = false;
     }
     m.vision_unsized = !m.vision && raw.contains("vision_config") && !raw["vision_config"].is_null();
     m.vision_config_keys = read_vision_config_keys(raw, origin, at);
@@ -1595,6 +1669,14 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   m.intermediate_size = intermediate.value_or(four_h ? 4 * m.hidden_size : 0);
   m.vocab_size = required("vocab_size", 1, 100'000'000);
   m.max_position_embeddings = required("max_position_embeddings", 1, kBig);
+  // A model of a few positions holds no prompt and answer: published decoders have 1,024 (GPT-2)
+  // or more, and 1 had given "context 1 tokens, FITS" (helper s50 badinput W7). The floor is
+  // lower, for the tiny test models' 64.
+  if (constexpr std::uint64_t kFewestPositions = 64; m.max_position_embeddings < kFewestPositions) {
+    r.fail("max_position_embeddings", fmt::format("{} positions: fewer than {} is no language model's context "
+                                                  "(GPT-2, among the shortest, has 1,024)",
+                                                  m.max_position_embeddings, kFewestPositions));
+  }
   if (!strict) {
     apply_rope_scaling(m, r);
   }
@@ -1636,7 +1718,24 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     a.kv_lora_rank = r.integer("kv_lora_rank", 1, 1u << 16);
     a.qk_nope_head_dim = r.integer("qk_nope_head_dim", 1, 1u << 16);
     a.qk_rope_head_dim = r.integer("qk_rope_head_dim", 1, 1u << 16);
-    a.v_head_dim = r.integer("v_head_dim", 1, 1u << 16);
+    // MiniCPM3-4B's config.json has no v_head_dim: its remote-code MiniCPM3Config defaults it to
+    // qk_nope_head_dim (openbmb/MiniCPM3-4B configuration_minicpm.py), transformers' in-tree class
+    // to hidden_size / heads (models/minicpm3/configuration_minicpm3.py). Both give 64 there; where
+    // they differ the file must say (helper s50 F2: the 4 B model was refused).
+    if (m.model_type == "minicpm3" && !r.has("v_head_dim")) {
+      const std::uint64_t by_heads = m.hidden_size / m.num_attention_heads;
+      if (by_heads != a.qk_nope_head_dim) {
+        r.fail("v_head_dim", fmt::format("missing, and MiniCPM3's two configuration classes default it differently "
+                                         "(qk_nope_head_dim {}, hidden_size / heads {})",
+                                         a.qk_nope_head_dim, by_heads));
+      }
+      a.v_head_dim = by_heads;
+      m.assumed_defaults = fmt::format("config.json leaves out v_head_dim: MiniCPM3Config's default, "
+                                       "qk_nope_head_dim = hidden_size / heads = {}, was used",
+                                       a.v_head_dim);
+    } else {
+      a.v_head_dim = r.integer("v_head_dim", 1, 1u << 16);
+    }
     // DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5). These model types
     // always carry it, and a file without its sizes (aiconfigurator's trimmed GLM-5 config) was
     // read as plain MLA: 10 % too little KV cache and 0.7-0.85 B parameters left out (helper s47
@@ -1685,6 +1784,14 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     m.mla = a;
   } else if (auto hd = r.optional_integer("head_dim", 1, 1u << 16)) {
     m.head_dim = *hd;
+    // The widest published query projections reach 3x hidden_size (MiMo-V2 64 x 192 over 4,096,
+    // GLM-4.5V 96 x 128 over 4,096); past 4x a head_dim is a typo, not a layout (65,536 had read
+    // as 694 B parameters for Llama 3.1 8B, helper s49 W7).
+    if (*hd * m.num_attention_heads > 4 * m.hidden_size) {
+      r.fail("head_dim", fmt::format("{} x {} heads is {} wide, over 4 x hidden_size {}: no published model's "
+                                     "attention is so much wider than its hidden size",
+                                     *hd, m.num_attention_heads, *hd * m.num_attention_heads, m.hidden_size));
+    }
   } else {
     if (m.hidden_size % m.num_attention_heads != 0) {
       r.fail("head_dim", fmt::format("missing, and hidden_size {} is not a multiple of {} heads",
@@ -1717,7 +1824,28 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   }
 
   std::uint64_t experts = 0;
+  // These classes have no experts: transformers' LlamaConfig keeps an extra num_local_experts as
+  // an attribute nothing reads, and LlamaForCausalLM builds its dense MLP (a Llama 3.1 8B file with
+  // 8 experts had read as a 47.49 B MoE, helper s50 badinput W7). Read as transformers loads it.
+  const bool dense_class = is(m.model_type, {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3"});
+  if (dense_class) {
+    std::vector<std::string> ignored;
+    for (const auto& [key, value] : r.object().items()) {
+      if (key.find("expert") != std::string::npos && !value.is_null()) {
+        ignored.push_back(fmt::format("{} {}", key, value.dump()));
+      }
+    }
+    if (!ignored.empty()) {
+      const std::string note = fmt::format("config.json's {} {} ignored: model_type \"{}\" has no experts "
+                                           "(transformers builds its dense MLP whatever the file says)",
+                                           fmt::join(ignored, ", "), ignored.size() == 1 ? "is" : "are", m.model_type);
+      m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
+    }
+  }
   for (std::string_view key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
+    if (dense_class) {
+      break;
+    }
     if (auto n = r.optional_integer(key, 0, 1u << 16); n && *n > 1) {  // one expert is a dense MLP
       experts = *n;
     }
@@ -1742,7 +1870,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       }
     }
   }
-  if (experts == 0) {
+  if (experts == 0 && !dense_class) {
     // An expert count under a name this reader does not map would leave the experts out of the
     // parameter count: a dense model a fraction of the real size.
     for (const auto& [key, value] : r.object().items()) {

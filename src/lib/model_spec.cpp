@@ -186,7 +186,7 @@ void vision_tensors(const VisionSpec& v, Tensors& out) {
     add(out, kPart, v.projector_intermediate, h, 2);
     add(out, kPart, v.output_size, v.projector_intermediate, 1);
   } else {
-    add(out, kPart, v.output_size, h * v.merge * v.merge, mergers);  // projector into the text model
+    add(out, kPart, v.output_size, h * v.merge * v.merge * v.shuffle * v.shuffle, mergers);  // projector into the text model
   }
   if (v.resampler) {
     // Idefics2PerceiverResampler: the latents, then per layer q and o over all heads, k and v over
