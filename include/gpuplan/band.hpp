@@ -100,6 +100,9 @@ std::string band_source(BandCase c, bool engine_calibrated, bool layout_calibrat
 /// residuals: set from those runs, not tested out of sample on them (a test keeps it equal).
 /// An engine not calibrated gets the envelope of its case's band and this one.
 Band other_engine_band();
+/// The central 84 % of the public AMD runs' residuals once their estimates carry
+/// kRocmServingShare (perf.hpp): an AMD GPU's band is widened to it.
+Band rocm_serving_band();
 /// The central 84 % (8th to 92nd percentile) of residuals, never excluding 0.
 Band central_band(std::vector<double> residuals);
 /// Whether an entry is not the built-in one: added or changed by a user catalog (or a config.json).

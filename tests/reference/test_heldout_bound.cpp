@@ -4,6 +4,7 @@
 // Mixtral, and its other versions' tables from v0.15 to release/1.2: A100 PCIe, attention-DP
 // layouts, gpt-oss at 32K outputs, B300) and other engines' public measurements, read as the tables name them. Their errors are reported by tools/heldout/check.sh and
 // the README, not asserted here: only the bound is a promise.
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -111,7 +112,8 @@ TEST_CASE("heldout: the band of an engine not calibrated is the spread of its pu
     const gpuplan::MeasurementFile file = gpuplan::read_measurement_file(catalog, slurp(path), path);
     const gpuplan::Calibration c = gpuplan::validate_benchmarks(catalog, gpuplan::Efficiency{}, file.benchmarks);
     for (const gpuplan::BenchmarkCheck& check : c.checks) {
-      if (check.benchmark->tensorrt_llm || !check.has_estimate) {
+      // AMD GPUs have a band of their own (below).
+      if (check.benchmark->tensorrt_llm || !check.has_estimate || catalog.gpu(check.benchmark->gpu).vendor == "amd") {
         continue;
       }
       CHECK_FALSE(check.band.engine_calibrated);
@@ -119,11 +121,52 @@ TEST_CASE("heldout: the band of an engine not calibrated is the spread of its pu
       inside += check.inside_band ? 1 : 0;
     }
   }
-  CHECK(residuals.size() == 130);
+  CHECK(residuals.size() == 103);
   const gpuplan::Band derived = gpuplan::central_band(residuals);
   const gpuplan::Band shipped = gpuplan::other_engine_band();
   CHECK(shipped.low == Approx(derived.low).margin(0.0005));
   CHECK(shipped.high == Approx(derived.high).margin(0.0005));
   // Widened to this band or wider (the case's), at least the central 84 % fall inside.
   CHECK(static_cast<double>(inside) >= 0.84 * static_cast<double>(residuals.size()));
+}
+
+// Serving on AMD GPUs: kRocmServingShare is the median measured / estimate of every public AMD
+// run in the community files (without it), and rocm_serving_band the central 84 % of their
+// residuals with it. Both move when the model moves. Left out one document at a time, the share
+// cuts the median |error| of these runs from 64 % to 30 % (session 50).
+TEST_CASE("heldout: AMD serving share and band are the median and spread of the public AMD runs", "[reference][heldout]") {
+  const gpuplan::Catalog& catalog = gpuplan::Catalog::builtin();
+  std::vector<double> ratios;  // measured / estimate with the share
+  std::size_t inside = 0;
+  for (const char* name : {"community-2026.json", "community-2026b.json", "community-2026d.json", "community-2026e.json",
+                           "community-2026f.json", "community-2026g.json", "community-2026h.json", "community-2026i.json",
+                           "community-2026j.json", "community-2026k.json", "community-2026l.json", "community-2026m.json",
+                           "community-2026n.json", "community-2026o.json", "community-2026p.json"}) {
+    const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
+    const gpuplan::MeasurementFile file = gpuplan::read_measurement_file(catalog, slurp(path), path);
+    const gpuplan::Calibration c = gpuplan::validate_benchmarks(catalog, gpuplan::Efficiency{}, file.benchmarks);
+    for (const gpuplan::BenchmarkCheck& check : c.checks) {
+      if (!check.has_estimate || catalog.gpu(check.benchmark->gpu).vendor != "amd") {
+        continue;
+      }
+      ratios.push_back(check.benchmark->output_tokens_per_s / check.estimate_tokens_per_s);
+      inside += check.inside_band ? 1 : 0;
+    }
+  }
+  REQUIRE(ratios.size() == 141);
+  std::vector<double> sorted = ratios;
+  std::sort(sorted.begin(), sorted.end());
+  const double median_with = 0.5 * (sorted[sorted.size() / 2] + sorted[(sorted.size() - 1) / 2]);
+  // The estimates carry the share: the median of measured / estimate without it is the share.
+  CHECK(median_with == Approx(1.0).margin(0.0025));
+  std::vector<double> residuals;
+  for (const double r : ratios) {
+    residuals.push_back(r - 1.0);
+  }
+  const gpuplan::Band derived = gpuplan::central_band(residuals);
+  const gpuplan::Band shipped = gpuplan::rocm_serving_band();
+  CHECK(shipped.low == Approx(derived.low).margin(0.0005));
+  CHECK(shipped.high == Approx(derived.high).margin(0.0005));
+  // The band's edges are interpolated percentiles: at least the 80 % issue 8 asks for fall inside.
+  CHECK(static_cast<double>(inside) >= 0.80 * static_cast<double>(ratios.size()));
 }
