@@ -256,6 +256,11 @@ class PerfModel {
   [[nodiscard]] std::uint64_t full_load_batch() const {
     return std::min(std::min(max_batch_, request_.max_batch), engine_max_batch_);
   }
+  /// The most sequences one replica runs whatever the memory: the request's batch cap and, with
+  /// --engine vllm or trtllm, the engine's own (max_num_seqs or max_batch_size, times PP).
+  [[nodiscard]] std::uint64_t batch_cap() const { return std::min(request_.max_batch, engine_max_batch_); }
+  /// The named engine's cap alone (UINT64_MAX without one).
+  [[nodiscard]] std::uint64_t engine_max_batch() const { return engine_max_batch_; }
   /// Steady-state output tokens/s of the deployment at full load (0 when nothing fits).
   [[nodiscard]] double full_load_tokens_per_s(const Efficiency& efficiency) const;
   [[nodiscard]] const FitResult& fit() const { return fit_; }

@@ -1,6 +1,8 @@
 // gpuplan perf: TTFT, inter-token latency and throughput per batch size, estimate next to bound.
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,8 +28,25 @@ struct PerfOptions {
   DeploymentOptions deployment;
   WorkloadOptions workload;
   std::vector<std::uint64_t> batches{1, 8, 64, 256};
+  bool batches_given = false;  // --batch given: a batch above the cap is refused, not dropped
   bool check = false;
 };
+
+/// What caps the sequences of one replica at `cap`, for messages.
+std::string batch_cap_reason(const PerfModel& pm, std::uint64_t cap) {
+  const PerfRequest& r = pm.request();
+  if (cap == pm.engine_max_batch() && cap < r.max_batch) {
+    const Engine e = r.fit.engine.engine;
+    const std::uint64_t pp = r.fit.layout.pp;
+    const char* setting = e == Engine::vllm ? "max_num_seqs" : "max_batch_size";
+    const std::string per_stage = pp > 1 ? fmt::format(" {} x PP {}", cap / pp, pp) : "";
+    return r.fit.engine.max_num_seqs ? fmt::format("{}'s {}{}, --max-num-seqs", to_string(e), setting, per_stage)
+                                     : fmt::format("{}'s default {}{} here; --max-num-seqs sets it", to_string(e),
+                                                   setting, per_stage);
+  }
+  return r.max_batch == kDefaultEngineMaxBatch ? "--max-batch's default, TensorRT-LLM's max_batch_size"
+                                               : "--max-batch";
+}
 
 Exit run_perf(const PerfOptions& o) {
   const Catalog& catalog = command_catalog(o.common);
@@ -90,8 +109,30 @@ Exit run_perf(const PerfOptions& o) {
   // The layout search's model of the chosen layout is the one perf would build for `req`, unless
   // sizing for a target changed the replica count. The fit's notes are moved, not copied (the fit
   // is not read after this).
-  PerfResult result = choice.chosen && !sized ? perf(*choice.chosen, std::move(choice.fit.notes), batches, band)
-                                               : perf(d.model, *d.gpu, req, batches, band);
+  std::optional<PerfModel> own;
+  const PerfModel& pm = choice.chosen && !sized ? *choice.chosen : own.emplace(d.model, *d.gpu, req);
+  // A batch the engine or the batch cap never runs is not timed as if it ran: a given one is
+  // refused, the default list keeps what runs and the cap itself.
+  std::optional<std::string> dropped;
+  if (const std::uint64_t cap = pm.batch_cap(); !concurrency && !target) {
+    for (std::uint64_t b : batches) {
+      if (b > cap && o.batches_given) {
+        throw InputError(fmt::format("--batch: {} exceeds the {} sequences per replica the deployment runs at most "
+                                     "({}); give at most {}",
+                                     b, cap, batch_cap_reason(pm, cap), cap));
+      }
+    }
+    if (std::erase_if(batches, [cap](std::uint64_t b) { return b > cap; }) > 0) {
+      batches.push_back(cap);
+      dropped = fmt::format("batches above {} not shown: the deployment runs at most {} sequences per replica ({})",
+                            cap, cap, batch_cap_reason(pm, cap));
+    }
+  }
+  std::vector<std::string> fit_notes = choice.chosen && !sized ? std::move(choice.fit.notes) : pm.fit().notes;
+  PerfResult result = perf(pm, std::move(fit_notes), batches, band);
+  if (dropped) {
+    result.notes.insert(result.notes.begin(), *dropped);
+  }
   if (choice.candidates > 0) {
     result.notes.insert(result.notes.begin(),
                         fmt::format("layout chosen for throughput: the most estimated output tok/s at full load "
@@ -135,6 +176,7 @@ void add_perf_command(CLI::App& app, Exit& exit_code) {
   add_common_options(*sub, o->common);
   set_command_callback(*sub, o, [o, sub, &exit_code] {
     note_given(*sub, o->deployment);
+    o->batches_given = sub->get_option("--batch")->count() > 0;
     exit_code = with_flag_names([&o] { return run_perf(*o); });
   });
 }
