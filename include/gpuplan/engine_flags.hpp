@@ -30,6 +30,7 @@
 #include <gpuplan/engine_memory.hpp>
 #include <gpuplan/gpu.hpp>
 #include <gpuplan/layout.hpp>
+#include <gpuplan/weight_format.hpp>
 
 namespace gpuplan {
 
@@ -73,6 +74,10 @@ struct EngineLaunch {
 /// capability 8.0, 7.5 in recent releases); TensorRT-LLM runs FP8 on FP8 tensor cores only. The
 /// engine-neutral estimate (`neutral`) refuses nothing: a note says it.
 [[nodiscard]] std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& gpu, DType weights);
+/// The same for one part's format: TensorRT-LLM also refuses bitsandbytes (nf4) anywhere, NVFP4
+/// before Blackwell, and MXFP4 before Blackwell except in MoE experts (`experts`) on Hopper.
+[[nodiscard]] std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& gpu,
+                                                                const WeightFormat& format, bool experts);
 
 /// SGLang's get_context_length drops a YaRN factor when original_max_position_embeddings is
 /// given and refuses a longer context unless told to allow it: the note for `context` (worded

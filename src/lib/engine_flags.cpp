@@ -52,6 +52,11 @@ const Spelling& spelling(Engine e) {
   throw InputError("engine.name: give vllm, sglang or trtllm");
 }
 
+/// bitsandbytes' NF4, with or without double quantization (the two presets that name it).
+bool bitsandbytes_format(const WeightFormat& f) {
+  return f == parse_weight_format("nf4", "") || f == parse_weight_format("nf4-dq", "");
+}
+
 bool sixteen_bit(DType w) { return w == DType::bf16 || w == DType::fp16 || w == DType::fp32; }
 
 std::string_view torch_dtype(DType w) {
@@ -321,11 +326,25 @@ std::string sglang_unscaled_context_note(std::uint64_t unscaled_tokens, std::uin
                      unscaled_tokens, for_what);
 }
 
-std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& gpu, DType weights) {
+std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& gpu, const WeightFormat& format,
+                                                  bool experts) {
+  const DType weights = format.element;
   const bool fp4 = weights == DType::fp4 || weights == DType::mxfp4;
   const char* type = fp4 ? "fp4" : "fp8";
   const auto has = [&gpu](const char* t) { return gpu.dense_flop_per_s.contains(t); };
-  if (engine == Engine::neutral || (!fp4 && weights != DType::fp8) || has(type)) {
+  if (engine == Engine::neutral) {
+    return std::nullopt;
+  }
+  // TensorRT-LLM's quantization recipes are FP4, FP8 and W4A16/W4A8 AWQ and GPTQ
+  // (docs/source/features/quantization.md, NVIDIA/TensorRT-LLM 09d4c79): no bitsandbytes.
+  // vLLM's ROCm platform lists bitsandbytes (vllm/platforms/rocm.py supported_quantization,
+  // vllm-project/vllm 001eda3) although its docs table marks it unsupported on AMD: not refused.
+  if (engine == Engine::trtllm && bitsandbytes_format(format)) {
+    return fmt::format("trtllm refuses {} (bitsandbytes) weights: TensorRT-LLM has no bitsandbytes recipe; int4 "
+                       "weights (W4A16 AWQ or GPTQ, e.g. --weights-dtype int4-g128-zp) run instead",
+                       to_string(format));
+  }
+  if ((!fp4 && weights != DType::fp8) || has(type)) {
     return std::nullopt;
   }
   // The catalog gives no compute capability: no bf16 marks Volta and Turing, and Turing alone of
@@ -336,6 +355,28 @@ std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& 
                        "kernels for them either (int8 or int4 weights run there)",
                        to_string(engine), to_string(weights), gpu.id, type);
   }
+  if (engine == Engine::trtllm && fp4) {
+    // TensorRT-LLM's hardware support matrix (docs/source/features/quantization.md, NVIDIA/
+    // TensorRT-LLM 09d4c79) gives NVFP4 and MXFP4 on Blackwell only. gpt-oss's MXFP4 experts
+    // also run on Hopper, with bf16 activations (TRITON or CUTLASS MoE backend:
+    // examples/models/core/gpt_oss/README.md, 0ee4114); Ada and Ampere are in neither table.
+    // No compute capability in the catalog: FP64 tensor cores beside FP8 ones mark Hopper (Ada
+    // has FP8 without FP64; Blackwell has FP4).
+    const bool hopper = has("fp8") && has("fp64");
+    if (weights == DType::mxfp4 && experts && hopper) {
+      return std::nullopt;
+    }
+    const char* instead = has("fp8") ? "fp8 or int4 weights (W4A16 AWQ or GPTQ) run there"
+                                     : "int4 weights (W4A16 AWQ or GPTQ) run there";
+    if (weights == DType::mxfp4) {
+      return fmt::format("trtllm refuses mxfp4 weights on {}: TensorRT-LLM runs MXFP4 on Blackwell, and on Hopper "
+                         "only in MoE experts (gpt-oss's W4A16 MoE); {}",
+                         gpu.id, instead);
+    }
+    return fmt::format("trtllm refuses fp4 (NVFP4) weights on {}: TensorRT-LLM runs NVFP4 on Blackwell's FP4 tensor "
+                       "cores only, with no weight-only kernels; {}",
+                       gpu.id, instead);
+  }
   // TensorRT-LLM's precision table gives FP8 from Ada on; it has no weight-only FP8 (Marlin).
   if (engine == Engine::trtllm && !fp4) {
     return fmt::format("trtllm refuses fp8 weights on {}: TensorRT-LLM runs FP8 on FP8 tensor cores only (Ada, "
@@ -343,6 +384,10 @@ std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& 
                        gpu.id);
   }
   return std::nullopt;
+}
+
+std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& gpu, DType weights) {
+  return engine_weights_refusal(engine, gpu, default_format(weights), false);
 }
 
 bool engine_runs_on(Engine engine, const GpuSpec& gpu) {

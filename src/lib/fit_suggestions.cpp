@@ -3,6 +3,7 @@
 #include <array>
 
 #include <gpuplan/weight_choice.hpp>
+#include <gpuplan/engine_flags.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/fit_suggestions.hpp>
 #include <gpuplan/input_limits.hpp>
@@ -233,7 +234,8 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
   // INT8 and INT4 (GPTQ, AWQ) checkpoints there instead.
   const bool before_ampere = !gpu.dense_flop_per_s.contains("bf16");
   for (const DType w : before_ampere ? std::array{DType::int8, DType::int4} : std::array{DType::fp8, DType::fp4}) {
-    if (narrower(w, r.weights_dtype)) {
+    // Not a format the named engine refuses on this GPU (TensorRT-LLM: no NVFP4 before Blackwell).
+    if (narrower(w, r.weights_dtype) && !engine_weights_refusal(r.engine.engine, gpu, w)) {
       FitSuggestion s = eval.with_change(r, FitChange::weights_dtype, [w, &model](FitRequest& q) {
         // What --weights-dtype w means: every linear layer in w, embeddings as quantized
         // checkpoints ship them (bf16).

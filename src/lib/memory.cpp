@@ -557,7 +557,8 @@ std::optional<std::string> engine_parts_refusal(Engine engine, const ModelSpec& 
       continue;  // a part the model does not have
     }
     const DType element = formats[part].element;
-    std::optional<std::string> refusal = engine_weights_refusal(engine, gpu, element);
+    const bool experts = part == WeightPart::routed_experts || part == WeightPart::shared_experts;
+    std::optional<std::string> refusal = engine_weights_refusal(engine, gpu, formats[part], experts);
     if (!refusal) {
       continue;
     }
@@ -593,7 +594,12 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
   // The engine would not start: a verdict on its memory would say a deployment works that does not.
   // Every part the model has is checked, not the dominant format alone: an fp8 attention under
   // bf16 MLPs needs the same kernels.
-  if (std::optional<std::string> refusal = engine_parts_refusal(r.engine.engine, m, gpu, formats, weight_bytes)) {
+  // A request of gpt-oss's own format by its dtype alone (measurement files, the planner) means
+  // its checkpoint, MXFP4 experts beside bf16 layers: judged as shipped, though sized in the dtype.
+  const bool own_mxfp4 = !r.weight_formats && r.weights_dtype == DType::mxfp4 && m.shipped_formats &&
+                         (*m.shipped_formats)[WeightPart::routed_experts].element == DType::mxfp4;
+  if (std::optional<std::string> refusal = engine_parts_refusal(r.engine.engine, m, gpu,
+                                                                own_mxfp4 ? *m.shipped_formats : formats, weight_bytes)) {
     throw InputError(*refusal);
   }
   PerGpuMemory& mem = f.per_gpu;

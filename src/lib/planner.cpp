@@ -38,6 +38,11 @@ std::optional<WeightFormats> release_formats(const ModelSpec& model, const PlanR
     if (quantized_config(model, r) && checkpoint_dtype(model, r) == weights) {
       return model.shipped_formats;
     }
+    // MXFP4 is the experts' format of the model's own checkpoint (gpt-oss, launched by its own
+    // name), not one to fill every layer with: TensorRT-LLM runs it in MoE experts alone on Hopper.
+    if (weights == DType::mxfp4 && model.shipped_formats && checkpoint_dtype(model, r) == weights) {
+      return model.shipped_formats;
+    }
     return std::nullopt;
   }
   const WeightChoice& c = *r.release_parts;
@@ -177,6 +182,9 @@ class Search {
   };
 
   void search_gpu(const GpuSpec& gpu, const std::vector<Price>& prices);
+  /// Why the engine would refuse the checkpoint of `weights` on `gpu`, part by part as fit
+  /// checks it (MXFP4 experts run where MXFP4 dense layers do not), or nullopt.
+  std::optional<std::string> format_refusal(const GpuSpec& gpu, DType weights) const;
   void search_format(const GpuSpec& gpu, const std::vector<Price>& prices, DType weights, const std::vector<DType>& kvs);
   void skip(std::string reason) {
     ++result_.counts.skipped;
@@ -477,6 +485,25 @@ void Search::price_layout(const GpuSpec& gpu, const std::vector<Price>& prices, 
   }
 }
 
+std::optional<std::string> Search::format_refusal(const GpuSpec& gpu, DType weights) const {
+  const Engine engine = r_.launch_engine.value_or(r_.perf.fit.engine.engine);
+  const std::optional<WeightFormats> formats = release_formats(model_, r_, weights);
+  if (!formats) {
+    return engine_weights_refusal(engine, gpu, weights);
+  }
+  for (std::size_t i = 0; i < kWeightParts; ++i) {
+    const auto part = static_cast<WeightPart>(i);
+    const bool experts = part == WeightPart::routed_experts || part == WeightPart::shared_experts;
+    if (experts && !model_.moe) {
+      continue;
+    }
+    if (std::optional<std::string> refusal = engine_weights_refusal(engine, gpu, (*formats)[part], experts)) {
+      return refusal;
+    }
+  }
+  return std::nullopt;
+}
+
 void Search::search_gpu(const GpuSpec& gpu, const std::vector<Price>& prices) {
   gpu_id_ = gpu.id;
   std::vector<DType> weights = r_.weights_dtypes.empty() ? default_weights_dtypes(gpu) : r_.weights_dtypes;
@@ -493,8 +520,7 @@ void Search::search_gpu(const GpuSpec& gpu, const std::vector<Price>& prices) {
       continue;
     }
     // Nor one the engine would refuse to load there (every fit of it would throw).
-    if (std::optional<std::string> refusal =
-            engine_weights_refusal(r_.launch_engine.value_or(r_.perf.fit.engine.engine), gpu, wf)) {
+    if (std::optional<std::string> refusal = format_refusal(gpu, wf)) {
       result_.notes.push_back(fmt::format("{} with {} weights not searched: {}", gpu.id, to_string(wf), *refusal));
       continue;
     }

@@ -9,9 +9,11 @@
 
 #include <gpuplan/units.hpp>
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/engine_flags.hpp>
 #include <gpuplan/engine_memory.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/memory.hpp>
+#include <gpuplan/weight_format.hpp>
 
 #include "test_support.hpp"
 
@@ -536,4 +538,39 @@ TEST_CASE("engine: TensorRT-LLM's engine flow sizes its max_batch_size logits bu
             .trtllm_logits_buffer_bytes < 1.0);
   CHECK_THROWS_WITH(gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm, .trtllm_version = 19}),
                     Catch::Contains("engine.trtllm_version"));
+}
+
+// s50 W1: TensorRT-LLM's hardware matrix gives NVFP4 and MXFP4 on Blackwell only, gpt-oss's MXFP4
+// experts also on Hopper (its W4A16 MoE), and it has no bitsandbytes recipe at all.
+TEST_CASE("engine: TensorRT-LLM refuses FP4 before Blackwell and nf4 everywhere", "[engine]") {
+  using gpuplan::engine_weights_refusal;
+  using gpuplan::parse_weight_format;
+  const auto refused = [](const char* gpu, const char* format, bool experts) {
+    return engine_weights_refusal(Engine::trtllm, cat().gpu(gpu), parse_weight_format(format, "t"), experts);
+  };
+  for (const char* gpu : {"h100-sxm", "h200-sxm", "l40s", "a100-sxm-80gb", "a10g"}) {
+    INFO(gpu);
+    const auto fp4 = refused(gpu, "fp4", false);
+    REQUIRE(fp4);
+    CHECK_THAT(*fp4, Catch::Contains("trtllm refuses fp4 (NVFP4) weights") && Catch::Contains("Blackwell"));
+    CHECK(refused(gpu, "mxfp4", false));
+    CHECK(refused(gpu, "nf4", false));
+    CHECK(refused(gpu, "nf4-dq", false));
+  }
+  CHECK_FALSE(refused("b200", "fp4", false));
+  CHECK_FALSE(refused("b200", "mxfp4", false));
+  CHECK(refused("b200", "nf4", false));
+  // MXFP4 experts: Hopper and Blackwell, not Ada or Ampere.
+  CHECK_FALSE(refused("h100-sxm", "mxfp4", true));
+  CHECK_FALSE(refused("h200-sxm", "mxfp4", true));
+  CHECK(refused("l40s", "mxfp4", true));
+  CHECK(refused("a100-sxm-80gb", "mxfp4", true));
+  // What runs instead: FP8 where there are FP8 tensor cores, INT4 everywhere.
+  CHECK_THAT(*refused("h100-sxm", "fp4", false), Catch::Contains("fp8 or int4"));
+  CHECK_THAT(*refused("a100-sxm-80gb", "fp4", false), Catch::Contains("int4 weights") && !Catch::Contains("fp8"));
+  CHECK_THAT(*refused("h100-sxm", "nf4", false), Catch::Contains("bitsandbytes") && Catch::Contains("int4"));
+  // Plain int4 (AWQ/GPTQ) is not bitsandbytes; vLLM's ROCm build lists bitsandbytes.
+  CHECK_FALSE(refused("a100-sxm-80gb", "int4", false));
+  CHECK_FALSE(engine_weights_refusal(Engine::vllm, cat().gpu("mi300x"), parse_weight_format("nf4", "t"), false));
+  CHECK_FALSE(engine_weights_refusal(Engine::vllm, cat().gpu("h100-sxm"), parse_weight_format("nf4", "t"), false));
 }
