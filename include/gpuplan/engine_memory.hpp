@@ -79,6 +79,11 @@ struct EngineSettings {
   /// Tokens of one forward step: vLLM max_num_batched_tokens, SGLang chunked_prefill_size,
   /// TensorRT-LLM max_num_tokens. Unset: the engine's default for this GPU.
   std::optional<std::uint64_t> max_num_batched_tokens;
+  /// Memory other processes (a desktop, WSL, another engine) hold on each GPU when the engine
+  /// starts (--memory-in-use). SGLang and TensorRT-LLM size their cache from the free memory they
+  /// measure, so it comes off it; vLLM sizes its share of the total from its own usage and
+  /// refuses to start (V1) when less than that share is free.
+  double memory_in_use_bytes = 0;
   /// Sequences of one step: vLLM max_num_seqs (sizes the sampler's profiling run), SGLang
   /// cuda_graph_max_bs, TensorRT-LLM max_batch_size. Unset: the engine's default.
   std::optional<std::uint64_t> max_num_seqs;
@@ -156,6 +161,10 @@ struct EngineMemory {
   /// (GB10) the OS holds a part that varies by system. Set by fit: the catalog's free figure when
   /// the share is more (a warning: the engine may not start), else 0.
   double start_free_short_of_bytes = 0;
+  /// vLLM with memory in use by other processes (EngineSettings::memory_in_use_bytes): what is
+  /// free when it checks, below its share of the total, so it does not start (in_use_blocks_start).
+  bool in_use_blocks_start = false;
+  double in_use_start_free_bytes = 0;
   /// SGLang keeps linear-attention (Mamba) state in a pool of its own beside the token pool:
   /// mamba_full_memory_ratio (0.9) of the token pool's size, in slots of one request's state
   /// (its SSM state fp32, SGLANG_MAMBA_SSM_DTYPE's default); with the radix cache on a running

@@ -108,6 +108,12 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->check(non_empty());
   sub.add_option("--reserve", o.reserve, "Runtime reserve per GPU (CUDA context, framework), e.g. 1.5GiB or 2GB")
       ->capture_default_str();
+  sub.add_option("--memory-in-use", o.memory_in_use,
+                 "With --engine: GPU memory other processes (desktop, WSL, another server) hold per GPU when the "
+                 "engine starts, e.g. 0.75GiB (nvidia-smi's used memory before launch). SGLang and TensorRT-LLM "
+                 "size their cache from what is free, so it comes off; vLLM refuses to start when less than its "
+                 "share of the total is free (default: 0)")
+      ->check(non_empty());
   sub.add_option("--prefill-chunk,--max-num-batched-tokens", o.prefill_chunk,
                  "Tokens per prefill step, sizes activations (vLLM max_num_batched_tokens, SGLang "
                  "chunked_prefill_size, TensorRT-LLM max_num_tokens); 8k = 8192")
@@ -332,6 +338,10 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
                                                                            "--gpu-memory-utilization)")));
   }
   if (s.engine == Engine::neutral) {
+    if (!o.memory_in_use.empty()) {
+      throw InputError("--memory-in-use: is the engine's start-up arithmetic, but no --engine is named; the "
+                       "engine-neutral estimate takes memory held elsewhere in --reserve");
+    }
     if (!o.vllm_sampler.empty()) {
       throw InputError("--vllm-sampler: is a vLLM setting, but no --engine is named");
     }
@@ -347,7 +357,11 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
   }
   if (o.reserve_given) {
     throw InputError(fmt::format("--reserve: applies to the engine-neutral estimate only; with --engine {} the engine's "
-                                 "own terms replace it", to_string(s.engine)));
+                                 "own terms replace it (memory other processes hold: --memory-in-use)",
+                                 to_string(s.engine)));
+  }
+  if (!o.memory_in_use.empty()) {
+    s.memory_in_use_bytes = units::parse_bytes(o.memory_in_use, "--memory-in-use");
   }
   if (o.utilization_given) {
     s.gpu_memory_utilization = o.memory_utilization;

@@ -39,6 +39,7 @@ struct DeploymentOptions {
   std::string kv_dtype;  ///< empty: the model's 16-bit format
   double memory_utilization = 0.9;
   std::string reserve = "1.5GiB";
+  std::string memory_in_use;  ///< --memory-in-use: held by other processes at engine start (empty: none)
   std::uint64_t prefill_chunk = 8192;
   std::optional<std::uint64_t> block_size;  ///< unset: 16, TensorRT-LLM's 32 under --engine trtllm
   std::string engine;                       ///< --engine: vllm, sglang, trtllm (empty: neutral)

@@ -535,11 +535,14 @@ double unified_page_cache_bytes(const EngineInputs& in, double left_bytes) {
 
 // TensorRT-LLM's and SGLang's free memory at start: the total less the CUDA context and their
 // other non-torch memory; on unified memory what is free at boot (context up, the OS's share
-// taken) less the rest of it.
-double start_free_bytes(const EngineInputs& in, double non_torch_bytes) {
+// taken) less the rest of it. Both measure it (SGLang's get_available_gpu_memory before loading,
+// TensorRT-LLM's cudaMemGetInfo after), so what other processes hold comes off too.
+double start_free_bytes(const EngineInputs& in, double non_torch_bytes, double in_use_bytes) {
   const double from_total = in.total_bytes - non_torch_bytes;
-  return in.free_at_start_bytes ? std::min(from_total, *in.free_at_start_bytes - (non_torch_bytes - kCudaContextBytes))
-                                : from_total;
+  return (in.free_at_start_bytes
+              ? std::min(from_total, *in.free_at_start_bytes - (non_torch_bytes - kCudaContextBytes))
+              : from_total) -
+         in_use_bytes;
 }
 
 // vLLM with PP: each worker profiles its own stage and sizes its own cache; the engine keeps the
@@ -655,6 +658,18 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
         r.cuda_graph_bytes = vllm_cuda_graph_bytes(m, l, busiest_layers, r.max_seqs, r.batched_tokens);
       }
       r.start_free_bytes = in.total_bytes;
+      // V1 takes a snapshot once NCCL is up and refuses to start when less than its share of the
+      // total is free ("Free memory on device ... on startup is less than desired GPU memory
+      // utilization", v1/worker/gpu_worker.py init_device); its budget then counts only its own
+      // usage against that share, so memory held by others changes nothing else. V0 measures its
+      // peak from a snapshot at init as well, and runs out of memory allocating the cache instead.
+      if (s.memory_in_use_bytes > 0) {
+        const double free_at_check = in.total_bytes - s.memory_in_use_bytes - kCudaContextBytes;
+        if (free_at_check < r.share * in.total_bytes) {
+          r.in_use_blocks_start = true;
+          r.in_use_start_free_bytes = std::max(free_at_check, 0.0);
+        }
+      }
       // Forward and sampler runs follow each other: the torch peak is the larger of the two.
       r.kv_bytes = r.share * in.total_bytes - r.weights_bytes -
                    std::max(r.activation_bytes, r.sampler_bytes) - r.non_torch_bytes - r.cuda_graph_bytes;
@@ -682,7 +697,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.non_torch_bytes =
           kCudaContextBytes +
           (multi_gpu ? (in.tp_outside_nvlink ? kSglangPcieCommunicatorBytes : kSglangNvlinkCommunicatorBytes) : 0.0);
-      r.start_free_bytes = start_free_bytes(in, r.non_torch_bytes);
+      r.start_free_bytes = start_free_bytes(in, r.non_torch_bytes, s.memory_in_use_bytes);
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
       r.kv_bytes = r.share * r.start_free_bytes - in.weights_bytes;
       // Its rest is what is free after loading less the (1 - share) kept out of free-at-start: the
@@ -699,9 +714,15 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.share_default = !s.kv_cache_free_gpu_mem_fraction;
       r.batched_tokens = s.max_num_batched_tokens.value_or(8192);  // max_num_tokens
       r.max_seqs = s.max_num_seqs.value_or(2048);                  // max_batch_size
+      // trtllm-build lowers max_num_tokens to max_seq_len x max_batch_size (check_max_num_tokens,
+      // tensorrt_llm/_common.py, NVIDIA/TensorRT-LLM 0fccc5b): the engine's activation profile is
+      // no larger. The PyTorch flow (1.0 on) is not known to, so it keeps the setting.
+      if (s.trtllm_version && *s.trtllm_version < kTrtllmPytorchDefault && in.context_tokens > 0) {
+        r.batched_tokens = std::min(r.batched_tokens, in.context_tokens * r.max_seqs);
+      }
       r.non_torch_bytes = kCudaContextBytes + kWorkspaceBytes + communicators;
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
-      r.start_free_bytes = start_free_bytes(in, r.non_torch_bytes);
+      r.start_free_bytes = start_free_bytes(in, r.non_torch_bytes, s.memory_in_use_bytes);
       r.weight_padding_bytes = trtllm_mxfp4_padding_bytes(m, l, in.mxfp4_expert_bytes);
       r.weights_bytes += r.weight_padding_bytes;
       const double free_after_load = r.start_free_bytes - r.weights_bytes - r.activation_bytes;

@@ -161,15 +161,18 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     // (free memory 4.2 GiB below this arithmetic's at 2,048 x 128,256, 4.3 buffers).
     const double buffer = res.engine->trtllm_logits_buffer_bytes;
     const double share = res.engine->share;
+    // One figure when the range collapses at the printed precision ("0.1 to 0.1 GiB").
+    const std::string low = fmt::format("{:.1f}", share * 4.0 * buffer / units::kGiB);
+    const std::string high = fmt::format("{:.1f}", share * 7.0 * buffer / units::kGiB);
+    const std::string smaller = low == high ? fmt::format("about {}", low) : fmt::format("{} to {}", low, high);
     res.notes.push_back(fmt::format(
         "TensorRT-LLM before 1.0 (TensorRT-engine flow): its C++ runtime allocates \"runtime buffers\" (the logits "
         "of max_batch_size sequences) and \"decoder\" buffers (per-sequence outputs up to max_seq_len, sampling "
         "workspaces) before it measures free memory, all sized by the engine's max_batch_size ({}, --max-num-seqs; "
         "trtllm-build's default is 2048); they are not subtracted here. One fp32 logits buffer of max_batch_size x "
-        "vocabulary is {:.2f} GiB, and logs show the two together at 4 to 7 times that, so expect a KV cache {:.1f} "
-        "to {:.1f} GiB smaller per GPU; build the engine with a max_batch_size near the concurrency you serve",
-        res.engine->max_seqs, buffer / units::kGiB, share * 4.0 * buffer / units::kGiB,
-        share * 7.0 * buffer / units::kGiB));
+        "vocabulary is {:.2f} GiB, and logs show the two together at 4 to 7 times that, so expect a KV cache {} "
+        "GiB smaller per GPU; build the engine with a max_batch_size near the concurrency you serve",
+        res.engine->max_seqs, buffer / units::kGiB, smaller));
   }
   if (res.engine && res.engine->engine == Engine::vllm) {
     res.notes.push_back(res.engine->cuda_graph_bytes > 0
@@ -855,7 +858,7 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
       f.engine->share * gpu.engine_memory_bytes() > *gpu.free_at_start_bytes) {
     f.engine->start_free_short_of_bytes = *gpu.free_at_start_bytes;
   }
-  const bool no_start = f.engine && f.engine->state_blocks_below_seqs;
+  const bool no_start = f.engine && (f.engine->state_blocks_below_seqs || f.engine->in_use_blocks_start);
   // More running requests than SGLang's state pool admits wait in its queue: not all at once.
   const bool over_state_pool = f.engine && f.engine->state_pool_full(f.concurrency_per_replica);
   const double needed = fixed + mem.kv_cache_bytes;
@@ -950,6 +953,15 @@ std::optional<std::string> engine_start_problem(const FitResult& f) {
                        "cache: {} running requests per replica, not {} (SGLang's --max-mamba-cache-size or "
                        "--mamba-full-memory-ratio moves memory from its token pool to it)",
                        f.engine->state_slots, f.engine->state_requests, f.concurrency_per_replica);
+  }
+  if (f.engine && f.engine->in_use_blocks_start) {
+    const EngineMemory& e = *f.engine;
+    const double gib = units::kGiB;
+    return fmt::format("vLLM refuses to start: {:.2f} GiB free at start (the total less --memory-in-use and the CUDA "
+                       "context) is less than its share, {:g} x {:.2f} GiB = {:.2f} GiB; --gpu-memory-utilization "
+                       "{:.2f} or less starts",
+                       e.in_use_start_free_bytes / gib, e.share, e.total_bytes / gib, e.share * e.total_bytes / gib,
+                       std::floor(e.in_use_start_free_bytes / e.total_bytes * 100.0) / 100.0);
   }
   if (!f.engine || !f.engine->state_blocks_below_seqs) {
     return std::nullopt;

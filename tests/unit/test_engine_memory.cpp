@@ -154,6 +154,27 @@ TEST_CASE("engine: SGLang's static fraction of the free memory at start, minus w
   CHECK(d8.share < d1.share);
 }
 
+// s50 logs S1: memory other processes hold at start comes off the free memory SGLang and
+// TensorRT-LLM measure; vLLM counts only its own usage and refuses to start short of its share.
+TEST_CASE("engine: memory in use by other processes at start", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const double in_use = 0.75 * kGiB;
+  for (const Engine e : {Engine::sglang, Engine::trtllm}) {
+    INFO(gpuplan::to_string(e));
+    const auto idle = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = e});
+    const auto busy = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = e, .memory_in_use_bytes = in_use});
+    CHECK(idle.start_free_bytes - busy.start_free_bytes == Approx(in_use));
+    CHECK(idle.kv_bytes - busy.kv_bytes == Approx(busy.share * in_use));
+  }
+  const auto idle = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm});
+  const auto busy = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm, .memory_in_use_bytes = in_use});
+  CHECK(busy.kv_bytes == Approx(idle.kv_bytes));
+  CHECK_FALSE(busy.in_use_blocks_start);  // 79.11 - 0.75 - 0.5 GiB free >= 0.92 x 79.11
+  const auto full = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm, .memory_in_use_bytes = 6.0 * kGiB});
+  CHECK(full.in_use_blocks_start);
+  CHECK(full.in_use_start_free_bytes == Approx(79.11 * kGiB - 6.5 * kGiB));
+}
+
 // SGLang's --max-total-tokens and TensorRT-LLM's kv_cache_config.max_tokens cap the pool: the engine
 // takes the smaller of the cap and what its share holds (trtllm-bench passes its dataset's cap).
 TEST_CASE("engine: a KV token cap bounds the pool and not the share", "[engine]") {
@@ -468,6 +489,44 @@ TEST_CASE("engine: FP8 and FP4 weights an engine refuses on the GPU are refused"
   const auto neutral = fit_with("v100-sxm2-32gb", DType::fp8, Engine::neutral);
   CHECK(std::any_of(neutral.notes.begin(), neutral.notes.end(),
                     [](const std::string& n) { return n.find("engines refuse them there") != std::string::npos; }));
+}
+
+// s50 logs finding 1: trtllm-build lowers max_num_tokens to max_seq_len x max_batch_size
+// (check_max_num_tokens), so a small engine's activation profile is small (a Qwen2.5-7B engine at
+// max_seq_len 512, max_batch_size 1 logged 91 MB of activations, not 8,192 tokens' worth).
+TEST_CASE("engine: TensorRT-LLM's engine flow caps max_num_tokens at max_seq_len x max_batch_size", "[engine]") {
+  const auto& m = cat().model("qwen2.5-7b");
+  EngineInputs small = kH100;
+  small.context_tokens = 512;
+  const EngineSettings one{.engine = Engine::trtllm, .max_num_seqs = 1, .trtllm_version = 19};
+  const auto flow = gpuplan::engine_memory(m, Layout{}, small, one);
+  CHECK(flow.batched_tokens == 512);
+  CHECK(flow.activation_bytes == Approx(gpuplan::forward_activation_bytes(m, Layout{}, 512)));
+  EngineSettings pytorch = one;
+  pytorch.trtllm_version = 100;  // the PyTorch flow keeps max_num_tokens
+  CHECK(gpuplan::engine_memory(m, Layout{}, small, pytorch).batched_tokens == 8192);
+  EngineSettings wide = one;
+  wide.max_num_seqs = 64;  // 64 x 512 > 8192: the setting stands
+  CHECK(gpuplan::engine_memory(m, Layout{}, small, wide).batched_tokens == 8192);
+}
+
+// s50 logs finding 8: the engine-flow buffer note gave "0.1 to 0.1 GiB" when the range collapses.
+TEST_CASE("engine: the engine-flow buffer note prints one figure when its range collapses", "[engine][memory]") {
+  FitRequest req{.context_tokens = 2048, .concurrency = 1};
+  req.weights_dtype = DType::fp16;
+  req.kv_dtype = DType::fp16;
+  req.engine = {.engine = Engine::trtllm, .kv_cache_free_gpu_mem_fraction = 0.45, .max_num_seqs = 64,
+                .trtllm_version = 14};
+  const auto f = gpuplan::fit(cat().model("qwen2.5-7b"), cat().gpu("l4"), req);
+  const auto note = std::find_if(f.notes.begin(), f.notes.end(),
+                                 [](const std::string& n) { return n.find("expect a KV cache") != std::string::npos; });
+  REQUIRE(note != f.notes.end());
+  CHECK_THAT(*note, Catch::Contains("expect a KV cache about 0.1 GiB smaller") && !Catch::Contains("0.1 to 0.1"));
+  req.engine.max_num_seqs = 2048;  // a wide range keeps both ends
+  const auto wide = gpuplan::fit(cat().model("qwen2.5-7b"), cat().gpu("l4"), req);
+  CHECK(std::any_of(wide.notes.begin(), wide.notes.end(),
+                    [](const std::string& n) { return n.find("GiB smaller per GPU") != std::string::npos &&
+                                                      n.find("expect a KV cache about") == std::string::npos; }));
 }
 
 // From 0.21: the largest captured batch's activations (min(2 x max_num_seqs, 512,
