@@ -281,7 +281,7 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
                                      targets_text(r)));
   head.heading.push_back(fmt::format(
       "Searched {} layouts (GPU x weights x KV x replica layout), {} dropped before timing (weights or one sequence "
-      "do not fit), {} timed at {} (layout, batch) points; {} meet every target",
+      "do not fit), {} timed at {} (layout, batch) points; {} priced configurations meet every target",
       group_digits(p.counts.layouts), group_digits(p.counts.pruned), group_digits(p.counts.timed),
       group_digits(p.counts.evaluated), group_digits(p.counts.feasible)));
   if (!p.unpriced_gpus.empty()) {
