@@ -11,6 +11,12 @@
 
 namespace gpuplan {
 
+/// How a run's output lengths spread about the row's mean (a measurement file's
+/// "output_lengths"): every request the same (trtllm-bench, fixed-length runs), drawn uniformly
+/// from 0 to twice the mean (a random dataset with a range), or heavy-tailed like natural chat
+/// answers (ShareGPT), taken as exponential.
+enum class OutputLengths { fixed, uniform, exponential };
+
 /// One measured throughput with the workload and layout that produced it.
 struct Benchmark {
   std::string id;
@@ -34,6 +40,9 @@ struct Benchmark {
   /// Requests the run served in all (a finite max-load run: at most this batch, else waves whose
   /// last is partial); 0: not known, the steady state at the full batch.
   std::uint64_t requests = 0;
+  /// With a spread, a finite run ends on a drain: the batch empties as requests finish, the last
+  /// of them at a small batch (calibration.cpp).
+  OutputLengths output_lengths = OutputLengths::fixed;
   static constexpr std::uint64_t kMaxRequests = 1'000'000'000;  ///< what a file may state
   /// Measured with TensorRT-LLM (trtllm-bench): its own KV-cache arithmetic sizes the batch. The
   /// catalog's rows without a batch cap are; a measurement file's rows are when their engine is.

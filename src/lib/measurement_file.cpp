@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -229,6 +230,13 @@ std::uint64_t engine_cap(const std::string& engine, const GpuSpec& gpu) {
   return 0;
 }
 
+// The batch a replica runs with `per_replica` requests in flight: at most the engine's own cap
+// (engine_cap; 0: none), which holds the rest in its queue (vLLM's max_num_seqs: a concurrency-512
+// run on a 256-sequence engine steps 256 at a time).
+std::uint64_t in_flight(std::uint64_t per_replica, std::uint64_t engine_cap) {
+  return engine_cap > 0 ? std::min(per_replica, engine_cap) : per_replica;
+}
+
 // A measurement with speculative decoding (EAGLE, Medusa, MTP, a draft model) emits several
 // tokens per pass over the weights: neither the estimate nor the roofline, which bounds one
 // token per sequence and pass, describes it. Named by a field of its own (any value but an
@@ -284,7 +292,7 @@ constexpr auto kStepTokenKeys =
 constexpr auto kReadKeys = std::to_array<std::string_view>(
     {"kind", "engine", "model", "gpu", "parallelism", "num_gpus", "precision", "kv_cache_dtype", "isl", "osl",
      "output_tokens_per_s", "output_tokens_per_s_per_gpu", "concurrency", "num_requests", "source", "sources",
-     "metric_note", "note", "notes", "added", "system", "date", "measured_tpot_ms"});
+     "metric_note", "note", "notes", "added", "system", "date", "measured_tpot_ms", "output_lengths"});
 
 // The one key of `keys` the row states (not null), or nullptr; two of them is an error.
 template <std::size_t N>
@@ -302,13 +310,13 @@ const char* stated(const detail::ObjectReader& r, const std::array<std::string_v
 }
 
 // The engine's batch cap, memory share and step tokens a row states (kBatchKeys, kShareKeys,
-// kStepTokenKeys): a stated cap replaces the engine's default and tightens a concurrency.
-void read_engine_settings(detail::ObjectReader& r, Benchmark& b) {
+// kStepTokenKeys): a stated cap replaces the engine's default and caps a concurrency.
+void read_engine_settings(detail::ObjectReader& r, Benchmark& b, std::uint64_t concurrency) {
   if (const char* key = stated(r, kBatchKeys)) {
     // TensorRT-LLM's cap is per micro-batch: a replica holds PP of them.
     const std::uint64_t cap = r.integer(key, 1, Benchmark::kMaxRequests) * (b.tensorrt_llm ? b.layout.pp : 1);
     if (b.scenario == "server") {
-      b.max_batch = std::min(b.max_batch, cap);
+      b.max_batch = std::min(concurrency, cap);
     } else if (b.tensorrt_llm && b.max_batch == 0) {
       b.trtllm_max_batch = cap;  // with TensorRT-LLM's KV arithmetic and trtllm-bench's rule
     } else {
@@ -566,13 +574,15 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     b.max_batch = engine_cap(engine, *gpu);
     b.tensorrt_llm = is_tensorrt_llm(engine);
     b.engine = engine;
+    std::uint64_t concurrency = 0;  // per replica, when the row gives a number
     if (const Json* c = r.value("concurrency"); c != nullptr && c->is_number()) {
       // A fixed number of requests in flight over the replicas: that is the batch (64.0 is 64).
       const double requests = c->get<double>();
       if (!(requests >= 1 && requests <= 100'000'000) || std::floor(requests) < requests) {
         r.fail("concurrency", fmt::format("expected a whole number of requests from 1 to 100000000, got {}", c->dump()));
       }
-      b.max_batch = (static_cast<std::uint64_t>(requests) + b.layout.dp - 1) / b.layout.dp;
+      concurrency = (static_cast<std::uint64_t>(requests) + b.layout.dp - 1) / b.layout.dp;
+      b.max_batch = in_flight(concurrency, b.max_batch);
       b.scenario = "server";
     } else if (c != nullptr && c->is_string()) {
       // "64" or "64 requests" is a number; a description ("max load") is max load; anything else
@@ -587,7 +597,8 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
           r.fail("concurrency",
                  fmt::format("expected a whole number of requests from 1 to 100000000, got '{}'", described));
         }
-        b.max_batch = (std::stoull(number) + b.layout.dp - 1) / b.layout.dp;
+        concurrency = (std::stoull(number) + b.layout.dp - 1) / b.layout.dp;
+        b.max_batch = in_flight(concurrency, b.max_batch);
         b.scenario = "server";
       }
     } else if (c != nullptr) {
@@ -598,7 +609,19 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     const bool trtllm_bench_max_load = b.scenario == "max-load" && b.max_batch == 0 && is_trtllm_bench(engine);
     b.requests = r.optional_integer("num_requests", 1, Benchmark::kMaxRequests)
                      .value_or(trtllm_bench_max_load ? trtllm_bench_requests(b.input_tokens, b.output_tokens) : 0);
-    read_engine_settings(r, b);
+    if (const auto lengths = r.optional_string("output_lengths")) {
+      static constexpr std::array kLengths{std::pair{"fixed", OutputLengths::fixed},
+                                           std::pair{"uniform", OutputLengths::uniform},
+                                           std::pair{"exponential", OutputLengths::exponential}};
+      const auto it = std::find_if(kLengths.begin(), kLengths.end(), [&](const auto& k) { return *lengths == k.first; });
+      if (it == kLengths.end()) {
+        r.fail("output_lengths", fmt::format("expected fixed, uniform (0 to twice osl) or exponential (natural answers "
+                                             "such as ShareGPT's, mean osl), got '{}'",
+                                             *lengths));
+      }
+      b.output_lengths = it->second;
+    }
+    read_engine_settings(r, b, concurrency);
     b.calibrate = true;
     if (const auto source = r.optional_string("source")) {
       b.sources.push_back(*source);

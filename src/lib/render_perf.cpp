@@ -313,6 +313,9 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
            {"scenario", b.scenario},
            {"input_tokens", b.input_tokens},
            {"output_tokens", b.output_tokens},
+           {"output_lengths", b.output_lengths == OutputLengths::fixed     ? "fixed"
+                              : b.output_lengths == OutputLengths::uniform ? "uniform"
+                                                                           : "exponential"},
            {"calibrate", b.calibrate},
            {"batch", k.batch},
            {"requests", b.requests > 0 ? OrderedJson(b.requests) : OrderedJson(nullptr)},
@@ -397,6 +400,14 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                        "perf overview); a replica's share below its batch never reaches it, above it runs in waves, the last "
                        "partial; the roofline takes the full batch at least, and up to what the memory beyond the weights holds "
                        "(within the run's concurrency and requests): gpuplan's engine arithmetic is no bound");
+  const auto spread = std::count_if(c.checks.begin(), c.checks.end(), [](const BenchmarkCheck& k) {
+    return k.benchmark->output_lengths != OutputLengths::fixed && k.benchmark->requests > 0;
+  });
+  if (spread > 0) {
+    doc.footer.push_back(fmt::format("{} finite run{} with output lengths that spread (output_lengths): the batch stays full "
+                                     "while requests queue, then drains as they finish, its last steps at a few sequences",
+                                     spread, spread == 1 ? "" : "s"));
+  }
   add_gpu_ratios(doc, gpu_ratios(c.checks, kRatioBaseline));
   return detail::render_document(doc, options.format);
 }

@@ -568,3 +568,41 @@ TEST_CASE("calibration: a finite run over data-parallel replicas", "[calibration
   one.requests = 2;
   CHECK(gpuplan::check_benchmark(cat(), one, Efficiency{}).estimate_tokens_per_s * 8 == Approx(sixteen));
 }
+
+// A run whose output lengths spread ends on a drain: the batch empties as requests finish, the
+// last steps run few sequences at the small batch's rate (ShareGPT answers in a 1,000-request
+// burst: the estimate at equal lengths was 2-5x the measured rate).
+TEST_CASE("calibration: spread output lengths end a finite run on a drain", "[calibration]") {
+  const gpuplan::Benchmark* shipped = nullptr;
+  for (const auto& b : cat().benchmarks()) {
+    if (b.id == "trtllm-llama3.3-70b-fp8-h200-sxm-tp1-isl128-osl2048") {
+      shipped = &b;
+    }
+  }
+  REQUIRE(shipped != nullptr);
+  gpuplan::Benchmark run = *shipped;
+  run.requests = 0;
+  const std::uint64_t batch = gpuplan::check_benchmark(cat(), run, Efficiency{}).batch;
+  REQUIRE(batch > 8);
+  const auto rate = [&](gpuplan::OutputLengths lengths, std::uint64_t requests) {
+    gpuplan::Benchmark b = run;
+    b.output_lengths = lengths;
+    b.requests = requests;
+    return gpuplan::check_benchmark(cat(), b, Efficiency{}).estimate_tokens_per_s;
+  };
+  using gpuplan::OutputLengths;
+  const double fixed = rate(OutputLengths::fixed, batch);
+  const double uniform = rate(OutputLengths::uniform, batch);
+  const double exponential = rate(OutputLengths::exponential, batch);
+  // The heavier the tail, the longer the drain at small batches.
+  CHECK(uniform < fixed);
+  CHECK(exponential < uniform);
+  // The steady state (no request count) has no drain: lengths do not matter.
+  CHECK(rate(OutputLengths::exponential, 0) == Approx(rate(OutputLengths::fixed, 0)));
+  // A queue behind the batch keeps it full until it empties: the drain weighs less.
+  const double long_queue = rate(OutputLengths::exponential, 20 * batch);
+  CHECK(long_queue > exponential);
+  CHECK(long_queue < rate(OutputLengths::fixed, 20 * batch));
+  // One request alone has no batch to drain: exponential and fixed lengths take as long.
+  CHECK(rate(OutputLengths::exponential, 1) == Approx(rate(OutputLengths::fixed, 1)));
+}

@@ -464,3 +464,23 @@ TEST_CASE("measurement file: engine settings a row states are read, never ignore
   CHECK_FALSE(std::any_of(flagged.notes.begin(), flagged.notes.end(),
                           [](const std::string& n) { return n.find("--org") != std::string::npos; }));
 }
+
+TEST_CASE("measurement file: output lengths and a concurrency above the engine's cap", "[measurement]") {
+  const auto read = [](const std::string& extra) {
+    const std::string text = R"({"measured": [{"kind": "throughput", "engine": "vLLM 0.11, vllm bench serve", )"
+                             R"("isl": 200, "osl": 200, "model": "llama-3.1-8b", "gpu": "L40S", "parallelism": "TP1", )"
+                             R"("precision": "BF16", "output_tokens_per_s": 2000)" + extra + "}]}";
+    return gpuplan::read_measurement_file(cat(), text, "m.json").benchmarks.at(0);
+  };
+  CHECK(read("").output_lengths == gpuplan::OutputLengths::fixed);
+  CHECK(read(R"(, "output_lengths": "exponential")").output_lengths == gpuplan::OutputLengths::exponential);
+  CHECK(read(R"(, "output_lengths": "uniform")").output_lengths == gpuplan::OutputLengths::uniform);
+  CHECK_THROWS_WITH(read(R"(, "output_lengths": "zipf")"),
+                    Catch::Matchers::Contains("m.json: /measured/0/output_lengths: expected fixed, uniform"));
+  // 512 clients on a 256-sequence engine (vLLM's max_num_seqs below 70 GiB): it steps 256 at a
+  // time and queues the rest; below the cap the concurrency is the batch; a stated cap wins.
+  CHECK(read(R"(, "concurrency": 512)").max_batch == 256);
+  CHECK(read(R"(, "concurrency": "512 requests")").max_batch == 256);
+  CHECK(read(R"(, "concurrency": 64)").max_batch == 64);
+  CHECK(read(R"(, "concurrency": 512, "max_num_seqs": 400)").max_batch == 400);
+}
