@@ -94,7 +94,7 @@ inline constexpr double kCalibratedMatmulShare = 0.776;
 /// Left-one-document-out, the median |error| of those runs falls from 64 % to 30 %.
 /// tests/reference/test_heldout_bound.cpp keeps it equal to that median. Estimates only; the
 /// roofline keeps the whole peak.
-inline constexpr double kRocmServingShare = 0.618;
+inline constexpr double kRocmServingShare = 0.615;
 
 /// The share of `compute` a format reaches, from bf16's peak over the format's (1 for 16-bit
 /// formats, 0.5 for FP8, 0.25 for FP4): ratio^exponent up to FP8 (and a little above, as FP8

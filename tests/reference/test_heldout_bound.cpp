@@ -83,7 +83,11 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       // Session 50's: llm-d on MI355X (vLLM 0.15.1), dstack's MI300X runs (TGI and vLLM 0.6.3 with
       // 405B, prompts to 128k) and its H100 vs MI300X offline runs, SGLang on H20, TensorRT-LLM on
       // H100 (#6294), A40/RTX 4090/A100 40GB/L4 pages.
-      {"community-2026p.json", 52}};
+      {"community-2026p.json", 52},
+      // Session 51's: an RTX A6000 sweep (vLLM 0.23), 2 x RTX 3090 (Qwen3 8B-32B, 4/8-bit, TP 2 over
+      // PCIe), RTX 5090 batch 1 (vLLM 0.15/0.16), gpt-oss-20b on B200 and MI300X, LMDeploy and
+      // MLC-LLM on an RTX 4090, Llama 4 Scout and DeepSeek-V3 on MI300X, an A10G (vLLM).
+      {"community-2026q.json", 32}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
@@ -141,7 +145,8 @@ TEST_CASE("heldout: AMD serving share and band are the median and spread of the 
   for (const char* name : {"community-2026.json", "community-2026b.json", "community-2026d.json", "community-2026e.json",
                            "community-2026f.json", "community-2026g.json", "community-2026h.json", "community-2026i.json",
                            "community-2026j.json", "community-2026k.json", "community-2026l.json", "community-2026m.json",
-                           "community-2026n.json", "community-2026o.json", "community-2026p.json"}) {
+                           "community-2026n.json", "community-2026o.json", "community-2026p.json",
+                           "community-2026q.json"}) {
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
     const gpuplan::MeasurementFile file = gpuplan::read_measurement_file(catalog, slurp(path), path);
     const gpuplan::Calibration c = gpuplan::validate_benchmarks(catalog, gpuplan::Efficiency{}, file.benchmarks);
@@ -153,7 +158,7 @@ TEST_CASE("heldout: AMD serving share and band are the median and spread of the 
       inside += check.inside_band ? 1 : 0;
     }
   }
-  REQUIRE(ratios.size() == 141);
+  REQUIRE(ratios.size() == 146);
   std::vector<double> sorted = ratios;
   std::sort(sorted.begin(), sorted.end());
   const double median_with = 0.5 * (sorted[sorted.size() / 2] + sorted[(sorted.size() - 1) / 2]);
