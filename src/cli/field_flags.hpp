@@ -40,6 +40,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"engine.sglang_version:", "--engine-version:"},
     {"engine.trtllm_version:", "--engine-version:"},
     {"engine.vllm_sampler:", "--vllm-sampler:"},
+    {"engine.memory_in_use:", "--memory-in-use:"},
     {"model.params:", "--params:"},
     {"weights.experts:", "--experts-dtype:"},
     {"weights.attention:", "--attention-dtype:"},

@@ -539,10 +539,12 @@ double unified_page_cache_bytes(const EngineInputs& in, double left_bytes) {
 // TensorRT-LLM's cudaMemGetInfo after), so what other processes hold comes off too.
 double start_free_bytes(const EngineInputs& in, double non_torch_bytes, double in_use_bytes) {
   const double from_total = in.total_bytes - non_torch_bytes;
-  return (in.free_at_start_bytes
-              ? std::min(from_total, *in.free_at_start_bytes - (non_torch_bytes - kCudaContextBytes))
-              : from_total) -
-         in_use_bytes;
+  // Free memory is never below nothing (fit refuses --memory-in-use at or above the total; what is
+  // just below it leaves less than the context and communicators need).
+  return std::max(0.0, (in.free_at_start_bytes
+                            ? std::min(from_total, *in.free_at_start_bytes - (non_torch_bytes - kCudaContextBytes))
+                            : from_total) -
+                           in_use_bytes);
 }
 
 // vLLM with PP: each worker profiles its own stage and sizes its own cache; the engine keeps the

@@ -605,6 +605,14 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                                                                 own_mxfp4 ? *m.shipped_formats : formats, weight_bytes)) {
     throw InputError(*refusal);
   }
+  // Other processes cannot hold the whole GPU (or slice) and leave the engine anything.
+  if (r.engine.memory_in_use_bytes >= capacity) {
+    throw InputError(fmt::format("engine.memory_in_use: {:.2f} GiB ({:.2f} GB) held by other processes is at or above "
+                                 "the {:.2f} GiB ({:.2f} GB) {}{} has in all",
+                                 r.engine.memory_in_use_bytes / units::kGiB, r.engine.memory_in_use_bytes / units::kGB,
+                                 capacity / units::kGiB, capacity / units::kGB, gpu.id,
+                                 f.mig ? fmt::format(" MIG {}", r.mig_profile) : std::string()));
+  }
   PerGpuMemory& mem = f.per_gpu;
   const EngineInputs in{.total_bytes = capacity,
                         .weights_bytes = mem.weights_bytes,
@@ -642,7 +650,8 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
       mem.reserve_bytes = 0;
       break;
   }
-  mem.engine_cap_bytes = mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes + e.kv_bytes;
+  // Never below nothing: with no memory free the engine's cap is 0, not a negative figure.
+  mem.engine_cap_bytes = std::max(0.0, mem.weights_bytes + mem.activation_bytes + mem.reserve_bytes + e.kv_bytes);
   // Sequences and context follow the engine's block granularity.
   f.block_tokens = e.block_tokens;
   f.engine = e;
@@ -957,11 +966,22 @@ std::optional<std::string> engine_start_problem(const FitResult& f) {
   if (f.engine && f.engine->in_use_blocks_start) {
     const EngineMemory& e = *f.engine;
     const double gib = units::kGiB;
-    return fmt::format("vLLM refuses to start: {:.2f} GiB free at start (the total less --memory-in-use and the CUDA "
-                       "context) is less than its share, {:g} x {:.2f} GiB = {:.2f} GiB; --gpu-memory-utilization "
-                       "{:.2f} or less starts",
-                       e.in_use_start_free_bytes / gib, e.share, e.total_bytes / gib, e.share * e.total_bytes / gib,
-                       std::floor(e.in_use_start_free_bytes / e.total_bytes * 100.0) / 100.0);
+    const std::string head = fmt::format("vLLM refuses to start: {:.2f} GiB free at start (the total less --memory-in-use "
+                                         "and the CUDA context) is less than its share, {:g} x {:.2f} GiB = {:.2f} GiB",
+                                         e.in_use_start_free_bytes / gib, e.share, e.total_bytes / gib,
+                                         e.share * e.total_bytes / gib);
+    const double passes = std::floor(e.in_use_start_free_bytes / e.total_bytes * 100.0) / 100.0;
+    // The share must also hold the weights and the profiling run, or vLLM stops for want of
+    // cache blocks instead; --gpu-memory-utilization takes 0.01 to 1.
+    const double holds =
+        (e.weights_bytes + std::max(e.activation_bytes, e.sampler_bytes) + e.non_torch_bytes + e.cuda_graph_bytes) /
+        e.total_bytes;
+    if (passes < 0.01 || passes <= holds) {
+      return fmt::format("{}; no --gpu-memory-utilization starts: {:.2f} at most passes this check, and the weights, "
+                         "profiling run and CUDA graphs take {:.2f} of the total",
+                         head, std::max(passes, 0.0), holds);
+    }
+    return fmt::format("{}; --gpu-memory-utilization {:.2f} or less starts", head, passes);
   }
   if (!f.engine || !f.engine->state_blocks_below_seqs) {
     return std::nullopt;
