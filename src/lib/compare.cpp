@@ -82,10 +82,11 @@ std::string option_fit_problem(const ModelSpec& model, const FitResult& f) {
     return fmt::format("compare: {} does not start on {} x {} (TP {}, PP {}): {}", model.id, f.request.layout.gpus(),
                        f.gpu_id, f.request.layout.tp, f.request.layout.pp, *start);
   }
-  return fmt::format("compare: {} does not fit {} x {} (TP {}, PP {}): weights {:.2f} GB per GPU, one sequence's KV "
-                     "cache included, against a {:.2f} GB engine cap",
+  return fmt::format("compare: {} does not fit {} x {} (TP {}, PP {}): weights {:.2f} GB + activations {:.2f} GB + "
+                     "reserve {:.2f} GB per GPU, one sequence's KV cache included, against a {:.2f} GB engine cap",
                      model.id, f.request.layout.gpus(), f.gpu_id, f.request.layout.tp, f.request.layout.pp,
-                     f.per_gpu.weights_bytes / units::kGB, f.per_gpu.engine_cap_bytes / units::kGB);
+                     f.per_gpu.weights_bytes / units::kGB, f.per_gpu.activation_bytes / units::kGB,
+                     f.per_gpu.reserve_bytes / units::kGB, f.per_gpu.engine_cap_bytes / units::kGB);
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> CompareResult::cheapest() const {
@@ -187,7 +188,13 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     res.excluded.push_back(std::move(e));
   }
   if (res.options.empty()) {
-    throw InputError(*first_problem);
+    // Every GPU is left out: each one's reason, not the first alone.
+    std::string all = *first_problem;
+    for (std::size_t i = 1; i < res.excluded.size(); ++i) {
+      const std::string_view problem = res.excluded[i].problem;  // "compare: ..."
+      all += fmt::format("; {}", problem.substr(problem.find(": ") + 2));
+    }
+    throw InputError(std::move(all));
   }
   // Prices given by hand join the catalog's as provider "given".
   std::vector<Price> given;
