@@ -165,6 +165,14 @@ struct EngineMemory {
   /// free when it checks, below its share of the total, so it does not start (in_use_blocks_start).
   bool in_use_blocks_start = false;
   double in_use_start_free_bytes = 0;
+  /// vLLM without --max-model-len serves the model's max_position_embeddings and refuses to start
+  /// when the KV cache cannot hold one request of that length (check_enough_kv_cache_memory). Set
+  /// by fit when the request's context is shorter than that default and the default does not fit:
+  /// the default, the KV cache one request of it needs on this GPU, and the longest --max-model-len
+  /// that fits. 0: the default fits, or the figures assume it (the context is the model's maximum).
+  std::uint64_t default_max_model_len = 0;
+  double default_max_model_len_kv_bytes = 0;
+  std::uint64_t max_model_len_that_fits = 0;
   /// SGLang keeps linear-attention (Mamba) state in a pool of its own beside the token pool:
   /// mamba_full_memory_ratio (0.9) of the token pool's size, in slots of one request's state
   /// (its SSM state fp32, SGLANG_MAMBA_SSM_DTYPE's default); with the radix cache on a running

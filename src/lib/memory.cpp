@@ -854,6 +854,28 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
           vllm_v1_from(*f.engine, r, kVllmPoolCountMinor) ? vllm_pool_block_count(kv, f.engine->kv_bytes, f.engine->block_tokens) : f.engine->blocks();
       f.engine->state_blocks_below_seqs = f.engine->state_block_ceiling < f.engine->max_seqs;
     }
+    // vLLM without --max-model-len takes the model's max_position_embeddings and refuses to start
+    // when one request of that length does not fit the KV cache ("To serve at least one request
+    // with the models's max seq len (N), (X GiB KV cache is needed, which is larger than the
+    // available KV cache memory (Y GiB)": vllm-project/vllm vllm/v1/core/kv_cache_utils.py
+    // _check_enough_kv_cache_memory @001cabc1be16a59a70d720ed61a13b678c060a18; V0 raised the same
+    // in raise_if_cache_size_invalid). The figures here assume --max-model-len = --context, so
+    // fit names the longest that starts. SGLang and TensorRT-LLM do not refuse in this case:
+    // SGLang caps a request at min(context_len, max_total_num_tokens) - 1 tokens
+    // (sgl-project/sglang python/sglang/srt/managers/tp_worker.py @0045f98eb3b122ae69e82722b3e0ff5392547f7a,
+    // max_req_len) and TensorRT-LLM's KVCacheManager lowers max_seq_len to what its cache holds
+    // (NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/_util.py: "KVCacheManager (Non-draft)
+    // modifies the max_seq_len field").
+    if (f.engine && f.engine->engine == Engine::vllm && f.engine->kv_bytes > 0 &&
+        r.context_tokens < model.max_position_embeddings) {
+      const std::uint64_t model_len = model.max_position_embeddings;
+      const double needed_bytes = sequence_kv_bytes(counted, model_len, f.block_tokens);
+      if (needed_bytes > f.engine->kv_bytes) {
+        f.engine->default_max_model_len = model_len;
+        f.engine->default_max_model_len_kv_bytes = needed_bytes;
+        f.engine->max_model_len_that_fits = max_context_tokens(counted, f.engine->kv_bytes, 1, f.block_tokens, model_len);
+      }
+    }
     if (figure_set == FigureSet::all) {
       f.max_context_tokens = longest_context(model, counted, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens,
                                              f.max_context_limited_by_model);

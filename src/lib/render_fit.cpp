@@ -404,9 +404,20 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
         "verdict: DOES NOT FIT: the KV cache for this load is {} {} over budget per GPU",
         bytes_value(m.shortfall_bytes, u), unit));
   }
+  if (r.engine && r.engine->default_max_model_len > 0) {
+    const EngineMemory& e = *r.engine;
+    doc.footer.push_back(fmt::format("vLLM starts only with --max-model-len <= {} (its default, the model's {} tokens, "
+                                     "needs {:.2f} GiB of KV cache for one request, {:.2f} GiB available)",
+                                     group_digits(e.max_model_len_that_fits), group_digits(e.default_max_model_len),
+                                     gib(e.default_max_model_len_kv_bytes), gib(e.kv_bytes)));
+  }
   if (r.engine) {
+    // vLLM's figures depend on max_model_len: they assume the request's context is passed as it.
+    const std::string assumed = r.engine->engine == Engine::vllm
+                                    ? fmt::format(" (--max-model-len {})", r.request.context_tokens)
+                                    : std::string();
     for (const auto& line : engine_log_lines(r)) {
-      doc.footer.push_back(fmt::format("{} would log: {}", engine_label(r.engine->engine), line));
+      doc.footer.push_back(fmt::format("{} would log{}: {}", engine_label(r.engine->engine), assumed, line));
     }
   }
   for (const auto& n : r.notes) {
@@ -624,6 +635,21 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
       w.member("state_running_requests", e.state_requests);
     }
     w.member("log_lines", engine_log_lines(r));
+    // vLLM: the --max-model-len its figures assume, and the default it refuses to start with.
+    if (e.engine == Engine::vllm) {
+      w.member("max_model_len", r.request.context_tokens);
+    } else {
+      w.key("max_model_len").null();
+    }
+    if (e.default_max_model_len > 0) {
+      w.key("default_max_model_len_refused").begin_object();
+      w.member("tokens", e.default_max_model_len);
+      write_bytes(w, "kv_cache_bytes", e.default_max_model_len_kv_bytes, "default max_model_len kv");
+      w.member("max_model_len_that_fits", e.max_model_len_that_fits);
+      w.end_object();
+    } else {
+      w.key("default_max_model_len_refused").null();
+    }
     w.end_object();
   } else {
     w.key("engine").null();
