@@ -384,3 +384,73 @@ TEST_CASE("memory: unified memory holds what is free at start, and vLLM warns wh
   // A discrete GPU has no such figure: the check never fires.
   CHECK_FALSE(cat().gpu("h100-sxm").free_at_start_bytes);
 }
+
+// s51 tasks 1: without --max-model-len vLLM serves the model's max_position_embeddings and
+// refuses to start when one request of it does not fit (kv_cache_utils.py
+// check_enough_kv_cache_memory). Qwen3-8B on an L4 at 4K fits, but its 40,960 tokens need
+// 40,960 x 147,456 B = 5.63 GiB against 4.03 GiB.
+TEST_CASE("memory: vLLM's default max_model_len that does not fit is named with the longest that does", "[memory]") {
+  const auto& m = cat().model("qwen3-8b");
+  const auto& g = cat().gpu("l4");
+  FitRequest r{.context_tokens = 4096};
+  r.engine.engine = gpuplan::Engine::vllm;
+  const auto f = gpuplan::fit(m, g, r);
+  REQUIRE(f.engine);
+  CHECK(f.fits);
+  CHECK(f.engine->default_max_model_len == 40960);
+  CHECK_THAT(f.engine->default_max_model_len_kv_bytes, WithinRel(40960.0 * 147456.0, 1e-9));
+  CHECK(f.engine->default_max_model_len_kv_bytes > f.engine->kv_bytes);
+  // The longest that fits: one request of it in the cache, one block more does not.
+  const std::uint64_t fits = f.engine->max_model_len_that_fits;
+  CHECK(fits > 4096);
+  CHECK(fits < 40960);
+  CHECK(static_cast<double>(fits) * 147456.0 <= f.engine->kv_bytes);
+  CHECK(static_cast<double>(fits + 16) * 147456.0 > f.engine->kv_bytes);
+  // At the model's own maximum the figures are the default's: nothing more to say.
+  FitRequest whole = r;
+  whole.context_tokens = 40960;
+  CHECK(gpuplan::fit(m, g, whole).engine->default_max_model_len == 0);
+  // SGLang and TensorRT-LLM start and cap the request length instead: no such refusal.
+  for (const gpuplan::Engine e : {gpuplan::Engine::sglang, gpuplan::Engine::trtllm}) {
+    FitRequest other = r;
+    other.engine.engine = e;
+    CHECK(gpuplan::fit(m, g, other).engine->default_max_model_len == 0);
+  }
+  // An H100 holds Llama-3.1-8B's 131,072 tokens: no line.
+  FitRequest roomy{.context_tokens = 8192};
+  roomy.engine.engine = gpuplan::Engine::vllm;
+  CHECK(gpuplan::fit(cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), roomy).engine->default_max_model_len == 0);
+}
+
+// s51 badinput W1: other processes cannot hold the whole GPU; what they hold just below it leaves
+// no engine cap below zero and no --gpu-memory-utilization outside 0.01..1.
+TEST_CASE("memory: memory in use at or above the GPU is refused and below it gives no negative cap", "[memory]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto& g = cat().gpu("h100-sxm");
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  for (const gpuplan::Engine e : {gpuplan::Engine::vllm, gpuplan::Engine::sglang, gpuplan::Engine::trtllm}) {
+    INFO(gpuplan::to_string(e));
+    FitRequest r;
+    r.engine.engine = e;
+    r.engine.memory_in_use_bytes = 79.2 * gib;  // the H100 SXM's CUDA total is 79.11 GiB
+    CHECK_THROWS_WITH(gpuplan::fit(m, g, r), Catch::Contains("engine.memory_in_use:") && Catch::Contains("79.11 GiB"));
+    r.engine.memory_in_use_bytes = 1.5e12;
+    CHECK_THROWS_AS(gpuplan::fit(m, g, r), gpuplan::InputError);
+    r.engine.memory_in_use_bytes = 79.0 * gib;
+    const auto f = gpuplan::fit(m, g, r);
+    CHECK_FALSE(f.fits);
+    CHECK(f.per_gpu.engine_cap_bytes >= 0.0);
+    REQUIRE(f.engine);
+    CHECK(f.engine->start_free_bytes >= 0.0);
+  }
+  FitRequest v;
+  v.engine.engine = gpuplan::Engine::vllm;
+  v.engine.memory_in_use_bytes = 78.0 * gib;
+  const auto problem = gpuplan::engine_start_problem(gpuplan::fit(m, g, v));
+  REQUIRE(problem);
+  CHECK_THAT(*problem, Catch::Contains("no --gpu-memory-utilization starts"));
+  CHECK_THAT(*problem, !Catch::Contains("--gpu-memory-utilization 0.00"));
+  // With room, the advice names a value that passes.
+  v.engine.memory_in_use_bytes = 10.0 * gib;
+  CHECK_THAT(*gpuplan::engine_start_problem(gpuplan::fit(m, g, v)), Catch::Contains("--gpu-memory-utilization 0.86 or less starts"));
+}
