@@ -65,6 +65,9 @@ struct PricedOption {
   double premium = 0;                      ///< price / baseline price - 1
   double throughput_ratio = 0;             ///< tokens/s / baseline tokens/s
   double break_even_usd_per_gpu_hour = 0;  ///< price at which it ties the baseline's tokens per USD
+  /// Priced and rentable: no instance of the price holds a replica (cost.rental.group_split)
+  /// means the deployment does not exist there; it neither wins nor is the cheapest.
+  [[nodiscard]] bool rentable() const { return price.has_value() && !cost.rental.group_split; }
 };
 
 struct ModeComparison {

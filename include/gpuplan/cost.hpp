@@ -55,18 +55,20 @@ struct CostResult {
   double rental_usd_per_hour = 0;    ///< GPU-hours paid (rental.rented_gpus) at the rental price
   double capex_usd_per_hour = 0;     ///< owned: purchase amortized over its years
   double operations_usd_per_hour = 0;
-  double power_usd_per_hour = 0;     ///< owned: TDP x GPUs x utilization x PUE x USD/kWh
+  double power_usd_per_hour_at_tdp = 0;     ///< owned: TDP x GPUs x utilization x PUE x USD/kWh (an upper bound)
   double extras_usd_per_hour = 0;    ///< storage and egress, spread over the month's hours
   double failed_runs_usd_per_hour = 0;
   double useful_output_tokens_per_hour = 0;
   double tokens_per_usd = 0;                 ///< output tokens
   double usd_per_million_tokens = 0;         ///< output tokens
   double usd_per_million_total_tokens = 0;   ///< input + output (0 when input is unknown)
-  double power_w = 0;                        ///< deployment draw while serving, with PUE
-  double joules_per_token = 0;
-  double kwh_per_million_tokens = 0;
+  /// Deployment draw while serving, with PUE, every GPU at TDP: an upper bound (measured serving
+  /// draws about 55 % of TDP at high batch, SemiAnalysisAI/InferenceX #828); so are the two below.
+  double power_w_at_tdp = 0;
+  double joules_per_token_at_tdp = 0;
+  double kwh_per_million_tokens_at_tdp = 0;
   [[nodiscard]] double usd_per_hour() const {
-    return rental_usd_per_hour + capex_usd_per_hour + operations_usd_per_hour + power_usd_per_hour +
+    return rental_usd_per_hour + capex_usd_per_hour + operations_usd_per_hour + power_usd_per_hour_at_tdp +
            extras_usd_per_hour + failed_runs_usd_per_hour;
   }
 };

@@ -32,9 +32,10 @@ struct InstanceRental {
   std::uint64_t group = 1;               ///< GPUs that must share one instance (a replica, up to a node)
   std::uint64_t rented_gpus = 0;         ///< GPUs paid for; `gpus` when any count is rented
   std::vector<InstanceCount> instances;  ///< largest first; empty when any count is rented
-  /// `group` is larger than every instance the price rents: priced as if the replica could span
-  /// instances, which the performance model does not time, so the price is a lower bound (the
-  /// catalog lacks the size).
+  /// `group` is larger than every instance the price rents. A replica's GPUs exchange
+  /// activations every layer over NVLink, which separate instances do not share, so the
+  /// deployment as timed is not rentable there: compare, cost and scale refuse to price it;
+  /// check and train price it GPU by GPU and call the figure a lower bound.
   bool group_split = false;
   [[nodiscard]] bool whole_instances() const { return !instances.empty(); }
   [[nodiscard]] std::uint64_t idle_gpus() const { return rented_gpus - gpus; }
@@ -85,5 +86,8 @@ std::string instances_label(const InstanceRental& rental, const Price& price);
 /// p5en.48xlarge (8 GPUs): 8 GPUs paid for a 1-GPU deployment, 7 idle"; a replica no instance
 /// holds says the figure is a lower bound.
 std::string rental_note(const InstanceRental& rental, const Price& price);
+/// Why a `group_split` rental is not rentable: "a replica needs 4 GPUs in one instance (NVLink)
+/// and lambda on-demand rents b200 in instances of 1 GPU".
+std::string not_rentable_text(const InstanceRental& rental, const Price& price);
 
 }  // namespace gpuplan

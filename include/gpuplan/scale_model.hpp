@@ -60,9 +60,9 @@ struct ScaleModelRow {
   /// GPUs paid for: the layout's, rounded up to whole instances when the price rents fixed
   /// sizes (each replica in one instance, up to a node).
   std::uint64_t paid_gpus = 0;
-  /// No instance size of the offer holds the row's TP x PP group: priced as if it spanned
-  /// instances, which its links (NVLink inside one server) cannot; a lower bound.
-  bool paid_lower_bound = false;
+  /// No instance size of the offer holds the row's TP x PP group: its links (NVLink inside one
+  /// server) cannot span instances, so the row is not rentable there and has no USD/Mtok.
+  bool not_rentable = false;
 };
 
 /// One GPU's table.

@@ -145,8 +145,8 @@ Exit run_cost(const CostOptions& o) {
     c.output_tokens_per_s = p.output_tokens_per_s;
     c.input_tokens_per_s = input_tokens_per_s_for(p.output_tokens_per_s, o.workload.input, o.workload.output);
     report.throughput_source = fmt::format(
-        "estimate for requests of {} input and {} output tokens at batch {} per replica{}, {}{}{}", o.workload.input,
-        o.workload.output, batch,
+        "estimate for requests of {} input and {} output tokens at batch {} {}{}, {}{}{}", o.workload.input,
+        o.workload.output, batch, req.fit.layout.dp_attention() ? "per attention rank" : "per replica",
         load.full_load()                 ? " (full load)"
         : load.target_output_tokens_per_s ? fmt::format(" ({})", target_load_note(load, req.fit.layout))
         : load.capped ? fmt::format(" (--concurrency {} needs more than memory and the engine allow)", *load.concurrency)
@@ -213,6 +213,14 @@ Exit run_cost(const CostOptions& o) {
                      "--capex-usd-per-gpu");
   }
   report.cost = cost(c);
+  if (report.price && report.cost.rental.group_split) {
+    // A replica split over instances has no NVLink between its GPUs: that deployment does not
+    // exist, so no figure for it is a cost (plan skips such layouts; compare marks them).
+    throw InputError(fmt::format("--provider: not rentable: {} x {} ({}) at {}: {}; give --price {}=USD for "
+                                 "an instance that holds it, or another --provider",
+                                 c.gpus, gpu.id, layout_label(priced_layout), o.pricing.provider,
+                                 not_rentable_text(report.cost.rental, *report.price), gpu.id));
+  }
   if (o.pricing.max_usd_per_mtok > 0) {
     report.budget_usd_per_million_tokens = o.pricing.max_usd_per_mtok;
   }

@@ -94,7 +94,7 @@ std::optional<std::pair<std::size_t, std::size_t>> CompareResult::cheapest() con
   for (std::size_t m = 0; m < modes.size(); ++m) {
     for (std::size_t i = 0; i < modes[m].options.size(); ++i) {
       const PricedOption& po = modes[m].options[i];
-      if (!po.price) {
+      if (!po.rentable()) {
         continue;
       }
       // A current offer over a stale one (as plan takes prices), then the cheapest.
@@ -294,12 +294,13 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       m.options.push_back(po);
     }
     // Premium, ratio and break-even against the first option that has a price in this mode.
-    const auto base = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price; });
+    // An option no instance of the offer holds is not rentable there: never the baseline or winner.
+    const auto base = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.rentable(); });
     if (base != m.options.end()) {
       const std::size_t b = static_cast<std::size_t>(base - m.options.begin());
       for (std::size_t i = 0; i < m.options.size(); ++i) {
         PricedOption& po = m.options[i];
-        if (!po.price) {
+        if (!po.rentable()) {
           continue;
         }
         po.premium = po.price->usd_per_gpu_hour / base->price->usd_per_gpu_hour - 1.0;
@@ -315,12 +316,12 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       }
       std::size_t w = b;
       for (std::size_t i = 0; i < m.options.size(); ++i) {
-        if (m.options[i].price && m.options[i].cost.tokens_per_usd > m.options[w].cost.tokens_per_usd) {
+        if (m.options[i].rentable() && m.options[i].cost.tokens_per_usd > m.options[w].cost.tokens_per_usd) {
           w = i;
         }
       }
       // A winner needs a rival: an option alone with a price neither wins nor loses.
-      const auto priced = std::count_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price.has_value(); });
+      const auto priced = std::count_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.rentable(); });
       if (priced >= 2) {
         m.winner = w;
       }
@@ -328,7 +329,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       m.robust = true;
       const double winner_low = m.options[w].cost.tokens_per_usd * res.options[w].low() / res.options[w].tokens_per_s();
       for (std::size_t i = 0; i < m.options.size(); ++i) {
-        if (i == w || !m.options[i].price) {
+        if (i == w || !m.options[i].rentable()) {
           continue;
         }
         const double other_high =

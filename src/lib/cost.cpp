@@ -58,7 +58,7 @@ CostResult cost(const CostRequest& r) {
   CostResult c;
   c.request = r;
   const double gpus = static_cast<double>(r.gpus);
-  c.power_w = r.gpu_power_w * gpus * r.utilization * r.pue;
+  c.power_w_at_tdp = r.gpu_power_w * gpus * r.utilization * r.pue;
   c.rental = rent_instances(r.gpus, r.gpus_per_instance, r.instance_group);
   if (r.usd_per_gpu_hour) {
     check(*r.usd_per_gpu_hour >= 1e-4 && *r.usd_per_gpu_hour <= 1e4, "usd_per_gpu_hour",
@@ -76,11 +76,11 @@ CostResult cost(const CostRequest& r) {
     c.capex_usd_per_hour = o.capex_usd_per_gpu * gpus / (o.amortization_years * kHoursPerYear);
     c.operations_usd_per_hour = o.capex_usd_per_gpu * gpus * o.operations_share_per_year / kHoursPerYear;
     // Power: kW drawn x USD/kWh.
-    c.power_usd_per_hour = c.power_w / 1000.0 * r.usd_per_kwh;
+    c.power_usd_per_hour_at_tdp = c.power_w_at_tdp / 1000.0 * r.usd_per_kwh;
   }
   c.extras_usd_per_hour = (r.storage_usd_per_month + r.egress_usd_per_month) / kHoursPerMonth;
   c.failed_runs_usd_per_hour = (c.rental_usd_per_hour + c.capex_usd_per_hour + c.operations_usd_per_hour +
-                                c.power_usd_per_hour) * r.failed_run_overhead;
+                                c.power_usd_per_hour_at_tdp) * r.failed_run_overhead;
   c.useful_output_tokens_per_hour = r.output_tokens_per_s * r.utilization * kSecondsPerHour;
   c.tokens_per_usd = c.useful_output_tokens_per_hour / c.usd_per_hour();
   c.usd_per_million_tokens = kMega / c.tokens_per_usd;
@@ -89,8 +89,8 @@ CostResult cost(const CostRequest& r) {
     c.usd_per_million_total_tokens = kMega * c.usd_per_hour() / total_per_hour;
   }
   // Energy per output token while serving: deployment power / output rate.
-  c.joules_per_token = r.gpu_power_w * gpus * r.pue / r.output_tokens_per_s;
-  c.kwh_per_million_tokens = c.joules_per_token * kMega / kJoulesPerKwh;
+  c.joules_per_token_at_tdp = r.gpu_power_w * gpus * r.pue / r.output_tokens_per_s;
+  c.kwh_per_million_tokens_at_tdp = c.joules_per_token_at_tdp * kMega / kJoulesPerKwh;
   return c;
 }
 

@@ -130,20 +130,33 @@ std::string target_load_note(const PlannedLoad& load, const Layout& layout) {
   // Under expert parallelism over DP ranks the ranks come in whole EP groups.
   const std::uint64_t step = layout.ep > 1 ? layout.ep / std::gcd(layout.ep, layout.tp) : 1;
   const std::uint64_t replicas = (load.replicas_for_target + step - 1) / step * step;
-  const std::string needed = fmt::format("{} of TP {} PP {} ({})", count_text(replicas, "replica", "replicas"),
-                                         layout.tp, layout.pp, count_text(replicas * replica_gpus, "GPU", "GPUs"));
+  const std::uint64_t ranks_per_group = layout.ranks_per_expert_group();
+  // Attention-DP ranks are no replicas: one rank (TP 1 for DeepSeek) cannot hold the experts,
+  // its EP group of ranks is the deployment unit and the batch is each rank's.
+  const auto units = [&](std::uint64_t ranks) {
+    if (ranks_per_group == 0) {
+      return fmt::format("{} of TP {} PP {} ({})", count_text(ranks, "replica", "replicas"), layout.tp, layout.pp,
+                         count_text(ranks * replica_gpus, "GPU", "GPUs"));
+    }
+    return fmt::format("{} of EP {} with attention DP {} ({})",
+                       count_text(ranks / ranks_per_group, "replica", "replicas"), layout.ep, ranks_per_group,
+                       count_text(ranks * replica_gpus, "GPU", "GPUs"));
+  };
+  const std::string per = ranks_per_group == 0 ? "per replica" : "per attention rank";
+  const std::string needed = units(replicas);
   if (load.capped) {
-    return fmt::format("{} output tok/s need more than full load (batch {} per replica): {} would serve it", target,
-                       load.batch, needed);
+    return fmt::format("{} output tok/s need more than full load (batch {} {}): {} would serve it", target,
+                       load.batch, per, needed);
   }
   if (load.sized_replicas > 0) {
-    return fmt::format("sized for {} output tok/s: {} of TP {} PP {} ({}), batch {} per replica; --gpus fixes the "
-                       "count",
-                       target, count_text(layout.dp, "replica", "replicas"), layout.tp, layout.pp,
-                       count_text(layout.gpus(), "GPU", "GPUs"), load.batch);
+    return fmt::format("sized for {} output tok/s: {}, batch {} {}; --gpus fixes the count", target,
+                       units(layout.dp), load.batch, per);
   }
-  return fmt::format("{} output tok/s: batch {} per replica over {}; {} would serve it at full load", target,
-                     load.batch, count_text(layout.dp, "replica", "replicas"), needed);
+  return fmt::format("{} output tok/s: batch {} {} over {}; {} would serve it at full load", target,
+                     load.batch, per,
+                     ranks_per_group == 0 ? count_text(layout.dp, "replica", "replicas")
+                                          : count_text(layout.dp, "attention rank", "attention ranks"),
+                     needed);
 }
 
 }  // namespace gpuplan

@@ -29,16 +29,16 @@ OrderedJson cost_json(const CostResult& c) {
           {"rental_usd_per_hour", c.rental_usd_per_hour},
           {"capex_usd_per_hour", c.capex_usd_per_hour},
           {"operations_usd_per_hour", c.operations_usd_per_hour},
-          {"power_usd_per_hour", c.power_usd_per_hour},
+          {"power_usd_per_hour_at_tdp", c.power_usd_per_hour_at_tdp},
           {"extras_usd_per_hour", c.extras_usd_per_hour},
           {"failed_runs_usd_per_hour", c.failed_runs_usd_per_hour},
           {"tokens_per_usd", checked(c.tokens_per_usd, "tokens/usd")},
           {"usd_per_million_tokens", checked(c.usd_per_million_tokens, "usd/mtok")},
           {"usd_per_million_total_tokens",
            c.usd_per_million_total_tokens > 0 ? OrderedJson(c.usd_per_million_total_tokens) : OrderedJson(nullptr)},
-          {"power_w", c.power_w},
-          {"joules_per_token", checked(c.joules_per_token, "J/token")},
-          {"kwh_per_million_tokens", checked(c.kwh_per_million_tokens, "kWh/Mtok")}};
+          {"power_w_at_tdp", c.power_w_at_tdp},
+          {"joules_per_token_at_tdp", checked(c.joules_per_token_at_tdp, "J/token")},
+          {"kwh_per_million_tokens_at_tdp", checked(c.kwh_per_million_tokens_at_tdp, "kWh/Mtok")}};
 }
 
 OrderedJson price_json(const Price& p) {
@@ -101,7 +101,10 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
   if (r.price && c.rental.whole_instances()) {
     doc.heading.push_back("instances: " + rental_note(c.rental, *r.price));
   }
-  doc.heading.push_back(fmt::format("throughput: {:.0f} output tok/s ({}), utilization {:.0f} %", q.output_tokens_per_s,
+  // Below 10 tok/s whole numbers hide the rate ("0 output tok/s" for a measured 0.5).
+  const std::string rate = q.output_tokens_per_s >= 10 ? fmt::format("{:.0f}", q.output_tokens_per_s)
+                                                       : fmt::format("{:.3g}", q.output_tokens_per_s);
+  doc.heading.push_back(fmt::format("throughput: {} output tok/s ({}), utilization {:.0f} %", rate,
                                     r.throughput_source, q.utilization * 100.0));
   detail::Table t{.title = "", .header = {"quantity", "value"}, .rows = {}};
   t.rows.push_back({"USD per hour (deployment)", usd(c.usd_per_hour())});
@@ -111,7 +114,7 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
   if (q.owned) {
     t.rows.push_back({"  capex amortized", usd(c.capex_usd_per_hour)});
     t.rows.push_back({"  operations", usd(c.operations_usd_per_hour)});
-    t.rows.push_back({"  power", usd(c.power_usd_per_hour)});
+    t.rows.push_back({"  power (at TDP, upper bound)", usd(c.power_usd_per_hour_at_tdp)});
   }
   if (c.extras_usd_per_hour > 0) {
     t.rows.push_back({"  storage and egress", usd(c.extras_usd_per_hour)});
@@ -124,14 +127,17 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
   if (c.usd_per_million_total_tokens > 0) {
     t.rows.push_back({"USD per million input+output tokens", fmt::format("{:.4f}", c.usd_per_million_total_tokens)});
   }
-  t.rows.push_back({"energy per output token (J)", fmt::format("{:.3f}", c.joules_per_token)});
-  t.rows.push_back({"energy per million output tokens (kWh)", fmt::format("{:.2f}", c.kwh_per_million_tokens)});
+  t.rows.push_back({"energy per output token at TDP (J, upper bound)", fmt::format("{:.3f}", c.joules_per_token_at_tdp)});
+  t.rows.push_back({"energy per million output tokens at TDP (kWh)", fmt::format("{:.2f}", c.kwh_per_million_tokens_at_tdp)});
   doc.tables.push_back(std::move(t));
   if (r.budget_usd_per_million_tokens) {
     doc.footer.push_back(fmt::format("budget ${:.4f} per million tokens: {}", *r.budget_usd_per_million_tokens,
                                      r.within_budget() ? "within budget" : "OVER BUDGET"));
   }
-  doc.footer.push_back("energy counts TDP x GPUs x PUE while serving; rental prices already include power");
+  // No sourced model of serving power by load: TDP bounds it. Measured decode draws about half.
+  doc.footer.push_back("energy is an upper bound: TDP x GPUs x PUE while serving; GPUs serving draw less (gpt-oss-120b "
+                       "on 2 x H100 at concurrency 64: 397 of 700 W per GPU under nvidia-smi, 0.19 J per token "
+                       "where this bound gives 0.36); rental prices already include power");
   return detail::render_document(doc, options.format);
 }
 
@@ -192,6 +198,10 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
         OrderedJson entry = cost_json(po.cost);
         entry["gpu"] = r.options[i].gpu;
         entry["price"] = price_json(*po.price);
+        entry["rentable"] = po.rentable();
+        if (!po.rentable()) {
+          entry["not_rentable"] = not_rentable_text(po.cost.rental, *po.price);
+        }
         entry["premium"] = po.premium;
         entry["throughput_ratio"] = po.throughput_ratio;
         entry["break_even_usd_per_gpu_hour"] = checked(po.break_even_usd_per_gpu_hour, "break-even");
@@ -272,6 +282,12 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                               "-", "-", "no price"});
         continue;
       }
+      if (!po.rentable()) {
+        // No instance holds the replica: no figure, since no such deployment exists there.
+        costs.rows.push_back({m.provider, offer_label(m.mode, m.term), r.options[i].gpu, usd(po.price->usd_per_gpu_hour),
+                              price_age_label(*po.price), "-", "-", "-", "-", "-", "-", "not rentable"});
+        continue;
+      }
       const bool win = m.winner && *m.winner == i;
       costs.rows.push_back({m.provider, offer_label(m.mode, m.term), r.options[i].gpu, usd(po.price->usd_per_gpu_hour),
                             price_age_label(*po.price), usd(po.cost.usd_per_hour()), millions(po.cost.tokens_per_usd),
@@ -285,7 +301,11 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   for (const ModeComparison& m : r.modes) {
     for (std::size_t i = 0; i < m.options.size(); ++i) {
       const PricedOption& po = m.options[i];
-      if (po.price && (po.cost.rental.group_split || po.cost.rental.idle_gpus() > 0)) {
+      if (po.price && po.cost.rental.group_split) {
+        doc.footer.push_back(fmt::format("{} {} {}: not rentable: {}; not ranked", m.provider,
+                                         offer_label(m.mode, m.term), r.options[i].gpu,
+                                         not_rentable_text(po.cost.rental, *po.price)));
+      } else if (po.price && po.cost.rental.idle_gpus() > 0) {
         doc.footer.push_back(fmt::format("{} {} {}: {}", m.provider, offer_label(m.mode, m.term), r.options[i].gpu,
                                          rental_note(po.cost.rental, *po.price)));
       }
@@ -293,19 +313,22 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   }
   for (const ModeComparison& m : r.modes) {
     if (!m.winner) {
-      const auto priced = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price; });
+      const auto priced = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.rentable(); });
       if (priced != m.options.end()) {
-        doc.footer.push_back(fmt::format("{} {}: only {} has a price; no comparison in this mode", m.provider,
-                                         offer_label(m.mode, m.term), r.options[static_cast<std::size_t>(priced - m.options.begin())].gpu));
+        const bool split = std::any_of(m.options.begin(), m.options.end(),
+                                        [](const PricedOption& po) { return po.price && !po.rentable(); });
+        doc.footer.push_back(fmt::format("{} {}: only {} {}; no comparison in this mode", m.provider,
+                                         offer_label(m.mode, m.term), r.options[static_cast<std::size_t>(priced - m.options.begin())].gpu,
+                                         split ? "is rentable" : "has a price"));
       }
       continue;
     }
     std::string line = fmt::format("{} {}: {} wins", m.provider, offer_label(m.mode, m.term), r.options[*m.winner].gpu);
     // Framed against the baseline (the first priced option), as the question is asked.
-    const auto base = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.price; });
+    const auto base = std::find_if(m.options.begin(), m.options.end(), [](const PricedOption& po) { return po.rentable(); });
     for (std::size_t i = 0; i < m.options.size(); ++i) {
       const PricedOption& po = m.options[i];
-      if (!po.price || &po == &*base) {
+      if (!po.rentable() || &po == &*base) {
         continue;
       }
       const double change = po.cost.tokens_per_usd / base->cost.tokens_per_usd - 1.0;
@@ -348,7 +371,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
     for (std::size_t m = 0; m < r.modes.size(); ++m) {
       for (std::size_t i = 0; i < r.modes[m].options.size(); ++i) {
         const PricedOption& po = r.modes[m].options[i];
-        if (po.price && po.price->stale() && po.cost.usd_per_million_tokens < chosen &&
+        if (po.rentable() && po.price->stale() && po.cost.usd_per_million_tokens < chosen &&
             (!stale || po.cost.usd_per_million_tokens <
                            r.modes[stale->first].options[stale->second].cost.usd_per_million_tokens)) {
           stale = std::pair{m, i};

@@ -183,6 +183,15 @@ OrderedJson launch_json(const EngineLaunch& l) {
 std::string miss_text(const PlanResult& p) {
   const PlanMiss& m = *p.miss;
   if (!m.closest) {
+    // Layouts skipped for instance size were never checked against memory: memory is not the reason.
+    const bool instance_bound = std::any_of(p.skipped.begin(), p.skipped.end(), [](const auto& reason) {
+      return reason.first.find("in one instance") != std::string::npos;
+    });
+    if (instance_bound) {
+      return "No configuration meets the targets: no layout is rentable: the replicas the priced instances hold do not "
+             "fit in memory, and larger ones need more GPUs in one instance than the prices searched rent (see the "
+             "note on layouts skipped).";
+    }
     return "No configuration meets the targets: nothing fits in memory (weights and one sequence) on the GPUs "
            "searched within the replica size.";
   }

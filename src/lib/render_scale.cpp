@@ -332,7 +332,7 @@ OrderedJson model_row_json(const ScaleModelRow& r) {
           {"communication_dominates", r.communication_dominates},
           {"usd_per_million_tokens", opt(r.usd_per_million_tokens, "usd/mtok")},
           {"paid_gpus", r.paid_gpus},
-          {"paid_lower_bound", r.paid_lower_bound}};
+          {"not_rentable", r.not_rentable}};
 }
 
 // The row with the most tokens/s per GPU, and the one with the lowest ITL at batch 1 (ties: fewer
@@ -369,7 +369,9 @@ std::string stops_paying_text(const ScaleModelTable& t, const ScaleModelRow& bes
       "where adding GPUs stops paying ({}): {} on {} earns the most per GPU, {} tok/s/GPU{}; more GPUs pay only as "
       "copies of it",
       t.gpu, scale_layout(best.layout), gpus_text(best.layout.gpus()), scale_rate(best.tokens_per_s_per_gpu),
-      !best.usd_per_million_tokens ? ""
+      best.not_rentable ? fmt::format(" (not rentable at {}: no instance holds it)",
+                                      t.price ? t.price->provider : std::string("this price"))
+      : !best.usd_per_million_tokens ? ""
       : best.paid_gpus > best.layout.gpus()
           // Alone it pays idle GPUs; copies of it fill the instance.
           ? fmt::format(" at {:.4f} USD/Mtok alone in its instance, {:.4f} with the instance filled with copies",
@@ -506,8 +508,8 @@ detail::Document model_document(const ScaleModelResult& r) {
                 (whole_experts ? "super-linear: expert parallelism, whole experts on each GPU"
                                : "super-linear: larger batch in the freed memory");
       }
-      if (x.paid_lower_bound) {
-        note += std::string(note.empty() ? "" : "; ") + "priced as split (lower bound)";
+      if (x.not_rentable) {
+        note += std::string(note.empty() ? "" : "; ") + "not rentable";
       }
       if (t.serve_out_fewest && *t.serve_out_fewest == i) {
         note += std::string(note.empty() ? "" : "; ") + "fewest GPUs for the target";

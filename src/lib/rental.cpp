@@ -206,15 +206,23 @@ std::string rental_note(const InstanceRental& rental, const Price& price) {
     return {};
   }
   if (rental.group_split) {
-    return fmt::format("a replica needs {} GPUs in one instance and the largest this price rents has {}: priced as {}, "
-                       "a lower bound (the catalog has no price for an instance that holds the replica)",
-                       rental.group, price.gpus_per_instance.back(), instances_label(rental, price));
+    return fmt::format("{}: not rentable as timed; priced as {}, a lower bound (the catalog has no price for an "
+                       "instance that holds the replica)",
+                       not_rentable_text(rental, price), instances_label(rental, price));
   }
   if (rental.idle_gpus() > 0) {
     return fmt::format("rents {}: {} GPUs paid for a {}-GPU deployment, {} idle", instances_label(rental, price),
                        rental.rented_gpus, rental.gpus, rental.idle_gpus());
   }
   return fmt::format("rents {}: {} GPUs", instances_label(rental, price), rental.rented_gpus);
+}
+
+std::string not_rentable_text(const InstanceRental& rental, const Price& price) {
+  // The split replica's GPUs would talk over the network, not NVLink: no such deployment exists.
+  return fmt::format("a replica needs {} GPUs in one instance (its GPUs share NVLink, separate instances do not) and {} "
+                     "{} rents {} in instances of at most {}",
+                     rental.group, price.provider, offer_label(price.mode, price.term), price.gpu,
+                     instance_sizes_text(Price{.gpus_per_instance = {price.gpus_per_instance.empty() ? 0 : price.gpus_per_instance.back()}}));
 }
 
 }  // namespace gpuplan

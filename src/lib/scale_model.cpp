@@ -110,9 +110,11 @@ class TableBuilder {
       c.output_tokens_per_s = est.output_tokens_per_s;
       c.input_tokens_per_s = input_tokens_per_s_for(est.output_tokens_per_s, pr.input_tokens, pr.output_tokens);
       const CostResult paid = cost(c);
-      row.usd_per_million_tokens = paid.usd_per_million_tokens;
-      row.paid_gpus = paid.rental.rented_gpus;
-      row.paid_lower_bound = paid.rental.group_split;
+      row.not_rentable = paid.rental.group_split;
+      if (!row.not_rentable) {
+        row.usd_per_million_tokens = paid.usd_per_million_tokens;
+        row.paid_gpus = paid.rental.rented_gpus;
+      }
     }
     return row;
   }
@@ -210,11 +212,13 @@ class TableBuilder {
           "(\"4 (8 paid)\")",
           t.price->provider, instance_sizes_text(sizes)));
     }
-    if (std::any_of(rows.begin(), rows.end(), [](const ScaleModelRow& x) { return x.paid_lower_bound; })) {
+    if (std::any_of(rows.begin(), rows.end(), [](const ScaleModelRow& x) { return x.not_rentable; })) {
+      const auto offer = r_.offers.find(gpu_.id);
+      const Price sizes = !t.price ? Price{} : offer == r_.offers.end() ? *t.price : offer_sizes(*t.price, offer->second);
       t.notes.push_back(fmt::format(
-          "rows noted 'priced as split': no instance {} rents holds their TP x PP group on its own links; priced "
-          "as if the group could span instances, a lower bound",
-          t.price ? t.price->provider : std::string("the price")));
+          "rows noted 'not rentable': no instance {} rents ({}) holds their TP x PP group, whose GPUs share NVLink "
+          "that separate instances do not; no USD/Mtok for them",
+          t.price ? t.price->provider : std::string("the price"), instance_sizes_text(sizes)));
     }
     t.rows = std::move(rows);
     return t;

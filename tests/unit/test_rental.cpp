@@ -109,7 +109,7 @@ TEST_CASE("rental: cost pays the whole instance for a 1-GPU deployment", "[renta
   CHECK_THAT(r.usd_per_million_tokens, WithinRel(63.296 / 3.6, 1e-9));
   // Energy counts the GPUs that serve.
   c.gpu_power_w = 700;
-  CHECK_THAT(gpuplan::cost(c).joules_per_token, WithinRel(700 * 1.3 / 1000, 1e-12));
+  CHECK_THAT(gpuplan::cost(c).joules_per_token_at_tdp, WithinRel(700 * 1.3 / 1000, 1e-12));
   // Without sizes: per GPU, as before.
   c.gpus_per_instance.clear();
   CHECK_THAT(gpuplan::cost(c).rental_usd_per_hour, WithinRel(7.912, 1e-12));
