@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
+#include <gpuplan/plan_check.hpp>
 #include <gpuplan/units.hpp>
 
 #include "detail/document.hpp"
@@ -59,6 +61,27 @@ bool bool_at(const Json& root, const std::string& origin, const JsonPointer& at)
   return root.at(at).get<bool>();
 }
 
+// A count a run writes as a whole number of at least `min` (TP, GPUs, expectations).
+std::uint64_t count_at(const Json& root, const std::string& origin, const JsonPointer& at, std::int64_t min) {
+  if (!root.contains(at) || !root.at(at).is_number_integer() || root.at(at).get<std::int64_t>() < min ||
+      root.at(at).get<std::int64_t>() > 1'000'000'000) {
+    malformed(origin, at, fmt::format("a whole number of at least {}", min), root);
+  }
+  return static_cast<std::uint64_t>(root.at(at).get<std::int64_t>());
+}
+
+// The codes check writes (plan_check.hpp reason::): another is an edited file.
+void known_reason(const Json& root, const std::string& origin, const JsonPointer& at) {
+  static constexpr std::string_view kCodes[] = {
+      reason::does_not_fit,        reason::fits_unexpectedly,   reason::over_budget,
+      reason::over_monthly_budget, reason::below_min_throughput, reason::itl_above_target,
+      reason::ttft_above_target,   reason::below_min_sequences, reason::below_target_load};
+  if (!root.contains(at) || !root.at(at).is_string() ||
+      std::find(std::begin(kCodes), std::end(kCodes), root.at(at).get<std::string>()) == std::end(kCodes)) {
+    malformed(origin, at, fmt::format("a reason code ({})", fmt::join(kCodes, ", ")), root);
+  }
+}
+
 DeploymentSnapshot read_result(const Json& root, const std::string& origin, const JsonPointer& at) {
   const Json& r = root.at(at);
   ObjectReader reader(r, origin, at);
@@ -97,7 +120,20 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
   } else if (r.contains("inputs")) {
     malformed(origin, at / "inputs", "an object of strings", root);
   }
-  d.gpus = number_at(root, origin, at / "layout" / "gpus");
+  // The layout as check writes it: whole degrees of at least 1, and GPUs = TP x PP x DP.
+  const JsonPointer layout = at / "layout";
+  const std::uint64_t tp = count_at(root, origin, layout / "tp", 1);
+  const std::uint64_t pp = count_at(root, origin, layout / "pp", 1);
+  count_at(root, origin, layout / "ep", 1);
+  const std::uint64_t dp = count_at(root, origin, layout / "dp", 1);
+  const std::uint64_t gpus = count_at(root, origin, layout / "gpus", 1);
+  d.gpus = static_cast<double>(gpus);
+  if (gpus != tp * pp * dp) {
+    malformed(origin, layout / "gpus", fmt::format("TP x PP x DP = {}", tp * pp * dp), root);
+  }
+  if (!root.contains(at / "gpu") || !root.at(at / "gpu").is_string() || root.at(at / "gpu").get<std::string>().empty()) {
+    malformed(origin, at / "gpu", "a GPU id", root);
+  }
   // null where the deployment was not measured (it does not fit), else every figure.
   const JsonPointer perf = at / "performance";
   if (!root.contains(perf)) {
@@ -140,6 +176,29 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
   const JsonPointer gpu = at / "memory" / "per_gpu";
   for (const char* part : {"weights_bytes", "activation_bytes", "reserve_bytes", "kv_cache_bytes"}) {
     d.memory_bytes_per_gpu += number_at(root, origin, gpu / part);
+  }
+  number_at(root, origin, gpu / "capacity_bytes");
+  number_at(root, origin, at / "memory" / "context_tokens");
+  // The verdict, the failed checks' reasons and the reasons list say the same thing, as check
+  // writes them; a run edited to contradict itself would pass the gate on its verdict alone.
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < d.checks.size(); ++i) {
+    if (!d.checks[i].second) {
+      known_reason(root, origin, at / "checks" / i / "reason");
+      ++failed;
+    }
+  }
+  if (d.pass != (failed == 0)) {
+    malformed(origin, at / "pass", failed == 0 ? "true (every check passes)" : "false (a check fails)", root);
+  }
+  const Json* reasons = reader.value("reasons");
+  if (reasons == nullptr || !reasons->is_array() || reasons->size() != failed) {
+    malformed(origin, at / "reasons", fmt::format("an array of {} reason{} (one per failed check)", failed,
+                                                  failed == 1 ? "" : "s"),
+              root);
+  }
+  for (std::size_t i = 0; i < reasons->size(); ++i) {
+    known_reason(root, origin, at / "reasons" / i / "code");
   }
   return d;
 }
@@ -302,8 +361,33 @@ PlanSnapshot parse_plan_snapshot(std::string_view text, const std::string& origi
   if (results == nullptr || !results->is_array()) {
     top.fail("results", "expected an array");
   }
+  if (results->empty()) {
+    top.fail("results", "expected one result per deployment of the plan, got none");
+  }
+  std::size_t expectations = 0;
+  std::size_t failed = 0;
   for (std::size_t i = 0; i < results->size(); ++i) {
     s.deployments.push_back(read_result(root, origin, JsonPointer("/results") / i));
+    const DeploymentSnapshot& d = s.deployments.back();
+    for (std::size_t k = 0; k + 1 < s.deployments.size(); ++k) {
+      if (s.deployments[k].name == d.name) {
+        malformed(origin, JsonPointer("/results") / i / "deployment",
+                  fmt::format("a deployment not already in /results/{}", k), root);
+      }
+    }
+    expectations += d.checks.size();
+    failed += static_cast<std::size_t>(
+        std::count_if(d.checks.begin(), d.checks.end(), [](const auto& c) { return !c.second; }));
+  }
+  // The envelope's counts and verdict are the results': check writes them from the same list.
+  if (count_at(root, origin, JsonPointer("/expectations"), 0) != expectations) {
+    malformed(origin, JsonPointer("/expectations"), fmt::format("{} (the checks in /results)", expectations), root);
+  }
+  if (count_at(root, origin, JsonPointer("/failed"), 0) != failed) {
+    malformed(origin, JsonPointer("/failed"), fmt::format("{} (the failed checks in /results)", failed), root);
+  }
+  if (bool_at(root, origin, JsonPointer("/pass")) != (failed == 0)) {
+    malformed(origin, JsonPointer("/pass"), failed == 0 ? "true (no check fails)" : "false (a check fails)", root);
   }
   return s;
 }
@@ -327,6 +411,31 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
   }
   if (a.gpuplan_version != b.gpuplan_version) {
     diff.causes.push_back(fmt::format("gpuplan version changed ({} -> {})", a.gpuplan_version, b.gpuplan_version));
+  }
+  // One plan (same hash) has the same deployments in every run of it: a run missing some is a
+  // truncated or edited artifact, and "removed" would let it pass the gate.
+  if (a.plan_hash == b.plan_hash) {
+    const auto missing_from = [](const PlanSnapshot& x, const PlanSnapshot& y) -> std::optional<std::string> {
+      for (const DeploymentSnapshot& d : x.deployments) {
+        if (std::none_of(y.deployments.begin(), y.deployments.end(),
+                         [&d](const DeploymentSnapshot& e) { return e.name == d.name; })) {
+          return d.name;
+        }
+      }
+      return std::nullopt;
+    };
+    if (const auto lost = missing_from(a, b)) {
+      throw InputError(fmt::format("{}: has no result for deployment '{}' of {}, although the plan is the same "
+                                   "({}): a truncated or edited run",
+                                   detail::where(b.origin, JsonPointer("/results")), limits::excerpt(*lost), a.origin,
+                                   a.plan_hash));
+    }
+    if (const auto extra = missing_from(b, a)) {
+      throw InputError(fmt::format("{}: has no result for deployment '{}' of {}, although the plan is the same "
+                                   "({}): a truncated or edited run",
+                                   detail::where(a.origin, JsonPointer("/results")), limits::excerpt(*extra), b.origin,
+                                   a.plan_hash));
+    }
   }
   for (const DeploymentSnapshot& n : b.deployments) {
     const auto it = std::find_if(a.deployments.begin(), a.deployments.end(),

@@ -111,6 +111,11 @@ PlanDeployment read_deployment(const Json& j, const std::string& origin, const J
       if (contains(kExpectations, key)) {
         r.fail(key, fmt::format("unknown field; '{}' is an expectation: put it under \"expect\"", key));
       }
+      // The CLI's --price GPU=USD has no plan-file form: a deployment's rate is usd-per-gpu-hour.
+      if (bare == "price" || bare == "usd" || bare == "cost") {
+        r.fail(key, "unknown field; a deployment's own rate is \"usd-per-gpu-hour\" (or \"provider\" with "
+                    "\"mode\" for a catalog price)");
+      }
       const auto close = closest_names(bare, names, 3);
       r.fail(key, fmt::format("unknown field{}", close.empty() ? std::string()
                                                                : fmt::format("; closest: {}", fmt::join(close, ", "))));
@@ -167,6 +172,13 @@ PlanDeployment read_deployment(const Json& j, const std::string& origin, const J
   d.expect_pointer = (at / "expect").to_string();
   if (const Json* e = r.value("expect")) {
     d.expect = read_expectations(*e, origin, at / "expect");
+    // The target load is checked like an expectation measured on a running deployment (README):
+    // beside "fits": false it could never pass, as min_concurrent_sequences could not.
+    if (d.expect.fits == false && r.has("target-output-tokens-per-s")) {
+      r.fail("target-output-tokens-per-s",
+             "contradicts \"expect\": {\"fits\": false} (the target is checked on a deployment that fits); drop "
+             "one of them");
+    }
   }
   return d;
 }
