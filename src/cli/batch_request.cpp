@@ -403,7 +403,16 @@ void RequestReader::read(std::string_view line, Request& request) const {
       if (as_field != m.key && c.fields.contains(as_field)) {
         throw RequestError{.field = m.key, .message = fmt::format("unknown field; fields spell the flag's '-' as '_': {}", as_field)};
       }
-      const auto close = closest_names(m.key, c.names);
+      // Scored as the CLI scores flags ("--context" finds "--output"): a bare field is too short
+      // for the edit distance to leave any name close.
+      std::vector<std::string> dashed;
+      for (const std::string& n : c.names) {
+        dashed.push_back("--" + n);
+      }
+      std::vector<std::string> close = closest_names("--" + m.key, dashed);
+      for (std::string& n : close) {
+        n.erase(0, 2);
+      }
       throw RequestError{.field = m.key,
                          .message = fmt::format("unknown field for {}{}", name,
                                                 close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")))};

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/input_limits.hpp>
 #include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/price.hpp>
@@ -46,6 +47,14 @@ Catalog load_catalog(const CommonOptions& opts) {
       throw InputError(fmt::format("GPUPLAN_TODAY: {} is before the built-in catalog's newest price {}; unset it "
                                    "or give a later day",
                                    today, newest));
+    }
+    // A price 10 years old is no price: a day past that is a typo (9999-12-31 read every price as
+    // 2.9 million days old).
+    constexpr DayNumber kMaxYearsAhead = 10;
+    if (!newest.empty() && day > parse_iso_date(newest, "newest_price_date") + kMaxYearsAhead * 366) {
+      throw InputError(fmt::format("GPUPLAN_TODAY: {} is more than {} years after the built-in catalog's newest "
+                                   "price {}; unset it or give a nearer day",
+                                   limits::escaped(today), kMaxYearsAhead, newest));
     }
     catalog.set_today(day);
   }

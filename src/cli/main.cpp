@@ -30,6 +30,15 @@ int code(Exit e) { return static_cast<int>(e); }
 // at the top gains the closest command names.
 std::string with_hint(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   const std::string help = " (see 'gpuplan --help')";
+  // CLI11's "--tp: At Most 1 required but received 2" for a single-value option given twice.
+  constexpr std::string_view kAtMostOne = ": At Most 1 required but received ";
+  if (const std::string_view what = e.what(); dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr &&
+                                              what.find(kAtMostOne) != std::string_view::npos) {
+    const std::string_view name = what.substr(0, what.find(kAtMostOne));
+    const std::string_view times = what.substr(what.find(kAtMostOne) + kAtMostOne.size());
+    return fmt::format("{} given {}: it takes one value; give it once", name,
+                       times == "2" ? std::string("twice") : fmt::format("{} times", times));
+  }
   if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) {
     return e.what() + help;
   }

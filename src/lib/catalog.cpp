@@ -199,7 +199,7 @@ bool abbreviates(const std::vector<std::string>& query, const std::vector<std::s
 }
 
 std::string resolved_note(std::string_view what, std::string_view name, std::string_view id, std::string_view how) {
-  return fmt::format("{} '{}' read as '{}' ({})", what, name, id, how);
+  return fmt::format("{} '{}' read as '{}' ({})", what, limits::escaped(name), id, how);
 }
 
 // A Hugging Face name without its owner, format and release suffixes ("meta-llama/Llama-3.1-8B-Instruct"

@@ -22,6 +22,15 @@ std::string excerpt(std::string_view text) {
   return out;
 }
 
+std::string escaped(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    out += u < 0x20 || u == 0x7f ? fmt::format("\\x{:02x}", u) : std::string(1, c);
+  }
+  return out;
+}
+
 std::string read_stream(std::istream& in, std::string_view what, std::uintmax_t max_bytes) {
   std::string text;
   std::string chunk(std::size_t{64} << 10, '\0');

@@ -634,6 +634,13 @@ PlanResult Search::run() {
                                    to_string(*r_.launch_engine), fmt::join(result_.unlaunchable_gpus, ", ")));
     }
   }
+  // A region no catalog price is in is a typo, as compare says: not "no price" for every GPU, and
+  // not silence when --price covers them all.
+  if (!r_.region.empty() &&
+      std::none_of(catalog_.prices().begin(), catalog_.prices().end(), [this](const Price& p) { return in_region(p, r_.region); })) {
+    throw InputError(fmt::format("plan.region: no catalog price is in region '{}'; regions: {}", r_.region,
+                                 fmt::join(regions(catalog_), ", ")));
+  }
   const std::string mode(to_string(r_.mode.value_or(PricingMode::on_demand)));
   if (gpus.empty()) {
     // Named after the narrowest choice the user made: that is the one to loosen.

@@ -242,6 +242,11 @@ ThroughputUnit parse_throughput_unit(std::string_view text, std::string_view fie
     throw InputError(fmt::format("{}: expected a unit such as tokens/s or samples/s, got an empty one", field));
   }
   ThroughputUnit u;
+  // Echoed in every row and note: a control character (an ESC sequence) would drive the terminal.
+  if (std::any_of(t.begin(), t.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    throw InputError(fmt::format("{}: '{}' contains a control character; expected e.g. tokens/s or samples/s", field,
+                                 limits::escaped(t)));
+  }
   u.text = t;
   const auto slash = t.rfind('/');
   if (slash == std::string::npos) {
@@ -269,6 +274,13 @@ ThroughputUnit parse_throughput_unit(std::string_view text, std::string_view fie
   return u;
 }
 
+namespace {
+// How many copies of the smallest measured count the largest holds (8 GPUs over 2: 4).
+std::uint64_t largest_multiple(const std::vector<ScalingPoint>& sorted) {
+  return std::max<std::uint64_t>(1, sorted.back().gpus / std::max<std::uint64_t>(1, sorted.front().gpus));
+}
+}  // namespace
+
 ScalingResult measured_scaling(ScalingRequest request) {
   validate(request);
   ScalingResult res;
@@ -277,6 +289,16 @@ ScalingResult measured_scaling(ScalingRequest request) {
     std::sort(request.points.begin(), request.points.end(),
               [](const ScalingPoint& a, const ScalingPoint& b) { return a.gpus < b.gpus; });
     res.notes.push_back("points were given out of GPU order; sorted by GPU count");
+  }
+  if (request.unit.tokens) {
+    // Serving is not one job: more GPUs can run more replicas of the smallest layout, whose
+    // throughput adds up; Amdahl and USL fitted over larger TP layouts miss that option.
+    res.notes.push_back(fmt::format(
+        "tokens/s of serving: replicas of one layout scale linearly ({} x {} GPUs serve {} x the {}-GPU rate), so "
+        "the stop rules below say where a larger layout stops paying, not where more GPUs do; modeled scale "
+        "(--model, --gpu) sets replicas against larger layouts",
+        largest_multiple(request.points), request.points.front().gpus, largest_multiple(request.points),
+        request.points.front().gpus));
   }
   const ScalingPoint base = request.points.front();
   const std::uint64_t largest = request.points.back().gpus;

@@ -226,6 +226,13 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
   if (r.scale_gpus.size() > 64) {
     throw InputError(fmt::format("train_plan.scale: at most 64 sizes, got {}", r.scale_gpus.size()));
   }
+  // A size given twice prints the same row twice (perf refuses --batch 1,1,1 the same way).
+  for (std::size_t i = 0; i < r.scale_gpus.size(); ++i) {
+    if (std::find(r.scale_gpus.begin(), r.scale_gpus.begin() + static_cast<std::ptrdiff_t>(i), r.scale_gpus[i]) !=
+        r.scale_gpus.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw InputError(fmt::format("train_plan.scale: {} is given twice", r.scale_gpus[i]));
+    }
+  }
   TrainPlan plan;
   plan.model_id = model.id;
   plan.gpu_id = gpu.id;
