@@ -29,16 +29,16 @@ OrderedJson cost_json(const CostResult& c) {
           {"rental_usd_per_hour", c.rental_usd_per_hour},
           {"capex_usd_per_hour", c.capex_usd_per_hour},
           {"operations_usd_per_hour", c.operations_usd_per_hour},
-          {"power_usd_per_hour_at_tdp", c.power_usd_per_hour_at_tdp},
+          {"power_usd_per_hour", c.power_usd_per_hour_at_tdp},
           {"extras_usd_per_hour", c.extras_usd_per_hour},
           {"failed_runs_usd_per_hour", c.failed_runs_usd_per_hour},
           {"tokens_per_usd", checked(c.tokens_per_usd, "tokens/usd")},
           {"usd_per_million_tokens", checked(c.usd_per_million_tokens, "usd/mtok")},
           {"usd_per_million_total_tokens",
            c.usd_per_million_total_tokens > 0 ? OrderedJson(c.usd_per_million_total_tokens) : OrderedJson(nullptr)},
-          {"power_w_at_tdp", c.power_w_at_tdp},
-          {"joules_per_token_at_tdp", checked(c.joules_per_token_at_tdp, "J/token")},
-          {"kwh_per_million_tokens_at_tdp", checked(c.kwh_per_million_tokens_at_tdp, "kWh/Mtok")}};
+          {"power_w", c.power_w_at_tdp},
+          {"joules_per_token", checked(c.joules_per_token_at_tdp, "J/token")},
+          {"kwh_per_million_tokens", checked(c.kwh_per_million_tokens_at_tdp, "kWh/Mtok")}};
 }
 
 OrderedJson price_json(const Price& p) {

@@ -96,7 +96,7 @@ struct Figures {
     add("rental_usd_per_hour", c.rental_usd_per_hour);
     add("capex_usd_per_hour", c.capex_usd_per_hour);
     add("operations_usd_per_hour", c.operations_usd_per_hour);
-    add("power_usd_per_hour_at_tdp", c.power_usd_per_hour_at_tdp);
+    add("power_usd_per_hour", c.power_usd_per_hour_at_tdp);
     add("extras_usd_per_hour", c.extras_usd_per_hour);
     add("failed_runs_usd_per_hour", c.failed_runs_usd_per_hour);
     add("useful_output_tokens_per_hour", c.useful_output_tokens_per_hour);
@@ -104,8 +104,8 @@ struct Figures {
     add("usd_per_million_tokens", c.usd_per_million_tokens);
     add("usd_per_million_total_tokens", c.usd_per_million_total_tokens);
     add("power_w", c.power_w_at_tdp);
-    add("joules_per_token_at_tdp", c.joules_per_token_at_tdp);
-    add("kwh_per_million_tokens_at_tdp", c.kwh_per_million_tokens_at_tdp);
+    add("joules_per_token", c.joules_per_token_at_tdp);
+    add("kwh_per_million_tokens", c.kwh_per_million_tokens_at_tdp);
   }
 };
 
