@@ -43,9 +43,10 @@ enum class TrainPrecision { bf16, fp8 };
 /// litgpt's bf16-true), where the optimizer updates the bf16 weights and keeps its moments in bf16.
 enum class MasterWeights { fp32, none };
 /// How the loss's cross-entropy over the vocabulary is computed, which sets the logits' memory:
-/// unfused as Hugging Face Transformers' ForCausalLMLoss (what Trainer, TRL and PEFT run): the bf16
-/// logits, their fp32 upcast (`logits.float()`), the fp32 log-softmax autograd keeps and its fp32
-/// gradient, 14 bytes per token and vocabulary entry; fused as Megatron's vocab-parallel
+/// unfused as Hugging Face Transformers' ForCausalLMLoss (what Trainer, TRL and PEFT run): at its
+/// peak, in the backward, the fp32 log-softmax autograd kept, the fp32 gradient coming into it and
+/// the fp32 gradient it makes, 12 bytes per token and vocabulary entry (the bf16 logits and their
+/// fp32 upcast, 10 with the log-softmax in the forward, are freed before the backward); fused as Megatron's vocab-parallel
 /// cross-entropy (in place in fp32) or torchtune's chunked output loss: the bf16 logits and one
 /// fp32 copy, 6 bytes; fused_linear as Liger's fused linear cross-entropy or Apple's Cut
 /// Cross-Entropy (Unsloth): the head and the loss a chunk of tokens at a time, the whole logits
@@ -138,6 +139,13 @@ struct TrainRequest {
   std::optional<TrainFramework> framework;
   /// Dropout masks stored (GPT-3-era training; today's LLM recipes train without dropout).
   bool dropout = false;
+  /// Full recompute's per-layer checkpoints (each layer's input) kept in host memory and copied
+  /// back for the backward: Unsloth's use_gradient_checkpointing="unsloth", torch's
+  /// offload-to-CPU checkpoint wrapper, Megatron's activation CPU offloading.
+  bool offload_activations = false;
+  /// DeepSpeed ZeRO-3's sub_group_size: the optimizer step builds the fp32 gradients of this many
+  /// parameters of the partition at a time (DeepSpeed's default 1e9).
+  double zero_sub_group_params = 1e9;
   double reserve_bytes = 1.5 * units::kGiB;  ///< CUDA context, cuBLAS and NCCL workspaces
   /// PyTorch DDP's gradient bucket (bucket_cap_mb = 25 MiB); two are in flight.
   double bucket_bytes = 25.0 * units::kMiB;
@@ -185,6 +193,11 @@ Recompute default_recompute(const TrainRequest& request);
 /// and its norms' inputs and outputs take 4 bytes, and autocast keeps a bf16 copy of the fp32 LM
 /// head for its backward.
 bool peft_kbit_prepared(const TrainRequest& request);
+
+/// DeepSpeed ZeRO-3's optimizer step on the GPU (fp32 master, not offloaded): it makes fp32
+/// gradients from the bf16 ones a sub-group at a time. Parameters whose gradients one such pass
+/// holds; 0 for other stages and stacks.
+double zero_step_group_params(const TrainRequest& request, double optimizer_params_per_gpu);
 
 /// Bytes the loss holds per token and vocabulary entry at its peak (before TP's vocab split); 0
 /// for fused_linear, which holds one chunk (counted per token and hidden unit by train_memory).
@@ -260,6 +273,12 @@ struct TrainMemory {
   double activations = 0;             ///< in flight, plus the layer a full recompute rebuilds
   double logits = 0;                  ///< last stage: the loss's logits for one micro-batch (loss_bytes_per_logit)
   double buckets = 0;                 ///< gradient buckets; ZeRO-3/FSDP gathered layers; QLoRA dequant
+  /// DeepSpeed ZeRO-3's optimizer step: the fp32 upcast of one sub-group's gradients and the
+  /// optimizer's temporary beside it, beyond what the backward's activations, logits and gathered
+  /// layers free before the step (0 when those are larger).
+  double step_transient = 0;
+  /// Offloaded activations: the checkpoints held in host memory (part of host_bytes).
+  double host_activations = 0;
   double reserve = 0;
   double host_bytes = 0;              ///< offloaded to CPU memory, per GPU
   double host_parameters = 0;         ///< the parameters' part of host_bytes (parameter offload)
@@ -280,7 +299,7 @@ struct TrainMemory {
   double free_bytes = 0;
   double shortfall_bytes = 0;
   [[nodiscard]] double model_states() const { return parameters + gradients + master_weights + optimizer_states; }
-  [[nodiscard]] double total() const { return model_states() + activations + logits + buckets + reserve; }
+  [[nodiscard]] double total() const { return model_states() + activations + logits + buckets + step_transient + reserve; }
 };
 
 /// Evaluates memory (validates the request first).

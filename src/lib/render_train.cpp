@@ -116,6 +116,8 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                          {"activations_bytes", m.activations},
                          {"logits_bytes", m.logits},
                          {"buckets_bytes", m.buckets},
+                         {"step_transient_bytes", m.step_transient},
+                         {"host_activations_bytes", m.host_activations},
                          {"reserve_bytes", m.reserve},
                          {"total_bytes", checked(m.total(), "memory")},
                          {"capacity_bytes", m.capacity_bytes},
@@ -288,10 +290,13 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                       fmt::format("{} per micro-batch x {} in flight{}{}", bytes(m.activations_per_micro_batch),
                                   m.micro_batches_in_flight,
                                   t.recompute == Recompute::full || t.recompute == Recompute::selective_op ? " + one layer rebuilt" : "",
-                                  peft_kbit_prepared(t) ? ", fp32 residual" : "")});
+                                  peft_kbit_prepared(t) ? ", fp32 residual" : "",
+                                  m.host_activations > 0 ? fmt::format("; {} {} of checkpoints in host memory",
+                                                                        bytes(m.host_activations), unit)
+                                                         : "")});
   const LossKernel loss = t.loss_kernel();
   mem.rows.push_back({"logits", bytes(m.logits),
-                      loss == LossKernel::unfused ? "unfused loss: bf16 + fp32 copy + log-softmax + gradient"
+                      loss == LossKernel::unfused ? "unfused loss: fp32 log-softmax + its gradients (backward)"
                       : loss == LossKernel::fused ? "fused loss: bf16 + fp32, one micro-batch"
                                                   : "fused linear loss: one chunk + input gradient"});
   std::string buckets = fsdp_stage_unsharded(t) ? "the stage gathered (FSDP under PP keeps it)"
@@ -305,6 +310,11 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
     buckets += " + bf16 head";
   }
   mem.rows.push_back({"buckets", bytes(m.buckets), buckets});
+  if (m.step_transient > 0) {
+    mem.rows.push_back({"optimizer step", bytes(m.step_transient),
+                        fmt::format("fp32 gradients of a {:.2f} B-parameter ZeRO-3 sub-group, past what the backward frees",
+                                    zero_step_group_params(t, m.optimizer_params_per_gpu) / 1e9)});
+  }
   mem.rows.push_back({"reserve", bytes(m.reserve), "CUDA context, workspaces"});
   mem.rows.push_back({"total", bytes(m.total()),
                       fmt::format("allocated peak{}, of {} {}", t.offload == Offload::paged ? " without the paged states" : "",

@@ -218,6 +218,18 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   // 1F1B (Narayanan et al. 2021): stage i keeps p - i micro-batches' activations; the first, p.
   m.micro_batches_in_flight = l.pp > 1 ? std::min<std::uint64_t>(l.pp, r.micro_batches()) : 1;
   m.activations = m.activations_per_micro_batch * d(m.micro_batches_in_flight);
+  if (r.offload_activations) {
+    // Unsloth's offloaded checkpointing copies each layer's input to pinned host buffers
+    // (non_blocking) and back for its backward, keeping on the GPU the last layer's (not offloaded)
+    // and two one-layer GPU buffers it double-buffers the copies through: three layers' inputs.
+    // unslothai/unsloth-zoo unsloth_zoo/gradient_checkpointing.py @0373fcc5 (LAST_GC_INDEX,
+    // GPU_BUFFERS, GPU_BUFFERS_B).
+    const double per_layer = m.activations_per_micro_batch / std::max(1.0, layers);
+    const double kept = std::min(m.activations_per_micro_batch, 3.0 * per_layer);
+    m.host_activations = m.activations - kept;
+    m.host_bytes += m.host_activations;
+    m.activations = kept;
+  }
   if (r.recompute == Recompute::full) {
     // The backward rebuilds one layer's activations at a time (Korthikanti section 4: 2sbhL plus
     // one layer's working set).
@@ -263,6 +275,20 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   if (peft_kbit_prepared(r)) {
     // Autocast multiplies the fp32 LM head in bf16: its bf16 copy is kept for the backward.
     m.buckets += kBf16Bytes * (model.tie_word_embeddings ? pc.embedding : pc.lm_head) / d(l.tp);
+  }
+  if (const double group = zero_step_group_params(r, m.optimizer_params_per_gpu); group > 0) {
+    // The step flattens the bf16 gradients of the group (a copy) and upcasts it to fp32 before
+    // the flat copy is freed: 2 + 4 bytes a parameter at once. Then torch's AdamW (what Hugging
+    // Face's Trainer hands DeepSpeed when its config names no optimizer; foreach on CUDA) takes
+    // exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sqs) beside that fp32 gradient: 4 + 4
+    // (pytorch/pytorch torch/optim/adam.py @dc80ccde, _multi_tensor_adam). Activations, logits and gathered
+    // layers are gone by then (ZeRO-3's step re-partitions every parameter first), so only what
+    // exceeds them raises the peak. deepspeedai/DeepSpeed deepspeed/runtime/zero/stage3.py
+    // @007cca6a (step: _prepare_sub_group per sub-group, the fp32 grad set to None after it;
+    // _prepare_fp32_grad_for_sub_group: self.flatten(averaged_gradients).to(fp32)).
+    m.step_transient =
+        std::max(0.0, (kFp32Bytes + (r.optimizer == Optimizer::adamw ? kFp32Bytes : kBf16Bytes)) * group -
+                          (m.activations + m.logits + m.buckets));
   }
   m.reserve = r.reserve_bytes;
   m.capacity_bytes = gpu.engine_memory_bytes();
@@ -381,6 +407,18 @@ TrainFramework parse_train_framework(std::string_view text, std::string_view fie
   return parse_enum(text, field, "framework", std::array{TrainFramework::megatron, TrainFramework::deepspeed});
 }
 
+double zero_step_group_params(const TrainRequest& r, double optimizer_params_per_gpu) {
+  // ZeRO-3 only. stage_1_and_2.py (deepspeedai/DeepSpeed @7dee2e06, step) upcasts each parameter
+  // group's whole partition the same way, but a measured ZeRO-2 run contradicts charging it on
+  // top of the sharded states (Qwen-1-7B full on 2 A100s at 1,024 tokens ran at 81 GB, where
+  // 6-8 bytes x 3.9 B parameters would have needed 95-102): what it frees first is not modeled.
+  if (r.sharding != Sharding::zero3 || megatron_style(r) || r.offload != Offload::none ||
+      r.master_weights != MasterWeights::fp32 || r.optimizer_in_backward) {
+    return 0.0;
+  }
+  return std::min(optimizer_params_per_gpu, r.zero_sub_group_params);
+}
+
 LossKernel default_loss_kernel(TrainMethod method) {
   return method == TrainMethod::full ? LossKernel::fused : LossKernel::unfused;
 }
@@ -413,9 +451,14 @@ bool peft_kbit_prepared(const TrainRequest& r) {
 
 double loss_bytes_per_logit(LossKernel k) {
   switch (k) {
-    // transformers' ForCausalLMLoss: logits.float() then F.cross_entropy, whose log-softmax output
-    // autograd keeps; its backward makes the fp32 gradient beside them: 2 + 4 + 4 + 4.
-    case LossKernel::unfused: return kBf16Bytes + 3.0 * kFp32Bytes;
+    // transformers' ForCausalLMLoss (huggingface/transformers src/transformers/loss/loss_utils.py
+    // @0114da07): logits.float(), then F.cross_entropy, whose log_softmax keeps only its fp32
+    // output for the backward (the upcast's backward saves no tensor). The forward holds the bf16
+    // logits, the upcast and the log-softmax (10 bytes); the model's output and the upcast are
+    // dropped when the Trainer's compute_loss returns, before backward(). The backward's peak is
+    // the kept log-softmax, nll_loss's dense fp32 gradient and log_softmax's fp32 input gradient:
+    // 4 + 4 + 4.
+    case LossKernel::unfused: return 3.0 * kFp32Bytes;
     case LossKernel::fused: return kBf16Bytes + kFp32Bytes;
     case LossKernel::fused_linear: return 0.0;
   }
@@ -672,6 +715,14 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   if (r.framework == TrainFramework::megatron && r.offload == Offload::paged) {
     throw InputError("train.framework: paged optimizers are bitsandbytes' (Hugging Face, torchtune stacks), not "
                      "Megatron's");
+  }
+  if (r.offload_activations && r.recompute != Recompute::full) {
+    throw InputError(fmt::format("train.offload_activations: the offloaded checkpoints are each layer's input, "
+                                 "kept by full recompute; got --recompute {} (use --recompute full)",
+                                 to_string(r.recompute)));
+  }
+  if (!(r.zero_sub_group_params >= 1 && r.zero_sub_group_params < 1e15)) {
+    throw InputError("train.zero_sub_group_params: expected a parameter count >= 1");
   }
   if (r.kbit_prepared && r.method != TrainMethod::qlora) {
     throw InputError("train.kbit_prepared: PEFT's k-bit preparation applies to QLoRA (--method qlora) only");
