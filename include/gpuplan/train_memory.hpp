@@ -43,10 +43,9 @@ enum class TrainPrecision { bf16, fp8 };
 /// litgpt's bf16-true), where the optimizer updates the bf16 weights and keeps its moments in bf16.
 enum class MasterWeights { fp32, none };
 /// How the loss's cross-entropy over the vocabulary is computed, which sets the logits' memory:
-/// unfused as Hugging Face Transformers' ForCausalLMLoss (what Trainer, TRL and PEFT run): at its
-/// peak, in the backward, the fp32 log-softmax autograd kept, the fp32 gradient coming into it and
-/// the fp32 gradient it makes, 12 bytes per token and vocabulary entry (the bf16 logits and their
-/// fp32 upcast, 10 with the log-softmax in the forward, are freed before the backward); fused as Megatron's vocab-parallel
+/// unfused as Hugging Face Transformers' ForCausalLMLoss (what Trainer, TRL and PEFT run): the bf16
+/// logits, their fp32 upcast (`logits.float()`), the fp32 log-softmax autograd keeps and its fp32
+/// gradient, 14 bytes per token and vocabulary entry; fused as Megatron's vocab-parallel
 /// cross-entropy (in place in fp32) or torchtune's chunked output loss: the bf16 logits and one
 /// fp32 copy, 6 bytes; fused_linear as Liger's fused linear cross-entropy or Apple's Cut
 /// Cross-Entropy (Unsloth): the head and the loss a chunk of tokens at a time, the whole logits
@@ -139,10 +138,6 @@ struct TrainRequest {
   std::optional<TrainFramework> framework;
   /// Dropout masks stored (GPT-3-era training; today's LLM recipes train without dropout).
   bool dropout = false;
-  /// Full recompute's per-layer checkpoints (each layer's input) kept in host memory and copied
-  /// back for the backward: Unsloth's use_gradient_checkpointing="unsloth", torch's
-  /// offload-to-CPU checkpoint wrapper, Megatron's activation CPU offloading.
-  bool offload_activations = false;
   /// DeepSpeed ZeRO-3's sub_group_size: the optimizer step builds the fp32 gradients of this many
   /// parameters of the partition at a time (DeepSpeed's default 1e9).
   double zero_sub_group_params = 1e9;
@@ -277,8 +272,6 @@ struct TrainMemory {
   /// optimizer's temporary beside it, beyond what the backward's activations, logits and gathered
   /// layers free before the step (0 when those are larger).
   double step_transient = 0;
-  /// Offloaded activations: the checkpoints held in host memory (part of host_bytes).
-  double host_activations = 0;
   double reserve = 0;
   double host_bytes = 0;              ///< offloaded to CPU memory, per GPU
   double host_parameters = 0;         ///< the parameters' part of host_bytes (parameter offload)

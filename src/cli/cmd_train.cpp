@@ -37,7 +37,6 @@ struct TrainOptions {
   std::string optimizer = "adamw";
   std::string precision = "bf16";
   std::string offload = "none";
-  bool offload_activations = false;
   double zero_sub_group = 1e9;
   std::string master_weights = "fp32";
   bool optimizer_in_backward = false;
@@ -79,7 +78,6 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   t.optimizer = parse_optimizer(o.optimizer, "--optimizer");
   t.precision = parse_train_precision(o.precision, "--precision");
   t.offload = parse_offload(o.offload, "--offload");
-  t.offload_activations = o.offload_activations;
   t.zero_sub_group_params = o.zero_sub_group;
   t.master_weights = parse_master_weights(o.master_weights, "--master-weights");
   t.optimizer_in_backward = o.optimizer_in_backward;
@@ -206,10 +204,6 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "Offload to CPU: none, optimizer or params (ZeRO-3/FSDP), or paged: bitsandbytes' paged optimizer "
                   "(PagedAdamW, PagedAdamW8bit), its states in unified memory, paged to the host when the GPU is full")
       ->capture_default_str();
-  sub->add_flag("--offload-activations", o->offload_activations,
-                "Keep full recompute's per-layer checkpoints in host memory (Unsloth's "
-                "use_gradient_checkpointing=\"unsloth\", torch's CPU-offload checkpoint wrapper); the GPU keeps three "
-                "layers' and the copies cross the host link");
   sub->add_option("--zero-sub-group", o->zero_sub_group,
                   "DeepSpeed ZeRO-3 sub_group_size: parameters whose fp32 gradients the optimizer step builds at "
                   "once (default 1e9, DeepSpeed's)")

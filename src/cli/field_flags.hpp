@@ -112,7 +112,6 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"train.vpp:", "--vpp:"},
     {"train.lora_rank:", "--lora-rank:"},
     {"train.offload:", "--offload:"},
-    {"train.offload_activations:", "--offload-activations:"},
     {"train.zero_sub_group_params:", "--zero-sub-group:"},
     {"train.method:", "--method:"},
     {"train.precision:", "--precision:"},

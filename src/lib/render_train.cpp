@@ -117,7 +117,6 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                          {"logits_bytes", m.logits},
                          {"buckets_bytes", m.buckets},
                          {"step_transient_bytes", m.step_transient},
-                         {"host_activations_bytes", m.host_activations},
                          {"reserve_bytes", m.reserve},
                          {"total_bytes", checked(m.total(), "memory")},
                          {"capacity_bytes", m.capacity_bytes},
@@ -290,13 +289,10 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                       fmt::format("{} per micro-batch x {} in flight{}{}", bytes(m.activations_per_micro_batch),
                                   m.micro_batches_in_flight,
                                   t.recompute == Recompute::full || t.recompute == Recompute::selective_op ? " + one layer rebuilt" : "",
-                                  peft_kbit_prepared(t) ? ", fp32 residual" : "",
-                                  m.host_activations > 0 ? fmt::format("; {} {} of checkpoints in host memory",
-                                                                        bytes(m.host_activations), unit)
-                                                         : "")});
+                                  peft_kbit_prepared(t) ? ", fp32 residual" : "")});
   const LossKernel loss = t.loss_kernel();
   mem.rows.push_back({"logits", bytes(m.logits),
-                      loss == LossKernel::unfused ? "unfused loss: fp32 log-softmax + its gradients (backward)"
+                      loss == LossKernel::unfused ? "unfused loss: bf16 + fp32 copy + log-softmax + gradient"
                       : loss == LossKernel::fused ? "fused loss: bf16 + fp32, one micro-batch"
                                                   : "fused linear loss: one chunk + input gradient"});
   std::string buckets = fsdp_stage_unsharded(t) ? "the stage gathered (FSDP under PP keeps it)"

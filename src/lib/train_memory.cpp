@@ -218,18 +218,6 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   // 1F1B (Narayanan et al. 2021): stage i keeps p - i micro-batches' activations; the first, p.
   m.micro_batches_in_flight = l.pp > 1 ? std::min<std::uint64_t>(l.pp, r.micro_batches()) : 1;
   m.activations = m.activations_per_micro_batch * d(m.micro_batches_in_flight);
-  if (r.offload_activations) {
-    // Unsloth's offloaded checkpointing copies each layer's input to pinned host buffers
-    // (non_blocking) and back for its backward, keeping on the GPU the last layer's (not offloaded)
-    // and two one-layer GPU buffers it double-buffers the copies through: three layers' inputs.
-    // unslothai/unsloth-zoo unsloth_zoo/gradient_checkpointing.py @0373fcc5 (LAST_GC_INDEX,
-    // GPU_BUFFERS, GPU_BUFFERS_B).
-    const double per_layer = m.activations_per_micro_batch / std::max(1.0, layers);
-    const double kept = std::min(m.activations_per_micro_batch, 3.0 * per_layer);
-    m.host_activations = m.activations - kept;
-    m.host_bytes += m.host_activations;
-    m.activations = kept;
-  }
   if (r.recompute == Recompute::full) {
     // The backward rebuilds one layer's activations at a time (Korthikanti section 4: 2sbhL plus
     // one layer's working set).
@@ -451,14 +439,9 @@ bool peft_kbit_prepared(const TrainRequest& r) {
 
 double loss_bytes_per_logit(LossKernel k) {
   switch (k) {
-    // transformers' ForCausalLMLoss (huggingface/transformers src/transformers/loss/loss_utils.py
-    // @0114da07): logits.float(), then F.cross_entropy, whose log_softmax keeps only its fp32
-    // output for the backward (the upcast's backward saves no tensor). The forward holds the bf16
-    // logits, the upcast and the log-softmax (10 bytes); the model's output and the upcast are
-    // dropped when the Trainer's compute_loss returns, before backward(). The backward's peak is
-    // the kept log-softmax, nll_loss's dense fp32 gradient and log_softmax's fp32 input gradient:
-    // 4 + 4 + 4.
-    case LossKernel::unfused: return 3.0 * kFp32Bytes;
+    // transformers' ForCausalLMLoss: logits.float() then F.cross_entropy, whose log-softmax output
+    // autograd keeps; its backward makes the fp32 gradient beside them: 2 + 4 + 4 + 4.
+    case LossKernel::unfused: return kBf16Bytes + 3.0 * kFp32Bytes;
     case LossKernel::fused: return kBf16Bytes + kFp32Bytes;
     case LossKernel::fused_linear: return 0.0;
   }
@@ -715,11 +698,6 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   if (r.framework == TrainFramework::megatron && r.offload == Offload::paged) {
     throw InputError("train.framework: paged optimizers are bitsandbytes' (Hugging Face, torchtune stacks), not "
                      "Megatron's");
-  }
-  if (r.offload_activations && r.recompute != Recompute::full) {
-    throw InputError(fmt::format("train.offload_activations: the offloaded checkpoints are each layer's input, "
-                                 "kept by full recompute; got --recompute {} (use --recompute full)",
-                                 to_string(r.recompute)));
   }
   if (!(r.zero_sub_group_params >= 1 && r.zero_sub_group_params < 1e15)) {
     throw InputError("train.zero_sub_group_params: expected a parameter count >= 1");

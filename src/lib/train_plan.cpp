@@ -389,8 +389,8 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     const LossKernel loss = t.loss_kernel();
     const std::string_view what =
         loss == LossKernel::unfused ? "unfused cross-entropy as Hugging Face Transformers computes it (Trainer, TRL, "
-                                      "PEFT): at its backward peak the fp32 log-softmax and two fp32 gradients, 12 "
-                                      "bytes per token and vocabulary entry"
+                                      "PEFT): bf16 logits, their fp32 copy, log-softmax and gradient, 14 bytes per "
+                                      "token and vocabulary entry"
         : loss == LossKernel::fused ? "fused cross-entropy (Megatron's vocab-parallel loss, torchtune's chunked loss): "
                                       "bf16 logits and one fp32 copy, 6 bytes per token and vocabulary entry"
                                     : "fused linear cross-entropy (Liger, Cut Cross-Entropy as Unsloth runs): the "

@@ -271,15 +271,6 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
       s.offload_exposed_s = m * std::max(0.0, partition_s - 2.0 / 3.0 * mb_compute_s) + partition_s;
     }
   }
-  if (mem.host_activations > 0) {
-    // Offloaded checkpoints go down in the forward and come back in the backward, each copy
-    // non_blocking on its own stream beside the micro-batch's compute: what the copies take past
-    // that compute shows.
-    const double per_mb = 2.0 * mem.host_activations / d(mem.micro_batches_in_flight) / host_rate;
-    s.host_link = gpu.host_link.kind;
-    s.offload_transfer_s += m * per_mb;
-    s.offload_exposed_s += m * std::max(0.0, per_mb - mb_compute_s);
-  }
   // The optimizer step on the GPU, once per global batch after the last backward (or inside it
   // with optimizer-in-backward, on the same memory): each rank updates its ZeRO/FSDP partition, a
   // memory-bound pass over the weights it updates, the gradients and the moments

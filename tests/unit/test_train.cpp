@@ -657,15 +657,15 @@ TEST_CASE("train: expert gradients sync on the expert group's own link", "[train
 
 // Unsloth's benchmark table (HF + FA2 column: QLoRA r32, batch 1, gradient checkpointing):
 // Llama-3.1-8B's largest context on an A100 80GB is 28,454 tokens. transformers' unfused loss holds
-// 12 bytes per token and vocabulary entry at its backward peak: 12 x 128,256 x 28,454 = 44 GB of the 80.
-TEST_CASE("train: the unfused loss holds 12 bytes per logit and is LoRA's default", "[train]") {
+// 14 bytes per token and vocabulary entry: 14 x 128,256 x 28,454 = 51 GB of the 80.
+TEST_CASE("train: the unfused loss holds 14 bytes per logit and is LoRA's default", "[train]") {
   TrainRequest r = qlora32(28454);
   CHECK(r.loss_kernel() == LossKernel::unfused);
   const TrainMemory unfused = train_memory(model("llama-3.1-8b"), gpu("a100-sxm-80gb"), r);
-  CHECK_THAT(unfused.logits / 1e9, WithinRel(12.0 * 128256 * 28454 / 1e9, 1e-9));
+  CHECK_THAT(unfused.logits / 1e9, WithinRel(14.0 * 128256 * 28454 / 1e9, 1e-9));
   r.loss = LossKernel::fused;
   const TrainMemory fused = train_memory(model("llama-3.1-8b"), gpu("a100-sxm-80gb"), r);
-  CHECK_THAT(fused.logits / unfused.logits, WithinRel(6.0 / 12.0, 1e-9));
+  CHECK_THAT(fused.logits / unfused.logits, WithinRel(6.0 / 14.0, 1e-9));
   r.loss = LossKernel::fused_linear;
   const TrainMemory chunked = train_memory(model("llama-3.1-8b"), gpu("a100-sxm-80gb"), r);
   CHECK(chunked.logits < 0.02 * unfused.logits);  // (4 + 2) x 4,096 per token, not x 128,256
@@ -998,26 +998,4 @@ TEST_CASE("train: DeepSpeed's optimizer step builds fp32 gradients a sub-group a
   r.offload = Offload::none;
   r.zero_sub_group_params = 0;
   CHECK_THROWS_WITH(train_memory(model("llama-3-8b"), gpu("rtx-3090"), r), Contains("train.zero_sub_group_params"));
-}
-
-// unsloth #2937: Qwen2.5-72B QLoRA on one A800 with Unsloth's offloaded checkpointing ran at 24K.
-// Its 80 layer inputs (32 GB at 24K) go to host memory; three layers' stay on the GPU.
-TEST_CASE("train: offloaded activation checkpoints leave three layers on the GPU", "[train]") {
-  TrainRequest r;
-  r.method = TrainMethod::qlora;
-  r.recompute = Recompute::full;
-  r.seq_tokens = 24576;
-  r.loss = LossKernel::fused_linear;
-  r.kbit_prepared = false;
-  const TrainMemory kept = train_memory(model("qwen2.5-72b"), gpu("a100-sxm-80gb"), r);
-  CHECK_FALSE(kept.fits);
-  r.offload_activations = true;
-  const TrainMemory off = train_memory(model("qwen2.5-72b"), gpu("a100-sxm-80gb"), r);
-  CHECK(off.fits);
-  CHECK_THAT(off.host_activations, WithinRel(kept.activations_per_micro_batch * 77.0 / 80.0, 1e-9));
-  CHECK_THAT(kept.activations - off.activations, WithinRel(off.host_activations, 1e-9));
-  const TrainStep s = train_step(model("qwen2.5-72b"), gpu("a100-sxm-80gb"), r, TrainEfficiency{});
-  CHECK(s.offload_transfer_s > 0.0);
-  r.recompute = Recompute::selective;
-  CHECK_THROWS_WITH(train_memory(model("qwen2.5-72b"), gpu("a100-sxm-80gb"), r), Contains("train.offload_activations"));
 }
