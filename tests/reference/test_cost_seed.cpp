@@ -116,9 +116,9 @@ TEST_CASE("cost: utilization, extras, owned hardware and energy", "[cost]") {
   CHECK_THAT(o.capex_usd_per_hour, WithinRel(30000.0 * 8 / (4 * 8760), 1e-12));
   CHECK_THAT(o.operations_usd_per_hour, WithinRel(30000.0 * 8 * 0.1 / 8760, 1e-12));
   // 8 x 700 W x 1.5 PUE = 8.4 kW at $0.10/kWh.
-  CHECK_THAT(o.power_usd_per_hour, WithinRel(0.84, 1e-12));
-  CHECK_THAT(o.joules_per_token, WithinRel(8400.0 / 10000.0, 1e-12));
-  CHECK_THAT(o.kwh_per_million_tokens, WithinRel(0.84 * 1e6 / 3.6e6, 1e-12));
+  CHECK_THAT(o.power_usd_per_hour_at_tdp, WithinRel(0.84, 1e-12));
+  CHECK_THAT(o.joules_per_token_at_tdp, WithinRel(8400.0 / 10000.0, 1e-12));
+  CHECK_THAT(o.kwh_per_million_tokens_at_tdp, WithinRel(0.84 * 1e6 / 3.6e6, 1e-12));
 }
 
 TEST_CASE("cost: bad inputs name the field and missing prices are never defaulted", "[cost]") {
