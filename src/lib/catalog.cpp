@@ -1207,39 +1207,37 @@ ModelSpec model_from_hf_json(const Json& root, const std::string& origin) {
   const auto code = root.find("auto_map");
   m.remote_code = code != root.end() && code->is_object() && !code->empty();
   const auto it = root.find("_name_or_path");
-  // The model's own name when the config carries it and it is one an engine can load; else the
-  // file name, or for a file called config.json its folder (a downloaded model directory).
+  // The model is named and launched by the path given (a config.json's folder, a downloaded model
+  // directory), never by _name_or_path: save_pretrained writes where the model was loaded from,
+  // which is a training run (allenai/OLMoE-1B-7B-0125-Instruct's file says
+  // "allenai/open_instruct_dev", SmolLM-1.7B's "HuggingFaceTB/cosmo2-1.7B-webinst-sc2"), a
+  // quantizer's build folder (TheBloke's AWQ uploads: "/workspace/process/.../source") or the base
+  // model a quantized checkpoint was made from: plan's launch command loaded nothing, another
+  // model, or 14.5 GB of bf16 for 4 GB of int4 (helpers s49 F1, s51 F3).
   const std::filesystem::path path(origin);
   const std::string stem = path.stem().string();
   const std::string saved =
       it != root.end() && it->is_string() ? it->get<std::string>() : std::string();
-  // save_pretrained writes where the model was loaded from: a quantizer's build folder
-  // (TheBloke's AWQ uploads: "/workspace/process/huggingfaceh4_zephyr-7b-alpha/source"), or the
-  // hub id of the base model a quantized checkpoint was made from (a GPTQ file of
-  // mistralai/Mistral-7B-Instruct-v0.2): plan's launch command then loaded a path that does not
-  // exist, or 14.5 GB of bf16 for 4 GB of int4 (helper s49 F1).
-  const bool path_like = !saved.empty() && !plausible_hub_id(saved);
-  const bool base_of_quantized =
-      !saved.empty() && !path_like && states_quantization(root) && !names_quantized_format(saved);
-  const bool named = !saved.empty() && !path_like && !base_of_quantized;
-  if (path_like || base_of_quantized) {
+  if (!saved.empty()) {
+    const bool path_like = !plausible_hub_id(saved);
+    const bool base_of_quantized = !path_like && states_quantization(root) && !names_quantized_format(saved);
     // Carried as fit's free-text model note (ModelSpec::assumed_defaults is the one fit prints
     // as is; a field of its own would touch model_spec.hpp and rebuild everything).
     const std::string note = fmt::format(
-        "{}{}\" is not used as the checkpoint's name: {}; {}", kSavedNameNote, detail::printable(saved),
-        path_like ? "it is a local path the model was saved from, not a Hub id (owner/name)"
-                  : "the config states a quantization and that id names no quantized format, so it is likely the "
-                    "base model the checkpoint was quantized from",
+        "{}{}\" (from config) is not used as the checkpoint's name: {}; {}", kSavedNameNote,
+        detail::printable(saved),
+        path_like           ? "it is a local path the model was saved from, not a Hub id (owner/name)"
+        : base_of_quantized ? "the config states a quantization and that id names no quantized format, so it is "
+                              "likely the base model the checkpoint was quantized from"
+                            : "save_pretrained writes the name the model was loaded from (a training run's, a base "
+                              "model's), which need not be this checkpoint's",
         path.filename() == "config.json" ? "the path given is used instead"
                                          : "the launch line names the checkpoint's directory as a placeholder");
     m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
   }
-  m.id = named ? saved : (stem == "config" ? path.parent_path().filename().string() : stem);
-  // What an engine loads it by (plan's launch command): the hub id it was saved from, or (set by
-  // model_from_hf_config_file) the directory given.
-  if (named) {
-    m.hf_repo = m.id;
-  }
+  m.id = stem == "config" ? path.parent_path().filename().string() : stem;
+  // What an engine loads it by (plan's launch command) is set by model_from_hf_config_file: the
+  // directory given.
   if (m.id.empty()) {
     m.id = "config.json";
   }
@@ -1322,22 +1320,10 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
       const std::string origin = gptq.string();
       detail::read_gptq_sidecar(m, detail::parse_json_text(read_text_file(gptq, "GPTQ quantization config"), origin),
                                 origin);
-      // The sidecar quantizes it: a saved hub id naming no quantized format is the base model's,
-      // as for a quantization_config in config.json (model_from_hf_json).
-      if (!m.hf_repo.empty() && !names_quantized_format(m.hf_repo)) {
-        const std::string note = fmt::format(
-            "{}{}\" is not used as the checkpoint's name: quantize_config.json quantizes the checkpoint and that id "
-            "names no quantized format, so it is likely the base model it was quantized from; the path given is used "
-            "instead",
-            kSavedNameNote, detail::printable(m.hf_repo));
-        m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
-        m.hf_repo.clear();
-        m.id = path.parent_path().filename().string();
-      }
     }
   }
-  // Without a saved name, a config.json is loaded by its folder (a downloaded model directory);
-  // so is any config file whose saved name was not used.
+  // A config.json is loaded by its folder (a downloaded model directory); another config file
+  // whose saved name was not used names no checkpoint directory.
   const bool saved_name_refused = !saved_name_refused_note(m).empty();
   if (m.hf_repo.empty() && path.filename() == "config.json") {
     m.hf_repo = path.parent_path().empty() ? std::string(".") : path.parent_path().string();

@@ -128,9 +128,11 @@ TEST_CASE("catalog: a missing file is bad input", "[catalog]") {
 }
 
 TEST_CASE("catalog: what an engine loads a config.json's model by", "[catalog]") {
-  // The saved name when the config carries one; else the folder of a config.json (a downloaded
-  // model directory, given itself or by its config.json); a lone file named otherwise has none.
-  CHECK(gpuplan::model_from_hf_config_file(fixture("hf-llama-3.1-8b.json")).hf_repo == "meta-llama/Llama-3.1-8B");
+  // The folder of a config.json (a downloaded model directory, given itself or by its
+  // config.json), never the saved _name_or_path (helper s51 F3: a training run's name); a lone
+  // file named otherwise has none, or a placeholder when its saved name was not used.
+  CHECK(gpuplan::model_from_hf_config_file(fixture("hf-llama-3.1-8b.json")).hf_repo ==
+        "<checkpoint-directory-of-hf-llama-3.1-8b.json>");
   const auto dir = gpuplan::model_from_hf_config_file(fixture("hf/qwen2.5-7b"));
   CHECK(dir.id == "qwen2.5-7b");
   CHECK(dir.hf_repo == fixture("hf/qwen2.5-7b"));
@@ -143,7 +145,7 @@ TEST_CASE("catalog: what an engine loads a config.json's model by", "[catalog]")
 TEST_CASE("catalog: Hugging Face config.json files", "[catalog]") {
   SECTION("dense Llama: parameters as the catalog entry") {
     const auto m = gpuplan::model_from_hf_config_file(fixture("hf-llama-3.1-8b.json"));
-    CHECK(m.id == "meta-llama/Llama-3.1-8B");
+    CHECK(m.id == "hf-llama-3.1-8b");
     CHECK_THAT(gpuplan::count_params(m).total(),
                WithinRel(gpuplan::count_params(Catalog::builtin().model("llama-3.1-8b")).total(), 1e-12));
   }

@@ -158,18 +158,19 @@ TEST_CASE("hf import s49: a saved _name_or_path an engine cannot load is not the
   const auto gptq = file_s49("hf-dir-mistral-7b-instruct-v0.2-gptq/config.json");
   CHECK(gptq.hf_repo == gpuplan::test::fixture("hf-dir-mistral-7b-instruct-v0.2-gptq"));
   CHECK_THAT(gptq.assumed_defaults, Contains("mistralai/Mistral-7B-Instruct-v0.2") && Contains("base model"));
-  // A hub id that names the quantized format, or an unquantized config's hub id, is kept.
+  // A hub id is never the launch name either (helper s51 F3: a training run's name); the note
+  // keeps it, marked as from config.
   const std::string sizes = R"("model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
       "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "max_position_embeddings": 64)";
   const std::string fp8 = R"("quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic",
       "weight_block_size": [128, 128]})";
   const auto named_fp8 = read_s49("{" + sizes + R"(, "_name_or_path": "Qwen/Qwen3-8B-FP8", )" + fp8 + "}");
-  CHECK(named_fp8.hf_repo == "Qwen/Qwen3-8B-FP8");
-  CHECK(named_fp8.assumed_defaults.empty());
+  CHECK(named_fp8.hf_repo.empty());
+  CHECK_THAT(named_fp8.assumed_defaults, Contains("\"Qwen/Qwen3-8B-FP8\" (from config)"));
   const auto base_fp8 = read_s49("{" + sizes + R"(, "_name_or_path": "Qwen/Qwen3-8B", )" + fp8 + "}");
   CHECK(base_fp8.hf_repo.empty());  // model_from_hf_config_file gives it the directory
   CHECK(base_fp8.id == "config.json");
-  CHECK(read_s49("{" + sizes + R"(, "_name_or_path": "meta-llama/Llama-3.1-8B"})").hf_repo == "meta-llama/Llama-3.1-8B");
+  CHECK(read_s49("{" + sizes + R"(, "_name_or_path": "meta-llama/Llama-3.1-8B"})").hf_repo.empty());
   // Relative paths are paths.
   for (const char* saved : {"./merged", "../out/final", "out/run-3/checkpoint", "C:\\\\models\\\\x"}) {
     CAPTURE(saved);
