@@ -1221,6 +1221,27 @@ std::string vision_key(const ObjectReader& r, const char* name) {
   return std::string(r.has("vt_hidden_size") ? "vt_" : "") + name;
 }
 
+// An integer or an [h, w] pair: transformers' InternVLVisionConfig (models/internvl/
+// configuration_internvl.py, huggingface/transformers@04ea98d5) defaults image_size to (448, 448)
+// and patch_size to (14, 14) and saves them as lists in the "-hf" InternVL3/3.5 uploads; read as
+// integers only, every such file was refused (helper s51 F1).
+std::optional<std::pair<std::uint64_t, std::uint64_t>> integer_or_pair(ObjectReader& r, const char* key,
+                                                                       std::uint64_t max) {
+  const Json* v = r.value(key);
+  if (v == nullptr || !v->is_array()) {
+    const auto one = r.optional_integer(key, 1, max);
+    return one ? std::optional(std::pair(*one, *one)) : std::nullopt;
+  }
+  const auto in_range = [max](const Json& e) {
+    return e.is_number_unsigned() && e.get<std::uint64_t>() >= 1 && e.get<std::uint64_t>() <= max;
+  };
+  if (v->size() != 2 || !in_range((*v)[0]) || !in_range((*v)[1])) {
+    r.fail(key, fmt::format("expected an integer or an [height, width] pair of integers between 1 and {}, got {}", max,
+                            detail::printable(v->dump())));
+  }
+  return std::pair((*v)[0].get<std::uint64_t>(), (*v)[1].get<std::uint64_t>());
+}
+
 // The vision tower from vision_config when it gives a size; unknown layouts are estimated.
 std::optional<VisionSpec> read_vision(const Json& config, const std::string& origin, const JsonPointer& at,
                                       std::uint64_t text_hidden, const std::string& parent_type) {
@@ -1252,7 +1273,13 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
     const double ratio = r.optional_number("mlp_ratio", 64).value_or(4.0);
     s.intermediate_size = static_cast<std::uint64_t>(ratio * static_cast<double>(s.hidden_size));
   }
-  s.patch_size = r.optional_integer("patch_size", 1, 1024).value_or(14);
+  const auto patch = integer_or_pair(r, "patch_size", 1024).value_or(std::pair<std::uint64_t, std::uint64_t>(14, 14));
+  if (patch.first != patch.second) {
+    // The patch embedding and position table are sized with square patches.
+    r.fail("patch_size", fmt::format("non-square patches [{}, {}] are not sized (square ones are)", patch.first,
+                                     patch.second));
+  }
+  s.patch_size = patch.first;
   s.temporal_patch = r.optional_integer("temporal_patch_size", 1, 64).value_or(1);
   s.position_rows = r.optional_integer("num_position_embeddings", 1, 1u << 20).value_or(0);
   if (const Json* deepstack = r.value("deepstack_visual_indexes"); deepstack != nullptr && deepstack->is_array()) {
@@ -1272,7 +1299,14 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   }
   s.output_size = r.optional_integer("out_hidden_size", 1, 1u << 20).value_or(text_hidden);
   const bool rope_positions = is(type, {"pixtral", "qwen2_5_vl", "qwen2_vl"});
-  s.image_size = rope_positions ? 0 : r.optional_integer("image_size", 1, 1u << 16).value_or(0);
+  if (const auto image = rope_positions ? std::nullopt : integer_or_pair(r, "image_size", 1u << 16)) {
+    if (image->first == image->second) {
+      s.image_size = image->first;
+    } else if (s.position_rows == 0) {
+      // A non-square image: (H / patch) x (W / patch) learned positions.
+      s.position_rows = (image->first / s.patch_size) * (image->second / s.patch_size);
+    }
+  }
   const bool glm4v = is(type, {"glm4v", "glm4v_moe"});
   s.gated_mlp = glm4v || is(type, {"pixtral", "qwen2_5_vl"});
   // GLM-4.1V/4.5V (Glm4vVisionBlock): each block's gated MLP is out_hidden_size wide;
