@@ -346,6 +346,15 @@ std::string text_of(const Json& obj, std::string_view key, std::string_view fall
 
 WeightFormat int_format(std::uint64_t bits, std::int64_t group, bool zero_points, const Reader& r,
                         std::string_view key) {
+  // vLLM's GPTQ kernels also run 2- and 3-bit weights (gptq.py: weight_bits in [2, 3, 4, 8]), but
+  // gpuplan's formats have 4- and 8-bit integer elements only: a new element type would enter
+  // every dtype list, the planner's search and the engine flags, so they are refused as unsized
+  // rather than sized as int4 (helper s51 F2).
+  if (bits == 2 || bits == 3) {
+    r.fail(key, fmt::format("{}-bit weights: vLLM runs 2- and 3-bit GPTQ checkpoints, but gpuplan does not size "
+                            "2- or 3-bit weights yet (only 4 and 8)",
+                            bits));
+  }
   if (bits != 4 && bits != 8) {
     r.fail(key, fmt::format("{}-bit weights are not supported (4 or 8)", bits));
   }
@@ -734,6 +743,13 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     // 2:4-sparse weights (llm-compressor's sparsity_config): engines keep the kept half and its
     // metadata, about 0.6 of the dense bytes (vLLM's CUTLASS 2:4 path); counted dense they would be
     // some 40 % heavy.
+    // The same holds for the "marlin-24" compression format (2:4-sparse W4A16, vLLM's
+    // CompressedTensorsW4A16Sparse24 scheme: half the int4 values plus their 2:4 metadata), which
+    // names its sparsity only there; read as dense int4 it was 17 % heavy (helper s51 F5).
+    if (const auto format = q.find("format"); format != q.end() && format->is_string() && *format == "marlin-24") {
+      r.fail("format", "\"marlin-24\" (2:4-sparse int4 weights) is not modeled; counted dense the weight bytes would "
+                       "be wrong");
+    }
     // llm-compressor writes "sparsity_config": {} (or a "dense" format) on every dense export.
     if (const auto sparsity = q.find("sparsity_config"); sparsity != q.end() && sparsity->is_object()) {
       const auto format = sparsity->find("format");
