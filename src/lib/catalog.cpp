@@ -1145,6 +1145,13 @@ void restore_python_constants(Json& root) {
 }
 
 Json parse_hf_config_text(std::string_view text, const std::string& origin) {
+  // transformers reads config.json as utf-8 with json.loads, which raises "Unexpected UTF-8 BOM"
+  // on a byte-order mark: the engine cannot load such a file (helper s51 F4).
+  if (text.starts_with("\xEF\xBB\xBF")) {
+    throw InputError(fmt::format("{}: starts with a UTF-8 byte-order mark, which transformers' loader refuses "
+                                 "(json.loads: \"Unexpected UTF-8 BOM\"); save the file without it",
+                                 origin));
+  }
   const std::string marked = python_constants_marked(text);
   Json root = detail::parse_json_text(marked.empty() ? text : std::string_view(marked), origin);
   if (!marked.empty()) {

@@ -1628,9 +1628,21 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   // level: what is missing is the language model, not its hidden_size (llava, helper s48 F5).
   const bool wrapper = text_type_of(parent_type) != parent_type ||
                        (raw.contains("vision_config") && !raw["vision_config"].is_null());
-  if (!strict && at.empty() && text_key == nullptr && wrapper && !is_written(raw, "hidden_size")) {
-    throw InputError(fmt::format("{}: {}: model_type \"{}\" keeps its language model's sizes there, and the top "
-                                 "level has none",
+  // Ultravox names its language model by hub id (text_model_id) and its config class loads that
+  // model's config; this file does not hold its sizes (helper s51 F4).
+  if (!strict && at.empty() && text_key == nullptr && raw.contains("text_model_id") &&
+      raw["text_model_id"].is_string()) {
+    throw InputError(fmt::format("{}: the language model is \"{}\", named by id: its sizes are not in this file "
+                                 "(text_config absent); give that model's config.json",
+                                 where(origin, at / "text_model_id"),
+                                 detail::printable(raw["text_model_id"].get<std::string>())));
+  }
+  // PaliGemma writes hidden_size (its projector's width) at the top level but no layer count:
+  // what is missing is still the language model (helper s51 F4).
+  if (!strict && at.empty() && text_key == nullptr && wrapper &&
+      (!is_written(raw, "hidden_size") || !is_written(raw, "num_hidden_layers"))) {
+    throw InputError(fmt::format("{}: {}: the text model's sizes are missing (model_type \"{}\" keeps its "
+                                 "language model's sizes there, and the top level has none)",
                                  where(origin, at / "text_config"),
                                  raw.contains("text_config") ? "null" : "missing", parent_type));
   }

@@ -181,7 +181,7 @@ TEST_CASE("hf import: a multimodal wrapper without its text_config names text_co
   const std::string vision = R"("vision_config": {"model_type": "clip_vision_model", "hidden_size": 1024,
       "intermediate_size": 4096, "num_hidden_layers": 24, "patch_size": 14, "image_size": 336})";
   CHECK_THROWS_WITH(read_omitting(R"({"model_type": "llava", )" + vision + "}"),
-                    Contains("config.json: /text_config: missing: model_type \"llava\""));
+                    Contains("config.json: /text_config: missing: the text model's sizes are missing (model_type \"llava\""));
   CHECK_THROWS_WITH(read_omitting(R"({"model_type": "llava", "text_config": null, )" + vision + "}"),
                     Contains("config.json: /text_config: null"));
   CHECK_THROWS_WITH(read_omitting(R"({"model_type": "some_vlm", )" + vision + "}"), Contains("/text_config: missing"));
