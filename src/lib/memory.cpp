@@ -320,8 +320,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                       m.mtp_layers == 1 ? "s" : "");
     } else if (std::abs(gap) > kCheckpointGapShare) {
       res.notes.push_back(fmt::format("the weights computed from config.json are {:+.1f} % off the checkpoint files' "
-                                      "total (safetensors index): a part of the model is missing or read wrongly, "
-                                      "so size from the checkpoint",
+                                      "total (safetensors index): a part of the model is missing or read wrongly; "
+                                      "the memory rows here still use the computed weights, so size the deployment "
+                                      "from the checkpoint's total",
                                       100.0 * gap));
     }
   }
