@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <iterator>
 #include <map>
+#include <filesystem>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -1243,6 +1244,18 @@ ModelSpec model_from_hf_json(const Json& root, const std::string& origin) {
     m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
   }
   m.id = stem == "config" ? path.parent_path().filename().string() : stem;
+  if (m.id == "." || m.id == "..") {
+    // "." or "./config.json": the directory it stands for, not ".".
+    std::error_code absolute_error;
+    std::filesystem::path folder = std::filesystem::absolute(path.parent_path(), absolute_error).lexically_normal();
+    if (folder.filename().empty()) {
+      folder = folder.parent_path();  // "/work/model/" names "model"
+    }
+    m.id = absolute_error ? std::string() : folder.filename().string();
+  }
+  if (!m.id.empty() && m.id.front() == '.') {
+    m.id = "model-config";  // ".json", a hidden directory: no name to read
+  }
   // What an engine loads it by (plan's launch command) is set by model_from_hf_config_file: the
   // directory given.
   if (m.id.empty()) {
@@ -1313,6 +1326,13 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
     }
   }
   ModelSpec m = model_from_hf_json(config, path.string());
+  if (path.filename() == "config.json" && !path.has_parent_path()) {
+    // "config.json" or "." in the working directory: named for that directory, not the file.
+    const std::string folder = std::filesystem::current_path(ec).filename().string();
+    if (!ec && !folder.empty() && folder.front() != '.') {
+      m.id = folder;
+    }
+  }
   if (modelopt_file) {
     m.shipped_source = "hf_quant_config.json beside config.json (ModelOpt)";
   }

@@ -150,7 +150,23 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   res.request = r;
   std::optional<std::string> first_problem;
   for (const std::string& gpu : r.gpus) {
-    const FitResult f = option_fit(catalog, model, r, gpu);
+    FitResult f;
+    try {
+      f = option_fit(catalog, model, r, gpu);
+    } catch (const InputError& e) {
+      // Memory other processes hold (--memory-in-use) may leave one GPU type nothing: it is left
+      // out with the reason, the others compared.
+      const std::string_view what = e.what();
+      if (!what.starts_with("engine.memory_in_use:")) {
+        throw;
+      }
+      res.excluded.push_back(ExcludedOption{.gpu = gpu, .problem = fmt::format("compare: --memory-in-use:{}",
+                                                                               what.substr(what.find(':') + 1))});
+      if (!first_problem) {
+        first_problem = res.excluded.back().problem;
+      }
+      continue;
+    }
     if (f.fits) {
       try {
         res.options.push_back(evaluate_option(catalog, model, r, f));

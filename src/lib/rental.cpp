@@ -129,8 +129,10 @@ std::uint64_t instance_group(const Layout& layout, const GpuSpec& gpu, std::uint
   if (gpu.scale_up && static_cast<std::uint64_t>(gpu.scale_up->domain_gpus) > node) {
     return 1;
   }
-  // A DP-attention engine's ranks exchange tokens every MoE layer: all of them are the replica.
-  const std::uint64_t replica = layout.dp_attention() ? layout.gpus() : layout.gpus_per_replica();
+  // A DP-attention engine's ranks exchange tokens every MoE layer: all of them are the group. Else
+  // the TP group shares every layer's all-reduce; pipeline stages pass activations point to point,
+  // which runs between instances (vLLM and SGLang place stages across nodes).
+  const std::uint64_t replica = layout.dp_attention() ? layout.gpus() : layout.tp;
   return std::clamp<std::uint64_t>(replica, 1, node);
 }
 

@@ -3,6 +3,8 @@
 // text model, a UTF-8 byte-order mark, compressed-tensors' marlin-24 format.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gpuplan/catalog.hpp>
@@ -115,4 +117,27 @@ TEST_CASE("hf import s51: compressed-tensors marlin-24 is refused naming its for
   CHECK_NOTHROW(read_s51(with_format("pack-quantized")));
   CHECK_THAT(error_of_s51(with_format("marlin-24")),
              Contains("/quantization_config/format: \"marlin-24\" (2:4-sparse int4 weights) is not modeled"));
+}
+
+// "." or "./config.json" names the directory it stands for (a model called "." was printed).
+TEST_CASE("hf import s51: a config given as . is named for its directory", "[hf]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "gpuplan-s51-dot" / "my-model";
+  fs::create_directories(dir);
+  {
+    std::ofstream out(dir / "config.json");
+    out << R"({"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024, "num_hidden_layers": 2,
+               "num_attention_heads": 8, "num_key_value_heads": 8, "vocab_size": 1000,
+               "max_position_embeddings": 2048, "_name_or_path": "someone/training-run"})";
+  }
+  const fs::path before = fs::current_path();
+  fs::current_path(dir);
+  const auto named = [](const std::string& given) {
+    return gpuplan::model_from_hf_config_file(given).id;
+  };
+  CHECK(named(".") == "my-model");
+  CHECK(named("./config.json") == "my-model");
+  CHECK(named("config.json") == "my-model");
+  fs::current_path(before);
+  CHECK(named((dir / "config.json").string()) == "my-model");
 }

@@ -85,11 +85,14 @@ TEST_CASE("rental: a TP group shares one instance", "[rental]") {
   CHECK(rent_instances(3, Sizes{8}, 2).group == 1);
 }
 
-TEST_CASE("rental: the group is a replica up to a node unless NVLink joins the instances", "[rental]") {
+TEST_CASE("rental: the group is a TP group up to a node unless NVLink joins the instances", "[rental]") {
   using gpuplan::instance_group;
   using gpuplan::Layout;
   using gpuplan::test::gpu;
-  CHECK(instance_group(Layout{.tp = 2, .pp = 2, .dp = 3}, gpu("h100-sxm"), 8) == 4);  // one replica: TP x PP
+  // Pipeline stages pass activations point to point: they may sit in separate instances (an L40S
+  // PP 2 on two 1-GPU instances was refused as "not rentable").
+  CHECK(instance_group(Layout{.tp = 2, .pp = 2, .dp = 3}, gpu("h100-sxm"), 8) == 2);
+  CHECK(instance_group(Layout{.tp = 1, .pp = 2}, gpu("l40s"), 8) == 1);
   CHECK(instance_group(Layout{.tp = 16}, gpu("h100-sxm"), 8) == 8);   // TP across nodes: a node each
   CHECK(instance_group(Layout{.tp = 8, .pp = 4}, gpu("h100-sxm"), 8) == 8);
   CHECK(instance_group(Layout{.tp = 4}, gpu("l40s"), 8) == 4);        // PCIe: one machine
