@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <gpuplan/band.hpp>
@@ -26,6 +28,18 @@ using gpuplan::test::cat;
 const gpuplan::CrossValidation& shipped_cv() {
   static const gpuplan::CrossValidation cv = gpuplan::cross_validate(cat(), cat().benchmarks());
   return cv;
+}
+
+// The shipped Llama 3.3 70B FP8 run on one H200 at 128/2048, in its steady state (no request count).
+gpuplan::Benchmark steady_70b_h200() {
+  const auto& shipped = cat().benchmarks();
+  const auto it = std::find_if(shipped.begin(), shipped.end(), [](const gpuplan::Benchmark& b) {
+    return b.id == "trtllm-llama3.3-70b-fp8-h200-sxm-tp1-isl128-osl2048";
+  });
+  REQUIRE(it != shipped.end());
+  gpuplan::Benchmark b = *it;
+  b.requests = 0;
+  return b;
 }
 
 BandCase case_of(const char* model, const char* gpu, DType dtype) {
@@ -496,15 +510,7 @@ TEST_CASE("calibration: the perf overview's dataset sizes by input and output le
 }
 
 TEST_CASE("calibration: a finite run never exceeds its requests and ends on a partial wave", "[calibration]") {
-  const gpuplan::Benchmark* shipped = nullptr;
-  for (const auto& b : cat().benchmarks()) {
-    if (b.id == "trtllm-llama3.3-70b-fp8-h200-sxm-tp1-isl128-osl2048") {
-      shipped = &b;
-    }
-  }
-  REQUIRE(shipped != nullptr);
-  gpuplan::Benchmark steady = *shipped;
-  steady.requests = 0;
+  const gpuplan::Benchmark steady = steady_70b_h200();
   const gpuplan::BenchmarkCheck s = gpuplan::check_benchmark(cat(), steady, Efficiency{});
   REQUIRE(s.batch > 8);
   // The rate at a batch, from the same model the check builds (engine settings included).
@@ -573,15 +579,7 @@ TEST_CASE("calibration: a finite run over data-parallel replicas", "[calibration
 // last steps run few sequences at the small batch's rate (ShareGPT answers in a 1,000-request
 // burst: the estimate at equal lengths was 2-5x the measured rate).
 TEST_CASE("calibration: spread output lengths end a finite run on a drain", "[calibration]") {
-  const gpuplan::Benchmark* shipped = nullptr;
-  for (const auto& b : cat().benchmarks()) {
-    if (b.id == "trtllm-llama3.3-70b-fp8-h200-sxm-tp1-isl128-osl2048") {
-      shipped = &b;
-    }
-  }
-  REQUIRE(shipped != nullptr);
-  gpuplan::Benchmark run = *shipped;
-  run.requests = 0;
+  const gpuplan::Benchmark run = steady_70b_h200();
   const std::uint64_t batch = gpuplan::check_benchmark(cat(), run, Efficiency{}).batch;
   REQUIRE(batch > 8);
   const auto rate = [&](gpuplan::OutputLengths lengths, std::uint64_t requests) {
