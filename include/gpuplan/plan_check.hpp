@@ -51,6 +51,8 @@ inline constexpr std::string_view itl_above_target = "itl_above_target";
 inline constexpr std::string_view ttft_above_target = "ttft_above_target";
 inline constexpr std::string_view below_min_sequences = "below_min_sequences";
 inline constexpr std::string_view below_target_load = "below_target_load";
+/// A cost expectation priced on instances that cannot hold a replica (cost refuses the layout).
+inline constexpr std::string_view not_rentable = "not_rentable";
 }  // namespace reason
 
 struct ExpectationResult {

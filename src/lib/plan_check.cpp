@@ -32,6 +32,15 @@ ExpectationResult unmeasurable(std::string_view name, double expected, std::stri
                            .evaluated = false, .unit = std::string(unit), .reason = std::string(reason::does_not_fit)};
 }
 
+// A replica split across instances is not a deployment anyone can rent (cost refuses it): its
+// price is only a lower bound, so a cost expectation fails on it instead of passing.
+void fail_split_group(bool split, ExpectationResult& r) {
+  if (split) {
+    r.pass = false;
+    r.reason = std::string(reason::not_rentable);
+  }
+}
+
 std::string mode_label(const Price& p) { return fmt::format("{} {}", p.provider, offer_label(p.mode, p.term)); }
 
 void add_checks(const Catalog& catalog, const DeploymentQuestion& q, DeploymentResult& d) {
@@ -88,6 +97,7 @@ void add_checks(const Catalog& catalog, const DeploymentQuestion& q, DeploymentR
                                 ? bound_check("max_usd_per_million_tokens", *e.max_usd_per_million_tokens,
                                               it->cost.usd_per_million_tokens, true, "USD/Mtok", reason::over_budget)
                                 : unmeasurable("max_usd_per_million_tokens", *e.max_usd_per_million_tokens, "USD/Mtok");
+      fail_split_group(it != d.costs.end() && it->cost.rental.group_split, r);
       r.context = mode_label(price);
       d.checks.push_back(r);
     }
@@ -97,12 +107,13 @@ void add_checks(const Catalog& catalog, const DeploymentQuestion& q, DeploymentR
       const Layout& l = d.fit.request.layout;
       const GpuNeed need{.gpus = l.gpus(), .group = instance_group(l, *q.gpu, q.perf.fit.gpus_per_node)};
       const Price& paid = instance_price(catalog, price, need);
-      const double gpus =
-          static_cast<double>(rent_instances(need.gpus, paid.gpus_per_instance, need.group).rented_gpus);
+      const InstanceRental rental = rent_instances(need.gpus, paid.gpus_per_instance, need.group);
       const double monthly = it != d.costs.end() ? it->cost.usd_per_hour() * kHoursPerMonth
-                                                 : gpus * paid.usd_per_gpu_hour * kHoursPerMonth;
+                                                 : static_cast<double>(rental.rented_gpus) * paid.usd_per_gpu_hour *
+                                                       kHoursPerMonth;
       ExpectationResult r = bound_check("max_monthly_usd", *e.max_monthly_usd, monthly, true, "USD/month",
                                         reason::over_monthly_budget);
+      fail_split_group(rental.group_split, r);
       r.context = mode_label(price);
       d.checks.push_back(r);
     }

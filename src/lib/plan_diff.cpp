@@ -75,7 +75,8 @@ void known_reason(const Json& root, const std::string& origin, const JsonPointer
   static constexpr std::string_view kCodes[] = {
       reason::does_not_fit,        reason::fits_unexpectedly,   reason::over_budget,
       reason::over_monthly_budget, reason::below_min_throughput, reason::itl_above_target,
-      reason::ttft_above_target,   reason::below_min_sequences, reason::below_target_load};
+      reason::ttft_above_target,   reason::below_min_sequences, reason::below_target_load,
+      reason::not_rentable};
   if (!root.contains(at) || !root.at(at).is_string() ||
       std::find(std::begin(kCodes), std::end(kCodes), root.at(at).get<std::string>()) == std::end(kCodes)) {
     malformed(origin, at, fmt::format("a reason code ({})", fmt::join(kCodes, ", ")), root);
