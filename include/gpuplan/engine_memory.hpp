@@ -278,6 +278,10 @@ VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_
 /// throws InputError with `engine.<setting>:`.
 void validate_engine_settings(const EngineSettings& settings);
 
+/// The line fit, perf and cost print when vLLM would refuse to start at its default
+/// max_model_len (EngineMemory::default_max_model_len set); nothing otherwise.
+std::optional<std::string> default_max_model_len_line(const EngineMemory& e);
+
 /// The engine's KV budget for one GPU of `layout`. The model must have an architecture.
 EngineMemory engine_memory(const ModelSpec& model, const Layout& layout, const EngineInputs& in,
                            const EngineSettings& settings);

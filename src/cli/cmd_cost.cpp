@@ -129,6 +129,11 @@ Exit run_cost(const CostOptions& o) {
                                                  m.engine_cap_bytes / units::kGB, layout.request.layout.tp,
                                                  layout.request.layout.pp));
     }
+    if (layout.engine) {
+      if (const std::optional<std::string> line = default_max_model_len_line(*layout.engine)) {
+        print_note(fmt::format("gpuplan: note: {}", *line));
+      }
+    }
     req.fit.layout = layout.request.layout;
     const std::uint64_t sized_replicas =
         sized ? size_replicas_for_target(d.model, gpu, req, o.workload.target_output_tokens_per_s) : 0;

@@ -14,6 +14,7 @@
 #include <gpuplan/units.hpp>
 
 #include "detail/ascii.hpp"
+#include "detail/document.hpp"
 #include "detail/numeric.hpp"
 
 namespace gpuplan {
@@ -314,6 +315,16 @@ DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& serve
     return *model.checkpoint_kv_dtype;
   }
   return default_kv_dtype(served, gpu);
+}
+
+std::optional<std::string> default_max_model_len_line(const EngineMemory& e) {
+  if (e.default_max_model_len == 0) {
+    return std::nullopt;
+  }
+  return fmt::format("vLLM starts only with --max-model-len <= {} (its default, the model's {} tokens, needs {:.2f} "
+                     "GiB of KV cache for one request, {:.2f} GiB available)",
+                     detail::group_digits(e.max_model_len_that_fits), detail::group_digits(e.default_max_model_len),
+                     e.default_max_model_len_kv_bytes / units::kGiB, e.kv_bytes / units::kGiB);
 }
 
 std::optional<std::string> engine_kv_refusal(const ModelSpec& model, Engine engine, DType kv) {

@@ -841,6 +841,11 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
     r.roofline.push_back(pm.evaluate(b, roofline));
   }
   r.notes = std::move(fit_notes);
+  if (pm.fit().engine) {
+    if (std::optional<std::string> line = default_max_model_len_line(*pm.fit().engine)) {
+      r.notes.push_back(std::move(*line));
+    }
+  }
   if (request.sparse) {
     r.notes.push_back("peak FLOPs are the 2:4-sparse figure; dense inference cannot reach it");
   }

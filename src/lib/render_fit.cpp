@@ -404,12 +404,10 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
         "verdict: DOES NOT FIT: the KV cache for this load is {} {} over budget per GPU",
         bytes_value(m.shortfall_bytes, u), unit));
   }
-  if (r.engine && r.engine->default_max_model_len > 0) {
-    const EngineMemory& e = *r.engine;
-    doc.footer.push_back(fmt::format("vLLM starts only with --max-model-len <= {} (its default, the model's {} tokens, "
-                                     "needs {:.2f} GiB of KV cache for one request, {:.2f} GiB available)",
-                                     group_digits(e.max_model_len_that_fits), group_digits(e.default_max_model_len),
-                                     gib(e.default_max_model_len_kv_bytes), gib(e.kv_bytes)));
+  if (r.engine) {
+    if (std::optional<std::string> line = default_max_model_len_line(*r.engine)) {
+      doc.footer.push_back(std::move(*line));
+    }
   }
   if (r.engine) {
     // vLLM's figures depend on max_model_len: they assume the request's context is passed as it.
