@@ -59,6 +59,10 @@ struct Benchmark {
   /// The row's precision or model name says W8A16 (GPTQ-Int8, "-W8A16"): weight-only INT8, timed
   /// as 16-bit GEMMs; weights_dtype stays int8 for the bytes.
   bool weight_only_int8 = false;
+  /// The row ran the release as published, in its own per-part formats: a model published only
+  /// quantized, in the format of its bulk (gpt-oss's "MXFP4" keeps attention, router and LM head
+  /// in BF16 as shipped; DeepSeek-V3's "FP8" is its block-scaled release with 16-bit embeddings).
+  bool shipped_formats = false;
   bool calibrate = false;                    ///< used to fit the efficiency factors
   std::vector<std::string> sources;
   std::string notes;

@@ -68,6 +68,8 @@ Prepared prepare(const Catalog& catalog, const Benchmark& b) {
   if (b.weight_only_int8) {  // W8A16: the same bytes as INT8, its GEMMs in 16 bits
     request.fit.weight_formats =
         choose_weight_formats(model, WeightChoice{.all = parse_weight_format("w8a16", "precision")});
+  } else if (b.shipped_formats) {
+    request.fit.weight_formats = choose_weight_formats(model, WeightChoice{});
   }
   auto pm = std::make_unique<PerfModel>(model, gpu, request);
   if (b.max_batch == 0) {

@@ -148,10 +148,32 @@ using detail::ids_of;
 // How engine texts name TensorRT-LLM ("TensorRT-LLM", "tensorrt_llm", "trtllm-bench", "TRT-LLM").
 constexpr std::array<std::string_view, 5> kTensorRtLlmNames{"tensorrt", "trtllm", "trt-llm", "trt llm", "trt_llm"};
 
+// Where an engine text first names one of these engines (npos: none of them).
+std::size_t first_of(const std::string& text, std::span<const std::string_view> names) {
+  std::size_t first = std::string::npos;
+  for (const std::string_view name : names) {
+    first = std::min(first, text.find(name));
+  }
+  return first;
+}
+
+// Serving engines other than TensorRT-LLM, as engine texts name them.
+constexpr std::array<std::string_view, 6> kOtherEngineNames{"vllm", "sglang", "lmdeploy", "text-generation-inference",
+                                                            "tgi", "mlc"};
+
+// The engine a text names first: "SGLang 0.4.10, --attention-backend trtllm_mla" is SGLang with
+// a TensorRT-LLM kernel, not TensorRT-LLM.
 bool is_tensorrt_llm(const std::string& engine) {
   const std::string e = lower(engine);
-  return std::any_of(kTensorRtLlmNames.begin(), kTensorRtLlmNames.end(),
-                     [&e](std::string_view name) { return e.find(name) != std::string::npos; });
+  const std::size_t trt = first_of(e, kTensorRtLlmNames);
+  return trt != std::string::npos && trt < first_of(e, kOtherEngineNames);
+}
+
+// The text names vLLM before any other engine ("vLLM 0.6.3", not "SGLang, vs vLLM").
+bool names_vllm_first(const std::string& engine) {
+  const std::string e = lower(engine);
+  const std::size_t at = e.find("vllm");
+  return at != std::string::npos && at <= first_of(e, kOtherEngineNames) && at < first_of(e, kTensorRtLlmNames);
 }
 
 bool is_trtllm_bench(const std::string& engine) { return lower(engine).find("trtllm-bench") != std::string::npos; }
@@ -222,7 +244,7 @@ std::uint64_t default_expert_parallelism(const std::string& engine, std::uint64_
 // TensorRT-LLM's rows get its own).
 std::uint64_t engine_cap(const std::string& engine, const GpuSpec& gpu) {
   const std::string e = lower(engine);
-  if (const std::size_t at = e.find("vllm"); at != std::string::npos) {
+  if (const std::size_t at = e.find("vllm"); at != std::string::npos && names_vllm_first(engine)) {
     // The context does not matter for max_num_seqs.
     return vllm_step_defaults(gpu.engine_memory_bytes(), gpu.name, 0, vllm_minor_of(e, at + 4), gpu.unified_memory())
         .max_num_seqs;
@@ -507,7 +529,6 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     // Without either, a model published only quantized runs in the format of the bulk of its
     // published weights (gpt-oss: its MXFP4 experts; DeepSeek-V3: FP8), with the 16-bit KV cache
     // engines default to for it; a 16-bit release states nothing about the run.
-    bool from_release = false;
     std::optional<std::string> written = r.optional_string("precision");
     if (written) {
       written = trimmed(*written);
@@ -525,7 +546,6 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       b.weights_dtype = parse_dtype(precision, r.where_of("precision"));
     } else if (const auto shipped = shipped_main_format(*model); shipped && is_quantized(*shipped)) {
       b.weights_dtype = *shipped;
-      from_release = true;
     } else {
       r.fail("precision", "missing, and the model's name states no format (give \"FP8\", \"FP4\", \"BF16\", ...)");
     }
@@ -539,15 +559,18 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
         gpu->dense_flop_per_s.contains("fp8") && !gpu->dense_flop_per_s.contains("fp4") &&
         (b.weights_dtype == DType::fp8 || b.weights_dtype == DType::int8) && !read_checkpoint_name(model_name).format) {
       b.weights_dtype = *shipped;
-      from_release = true;
       ++release_formats[{*written, model->id, std::string(to_string(*shipped))}];
+    }
+    if (const auto shipped = shipped_main_format(*model);
+        shipped && is_quantized(*shipped) && b.weights_dtype == *shipped && !b.weight_only_int8) {
+      b.shipped_formats = true;
     }
     // The KV cache's format is rarely in a results table: ModelOpt's FP8 and NVFP4 checkpoints
     // carry an FP8 cache where the GPU has FP8 units; 16-bit weights keep a 16-bit cache.
     const auto kv = r.optional_string("kv_cache_dtype");
     const bool fp8_units = gpu->dense_flop_per_s.contains("fp8");
     b.kv_dtype = kv ? parse_kv_dtype(lower(trimmed(*kv)), r.where_of("kv_cache_dtype"))
-                    : (is_quantized(b.weights_dtype) && fp8_units && !from_release ? DType::fp8
+                    : (is_quantized(b.weights_dtype) && fp8_units && !b.shipped_formats ? DType::fp8
                        : b.weights_dtype == DType::fp16 ? DType::fp16
                                                         : DType::bf16);
     const char* native = b.weights_dtype == DType::fp8 ? "fp8" : b.weights_dtype == DType::fp4 ? "fp4" : nullptr;

@@ -87,7 +87,12 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       // Session 51's: an RTX A6000 sweep (vLLM 0.23), 2 x RTX 3090 (Qwen3 8B-32B, 4/8-bit, TP 2 over
       // PCIe), RTX 5090 batch 1 (vLLM 0.15/0.16), gpt-oss-20b on B200 and MI300X, LMDeploy and
       // MLC-LLM on an RTX 4090, Llama 4 Scout and DeepSeek-V3 on MI300X, an A10G (vLLM).
-      {"community-2026q.json", 32}};
+      {"community-2026q.json", 32},
+      // Session 52's: A10/A100/L4/L40S/RTX 4090/GB10/B200/H20-3e under vLLM, SGLang, TensorRT-LLM
+      // 0.16, LMDeploy and TGI (AWQ, W8A8, NVFP4, MXFP4 among them); MI300X/MI355X under vLLM and
+      // SGLang ROCm, H100/H200 under vLLM V0/V1, SGLang and LMDeploy.
+      {"community-2026r.json", 34},
+      {"community-2026s.json", 19}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
@@ -146,7 +151,7 @@ TEST_CASE("heldout: AMD serving share and band are the median and spread of the 
                            "community-2026f.json", "community-2026g.json", "community-2026h.json", "community-2026i.json",
                            "community-2026j.json", "community-2026k.json", "community-2026l.json", "community-2026m.json",
                            "community-2026n.json", "community-2026o.json", "community-2026p.json",
-                           "community-2026q.json"}) {
+                           "community-2026q.json", "community-2026r.json", "community-2026s.json"}) {
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
     const gpuplan::MeasurementFile file = gpuplan::read_measurement_file(catalog, slurp(path), path);
     const gpuplan::Calibration c = gpuplan::validate_benchmarks(catalog, gpuplan::Efficiency{}, file.benchmarks);
@@ -158,7 +163,7 @@ TEST_CASE("heldout: AMD serving share and band are the median and spread of the 
       inside += check.inside_band ? 1 : 0;
     }
   }
-  REQUIRE(ratios.size() == 146);
+  REQUIRE(ratios.size() == 152);
   std::vector<double> sorted = ratios;
   std::sort(sorted.begin(), sorted.end());
   const double median_with = 0.5 * (sorted[sorted.size() / 2] + sorted[(sorted.size() - 1) / 2]);

@@ -112,6 +112,11 @@ TEST_CASE("measurement file: a MoE row that states no EP takes its engine's defa
   // vLLM without --enable-expert-parallel and SGLang (ep_size 1) do too.
   CHECK(ep_of("vLLM 0.10.1", "TP4") == 1);
   CHECK(ep_of("SGLang 0.5.6", "TP8") == 1);
+  // The engine a text names first is the engine: a TensorRT-LLM kernel in SGLang or vLLM is not
+  // TensorRT-LLM (sglang PR #8638's rows name --attention-backend trtllm_mla).
+  CHECK(ep_of("SGLang 0.4.10 --attention-backend trtllm_mla", "TP8") == 1);
+  CHECK(ep_of("vLLM 0.10.1, VLLM_USE_FLASHINFER_MOE_FP8 (flashinfer_trtllm)", "TP8") == 1);
+  CHECK(ep_of("trtllm-serve 1.1.0 (vs vLLM 0.10)", "TP8") == 8);
   // A stated EP is kept whatever the engine.
   CHECK(ep_of("vLLM 0.10.1", "TP8 EP8") == 8);
   CHECK(ep_of("TensorRT-LLM v0.15 (trtllm-bench, TensorRT engine)", "TP8,EP4") == 4);
@@ -354,6 +359,7 @@ TEST_CASE("measurement file: rows as other people write them", "[measurement]") 
   CHECK(vllm_cap("vLLM 0.8.5") == 1024);
   CHECK(vllm_cap("vLLM 0.10.1") == 1024);
   CHECK(vllm_cap("vLLM") == 1024);
+  CHECK(vllm_cap("SGLang 0.5 (compared with vLLM 0.6.3)") == 0);  // SGLang's, not vLLM's cap
   // Throughput per GPU is the run's over its GPUs.
   CHECK(read(base + R"("parallelism": "TP2", "output_tokens_per_s_per_gpu": 3189)").output_tokens_per_s ==
         Approx(6378));
@@ -483,4 +489,23 @@ TEST_CASE("measurement file: output lengths and a concurrency above the engine's
   CHECK(read(R"(, "concurrency": "512 requests")").max_batch == 256);
   CHECK(read(R"(, "concurrency": 64)").max_batch == 64);
   CHECK(read(R"(, "concurrency": 512, "max_num_seqs": 400)").max_batch == 400);
+}
+
+// gpt-oss is published with MXFP4 experts and BF16 attention, router and LM head; a row that says
+// "MXFP4" (or no precision) ran that release, not a model quantized to MXFP4 throughout
+// (dgx-spark-playbooks #79: 33-34 tok/s on GB10 at batch 1, where all-MXFP4 reads 49).
+TEST_CASE("measurement file: a release's own format keeps its per-part formats", "[measurement]") {
+  const auto row = [](const std::string& model, const std::string& precision) {
+    const std::string text = R"({"measured": [{"kind": "throughput", "engine": "vLLM 0.15", "model": ")" + model +
+                             R"(", "gpu": "H100", "parallelism": "TP1", )" + precision +
+                             R"("isl": 500, "osl": 1000, "concurrency": 1, "output_tokens_per_s": 200}]})";
+    return gpuplan::read_measurement_file(cat(), text, "r.json").benchmarks.at(0);
+  };
+  const gpuplan::Benchmark written = row("gpt-oss-120b", R"("precision": "MXFP4", )");
+  CHECK(written.shipped_formats);
+  CHECK(written.kv_dtype == DType::bf16);  // the release carries no FP8 cache scales
+  CHECK(row("gpt-oss-120b", "").shipped_formats);
+  CHECK_FALSE(row("gpt-oss-120b", R"("precision": "BF16", )").shipped_formats);
+  CHECK_FALSE(row("llama-3.1-8b", R"("precision": "FP8", )").shipped_formats);
+  CHECK(row("llama-3.1-8b", R"("precision": "FP8", )").kv_dtype == DType::fp8);
 }

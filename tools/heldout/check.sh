@@ -15,7 +15,8 @@ for f in "$here"/perf-overview-v1.0-unseen.json "$here"/perf-overview-v0.17.json
   "$here"/community-2026h.json "$here"/community-2026i.json "$here"/community-2026j.json \
   "$here"/community-2026k.json "$here"/community-2026l.json "$here"/community-2026m.json \
   "$here"/community-2026n.json "$here"/community-2026n-mistral.json "$here"/community-2026o.json \
-  "$here"/community-2026p.json "$here"/community-2026q.json; do
+  "$here"/community-2026p.json "$here"/community-2026q.json \
+  "$here"/community-2026r.json "$here"/community-2026s.json; do
   echo "== $(basename "$f")"
   # A file's models missing from the built-in catalog come in its own catalog file.
   extra=""
