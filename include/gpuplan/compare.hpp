@@ -52,6 +52,9 @@ struct CompareOption {
   bool engine_calibrated = true;               ///< false: band widened for vLLM/SGLang
   bool layout_calibrated = true;               ///< false: the layout also widened it
   std::optional<double> measured_tokens_per_s;
+  /// With --provider: the GPUs of the provider's largest instance its layout was held to; unset
+  /// when the provider has no price for this GPU, so its layout was chosen without that limit.
+  std::optional<std::uint64_t> provider_instance_gpus;
   /// What the costs use: the measurement when given, else the estimate.
   [[nodiscard]] double tokens_per_s() const { return measured_tokens_per_s.value_or(estimate_tokens_per_s); }
   [[nodiscard]] double low() const { return measured_tokens_per_s.value_or(estimate_low); }
@@ -103,9 +106,10 @@ struct CompareResult {
 /// The layout one option runs (the given one, else best_layout over gpus_per_option) and its fit
 /// for one sequence of input + output tokens. compare() leaves an option that does not fit out
 /// (CompareResult::excluded) and throws option_fit_problem() only when none fits; `compare
-/// --check` reports either as a failed check (exit 1).
+/// --check` reports either as a failed check (exit 1). instance_gpus, when given, receives the
+/// provider's largest instance the layout was held to (unset: no price there, no such limit).
 FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const CompareRequest& request,
-                     const std::string& gpu_id);
+                     const std::string& gpu_id, std::optional<std::uint64_t>* instance_gpus = nullptr);
 /// "compare: M does not fit N x G (TP, PP): weights ... against a ... engine cap".
 std::string option_fit_problem(const ModelSpec& model, const FitResult& fit);
 

@@ -28,8 +28,11 @@ struct DeploymentSnapshot {
   bool load_not_held = false;
   /// Each expectation's verdict: "fits", "max_usd_per_million_tokens (lyceum on-demand)", ...
   std::vector<std::pair<std::string, bool>> checks;
-  /// Each expectation's threshold as printed ("8000", "yes"), keyed as `checks`.
+  /// Each expectation's threshold as printed ("8000", "yes"), keyed as `checks`; the plan's own
+  /// only: an implied check (fits, written only when it fails) is no plan setting.
   std::vector<std::pair<std::string, std::string>> expected;
+  /// Keys of `checks` the plan did not write (the implied "fits"): absent from the other run means passed.
+  std::vector<std::string> implied;
   /// The plan's settings of the deployment (field, value); unset in runs written before they were.
   std::optional<std::vector<std::pair<std::string, std::string>>> inputs;
 };
@@ -59,6 +62,8 @@ struct VerdictFlip {
   /// shown as "absent"; a failing check that appears is a regression like a pass turned FAIL.
   bool old_absent = false;
   bool new_absent = false;
+  /// An implied check (fits, written only when it fails): its side without the check passed it.
+  bool implied = false;
 };
 
 /// A deployment setting or expectation threshold the plan file changed (a reviewer tells a plan

@@ -129,6 +129,8 @@ struct PlanMiss {
   /// maximum, limit / achieved for a minimum (> 1; 1.25 = 25 % short).
   double shortfall = 0;
   std::optional<PlanConfig> closest;   ///< unset when nothing fits in memory
+  /// Every target the closest configuration misses with its ratio (> 1), the binding one first.
+  std::vector<std::pair<PlanTarget, double>> missed;
   std::map<PlanTarget, std::uint64_t> layouts_missing;  ///< layouts that miss each target (at their best batch)
 };
 

@@ -67,6 +67,42 @@ struct Member {
   Value value;
 };
 
+/// "parse error at column 9: ..." from nlohmann's "[json.exception.parse_error.101] parse error at
+/// line 1, column 9: ...": the tag dropped, and the line, as the JSON is one line.
+std::string parse_error_text(const nlohmann::detail::exception& e) {
+  std::string_view what = e.what();
+  if (const auto tag = what.find("] "); tag != std::string_view::npos) {
+    what.remove_prefix(tag + 2);
+  }
+  std::string text(what);
+  if (const auto at = text.find("at line 1, column"); at != std::string::npos) {
+    text.replace(at, std::string_view("at line 1, column").size(), "at column");
+  }
+  return text;
+}
+
+/// JSON syntax alone: any value at any depth is taken; the first syntax error is kept.
+class SyntaxOnly final : public nlohmann::json_sax<Json> {
+ public:
+  std::optional<std::string> error;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    error = fmt::format("not valid JSON: {}", parse_error_text(e));
+    return false;
+  }
+};
+
 /// SAX handler for a flat object of scalars and arrays of scalars (nothing deeper).
 class FlatObject final : public nlohmann::json_sax<Json> {
  public:
@@ -113,16 +149,7 @@ class FlatObject final : public nlohmann::json_sax<Json> {
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    // "[json.exception.parse_error.101] parse error at line 1, column 9: ..." without the tag.
-    std::string_view what = e.what();
-    if (const auto tag = what.find("] "); tag != std::string_view::npos) {
-      what.remove_prefix(tag + 2);
-    }
-    // The JSON is one line: "at line 1, column 9" is "at column 9".
-    std::string text(what);
-    if (const auto at = text.find("at line 1, column"); at != std::string::npos) {
-      text.replace(at, std::string_view("at line 1, column").size(), "at column");
-    }
+    const std::string text = parse_error_text(e);
     // A bad value (1e999) names its field; a bad key or structure, the line.
     const bool in_value = depth_ >= 1 && !members.empty() && members.back().value.text.empty() &&
                           members.back().value.items.empty() && members.back().value.kind == Value::Kind::null;
@@ -367,6 +394,15 @@ void RequestReader::read(std::string_view line, Request& request) const {
     FlatObject object;
     Json::sax_parse(line.begin(), line.end(), &object);
     if (object.error) {
+      // The handler stops at the first thing it refuses (a nested object); a line that is not
+      // JSON at all (truncated, trailing garbage) is said to be that, with the position.
+      if (!object.error->message.starts_with("not valid JSON")) {
+        SyntaxOnly syntax;
+        Json::sax_parse(line.begin(), line.end(), &syntax);
+        if (syntax.error) {
+          throw RequestError{.field = "", .message = *syntax.error};
+        }
+      }
       throw *object.error;
     }
     members = std::move(object.members);

@@ -214,8 +214,13 @@ Exit run_cost(const CostOptions& o) {
     throw InputError("--term: needs --provider and --mode reserved");
   }
   if (!owned && (o.ops_share > 0 || o.amortization_set || o.pricing.usd_per_kwh > 0)) {
-    throw InputError("--ops-share, --amortization-years and --usd-per-kwh describe owned hardware: they need "
-                     "--capex-usd-per-gpu");
+    // The message starts with a flag the user gave (batch reports its field), not always --ops-share.
+    const std::string given = o.pricing.usd_per_kwh > 0 ? "--usd-per-kwh"
+                              : o.amortization_set     ? "--amortization-years"
+                                                       : "--ops-share";
+    throw InputError(fmt::format("{}: describes owned hardware (as --ops-share, --amortization-years and "
+                                 "--usd-per-kwh do): it needs --capex-usd-per-gpu",
+                                 given));
   }
   report.cost = cost(c);
   if (report.price && report.cost.rental.group_split) {
@@ -254,7 +259,7 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
                            "--step-overhead-ms", "--layer-overhead-us", "--max-batch", "--network-gbit-per-s"}) {
     sub->get_option("--tokens-per-second")->excludes(flag);
   }
-  sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU, USD (default: none, rented)")
+  sub->add_option("--capex-usd-per-gpu", o->capex_usd_per_gpu, "Owned hardware: purchase price per GPU, USD, including its share of host server, network and space, which are not added (default: none, rented)")
       ->check(positive_validator());
   sub->add_option("--amortization-years", o->amortization_years, "Owned hardware: years to amortize over")
       ->capture_default_str()

@@ -83,6 +83,10 @@ Catalog load_catalog(const CommonOptions& opts) {
     }
   }
   for (const std::string& file : opts.catalogs) {
+    // A blank name would be reported by the file reader as "' ': catalog file does not exist", no flag named.
+    if (file.find_first_not_of(" \t\n\r\v\f") == std::string::npos) {
+      throw InputError(fmt::format("--catalog: '{}' is only white space; name a catalog file", file));
+    }
     merge(file);
   }
   if (!files.empty()) {

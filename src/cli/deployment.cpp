@@ -1,5 +1,6 @@
 #include "deployment.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -414,7 +415,14 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
     apply_engine_cache_layout(m, engine_settings(o).engine);
     owned = std::make_unique<const ModelSpec>(std::move(m));
   } else if (o.params_given) {
-    owned = std::make_unique<const ModelSpec>(bare_model(units::parse_count(o.params, "--params"), o.params + " params", "--params"));
+    const double params = units::parse_count(o.params, "--params");
+    // With a suffix given, bare_model's "for N billion write NB" hint is wrong ("0.000001B", "8k").
+    if (params < 1e6 && !o.params.empty() && std::isalpha(static_cast<unsigned char>(o.params.back())) != 0) {
+      throw InputError(fmt::format("--params: '{}' is {:g} parameters, no language model (a million at least, e.g. "
+                                   "350M or 70B)",
+                                   o.params, params));
+    }
+    owned = std::make_unique<const ModelSpec>(bare_model(params, o.params + " params", "--params"));
   } else {
     throw InputError(o.allow_params ? "one of --model, --model-config or --params is required"
                                     : "one of --model or --model-config is required");

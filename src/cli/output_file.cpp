@@ -4,6 +4,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
 #include <system_error>
 
 #include <unistd.h>
@@ -39,6 +42,39 @@ std::filesystem::path final_target(const std::string& path, std::string_view fla
   }
 }
 
+// A path naming one of this process's own descriptors (/dev/stdout, /dev/stderr, /dev/fd/N,
+// /proc/self/fd/N): under a pipe its link resolves to "pipe:[N]", no path at all, so the text is
+// written through the inherited descriptor.
+std::optional<int> inherited_fd(const std::string& path) {
+  if (path == "/dev/stdout") {
+    return 1;
+  }
+  if (path == "/dev/stderr") {
+    return 2;
+  }
+  for (const std::string_view prefix : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/")}) {
+    if (path.starts_with(prefix) && path.size() > prefix.size() && path.size() - prefix.size() <= 6 &&
+        path.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
+      return std::stoi(path.substr(prefix.size()));
+    }
+  }
+  return std::nullopt;
+}
+
+void write_to_fd(int fd, std::string_view text, const std::string& path, std::string_view flag) {
+  std::cout.flush();  // what was printed to stdout before comes first
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      throw InputError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(errno)));
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
 }  // namespace
 
 void check_output_path(const std::string& path, std::string_view flag) {
@@ -54,6 +90,10 @@ void check_output_path(const std::string& path, std::string_view flag) {
 
 void write_file_atomically(const std::string& path, std::string_view text, std::string_view flag) {
   check_output_path(path, flag);
+  if (const std::optional<int> fd = inherited_fd(path)) {
+    write_to_fd(*fd, text, path, flag);
+    return;
+  }
   const std::filesystem::path target = final_target(path, flag);
   std::error_code ec;
   if (std::filesystem::is_directory(target, ec)) {

@@ -114,6 +114,10 @@ std::map<std::string, double> given_prices(const Catalog& catalog, const std::ve
 
 void warn_instance_price(const Catalog& catalog, const std::string& gpu, double usd, std::string_view given) {
   // An instance's price typed as the GPU's (p5.48xlarge's 98.32 for one H100) prices 8x high.
+  // A price outside what cost accepts (1e300) is refused after this: no warning full of its digits first.
+  if (!(usd >= 1e-4 && usd <= 1e4)) {
+    return;
+  }
   double highest = 0;
   for (const Price& p : catalog.prices()) {
     if (p.gpu == gpu) {

@@ -53,8 +53,10 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
 
 }  // namespace
 
-FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r, const std::string& gpu_id) {
+FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r, const std::string& gpu_id,
+                     std::optional<std::uint64_t>* instance_gpus) {
   const GpuSpec& gpu = catalog.gpu(gpu_id);
+  bool held_to_instances = false;
   PerfRequest req = r.perf;
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
   req.fit.concurrency = 1;
@@ -70,10 +72,14 @@ FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const Compa
       }
     }
     LayoutOffers offers = layout_offers(catalog, prices);
+    held_to_instances = !prices.empty();
     req.largest_instance_gpus = offers.largest_instance_gpus;
     req.instance_offers = std::move(offers.instance_offers);
   }
   req.fit.layout = serving_layout(model, gpu, req, r.layout_given, r.gpus_per_option).fit.request.layout;
+  if (instance_gpus != nullptr) {
+    *instance_gpus = held_to_instances ? std::optional<std::uint64_t>(req.largest_instance_gpus) : std::nullopt;
+  }
   return fit(model, gpu, req.fit);
 }
 
@@ -151,8 +157,9 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   std::optional<std::string> first_problem;
   for (const std::string& gpu : r.gpus) {
     FitResult f;
+    std::optional<std::uint64_t> instance_gpus;
     try {
-      f = option_fit(catalog, model, r, gpu);
+      f = option_fit(catalog, model, r, gpu, &instance_gpus);
     } catch (const InputError& e) {
       // Memory other processes hold (--memory-in-use) may leave one GPU type nothing: it is left
       // out with the reason, the others compared.
@@ -170,6 +177,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     if (f.fits) {
       try {
         res.options.push_back(evaluate_option(catalog, model, r, f));
+        res.options.back().provider_instance_gpus = instance_gpus;
       } catch (const TargetBeyondDeployment& e) {
         // The target needs more of this GPU than any deployment has: the others may carry it.
         const std::string_view what = e.what();  // "perf.target_output_tokens_per_s: ..."

@@ -130,7 +130,12 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
         case DType::int4: return "AWQ, GPTQ, compressed-tensors or ModelOpt";
         case DType::int8: return "GPTQ or compressed-tensors";
         case DType::fp4: return "ModelOpt or compressed-tensors";
-        case DType::mxfp4: return "Quark or compressed-tensors";
+        // vLLM runs Quark's MXFP4 natively only where the platform supports MX (AMD gfx95x,
+        // MI350-class); on NVIDIA it dequantizes the weights to 16 bits every pass
+        // (quark/schemes/quark_ocp_mx.py: emulate = not current_platform.supports_mx()).
+        case DType::mxfp4:
+          return "compressed-tensors; Quark's MXFP4 runs natively only on AMD MI350-class GPUs, elsewhere vLLM "
+                 "dequantizes it to 16 bits every pass";
         default: return "compressed-tensors or ModelOpt";
       }
     };

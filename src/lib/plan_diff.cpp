@@ -83,6 +83,108 @@ void known_reason(const Json& root, const std::string& origin, const JsonPointer
   }
 }
 
+// The figures of one result agree with each other as check writes them: memory within the GPU,
+// a deployment that fits holds a sequence and runs at a positive rate, and each check's `got` is
+// the figure it reads. An edited run (throughput 0, KV cache of 1e15 bytes, a passing
+// min_concurrent_sequences over 0 sequences) would otherwise pass diff --check as a real change.
+void consistent_figures(const Json& root, const std::string& origin, const JsonPointer& at) {
+  const auto near = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max({std::abs(a), std::abs(b), 1e-300}); };
+  const JsonPointer mem = at / "memory";
+  const JsonPointer gpu = mem / "per_gpu";
+  const bool fits = bool_at(root, origin, mem / "fits");
+  const double capacity = number_at(root, origin, gpu / "capacity_bytes");
+  if (!(capacity > 0.0)) {
+    malformed(origin, gpu / "capacity_bytes", "a GPU's memory in bytes (> 0)", root);
+  }
+  if (!(number_at(root, origin, gpu / "weights_bytes") > 0.0)) {
+    malformed(origin, gpu / "weights_bytes", "the weights' bytes per GPU (> 0)", root);
+  }
+  if (fits) {
+    double used = 0;
+    for (const char* part : {"weights_bytes", "activation_bytes", "reserve_bytes", "kv_cache_bytes"}) {
+      const double bytes = number_at(root, origin, gpu / part);
+      used += bytes;
+      if (used > capacity * (1.0 + 1e-9)) {
+        malformed(origin, gpu / part,
+                  fmt::format("at most the {:.0f} bytes capacity_bytes leaves (the deployment fits)",
+                              std::max(0.0, capacity - (used - bytes))),
+                  root);
+      }
+    }
+    const JsonPointer seqs = mem / "max_concurrent_sequences";
+    if (!root.at(seqs).is_number() || !(root.at(seqs).get<double>() >= 1.0)) {
+      malformed(origin, seqs, "at least 1 sequence (the deployment fits)", root);
+    }
+  }
+  const JsonPointer perf = at / "performance";
+  const bool measured = root.at(perf).is_object();
+  if (fits && measured) {
+    for (const char* figure : {"output_tokens_per_s", "itl_ms", "ttft_ms"}) {
+      if (!(number_at(root, origin, perf / figure) > 0.0)) {
+        malformed(origin, perf / figure, "a positive figure (the deployment fits)", root);
+      }
+    }
+  }
+  // Each cost keyed as check labels its pricing ("aws reserved 1y"); a priced GPU-hour costs
+  // something per token where the deployment runs.
+  std::vector<std::pair<std::string, JsonPointer>> costs;
+  if (root.at(at).contains("costs") && root.at(at / "costs").is_array()) {
+    for (std::size_t i = 0; i < root.at(at / "costs").size(); ++i) {
+      const JsonPointer c = at / "costs" / i;
+      const Json& cj = root.at(c);
+      const std::string term = cj.contains("term") && cj.at("term").is_string() ? cj.at("term").get<std::string>() : "";
+      const std::string mode = cj.at("mode").get<std::string>();
+      costs.emplace_back(fmt::format("{} {}", cj.at("provider").get<std::string>(),
+                                     term.empty()            ? mode
+                                     : term == "unstated"    ? fmt::format("{} (term unstated)", mode)
+                                                             : fmt::format("{} {}", mode, term)),
+                         c / "usd_per_million_tokens");
+      if (fits && measured && cj.contains("usd_per_gpu_hour") && cj.at("usd_per_gpu_hour").is_number() &&
+          cj.at("usd_per_gpu_hour").get<double>() > 0.0 && !(number_at(root, origin, c / "usd_per_million_tokens") > 0.0)) {
+        malformed(origin, c / "usd_per_million_tokens", "a positive cost (a priced deployment that runs)", root);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < root.at(at / "checks").size(); ++i) {
+    const JsonPointer e = at / "checks" / i;
+    const Json& ej = root.at(e);
+    const std::string name = ej.at("expectation").get<std::string>();
+    if (!ej.contains("got") || ej.at("got").is_null()) {
+      continue;  // not measured (it does not fit): nothing to tie
+    }
+    if (name == "fits") {
+      if (bool_at(root, origin, e / "got") != fits) {
+        malformed(origin, e / "got", fmt::format("{}, as memory/fits says", fits), root);
+      }
+      continue;
+    }
+    std::optional<JsonPointer> read;
+    if (name == "min_concurrent_sequences") {
+      read = mem / "max_concurrent_sequences";
+    } else if (measured && (name == "min_output_tokens_per_s" || name == "target_output_tokens_per_s")) {
+      read = perf / "output_tokens_per_s";
+    } else if (measured && name == "max_itl_ms") {
+      read = perf / "itl_ms";
+    } else if (measured && name == "max_ttft_ms") {
+      read = perf / "ttft_ms";
+    } else if (name == "max_usd_per_million_tokens" && ej.contains("pricing") && ej.at("pricing").is_string()) {
+      const std::string pricing = ej.at("pricing").get<std::string>();
+      const auto it = std::find_if(costs.begin(), costs.end(), [&](const auto& c) { return c.first == pricing; });
+      if (it != costs.end()) {
+        read = it->second;
+      }
+    }
+    if (!read) {
+      continue;
+    }
+    const double got = number_at(root, origin, e / "got");
+    const double figure = root.at(*read).is_number() ? root.at(*read).get<double>() : 0.0;
+    if (!near(got, figure)) {
+      malformed(origin, e / "got", fmt::format("{:g}, the {} it checks", figure, read->to_string()), root);
+    }
+  }
+}
+
 DeploymentSnapshot read_result(const Json& root, const std::string& origin, const JsonPointer& at) {
   const Json& r = root.at(at);
   ObjectReader reader(r, origin, at);
@@ -172,7 +274,15 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
                                                        : fmt::format("{:g}", number_at(root, origin, e / "expected"));
     const std::string key = pricing.empty() ? expectation : fmt::format("{} ({})", expectation, pricing);
     d.checks.emplace_back(key, bool_at(root, origin, e / "pass"));
-    d.expected.emplace_back(key, expected);
+    const Json* implied = er.value("implied");
+    if (implied != nullptr && !implied->is_boolean()) {
+      malformed(origin, e / "implied", "true or false", root);
+    }
+    if (implied != nullptr && implied->get<bool>()) {
+      d.implied.push_back(key);  // check wrote it, the plan did not: no plan setting
+    } else {
+      d.expected.emplace_back(key, expected);
+    }
   }
   const JsonPointer gpu = at / "memory" / "per_gpu";
   for (const char* part : {"weights_bytes", "activation_bytes", "reserve_bytes", "kv_cache_bytes"}) {
@@ -201,6 +311,7 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
   for (std::size_t i = 0; i < reasons->size(); ++i) {
     known_reason(root, origin, at / "reasons" / i / "code");
   }
+  consistent_figures(root, origin, at);
   return d;
 }
 
@@ -460,12 +571,16 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
         const bool is_paired = std::any_of(pairs.begin(), pairs.end(),
                                            [&](const auto& p) { return (in_new ? p.second : p.first) == i; });
         if (!is_paired && !entries[i].second) {
+          // An implied check is written only when it fails: the run without it passed it.
+          const DeploymentSnapshot& self = in_new ? n : o;
+          const bool implied = std::find(self.implied.begin(), self.implied.end(), entries[i].first) != self.implied.end();
           diff.flips.push_back(VerdictFlip{.deployment = n.name,
                                            .expectation = entries[i].first,
-                                           .old_pass = false,
-                                           .new_pass = false,
-                                           .old_absent = in_new,
-                                           .new_absent = !in_new});
+                                           .old_pass = implied && in_new,
+                                           .new_pass = implied && !in_new,
+                                           .old_absent = in_new && !implied,
+                                           .new_absent = !in_new && !implied,
+                                           .implied = implied});
         }
       }
     };
@@ -487,7 +602,11 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
     }
     // Figures of a load that memory cannot hold are the capped batch's: a "saving" there is the
     // load not being served, and the label says so.
-    const std::string capped = o.load_not_held || n.load_not_held ? ", capped: load not held" : "";
+    // Which side was capped: one capped run against a held one is not "capped" on both.
+    const std::string capped = o.load_not_held && n.load_not_held ? ", capped: load not held"
+                               : o.load_not_held                  ? ", was capped: load not held"
+                               : n.load_not_held                  ? ", now capped: load not held"
+                                                                  : "";
     for (const auto& [was, now] : paired(o.usd_per_million_tokens, n.usd_per_million_tokens, true)) {
       moved(diff, n.name,
             fmt::format("USD/Mtok ({}{})",
@@ -498,12 +617,12 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
       moved(diff, n.name, "GPUs", *o.gpus, *n.gpus);
     }
     if (o.output_tokens_per_s && n.output_tokens_per_s) {
-      moved(diff, n.name, capped.empty() ? "output tok/s" : "output tok/s (capped: load not held)",
+      moved(diff, n.name, capped.empty() ? "output tok/s" : fmt::format("output tok/s ({})", capped.substr(2)),
             *o.output_tokens_per_s, *n.output_tokens_per_s);
     }
     for (const auto& [label, was, now] : {std::tuple{"ITL ms", o.itl_ms, n.itl_ms}, std::tuple{"TTFT ms", o.ttft_ms, n.ttft_ms}}) {
       if (was && now) {
-        moved(diff, n.name, capped.empty() ? std::string(label) : fmt::format("{} (capped: load not held)", label),
+        moved(diff, n.name, capped.empty() ? std::string(label) : fmt::format("{} ({})", label, capped.substr(2)),
               *was, *now);
       }
     }
@@ -539,6 +658,9 @@ OrderedJson diff_json(const PlanDiff& diff) {
                      {"expectation", f.expectation.empty() ? OrderedJson(nullptr) : OrderedJson(f.expectation)},
                      {"old_pass", f.old_absent ? OrderedJson(nullptr) : OrderedJson(f.old_pass)},
                      {"new_pass", f.new_absent ? OrderedJson(nullptr) : OrderedJson(f.new_pass)}});
+    if (f.implied) {
+      flips.back()["implied"] = true;  // the plan has no such expectation; check added it
+    }
   }
   j["verdict_flips"] = flips;
   OrderedJson changes = OrderedJson::array();
@@ -592,7 +714,9 @@ Document diff_document(const PlanDiff& diff, bool md) {
   if (!diff.flips.empty()) {
     Table t{.title = "verdict flips", .header = {"deployment", "expectation", "was", "now"}};
     for (const VerdictFlip& f : diff.flips) {
-      const auto word = [](bool absent, bool pass) { return absent ? "absent" : pass ? "pass" : "FAIL"; };
+      const auto word = [&f](bool absent, bool pass) {
+        return absent ? "absent" : pass ? (f.implied ? "pass (implied)" : "pass") : (f.implied ? "FAIL (implied)" : "FAIL");
+      };
       t.rows.push_back({f.deployment, f.expectation.empty() ? "(verdict)" : f.expectation,
                         word(f.old_absent, f.old_pass), word(f.new_absent, f.new_pass)});
     }

@@ -233,6 +233,7 @@ class Search {
   std::map<PlanTarget, std::uint64_t> missing_;
   double closest_ratio_ = std::numeric_limits<double>::infinity();
   PlanTarget closest_binding_ = PlanTarget::memory;
+  std::vector<std::pair<PlanTarget, double>> closest_missed_;
   std::vector<ParetoPoint> frontier_;  // of the GPU being searched
   std::string gpu_id_;
   PerfModel::StepCache* steps_ = nullptr;  // the layout search_layout() is timing: its decode steps
@@ -357,6 +358,15 @@ void Search::consider_miss(const Candidate& c, const PerfPoint& best) {
     closest_ratio_ = worst;
     closest_binding_ = binding;
     closest_ = c;
+    // Every target it misses, not the binding one alone: relaxing only that one would not qualify it.
+    closest_missed_.clear();
+    for (const auto& [target, ratio] : ratios) {
+      if (ratio > 1.0) {
+        closest_missed_.emplace_back(target, ratio);
+      }
+    }
+    std::stable_sort(closest_missed_.begin(), closest_missed_.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
   }
 }
 
@@ -674,11 +684,17 @@ PlanResult Search::run() {
   // before one replica leaving 3 of its GPUs idle), then the fastest per user.
   // Element widths, not storage: NVFP4's scales are no more precision than MXFP4's or INT4's.
   const double own_bits = checkpoint_dtype(model_, r_) ? element_bits(*checkpoint_dtype(model_, r_)) : 16.0;
-  const auto rank = [own_bits](const Candidate& c) {
+  // On NVIDIA, NVFP4 before MXFP4 at one price: NVIDIA ships NVFP4 checkpoints
+  // (nvidia/Llama-3.3-70B-Instruct-FP4) and vLLM runs Quark's MXFP4 there emulated, dequantizing
+  // the weights to 16 bits every pass (quark_ocp_mx.py: emulate = not current_platform.supports_mx(),
+  // which only ROCm gfx95x answers true).
+  const auto rank = [this, own_bits](const Candidate& c) {
     const PlanConfig& k = c.config;
     const double weights_given_up = std::max(0.0, own_bits - element_bits(k.weights_dtype));
     const double kv_given_up = std::max(0.0, 16.0 - element_bits(k.kv_dtype));
-    return std::tuple(c.key, k.cost.rental.rented_gpus, weights_given_up, kv_given_up, -k.capacity_tokens_per_s,
+    const bool mx_on_nvidia = k.weights_dtype == DType::mxfp4 && catalog_.gpu(k.gpu).vendor == "nvidia";
+    return std::tuple(c.key, k.cost.rental.rented_gpus, weights_given_up, mx_on_nvidia, kv_given_up,
+                      -k.capacity_tokens_per_s,
                       -k.tokens_per_s_per_user, k.gpu, k.weights_dtype, k.kv_dtype, k.layout.tp, k.layout.pp,
                       k.layout.ep, k.layout.dp);
   };
@@ -703,6 +719,7 @@ PlanResult Search::run() {
       miss.binding = closest_binding_;
       miss.shortfall = closest_ratio_;
       miss.closest = closest_->config;
+      miss.missed = closest_missed_;
     }
     result_.miss = std::move(miss);
   }

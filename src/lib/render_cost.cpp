@@ -130,6 +130,15 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
   t.rows.push_back({"energy per output token at TDP (J, upper bound)", fmt::format("{:.3f}", c.joules_per_token_at_tdp)});
   t.rows.push_back({"energy per million output tokens at TDP (kWh)", fmt::format("{:.2f}", c.kwh_per_million_tokens_at_tdp)});
   doc.tables.push_back(std::move(t));
+  if (q.owned) {
+    // Set against a rental price (which includes host, network, space and power), a GPU-only
+    // capex with no operations reads as a 6x saving that is not there.
+    doc.footer.push_back(fmt::format(
+        "owned hardware: only what --capex-usd-per-gpu includes is counted: the host server, network, space and "
+        "staff are not, unless folded into it; operations are {:.0f} % of capex a year{}",
+        q.owned->operations_share_per_year * 100.0,
+        q.owned->operations_share_per_year > 0 ? "" : " (--ops-share defaults to 0)"));
+  }
   if (r.budget_usd_per_million_tokens) {
     doc.footer.push_back(fmt::format("budget ${:.4f} per million tokens: {}", *r.budget_usd_per_million_tokens,
                                      r.within_budget() ? "within budget" : "OVER BUDGET"));
@@ -176,6 +185,11 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                               {"throughput_source", source(o)}});
       if (!o.load.full_load()) {
         options_json.back()["load"] = detail::load_json(o.load);
+      }
+      if (!r.request.provider.empty()) {
+        // null: the provider has no price for this GPU, so its layout was not held to its instances.
+        options_json.back()["layout_held_to_instance_gpus"] =
+            o.provider_instance_gpus ? OrderedJson(*o.provider_instance_gpus) : OrderedJson(nullptr);
       }
     }
     j["options"] = options_json;
@@ -338,10 +352,37 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
     line += m.robust ? "" : " (not robust: the estimates' bands overlap)";
     doc.footer.push_back(line);
   }
+  // A ratio only between layouts chosen under the same rule: with --provider, a GPU the provider
+  // has no price for keeps its fastest layout while a priced one is held to the provider's
+  // instances, and dividing the two (B200 PP 8 on 1-GPU instances against H200 EP 8 unheld) gave
+  // 0.58x where the like-for-like ratio is 2x.
+  const auto held = [](const CompareOption& o) { return o.provider_instance_gpus.has_value(); };
+  const auto same_layout = [](const Layout& a, const Layout& b) {
+    return a.tp == b.tp && a.pp == b.pp && a.ep == b.ep && a.dp == b.dp;
+  };
   for (std::size_t i = 1; i < r.options.size(); ++i) {
-    const double ratio = r.options[i].tokens_per_s() / r.options[0].tokens_per_s();
+    const CompareOption& o = r.options[i];
+    std::size_t base = 0;
+    while (base < i && held(r.options[base]) != held(o) && !same_layout(r.options[base].layout, o.layout)) {
+      ++base;
+    }
+    if (base == i) {
+      const CompareOption& b = r.options[0];
+      const CompareOption& h = held(o) ? o : b;
+      const CompareOption& u = held(o) ? b : o;
+      const std::uint64_t largest = *h.provider_instance_gpus;
+      doc.footer.push_back(fmt::format(
+          "{} vs {}: no throughput ratio: {}'s layout ({}) is chosen for {}'s instances{}, {}'s ({}) for throughput "
+          "alone, as {} has no price for it; the two layouts answer different questions (compare without --provider "
+          "for the GPUs alone)",
+          o.gpu, b.gpu, h.gpu, layout_label(h.layout), r.request.provider,
+          largest > 0 ? fmt::format(" (the largest holds {})", gpus_text(largest)) : std::string(), u.gpu,
+          layout_label(u.layout), r.request.provider));
+      continue;
+    }
+    const double ratio = o.tokens_per_s() / r.options[base].tokens_per_s();
     doc.footer.push_back(fmt::format("{} vs {}: {:.2f}x the throughput = {:.0f} % {} time for the same tokens",
-                                     r.options[i].gpu, r.options[0].gpu, ratio, std::abs(1.0 - 1.0 / ratio) * 100.0,
+                                     o.gpu, r.options[base].gpu, ratio, std::abs(1.0 - 1.0 / ratio) * 100.0,
                                      ratio >= 1.0 ? "less" : "more"));
   }
   doc.footer.push_back("premium, throughput and break-even (the GPU-hour price at which an option earns as many tokens "

@@ -180,6 +180,22 @@ OrderedJson launch_json(const EngineLaunch& l) {
           {"config_yaml", l.config_yaml}, {"notes", l.notes}};
 }
 
+std::string missed_target_text(PlanTarget target, const PlanConfig& c, const PlanTargets& t) {
+  switch (target) {
+    case PlanTarget::max_itl: return fmt::format("ITL {} ms against {} ms", plan_ms(c.itl_s), plan_ms(*t.max_itl_s));
+    case PlanTarget::max_ttft: return fmt::format("TTFT {} ms against {} ms", plan_ms(c.ttft_s), plan_ms(*t.max_ttft_s));
+    case PlanTarget::min_tokens_per_s_per_user:
+      return fmt::format("{:.1f} tok/s per user against {:.1f}", c.tokens_per_s_per_user, *t.min_tokens_per_s_per_user);
+    case PlanTarget::max_usd_per_million_tokens:
+      return fmt::format("${:.4f} per million tokens against ${:.4f}", c.cost.usd_per_million_tokens,
+                         *t.max_usd_per_million_tokens);
+    case PlanTarget::output_tokens_per_s:
+      return fmt::format("{} output tok/s against {}", plan_rate(c.output_tokens_per_s), plan_rate(*t.output_tokens_per_s));
+    case PlanTarget::memory: break;
+  }
+  return {};
+}
+
 std::string miss_text(const PlanResult& p) {
   const PlanMiss& m = *p.miss;
   if (!m.closest) {
@@ -197,31 +213,34 @@ std::string miss_text(const PlanResult& p) {
   }
   const PlanConfig& c = *m.closest;
   const PlanTargets& t = p.request.targets;
-  std::string achieved;
-  switch (m.binding) {
-    case PlanTarget::max_itl:
-      achieved = fmt::format("ITL {} ms against {} ms", plan_ms(c.itl_s), plan_ms(*t.max_itl_s));
-      break;
-    case PlanTarget::max_ttft:
-      achieved = fmt::format("TTFT {} ms against {} ms", plan_ms(c.ttft_s), plan_ms(*t.max_ttft_s));
-      break;
-    case PlanTarget::min_tokens_per_s_per_user:
-      achieved = fmt::format("{:.1f} tok/s per user against {:.1f}", c.tokens_per_s_per_user, *t.min_tokens_per_s_per_user);
-      break;
-    case PlanTarget::max_usd_per_million_tokens:
-      achieved = fmt::format("${:.4f} per million tokens against ${:.4f}", c.cost.usd_per_million_tokens,
-                             *t.max_usd_per_million_tokens);
-      break;
-    case PlanTarget::output_tokens_per_s:
-      achieved = fmt::format("{} output tok/s against {}", plan_rate(c.output_tokens_per_s),
-                             plan_rate(*t.output_tokens_per_s));
-      break;
-    case PlanTarget::memory: break;
+  // Every target the closest configuration misses: relaxing the binding one alone would not qualify it.
+  std::vector<std::string> misses;
+  for (const auto& [target, ratio] : m.missed) {
+    misses.push_back(fmt::format("{} ({:.2f}x the limit)", missed_target_text(target, c, t), ratio));
   }
-  return fmt::format("No configuration meets every target. Binding: {}; the closest ({} {}/{} {}) reaches {} "
-                     "({:.2f}x the limit).",
+  if (misses.empty()) {  // a result built without the list: the binding target alone
+    misses.push_back(fmt::format("{} ({:.2f}x the limit)", missed_target_text(m.binding, c, t), m.shortfall));
+  }
+  std::string reached = misses.front();
+  for (std::size_t i = 1; i < misses.size(); ++i) {
+    reached += (i + 1 == misses.size() ? " and " : ", ") + misses[i];
+  }
+  return fmt::format("No configuration meets every target. Binding: {}; the closest ({} {}/{} {}) reaches {}{}.",
                      to_string(m.binding), c.gpu, to_string(c.weights_dtype), to_string(c.kv_dtype),
-                     plan_layout(c.layout), achieved, m.shortfall);
+                     plan_layout(c.layout), reached,
+                     misses.size() > 1 ? fmt::format(": it misses {} targets", misses.size()) : "");
+}
+
+/// "misses max_ttft, max_itl": every target the closest configuration misses.
+std::string missed_targets_label(const PlanMiss& m) {
+  std::vector<std::string> names;
+  for (const auto& [target, ratio] : m.missed) {
+    names.emplace_back(to_string(target));
+  }
+  if (names.empty()) {
+    names.emplace_back(to_string(m.binding));
+  }
+  return fmt::format("misses {}", fmt::join(names, ", "));
 }
 
 OrderedJson plan_json(const PlanResult& p, std::optional<Engine> emit) {
@@ -268,10 +287,16 @@ OrderedJson plan_json(const PlanResult& p, std::optional<Engine> emit) {
     for (const auto& [target, n] : p.miss->layouts_missing) {
       missing[std::string(to_string(target))] = n;
     }
+    // Every target the closest configuration misses, the binding one first.
+    OrderedJson missed = OrderedJson::array();
+    for (const auto& [target, ratio] : p.miss->missed) {
+      missed.push_back({{"target", to_string(target)}, {"ratio", checked(ratio, "miss ratio")}});
+    }
     j["miss"] = {
         {"binding", to_string(p.miss->binding)},
         {"shortfall", p.miss->closest ? OrderedJson(checked(p.miss->shortfall, "shortfall")) : OrderedJson(nullptr)},
         {"closest", p.miss->closest ? config_json(*p.miss->closest) : OrderedJson(nullptr)},
+        {"missed", missed},
         {"layouts_missing", missing}};
   } else {
     j["miss"] = nullptr;
@@ -306,7 +331,7 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
     if (p.miss->closest) {
       detail::Table closest{.title = "Closest configuration", .header = kConfigHeader, .rows = {}};
       closest.rows.push_back(config_row(1, *p.miss->closest));
-      closest.rows.back().back() = "misses " + std::string(to_string(p.miss->binding));
+      closest.rows.back().back() = missed_targets_label(*p.miss);
       head.tables.push_back(std::move(closest));
       head.footer = price_lines({&*p.miss->closest});
     }

@@ -45,8 +45,11 @@ double apply_suffix(std::string_view text, std::string_view field, std::string_v
   for (const Suffix& s : suffixes) {
     if (parts.second == s.name) {
       const double value = parts.first * s.factor;
+      if (!std::isfinite(value)) {  // 1e300B: too large, not "not greater than zero"
+        throw InputError(fmt::format("{}: '{}' is too large (expected {})", field, text, what));
+      }
       const bool ok = allow_zero ? value >= 0 : value > 0;
-      if (!ok || !std::isfinite(value)) {
+      if (!ok) {
         throw InputError(fmt::format("{}: expected {} {}, got '{}'", field, what,
                                      allow_zero ? "of zero or more" : "greater than zero", text));
       }
@@ -71,6 +74,19 @@ double parse_bytes(std::string_view text, std::string_view field) {
   }
   if (parts.second.empty()) {
     throw InputError(fmt::format("{}: '{}' needs a unit (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)", field, text));
+  }
+  // "5Gb", "5Mb", "5b" are bits by SI convention (5 Gb = 0.625 GB): read as bytes they would be 8x
+  // too much, so a lower-case b after an upper-case prefix, or alone, is refused. An all-lower-case
+  // "5gb" or "1.5gib" stays bytes, as everyone types it.
+  const std::string_view written = text.substr(0, text.find_last_not_of(' ') + 1);
+  if (!written.empty() && written.back() == 'b') {
+    const std::size_t unit_start = written.find_last_of("0123456789.") + 1;
+    const std::string_view unit = written.substr(unit_start);
+    const bool bits = unit == "b" || std::any_of(unit.begin(), unit.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    if (bits) {
+      throw InputError(fmt::format("{}: '{}' reads as bits (a lower-case b); sizes are bytes: write B ({}B)", field,
+                                   text, std::string(written.substr(0, written.size() - 1))));
+    }
   }
   return apply_suffix(text, field, what, parts, kSuffixes, true);
 }

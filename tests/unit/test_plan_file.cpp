@@ -252,6 +252,33 @@ TEST_CASE("diff: a cost and a check whose pricing changed are paired not dropped
   CHECK(std::count(figures.begin(), figures.end(), "USD/Mtok (aws on-demand -> aws reserved)") == 1);
 }
 
+// check writes an implied "fits" only when it fails: a plan that expects nothing of fits has no
+// plan change, and the run without the check passed it (s52: "expect fits yes -> absent").
+TEST_CASE("diff: an implied check is no plan change and its absence is an implied pass", "[plan][diff]") {
+  gpuplan::DeploymentSnapshot old_d{.name = "qwen32b-l40s", .pass = false};
+  old_d.checks = {{"fits", false}};
+  old_d.implied = {"fits"};
+  old_d.load_not_held = true;
+  old_d.output_tokens_per_s = 164.0;
+  gpuplan::DeploymentSnapshot new_d{.name = "qwen32b-l40s", .pass = true};
+  new_d.output_tokens_per_s = 157.0;
+  const gpuplan::PlanDiff diff =
+      gpuplan::diff_plans(gpuplan::PlanSnapshot{.deployments = {old_d}}, gpuplan::PlanSnapshot{.deployments = {new_d}});
+  CHECK(diff.plan_changes.empty());
+  REQUIRE(diff.flips.size() == 2);
+  CHECK(diff.flips[1].expectation == "fits");
+  CHECK(diff.flips[1].implied);
+  CHECK_FALSE(diff.flips[1].old_pass);
+  CHECK_FALSE(diff.flips[1].new_absent);
+  CHECK(diff.flips[1].new_pass);
+  // Only the old run was capped: the figure says so, not "capped" of both.
+  REQUIRE(diff.changes.size() == 1);
+  CHECK(diff.changes[0].figure == "output tok/s (was capped: load not held)");
+  const std::string text = gpuplan::render_plan_diff(diff, gpuplan::RenderOptions{});
+  CHECK(text.find("pass (implied)") != std::string::npos);
+  CHECK(text.find("absent") == std::string::npos);
+}
+
 // An edited run's subnormal figure would make the relative change overflow to +inf %.
 TEST_CASE("diff: no relative change from a figure that is zero or subnormal", "[plan][diff]") {
   const gpuplan::FigureChange tiny{.deployment = "d", .figure = "USD/Mtok", .old_value = 1e-320, .new_value = 0.9673};

@@ -232,6 +232,24 @@ TEST_CASE("plan: a target no GPU can meet names the binding target and the close
   CHECK(res.miss->layouts_missing.at(PlanTarget::max_itl) == res.counts.timed);
 }
 
+TEST_CASE("plan: the closest configuration lists every target it misses with its ratio", "[plan]") {
+  const Catalog catalog = tiny_catalog();
+  PlanRequest req = tiny_request();
+  req.targets.max_itl_s = 0.001;   // 1 ms: no layout reads its weights that fast
+  req.targets.max_ttft_s = 1e-6;   // 1 us: no prefill is that fast either
+  const PlanResult res = plan(catalog, catalog.model("llama-3.1-8b"), req);
+  CHECK(res.configurations.empty());
+  REQUIRE(res.miss);
+  REQUIRE(res.miss->closest);
+  // Both targets missed by the closest: the binding one first, the other after it, each with its ratio.
+  REQUIRE(res.miss->missed.size() == 2);
+  CHECK(res.miss->missed.front().first == res.miss->binding);
+  CHECK_THAT(res.miss->missed.front().second, Catch::Matchers::WithinRel(res.miss->shortfall, 1e-12));
+  CHECK(res.miss->missed.back().first != res.miss->binding);
+  CHECK(res.miss->missed.back().second > 1.0);
+  CHECK(res.miss->missed.back().second <= res.miss->missed.front().second);
+}
+
 TEST_CASE("plan: a layout the model does not allow is skipped on its own, the others searched", "[plan]") {
   const Catalog catalog = tiny_catalog();
   const ModelSpec& model = catalog.model("llama-3.1-8b");

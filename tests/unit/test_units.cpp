@@ -39,3 +39,19 @@ TEST_CASE("units: parse_count reads 744B as 744e9", "[units]") {
   CHECK_THROWS_AS(units::parse_count("0B", "--params"), gpuplan::InputError);
   CHECK_THROWS_AS(units::parse_count("inf", "--params"), gpuplan::InputError);
 }
+
+// s52 U8: "5Gb" is 5 gigabits by SI convention (0.625 GB); read as bytes it was 8x too much.
+TEST_CASE("units: a lower-case b after an upper-case prefix reads as bits and is refused", "[units]") {
+  CHECK_THROWS_WITH(units::parse_bytes("5Gb", "--reserve"), Catch::Contains("--reserve: '5Gb' reads as bits") &&
+                                                                Catch::Contains("write B (5GB)"));
+  CHECK_THROWS_WITH(units::parse_bytes("5Mb", "--memory-in-use"), Catch::Contains("reads as bits"));
+  CHECK_THROWS_WITH(units::parse_bytes("5b", "--reserve"), Catch::Contains("reads as bits"));
+  // All lower case stays bytes, as it is typed.
+  CHECK_THAT(units::parse_bytes("5gb", "--reserve"), WithinRel(5e9, 1e-12));
+  CHECK_THAT(units::parse_bytes("1.5gib", "--reserve"), WithinRel(1.5 * 1073741824.0, 1e-12));
+}
+
+// s52 U7: 1e300B overflows to inf: the reason is its size, not "greater than zero".
+TEST_CASE("units: a count too large to represent says so", "[units]") {
+  CHECK_THROWS_WITH(units::parse_count("1e300B", "--params"), Catch::Contains("'1e300B' is too large"));
+}
