@@ -488,6 +488,29 @@ void reject_non_decoder(const Json& raw, std::string_view written_type, const st
                                    written_type, kDiffusion));
     }
   }
+  // CogVLM, CogVLM2 and CogAgent (THUDM's remote code, CogVLMForCausalLM; cogvlm2-llama3-chat-19B's
+  // file has no model_type): every decoder layer holds a language and a vision expert, each with
+  // its own biased QKV, dense and gated MLP, K/V sized by num_multi_query_heads, beside an
+  // EVA2-CLIP-E tower. Neither transformers nor vLLM has a class to check a reading against. Read
+  // as a Llama it was 13.14 B for 19.5 B with 4x the KV, and fit said FITS on an A100-40GB where
+  // its 39 GB of weights do not fit (helper s52 F1).
+  const auto cogvlm = [&flat](std::string_view name) {
+    const std::string f = flat(name);
+    return f.starts_with("cogvlm") || f.starts_with("cogagent");
+  };
+  constexpr std::string_view kCogVlm = "is CogVLM: each layer has a language and a vision expert (two QKV with "
+                                       "bias, dense and gated MLP), K/V heads in num_multi_query_heads and an "
+                                       "EVA2-CLIP-E tower, which gpuplan does not lay out (read as a Llama, "
+                                       "CogVLM2-19B came to 13.1 B with 4x its KV cache)";
+  if (cogvlm(type)) {
+    r.fail("model_type", fmt::format("model_type \"{}\" {}", written_type, kCogVlm));
+  }
+  for (const auto& [i, name] : classes) {
+    if (cogvlm(name)) {
+      throw InputError(fmt::format("{}: {} (model_type \"{}\") {}", where(origin, at / "architectures" / i), name,
+                                   written_type.empty() ? "(none)" : written_type, kCogVlm));
+    }
+  }
   // Encoder-only models (BERT and its kin, embedding models on XLM-R, protein and speech encoders,
   // the text and image towers of contrastive models) serve no growing KV cache, have no LM head,
   // and lay out their layers otherwise: read Llama-style they came out 33-63 % too large with an

@@ -932,6 +932,26 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
   if (model.checkpoint_bytes) {
     const MtpBytes mtp = mtp_weight_bytes(model, formats);
     res.mtp_checkpoint_bytes = {.layers = mtp.layers * stored, .copies = mtp.copies * stored};
+    // Checkpoint files holding far more than the layout read from config.json (MTP layers and
+    // their copies allowed for) mean a part of the model is not counted: a verdict on the computed
+    // weights can say FITS where the model does not (CogVLM2-19B read as a Llama: 26.3 GB
+    // computed, 39.0 GB in its index, FITS on an A100-40GB, helper s52 F1). Sizing from the
+    // index's total instead would need to know which layers the missing bytes belong to (the
+    // split across TP, PP and the embedding), so no verdict is given. Below the threshold it is
+    // a note (memory notes, kCheckpointGapShare).
+    const double counted = res.expected_checkpoint_bytes + res.mtp_checkpoint_bytes.layers +
+                           res.mtp_checkpoint_bytes.copies;
+    if (res.formats_as_shipped && counted < *model.checkpoint_bytes * (1.0 - kCheckpointRefuseShare)) {
+      throw InputError(fmt::format("{}: the weights computed from config.json ({:.2f} GB) are {:.1f} % below the "
+                                   "checkpoint files' total ({:.2f} GB, safetensors index): a part of the model is "
+                                   "not counted (model_type \"{}\"), so a verdict on the computed weights could say "
+                                   "FITS where the model does not; gpuplan gives none",
+                                   model.origin.empty() ? model.id : model.origin,
+                                   res.expected_checkpoint_bytes / units::kGB,
+                                   100.0 * (1.0 - res.expected_checkpoint_bytes / *model.checkpoint_bytes),
+                                   *model.checkpoint_bytes / units::kGB,
+                                   model.model_type.empty() ? "(none)" : model.model_type));
+    }
   }
   res.concurrency_per_replica = f.concurrency_per_replica;
   res.activations = f.activations;
