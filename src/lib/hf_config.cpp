@@ -32,6 +32,10 @@ constexpr std::uint64_t kBig = 1ull << 32;
 // (64 routed and 2 shared, or None: dense), so those have no default here. MiniCPM3's tied head:
 // both its remote-code MiniCPM3Config and transformers' (models/minicpm3/configuration_minicpm3.py)
 // default tie_word_embeddings to true, and MiniCPM3-4B's file leaves it out (helper s50 F2).
+// tie_word_embeddings checked against transformers 008e574 (helper s52 F2): LlamaConfig false
+// (models/llama/configuration_llama.py), Qwen2Config false (models/qwen2/configuration_qwen2.py),
+// GemmaConfig true (models/gemma/configuration_gemma.py). A type not listed whose layout gpuplan
+// has not checked takes PretrainedConfig's true (model_from_config).
 constexpr std::string_view kClassDefaults = R"({
  "llama": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
            "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": false},
@@ -1749,9 +1753,21 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   if (!strict) {
     apply_rope_scaling(m, r);
   }
-  // Missing: the class default, applied above; a type without one (PretrainedConfig's default
-  // is true, but most causal-LM classes override it) counts an untied head: the larger figure.
-  m.tie_word_embeddings = r.boolean("tie_word_embeddings", false);
+  // Missing: the class default, applied above. transformers' PretrainedConfig defaults it to true
+  // (configuration_utils.py: kwargs.pop("tie_word_embeddings", True)) and save_pretrained writes
+  // only what differs from the defaults (to_diff_dict), so a file of a class that does not
+  // override it leaves the key out only when true: Jais-13B and BTLM-3B (remote-code GPT-2
+  // derivatives) had been counted with an untied head, +3.3 % and +4.8 % (helper s52 F2). A type
+  // gpuplan has checked without a listed default keeps an untied head, the reading its checks
+  // were made with.
+  const bool tie_written = r.has("tie_word_embeddings");
+  const bool tie_fallback = !strict && !layout_checked(m.model_type);
+  m.tie_word_embeddings = r.boolean("tie_word_embeddings", tie_fallback);
+  if (!tie_written && tie_fallback && !(architecture && architecture->no_lm_head)) {
+    const std::string note = "config.json leaves out tie_word_embeddings: PretrainedConfig's default, true (a saved "
+                             "file omits it only when true), was used";
+    m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
+  }
   m.attention_bias = r.boolean("attention_bias", false);
   m.qk_norm = r.boolean("use_qk_norm", false);
   apply_family(m, r);
