@@ -651,6 +651,15 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
     r.fail("model_type", "JetMoE's mixture-of-attention experts are not modeled; the parameter count would be "
                          "wrong");
   }
+  // hf_olmo: the original OLMo format (ai2-olmo's OLMoConfig; transformers' conversion writes
+  // model_type olmo). Its ff_proj is the fused SwiGLU gate and up of mlp_ratio x d_model, so each
+  // half is half that; a user filling in intermediate_size = mlp_ratio x d_model after a refusal
+  // for a missing field would get an MLP twice too wide (helper s52 F5).
+  if (type == "hf_olmo") {
+    r.fail("model_type", "\"hf_olmo\" is the original OLMo format (d_model, mlp_ratio, a fused SwiGLU ff_proj whose "
+                         "gate and up are each mlp_ratio x d_model / 2), which gpuplan does not read; give the "
+                         "config.json of its transformers conversion (model_type \"olmo\", e.g. allenai/OLMo-1B-hf)");
+  }
   // Decoder-only families whose layers this reader does not lay out: their files lack the
   // fields it needs, and adding them by hand would give a wrong count.
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kUnreadTypes{{
