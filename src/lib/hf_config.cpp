@@ -1643,6 +1643,24 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       m.vision->shuffle = wrapper.optional_integer("scale_factor", 1, 64).value_or(2);
       m.vision->estimated = false;
     }
+    // Aya Vision (AyaVisionMultiModalProjector, transformers models/aya_vision/modeling_aya_vision.py
+    // at f93a948, and vLLM's aya_vision.py): a 2 x 2 pixel shuffle (downsample_factor,
+    // AyaVisionConfig's default 2) into LayerNorm and linear_1 of alignment_intermediate_size
+    // (the text model's hidden size when absent: getattr's default), SwiGLU halving it, then
+    // linear_2 to the text model. Read as one 1152-wide matrix it was 186 M parameters short with
+    // alignment_intermediate_size 28672 (helper s52 F4).
+    if (parent_type == "aya_vision" && m.vision) {
+      ObjectReader wrapper(raw, origin, at);
+      m.vision->shuffle = wrapper.optional_integer("downsample_factor", 1, 64).value_or(2);
+      const std::uint64_t alignment =
+          wrapper.optional_integer("alignment_intermediate_size", 2, 1u << 22).value_or(m.hidden_size);
+      if (alignment % 2 != 0) {
+        wrapper.fail("alignment_intermediate_size", fmt::format("{} is odd: SwiGLU splits it in two halves", alignment));
+      }
+      m.vision->merge = 1;
+      m.vision->projector_intermediate = alignment / 2;
+      m.vision->projector_norm_and_biases = true;
+    }
     m.vision_unsized = !m.vision && raw.contains("vision_config") && !raw["vision_config"].is_null();
     m.vision_config_keys = read_vision_config_keys(raw, origin, at);
     m.audio = read_audio(raw, origin, at, m.hidden_size, parent_type);
