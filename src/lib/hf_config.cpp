@@ -1630,6 +1630,32 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       }
     }
     ModelSpec m = model_from_config(merged, origin, at / text_key, false);
+    // A nested text_config may leave out what equals its class's defaults (llava-hf files do, and
+    // transformers applies them); at the top level gpuplan refuses instead. Said, not silent: a
+    // Qwen2 text_config without num_hidden_layers had been read as 32 layers with no note
+    // (helper s52 F6).
+    {
+      std::vector<std::string> defaulted;
+      const std::string text_type = merged["model_type"].is_string() ? merged["model_type"].get<std::string>() : "";
+      for (const auto& [key, value] : class_defaults(text_type).items()) {
+        static constexpr std::array kSizes{std::string_view("hidden_size"), std::string_view("num_hidden_layers"),
+                                           std::string_view("num_attention_heads"),
+                                           std::string_view("num_key_value_heads"), std::string_view("head_dim"),
+                                           std::string_view("intermediate_size"), std::string_view("vocab_size")};
+        const auto alias = std::find_if(kAliases.begin(), kAliases.end(), [&k = key](const auto& a) { return a.first == k; });
+        const std::string_view canonical = alias == kAliases.end() ? std::string_view(key) : alias->second;
+        const bool written = is_written(text, canonical);
+        if (std::find(kSizes.begin(), kSizes.end(), canonical) != kSizes.end() && !written) {
+          defaulted.push_back(fmt::format("{} {}", canonical, value.dump()));
+        }
+      }
+      if (!defaulted.empty()) {
+        const std::string note = fmt::format("{} leaves out {}: the class defaults of model_type \"{}\" were used, as "
+                                             "transformers does",
+                                             text_key, fmt::join(defaulted, ", "), text_type);
+        m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
+      }
+    }
     m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
     if (parent_type == "idefics2") {
       read_idefics2_connector(raw, origin, at, m);
@@ -1733,6 +1759,25 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       std::string_view("vision_config")};
   if (strict) {
     r.reject_unknown(kKeys);
+  }
+  // transformers builds its layers from these sizes (nn.Linear, nn.Embedding, range) and fails on
+  // a float there, so "hidden_size": 4096.0 is a file no engine loads; it had been read as 4096
+  // (helper s52 F6). ObjectReader accepts integral floats elsewhere (catalog and quantization
+  // fields written by other tools).
+  if (!strict) {
+    static constexpr std::array kShapeKeys{
+        std::string_view("hidden_size"),       std::string_view("num_hidden_layers"),
+        std::string_view("num_attention_heads"), std::string_view("num_key_value_heads"),
+        std::string_view("head_dim"),          std::string_view("intermediate_size"),
+        std::string_view("vocab_size"),        std::string_view("moe_intermediate_size"),
+        std::string_view("num_experts_per_tok")};
+    for (std::string_view key : kShapeKeys) {
+      if (const Json* v = r.value(key); v != nullptr && v->is_number_float()) {
+        r.fail(key, fmt::format("{} is a float: transformers builds the layers from an integer size and fails on "
+                                "it; write it without a decimal point",
+                                v->dump()));
+      }
+    }
   }
   ModelSpec m;
   m.origin = origin;
