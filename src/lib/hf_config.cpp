@@ -1772,7 +1772,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
         std::string_view("vocab_size"),        std::string_view("moe_intermediate_size"),
         std::string_view("num_experts_per_tok")};
     for (std::string_view key : kShapeKeys) {
-      if (const Json* v = r.value(key); v != nullptr && v->is_number_float()) {
+      // Only whole floats: 32.5 keeps the integer reader's "expected an integer" message.
+      if (const Json* v = r.value(key); v != nullptr && v->is_number_float() && std::isfinite(v->get<double>()) &&
+                                        !(std::abs(v->get<double>() - std::round(v->get<double>())) > 0.0)) {
         r.fail(key, fmt::format("{} is a float: transformers builds the layers from an integer size and fails on "
                                 "it; write it without a decimal point",
                                 v->dump()));
