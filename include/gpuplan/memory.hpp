@@ -129,6 +129,8 @@ struct PerGpuMemory {
 /// beyond this share is reported: quantization scales, MTP layers and vocabulary padding stay
 /// below it (DeepSeek-V3's MTP layer is 2 % of its total).
 inline constexpr double kCheckpointGapShare = 0.03;
+/// Checkpoint files holding more than this share above the computed weights: no verdict (fit_numbers).
+inline constexpr double kCheckpointRefuseShare = 0.10;
 
 struct FitResult {
   std::string model_id;

@@ -127,6 +127,9 @@ struct VisionSpec {
   /// The connector is a gated MLP of this width (gate and up from the tower, down to output_size;
   /// Idefics2's modality_projection), not one matrix; 0: one matrix.
   std::uint64_t projector_intermediate = 0;
+  /// The gated connector also has a LayerNorm on its input and biases (Aya Vision's
+  /// AyaVisionMultiModalProjector: LayerNorm, linear_1 with bias, linear_2 with bias).
+  bool projector_norm_and_biases = false;
   std::optional<ResamplerSpec> resampler;  ///< after the connector (Idefics2); unset: none
   bool gated_mlp = false;
   bool biases = true;

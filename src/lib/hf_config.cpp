@@ -32,6 +32,10 @@ constexpr std::uint64_t kBig = 1ull << 32;
 // (64 routed and 2 shared, or None: dense), so those have no default here. MiniCPM3's tied head:
 // both its remote-code MiniCPM3Config and transformers' (models/minicpm3/configuration_minicpm3.py)
 // default tie_word_embeddings to true, and MiniCPM3-4B's file leaves it out (helper s50 F2).
+// tie_word_embeddings checked against transformers 008e574 (helper s52 F2): LlamaConfig false
+// (models/llama/configuration_llama.py), Qwen2Config false (models/qwen2/configuration_qwen2.py),
+// GemmaConfig true (models/gemma/configuration_gemma.py). A type not listed whose layout gpuplan
+// has not checked takes PretrainedConfig's true (model_from_config).
 constexpr std::string_view kClassDefaults = R"({
  "llama": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
            "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": false},
@@ -488,6 +492,29 @@ void reject_non_decoder(const Json& raw, std::string_view written_type, const st
                                    written_type, kDiffusion));
     }
   }
+  // CogVLM, CogVLM2 and CogAgent (THUDM's remote code, CogVLMForCausalLM; cogvlm2-llama3-chat-19B's
+  // file has no model_type): every decoder layer holds a language and a vision expert, each with
+  // its own biased QKV, dense and gated MLP, K/V sized by num_multi_query_heads, beside an
+  // EVA2-CLIP-E tower. Neither transformers nor vLLM has a class to check a reading against. Read
+  // as a Llama it was 13.14 B for 19.5 B with 4x the KV, and fit said FITS on an A100-40GB where
+  // its 39 GB of weights do not fit (helper s52 F1).
+  const auto cogvlm = [&flat](std::string_view name) {
+    const std::string f = flat(name);
+    return f.starts_with("cogvlm") || f.starts_with("cogagent");
+  };
+  constexpr std::string_view kCogVlm = "is CogVLM: each layer has a language and a vision expert (two QKV with "
+                                       "bias, dense and gated MLP), K/V heads in num_multi_query_heads and an "
+                                       "EVA2-CLIP-E tower, which gpuplan does not lay out (read as a Llama, "
+                                       "CogVLM2-19B came to 13.1 B with 4x its KV cache)";
+  if (cogvlm(type)) {
+    r.fail("model_type", fmt::format("model_type \"{}\" {}", written_type, kCogVlm));
+  }
+  for (const auto& [i, name] : classes) {
+    if (cogvlm(name)) {
+      throw InputError(fmt::format("{}: {} (model_type \"{}\") {}", where(origin, at / "architectures" / i), name,
+                                   written_type.empty() ? "(none)" : written_type, kCogVlm));
+    }
+  }
   // Encoder-only models (BERT and its kin, embedding models on XLM-R, protein and speech encoders,
   // the text and image towers of contrastive models) serve no growing KV cache, have no LM head,
   // and lay out their layers otherwise: read Llama-style they came out 33-63 % too large with an
@@ -623,6 +650,15 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
   if (type == "jetmoe") {
     r.fail("model_type", "JetMoE's mixture-of-attention experts are not modeled; the parameter count would be "
                          "wrong");
+  }
+  // hf_olmo: the original OLMo format (ai2-olmo's OLMoConfig; transformers' conversion writes
+  // model_type olmo). Its ff_proj is the fused SwiGLU gate and up of mlp_ratio x d_model, so each
+  // half is half that; a user filling in intermediate_size = mlp_ratio x d_model after a refusal
+  // for a missing field would get an MLP twice too wide (helper s52 F5).
+  if (type == "hf_olmo") {
+    r.fail("model_type", "\"hf_olmo\" is the original OLMo format (d_model, mlp_ratio, a fused SwiGLU ff_proj whose "
+                         "gate and up are each mlp_ratio x d_model / 2), which gpuplan does not read; give the "
+                         "config.json of its transformers conversion (model_type \"olmo\", e.g. allenai/OLMo-1B-hf)");
   }
   // Decoder-only families whose layers this reader does not lay out: their files lack the
   // fields it needs, and adding them by hand would give a wrong count.
@@ -1594,6 +1630,32 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       }
     }
     ModelSpec m = model_from_config(merged, origin, at / text_key, false);
+    // A nested text_config may leave out what equals its class's defaults (llava-hf files do, and
+    // transformers applies them); at the top level gpuplan refuses instead. Said, not silent: a
+    // Qwen2 text_config without num_hidden_layers had been read as 32 layers with no note
+    // (helper s52 F6).
+    {
+      std::vector<std::string> defaulted;
+      const std::string text_type = merged["model_type"].is_string() ? merged["model_type"].get<std::string>() : "";
+      for (const auto& [key, value] : class_defaults(text_type).items()) {
+        static constexpr std::array kSizes{std::string_view("hidden_size"), std::string_view("num_hidden_layers"),
+                                           std::string_view("num_attention_heads"),
+                                           std::string_view("num_key_value_heads"), std::string_view("head_dim"),
+                                           std::string_view("intermediate_size"), std::string_view("vocab_size")};
+        const auto alias = std::find_if(kAliases.begin(), kAliases.end(), [&k = key](const auto& a) { return a.first == k; });
+        const std::string_view canonical = alias == kAliases.end() ? std::string_view(key) : alias->second;
+        const bool written = is_written(text, canonical);
+        if (std::find(kSizes.begin(), kSizes.end(), canonical) != kSizes.end() && !written) {
+          defaulted.push_back(fmt::format("{} {}", canonical, value.dump()));
+        }
+      }
+      if (!defaulted.empty()) {
+        const std::string note = fmt::format("{} leaves out {}: the class defaults of model_type \"{}\" were used, as "
+                                             "transformers does",
+                                             text_key, fmt::join(defaulted, ", "), text_type);
+        m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
+      }
+    }
     m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
     if (parent_type == "idefics2") {
       read_idefics2_connector(raw, origin, at, m);
@@ -1606,6 +1668,24 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       ObjectReader wrapper(raw, origin, at);
       m.vision->shuffle = wrapper.optional_integer("scale_factor", 1, 64).value_or(2);
       m.vision->estimated = false;
+    }
+    // Aya Vision (AyaVisionMultiModalProjector, transformers models/aya_vision/modeling_aya_vision.py
+    // at f93a948, and vLLM's aya_vision.py): a 2 x 2 pixel shuffle (downsample_factor,
+    // AyaVisionConfig's default 2) into LayerNorm and linear_1 of alignment_intermediate_size
+    // (the text model's hidden size when absent: getattr's default), SwiGLU halving it, then
+    // linear_2 to the text model. Read as one 1152-wide matrix it was 186 M parameters short with
+    // alignment_intermediate_size 28672 (helper s52 F4).
+    if (parent_type == "aya_vision" && m.vision) {
+      ObjectReader wrapper(raw, origin, at);
+      m.vision->shuffle = wrapper.optional_integer("downsample_factor", 1, 64).value_or(2);
+      const std::uint64_t alignment =
+          wrapper.optional_integer("alignment_intermediate_size", 2, 1u << 22).value_or(m.hidden_size);
+      if (alignment % 2 != 0) {
+        wrapper.fail("alignment_intermediate_size", fmt::format("{} is odd: SwiGLU splits it in two halves", alignment));
+      }
+      m.vision->merge = 1;
+      m.vision->projector_intermediate = alignment / 2;
+      m.vision->projector_norm_and_biases = true;
     }
     m.vision_unsized = !m.vision && raw.contains("vision_config") && !raw["vision_config"].is_null();
     m.vision_config_keys = read_vision_config_keys(raw, origin, at);
@@ -1680,6 +1760,27 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   if (strict) {
     r.reject_unknown(kKeys);
   }
+  // transformers builds its layers from these sizes (nn.Linear, nn.Embedding, range) and fails on
+  // a float there, so "hidden_size": 4096.0 is a file no engine loads; it had been read as 4096
+  // (helper s52 F6). ObjectReader accepts integral floats elsewhere (catalog and quantization
+  // fields written by other tools).
+  if (!strict) {
+    static constexpr std::array kShapeKeys{
+        std::string_view("hidden_size"),       std::string_view("num_hidden_layers"),
+        std::string_view("num_attention_heads"), std::string_view("num_key_value_heads"),
+        std::string_view("head_dim"),          std::string_view("intermediate_size"),
+        std::string_view("vocab_size"),        std::string_view("moe_intermediate_size"),
+        std::string_view("num_experts_per_tok")};
+    for (std::string_view key : kShapeKeys) {
+      // Only whole floats: 32.5 keeps the integer reader's "expected an integer" message.
+      if (const Json* v = r.value(key); v != nullptr && v->is_number_float() && std::isfinite(v->get<double>()) &&
+                                        !(std::abs(v->get<double>() - std::round(v->get<double>())) > 0.0)) {
+        r.fail(key, fmt::format("{} is a float: transformers builds the layers from an integer size and fails on "
+                                "it; write it without a decimal point",
+                                v->dump()));
+      }
+    }
+  }
   ModelSpec m;
   m.origin = origin;
   m.model_type = r.optional_string("model_type").value_or("");
@@ -1726,9 +1827,21 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   if (!strict) {
     apply_rope_scaling(m, r);
   }
-  // Missing: the class default, applied above; a type without one (PretrainedConfig's default
-  // is true, but most causal-LM classes override it) counts an untied head: the larger figure.
-  m.tie_word_embeddings = r.boolean("tie_word_embeddings", false);
+  // Missing: the class default, applied above. transformers' PretrainedConfig defaults it to true
+  // (configuration_utils.py: kwargs.pop("tie_word_embeddings", True)) and save_pretrained writes
+  // only what differs from the defaults (to_diff_dict), so a file of a class that does not
+  // override it leaves the key out only when true: Jais-13B and BTLM-3B (remote-code GPT-2
+  // derivatives) had been counted with an untied head, +3.3 % and +4.8 % (helper s52 F2). A type
+  // gpuplan has checked without a listed default keeps an untied head, the reading its checks
+  // were made with.
+  const bool tie_written = r.has("tie_word_embeddings");
+  const bool tie_fallback = !strict && !layout_checked(m.model_type);
+  m.tie_word_embeddings = r.boolean("tie_word_embeddings", tie_fallback);
+  if (!tie_written && tie_fallback && !(architecture && architecture->no_lm_head)) {
+    const std::string note = "config.json leaves out tie_word_embeddings: PretrainedConfig's default, true (a saved "
+                             "file omits it only when true), was used";
+    m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
+  }
   m.attention_bias = r.boolean("attention_bias", false);
   m.qk_norm = r.boolean("use_qk_norm", false);
   apply_family(m, r);

@@ -708,6 +708,24 @@ const KvShape& FitBasis::kv_shape_of(const ModelSpec& model, const Layout& layou
   return it->second;
 }
 
+// The way forward where a model's card documents a longer context than its config.json states.
+// Qwen3's dense and MoE models (config.json 40,960 positions, 32,768 native) document YaRN:
+// "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
+// for 131,072 tokens (Qwen/Qwen3-32B's README, "Processing Long Texts"; vLLM's context extension
+// example passes the same through hf_overrides). gpuplan reads rope_scaling from --model-config
+// (apply_rope_scaling), so a refusal at 40,960 names that (helper s52, tasks 7 and logs 5).
+static std::string documented_context_extension(const ModelSpec& model, std::uint64_t context_tokens) {
+  constexpr std::uint64_t kQwen3Positions = 40'960;
+  constexpr std::uint64_t kQwen3YarnTokens = 131'072;
+  if ((model.model_type == "qwen3" || model.model_type == "qwen3_moe") && model.unscaled_max_position_embeddings == 0 &&
+      model.max_position_embeddings == kQwen3Positions && context_tokens <= kQwen3YarnTokens) {
+    return "; Qwen3's model card documents YaRN to 131,072 tokens: give --model-config a copy of its config.json "
+           "with \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": "
+           "32768} (factor 4 gives 131,072)";
+  }
+  return {};
+}
+
 std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r,
                                        std::optional<FitBasis>& basis, FitFigures& f, KvShape* own_shape,
                                        FigureSet figure_set) {
@@ -764,8 +782,9 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   }
 
   if (model.has_architecture() && r.context_tokens > model.max_position_embeddings) {
-    return fmt::format("fit.context_tokens: {} exceeds the {} tokens of '{}' ({})", r.context_tokens,
-                       model.max_position_embeddings, model.id, model.context_limit_source());
+    return fmt::format("fit.context_tokens: {} exceeds the {} tokens of '{}' ({}){}", r.context_tokens,
+                       model.max_position_embeddings, model.id, model.context_limit_source(),
+                       documented_context_extension(model, r.context_tokens));
   }
 
   f.weights = weights_per_gpu(model, basis->model_weight_bytes, basis->totals.replicated_bytes,
@@ -932,6 +951,26 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
   if (model.checkpoint_bytes) {
     const MtpBytes mtp = mtp_weight_bytes(model, formats);
     res.mtp_checkpoint_bytes = {.layers = mtp.layers * stored, .copies = mtp.copies * stored};
+    // Checkpoint files holding far more than the layout read from config.json (MTP layers and
+    // their copies allowed for) mean a part of the model is not counted: a verdict on the computed
+    // weights can say FITS where the model does not (CogVLM2-19B read as a Llama: 26.3 GB
+    // computed, 39.0 GB in its index, FITS on an A100-40GB, helper s52 F1). Sizing from the
+    // index's total instead would need to know which layers the missing bytes belong to (the
+    // split across TP, PP and the embedding), so no verdict is given. Below the threshold it is
+    // a note (memory notes, kCheckpointGapShare).
+    const double counted = res.expected_checkpoint_bytes + res.mtp_checkpoint_bytes.layers +
+                           res.mtp_checkpoint_bytes.copies;
+    if (res.formats_as_shipped && counted < *model.checkpoint_bytes * (1.0 - kCheckpointRefuseShare)) {
+      throw InputError(fmt::format("{}: the weights computed from config.json ({:.2f} GB) are {:.1f} % below the "
+                                   "checkpoint files' total ({:.2f} GB, safetensors index): a part of the model is "
+                                   "not counted (model_type \"{}\"), so a verdict on the computed weights could say "
+                                   "FITS where the model does not; gpuplan gives none",
+                                   model.origin.empty() ? model.id : model.origin,
+                                   res.expected_checkpoint_bytes / units::kGB,
+                                   100.0 * (1.0 - res.expected_checkpoint_bytes / *model.checkpoint_bytes),
+                                   *model.checkpoint_bytes / units::kGB,
+                                   model.model_type.empty() ? "(none)" : model.model_type));
+    }
   }
   res.concurrency_per_replica = f.concurrency_per_replica;
   res.activations = f.activations;

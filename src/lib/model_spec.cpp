@@ -183,8 +183,13 @@ void vision_tensors(const VisionSpec& v, Tensors& out) {
   }
   if (v.projector_intermediate > 0) {
     // Idefics2's modality_projection: gate and up from the tower's width, down to the text model's.
-    add(out, kPart, v.projector_intermediate, h, 2);
+    // Aya Vision's takes shuffle x shuffle patches concatenated, its gate and up fused in one linear.
+    const std::uint64_t in = h * v.merge * v.merge * v.shuffle * v.shuffle;
+    add(out, kPart, v.projector_intermediate, in, 2);
     add(out, kPart, v.output_size, v.projector_intermediate, 1);
+    if (v.projector_norm_and_biases) {
+      add_vector(out, kPart, 2 * in + 2 * v.projector_intermediate + v.output_size, 1);
+    }
   } else {
     add(out, kPart, v.output_size, h * v.merge * v.merge * v.shuffle * v.shuffle, mergers);  // projector into the text model
   }

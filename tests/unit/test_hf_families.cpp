@@ -466,8 +466,8 @@ TEST_CASE("hf import: weights far from the checkpoint's index total are said", "
   m.checkpoint_bytes = 13'476'839'424.0;  // Llama-2-7B's safetensors index: the computed total, to the byte
   REQUIRE(fit_h100(m).formats_as_shipped);
   CHECK_FALSE(has_note(fit_h100(m).notes, "off the checkpoint files' total"));
-  m.checkpoint_bytes = 13'476'839'424.0 * 1.2;  // a fifth missing
-  CHECK(has_note(fit_h100(m).notes, "-16.7 % off the checkpoint files' total"));
+  m.checkpoint_bytes = 13'476'839'424.0 * 1.08;  // 7 % missing (above 10 %: refused, test_hf_import_s52)
+  CHECK(has_note(fit_h100(m).notes, "-7.4 % off the checkpoint files' total"));
 }
 
 // A float32 checkpoint holds 4 bytes a parameter where engines serve 2: granite-3.1-1b-a400m's
