@@ -258,6 +258,9 @@ struct ModelSpec {
   /// quantization_config) and where they are documented.
   std::optional<WeightFormats> shipped_formats;
   std::string shipped_source;
+  /// config.json's quantization_config quant_method ("gptq", "awq", "bitsandbytes", ...): the
+  /// checkpoint loads through a Hugging Face quantizer, as its shipped_formats. Empty otherwise.
+  std::string hf_quant_method;
   /// The KV-cache format the checkpoint's quantization config was calibrated for (FP8 scales
   /// shipped: ModelOpt kv_cache_quant_algo, compressed-tensors kv_cache_scheme); unset: none.
   /// TensorRT-LLM takes it by default; vLLM and SGLang need --kv-cache-dtype fp8.

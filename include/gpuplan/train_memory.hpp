@@ -37,7 +37,10 @@ enum class Offload { none, optimizer, params, paged };
 /// The optimizer step runs on the CPU (offload optimizer or params, not paged).
 [[nodiscard]] bool steps_on_cpu(Offload o);
 /// Precision of the matrix multiplications (the weights' storage is MasterWeights' business).
-enum class TrainPrecision { bf16, fp8 };
+/// fp16: mixed precision with dynamic loss scaling (Volta and Turing have no bf16), the same
+/// bytes as bf16's (16-bit weights and gradients, the fp32 master and moments; the loss scaler is
+/// a few scalars: DeepSpeed's FP16_Optimizer, Megatron-LM's --fp16 with DynamicGradScaler).
+enum class TrainPrecision { bf16, fp8, fp16 };
 /// The copy of the trained weights the optimizer updates: fp32 beside the bf16 working copy
 /// (mixed precision, as ZeRO counts it), or none: pure bf16 training (torchtune's default,
 /// litgpt's bf16-true), where the optimizer updates the bf16 weights and keeps its moments in bf16.
@@ -188,6 +191,11 @@ Recompute default_recompute(const TrainRequest& request);
 /// and its norms' inputs and outputs take 4 bytes, and autocast keeps a bf16 copy of the fp32 LM
 /// head for its backward.
 bool peft_kbit_prepared(const TrainRequest& request);
+
+/// The model is a checkpoint a Hugging Face quantizer loads (config.json's quantization_config:
+/// GPTQ, AWQ, bitsandbytes, ...) with quantized linear layers: LoRA's frozen base keeps those
+/// formats, and full training of it is refused (transformers' Trainer refuses it too).
+bool quantized_checkpoint(const ModelSpec& model);
 
 /// DeepSpeed ZeRO-3's optimizer step on the GPU (fp32 master, not offloaded): it makes fp32
 /// gradients from the bf16 ones a sub-group at a time. Parameters whose gradients one such pass

@@ -75,6 +75,9 @@ struct TrainPlan {
   TrainLimits limits;
   TrainFlops flops;
   TrainStep step;
+  /// LoRA on a quantized checkpoint: its linear layers' format as shipped ("int4-g128-zp-a16"),
+  /// the frozen base's; empty otherwise.
+  std::string frozen_base_format;
   /// measured / estimate - 1 the band allows: the dense band, or the wider MoE one.
   double band_low = 0;
   double band_high = 0;

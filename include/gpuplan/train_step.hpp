@@ -91,6 +91,9 @@ struct TrainStep {
   double cpu_optimizer_s = 0;
   /// QLoRA: dequantizing the NF4 base weights, every pass of every micro-batch (memory-bound).
   double dequant_s = 0;
+  /// Eager attention: the s x s scores and probabilities written and read back in HBM by each
+  /// head's matmuls, softmax and their backward (memory-bound; FlashAttention keeps them on chip).
+  double attention_scores_s = 0;
   /// The optimizer step on the GPU, once per step: memory-bound over this GPU's partition.
   double gpu_optimizer_s = 0;
   double step_s = 0;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/train_plan.hpp>
 #include <gpuplan/units.hpp>
 
@@ -38,6 +39,7 @@ struct TrainOptions {
   std::string precision = "bf16";
   std::string offload = "none";
   double zero_sub_group = 1e9;
+  bool zero_sub_group_given = false;
   std::string master_weights = "fp32";
   bool optimizer_in_backward = false;
   std::string grad_sync = "each";
@@ -62,7 +64,21 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   if (model_given == config_given) {
     throw InputError("give one of --model or --model-config");
   }
-  const ModelSpec model = model_given ? lookup_model(catalog, o.model, "--model") : model_from_hf_config_file(o.model_config);
+  ModelSpec model = model_given ? lookup_model(catalog, o.model, "--model") : model_from_hf_config_file(o.model_config);
+  if (model_given) {
+    // A quantized release's name ("TheBloke/Llama-2-7B-GPTQ") states the format its checkpoint loads
+    // in, as its config.json's quantization_config would: LoRA's frozen base keeps it.
+    const CheckpointName named = read_checkpoint_name(o.model);
+    if (named.format && named.format->quantized()) {
+      WeightFormats f = model.shipped_formats.value_or(WeightFormats{});
+      for (WeightPart p : {WeightPart::attention, WeightPart::dense_mlp, WeightPart::routed_experts,
+                           WeightPart::shared_experts}) {
+        f[p] = *named.format;
+      }
+      model.shipped_formats = f;
+      model.hf_quant_method = lower_case(named.format_text);
+    }
+  }
   const GpuSpec& gpu = lookup_gpu(catalog, o.gpu, "--gpu");
   TrainPlanRequest req;
   TrainRequest& t = req.train;
@@ -79,6 +95,13 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   t.precision = parse_train_precision(o.precision, "--precision");
   t.offload = parse_offload(o.offload, "--offload");
   t.zero_sub_group_params = o.zero_sub_group;
+  // sub_group_size is stage 3's (DeepSpeed's stage3.py partitions the optimizer step in sub-groups;
+  // stages 1 and 2, FSDP and Megatron have none): refused elsewhere, as --grad-sync is.
+  if (o.zero_sub_group_given && t.sharding != Sharding::zero3) {
+    throw InputError(fmt::format("--zero-sub-group: DeepSpeed ZeRO-3's sub_group_size applies to --sharding zero3 "
+                                 "only, not {}",
+                                 to_string(t.sharding)));
+  }
   t.master_weights = parse_master_weights(o.master_weights, "--master-weights");
   t.optimizer_in_backward = o.optimizer_in_backward;
   t.sync_last_micro_batch = o.grad_sync == "last";
@@ -178,7 +201,7 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
       ->check(non_empty());
   sub->add_option("--attention", o->attention,
                   "flash (FlashAttention, SDPA: the scores are never stored) or eager (the softmax probabilities "
-                  "stored per layer: pre-2024 Hugging Face recipes)")
+                  "stored per layer and the scores' HBM traffic timed: pre-2024 Hugging Face recipes)")
       ->capture_default_str()
       ->check(CLI::IsMember({"flash", "eager"}));
   sub->add_option("--framework", o->framework,
@@ -199,15 +222,20 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
       ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
   sub->add_option("--optimizer", o->optimizer, "adamw, adamw-8bit or sgd (momentum)")->capture_default_str();
-  sub->add_option("--precision", o->precision, "Matmul precision: bf16 or fp8")->capture_default_str();
+  sub->add_option("--precision", o->precision,
+                  "Matmul precision: bf16, fp8, or fp16 (mixed precision with loss scaling: Volta and Turing, "
+                  "which have no bf16)")
+      ->capture_default_str();
   sub->add_option("--offload", o->offload,
                   "Offload to CPU: none, optimizer or params (ZeRO-3/FSDP), or paged: bitsandbytes' paged optimizer "
                   "(PagedAdamW, PagedAdamW8bit), its states in unified memory, paged to the host when the GPU is full")
       ->capture_default_str();
   sub->add_option("--zero-sub-group", o->zero_sub_group,
                   "DeepSpeed ZeRO-3 sub_group_size: parameters whose fp32 gradients the optimizer step builds at "
-                  "once (default 1e9, DeepSpeed's)")
-      ->capture_default_str();
+                  "once (default 1e9, DeepSpeed's; --sharding zero3)")
+      ->capture_default_str()
+      ->transform(decimal_number())
+      ->check(CLI::Range(1.0, 1e15));
   sub->add_option("--master-weights", o->master_weights,
                   "fp32 (mixed precision: an fp32 copy beside the bf16 weights) or none (pure bf16: no copy, "
                   "bf16 optimizer moments, as torchtune and litgpt's bf16-true train)")
@@ -257,6 +285,7 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     o->lora_rank_given = sub->count("--lora-rank") > 0;
+    o->zero_sub_group_given = sub->count("--zero-sub-group") > 0;
     const bool model_given = sub->count("--model") > 0;
     const bool config_given = sub->count("--model-config") > 0;
     exit_code = with_flag_names([&] { return run_train(*o, model_given, config_given); });

@@ -115,6 +115,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"train.zero_sub_group_params:", "--zero-sub-group:"},
     {"train.method:", "--method:"},
     {"train.precision:", "--precision:"},
+    {"train.recompute:", "--recompute:"},
     {"train.master_weights:", "--master-weights:"},
     {"train.optimizer_in_backward:", "--optimizer-in-backward:"},
     {"train.kbit_prepared:", "--qlora-prep:"},

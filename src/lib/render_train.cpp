@@ -146,6 +146,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                {"cpu_optimizer_s", s.cpu_optimizer_s},
                {"gpu_optimizer_s", s.gpu_optimizer_s},
                {"dequant_s", s.dequant_s},
+               {"attention_scores_s", s.attention_scores_s},
                {"step_s", checked(s.step_s, "step")},
                {"tokens_per_s", checked(s.tokens_per_s, "tokens/s")},
                {"tokens_per_s_low", p.tokens_per_s_low},
@@ -250,13 +251,16 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   // Megatron's optimizer offload leaves the main_grad buffer on the GPU.
   const std::string grads_offloaded = megatron_style(t) ? "" : offloaded;
   const std::string adapters = pure_bf16 ? "adapters bf16" : "adapters fp32";
+  // fp16 mixed precision keeps the same bytes in fp16 (loss scaling adds a few scalars).
+  const std::string half = t.precision == TrainPrecision::fp16 ? "fp16 " : "bf16 ";
   mem.rows.push_back({"parameters", bytes(m.parameters),
                       t.offload == Offload::params ? offloaded
-                      : full ? "bf16 " + split_note(3)
+                      : full ? half + split_note(3)
                              : fmt::format("frozen base {} + {} {}",
-                                           peft_kbit_prepared(t)         ? "nf4 (ends, norms fp32)"
-                                           : t.method == TrainMethod::qlora ? "nf4"
-                                                                            : "bf16",
+                                           peft_kbit_prepared(t)               ? "nf4 (ends, norms fp32)"
+                                           : t.method == TrainMethod::qlora       ? "nf4"
+                                           : !p.frozen_base_format.empty() ? p.frozen_base_format + " as shipped"
+                                                                                  : "bf16",
                                            adapters, split_note(3))});
   mem.rows.push_back({"gradients", bytes(m.gradients),
                       !grads_offloaded.empty()  ? grads_offloaded
@@ -267,7 +271,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                           ? std::string("fp32, unsharded until the last micro-batch (no_sync)")
                       : full && fsdp_stage_unsharded(t) && t.micro_batches() > 1
                           ? std::string("fp32, the stage's unsharded until the last micro-batch (FSDP under PP)")
-                          : (full ? "bf16 " : adapters + " ") + split_note(2)});
+                          : (full ? half : adapters + " ") + split_note(2)});
   mem.rows.push_back({"master weights", bytes(m.master_weights),
                       !offloaded.empty() ? offloaded
                       : pure_bf16        ? "none (pure bf16)"
@@ -325,6 +329,9 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   if (s.dequant_s > 0) {
     part("NF4 dequantization (HBM-bound)", s.dequant_s);
   }
+  if (s.attention_scores_s > 0) {
+    part("eager attention scores (HBM-bound)", s.attention_scores_s);
+  }
   if (s.tp_comm_s > 0) {
     part(fmt::format("TP all-reduce ({})", s.tp_link), s.tp_comm_s);
   }
@@ -378,7 +385,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   sum.rows.push_back({"model TFLOP/s per GPU", fmt::format("{:.0f}", s.model_flop_per_s_per_gpu / 1e12)});
   sum.rows.push_back({"MFU (band)", fmt::format("{} ({} .. {})", train_pct(s.mfu), train_pct(s.mfu * (1 + p.band_low)),
                                                 train_pct(s.mfu * (1 + p.band_high)))});
-  sum.rows.push_back({"HFU (with recompute)", train_pct(s.hfu)});
+  sum.rows.push_back({t.recompute == Recompute::none ? "HFU" : "HFU (with recompute)", train_pct(s.hfu)});
   if (p.run) {
     sum.rows.push_back({fmt::format("time for {} tokens (band)", token_count(p.run->tokens)),
                         fmt::format("{} ({} .. {})", duration(p.run->time_s), duration(p.run->time_low_s),

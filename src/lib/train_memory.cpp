@@ -113,7 +113,14 @@ std::array<double, kWeightParts> params_by_part(const ParamCount& pc) {
 
 // QLoRA (Dettmers et al. 2023): NF4 with double quantization on every linear layer; embeddings,
 // the LM head, norms and the vision tower stay bf16, or fp32 once PEFT has prepared the model.
-WeightFormats base_formats(const TrainRequest& r) {
+// LoRA's frozen base is the checkpoint as from_pretrained loads it: a GPTQ, AWQ or bitsandbytes
+// checkpoint (config.json's quantization_config) stays in its formats, the adapters training on
+// top (PEFT's LoRA layers for those quantizers, peft src/peft/tuners/lora/{gptq,awq,bnb}.py;
+// Hugging Face's "Finetune GPTQ model with peft and trl" gist).
+WeightFormats base_formats(const ModelSpec& model, const TrainRequest& r) {
+  if (r.method == TrainMethod::lora && quantized_checkpoint(model)) {
+    return *model.shipped_formats;
+  }
   WeightFormats f;
   const WeightFormat linear =
       r.method == TrainMethod::qlora ? parse_weight_format("nf4-dq", "train.method") : default_format(DType::bf16);
@@ -185,7 +192,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     m.adapter_params = lora_adapter_params(model, r.lora_rank);
     m.trainable_params = m.adapter_params;
     const double adapter_bytes = updated_weight_bytes(r.master_weights);
-    const GpuShare base = gpu_share(model, weight_bytes_by_part(model, base_formats(r)), l);
+    const GpuShare base = gpu_share(model, weight_bytes_by_part(model, base_formats(model, r)), l);
     const GpuShare adapters{.dense = m.adapter_params / d(l.tp * l.pp)};
     m.optimizer_params_per_gpu = sharded(adapters, 1.0, 1);
     m.parameters = sharded(base, 1.0, 3) + sharded(adapters, adapter_bytes, 3);
@@ -245,7 +252,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     // for the whole step. A frozen base needs no gradients.
     const double base_bytes_per_param = r.method == TrainMethod::full
                                             ? kBf16Bytes
-                                            : gpu_share(model, weight_bytes_by_part(model, base_formats(r)), l).dense /
+                                            : gpu_share(model, weight_bytes_by_part(model, base_formats(model, r)), l).dense /
                                                   std::max(1.0, params.dense);
     const double layer_copies = r.method == TrainMethod::full ? 3.0 : 2.0;
     m.buckets = base_bytes_per_param * (layer_copies * params.layer + params.ends);
@@ -345,7 +352,7 @@ std::string_view to_string(Offload o) {
   return "?";
 }
 std::string_view to_string(TrainPrecision p) {
-  return p == TrainPrecision::fp8 ? "fp8" : "bf16";
+  return p == TrainPrecision::fp8 ? "fp8" : p == TrainPrecision::fp16 ? "fp16" : "bf16";
 }
 std::string_view to_string(MasterWeights w) {
   return w == MasterWeights::none ? "none" : "fp32";
@@ -381,7 +388,7 @@ Offload parse_offload(std::string_view text, std::string_view field) {
 
 bool steps_on_cpu(Offload o) { return o == Offload::optimizer || o == Offload::params; }
 TrainPrecision parse_train_precision(std::string_view text, std::string_view field) {
-  return parse_enum(text, field, "precision", std::array{TrainPrecision::bf16, TrainPrecision::fp8});
+  return parse_enum(text, field, "precision", std::array{TrainPrecision::bf16, TrainPrecision::fp8, TrainPrecision::fp16});
 }
 MasterWeights parse_master_weights(std::string_view text, std::string_view field) {
   return parse_enum(text, field, "master weights", std::array{MasterWeights::fp32, MasterWeights::none});
@@ -431,6 +438,15 @@ bool fp32_main_grads(const TrainRequest& r) {
 
 Recompute default_recompute(const TrainRequest& r) {
   return peft_kbit_prepared(r) ? Recompute::full : Recompute::none;
+}
+
+bool quantized_checkpoint(const ModelSpec& model) {
+  if (model.hf_quant_method.empty() || !model.shipped_formats) {
+    return false;
+  }
+  const WeightFormats& f = *model.shipped_formats;
+  return std::ranges::any_of(std::array{WeightPart::attention, WeightPart::dense_mlp, WeightPart::routed_experts},
+                             [&f](WeightPart p) { return f[p].quantized(); });
 }
 
 bool peft_kbit_prepared(const TrainRequest& r) {
@@ -588,7 +604,7 @@ double qlora_dequant_bytes_per_pass(const ModelSpec& model, const TrainRequest& 
   if (r.method != TrainMethod::qlora) {
     return 0.0;
   }
-  const auto bytes = weight_bytes_by_part(model, base_formats(r));
+  const auto bytes = weight_bytes_by_part(model, base_formats(model, r));
   const auto params = params_by_part(count_params(model));
   double quantized = 0;
   double elements = 0;
@@ -695,6 +711,16 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   if (r.framework == TrainFramework::deepspeed && r.sharding == Sharding::fsdp) {
     throw InputError("train.framework: FSDP is PyTorch's, not DeepSpeed's; use --sharding zero3 with deepspeed");
   }
+  // Op-level selective activation checkpointing is torchtitan's (selective_ac_option "op", a
+  // torch.utils.checkpoint policy: torchtitan/models/llama3/infra/parallelize.py); Megatron's
+  // --recompute-granularity is selective (the core attention) or full, DeepSpeed's checkpointing
+  // is per layer.
+  if (r.framework && r.recompute == Recompute::selective_op) {
+    throw InputError(fmt::format("train.recompute: selective-op is torchtitan's op-level selective activation "
+                                 "checkpointing, not {}'s (Megatron: --recompute selective or full; DeepSpeed: "
+                                 "full)",
+                                 to_string(*r.framework)));
+  }
   if (r.framework == TrainFramework::megatron && r.offload == Offload::paged) {
     throw InputError("train.framework: paged optimizers are bitsandbytes' (Hugging Face, torchtune stacks), not "
                      "Megatron's");
@@ -748,12 +774,28 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   if (r.precision == TrainPrecision::fp8 && !gpu.dense_flop_per_s.contains("fp8")) {
     throw InputError(fmt::format("train.precision: {} has no FP8 tensor cores{}", gpu.id,
                                  gpu.dense_flop_per_s.contains("bf16") ? "; use --precision bf16"
-                                                                       : ", nor bf16: training on it is not modeled"));
+                                                                       : ", nor bf16; use --precision fp16"));
   }
-  if (!gpu.dense_flop_per_s.contains("bf16")) {
-    throw InputError(fmt::format("train: {} has no bf16 (Volta and Turing): fp16 mixed-precision training with loss "
-                                 "scaling is not modeled",
+  if (r.precision == TrainPrecision::fp16 && !gpu.dense_flop_per_s.contains("fp16")) {
+    throw InputError(fmt::format("train.precision: {} has no fp16 tensor cores", gpu.id));
+  }
+  if (r.precision != TrainPrecision::fp16 && !gpu.dense_flop_per_s.contains("bf16")) {
+    throw InputError(fmt::format("train.precision: {} has no bf16 (Volta and Turing): use --precision fp16 (mixed "
+                                 "precision with loss scaling, as DeepSpeed's and Megatron-LM's fp16 runs on V100)",
                                  gpu.id));
+  }
+  if (r.precision == TrainPrecision::fp16 && r.master_weights == MasterWeights::none) {
+    throw InputError("train.master_weights: fp16 training keeps an fp32 master copy (loss scaling's small updates "
+                     "vanish in fp16 weights); pure 16-bit training is bf16's");
+  }
+  // transformers' Trainer refuses to train a quantized checkpoint without adapters: "You cannot
+  // perform fine-tuning on purely quantized models. Please attach trainable adapters on top of the
+  // quantized model" (huggingface/transformers src/transformers/trainer.py, Trainer.__init__).
+  if (r.method == TrainMethod::full && quantized_checkpoint(model)) {
+    throw InputError(fmt::format("train.method: the checkpoint is quantized ({}); full training of it is refused "
+                                 "by transformers' Trainer (\"You cannot perform fine-tuning on purely quantized "
+                                 "models\"): use --method lora or qlora, or the unquantized checkpoint",
+                                 model.hf_quant_method));
   }
   if (!(r.reserve_bytes >= 0 && r.reserve_bytes < 1e15) || !(r.bucket_bytes >= 0 && r.bucket_bytes < 1e15)) {
     throw InputError("train.reserve_bytes: expected a size >= 0");

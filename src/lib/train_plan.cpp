@@ -10,6 +10,7 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/units.hpp>
+#include <gpuplan/weight_format.hpp>
 
 #include "detail/numeric.hpp"
 
@@ -295,6 +296,13 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     plan.notes.push_back(fmt::format("sequence {} is longer than the model's {} positions (context extension)",
                                      t.seq_tokens, model.max_position_embeddings));
   }
+  if (t.precision == TrainPrecision::fp16) {
+    plan.notes.push_back(fmt::format(
+        "fp16 mixed precision with dynamic loss scaling (DeepSpeed's fp16 optimizer, Megatron-LM's --fp16): the "
+        "bytes of bf16's, fp16 weights and gradients beside the fp32 master and moments, the loss scaler a few "
+        "scalars; the matmuls at {}'s fp16 peak; steps skipped on overflow are not counted",
+        gpu.id));
+  }
   const bool pure_bf16 = t.master_weights == MasterWeights::none;
   if (t.method == TrainMethod::full && !pure_bf16) {
     plan.notes.push_back(fp32_main_grads(t)
@@ -311,6 +319,13 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     plan.notes.push_back(fmt::format("LoRA rank {} on the attention (q, k, v, o) and dense/shared MLP projections; "
                                      "adapters in {}; routed experts, embeddings and LM head frozen",
                                      t.lora_rank, pure_bf16 ? "bf16 (pure bf16)" : "fp32"));
+    if (t.method == TrainMethod::lora && quantized_checkpoint(model)) {
+      plan.frozen_base_format = to_string((*model.shipped_formats)[WeightPart::attention]);
+      plan.notes.push_back(fmt::format("frozen base as the checkpoint ships it ({}: {}), as PEFT's LoRA layers "
+                                       "for that quantizer train on it; the dequantization's extra time is not in "
+                                       "the step time",
+                                       model.hf_quant_method, plan.frozen_base_format));
+    }
     if (t.method == TrainMethod::qlora && t.recompute_assumed && t.recompute == Recompute::full) {
       plan.notes.push_back("recompute full assumed: PEFT's prepare_model_for_kbit_training defaults to "
                            "use_gradient_checkpointing=True, Hugging Face's gradient checkpointing (--recompute none "
@@ -331,8 +346,9 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
   }
   if (t.sharding == Sharding::zero3 && l.dp * l.cp > 1) {
     plan.notes.push_back("zero3 is timed as DeepSpeed runs it: each module's parameter all-gather waits in its hook, "
-                         "on the critical path, and only the gradient reduce-scatter overlaps the backward; "
-                         "--sharding fsdp prefetches the gathers under compute");
+                         "on the critical path, one all-gather per module and pass, each paying a ring's latency over "
+                         "all the DP ranks, and only the gradient reduce-scatter (per 5e8-element bucket) overlaps "
+                         "the backward; --sharding fsdp prefetches the gathers under compute");
   }
   if (t.sync_last_micro_batch && t.micro_batches() > 1) {
     plan.notes.push_back(fmt::format(
@@ -415,11 +431,13 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
     plan.notes.push_back(megatron_style(t)
                              ? "eager attention (--attention eager): each layer stores its softmax probabilities, heads "
                                "x keys per token, in bf16 (Megatron's fused softmax) for the backward unless recompute "
-                               "rebuilds them; its extra time is not in the step time"
+                               "rebuilds them; the scores' HBM traffic is timed (22 bytes per score and head, 30 "
+                               "with the forward recomputed)"
                              : "eager attention (--attention eager): each layer stores its softmax probabilities, heads "
                                "x keys per token, in fp32 and bf16 (6 bytes, as transformers' eager attention keeps "
-                               "them) for the backward unless recompute rebuilds them; its extra time is not in the "
-                               "step time");
+                               "them) for the backward unless recompute rebuilds them; the scores' HBM traffic is "
+                               "timed (transformers' eager_attention_forward: 62 bytes per score and head, 88 with "
+                               "the forward recomputed)");
   }
   if (t.recompute == Recompute::selective_op) {
     plan.notes.push_back("--recompute selective-op: torchtitan's op-level SAC saves each layer's input, every other "

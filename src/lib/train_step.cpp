@@ -108,7 +108,9 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   s.tokens_per_step = m * d(r.micro_batch) * d(r.seq_tokens) * d(l.dp);
 
   s.compute_type = std::string(to_string(r.precision));
-  const double bf16_peak = gpu.dense_flop_per_s.at("bf16");
+  // The 16-bit format the non-FP8 work runs in: fp16 with loss scaling where asked (Volta and
+  // Turing have no bf16), else bf16.
+  const double bf16_peak = gpu.dense_flop_per_s.at(r.precision == TrainPrecision::fp16 ? "fp16" : "bf16");
   s.peak_flop_per_s = gpu.dense_flop_per_s.at(s.compute_type);
   s.matmul_factor = matmul_factor(gpu, kTrainCalibratedMatmulShare);
   s.compute_efficiency = e.compute * s.matmul_factor * std::pow(bf16_peak / s.peak_flop_per_s, e.format_exponent);
@@ -179,9 +181,42 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     dequant_mb = dequant_passes * qlora_dequant_bytes_per_pass(model, r) /
                  (gpu.memory_bandwidth_bytes_per_s * e.bandwidth);
   }
-  const double mb_s = mb_compute_s + dequant_mb + tp_mb + ep_mb + cp_mb + pp_mb;
+  // Eager attention (--attention eager) materializes each head's s x s scores in HBM. Hugging Face
+  // Transformers' eager_attention_forward (src/transformers/models/llama/modeling_llama.py): the
+  // QK^T matmul writes them (bf16, 2 B), `* scaling` reads and writes them (4), the mask's add
+  // reads them and the mask and writes (6), softmax(dtype=float32) reads bf16 and writes fp32 (6),
+  // `.to(query.dtype)` reads fp32 and writes bf16 (6), the matmul with V reads them (2): 26 B a
+  // score forward (dropout at p = 0 returns its input). Backward: the V matmul's grad writes dP
+  // (2) and dV's matmul reads P (2), the cast back reads bf16 and writes fp32 (6), softmax's
+  // backward reads its fp32 output and gradient and writes fp32 (12), the cast to bf16 (6), the
+  // scaling's (4) and the QK^T matmul's two reads (4): 36 B. A recompute (full, or Megatron's
+  // selective: the core attention) runs the forward's again. Causal masking skips nothing here,
+  // and sliding windows are masks too: every layer's full s x s, memory-bound at the streaming
+  // share of HBM bandwidth. FlashAttention keeps the scores on chip (no such traffic).
+  // Megatron's core attention (megatron/core/transformer/dot_product_attention.py) folds the scale
+  // into baddbmm (writes 2) and runs FusedScaleMaskSoftmax in one kernel (reads 2, writes 2) before
+  // the V bmm reads 2: 8 B forward; backward dP (2), dV's read of P (2), the fused softmax backward
+  // (reads 4, writes 2), dQ's and dK's reads (4): 14 B.
+  double scores_mb = 0;
+  if (!r.flash_attention) {
+    const bool megatron = megatron_style(r);
+    const double forward_bytes = megatron ? 8.0 : 26.0;
+    const double backward_bytes = megatron ? 14.0 : 36.0;
+    const bool recomputes_attention = r.recompute == Recompute::full || r.recompute == Recompute::selective;
+    const double bytes_per_score = forward_bytes * (recomputes_attention ? 2.0 : 1.0) + backward_bytes;
+    double attention_layers = 0;
+    for (std::uint64_t i = 0; i < model.num_hidden_layers; ++i) {
+      attention_layers += model.is_linear_layer(i) ? 0.0 : 1.0;
+    }
+    // This GPU's heads (TP splits them), its stage's layers, its CP share of the query rows.
+    const double scores = d(r.micro_batch) * seq_gpu * d(r.seq_tokens) * d(model.num_attention_heads) / d(l.tp) *
+                          attention_layers / d(l.pp);
+    scores_mb = scores * bytes_per_score / (gpu.memory_bandwidth_bytes_per_s * e.bandwidth);
+  }
+  const double mb_s = mb_compute_s + dequant_mb + scores_mb + tp_mb + ep_mb + cp_mb + pp_mb;
   s.compute_s = m * mb_compute_s;
   s.dequant_s = m * dequant_mb;
+  s.attention_scores_s = m * scores_mb;
   s.tp_comm_s = m * tp_mb;
   s.ep_comm_s = m * ep_mb;
   s.cp_comm_s = m * cp_mb;
@@ -219,9 +254,30 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     // waits for them there, so its gathers stay on the critical path; its reduce-scatter overlaps
     // the backward (overlap_comm, on for stage 3). FlagPerf's Llama-2-7B on 8 H800s ran at 7,151
     // tokens/s per GPU where full overlap gave 12,018 (a test).
-    const double gathers = reduce(mem.working_bytes_per_gpu);
+    double gathers = reduce(mem.working_bytes_per_gpu);
     // Under no_sync only the last micro-batch reduce-scatters (the step's one, spread per micro-batch).
-    const double scatter = 0.5 * reduce(grad_bytes) / (r.sync_last_micro_batch ? m : 1.0);
+    double scatter = 0.5 * reduce(grad_bytes) / (r.sync_last_micro_batch ? m : 1.0);
+    if (r.sharding == Sharding::zero3) {
+      // That is the bytes; DeepSpeed moves them in many collectives, each paying a ring's latency
+      // over all the DP ranks. Its ZeRO-3 hooks every module holding parameters and
+      // fetch_sub_module issues an all_gather_coalesced for the module's parameters (and one for the
+      // next modules' prefetch, up to stage3_prefetch_bucket_size elements) in the forward and
+      // again in the backward (deepspeedai/DeepSpeed deepspeed/runtime/zero/
+      // partitioned_param_coordinator.py @00a31c9): one all-gather per module and pass, n - 1
+      // hops each. Modules per layer: q, k, v, o, gate, up, down and two norms for a gated-MLP
+      // (Llama-style) block, qkv, dense, fc1, fc2 and two norms for a GPT-style one; a MoE
+      // layer's experts are modules of their own. Gradients are reduce-scattered per
+      // reduce_bucket_size (5e8 elements by default, DeepSpeed's zero/config.py): one more ring
+      // latency per bucket. Both are charged beyond the one all-reduce's latency above.
+      const double modules_per_layer =
+          (model.mlp_gated ? 9.0 : 6.0) +
+          (model.moe ? d(model.moe->routed_experts) * (model.mlp_gated ? 3.0 : 2.0) : 0.0);
+      const double ring_s = d(l.dp * l.cp - 1) * dp_link.hop_latency_s;
+      gathers += 2.0 * std::max(0.0, layers * modules_per_layer - 1.0) * ring_s;
+      constexpr double kReduceBucketBytes = 5e8 * kBf16Bytes;
+      const double buckets = std::ceil(grad_bytes / kReduceBucketBytes);
+      scatter += std::max(0.0, buckets - 1.0) * ring_s / (r.sync_last_micro_batch ? m : 1.0);
+    }
     const double per_mb = gathers + scatter;
     s.dp_comm_s = m * per_mb;
     s.dp_exposed_s = r.sharding == Sharding::zero3
