@@ -64,9 +64,12 @@ struct EngineLaunch {
   [[nodiscard]] std::string command() const;
 };
 
-/// Whether `engine` runs on `gpu` at all: TensorRT-LLM is CUDA-only (NVIDIA); vLLM and SGLang
-/// also run on AMD (ROCm) and Intel Gaudi (their HPU builds).
+/// Whether `engine` runs on `gpu` at all: TensorRT-LLM is CUDA-only (NVIDIA) and supports Ampere
+/// and later; vLLM and SGLang also run on AMD (ROCm) and Intel Gaudi (their HPU builds).
 [[nodiscard]] bool engine_runs_on(Engine engine, const GpuSpec& gpu);
+
+/// Why `engine` does not run on `gpu` at all (engine_runs_on() false), or nullopt.
+[[nodiscard]] std::optional<std::string> engine_hardware_refusal(Engine engine, const GpuSpec& gpu);
 
 /// Why `engine` refuses weights of `weights` (the dominant format) on `gpu`, or nullopt: FP8 and
 /// FP4 weights need tensor cores of their own or weight-only kernels. Before Ampere (no bf16)
@@ -78,6 +81,13 @@ struct EngineLaunch {
 /// before Blackwell, and MXFP4 before Blackwell except in MoE experts (`experts`) on Hopper.
 [[nodiscard]] std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& gpu,
                                                                 const WeightFormat& format, bool experts);
+
+/// Why `engine` refuses the checkpoint's own quantization (ModelSpec::checkpoint_quant) on `gpu`,
+/// beyond its formats' bytes: AWQ at other than 4 bits (vLLM, SGLang, TensorRT-LLM), AWQ before
+/// Turing (vLLM, SGLang), ModelOpt W4A8_AWQ without FP8 tensor cores (TensorRT-LLM). The
+/// message starts with the config field ("x/config.json: /quantization_config/bits: ...").
+[[nodiscard]] std::optional<std::string> engine_checkpoint_refusal(Engine engine, const GpuSpec& gpu,
+                                                                   const ModelSpec& model);
 
 /// SGLang's get_context_length drops a YaRN factor when original_max_position_embeddings is
 /// given and refuses a longer context unless told to allow it: the note for `context` (worded

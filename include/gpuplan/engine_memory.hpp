@@ -186,6 +186,21 @@ struct EngineMemory {
   [[nodiscard]] bool state_pool_full(std::uint64_t running) const {
     return state_slot_bytes > 0 && running > state_requests;
   }
+  /// SGLang with the AITER attention backend (its default on AMD for MHA/GQA models, and for MLA
+  /// ones with 16 or 128 KV heads per rank) and a context above 8192: mem_fraction_static was
+  /// cut by 0.85 (share holds the cut value).
+  bool aiter_share_cut = false;
+  /// SGLang's AITER paged-decode workspace, allocated after the KV pool outside it (fp32 partial
+  /// outputs plus two fp32 stats per request, query head and 256-token partition), and the
+  /// requests it is sized for (the token pool's max_running_requests); 0 where none is made.
+  double aiter_workspace_bytes = 0;
+  std::uint64_t aiter_workspace_requests = 0;
+  /// What is free after the pool, (1 - mem_fraction_static) of free-at-start: less than the
+  /// workspace means the server stops with an out-of-memory error at start.
+  double aiter_free_after_pool_bytes = 0;
+  [[nodiscard]] bool aiter_workspace_short() const {
+    return aiter_workspace_bytes > 0 && aiter_workspace_bytes > aiter_free_after_pool_bytes;
+  }
   /// Whole blocks of the cache (vLLM's "# GPU blocks").
   [[nodiscard]] std::uint64_t blocks() const { return kv_tokens / std::max<std::uint64_t>(block_tokens, 1); }
   /// Requests at the fit's context the cache holds, as the engine counts them (vLLM's log line;
@@ -223,6 +238,8 @@ struct EngineInputs {
   std::optional<double> free_at_start_bytes;
   /// vLLM's default sampler here is FlashInfer's (an NVIDIA GPU); false: PyTorch-native (ROCm).
   bool flashinfer_sampler = true;
+  /// An AMD GPU: SGLang's default attention backend there is AITER (ServerArgs._get_default_attn_backend).
+  bool rocm = false;
   /// With PP > 1, each stage's weights on one GPU and its decoder layers, first stage to last (the
   /// first holds the embedding, the last the LM head); vLLM sizes each worker's cache from its own
   /// profile and keeps the fewest blocks. Empty: every GPU is the busiest stage (weights_bytes).
@@ -247,6 +264,14 @@ inline constexpr int kTrtllmPytorchDefault = 100;
 /// The newest vLLM release whose arithmetic gpuplan follows (0.29, logs of 2026): what a request
 /// that names no --engine-version gets where releases differ after 0.21.
 inline constexpr int kVllmNewestMinor = 29;
+/// The newest --engine-version accepted for TensorRT-LLM and SGLang: the newest release seen in
+/// public deployments, plus a margin for releases since (a version beyond it is a typo, as
+/// vLLM's beyond kVllmNewestMinor is). TensorRT-LLM: 1.3.0rc22 on pypi.nvidia.com (deployment
+/// notes of 2026; 1.3.0rc14 was "latest pre-release" in SemiAnalysisAI/InferenceX PR #1487,
+/// May 2026), so up to 1.5 (major x 100 + minor). SGLang: lmsysorg/sglang:v0.6.0 images pinned
+/// beside vllm-openai:v0.27.1 (2026), after 0.5.21, so up to 0.7.x (minor).
+inline constexpr int kTrtllmNewestAccepted = 105;
+inline constexpr unsigned kSglangNewestAcceptedMinor = 7;
 /// From this release vLLM counts its shared pool's blocks for the linear-attention state check and
 /// logs "GPU KV cache size" as concurrency x max_model_len (0.24 logs did neither, 0.25.1 and
 /// 0.27.1 logs both).

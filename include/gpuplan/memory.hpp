@@ -174,6 +174,9 @@ struct FitResult {
   bool max_context_limited_by_model = false;  ///< capped by max_position_embeddings, not memory
   bool weights_fit = false;      ///< weights + activations + reserve within the engine cap
   bool fits = false;             ///< ... and the requested KV cache too
+  /// With no engine named: every engine gpuplan knows refuses these weights on this GPU (fp8
+  /// before Turing, fp4 before Ampere), so the deployment does not run whatever its memory.
+  std::optional<std::string> no_engine_runs;
   double datasheet_total_bytes = 0;  ///< datasheet memory x GPUs (8 x H200 = 1,128 GB)
   double capacity_total_bytes = 0;   ///< usable memory x GPUs
   std::vector<std::string> notes;    ///< assumptions worth reading next to the numbers
@@ -185,7 +188,7 @@ struct FitResult {
 FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request);
 
 /// Why the engine would not serve the load although memory suffices, with the setting that
-/// would: vLLM does not start with fewer linear-attention state blocks than max_num_seqs, and
+/// would: no engine runs the weights' format on the GPU (no engine named), vLLM does not start with fewer linear-attention state blocks than max_num_seqs, and
 /// SGLang's state pool admits fewer running requests than the load; nullopt otherwise.
 std::optional<std::string> engine_start_problem(const FitResult& fit);
 

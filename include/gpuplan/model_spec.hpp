@@ -261,6 +261,17 @@ struct ModelSpec {
   /// config.json's quantization_config quant_method ("gptq", "awq", "bitsandbytes", ...): the
   /// checkpoint loads through a Hugging Face quantizer, as its shipped_formats. Empty otherwise.
   std::string hf_quant_method;
+  /// What engines dispatch a config.json quantization_config on, beyond the bytes its formats
+  /// give: AWQ and GPTQ int4 are the same bytes but not the same kernels (vLLM's AWQ needs
+  /// compute capability 7.5, its GPTQ runs on Volta), and ModelOpt's W4A8_AWQ runs FP8
+  /// activations beside its int4 weights. Unset for catalog models and 16-bit checkpoints.
+  struct CheckpointQuant {
+    std::string method;  ///< quant_method, lower case ("awq", "gptq", "modelopt", ...)
+    std::string algo;    ///< ModelOpt's quant_algo ("W4A8_AWQ"); empty otherwise
+    std::uint64_t bits = 0;  ///< AWQ's bits (w_bit); 0 otherwise
+    std::string where;   ///< the quantization_config's place, for messages ("x/config.json: quantization_config")
+  };
+  std::optional<CheckpointQuant> checkpoint_quant;
   /// The KV-cache format the checkpoint's quantization config was calibrated for (FP8 scales
   /// shipped: ModelOpt kv_cache_quant_algo, compressed-tensors kv_cache_scheme); unset: none.
   /// TensorRT-LLM takes it by default; vLLM and SGLang need --kv-cache-dtype fp8.

@@ -215,6 +215,11 @@ int parse_trtllm_version(std::string_view text) {
   if (!ok || !rest.empty()) {
     throw fail();
   }
+  if (*major * 100 + *minor > kTrtllmNewestAccepted) {
+    throw InputError(fmt::format("--engine-version: '{}' is no TensorRT-LLM release gpuplan knows: the newest it "
+                                 "accepts is {}.{} (leave the flag out for the newest)",
+                                 text, kTrtllmNewestAccepted / 100, kTrtllmNewestAccepted % 100));
+  }
   return *major * 100 + *minor;
 }
 
@@ -307,6 +312,11 @@ int parse_engine_version(std::string_view text, Engine engine) {
   }
   if (*minor == 0) {
     throw InputError(fmt::format("--engine-version: '{}' is no SGLang release (they start at 0.1)", text));
+  }
+  if (*minor > kSglangNewestAcceptedMinor) {
+    throw InputError(fmt::format("--engine-version: '{}' is no SGLang release gpuplan knows: it accepts 0.1 to "
+                                 "0.{}.x (leave the flag out for the newest)",
+                                 text, kSglangNewestAcceptedMinor));
   }
   // SGLang's changed in patch releases: a candidate or dev build is before its release.
   const int version = static_cast<int>(*minor * 100 + patch);

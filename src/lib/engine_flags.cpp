@@ -391,12 +391,76 @@ std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& 
   return std::nullopt;
 }
 
+std::optional<std::string> engine_checkpoint_refusal(Engine engine, const GpuSpec& gpu, const ModelSpec& model) {
+  if (engine == Engine::neutral || !model.checkpoint_quant) {
+    return std::nullopt;
+  }
+  const ModelSpec::CheckpointQuant& q = *model.checkpoint_quant;
+  const auto has = [&gpu](const char* t) { return gpu.dense_flop_per_s.contains(t); };
+  if (q.method == "awq" && q.bits != 4) {
+    // vLLM and SGLang: AWQConfig.__init__ raises this (vllm-project/vllm vllm/model_executor/layers/
+    // quantization/awq.py @000796ac; sgl-project/sglang python/sglang/srt/layers/quantization/
+    // awq.py @0149944f). Their AWQ Marlin takes uint4 alone with zero points (marlin_utils.py
+    // query_marlin_supported_quant_types, has_zp: [uint4]), so 8 bits reach AWQConfig on every GPU.
+    // TensorRT-LLM's AWQ algorithms are W4A16_AWQ and W4A8_AWQ (QuantAlgo, NVIDIA/TensorRT-LLM
+    // tensorrt_llm/quantization/mode.py @d879430b): 4-bit only.
+    if (engine == Engine::trtllm) {
+      return fmt::format("{}/bits: trtllm refuses AWQ weights of {} bits: TensorRT-LLM's AWQ is 4-bit only "
+                         "(W4A16_AWQ, W4A8_AWQ); 8-bit weights run as W8A16 or GPTQ",
+                         q.where, q.bits);
+    }
+    return fmt::format("{}/bits: {} refuses AWQ weights of {} bits (\"Currently, only 4-bit weight quantization is "
+                       "supported for AWQ, but got {} bits.\"); 8-bit weights run as GPTQ",
+                       q.where, to_string(engine), q.bits, q.bits);
+  }
+  // The AWQ kernel "only supports Turing or newer GPUs": get_min_capability() 75 in both awq.py
+  // files above; vLLM then stops with "The quantization method awq is not supported for the
+  // current GPU. Minimum capability: 75." (GPTQ's kernels take Volta). No compute capability in
+  // the catalog: neither bf16 nor int8 tensor cores marks Volta.
+  if (q.method == "awq" && (engine == Engine::vllm || engine == Engine::sglang) && gpu.vendor == "nvidia" &&
+      !has("bf16") && !has("int8")) {
+    return fmt::format("{}/quant_method: {} refuses AWQ weights on {} (\"The quantization method awq is not supported "
+                       "for the current GPU. Minimum capability: 75.\"): its AWQ kernels need Turing or newer; "
+                       "a GPTQ checkpoint runs there",
+                       q.where, to_string(engine), gpu.id);
+  }
+  // ModelOpt's W4A8_AWQ is INT4 weights with FP8 activations, "Ada and Later" (Model Optimizer's
+  // support matrix, https://nvidia.github.io/Model-Optimizer/guides/0_support_matrix.html):
+  // TensorRT-LLM runs its GEMMs on FP8 tensor cores.
+  if (q.method == "modelopt" && q.algo == "W4A8_AWQ" && engine == Engine::trtllm && !has("fp8")) {
+    return fmt::format("{}/quant_algo: trtllm refuses W4A8_AWQ (int4 weights, FP8 activations) on {}: it needs FP8 "
+                       "tensor cores (Ada and later); a W4A16_AWQ checkpoint runs there",
+                       q.where, gpu.id);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& gpu, DType weights) {
   return engine_weights_refusal(engine, gpu, default_format(weights), false);
 }
 
+std::optional<std::string> engine_hardware_refusal(Engine engine, const GpuSpec& gpu) {
+  if (engine != Engine::trtllm) {
+    return std::nullopt;
+  }
+  if (gpu.vendor != "nvidia") {
+    return fmt::format("trtllm runs on NVIDIA GPUs only, not on {} (vendor {})", gpu.id, gpu.vendor);
+  }
+  // TensorRT-LLM's Supported Hardware lists Blackwell, Hopper, Ada Lovelace and Ampere
+  // (https://nvidia.github.io/TensorRT-LLM/supported-hardware.html); its 0.18 support matrix gives
+  // precisions from Ampere (SM80) on and leaves an unlisted architecture "community support"
+  // only (https://nvidia.github.io/TensorRT-LLM/0.18.2/reference/support-matrix.html). No
+  // compute capability in the catalog: no bf16 marks Volta and Turing.
+  if (!gpu.dense_flop_per_s.contains("bf16")) {
+    return fmt::format("trtllm does not support {}: TensorRT-LLM supports NVIDIA Ampere and later (Blackwell, "
+                       "Hopper, Ada Lovelace, Ampere), and {} is older (vllm or sglang run there)",
+                       gpu.id, gpu.id);
+  }
+  return std::nullopt;
+}
+
 bool engine_runs_on(Engine engine, const GpuSpec& gpu) {
-  return engine != Engine::trtllm || gpu.vendor == "nvidia";
+  return !engine_hardware_refusal(engine, gpu);
 }
 
 }  // namespace gpuplan

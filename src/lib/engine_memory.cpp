@@ -603,6 +603,46 @@ std::vector<std::uint64_t> vllm_pp_layers(std::uint64_t layers, std::uint64_t pp
   return stages;
 }
 
+namespace {
+
+/// SGLang's default attention backend on AMD is AITER: for MHA/GQA models always, for MLA ones
+/// when the KV heads per rank are 16 or 128 ("current aiter only support head number 16 or 128",
+/// ServerArgs._get_default_attn_backend, sgl-project/sglang server_args.py @001067ff).
+bool sglang_aiter_default(const ModelSpec& m, const Layout& l) {
+  if (!m.mla) {
+    return true;
+  }
+  const std::uint64_t heads = std::max<std::uint64_t>(1, m.num_key_value_heads / std::max<std::uint64_t>(1, l.tp));
+  return heads == 16 || heads == 128;
+}
+
+/// The AITER backend's paged-decode workspace (AiterAttnBackend.__init__, sgl-project/sglang
+/// python/sglang/srt/layers/attention/aiter_backend.py @003c5589): for MHA/GQA models without
+/// SGLang's sliding-window pool (those run unified attention, which makes none),
+///   max_bs x heads per rank x ceil(context_len / 256) x (head_dim x 4 + 2 x 4) bytes,
+/// max_bs being the request pool's size: without --max-running-requests,
+/// clamp(int(pool tokens / context_len x 512), 2048, 4096), at most pool tokens / 2
+/// (ModelRunner resolve_max_num_reqs). It is allocated after the KV pool, from what the pool
+/// left: the PR #18263 log shows 51.75 GB for 3261 requests of 32 heads at 262,144 tokens, and a
+/// server that stopped with 60.65 GB free after a pool whose workspace needed 4096 requests' worth.
+void sglang_aiter_workspace(const ModelSpec& m, const Layout& l, const EngineInputs& in, EngineMemory& r) {
+  if (m.mla || !m.layer_window_tokens.empty() || in.context_tokens == 0 || r.kv_tokens == 0) {
+    return;
+  }
+  constexpr std::uint64_t kPartitionTokens = 256;  // _AITER_PARTITION_SIZE_ROCM
+  const std::uint64_t estimated = std::clamp<std::uint64_t>(
+      static_cast<std::uint64_t>(d(r.kv_tokens) / d(in.context_tokens) * 512.0), 2048, 4096);
+  // gpuplan's --max-num-seqs is SGLang's cuda_graph_max_bs, not --max-running-requests: the default.
+  const std::uint64_t requests = std::min(estimated, std::max<std::uint64_t>(1, r.kv_tokens / 2));
+  const std::uint64_t heads = std::max<std::uint64_t>(1, m.num_attention_heads / std::max<std::uint64_t>(1, l.tp));
+  const std::uint64_t partitions = (in.context_tokens + kPartitionTokens - 1) / kPartitionTokens;
+  r.aiter_workspace_requests = requests;
+  r.aiter_workspace_bytes = d(requests) * d(heads) * d(partitions) * (d(m.head_dim) * 4.0 + 8.0);
+  r.aiter_free_after_pool_bytes = std::max(0.0, (1.0 - r.share) * r.start_free_bytes);
+}
+
+}  // namespace
+
 EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInputs& in,
                            const EngineSettings& s) {
   validate_engine_settings(s);
@@ -705,6 +745,16 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       if (r.share_default || version < kSglangVlmByTower) {
         r.share *= sglang_vlm_factor(m, version);
       }
+      // The AITER attention backend, SGLang's default on AMD (ServerArgs._get_default_attn_backend:
+      // "aiter" for MHA/GQA on HIP, and for MLA when get_num_kv_heads(tp) is 16 or 128), cuts the
+      // fraction, the user's too, for a context above 8192: "if resolved_view(self).attention_backend
+      // == 'aiter': if model_config.context_len > 8192: ... mem_fraction_static * 0.85"
+      // (sgl-project/sglang python/sglang/srt/server_args.py @001067ff,
+      // _handle_attention_backend_compatibility; PR #36563 proposes to replace it by the workspace).
+      if (in.rocm && sglang_aiter_default(m, l) && in.context_tokens > 8192) {
+        r.share *= 0.85;
+        r.aiter_share_cut = true;
+      }
       // The base is the free memory measured after the CUDA context and communicators exist;
       // activations and CUDA graphs live in the (1 - mem_fraction_static) left outside.
       r.non_torch_bytes =
@@ -761,6 +811,9 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
   } else if (r.kv_bytes > 0 && in.kv_bytes_per_token_per_gpu > 0) {
     const double block_bytes = in.kv_bytes_per_token_per_gpu * d(r.block_tokens);
     r.kv_tokens = static_cast<std::uint64_t>(std::floor(r.kv_bytes / block_bytes)) * r.block_tokens;
+  }
+  if (s.engine == Engine::sglang && r.aiter_share_cut) {
+    sglang_aiter_workspace(m, l, in, r);
   }
   // TensorRT-LLM rounds the cap up to whole blocks (kvCacheManager's ceilDiv); SGLang's pages
   // hold no more than the cap.

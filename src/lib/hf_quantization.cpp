@@ -722,6 +722,17 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
       r.fail("load_in_8bit", "load_in_4bit and load_in_8bit are both true; a checkpoint is one or the other");
     }
     if (flag_of(q, "load_in_4bit", false, r)) {
+      // bitsandbytes quantizes 4-bit weights as "fp4" (transformers' default) or "nf4", the same
+      // bytes (4 bits and an fp32 absmax per 64); anything else it refuses ("4-bit quantization
+      // data type {quant_type} is not implemented": bitsandbytes/functional.py quantize_4bit).
+      if (const auto type = q.find("bnb_4bit_quant_type"); type != q.end() && !type->is_null()) {
+        const std::string name = type->is_string() ? type->get<std::string>() : std::string();
+        if (name != "nf4" && name != "fp4") {
+          r.fail("bnb_4bit_quant_type", fmt::format("expected \"nf4\" or \"fp4\" (bitsandbytes: \"4-bit quantization "
+                                                    "data type {} is not implemented\")",
+                                                    type->is_string() ? detail::printable(name) : type->type_name()));
+        }
+      }
       const bool dq = flag_of(q, "bnb_4bit_use_double_quant", false, r);
       linear(parse_weight_format(dq ? "nf4-dq" : "nf4", "quantization_config"));
     } else if (flag_of(q, "load_in_8bit", false, r)) {
@@ -949,6 +960,21 @@ void apply_quantization(ModelSpec& m, const WeightFormats& base, const Json& q, 
   std::map<WeightPart, std::size_t> partly_16_bit;
   std::vector<std::string> unmatched;
   m.shipped_formats = quantized_formats(base, q, Reader{origin, at}, layers_with, partly_16_bit, unmatched);
+  {
+    ModelSpec::CheckpointQuant cq;
+    cq.method = lower(q.value("quant_method", std::string()));
+    if (const auto algo = q.find("quant_algo"); algo != q.end() && algo->is_string()) {
+      cq.algo = algo->get<std::string>();
+    }
+    if (cq.method == "awq") {  // quantized_formats() read and checked it
+      cq.bits = integer_of(q, q.contains("w_bit") ? "w_bit" : "bits", 4, Reader{origin, at});
+    }
+    cq.where = where(origin, at);
+    if (cq.where.ends_with('/')) {
+      cq.where.pop_back();  // quantize_config.json: its fields are at the top
+    }
+    m.checkpoint_quant = std::move(cq);
+  }
   // compressed-tensors' "Linear" target covers nn.Linear modules only: DeepSeek-style routers
   // (MoEGate, TopkRouter: Kimi K2.5, GLM-4.5, dots.llm1) hold their weight as a bare parameter,
   // which ships 16-bit.

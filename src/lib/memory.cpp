@@ -463,6 +463,19 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
       r.engine.engine == Engine::sglang && !note.empty()) {
     res.notes.push_back(std::move(note));
   }
+  if (res.engine && res.engine->aiter_share_cut) {
+    const EngineMemory& e = *res.engine;
+    res.notes.push_back(fmt::format(
+        "SGLang's AITER attention backend (its default on {}) cuts mem_fraction_static by 0.85 above a context of "
+        "8192, a --mem-fraction-static given too: {:.3f} in effect{}",
+        g.id, e.share,
+        e.aiter_workspace_bytes > 0
+            ? fmt::format("; its decode workspace, {:.2f} GiB for {} requests, comes from the {:.2f} GiB left outside "
+                          "the pool",
+                          e.aiter_workspace_bytes / units::kGiB, e.aiter_workspace_requests,
+                          e.aiter_free_after_pool_bytes / units::kGiB)
+            : std::string()));
+  }
   if (m.has_architecture() && !m.layer_window_tokens.empty()) {
     const bool chunked = !m.layer_is_chunked.empty() || m.model_type.starts_with("llama4");
     res.notes.push_back(
@@ -579,13 +592,66 @@ std::optional<std::string> engine_parts_refusal(Engine engine, const ModelSpec& 
   return own;
 }
 
+/// Whether the weights are served in the checkpoint's own quantization (a linear part in the
+/// format config.json ships), so that its quant_method decides what the engine loads.
+bool serves_checkpoint_quant(const ModelSpec& m, const WeightFormats& formats) {
+  if (!m.shipped_formats || !m.checkpoint_quant) {
+    return false;
+  }
+  return std::ranges::any_of(std::array{WeightPart::attention, WeightPart::dense_mlp, WeightPart::routed_experts},
+                             [&](WeightPart part) {
+                               const WeightFormat& shipped = (*m.shipped_formats)[part];
+                               return shipped.quantized() && formats[part] == shipped;
+                             });
+}
+
+/// The engine's refusal of these weights: the checkpoint's quantization method, then each part's format.
+std::optional<std::string> engine_load_refusal(Engine engine, const ModelSpec& m, const GpuSpec& gpu,
+                                               const WeightFormats& formats,
+                                               const std::array<double, kWeightParts>& weight_bytes) {
+  if (serves_checkpoint_quant(m, formats)) {
+    if (std::optional<std::string> refusal = engine_checkpoint_refusal(engine, gpu, m)) {
+      return refusal;
+    }
+  }
+  return engine_parts_refusal(engine, m, gpu, formats, weight_bytes);
+}
+
+/// With no engine named, why no engine would start: each engine gpuplan models (TensorRT-LLM on
+/// NVIDIA only) refuses a part's format on this GPU (engine_weights_refusal's rules, from each
+/// engine's sources). vLLM's refusal is quoted: it is the most permissive (FP8 Marlin from 7.5).
+std::optional<std::string> no_engine_refusal(const ModelSpec& m, const GpuSpec& gpu, const WeightFormats& formats,
+                                             const std::array<double, kWeightParts>& weight_bytes) {
+  std::optional<std::string> first;
+  for (const Engine engine : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+    if (!engine_runs_on(engine, gpu)) {
+      continue;
+    }
+    std::optional<std::string> refusal = engine_load_refusal(engine, m, gpu, formats, weight_bytes);
+    if (!refusal) {
+      return std::nullopt;
+    }
+    if (!first) {
+      first = std::move(refusal);
+    }
+  }
+  // Drop a flag's field prefix: no flag is wrong on its own, the GPU and the format are (a
+  // config.json field stays: the checkpoint is what no engine loads).
+  const bool flag_field = first->starts_with("fit.") || first->starts_with("weights.");
+  const std::string why = flag_field ? first->substr(first->find(": ") + 2) : *first;
+  return fmt::format("no engine runs these weights on {} ({}): {}", gpu.id,
+                     engine_runs_on(Engine::trtllm, gpu)
+                         ? "vLLM, SGLang and TensorRT-LLM all refuse them"
+                         : "vLLM and SGLang refuse them; TensorRT-LLM does not run there",
+                     why);
+}
+
 /// Replaces the neutral cap, activations and reserve by the engine's own terms, so that
 /// cap - weights - activations - reserve is the KV cache the engine allocates.
 void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r, const WeightFormats& formats,
                   const std::array<double, kWeightParts>& weight_bytes, double capacity, const GpuSpec& gpu) {
-  if (!engine_runs_on(r.engine.engine, gpu)) {
-    throw InputError(fmt::format("engine.name: {} runs on NVIDIA GPUs only, not on {} (vendor {})",
-                                 to_string(r.engine.engine), gpu.id, gpu.vendor));
+  if (std::optional<std::string> refusal = engine_hardware_refusal(r.engine.engine, gpu)) {
+    throw InputError(fmt::format("engine.name: {}", *refusal));
   }
 
   if (std::optional<std::string> refusal = engine_kv_refusal(m, r.engine.engine, r.kv_dtype)) {
@@ -602,8 +668,8 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
   // its checkpoint, MXFP4 experts beside bf16 layers: judged as shipped, though sized in the dtype.
   const bool own_mxfp4 = !r.weight_formats && r.weights_dtype == DType::mxfp4 && m.shipped_formats &&
                          (*m.shipped_formats)[WeightPart::routed_experts].element == DType::mxfp4;
-  if (std::optional<std::string> refusal = engine_parts_refusal(r.engine.engine, m, gpu,
-                                                                own_mxfp4 ? *m.shipped_formats : formats, weight_bytes)) {
+  if (std::optional<std::string> refusal = engine_load_refusal(r.engine.engine, m, gpu,
+                                                               own_mxfp4 ? *m.shipped_formats : formats, weight_bytes)) {
     throw InputError(*refusal);
   }
   // Other processes cannot hold the whole GPU (or slice) and leave the engine anything.
@@ -630,6 +696,7 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .unified_memory = gpu.unified_memory(),
                         .free_at_start_bytes = gpu.free_at_start_bytes,
                         .flashinfer_sampler = gpu.vendor == "nvidia",
+                        .rocm = gpu.vendor == "amd",
                         .pp_stages = pipeline_stages(f, m, r, weight_bytes)};
   const EngineMemory e = engine_memory(m, r.layout, in, r.engine);
   mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)
@@ -821,6 +888,10 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     f.kv_bytes_per_token_per_gpu = f.kv->bytes_per_token_per_layer_per_gpu * d(f.kv->layers_per_gpu());
   }
   f.engine.reset();
+  f.no_engine_runs.reset();
+  if (r.engine.engine == Engine::neutral) {
+    f.no_engine_runs = no_engine_refusal(model, gpu, basis->formats, basis->model_weight_bytes);
+  }
   if (r.engine.engine != Engine::neutral) {
     // A MIG slice's total is its own; a whole GPU's is what CUDA reports.
     apply_engine(f, model, r, basis->formats, basis->model_weight_bytes, f.mig ? capacity : gpu.engine_memory_bytes(),
@@ -909,11 +980,12 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
       f.engine->share * gpu.engine_memory_bytes() > *gpu.free_at_start_bytes) {
     f.engine->start_free_short_of_bytes = *gpu.free_at_start_bytes;
   }
-  const bool no_start = f.engine && (f.engine->state_blocks_below_seqs || f.engine->in_use_blocks_start);
+  const bool no_start = f.engine && (f.engine->state_blocks_below_seqs || f.engine->in_use_blocks_start ||
+                                     f.engine->aiter_workspace_short());
   // More running requests than SGLang's state pool admits wait in its queue: not all at once.
   const bool over_state_pool = f.engine && f.engine->state_pool_full(f.concurrency_per_replica);
   const double needed = fixed + mem.kv_cache_bytes;
-  f.fits = needed <= mem.engine_cap_bytes && !no_start && !over_state_pool;
+  f.fits = needed <= mem.engine_cap_bytes && !no_start && !over_state_pool && !f.no_engine_runs;
   mem.free_bytes = std::max(0.0, mem.kv_budget_bytes - mem.kv_cache_bytes);
   mem.shortfall_bytes = std::max(0.0, needed - mem.engine_cap_bytes);
   mem.fixed_over_cap_bytes = std::max(0.0, fixed - mem.engine_cap_bytes);
@@ -988,6 +1060,7 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
   res.max_context_tokens = f.max_context_tokens;
   res.max_context_limited_by_model = f.max_context_limited_by_model;
   res.fits = f.fits;
+  res.no_engine_runs = f.no_engine_runs;
   res.datasheet_total_bytes = f.datasheet_total_bytes;
   res.capacity_total_bytes = f.capacity_total_bytes;
   return res;
@@ -1019,11 +1092,23 @@ void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu,
 }  // namespace detail
 
 std::optional<std::string> engine_start_problem(const FitResult& f) {
+  if (f.no_engine_runs) {
+    return f.no_engine_runs;
+  }
   if (f.engine && f.engine->state_pool_full(f.concurrency_per_replica)) {
     return fmt::format("SGLang's linear-attention state pool holds {} slots, 3 per running request with its radix "
                        "cache: {} running requests per replica, not {} (SGLang's --max-mamba-cache-size or "
                        "--mamba-full-memory-ratio moves memory from its token pool to it)",
                        f.engine->state_slots, f.engine->state_requests, f.concurrency_per_replica);
+  }
+  if (f.engine && f.engine->aiter_workspace_short()) {
+    const EngineMemory& e = *f.engine;
+    return fmt::format("SGLang's AITER decode workspace, {:.2f} GiB for {} requests at a context of {} tokens, is "
+                       "allocated after the KV pool and does not fit the {:.2f} GiB the pool leaves (1 - "
+                       "mem_fraction_static {:.3f}): the server stops out of memory at start (sglang issue #18262); "
+                       "a lower --mem-fraction-static or --context, or SGLang's --max-running-requests, starts",
+                       e.aiter_workspace_bytes / units::kGiB, e.aiter_workspace_requests,
+                       f.request.context_tokens, e.aiter_free_after_pool_bytes / units::kGiB, e.share);
   }
   if (f.engine && f.engine->in_use_blocks_start) {
     const EngineMemory& e = *f.engine;

@@ -501,6 +501,12 @@ std::optional<std::string> Search::format_refusal(const GpuSpec& gpu, DType weig
   if (!formats) {
     return engine_weights_refusal(engine, gpu, weights);
   }
+  // The checkpoint's own quantization method (AWQ bits, AWQ on Volta, W4A8_AWQ before Ada).
+  if (model_.shipped_formats && *formats == *model_.shipped_formats) {
+    if (std::optional<std::string> refusal = engine_checkpoint_refusal(engine, gpu, model_)) {
+      return refusal;
+    }
+  }
   for (std::size_t i = 0; i < kWeightParts; ++i) {
     const auto part = static_cast<WeightPart>(i);
     const bool experts = part == WeightPart::routed_experts || part == WeightPart::shared_experts;
@@ -640,8 +646,10 @@ PlanResult Search::run() {
       return true;
     });
     if (any && gpus.empty()) {
-      throw InputError(fmt::format("plan.launch_engine: {} runs on NVIDIA GPUs only, and none of {} is one",
-                                   to_string(*r_.launch_engine), fmt::join(result_.unlaunchable_gpus, ", ")));
+      throw InputError(fmt::format("plan.launch_engine: {} runs on NVIDIA GPUs only{}, and none of {} is one",
+                                   to_string(*r_.launch_engine),
+                                   *r_.launch_engine == Engine::trtllm ? " (Ampere and later)" : "",
+                                   fmt::join(result_.unlaunchable_gpus, ", ")));
     }
   }
   // A region no catalog price is in is a typo, as compare says: not "no price" for every GPU, and

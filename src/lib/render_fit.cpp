@@ -391,6 +391,8 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   if (r.fits) {
     doc.footer.push_back(fmt::format("verdict: FITS ({} {} of KV budget free per GPU)",
                                      bytes_value(m.free_bytes, u), unit));
+  } else if (r.no_engine_runs) {
+    doc.footer.push_back(fmt::format("verdict: DOES NOT RUN: {}", *r.no_engine_runs));
   } else if (const std::optional<std::string> start = engine_start_problem(r)) {
     doc.footer.push_back(fmt::format("verdict: DOES NOT FIT: {}", *start));
   } else if (!r.weights_fit) {
@@ -512,6 +514,9 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
   w.member("block_tokens", q.block_tokens);
   w.end_object();
   w.member("fits", r.fits);
+  if (r.no_engine_runs) {
+    w.member("no_engine_runs", *r.no_engine_runs);  // why fits is false whatever the memory
+  }
   w.member("weights_fit", r.weights_fit);
   w.key("layout").begin_object();
   w.member("gpus", q.layout.gpus());

@@ -323,8 +323,10 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
                                        fmt::join(p.unpriced_gpus, ", ")));
   }
   if (!p.unlaunchable_gpus.empty() && p.request.launch_engine) {
-    head.heading.push_back(fmt::format("Not searched ({} runs on NVIDIA GPUs only): {}",
-                                       to_string(*p.request.launch_engine), fmt::join(p.unlaunchable_gpus, ", ")));
+    head.heading.push_back(fmt::format("Not searched ({} runs on NVIDIA GPUs only{}): {}",
+                                       to_string(*p.request.launch_engine),
+                                       *p.request.launch_engine == Engine::trtllm ? ", Ampere and later" : "",
+                                       fmt::join(p.unlaunchable_gpus, ", ")));
   }
   if (p.miss) {
     head.heading.push_back(miss_text(p));

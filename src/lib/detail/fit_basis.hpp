@@ -75,6 +75,9 @@ struct FitFigures {
   bool max_context_limited_by_model = false;
   bool weights_fit = false;
   bool fits = false;
+  /// With no engine named: why none of the engines gpuplan knows would start with these weights
+  /// on this GPU (every one refuses their format), which makes the verdict "does not run".
+  std::optional<std::string> no_engine_runs;
   double datasheet_total_bytes = 0;
   double capacity_total_bytes = 0;
   std::optional<EngineMemory> engine;
