@@ -32,7 +32,7 @@ constexpr std::uint64_t kBig = 1ull << 32;
 // (64 routed and 2 shared, or None: dense), so those have no default here. MiniCPM3's tied head:
 // both its remote-code MiniCPM3Config and transformers' (models/minicpm3/configuration_minicpm3.py)
 // default tie_word_embeddings to true, and MiniCPM3-4B's file leaves it out (helper s50 F2).
-// tie_word_embeddings checked against transformers 008e574 (helper s52 F2): LlamaConfig false
+// tie_word_embeddings checked against transformers 008e574 (helper s52 F2): GitConfig false (Grok-2 writes model_type "git": models/git/configuration_git.py, tie_word_embeddings: bool = False), LlamaConfig false
 // (models/llama/configuration_llama.py), Qwen2Config false (models/qwen2/configuration_qwen2.py),
 // GemmaConfig true (models/gemma/configuration_gemma.py). A type not listed whose layout gpuplan
 // has not checked takes PretrainedConfig's true (model_from_config).
@@ -117,6 +117,7 @@ constexpr std::string_view kClassDefaults = R"({
  "gpt_bigcode": {"vocab_size": 50257, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,
                  "multi_query": true, "tie_word_embeddings": true},
  "opt": {"tie_word_embeddings": true},
+ "git": {"tie_word_embeddings": false},
  "mpt": {"tie_word_embeddings": true, "no_bias": true, "expansion_ratio": 4, "learned_pos_emb": true},
  "gpt_neox": {"vocab_size": 50432, "hidden_size": 6144, "intermediate_size": 24576, "num_hidden_layers": 44,
               "num_attention_heads": 64, "max_position_embeddings": 2048, "tie_word_embeddings": false},

@@ -470,7 +470,13 @@ TEST_CASE("engine: FP8 and FP4 weights an engine refuses on the GPU are refused"
     req.engine.engine = engine;
     return gpuplan::fit(m, cat().gpu(gpu), req);
   };
-  for (const Engine e : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+  // TensorRT-LLM runs on Ampere and later only: refused on Volta and Turing whatever the weights.
+  for (const char* old_gpu : {"v100-sxm2-32gb", "t4"}) {
+    CHECK_THROWS_WITH(fit_with(old_gpu, DType::int4, Engine::trtllm),
+                      Catch::Contains("trtllm does not support") && Catch::Contains("Ampere and later"));
+  }
+  CHECK_NOTHROW(fit_with("h100-sxm", DType::fp8, Engine::trtllm));
+  for (const Engine e : {Engine::vllm, Engine::sglang}) {
     INFO(gpuplan::to_string(e));
     CHECK_THROWS_WITH(fit_with("v100-sxm2-32gb", DType::fp8, e),
                       Catch::StartsWith("fit.weights_dtype: ") &&

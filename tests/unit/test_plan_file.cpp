@@ -377,10 +377,12 @@ TEST_CASE("diff: a run missing a figure or holding one of another type is refuse
   refused("/gpuplan_version", "9.9.9", false);  // differs from the provenance's
   refused("/plan/hash", "NaN", false);
   refused("/plan/hash", 7, false);
-  // null is what check writes where no sequence fits, and where nothing was measured.
-  REQUIRE_NOTHROW(gpuplan::parse_plan_snapshot(
-      edited_run([](nlohmann::json& run) { run["results"][0]["memory"]["max_concurrent_sequences"] = nullptr; }),
-      "run.json"));
+  // null is what check writes where no sequence fits (not here: this deployment fits, so null is
+  // refused as a contradiction, helper s52 W3), and where nothing was measured.
+  CHECK_THROWS_WITH(gpuplan::parse_plan_snapshot(
+                        edited_run([](nlohmann::json& run) { run["results"][0]["memory"]["max_concurrent_sequences"] = nullptr; }),
+                        "run.json"),
+                    Catch::Contains("/results/0/memory/max_concurrent_sequences"));
   REQUIRE_NOTHROW(gpuplan::parse_plan_snapshot(
       edited_run([](nlohmann::json& run) { run["results"][0]["performance"] = nullptr; }), "run.json"));
 }

@@ -228,7 +228,11 @@ Outcome check_config(const Config& c) {
   if (over_state_pool && f.engine->engine != gpuplan::Engine::sglang) {
     fail("a state pool without SGLang");
   }
-  if (f.fits != (f.per_gpu.shortfall_bytes <= 0.0 && !state_short && !over_state_pool)) {
+  // ... and some engine runs the weights' format on this GPU (V100 has no fp8 kernel in any).
+  if (f.no_engine_runs && c.request.fit.engine.engine != gpuplan::Engine::neutral) {
+    fail("no_engine_runs with an engine named (its own refusal throws)");
+  }
+  if (f.fits != (f.per_gpu.shortfall_bytes <= 0.0 && !state_short && !over_state_pool && !f.no_engine_runs)) {
     fail(fmt::format("fits = {} but shortfall = {} bytes", f.fits, f.per_gpu.shortfall_bytes));
   }
   if (f.fits && !f.weights_fit) {

@@ -129,8 +129,9 @@ TEST_CASE("hf importer: family layouts the config does not spell out", "[hf]") {
     chunked += w == 8192 ? 1 : 0;
   }
   CHECK(chunked == 36);
-  // Integral values written as floats are integers.
-  CHECK(config("hf-float-integers.json").num_hidden_layers == 32);
+  // A size written as a float is refused: transformers builds the layers from an integer and
+  // fails on it (helper s52 F6; before, 4096.0 was read as 4096).
+  CHECK_THROWS_WITH(config("hf-float-integers.json"), Catch::Contains("/hidden_size: 4096.0 is a float"));
 }
 
 TEST_CASE("kv cache: linear-attention layers hold a fixed state per sequence", "[kv][hf]") {
