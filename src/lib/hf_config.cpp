@@ -484,15 +484,19 @@ void reject_non_decoder(const Json& raw, std::string_view written_type, const st
   constexpr std::string_view kDiffusion = "is a diffusion language model: it denoises the whole sequence "
                                           "bidirectionally at every step and keeps no KV cache; gpuplan models "
                                           "autoregressive decoding";
-  if (diffusion(type)) {
-    r.fail("model_type", fmt::format("model_type \"{}\" {}", written_type, kDiffusion));
-  }
-  for (const auto& [i, name] : classes) {
-    if (diffusion(name)) {
-      throw InputError(fmt::format("{}: {} (model_type \"{}\") {}", where(origin, at / "architectures" / i), name,
-                                   written_type, kDiffusion));
+  // A family refused by its model_type or any of its architectures classes, named where found.
+  const auto refuse_family = [&](const auto& matches, std::string_view why) {
+    if (matches(type)) {
+      r.fail("model_type", fmt::format("model_type \"{}\" {}", written_type, why));
     }
-  }
+    for (const auto& [i, name] : classes) {
+      if (matches(name)) {
+        throw InputError(fmt::format("{}: {} (model_type \"{}\") {}", where(origin, at / "architectures" / i), name,
+                                     written_type.empty() ? "(none)" : written_type, why));
+      }
+    }
+  };
+  refuse_family(diffusion, kDiffusion);
   // CogVLM, CogVLM2 and CogAgent (THUDM's remote code, CogVLMForCausalLM; cogvlm2-llama3-chat-19B's
   // file has no model_type): every decoder layer holds a language and a vision expert, each with
   // its own biased QKV, dense and gated MLP, K/V sized by num_multi_query_heads, beside an
@@ -507,15 +511,7 @@ void reject_non_decoder(const Json& raw, std::string_view written_type, const st
                                        "bias, dense and gated MLP), K/V heads in num_multi_query_heads and an "
                                        "EVA2-CLIP-E tower, which gpuplan does not lay out (read as a Llama, "
                                        "CogVLM2-19B came to 13.1 B with 4x its KV cache)";
-  if (cogvlm(type)) {
-    r.fail("model_type", fmt::format("model_type \"{}\" {}", written_type, kCogVlm));
-  }
-  for (const auto& [i, name] : classes) {
-    if (cogvlm(name)) {
-      throw InputError(fmt::format("{}: {} (model_type \"{}\") {}", where(origin, at / "architectures" / i), name,
-                                   written_type.empty() ? "(none)" : written_type, kCogVlm));
-    }
-  }
+  refuse_family(cogvlm, kCogVlm);
   // Encoder-only models (BERT and its kin, embedding models on XLM-R, protein and speech encoders,
   // the text and image towers of contrastive models) serve no growing KV cache, have no LM head,
   // and lay out their layers otherwise: read Llama-style they came out 33-63 % too large with an
