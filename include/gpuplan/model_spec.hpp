@@ -258,13 +258,12 @@ struct ModelSpec {
   /// quantization_config) and where they are documented.
   std::optional<WeightFormats> shipped_formats;
   std::string shipped_source;
-  /// config.json's quantization_config quant_method ("gptq", "awq", "bitsandbytes", ...): the
-  /// checkpoint loads through a Hugging Face quantizer, as its shipped_formats. Empty otherwise.
-  std::string hf_quant_method;
   /// What engines dispatch a config.json quantization_config on, beyond the bytes its formats
   /// give: AWQ and GPTQ int4 are the same bytes but not the same kernels (vLLM's AWQ needs
   /// compute capability 7.5, its GPTQ runs on Volta), and ModelOpt's W4A8_AWQ runs FP8
-  /// activations beside its int4 weights. Unset for catalog models and 16-bit checkpoints.
+  /// activations beside its int4 weights. Set too for a quantized checkpoint named on the command
+  /// line (train: "TheBloke/...-GPTQ" loads through that quantizer, as its shipped_formats).
+  /// Unset for catalog models and 16-bit checkpoints.
   struct CheckpointQuant {
     std::string method;  ///< quant_method, lower case ("awq", "gptq", "modelopt", ...)
     std::string algo;    ///< ModelOpt's quant_algo ("W4A8_AWQ"); empty otherwise

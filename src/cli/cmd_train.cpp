@@ -76,7 +76,7 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
         f[p] = *named.format;
       }
       model.shipped_formats = f;
-      model.hf_quant_method = lower_case(named.format_text);
+      model.checkpoint_quant = ModelSpec::CheckpointQuant{.method = lower_case(named.format_text), .where = "--model"};
     }
   }
   const GpuSpec& gpu = lookup_gpu(catalog, o.gpu, "--gpu");

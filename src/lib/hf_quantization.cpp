@@ -985,7 +985,6 @@ void apply_quantization(ModelSpec& m, const WeightFormats& base, const Json& q, 
     (*m.shipped_formats)[WeightPart::router] = base[WeightPart::router];
   }
   m.shipped_source = fmt::format("{} ({})", source, method);
-  m.hf_quant_method = method;
   if (!partly_16_bit.empty()) {
     // What that leaves out, at most: the named layers' share of each part, 16-bit instead of
     // quantized. A name may cover less than the whole part of its layer (one projection of the

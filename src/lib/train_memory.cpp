@@ -441,7 +441,7 @@ Recompute default_recompute(const TrainRequest& r) {
 }
 
 bool quantized_checkpoint(const ModelSpec& model) {
-  if (model.hf_quant_method.empty() || !model.shipped_formats) {
+  if (!model.checkpoint_quant || !model.shipped_formats) {
     return false;
   }
   const WeightFormats& f = *model.shipped_formats;
@@ -795,7 +795,7 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
     throw InputError(fmt::format("train.method: the checkpoint is quantized ({}); full training of it is refused "
                                  "by transformers' Trainer (\"You cannot perform fine-tuning on purely quantized "
                                  "models\"): use --method lora or qlora, or the unquantized checkpoint",
-                                 model.hf_quant_method));
+                                 model.checkpoint_quant->method));
   }
   if (!(r.reserve_bytes >= 0 && r.reserve_bytes < 1e15) || !(r.bucket_bytes >= 0 && r.bucket_bytes < 1e15)) {
     throw InputError("train.reserve_bytes: expected a size >= 0");

@@ -324,7 +324,7 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
       plan.notes.push_back(fmt::format("frozen base as the checkpoint ships it ({}: {}), as PEFT's LoRA layers "
                                        "for that quantizer train on it; the dequantization's extra time is not in "
                                        "the step time",
-                                       model.hf_quant_method, plan.frozen_base_format));
+                                       model.checkpoint_quant->method, plan.frozen_base_format));
     }
     if (t.method == TrainMethod::qlora && t.recompute_assumed && t.recompute == Recompute::full) {
       plan.notes.push_back("recompute full assumed: PEFT's prepare_model_for_kbit_training defaults to "
