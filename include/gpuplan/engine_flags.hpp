@@ -69,7 +69,8 @@ struct EngineLaunch {
 [[nodiscard]] bool engine_runs_on(Engine engine, const GpuSpec& gpu);
 
 /// Why `engine` does not run on `gpu` at all (engine_runs_on() false), or nullopt.
-[[nodiscard]] std::optional<std::string> engine_hardware_refusal(Engine engine, const GpuSpec& gpu);
+[[nodiscard]] std::optional<std::string> engine_hardware_refusal(Engine engine, const GpuSpec& gpu,
+                                                                std::optional<int> trtllm_version = std::nullopt);
 
 /// Why `engine` refuses weights of `weights` (the dominant format) on `gpu`, or nullopt: FP8 and
 /// FP4 weights need tensor cores of their own or weight-only kernels. Before Ampere (no bf16)

@@ -432,6 +432,24 @@ std::optional<std::string> engine_checkpoint_refusal(Engine engine, const GpuSpe
                        "tensor cores (Ada and later); a W4A16_AWQ checkpoint runs there",
                        q.where, gpu.id);
   }
+  // vLLM and SGLang load ModelOpt checkpoints of a few algorithms only, on every GPU: vLLM's
+  // ModelOptConfig raises "ModelOpt currently only supports: {QUANT_ALGOS} quantizations in vLLM"
+  // (FP8 variants, NVFP4, W4A16_NVFP4, MXFP8, MIXED_PRECISION; vllm-project/vllm
+  // vllm/model_executor/layers/quantization/modelopt.py), SGLang "ModelOpt currently only supports:
+  // FP8, NVFP4 quantizations in sglang" (NVFP4 variants normalized; sgl-project/sglang
+  // python/sglang/srt/layers/quantization/modelopt_quant.py). W4A8_AWQ, W4A16_AWQ and INT8
+  // SmoothQuant are TensorRT-LLM's alone (review s52 finding 1).
+  if (q.method == "modelopt" && !q.algo.empty() && (engine == Engine::vllm || engine == Engine::sglang)) {
+    const bool nvfp4 = q.algo.starts_with("NVFP4");
+    const bool fp8 = q.algo.starts_with("FP8");
+    const bool vllm_only = q.algo == "W4A16_NVFP4" || q.algo == "MXFP8" || q.algo == "MIXED_PRECISION";
+    if (!(nvfp4 || fp8 || (engine == Engine::vllm && vllm_only))) {
+      return fmt::format("{}/quant_algo: {} refuses ModelOpt {} (\"ModelOpt currently only supports: {} "
+                         "quantizations\"): serve it with trtllm",
+                         q.where, to_string(engine), q.algo,
+                         engine == Engine::vllm ? "FP8, NVFP4, W4A16_NVFP4, MXFP8, MIXED_PRECISION" : "FP8, NVFP4");
+    }
+  }
   return std::nullopt;
 }
 
@@ -439,7 +457,7 @@ std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& 
   return engine_weights_refusal(engine, gpu, default_format(weights), false);
 }
 
-std::optional<std::string> engine_hardware_refusal(Engine engine, const GpuSpec& gpu) {
+std::optional<std::string> engine_hardware_refusal(Engine engine, const GpuSpec& gpu, std::optional<int> trtllm_version) {
   if (engine != Engine::trtllm) {
     return std::nullopt;
   }
@@ -450,10 +468,15 @@ std::optional<std::string> engine_hardware_refusal(Engine engine, const GpuSpec&
   // (https://nvidia.github.io/TensorRT-LLM/supported-hardware.html); its 0.18 support matrix gives
   // precisions from Ampere (SM80) on and leaves an unlisted architecture "community support"
   // only (https://nvidia.github.io/TensorRT-LLM/0.18.2/reference/support-matrix.html). No
-  // compute capability in the catalog: no bf16 marks Volta and Turing.
-  if (!gpu.dense_flop_per_s.contains("bf16")) {
+  // compute capability in the catalog: no bf16 marks Volta and Turing. Releases up to 0.13 listed
+  // Turing (SM75) and Volta (SM70) with FP16, INT8 and INT4 (docs/source/reference/support-matrix.md
+  // of those releases; review s52 finding 4): a version given at or below it is not refused.
+  constexpr int kLastVoltaTuringRelease = 13;  // 0.13, as major x 100 + minor
+  const bool old_release = trtllm_version && *trtllm_version <= kLastVoltaTuringRelease;
+  if (!gpu.dense_flop_per_s.contains("bf16") && !old_release) {
     return fmt::format("trtllm does not support {}: TensorRT-LLM supports NVIDIA Ampere and later (Blackwell, "
-                       "Hopper, Ada Lovelace, Ampere), and {} is older (vllm or sglang run there)",
+                       "Hopper, Ada Lovelace, Ampere), and {} is older (vllm or sglang run there; TensorRT-LLM 0.13 "
+                       "and earlier listed Volta and Turing: --engine-version)",
                        gpu.id, gpu.id);
   }
   return std::nullopt;

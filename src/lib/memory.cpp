@@ -650,7 +650,7 @@ std::optional<std::string> no_engine_refusal(const ModelSpec& m, const GpuSpec& 
 /// cap - weights - activations - reserve is the KV cache the engine allocates.
 void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r, const WeightFormats& formats,
                   const std::array<double, kWeightParts>& weight_bytes, double capacity, const GpuSpec& gpu) {
-  if (std::optional<std::string> refusal = engine_hardware_refusal(r.engine.engine, gpu)) {
+  if (std::optional<std::string> refusal = engine_hardware_refusal(r.engine.engine, gpu, r.engine.trtllm_version)) {
     throw InputError(fmt::format("engine.name: {}", *refusal));
   }
 

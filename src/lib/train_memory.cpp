@@ -791,11 +791,34 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   // transformers' Trainer refuses to train a quantized checkpoint without adapters: "You cannot
   // perform fine-tuning on purely quantized models. Please attach trainable adapters on top of the
   // quantized model" (huggingface/transformers src/transformers/trainer.py, Trainer.__init__).
-  if (r.method == TrainMethod::full && quantized_checkpoint(model)) {
-    throw InputError(fmt::format("train.method: the checkpoint is quantized ({}); full training of it is refused "
-                                 "by transformers' Trainer (\"You cannot perform fine-tuning on purely quantized "
-                                 "models\"): use --method lora or qlora, or the unquantized checkpoint",
-                                 model.checkpoint_quant->method));
+  // With adapters it refuses quantizers whose layers cannot backpropagate: "The model you are
+  // trying to fine-tune is quantized with {quant_method} but that quantization method do not
+  // support training" (the same place; seen for QuantizationMethod.FP8 on Qwen3-4B-FP8, MXFP4 on
+  // gpt-oss, BITNET; review s52 finding 2).
+  if (quantized_checkpoint(model)) {
+    const std::string& method = model.checkpoint_quant->method;
+    constexpr std::array<std::string_view, 4> kNotTrainable{"fp8", "fbgemm_fp8", "mxfp4", "bitnet"};
+    if (std::ranges::find(kNotTrainable, method) != kNotTrainable.end()) {
+      throw InputError(fmt::format("train.method: the checkpoint is quantized with {}, which transformers' Trainer "
+                                   "does not train (\"that quantization method do not support training\"), with "
+                                   "adapters or without: give the 16-bit checkpoint",
+                                   method));
+    }
+    if (r.method == TrainMethod::full) {
+      throw InputError(fmt::format("train.method: the checkpoint is quantized ({}); full training of it is refused "
+                                   "by transformers' Trainer (\"You cannot perform fine-tuning on purely quantized "
+                                   "models\"): use --method lora, or the unquantized checkpoint",
+                                   method));
+    }
+    // from_pretrained keeps a checkpoint's own quantization_config over one passed in (a
+    // BitsAndBytesConfig is set aside with a warning): QLoRA of an AWQ or GPTQ checkpoint is LoRA
+    // on its shipped weights, not NF4 (review s52 finding 3).
+    if (r.method == TrainMethod::qlora && !to_string((*model.shipped_formats)[WeightPart::attention]).starts_with("nf4")) {
+      throw InputError(fmt::format("train.method: the checkpoint is already quantized ({}): from_pretrained keeps "
+                                   "its quantization_config over a BitsAndBytesConfig, so the base trains as "
+                                   "shipped: use --method lora",
+                                   method));
+    }
   }
   if (!(r.reserve_bytes >= 0 && r.reserve_bytes < 1e15) || !(r.bucket_bytes >= 0 && r.bucket_bytes < 1e15)) {
     throw InputError("train.reserve_bytes: expected a size >= 0");
