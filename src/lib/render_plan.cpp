@@ -208,6 +208,15 @@ std::string miss_text(const PlanResult& p) {
              "fit in memory, and larger ones need more GPUs in one instance than the prices searched rent (see the "
              "note on layouts skipped).";
     }
+    // Nothing enumerated: every GPU x weights format was refused before the search (an engine that
+    // does not load the checkpoint or format there); memory was never the question.
+    const bool refused = p.counts.layouts == 0 && std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) {
+      return n.find(" not searched: ") != std::string::npos;
+    });
+    if (refused) {
+      return "No configuration meets the targets: nothing was searched: every GPU and weights format asked for is "
+             "refused before memory is checked (see the notes on what was not searched).";
+    }
     return "No configuration meets the targets: nothing fits in memory (weights and one sequence) on the GPUs "
            "searched within the replica size.";
   }
