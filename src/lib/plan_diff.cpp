@@ -96,8 +96,14 @@ void consistent_figures(const Json& root, const std::string& origin, const JsonP
   if (!(capacity > 0.0)) {
     malformed(origin, gpu / "capacity_bytes", "a GPU's memory in bytes (> 0)", root);
   }
-  if (!(number_at(root, origin, gpu / "weights_bytes") > 0.0)) {
-    malformed(origin, gpu / "weights_bytes", "the weights' bytes per GPU (> 0)", root);
+  // Floors no real deployment goes below: a megabyte of weights (the smallest language model
+  // holds millions of parameters), a microsecond per step, a thousandth of a token per second. A
+  // figure of 1e-300 is an edited file, not a measurement.
+  constexpr double kMinWeightsBytes = 1e6;
+  constexpr double kMinMilliseconds = 1e-3;
+  constexpr double kMinTokensPerS = 1e-3;
+  if (!(number_at(root, origin, gpu / "weights_bytes") >= kMinWeightsBytes)) {
+    malformed(origin, gpu / "weights_bytes", "the weights' bytes per GPU (a megabyte at least)", root);
   }
   if (fits) {
     double used = 0;
@@ -111,6 +117,10 @@ void consistent_figures(const Json& root, const std::string& origin, const JsonP
                   root);
       }
     }
+    // A deployment that fits holds one sequence's KV cache at least.
+    if (!(number_at(root, origin, gpu / "kv_cache_bytes") > 0.0)) {
+      malformed(origin, gpu / "kv_cache_bytes", "a positive KV cache (the deployment fits and holds a sequence)", root);
+    }
     const JsonPointer seqs = mem / "max_concurrent_sequences";
     if (!root.at(seqs).is_number() || !(root.at(seqs).get<double>() >= 1.0)) {
       malformed(origin, seqs, "at least 1 sequence (the deployment fits)", root);
@@ -120,8 +130,9 @@ void consistent_figures(const Json& root, const std::string& origin, const JsonP
   const bool measured = root.at(perf).is_object();
   if (fits && measured) {
     for (const char* figure : {"output_tokens_per_s", "itl_ms", "ttft_ms"}) {
-      if (!(number_at(root, origin, perf / figure) > 0.0)) {
-        malformed(origin, perf / figure, "a positive figure (the deployment fits)", root);
+      const double floor = std::string_view(figure) == "output_tokens_per_s" ? kMinTokensPerS : kMinMilliseconds;
+      if (!(number_at(root, origin, perf / figure) >= floor)) {
+        malformed(origin, perf / figure, fmt::format("a figure of {:g} at least (the deployment fits)", floor), root);
       }
     }
   }

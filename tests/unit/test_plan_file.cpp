@@ -377,6 +377,11 @@ TEST_CASE("diff: a run missing a figure or holding one of another type is refuse
   refused("/gpuplan_version", "9.9.9", false);  // differs from the provenance's
   refused("/plan/hash", "NaN", false);
   refused("/plan/hash", 7, false);
+  // Figures below any real deployment's (an edited file): helper s52's sweep after W3.
+  refused("/results/0/memory/per_gpu/weights_bytes", 1e-300, false);
+  refused("/results/0/memory/per_gpu/kv_cache_bytes", 0, false);
+  refused("/results/0/performance/output_tokens_per_s", 1e-300, false);
+  refused("/results/0/performance/ttft_ms", 1e-300, false);
   // null is what check writes where no sequence fits (not here: this deployment fits, so null is
   // refused as a contradiction, helper s52 W3), and where nothing was measured.
   CHECK_THROWS_WITH(gpuplan::parse_plan_snapshot(
