@@ -315,8 +315,16 @@ FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitReq
       detail::annotate_fit(res, model, gpu);
       return res;
     }
-    if (!last || c.tp * c.pp > last->request.layout.gpus_per_replica()) {
-      last = std::move(res);  // report the widest failing layout
+    // Report the closest failing layout, as fit's table ranks them (the smallest shortfall; the
+    // widest replica among equals): perf named TP 1 PP 4 where fit named TP 4 for the same GPUs
+    // (helper s52 configs F6).
+    const auto closer = [&res](const FitResult& than) {
+      const double a = res.per_gpu.shortfall_bytes;
+      const double b = than.per_gpu.shortfall_bytes;
+      return a < b || (!(b < a) && res.request.layout.gpus_per_replica() > than.request.layout.gpus_per_replica());
+    };
+    if (!last || closer(*last)) {
+      last = std::move(res);
     }
   }
   if (!last) {
