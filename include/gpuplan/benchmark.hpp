@@ -56,6 +56,9 @@ struct Benchmark {
   /// the first token excluded), when the run published it: validate sets the mean ITL under load
   /// against it.
   std::optional<double> measured_tpot_s;
+  /// The run's mean time to first token (measured_ttft_ms), when published: validate sets the
+  /// TTFT under load against it.
+  std::optional<double> measured_ttft_s;
   /// The row's precision or model name says W8A16 (GPTQ-Int8, "-W8A16"): weight-only INT8, timed
   /// as 16-bit GEMMs; weights_dtype stays int8 for the bytes.
   bool weight_only_int8 = false;

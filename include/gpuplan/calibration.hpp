@@ -28,6 +28,9 @@ struct BenchmarkCheck {
   double estimate_itl_s = 0;
   double estimate_step_s = 0;
   std::optional<double> itl_error;           ///< estimate_itl_s / measured TPOT - 1, when published
+  double estimate_ttft_s = 0;                ///< mean TTFT under the run's load
+  double estimate_ttft_alone_s = 0;          ///< one prompt on an idle replica
+  std::optional<double> ttft_error;          ///< estimate_ttft_s / measured mean TTFT - 1, when published
   bool has_estimate = false;
   bool bound_holds = false;                  ///< roofline >= measured
   /// The band `perf` gives this model, GPU and format (validate; not set by cross-validation,
@@ -60,6 +63,12 @@ struct Calibration {
   double median_abs_itl_error = 0;
   double worst_abs_itl_error = 0;
   double median_abs_step_error = 0;
+  /// Over the rows that publish a mean TTFT: |error| of the TTFT under the run's load, and of
+  /// one prompt alone.
+  int ttft_rows = 0;
+  double median_abs_ttft_error = 0;
+  double worst_abs_ttft_error = 0;
+  double median_abs_ttft_alone_error = 0;
 };
 
 /// Checks every benchmark of the catalog with `efficiency` (no fitting).

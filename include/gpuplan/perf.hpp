@@ -89,12 +89,12 @@ inline constexpr double kCalibratedMatmulShare = 0.776;
 
 /// Serving on AMD GPUs (ROCm builds of vLLM, SGLang, TGI) reaches this share of the throughput the
 /// model gives with the GPU's own peaks and matmul ceiling: the median measured / estimate of the
-/// 152 public runs on MI300X, MI325X and MI355X in tools/heldout (2024-2026; at 141 runs:
+/// 160 public runs on MI300X, MI325X and MI355X in tools/heldout (2024-2026; at 141 runs:
 /// SGLang 0.41x, vLLM 0.63x, TGI 0.67x; prefill-heavy runs 0.44x, batch 1 0.72x). No calibration run is on AMD.
 /// Left-one-document-out, the median |error| of those runs falls from 64 % to 30 %.
 /// tests/reference/test_heldout_bound.cpp keeps it equal to that median. Estimates only; the
 /// roofline keeps the whole peak.
-inline constexpr double kRocmServingShare = 0.619;
+inline constexpr double kRocmServingShare = 0.622;
 
 /// The share of `compute` a format reaches, from bf16's peak over the format's (1 for 16-bit
 /// formats, 0.5 for FP8, 0.25 for FP4): ratio^exponent up to FP8 (and a little above, as FP8
@@ -175,7 +175,10 @@ struct StepTime {
 struct PerfPoint {
   std::uint64_t batch = 0;
   StepTime decode;                       ///< one stage, one micro-batch, at the mean context
-  double ttft_s = 0;                     ///< prefill of one prompt alone
+  /// Mean time to first token under this batch's load: its prompts arriving together, as in a
+  /// benchmark at this concurrency (PerfModel::loaded_ttft); at batch 1, one prompt alone.
+  double ttft_s = 0;
+  double ttft_alone_s = 0;               ///< prefill of one prompt on an idle replica
   /// One decode step at the mean context: the gap between tokens when no other prompt's prefill
   /// rides in it (the median ITL of an engine that runs prefills in batches of their own, SGLang).
   double step_s = 0;
@@ -323,6 +326,8 @@ class PerfModel {
   using MicroStep = StepCache::MicroStep;
   using MicroSteps = std::vector<MicroStep>;
   // `steps` holds the decode steps at this context and efficiency timed so far.
+  /// Sets p.ttft_s from p.ttft_alone_s and the batch's load.
+  void loaded_ttft(PerfPoint& p, const Efficiency& e) const;
   PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e,
                                      MicroSteps& steps) const;
   PerfPoint evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps,

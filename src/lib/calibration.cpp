@@ -194,6 +194,11 @@ BenchmarkCheck check(const Prepared& p, const Efficiency& e) {
     if (b.measured_tpot_s) {
       c.itl_error = c.estimate_itl_s / *b.measured_tpot_s - 1.0;
     }
+    c.estimate_ttft_s = at_run.ttft_s;
+    c.estimate_ttft_alone_s = at_run.ttft_alone_s;
+    if (b.measured_ttft_s) {
+      c.ttft_error = c.estimate_ttft_s / *b.measured_ttft_s - 1.0;
+    }
   }
   return c;
 }
@@ -245,6 +250,20 @@ Calibration summarize(const Catalog& catalog, std::vector<BenchmarkCheck> checks
     cal.median_abs_itl_error = detail::median(itl_errors);
     cal.worst_abs_itl_error = *std::max_element(itl_errors.begin(), itl_errors.end());
     cal.median_abs_step_error = detail::median(step_errors);
+  }
+  std::vector<double> ttft_errors;
+  std::vector<double> alone_errors;
+  for (const BenchmarkCheck& c : checks) {
+    if (c.ttft_error) {
+      ttft_errors.push_back(std::abs(*c.ttft_error));
+      alone_errors.push_back(std::abs(c.estimate_ttft_alone_s / *c.benchmark->measured_ttft_s - 1.0));
+    }
+  }
+  if (!ttft_errors.empty()) {
+    cal.ttft_rows = static_cast<int>(ttft_errors.size());
+    cal.median_abs_ttft_error = detail::median(ttft_errors);
+    cal.worst_abs_ttft_error = *std::max_element(ttft_errors.begin(), ttft_errors.end());
+    cal.median_abs_ttft_alone_error = detail::median(alone_errors);
   }
   cal.checks = std::move(checks);
   return cal;

@@ -314,7 +314,7 @@ constexpr auto kStepTokenKeys =
 constexpr auto kReadKeys = std::to_array<std::string_view>(
     {"kind", "engine", "model", "gpu", "parallelism", "num_gpus", "precision", "kv_cache_dtype", "isl", "osl",
      "output_tokens_per_s", "output_tokens_per_s_per_gpu", "concurrency", "num_requests", "source", "sources",
-     "metric_note", "note", "notes", "added", "system", "date", "measured_tpot_ms", "output_lengths"});
+     "metric_note", "note", "notes", "added", "system", "date", "measured_tpot_ms", "measured_ttft_ms", "output_lengths"});
 
 // The one key of `keys` the row states (not null), or nullptr; two of them is an error.
 template <std::size_t N>
@@ -592,6 +592,9 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
                                     : r.number_in("output_tokens_per_s", 1e-3, 1e9);  // the catalog benchmarks' floor
     if (const auto tpot_ms = r.optional_number_in("measured_tpot_ms", 1e-3, 1e6)) {
       b.measured_tpot_s = *tpot_ms * 1e-3;
+    }
+    if (const auto ttft_ms = r.optional_number_in("measured_ttft_ms", 1e-3, 1e7)) {
+      b.measured_ttft_s = *ttft_ms * 1e-3;
     }
     b.scenario = "max-load";
     b.max_batch = engine_cap(engine, *gpu);

@@ -217,7 +217,8 @@ class Search {
   }
   [[nodiscard]] bool latency_ok(const PerfPoint& p) const {
     const PlanTargets& t = r_.targets;
-    return (!t.max_itl_s || p.itl_s <= *t.max_itl_s) &&
+    // TTFT under load grows with the batch like the ITL: the batch's prompts queue for prefill.
+    return (!t.max_itl_s || p.itl_s <= *t.max_itl_s) && (!t.max_ttft_s || p.ttft_s <= *t.max_ttft_s) &&
            (!t.min_tokens_per_s_per_user || p.tokens_per_s_per_user >= *t.min_tokens_per_s_per_user);
   }
   Candidate priced(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const PerfPoint& at_max,

@@ -173,6 +173,7 @@ void write_perf(detail::JsonWriter& w, const PerfResult& r) {
     w.begin_object();
     w.member("batch", p.batch);
     w.member("ttft_s", checked(p.ttft_s, "ttft"));
+    w.member("ttft_alone_s", checked(p.ttft_alone_s, "ttft alone"));
     w.member("itl_s", checked(p.itl_s, "itl"));
     w.member("decode_step_s", checked(p.step_s, "step"));
     w.member("tokens_per_s_per_user", checked(p.tokens_per_s_per_user, "tok/s/user"));
@@ -252,7 +253,14 @@ detail::Document perf_document(const PerfResult& r) {
   doc.footer.push_back(
       "ITL: the mean gap between a sequence's tokens under load, the other sequences' prefills included (a "
       "benchmark's mean TPOT; tok/s/user and e2e follow it); step: one decode step alone (the median gap where "
-      "prefills run in steps of their own, as SGLang's); TTFT: one prompt alone");
+      "prefills run in steps of their own, as SGLang's)");
+  if (!r.rows.empty()) {
+    doc.footer.push_back(fmt::format(
+        "TTFT: the mean under load, the batch's prompts arriving together and prefilled in steps of the engine's "
+        "chunk (what a benchmark at that concurrency measures); traffic that arrives spread out waits less, down "
+        "to one prompt alone: {} ms",
+        ms(r.rows.front().ttft_alone_s)));
+  }
   doc.footer.push_back(
       "output tok/s: whole deployment, steady state with each prompt's prefill interleaved; roofline: the "
       "same at efficiency 1 with no overhead and communication overlapped (an upper bound)");
@@ -330,6 +338,9 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
             k.has_estimate ? OrderedJson(checked(k.estimate_step_s, "step")) : OrderedJson(nullptr)},
            {"measured_tpot_s", b.measured_tpot_s ? OrderedJson(*b.measured_tpot_s) : OrderedJson(nullptr)},
            {"itl_error", k.itl_error ? OrderedJson(*k.itl_error) : OrderedJson(nullptr)},
+           {"estimate_ttft_s", k.has_estimate ? OrderedJson(checked(k.estimate_ttft_s, "ttft")) : OrderedJson(nullptr)},
+           {"measured_ttft_s", b.measured_ttft_s ? OrderedJson(*b.measured_ttft_s) : OrderedJson(nullptr)},
+           {"ttft_error", k.ttft_error ? OrderedJson(*k.ttft_error) : OrderedJson(nullptr)},
            {"band", k.has_estimate ? OrderedJson{{"low", k.band.band.low},
                                                  {"high", k.band.band.high},
                                                  {"from", to_string(k.band.band_case)},
@@ -350,7 +361,12 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                                                  {"median_abs_itl_error", c.median_abs_itl_error},
                                                                  {"worst_abs_itl_error", c.worst_abs_itl_error},
                                                                  {"median_abs_step_error", c.median_abs_step_error}}
-                                                   : OrderedJson(nullptr)}};
+                                                   : OrderedJson(nullptr)},
+                    {"ttft", c.ttft_rows > 0 ? OrderedJson{{"rows", c.ttft_rows},
+                                                           {"median_abs_ttft_error", c.median_abs_ttft_error},
+                                                           {"worst_abs_ttft_error", c.worst_abs_ttft_error},
+                                                           {"median_abs_ttft_alone_error", c.median_abs_ttft_alone_error}}
+                                             : OrderedJson(nullptr)}};
     j["gpu_ratios"] = gpu_ratios_json(gpu_ratios(c.checks, kRatioBaseline));
     return detail::dump_json(j);
   }
@@ -383,6 +399,12 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                      "|error| {:.1f} %, worst {:.1f} % (one decode step alone: median {:.1f} %)",
                                      c.latency_rows, c.median_abs_itl_error * 100.0, c.worst_abs_itl_error * 100.0,
                                      c.median_abs_step_error * 100.0));
+  }
+  if (c.ttft_rows > 0) {
+    doc.footer.push_back(fmt::format("ttft: mean TTFT under load against the measured mean TTFT of {} rows: median "
+                                     "|error| {:.1f} %, worst {:.1f} % (one prompt alone: median {:.1f} %)",
+                                     c.ttft_rows, c.median_abs_ttft_error * 100.0, c.worst_abs_ttft_error * 100.0,
+                                     c.median_abs_ttft_alone_error * 100.0));
   }
   const auto widened = std::count_if(c.checks.begin(), c.checks.end(), [](const BenchmarkCheck& k) {
     return k.has_estimate && !k.band.engine_calibrated;

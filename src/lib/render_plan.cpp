@@ -368,6 +368,9 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
         "batch/replica: sequences per replica (per rank under DP attention, DPn) at the target load (max: the largest meeting the latency targets); "
         "capacity: what the replicas serve at the max batch, with the estimate's calibration band; 'within band': a rival on another GPU is "
         "cheaper at the band's edges (its high edge against this one's low edge)");
+    head.footer.push_back(
+        "TTFT: the mean at that batch, its prompts arriving together and prefilled in the engine's chunks (what a "
+        "benchmark at that concurrency measures); traffic that arrives spread out waits less");
   }
   if (emit && !p.configurations.empty()) {
     const EngineLaunch l = launch_command(*emit, launch_settings(p, p.configurations.front()));

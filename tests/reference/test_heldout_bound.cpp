@@ -92,7 +92,12 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       // 0.16, LMDeploy and TGI (AWQ, W8A8, NVFP4, MXFP4 among them); MI300X/MI355X under vLLM and
       // SGLang ROCm, H100/H200 under vLLM V0/V1, SGLang and LMDeploy.
       {"community-2026r.json", 34},
-      {"community-2026s.json", 19}};
+      {"community-2026s.json", 19},
+      // Session 53's: SGLang and vLLM on L20, H20, A800 (read as an A100) and A100 (Qwen3 MoE),
+      // 405B FP8 on B200, MLC LLM and ExLlama on an RTX 4090; TensorRT-LLM's GLM-4.7 on 8 x H100,
+      // vLLM 0.6 ROCm 405B on MI300X, Kimi-K2.5 under vLLM + ATOM on MI355X (an MTP row set aside).
+      {"community-2026t.json", 29},
+      {"community-2026u.json", 21}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
@@ -151,7 +156,8 @@ TEST_CASE("heldout: AMD serving share and band are the median and spread of the 
                            "community-2026f.json", "community-2026g.json", "community-2026h.json", "community-2026i.json",
                            "community-2026j.json", "community-2026k.json", "community-2026l.json", "community-2026m.json",
                            "community-2026n.json", "community-2026o.json", "community-2026p.json",
-                           "community-2026q.json", "community-2026r.json", "community-2026s.json"}) {
+                           "community-2026q.json", "community-2026r.json", "community-2026s.json",
+                           "community-2026t.json", "community-2026u.json"}) {
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
     const gpuplan::MeasurementFile file = gpuplan::read_measurement_file(catalog, slurp(path), path);
     const gpuplan::Calibration c = gpuplan::validate_benchmarks(catalog, gpuplan::Efficiency{}, file.benchmarks);
@@ -163,7 +169,7 @@ TEST_CASE("heldout: AMD serving share and band are the median and spread of the 
       inside += check.inside_band ? 1 : 0;
     }
   }
-  REQUIRE(ratios.size() == 152);
+  REQUIRE(ratios.size() == 160);
   std::vector<double> sorted = ratios;
   std::sort(sorted.begin(), sorted.end());
   const double median_with = 0.5 * (sorted[sorted.size() / 2] + sorted[(sorted.size() - 1) / 2]);

@@ -16,14 +16,16 @@ for f in "$here"/perf-overview-v1.0-unseen.json "$here"/perf-overview-v0.17.json
   "$here"/community-2026k.json "$here"/community-2026l.json "$here"/community-2026m.json \
   "$here"/community-2026n.json "$here"/community-2026n-mistral.json "$here"/community-2026o.json \
   "$here"/community-2026p.json "$here"/community-2026q.json \
-  "$here"/community-2026r.json "$here"/community-2026s.json; do
+  "$here"/community-2026r.json "$here"/community-2026s.json \
+  "$here"/community-2026t.json "$here"/community-2026u.json "$here"/community-2026u-qwen3coder.json; do
   echo "== $(basename "$f")"
   # A file's models missing from the built-in catalog come in its own catalog file.
   extra=""
   case "$f" in *-mistral.json) extra="--catalog ${f%-mistral.json}-catalog.json" ;; esac
+  [ -f "${f%.json}-catalog.json" ] && extra="--catalog ${f%.json}-catalog.json"
   if [ "${2:-}" = --full ]; then
     "$bin" validate --benchmarks "$f" $extra 2>/dev/null
   else
-    "$bin" validate --benchmarks "$f" $extra 2>/dev/null | grep -E '^(summary|throughput ratios|latency)'
+    "$bin" validate --benchmarks "$f" $extra 2>/dev/null | grep -E '^(summary|throughput ratios|latency|ttft)'
   fi
 done
