@@ -45,7 +45,8 @@ Exit run_show(const CatalogOptions& o) {
   for (const ModelSpec& m : catalog.models()) {
     ids.push_back(m.id);
   }
-  const auto close = closest_names(o.id, ids);
+  // A name with an owner ("zai-org/GLM-9") is a model's, the closest its name's.
+  const auto close = closest_names(without_owner(o.id), ids);
   throw InputError(fmt::format("unknown GPU or model '{}'{}", o.id,
                                close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
 }

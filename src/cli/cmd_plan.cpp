@@ -220,7 +220,7 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--batch-search", o->batch_search,
                   "bisect (latency grows with the batch) or exhaustive (every batch; slower, for checking)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"bisect", "exhaustive"}));
+      ->check(one_of({"bisect", "exhaustive"}));
   add_pricing_options(*sub, o->pricing, "every provider", "on-demand", false, false);
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {

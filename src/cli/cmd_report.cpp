@@ -42,14 +42,14 @@ void add_report_command(CLI::App& app, Exit& exit_code) {
       "report", "A plan's verdicts, memory, throughput, latency and cost as a markdown, HTML or JSON document");
   sub->add_option("plan", o->plan, "Plan file (JSON, docs/plan.schema.json)")->required()->check(non_empty());
   sub->add_option("--format", o->format, "markdown (a PR comment or CI job summary), html (one file with inline SVG charts) or json (a --baseline later)")
-      ->check(CLI::IsMember({"markdown", "html", "json"}))
+      ->check(one_of({"markdown", "html", "json"}))
       ->capture_default_str();
   sub->add_option("--output", o->output, "Write to FILE (atomically: a temporary file, then a rename) instead of stdout (-)")
       ->check(non_empty());
   sub->add_option("--baseline", o->baseline, "A previous run's JSON (report or check --format json): add what changed")
       ->check(non_empty());
   sub->add_option("--units", o->units, "Byte units: gb (1e9) or gib (2^30)")
-      ->check(CLI::IsMember({"gb", "gib"}))
+      ->check(one_of({"gb", "gib"}))
       ->capture_default_str();
   sub->add_option("--catalog", o->catalogs, "Extra catalog file (repeatable); entries override built-in ids")
       ->check(non_empty())
@@ -104,7 +104,7 @@ void add_diff_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("old", o->old_path, "The earlier run's JSON")->required()->check(non_empty());
   sub->add_option("new", o->new_path, "The later run's JSON")->required()->check(non_empty());
   sub->add_option("--format", o->format, "Output format")
-      ->check(CLI::IsMember({"table", "json", "markdown"}))
+      ->check(one_of({"table", "json", "markdown"}))
       ->capture_default_str();
   sub->add_flag("--check", o->check, "Exit with code 1 when a verdict or an expectation went from pass to FAIL");
   sub->callback([o, &exit_code] {

@@ -203,12 +203,12 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "flash (FlashAttention, SDPA: the scores are never stored) or eager (the softmax probabilities "
                   "stored per layer and the scores' HBM traffic timed: pre-2024 Hugging Face recipes)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"flash", "eager"}));
+      ->check(one_of({"flash", "eager"}));
   sub->add_option("--framework", o->framework,
                   "megatron (fp32 main_grad buffer; --offload optimizer keeps it on the GPU, as "
                   "--optimizer-cpu-offload does) or deepspeed (ZeRO's counting; ZeRO-Offload moves the gradients "
                   "to the host). Default: megatron with --sharding none or zero1 and TP or PP > 1, else deepspeed")
-      ->check(CLI::IsMember({"megatron", "deepspeed"}));
+      ->check(one_of({"megatron", "deepspeed"}));
   sub->add_option("--micro-batch", o->micro_batch, "Sequences per micro-batch per replica")
       ->capture_default_str()
       ->transform(whole_number())
@@ -240,13 +240,13 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "fp32 (mixed precision: an fp32 copy beside the bf16 weights) or none (pure bf16: no copy, "
                   "bf16 optimizer moments, as torchtune and litgpt's bf16-true train)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"fp32", "none"}));
+      ->check(one_of({"fp32", "none"}));
   sub->add_option("--grad-sync", o->grad_sync,
                   "FSDP with gradient accumulation: each (reduce-scatter every micro-batch, torchtitan) or last "
                   "(no_sync until the last: Hugging Face Accelerate's and Trainer's default; the unsharded gradients "
                   "stay on every rank)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"each", "last"}));
+      ->check(one_of({"each", "last"}));
   sub->add_flag("--optimizer-in-backward", o->optimizer_in_backward,
                 "Step the optimizer inside the backward pass, freeing each gradient (torchtune's optimizer_in_bwd; "
                 "full training, one micro-batch per step)");
@@ -264,7 +264,7 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "QLoRA: peft (PEFT's prepare_model_for_kbit_training casts embeddings, head and norms to fp32: "
                   "an fp32 residual stream) or none (they stay bf16: Answer.AI's FSDP-QLoRA, PEFT on a GPTQ base). "
                   "Default: peft with the unfused loss, none otherwise")
-      ->check(CLI::IsMember({"peft", "none"}));
+      ->check(one_of({"peft", "none"}));
   sub->add_option("--tokens", o->tokens, "Tokens to train: 20B, 2e10, 1.5T (decimal)")->check(non_empty());
   sub->add_option("--scale", o->scale, "GPU counts for a scaling table, e.g. 8,16,32,64")
       ->delimiter(',')

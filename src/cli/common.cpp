@@ -24,10 +24,10 @@ namespace gpuplan::cli {
 
 void add_common_options(CLI::App& sub, CommonOptions& opts) {
   sub.add_option("--format", opts.format, "Output format")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+      ->check(one_of({"table", "json", "csv", "markdown"}))
       ->default_val("table");
   sub.add_option("--units", opts.units, "Byte units: gb (1e9) or gib (2^30)")
-      ->check(CLI::IsMember({"gb", "gib"}))
+      ->check(one_of({"gb", "gib"}))
       ->default_val("gb");
   sub.add_option("--catalog", opts.catalogs,
                  "Extra catalog file (repeatable); entries override built-in ids")
@@ -201,6 +201,23 @@ std::optional<std::string> empty_list_item(const CLI::Option& opt, std::string_v
     return std::nullopt;
   }
   return fmt::format("an empty item in '{}'; give a value between each '{}'", value, delimiter);
+}
+
+std::string not_one_of(std::string_view value, const std::vector<std::string>& choices) {
+  const auto close = closest_names(value, choices, 1);
+  return fmt::format("{} not in {{{}}}{}", value, fmt::join(choices, ","),
+                     close.empty() ? std::string() : fmt::format("; closest: {}", close.front()));
+}
+
+CLI::Validator one_of(std::vector<std::string> choices) {
+  // The description is IsMember's ("{table,json}"), so --help reads as before.
+  std::string description = fmt::format("{{{}}}", fmt::join(choices, ","));
+  return CLI::Validator(
+      [choices = std::move(choices)](std::string& text) -> std::string {
+        return std::find(choices.begin(), choices.end(), text) != choices.end() ? std::string()
+                                                                                 : not_one_of(text, choices);
+      },
+      std::move(description));
 }
 
 CLI::Validator non_empty() {

@@ -66,6 +66,12 @@ CLI::Validator share_validator();
 CLI::Validator positive_validator();
 /// A CLI11 check that rejects an empty value.
 CLI::Validator non_empty();
+/// A CLI11 check for a flag that takes one of `choices` (CLI::IsMember's, with the same help
+/// text): the message lists them and adds the closest to a near miss ("jsn not in
+/// {table,json,csv,markdown}; closest: json").
+CLI::Validator one_of(std::vector<std::string> choices);
+/// The message of one_of(): `value` is none of `choices`.
+std::string not_one_of(std::string_view value, const std::vector<std::string>& choices);
 /// Why `value`, given to `opt`, is refused before CLI11 splits it at the option's delimiter: an
 /// empty item ("8,", "1,,8"), which CLI11 drops silently; nullopt when it is none or `opt` has
 /// no delimiter.

@@ -406,7 +406,7 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
     }
     const std::string name = lower_case(o.vllm_sampler);
     if (name != "flashinfer" && name != "native") {
-      throw InputError(fmt::format("--vllm-sampler: expected flashinfer or native, got '{}'", o.vllm_sampler));
+      throw InputError(fmt::format("--vllm-sampler: {}", not_one_of(o.vllm_sampler, {"flashinfer", "native"})));
     }
     s.vllm_sampler = name == "native" ? VllmSampler::native : VllmSampler::flashinfer;
   }

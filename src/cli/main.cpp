@@ -5,6 +5,7 @@
 #include <exception>
 #include <functional>
 #include <system_error>
+#include <string>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
@@ -153,6 +154,44 @@ void check_empty_assignments(int argc, char** argv) {
   }
 }
 
+// "-h100" is "-h" (the help) with "100" after it to CLI11: "catalog show -h100" printed the help
+// and exited 0. A word that begins with a short flag and goes on, where no option takes it as its
+// value ("--gpu -h100" does), is an unknown option; "--" before it passes it as a value.
+void check_short_flag_words(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* current = &app;
+  std::string path = "gpuplan";
+  bool value_next = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") {
+      return;
+    }
+    if (value_next) {
+      value_next = false;
+      continue;
+    }
+    if (word.starts_with("--")) {
+      const std::size_t eq = word.find('=');
+      const CLI::Option* opt = current->get_option_no_throw(std::string(word.substr(0, eq)));
+      value_next = opt != nullptr && eq == std::string_view::npos && opt->get_items_expected_min() > 0;
+      continue;
+    }
+    if (word.size() > 2 && word[0] == '-' && current->get_option_no_throw(std::string(word.substr(0, 2))) != nullptr &&
+        current->get_option_no_throw(std::string(word)) == nullptr) {
+      throw gpuplan::InputError(fmt::format("unknown option '{}' for '{}' ({} is a flag of its own; a value that "
+                                            "starts with '-' goes after '--') (see '{} --help')",
+                                            word, path, word.substr(0, 2), path));
+    }
+    for (const CLI::App* sub : current->get_subcommands([](const CLI::App*) { return true; })) {
+      if (sub->get_name() == word) {
+        current = sub;
+        path += " " + sub->get_name();
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 namespace gpuplan::cli {
@@ -284,6 +323,7 @@ int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv, b
     check_empty_list_items(app, argc, argv);
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".
     check_command_words(app, argc, argv);
+    check_short_flag_words(app, argc, argv);
     app.parse(argc, argv);
     return code(exit_code);
   } catch (const CLI::CallForHelp& e) {

@@ -314,9 +314,11 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
   if constexpr (std::is_same_v<T, GpuSpec>) {
     // The vendor's name before the part's ("NVIDIA H200", "AMD Instinct MI300X", "Intel Gaudi 3"):
     // no GPU id starts with one, so it is dropped before the steps below.
+    // "nvidia/h100" too, as a path or repository would write it: the only owner a GPU has.
     for (std::string_view vendor : {"nvidia", "amd", "intel", "instinct"}) {
       if (key.size() > vendor.size() + 1 && key.starts_with(vendor) &&
-          (key[vendor.size()] == ' ' || key[vendor.size()] == '-' || key[vendor.size()] == '_')) {
+          (key[vendor.size()] == ' ' || key[vendor.size()] == '-' || key[vendor.size()] == '_' ||
+           key[vendor.size()] == '/')) {
         key.erase(0, vendor.size() + 1);
       }
     }
@@ -352,6 +354,14 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     }
   };
   prefer_exact(hits, hyphenated);
+  if constexpr (std::is_same_v<T, GpuSpec>) {
+    // A slash is a Hugging Face owner's mark, and GPUs have none: the steps below would drop what
+    // comes before it and run "h100/../h200" or "foo/h200" as an H200. The catalog's own names
+    // with a slash ("NVIDIA B200 180GB (HGX/DGX B200, per GPU)") matched above.
+    if (hits.empty() && key.find('/') != std::string::npos) {
+      return nullptr;
+    }
+  }
   std::string how = "alias";
   if constexpr (std::is_same_v<T, GpuSpec>) {
     // A node's name for its GPU ("8xH100", "8 x H200", "DGX H100"): the GPU, when the catalog
@@ -504,7 +514,15 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
 template <typename T>
 [[noreturn]] void unknown(std::string_view what, std::string_view id, const std::vector<T>& items,
                           std::string_view list_command) {
-  const auto close = closest_names(id, ids_of(items));  // a distilled model's: its student's
+  // A model's Hugging Face owner ("zai-org/GLM-4.6") is in no id: the closest are the name's. A GPU
+  // has no owner: the words on both sides of a slash are the name's ("h100/../h200": both parts).
+  std::string named(id);
+  if constexpr (std::is_same_v<T, ModelSpec>) {
+    named = without_owner(id);
+  } else {
+    std::replace(named.begin(), named.end(), '/', ' ');
+  }
+  const auto close = closest_names(named, ids_of(items));  // a distilled model's: its student's
   const bool distilled = lower(id).find("distill-") != std::string::npos;
   // Names that are close in spelling can be far in kind (an A6000 is no B200): say how to give
   // the real thing instead.

@@ -81,15 +81,16 @@ bool contains_words(std::string_view whole, std::string_view part) {
 
 }  // namespace
 
+std::string_view without_owner(std::string_view name) {
+  const std::size_t slash = name.rfind('/');
+  return slash != std::string_view::npos && slash + 1 < name.size() ? name.substr(slash + 1) : name;
+}
+
 std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& known,
                                        std::size_t limit) {
   // A distilled model ("DeepSeek-R1-Distill-Llama-70B") has its student's architecture: the names
   // closest to the student's, never the teacher (a 671B MoE for a dense 70B).
   std::string needle = lower(name);
-  // A Hugging Face repository's owner ("zai-org/GLM-4.6") is in no id: the closest are the name's.
-  if (const std::size_t slash = needle.rfind('/'); slash != std::string::npos && slash + 1 < needle.size()) {
-    needle.erase(0, slash + 1);
-  }
   const bool distilled = [&needle] {
     const std::size_t at = needle.find("distill-");
     if (at == std::string::npos || at + 8 >= needle.size()) {

@@ -161,13 +161,15 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     try {
       f = option_fit(catalog, model, r, gpu, &instance_gpus);
     } catch (const InputError& e) {
-      // Memory other processes hold (--memory-in-use) may leave one GPU type nothing: it is left
-      // out with the reason, the others compared.
+      // Memory other processes hold (--memory-in-use) or a reserve (--reserve) may leave one GPU
+      // type nothing: it is left out with the reason, the others compared.
       const std::string_view what = e.what();
-      if (!what.starts_with("engine.memory_in_use:")) {
+      const bool in_use = what.starts_with("engine.memory_in_use:");
+      if (!in_use && !what.starts_with("fit.reserve_bytes:")) {
         throw;
       }
-      res.excluded.push_back(ExcludedOption{.gpu = gpu, .problem = fmt::format("compare: --memory-in-use:{}",
+      res.excluded.push_back(ExcludedOption{.gpu = gpu, .problem = fmt::format("compare: {}:{}",
+                                                                               in_use ? "--memory-in-use" : "--reserve",
                                                                                what.substr(what.find(':') + 1))});
       if (!first_problem) {
         first_problem = res.excluded.back().problem;

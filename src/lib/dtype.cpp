@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 
 namespace gpuplan {
@@ -36,8 +37,9 @@ DType parse_from(std::string_view text, std::string_view field, const Range& all
     }
     names.push_back(to_string(d));
   }
-  throw InputError(fmt::format("{}: unknown {} '{}'; known: {}", field, what, text,
-                               fmt::join(names, ", ")));
+  const auto close = closest_names(text, std::vector<std::string>(names.begin(), names.end()), 1);
+  throw InputError(fmt::format("{}: unknown {} '{}'{}; known: {}", field, what, text,
+                               close.empty() ? "" : fmt::format("; closest: {}", close.front()), fmt::join(names, ", ")));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Measured scaling points from the command line ("4=3600") or a JSON or CSV file.
 #include <gpuplan/measured_points.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -8,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
 
@@ -151,7 +153,27 @@ ScalingPoint json_point(const detail::Json& item, const std::string& origin, con
     }
   }
   if (gpus == nullptr || tput == nullptr) {
-    fail(fmt::format("missing {}: expected {}", gpus == nullptr ? "the GPU count" : "the throughput", known_names()));
+    // A key read as neither, close to a name of the missing one ("gpu", "throughpu"): named first.
+    std::vector<std::string> names;
+    if (gpus == nullptr) {
+      names.assign(kGpuNames.begin(), kGpuNames.end());
+    } else {
+      for (const ThroughputName& n : kThroughputNames) {
+        names.emplace_back(n.name);
+      }
+    }
+    std::string hint;
+    for (const auto& [key, value] : item.items()) {
+      const std::string k = lower(key);
+      const bool read = std::find(kGpuNames.begin(), kGpuNames.end(), k) != kGpuNames.end() || rate_name(key) ||
+                        std::any_of(kThroughputNames.begin(), kThroughputNames.end(),
+                                    [&k](const ThroughputName& n) { return k == n.name; });
+      if (const auto close = closest_names(key, names, 1); !read && !close.empty() && hint.empty()) {
+        hint = fmt::format(" ('{}' is not read; did you mean '{}'?)", key, close.front());
+      }
+    }
+    fail(fmt::format("missing {}{}: expected {}", gpus == nullptr ? "the GPU count" : "the throughput", hint,
+                     known_names()));
   }
   if (!tput_unit.empty()) {
     unit = std::string(tput_unit);

@@ -448,7 +448,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     Benchmark b;
     b.origin = origin;
     const auto unknown = [&r](const char* field, const char* what, const std::string& name, const auto& items) {
-      const auto close = closest_names(name, ids_of(items));
+      const auto close = closest_names(std::string_view(what) == "model" ? without_owner(name) : name, ids_of(items));
       r.fail(field, fmt::format("unknown {} '{}'{}", what, name,
                                 close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
     };

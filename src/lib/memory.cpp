@@ -847,6 +847,16 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     f.mig = mig_memory(gpu, *profile);
     capacity = f.mig->bytes;
   }
+  // A reserve of the whole GPU or more is a unit's slip (5TB for 5GB, 80GiB on an 80 GB part), not
+  // a deployment: a "does not fit" verdict would blame the weights and suggest more GPUs. The
+  // engine-neutral reserve only: an engine's terms replace it.
+  if (r.engine.engine == Engine::neutral && r.reserve_bytes >= capacity) {
+    throw InputError(fmt::format("fit.reserve_bytes: {:.2f} GiB ({:.2f} GB) reserved per GPU is at or above the "
+                                 "{:.2f} GiB ({:.2f} GB) {}{} has in all",
+                                 r.reserve_bytes / units::kGiB, r.reserve_bytes / units::kGB, capacity / units::kGiB,
+                                 capacity / units::kGB, gpu.id,
+                                 f.mig ? fmt::format(" MIG {}", r.mig_profile) : std::string()));
+  }
 
   if (model.has_architecture() && r.context_tokens > model.max_position_embeddings) {
     return fmt::format("fit.context_tokens: {} exceeds the {} tokens of '{}' ({}){}", r.context_tokens,

@@ -95,6 +95,28 @@ PlanDeployment read_deployment(const Json& j, const std::string& origin, const J
   ObjectReader r(j, origin, at);
   PlanDeployment d;
   d.pointer = at.to_string();
+  // Unknown keys before required ones: a misspelt required key ("nam", "modle") is named with its
+  // closest, not reported as a missing field the file seems to have.
+  for (const auto& [key, value] : j.items()) {
+    if (key == "name" || key == "description" || key == "expect" || contains(kSettings, key)) {
+      continue;
+    }
+    std::vector<std::string> names(kSettings.begin(), kSettings.end());
+    names.insert(names.end(), {"name", "description", "expect"});
+    // "--tp" or "max_itl_ms" written at the wrong level still find their place.
+    const std::string bare = key.starts_with("--") ? key.substr(2) : key;
+    if (contains(kExpectations, key)) {
+      r.fail(key, fmt::format("unknown field; '{}' is an expectation: put it under \"expect\"", key));
+    }
+    // The CLI's --price GPU=USD has no plan-file form: a deployment's rate is usd-per-gpu-hour.
+    if (bare == "price" || bare == "usd" || bare == "cost") {
+      r.fail(key, "unknown field; a deployment's own rate is \"usd-per-gpu-hour\" (or \"provider\" with "
+                  "\"mode\" for a catalog price)");
+    }
+    const auto close = closest_names(bare, names, 3);
+    r.fail(key, fmt::format("unknown field{}", close.empty() ? std::string()
+                                                             : fmt::format("; closest: {}", fmt::join(close, ", "))));
+  }
   d.name = r.string("name");
   if (d.name.size() > 200) {
     r.fail("name", "longer than 200 characters");
@@ -102,23 +124,6 @@ PlanDeployment read_deployment(const Json& j, const std::string& origin, const J
   for (const auto& [key, value] : j.items()) {
     if (key == "name" || key == "description" || key == "expect") {
       continue;
-    }
-    if (!contains(kSettings, key)) {
-      std::vector<std::string> names(kSettings.begin(), kSettings.end());
-      names.insert(names.end(), {"name", "description", "expect"});
-      // "--tp" or "max_itl_ms" written at the wrong level still find their place.
-      const std::string bare = key.starts_with("--") ? key.substr(2) : key;
-      if (contains(kExpectations, key)) {
-        r.fail(key, fmt::format("unknown field; '{}' is an expectation: put it under \"expect\"", key));
-      }
-      // The CLI's --price GPU=USD has no plan-file form: a deployment's rate is usd-per-gpu-hour.
-      if (bare == "price" || bare == "usd" || bare == "cost") {
-        r.fail(key, "unknown field; a deployment's own rate is \"usd-per-gpu-hour\" (or \"provider\" with "
-                    "\"mode\" for a catalog price)");
-      }
-      const auto close = closest_names(bare, names, 3);
-      r.fail(key, fmt::format("unknown field{}", close.empty() ? std::string()
-                                                               : fmt::format("; closest: {}", fmt::join(close, ", "))));
     }
     PlanSetting s;
     s.flag = "--" + key;

@@ -44,8 +44,9 @@ PricingMode parse_pricing_mode(std::string_view text, std::string_view field) {
     }
     names.push_back(to_string(m));
   }
-  throw InputError(
-      fmt::format("{}: unknown pricing mode '{}'; known: {}", field, text, fmt::join(names, ", ")));
+  const auto close = closest_names(text, std::vector<std::string>(names.begin(), names.end()), 1);
+  throw InputError(fmt::format("{}: unknown pricing mode '{}'{}; known: {}", field, text,
+                               close.empty() ? "" : fmt::format("; closest: {}", close.front()), fmt::join(names, ", ")));
 }
 
 bool mode_has_term(PricingMode mode) { return mode == PricingMode::reserved; }

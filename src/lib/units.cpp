@@ -53,7 +53,9 @@ double apply_suffix(std::string_view text, std::string_view field, std::string_v
         throw InputError(fmt::format("{}: expected {} {}, got '{}'", field, what,
                                      allow_zero ? "of zero or more" : "greater than zero", text));
       }
-      return value;
+      // "-0GB" passes as zero but keeps its sign, which a figure would print as "-0.00": adding
+      // +0.0 makes any zero positive and leaves every other value as it is.
+      return value + 0.0;
     }
   }
   throw InputError(fmt::format("{}: unknown unit in '{}' (expected {})", field, text, what));

@@ -2,12 +2,14 @@
 
 #include <array>
 #include <cmath>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/units.hpp>
 
@@ -114,8 +116,17 @@ WeightFormat parse_weight_format(std::string_view text, std::string_view field) 
       return preset;
     }
   }
-  throw InputError(fmt::format("{}: unknown weight format '{}'; known: {}", field, text,
-                               weight_format_names()));
+  std::vector<std::string> names;
+  for (DType dtype : all_dtypes()) {
+    names.emplace_back(to_string(dtype));
+  }
+  names.emplace_back("nvfp4");
+  for (const auto& [name, preset] : presets()) {
+    names.emplace_back(name);
+  }
+  const auto close = closest_names(text, names, 1);
+  throw InputError(fmt::format("{}: unknown weight format '{}'{}; known: {}", field, text,
+                               close.empty() ? "" : fmt::format("; closest: {}", close.front()), weight_format_names()));
 }
 
 std::string weight_format_names() {

@@ -118,7 +118,7 @@ TEST_CASE("catalog: prices must name a known GPU and mode", "[catalog]") {
   CHECK_THROWS_WITH(c.merge_file(fixture("bad-price-gpu.json")),
                     Catch::Matchers::Contains("/prices/0/gpu: unknown GPU 'h100-sxm5'; closest: h100-sxm"));
   CHECK_THROWS_WITH(c.merge_file(fixture("bad-price-mode.json")),
-                    Catch::Matchers::Contains("/prices/0/mode: unknown pricing mode 'ondemand'; known: on-demand"));
+                    Catch::Matchers::Contains("/prices/0/mode: unknown pricing mode 'ondemand'; closest: on-demand; known: on-demand"));
 }
 
 TEST_CASE("catalog: a missing file is bad input", "[catalog]") {

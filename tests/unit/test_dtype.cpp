@@ -22,7 +22,7 @@ TEST_CASE("dtype: names round-trip and unknown names list the known ones", "[dty
     CHECK(gpuplan::parse_dtype(gpuplan::to_string(d), "x") == d);
   }
   CHECK_THROWS_WITH(gpuplan::parse_dtype("fp6", "--weights-dtype"),
-                    "--weights-dtype: unknown dtype 'fp6'; known: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4");
+                    "--weights-dtype: unknown dtype 'fp6'; closest: fp16; known: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4");
   CHECK_THROWS_WITH(gpuplan::parse_kv_dtype("int4", "--kv-dtype"),
-                    "--kv-dtype: unknown KV-cache dtype 'int4'; known: fp32, bf16, fp16, fp8, int8");
+                    "--kv-dtype: unknown KV-cache dtype 'int4'; closest: int8; known: fp32, bf16, fp16, fp8, int8");
 }
