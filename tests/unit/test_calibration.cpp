@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -617,7 +618,8 @@ TEST_CASE("validate: a row that does not fit is refused with its reason, not a b
   CHECK(c.batch == 0);
   REQUIRE(c.refused);
   CHECK_THAT(*c.refused, Catch::Contains("weights 141.") && Catch::Contains("offloaded to CPU"));
-  const gpuplan::Calibration cal = gpuplan::validate_benchmarks(cat(), Efficiency{}, {b});
+  const std::vector<gpuplan::Benchmark> rows{b};  // the checks point into it
+  const gpuplan::Calibration cal = gpuplan::validate_benchmarks(cat(), Efficiency{}, rows);
   const std::string json = gpuplan::render_validation(cal, false, gpuplan::RenderOptions{.format = gpuplan::Format::json});
   CHECK_THAT(json, Catch::Contains("\"bound_holds\": null") && Catch::Contains("\"roofline_tokens_per_s\": null"));
   const std::string text = gpuplan::render_validation(cal, false, gpuplan::RenderOptions{});
