@@ -32,7 +32,10 @@ struct BenchmarkCheck {
   double estimate_ttft_alone_s = 0;          ///< one prompt on an idle replica
   std::optional<double> ttft_error;          ///< estimate_ttft_s / measured mean TTFT - 1, when published
   bool has_estimate = false;
-  bool bound_holds = false;                  ///< roofline >= measured
+  bool bound_holds = false;                  ///< roofline >= measured (meaningless when refused)
+  /// Set when gpuplan refuses the run (batch 0: no bound, no estimate): why, in one clause
+  /// ("weights 159.35 GB per GPU exceed ..."). Such a row is no bound failure.
+  std::optional<std::string> refused;
   /// The band `perf` gives this model, GPU and format (validate; not set by cross-validation,
   /// whose groups carry their own), and whether the measurement falls inside it.
   EstimateBand band;

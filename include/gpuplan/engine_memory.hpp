@@ -173,6 +173,10 @@ struct EngineMemory {
   std::uint64_t default_max_model_len = 0;
   double default_max_model_len_kv_bytes = 0;
   std::uint64_t max_model_len_that_fits = 0;
+  /// With default_max_model_len set: the KV cache one request of the request's context needs,
+  /// when that is more than the cache too (vLLM refuses --max-model-len = the context as well);
+  /// 0 when the context's request fits.
+  double asked_max_model_len_kv_bytes = 0;
   /// SGLang keeps linear-attention (Mamba) state in a pool of its own beside the token pool:
   /// mamba_full_memory_ratio (0.9) of the token pool's size, in slots of one request's state
   /// (its SSM state fp32, SGLANG_MAMBA_SSM_DTYPE's default); with the radix cache on a running
@@ -305,7 +309,7 @@ void validate_engine_settings(const EngineSettings& settings);
 
 /// The line fit, perf and cost print when vLLM would refuse to start at its default
 /// max_model_len (EngineMemory::default_max_model_len set); nothing otherwise.
-std::optional<std::string> default_max_model_len_line(const EngineMemory& e);
+std::optional<std::string> default_max_model_len_line(const EngineMemory& e, std::uint64_t context_tokens);
 
 /// The engine's KV budget for one GPU of `layout`. The model must have an architecture.
 EngineMemory engine_memory(const ModelSpec& model, const Layout& layout, const EngineInputs& in,

@@ -119,7 +119,7 @@ Exit run_compare(CompareOptions o) {
   }
   const std::optional<double> best = result.cheapest_usd_per_million_tokens();
   if (o.pricing.check && best && *best > o.pricing.max_usd_per_mtok) {
-    print_note(fmt::format("gpuplan: over budget: the cheapest option costs ${:.4f} per million tokens, budget ${:.4f}",
+    print_note(fmt::format("gpuplan: over budget: the cheapest option costs ${:.4f} per million output tokens, budget ${:.4f}",
                *best, o.pricing.max_usd_per_mtok));
     return Exit::check_failed;
   }

@@ -130,7 +130,7 @@ Exit run_cost(const CostOptions& o) {
                                                  layout.request.layout.pp));
     }
     if (layout.engine) {
-      if (const std::optional<std::string> line = default_max_model_len_line(*layout.engine)) {
+      if (const std::optional<std::string> line = default_max_model_len_line(*layout.engine, layout.request.context_tokens)) {
         print_note(fmt::format("gpuplan: note: {}", *line));
       }
     }

@@ -84,6 +84,21 @@ std::string with_hint(const CLI::App& app, const CLI::ParseError& e, int argc, c
                        fmt::join(words, " "), path);
   }
   const std::string name = option->substr(0, option->find('='));
+  const auto has = [&flags](std::string_view flag) { return std::find(flags.begin(), flags.end(), flag) != flags.end(); };
+  // fit sizes a context (--context, prompt plus generated tokens); perf, cost and the others take
+  // the two parts: a spelling hint (--context -> --output) would not say how one maps to the other
+  // (helper s53 tasks F8).
+  if (name == "--context" && has("--input") && has("--output")) {
+    return fmt::format("unknown option '--context' for '{}': it takes --input (prompt tokens) and --output (generated "
+                       "tokens); fit's --context is their sum, so --context 8192 is e.g. --input 7168 --output 1024 "
+                       "(see '{} --help')",
+                       path, path);
+  }
+  if ((name == "--input" || name == "--output") && has("--context") && !has("--input")) {
+    return fmt::format("unknown option '{}' for '{}': it takes --context, the tokens of one sequence (prompt plus "
+                       "generated: --input + --output of perf) (see '{} --help')",
+                       name, path, path);
+  }
   const auto close = gpuplan::closest_names(name, flags);
   return fmt::format("unknown option '{}' for '{}'{} (see '{} --help')", name, path,
                      close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")), path);

@@ -13,6 +13,7 @@
 
 #include <gpuplan/bench_settings.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/memory.hpp>
 #include <gpuplan/weight_choice.hpp>
 
 #include "detail/median.hpp"
@@ -155,13 +156,34 @@ double run_output_tokens_per_s(const Prepared& p, const Efficiency& e) {
   return static_cast<double>(p.benchmark->requests) / (seconds * replicas);
 }
 
+// Why a run gets no batch, in one clause for validate's summary: the engine does not run it, the
+// weights (with activations and reserve) exceed the memory, or one sequence's KV cache does not fit.
+std::string refusal_reason(const FitResult& f) {
+  if (f.no_engine_runs) {
+    return *f.no_engine_runs;
+  }
+  if (const std::optional<std::string> problem = engine_start_problem(f)) {
+    return *problem;
+  }
+  if (!f.weights_fit) {
+    // A run that served it held the weights elsewhere (CPU offload) or in another format or layout.
+    return fmt::format("weights {:.2f} GB per GPU, with activations and reserve, exceed the {:.2f} GB it may use by {:.2f} GB "
+                       "(gpuplan does not model serving with weights offloaded to CPU memory)",
+                       f.per_gpu.weights_bytes / 1e9, f.per_gpu.engine_cap_bytes / 1e9,
+                       f.per_gpu.fixed_over_cap_bytes / 1e9);
+  }
+  return fmt::format("one sequence's KV cache ({:.2f} GB per GPU) does not fit in the {:.2f} GB left after the weights",
+                     f.sequence_kv_bytes_per_gpu / 1e9, f.per_gpu.kv_budget_bytes / 1e9);
+}
+
 BenchmarkCheck check(const Prepared& p, const Efficiency& e) {
   BenchmarkCheck c;
   c.benchmark = p.benchmark;
   c.batch = p.batch;
   c.run_batch = p.requests > 0 ? std::min(p.batch, p.requests) : p.batch;
   if (p.batch == 0) {
-    return c;  // does not fit: no bound, no estimate
+    c.refused = refusal_reason(p.model->fit());  // no bound, no estimate
+    return c;
   }
   const Benchmark& b = *p.benchmark;
   // The bound does not trust gpuplan's own engine arithmetic to size the batch: a run may hold

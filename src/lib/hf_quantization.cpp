@@ -890,6 +890,14 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
       r.fail("layer_type_quant_config", "per-layer-type specs are not read");
     }
     keep_unquantized(f, base, q, r, {"exclude"}, single);
+  } else if (method == "exl2" || method == "exl3") {
+    // ExLlamaV2/V3's own formats: vLLM's quantization registry (vllm/model_executor/layers/
+    // quantization/__init__.py) and SGLang's have no such method, so neither engine loads the
+    // checkpoint (helper s53 configs F6).
+    r.fail("quant_method", fmt::format("\"{}\" is ExLlamaV{}'s own format: vLLM and SGLang cannot load it (ExLlama "
+                                       "and TabbyAPI serve it); size the model from its unquantized config.json with "
+                                       "--weights-dtype, or pick a GPTQ, AWQ or FP8 checkpoint",
+                                       method_it->get<std::string>(), method.back()));
   } else {
     r.fail("quant_method", fmt::format("unknown quantization method \"{}\" (known: fp8, fbgemm_fp8, mxfp4, "
                                        "compressed-tensors, awq, gptq, auto-round, quark, bitsandbytes, modelopt)",

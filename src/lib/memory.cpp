@@ -975,6 +975,11 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
         f.engine->default_max_model_len = model_len;
         f.engine->default_max_model_len_kv_bytes = needed_bytes;
         f.engine->max_model_len_that_fits = max_context_tokens(counted, f.engine->kv_bytes, 1, f.block_tokens, model_len);
+        // The context passed as --max-model-len is refused by the same check when one request of
+        // it does not fit either (helper s53 logs F7: Qwen3-32B on one H100 at 32,000).
+        if (const double asked = sequence_kv_bytes(counted, r.context_tokens, f.block_tokens); asked > f.engine->kv_bytes) {
+          f.engine->asked_max_model_len_kv_bytes = asked;
+        }
       }
     }
     if (figure_set == FigureSet::all) {

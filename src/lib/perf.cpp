@@ -878,7 +878,7 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   }
   r.notes = std::move(fit_notes);
   if (pm.fit().engine) {
-    if (std::optional<std::string> line = default_max_model_len_line(*pm.fit().engine)) {
+    if (std::optional<std::string> line = default_max_model_len_line(*pm.fit().engine, pm.fit().request.context_tokens)) {
       r.notes.push_back(std::move(*line));
     }
   }

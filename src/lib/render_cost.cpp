@@ -140,7 +140,7 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
         q.owned->operations_share_per_year > 0 ? "" : " (--ops-share defaults to 0)"));
   }
   if (r.budget_usd_per_million_tokens) {
-    doc.footer.push_back(fmt::format("budget ${:.4f} per million tokens: {}", *r.budget_usd_per_million_tokens,
+    doc.footer.push_back(fmt::format("budget ${:.4f} per million output tokens: {}", *r.budget_usd_per_million_tokens,
                                      r.within_budget() ? "within budget" : "OVER BUDGET"));
   }
   // No sourced model of serving power by load: TDP bounds it. Measured decode draws about half.

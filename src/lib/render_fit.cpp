@@ -80,6 +80,23 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
         return {fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)),
                 "No available memory for the cache blocks (the engine fails to start)"};
       }
+      if (e.asked_max_model_len_kv_bytes > 0) {
+        // One request of --max-model-len does not fit: vLLM raises after sizing the cache and
+        // before it logs the cache's tokens and concurrency (V1: kv_cache_utils.py
+        // check_enough_kv_cache_memory @001cabc1; V0: worker.py raise_if_cache_size_invalid),
+        // so those lines are never printed (helper s53 logs F7).
+        if (e.vllm_v0) {
+          return {fmt::format("# GPU blocks: {}", e.blocks()),
+                  fmt::format("ValueError: The model's max seq len ({}) is larger than the maximum number of tokens "
+                              "that can be stored in KV cache ({}) (the engine fails to start)",
+                              ctx, e.kv_tokens)};
+        }
+        return {fmt::format("Available KV cache memory: {:.2f} GiB", gib(e.kv_bytes)),
+                fmt::format("ValueError: To serve at least one request with the models's max seq len ({}), ({:.2f} GiB "
+                            "KV cache is needed, which is larger than the available KV cache memory ({:.2f} GiB) (the "
+                            "engine fails to start)",
+                            ctx, gib(e.asked_max_model_len_kv_bytes), gib(e.kv_bytes))};
+      }
       {
         std::vector<std::string> lines;
         if (!e.vllm_v0) {
@@ -407,7 +424,7 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
         bytes_value(m.shortfall_bytes, u), unit));
   }
   if (r.engine) {
-    if (std::optional<std::string> line = default_max_model_len_line(*r.engine)) {
+    if (std::optional<std::string> line = default_max_model_len_line(*r.engine, r.request.context_tokens)) {
       doc.footer.push_back(std::move(*line));
     }
   }

@@ -291,8 +291,11 @@ std::string render_perf(const PerfResult& result, const RenderOptions& options) 
 std::string render_validation(const Calibration& c, bool fitted, const RenderOptions& options) {
   int bounds = 0;
   int bounds_hold = 0;
+  std::vector<const BenchmarkCheck*> refused;
   for (const BenchmarkCheck& k : c.checks) {
-    if (k.batch > 0) {
+    if (k.refused) {
+      refused.push_back(&k);
+    } else if (k.batch > 0) {
       ++bounds;
       bounds_hold += k.bound_holds ? 1 : 0;
     }
@@ -329,7 +332,8 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
            {"requests", b.requests > 0 ? OrderedJson(b.requests) : OrderedJson(nullptr)},
            {"run_batch", k.run_batch},
            {"measured_tokens_per_s", b.output_tokens_per_s},
-           {"roofline_tokens_per_s", checked(k.roofline_tokens_per_s, "bound")},
+           {"roofline_tokens_per_s",
+            k.refused ? OrderedJson(nullptr) : OrderedJson(checked(k.roofline_tokens_per_s, "bound"))},
            {"estimate_tokens_per_s",
             k.has_estimate ? OrderedJson(checked(k.estimate_tokens_per_s, "estimate")) : OrderedJson(nullptr)},
            {"error", k.has_estimate ? OrderedJson(k.error) : OrderedJson(nullptr)},
@@ -347,7 +351,9 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                                  {"engine_calibrated", k.band.engine_calibrated}}
                                    : OrderedJson(nullptr)},
            {"inside_band", k.has_estimate ? OrderedJson(k.inside_band) : OrderedJson(nullptr)},
-           {"bound_holds", k.bound_holds}});
+           // A refused row has no bound: null, not a bound failure.
+           {"bound_holds", k.refused ? OrderedJson(nullptr) : OrderedJson(k.bound_holds)},
+           {"refused", k.refused ? OrderedJson(*k.refused) : OrderedJson(nullptr)}});
     }
     j["benchmarks"] = rows;
     j["summary"] = {{"median_abs_error", c.median_abs_error},
@@ -356,6 +362,7 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                     {"inside_band", c.inside_band},
                     {"bound_holds", bounds_hold},
                     {"bounds", bounds},
+                    {"refused", refused.size()},
                     {"band", {{"low", c.lowest_residual}, {"high", c.highest_residual}}},
                     {"latency", c.latency_rows > 0 ? OrderedJson{{"rows", c.latency_rows},
                                                                  {"median_abs_itl_error", c.median_abs_itl_error},
@@ -381,17 +388,27 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
     const Benchmark& b = *k.benchmark;
     t.rows.push_back({b.id, std::to_string(b.layout.gpus()), std::to_string(k.batch),
                       b.requests > 0 ? std::to_string(b.requests) : "-", rate(b.output_tokens_per_s),
-                      rate(k.roofline_tokens_per_s), k.has_estimate ? rate(k.estimate_tokens_per_s) : "-",
+                      k.refused ? "-" : rate(k.roofline_tokens_per_s), k.has_estimate ? rate(k.estimate_tokens_per_s) : "-",
                       k.has_estimate ? fmt::format("{:+.1f}", k.error * 100.0) : "-",
                       k.has_estimate ? band_range(k.band.band) : "-",
                       k.has_estimate ? (k.inside_band ? "yes" : "no") : "-",
-                      k.batch == 0 ? "does not fit" : (k.bound_holds ? "yes" : "NO")});
+                      k.refused ? "refused" : (k.bound_holds ? "yes" : "NO")});
   }
   doc.tables.push_back(std::move(t));
   doc.footer.push_back(fmt::format("summary: median |error| {:.1f} %, worst {:.1f} % over {} estimates, {} inside the band "
                                    "perf gives them; roofline >= measured for {} of {}",
                                    c.median_abs_error * 100.0, c.worst_abs_error * 100.0, estimates, c.inside_band,
                                    bounds_hold, bounds));
+  if (!refused.empty()) {
+    // One line: how many rows gpuplan refuses, and why, so a reader does not take them for bound failures.
+    std::string why;
+    for (const BenchmarkCheck* k : refused) {
+      why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", k->benchmark->id, *k->refused);
+    }
+    doc.footer.push_back(fmt::format("refused: {} row{} gpuplan does not run (no bound, no estimate; not counted as a bound "
+                                     "failure): {}",
+                                     refused.size(), refused.size() == 1 ? "" : "s", why));
+  }
   doc.footer.push_back(fmt::format("band: measured / estimate - 1 spans {:+.1f} % .. {:+.1f} % over the {} estimates",
                                    c.lowest_residual * 100.0, c.highest_residual * 100.0, c.calibration_points));
   if (c.latency_rows > 0) {
@@ -454,7 +471,7 @@ std::string render_cross_validation(const CrossValidation& cv, const RenderOptio
                         {"estimate_tokens_per_s", checked(k.estimate_tokens_per_s, "estimate")},
                         {"roofline_tokens_per_s", checked(k.roofline_tokens_per_s, "bound")},
                         {"error", k.error},
-                        {"bound_holds", k.bound_holds}});
+                        {"bound_holds", k.refused ? OrderedJson(nullptr) : OrderedJson(k.bound_holds)}});
       }
       groups.push_back({{"model", g.model},
                         {"gpu", g.gpu},

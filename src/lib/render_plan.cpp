@@ -187,7 +187,7 @@ std::string missed_target_text(PlanTarget target, const PlanConfig& c, const Pla
     case PlanTarget::min_tokens_per_s_per_user:
       return fmt::format("{:.1f} tok/s per user against {:.1f}", c.tokens_per_s_per_user, *t.min_tokens_per_s_per_user);
     case PlanTarget::max_usd_per_million_tokens:
-      return fmt::format("${:.4f} per million tokens against ${:.4f}", c.cost.usd_per_million_tokens,
+      return fmt::format("${:.4f} per million output tokens against ${:.4f}", c.cost.usd_per_million_tokens,
                          *t.max_usd_per_million_tokens);
     case PlanTarget::output_tokens_per_s:
       return fmt::format("{} output tok/s against {}", plan_rate(c.output_tokens_per_s), plan_rate(*t.output_tokens_per_s));

@@ -2,6 +2,7 @@
 // provider and mode, and the scaling table.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -23,16 +24,32 @@ std::string train_pct(double share) { return fmt::format("{:.1f} %", checked(sha
 std::string seconds(double s) { return fmt::format("{:.3f}", checked(s, "a time")); }
 std::string train_usd(double v) { return fmt::format("{:.0f}", checked(v, "a price")); }
 
+// The unit a run of `s` seconds is planned in: minutes, hours, or days from two days on.
+std::pair<double, const char*> duration_unit(double s) {
+  if (s < 3600.0) {
+    return {60.0, "min"};
+  }
+  if (s < 2 * kSecondsPerDay) {
+    return {3600.0, "h"};
+  }
+  return {kSecondsPerDay, "days"};
+}
+
 // "3.2 h", "12.4 days": run lengths people plan in.
 std::string duration(double s) {
   checked(s, "a duration");
-  if (s < 3600.0) {
-    return fmt::format("{:.1f} min", s / 60.0);
-  }
-  if (s < 2 * kSecondsPerDay) {
-    return fmt::format("{:.1f} h", s / 3600.0);
-  }
-  return fmt::format("{:.1f} days", s / kSecondsPerDay);
+  const auto [per, unit] = duration_unit(s);
+  return fmt::format("{:.1f} {}", s / per, unit);
+}
+
+// "39.8 h (34.6 .. 62.4 h)": the band in the estimate's unit, not "34.6 h .. 2.6 days" (helper
+// s53 tasks F8).
+std::string duration_band(double s, double low, double high) {
+  checked(s, "a duration");
+  checked(low, "a duration");
+  checked(high, "a duration");
+  const auto [per, unit] = duration_unit(s);
+  return fmt::format("{:.1f} {} ({:.1f} .. {:.1f} {})", s / per, unit, low / per, high / per, unit);
 }
 
 // 2e10 -> "20 B": token budgets as people state them (decimal).
@@ -388,8 +405,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   sum.rows.push_back({t.recompute == Recompute::none ? "HFU" : "HFU (with recompute)", train_pct(s.hfu)});
   if (p.run) {
     sum.rows.push_back({fmt::format("time for {} tokens (band)", token_count(p.run->tokens)),
-                        fmt::format("{} ({} .. {})", duration(p.run->time_s), duration(p.run->time_low_s),
-                                    duration(p.run->time_high_s))});
+                        duration_band(p.run->time_s, p.run->time_low_s, p.run->time_high_s)});
     // Rounded, with decimals below 100: a 1.84 GPU-hour run is not "1".
     const auto amount = [&count](double v) {
       return v < 10.0 ? fmt::format("{:.2f}", v) : v < 100.0 ? fmt::format("{:.1f}", v) : count(std::round(v));

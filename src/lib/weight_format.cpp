@@ -83,15 +83,9 @@ WeightFormat default_format(DType dtype) {
   return {};
 }
 
-std::string to_string(const WeightFormat& f) {
-  if (f == default_format(f.element)) {
-    return std::string(to_string(f.element));
-  }
-  for (const auto& [name, preset] : presets()) {
-    if (preset == f) {
-      return std::string(name);
-    }
-  }
+namespace {
+// The scheme spelled out whatever its preset name: "int4-g128" for int4's default.
+std::string spelled_out_name(const WeightFormat& f) {
   const std::string_view scheme = f.scheme == ScaleScheme::per_tensor    ? "tensor"
                                   : f.scheme == ScaleScheme::per_channel ? "channel"
                                   : f.scheme == ScaleScheme::per_block   ? "block"
@@ -101,6 +95,37 @@ std::string to_string(const WeightFormat& f) {
                      f.block > 0 ? std::to_string(f.block) : std::string(), f.zero_bits > 0 ? "-zp" : "",
                      f.activation_bits == 16 && f.element == DType::int8 ? "-a16" : "");
 }
+}  // namespace
+
+std::string to_string(const WeightFormat& f) {
+  if (f == default_format(f.element)) {
+    return std::string(to_string(f.element));
+  }
+  for (const auto& [name, preset] : presets()) {
+    if (preset == f) {
+      return std::string(name);
+    }
+  }
+  return spelled_out_name(f);
+}
+
+namespace {
+// How a format stores its scales, for the closest-name hint: "groups of 128, 16-bit scales, no zero point".
+std::string scheme_text(const WeightFormat& f) {
+  std::string out = std::string(to_string(f.element));
+  switch (f.scheme) {
+    case ScaleScheme::none: return out + ", no scales";
+    case ScaleScheme::per_tensor: out += ", one scale per tensor"; break;
+    case ScaleScheme::per_channel: out += ", one scale per channel"; break;
+    case ScaleScheme::per_block: out += fmt::format(", one scale per {}x{} block", f.block, f.block); break;
+    case ScaleScheme::per_group: out += fmt::format(", one {}-bit scale per {}", f.scale_bits, f.block); break;
+  }
+  if (f.element == DType::int4 || f.element == DType::int8) {
+    out += f.zero_bits > 0 ? ", zero points" : ", no zero point";
+  }
+  return out;
+}
+}  // namespace
 
 WeightFormat parse_weight_format(std::string_view text, std::string_view field) {
   for (DType dtype : all_dtypes()) {
@@ -116,17 +141,31 @@ WeightFormat parse_weight_format(std::string_view text, std::string_view field) 
       return preset;
     }
   }
-  std::vector<std::string> names;
+  // The closest names, each with its scheme: "int4-g128" is plain int4 (groups of 128, no zero
+  // point) or int4-g128-zp, and the list alone does not say which (helper s53 logs F8).
+  std::vector<std::string> known;
   for (DType dtype : all_dtypes()) {
-    names.emplace_back(to_string(dtype));
+    known.emplace_back(to_string(dtype));
   }
-  names.emplace_back("nvfp4");
+  known.emplace_back("nvfp4");
   for (const auto& [name, preset] : presets()) {
-    names.emplace_back(name);
+    known.emplace_back(name);
   }
-  const auto close = closest_names(text, names, 1);
+  std::vector<std::string> close;
+  // A name that spells out a known format's scheme ("int4-g128" is int4's own) comes first.
+  for (const std::string& name : known) {
+    if (spelled_out_name(parse_weight_format(name, field)) == text) {
+      close.push_back(fmt::format("{} (the same scheme: {})", name, scheme_text(parse_weight_format(name, field))));
+    }
+  }
+  for (const std::string& name : closest_names(text, known)) {
+    if (close.empty() || !close.front().starts_with(name + " ")) {
+      close.push_back(fmt::format("{} ({})", name, scheme_text(parse_weight_format(name, field))));
+    }
+  }
   throw InputError(fmt::format("{}: unknown weight format '{}'{}; known: {}", field, text,
-                               close.empty() ? "" : fmt::format("; closest: {}", close.front()), weight_format_names()));
+                               close.empty() ? "" : fmt::format(", closest: {}", fmt::join(close, ", ")),
+                               weight_format_names()));
 }
 
 std::string weight_format_names() {

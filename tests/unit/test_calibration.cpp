@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/memory.hpp>
 #include <gpuplan/perf.hpp>
+#include <gpuplan/render.hpp>
 
 #include "test_support.hpp"
 
@@ -603,4 +605,31 @@ TEST_CASE("calibration: spread output lengths end a finite run on a drain", "[ca
   CHECK(long_queue < rate(OutputLengths::fixed, 20 * batch));
   // One request alone has no batch to drain: exponential and fixed lengths take as long.
   CHECK(rate(OutputLengths::exponential, 1) == Approx(rate(OutputLengths::fixed, 1)));
+}
+
+// A run gpuplan refuses has no bound: validate names why and does not count it as a broken bound
+// (helper s53: a GH200 BF16 70B run with CPU offload showed `bound_holds: false`, exit 1).
+TEST_CASE("validate: a row that does not fit is refused with its reason, not a bound failure", "[calibration]") {
+  gpuplan::Benchmark b = fp8_max_load("bf16-70b-one-h100", "llama-3.1-70b", "h100-sxm",
+                                      Layout{.tp = 1, .pp = 1, .ep = 1, .dp = 1}, 200, 200, 200.0);
+  b.weights_dtype = DType::bf16;
+  b.kv_dtype = DType::bf16;
+  const gpuplan::BenchmarkCheck c = gpuplan::check_benchmark(cat(), b, Efficiency{});
+  CHECK(c.batch == 0);
+  REQUIRE(c.refused);
+  CHECK_THAT(*c.refused, Catch::Contains("weights 141.") && Catch::Contains("offloaded to CPU"));
+  const std::vector<gpuplan::Benchmark> rows{b};  // the checks point into it
+  const gpuplan::Calibration cal = gpuplan::validate_benchmarks(cat(), Efficiency{}, rows);
+  const std::string json = gpuplan::render_validation(cal, false, gpuplan::RenderOptions{.format = gpuplan::Format::json});
+  CHECK_THAT(json, Catch::Contains("\"bound_holds\": null") && Catch::Contains("\"roofline_tokens_per_s\": null"));
+  const std::string text = gpuplan::render_validation(cal, false, gpuplan::RenderOptions{});
+  CHECK_THAT(text, Catch::Contains("refused: 1 row gpuplan does not run"));
+}
+
+// Every shipped benchmark runs: a refused one would be a data error (validate no longer exits 1 on it).
+TEST_CASE("validate: no shipped benchmark is refused", "[calibration]") {
+  for (const gpuplan::BenchmarkCheck& k : gpuplan::validate_benchmarks(cat(), Efficiency{}).checks) {
+    INFO(k.benchmark->id);
+    CHECK_FALSE(k.refused);
+  }
 }
