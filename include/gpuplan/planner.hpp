@@ -72,6 +72,9 @@ struct PlanRequest {
   /// The engine whose launch command is wanted (--emit): layouts it cannot start as one command
   /// are not searched (TensorRT-LLM runs attention DP only at attention TP 1). Unset: all.
   std::optional<Engine> launch_engine;
+  /// Rank prices older than 180 days by cost with the current ones (--include-stale). Unset: a
+  /// GPU's current price wins over a stale one, and a cheaper stale one is named beside #1.
+  bool include_stale = false;
 };
 
 /// One deployment: replicas of one layout on one GPU type.
@@ -160,6 +163,9 @@ struct PlanResult {
   std::vector<std::string> unpriced_gpus;  ///< GPUs asked for without a matching price
   std::vector<std::string> unlaunchable_gpus;  ///< GPUs the launch engine does not run on (--emit)
   std::map<std::string, std::uint64_t> skipped;  ///< why layouts were skipped -> how many
+  /// Without include_stale: the cheapest configuration meeting every target on a stale price a
+  /// current one was taken over, when it costs less than #1 (the notes name it).
+  std::optional<PlanConfig> cheaper_stale;
   std::vector<std::string> notes;
 };
 

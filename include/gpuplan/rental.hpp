@@ -62,11 +62,21 @@ struct GpuNeed {
   std::uint64_t fill_replica_gpus = 0;
 };
 
+/// How a price's age weighs against its cost.
+enum class StalePrices {
+  /// A current price over a stale one, the newest stale one where none is current: a rate quoted
+  /// over 180 days ago is no offer to act on (spot prices move weekly).
+  current_first,
+  /// Age aside: the cheapest for the deployment (plan --include-stale).
+  by_cost,
+};
+
 /// Whether `candidate` is the better price for a deployment of `need` (plan, compare, check and
 /// cost choose with it): one whose instances hold the group over one that cannot; then, as
-/// preferred_price(), a current price over a stale one (the newest stale one); then the fewest
-/// USD an hour for whole instances; then the lowest rate per GPU-hour.
-[[nodiscard]] bool preferred_for(const Price& candidate, const Price& current, const GpuNeed& need);
+/// preferred_price(), a current price over a stale one (the newest stale one) unless `stale` is
+/// by_cost; then the fewest USD an hour for whole instances; then the lowest rate per GPU-hour.
+[[nodiscard]] bool preferred_for(const Price& candidate, const Price& current, const GpuNeed& need,
+                                 StalePrices stale = StalePrices::current_first);
 
 /// The price of `offer` (one offer's instance sizes; not empty) best for `need` (preferred_for).
 const Price& best_for(std::span<const Price> offer, const GpuNeed& need);

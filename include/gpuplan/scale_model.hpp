@@ -44,6 +44,7 @@ struct ScaleModelRow {
   std::string shape;                ///< "smallest", "replicas", "wider TP", "TP x PP over network", ...
   Layout layout;
   std::uint64_t batch = 0;          ///< per replica: the engine cap or what the KV cache holds
+  bool batch_by_memory = false;     ///< `batch` is what the KV cache holds (not a cap)
   std::string links;                ///< what TP and PP talk over ("TP nvlink4", "TP network, PP network")
   double output_tokens_per_s = 0;   ///< whole deployment, estimate
   double low = 0;                   ///< band, never above the roofline

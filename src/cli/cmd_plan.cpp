@@ -37,6 +37,7 @@ struct PlanOptions {
   std::uint64_t gpus_per_node = 8;
   std::string emit;
   std::string batch_search = "bisect";
+  bool include_stale = false;
 };
 
 /// "all" (alone) or formats; `parse` names the flag in its errors.
@@ -76,6 +77,7 @@ Exit run_plan(const PlanOptions& o) {
   }
   PlanRequest req;
   req.launch_engine = emit;
+  req.include_stale = o.include_stale;
   apply_workload(o.workload, req.perf);
   for (const std::string& g : o.gpus) {
     req.gpus.push_back(lookup_gpu(catalog, g, "--gpu").id);
@@ -215,8 +217,14 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
       ->capture_default_str()
       ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));
-  sub->add_option("--emit", o->emit, "Print the launch command of the cheapest configuration: vllm, sglang or trtllm (default: none)")
+  sub->add_option("--emit", o->emit,
+                  "Print the launch command of the cheapest configuration: vllm, sglang or trtllm (default: none). "
+                  "The search is then that engine's: its KV-cache arithmetic (as --engine in fit and perf), batch "
+                  "cap and estimate band, and only the layouts and formats it launches")
       ->check(non_empty());
+  sub->add_flag("--include-stale", o->include_stale,
+                "Rank prices older than 180 days by cost with the current ones (default: a GPU's current price wins "
+                "over a stale one, and a cheaper configuration on a stale price is named in a note)");
   sub->add_option("--batch-search", o->batch_search,
                   "bisect (latency grows with the batch) or exhaustive (every batch; slower, for checking)")
       ->capture_default_str()

@@ -13,6 +13,7 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/kv_cache.hpp>
+#include <gpuplan/layout.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/pareto.hpp>
 
@@ -196,6 +197,11 @@ class Search {
   void price_layout(const GpuSpec& gpu, const std::vector<Price>& prices, const PerfModel& pm, const EstimateBand& band,
                     const PerfPoint& first, const PerfPoint& at_max, bool latency_met, bool ttft_ok,
                     const std::vector<PerfPoint>& all);
+  // The layout at `price`: the replicas its instances hold and the batch that carries the load.
+  Candidate operate(const GpuSpec& gpu, const Price& price, const GpuNeed& need, std::uint64_t needed,
+                    const PerfModel& pm, const EstimateBand& band, const PerfPoint& first, const PerfPoint& at_max,
+                    bool latency_met, const std::vector<PerfPoint>& all);
+  [[nodiscard]] bool meets(const Candidate& c, bool latency_met, bool ttft_ok) const;
   // Every point evaluated also joins the GPU's frontier.
   PerfPoint eval(const PerfModel& pm, std::uint64_t batch) {
     ++result_.counts.evaluated;
@@ -224,12 +230,16 @@ class Search {
   Candidate priced(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const PerfPoint& at_max,
                    const PerfPoint& op, std::uint64_t replicas, const EstimateBand& band) const;
   void consider_miss(const Candidate& c, const PerfPoint& best_latency);
+  // States the tie-break when rows shown cost the same, and names rows that differ only in the
+  // weights format (fp8 and int8 on a GPU that runs both alike): the top rows fill with pairs.
+  void note_ties(std::size_t shown);
 
   const Catalog& catalog_;
   const ModelSpec& model_;
   const PlanRequest& r_;
   PlanResult result_;
   std::vector<Candidate> feasible_;
+  std::optional<Candidate> cheaper_stale_;  // the cheapest feasible one on a stale price set aside
   std::optional<Candidate> closest_;
   std::map<PlanTarget, std::uint64_t> missing_;
   double closest_ratio_ = std::numeric_limits<double>::infinity();
@@ -451,13 +461,90 @@ void Search::price_layout(const GpuSpec& gpu, const std::vector<Price>& prices, 
   const GpuNeed need{.gpus = needed * layout.gpus(),
                      .group = instance_group(layout, gpu, r_.gpus_per_node),
                      .fill_replica_gpus = target ? 0 : layout.gpus()};
+  // A current price over a stale one unless --include-stale; the cheapest, age aside, is kept
+  // to name a cheaper stale offer beside #1 (compare's "cheaper on a stale price").
+  const StalePrices rule = r_.include_stale ? StalePrices::by_cost : StalePrices::current_first;
   const Price* price = &prices.front();
+  const Price* cheapest = &prices.front();
   for (const Price& p : prices) {
-    if (preferred_for(p, *price, need)) {
+    if (preferred_for(p, *price, need, rule)) {
       price = &p;
     }
+    if (preferred_for(p, *cheapest, need, StalePrices::by_cost)) {
+      cheapest = &p;
+    }
   }
-  const InstanceRental rental = rent_instances(need.gpus, price->gpus_per_instance, need.group);
+  Candidate c = operate(gpu, *price, need, needed, pm, band, first, at_max, latency_met, all);
+  if (meets(c, latency_met, ttft_ok)) {
+    c.config.meets_targets = true;
+    feasible_.push_back(std::move(c));
+  } else {
+    consider_miss(c, first);
+  }
+  if (cheapest != price && cheapest->stale()) {
+    // Not part of the search: the points it times are neither counted nor on the frontier.
+    const std::uint64_t evaluated = result_.counts.evaluated;
+    std::vector<ParetoPoint> frontier = frontier_;
+    Candidate s = operate(gpu, *cheapest, need, needed, pm, band, first, at_max, latency_met, all);
+    result_.counts.evaluated = evaluated;
+    frontier_ = std::move(frontier);
+    if (meets(s, latency_met, ttft_ok) && (!cheaper_stale_ || s.key < cheaper_stale_->key)) {
+      s.config.meets_targets = true;
+      cheaper_stale_ = std::move(s);
+    }
+  }
+}
+
+bool Search::meets(const Candidate& c, bool latency_met, bool ttft_ok) const {
+  const PlanTargets& t = r_.targets;
+  const bool load_ok = !t.output_tokens_per_s || c.config.output_tokens_per_s >= *t.output_tokens_per_s * (1.0 - 1e-9);
+  const bool budget_ok =
+      !t.max_usd_per_million_tokens || c.config.cost.usd_per_million_tokens <= *t.max_usd_per_million_tokens;
+  return latency_met && ttft_ok && load_ok && budget_ok;
+}
+
+void Search::note_ties(std::size_t shown) {
+  const auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
+  bool tied = false;
+  std::vector<std::string> twins;
+  for (std::size_t i = 0; i + 1 < shown; ++i) {
+    const Candidate& a = feasible_[i];
+    const Candidate& b = feasible_[i + 1];
+    if (!close(a.key, b.key)) {
+      continue;
+    }
+    tied = true;
+    const PlanConfig& x = a.config;
+    const PlanConfig& y = b.config;
+    if (x.gpu == y.gpu && x.kv_dtype == y.kv_dtype && x.weights_dtype != y.weights_dtype &&
+        x.layout.tp == y.layout.tp && x.layout.pp == y.layout.pp && x.layout.ep == y.layout.ep &&
+        x.layout.dp == y.layout.dp && x.batch == y.batch && x.max_batch == y.max_batch && x.replicas == y.replicas &&
+        price_key(x.price) == price_key(y.price) && close(x.output_tokens_per_s, y.output_tokens_per_s) &&
+        close(x.capacity_tokens_per_s, y.capacity_tokens_per_s) && close(x.itl_s, y.itl_s) &&
+        close(x.ttft_s, y.ttft_s)) {
+      twins.push_back(fmt::format("#{} and #{} ({} or {})", i + 1, i + 2, to_string(x.weights_dtype),
+                                  to_string(y.weights_dtype)));
+    }
+  }
+  if (!tied) {
+    return;
+  }
+  result_.notes.push_back(fmt::format(
+      "rows of one cost rank by the fewest GPUs paid, then the least precision given up (weights below the "
+      "checkpoint's, a KV cache below 16 bits), then the most capacity, then the most tok/s per user{}",
+      twins.empty() ? std::string()
+                    : fmt::format("; {} are one deployment in two weights formats of the same size and speed here: "
+                                  "either checkpoint",
+                                  fmt::join(twins, ", "))));
+}
+
+Search::Candidate Search::operate(const GpuSpec& gpu, const Price& price, const GpuNeed& need, std::uint64_t needed,
+                                  const PerfModel& pm, const EstimateBand& band, const PerfPoint& first,
+                                  const PerfPoint& at_max, bool latency_met, const std::vector<PerfPoint>& all) {
+  const std::optional<double>& target = r_.targets.output_tokens_per_s;
+  const Layout& layout = pm.request().fit.layout;
+  const std::uint64_t most = kMaxGpus / layout.gpus();
+  const InstanceRental rental = rent_instances(need.gpus, price.gpus_per_instance, need.group);
   const std::uint64_t replicas = std::clamp<std::uint64_t>(rental.rented_gpus / layout.gpus(), needed, most);
   PerfPoint op = at_max;
   if (target && latency_met) {
@@ -484,16 +571,7 @@ void Search::price_layout(const GpuSpec& gpu, const std::vector<Price>& prices, 
       }
     }
   }
-  Candidate c = priced(gpu, *price, pm, at_max, op, replicas, for_layout(band, layout, r_.gpus_per_node));
-  const bool load_ok = !target || c.config.output_tokens_per_s >= *target * (1.0 - 1e-9);
-  const bool budget_ok =
-      !t.max_usd_per_million_tokens || c.config.cost.usd_per_million_tokens <= *t.max_usd_per_million_tokens;
-  if (latency_met && ttft_ok && load_ok && budget_ok) {
-    c.config.meets_targets = true;
-    feasible_.push_back(std::move(c));
-  } else {
-    consider_miss(c, first);
-  }
+  return priced(gpu, price, pm, at_max, op, replicas, for_layout(band, layout, r_.gpus_per_node));
 }
 
 std::optional<std::string> Search::format_refusal(const GpuSpec& gpu, DType weights) const {
@@ -721,6 +799,7 @@ PlanResult Search::run() {
     }
     result_.configurations.push_back(std::move(k));
   }
+  note_ties(top);
   if (feasible_.empty()) {
     PlanMiss miss;
     miss.layouts_missing = missing_;
@@ -747,6 +826,21 @@ PlanResult Search::run() {
         current == configs.end() ? fmt::format("; none of the {} rows ranked has a current price", configs.size())
                                  : fmt::format("; the first row on a current price is #{}", current - configs.begin() + 1)));
   }
+  if (cheaper_stale_ && !feasible_.empty() && cheaper_stale_->key < feasible_.front().key * (1.0 - 1e-9)) {
+    // The ranking takes a GPU's current price over its stale one (a rate over 180 days old is no
+    // offer to act on), but the money set aside is the reader's to judge: say what and how much.
+    const PlanConfig& k = cheaper_stale_->config;
+    const PlanConfig& first = result_.configurations.front();
+    const Price& p = k.price;
+    result_.notes.push_back(fmt::format(
+        "cheaper on a stale price: {} {}/{} {} x {} at {} {} ${:.2f}/GPU-h ({}, {} days old) costs {:.2f} USD/h, "
+        "{:.4f} USD/Mtok, against #1's {:.2f} USD/h, {:.4f} USD/Mtok; the ranking takes a GPU's current price over "
+        "a stale one (--include-stale ranks prices older than {} days by cost with the current ones)",
+        k.gpu, to_string(k.weights_dtype), to_string(k.kv_dtype), layout_label(k.layout), k.replicas, p.provider,
+        offer_label(p.mode, p.term), p.usd_per_gpu_hour, p.date, p.age_days, k.usd_per_hour(),
+        k.cost.usd_per_million_tokens, first.usd_per_hour(), first.cost.usd_per_million_tokens, kStalePriceDays));
+    result_.cheaper_stale = k;
+  }
   for (const auto& [reason, n] : result_.skipped) {
     result_.notes.push_back(fmt::format("{} layout{} skipped: {}", n, n == 1 ? "" : "s", reason));
   }
@@ -756,10 +850,13 @@ PlanResult Search::run() {
                                         to_string(*checkpoint_dtype(model_, r_))));
   }
   result_.notes.push_back(fmt::format(
-      "prices: the current {} price of each GPU{}{} that costs least for each configuration, whole instances paid where "
-      "the price gives their size (the newest stale one where none is current){}",
-      mode, r_.provider.empty() ? " over every provider" : " at " + r_.provider,
+      "prices: the {}{} price of each GPU{}{} that costs least for each configuration, whole instances paid where "
+      "the price gives their size {}{}",
+      r_.include_stale ? "" : "current ", mode, r_.provider.empty() ? " over every provider" : " at " + r_.provider,
       r_.region.empty() ? "" : " in region " + r_.region,
+      r_.include_stale ? fmt::format("(stale ones, older than {} days, ranked by cost with them: --include-stale)",
+                                     kStalePriceDays)
+                       : "(the newest stale one where none is current)",
       r_.given_usd_per_gpu_hour.empty() ? "" : "; a price given with --price is a row of its own (provider given)"));
   return std::move(result_);
 }

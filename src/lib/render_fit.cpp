@@ -804,10 +804,21 @@ detail::Document report_document(const FitReport& rep, ByteUnits u, bool plain_n
   const LayoutSearch& s = rep.search;
   const FitResult& r = s.chosen;
   const FitRequest& q = r.request;
+  // The ranking's rule, as it applied here: pipeline stages inside a node come last, so a layout
+  // with them may hold more sequences than the one chosen (DeepSeek-V3 on 8 x H200: TP 1 PP 8
+  // holds 140 at 32k, the chosen EP 8 DP 8 104).
+  const bool more_with_node_pp =
+      s.choice == LayoutChoice::most_sequences && !s.options.empty() && !s.options.front().pp_within_node &&
+      std::any_of(s.options.begin(), s.options.end(), [&](const LayoutOption& o) {
+        return o.fits && o.pp_within_node &&
+               o.max_concurrent_sequences.value_or(0) > s.options.front().max_concurrent_sequences.value_or(0);
+      });
   const std::string heading_word = s.choice == LayoutChoice::given || s.options.size() == 1 ? ""
-                                   : s.choice == LayoutChoice::most_sequences
-                                       ? ", most sequences of all layouts"
-                                       : ", closest layout: none fits";
+                                   : s.choice == LayoutChoice::none_fits ? ", closest layout: none fits"
+                                   : more_with_node_pp ? ", most sequences without pipeline stages inside a node"
+                                   : s.options.front().pp_within_node
+                                       ? ", most sequences; only layouts with pipeline stages inside a node fit"
+                                       : ", most sequences of all layouts";
   detail::Document doc = fit_document(r, u, plain_numbers, heading_word);
   const auto count = [plain_numbers](std::uint64_t v) {
     return plain_numbers ? std::to_string(v) : group_digits(v);

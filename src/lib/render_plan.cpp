@@ -106,6 +106,25 @@ const std::vector<std::string> kConfigHeader{
     "#", "GPU", "weights", "KV", "layout", "batch/replica", "replicas", "GPUs", "price age", "USD/h", "USD/Mtok",
     "output tok/s", "capacity at max batch (band)", "ITL ms", "TTFT ms", "robust"};
 
+/// With a load target the configurations are priced at it: the tokens the deployment serves,
+/// not the slightly larger rate its batch could deliver (cost's figure for the same deployment).
+std::vector<std::string> config_header(const PlanRequest& r) {
+  std::vector<std::string> h = kConfigHeader;
+  if (r.targets.output_tokens_per_s) {
+    *std::find(h.begin(), h.end(), "USD/Mtok") = "USD/Mtok at target";
+  }
+  return h;
+}
+
+std::string usd_per_mtok_text(const PlanRequest& r) {
+  if (!r.targets.output_tokens_per_s) {
+    return "USD/Mtok: USD/h over the output tok/s the configuration delivers";
+  }
+  return fmt::format("USD/Mtok at target: USD/h over the {} output tok/s of the target, the tokens served (cost "
+                     "divides by the output tok/s a batch delivers, the output tok/s column, and so gives a little less)",
+                     plan_rate(*r.targets.output_tokens_per_s));
+}
+
 OrderedJson plan_price_json(const Price& p) {
   OrderedJson j = detail::price_terms_json(p);
   j["sources"] = p.sources;
@@ -310,6 +329,8 @@ OrderedJson plan_json(const PlanResult& p, std::optional<Engine> emit) {
   } else {
     j["miss"] = nullptr;
   }
+  // The cheapest configuration on a stale price the ranking set aside for a current one.
+  j["cheaper_stale"] = p.cheaper_stale ? config_json(*p.cheaper_stale) : OrderedJson(nullptr);
   j["unpriced_gpus"] = p.unpriced_gpus;
   j["unlaunchable_gpus"] = p.unlaunchable_gpus;
   j["notes"] = p.notes;
@@ -327,6 +348,14 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
       "do not fit), {} timed at {} (layout, batch) points; {} priced configurations meet every target",
       group_digits(p.counts.layouts), group_digits(p.counts.pruned), group_digits(p.counts.timed),
       group_digits(p.counts.evaluated), group_digits(p.counts.feasible)));
+  if (r.launch_engine) {
+    // --emit plans for the engine it launches (planner.cpp launched()): its own figures, not the
+    // neutral estimate, so the batch cap the command sets is one that engine's KV cache holds.
+    head.heading.push_back(fmt::format(
+        "Sized for {0} (--emit {0}): its KV-cache arithmetic at a memory share of {1:.2f}, its batch cap and its "
+        "estimate band, and only layouts and formats it launches; without --emit the search is engine-neutral",
+        to_string(*r.launch_engine), r.perf.fit.memory_utilization));
+  }
   if (!p.unpriced_gpus.empty()) {
     head.heading.push_back(fmt::format("Not searched (no matching price; give --price GPU=USD): {}",
                                        fmt::join(p.unpriced_gpus, ", ")));
@@ -340,11 +369,12 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
   if (p.miss) {
     head.heading.push_back(miss_text(p));
     if (p.miss->closest) {
-      detail::Table closest{.title = "Closest configuration", .header = kConfigHeader, .rows = {}};
+      detail::Table closest{.title = "Closest configuration", .header = config_header(r), .rows = {}};
       closest.rows.push_back(config_row(1, *p.miss->closest));
       closest.rows.back().back() = missed_targets_label(*p.miss);
       head.tables.push_back(std::move(closest));
       head.footer = price_lines({&*p.miss->closest});
+      head.footer.push_back(usd_per_mtok_text(r));
     }
     std::vector<std::string> missing;
     for (const auto& [target, n] : p.miss->layouts_missing) {
@@ -354,7 +384,7 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
       head.footer.push_back(fmt::format("Layouts missing each target at their best batch: {}", fmt::join(missing, "; ")));
     }
   } else {
-    detail::Table configs{.title = "Cheapest configurations", .header = kConfigHeader, .rows = {}};
+    detail::Table configs{.title = "Cheapest configurations", .header = config_header(r), .rows = {}};
     for (std::size_t i = 0; i < p.configurations.size(); ++i) {
       configs.rows.push_back(config_row(i + 1, p.configurations[i]));
     }
@@ -371,6 +401,7 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
     head.footer.push_back(
         "TTFT: the mean at that batch, its prompts arriving together and prefilled in the engine's chunks (what a "
         "benchmark at that concurrency measures); traffic that arrives spread out waits less");
+    head.footer.push_back(usd_per_mtok_text(r));
   }
   if (emit && !p.configurations.empty()) {
     const EngineLaunch l = launch_command(*emit, launch_settings(p, p.configurations.front()));

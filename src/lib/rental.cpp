@@ -136,16 +136,17 @@ std::uint64_t instance_group(const Layout& layout, const GpuSpec& gpu, std::uint
   return std::clamp<std::uint64_t>(replica, 1, node);
 }
 
-bool preferred_for(const Price& candidate, const Price& current, const GpuNeed& need) {
+bool preferred_for(const Price& candidate, const Price& current, const GpuNeed& need, StalePrices stale) {
   const InstanceRental a = rent_instances(need.gpus, candidate.gpus_per_instance, need.group);
   const InstanceRental b = rent_instances(need.gpus, current.gpus_per_instance, need.group);
   if (a.group_split != b.group_split) {
     return !a.group_split;
   }
-  if (candidate.stale() != current.stale()) {
+  const bool by_age = stale == StalePrices::current_first;
+  if (by_age && candidate.stale() != current.stale()) {
     return !candidate.stale();
   }
-  if (candidate.stale() && candidate.age_days != current.age_days) {
+  if (by_age && candidate.stale() && candidate.age_days != current.age_days) {
     return candidate.age_days < current.age_days;
   }
   const double paid_a = paid_usd_per_hour(candidate, a, need);

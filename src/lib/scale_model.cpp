@@ -9,6 +9,7 @@
 
 #include <gpuplan/band.hpp>
 #include <gpuplan/input_limits.hpp>
+#include <gpuplan/layout.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/perf.hpp>
 #include <gpuplan/cost.hpp>
@@ -76,6 +77,7 @@ class TableBuilder {
     row.shape = std::move(shape);
     row.layout = pr.fit.layout;
     row.batch = std::min(pm->full_load_batch(), r_.max_batch);
+    row.batch_by_memory = pm->max_batch_by_memory() <= row.batch;
     const PerfPoint est = pm->evaluate(row.batch, pr.efficiency);
     const PerfPoint roof = pm->evaluate(row.batch, Efficiency::roofline());
     row.links = links_of(gpu_, layout, r_.perf.fit.gpus_per_node);
@@ -203,6 +205,22 @@ class TableBuilder {
     for (ScaleModelRow& x : rows) {
       x.speedup = x.output_tokens_per_s / base->output_tokens_per_s;
       x.efficiency = x.speedup / (d(x.layout.gpus()) / d(n0));
+    }
+    // A baseline whose weights leave room for few sequences (70B fp8 on one H100: 1) makes every
+    // wider row look super-linear: the gain is the batch the added memory holds, not the GPUs.
+    // (Whole experts on each GPU lift EP rows for another reason: render_scale notes those.)
+    const bool memory_superlinear = std::any_of(rows.begin(), rows.end(), [&](const ScaleModelRow& x) {
+      const bool whole_experts = x.layout.ep > 1 && x.layout.ep >= x.layout.tp;
+      return x.efficiency > 1.0 + 1e-9 && !whole_experts && x.batch > base->batch;
+    });
+    if (memory_superlinear && base->batch_by_memory) {
+      t.notes.push_back(fmt::format(
+          "efficiency above 100 %: the smallest layout ({}, {}) holds only {} sequence{} of {} tokens in the memory "
+          "its weights leave; wider layouts hold and batch more, so throughput grows faster than their GPUs. There "
+          "efficiency measures memory, not scaling: where adding GPUs stops paying is in tok/s/GPU (the line "
+          "'where adding GPUs stops paying')",
+          layout_label(s), gpus_text(n0), base->batch, base->batch == 1 ? "" : "s",
+          r_.perf.input_tokens + r_.perf.output_tokens));
     }
     if (t.price && std::any_of(rows.begin(), rows.end(), [](const ScaleModelRow& x) { return x.paid_gpus > x.layout.gpus(); })) {
       const auto offer = r_.offers.find(gpu_.id);

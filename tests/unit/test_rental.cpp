@@ -138,6 +138,21 @@ TEST_CASE("rental: the price chosen is the one cheapest for what is paid", "[ren
   CHECK(gpuplan::preferred_for(one, eight, {.gpus = 2, .group = 1}));
 }
 
+TEST_CASE("rental: a current price beats a cheaper stale one unless stale prices rank by cost", "[rental][price]") {
+  // RunPod's spot H100 at $0.81 (280 days old) against a current $2.00 spot rate (helper s53 F2).
+  gpuplan::Price stale;
+  stale.usd_per_gpu_hour = 0.81;
+  stale.age_days = gpuplan::kStalePriceDays + 100;
+  gpuplan::Price current;
+  current.usd_per_gpu_hour = 2.00;
+  current.age_days = 10;
+  const gpuplan::GpuNeed need{.gpus = 1};
+  CHECK(gpuplan::preferred_for(current, stale, need));
+  CHECK_FALSE(gpuplan::preferred_for(stale, current, need));
+  CHECK(gpuplan::preferred_for(stale, current, need, gpuplan::StalePrices::by_cost));
+  CHECK_FALSE(gpuplan::preferred_for(current, stale, need, gpuplan::StalePrices::by_cost));
+}
+
 TEST_CASE("rental: AWS L40S takes the 4-GPU g6e.12xlarge for a TP-4 replica", "[rental][price]") {
   const Catalog& c = Catalog::builtin();
   const gpuplan::Price& offer = gpuplan::find_price(c, "aws", "l40s", gpuplan::PricingMode::on_demand);
