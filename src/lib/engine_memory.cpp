@@ -693,6 +693,36 @@ void sglang_aiter_workspace(const ModelSpec& m, const Layout& l, const EngineInp
 
 }  // namespace
 
+namespace {
+
+// TensorRT-LLM engines built before max_num_tokens had a default of its own: an engine built with
+// remove_input_padding (in-flight batching needs it) and no --max_num_tokens sizes its activations
+// for max_batch_size x max_input_len tokens ("If max_num_tokens is not specified, the max number of
+// input tokens will be derived as max_batch_size*max_input_len", docs/source/memory.md,
+// NVIDIA/TensorRT-LLM @250d9c29). The build defaults were those of examples/<model>/build.py up to
+// 0.7 (llama: --max_batch_size 8, --max_input_len 2048, --max_num_tokens None; library file
+// 91605123) and of trtllm-build in 0.8-0.10 (tensorrt_llm/commands/build.py: --max_batch_size 1,
+// --max_input_len 1024, --max_num_tokens None; library files 5665806461, 5657377103). From 0.11
+// trtllm-build takes --max_seq_len in place of max_input_len/max_output_len and BuildConfig's
+// max_num_tokens of 8192 (the release is inferred from that change, not pinned by a changelog).
+constexpr int kTrtllmMaxNumTokensDefault = 11;
+constexpr int kTrtllmBuildCommand = 8;
+
+void trtllm_old_engine_defaults(const EngineSettings& s, std::uint64_t context_tokens, EngineMemory& r) {
+  const bool build_py = *s.trtllm_version < kTrtllmBuildCommand;
+  r.max_seqs = s.max_num_seqs.value_or(build_py ? 8 : 1);
+  if (s.max_num_batched_tokens) {
+    return;
+  }
+  // max_input_len is the build's default, no longer than the sequence (max_input_len +
+  // max_output_len) asked for.
+  const std::uint64_t default_input = build_py ? 2048 : 1024;
+  const std::uint64_t input = context_tokens > 0 ? std::min(context_tokens, default_input) : default_input;
+  r.batched_tokens = r.max_seqs * input;
+}
+
+}  // namespace
+
 EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInputs& in,
                            const EngineSettings& s) {
   validate_engine_settings(s);
@@ -828,6 +858,9 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.share_default = !s.kv_cache_free_gpu_mem_fraction;
       r.batched_tokens = s.max_num_batched_tokens.value_or(8192);  // max_num_tokens
       r.max_seqs = s.max_num_seqs.value_or(2048);                  // max_batch_size
+      if (s.trtllm_version && *s.trtllm_version < kTrtllmMaxNumTokensDefault) {
+        trtllm_old_engine_defaults(s, in.context_tokens, r);
+      }
       // trtllm-build lowers max_num_tokens to max_seq_len x max_batch_size (check_max_num_tokens,
       // tensorrt_llm/_common.py, NVIDIA/TensorRT-LLM 0fccc5b): the engine's activation profile is
       // no larger. The PyTorch flow (1.0 on) is not known to, so it keeps the setting.

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <gpuplan/units.hpp>
 #include <gpuplan/catalog.hpp>
@@ -190,6 +191,38 @@ TEST_CASE("engine logs: TensorRT-LLM Llama-2-7B int8 on A100 80GB (TensorRT-LLM#
   CHECK(r.kv_bytes_per_token_per_gpu == Approx(524288.0));
   CHECK(within_tolerance(r.engine->kv_bytes / kGiB, 69524783104.0 / kGiB));
   CHECK(std::abs(static_cast<double>(r.engine->kv_tokens) / 132608.0 - 1.0) < 0.05);
+}
+
+// https://github.com/NVIDIA/TensorRT-LLM/issues/224 (Oct 2023, TensorRT-LLM 0.5, Triton backend):
+// llama-2-7b fp16 on an A10, examples/llama/build.py --max_batch_size 25 --max_output_len 4096
+// --remove_input_padding --use_inflight_batching --tokens_per_block 16 (max_input_len left at the
+// script's 2048, no --max_num_tokens), kv_cache_free_gpu_mem_fraction 0.95: "Using 10718 tokens in
+// paged KV cache". Such an engine's activations cover 25 x 2,048 = 51,200 tokens, not 8,192:
+// gpuplan gave 16,048 tokens (+50 %) with the 8,192 default, 9,616 (-10 %) now; the rest is
+// TensorRT's own activation planning, which reuses buffers gpuplan counts apart.
+TEST_CASE("engine logs: TensorRT-LLM 0.5 engine sizes activations by max_batch_size x max_input_len (TensorRT-LLM#224)",
+          "[engine][reference]") {
+  FitRequest req{.weights_dtype = DType::fp16, .kv_dtype = DType::fp16, .context_tokens = 4096, .block_tokens = 16};
+  req.engine = EngineSettings{
+      .engine = Engine::trtllm, .kv_cache_free_gpu_mem_fraction = 0.95, .max_num_seqs = 25, .trtllm_version = 5};
+  const auto r = gpuplan::fit(cat().model("llama-2-7b"), cat().gpu("a10"), req);
+  REQUIRE(r.engine);
+  CHECK(r.engine->batched_tokens == 25 * 2048);
+  CHECK(std::abs(static_cast<double>(r.engine->kv_tokens) / 10718.0 - 1.0) < 0.12);
+  // The build defaults by release when nothing is given: build.py's 8 x 2,048 up to 0.7,
+  // trtllm-build's 1 x 1,024 in 0.8-0.10, 8,192 tokens and 2,048 sequences from 0.11.
+  const auto defaults = [&](int version) {
+    req.engine = EngineSettings{.engine = Engine::trtllm, .trtllm_version = version};
+    const auto e = gpuplan::fit(cat().model("llama-2-7b"), cat().gpu("a10"), req).engine;
+    REQUIRE(e);
+    return std::pair{e->batched_tokens, e->max_seqs};
+  };
+  CHECK(defaults(7) == std::pair<std::uint64_t, std::uint64_t>{8 * 2048, 8});
+  CHECK(defaults(10) == std::pair<std::uint64_t, std::uint64_t>{1024, 1});
+  CHECK(defaults(11) == std::pair<std::uint64_t, std::uint64_t>{8192, 2048});
+  // A shorter sequence bounds max_input_len.
+  req.context_tokens = 512;
+  CHECK(defaults(10) == std::pair<std::uint64_t, std::uint64_t>{512, 1});
 }
 
 // SGLang's default mem_fraction_static (server_args.py _handle_gpu_memory_settings) on an H100
