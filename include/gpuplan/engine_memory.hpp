@@ -40,6 +40,21 @@ enum class Engine { neutral, vllm, sglang, trtllm };
 enum class VllmSampler { flashinfer, native };
 [[nodiscard]] std::string_view to_string(VllmSampler sampler);
 
+/// The MoE kernel vLLM runs MXFP4 experts with (vllm_mxfp4_backend): each allocates the experts
+/// at its own padded shape. `flashinfer_trtllm` is FlashInfer's TRT-LLM-gen kernel (SM100).
+enum class VllmMxfp4Backend { marlin, triton, flashinfer_trtllm };
+[[nodiscard]] std::string_view to_string(VllmMxfp4Backend backend);
+
+/// NVIDIA GPU generations as vLLM's MXFP4 backend choice tells them apart (it tests the compute
+/// capability; the catalog has none, so memory.cpp infers the class from the tensor formats).
+enum class NvidiaArch {
+  unknown,             ///< not NVIDIA, or not known
+  pre_hopper,          ///< Volta to Ada (SM 7.x, 8.x)
+  hopper,              ///< SM 9.0
+  blackwell_datacenter,///< SM 10.x (B200, GB200, B300)
+  blackwell_other,     ///< SM 12.x (RTX 50xx, RTX PRO 6000, GB10)
+};
+
 /// Paged KV block in tokens: vLLM's default block_size, and TensorRT-LLM's tokens_per_block
 /// (KvCacheConfig, 32 for its PyTorch backend, trtllm-serve and trtllm-bench).
 inline constexpr std::uint64_t kDefaultBlockTokens = 16;
@@ -120,6 +135,7 @@ struct EngineMemory {
   double start_free_bytes = 0;     ///< free after CUDA context and communicators (SGLang's base)
   double weights_bytes = 0;        ///< as the engine holds them (with weight_padding_bytes)
   double weight_padding_bytes = 0; ///< vLLM: MXFP4 experts padded for its MoE kernel
+  VllmMxfp4Backend mxfp4_backend = VllmMxfp4Backend::marlin;  ///< vLLM: the kernel padding it
   double activation_bytes = 0;     ///< peak of the profiling forward
   double sampler_bytes = 0;        ///< vLLM: logits and sampling of max_num_seqs rows
   VllmSampler sampler = VllmSampler::flashinfer;  ///< vLLM: the sampler sampler_bytes is for
@@ -242,6 +258,11 @@ struct EngineInputs {
   std::optional<double> free_at_start_bytes;
   /// vLLM's default sampler here is FlashInfer's (an NVIDIA GPU); false: PyTorch-native (ROCm).
   bool flashinfer_sampler = true;
+  /// The GPU's generation: which MXFP4 MoE kernel vLLM picks (vllm_mxfp4_backend).
+  NvidiaArch nvidia_arch = NvidiaArch::unknown;
+  /// OpenAI's triton_kernels package is installed: vllm/vllm-openai images ship it, a plain
+  /// `pip install vllm` does not (vLLM then runs MXFP4 experts with Marlin on Hopper too).
+  bool triton_kernels = true;
   /// An AMD GPU: SGLang's default attention backend there is AITER (ServerArgs._get_default_attn_backend).
   bool rocm = false;
   /// With PP > 1, each stage's weights on one GPU and its decoder layers, first stage to last (the
@@ -315,10 +336,19 @@ std::optional<std::string> default_max_model_len_line(const EngineMemory& e, std
 EngineMemory engine_memory(const ModelSpec& model, const Layout& layout, const EngineInputs& in,
                            const EngineSettings& settings);
 
-/// Bytes vLLM adds to `mxfp4_expert_bytes` (one GPU's MXFP4 routed experts) by padding the
-/// hidden size to a multiple of 256 and each rank's expert intermediate size to 128 for its
-/// Marlin MoE kernel; 0 for dense models or no MXFP4 experts.
-double vllm_mxfp4_padding_bytes(const ModelSpec& model, const Layout& layout, double mxfp4_expert_bytes);
+/// The MXFP4 MoE backend vLLM `minor` (unset: the newest) picks on `arch` (get_mxfp4_backend,
+/// select_mxfp4_moe_backend): FlashInfer's TRT-LLM-gen kernel on SM100; from 0.11 OpenAI's Triton
+/// kernels on Hopper where triton_kernels is installed; Marlin elsewhere (Ampere, Ada, SM120) and
+/// before 0.11. Not NVIDIA (`unknown`): Marlin's shape, as before this choice was modelled.
+[[nodiscard]] VllmMxfp4Backend vllm_mxfp4_backend(NvidiaArch arch, std::optional<int> vllm_minor,
+                                                  bool triton_kernels);
+
+/// Bytes vLLM adds to `mxfp4_expert_bytes` (one GPU's MXFP4 routed experts) as `backend` holds
+/// them: Marlin pads the hidden size to a multiple of 256 and each rank's expert intermediate size
+/// to 128; FlashInfer's TRT-LLM-gen kernel both to 256; Triton pads the intermediate size to 64 and
+/// keeps the checkpoint's scales beside its swizzled copy. 0 for dense models or no MXFP4 experts.
+double vllm_mxfp4_padding_bytes(const ModelSpec& model, const Layout& layout, double mxfp4_expert_bytes,
+                                VllmMxfp4Backend backend = VllmMxfp4Backend::marlin);
 /// The same for TensorRT-LLM's CUTLASS MoE backend (its default), which pads both the hidden size
 /// and each rank's expert intermediate size to a multiple of 128 (MXFP4WeightCutlassFusedMoEMethod).
 double trtllm_mxfp4_padding_bytes(const ModelSpec& model, const Layout& layout, double mxfp4_expert_bytes);

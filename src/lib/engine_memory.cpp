@@ -232,14 +232,64 @@ double mxfp4_padding_bytes(const ModelSpec& m, const Layout& l, double mxfp4_exp
   return mxfp4_expert_bytes * (ratio - 1.0);
 }
 
+// vLLM's MXFP4 MoE backends by release and GPU (vllm/model_executor/layers/quantization/mxfp4.py
+// get_mxfp4_backend @007d50058a06, later fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend
+// @001eda31e3d0): SM100 with FlashInfer (in vLLM's images and wheels' [flashinfer] extra) takes
+// FlashInfer's TRT-LLM-gen BF16 kernel; Hopper takes OpenAI's Triton kernels when triton_kernels
+// is installed and torch is at least 2.8, Marlin otherwise; compute capability below 9.0 and, in
+// the newer files, 11.0 and up (SM120: "SM120 needs this fix", triton#8498) take Marlin. torch 2.8
+// came with vLLM 0.10.2; 0.10.1 on H100 logs Marlin's 65.97 GiB for gpt-oss-120b (vllm#23278),
+// 0.11.0 (llm-d-benchmark's vllm/vllm-openai runs) and 0.14.1 ("mxfp4.py:165 Using Triton
+// backend", vllm#33155) the Triton figure, 64.38 GiB. 0.10.2 is not pinned down: Triton from 0.11.
+constexpr int kVllmMxfp4TritonMinor = 11;
+
 }  // namespace
 
-double vllm_mxfp4_padding_bytes(const ModelSpec& m, const Layout& l, double mxfp4_expert_bytes) {
-  // vLLM's MXFP4 MoE (Marlin, its path on Hopper and Ampere) rounds the hidden size up to a
-  // multiple of 256 and each rank's expert intermediate size to a multiple of 128 and allocates
-  // the experts at the padded shape (fused_moe/oracle/mxfp4.py
-  // mxfp4_round_up_hidden_size_and_intermediate_size; quantization/mxfp4.py create_weights).
-  return mxfp4_padding_bytes(m, l, mxfp4_expert_bytes, 256, 128);
+VllmMxfp4Backend vllm_mxfp4_backend(NvidiaArch arch, std::optional<int> vllm_minor, bool triton_kernels) {
+  switch (arch) {
+    case NvidiaArch::blackwell_datacenter: return VllmMxfp4Backend::flashinfer_trtllm;
+    case NvidiaArch::hopper:
+      return triton_kernels && vllm_minor.value_or(kVllmNewestMinor) >= kVllmMxfp4TritonMinor
+                 ? VllmMxfp4Backend::triton
+                 : VllmMxfp4Backend::marlin;
+    case NvidiaArch::unknown:
+    case NvidiaArch::pre_hopper:
+    case NvidiaArch::blackwell_other: break;
+  }
+  return VllmMxfp4Backend::marlin;
+}
+
+std::string_view to_string(VllmMxfp4Backend backend) {
+  switch (backend) {
+    case VllmMxfp4Backend::marlin: return "Marlin";
+    case VllmMxfp4Backend::triton: return "Triton";
+    case VllmMxfp4Backend::flashinfer_trtllm: return "FlashInfer TRT-LLM";
+  }
+  return "";
+}
+
+double vllm_mxfp4_padding_bytes(const ModelSpec& m, const Layout& l, double mxfp4_expert_bytes,
+                                VllmMxfp4Backend backend) {
+  // Each backend allocates the experts at its padded shape (create_weights, from the oracle's
+  // mxfp4_round_up_hidden_size_and_intermediate_size): Marlin rounds the hidden size up to a
+  // multiple of 256 and each rank's expert intermediate size to 128, FlashInfer's TRT-LLM-gen
+  // kernel both to 256, the Triton kernels the intermediate size to 64.
+  switch (backend) {
+    case VllmMxfp4Backend::marlin: return mxfp4_padding_bytes(m, l, mxfp4_expert_bytes, 256, 128);
+    case VllmMxfp4Backend::flashinfer_trtllm: return mxfp4_padding_bytes(m, l, mxfp4_expert_bytes, 256, 256);
+    case VllmMxfp4Backend::triton: break;
+  }
+  if (!m.moe || mxfp4_expert_bytes <= 0.0) {
+    return 0.0;
+  }
+  // The Triton path swizzles weights and scales into new tensors and deletes the layer's weight
+  // parameters but not its scale parameters (process_weights_after_loading / convert_to_mxfp4_moe_
+  // kernel_format: `del layer.w13_weight`, `del layer.w2_weight` only), so the checkpoint's E8M0
+  // scales, 8 of each 4 x 32 + 8 bits, are held twice. gpt-oss-120b on H100: 60.77 GiB as shipped
+  // + 3.34 GiB of scales = 64.11 against the 64.38 logged (the float32 copies of the biases and
+  // the swizzled layout's own padding, not modelled, are the rest).
+  const double scale_bytes = mxfp4_expert_bytes * 8.0 / (32.0 * 4.0 + 8.0);
+  return mxfp4_padding_bytes(m, l, mxfp4_expert_bytes, 1, 64) + scale_bytes;
 }
 
 double trtllm_mxfp4_padding_bytes(const ModelSpec& m, const Layout& l, double mxfp4_expert_bytes) {
@@ -652,6 +702,36 @@ void sglang_aiter_workspace(const ModelSpec& m, const Layout& l, const EngineInp
 
 }  // namespace
 
+namespace {
+
+// TensorRT-LLM engines built before max_num_tokens had a default of its own: an engine built with
+// remove_input_padding (in-flight batching needs it) and no --max_num_tokens sizes its activations
+// for max_batch_size x max_input_len tokens ("If max_num_tokens is not specified, the max number of
+// input tokens will be derived as max_batch_size*max_input_len", docs/source/memory.md,
+// NVIDIA/TensorRT-LLM @250d9c29). The build defaults were those of examples/<model>/build.py up to
+// 0.7 (llama: --max_batch_size 8, --max_input_len 2048, --max_num_tokens None; library file
+// 91605123) and of trtllm-build in 0.8-0.10 (tensorrt_llm/commands/build.py: --max_batch_size 1,
+// --max_input_len 1024, --max_num_tokens None; library files 5665806461, 5657377103). From 0.11
+// trtllm-build takes --max_seq_len in place of max_input_len/max_output_len and BuildConfig's
+// max_num_tokens of 8192 (the release is inferred from that change, not pinned by a changelog).
+constexpr int kTrtllmMaxNumTokensDefault = 11;
+constexpr int kTrtllmBuildCommand = 8;
+
+void trtllm_old_engine_defaults(const EngineSettings& s, std::uint64_t context_tokens, EngineMemory& r) {
+  const bool build_py = *s.trtllm_version < kTrtllmBuildCommand;
+  r.max_seqs = s.max_num_seqs.value_or(build_py ? 8 : 1);
+  if (s.max_num_batched_tokens) {
+    return;
+  }
+  // max_input_len is the build's default, no longer than the sequence (max_input_len +
+  // max_output_len) asked for.
+  const std::uint64_t default_input = build_py ? 2048 : 1024;
+  const std::uint64_t input = context_tokens > 0 ? std::min(context_tokens, default_input) : default_input;
+  r.batched_tokens = r.max_seqs * input;
+}
+
+}  // namespace
+
 EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInputs& in,
                            const EngineSettings& s) {
   validate_engine_settings(s);
@@ -712,7 +792,8 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // v0.19 report).
       const bool all_reduce_group = l.tp > 1 || l.ep > 1;
       r.non_torch_bytes = kWorkspaceBytes + (all_reduce_group && !nccl_only ? kVllmCommunicatorBytes : 0.0);
-      r.weight_padding_bytes = vllm_mxfp4_padding_bytes(m, l, in.mxfp4_expert_bytes);
+      r.mxfp4_backend = vllm_mxfp4_backend(in.nvidia_arch, s.vllm_minor_version, in.triton_kernels);
+      r.weight_padding_bytes = vllm_mxfp4_padding_bytes(m, l, in.mxfp4_expert_bytes, r.mxfp4_backend);
       r.weights_bytes += r.weight_padding_bytes;
       const bool graphs = minor >= kVllmGraphProfilingMinor;
       const std::uint64_t busiest_layers = (m.num_hidden_layers + l.pp - 1) / l.pp;
@@ -786,6 +867,9 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.share_default = !s.kv_cache_free_gpu_mem_fraction;
       r.batched_tokens = s.max_num_batched_tokens.value_or(8192);  // max_num_tokens
       r.max_seqs = s.max_num_seqs.value_or(2048);                  // max_batch_size
+      if (s.trtllm_version && *s.trtllm_version < kTrtllmMaxNumTokensDefault) {
+        trtllm_old_engine_defaults(s, in.context_tokens, r);
+      }
       // trtllm-build lowers max_num_tokens to max_seq_len x max_batch_size (check_max_num_tokens,
       // tensorrt_llm/_common.py, NVIDIA/TensorRT-LLM 0fccc5b): the engine's activation profile is
       // no larger. The PyTorch flow (1.0 on) is not known to, so it keeps the setting.

@@ -504,6 +504,21 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   }
 }
 
+/// The GPU's generation as vLLM's MXFP4 backend choice needs it. The catalog has no compute
+/// capability: FP4 tensor cores mark Blackwell, with FP64 ones the data-center parts (SM100: B200,
+/// GB200, B300; the RTX 50xx, RTX PRO 6000 and GB10 are SM120/121, without FP64 tensor cores);
+/// FP8 with FP64 marks Hopper (Ada has FP8 without FP64), as engine_flags.cpp tells Hopper apart.
+NvidiaArch nvidia_arch(const GpuSpec& gpu) {
+  if (gpu.vendor != "nvidia") {
+    return NvidiaArch::unknown;
+  }
+  const auto has = [&gpu](const char* t) { return gpu.dense_flop_per_s.contains(t); };
+  if (has("fp4")) {
+    return has("fp64") ? NvidiaArch::blackwell_datacenter : NvidiaArch::blackwell_other;
+  }
+  return has("fp8") && has("fp64") ? NvidiaArch::hopper : NvidiaArch::pre_hopper;
+}
+
 /// vLLM's pipeline stages on one GPU each: the busiest stage's per-GPU weights with its layers
 /// replaced by the stage's own (vllm_pp_layers), the embedding on the first stage only (with the
 /// vision tower, which runs before the first layer) and the LM head (a tied one a copy) on the
@@ -696,6 +711,7 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .unified_memory = gpu.unified_memory(),
                         .free_at_start_bytes = gpu.free_at_start_bytes,
                         .flashinfer_sampler = gpu.vendor == "nvidia",
+                        .nvidia_arch = nvidia_arch(gpu),
                         .rocm = gpu.vendor == "amd",
                         .pp_stages = pipeline_stages(f, m, r, weight_bytes)};
   const EngineMemory e = engine_memory(m, r.layout, in, r.engine);

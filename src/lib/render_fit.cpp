@@ -325,8 +325,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     }
   }
   if (r.engine && r.engine->weight_padding_bytes > 0) {
-    row(r.engine->engine == Engine::trtllm ? "  MXFP4 experts padded for TensorRT-LLM's MoE kernel"
-                                           : "  MXFP4 experts padded for vLLM's MoE kernel",
+    row(r.engine->engine == Engine::trtllm
+            ? std::string("  MXFP4 experts padded for TensorRT-LLM's MoE kernel")
+            : fmt::format("  MXFP4 experts as vLLM's {} MoE kernel holds them", to_string(r.engine->mxfp4_backend)),
         r.engine->weight_padding_bytes);
   }
   row(r.engine    ? "activations (engine's profiling peak)"

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include <gpuplan/units.hpp>
 #include <gpuplan/catalog.hpp>
@@ -113,8 +115,9 @@ TEST_CASE("engine logs: vLLM gpt-oss-120b on one H100 fails at defaults (vllm#23
 // vLLM's Marlin MXFP4 MoE kernel allocates them (65.9 GiB; 0.10.1 logs 65.97 GiB, vllm#23278).
 // Reproduced within 0.05 GiB since the sampler takes its measured 38.5 bytes a logit (+0.6 GiB at
 // 35; +5.8 GiB before the padding was modelled). The release's own "Model loading took" line is
-// not in the issue; llm-d's 0.11.0 notes and 0.14.1 (vllm#33155) log 64.38 GiB on H100, a
-// padding of 6.7 % that gpuplan does not derive (its kernel path is not established).
+// not in the issue; llm-d's 0.11.0 notes and 0.14.1 (vllm#33155) log 64.38 GiB on H100, the
+// Triton kernels' figure (next case). The issue's vLLM is a pip install in a conda env, which does
+// not bring triton_kernels: Marlin, whose weights its KV figure needs (Triton's give 3.3 GiB).
 TEST_CASE("engine logs: vLLM gpt-oss-120b at 0.95 and 1024 batched tokens (vllm#27508)", "[engine][reference]") {
   const auto& m = cat().model("gpt-oss-120b");
   const auto& g = cat().gpu("h100-sxm");
@@ -127,8 +130,11 @@ TEST_CASE("engine logs: vLLM gpt-oss-120b at 0.95 and 1024 batched tokens (vllm#
                   .weights_bytes = gpt_oss_shipped_weights_bytes(m),
                   .kv_bytes_per_token_per_gpu = kv_per_token_per_gpu(m, DType::bf16, Layout{}),
                   .block_tokens = 16,
-                  .mxfp4_expert_bytes = p.routed_experts * gpuplan::bits_per_element(DType::mxfp4) / 8.0};
+                  .mxfp4_expert_bytes = p.routed_experts * gpuplan::bits_per_element(DType::mxfp4) / 8.0,
+                  .nvidia_arch = gpuplan::NvidiaArch::hopper,
+                  .triton_kernels = false};
   const auto e2e = gpuplan::engine_memory(m, Layout{}, in, s);
+  CHECK(e2e.mxfp4_backend == gpuplan::VllmMxfp4Backend::marlin);
   CHECK(std::abs(e2e.kv_bytes / kGiB - 1.71) < 0.05);
   in.weights_bytes = 65.9651 * kGiB;
   in.mxfp4_expert_bytes = 0.0;  // the weights vLLM 0.10.1 logged for this checkpoint
@@ -187,6 +193,38 @@ TEST_CASE("engine logs: TensorRT-LLM Llama-2-7B int8 on A100 80GB (TensorRT-LLM#
   CHECK(std::abs(static_cast<double>(r.engine->kv_tokens) / 132608.0 - 1.0) < 0.05);
 }
 
+// https://github.com/NVIDIA/TensorRT-LLM/issues/224 (Oct 2023, TensorRT-LLM 0.5, Triton backend):
+// llama-2-7b fp16 on an A10, examples/llama/build.py --max_batch_size 25 --max_output_len 4096
+// --remove_input_padding --use_inflight_batching --tokens_per_block 16 (max_input_len left at the
+// script's 2048, no --max_num_tokens), kv_cache_free_gpu_mem_fraction 0.95: "Using 10718 tokens in
+// paged KV cache". Such an engine's activations cover 25 x 2,048 = 51,200 tokens, not 8,192:
+// gpuplan gave 16,048 tokens (+50 %) with the 8,192 default, 9,616 (-10 %) now; the rest is
+// TensorRT's own activation planning, which reuses buffers gpuplan counts apart.
+TEST_CASE("engine logs: TensorRT-LLM 0.5 engine sizes activations by max_batch_size x max_input_len (TensorRT-LLM#224)",
+          "[engine][reference]") {
+  FitRequest req{.weights_dtype = DType::fp16, .kv_dtype = DType::fp16, .context_tokens = 4096, .block_tokens = 16};
+  req.engine = EngineSettings{
+      .engine = Engine::trtllm, .kv_cache_free_gpu_mem_fraction = 0.95, .max_num_seqs = 25, .trtllm_version = 5};
+  const auto r = gpuplan::fit(cat().model("llama-2-7b"), cat().gpu("a10"), req);
+  REQUIRE(r.engine);
+  CHECK(r.engine->batched_tokens == 25 * 2048);
+  CHECK(std::abs(static_cast<double>(r.engine->kv_tokens) / 10718.0 - 1.0) < 0.12);
+  // The build defaults by release when nothing is given: build.py's 8 x 2,048 up to 0.7,
+  // trtllm-build's 1 x 1,024 in 0.8-0.10, 8,192 tokens and 2,048 sequences from 0.11.
+  const auto defaults = [&](int version) {
+    req.engine = EngineSettings{.engine = Engine::trtllm, .trtllm_version = version};
+    const auto e = gpuplan::fit(cat().model("llama-2-7b"), cat().gpu("a10"), req).engine;
+    REQUIRE(e);
+    return std::pair{e->batched_tokens, e->max_seqs};
+  };
+  CHECK(defaults(7) == std::pair<std::uint64_t, std::uint64_t>{8 * 2048, 8});
+  CHECK(defaults(10) == std::pair<std::uint64_t, std::uint64_t>{1024, 1});
+  CHECK(defaults(11) == std::pair<std::uint64_t, std::uint64_t>{8192, 2048});
+  // A shorter sequence bounds max_input_len.
+  req.context_tokens = 512;
+  CHECK(defaults(10) == std::pair<std::uint64_t, std::uint64_t>{512, 1});
+}
+
 // SGLang's default mem_fraction_static (server_args.py _handle_gpu_memory_settings) on an H100
 // (81,559 MiB as the driver reports): chunked_prefill_size 8192 and cuda_graph_max_bs 256 at TP 1
 // give 512 + 12,288 + 512 + 128 = 13,440 MiB reserved: (81,559 - 13,440) / 81,559 = 0.835.
@@ -239,6 +277,81 @@ TEST_CASE("engine logs: vLLM 0.19 Llama-3.1-8B on 2 and 4 x H100 (llm-d-planner 
     CHECK(within_tolerance(r.engine->kv_bytes / kGiB, logged_kv_gib));
     CHECK(std::abs(r.engine->non_torch_bytes / kGiB - logged_non_torch_gib) < 0.1);
   }
+}
+
+// llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md @4f4d449 (vLLM 0.11.0,
+// vllm/vllm-openai image, H100 "79.18 GiB total", --max-model-len 16000 --block-size 128):
+// gpt-oss-120b "Weight GiB 64.38", available KV 3.33 GiB (0.95 x 79.18 - 64.38 - 7.38 - 0.13:
+// utilization 0.95 by the row's own arithmetic; at the template's 0.90 it could not start).
+// 0.11 on Hopper with the image's triton_kernels runs the Triton MoE kernels: no hidden padding,
+// the scales held twice. Before, Marlin's padding gave 65.90 GiB and a 1.62 GiB budget (-51 %).
+// The same GPU on 0.10.1 logs Marlin's "Model loading took 65.9651 GiB" (vllm#23278).
+TEST_CASE("engine logs: vLLM gpt-oss-120b on H100 by release: Triton on 0.11, Marlin on 0.10 (llm-d, vllm#23278)",
+          "[engine][reference]") {
+  const auto& m = cat().model("gpt-oss-120b");
+  REQUIRE(m.shipped_formats);
+  FitRequest req{.weight_formats = *m.shipped_formats, .context_tokens = 16000, .block_tokens = 128};
+  req.engine = EngineSettings{.engine = Engine::vllm, .gpu_memory_utilization = 0.95, .vllm_minor_version = 11};
+  const auto r = gpuplan::fit(m, cat().gpu("h100-sxm"), req);
+  REQUIRE(r.engine);
+  CHECK(r.engine->mxfp4_backend == gpuplan::VllmMxfp4Backend::triton);
+  CHECK(std::abs(r.engine->weights_bytes / kGiB - 64.38) < 0.3);
+  CHECK(std::abs(r.engine->kv_bytes / kGiB - 3.33) < 0.35);
+  req.engine.vllm_minor_version = 10;
+  const auto v10 = gpuplan::fit(m, cat().gpu("h100-sxm"), req);
+  REQUIRE(v10.engine);
+  CHECK(v10.engine->mxfp4_backend == gpuplan::VllmMxfp4Backend::marlin);
+  CHECK(std::abs(v10.engine->weights_bytes / kGiB - 65.9651) < 0.25);
+  // No version: the newest release, Triton on Hopper.
+  req.engine.vllm_minor_version.reset();
+  const auto newest = gpuplan::fit(m, cat().gpu("h100-sxm"), req);
+  REQUIRE(newest.engine);
+  CHECK(newest.engine->mxfp4_backend == gpuplan::VllmMxfp4Backend::triton);
+}
+
+// Same file, gpt-oss-20b on one H100 at the template's 0.90: "Weight GiB 13.47", available KV
+// 50.28 GiB.
+TEST_CASE("engine logs: vLLM 0.11 gpt-oss-20b on one H100 (llm-d-benchmark)", "[engine][reference]") {
+  const auto& m = cat().model("gpt-oss-20b");
+  REQUIRE(m.shipped_formats);
+  FitRequest req{.weight_formats = *m.shipped_formats, .context_tokens = 16000, .block_tokens = 128};
+  req.engine = EngineSettings{.engine = Engine::vllm, .vllm_minor_version = 11};
+  const auto r = gpuplan::fit(m, cat().gpu("h100-sxm"), req);
+  REQUIRE(r.engine);
+  CHECK(std::abs(r.engine->weights_bytes / kGiB - 13.47) < 0.15);
+  CHECK(std::abs(r.engine->kv_bytes / kGiB - 50.28) < 0.5);
+}
+
+// vLLM's MXFP4 MoE backend by GPU and release (quantization/mxfp4.py get_mxfp4_backend
+// @007d50058a06, fused_moe/oracle/mxfp4.py @001eda31e3d0).
+TEST_CASE("engine: vLLM's MXFP4 MoE backend by GPU generation and release", "[engine]") {
+  using gpuplan::NvidiaArch;
+  using gpuplan::VllmMxfp4Backend;
+  using gpuplan::vllm_mxfp4_backend;
+  CHECK(vllm_mxfp4_backend(NvidiaArch::hopper, 10, true) == VllmMxfp4Backend::marlin);
+  CHECK(vllm_mxfp4_backend(NvidiaArch::hopper, 11, true) == VllmMxfp4Backend::triton);
+  CHECK(vllm_mxfp4_backend(NvidiaArch::hopper, std::nullopt, true) == VllmMxfp4Backend::triton);
+  CHECK(vllm_mxfp4_backend(NvidiaArch::hopper, 14, false) == VllmMxfp4Backend::marlin);
+  CHECK(vllm_mxfp4_backend(NvidiaArch::pre_hopper, 19, true) == VllmMxfp4Backend::marlin);
+  CHECK(vllm_mxfp4_backend(NvidiaArch::blackwell_other, 19, true) == VllmMxfp4Backend::marlin);
+  CHECK(vllm_mxfp4_backend(NvidiaArch::blackwell_datacenter, 19, true) == VllmMxfp4Backend::flashinfer_trtllm);
+  CHECK(vllm_mxfp4_backend(NvidiaArch::unknown, 19, true) == VllmMxfp4Backend::marlin);
+  // The catalog's GPUs land where their compute capability puts them.
+  const auto& m = cat().model("gpt-oss-20b");
+  REQUIRE(m.shipped_formats);
+  FitRequest req{.weight_formats = *m.shipped_formats, .context_tokens = 4096};
+  req.engine = EngineSettings{.engine = Engine::vllm};
+  const auto backend = [&](const char* gpu) { return gpuplan::fit(m, cat().gpu(gpu), req).engine->mxfp4_backend; };
+  CHECK(backend("a100-sxm-80gb") == VllmMxfp4Backend::marlin);
+  CHECK(backend("h200-sxm") == VllmMxfp4Backend::triton);
+  CHECK(backend("b200") == VllmMxfp4Backend::flashinfer_trtllm);
+  CHECK(backend("rtx-5090") == VllmMxfp4Backend::marlin);
+  // FlashInfer's TRT-LLM-gen kernel pads both sizes to 256: gpt-oss-120b 2,880 -> 3,072 both ways.
+  const auto& big = cat().model("gpt-oss-120b");
+  CHECK(gpuplan::vllm_mxfp4_padding_bytes(big, Layout{}, 1.0, VllmMxfp4Backend::flashinfer_trtllm) ==
+        Approx(3072.0 * 3072.0 / (2880.0 * 2880.0) - 1.0));
+  // Triton: no padding at 2,880 (a multiple of 64), the 8-bit scales of 32 values held twice.
+  CHECK(gpuplan::vllm_mxfp4_padding_bytes(big, Layout{}, 1.0, VllmMxfp4Backend::triton) == Approx(8.0 / 136.0));
 }
 
 // The padding vLLM's MXFP4 MoE kernel (Marlin, Hopper) adds to gpt-oss-120b: hidden 2,880 -> 3,072
