@@ -23,9 +23,22 @@ TEST_CASE("hf import: a state-space model_type is refused by name", "[hf]") {
                     Contains("/model_type") && Contains("\"mamba\""));
 }
 
-TEST_CASE("hf import: a hybrid layer pattern is refused, though every transformer field is there", "[hf]") {
+// Nemotron-H's Mamba2 layers are modeled (test_hf_mamba2_hybrids.cpp): a file with its layer
+// pattern but without the Mamba2 sizes is refused for the first of them, not read as attention.
+TEST_CASE("hf import: a Mamba2 layer pattern without the Mamba2 sizes is refused", "[hf]") {
   CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-hybrid-layers.json")),
-                    Contains("/hybrid_override_pattern") && Contains("nemotron_h"));
+                    Contains("/mamba_num_heads: missing"));
+}
+
+TEST_CASE("hf import: a hybrid whose state-space layers are not modeled is refused", "[hf]") {
+  // Jamba (Mamba1 layers every attn_layer_period) is not read yet.
+  CHECK_THROWS_WITH(gpuplan::model_from_hf_config(
+                        R"({"model_type": "jamba", "hidden_size": 4096, "intermediate_size": 14336,
+                            "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                            "vocab_size": 65536, "max_position_embeddings": 262144, "attn_layer_period": 8,
+                            "attn_layer_offset": 4, "mamba_d_state": 16})",
+                        "config.json"),
+                    Contains("/attn_layer_period") && Contains("jamba"));
 }
 
 TEST_CASE("hf import: layers sharing another layer's KV are refused inside text_config", "[hf]") {
