@@ -63,13 +63,16 @@ struct MoeSpec {
 struct LinearAttentionSpec {
   /// short_conv: LFM2's gated short convolution (value_heads 1 of value_head_dim = its width, no
   /// keys): only a convolution window, no SSM state.
-  enum class Kind { gated_deltanet, mamba2, short_conv };
+  /// mamba1: Jamba's Mamba layers (value_heads 1 of value_head_dim = the intermediate width,
+  /// key_head_dim = d_state, no keys): an SSM state of intermediate x d_state and a conv window.
+  enum class Kind { gated_deltanet, mamba2, short_conv, mamba1 };
   Kind kind = Kind::gated_deltanet;
   std::uint64_t key_heads = 0;        ///< linear_num_key_heads; Mamba2: n_groups
   std::uint64_t value_heads = 0;      ///< linear_num_value_heads; Mamba2: its heads
   std::uint64_t key_head_dim = 0;     ///< linear_key_head_dim; Mamba2: d_state
   std::uint64_t value_head_dim = 0;   ///< linear_value_head_dim; Mamba2: head_dim
   std::uint64_t conv_kernel = 0;      ///< linear_conv_kernel_dim; Mamba2: d_conv
+  std::uint64_t dt_rank = 0;          ///< Mamba1: the time-step projection's rank
   bool conv_bias = false;             ///< Mamba2: the depthwise convolution has a bias
   bool proj_bias = false;             ///< Mamba2: in_proj has a bias
   bool out_proj_bias = false;         ///< Mamba2: out_proj has a bias

@@ -629,6 +629,9 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
     if (mamba2_hybrid && is(key, {"hybrid_override_pattern", "mamba_d_state", "mamba_d_ssm"})) {
       continue;
     }
+    if (type == "jamba" && is(key, {"attn_layer_period", "mamba_d_state"})) {
+      continue;
+    }
     // MiniMax-M2 lists every layer as 1 (softmax attention): nothing else to model.
     const Json* types = key == "attn_type_list" ? r.value(key) : nullptr;
     if (types != nullptr && types->is_array() && !types->empty() &&
@@ -784,7 +787,7 @@ const auto& checked_types() {
       "minimax_m2", "gpt_oss", "granite", "olmo2", "olmoe", "starcoder2", "cohere", "cohere2", "falcon", "opt",
       "gpt2", "gpt_bigcode", "gptj", "codegen", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
       "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion",
-      "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid", "nemotron_h", "falcon_h1", "lfm2"};
+      "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid", "nemotron_h", "falcon_h1", "lfm2", "jamba"};
   return kChecked;
 }
 
@@ -1236,6 +1239,44 @@ void read_nemotron_h_pattern(ModelSpec& m, ObjectReader& r) {
   }
 }
 
+// Jamba (JambaConfig, modeling_jamba.py; vLLM jamba.py): layer i is attention when i %
+// attn_layer_period == attn_layer_offset, Mamba otherwise; its MLP is MoE when i %
+// expert_layer_period == expert_layer_offset (with experts), dense otherwise.
+void read_jamba_layers(ModelSpec& m, ObjectReader& r) {
+  const std::uint64_t attention_period = r.integer("attn_layer_period", 1, 10'000);
+  const std::uint64_t attention_offset = r.integer("attn_layer_offset", 0, attention_period - 1);
+  const std::uint64_t expert_period = r.optional_integer("expert_layer_period", 1, 10'000).value_or(2);
+  const std::uint64_t expert_offset = r.optional_integer("expert_layer_offset", 0, expert_period - 1).value_or(1);
+  bool any_attention = false;
+  for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+    const bool attention = i % attention_period == attention_offset;
+    any_attention = any_attention || attention;
+    m.layer_is_linear.push_back(!attention);
+    if (m.moe && i % expert_period != expert_offset) {
+      m.moe->dense_layers.push_back(i);
+    }
+  }
+  if (!any_attention) {
+    r.fail("attn_layer_offset", "leaves no attention layer: a model without attention is not modeled");
+  }
+  LinearAttentionSpec a;
+  a.kind = LinearAttentionSpec::Kind::mamba1;
+  a.value_heads = 1;
+  a.value_head_dim = r.optional_integer("mamba_expand", 1, 64).value_or(2) * m.hidden_size;
+  a.key_head_dim = r.integer("mamba_d_state", 1, 1u << 16);
+  a.conv_kernel = r.optional_integer("mamba_d_conv", 1, 1024).value_or(4);
+  const Json* rank = r.value("mamba_dt_rank");
+  a.dt_rank = rank == nullptr || *rank == "auto" ? (m.hidden_size + 15) / 16 : r.integer("mamba_dt_rank", 1, 1u << 20);
+  a.conv_bias = r.boolean("mamba_conv_bias", true);
+  a.proj_bias = r.boolean("mamba_proj_bias", false);
+  a.out_proj_bias = a.proj_bias;
+  m.linear_attention = a;
+  if (std::none_of(m.layer_is_linear.begin(), m.layer_is_linear.end(), [](bool b) { return b; })) {
+    m.layer_is_linear.clear();
+    m.linear_attention.reset();
+  }
+}
+
 // Mamba2 mixer sizes of a hybrid and the dtype of the SSM state engines keep.
 LinearAttentionSpec read_mamba2(const ModelSpec& m, ObjectReader& r) {
   LinearAttentionSpec a;
@@ -1351,6 +1392,8 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
     }
   } else if (m.model_type == "nemotron_h") {
     read_nemotron_h_pattern(m, r);
+  } else if (m.model_type == "jamba") {
+    read_jamba_layers(m, r);
   } else if (m.model_type == "falcon_h1") {
     // FalconH1DecoderLayer: attention and a Mamba2 mixer side by side in every layer, then the MLP.
     // attn_layer_indices (attention on some layers only) is not modeled.
@@ -1423,7 +1466,9 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
     m.layer_is_cross_attention.resize(m.num_hidden_layers, false);
     m.layer_is_cross_attention[layer] = true;
   }
-  if (!m.layer_is_linear.empty() && mamba2_hybrid_type(m.model_type)) {
+  if (m.linear_attention) {
+    // Read with the layer pattern (Jamba, Falcon-H1).
+  } else if (!m.layer_is_linear.empty() && mamba2_hybrid_type(m.model_type)) {
     m.linear_attention = read_mamba2(m, r);
   } else if (!m.layer_is_linear.empty() && m.model_type == "lfm2") {
     // Lfm2ShortConv: conv_dim wide (the hidden size in every release), conv_L_cache taps. vLLM

@@ -132,6 +132,23 @@ void linear_attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
     }
     return;
   }
+  if (a.kind == LinearAttentionSpec::Kind::mamba1) {
+    // JambaMambaMixer (modeling_jamba.py; vLLM's MambaMixer): in_proj to x and the gate (2 x the
+    // width), depthwise conv1d, x_proj to dt (dt_rank), B and C (d_state each), dt_proj back to the
+    // width with a bias, A_log (width x d_state) and D, out_proj; RMSNorms on dt, B and C.
+    const std::uint64_t width = value_dim;
+    const std::uint64_t state = a.key_head_dim;
+    add(out, kPart, 2 * width, m.hidden_size, layers);
+    add_vector(out, kPart, width * a.conv_kernel + (a.conv_bias ? width : 0), layers);
+    add(out, kPart, a.dt_rank + 2 * state, width, layers);
+    add(out, kPart, width, a.dt_rank, layers);
+    add_vector(out, kPart, width + width * state + width + a.dt_rank + 2 * state, layers);
+    add(out, kPart, m.hidden_size, width, layers);
+    if (a.proj_bias) {
+      add_vector(out, kPart, 2 * width + m.hidden_size, layers);
+    }
+    return;
+  }
   if (a.kind == LinearAttentionSpec::Kind::mamba2) {
     // Mamba2 mixer (transformers' Mamba2Mixer, NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer,
     // FalconH1Mixer; vLLM's MambaMixer2): in_proj to the gate z, x, B, C (n_groups x d_state each)

@@ -125,3 +125,26 @@ TEST_CASE("hf import: Falcon-H1-7B (attention and Mamba2 side by side in every l
   CHECK(fit.kv.windows.size() == 44);
   CHECK(fit.kv.linear_layers == 44);
 }
+
+TEST_CASE("hf import: Jamba 1.5 Mini (Mamba1 and attention layers, MoE every other layer)", "[hf][hybrid]") {
+  const auto m = hf("jamba-1.5-mini");
+  REQUIRE(m.linear_attention);
+  CHECK(m.moe_layer_count() == 16);
+  // JambaMambaMixer, intermediate 8192, d_state 16, dt_rank 256: in_proj, conv1d with bias, x_proj,
+  // dt_proj with bias, A_log, D, out_proj, RMSNorms on dt, B and C.
+  const double inner = 8192;
+  const double mixer = 4096 * 2 * inner + inner * 4 + inner + inner * (256 + 32) + 256 * inner + inner + inner * 16 +
+                       inner + inner * 4096 + 256 + 32;
+  const double attention = 2 * 4096.0 * 4096 + 2 * 4096.0 * 1024;
+  const double moe = 16 * 3 * 4096.0 * 14336 + 16 * 4096.0;
+  const double expected = 2 * 65536.0 * 4096 + 4 * attention + 28 * mixer + 16 * moe + 16 * 3 * 4096.0 * 14336 +
+                          65 * 4096.0;
+  const auto p = gpuplan::count_params(m);
+  CHECK(p.total() == Approx(expected).epsilon(1e-12));
+  CHECK(p.total() == Approx(51.6e9).epsilon(0.01));
+  CHECK(p.active() == Approx(12.1e9).epsilon(0.01));  // card: 12B active
+  // Attention on layers 4, 12, 20, 28; the Mamba layers keep 8192 x 16 and 3 x 8192 in bf16.
+  CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(4 * 2 * 8 * 128 * 2.0));
+  CHECK(gpuplan::linear_state_bytes_per_sequence(m) == Approx(28 * (8192 * 16 * 2 + 3 * 8192 * 2.0)));
+  CHECK_FALSE(gpuplan::fit(m, gpuplan::Catalog::builtin().gpu("h100-sxm"), gpuplan::FitRequest{}).fits);  // 103 GB
+}

@@ -31,14 +31,14 @@ TEST_CASE("hf import: a Mamba2 layer pattern without the Mamba2 sizes is refused
 }
 
 TEST_CASE("hf import: a hybrid whose state-space layers are not modeled is refused", "[hf]") {
-  // Jamba (Mamba1 layers every attn_layer_period) is not read yet.
+  // Zamba2 (Mamba2 layers with a shared attention block) is not read.
   CHECK_THROWS_WITH(gpuplan::model_from_hf_config(
-                        R"({"model_type": "jamba", "hidden_size": 4096, "intermediate_size": 14336,
-                            "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-                            "vocab_size": 65536, "max_position_embeddings": 262144, "attn_layer_period": 8,
-                            "attn_layer_offset": 4, "mamba_d_state": 16})",
+                        R"({"model_type": "zamba2", "hidden_size": 2560, "intermediate_size": 10240,
+                            "num_hidden_layers": 54, "num_attention_heads": 32, "num_key_value_heads": 32,
+                            "vocab_size": 32000, "max_position_embeddings": 4096, "mamba_d_state": 64,
+                            "layers_block_type": ["mamba", "hybrid"]})",
                         "config.json"),
-                    Contains("/attn_layer_period") && Contains("jamba"));
+                    Contains("zamba2") && Contains("not modeled"));
 }
 
 TEST_CASE("hf import: layers sharing another layer's KV are refused inside text_config", "[hf]") {
