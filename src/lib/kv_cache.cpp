@@ -130,10 +130,14 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
     if (m.has_state(layer)) {
       ++s.linear_layers;
     }
+    if (!m.has_mixer(layer)) {
+      ++s.mlp_only_layers;
+    }
     if (m.holds_token_kv(layer)) {
       s.windows.push_back(window_of(layer));
     }
   }
+  s.state_beside_attention = m.state_beside_attention;
   s.full_attention_only = std::all_of(s.windows.begin(), s.windows.end(), [](std::uint64_t w) { return w == 0; });
   if (m.linear_attention && s.linear_layers > 0) {
     // The recurrent state splits over TP by value heads, like KV heads.

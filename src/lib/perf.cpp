@@ -305,14 +305,10 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   const double stage_share = d((m.num_hidden_layers + l.pp - 1) / l.pp) / d(m.num_hidden_layers);
   // Every layer of the stage, linear-attention ones included (they hold no per-token KV but have
   // their projections, all-reduces and kernels like any other).
-  // Nemotron-H's MLP-only blocks too (their share of the stage): an MLP has its all-reduce.
-  double mlp_only_layers = 0;
-  for (std::uint64_t i = 0; i < m.layer_without_mixer.size(); ++i) {
-    mlp_only_layers += m.has_mixer(i) ? 0.0 : 1.0;
-  }
-  // Falcon-H1's Mamba2 mixers sit beside attention in the same layers.
-  layers_per_stage_ = d(fit_.kv.layers_per_gpu() + (m.state_beside_attention ? 0 : fit_.kv.linear_layers)) +
-                      mlp_only_layers * stage_share;
+  // Nemotron-H's MLP-only blocks too (an MLP has its all-reduce); Falcon-H1's Mamba2 mixers sit
+  // beside attention in the same layers.
+  layers_per_stage_ = d(fit_.kv.layers_per_gpu() + (fit_.kv.state_beside_attention ? 0 : fit_.kv.linear_layers) +
+                        fit_.kv.mlp_only_layers);
   moe_layers_per_stage_ =
       m.moe ? d(m.moe_layer_count()) * stage_share : 0;
   // 2 FLOPs per multiply-add over the active weights (not the embedding gather, nor the vision or
