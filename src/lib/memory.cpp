@@ -415,6 +415,7 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     using Kind = LinearAttentionSpec::Kind;
     const Kind kind = m.linear_attention->kind;
     res.notes.push_back(kind == Kind::mamba2       ? "Mamba2 (state-space) layers hold a fixed state per sequence, not per token"
+                        : kind == Kind::mamba1     ? "Mamba (state-space) layers hold a fixed state per sequence, not per token"
                         : kind == Kind::short_conv ? "short-convolution layers hold a fixed state (their last inputs) per "
                                                      "sequence, not per token"
                                                    : "linear-attention layers hold a fixed state per sequence, not per token");
