@@ -133,16 +133,18 @@ TEST_CASE("hf import: an unmodeled architecture is named before a missing size",
                     Contains("/hidden_size: missing"));
 }
 
-// LFM2 lists its short-convolution layers in layer_types: the refusal says what they are (helper
-// s47 F6), not only which layer kinds are allowed.
-TEST_CASE("hf import: LFM2's convolution layers are refused as not modeled", "[hf]") {
+// LFM2 lists its short-convolution layers in layer_types, and they are sized (test_hf_lfm2.cpp).
+// Another type listing them (LFM2-MoE, not modeled) is refused saying what they are (helper s47
+// F6), not only which layer kinds are allowed.
+TEST_CASE("hf import: short-convolution layers of a type not modeled are refused as such", "[hf]") {
   std::string types = R"("conv")";
   for (int i = 1; i < 24; ++i) {
     types += i % 3 == 2 ? R"(, "full_attention")" : R"(, "conv")";
   }
-  CHECK_THROWS_WITH(read_config(R"({"model_type": "lfm2", )" + kShape + R"(, "layer_types": [)" + types + "]}"),
-                    Contains("/layer_types/0: \"conv\" layers (short convolutions of model_type \"lfm2\") are not "
-                             "modeled"));
+  CHECK_THROWS_WITH(read_config(R"({"model_type": "lfm2_moe", )" + kShape + R"(, "layer_types": [)" + types + "]}"),
+                    Contains("/layer_types/0: \"conv\" layers (short convolutions of model_type \"lfm2_moe\") are "
+                             "not modeled"));
+  CHECK_NOTHROW(read_config(R"({"model_type": "lfm2", )" + kShape + R"(, "layer_types": [)" + types + "]}"));
 }
 
 // A null is said to be null, not missing, and a NaN to be NaN (helper s49 F2); the default that
