@@ -10,6 +10,7 @@
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/memory.hpp>
 #include <gpuplan/model_spec.hpp>
+#include <gpuplan/perf.hpp>
 
 #include "test_support.hpp"
 
@@ -147,4 +148,20 @@ TEST_CASE("hf import: Jamba 1.5 Mini (Mamba1 and attention layers, MoE every oth
   CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(4 * 2 * 8 * 128 * 2.0));
   CHECK(gpuplan::linear_state_bytes_per_sequence(m) == Approx(28 * (8192 * 16 * 2 + 3 * 8192 * 2.0)));
   CHECK_FALSE(gpuplan::fit(m, gpuplan::Catalog::builtin().gpu("h100-sxm"), gpuplan::FitRequest{}).fits);  // 103 GB
+}
+
+TEST_CASE("perf: a decode step reads and writes every sequence's recurrent state", "[hf][hybrid][perf]") {
+  const auto m = hf("nvidia-nemotron-nano-9b-v2");
+  // The same model with its SSM state in bf16 instead of float32: 27 x 128 x 80 x 128 x 2 bytes
+  // less a sequence, read and written back each step.
+  gpuplan::ModelSpec half = m;
+  half.linear_attention->ssm_state_element_bytes = 2.0;
+  const double saved = 27.0 * 128 * 80 * 128 * 2;
+  CHECK(gpuplan::linear_state_bytes_per_sequence(m) - gpuplan::linear_state_bytes_per_sequence(half) == Approx(saved));
+  const auto& h100 = gpuplan::Catalog::builtin().gpu("h100-sxm");
+  const gpuplan::PerfRequest r;
+  const auto bytes = [&](const gpuplan::ModelSpec& spec) {
+    return gpuplan::PerfModel(spec, h100, r).decode_step(64, 2048, gpuplan::Efficiency{}).bytes;
+  };
+  CHECK(bytes(m) - bytes(half) == Approx(64 * 2 * saved));
 }
