@@ -22,7 +22,13 @@ struct KvShape {
   bool replicated = false;                  ///< KV heads (or MLA latent) copied on every TP rank
   double bytes_per_token_per_layer_per_gpu = 0;
   std::vector<std::uint64_t> windows;       ///< window per attention layer on the busiest stage (0 = full)
-  std::uint64_t linear_layers = 0;          ///< linear-attention layers on that stage (no per-token KV)
+  /// Layers on that stage with a fixed state (linear attention, Mamba2): no per-token KV, but for
+  /// Falcon-H1's, whose Mamba2 mixers sit beside attention (those are in `windows` too).
+  std::uint64_t linear_layers = 0;
+  /// Falcon-H1: the state layers above are the attention layers themselves (not more layers).
+  bool state_beside_attention = false;
+  /// Blocks on that stage with neither attention nor state (Nemotron-H's MLP and MoE blocks).
+  std::uint64_t mlp_only_layers = 0;
   /// Fixed recurrent state one sequence holds on this GPU (linear-attention layers), any length.
   double state_bytes_per_sequence = 0;
   /// Every window is 0 (full attention on every layer of the stage): a sequence's size is then

@@ -52,13 +52,31 @@ struct MoeSpec {
   bool shared_expert_gate = false;          ///< Qwen2-MoE: a hidden -> 1 gate on the shared expert
 };
 
-/// Linear-attention layers (Qwen3-Next Gated DeltaNet): a fixed recurrent state per sequence.
+/// Layers with a fixed recurrent state per sequence instead of a per-token KV cache: Gated
+/// DeltaNet (Qwen3-Next, Qwen3.5), Mamba2 (Nemotron-H, Granite-4.0-H, Falcon-H1) or LFM2's short
+/// convolutions. The first two keep an
+/// SSM state of value_heads x key_head_dim x value_head_dim and a convolution window over
+/// 2 x key_heads x key_head_dim + value_heads x value_head_dim channels; a Mamba2 mixer is that
+/// with key_heads = n_groups, key_head_dim = d_state, value_heads = its heads and value_head_dim
+/// = its head_dim (vLLM MambaStateShapeCalculator.mamba2_state_shape: conv (intermediate +
+/// 2 x n_groups x d_state) x (d_conv - 1), temporal n_heads x head_dim x d_state).
 struct LinearAttentionSpec {
-  std::uint64_t key_heads = 0;        ///< linear_num_key_heads
-  std::uint64_t value_heads = 0;      ///< linear_num_value_heads
-  std::uint64_t key_head_dim = 0;     ///< linear_key_head_dim
-  std::uint64_t value_head_dim = 0;   ///< linear_value_head_dim
-  std::uint64_t conv_kernel = 0;      ///< linear_conv_kernel_dim
+  /// short_conv: LFM2's gated short convolution (value_heads 1 of value_head_dim = its width, no
+  /// keys): only a convolution window, no SSM state.
+  /// mamba1: Jamba's Mamba layers (value_heads 1 of value_head_dim = the intermediate width,
+  /// key_head_dim = d_state, no keys): an SSM state of intermediate x d_state and a conv window.
+  enum class Kind { gated_deltanet, mamba2, short_conv, mamba1 };
+  Kind kind = Kind::gated_deltanet;
+  std::uint64_t key_heads = 0;        ///< linear_num_key_heads; Mamba2: n_groups
+  std::uint64_t value_heads = 0;      ///< linear_num_value_heads; Mamba2: its heads
+  std::uint64_t key_head_dim = 0;     ///< linear_key_head_dim; Mamba2: d_state
+  std::uint64_t value_head_dim = 0;   ///< linear_value_head_dim; Mamba2: head_dim
+  std::uint64_t conv_kernel = 0;      ///< linear_conv_kernel_dim; Mamba2: d_conv
+  std::uint64_t dt_rank = 0;          ///< Mamba1: the time-step projection's rank
+  bool conv_bias = false;             ///< Mamba2: the depthwise convolution has a bias
+  bool proj_bias = false;             ///< Mamba2: in_proj has a bias
+  bool out_proj_bias = false;         ///< Mamba2: out_proj has a bias
+  bool gated_norm = true;             ///< Mamba2: a gated RMSNorm before out_proj (Falcon-H1: mamba_rms_norm)
   /// Bytes of one element of the recurrent (SSM) state: the config's mamba_ssm_dtype (Qwen3.5:
   /// float32, which vLLM follows), else the 16-bit model dtype. The convolution window is 16-bit.
   double ssm_state_element_bytes = 2.0;
@@ -218,6 +236,15 @@ struct ModelSpec {
   std::optional<LinearAttentionSpec> linear_attention;
   /// Per layer: true for a linear-attention layer (no per-token KV). Empty = none.
   std::vector<bool> layer_is_linear;
+  /// Every layer runs a Mamba2 mixer beside its attention, both off one norm (Falcon-H1): each
+  /// keeps a KV cache and a fixed state.
+  bool state_beside_attention = false;
+  /// Per layer: true for a block that is an MLP (or MoE) alone, with no attention nor state
+  /// (Nemotron-H's '-' and 'E' blocks). Empty = none.
+  std::vector<bool> layer_without_mixer;
+  /// Per layer: true for a block that is attention or a state-space mixer alone, with no MLP
+  /// (Nemotron-H's '*' and 'M' blocks). Empty = none.
+  std::vector<bool> layer_without_mlp;
   /// Per layer: true for a cross-attention layer (Llama 3.2 Vision), whose KV is the image's,
   /// computed once per request, not one entry per token. Empty = none.
   std::vector<bool> layer_is_cross_attention;
@@ -299,9 +326,22 @@ struct ModelSpec {
   [[nodiscard]] bool is_cross_attention_layer(std::uint64_t layer) const {
     return layer < layer_is_cross_attention.size() && layer_is_cross_attention[layer];
   }
-  /// The layer keeps KV for every token of the sequence (neither linear nor cross-attention).
+  /// The layer keeps a fixed state per sequence (linear attention or Mamba2).
+  [[nodiscard]] bool has_state(std::uint64_t layer) const {
+    return linear_attention.has_value() && (state_beside_attention || is_linear_layer(layer));
+  }
+  [[nodiscard]] bool has_mixer(std::uint64_t layer) const {
+    return layer >= layer_without_mixer.size() || !layer_without_mixer[layer];
+  }
+  [[nodiscard]] bool has_mlp(std::uint64_t layer) const {
+    return layer >= layer_without_mlp.size() || !layer_without_mlp[layer];
+  }
+  /// The layer runs softmax attention (not a linear-attention or Mamba2 layer, nor an MLP block).
+  [[nodiscard]] bool has_attention(std::uint64_t layer) const { return has_mixer(layer) && !is_linear_layer(layer); }
+  /// The layer keeps KV for every token of the sequence (neither linear nor cross-attention, nor
+  /// an MLP-only block).
   [[nodiscard]] bool holds_token_kv(std::uint64_t layer) const {
-    return !is_linear_layer(layer) && !is_cross_attention_layer(layer);
+    return !is_linear_layer(layer) && !is_cross_attention_layer(layer) && has_mixer(layer);
   }
   [[nodiscard]] bool is_chunked_layer(std::uint64_t layer) const {
     return layer < layer_is_chunked.size() && layer_is_chunked[layer];

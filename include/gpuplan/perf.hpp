@@ -362,6 +362,7 @@ class PerfModel {
   double linear_flop_per_token_ = 0;    // per GPU
   double attention_flop_per_token_context_ = 0;  // per GPU, per layer, per context token
   double kv_bytes_per_token_layer_ = 0;  // per GPU
+  double state_bytes_per_decode_ = 0;    // per sequence and GPU: the recurrent state read and written back
   std::vector<std::pair<std::uint64_t, std::uint64_t>> window_layers_;  // (window or 0, layers)
   // The model's own windows where the engine keeps the whole context (TensorRT-LLM); else empty.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> own_window_layers_;

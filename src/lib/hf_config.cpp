@@ -291,10 +291,40 @@ Json normalized(const Json& config, std::string_view type, Spellings* spelled = 
         it = it.key().starts_with("mamba_") ? out.erase(it) : std::next(it);
       }
       out.erase("layer_types");
+    }
+    // Without experts (granite-4.0-h-micro, a dense hybrid) every layer's MLP is the shared one.
+    if (no_experts && out.contains("shared_intermediate_size")) {
       out.erase("num_local_experts");
       out.erase("num_experts_per_tok");
       out["intermediate_size"] = out["shared_intermediate_size"];
+      out.erase("shared_intermediate_size");
     }
+  }
+  // Lfm2Config (configuration_lfm2.py): block_ff_dim, where written, is the MLP width
+  // (intermediate_size = kwargs.get("block_ff_dim", intermediate_size)), tie_embedding the tie
+  // (default true), and full_attn_idxs, without layer_types, lists the attention layers (the
+  // others are short convolutions; none listed: all attention).
+  if (type == "lfm2") {
+    if (out.contains("block_ff_dim") && !out["block_ff_dim"].is_null()) {
+      out["intermediate_size"] = out["block_ff_dim"];
+    }
+    if (out.contains("tie_embedding") && !out["tie_embedding"].is_null()) {
+      out["tie_word_embeddings"] = out["tie_embedding"];
+    } else if (!out.contains("tie_word_embeddings")) {
+      out["tie_word_embeddings"] = true;
+    }
+    const auto idxs = out.find("full_attn_idxs");
+    const auto layers = out.find("num_hidden_layers");
+    if ((!out.contains("layer_types") || out["layer_types"].is_null()) && idxs != out.end() && idxs->is_array() &&
+        layers != out.end() && layers->is_number_unsigned() && layers->get<std::uint64_t>() <= 10'000) {
+      Json types = Json::array();
+      for (std::uint64_t i = 0; i < layers->get<std::uint64_t>(); ++i) {
+        const bool attention = std::find(idxs->begin(), idxs->end(), Json(i)) != idxs->end();
+        types.push_back(attention ? "full_attention" : "conv");
+      }
+      out["layer_types"] = types;
+    }
+    out.erase("full_attn_idxs");
   }
   // MPT sizes its MLP as expansion_ratio x d_model and keeps grouped KV heads in attn_config.
   if (type == "mpt") {
@@ -616,6 +646,9 @@ void reject_non_decoder(const Json& raw, std::string_view written_type, const st
   }
 }
 
+// Hybrids of attention and Mamba2 layers whose layouts are read (read_layer_kinds).
+bool mamba2_hybrid_type(std::string_view type) { return is(type, {"nemotron_h", "granitemoehybrid", "falcon_h1"}); }
+
 // Layers gpuplan does not model (state-space, recurrent, lightning attention) would be counted as
 // transformer layers: a silently wrong figure. Their configs name them in one of these fields.
 void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
@@ -631,7 +664,15 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       std::string_view("layer_group_size"),
       // flash-linear-attention's GLA, GSA and RetNet size their key projection as a ratio.
       std::string_view("expand_k")};
+  // Mamba2 hybrids read in read_layer_kinds: their layer pattern and state sizes are modeled.
+  const bool mamba2_hybrid = mamba2_hybrid_type(type);
   for (std::string_view key : kHybridFields) {
+    if (mamba2_hybrid && is(key, {"hybrid_override_pattern", "mamba_d_state", "mamba_d_ssm"})) {
+      continue;
+    }
+    if (type == "jamba" && is(key, {"attn_layer_period", "mamba_d_state"})) {
+      continue;
+    }
     // MiniMax-M2 lists every layer as 1 (softmax attention): nothing else to model.
     const Json* types = key == "attn_type_list" ? r.value(key) : nullptr;
     if (types != nullptr && types->is_array() && !types->empty() &&
@@ -787,7 +828,7 @@ const auto& checked_types() {
       "minimax_m2", "gpt_oss", "granite", "olmo2", "olmoe", "starcoder2", "cohere", "cohere2", "falcon", "opt",
       "gpt2", "gpt_bigcode", "gptj", "codegen", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
       "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion",
-      "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid"};
+      "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid", "nemotron_h", "falcon_h1", "lfm2", "jamba"};
   return kChecked;
 }
 
@@ -904,6 +945,38 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
     m.mlp_gated = false;
     m.attention_bias = m.mlp_bias = true;
     m.qk_norm = r.boolean("qk_layernorm", true);
+  }
+  if (t == "nemotron_h") {
+    // NemotronHBlock (modeling_nemotron_h.py): one RMSNorm before its mixer, attention or Mamba2
+    // or an MLP (NemotronHMLP: up and down, relu^2) or MoE, each block one of them.
+    m.mlp_gated = false;
+    m.mlp_bias = r.boolean("mlp_bias", false);
+    m.norms_per_layer = 1;
+  }
+  if (t == "falcon_h1") {
+    m.mlp_bias = r.boolean("mlp_bias", false);  // FalconH1MLP: gate, up, down with mlp_bias
+  }
+  if (t == "lfm2") {
+    // Lfm2Attention: per-head q_layernorm and k_layernorm. Lfm2MLP (transformers modeling_lfm2.py,
+    // vLLM and SGLang lfm2.py alike): with block_auto_adjust_ff_dim the width is 2/3 of
+    // intermediate_size, times block_ffn_dim_multiplier rounded up to block_multiple_of when a
+    // multiplier is set (LFM2-1.2B: 12288 -> 8192).
+    m.qk_norm = true;
+    if (r.boolean("block_auto_adjust_ff_dim", true)) {
+      auto width = static_cast<std::uint64_t>(2.0 * static_cast<double>(m.intermediate_size) / 3.0);
+      const Json* multiplier = r.value("block_ffn_dim_multiplier");
+      const bool absent = multiplier == nullptr && !r.object().contains("block_ffn_dim_multiplier");
+      if (absent || multiplier != nullptr) {
+        const double factor = absent ? 1.0 : r.number("block_ffn_dim_multiplier", 1e3);
+        const std::uint64_t multiple = r.optional_integer("block_multiple_of", 1, 1u << 16).value_or(256);
+        width = static_cast<std::uint64_t>(factor * static_cast<double>(width));
+        width = multiple * ((width + multiple - 1) / multiple);
+      }
+      if (width == 0) {
+        r.fail("intermediate_size", "2/3 of it (block_auto_adjust_ff_dim) leaves no MLP");
+      }
+      m.intermediate_size = width;
+    }
   }
   if (t == "nemotron") {
     m.layer_norm = true;
@@ -1158,6 +1231,153 @@ void apply_rope_scaling(ModelSpec& m, ObjectReader& r) {
   }
 }
 
+// Nemotron-H's hybrid_override_pattern (NemotronHConfig, modeling_nemotron_h.py; vLLM
+// nemotron_h.py ALL_DECODER_LAYER_TYPES): one letter a block, "M" a Mamba2 mixer, "*" attention,
+// "-" an MLP, "E" an MoE layer; each block is that one part behind one norm.
+void read_nemotron_h_pattern(ModelSpec& m, ObjectReader& r) {
+  const Json* pattern = r.value("hybrid_override_pattern");
+  if (pattern == nullptr || !pattern->is_string()) {
+    r.fail("hybrid_override_pattern", "missing: a string of one letter a layer (M, *, - or E) is required");
+  }
+  const std::string text = pattern->get<std::string>();
+  if (text.size() != m.num_hidden_layers || text.find_first_not_of("M*-E") != std::string::npos) {
+    r.fail("hybrid_override_pattern",
+           fmt::format("expected {} letters (num_hidden_layers), each M (Mamba2), * (attention), - (MLP) or E "
+                       "(MoE), got \"{}\"",
+                       m.num_hidden_layers, detail::printable(text)));
+  }
+  // Nemotron-3 Super's latent MoE runs its experts in a narrower latent width, with projections
+  // in and out of it: not laid out here.
+  if (const Json* latent = r.value("moe_latent_size"); latent != nullptr && !latent->is_null()) {
+    r.fail("moe_latent_size", "experts in a latent width (latent MoE) are not modeled; the parameter count would be "
+                              "wrong");
+  }
+  const bool moe_blocks = text.find('E') != std::string::npos;
+  if (moe_blocks != m.moe.has_value()) {
+    r.fail("hybrid_override_pattern", moe_blocks ? "has MoE blocks (E), but n_routed_experts is missing"
+                                                 : "has no MoE block (E), but the file gives routed experts");
+  }
+  for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+    const char c = text[i];
+    m.layer_is_linear.push_back(c == 'M');
+    m.layer_without_mixer.push_back(c == '-' || c == 'E');
+    m.layer_without_mlp.push_back(c == 'M' || c == '*');
+    if (m.moe && c != 'E') {
+      m.moe->dense_layers.push_back(i);
+    }
+  }
+  if (text.find('M') == std::string::npos) {
+    m.layer_is_linear.clear();
+  }
+  if (text.find_first_of("-E") == std::string::npos) {
+    m.layer_without_mixer.clear();
+  }
+  if (text.find_first_of("M*") == std::string::npos) {
+    m.layer_without_mlp.clear();
+  }
+  if (text.find('*') == std::string::npos) {
+    r.fail("hybrid_override_pattern", "has no attention block (*): a model without attention is not modeled");
+  }
+}
+
+// Jamba (JambaConfig, modeling_jamba.py; vLLM jamba.py): layer i is attention when i %
+// attn_layer_period == attn_layer_offset, Mamba otherwise; its MLP is MoE when i %
+// expert_layer_period == expert_layer_offset (with experts), dense otherwise.
+void read_jamba_layers(ModelSpec& m, ObjectReader& r) {
+  const std::uint64_t attention_period = r.integer("attn_layer_period", 1, 10'000);
+  const std::uint64_t attention_offset = r.integer("attn_layer_offset", 0, attention_period - 1);
+  const std::uint64_t expert_period = r.optional_integer("expert_layer_period", 1, 10'000).value_or(2);
+  const std::uint64_t expert_offset = r.optional_integer("expert_layer_offset", 0, expert_period - 1).value_or(1);
+  bool any_attention = false;
+  for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+    const bool attention = i % attention_period == attention_offset;
+    any_attention = any_attention || attention;
+    m.layer_is_linear.push_back(!attention);
+    if (m.moe && i % expert_period != expert_offset) {
+      m.moe->dense_layers.push_back(i);
+    }
+  }
+  if (!any_attention) {
+    r.fail("attn_layer_offset", "leaves no attention layer: a model without attention is not modeled");
+  }
+  LinearAttentionSpec a;
+  a.kind = LinearAttentionSpec::Kind::mamba1;
+  a.value_heads = 1;
+  a.value_head_dim = r.optional_integer("mamba_expand", 1, 64).value_or(2) * m.hidden_size;
+  a.key_head_dim = r.integer("mamba_d_state", 1, 1u << 16);
+  a.conv_kernel = r.optional_integer("mamba_d_conv", 1, 1024).value_or(4);
+  const Json* rank = r.value("mamba_dt_rank");
+  a.dt_rank = rank == nullptr || *rank == "auto" ? (m.hidden_size + 15) / 16 : r.integer("mamba_dt_rank", 1, 1u << 20);
+  a.conv_bias = r.boolean("mamba_conv_bias", true);
+  a.proj_bias = r.boolean("mamba_proj_bias", false);
+  a.out_proj_bias = a.proj_bias;
+  m.linear_attention = a;
+  if (std::none_of(m.layer_is_linear.begin(), m.layer_is_linear.end(), [](bool b) { return b; })) {
+    m.layer_is_linear.clear();
+    m.linear_attention.reset();
+  }
+}
+
+// Mamba2 mixer sizes of a hybrid and the dtype of the SSM state engines keep.
+LinearAttentionSpec read_mamba2(const ModelSpec& m, ObjectReader& r) {
+  LinearAttentionSpec a;
+  a.kind = LinearAttentionSpec::Kind::mamba2;
+  if (m.model_type == "nemotron_h") {
+    // NemotronHMamba2Mixer: intermediate = mamba_num_heads x mamba_head_dim.
+    a.value_heads = r.integer("mamba_num_heads", 1, 1u << 16);
+    a.value_head_dim = r.integer("mamba_head_dim", 1, 1u << 16);
+    a.key_heads = r.integer("n_groups", 1, 1u << 16);
+    a.key_head_dim = r.integer("ssm_state_size", 1, 1u << 16);
+    a.conv_kernel = r.integer("conv_kernel", 1, 1024);
+    a.conv_bias = r.boolean("use_conv_bias", true);
+    a.proj_bias = r.boolean("use_bias", false);
+    a.out_proj_bias = a.proj_bias;
+    // vLLM's NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype (model_executor/models/
+    // config.py): the file's mamba_ssm_cache_dtype, float32 when absent.
+    const std::string ssm = r.optional_string("mamba_ssm_cache_dtype").value_or("float32");
+    if (ssm == "float32") {
+      a.ssm_state_element_bytes = 4.0;
+    } else if (ssm != "bfloat16" && ssm != "float16") {
+      r.fail("mamba_ssm_cache_dtype", fmt::format("expected float32, bfloat16 or float16, got \"{}\"",
+                                                  detail::printable(ssm)));
+    }
+  } else {
+    // GraniteMoeHybridMambaLayer and FalconH1Mixer: intermediate = mamba_expand x hidden_size
+    // (Falcon-H1: mamba_d_ssm when set), heads of mamba_d_head ("auto": intermediate / heads).
+    // vLLM keeps their SSM state in the model dtype (mamba_ssm_cache_dtype "auto",
+    // MambaStateDtypeCalculator.mamba2_state_dtype).
+    const std::uint64_t expand = r.optional_integer("mamba_expand", 1, 64).value_or(2);
+    const bool falcon = m.model_type == "falcon_h1";
+    const std::uint64_t intermediate =
+        (falcon ? r.optional_integer("mamba_d_ssm", 1, 1u << 22) : std::nullopt).value_or(expand * m.hidden_size);
+    a.value_heads = r.integer("mamba_n_heads", 1, 1u << 16);
+    const Json* head = r.value("mamba_d_head");
+    if (head != nullptr && *head == "auto") {
+      if (intermediate % a.value_heads != 0) {
+        r.fail("mamba_n_heads", fmt::format("does not divide mamba_expand x hidden_size {}", intermediate));
+      }
+      a.value_head_dim = intermediate / a.value_heads;
+    } else {
+      a.value_head_dim = r.integer("mamba_d_head", 1, 1u << 16);
+    }
+    if (a.value_heads * a.value_head_dim != intermediate) {
+      r.fail("mamba_d_head", fmt::format("{} heads of {} are not the Mamba2 width {} ({})", a.value_heads,
+                                         a.value_head_dim, intermediate,
+                                         falcon && r.has("mamba_d_ssm") ? "mamba_d_ssm" : "mamba_expand x hidden_size"));
+    }
+    a.key_heads = r.optional_integer("mamba_n_groups", 1, 1u << 16).value_or(1);
+    a.key_head_dim = r.integer("mamba_d_state", 1, 1u << 16);
+    a.conv_kernel = r.optional_integer("mamba_d_conv", 1, 1024).value_or(4);
+    a.conv_bias = r.boolean("mamba_conv_bias", true);
+    a.proj_bias = r.boolean("mamba_proj_bias", false);
+    // FalconH1Mixer: out_proj's bias is projectors_bias, the gated norm only with mamba_rms_norm
+    // (FalconH1Config defaults: false, false).
+    a.out_proj_bias = falcon ? r.boolean("projectors_bias", false) : a.proj_bias;
+    a.gated_norm = !falcon || r.boolean("mamba_rms_norm", false);
+  }
+  return a;
+}
+
 // Attention window per layer: layer_types, Llama 4 chunks, a repeating pattern, or every layer.
 void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
   const std::uint64_t window = r.optional_integer("sliding_window", 1, kBig).value_or(0);
@@ -1173,10 +1393,13 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
       const Json& t = (*types)[i];
       const bool sliding = t == "sliding_attention";
       const bool chunked = t == "chunked_attention";
-      const bool linear = t == "linear_attention";
+      // GraniteMoeHybrid lists "mamba" (Mamba2) and "attention" layers.
+      const bool granite = m.model_type == "granitemoehybrid";
+      const bool linear = t == "linear_attention" || (granite && t == "mamba") || (m.model_type == "lfm2" && t == "conv");
+      const bool full = t == "full_attention" || (granite && t == "attention");
       // LFM2's short-convolution layers and the state-space layers hybrids list here are no
       // attention at all: say what they are rather than which strings are allowed.
-      if (t.is_string() && is(t.get_ref<const std::string&>(), {"conv", "mamba", "mamba2", "ssm", "recurrent"})) {
+      if (!linear && t.is_string() && is(t.get_ref<const std::string&>(), {"conv", "mamba", "mamba2", "ssm", "recurrent"})) {
         throw InputError(fmt::format("{}: \"{}\" layers ({} of model_type \"{}\") are not modeled; the parameter "
                                      "count and KV cache would be wrong",
                                      where(r.origin(), r.pointer() / "layer_types" / i), t.get<std::string>(),
@@ -1186,7 +1409,7 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
       // transformers 5's DeepseekV32Config and GlmMoeDsaConfig fill layer_types with
       // "deepseek_sparse_attention" on every layer: the MLA layers with their indexer read above.
       const bool sparse_mla = t == "deepseek_sparse_attention" && m.mla && m.mla->index_head_dim > 0;
-      if (!sliding && !chunked && !linear && !sparse_mla && t != "full_attention") {
+      if (!sliding && !chunked && !linear && !sparse_mla && !full) {
         throw InputError(fmt::format("{}: expected \"full_attention\", \"sliding_attention\", "
                                      "\"chunked_attention\" or \"linear_attention\", got {}",
                                      where(r.origin(), r.pointer() / "layer_types" / i), t.dump()));
@@ -1208,6 +1431,18 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
     if (none(m.layer_is_chunked)) {
       m.layer_is_chunked.clear();
     }
+  } else if (m.model_type == "nemotron_h") {
+    read_nemotron_h_pattern(m, r);
+  } else if (m.model_type == "jamba") {
+    read_jamba_layers(m, r);
+  } else if (m.model_type == "falcon_h1") {
+    // FalconH1DecoderLayer: attention and a Mamba2 mixer side by side in every layer, then the MLP.
+    // attn_layer_indices (attention on some layers only) is not modeled.
+    if (const Json* some = r.value("attn_layer_indices"); some != nullptr && !some->is_null()) {
+      r.fail("attn_layer_indices", "attention on some layers only is not modeled (Falcon-H1 releases write null)");
+    }
+    m.state_beside_attention = true;
+    m.linear_attention = read_mamba2(m, r);
   } else if (m.model_type == "qwen3_next") {
     // Qwen3NextConfig: every full_attention_interval-th layer is full attention, the rest linear.
     const std::uint64_t every = r.integer("full_attention_interval", 1, 10'000);
@@ -1272,7 +1507,26 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
     m.layer_is_cross_attention.resize(m.num_hidden_layers, false);
     m.layer_is_cross_attention[layer] = true;
   }
-  if (!m.layer_is_linear.empty()) {
+  if (m.linear_attention) {
+    // Read with the layer pattern (Jamba, Falcon-H1).
+  } else if (!m.layer_is_linear.empty() && mamba2_hybrid_type(m.model_type)) {
+    m.linear_attention = read_mamba2(m, r);
+  } else if (!m.layer_is_linear.empty() && m.model_type == "lfm2") {
+    // Lfm2ShortConv: conv_dim wide (the hidden size in every release), conv_L_cache taps. vLLM
+    // keeps (conv_L_cache - 1) positions of it per sequence in the model dtype
+    // (MambaStateShapeCalculator.short_conv_state_shape), SGLang likewise (MambaPool).
+    LinearAttentionSpec a;
+    a.kind = LinearAttentionSpec::Kind::short_conv;
+    a.value_heads = 1;
+    a.value_head_dim = r.optional_integer("conv_dim", 1, 1u << 20).value_or(m.hidden_size);
+    if (a.value_head_dim != m.hidden_size) {
+      r.fail("conv_dim", fmt::format("{} is not hidden_size {}: Lfm2ShortConv is hidden_size wide", a.value_head_dim,
+                                     m.hidden_size));
+    }
+    a.conv_kernel = r.optional_integer("conv_L_cache", 1, 1024).value_or(3);
+    a.conv_bias = r.boolean("conv_bias", false);
+    m.linear_attention = a;
+  } else if (!m.layer_is_linear.empty()) {
     LinearAttentionSpec a;
     a.key_heads = r.integer("linear_num_key_heads", 1, 10'000);
     a.value_heads = r.integer("linear_num_value_heads", 1, 10'000);

@@ -57,7 +57,10 @@ double linear_state_bytes_per_sequence(const ModelSpec& m) {
   if (!m.linear_attention) {
     return 0.0;
   }
-  const double layers = d(m.num_hidden_layers - attention_layers(m, 0, m.num_hidden_layers));
+  double layers = 0;
+  for (std::uint64_t layer = 0; layer < m.num_hidden_layers; ++layer) {
+    layers += m.has_state(layer) ? 1.0 : 0.0;
+  }
   return m.linear_attention->state_bytes() * layers;
 }
 
@@ -92,7 +95,8 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
   // Stages hold ceil(layers / PP) layers each (the last may hold fewer). With sliding windows
   // stages differ, so keep the one with the most layers, then the most full-attention layers.
   const std::uint64_t per_stage = (m.num_hidden_layers + layout.pp - 1) / layout.pp;
-  if (m.layer_window_tokens.empty() && m.layer_is_linear.empty() && m.layer_is_cross_attention.empty()) {
+  if (m.layer_window_tokens.empty() && m.layer_is_linear.empty() && m.layer_is_cross_attention.empty() &&
+      m.layer_without_mixer.empty() && !m.state_beside_attention) {
     // All layers alike (full attention): the first stage is the busiest. A layout search asks
     // for this shape with every layout it tries, so the layers are not walked one by one.
     s.windows.assign(std::min(per_stage, m.num_hidden_layers), 0);
@@ -123,12 +127,17 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
   s.windows.reserve(stages_start == 0 ? best_layers : m.num_hidden_layers);
   const std::uint64_t stage_end = std::min(best_start + per_stage, m.num_hidden_layers);
   for (std::uint64_t layer = best_start; layer < stage_end; ++layer) {
-    if (m.is_linear_layer(layer)) {
+    if (m.has_state(layer)) {
       ++s.linear_layers;
-    } else if (m.holds_token_kv(layer)) {
+    }
+    if (!m.has_mixer(layer)) {
+      ++s.mlp_only_layers;
+    }
+    if (m.holds_token_kv(layer)) {
       s.windows.push_back(window_of(layer));
     }
   }
+  s.state_beside_attention = m.state_beside_attention;
   s.full_attention_only = std::all_of(s.windows.begin(), s.windows.end(), [](std::uint64_t w) { return w == 0; });
   if (m.linear_attention && s.linear_layers > 0) {
     // The recurrent state splits over TP by value heads, like KV heads.

@@ -412,7 +412,13 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                           type, listed, biases));
   }
   if (m.linear_attention) {
-    res.notes.push_back("linear-attention layers hold a fixed state per sequence, not per token");
+    using Kind = LinearAttentionSpec::Kind;
+    const Kind kind = m.linear_attention->kind;
+    res.notes.push_back(kind == Kind::mamba2       ? "Mamba2 (state-space) layers hold a fixed state per sequence, not per token"
+                        : kind == Kind::mamba1     ? "Mamba (state-space) layers hold a fixed state per sequence, not per token"
+                        : kind == Kind::short_conv ? "short-convolution layers hold a fixed state (their last inputs) per "
+                                                     "sequence, not per token"
+                                                   : "linear-attention layers hold a fixed state per sequence, not per token");
   }
   if (res.kv_known && res.kv.replicated) {
     res.notes.push_back(

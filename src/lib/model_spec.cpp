@@ -120,6 +120,49 @@ void linear_attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
   const LinearAttentionSpec& a = *m.linear_attention;
   const std::uint64_t key_dim = a.key_heads * a.key_head_dim;
   const std::uint64_t value_dim = a.value_heads * a.value_head_dim;
+  if (a.kind == LinearAttentionSpec::Kind::short_conv) {
+    // Lfm2ShortConv (modeling_lfm2.py): in_proj to B, C and x (3 x its width), a depthwise conv1d
+    // of conv_L_cache taps, out_proj; biases with conv_bias.
+    const std::uint64_t width = value_dim;
+    add(out, kPart, 3 * width, m.hidden_size, layers);
+    add_vector(out, kPart, width * a.conv_kernel, layers);
+    add(out, kPart, m.hidden_size, width, layers);
+    if (a.conv_bias) {
+      add_vector(out, kPart, 3 * width + width + m.hidden_size, layers);
+    }
+    return;
+  }
+  if (a.kind == LinearAttentionSpec::Kind::mamba1) {
+    // JambaMambaMixer (modeling_jamba.py; vLLM's MambaMixer): in_proj to x and the gate (2 x the
+    // width), depthwise conv1d, x_proj to dt (dt_rank), B and C (d_state each), dt_proj back to the
+    // width with a bias, A_log (width x d_state) and D, out_proj; RMSNorms on dt, B and C.
+    const std::uint64_t width = value_dim;
+    const std::uint64_t state = a.key_head_dim;
+    add(out, kPart, 2 * width, m.hidden_size, layers);
+    add_vector(out, kPart, width * a.conv_kernel + (a.conv_bias ? width : 0), layers);
+    add(out, kPart, a.dt_rank + 2 * state, width, layers);
+    add(out, kPart, width, a.dt_rank, layers);
+    add_vector(out, kPart, width + width * state + width + a.dt_rank + 2 * state, layers);
+    add(out, kPart, m.hidden_size, width, layers);
+    if (a.proj_bias) {
+      add_vector(out, kPart, 2 * width + m.hidden_size, layers);
+    }
+    return;
+  }
+  if (a.kind == LinearAttentionSpec::Kind::mamba2) {
+    // Mamba2 mixer (transformers' Mamba2Mixer, NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer,
+    // FalconH1Mixer; vLLM's MambaMixer2): in_proj to the gate z, x, B, C (n_groups x d_state each)
+    // and dt (one per head); a depthwise conv1d over x, B and C; dt_bias, A_log and D per head; the
+    // gated RMSNorm over the intermediate width; out_proj back.
+    const std::uint64_t conv_dim = value_dim + 2 * key_dim;
+    add(out, kPart, value_dim + conv_dim + a.value_heads, m.hidden_size, layers);
+    add_vector(out, kPart, conv_dim * a.conv_kernel + (a.conv_bias ? conv_dim : 0), layers);
+    add_vector(out, kPart, 3 * a.value_heads + (a.gated_norm ? value_dim : 0), layers);
+    add(out, kPart, m.hidden_size, value_dim, layers);
+    add_vector(out, kPart, (a.proj_bias ? value_dim + conv_dim + a.value_heads : 0) + (a.out_proj_bias ? m.hidden_size : 0),
+               layers);
+    return;
+  }
   add(out, kPart, 2 * key_dim + 2 * value_dim, m.hidden_size, layers);
   add(out, kPart, 2 * a.value_heads, m.hidden_size, layers);
   add_vector(out, kPart, (2 * key_dim + value_dim) * a.conv_kernel, layers);
@@ -143,7 +186,9 @@ void mlp_tensors(const ModelSpec& m, WeightPart part, std::uint64_t intermediate
 
 bool has_router_bias(const ModelSpec& m) {
   // gpt-oss routers carry a bias; DeepSeek-V3 and GLM-4.5 an e_score_correction_bias.
-  return m.model_type == "gpt_oss" || m.model_type == "deepseek_v3" || m.model_type == "glm4_moe";
+  // Nemotron-H's NemotronHTopkRouter has one too.
+  return m.model_type == "gpt_oss" || m.model_type == "deepseek_v3" || m.model_type == "glm4_moe" ||
+         m.model_type == "nemotron_h";
 }
 
 // An encoder's layers (vision tower, audio encoder): q, k, v and o of `width`, an MLP (gated or
@@ -335,19 +380,27 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
   if (!m.tie_word_embeddings && !m.classification_head) {
     add(out, WeightPart::lm_head, m.vocab_size, token_width, 1);
   }
-  double linear_layers = 0;
+  double linear_layers = 0;       // a state instead of attention
+  double state_layers = 0;        // a state, instead of attention or beside it (Falcon-H1)
+  double mlp_only_layers = 0;     // no attention nor state (Nemotron-H's MLP and MoE blocks)
+  double mixer_only_layers = 0;   // no MLP (Nemotron-H's attention and Mamba blocks)
   for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
     linear_layers += m.is_linear_layer(i) ? 1.0 : 0.0;
+    state_layers += m.has_state(i) ? 1.0 : 0.0;
+    mlp_only_layers += m.has_mixer(i) ? 0.0 : 1.0;
+    mixer_only_layers += m.has_mlp(i) ? 0.0 : 1.0;
   }
   const double layers = d(m.num_hidden_layers);
-  attention_tensors(m, layers - linear_layers, out);
-  if (m.linear_attention && linear_layers > 0) {
-    linear_attention_tensors(m, linear_layers, out);
+  attention_tensors(m, layers - linear_layers - mlp_only_layers, out);
+  if (m.linear_attention && state_layers > 0) {
+    linear_attention_tensors(m, state_layers, out);
   }
   const double per_norm = m.layer_norm ? 2.0 : 1.0;
   add_replicated(out, WeightPart::norms, hidden, 1, per_norm * (d(m.norms_per_layer) * layers + 1.0));
   const double moe_layers = d(m.moe_layer_count());
-  mlp_tensors(m, WeightPart::dense_mlp, m.intermediate_size, layers - moe_layers, layers - moe_layers, out);
+  // Blocks without an MLP are never MoE layers (the reader lists them as dense).
+  const double dense_layers = layers - moe_layers - mixer_only_layers;
+  mlp_tensors(m, WeightPart::dense_mlp, m.intermediate_size, dense_layers, dense_layers, out);
   if (m.moe && moe_layers > 0) {
     const MoeSpec& e = *m.moe;
     mlp_tensors(m, WeightPart::routed_experts, e.expert_intermediate, d(e.routed_experts) * moe_layers,
@@ -448,6 +501,8 @@ MtpBytes mtp_weight_bytes(const ModelSpec& m, const WeightFormats& f) {
   extend(more.layer_window_tokens, std::uint64_t{0});
   extend(more.layer_is_chunked, false);
   extend(more.layer_is_linear, false);
+  extend(more.layer_without_mixer, false);
+  extend(more.layer_without_mlp, false);
   extend(more.layer_is_cross_attention, false);
   const auto total = [&f](const ModelSpec& s) {
     double sum = 0;
@@ -520,6 +575,11 @@ void validate_model(const ModelSpec& m, std::string_view where) {
       (m.layer_is_linear.size() != m.num_hidden_layers || !m.linear_attention)) {
     throw InputError(fmt::format("{}/layer_types: linear-attention layers need {} entries and the "
                                  "linear_* sizes", where, m.num_hidden_layers));
+  }
+  if ((!m.layer_without_mixer.empty() && m.layer_without_mixer.size() != m.num_hidden_layers) ||
+      (!m.layer_without_mlp.empty() && m.layer_without_mlp.size() != m.num_hidden_layers)) {
+    throw InputError(fmt::format("{}/hybrid_override_pattern: one block a layer, {} layers", where,
+                                 m.num_hidden_layers));
   }
   if (!m.layer_is_cross_attention.empty() && m.layer_is_cross_attention.size() != m.num_hidden_layers) {
     throw InputError(fmt::format("{}/cross_attention_layers: {} entries for {} layers", where,

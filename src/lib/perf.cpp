@@ -305,7 +305,10 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   const double stage_share = d((m.num_hidden_layers + l.pp - 1) / l.pp) / d(m.num_hidden_layers);
   // Every layer of the stage, linear-attention ones included (they hold no per-token KV but have
   // their projections, all-reduces and kernels like any other).
-  layers_per_stage_ = d(fit_.kv.layers_per_gpu() + fit_.kv.linear_layers);
+  // Nemotron-H's MLP-only blocks too (an MLP has its all-reduce); Falcon-H1's Mamba2 mixers sit
+  // beside attention in the same layers.
+  layers_per_stage_ = d(fit_.kv.layers_per_gpu() + (fit_.kv.state_beside_attention ? 0 : fit_.kv.linear_layers) +
+                        fit_.kv.mlp_only_layers);
   moe_layers_per_stage_ =
       m.moe ? d(m.moe_layer_count()) * stage_share : 0;
   // 2 FLOPs per multiply-add over the active weights (not the embedding gather, nor the vision or
@@ -324,6 +327,10 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
       m.caches_latent() ? 2.0 * heads * d(2 * m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
             : 4.0 * heads * d(m.head_dim);
   kv_bytes_per_token_layer_ = fit_.kv.bytes_per_token_per_layer_per_gpu;
+  // A decode step of a linear-attention or Mamba2 layer loads each sequence's state and stores
+  // the updated one (vLLM's selective_state_update and fused_recurrent_gated_delta_rule update it
+  // in place): memory traffic like the KV cache's, fixed whatever the context.
+  state_bytes_per_decode_ = 2.0 * fit_.kv.state_bytes_per_sequence;
   // One entry per distinct window, in order of first appearance. Without windows every layer is
   // full attention; with them a layer is most often like the one before, whose entry is tried first.
   const auto grouped = [](const std::vector<std::uint64_t>& windows) {
@@ -543,7 +550,7 @@ PerfModel::StepWork PerfModel::decode_work(std::uint64_t micro_batch, double con
   const double context_layers = attention_context_sum(context, best_case);
   const double idle = expert_idle_share(b);
   return {.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
-          .kv_bytes = b * context_layers * kv_bytes_per_token_layer_,
+          .kv_bytes = b * (context_layers * kv_bytes_per_token_layer_ + state_bytes_per_decode_),
           .linear_flop = b * linear_flop_per_token_,
           .attention_flop = b * attention_flop_per_token_context_ * context_layers,
           .tokens = b,

@@ -203,7 +203,13 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
       kind += ", sliding";
     }
     if (m.linear_attention) {
-      kind += ", linear attention";  // hybrid: most layers keep a fixed state, not a KV cache
+      // hybrid: most layers keep a fixed state, not a KV cache
+      using Kind = LinearAttentionSpec::Kind;
+      const Kind state = m.linear_attention->kind;
+      kind += state == Kind::mamba2       ? ", Mamba2"
+              : state == Kind::mamba1     ? ", Mamba"
+              : state == Kind::short_conv ? ", short conv"
+                                          : ", linear attention";
     }
     t.rows.push_back({m.id, fmt::format("{:.2f}", p.total() / units::kGiga),
                       fmt::format("{:.2f}", p.active() / units::kGiga),

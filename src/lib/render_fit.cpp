@@ -359,9 +359,16 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     kv.rows.push_back({"KV heads per GPU", r.kv.kv_heads_per_gpu == 0
                                                ? std::string("latent (MLA)")
                                                : std::to_string(r.kv.kv_heads_per_gpu)});
-    kv.rows.push_back({"layers per GPU", std::to_string(r.kv.layers_per_gpu() + r.kv.linear_layers)});
+    kv.rows.push_back({"layers per GPU", std::to_string(r.kv.layers_per_gpu() +
+                                                        (r.kv.state_beside_attention ? 0 : r.kv.linear_layers) +
+                                                        r.kv.mlp_only_layers)});
+    if (r.kv.mlp_only_layers > 0) {
+      kv.rows.push_back({"MLP-only blocks per GPU (no KV, no state)", std::to_string(r.kv.mlp_only_layers)});
+    }
     if (r.kv.linear_layers > 0) {
-      kv.rows.push_back({"linear-attention layers per GPU (no per-token KV)", std::to_string(r.kv.linear_layers)});
+      kv.rows.push_back({r.kv.state_beside_attention ? "layers with a fixed state beside their KV per GPU"
+                                                     : "fixed-state layers per GPU (no per-token KV)",
+                         std::to_string(r.kv.linear_layers)});
       kv.rows.push_back({fmt::format("recurrent state per sequence per GPU ({})", unit),
                          bytes_value(r.kv.state_bytes_per_sequence, u)});
     }

@@ -546,10 +546,10 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
     // attention op's output and log-sum-exp. The down projection's output has every token's rows
     // before TP's reduce-scatter; a plain MLP's down is the 6th, recomputed.
     op_saved += kBf16Bytes * h * residual / sp + kBf16Bytes * (q + v + o) / tp;
-    if (!model.is_linear_layer(i)) {
+    if (model.has_attention(i)) {
       op_saved += kFp32Bytes * heads / tp;
     }
-    if (!model.is_linear_layer(i)) {  // linear-attention layers keep no scores
+    if (model.has_attention(i)) {  // linear-attention layers keep no scores
       const double window = d(model.window_of_layer(i));
       const double keys = window > 0 ? std::min(window, d(r.seq_tokens)) : d(r.seq_tokens);
       // Megatron's fused softmax keeps its bf16 output (2 bytes a score, Korthikanti et al.);

@@ -63,7 +63,7 @@ TrainFlops train_flops(const ModelSpec& model, const TrainRequest& r) {
     vd = d(model.mla->v_head_dim);
   }
   for (std::uint64_t i = 0; i < model.num_hidden_layers; ++i) {
-    if (model.is_linear_layer(i)) {
+    if (!model.has_attention(i)) {
       continue;
     }
     const double window = d(model.window_of_layer(i));
@@ -206,7 +206,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     const double bytes_per_score = forward_bytes * (recomputes_attention ? 2.0 : 1.0) + backward_bytes;
     double attention_layers = 0;
     for (std::uint64_t i = 0; i < model.num_hidden_layers; ++i) {
-      attention_layers += model.is_linear_layer(i) ? 0.0 : 1.0;
+      attention_layers += model.has_attention(i) ? 1.0 : 0.0;
     }
     // This GPU's heads (TP splits them), its stage's layers, its CP share of the query rows.
     const double scores = d(r.micro_batch) * seq_gpu * d(r.seq_tokens) * d(model.num_attention_heads) / d(l.tp) *

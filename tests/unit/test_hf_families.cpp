@@ -825,7 +825,7 @@ TEST_CASE("hf import: Granite 4.0 micro, phi-msft, Qwen2 windows, GLM-4.1V visio
                             types + "]}");
   CHECK(gpuplan::count_params(granite).total() == Approx(3.40e9).epsilon(0.005));
   CHECK_FALSE(granite.moe);
-  // With a state-space layer it stays refused.
+  // With a Mamba2 layer but without its sizes (mamba_n_heads, mamba_d_head) it is refused.
   CHECK_THROWS(read(R"({"model_type": "granitemoehybrid", "hidden_size": 2560, "shared_intermediate_size": 8192,
       "intermediate_size": 8192, "num_hidden_layers": 2, "num_attention_heads": 40, "num_local_experts": 0,
       "mamba_d_state": 256, "vocab_size": 100352, "max_position_embeddings": 4096,

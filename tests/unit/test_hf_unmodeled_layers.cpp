@@ -23,9 +23,22 @@ TEST_CASE("hf import: a state-space model_type is refused by name", "[hf]") {
                     Contains("/model_type") && Contains("\"mamba\""));
 }
 
-TEST_CASE("hf import: a hybrid layer pattern is refused, though every transformer field is there", "[hf]") {
+// Nemotron-H's Mamba2 layers are modeled (test_hf_mamba2_hybrids.cpp): a file with its layer
+// pattern but without the Mamba2 sizes is refused for the first of them, not read as attention.
+TEST_CASE("hf import: a Mamba2 layer pattern without the Mamba2 sizes is refused", "[hf]") {
   CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-hybrid-layers.json")),
-                    Contains("/hybrid_override_pattern") && Contains("nemotron_h"));
+                    Contains("/mamba_num_heads: missing"));
+}
+
+TEST_CASE("hf import: a hybrid whose state-space layers are not modeled is refused", "[hf]") {
+  // Zamba2 (Mamba2 layers with a shared attention block) is not read.
+  CHECK_THROWS_WITH(gpuplan::model_from_hf_config(
+                        R"({"model_type": "zamba2", "hidden_size": 2560, "intermediate_size": 10240,
+                            "num_hidden_layers": 54, "num_attention_heads": 32, "num_key_value_heads": 32,
+                            "vocab_size": 32000, "max_position_embeddings": 4096, "mamba_d_state": 64,
+                            "layers_block_type": ["mamba", "hybrid"]})",
+                        "config.json"),
+                    Contains("zamba2") && Contains("not modeled"));
 }
 
 TEST_CASE("hf import: layers sharing another layer's KV are refused inside text_config", "[hf]") {
@@ -120,16 +133,18 @@ TEST_CASE("hf import: an unmodeled architecture is named before a missing size",
                     Contains("/hidden_size: missing"));
 }
 
-// LFM2 lists its short-convolution layers in layer_types: the refusal says what they are (helper
-// s47 F6), not only which layer kinds are allowed.
-TEST_CASE("hf import: LFM2's convolution layers are refused as not modeled", "[hf]") {
+// LFM2 lists its short-convolution layers in layer_types, and they are sized (test_hf_lfm2.cpp).
+// Another type listing them (LFM2-MoE, not modeled) is refused saying what they are (helper s47
+// F6), not only which layer kinds are allowed.
+TEST_CASE("hf import: short-convolution layers of a type not modeled are refused as such", "[hf]") {
   std::string types = R"("conv")";
   for (int i = 1; i < 24; ++i) {
     types += i % 3 == 2 ? R"(, "full_attention")" : R"(, "conv")";
   }
-  CHECK_THROWS_WITH(read_config(R"({"model_type": "lfm2", )" + kShape + R"(, "layer_types": [)" + types + "]}"),
-                    Contains("/layer_types/0: \"conv\" layers (short convolutions of model_type \"lfm2\") are not "
-                             "modeled"));
+  CHECK_THROWS_WITH(read_config(R"({"model_type": "lfm2_moe", )" + kShape + R"(, "layer_types": [)" + types + "]}"),
+                    Contains("/layer_types/0: \"conv\" layers (short convolutions of model_type \"lfm2_moe\") are "
+                             "not modeled"));
+  CHECK_NOTHROW(read_config(R"({"model_type": "lfm2", )" + kShape + R"(, "layer_types": [)" + types + "]}"));
 }
 
 // A null is said to be null, not missing, and a NaN to be NaN (helper s49 F2); the default that
