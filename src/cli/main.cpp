@@ -178,6 +178,12 @@ void check_short_flag_words(const CLI::App& app, int argc, char** argv) {
   bool value_next = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view word = argv[i];
+    if (word == "--" && value_next) {
+      // CLI11 ends the options there and leaves the flag without its value ("--model -- -hx"
+      // printed the help and exited 0).
+      throw gpuplan::InputError(fmt::format("{}: '--' is no value; a value that starts with '-' is written {}=VALUE",
+                                            argv[i - 1], argv[i - 1]));
+    }
     if (word == "--") {
       return;
     }

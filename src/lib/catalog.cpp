@@ -311,6 +311,7 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
   }
   const std::string typed = lower(name);
   std::string key = typed;
+  std::string stripped_vendor;  // a GPU name's vendor word, checked against the part found
   if constexpr (std::is_same_v<T, GpuSpec>) {
     // The vendor's name before the part's ("NVIDIA H200", "AMD Instinct MI300X", "Intel Gaudi 3"):
     // no GPU id starts with one, so it is dropped before the steps below.
@@ -320,6 +321,7 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
           (key[vendor.size()] == ' ' || key[vendor.size()] == '-' || key[vendor.size()] == '_' ||
            key[vendor.size()] == '/')) {
         key.erase(0, vendor.size() + 1);
+        stripped_vendor = vendor == "instinct" ? "amd" : std::string(vendor);
       }
     }
   }
@@ -360,6 +362,13 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     // with a slash ("NVIDIA B200 180GB (HGX/DGX B200, per GPU)") matched above.
     if (hits.empty() && key.find('/') != std::string::npos) {
       return nullptr;
+    }
+    // "amd/h100" or "NVIDIA MI300X" names a part of another vendor: no GPU of the catalog.
+    if (!stripped_vendor.empty() && !hits.empty()) {
+      std::erase_if(hits, [&](const T* g) { return lower(g->vendor) != stripped_vendor; });
+      if (hits.empty()) {
+        return nullptr;
+      }
     }
   }
   std::string how = "alias";

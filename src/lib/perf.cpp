@@ -782,17 +782,27 @@ void PerfModel::loaded_ttft(PerfPoint& p, const Efficiency& e) const {
   const double chunk = d(std::max<std::uint64_t>(1, request_.fit.prefill_chunk_tokens));
   const double step_tokens = std::min(batch * input, chunk);
   const double stage_s = timed(prefill_work(step_tokens, input, e.best_case), e).total_s();
-  // Mean over the prompts j = 1..batch of the step count ceil(j x input / step_tokens): summed
-  // exactly up to a few thousand prompts, past that the mean (rounding up adds half a step).
-  constexpr std::uint64_t kSummed = 4096;
+  // Mean over the prompts j = 1..batch of the step count ceil(j x input / step_tokens), summed
+  // by steps when they are fewer than the prompts (step k ends the prompts j <= k x step / input),
+  // else by prompts; past a few thousand of either, the mean (rounding up adds half a step).
+  constexpr double kSummed = 4096;
+  const double steps = std::ceil(batch * input / step_tokens - 1e-9);
   double mean_steps = 0;
-  if (p.batch <= kSummed) {
-    for (std::uint64_t j = 1; j <= p.batch; ++j) {
-      mean_steps += std::ceil(d(j) * input / step_tokens - 1e-9);
+  if (std::min(steps, batch) > kSummed) {
+    mean_steps = (batch + 1.0) / 2.0 * input / step_tokens + 0.5;
+  } else if (steps < batch) {
+    double done = 0;  // prompts ended by the steps before
+    for (double k = 1; k <= steps; ++k) {
+      const double ended = std::min(batch, std::floor(k * step_tokens / input + 1e-9));
+      mean_steps += k * (ended - done);
+      done = ended;
     }
     mean_steps /= batch;
   } else {
-    mean_steps = (batch + 1.0) / 2.0 * input / step_tokens + 0.5;
+    for (double j = 1; j <= batch; ++j) {
+      mean_steps += std::ceil(j * input / step_tokens - 1e-9);
+    }
+    mean_steps /= batch;
   }
   // Under PP the last step leaves the first stage and crosses the others.
   const double stages = d(request_.fit.layout.pp);

@@ -356,8 +356,8 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
            {"refused", k.refused ? OrderedJson(*k.refused) : OrderedJson(nullptr)}});
     }
     j["benchmarks"] = rows;
-    j["summary"] = {{"median_abs_error", c.median_abs_error},
-                    {"worst_abs_error", c.worst_abs_error},
+    j["summary"] = {{"median_abs_error", estimates > 0 ? OrderedJson(c.median_abs_error) : OrderedJson(nullptr)},
+                    {"worst_abs_error", estimates > 0 ? OrderedJson(c.worst_abs_error) : OrderedJson(nullptr)},
                     {"with_estimate", estimates},
                     {"inside_band", c.inside_band},
                     {"bound_holds", bounds_hold},
@@ -395,9 +395,11 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                       k.refused ? "refused" : (k.bound_holds ? "yes" : "NO")});
   }
   doc.tables.push_back(std::move(t));
-  doc.footer.push_back(fmt::format("summary: median |error| {:.1f} %, worst {:.1f} % over {} estimates, {} inside the band "
+  // With no estimate (every row refused) there is no error to report: "-", not a perfect 0.0 %.
+  const auto percent = [&](double share) { return estimates > 0 ? fmt::format("{:.1f} %", share * 100.0) : "-"; };
+  doc.footer.push_back(fmt::format("summary: median |error| {}, worst {} over {} estimates, {} inside the band "
                                    "perf gives them; roofline >= measured for {} of {}",
-                                   c.median_abs_error * 100.0, c.worst_abs_error * 100.0, estimates, c.inside_band,
+                                   percent(c.median_abs_error), percent(c.worst_abs_error), estimates, c.inside_band,
                                    bounds_hold, bounds));
   if (!refused.empty()) {
     // One line: how many rows gpuplan refuses, and why, so a reader does not take them for bound failures.
