@@ -124,8 +124,8 @@ Exit run_perf(const PerfOptions& o) {
     }
     if (std::erase_if(batches, [cap](std::uint64_t b) { return b > cap; }) > 0) {
       batches.push_back(cap);
-      dropped = fmt::format("batches above {} not shown: the deployment runs at most {} sequences per replica ({})",
-                            cap, cap, batch_cap_reason(pm, cap));
+      dropped = fmt::format("batches above {} not shown: the deployment runs at most {} sequence{} per replica ({})",
+                            cap, cap, cap == 1 ? "" : "s", batch_cap_reason(pm, cap));
     }
   }
   std::vector<std::string> fit_notes = choice.chosen && !sized ? std::move(choice.fit.notes) : pm.fit().notes;

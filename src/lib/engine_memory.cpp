@@ -374,8 +374,8 @@ std::optional<std::string> default_max_model_len_line(const EngineMemory& e, std
   if (e.asked_max_model_len_kv_bytes > 0) {
     // The length asked for is refused too: name it first, not only the model's default.
     return fmt::format("vLLM does not start with --max-model-len {} (one request of it needs {:.2f} GiB of KV cache, "
-                       "{:.2f} GiB available); the longest that starts is {} (its default, the model's {} tokens, needs "
-                       "{:.2f} GiB)",
+                       "{:.2f} GiB available); the longest that starts is {}; its default, the model's {} tokens, needs "
+                       "{:.2f} GiB",
                        detail::group_digits(context_tokens), e.asked_max_model_len_kv_bytes / units::kGiB,
                        e.kv_bytes / units::kGiB, detail::group_digits(e.max_model_len_that_fits),
                        detail::group_digits(e.default_max_model_len), e.default_max_model_len_kv_bytes / units::kGiB);

@@ -165,14 +165,20 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     const std::string low = fmt::format("{:.1f}", share * 4.0 * buffer / units::kGiB);
     const std::string high = fmt::format("{:.1f}", share * 7.0 * buffer / units::kGiB);
     const std::string smaller = low == high ? fmt::format("about {}", low) : fmt::format("{} to {}", low, high);
+    // Below the printed precision the buffers change nothing worth a line of advice.
+    const std::string expect =
+        high == "0.0" ? std::string()
+                      : fmt::format(", so expect a KV cache {} GiB smaller per GPU; build the engine with a "
+                                    "max_batch_size near the concurrency you serve",
+                                    smaller);
     res.notes.push_back(fmt::format(
         "TensorRT-LLM before 1.0 (TensorRT-engine flow): its C++ runtime allocates \"runtime buffers\" (the logits "
         "of max_batch_size sequences) and \"decoder\" buffers (per-sequence outputs up to max_seq_len, sampling "
         "workspaces) before it measures free memory, all sized by the engine's max_batch_size ({}, --max-num-seqs; "
-        "trtllm-build's default is 2048); they are not subtracted here. One fp32 logits buffer of max_batch_size x "
-        "vocabulary is {:.2f} GiB, and logs show the two together at 4 to 7 times that, so expect a KV cache {} "
-        "GiB smaller per GPU; build the engine with a max_batch_size near the concurrency you serve",
-        res.engine->max_seqs, buffer / units::kGiB, smaller));
+        "trtllm-build's default: 2048 from 0.11, 1 in 0.8 to 0.10, 8 before); they are not subtracted here. One fp32 "
+        "logits buffer of max_batch_size x vocabulary is {:.2f} GiB, and logs show the two together at 4 to 7 times "
+        "that{}",
+        res.engine->max_seqs, buffer / units::kGiB, expect));
   }
   if (res.engine && res.engine->engine == Engine::vllm) {
     res.notes.push_back(res.engine->cuda_graph_bytes > 0
