@@ -259,34 +259,31 @@ Calibration summarize(const Catalog& catalog, std::vector<BenchmarkCheck> checks
     cal.median_abs_error = detail::median(errors);
     cal.worst_abs_error = *std::max_element(errors.begin(), errors.end());
   }
-  std::vector<double> itl_errors;
-  std::vector<double> step_errors;
-  for (const BenchmarkCheck& c : checks) {
-    if (c.itl_error) {
-      itl_errors.push_back(std::abs(*c.itl_error));
-      step_errors.push_back(std::abs(c.estimate_step_s / *c.benchmark->measured_tpot_s - 1.0));
+  // Latency against what the rows publish: the figure under load (its median and worst) and the
+  // simpler one beside it (its median), over the rows that give the measurement.
+  const auto latency = [&checks](auto error_of, auto simpler_error_of, int& rows, double& median, double& worst,
+                                 double& simpler_median) {
+    std::vector<double> under_load;
+    std::vector<double> simpler;
+    for (const BenchmarkCheck& c : checks) {
+      if (const std::optional<double> error = error_of(c)) {
+        under_load.push_back(std::abs(*error));
+        simpler.push_back(std::abs(simpler_error_of(c)));
+      }
     }
-  }
-  if (!itl_errors.empty()) {
-    cal.latency_rows = static_cast<int>(itl_errors.size());
-    cal.median_abs_itl_error = detail::median(itl_errors);
-    cal.worst_abs_itl_error = *std::max_element(itl_errors.begin(), itl_errors.end());
-    cal.median_abs_step_error = detail::median(step_errors);
-  }
-  std::vector<double> ttft_errors;
-  std::vector<double> alone_errors;
-  for (const BenchmarkCheck& c : checks) {
-    if (c.ttft_error) {
-      ttft_errors.push_back(std::abs(*c.ttft_error));
-      alone_errors.push_back(std::abs(c.estimate_ttft_alone_s / *c.benchmark->measured_ttft_s - 1.0));
+    if (!under_load.empty()) {
+      rows = static_cast<int>(under_load.size());
+      median = detail::median(under_load);
+      worst = *std::max_element(under_load.begin(), under_load.end());
+      simpler_median = detail::median(simpler);
     }
-  }
-  if (!ttft_errors.empty()) {
-    cal.ttft_rows = static_cast<int>(ttft_errors.size());
-    cal.median_abs_ttft_error = detail::median(ttft_errors);
-    cal.worst_abs_ttft_error = *std::max_element(ttft_errors.begin(), ttft_errors.end());
-    cal.median_abs_ttft_alone_error = detail::median(alone_errors);
-  }
+  };
+  latency([](const BenchmarkCheck& c) { return c.itl_error; },
+          [](const BenchmarkCheck& c) { return c.estimate_step_s / *c.benchmark->measured_tpot_s - 1.0; },
+          cal.latency_rows, cal.median_abs_itl_error, cal.worst_abs_itl_error, cal.median_abs_step_error);
+  latency([](const BenchmarkCheck& c) { return c.ttft_error; },
+          [](const BenchmarkCheck& c) { return c.estimate_ttft_alone_s / *c.benchmark->measured_ttft_s - 1.0; },
+          cal.ttft_rows, cal.median_abs_ttft_error, cal.worst_abs_ttft_error, cal.median_abs_ttft_alone_error);
   cal.checks = std::move(checks);
   return cal;
 }

@@ -127,6 +127,23 @@ std::string scheme_text(const WeightFormat& f) {
 }
 }  // namespace
 
+namespace {
+
+// Every name --weights-dtype takes: the dtypes, NVIDIA's nvfp4 and the presets.
+std::vector<std::string> known_weight_formats() {
+  std::vector<std::string> names;
+  for (DType dtype : all_dtypes()) {
+    names.emplace_back(to_string(dtype));
+  }
+  names.emplace_back("nvfp4");
+  for (const auto& [name, preset] : presets()) {
+    names.emplace_back(name);
+  }
+  return names;
+}
+
+}  // namespace
+
 WeightFormat parse_weight_format(std::string_view text, std::string_view field) {
   for (DType dtype : all_dtypes()) {
     if (to_string(dtype) == text) {
@@ -143,14 +160,7 @@ WeightFormat parse_weight_format(std::string_view text, std::string_view field) 
   }
   // The closest names, each with its scheme: "int4-g128" is plain int4 (groups of 128, no zero
   // point) or int4-g128-zp, and the list alone does not say which (helper s53 logs F8).
-  std::vector<std::string> known;
-  for (DType dtype : all_dtypes()) {
-    known.emplace_back(to_string(dtype));
-  }
-  known.emplace_back("nvfp4");
-  for (const auto& [name, preset] : presets()) {
-    known.emplace_back(name);
-  }
+  const std::vector<std::string> known = known_weight_formats();
   std::vector<std::string> close;
   // A name that spells out a known format's scheme ("int4-g128" is int4's own) comes first.
   for (const std::string& name : known) {
@@ -169,15 +179,7 @@ WeightFormat parse_weight_format(std::string_view text, std::string_view field) 
 }
 
 std::string weight_format_names() {
-  std::vector<std::string_view> names;
-  for (DType dtype : all_dtypes()) {
-    names.push_back(to_string(dtype));
-  }
-  names.push_back("nvfp4");
-  for (const auto& [name, preset] : presets()) {
-    names.push_back(name);
-  }
-  return fmt::format("{}", fmt::join(names, ", "));
+  return fmt::format("{}", fmt::join(known_weight_formats(), ", "));
 }
 
 }  // namespace gpuplan
