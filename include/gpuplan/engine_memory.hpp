@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include <gpuplan/gpu.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/model_spec.hpp>
@@ -44,16 +45,6 @@ enum class VllmSampler { flashinfer, native };
 /// at its own padded shape. `flashinfer_trtllm` is FlashInfer's TRT-LLM-gen kernel (SM100).
 enum class VllmMxfp4Backend { marlin, triton, flashinfer_trtllm };
 [[nodiscard]] std::string_view to_string(VllmMxfp4Backend backend);
-
-/// NVIDIA GPU generations as vLLM's MXFP4 backend choice tells them apart (it tests the compute
-/// capability; the catalog has none, so memory.cpp infers the class from the tensor formats).
-enum class NvidiaArch {
-  unknown,             ///< not NVIDIA, or not known
-  pre_hopper,          ///< Volta to Ada (SM 7.x, 8.x)
-  hopper,              ///< SM 9.0
-  blackwell_datacenter,///< SM 10.x (B200, GB200, B300)
-  blackwell_other,     ///< SM 12.x (RTX 50xx, RTX PRO 6000, GB10)
-};
 
 /// Paged KV block in tokens: vLLM's default block_size, and TensorRT-LLM's tokens_per_block
 /// (KvCacheConfig, 32 for its PyTorch backend, trtllm-serve and trtllm-bench).

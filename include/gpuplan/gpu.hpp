@@ -110,6 +110,19 @@ struct GpuSpec {
   [[nodiscard]] const MigProfile* find_mig_profile(std::string_view profile_name) const;
 };
 
+/// NVIDIA GPU generations as engines tell them apart (they test the compute capability; the
+/// catalog has none, so nvidia_arch() infers the class from the tensor formats).
+enum class NvidiaArch {
+  unknown,             ///< not NVIDIA, or not known
+  pre_hopper,          ///< Volta to Ada (SM 7.x, 8.x)
+  hopper,              ///< SM 9.0
+  blackwell_datacenter,///< SM 10.x (B200, GB200, B300)
+  blackwell_other,     ///< SM 12.x (RTX 50xx, RTX PRO 6000, GB10)
+};
+
+/// The GPU's generation from its tensor formats and memory (see gpu.cpp).
+[[nodiscard]] NvidiaArch nvidia_arch(const GpuSpec& gpu);
+
 /// Memory a MIG profile gives: the measured figure when known, otherwise its share in eighths
 /// of the GPU's usable memory (an estimate; `estimated` says which).
 struct MigMemory {

@@ -27,7 +27,7 @@ namespace gpuplan {
 /// --calibrate` reproduces them and a test keeps them in step: nine free parameters and the
 /// routing rate, held fixed.
 struct Efficiency {
-  double bandwidth = 0.790;       ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
+  double bandwidth = 0.793;        ///< share of HBM bandwidth (aiconfigurator assumes 0.8)
   double compute = 0.87;          ///< share of dense tensor peak for large GEMMs, scaled by format_share
   double kv_bandwidth = 1.0;      ///< attention reads the paged KV cache at this share of `bandwidth`
   double link = 0.80;             ///< share of link bandwidth in a ring (NCCL: 370 of 450 GB/s)
@@ -43,19 +43,20 @@ struct Efficiency {
   double activation_passes = 0.0;  ///< the fit leaves this per-token cost to the two below
   /// Host-side work per running sequence and decode step (the scheduler's and sampler's
   /// bookkeeping for each request): grows with the batch whatever the model and GPU.
-  double sequence_overhead_s = 7.05e-6;
+  double sequence_overhead_s = 6.85e-6;
   /// MoE routing outside the expert GEMMs: each routed copy of a token moves about 11 x hidden +
   /// 10 x expert width bytes (permute, activation quantization, SwiGLU, weighted combine), in small
   /// kernels over activations that stay on chip (L2), so at a rate that does not follow HBM
   /// bandwidth. Seconds per GB of those bytes.
   double routed_copy_s_per_gb = 0.45e-3;  ///< 2.2 TB/s; held fixed in the fit (see calibration.cpp)
-  /// A GEMM of this many FLOPs reaches half of `compute`: small GEMMs (few tokens, tiny MoE
-  /// experts) cannot fill the GPU. Efficiency = compute x W / (W + gemm_half_flop).
-  double gemm_half_flop = 0.471e9;
+  /// A GEMM of this many FLOPs reaches half of `compute`: small GEMMs (few tokens) cannot fill
+  /// the GPU. Efficiency = compute x W / (W + gemm_half_flop); for MoE, W is a layer's grouped
+  /// expert GEMM with its padded tile rows (PerfModel::step_parts).
+  double gemm_half_flop = 1.0e9;
   /// Narrow formats reach a smaller share of their peak (scales, non-GEMM work that does not
   /// speed up): `compute` x (bf16 peak / format peak)^format_exponent for FP8 and narrower;
   /// 16-bit formats reach FP8's share times kWideOverFp8GemmShare (format_share).
-  double format_exponent = 0.633;  ///< fp8: 0.5^0.633 = 0.65 of `compute`; fp4: 0.42
+  double format_exponent = 0.636;  ///< fp8: 0.5^0.636 = 0.64 of `compute`; fp4: 0.41
   /// Communication overlapped with compute (max of the terms) rather than added.
   bool overlap_communication = false;
   /// The bound's side wherever the engine or the server could go either way: GPUs that talk over
@@ -376,7 +377,8 @@ class PerfModel {
   double request_attention_format_factor_ = 1;   // the same for attention_format_ratio_
   double expert_flop_per_token_ = 0;      // per GPU, routed-expert share of linear_flop_per_token_
   double dense_gemm_flop_per_token_ = 0;  // FLOPs one token adds to a typical dense GEMM
-  double expert_gemm_flop_per_token_ = 0; // FLOPs one token of the batch adds to one expert's GEMM
+  double expert_layer_gemm_flop_per_token_ = 0;  // one token's share of a layer's grouped up projection
+  double expert_tile_tokens_ = 16;  // rows of one tensor-core MMA: an expert pays whole tiles
   double routed_copy_bytes_per_token_ = 0;  // bytes the routed copies of one token move on this GPU
   double format_peak_ratio_ = 1;          // bf16 peak / compute-type peak
   double request_format_factor_ = 1;      // format_share(format_peak_ratio_, the request's format_exponent)

@@ -38,7 +38,7 @@ struct TrainEfficiency {
   double link = 0.80;             ///< share of link bandwidth a ring reaches (as Efficiency::link)
   /// Share of HBM bandwidth the GPU optimizer step's streaming kernels reach: inference's
   /// Efficiency::bandwidth (a test keeps them equal), the same memory-bound regime.
-  double bandwidth = 0.790;
+  double bandwidth = 0.793;
   double hop_latency_s = 1e-6;
   double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s per 8-GPU node
   /// Host memory bandwidth one GPU's CPU optimizer step gets with offload (--host-memory-gb-per-s);

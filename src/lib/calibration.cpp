@@ -404,7 +404,8 @@ constexpr std::array kFreeParameters{
     // busy once each has one 128x128 output tile running a few K steps, 132 SMs x 2 x 128 x 128 x
     // ~256 ~ 1.1 GFLOP; smaller GEMMs are bound by reading their weights, which the memory term
     // already charges. A larger fitted value only absorbs other per-token costs (Qwen3-30B-A3B's
-    // 1024-token TTFT on B200 went from 3.4 to 21.6 ms at 3.3 GFLOP).
+    // 1024-token TTFT on B200 went from 3.4 to 21.6 ms at 3.3 GFLOP). The fit sits at this bound
+    // since MoE GEMMs are timed as one grouped GEMM per layer (their tile rows padded).
     FreeParameter{&Efficiency::gemm_half_flop, 0.0, 1e9},
     FreeParameter{&Efficiency::format_exponent, 0.0, 1.0},
 };

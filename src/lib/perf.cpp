@@ -286,6 +286,18 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     throw InputError(timing_problem(gpu, request_.fit.weights_dtype, request_.sparse).value_or(""));
   }
   peak_flop_per_s_ = peak->second;
+  // A tensor-core MMA covers a fixed number of rows (tokens): an expert's GEMM with fewer tokens
+  // pays for the whole tile. PTX ISA: mma.sync m16n8k16 (Volta to Ada, and the SM120 parts),
+  // wgmma.mma_async m64nNk16 (Hopper), tcgen05.mma with 128-row tiles per CTA in the kernels
+  // Blackwell's FP4/FP8 MoE GEMMs use (64 also exists); AMD's MFMA 16x16 tiles. Not fitted:
+  // the calibration set has MoE rows on two generations only.
+  switch (nvidia_arch(gpu)) {
+    case NvidiaArch::hopper: expert_tile_tokens_ = 64.0; break;
+    case NvidiaArch::blackwell_datacenter: expert_tile_tokens_ = 128.0; break;
+    case NvidiaArch::unknown:
+    case NvidiaArch::pre_hopper:
+    case NvidiaArch::blackwell_other: expert_tile_tokens_ = 16.0; break;
+  }
   matmul_factor_ = gpuplan::matmul_factor(gpu, kCalibratedMatmulShare);
   vendor_serving_share_ = gpu.vendor == "amd" ? kRocmServingShare : 1.0;
   bandwidth_bytes_per_s_ = gpu.memory_bandwidth_bytes_per_s;
@@ -373,20 +385,16 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
                                  : d(m.intermediate_size);
   activation_layer_bytes_per_token_ = kActivationBytes * layers_per_stage_ * (d(m.hidden_size) + ffn_width / d(l.tp));
   vocab_pass_bytes_per_token_ = kActivationBytes * d(m.vocab_size);
-  // The GEMM that sizes the work: the gated FFN's up projection (per expert for MoE: each expert
-  // sees k/E of the tokens). Its efficiency follows the tokens an expert sees, whole or split
-  // under TP: a grouped GEMM runs every expert's tiles at once, and what it wastes is the tile
-  // rows a few tokens leave empty, the same share of a slice as of the whole expert. Timed per
-  // TP slice, gpt-oss-120b at TP 8 under vLLM on H100 came out about 40 % too slow
-  // (community-2026b.json: median 34 -> 24 % over its 63 rows; Mixtral at TP 2-8 on A100 1-4
-  // points faster, to +3 .. +23 % by group median).
+  // The GEMM that sizes the work: the gated FFN's up projection; for MoE the layer's grouped
+  // expert GEMM (step_parts), whole or split under TP: timed per TP slice, gpt-oss-120b at TP 8
+  // under vLLM on H100 came out about 40 % too slow (community-2026b.json).
   if (m.moe) {
     const double expert_split = l.ep >= l.tp ? 1.0 : d(l.ep) / d(l.tp);
     expert_flop_per_token_ = 2.0 * 3.0 * d(m.hidden_size) * d(m.moe->expert_intermediate) * experts_per_token_ *
                              moe_layers_per_stage_ / d(l.tp);
-    expert_gemm_flop_per_token_ = 2.0 * d(m.hidden_size) * d(m.moe->expert_intermediate) * experts_per_token_ *
-                                  expert_token_multiplier_ / experts_;
     expert_flop_per_token_ = std::min(expert_flop_per_token_, linear_flop_per_token_);
+    expert_layer_gemm_flop_per_token_ =
+        2.0 * d(m.hidden_size) * d(m.moe->expert_intermediate) * experts_per_token_ * expert_token_multiplier_;
     // Per routed copy, in bf16: read and write the permuted hidden state, quantize it, the SwiGLU
     // over the expert's gate and up outputs, and the weighted combine (about 11 x hidden + 10 x
     // expert width bytes; the width is split when TP exceeds EP). This GPU processes the copies
@@ -501,9 +509,18 @@ PerfModel::StepParts PerfModel::step_parts(const StepWork& w, const Efficiency& 
   // Only the experts that received tokens run a GEMM: at a small batch few experts each see a
   // whole token, not every expert a fraction of one (same uniform routing as the bytes read).
   const double active_share = experts_ > 0 ? 1.0 - w.idle_share : 1.0;
-  const double expert_gemm_flop = w.tokens * expert_gemm_flop_per_token_ / std::max(active_share, 1e-12);
+  // A grouped GEMM runs every active expert's tiles in one kernel: it fills the GPU by the
+  // layer's expert FLOPs, rows left empty included, and each expert pays whole tiles.
+  double expert_peak = 1.0;
+  if (experts_ > 0) {
+    const double expert_tokens =
+        w.tokens * experts_per_token_ * expert_token_multiplier_ / experts_ / std::max(active_share, 1e-12);
+    const double tile = e.best_case ? 0.0 : expert_tile_tokens_;
+    const double padded = (expert_tokens + tile) / std::max(expert_tokens, 1e-12);
+    expert_peak = peak(w.tokens * expert_layer_gemm_flop_per_token_ * padded) / padded;
+  }
   const double gemm_s = (w.linear_flop - expert_flop) / peak(w.tokens * dense_gemm_flop_per_token_) +
-                        expert_flop / peak(expert_gemm_flop);
+                        expert_flop / expert_peak;
   const double attention_s = w.attention_flop / (attention_peak_flop_per_s_ * compute * attention_format);
   return {.weights_s = w.weight_bytes / bandwidth,
           .kv_s = w.kv_bytes / (bandwidth * e.kv_bandwidth),
