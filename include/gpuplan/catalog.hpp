@@ -117,6 +117,8 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& path);
 /// Up to `limit` known names closest to `name` (edit distance and substring), best first.
 std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& known,
                                        std::size_t limit = 3);
+/// Levenshtein distance between two names (insertions, deletions, substitutions).
+std::size_t edit_distance(std::string_view a, std::string_view b);
 /// A model's Hugging Face name without its owner ("zai-org/GLM-4.6" -> "GLM-4.6"): what
 /// closest_names() is given for a model. GPUs have no owner.
 std::string_view without_owner(std::string_view name);

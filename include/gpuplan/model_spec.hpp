@@ -65,7 +65,10 @@ struct LinearAttentionSpec {
   /// keys): only a convolution window, no SSM state.
   /// mamba1: Jamba's Mamba layers (value_heads 1 of value_head_dim = the intermediate width,
   /// key_head_dim = d_state, no keys): an SSM state of intermediate x d_state and a conv window.
-  enum class Kind { gated_deltanet, mamba2, short_conv, mamba1 };
+  /// lightning: MiniMax-Text-01's lightning (linear) attention (value_heads = its heads,
+  /// key_head_dim = value_head_dim = head_dim, no keys, no convolution): a state of heads x
+  /// head_dim x head_dim per sequence and layer.
+  enum class Kind { gated_deltanet, mamba2, short_conv, mamba1, lightning };
   Kind kind = Kind::gated_deltanet;
   std::uint64_t key_heads = 0;        ///< linear_num_key_heads; Mamba2: n_groups
   std::uint64_t value_heads = 0;      ///< linear_num_value_heads; Mamba2: its heads
@@ -199,6 +202,10 @@ struct ModelSpec {
   std::uint64_t hidden_size = 0;
   std::uint64_t num_hidden_layers = 0;
   std::uint64_t num_attention_heads = 0;
+  /// Query heads per layer where they differ from layer to layer (Laguna's
+  /// num_attention_heads_per_layer: 48 on full-attention layers, 72 on sliding ones); the KV heads
+  /// stay num_key_value_heads. Empty = num_attention_heads on every layer.
+  std::vector<std::uint64_t> layer_attention_heads;
   std::uint64_t num_key_value_heads = 0;
   std::uint64_t head_dim = 0;
   std::uint64_t intermediate_size = 0;
@@ -347,6 +354,15 @@ struct ModelSpec {
     return layer < layer_is_chunked.size() && layer_is_chunked[layer];
   }
   [[nodiscard]] bool is_moe_layer(std::uint64_t layer) const;
+  /// Query heads of layer `layer`.
+  [[nodiscard]] std::uint64_t attention_heads_of_layer(std::uint64_t layer) const {
+    return layer < layer_attention_heads.size() ? layer_attention_heads[layer] : num_attention_heads;
+  }
+  /// Query heads averaged over the softmax-attention layers (num_attention_heads when uniform):
+  /// attention FLOPs per context token scale with it.
+  [[nodiscard]] double mean_attention_heads() const;
+  /// The largest head count every layer's heads are a multiple of: what a TP degree must divide.
+  [[nodiscard]] std::uint64_t tp_divisible_heads() const;
   /// Where max_position_embeddings comes from, for messages: the field, or its RoPE scaling.
   [[nodiscard]] std::string context_limit_source() const;
   [[nodiscard]] std::uint64_t moe_layer_count() const;

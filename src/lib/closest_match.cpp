@@ -10,10 +10,6 @@
 #include "detail/ascii.hpp"
 
 namespace gpuplan {
-namespace {
-
-using detail::lower;
-using detail::tokens;
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -29,6 +25,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   }
   return row[b.size()];
 }
+
+namespace {
+
+using detail::lower;
+using detail::tokens;
 
 std::size_t common_prefix(std::string_view a, std::string_view b) {
   std::size_t n = 0;

@@ -146,7 +146,7 @@ std::optional<Fitting> smallest_fitting_count(const ModelSpec& model, const GpuS
   const std::uint64_t within_node = tp_within_node(gpu, options);
   // Bare parameter counts have no layers to bound PP; 1,024 stages is beyond any deployment.
   const std::uint64_t max_pp = model.has_architecture() ? model.num_hidden_layers : 1024;
-  const std::uint64_t max_tp = model.has_architecture() ? model.num_attention_heads : within_node;
+  const std::uint64_t max_tp = model.has_architecture() ? model.tp_divisible_heads() : within_node;
   for (const bool across : {false, true}) {
     const std::uint64_t lo = across ? within_node + 1 : 1;
     const std::uint64_t hi = across ? max_tp : std::min(within_node, max_tp);

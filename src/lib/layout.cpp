@@ -45,9 +45,14 @@ std::optional<std::string> layout_problem(const Layout& layout, const ModelSpec&
     }
     return std::nullopt;
   }
-  if (model.num_attention_heads % layout.tp != 0) {
+  // Per-layer head counts (Laguna's 48 and 72): every layer's must split evenly.
+  if (model.tp_divisible_heads() % layout.tp != 0) {
     return fmt::format("layout.tp: {} does not divide the {} attention heads of '{}'", layout.tp,
-                       model.num_attention_heads, model.id);
+                       model.layer_attention_heads.empty()
+                           ? std::to_string(model.num_attention_heads)
+                           : fmt::format("{} (per layer: a multiple of {})", model.num_attention_heads,
+                                         model.tp_divisible_heads()),
+                       model.id);
   }
   // Engines shard KV heads evenly or replicate them: TP must divide the KV heads or be a
   // multiple of them (vLLM's rule).

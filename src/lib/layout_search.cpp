@@ -75,7 +75,7 @@ bool tp_allowed(const ModelSpec& model, std::uint64_t tp) {
     return true;
   }
   // vLLM's rule, as validate_layout checks it.
-  return model.num_attention_heads % tp == 0 &&
+  return model.tp_divisible_heads() % tp == 0 &&
          (model.caches_latent() || model.num_key_value_heads % tp == 0 || tp % model.num_key_value_heads == 0);
 }
 

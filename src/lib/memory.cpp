@@ -424,6 +424,8 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                         : kind == Kind::mamba1     ? "Mamba (state-space) layers hold a fixed state per sequence, not per token"
                         : kind == Kind::short_conv ? "short-convolution layers hold a fixed state (their last inputs) per "
                                                      "sequence, not per token"
+                        : kind == Kind::lightning  ? "lightning-attention (linear) layers hold a fixed state of heads x "
+                                                     "head_dim x head_dim per sequence, not per token"
                                                    : "linear-attention layers hold a fixed state per sequence, not per token");
   }
   if (res.kv_known && res.kv.replicated) {

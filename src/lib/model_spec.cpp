@@ -1,6 +1,7 @@
 #include <gpuplan/model_spec.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -48,10 +49,9 @@ void add_replicated(Tensors& out, WeightPart part, std::uint64_t rows, std::uint
 }
 
 // Attention of `layers` full-attention layers, with biases and q/k norms.
-void attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
+void attention_tensors(const ModelSpec& m, std::uint64_t heads, double layers, Tensors& out) {
   constexpr WeightPart kPart = WeightPart::attention;
   const std::uint64_t hidden = m.hidden_size;
-  const std::uint64_t heads = m.num_attention_heads;
   if (m.mla) {
     // DeepSeek-V2/V3 MLA: q_a, q_a_layernorm, q_b (or a direct q_proj), kv_a (latent + rope key),
     // kv_a_layernorm, kv_b (latent -> per-head k_nope and v), o_proj. The down-projections to
@@ -130,6 +130,16 @@ void linear_attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
     if (a.conv_bias) {
       add_vector(out, kPart, 3 * width + width + m.hidden_size, layers);
     }
+    return;
+  }
+  if (a.kind == LinearAttentionSpec::Kind::lightning) {
+    // MiniMaxText01LinearAttention (vLLM model_executor/models/minimax_text_01.py @01c91c0):
+    // qkv_proj to 3 x heads x head_dim, output_gate and out_proj of heads x head_dim, an RMSNorm
+    // over that width; no biases.
+    add(out, kPart, 3 * value_dim, m.hidden_size, layers);
+    add(out, kPart, value_dim, m.hidden_size, layers);
+    add(out, kPart, m.hidden_size, value_dim, layers);
+    add_vector(out, kPart, value_dim, layers);
     return;
   }
   if (a.kind == LinearAttentionSpec::Kind::mamba1) {
@@ -391,7 +401,26 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
     mixer_only_layers += m.has_mlp(i) ? 0.0 : 1.0;
   }
   const double layers = d(m.num_hidden_layers);
-  attention_tensors(m, layers - linear_layers - mlp_only_layers, out);
+  if (m.layer_attention_heads.empty()) {
+    attention_tensors(m, m.num_attention_heads, layers - linear_layers - mlp_only_layers, out);
+  } else {
+    // Layers of each query-head count (Laguna: q_proj and o_proj 48 or 72 heads wide).
+    std::vector<std::pair<std::uint64_t, double>> by_heads;
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      if (!m.has_attention(i)) {
+        continue;
+      }
+      const std::uint64_t heads = m.attention_heads_of_layer(i);
+      auto it = std::find_if(by_heads.begin(), by_heads.end(), [heads](const auto& h) { return h.first == heads; });
+      if (it == by_heads.end()) {
+        it = by_heads.emplace(by_heads.end(), heads, 0.0);
+      }
+      it->second += 1.0;
+    }
+    for (const auto& [heads, count] : by_heads) {
+      attention_tensors(m, heads, count, out);
+    }
+  }
   if (m.linear_attention && state_layers > 0) {
     linear_attention_tensors(m, state_layers, out);
   }
@@ -528,6 +557,29 @@ detail::WeightTotals detail::weight_totals(const ModelSpec& m, const WeightForma
           .kv_projection_bytes = bytes_by_part(tensors, f, [](const WeightTensor& t) { return t.split_by_kv_head; })};
 }
 
+double ModelSpec::mean_attention_heads() const {
+  if (layer_attention_heads.empty()) {
+    return d(num_attention_heads);
+  }
+  double heads = 0;
+  double layers = 0;
+  for (std::uint64_t i = 0; i < num_hidden_layers; ++i) {
+    if (has_attention(i)) {
+      heads += d(attention_heads_of_layer(i));
+      layers += 1.0;
+    }
+  }
+  return layers > 0 ? heads / layers : d(num_attention_heads);
+}
+
+std::uint64_t ModelSpec::tp_divisible_heads() const {
+  std::uint64_t g = num_attention_heads;
+  for (const std::uint64_t heads : layer_attention_heads) {
+    g = std::gcd(g, heads);
+  }
+  return g;
+}
+
 void validate_model(const ModelSpec& m, std::string_view where) {
   if (m.bare_params) {
     return;
@@ -584,6 +636,20 @@ void validate_model(const ModelSpec& m, std::string_view where) {
   if (!m.layer_is_cross_attention.empty() && m.layer_is_cross_attention.size() != m.num_hidden_layers) {
     throw InputError(fmt::format("{}/cross_attention_layers: {} entries for {} layers", where,
                                  m.layer_is_cross_attention.size(), m.num_hidden_layers));
+  }
+  if (!m.layer_attention_heads.empty()) {
+    if (m.layer_attention_heads.size() != m.num_hidden_layers) {
+      throw InputError(fmt::format("{}/num_attention_heads_per_layer: {} entries for {} layers", where,
+                                   m.layer_attention_heads.size(), m.num_hidden_layers));
+    }
+    for (std::size_t i = 0; i < m.layer_attention_heads.size(); ++i) {
+      const std::uint64_t heads = m.layer_attention_heads[i];
+      if (heads < 1 || heads > 10'000 || (!m.mla && heads % m.num_key_value_heads != 0)) {
+        throw InputError(fmt::format("{}/num_attention_heads_per_layer/{}: expected a multiple of "
+                                     "num_key_value_heads {} between 1 and 10000, got {}",
+                                     where, i, m.num_key_value_heads, heads));
+      }
+    }
   }
   if (!m.layer_window_tokens.empty() && m.layer_window_tokens.size() != m.num_hidden_layers) {
     throw InputError(fmt::format("{}/layer_types: {} entries for {} layers", where,

@@ -334,7 +334,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
                            stage_share;
   // Attention per layer and context token: QK^T and AV, 2 FLOPs each per head dimension.
   // MLA decodes in the latent space (weights absorbed): kv_lora + rope for scores, kv_lora for values.
-  const double heads = d(m.num_attention_heads) / d(l.tp);
+  const double heads = m.mean_attention_heads() / d(l.tp);
   attention_flop_per_token_context_ =
       m.caches_latent() ? 2.0 * heads * d(2 * m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
             : 4.0 * heads * d(m.head_dim);

@@ -209,6 +209,7 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
       kind += state == Kind::mamba2       ? ", Mamba2"
               : state == Kind::mamba1     ? ", Mamba"
               : state == Kind::short_conv ? ", short conv"
+              : state == Kind::lightning  ? ", lightning attention"
                                           : ", linear attention";
     }
     t.rows.push_back({m.id, fmt::format("{:.2f}", p.total() / units::kGiga),

@@ -68,7 +68,7 @@ TrainFlops train_flops(const ModelSpec& model, const TrainRequest& r) {
     }
     const double window = d(model.window_of_layer(i));
     const double keys = window > 0 ? std::min(window, d(r.seq_tokens)) : d(r.seq_tokens);
-    f.attention_forward += 2.0 * keys * d(model.num_attention_heads) * (qk + vd);
+    f.attention_forward += 2.0 * keys * d(model.attention_heads_of_layer(i)) * (qk + vd);
   }
   // Forward 2N, backward 4N (gradients of activations and of weights); a frozen base skips the
   // weight gradients (2N) and the adapters train fully.
@@ -209,7 +209,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
       attention_layers += model.has_attention(i) ? 1.0 : 0.0;
     }
     // This GPU's heads (TP splits them), its stage's layers, its CP share of the query rows.
-    const double scores = d(r.micro_batch) * seq_gpu * d(r.seq_tokens) * d(model.num_attention_heads) / d(l.tp) *
+    const double scores = d(r.micro_batch) * seq_gpu * d(r.seq_tokens) * model.mean_attention_heads() / d(l.tp) *
                           attention_layers / d(l.pp);
     scores_mb = scores * bytes_per_score / (gpu.memory_bandwidth_bytes_per_s * e.bandwidth);
   }

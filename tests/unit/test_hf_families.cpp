@@ -1119,8 +1119,11 @@ TEST_CASE("hf import: a shared MLP of its own width beside the experts is counte
   // A shared-expert size under a name read nowhere is refused, not dropped.
   CHECK_THROWS_WITH(read(R"({"model_type": "my_moe", "shared_expert_hidden_size": 2048, )" + moe + "}"),
                     Contains("/shared_expert_hidden_size") && Contains("counted without its shared experts"));
-  CHECK_THROWS_WITH(read(R"({"model_type": "my_moe", "share_expert_dim": 2048, )" + moe + "}"),
-                    Contains("/share_expert_dim"));
+  CHECK_THROWS_WITH(read(R"({"model_type": "my_moe", "share_expert_width": 2048, )" + moe + "}"),
+                    Contains("/share_expert_width"));
+  // StepFun's share_expert_dim (Step3, Step-3.5/3.7-Flash) is read since helper s54 F3: one MLP of it.
+  const auto step = read(R"({"model_type": "my_moe", "share_expert_dim": 2048, )" + moe + "}");
+  CHECK(gpuplan::count_params(step).shared_experts == Approx(4.0 * 3.0 * 1024 * 2048));
   // The names that are read pass, and so do shares that are not sizes.
   CHECK_NOTHROW(read(R"({"model_type": "my_moe", "num_shared_experts": 1, "moe_shared_combination_scale": 0.5, )" +
                      moe + "}"));

@@ -134,15 +134,15 @@ TEST_CASE("hf import: an unmodeled architecture is named before a missing size",
 }
 
 // LFM2 lists its short-convolution layers in layer_types, and they are sized (test_hf_lfm2.cpp).
-// Another type listing them (LFM2-MoE, not modeled) is refused saying what they are (helper s47
-// F6), not only which layer kinds are allowed.
+// Another type listing them (one not modeled; LFM2-MoE is since helper s54 tasks F6) is refused
+// saying what they are (helper s47 F6), not only which layer kinds are allowed.
 TEST_CASE("hf import: short-convolution layers of a type not modeled are refused as such", "[hf]") {
   std::string types = R"("conv")";
   for (int i = 1; i < 24; ++i) {
     types += i % 3 == 2 ? R"(, "full_attention")" : R"(, "conv")";
   }
-  CHECK_THROWS_WITH(read_config(R"({"model_type": "lfm2_moe", )" + kShape + R"(, "layer_types": [)" + types + "]}"),
-                    Contains("/layer_types/0: \"conv\" layers (short convolutions of model_type \"lfm2_moe\") are "
+  CHECK_THROWS_WITH(read_config(R"({"model_type": "lfm3", )" + kShape + R"(, "layer_types": [)" + types + "]}"),
+                    Contains("/layer_types/0: \"conv\" layers (short convolutions of model_type \"lfm3\") are "
                              "not modeled"));
   CHECK_NOTHROW(read_config(R"({"model_type": "lfm2", )" + kShape + R"(, "layer_types": [)" + types + "]}"));
 }
