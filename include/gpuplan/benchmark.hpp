@@ -67,6 +67,10 @@ struct Benchmark {
   /// in BF16 as shipped; DeepSeek-V3's "FP8" is its block-scaled release with 16-bit embeddings).
   bool shipped_formats = false;
   bool calibrate = false;                    ///< used to fit the efficiency factors
+  /// The engine ran without CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph, in
+  /// its text or as a field): every kernel is launched from the host, a cost perf does not model,
+  /// so validate makes no band claim for the row.
+  bool eager = false;
   std::vector<std::string> sources;
   std::string notes;
   std::string origin;

@@ -60,6 +60,7 @@ struct Calibration {
   double highest_residual = 0;
   int calibration_points = 0;
   int inside_band = 0;                       ///< estimates whose measurement is inside their band
+  int eager_rows = 0;                        ///< estimates of eager rows (Benchmark::eager): no band claim
   /// Over the rows that publish a mean TPOT: |error| of the mean ITL under load, and of one decode
   /// step alone (what the ITL was before it counted the other sequences' prefills).
   int latency_rows = 0;

@@ -53,7 +53,23 @@ struct LaunchSettings {
   double memory_share = 0.9;         ///< the engine's memory share flag
   std::uint64_t gpus_per_node = 8;   ///< a replica wider than a node gets a note on launching it over nodes
   bool trust_remote_code = false;    ///< the checkpoint's own code must be allowed to run
+  /// FP8 quantized on load from a 16-bit checkpoint: the 16-bit weights one GPU of the layout
+  /// holds before the engine quantizes them (engine_loads_sixteen_bit_whole), and the GPU's
+  /// memory. When they exceed it the command names an FP8 checkpoint instead. 0: not checked.
+  double sixteen_bit_load_bytes = 0;
+  double gpu_memory_bytes = 0;
 };
+
+/// Whether `engine` loads every 16-bit weight onto the GPU before it quantizes them to FP8
+/// (`--quantization fp8` on a 16-bit checkpoint), so the 16-bit shard must fit the GPU.
+/// SGLang: yes in every release (sgl-project/sglang#2895: "requires loading all bf16 weights
+/// into VRAM first, which will cause OOM"). vLLM: yes before 0.15 (vllm#4387, vllm#7200; the
+/// streaming loader of vllm#29196 held the 16-bit weights until vllm#31914, merged 2026-01, and
+/// vllm#32773 names 0.13 and 0.14 as affected); from 0.15 it quantizes layer by layer as it loads
+/// (tests/quantization/test_online_quant_peak_mem: peak under 1.4x the FP8 weights). An unset
+/// vLLM version is the newest. TensorRT-LLM never quantizes on load.
+[[nodiscard]] bool engine_loads_sixteen_bit_whole(Engine engine, std::optional<int> vllm_minor);
+inline constexpr int kVllmStreamingFp8Minor = 15;
 
 struct EngineLaunch {
   Engine engine = Engine::vllm;

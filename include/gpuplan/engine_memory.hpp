@@ -101,6 +101,9 @@ struct EngineSettings {
   /// graphs and subtracts them; before, graphs come out of the memory above the cap; before 0.8
   /// the V0 engine's step defaults apply. Unset: the current behaviour (subtracted, V1).
   std::optional<int> vllm_minor_version;
+  /// The vLLM release's patch number (0.6.4 -> 4), where a default changed within a minor release
+  /// (V0's chunked step, vllm_step_defaults). Unset: the release's earliest modelled rule.
+  std::optional<int> vllm_patch_version;
   /// SGLang release as minor x 100 + patch (0.4.7 -> 407, 0.5.3 -> 503): its default
   /// mem_fraction_static followed a TP table before 0.4.7, a reserve by GPU memory class up to
   /// 0.5.2 and a formula from 0.5.3 (server_args.py). Unset: the current formula.
@@ -304,7 +307,7 @@ bool vllm_large_gpu_defaults(double total_bytes, std::string_view device_name);
 
 /// vLLM V0's defaults (releases before 0.8, where V1 became the default engine): max_num_seqs
 /// 256 and, with chunked prefill off (the default up to a 32K max_model_len), a step of
-/// max(max_model_len, 2048) tokens; above 32K chunked prefill is on at 2048 tokens
+/// max(max_model_len, 2048) tokens; above 32K chunked prefill is on at 512 tokens (2048 from 0.6.5)
 /// (vllm/config.py SchedulerConfig.__post_init__, vllm/engine/arg_utils.py in 0.6-0.7).
 struct VllmStepDefaults {
   std::uint64_t max_num_batched_tokens = 0;
@@ -312,8 +315,10 @@ struct VllmStepDefaults {
 };
 /// On unified memory (GB10) NVML reports no memory total, vLLM's arg_utils.py falls back to a
 /// device memory of 0 and so to the small-GPU defaults (a DGX Spark log shows 2048 tokens).
+/// V0's chunked step is 512 tokens up to 0.6.4, 2048 from 0.6.5 (`patch_version`; unset: 0.6.4).
 VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
-                                    std::optional<int> minor_version, bool unified_memory = false);
+                                    std::optional<int> minor_version, bool unified_memory = false,
+                                    std::optional<int> patch_version = std::nullopt);
 
 /// Validates settings against the engine named (ranges, NaN, a setting of another engine);
 /// throws InputError with `engine.<setting>:`.

@@ -91,6 +91,14 @@ struct PlanConfig {
   std::uint64_t replicas = 1;
   std::uint64_t gpus = 0;              ///< replicas x layout.gpus()
   bool fp16_only = false;              ///< the GPU has no bf16 (Volta, Turing): engines compute in fp16
+  /// FP8 weights the launch engine quantizes on load from a 16-bit checkpoint, loading it whole
+  /// (engine_loads_sixteen_bit_whole): the 16-bit weights one GPU holds first, and the GPU's
+  /// memory; 0 otherwise.
+  double sixteen_bit_load_bytes = 0;
+  double gpu_memory_bytes = 0;
+  /// --emit sglang: the mem_fraction_static SGLang would pick itself for this layout (the command
+  /// sets the plan's share instead); 0 otherwise.
+  double engine_default_share = 0;
   Price price;
   CostResult cost;                     ///< at the target load (or full capacity without one)
   double output_tokens_per_s = 0;      ///< deployment capacity at `batch` (estimate)

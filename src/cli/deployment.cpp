@@ -323,6 +323,29 @@ int parse_engine_version(std::string_view text, Engine engine) {
   return before_release ? std::max(version - 1, 0) : version;
 }
 
+namespace {
+
+/// The patch number of a vLLM release parse_engine_version accepted ("0.6.4.post1" -> 4), or
+/// nullopt when it gives none ("0.6").
+std::optional<int> vllm_patch_of(std::string_view text) {
+  std::string_view rest = text.starts_with('v') ? text.substr(1) : text;
+  for (int dots = 0; dots < 2; ++dots) {
+    const std::size_t at = rest.find('.');
+    if (at == std::string_view::npos) {
+      return std::nullopt;
+    }
+    rest.remove_prefix(at + 1);
+  }
+  int patch = 0;
+  std::size_t digits = 0;
+  for (; digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9' && digits < 3; ++digits) {
+    patch = patch * 10 + (rest[digits] - '0');
+  }
+  return digits == 0 ? std::nullopt : std::optional<int>(patch);
+}
+
+}  // namespace
+
 /// The engine and its settings from the flags. Engine settings without --engine, or for another
 /// engine than the one named, are errors: silently ignoring them would answer another question.
 EngineSettings engine_settings(const DeploymentOptions& o) {
@@ -398,6 +421,9 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
     } else {
       (s.engine == Engine::vllm ? s.vllm_minor_version : s.sglang_version) =
           parse_engine_version(o.engine_version, s.engine);
+      if (s.engine == Engine::vllm) {
+        s.vllm_patch_version = vllm_patch_of(o.engine_version);
+      }
     }
   }
   if (!o.vllm_sampler.empty()) {

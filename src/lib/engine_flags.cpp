@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/units.hpp>
 
 namespace gpuplan {
 namespace {
@@ -116,7 +117,11 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
   // two to four times the planned memory.
   const bool quantized = !sixteen_bit(s.weights_dtype);
   const bool ships = s.checkpoint_dtype == s.weights_dtype;
-  const bool quantizes_on_load = s.weights_dtype == DType::fp8 && engine != Engine::trtllm && !s.checkpoint_dtype;
+  const bool on_load = s.weights_dtype == DType::fp8 && engine != Engine::trtllm && !s.checkpoint_dtype;
+  // Quantizing on load needs the 16-bit shard on the GPU first where the engine loads it whole:
+  // when that is more than the GPU holds the command names an FP8 checkpoint instead.
+  const bool load_over_gpu = on_load && s.gpu_memory_bytes > 0 && s.sixteen_bit_load_bytes > s.gpu_memory_bytes;
+  const bool quantizes_on_load = on_load && !load_over_gpu;
   const bool placeholder = quantized && !ships && !quantizes_on_load;
   out.argv.push_back(placeholder ? fmt::format("<{}-checkpoint-of-{}>", to_string(s.weights_dtype), s.model) : s.model);
   if (placeholder) {
@@ -133,9 +138,13 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
         // vLLM runs Quark's MXFP4 natively only where the platform supports MX (AMD gfx95x,
         // MI350-class); on NVIDIA it dequantizes the weights to 16 bits every pass
         // (quark/schemes/quark_ocp_mx.py: emulate = not current_platform.supports_mx()).
+        // compressed-tensors' MXFP4 runs W4A4 on FP4 tensor cores only in vLLM with FlashInfer on
+        // SM100 (vllm#41664) and with activations quantized too; W4A16 checkpoints and SGLang run
+        // Marlin or bf16 kernels (perf.cpp dense_mxfp4_in_sixteen_bits).
         case DType::mxfp4:
-          return "compressed-tensors; Quark's MXFP4 runs natively only on AMD MI350-class GPUs, elsewhere vLLM "
-                 "dequantizes it to 16 bits every pass";
+          return "compressed-tensors, with MXFP4 activations (W4A4) for vLLM's FP4 tensor-core path on Blackwell "
+                 "(a W4A16 checkpoint runs in 16 bits); Quark's MXFP4 runs natively only on AMD MI350-class GPUs, "
+                 "elsewhere vLLM dequantizes it to 16 bits every pass";
         default: return "compressed-tensors or ModelOpt";
       }
     };
@@ -143,6 +152,14 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
                                     "reads the method from its quantization_config",
                                     to_string(s.weights_dtype), out.argv.back(), s.model, to_string(s.weights_dtype),
                                     makers()));
+    if (load_over_gpu) {
+      out.notes.push_back(fmt::format(
+          "not --quantization fp8 on {}: {} loads its 16-bit weights whole before quantizing them, {:.1f} GB per GPU "
+          "at TP {} PP {}, more than the GPU's {:.1f} GB (an FP8 release of the publisher, often named -FP8, "
+          "serves as it is)",
+          s.model, to_string(engine), s.sixteen_bit_load_bytes / units::kGB, s.layout.tp, s.layout.pp,
+          s.gpu_memory_bytes / units::kGB));
+    }
   }
   const auto add = [&out](const std::string& flag, std::string value) {
     out.argv.push_back(flag);
@@ -319,6 +336,16 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
     s.max_num_seqs *= s.layout.pp;  // a micro-batch's, PP of them in flight
   }
   return s;
+}
+
+bool engine_loads_sixteen_bit_whole(Engine engine, std::optional<int> vllm_minor) {
+  switch (engine) {
+    case Engine::sglang: return true;
+    case Engine::vllm: return vllm_minor.value_or(kVllmStreamingFp8Minor) < kVllmStreamingFp8Minor;
+    case Engine::trtllm:
+    case Engine::neutral: break;
+  }
+  return false;
 }
 
 std::string sglang_unscaled_context_note(std::uint64_t unscaled_tokens, std::uint64_t context,

@@ -75,6 +75,16 @@ constexpr std::uint64_t kVllmLargeMaxSeqs = 1024;
 constexpr std::uint64_t kVllmLargeBatchedTokens = 8192;
 constexpr std::uint64_t kVllmV0ChunkedPrefillAbove = 32768;
 constexpr std::uint64_t kVllmSmallBatchedTokens = 2048;
+// V0's step under chunked prefill: 512 tokens ("the best balance between ITL and TTFT on A100",
+// vllm/config.py SchedulerConfig, 0.4-0.6.4) until vllm#10544 (merged 2024-11-21, after
+// 0.6.4.post1) made it 2048 (0.6.6.post1's SchedulerConfig.__post_init__). A 0.6 release without
+// its patch number is taken as 0.6.4 and before, most of 0.6's releases.
+constexpr std::uint64_t kVllmV0ChunkedBatchedTokens = 512;
+constexpr int kVllmV0Chunked2048Patch = 5;  // 0.6.5
+// V0's profiling run samples its dummy rows from the bf16 logits (vllm#10517's 0.6 log: a torch
+// peak 0.06 GiB over the weights for 256 rows of Llama-3.1-8B's 128,256 logits, 2 bytes each,
+// at a 512-token chunked step); V1's sampler peak (kSamplerBytesPerLogit) does not show there.
+constexpr double kV0SamplerBytesPerLogit = 2.0;
 constexpr int kVllmGraphProfilingMinor = 21;  // "CUDA graph memory profiling ... default since v0.21.0"
 constexpr std::uint64_t kVllmMaxCaptureTokens = 512;
 constexpr double kGraphBytesPerLayer = 2.0 * units::kMiB;  // captured graph nodes and metadata
@@ -550,11 +560,14 @@ void vllm_check_step_budget(const EngineSettings& s, EngineMemory& r, std::uint6
 }  // namespace
 
 VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
-                                    std::optional<int> minor_version, bool unified_memory) {
+                                    std::optional<int> minor_version, bool unified_memory,
+                                    std::optional<int> patch_version) {
   if (vllm_v0(minor_version)) {
     const bool chunked = context_tokens > kVllmV0ChunkedPrefillAbove;
+    const bool chunk_2048 = *minor_version > 6 || (*minor_version == 6 && patch_version.value_or(0) >= kVllmV0Chunked2048Patch);
+    const std::uint64_t chunk = chunk_2048 ? kVllmSmallBatchedTokens : kVllmV0ChunkedBatchedTokens;
     return {.max_num_batched_tokens =
-                chunked ? kVllmSmallBatchedTokens : std::max(context_tokens, kVllmSmallBatchedTokens),
+                chunked ? chunk : std::max(context_tokens, kVllmSmallBatchedTokens),
             .max_num_seqs = kVllmSmallMaxSeqs};  // V0's default on every GPU
   }
   const bool large = !unified_memory && vllm_large_gpu_defaults(total_bytes, device_name);
@@ -758,7 +771,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       const bool v0_fallback = in.v1_unsupported && s.vllm_minor_version && *s.vllm_minor_version < kVllmV0RemovedMinor;
       const std::optional<int> v0_minor = v0_fallback ? std::optional<int>(kVllmV1DefaultMinor - 1) : s.vllm_minor_version;
       const VllmStepDefaults step = vllm_step_defaults(in.total_bytes, in.device_name, in.context_tokens, v0_minor,
-                                                             in.unified_memory);
+                                                             in.unified_memory, s.vllm_patch_version);
       r.vllm_v0 = vllm_v0(v0_minor);
       const int minor = s.vllm_minor_version.value_or(kVllmGraphProfilingMinor);
       // 0.92 from the release that profiles CUDA graphs into the budget (config/cache.py
@@ -773,7 +786,8 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // the full vocabulary on every rank (logits are gathered before sampling).
       const std::uint64_t rows = std::min(r.max_seqs, r.batched_tokens);
       r.sampler = s.vllm_sampler.value_or(in.flashinfer_sampler ? VllmSampler::flashinfer : VllmSampler::native);
-      const double per_logit = minor < kVllmLeanSamplerMinor        ? kSamplerBytesPerLogit
+      const double per_logit = r.vllm_v0                            ? kV0SamplerBytesPerLogit
+                               : minor < kVllmLeanSamplerMinor        ? kSamplerBytesPerLogit
                                : r.sampler == VllmSampler::native ? kNativeSamplerBytesPerLogitV19
                                                                   : kSamplerBytesPerLogitV19;
       r.sampler_bytes = d(rows) * d(m.vocab_size) * per_logit;

@@ -302,6 +302,30 @@ bool speculative_row(const Json& row) {
   return false;
 }
 
+// Fields a row may set for an engine run without CUDA graphs (vLLM's enforce_eager, SGLang's
+// disable_cuda_graph), and the same flags in the engine's text.
+constexpr auto kEagerKeys = std::to_array<std::string_view>({"enforce_eager", "disable_cuda_graph"});
+constexpr auto kEagerFlags = std::to_array<std::string_view>({"--enforce-eager", "--disable-cuda-graph"});
+
+bool eager_row(std::string_view engine, detail::ObjectReader& r) {
+  for (const FlagWord& w : flag_words(engine)) {
+    const std::string_view flag = engine.substr(w.begin, w.end - w.begin);
+    if (std::find(kEagerFlags.begin(), kEagerFlags.end(), flag) != kEagerFlags.end()) {
+      return true;
+    }
+  }
+  bool eager = false;
+  for (std::string_view key : kEagerKeys) {
+    if (const Json* v = r.value(key); v != nullptr && !v->is_null()) {
+      if (!v->is_boolean()) {
+        r.fail(key, fmt::format("expected true or false, got {}", v->dump()));
+      }
+      eager = eager || v->get<bool>();
+    }
+  }
+  return eager;
+}
+
 // Engine settings a row may state, each under the names TensorRT-LLM, vLLM and SGLang give it:
 // each changes the answer, so each is read (never ignored) and a row may give only one name.
 constexpr auto kAttentionDpKeys = std::to_array<std::string_view>({"attention_dp", "enable_attention_dp"});
@@ -366,7 +390,7 @@ void count_unread(const Json& row, std::map<std::string, int>& unread) {
   };
   for (const auto& [key, value] : row.items()) {
     if (!in(kReadKeys, key) && !in(kAttentionDpKeys, key) && !in(kBatchKeys, key) && !in(kShareKeys, key) &&
-        !in(kStepTokenKeys, key) && !in(kSpeculativeKeys, lower(key))) {
+        !in(kStepTokenKeys, key) && !in(kSpeculativeKeys, lower(key)) && !in(kEagerKeys, key)) {
       ++unread[key];
     }
   }
@@ -381,8 +405,34 @@ void count_unread(const Json& row, std::map<std::string, int>& unread) {
   for (const FlagWord& w : flag_words(text)) {
     flags.insert(text.substr(w.begin, w.end - w.begin));
   }
+  // A flag whose setting the row also states as a field is read there (--gpu-memory-utilization
+  // beside gpu_memory_utilization, --max-num-seqs beside max_running_requests); the eager flags
+  // are read (eager_row).
+  const auto as_field = [&row, &in](const std::string& flag) {
+    const std::size_t name = flag.find_first_not_of('-');
+    if (name == std::string::npos) {
+      return false;
+    }
+    std::string key = flag.substr(name);
+    std::replace(key.begin(), key.end(), '-', '_');
+    key = lower(key);
+    const auto row_has_one = [&row](const auto& keys) {
+      return std::any_of(keys.begin(), keys.end(), [&row](std::string_view k) {
+        const auto v = row.find(std::string(k));
+        return v != row.end() && !v->is_null();
+      });
+    };
+    for (const auto* keys : {&kShareKeys, &kBatchKeys, &kStepTokenKeys}) {
+      if (in(*keys, key) && row_has_one(*keys)) {
+        return true;
+      }
+    }
+    return (in(kAttentionDpKeys, key) || key == "enable_dp_attention") && row_has_one(kAttentionDpKeys);
+  };
   for (const std::string& flag : flags) {
-    ++unread["engine's " + flag];
+    if (!in(kEagerFlags, flag) && !as_field(flag)) {
+      ++unread["engine's " + flag];
+    }
   }
 }
 
@@ -600,6 +650,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     b.max_batch = engine_cap(engine, *gpu);
     b.tensorrt_llm = is_tensorrt_llm(engine);
     b.engine = engine;
+    b.eager = eager_row(engine, r);
     std::uint64_t concurrency = 0;  // per replica, when the row gives a number
     if (const Json* c = r.value("concurrency"); c != nullptr && c->is_number()) {
       // A fixed number of requests in flight over the replicas: that is the batch (64.0 is 64).

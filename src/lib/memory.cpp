@@ -234,8 +234,10 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
           r.engine.vllm_sampler ? "--vllm-sampler native" : fmt::format("the default on {} GPUs", g.vendor)));
     }
     if (res.engine->vllm_v0) {
-      res.notes.push_back(fmt::format("vLLM {} runs its V0 engine: max_num_seqs 256, and a step of max(max_model_len, "
-                                      "2048) tokens (2048 with chunked prefill, on above 32K); its log counts GPU blocks",
+      res.notes.push_back(fmt::format("vLLM {} runs its V0 engine: max_num_seqs 256, a step of max(max_model_len, "
+                                      "2048) tokens (with chunked prefill, on above 32K, 512 up to 0.6.4 and 2048 "
+                                      "from 0.6.5), its profiling sampler the bf16 logits alone; its log counts GPU "
+                                      "blocks",
                                       r.engine.vllm_minor_version.value_or(0) >= 8
                                           ? "0.8 and 0.9 on a GPU before Ampere (V1 needs compute capability 8.0)"
                                           : "before 0.8"));
@@ -476,6 +478,19 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                                       fmt::format("a context of {}", r.context_tokens));
       r.engine.engine == Engine::sglang && !note.empty()) {
     res.notes.push_back(std::move(note));
+  }
+  // SGLang's DeepSeek recipes run MLA MoE models with --enable-dp-attention (docs: "DP attention
+  // ... recommended for DeepSeek models"), which keeps the attention weights and each rank's MLA
+  // cache at attention TP tp-size / dp-size; with the MoE still at TP (no --ep-size) gpuplan has no
+  // layout for it. sglang#7691 (0.4.8, DeepSeek-R1 bf16 on 8 x MI300X, DP 8 x TP 8): the engine
+  // held 166.59 GB of weights a GPU and profiled a negative KV pool where plain TP 8 fits.
+  if (r.engine.engine == Engine::sglang && m.mla && m.is_moe() && r.layout.tp > 1 && !r.layout.dp_attention()) {
+    res.notes.push_back(fmt::format(
+        "estimated for plain TP {0}; SGLang's recipes run MLA MoE models with --enable-dp-attention, which is not "
+        "modelled with the experts at TP (each DP rank then holds the attention weights at TP {0} / --dp-size and "
+        "its own cache, more memory a GPU: sglang#7691 refused DeepSeek-R1 on 8 x MI300X so where TP 8 fits); "
+        "for DP attention with expert parallelism give --tp 1 --dp {0} --ep {0}",
+        r.layout.tp));
   }
   if (res.engine && res.engine->aiter_share_cut) {
     const EngineMemory& e = *res.engine;

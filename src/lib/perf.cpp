@@ -61,6 +61,37 @@ bool weight_only_int8(const std::optional<WeightFormats>& formats) {
   return any;
 }
 
+// The vLLM release whose compressed-tensors MXFP4 scheme runs dense layers as W4A4 on FP4 tensor
+// cores (FlashInferMxFp4LinearKernel, SM100 with FlashInfer: vllm#41664, reviewed 2026-05-11;
+// 0.21 already profiled CUDA graphs, PR #38284, so its first release is taken as 0.23, INFERRED
+// from the dates). Before it CompressedTensorsW4A16Mxfp4 ran them weight-only on Marlin with
+// bf16 activations (vllm#31926), and Mxfp4Config had no linear method.
+constexpr int kVllmDenseMxfp4W4A4Minor = 23;
+
+// Whether MXFP4 weights in attention or dense MLP layers (not only routed experts, which the MoE
+// kernels time) reach FP4 tensor cores: vLLM from kVllmDenseMxfp4W4A4Minor on a GPU with them;
+// SGLang's compressed-tensors MXFP4 scheme is bf16-only (W4A16); the engine-neutral estimate and
+// TensorRT-LLM keep the GPU's capability.
+bool dense_mxfp4_in_sixteen_bits(const ModelSpec& m, const FitRequest& f) {
+  if (f.weights_dtype != DType::mxfp4) {
+    return false;
+  }
+  const auto mxfp4 = [&f](WeightPart part) {
+    return f.weight_formats && (*f.weight_formats)[part].element == DType::mxfp4;
+  };
+  const bool dense = f.weight_formats ? mxfp4(WeightPart::attention) || mxfp4(WeightPart::dense_mlp) : !m.is_moe();
+  if (!dense) {
+    return false;
+  }
+  switch (f.engine.engine) {
+    case Engine::vllm: return f.engine.vllm_minor_version.value_or(kVllmDenseMxfp4W4A4Minor) < kVllmDenseMxfp4W4A4Minor;
+    case Engine::sglang: return true;
+    case Engine::trtllm:
+    case Engine::neutral: break;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::string> timing_problem(const GpuSpec& gpu, DType weights, bool sparse) {
@@ -255,8 +286,9 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   }
   const ParamCount& p = fit_.params;
 
-  compute_type_ = weight_only_int8(fit_.request.weight_formats) ? gpu.sixteen_bit_type()
-                                                                : compute_type_for(request_.fit.weights_dtype, gpu);
+  compute_type_ = weight_only_int8(fit_.request.weight_formats) || dense_mxfp4_in_sixteen_bits(m, fit_.request)
+                      ? gpu.sixteen_bit_type()
+                      : compute_type_for(request_.fit.weights_dtype, gpu);
   // XQA's supportConfigCommon returns false for any chunked_attention_size (TensorRT-LLM
   // cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/decoderXQAImplJIT/kernelUtils.cpp);
   // Blackwell (FP4 tensor cores) decodes with other kernels.

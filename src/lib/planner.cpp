@@ -247,6 +247,8 @@ class Search {
   std::vector<std::pair<PlanTarget, double>> closest_missed_;
   std::vector<ParetoPoint> frontier_;  // of the GPU being searched
   std::string gpu_id_;
+  double sixteen_bit_shard_bytes_ = 0;
+  double engine_default_share_ = 0;     ///< see PlanConfig::engine_default_share, for the layout searched  ///< see PlanConfig::sixteen_bit_load_bytes, for the layout searched
   PerfModel::StepCache* steps_ = nullptr;  // the layout search_layout() is timing: its decode steps
 };
 
@@ -294,6 +296,9 @@ Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const P
   PlanConfig& k = c.config;
   k.gpu = gpu.id;
   k.fp16_only = !gpu.dense_flop_per_s.contains("bf16");
+  k.sixteen_bit_load_bytes = sixteen_bit_shard_bytes_;
+  k.engine_default_share = engine_default_share_;
+  k.gpu_memory_bytes = sixteen_bit_shard_bytes_ > 0 ? gpu.engine_memory_bytes() : 0.0;
   k.weights_dtype = pm.request().fit.weights_dtype;
   k.kv_dtype = pm.request().fit.kv_dtype;
   k.layout = l;
@@ -643,6 +648,19 @@ void Search::search_format(const GpuSpec& gpu, const std::vector<Price>& prices,
     weights_bytes += part;
   }
   const double cap_bytes = whole.per_gpu.engine_cap_bytes;
+  // FP8 from a 16-bit checkpoint, quantized by an engine that loads the 16-bit weights whole
+  // first: those weights, for the launch line (engine_flags.hpp engine_loads_sixteen_bit_whole).
+  double sixteen_bit_bytes = 0;
+  if (r_.launch_engine && weights == DType::fp8 && !checkpoint_dtype(model_, r_) &&
+      engine_loads_sixteen_bit_whole(*r_.launch_engine, r_.perf.fit.engine.vllm_minor_version)) {
+    FitRequest sixteen = base.fit;
+    sixteen.weights_dtype = DType::bf16;
+    sixteen.weight_formats = release_formats(model_, r_, DType::bf16);
+    const FitResult sixteen_fit = fit(model_, gpu, sixteen);
+    for (double part : sixteen_fit.model_weight_bytes) {
+      sixteen_bit_bytes += part;
+    }
+  }
   const std::uint64_t node_gpus = tp_within_node(gpu, {.gpus = 1, .gpus_per_node = r_.gpus_per_node});
   const std::vector<Layout> layouts =
       r_.layouts.empty() ? plan_layouts(model_, gpu, r_, weights_bytes / d(node_gpus) > cap_bytes) : r_.layouts;
@@ -680,6 +698,17 @@ void Search::search_format(const GpuSpec& gpu, const std::vector<Price>& prices,
         continue;
       }
       ++result_.counts.timed;
+      sixteen_bit_shard_bytes_ = sixteen_bit_bytes / d(l.gpus());
+      // SGLang derives its own mem_fraction_static from the GPU and the layout; the command sets
+      // the plan's share instead, and the header says what SGLang would have picked.
+      engine_default_share_ = 0;
+      if (r_.launch_engine == Engine::sglang && pr.fit.engine.engine == Engine::sglang) {
+        FitRequest own = pr.fit;
+        own.engine.mem_fraction_static.reset();
+        if (const FitResult f = fit(model_, gpu, own); f.engine) {
+          engine_default_share_ = f.engine->share;
+        }
+      }
       search_layout(gpu, prices, pm, band);
     }
   }

@@ -350,7 +350,8 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                                  {"from", to_string(k.band.band_case)},
                                                  {"engine_calibrated", k.band.engine_calibrated}}
                                    : OrderedJson(nullptr)},
-           {"inside_band", k.has_estimate ? OrderedJson(k.inside_band) : OrderedJson(nullptr)},
+           {"inside_band", k.has_estimate && !b.eager ? OrderedJson(k.inside_band) : OrderedJson(nullptr)},
+           {"eager", b.eager},
            // A refused row has no bound: null, not a bound failure.
            {"bound_holds", k.refused ? OrderedJson(nullptr) : OrderedJson(k.bound_holds)},
            {"refused", k.refused ? OrderedJson(*k.refused) : OrderedJson(nullptr)}});
@@ -360,6 +361,7 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                     {"worst_abs_error", estimates > 0 ? OrderedJson(c.worst_abs_error) : OrderedJson(nullptr)},
                     {"with_estimate", estimates},
                     {"inside_band", c.inside_band},
+                    {"eager_rows", c.eager_rows},
                     {"bound_holds", bounds_hold},
                     {"bounds", bounds},
                     {"refused", refused.size()},
@@ -390,17 +392,26 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                       b.requests > 0 ? std::to_string(b.requests) : "-", rate(b.output_tokens_per_s),
                       k.refused ? "-" : rate(k.roofline_tokens_per_s), k.has_estimate ? rate(k.estimate_tokens_per_s) : "-",
                       k.has_estimate ? fmt::format("{:+.1f}", k.error * 100.0) : "-",
-                      k.has_estimate ? band_range(k.band.band) : "-",
-                      k.has_estimate ? (k.inside_band ? "yes" : "no") : "-",
+                      k.has_estimate ? (b.eager ? "eager: not modelled" : band_range(k.band.band)) : "-",
+                      k.has_estimate && !b.eager ? (k.inside_band ? "yes" : "no") : "-",
                       k.refused ? "refused" : (k.bound_holds ? "yes" : "NO")});
   }
   doc.tables.push_back(std::move(t));
   // With no estimate (every row refused) there is no error to report: "-", not a perfect 0.0 %.
   const auto percent = [&](double share) { return estimates > 0 ? fmt::format("{:.1f} %", share * 100.0) : "-"; };
   doc.footer.push_back(fmt::format("summary: median |error| {}, worst {} over {} estimates, {} inside the band "
-                                   "perf gives them; roofline >= measured for {} of {}",
+                                   "perf gives them{}; roofline >= measured for {} of {}",
                                    percent(c.median_abs_error), percent(c.worst_abs_error), estimates, c.inside_band,
+                                   c.eager_rows > 0 ? fmt::format(" (of {}: eager rows make no band claim)",
+                                                                  estimates - c.eager_rows)
+                                                    : std::string(),
                                    bounds_hold, bounds));
+  if (c.eager_rows > 0) {
+    doc.footer.push_back(fmt::format(
+        "eager: {} row{} ran without CUDA graphs (--enforce-eager, --disable-cuda-graph): every kernel is launched "
+        "from the host, a cost perf does not model, so the estimate is an upper envelope with no band",
+        c.eager_rows, c.eager_rows == 1 ? "" : "s"));
+  }
   if (!refused.empty()) {
     // One line: how many rows gpuplan refuses, and why, so a reader does not take them for bound failures.
     std::string why;

@@ -76,7 +76,9 @@ LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
                         .max_model_len = p.request.perf.input_tokens + p.request.perf.output_tokens,
                         .memory_share = p.request.perf.fit.memory_utilization,
                         .gpus_per_node = p.request.gpus_per_node,
-                        .trust_remote_code = p.remote_code};
+                        .trust_remote_code = p.remote_code,
+                        .sixteen_bit_load_bytes = c.sixteen_bit_load_bytes,
+                        .gpu_memory_bytes = c.gpu_memory_bytes};
 }
 
 std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {
@@ -351,10 +353,17 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
   if (r.launch_engine) {
     // --emit plans for the engine it launches (planner.cpp launched()): its own figures, not the
     // neutral estimate, so the batch cap the command sets is one that engine's KV cache holds.
+    // SGLang picks its own mem_fraction_static by GPU and layout; the command sets the plan's.
+    const double own = p.configurations.empty() ? 0.0 : p.configurations.front().engine_default_share;
     head.heading.push_back(fmt::format(
-        "Sized for {0} (--emit {0}): its KV-cache arithmetic at a memory share of {1:.2f}, its batch cap and its "
+        "Sized for {0} (--emit {0}): its KV-cache arithmetic at a memory share of {1:.2f}{2}, its batch cap and its "
         "estimate band, and only layouts and formats it launches; without --emit the search is engine-neutral",
-        to_string(*r.launch_engine), r.perf.fit.memory_utilization));
+        to_string(*r.launch_engine), r.perf.fit.memory_utilization,
+        own > 0 ? fmt::format(" (set by --mem-fraction-static; SGLang's own default for #1 is {:.3f}{})", own,
+                              own < r.perf.fit.memory_utilization
+                                  ? ", which leaves more room for its CUDA graphs and communicators"
+                                  : "")
+                : std::string()));
   }
   if (!p.unpriced_gpus.empty()) {
     head.heading.push_back(fmt::format("Not searched (no matching price; give --price GPU=USD): {}",

@@ -607,3 +607,60 @@ TEST_CASE("engine logs: vLLM 0.26's PyTorch-native sampler on an RTX 4080 (audit
   CHECK(std::abs(e.sampler_bytes / kGiB - 1.04) < 0.01);
   CHECK(within_tolerance(e.kv_bytes / kGiB, 8.0));
 }
+
+// https://github.com/vllm-project/vllm/issues/10517 (comment of 2024-12-02; V0 "Memory profiling
+// results" lines of 0.6.4, the release taken): Llama-3.1-8B-Instruct bf16 on one RTX 3090,
+// gpu_memory_utilization 0.90, "Loading model weights took 14.9888 GB", total 23.58 GiB,
+// non_torch_memory 0.35 GiB. At max_model_len 35000 (above 32K: chunked prefill, V0's 512-token
+// step) peak_torch_memory=15.05GiB, 0.06 GiB over the weights: no sampler peak beyond the bf16
+// logits of 256 rows. KV by the log's own formula (checked at 20k and 29k, both logged):
+// 23.58 x 0.90 - 15.05 - 0.35 = 5.82 GiB. At 20000 (chunked prefill off, a 20,000-token step)
+// "kv_cache_size=3.81GiB", the forward's peak being 2.07 GiB.
+TEST_CASE("engine logs: vLLM 0.6.4 (V0) Llama-3.1-8B on an RTX 3090 (vllm#10517)", "[engine][reference]") {
+  const auto run = [](std::uint64_t context) {
+    FitRequest req{.context_tokens = context};
+    req.engine = EngineSettings{.engine = Engine::vllm, .gpu_memory_utilization = 0.9, .vllm_minor_version = 6,
+                                .vllm_patch_version = 4};
+    return gpuplan::fit(cat().model("llama-3.1-8b"), cat().gpu("rtx-3090"), req);
+  };
+  const auto chunked = run(35000);
+  REQUIRE(chunked.engine);
+  CHECK(chunked.engine->vllm_v0);
+  CHECK(chunked.engine->batched_tokens == 512);
+  // The sampler term is the logits alone: 256 x 128,256 x 2 bytes = 0.061 GiB (1.18 with V1's 38.5).
+  CHECK(chunked.engine->sampler_bytes / kGiB == Approx(0.0612).epsilon(0.02));
+  CHECK(std::max(chunked.engine->activation_bytes, chunked.engine->sampler_bytes) / kGiB < 0.1);
+  CHECK(within_tolerance(chunked.engine->kv_bytes / kGiB, 5.82));
+  const auto whole = run(20000);
+  REQUIRE(whole.engine);
+  CHECK(whole.engine->batched_tokens == 20000);
+  CHECK(within_tolerance(whole.engine->kv_bytes / kGiB, 3.81));
+}
+
+// https://github.com/sgl-project/sglang/issues/7691 (2025-07-02, lmsysorg/sglang:v0.4.8.post1-rocm630):
+// DeepSeek-R1 bf16 on 8 x MI300X with --enable-dp-attention (DP 8 x TP 8), --mem-fraction-static
+// 0.95, max_total_tokens 131072: "Load weight end. ... avail mem=21.73 GB, mem usage=166.59 GB",
+// then "max_total_tokens=131072 is larger than the profiled value -561981" on every rank, which
+// model_runner.init_memory_pool turns into "Not enough memory": the server does not start. Plain
+// TP 8 fits by gpuplan's arithmetic (157.9 GiB of weights a GPU); DP attention with the experts at
+// TP has no gpuplan layout, so the fit must say so rather than print a bare FITS.
+TEST_CASE("engine logs: SGLang 0.4.8 DeepSeek-R1 bf16 with DP attention on 8 x MI300X (sglang#7691)",
+          "[engine][reference]") {
+  FitRequest req{.layout = Layout{.tp = 8}, .weights_dtype = DType::bf16, .context_tokens = 8192};
+  req.engine = EngineSettings{.engine = Engine::sglang, .mem_fraction_static = 0.95, .max_kv_tokens = 131072,
+                              .sglang_version = 408};
+  const auto r = gpuplan::fit(cat().model("deepseek-r1"), cat().gpu("mi300x"), req);
+  const auto dp_attention_note = [](const gpuplan::FitResult& f) {
+    return std::any_of(f.notes.begin(), f.notes.end(), [](const std::string& n) {
+      return n.find("--enable-dp-attention, which is not modelled") != std::string::npos;
+    });
+  };
+  CHECK(dp_attention_note(r));
+  CHECK(r.per_gpu.weights_bytes / kGiB < 166.59);  // what TP 8 holds; the log's ranks held more
+  // Not for another engine, nor for a layout that states DP attention with expert parallelism.
+  req.engine = EngineSettings{.engine = Engine::vllm};
+  CHECK_FALSE(dp_attention_note(gpuplan::fit(cat().model("deepseek-r1"), cat().gpu("mi300x"), req)));
+  req.engine = EngineSettings{.engine = Engine::sglang, .mem_fraction_static = 0.95, .sglang_version = 408};
+  req.layout = Layout{.tp = 1, .ep = 8, .dp = 8};
+  CHECK_FALSE(dp_attention_note(gpuplan::fit(cat().model("deepseek-r1"), cat().gpu("mi300x"), req)));
+}

@@ -106,8 +106,17 @@ TEST_CASE("engine: vLLM before 0.8 runs V0 with its own step defaults", "[engine
   in.context_tokens = 1024;
   CHECK(gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 7}).batched_tokens ==
         2048);
-  in.context_tokens = 65536;  // above 32K chunked prefill is on, at 2048 tokens a step
+  // Above 32K chunked prefill is on: 512 tokens a step up to 0.6.4 (a 0.6 without its patch is
+  // taken as such), 2048 from 0.6.5 (vllm#10544).
+  in.context_tokens = 65536;
   CHECK(gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 6}).batched_tokens ==
+        512);
+  CHECK(gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 5}).batched_tokens ==
+        512);
+  CHECK(gpuplan::engine_memory(m, Layout{}, in,
+                               {.engine = Engine::vllm, .vllm_minor_version = 6, .vllm_patch_version = 5})
+            .batched_tokens == 2048);
+  CHECK(gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 7}).batched_tokens ==
         2048);
   // 0.8 is V1: the large-GPU defaults again, and no V0 log lines.
   const auto v8 = gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 8});

@@ -462,10 +462,34 @@ TEST_CASE("measurement file: engine settings a row states are read, never ignore
           "osl": 200, "model": "Llama-3.1-8B", "gpu": "A100 80GB", "parallelism": "TP1", "precision": "BF16",
           "concurrency": 1, "output_tokens_per_s": 48}]})j",
       "f.json");
-  CHECK(std::any_of(flagged.notes.begin(), flagged.notes.end(), [](const std::string& n) {
-    return n.find("f.json: field not read, left out of the estimate: engine's --enforce-eager (1 row)") !=
-           std::string::npos;
-  }));
+  // meas-nvidia s54: an eager flag is read (the row is marked eager: validate makes no band claim
+  // for it), not listed as left out.
+  CHECK(flagged.benchmarks.at(0).eager);
+  CHECK_FALSE(std::any_of(flagged.notes.begin(), flagged.notes.end(),
+                          [](const std::string& n) { return n.find("--enforce-eager") != std::string::npos; }));
+  // A flag whose setting the row also gives as a field is read there, not "left out"; one the
+  // row does not state otherwise still is.
+  const auto shared = gpuplan::read_measurement_file(
+      cat(), R"j({"measured": [{"kind": "throughput", "engine": "SGLang 0.5.2 (--mem-fraction-static 0.8 --disable-cuda-graph --attention-backend torch_native)",
+          "isl": 200, "osl": 200, "model": "Qwen3-8B", "gpu": "RTX 5090", "parallelism": "TP1", "precision": "BF16",
+          "concurrency": 8, "output_tokens_per_s": 100, "mem_fraction_static": 0.8},
+        {"kind": "throughput", "engine": "vLLM 0.10.2 (--gpu-memory-utilization 0.85)", "isl": 200, "osl": 200,
+          "model": "Qwen3-8B", "gpu": "RTX 5090", "parallelism": "TP1", "precision": "BF16", "concurrency": 8,
+          "output_tokens_per_s": 900}]})j",
+      "g.json");
+  CHECK(shared.benchmarks.at(0).eager);
+  CHECK_FALSE(shared.benchmarks.at(1).eager);
+  const auto note_has = [&shared](const char* what) {
+    return std::any_of(shared.notes.begin(), shared.notes.end(),
+                       [what](const std::string& n) { return n.find(what) != std::string::npos; });
+  };
+  CHECK_FALSE(note_has("--mem-fraction-static"));
+  CHECK_FALSE(note_has("--disable-cuda-graph"));
+  CHECK(note_has("engine's --attention-backend (1 row)"));
+  CHECK(note_has("engine's --gpu-memory-utilization (1 row)"));  // that row gives no field for it
+  CHECK(gpuplan::read_measurement_file(cat(), R"j({"measured": [{"kind": "throughput", "engine": "vLLM 0.10.2",
+          "isl": 200, "osl": 200, "model": "Qwen3-8B", "gpu": "RTX 5090", "parallelism": "TP1", "precision": "BF16",
+          "concurrency": 8, "output_tokens_per_s": 900, "enforce_eager": true}]})j", "h.json").benchmarks.at(0).eager);
   // Dashes inside a word are no flag.
   CHECK_FALSE(std::any_of(flagged.notes.begin(), flagged.notes.end(),
                           [](const std::string& n) { return n.find("--org") != std::string::npos; }));

@@ -600,6 +600,35 @@ TEST_CASE("perf: 16-bit formats reach FP8's GEMM share times the measured bf16/F
 
 // 4-bit floats compute in FP4 where the GPU has FP4 units; before Blackwell the kernels that run
 // them (Marlin, Triton's MXFP4 MoE on Hopper) take bf16 activations: weight-only, bf16 peak.
+// tasks s54 F3: dense MXFP4 (a dense model's layers) reaches FP4 tensor cores only where the
+// engine runs it W4A4: vLLM from 0.23 (FlashInfer's MXFP4 linear kernel on SM100, vllm#41664);
+// earlier vLLM (Marlin, W4A16) and SGLang (bf16-only scheme) multiply in 16 bits.
+TEST_CASE("perf: dense MXFP4 on Blackwell follows the engine and its version", "[perf]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto compute = [&m](std::optional<gpuplan::Engine> engine, std::optional<int> vllm_minor) {
+    PerfRequest r = request(Layout{}, DType::mxfp4, 1024, 256);
+    if (engine) {
+      r.fit.engine.engine = *engine;
+      r.fit.engine.vllm_minor_version = vllm_minor;
+    }
+    return PerfModel(m, cat().gpu("b200"), r).compute_type();
+  };
+  CHECK(compute(std::nullopt, std::nullopt) == "fp4");  // engine-neutral: the GPU's capability
+  CHECK(compute(gpuplan::Engine::vllm, std::nullopt) == "fp4");  // the newest vLLM
+  CHECK(compute(gpuplan::Engine::vllm, 23) == "fp4");
+  CHECK(compute(gpuplan::Engine::vllm, 22) == "bf16");
+  CHECK(compute(gpuplan::Engine::sglang, std::nullopt) == "bf16");
+  // gpt-oss as shipped has MXFP4 in its experts alone (attention bf16): the MoE kernels, not
+  // this rule; quantized throughout (--weights-dtype mxfp4) its attention is dense MXFP4 too.
+  const auto& oss_model = cat().model("gpt-oss-20b");
+  REQUIRE(oss_model.shipped_formats);
+  PerfRequest oss = request(Layout{}, DType::mxfp4, 1024, 256);
+  oss.fit.engine.engine = gpuplan::Engine::sglang;
+  CHECK(PerfModel(oss_model, cat().gpu("b200"), oss).compute_type() == "bf16");
+  oss.fit.weight_formats = oss_model.shipped_formats;
+  CHECK(PerfModel(oss_model, cat().gpu("b200"), oss).compute_type() == "fp4");
+}
+
 TEST_CASE("perf: FP4 and MXFP4 weights compute in bf16 without FP4 units", "[perf]") {
   const auto& m = cat().model("gpt-oss-20b");
   for (const DType w : {DType::mxfp4, DType::fp4}) {

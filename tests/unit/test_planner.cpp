@@ -615,3 +615,55 @@ TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]
                     "--tensor-parallel-size: expected a positive whole number, got 'two'");
   CHECK_THROWS_AS(launch_command(Engine::neutral, LaunchSettings{}), InputError);
 }
+
+// tasks s54 F1: `--quantization fp8` on a 16-bit checkpoint makes vLLM (before 0.15) and SGLang
+// load every 16-bit weight first (sglang#2895, vllm#7200): Llama-3.1-70B at TP 1 on an H100 holds
+// 141 GB of bf16 before quantizing, more than the GPU's 85 GB. The launch line names an FP8
+// checkpoint there instead; from vLLM 0.15 the weights are quantized as they load (vllm#31914).
+TEST_CASE("plan: FP8 quantized on load names an FP8 checkpoint where the 16-bit shard exceeds the GPU", "[plan]") {
+  CHECK(engine_loads_sixteen_bit_whole(Engine::sglang, std::nullopt));
+  CHECK(engine_loads_sixteen_bit_whole(Engine::vllm, 14));
+  CHECK_FALSE(engine_loads_sixteen_bit_whole(Engine::vllm, 15));
+  CHECK_FALSE(engine_loads_sixteen_bit_whole(Engine::vllm, std::nullopt));  // the newest
+  CHECK_FALSE(engine_loads_sixteen_bit_whole(Engine::trtllm, std::nullopt));
+  LaunchSettings s{.model = "m", .layout = {.tp = 8}, .weights_dtype = DType::fp8, .max_num_seqs = 8,
+                   .max_model_len = 2304, .sixteen_bit_load_bytes = 101e9, .gpu_memory_bytes = 85e9};
+  for (Engine engine : {Engine::vllm, Engine::sglang}) {
+    const EngineLaunch over = launch_command(engine, s);
+    INFO(over.command());
+    CHECK(std::count(over.argv.begin(), over.argv.end(), "<fp8-checkpoint-of-m>") == 1);
+    CHECK(std::count(over.argv.begin(), over.argv.end(), "--quantization") == 0);
+    CHECK(std::any_of(over.notes.begin(), over.notes.end(),
+                      [](const std::string& n) { return n.find("loads its 16-bit weights whole") != std::string::npos; }));
+  }
+  s.sixteen_bit_load_bytes = 60e9;  // fits: quantized on load as before
+  const EngineLaunch fits = launch_command(Engine::vllm, s);
+  CHECK(std::count(fits.argv.begin(), fits.argv.end(), "--quantization") == 1);
+  CHECK(std::count(fits.argv.begin(), fits.argv.end(), "m") == 1);
+
+  const Catalog& catalog = Catalog::builtin();
+  PlanRequest req;
+  req.perf.input_tokens = 1024;
+  req.perf.output_tokens = 256;
+  req.perf.max_batch = 16;
+  req.gpus = {"h100-sxm"};
+  req.given_usd_per_gpu_hour = {{"h100-sxm", 2.0}};
+  req.weights_dtypes = {DType::fp8};
+  req.kv_dtypes = {DType::fp8};
+  req.max_gpus_per_replica = 1;
+  req.launch_engine = Engine::sglang;
+  const PlanResult sglang = plan(catalog, catalog.model("llama-3.1-70b"), req);
+  REQUIRE_FALSE(sglang.configurations.empty());
+  const PlanConfig& c = sglang.configurations.front();
+  CHECK(c.sixteen_bit_load_bytes / 1e9 == Approx(141.1).epsilon(0.02));
+  CHECK(c.gpu_memory_bytes / 1e9 == Approx(85.0).epsilon(0.02));
+  // s54 tasks F8: SGLang's own mem_fraction_static for the layout, for the header (about 0.836 on
+  // an 80 GB GPU at TP 1 by its formula: 13,248 MiB reserved of some 81,000).
+  CHECK(c.engine_default_share > 0.8);
+  CHECK(c.engine_default_share < 0.9);
+  req.launch_engine = Engine::vllm;  // the newest vLLM streams the quantization
+  const PlanResult vllm = plan(catalog, catalog.model("llama-3.1-70b"), req);
+  REQUIRE_FALSE(vllm.configurations.empty());
+  CHECK_FALSE(vllm.configurations.front().sixteen_bit_load_bytes > 0.0);
+  CHECK_FALSE(vllm.configurations.front().engine_default_share > 0.0);
+}
