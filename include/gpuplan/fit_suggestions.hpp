@@ -7,16 +7,18 @@
 #include <gpuplan/dtype.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace gpuplan {
 
-enum class FitChange { gpus, kv_dtype, weights_dtype, context, concurrency };
+enum class FitChange { gpus, kv_dtype, weights_dtype, context, concurrency, mig_profile };
 
 struct FitSuggestion {
   FitChange change = FitChange::gpus;
   std::uint64_t count = 0;           ///< gpus, context or concurrency: the new value (0: none fits)
   std::optional<DType> dtype;        ///< kv_dtype or weights_dtype: the new format
+  std::string mig_profile;           ///< mig_profile: the larger profile of the same GPU
   bool fits = false;                 ///< the change alone makes the request fit
   Layout layout;                     ///< the layout it fits on (or the closest one)
   std::uint64_t context_tokens = 0;  ///< of the changed request

@@ -165,6 +165,23 @@ void add_answer(Output& out, std::string_view document) {
   }
 }
 
+// The field an error is about: its "--flag" as a field, else the field whose value (a path) the
+// message begins with ("/dev/zero: model config is not a regular file" is model_config's: the
+// file readers name the path, not the flag).
+std::string field_of(const RequestReader& requests, const Request& request, std::string_view message) {
+  std::string field = requests.field_in(request.command, message);
+  for (const Request::Argument& a : request.arguments) {
+    if (!field.empty()) {
+      break;
+    }
+    const std::size_t n = a.value.size();
+    if (n > 0 && message.size() > n && message.starts_with(a.value) && (message[n] == ':' || message[n] == '/')) {
+      field = RequestReader::field_name(a.field->name);
+    }
+  }
+  return field;
+}
+
 Exit run_batch(const BatchOptions& o) {
   const std::string name = o.input == "-" ? "stdin" : o.input;
   const Input input(o.input);
@@ -219,16 +236,16 @@ Exit run_batch(const BatchOptions& o) {
       // The command's own error (flags named), handed over rather than thrown: answered as
       // the InputError below would be.
       if (const std::optional<std::string> error = take_batch_error()) {
-        out.add(render_batch_error(line.number, requests.field_in(request.command, *error),
+        out.add(render_batch_error(line.number, field_of(requests, request, *error),
                                        requests.in_field_names(request.command, *error)));
       } else {
         add_answer(out, document);
       }
     } catch (const CLI::ParseError& e) {
-      out.add(render_batch_error(line.number, requests.field_in(request.command, e.what()),
+      out.add(render_batch_error(line.number, field_of(requests, request, e.what()),
                                      requests.in_field_names(request.command, e.what())));
     } catch (const InputError& e) {
-      out.add(render_batch_error(line.number, requests.field_in(request.command, e.what()),
+      out.add(render_batch_error(line.number, field_of(requests, request, e.what()),
                                      requests.in_field_names(request.command, e.what())));
     } catch (const std::exception& e) {
       // A defect, not bad input: answered like the others, and the exit code says so.

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/input_limits.hpp>
+#include <gpuplan/name_fold.hpp>
 #include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/price.hpp>
@@ -135,8 +136,9 @@ WeightChoice choice_named_by(const ModelSpec& model, std::string_view name) {
   if (name == model.id) {
     return {};  // a catalog id: a batch sweep's usual request, answered without a parse
   }
-  // A quantized release ships in the format its name states, not in the catalog model's.
-  const CheckpointName named = read_checkpoint_name(name);
+  // A quantized release ships in the format its name states, not in the catalog model's. Read
+  // as the catalog read it (a pasted U+2010 hyphen before "FP8" is "-FP8").
+  const CheckpointName named = read_checkpoint_name(fold_name(name).text);
   std::string release;
   WeightChoice choice = named_release_choice(model, named, &release);
   if (named.format) {

@@ -147,9 +147,19 @@ void check_argument_lengths(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view word = argv[i];
     if (word.size() > gpuplan::limits::kMaxArgumentBytes) {
-      throw gpuplan::InputError(fmt::format("argument {} is {} bytes long, over the limit of {}: '{}'", i,
-                                            word.size(), gpuplan::limits::kMaxArgumentBytes,
-                                            gpuplan::limits::excerpt(word)));
+      // The flag it is the value of, when one is there to name ("--model <5000 bytes>" or
+      // "--model=<5000 bytes>"); else its place.
+      const std::string_view before = i > 1 ? std::string_view(argv[i - 1]) : std::string_view();
+      const std::size_t eq = word.find('=');
+      std::string what = fmt::format("argument {}", i);
+      if (word.starts_with("--") && eq != std::string_view::npos && eq <= 64) {
+        what = fmt::format("{}: the value", word.substr(0, eq));
+      } else if (before.starts_with("--") && before.size() > 2 && before.find('=') == std::string_view::npos &&
+                 before.size() <= 64) {
+        what = fmt::format("{}: the value", before);
+      }
+      throw gpuplan::InputError(fmt::format("{} is {} bytes long, over the limit of {}: '{}'", what, word.size(),
+                                            gpuplan::limits::kMaxArgumentBytes, gpuplan::limits::excerpt(word)));
     }
   }
 }
@@ -358,17 +368,20 @@ int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv, b
       *parse_error = true;  // the caller answers it
       return code(Exit::bad_input);
     }
-    fmt::print(stderr, "gpuplan: error: {}\n", with_hint(app, e, argc, argv));
+    fmt::print(stderr, "gpuplan: error: {}\n", gpuplan::limits::escaped(with_hint(app, e, argc, argv)));
     return code(Exit::bad_input);
   } catch (const gpuplan::InputError& e) {
-    fmt::print(stderr, "gpuplan: error: {}\n", e.what());
+    // Escaped here, where every error is printed: a message may quote input (a name, a value
+    // from a file) whose ESC sequence would drive the terminal or whose newline would split the
+    // one error line in two.
+    fmt::print(stderr, "gpuplan: error: {}\n", gpuplan::limits::escaped(e.what()));
     return code(Exit::bad_input);
   } catch (const std::system_error& e) {
     // fmt::print throws this when stdout cannot take the output (a full disk).
     fmt::print(stderr, "gpuplan: error: writing the output failed: {}\n", e.what());
     return code(Exit::bad_input);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "gpuplan: internal error: {} (please report)\n", e.what());
+    fmt::print(stderr, "gpuplan: internal error: {} (please report)\n", gpuplan::limits::escaped(e.what()));
     return code(Exit::internal);
   }
 }

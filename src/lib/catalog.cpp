@@ -25,6 +25,7 @@
 #include <gpuplan/checkpoint_name.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
+#include <gpuplan/name_fold.hpp>
 
 #include "detail/ascii.hpp"
 #include "detail/hf_quantization.hpp"
@@ -201,6 +202,30 @@ bool abbreviates(const std::vector<std::string>& query, const std::vector<std::s
 
 std::string resolved_note(std::string_view what, std::string_view name, std::string_view id, std::string_view how) {
   return fmt::format("{} '{}' read as '{}' ({})", what, limits::escaped(name), id, how);
+}
+
+// A name resolved after fold_name() changed it: one note, quoting the name as typed and saying
+// what was folded (a pasted en dash is no "abbreviation", and an exact id after folding still
+// gets a note, as the name typed is not the id).
+template <typename T, typename Resolve>
+const T* with_fold(std::string_view typed, const FoldedName& folded, std::string_view what,
+                   std::vector<std::string>& notes, Resolve resolve_folded) {
+  const std::size_t before = notes.size();
+  const T* found = resolve_folded();
+  if (found == nullptr) {
+    return nullptr;
+  }
+  std::string how;
+  if (notes.size() > before) {
+    const std::string& note = notes.back();
+    const std::string marker = fmt::format("' read as '{}' (", found->id);
+    if (const std::size_t at = note.rfind(marker); at != std::string::npos && note.ends_with(")")) {
+      how = note.substr(at + marker.size(), note.size() - at - marker.size() - 1) + "; ";
+    }
+    notes.resize(before);
+  }
+  notes.push_back(resolved_note(what, typed, found->id, how + folded.changes));
+  return found;
 }
 
 // A Hugging Face name without its owner, format and release suffixes ("meta-llama/Llama-3.1-8B-Instruct"
@@ -531,7 +556,20 @@ template <typename T>
   } else {
     std::replace(named.begin(), named.end(), '/', ' ');
   }
-  const auto close = closest_names(named, ids_of(items));  // a distilled model's: its student's
+  // A list given to a one-name flag ("--gpu h100,h200"): the closest of each name, and that a
+  // flag takes one.
+  const bool listed = named.find(',') != std::string::npos;
+  std::vector<std::string> close;
+  std::size_t start = 0;
+  for (std::size_t comma = 0; comma != std::string::npos && close.size() < 6; start = comma + 1) {
+    comma = listed ? named.find(',', start) : std::string::npos;
+    for (std::string& c : closest_names(std::string_view(named).substr(start, comma - start), ids_of(items),
+                                        listed ? std::size_t{2} : std::size_t{3})) {  // a distilled model's: its student's
+      if (std::find(close.begin(), close.end(), c) == close.end()) {
+        close.push_back(std::move(c));
+      }
+    }
+  }
   const bool distilled = lower(id).find("distill-") != std::string::npos;
   // Names that are close in spelling can be far in kind (an A6000 is no B200): say how to give
   // the real thing instead.
@@ -539,7 +577,8 @@ template <typename T>
                                                    "--catalog, as examples/my-gpus.json does"
                                                  : "; one not in the catalog can be read from its config.json with "
                                                    "--model-config";
-  throw InputError(fmt::format("unknown {} '{}'{}{} (see 'gpuplan catalog {}'){}", what, detail::printable(id),
+  throw InputError(fmt::format("unknown {} '{}'{}{}{} (see 'gpuplan catalog {}'){}", what, detail::printable(id),
+                               listed ? fmt::format("; a flag names one {} (repeat the flag for another)", what) : "",
                                distilled ? "; a distilled model has its student's architecture" : "",
                                close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")),
                                list_command, instead));
@@ -1044,6 +1083,9 @@ bool Catalog::has_model_id(std::string_view id) const {
 }
 
 const GpuSpec* Catalog::resolve_gpu(std::string_view name) const {
+  if (const FoldedName folded = fold_name(name); !folded.changes.empty()) {
+    return with_fold<GpuSpec>(name, folded, "GPU", notes_, [&] { return resolve_gpu(folded.text); });
+  }
   if (!pending_[kGpus].empty()) {
     // The usual cases parse one entry: an exact id, or an alias only one GPU has.
     if (const GpuSpec* exact = find_gpu(name)) {
@@ -1070,6 +1112,9 @@ const GpuSpec* Catalog::resolve_gpu(std::string_view name) const {
 }
 
 const ModelSpec* Catalog::resolve_model(std::string_view name) const {
+  if (const FoldedName folded = fold_name(name); !folded.changes.empty()) {
+    return with_fold<ModelSpec>(name, folded, "model", notes_, [&] { return resolve_model(folded.text); });
+  }
   if (!pending_[kModels].empty()) {
     if (const ModelSpec* exact = find_model(name)) {
       return exact;

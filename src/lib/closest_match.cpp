@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/name_fold.hpp>
 
 #include "detail/ascii.hpp"
 
@@ -91,7 +92,8 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
                                        std::size_t limit) {
   // A distilled model ("DeepSeek-R1-Distill-Llama-70B") has its student's architecture: the names
   // closest to the student's, never the teacher (a 671B MoE for a dense 70B).
-  std::string needle = lower(name);
+  // A pasted look-alike ("Ｈ100", "h100\u2010sxm") is as close as the ASCII it stands for.
+  std::string needle = lower(fold_name(name).text);
   const bool distilled = [&needle] {
     const std::size_t at = needle.find("distill-");
     if (at == std::string::npos || at + 8 >= needle.size()) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/planned_load.hpp>
 
@@ -314,6 +315,9 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
         use_price(c, *po.price);
         c.instance_group = need.group;
         c.output_tokens_per_s = o.tokens_per_s();
+        // Prompts read at the workload's input:output ratio: the input+output price cost prints
+        // (compare's JSON had it null).
+        c.input_tokens_per_s = input_tokens_per_s_for(c.output_tokens_per_s, r.perf.input_tokens, r.perf.output_tokens);
         c.gpu_power_w = gpu.tdp_w;
         po.cost = cost(c);
       }

@@ -223,6 +223,31 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
   }
   out.push_back(more);
 
+  // A MIG slice too small: the smallest larger profile of the same GPU that holds the request
+  // (1g.10gb -> 1g.20gb), which more slices of the small one cannot do when one must hold a
+  // whole replica.
+  if (const MigProfile* now = r.mig_profile.empty() ? nullptr : gpu.find_mig_profile(r.mig_profile)) {
+    const double now_bytes = mig_memory(gpu, *now).bytes;
+    std::vector<std::pair<double, const MigProfile*>> larger;
+    for (const MigProfile& p : gpu.mig_profiles) {
+      if (const double bytes = mig_memory(gpu, p).bytes; bytes > now_bytes) {
+        larger.emplace_back(bytes, &p);
+      }
+    }
+    std::stable_sort(larger.begin(), larger.end(), [](const auto& a, const auto& b) {
+      return a.first < b.first || (a.first <= b.first && a.second->compute_slices < b.second->compute_slices);
+    });
+    for (const auto& entry : larger) {
+      const std::string& name = entry.second->name;
+      FitSuggestion s = eval.with_change(r, FitChange::mig_profile, [&name](FitRequest& q) { q.mig_profile = name; });
+      if (s.fits) {
+        s.mig_profile = name;
+        out.push_back(s);
+        break;
+      }
+    }
+  }
+
   // Formats: each alone, only where it is narrower than the request's.
   const auto narrower = [](DType a, DType b) { return bits_per_element(a) < bits_per_element(b); };
   if (model.has_architecture() && narrower(DType::fp8, r.kv_dtype)) {

@@ -296,6 +296,12 @@ MeasuredPoints parse_csv(std::string_view text, std::string_view origin) {
     const auto fail = [&](const std::string& message) {
       throw InputError(fmt::format("{}: line {}: {}", origin, line_no, message));
     };
+    // A carriage return that ends no line: the file's lines end in CR alone (classic Mac OS,
+    // Excel's "CSV (Macintosh)"), and all of it reads as this one line.
+    if (line.find('\r') != std::string::npos) {
+      fail("the lines end in a carriage return (CR) alone, as classic Mac OS and Excel's \"CSV (Macintosh)\" "
+           "write them; save the file with LF or CRLF line endings");
+    }
     const std::optional<std::vector<std::string>> split = split_csv(line);
     if (!split) {
       fail(fmt::format("a quoted cell is not closed, or text follows its closing quote; got '{}'", line));

@@ -95,8 +95,8 @@ void add_checks(const Catalog& catalog, const DeploymentQuestion& q, DeploymentR
     if (e.max_usd_per_million_tokens) {
       ExpectationResult r = it != d.costs.end() && !load_not_held
                                 ? bound_check("max_usd_per_million_tokens", *e.max_usd_per_million_tokens,
-                                              it->cost.usd_per_million_tokens, true, "USD/Mtok", reason::over_budget)
-                                : unmeasurable("max_usd_per_million_tokens", *e.max_usd_per_million_tokens, "USD/Mtok");
+                                              it->cost.usd_per_million_tokens, true, "USD/Mtok output", reason::over_budget)
+                                : unmeasurable("max_usd_per_million_tokens", *e.max_usd_per_million_tokens, "USD/Mtok output");
       fail_split_group(it != d.costs.end() && it->cost.rental.group_split, r);
       r.context = mode_label(price);
       d.checks.push_back(r);
@@ -159,6 +159,55 @@ std::size_t CheckResult::failed() const {
   return n;
 }
 
+namespace {
+
+// A deployment on MIG slices: perf does not time them, so it is checked on memory alone (fits,
+// min_concurrent_sequences, as fit --mig answers them); an expectation or load that needs a
+// timing or a price is refused by name rather than the whole deployment.
+DeploymentResult evaluate_mig_deployment(const Catalog& catalog, const DeploymentQuestion& q, PerfRequest req,
+                                         DeploymentResult d) {
+  const Expectations& e = q.expect;
+  const std::string deployment = q.expect_pointer.substr(0, q.expect_pointer.rfind('/'));
+  const auto refuse = [&](std::string_view pointer) {
+    throw InputError(fmt::format("{}: {}: MIG slices are not modelled by perf or cost yet; a deployment on a MIG "
+                                 "slice checks fits and min_concurrent_sequences only",
+                                 q.origin, pointer));
+  };
+  for (const auto& [set, name] : {std::pair{e.min_output_tokens_per_s.has_value(), "min_output_tokens_per_s"},
+                                  std::pair{e.max_itl_ms.has_value(), "max_itl_ms"},
+                                  std::pair{e.max_ttft_ms.has_value(), "max_ttft_ms"},
+                                  std::pair{e.max_usd_per_million_tokens.has_value(), "max_usd_per_million_tokens"},
+                                  std::pair{e.max_monthly_usd.has_value(), "max_monthly_usd"}}) {
+    if (set) {
+      refuse(fmt::format("{}/{}", q.expect_pointer, name));
+    }
+  }
+  if (q.target_output_tokens_per_s) {
+    refuse(deployment + "/target-output-tokens-per-s");
+  }
+  // One slice per replica (fit refuses TP, PP and EP across slices): the slices are the replicas.
+  if (!q.layout_given) {
+    req.fit.layout = Layout{.tp = 1, .pp = 1, .ep = 1, .dp = std::max<std::uint64_t>(q.gpus, 1)};
+  }
+  const FitResult one = fit(q.model, *q.gpu, req.fit);
+  d.runs = one.fits;
+  FitRequest planned = req.fit;
+  planned.concurrency = q.concurrency.value_or(1);
+  d.fit = q.concurrency ? fit(q.model, *q.gpu, planned) : one;
+  // The load as check prints it: the planned sequences per slice, or as many as memory holds.
+  const std::uint64_t slices = req.fit.layout.dp;
+  d.load.concurrency = q.concurrency;
+  d.load.batch = std::max<std::uint64_t>(
+      1, q.concurrency ? (*q.concurrency + slices - 1) / slices : one.max_concurrent_sequences.value_or(slices) / slices);
+  d.load.capped = q.concurrency && d.runs && !d.fit.fits;
+  d.notes.push_back(fmt::format("MIG {} slice{}: memory only (perf does not time MIG slices)",
+                                req.fit.mig_profile, req.fit.layout.gpus() == 1 ? "" : "s"));
+  add_checks(catalog, q, d);
+  return d;
+}
+
+}  // namespace
+
 DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQuestion& q) {
   if (q.gpu == nullptr) {
     throw std::logic_error("evaluate_deployment: no GPU");
@@ -171,6 +220,9 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
   PerfRequest req = q.perf;
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
   req.fit.concurrency = 1;
+  if (!req.fit.mig_profile.empty()) {
+    return evaluate_mig_deployment(catalog, q, req, std::move(d));
+  }
   validate_perf_request(q.model, req);
   // The layout rule of perf, cost and compare: the one given, else the most throughput, among
   // replicas every offer's instances hold (the smallest largest instance).

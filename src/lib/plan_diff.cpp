@@ -456,6 +456,12 @@ PlanSnapshot parse_plan_snapshot(std::string_view text, const std::string& origi
   if (command != "check" && command != "report") {
     top.fail("command", fmt::format("expected the JSON of 'gpuplan check' or 'gpuplan report', got '{}'", command));
   }
+  // What check and report write: a misspelt key in a hand-edited run ("pas") would be read as if
+  // the key were absent.
+  static constexpr std::string_view kTopKeys[] = {"schema_version", "command",  "gpuplan_version", "provenance",
+                                                  "plan",           "pass",     "expectations",    "failed",
+                                                  "results",        "baseline_diff"};
+  top.reject_unknown(kTopKeys);
   PlanSnapshot s;
   s.origin = origin;
   static const Json kMissing;  // an absent object fails as "expected an object, got null"

@@ -74,6 +74,7 @@ OrderedJson performance_json(const DeploymentResult& d) {
           {"roofline_output_tokens_per_s", checked(tps.bound, "tok/s")},
           {"itl_ms", checked(itl.estimate * 1e3, "itl")},
           {"ttft_ms", checked(p.ttft_s * 1e3, "ttft")},
+          {"ttft_alone_ms", checked(p.ttft_alone_s * 1e3, "ttft")},
           {"roofline_itl_ms", checked(itl.bound * 1e3, "itl")},
           {"tokens_per_s_per_user", checked(p.tokens_per_s_per_user, "tok/s/user")},
           {"bound", to_string(p.decode.bound())},

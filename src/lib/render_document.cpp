@@ -208,4 +208,16 @@ std::string bytes_value(double bytes, ByteUnits units) {
   return fmt::format("{:.2f}", checked(bytes, "a byte count") / scale);
 }
 
+std::string per_sequence_bytes_value(double bytes, ByteUnits units) {
+  const double scale = units == ByteUnits::gib ? units::kGiB : units::kGB;
+  const double value = checked(bytes, "a byte count") / scale;
+  // A hybrid's recurrent state per sequence is megabytes (Jamba-Large at TP 8: 4.9 MB), which two
+  // decimals of GB print as 0.00: two significant digits instead (0.0049), never an exponent.
+  if (value > 0 && value < 0.005) {
+    const int decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(value))), 2, 12);
+    return fmt::format("{:.{}f}", value, decimals);
+  }
+  return fmt::format("{:.2f}", value);
+}
+
 }  // namespace gpuplan::detail

@@ -19,6 +19,7 @@ namespace gpuplan {
 namespace {
 
 using detail::bytes_value;
+using detail::per_sequence_bytes_value;
 using detail::checked;
 using detail::group_digits;
 
@@ -370,10 +371,10 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
                                                      : "fixed-state layers per GPU (no per-token KV)",
                          std::to_string(r.kv.linear_layers)});
       kv.rows.push_back({fmt::format("recurrent state per sequence per GPU ({})", unit),
-                         bytes_value(r.kv.state_bytes_per_sequence, u)});
+                         per_sequence_bytes_value(r.kv.state_bytes_per_sequence, u)});
     }
     kv.rows.push_back({fmt::format("one sequence per GPU ({})", unit),
-                       bytes_value(r.sequence_kv_bytes_per_gpu, u)});
+                       per_sequence_bytes_value(r.sequence_kv_bytes_per_gpu, u)});
     kv.rows.push_back({fmt::format("max concurrent sequences at {} tokens",
                                    group_digits(q.context_tokens)),
                        count(*r.max_concurrent_sequences)});
@@ -712,6 +713,7 @@ std::string_view change_flag(FitChange c) {
     case FitChange::weights_dtype: return "--weights-dtype";
     case FitChange::context: return "--context";
     case FitChange::concurrency: return "--concurrency";
+    case FitChange::mig_profile: return "--mig";
   }
   return "";
 }
@@ -723,6 +725,7 @@ std::string_view change_name(FitChange c) {
     case FitChange::weights_dtype: return "weights_dtype";
     case FitChange::context: return "context";
     case FitChange::concurrency: return "concurrency";
+    case FitChange::mig_profile: return "mig_profile";
   }
   return "";
 }
@@ -763,7 +766,9 @@ std::string choice_reason(const FitReport& rep) {
 }
 
 std::string suggestion_value(const FitSuggestion& s) {
-  return s.dtype ? std::string(to_string(*s.dtype)) : group_digits(s.count);
+  return s.dtype                               ? std::string(to_string(*s.dtype))
+         : s.change == FitChange::mig_profile ? s.mig_profile
+                                              : group_digits(s.count);
 }
 
 /// `given`: the layout the user named, which a GPU-count suggestion may have to change.
@@ -774,6 +779,9 @@ std::string suggestion_text(const FitSuggestion& s, const std::string& gpu_id, c
                        : fmt::format("more MIG {} slices: no count fits (one slice holds a whole replica)", mig);
   }
   std::string change = fmt::format("{} {}", change_flag(s.change), suggestion_value(s));
+  if (s.change == FitChange::gpus && !mig.empty()) {
+    change += fmt::format(" ({} MIG {} slice{})", group_digits(s.count), mig, s.count == 1 ? "" : "s");
+  }
   if (given && s.change == FitChange::gpus &&
       (s.layout.tp != given->tp || s.layout.pp != given->pp)) {
     change += fmt::format(" --tp {} --pp {}", s.layout.tp, s.layout.pp);  // replicas of the given layout cannot fit
@@ -877,7 +885,10 @@ detail::Document report_document(const FitReport& rep, ByteUnits u, bool plain_n
     for (const FitSuggestion& g : rep.suggestions) {
       const bool none = g.change == FitChange::gpus && !g.fits;
       t.rows.push_back({std::string(change_flag(g.change)),
-                        none ? "-" : g.dtype ? std::string(to_string(*g.dtype)) : count(g.count),
+                        none                                 ? "-"
+                        : g.dtype                            ? std::string(to_string(*g.dtype))
+                        : g.change == FitChange::mig_profile ? g.mig_profile
+                                                             : count(g.count),
                         g.fits ? "yes" : "no", none ? "-" : layout_short(g.layout),
                         g.max_concurrent_sequences ? count(*g.max_concurrent_sequences) : "-",
                         count(g.context_tokens), count(g.concurrency)});
@@ -947,6 +958,8 @@ void write_report(detail::JsonWriter& w, const FitReport& rep) {
     w.key("value");
     if (g.dtype) {
       w.value(to_string(*g.dtype));
+    } else if (g.change == FitChange::mig_profile) {
+      w.value(g.mig_profile);
     } else if (none) {
       w.null();
     } else {

@@ -200,6 +200,9 @@ FitQuestion applied(FitQuestion q, const gpuplan::FitSuggestion& s) {
     case FitChange::concurrency:
       q.request.concurrency = s.count;
       break;
+    case FitChange::mig_profile:
+      q.request.mig_profile = s.mig_profile;
+      break;
   }
   return q;
 }
@@ -266,6 +269,21 @@ TEST_CASE("fit suggestions: each fitting change fits when applied", "[layout_sea
     }
     CHECK(fitting > 0);
   }
+}
+
+TEST_CASE("fit suggestions: a MIG slice too small names the smallest larger profile that fits", "[layout_search]") {
+  // s54 tasks F5: 8B in FP8 (9.1 GB of weights) on an H100 1g.10gb slice only heard that more
+  // slices cannot help; 1g.20gb holds it with room for 4 sequences of 8K.
+  const FitQuestion q = question(1, FitRequest{.mig_profile = "1g.10gb", .weights_dtype = DType::fp8,
+                                               .context_tokens = 8192, .concurrency = 4});
+  const auto r = plan("llama-3.1-8b", "h100-sxm", q);
+  REQUIRE_FALSE(r.search.chosen.fits);
+  const auto mig = std::find_if(r.suggestions.begin(), r.suggestions.end(),
+                                [](const gpuplan::FitSuggestion& s) { return s.change == FitChange::mig_profile; });
+  REQUIRE(mig != r.suggestions.end());
+  CHECK(mig->mig_profile == "1g.20gb");
+  CHECK(mig->fits);
+  CHECK(plan("llama-3.1-8b", "h100-sxm", applied(q, *mig)).search.chosen.fits);
 }
 
 TEST_CASE("fit: the default context gives way to a smaller model maximum", "[layout_search]") {

@@ -42,6 +42,8 @@ std::string group_digits(std::uint64_t value);
 std::string expert_groups_text(const Layout& layout);
 /// Bytes in the chosen unit, two decimals ("72.65"); the unit name is "GB" or "GiB".
 std::string bytes_value(double bytes, ByteUnits units);
+/// Like bytes_value(), but a figure under 0.005 units keeps two significant digits (0.0049, not 0.00).
+std::string per_sequence_bytes_value(double bytes, ByteUnits units);
 std::string_view unit_name(ByteUnits units);
 /// Throws std::logic_error (exit 3) naming `what`.
 [[noreturn]] void not_finite(std::string_view what);

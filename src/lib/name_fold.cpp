@@ -1,0 +1,106 @@
+// fold_name(): Unicode look-alikes of ASCII in pasted names.
+#include <gpuplan/name_fold.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace gpuplan {
+namespace {
+
+// The code point at `at` and its length in bytes; {0, 0} for a byte that starts no valid sequence.
+std::pair<char32_t, std::size_t> decode(std::string_view s, std::size_t at) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[at + k]); };
+  const unsigned char lead = b(0);
+  std::size_t n = 0;
+  char32_t cp = 0;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    n = 2;
+    cp = lead & 0x1fu;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    n = 3;
+    cp = lead & 0x0fu;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    n = 4;
+    cp = lead & 0x07u;
+  } else {
+    return {0, 0};
+  }
+  if (at + n > s.size()) {
+    return {0, 0};
+  }
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((b(k) & 0xc0u) != 0x80u) {
+      return {0, 0};
+    }
+    cp = (cp << 6) | (b(k) & 0x3fu);
+  }
+  const bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+  if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+    return {0, 0};
+  }
+  return {cp, n};
+}
+
+// Unicode's Cf (format) characters a name can pick up from a web page or a word processor.
+bool invisible(char32_t cp) {
+  return cp == 0xad || cp == 0x61c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+         (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x206f) ||
+         cp == 0xfeff;
+}
+
+bool combining(char32_t cp) { return cp >= 0x300 && cp <= 0x36f; }
+
+bool dash(char32_t cp) {
+  return (cp >= 0x2010 && cp <= 0x2015) || cp == 0x2212 || cp == 0xfe58 || cp == 0xfe63;
+}
+
+bool space(char32_t cp) {
+  return cp == 0xa0 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
+}  // namespace
+
+FoldedName fold_name(std::string_view name) {
+  FoldedName out;
+  out.text.reserve(name.size());
+  std::vector<std::string> changes;
+  const auto add = [&changes](std::string change) {
+    if (std::find(changes.begin(), changes.end(), change) == changes.end()) {
+      changes.push_back(std::move(change));
+    }
+  };
+  for (std::size_t at = 0; at < name.size();) {
+    const auto [cp, n] = decode(name, at);
+    if (n == 0) {
+      out.text += name[at];
+      ++at;
+      continue;
+    }
+    if (cp >= 0xff01 && cp <= 0xff5e) {
+      out.text += static_cast<char>(cp - 0xff01 + 0x21);
+      add("full-width characters as ASCII");
+    } else if (dash(cp)) {
+      out.text += '-';
+      add(fmt::format("U+{:04X} as '-'", static_cast<std::uint32_t>(cp)));
+    } else if (space(cp)) {
+      out.text += ' ';
+      add(fmt::format("U+{:04X} as a space", static_cast<std::uint32_t>(cp)));
+    } else if (invisible(cp)) {
+      add(fmt::format("invisible U+{:04X} dropped", static_cast<std::uint32_t>(cp)));
+    } else if (combining(cp)) {
+      add(fmt::format("combining U+{:04X} dropped", static_cast<std::uint32_t>(cp)));
+    } else {
+      out.text.append(name.substr(at, n));
+    }
+    at += n;
+  }
+  out.changes = fmt::format("{}", fmt::join(changes, ", "));
+  return out;
+}
+
+}  // namespace gpuplan
