@@ -40,6 +40,10 @@ struct TrainEfficiency {
   /// Efficiency::bandwidth (a test keeps them equal), the same memory-bound regime.
   double bandwidth = 0.793;
   double hop_latency_s = 1e-6;
+  /// A GEMM of this many FLOPs per GPU reaches half of `compute` (gemm_fill): inference's
+  /// Efficiency::gemm_half_flop (a test keeps them equal), the same GEMMs' tile and SM fill. A
+  /// training micro-batch's GEMMs are the micro-batch's tokens x each layer's widths / TP.
+  double gemm_half_flop = 1.0e9;
   double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s per 8-GPU node
   /// Host memory bandwidth one GPU's CPU optimizer step gets with offload (--host-memory-gb-per-s);
   /// unset: host_memory_rate()'s assumption for the GPU's host. The step is memory-bound
@@ -68,6 +72,12 @@ struct TrainFlops {
 };
 TrainFlops train_flops(const ModelSpec& model, const TrainRequest& request);
 
+/// The FLOP-weighted share of the large-GEMM rate one micro-batch's GEMMs reach on a GPU
+/// (gemm_fill of each weight matrix's GEMM: the micro-batch's tokens, over CP, x the matrix's
+/// width on this GPU; routed experts see their share of the tokens), the harmonic mean over the
+/// FLOPs so that the time is the sum of each GEMM's.
+double train_gemm_fill(const ModelSpec& model, const TrainRequest& request, double gemm_half_flop);
+
 /// One optimizer step, per GPU on the critical path.
 struct TrainStep {
   std::uint64_t micro_batches = 1;   ///< per replica per step
@@ -76,6 +86,8 @@ struct TrainStep {
   double peak_flop_per_s = 0;        ///< dense, per GPU
   double compute_efficiency = 0;     ///< after the FP8 adjustment and the GPU's matmul factor
   double matmul_factor = 1;          ///< the GPU's measured matmul share over kTrainCalibratedMatmulShare, <= 1
+  /// Share of the compute rate the micro-batch's GEMMs reach for their size (train_gemm_fill), <= 1.
+  double gemm_fill = 1;
   double compute_s = 0;              ///< all micro-batches' compute
   double tp_comm_s = 0;              ///< tensor-parallel all-reduces (not overlapped)
   double ep_comm_s = 0;              ///< expert all-to-all

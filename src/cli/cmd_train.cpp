@@ -31,6 +31,7 @@ struct TrainOptions {
   std::string sharding = "none";
   std::string recompute;  // empty: default_recompute
   std::string attention = "flash";
+  std::string sequence_parallel = "on";
   std::string framework;
   std::uint64_t micro_batch = 1;
   std::uint64_t seq = 4096;
@@ -123,6 +124,7 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   t.recompute_assumed = o.recompute.empty();
   t.recompute = t.recompute_assumed ? default_recompute(t) : parse_recompute(o.recompute, "--recompute");
   t.flash_attention = o.attention == "flash";
+  t.sequence_parallel = o.sequence_parallel == "on";
   if (!o.framework.empty()) {
     t.framework = parse_train_framework(o.framework, "--framework");
   }
@@ -204,6 +206,12 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "stored per layer and the scores' HBM traffic timed: pre-2024 Hugging Face recipes)")
       ->capture_default_str()
       ->check(one_of({"flash", "eager"}));
+  sub->add_option("--sequence-parallel", o->sequence_parallel,
+                  "Megatron sequence parallelism with TP > 1: on (norm and dropout activations split TP ways, as "
+                  "NeMo's and Megatron-Bridge's recipes set it) or off (Megatron-LM's bare --sequence-parallel "
+                  "default, DeepSpeed-Megatron, nanotron's ALL_REDUCE mode: those activations whole on every TP rank)")
+      ->capture_default_str()
+      ->check(one_of({"on", "off"}));
   sub->add_option("--framework", o->framework,
                   "megatron (fp32 main_grad buffer; --offload optimizer keeps it on the GPU, as "
                   "--optimizer-cpu-offload does) or deepspeed (ZeRO's counting; ZeRO-Offload moves the gradients "

@@ -152,6 +152,7 @@ inline constexpr FieldFlag kFieldsWithoutFlag[] = {
     {"train.reserve_bytes:", "a fixed framework reserve"},
     {"train_efficiency:", "calibrated constants"},
     {"train_efficiency.band:", "calibrated constant"},
+    {"train_efficiency.gemm_half_flop:", "calibrated constant (inference's Efficiency::gemm_half_flop)"},
     {"train_plan.power_share:", "a stated energy assumption"},
 };
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/gemm_fill.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/layout_search.hpp>
@@ -535,7 +536,7 @@ PerfModel::StepParts PerfModel::step_parts(const StepWork& w, const Efficiency& 
   // The GPU's measured matmul ceiling binds the estimate, not the bound (best_case: the roofline).
   const double compute = e.compute * (e.best_case ? 1.0 : matmul_factor_);
   const auto peak = [&](double gemm_flop) {
-    return peak_flop_per_s_ * compute * format * (gemm_flop > 0 ? gemm_flop / (gemm_flop + e.gemm_half_flop) : 1.0);
+    return peak_flop_per_s_ * compute * format * gemm_fill(gemm_flop, e.gemm_half_flop);
   };
   const double expert_flop = std::min(w.linear_flop, w.tokens * expert_flop_per_token_);
   // Only the experts that received tokens run a GEMM: at a small batch few experts each see a

@@ -150,6 +150,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
   j["step"] = {{"compute_type", s.compute_type},
                {"peak_flop_per_s", s.peak_flop_per_s},
                {"compute_efficiency", s.compute_efficiency},
+               {"gemm_fill", s.gemm_fill},
                {"compute_s", s.compute_s},
                {"tp_comm_s", s.tp_comm_s},
                {"ep_comm_s", s.ep_comm_s},
@@ -243,11 +244,12 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   const std::string optimizer = fmt::format("{}{}{}", to_string(t.optimizer), pure_bf16 ? ", pure bf16 (no fp32 master)" : "",
                                             t.optimizer_in_backward ? ", optimizer in backward" : "");
   doc.heading.push_back(fmt::format(
-      "sharding {}, recompute {}{}, {}{}, {}, micro-batch {} x {} tokens, gradient accumulation {}, global batch {} "
+      "sharding {}, recompute {}{}, {}{}{}, {}, micro-batch {} x {} tokens, gradient accumulation {}, global batch {} "
       "tokens",
       to_string(t.sharding), to_string(t.recompute),
       t.recompute_assumed && t.recompute == Recompute::full ? " (assumed: PEFT's gradient checkpointing)" : "",
-      t.flash_attention ? "" : "eager attention, ", optimizer, to_string(t.precision), t.micro_batch,
+      t.flash_attention ? "" : "eager attention, ",
+      t.layout.tp > 1 ? (t.sequence_parallel ? "sequence parallel on, " : "sequence parallel off, ") : "", optimizer, to_string(t.precision), t.micro_batch,
       detail::group_digits(t.seq_tokens), s.micro_batches,
       detail::group_digits(static_cast<std::uint64_t>(s.tokens_per_step))));
 

@@ -78,7 +78,14 @@ GpuShare gpu_share(const ModelSpec& model, const std::array<double, kWeightParts
   const auto at = [&by_part](WeightPart p) { return by_part[static_cast<std::size_t>(p)]; };
   const double tp = d(l.tp);
   const double pp = d(l.pp);
-  const double body = at(WeightPart::attention) + at(WeightPart::dense_mlp) + at(WeightPart::shared_experts) +
+  // K and V past the KV heads: each TP rank keeps a whole head's projection (kv_projection_shards),
+  // as BigCode's Megatron-LM fork keeps MQA's K/V layer whole on every rank. Counted as if the TP
+  // group held tp / shards copies; the projections share the attention part's format.
+  const ParamCount pc = count_params(model);
+  const double kv_share = pc.attention > 0 ? pc.kv_projection / pc.attention : 0.0;
+  const double attention =
+      at(WeightPart::attention) * (1.0 + kv_share * (tp / model.kv_projection_shards(l.tp) - 1.0));
+  const double body = attention + at(WeightPart::dense_mlp) + at(WeightPart::shared_experts) +
                       at(WeightPart::router) + at(WeightPart::norms);
   double head = at(WeightPart::lm_head);
   if (model.tie_word_embeddings && l.pp > 1) {
@@ -513,7 +520,9 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
   const double h = d(model.hidden_size);
   const double heads = d(model.num_attention_heads);
   double q = heads * d(model.head_dim);
-  double k = d(model.num_key_value_heads) * d(model.head_dim);
+  // K and V as the TP group holds them: replicated past the KV heads (each rank a whole head's).
+  double k = d(model.num_key_value_heads) * d(model.head_dim) * d(r.layout.tp) /
+             model.kv_projection_shards(r.layout.tp);
   double v = k;
   double o = q;
   if (model.mla) {
@@ -651,11 +660,16 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   check_range("seq_tokens", r.seq_tokens, 1, std::uint64_t{1} << 24);
   check_range("lora_rank", r.lora_rank, 1, 1u << 16);
   validate_layout(Layout{.tp = l.tp, .pp = l.pp, .ep = l.ep, .dp = l.dp * l.cp}, model);
-  // Inference engines replicate KV heads past TP; Megatron-LM splits them, and its
-  // divide(num_query_groups, tp) must be exact. MLA has no KV heads to split.
-  if (l.tp > 1 && !model.caches_latent() && model.num_key_value_heads > 0 && model.num_key_value_heads % l.tp != 0) {
+  // KV heads are split over the TP ranks: Megatron-Core's divide(num_query_groups, tp) must be
+  // exact, as torchtitan's TP plan needs. MQA's single head is the exception: BigCode's Megatron-LM
+  // fork trained StarCoder at TP 4 with the K/V layer whole on every rank (megatron/model/
+  // transformer.py @182df0c, get_linear_layer for 'multiquery'), and the memory and step count
+  // that replica. MLA has no KV heads to split.
+  if (l.tp > 1 && !model.caches_latent() && model.num_key_value_heads > 1 &&
+      model.num_key_value_heads % l.tp != 0) {
     throw InputError(fmt::format("layout.tp: {} does not divide the {} KV heads of '{}' (Megatron-LM splits them "
-                                 "over the TP ranks; only inference engines replicate them)",
+                                 "over the TP ranks; only a single MQA head is replicated on each, as BigCode's "
+                                 "fork trained StarCoder; inference engines replicate any)",
                                  l.tp, model.num_key_value_heads, model.id));
   }
   if (l.etp != 0 && l.etp != 1 && l.etp != l.tp) {

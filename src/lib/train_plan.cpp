@@ -337,12 +337,34 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                                  "prepare_model_for_kbit_training does on the Hugging Face stack: "
                                  "embeddings, LM head and norms cast to fp32, so the residual stream is fp32 and "
                                  "autocast keeps a bf16 copy of the head (--qlora-prep none: stacks that skip it, "
-                                 "Answer.AI's FSDP-QLoRA, PEFT on a GPTQ base); the dequantization's extra time is "
-                                 "not in the step time"
+                                 "Answer.AI's FSDP-QLoRA, PEFT on a GPTQ base); the NF4 dequantization before each "
+                                 "matmul is timed in the step (its own row: memory-bound, every pass)"
                                : "QLoRA base in NF4 with double quantization, embeddings, LM head and norms left in "
-                                 "bf16 (no PEFT k-bit preparation; --qlora-prep peft counts it); the "
-                                 "dequantization's extra time is not in the step time");
+                                 "bf16 (no PEFT k-bit preparation; --qlora-prep peft counts it); the NF4 "
+                                 "dequantization before each matmul is timed in the step (its own row: "
+                                 "memory-bound, every pass)");
     }
+  }
+  if (l.tp > 1) {
+    plan.notes.push_back(
+        t.sequence_parallel
+            ? "sequence parallel on (NeMo's and Megatron-Bridge's recipes set it with TP > 1, e.g. NeMo "
+              "llm/recipes/llama3_70b.py): norm and dropout activations split TP ways; --sequence-parallel off for "
+              "stacks without it (Megatron-LM's bare --sequence-parallel defaults off, DeepSpeed-Megatron, "
+              "nanotron's ALL_REDUCE mode)"
+            : "sequence parallel off (--sequence-parallel off): norm and dropout activations and the pipeline's "
+              "sends whole on every TP rank");
+  }
+  if (const double shards = model.kv_projection_shards(l.tp);
+      l.tp > 1 && !model.mla && model.num_key_value_heads > 0 && shards < static_cast<double>(l.tp)) {
+    plan.notes.push_back(fmt::format(
+        "TP {} with {} KV head (MQA): its K and V projection, their weights, gradients and optimizer states and "
+        "the K and V activations, whole on each of the {} TP ranks (BigCode's Megatron-LM fork, which trained "
+        "StarCoder at TP 4); {}; Megatron-Core itself needs TP to divide the KV heads",
+        l.tp, model.num_key_value_heads, static_cast<std::uint64_t>(static_cast<double>(l.tp) / shards),
+        t.sequence_parallel ? "with sequence parallelism each rank projects only its own tokens"
+                            : "without sequence parallelism every replica projects all the tokens (counted in the "
+                              "hardware FLOPs)"));
   }
   if (t.sharding == Sharding::zero3 && l.dp * l.cp > 1) {
     plan.notes.push_back("zero3 is timed as DeepSpeed runs it: each module's parameter all-gather waits in its hook, "
@@ -452,6 +474,14 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                       "(Megatron-Bridge), mostly slower than this, whose expert layers run far below the dense rate"
                     : "the 10-90 % range of 47 public dense runs the estimate was not fitted to (NeMo, "
                       "Megatron-Bridge, torchtitan, LLM Foundry); it is optimistic for FSDP stacks and small models"));
+  if (plan.step.gemm_fill < 0.995) {
+    plan.notes.push_back(fmt::format(
+        "GEMMs at {:.0f} % of that rate for their size: a micro-batch's {} tokens x each layer's widths / TP {} "
+        "(inference's fill curve, half the rate at {:.2g} GFLOP per GEMM); more tokens per micro-batch or less TP "
+        "fills them",
+        plan.step.gemm_fill * 100.0,
+        t.micro_batch * t.seq_tokens / l.cp, l.tp, r.efficiency.gemm_half_flop / 1e9));
+  }
   if (plan.step.matmul_factor < 1.0) {
     plan.notes.push_back(matmul_factor_note(gpu.id, plan.step.matmul_factor, kTrainCalibratedMatmulShare,
                                             "calibrated training GPU (H100)"));

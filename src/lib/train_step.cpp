@@ -7,6 +7,7 @@
 
 #include <gpuplan/comm.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/gemm_fill.hpp>
 #include <gpuplan/layout.hpp>
 
 #include "detail/numeric.hpp"
@@ -37,6 +38,10 @@ void check_efficiency(const TrainEfficiency& e) {
   if (!(e.band_low > -1 && e.band_low <= 0 && e.band_high >= 0 && e.band_high < 10) ||
       !(e.moe_band_low > -1 && e.moe_band_low <= 0 && e.moe_band_high >= 0 && e.moe_band_high < 10)) {
     throw InputError("train_efficiency.band: expected low in (-1, 0] and high in [0, 10)");
+  }
+  if (!(e.gemm_half_flop >= 0 && e.gemm_half_flop < 1e15)) {
+    throw InputError(fmt::format("train_efficiency.gemm_half_flop: expected a FLOP count in [0, 1e15), got {}",
+                                 e.gemm_half_flop));
   }
   if (!(e.hop_latency_s >= 0 && e.hop_latency_s < 1) || !(e.network_bytes_per_s_per_gpu > 0) ||
       !std::isfinite(e.network_bytes_per_s_per_gpu) || (e.host_memory_bytes_per_s_per_gpu &&
@@ -83,7 +88,46 @@ TrainFlops train_flops(const ModelSpec& model, const TrainRequest& r) {
   } else if (r.recompute == Recompute::selective_op) {
     f.hardware_flop_per_token += 2.0 * op_sac_recomputed_params(model);  // the attention op is saved
   }
+  // K and V replicated past the KV heads: without sequence parallelism every rank of a head's
+  // replicas runs its projection over all the tokens (BigCode's Megatron-LM fork copies the input
+  // to the TP region); with it each runs its own 1/TP of the tokens and gathers the output.
+  const double replicas = d(r.layout.tp) / model.kv_projection_shards(r.layout.tp);
+  if (replicas > 1.0 && !r.sequence_parallel) {
+    const double passes = (r.method == TrainMethod::full ? 6.0 : 4.0) + (r.recompute == Recompute::full ? 2.0 : 0.0);
+    f.hardware_flop_per_token += passes * count_params(model).kv_projection * (replicas - 1.0);
+  }
   return f;
+}
+
+double train_gemm_fill(const ModelSpec& model, const TrainRequest& r, double gemm_half_flop) {
+  const TrainLayout& l = r.layout;
+  const double tokens = d(r.micro_batch) * d(r.seq_tokens) / d(l.cp);
+  double flop = 0;
+  double filled = 0;  // sum of flop / fill: each GEMM timed at its own size's rate
+  for (const WeightTensor& t : weight_tensors(model)) {
+    // The embedding is a lookup (a tied table multiplies as the LM head); the vision tower is not
+    // in the trained FLOPs.
+    const bool head = t.part == WeightPart::lm_head || (t.part == WeightPart::embedding && model.tie_word_embeddings);
+    if (!t.matrix || t.part == WeightPart::vision || (t.part == WeightPart::embedding && !head)) {
+      continue;
+    }
+    double width_share = d(l.tp);
+    double gemm_tokens = tokens;
+    if (t.replicated) {
+      width_share = 1.0;
+    } else if (t.split_by_kv_head) {
+      width_share = model.kv_projection_shards(l.tp);
+    } else if (t.part == WeightPart::routed_experts && model.moe) {
+      // An expert's GEMM sees the tokens routed to it from its EP group: k / E of each rank's.
+      width_share = d(l.expert_tp());
+      gemm_tokens = tokens * d(model.moe->experts_per_token) * d(l.ep) / d(model.moe->routed_experts);
+    }
+    const double gemm_flop = 2.0 * d(t.rows) * d(t.cols) / width_share * gemm_tokens;
+    const double weight = 2.0 * d(t.rows) * d(t.cols) * t.active_count;
+    flop += weight;
+    filled += weight / gemm_fill(gemm_flop, gemm_half_flop);
+  }
+  return filled > 0 ? flop / filled : 1.0;
 }
 
 double host_memory_rate(const GpuSpec& gpu, const TrainEfficiency& e) {
@@ -114,7 +158,10 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   s.peak_flop_per_s = gpu.dense_flop_per_s.at(s.compute_type);
   s.matmul_factor = matmul_factor(gpu, kTrainCalibratedMatmulShare);
   s.compute_efficiency = e.compute * s.matmul_factor * std::pow(bf16_peak / s.peak_flop_per_s, e.format_exponent);
-  const double rate = s.peak_flop_per_s * s.compute_efficiency;
+  // Each GEMM at its size's share (inference's W / (W + W_half)): a 1B model's TP 8 slices and a
+  // short micro-batch's GEMMs do not fill the GPU as a 70B model's do.
+  s.gemm_fill = train_gemm_fill(model, r, e.gemm_half_flop);
+  const double rate = s.peak_flop_per_s * s.compute_efficiency * s.gemm_fill;
   // FP8 training runs the linear layers in FP8; the core attention (FlashAttention under
   // Transformer Engine and torchao alike) stays in bf16, at bf16's rate.
   const double attention_rate = bf16_peak * e.compute * s.matmul_factor;
@@ -158,15 +205,16 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     const double kv_width = model.mla ? d(model.num_attention_heads) * d(model.mla->qk_nope_head_dim +
                                                                            model.mla->qk_rope_head_dim + model.mla->v_head_dim)
                                       : 2.0 * d(model.num_key_value_heads) * d(model.head_dim);
-    const double chunk = tokens_mb * kv_width / d(l.tp) * kBf16Bytes;
+    const double kv_ranks = model.mla ? d(l.tp) : model.kv_projection_shards(l.tp);
+    const double chunk = tokens_mb * kv_width / kv_ranks * kBf16Bytes;
     const double total = layers * allreduce_s(chunk * d(l.cp), l.cp, link(l.tp * l.cp, l.tp));
     cp_mb = std::max(0.0, total - mb_attention_s);
   }
   // Pipeline: one activation forward and one gradient backward per micro-batch (split TP ways
-  // with SP's scatter-gather).
+  // with SP's scatter-gather; whole on every TP rank without it).
   double pp_mb = 0;
   if (l.pp > 1) {
-    const double sp = l.tp > 1 ? d(l.tp) : 1.0;
+    const double sp = l.tp > 1 && r.sequence_parallel ? d(l.tp) : 1.0;
     pp_mb = 2.0 * p2p_s(tokens_mb * h * kBf16Bytes / sp, link(l.gpus()));
   }
   // QLoRA: bitsandbytes dequantizes each NF4 weight to bf16 before its matmul, in the forward, in

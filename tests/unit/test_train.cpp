@@ -6,6 +6,7 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/comm.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/gemm_fill.hpp>
 #include <gpuplan/perf.hpp>
 #include <gpuplan/train_plan.hpp>
 
@@ -614,6 +615,100 @@ TEST_CASE("train: TP divides the KV heads", "[train]") {
   r.layout.pp = 2;
   r.layout.vpp = 3;
   CHECK_NOTHROW(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r));
+}
+
+// StarCoder (MQA, one KV head) trained at TP 4 under BigCode's Megatron-LM fork, which keeps the
+// K/V layer whole on every rank (helper s54 train F2): sized with that replica, not refused. The
+// per-GPU K and V activations are then one head's, as a 4-KV-head model's at TP 4; the weights
+// carry 3/4 of the K/V projection more than an even split.
+TEST_CASE("train: MQA's single KV head is replicated over TP, not refused", "[train]") {
+  ModelSpec mqa = model("llama-2-7b");
+  mqa.num_key_value_heads = 1;
+  ModelSpec four = mqa;
+  four.num_key_value_heads = 4;
+  TrainRequest r;
+  r.layout.tp = 4;
+  r.seq_tokens = 2048;
+  REQUIRE_NOTHROW(train_memory(mqa, gpu("a100-sxm-80gb"), r));
+  CHECK_THAT(layer_activation_bytes_per_token(mqa, r).split,
+             WithinRel(layer_activation_bytes_per_token(four, r).split, 1e-12));
+  const ParamCount pc = count_params(mqa);
+  CHECK_THAT(train_memory(mqa, gpu("a100-sxm-80gb"), r).params_per_gpu,
+             WithinRel(pc.total() / 4.0 + pc.kv_projection * 0.75, 1e-9));
+  // Without sequence parallelism each replica projects all the tokens: hardware FLOPs, not model FLOPs.
+  r.sequence_parallel = false;
+  const TrainFlops off = train_flops(mqa, r);
+  r.sequence_parallel = true;
+  const TrainFlops on = train_flops(mqa, r);
+  CHECK_THAT(off.model_flop_per_token, WithinRel(on.model_flop_per_token, 1e-12));
+  CHECK_THAT(off.hardware_flop_per_token - on.hardware_flop_per_token, WithinRel(6.0 * pc.kv_projection * 3.0, 1e-9));
+  // Grouped heads still need TP to divide them (Megatron-Core's divide(num_query_groups, tp)).
+  ModelSpec gqa = mqa;
+  gqa.num_key_value_heads = 2;
+  CHECK_THROWS_WITH(train_memory(gqa, gpu("a100-sxm-80gb"), r), Contains("layout.tp: 4 does not divide the 2 KV heads"));
+}
+
+// Sequence parallelism off (Megatron-LM's bare default, nanotron's ALL_REDUCE mode): the norms'
+// inputs and the pipeline's sends are whole on every TP rank (helper s54 train F3: the pipeline
+// sends had split TP ways whatever the setting).
+TEST_CASE("train: sequence parallelism off keeps the replicated activations and sends whole", "[train]") {
+  TrainRequest r;
+  r.layout.tp = 8;
+  r.layout.pp = 2;
+  r.layout.dp = 1;
+  r.micro_batch = 4;
+  r.global_batch_tokens = 64 * 4096;
+  const ModelSpec& m = model("llama-3.2-1b");
+  const TrainMemory on = train_memory(m, gpu("h100-sxm"), r);
+  const TrainStep step_on = train_step(m, gpu("h100-sxm"), r, TrainEfficiency{});
+  r.sequence_parallel = false;
+  const TrainMemory off = train_memory(m, gpu("h100-sxm"), r);
+  const TrainStep step_off = train_step(m, gpu("h100-sxm"), r, TrainEfficiency{});
+  const LayerActivation a = layer_activation_bytes_per_token(m, r);
+  const double tokens = 4.0 * 4096.0 * 8.0;  // micro-batch tokens x layers per stage (16 / 2)
+  CHECK_THAT(off.activations_per_micro_batch - on.activations_per_micro_batch,
+             WithinRel(a.replicated * (1.0 - 1.0 / 8.0) * tokens, 1e-9));
+  CHECK(step_off.pp_comm_s > 4.0 * step_on.pp_comm_s);
+}
+
+// A training micro-batch's GEMMs fill the GPU as inference's do (the same W / (W + W_half)), a
+// narrow TP slice of a short micro-batch less than a 70B model's (helper s54 train F1: a 1B
+// model at TP 8 had been timed at a 70B model's rate).
+TEST_CASE("train: small per-GPU GEMMs reach less of the compute rate", "[train]") {
+  CHECK_THAT(TrainEfficiency{}.gemm_half_flop, WithinRel(Efficiency{}.gemm_half_flop, 1e-12));
+  TrainRequest r;
+  r.layout.tp = 8;
+  r.seq_tokens = 512;
+  const ModelSpec& small = model("llama-3.2-1b");
+  const double fill = train_gemm_fill(small, r, TrainEfficiency{}.gemm_half_flop);
+  // Its MLP GEMM per GPU: 2 x 512 tokens x 2048 x 8192 / 8 = 2.1 GFLOP, 82 % full; the narrower
+  // attention projections less.
+  CHECK(fill < gemm_fill(2.0 * 512 * 2048 * 8192 / 8.0, TrainEfficiency{}.gemm_half_flop));
+  CHECK(fill > 0.5);
+  TrainEfficiency roofline;
+  roofline.gemm_half_flop = 0;
+  const TrainStep filled = train_step(small, gpu("h100-sxm"), r, TrainEfficiency{});
+  const TrainStep full = train_step(small, gpu("h100-sxm"), r, roofline);
+  CHECK_THAT(filled.gemm_fill, WithinRel(fill, 1e-12));
+  CHECK(filled.compute_s > full.compute_s * 1.15);
+  TrainRequest big;
+  big.layout.tp = 8;
+  CHECK(train_gemm_fill(model("llama-3.1-70b"), big, TrainEfficiency{}.gemm_half_flop) > 0.99);
+}
+
+// The QLoRA note had said the dequantization is not in the step time while the step added it
+// (helper s54 tasks F4).
+TEST_CASE("train: the QLoRA note says the dequantization is timed", "[train]") {
+  TrainPlanRequest req;
+  req.train.method = TrainMethod::qlora;
+  req.train.seq_tokens = 2048;
+  const TrainPlan plan = train_plan(Catalog::builtin(), model("llama-3.1-8b"), gpu("h100-sxm"), req);
+  REQUIRE(plan.step.dequant_s > 0);
+  const auto qlora = std::find_if(plan.notes.begin(), plan.notes.end(),
+                                  [](const std::string& n) { return n.find("QLoRA base") != std::string::npos; });
+  REQUIRE(qlora != plan.notes.end());
+  CHECK_THAT(*qlora, Contains("timed in the step"));
+  CHECK_THAT(*qlora, !Contains("not in the step time"));
 }
 
 // Across nodes a ring gets one NIC per member in the node: a DP group over TP 8 ranks has one
