@@ -97,7 +97,12 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       // 405B FP8 on B200, MLC LLM and ExLlama on an RTX 4090; TensorRT-LLM's GLM-4.7 on 8 x H100,
       // vLLM 0.6 ROCm 405B on MI300X, Kimi-K2.5 under vLLM + ATOM on MI355X (an MTP row set aside).
       {"community-2026t.json", 29},
-      {"community-2026u.json", 21}};
+      {"community-2026u.json", 21},
+      // Session 54's: SGLang and vLLM on RTX 5090, B200, A100 SXM/PCIe, A10 and RTX 3090 (four
+      // eager runs among them); AMD's ROCm blog (Llama 3.1 70B/405B FP8 on 8 x MI300X under vLLM
+      // and on 8 x H100 under TensorRT-LLM 0.16, batch 1 to max load) and SGLang #18195.
+      {"community-2026v.json", 30},
+      {"community-2026w.json", 32}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
