@@ -176,7 +176,7 @@ Band rocm_serving_band() {
 
 Band other_engine_band() {
   // tests/reference/test_heldout_bound.cpp keeps this equal to central_band of those runs.
-  return {-0.520, 0.349};
+  return {-0.533, 0.319};
 }
 
 std::string band_source(BandCase c, bool engine_calibrated, bool layout_calibrated) {

@@ -1,11 +1,15 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
 
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/comm.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/gpu.hpp>
 #include <gpuplan/perf.hpp>
 
 #include "test_support.hpp"
@@ -783,4 +787,58 @@ TEST_CASE("perf: TTFT under load is the batch's prompts prefilled together in ch
   CHECK(pm.evaluate(32, Efficiency{}).ttft_s < many.ttft_s);
   // The first token comes before the last.
   CHECK(many.e2e_latency_s > many.ttft_s);
+}
+
+// The GPU generation from the catalog's tensor formats and memory (gpu.cpp): what the expert
+// tile and vLLM's MXFP4 backend follow.
+TEST_CASE("perf: GPU generations from the catalog's tensor formats", "[perf][gpu]") {
+  using gpuplan::NvidiaArch;
+  const std::vector<std::pair<const char*, NvidiaArch>> cases{
+      {"h100-sxm", NvidiaArch::hopper},           {"h20", NvidiaArch::hopper},
+      {"gh200", NvidiaArch::hopper},              {"b200", NvidiaArch::blackwell_datacenter},
+      {"b300", NvidiaArch::blackwell_datacenter}, {"gb300", NvidiaArch::blackwell_datacenter},
+      {"rtx-5090", NvidiaArch::blackwell_other},  {"rtx-pro-6000-server", NvidiaArch::blackwell_other},
+      {"a100-sxm-80gb", NvidiaArch::pre_hopper},  {"l40s", NvidiaArch::pre_hopper},
+      {"rtx-4090", NvidiaArch::pre_hopper},       {"mi300x", NvidiaArch::unknown},
+      {"gaudi3", NvidiaArch::unknown}};
+  for (const auto& [gpu, arch] : cases) {
+    INFO(gpu);
+    CHECK(gpuplan::nvidia_arch(cat().gpu(gpu)) == arch);
+  }
+}
+
+// Each active expert's GEMM pays whole tiles of tokens: 64 rows for FP8 experts on Hopper
+// (wgmma), 128 for FP4 on Blackwell data-center parts, 16 for 16-bit experts anywhere and for any
+// format before Hopper. Timed against the roofline (no padding) with every other factor at 1,
+// the extra GEMM time of a decode step gives the tile back.
+TEST_CASE("perf: an expert pays whole tensor-core tiles, by GPU generation and format", "[perf]") {
+  const auto& m = cat().model("qwen3-30b-a3b");
+  const double experts = static_cast<double>(m.moe->routed_experts);
+  const double k = static_cast<double>(m.moe->experts_per_token);
+  const double expert_flop_per_token = 6.0 * static_cast<double>(m.hidden_size) *
+                                       static_cast<double>(m.moe->expert_intermediate) * k *
+                                       static_cast<double>(m.moe_layer_count());
+  struct Case {
+    const char* gpu;
+    DType weights;
+    const char* peak;
+    double tile;
+  };
+  for (const Case& c : {Case{"h100-sxm", DType::fp8, "fp8", 64.0}, Case{"h100-sxm", DType::bf16, "bf16", 16.0},
+                        Case{"b200", DType::fp4, "fp4", 128.0}, Case{"b200", DType::bf16, "bf16", 16.0},
+                        Case{"l40s", DType::fp8, "fp8", 16.0}, Case{"a100-sxm-80gb", DType::bf16, "bf16", 16.0}}) {
+    const PerfModel pm(m, cat().gpu(c.gpu), request(Layout{}, c.weights, 1024, 256));
+    Efficiency padded = Efficiency::roofline();
+    padded.best_case = false;
+    for (std::uint64_t batch : {8u, 64u, 512u}) {
+      INFO(c.gpu << " " << c.peak << " batch " << batch);
+      const double b = static_cast<double>(batch);
+      const double active = 1.0 - std::pow(1.0 - k / experts, b);
+      const double tokens_per_expert = b * k / experts / active;
+      const double extra_s = pm.decode_step(batch, 1152, padded).compute_s * pm.matmul_factor() -
+                             pm.decode_step(batch, 1152, Efficiency::roofline()).compute_s;
+      const double unpadded_s = b * expert_flop_per_token / cat().gpu(c.gpu).dense_flop_per_s.at(c.peak);
+      CHECK_THAT(extra_s / unpadded_s * tokens_per_expert, WithinRel(c.tile, 1e-6));
+    }
+  }
 }
