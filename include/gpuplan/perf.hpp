@@ -378,7 +378,8 @@ class PerfModel {
   double expert_flop_per_token_ = 0;      // per GPU, routed-expert share of linear_flop_per_token_
   double dense_gemm_flop_per_token_ = 0;  // FLOPs one token adds to a typical dense GEMM
   double expert_layer_gemm_flop_per_token_ = 0;  // one token's share of a layer's grouped up projection
-  double expert_tile_tokens_ = 16;  // rows of one tensor-core MMA: an expert pays whole tiles
+  double expert_tile_tokens_ = 16;
+  std::uint64_t prefill_chunk_tokens_ = 8192;  // the request's, or the engine's own step budget  // rows of one tensor-core MMA: an expert pays whole tiles
   double routed_copy_bytes_per_token_ = 0;  // bytes the routed copies of one token move on this GPU
   double format_peak_ratio_ = 1;          // bf16 peak / compute-type peak
   double request_format_factor_ = 1;      // format_share(format_peak_ratio_, the request's format_exponent)

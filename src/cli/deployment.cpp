@@ -117,7 +117,8 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
       ->check(non_empty());
   sub.add_option("--prefill-chunk,--max-num-batched-tokens", o.prefill_chunk,
                  "Tokens per prefill step, sizes activations (vLLM max_num_batched_tokens, SGLang "
-                 "chunked_prefill_size, TensorRT-LLM max_num_tokens); 8k = 8192")
+                 "chunked_prefill_size, TensorRT-LLM max_num_tokens) and times prefill; 8k = 8192; with --engine and "
+                 "without this flag, the engine's own default for the GPU and release")
       ->capture_default_str()
       ->transform(token_count())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));

@@ -63,6 +63,24 @@ bool space(char32_t cp) {
   return cp == 0xa0 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x202f || cp == 0x205f || cp == 0x3000;
 }
 
+// Cyrillic and Greek capitals and small letters drawn like Latin ones (a Russian keyboard's
+// "Н100" is an H100): the Latin letter they look like, 0 for none.
+char lookalike(char32_t cp) {
+  static constexpr std::pair<char32_t, char> kTable[] = {
+      {0x391, 'A'}, {0x392, 'B'}, {0x395, 'E'}, {0x396, 'Z'}, {0x397, 'H'}, {0x399, 'I'}, {0x39a, 'K'},
+      {0x39c, 'M'}, {0x39d, 'N'}, {0x39f, 'O'}, {0x3a1, 'P'}, {0x3a4, 'T'}, {0x3a5, 'Y'}, {0x3a7, 'X'},
+      {0x3bf, 'o'}, {0x405, 'S'}, {0x406, 'I'}, {0x408, 'J'}, {0x410, 'A'}, {0x412, 'B'}, {0x415, 'E'},
+      {0x41a, 'K'}, {0x41c, 'M'}, {0x41d, 'H'}, {0x41e, 'O'}, {0x420, 'P'}, {0x421, 'C'}, {0x422, 'T'},
+      {0x425, 'X'}, {0x430, 'a'}, {0x435, 'e'}, {0x43e, 'o'}, {0x440, 'p'}, {0x441, 'c'}, {0x443, 'y'},
+      {0x445, 'x'}, {0x455, 's'}, {0x456, 'i'}, {0x458, 'j'}};
+  for (const auto& [from, to] : kTable) {
+    if (from == cp) {
+      return to;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 FoldedName fold_name(std::string_view name) {
@@ -84,6 +102,9 @@ FoldedName fold_name(std::string_view name) {
     if (cp >= 0xff01 && cp <= 0xff5e) {
       out.text += static_cast<char>(cp - 0xff01 + 0x21);
       add("full-width characters as ASCII");
+    } else if (const char latin = lookalike(cp); latin != 0) {
+      out.text += latin;
+      add(fmt::format("U+{:04X} as '{}'", static_cast<std::uint32_t>(cp), latin));
     } else if (dash(cp)) {
       out.text += '-';
       add(fmt::format("U+{:04X} as '-'", static_cast<std::uint32_t>(cp)));

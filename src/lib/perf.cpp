@@ -320,6 +320,13 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   }
   peak_flop_per_s_ = peak->second;
   matmul_factor_ = gpuplan::matmul_factor(gpu, kCalibratedMatmulShare);
+  // The engine's own step budget when the request does not set one: vLLM V0 runs a whole prompt
+  // per step below 32K contexts and 512-token chunks above (to 0.6.4), SGLang sizes its chunk by
+  // GPU memory; the figure fit's engine arithmetic profiles with (EngineMemory::batched_tokens).
+  prefill_chunk_tokens_ = request_.fit.prefill_chunk_tokens;
+  if (fit_.engine && !request_.fit.engine.max_num_batched_tokens && fit_.engine->batched_tokens > 0) {
+    prefill_chunk_tokens_ = fit_.engine->batched_tokens;
+  }
   vendor_serving_share_ = gpu.vendor == "amd" ? kRocmServingShare : 1.0;
   bandwidth_bytes_per_s_ = gpu.memory_bandwidth_bytes_per_s;
 
@@ -786,7 +793,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
     // Under load the engine packs queued prompts into prefill steps of up to the chunk size
     // (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens) and splits longer prompts into
     // chunks: GEMMs and communication are sized by the step's tokens, not by one prompt's.
-    const double chunk = d(std::max<std::uint64_t>(1, request_.fit.prefill_chunk_tokens));
+    const double chunk = d(std::max<std::uint64_t>(1, prefill_chunk_tokens_));
     const double prompts = std::clamp(std::floor(chunk / input), 1.0, std::max(1.0, d(batch)));
     const double step_tokens = std::min(prompts * input, chunk);
     const double steps = prompts * input / step_tokens;
@@ -834,7 +841,7 @@ void PerfModel::loaded_ttft(PerfPoint& p, const Efficiency& e) const {
   // Traffic that arrives spread out waits less, down to ttft_alone_s.
   const double input = d(request_.input_tokens);
   const double batch = d(p.batch);
-  const double chunk = d(std::max<std::uint64_t>(1, request_.fit.prefill_chunk_tokens));
+  const double chunk = d(std::max<std::uint64_t>(1, prefill_chunk_tokens_));
   const double step_tokens = std::min(batch * input, chunk);
   const double stage_s = timed(prefill_work(step_tokens, input, e.best_case), e).total_s();
   // Mean over the prompts j = 1..batch of the step count ceil(j x input / step_tokens), summed

@@ -28,6 +28,12 @@ TEST_CASE("fold_name: look-alikes of ASCII are folded, and the change is said", 
   CHECK(fold_name("h100\xff").text == "h100\xff");
   CHECK(fold_name("\xe2\x80").text == "\xe2\x80");
   CHECK(fold_name("caf\u00e9").text == "caf\u00e9");
+  // Cyrillic and Greek letters drawn like Latin ones (a Russian keyboard's H, a Greek Alpha).
+  const auto cyrillic = fold_name("\u041d100");
+  CHECK(cyrillic.text == "H100");
+  CHECK(cyrillic.changes == "U+041D as 'H'");
+  CHECK(fold_name("\u0391100").text == "A100");
+  CHECK(fold_name("\u0436").text == "\u0436");  // a Cyrillic letter with no Latin twin stays
 }
 
 TEST_CASE("catalog: names with Unicode look-alikes resolve, with an honest note", "[name_fold][catalog]") {
@@ -44,6 +50,7 @@ TEST_CASE("catalog: names with Unicode look-alikes resolve, with an honest note"
   REQUIRE(notes.size() == 1);
   CHECK(notes.front() == "GPU 'h100\u2010sxm' read as 'h100-sxm' (U+2010 as '-')");
   CHECK(c.gpu("\uff28100").id == "h100-sxm");  // full-width H had no closest name at all
+  CHECK(c.gpu("\u041d100").id == "h100-sxm");  // Cyrillic H got b200-like closest names
   CHECK(c.model("\uff4c\uff4c\uff41\uff4d\uff41-3.1-8b").id == "llama-3.1-8b");
   (void)c.take_notes();
 }
