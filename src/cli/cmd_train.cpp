@@ -209,8 +209,10 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--sequence-parallel", o->sequence_parallel,
                   "Megatron sequence parallelism with TP > 1: on (norm and dropout activations split TP ways, as "
                   "NeMo's and Megatron-Bridge's recipes set it) or off (Megatron-LM's bare --sequence-parallel "
-                  "default, DeepSpeed-Megatron, nanotron's ALL_REDUCE mode: those activations whole on every TP rank)")
+                  "default, DeepSpeed-Megatron, nanotron's ALL_REDUCE mode: those activations whole on every TP rank); "
+                  "bare --sequence-parallel means on, as Megatron's flag does")
       ->capture_default_str()
+      ->expected(0, 1)  // the bare flag takes the default string, "on"
       ->check(one_of({"on", "off"}));
   sub->add_option("--framework", o->framework,
                   "megatron (fp32 main_grad buffer; --offload optimizer keeps it on the GPU, as "

@@ -529,6 +529,10 @@ WeightFormat compressed_tensors_format(const Json& w, const Reader& r) {
   const std::string type = text_of(w, "type", "int", r);
   const std::string strategy = text_of(w, "strategy", "tensor", r);
   const bool symmetric = flag_of(w, "symmetric", true, r);
+  // The type first: an unknown one is the field at fault, not the bit width beside it.
+  if (type != "int" && type != "float") {
+    r.fail("type", fmt::format("unknown compressed-tensors weight type \"{}\": expected int or float", type));
+  }
   WeightFormat f;
   if (type == "float" && bits == 8) {
     f = {.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
@@ -1077,6 +1081,16 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
   // compressed-tensors' older exports name it compression_config: vLLM and SGLang read that key
   // when quantization_config is absent (_parse_quant_hf_config); unread, a W4A16 checkpoint was
   // counted 16-bit, 3.3x its bytes (helper s48 F2).
+  // A stub quantization_config (the method alone) beside a full compression_config: engines read
+  // the stub and find no groups, so say where the groups are rather than only that they are missing.
+  if (const auto q = config.find("quantization_config"), c = config.find("compression_config");
+      q != config.end() && q->is_object() && !q->contains("config_groups") && c != config.end() &&
+      c->is_object() && c->contains("config_groups")) {
+    throw InputError(fmt::format("{}: missing, while compression_config holds quantization groups: engines read "
+                                 "quantization_config first and never see them; move config_groups into "
+                                 "quantization_config or delete the stub",
+                                 where(origin, at / "quantization_config" / "config_groups")));
+  }
   for (const char* key : {"quantization_config", "compression_config"}) {
     if (const auto q = config.find(key); q != config.end() && !q->is_null()) {
       apply_quantization(m, base, *q, origin, at / key, fmt::format("config.json {}", key));
