@@ -102,7 +102,14 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       // eager runs among them); AMD's ROCm blog (Llama 3.1 70B/405B FP8 on 8 x MI300X under vLLM
       // and on 8 x H100 under TensorRT-LLM 0.16, batch 1 to max load) and SGLang #18195.
       {"community-2026v.json", 30},
-      {"community-2026w.json", 32}};
+      {"community-2026w.json", 32},
+      // Session 55's: TensorRT-LLM's GLM-4.7 on 4 x GB200 (#11691), SGLang on H20 (#5839), vLLM on
+      // A100 (gpt-oss-120b MXFP4 at TP 1-4, PP 2-4 runs) and RTX 4090 (GPTQ 72B at TP 4, Qwen3-8B);
+      // Azure's benchmarking guide (Llama 3.1 8B/70B/405B FP8 on MI300X under vLLM, on H100 and H200
+      // under TensorRT-LLM 0.15), vLLM #25398 (Qwen3-30B-A3B FP8 EP on 2 x H100 PCIe), gpt-oss-20b
+      // on H200 and H100 PCIe (sariekr/gpu_conc).
+      {"community-2026x.json", 24},
+      {"community-2026y.json", 57}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;
