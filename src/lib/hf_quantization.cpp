@@ -779,6 +779,26 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     if (groups == q.end() || !groups->is_object()) {
       r.fail("config_groups", "expected an object of quantization groups");
     }
+    // An empty object beside a format or status saying the weights are compressed leaves their
+    // format unread: read as 16-bit, a W8A8 Qwen3-32B was 1.9x its bytes (helper s55 configs2 F3).
+    if (groups->empty()) {
+      const auto stated = [&q](const char* key) {
+        const auto it = q.find(key);
+        return it != q.end() && it->is_string() ? it->get<std::string>() : std::string();
+      };
+      const std::string format = stated("format");
+      const std::string status = stated("quantization_status");
+      if ((!format.empty() && format != "dense") || status == "compressed") {
+        r.fail("config_groups", fmt::format("expected an object of quantization groups, got an empty one while {} "
+                                            "say{} the weights are compressed: cannot tell their format",
+                                            !format.empty() && format != "dense"
+                                                ? fmt::format("format \"{}\"{}", detail::printable(format),
+                                                              status == "compressed" ? " and quantization_status "
+                                                                                       "\"compressed\"" : "")
+                                                : std::string("quantization_status \"compressed\""),
+                                            !format.empty() && format != "dense" && status == "compressed" ? "" : "s"));
+      }
+    }
     // Groups target "Linear" (everything, the LM head included unless ignored) or name modules.
     for (const auto& [name, group] : groups->items()) {
       const Reader gr{r.origin, r.at / "config_groups" / name};
