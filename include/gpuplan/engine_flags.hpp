@@ -53,6 +53,9 @@ struct LaunchSettings {
   double memory_share = 0.9;         ///< the engine's memory share flag
   std::uint64_t gpus_per_node = 8;   ///< a replica wider than a node gets a note on launching it over nodes
   bool trust_remote_code = false;    ///< the checkpoint's own code must be allowed to run
+  /// The method ("awq", "gptq") of a checkpoint `model` whose quantization is stated only in a
+  /// sidecar beside config.json: vLLM and SGLang need it as --quantization. Empty otherwise.
+  std::string sidecar_quant_method;
   /// FP8 quantized on load from a 16-bit checkpoint: the 16-bit weights one GPU of the layout
   /// holds before the engine quantizes them (engine_loads_sixteen_bit_whole), and the GPU's
   /// memory. When they exceed it the command names an FP8 checkpoint instead. 0: not checked.

@@ -68,7 +68,10 @@ struct LinearAttentionSpec {
   /// lightning: MiniMax-Text-01's lightning (linear) attention (value_heads = its heads,
   /// key_head_dim = value_head_dim = head_dim, no keys, no convolution): a state of heads x
   /// head_dim x head_dim per sequence and layer.
-  enum class Kind { gated_deltanet, mamba2, short_conv, mamba1, lightning };
+  /// kda: Kimi Delta Attention (Kimi-Linear): key_heads = value_heads = num_heads, key_head_dim =
+  /// value_head_dim = head_dim; separate q, k, v projections with their short convolutions,
+  /// low-rank forget-gate and output-gate projections.
+  enum class Kind { gated_deltanet, mamba2, short_conv, mamba1, lightning, kda };
   Kind kind = Kind::gated_deltanet;
   std::uint64_t key_heads = 0;        ///< linear_num_key_heads; Mamba2: n_groups
   std::uint64_t value_heads = 0;      ///< linear_num_value_heads; Mamba2: its heads
@@ -303,6 +306,10 @@ struct ModelSpec {
     std::string algo;    ///< ModelOpt's quant_algo ("W4A8_AWQ"); empty otherwise
     std::uint64_t bits = 0;  ///< AWQ's bits (w_bit); 0 otherwise
     std::string where;   ///< the quantization_config's place, for messages ("x/config.json: quantization_config")
+    /// The file beside config.json that alone states the quantization (quant_config.json,
+    /// quantize_config.json); empty when config.json states it. vLLM and SGLang read the method
+    /// from config.json only: such a checkpoint needs --quantization <method>.
+    std::string sidecar;
   };
   std::optional<CheckpointQuant> checkpoint_quant;
   /// The KV-cache format the checkpoint's quantization config was calibrated for (FP8 scales

@@ -163,6 +163,9 @@ struct PlanResult {
   /// The config's max_position_embeddings when its RoPE scaling raised the limit (else 0).
   std::uint64_t unscaled_context_tokens = 0;
   bool remote_code = false;  ///< the launch needs --trust-remote-code
+  /// The quantization method of a checkpoint that states it only in a sidecar file beside
+  /// config.json (ModelSpec::CheckpointQuant::sidecar): the launch names it. Empty otherwise.
+  std::string sidecar_quant_method;
   PlanRequest request;
   std::vector<PlanConfig> configurations;  ///< cheapest first, at most request.top
   std::vector<ParetoPoint> pareto;         ///< by GPU (catalog order), most tokens/s per user first

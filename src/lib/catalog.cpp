@@ -1409,16 +1409,22 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
     m.shipped_source = "hf_quant_config.json beside config.json (ModelOpt)";
   }
   // AutoGPTQ's uploads (TheBloke's among them) may keep their quantization only in
-  // quantize_config.json beside config.json: read as fp16 an int4 checkpoint was 2.7x its bytes
-  // (helper s48 F3). config.json's own quantization_config wins, as it does in transformers.
-  const std::filesystem::path gptq = path.parent_path() / "quantize_config.json";
-  if (!modelopt_file && path.filename() == "config.json" &&
-      limits::optional_file_present(gptq, "GPTQ quantization config")) {
+  // quantize_config.json beside config.json, AutoAWQ's before transformers 4.35 in
+  // quant_config.json (or quantize_config.json): read as fp16 an int4 checkpoint was 2.7-3.4x its
+  // bytes (helpers s48 F3, s55 configs2 F1). config.json's own quantization_config wins, as it
+  // does in transformers and the engines. vLLM reads the first of the two names it finds.
+  if (!modelopt_file && path.filename() == "config.json") {
     const auto stated = [&config](const char* key) { return config.contains(key) && !config[key].is_null(); };
-    if (!stated("quantization_config") && !stated("compression_config")) {
-      const std::string origin = gptq.string();
-      detail::read_gptq_sidecar(m, detail::parse_json_text(read_text_file(gptq, "GPTQ quantization config"), origin),
-                                origin);
+    for (const char* name : {"quant_config.json", "quantize_config.json"}) {
+      const std::filesystem::path sidecar = path.parent_path() / name;
+      if (stated("quantization_config") || stated("compression_config") ||
+          !limits::optional_file_present(sidecar, "AWQ/GPTQ quantization config")) {
+        continue;
+      }
+      const std::string origin = sidecar.string();
+      detail::read_quant_sidecar(m, detail::parse_json_text(read_text_file(sidecar, "AWQ/GPTQ quantization config"), origin),
+                                 origin, name);
+      break;
     }
   }
   // A config.json is loaded by its folder (a downloaded model directory); another config file

@@ -233,6 +233,14 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
     if (quantizes_on_load && !ships) {
       add(sp.quantization, "fp8");
     }
+    // Except a method stated only in a sidecar file (AutoAWQ's quant_config.json, AutoGPTQ's
+    // quantize_config.json): vLLM takes the method from config.json alone
+    // (ModelConfig._verify_quantization, vllm/config/model.py @18ec6629) and reads the sidecar
+    // only for the method it was given (get_quant_config, model_loader/weight_utils.py @0035bdf2);
+    // without the flag it builds a 16-bit model the int4 tensors do not load into.
+    if (!s.sidecar_quant_method.empty() && ships) {
+      add(sp.quantization, s.sidecar_quant_method);
+    }
     add(sp.kv, s.kv_dtype == DType::fp8 ? sp.kv_fp8 : "auto");
   }
   if (l.gpus() > s.gpus_per_node && s.gpus_per_node > 0) {

@@ -263,6 +263,11 @@ Json normalized(const Json& config, std::string_view type, Spellings* spelled = 
       take("n_shared_experts", "num_shared_expert");
     }
   }
+  // Kimi-Linear's KimiLinearConfig names its top-k num_experts_per_token (vLLM
+  // transformers_utils/configs/kimi_linear.py); gpt-oss writes both spellings, checked elsewhere.
+  if (type == "kimi_linear" && !out.contains("num_experts_per_tok") && out.contains("num_experts_per_token")) {
+    take("num_experts_per_tok", "num_experts_per_token");
+  }
   for (const auto& [alias, canonical] : kAliases) {
     const std::string a(alias);
     const std::string c(canonical);
@@ -789,6 +794,10 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
     if (lightning_hybrid_type(type) && key == "attn_type_list") {
       continue;
     }
+    // Kimi-Linear: its KDA layers read in read_layer_kinds.
+    if (type == "kimi_linear" && key == "linear_attn_config") {
+      continue;
+    }
     // MiniMax-M2 lists every layer as 1 (softmax attention): nothing else to model.
     const Json* types = key == "attn_type_list" ? r.value(key) : nullptr;
     if (types != nullptr && types->is_array() && !types->empty() &&
@@ -945,7 +954,7 @@ const auto& checked_types() {
       "gpt2", "gpt_bigcode", "gptj", "codegen", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
       "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion",
       "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid", "nemotron_h", "falcon_h1", "lfm2", "lfm2_moe", "jamba",
-      "minimax_text_01"};
+      "minimax_text_01", "kimi_linear"};
   return kChecked;
 }
 
@@ -1539,6 +1548,74 @@ void read_layer_attention_heads(ModelSpec& m, ObjectReader& r) {
 }
 
 // Attention window per layer: layer_types, Llama 4 chunks, a repeating pattern, or every layer.
+// Kimi-Linear (KimiLinearForCausalLM; vLLM model_executor/models/kimi_linear.py @01d99586):
+// linear_attn_config.kda_layers lists, 1-based (KimiLinearConfig.is_kda_layer tests
+// layer_idx + 1), the layers of Kimi Delta Attention; the others are MLA. A KDA layer
+// (KimiDeltaAttention, model_executor/layers/kda.py @01a7e5d9) keeps per sequence a
+// num_heads x head_dim x head_dim recurrent state in float32 and three short-convolution windows
+// of (short_conv_kernel_size - 1) x num_heads x head_dim (q, k and v) in the model dtype
+// (MambaStateDtypeCalculator.kda_state_dtype): Gated DeltaNet's state with as many key as value
+// heads. Refused before although vLLM serves it (helper s55 configs2 F2).
+void read_kimi_delta_attention(ModelSpec& m, ObjectReader& top) {
+  const Json* config = top.value("linear_attn_config");
+  if (!config->is_object()) {
+    top.fail("linear_attn_config", "expected an object (kda_layers, num_heads, head_dim, short_conv_kernel_size)");
+  }
+  ObjectReader r(*config, top.origin(), top.pointer() / "linear_attn_config");
+  // Kimi K3's text model (model_type kimi_linear too) adds a full-rank forget gate, gated MLA
+  // output, block attention residuals and latent experts: layers laid out otherwise, refused by
+  // the field rather than counted as Kimi-Linear's.
+  if (r.boolean("use_full_rank_gate", false)) {
+    r.fail("use_full_rank_gate", "a full-rank KDA forget gate is not modeled (Kimi-Linear's is low-rank: f_a, f_b); "
+                                 "the parameter count would be wrong");
+  }
+  for (const char* key : {"routed_expert_hidden_size", "attn_res_block_size"}) {
+    if (top.has(key)) {
+      top.fail(key, "a Kimi K3 layout field (latent experts, attention residual blocks): not modeled, the parameter "
+                    "count would be wrong");
+    }
+  }
+  if (top.boolean("mla_use_output_gate", false)) {
+    top.fail("mla_use_output_gate", "a gated MLA output is not modeled; the parameter count would be wrong");
+  }
+  const Json* kda = r.value("kda_layers");
+  if (kda == nullptr || !kda->is_array()) {
+    r.fail("kda_layers", "expected a list of the KDA layers' numbers (1-based)");
+  }
+  m.layer_is_linear.assign(m.num_hidden_layers, false);
+  for (std::size_t i = 0; i < kda->size(); ++i) {
+    const Json& n = (*kda)[i];
+    if (!n.is_number_unsigned() || n.get<std::uint64_t>() < 1 || n.get<std::uint64_t>() > m.num_hidden_layers) {
+      throw InputError(fmt::format("{}: expected a layer number from 1 to num_hidden_layers {} (the list is 1-based), "
+                                   "got {}",
+                                   where(r.origin(), r.pointer() / "kda_layers" / i), m.num_hidden_layers,
+                                   detail::printable(n.dump())));
+    }
+    m.layer_is_linear[n.get<std::uint64_t>() - 1] = true;
+  }
+  if (const Json* full = r.value("full_attn_layers"); full != nullptr && full->is_array()) {
+    for (std::size_t i = 0; i < full->size(); ++i) {
+      const Json& n = (*full)[i];
+      if (n.is_number_unsigned() && n.get<std::uint64_t>() >= 1 && n.get<std::uint64_t>() <= m.num_hidden_layers &&
+          m.layer_is_linear[n.get<std::uint64_t>() - 1]) {
+        throw InputError(fmt::format("{}: layer {} is listed in kda_layers too: a layer is KDA or MLA",
+                                     where(r.origin(), r.pointer() / "full_attn_layers" / i), n.dump()));
+      }
+    }
+  }
+  if (std::none_of(m.layer_is_linear.begin(), m.layer_is_linear.end(), [](bool b) { return b; })) {
+    m.layer_is_linear.clear();
+    return;
+  }
+  LinearAttentionSpec a;
+  a.kind = LinearAttentionSpec::Kind::kda;
+  a.key_heads = a.value_heads = r.integer("num_heads", 1, 10'000);
+  a.key_head_dim = a.value_head_dim = r.integer("head_dim", 1, 1u << 16);
+  a.conv_kernel = r.integer("short_conv_kernel_size", 1, 1024);
+  a.ssm_state_element_bytes = 4.0;  // the recurrent state is float32 whatever the model dtype
+  m.linear_attention = a;
+}
+
 void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
   const std::uint64_t window = r.optional_integer("sliding_window", 1, kBig).value_or(0);
   const bool use_window =
@@ -1603,6 +1680,8 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
     }
     m.state_beside_attention = true;
     m.linear_attention = read_mamba2(m, r);
+  } else if (m.model_type == "kimi_linear" && r.has("linear_attn_config")) {
+    read_kimi_delta_attention(m, r);
   } else if (m.model_type == "qwen3_next") {
     // Qwen3NextConfig: every full_attention_interval-th layer is full attention, the rest linear.
     const std::uint64_t every = r.integer("full_attention_interval", 1, 10'000);
@@ -2153,6 +2232,25 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
                                                     ? merged["model_type"].get<std::string>()
                                                     : std::string(),
                                      origin, at, text_key);
+    // Both levels stating tie_word_embeddings, and differently: transformers 5 ties the LM head by
+    // the config of the class that holds it, the wrapper's (PreTrainedModel.
+    // get_expanded_tied_weights_keys reads self.config.tie_word_embeddings, src/transformers/
+    // modeling_utils.py @040ba146), while 4.x read get_text_config(decoder=True). transformers 5.7's
+    // Qwen3-VL-30B-A3B file says false at the top, true in text_config, and its checkpoint holds its
+    // own lm_head: read tied it was 0.31 B (1 %) light, without a word (helper s55 configs2 F4).
+    std::string tie_note;
+    if (const auto top = raw.find("tie_word_embeddings"), nested = text.find("tie_word_embeddings");
+        top != raw.end() && nested != text.end() && top->is_boolean() && nested->is_boolean() && *top != *nested) {
+      const auto version = raw.find("transformers_version");
+      const bool v4 = version != raw.end() && version->is_string() &&
+                      version->get<std::string>().size() > 1 && version->get<std::string>()[0] <= '4' &&
+                      version->get<std::string>()[1] == '.';
+      const Json& used = v4 ? *nested : *top;
+      merged["tie_word_embeddings"] = used;
+      tie_note = fmt::format("{} {} contradicts {} {}: {} used, as transformers {} reads it", (at / "tie_word_embeddings").to_string(),
+                             top->dump(), (at / text_key / "tie_word_embeddings").to_string(), nested->dump(),
+                             used.dump(), v4 ? "4 (the file's transformers_version)" : "5 (the wrapper's, which holds the LM head)");
+    }
     // The wrapper's tie_word_embeddings (and dtype) describe the whole model.
     for (const char* key : {"tie_word_embeddings", "torch_dtype", "dtype"}) {
       if (raw.contains(key) && !merged.contains(key)) {
@@ -2160,6 +2258,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       }
     }
     ModelSpec m = model_from_config(merged, origin, at / text_key, false);
+    if (!tie_note.empty()) {
+      add_note(m, tie_note);
+    }
     // A nested text_config may leave out what equals its class's defaults (llava-hf files do, and
     // transformers applies them); at the top level gpuplan refuses instead. Said, not silent: a
     // Qwen2 text_config without num_hidden_layers had been read as 32 layers with no note

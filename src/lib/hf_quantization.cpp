@@ -779,6 +779,26 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
     if (groups == q.end() || !groups->is_object()) {
       r.fail("config_groups", "expected an object of quantization groups");
     }
+    // An empty object beside a format or status saying the weights are compressed leaves their
+    // format unread: read as 16-bit, a W8A8 Qwen3-32B was 1.9x its bytes (helper s55 configs2 F3).
+    if (groups->empty()) {
+      const auto stated = [&q](const char* key) {
+        const auto it = q.find(key);
+        return it != q.end() && it->is_string() ? it->get<std::string>() : std::string();
+      };
+      const std::string format = stated("format");
+      const std::string status = stated("quantization_status");
+      if ((!format.empty() && format != "dense") || status == "compressed") {
+        r.fail("config_groups", fmt::format("expected an object of quantization groups, got an empty one while {} "
+                                            "say{} the weights are compressed: cannot tell their format",
+                                            !format.empty() && format != "dense"
+                                                ? fmt::format("format \"{}\"{}", detail::printable(format),
+                                                              status == "compressed" ? " and quantization_status "
+                                                                                       "\"compressed\"" : "")
+                                                : std::string("quantization_status \"compressed\""),
+                                            !format.empty() && format != "dense" && status == "compressed" ? "" : "s"));
+      }
+    }
     // Groups target "Linear" (everything, the LM head included unless ignored) or name modules.
     for (const auto& [name, group] : groups->items()) {
       const Reader gr{r.origin, r.at / "config_groups" / name};
@@ -1099,24 +1119,55 @@ void read_shipped_formats(ModelSpec& m, const Json& config, const std::string& o
   }
 }
 
-void read_gptq_sidecar(ModelSpec& m, const Json& sidecar, const std::string& origin) {
+void read_quant_sidecar(ModelSpec& m, const Json& sidecar, const std::string& origin, std::string_view file_name) {
+  if (!sidecar.is_object()) {
+    throw InputError(fmt::format("{}: expected an object", origin));
+  }
   ObjectReader r(sidecar, origin, JsonPointer());
   Json q = sidecar;
-  // AutoGPTQ's files before 0.7 write no quant_method; GPTQModel writes "gptq".
-  if (const std::optional<std::string> method = r.optional_string("quant_method")) {
-    if (lower(*method) != "gptq") {
-      r.fail("quant_method", fmt::format("\"{}\": only GPTQ's quantize_config.json is read beside config.json; "
-                                         "give its quantization as config.json's quantization_config",
-                                         detail::printable(*method)));
+  // vLLM reads both names for AWQ (AWQConfig.get_config_filenames: quant_config.json, e.g.
+  // casperhansen/vicuna-7b-v1.5-awq, and quantize_config.json, e.g. abhinavkulkarni/
+  // mosaicml-mpt-7b-instruct-w4-g128-awq; from_config takes w_bit or bits, q_group_size or
+  // group_size, zero_point: vllm-project/vllm vllm/model_executor/layers/quantization/awq.py
+  // @000796ac), GPTQ's quantize_config.json only (bits, group_size, desc_act: gptq.py @02dd7b88).
+  // AutoAWQ's files write no quant_method, AutoGPTQ's before 0.7 neither: the keys tell them apart.
+  // An AWQ sidecar read as fp16 was 3.4x its weights (helper s55 configs2 F1).
+  constexpr std::array<std::string_view, 4> kAwqKeys{"w_bit", "q_group_size", "zero_point", "version"};
+  const bool awq_keys = std::ranges::any_of(kAwqKeys, [&r](std::string_view k) { return r.has(k); });
+  std::string method;
+  if (const std::optional<std::string> stated = r.optional_string("quant_method")) {
+    method = lower(*stated);
+    if (method != "gptq" && method != "awq") {
+      r.fail("quant_method", fmt::format("\"{}\": only AWQ's and GPTQ's {} is read beside config.json; give its "
+                                         "quantization as config.json's quantization_config",
+                                         detail::printable(*stated), file_name));
     }
+  } else if (awq_keys) {
+    method = "awq";
+  } else if (r.has("bits")) {
+    method = "gptq";
   } else {
-    q["quant_method"] = "gptq";
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : sidecar.items()) {
+      keys.push_back(detail::printable(key));
+    }
+    throw InputError(fmt::format("{}: neither AWQ's keys (w_bit, q_group_size, zero_point, version) nor GPTQ's (bits, "
+                                 "group_size) are here (keys: {}): cannot tell how the weights are quantized",
+                                 origin, keys.empty() ? std::string("none") : fmt::format("{}", fmt::join(keys, ", "))));
   }
-  if (!r.has("bits")) {
+  q["quant_method"] = method;
+  if (method == "gptq" && !r.has("bits")) {
     r.fail("bits", "missing: cannot tell the GPTQ weights' width");
   }
+  if (method == "awq" && !r.has("w_bit") && !r.has("bits")) {
+    r.fail("w_bit", "missing (nor bits): cannot tell the AWQ weights' width");
+  }
   const WeightFormats base = m.shipped_formats.value_or(WeightFormats{});
-  apply_quantization(m, base, q, origin, JsonPointer(), "quantize_config.json beside config.json");
+  apply_quantization(m, base, q, origin, JsonPointer(), fmt::format("{} beside config.json", file_name));
+  // Engines take the method from config.json alone (vLLM's ModelConfig._verify_quantization reads
+  // quantization_config or compression_config, vllm/config/model.py @18ec6629): without
+  // --quantization they load these int4 tensors as a 16-bit model and stop.
+  m.checkpoint_quant->sidecar = std::string(file_name);
 }
 
 bool modelopt_algorithm_known(std::string_view algo) {

@@ -428,6 +428,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                                      "sequence, not per token"
                         : kind == Kind::lightning  ? "lightning-attention (linear) layers hold a fixed state of heads x "
                                                      "head_dim x head_dim per sequence, not per token"
+                        : kind == Kind::kda        ? "Kimi Delta Attention layers hold a fixed state per sequence (heads x "
+                                                     "head_dim x head_dim in float32 and short-convolution windows), not "
+                                                     "per token"
                                                    : "linear-attention layers hold a fixed state per sequence, not per token");
   }
   if (res.kv_known && res.kv.replicated) {

@@ -159,6 +159,22 @@ void linear_attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
     }
     return;
   }
+  if (a.kind == LinearAttentionSpec::Kind::kda) {
+    // KimiDeltaAttention (vLLM model_executor/layers/kda.py @01a7e5d9): q, k and v projections of
+    // heads x head_dim, each with a depthwise conv of short_conv_kernel_size taps; the forget gate
+    // through f_a (hidden to head_dim, replicated) and f_b (head_dim to heads x head_dim) with
+    // dt_bias; b_proj (one beta per head); A_log per head; the output gate through g_a and g_b; a
+    // head_dim RMSNorm; o_proj. No biases.
+    const std::uint64_t width = value_dim;
+    add(out, kPart, 3 * width, m.hidden_size, layers);
+    add_vector(out, kPart, 3 * width * a.conv_kernel, layers);
+    add_replicated(out, kPart, 2 * a.value_head_dim, m.hidden_size, layers);  // f_a, g_a
+    add(out, kPart, 2 * width, a.value_head_dim, layers);                     // f_b, g_b
+    add(out, kPart, a.value_heads, m.hidden_size, layers);                    // b_proj
+    add_vector(out, kPart, width + a.value_heads + a.value_head_dim, layers);  // dt_bias, A_log, o_norm
+    add(out, kPart, m.hidden_size, width, layers);
+    return;
+  }
   if (a.kind == LinearAttentionSpec::Kind::mamba2) {
     // Mamba2 mixer (transformers' Mamba2Mixer, NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer,
     // FalconH1Mixer; vLLM's MambaMixer2): in_proj to the gate z, x, B, C (n_groups x d_state each)

@@ -721,6 +721,9 @@ PlanResult Search::run() {
   result_.checkpoint_dtype = checkpoint_dtype(model_, r_);
   result_.unscaled_context_tokens = model_.unscaled_max_position_embeddings;
   result_.remote_code = model_.remote_code;
+  if (r_.launch_model.empty() && model_.checkpoint_quant && !model_.checkpoint_quant->sidecar.empty()) {
+    result_.sidecar_quant_method = model_.checkpoint_quant->method;
+  }
   result_.request = r_;
   const std::map<std::string, std::vector<Price>> prices = prices_by_gpu(catalog_, r_);
   std::vector<const GpuSpec*> gpus;

@@ -77,6 +77,7 @@ LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
                         .memory_share = p.request.perf.fit.memory_utilization,
                         .gpus_per_node = p.request.gpus_per_node,
                         .trust_remote_code = p.remote_code,
+                        .sidecar_quant_method = p.sidecar_quant_method,
                         .sixteen_bit_load_bytes = c.sixteen_bit_load_bytes,
                         .gpu_memory_bytes = c.gpu_memory_bytes};
 }

@@ -139,7 +139,9 @@ TEST_CASE("hf import: MiniMax-M2's attn_type_list of all 1 is full attention", "
   CHECK_THROWS_WITH(read("{" + base + R"(, "attn_type_list": [0, 1, 0, 1]})"), Contains("/attn_type_list"));
 }
 
-TEST_CASE("hf import: Kimi Linear is refused by field", "[hf]") {
+// Kimi Linear's KDA layers are read since helper s55 configs2 F2: a linear_attn_config without
+// its sizes is refused by the field (test_hf_import_s55.cpp reads the published file).
+TEST_CASE("hf import: Kimi Linear's linear_attn_config without its sizes is refused by field", "[hf]") {
   const std::string base = R"("hidden_size": 256, "intermediate_size": 128, "num_hidden_layers": 4,
       "num_attention_heads": 4, "vocab_size": 1000, "max_position_embeddings": 4096)";
   CHECK_THROWS_WITH(read(R"({"model_type": "kimi_linear", )" + base +

@@ -174,18 +174,18 @@ TEST_CASE("limits: a sidecar that is no regular file is refused by name", "[limi
   SECTION("a dangling symbolic link: what cp -a of a Hugging Face snapshot leaves") {
     std::filesystem::create_symlink("../../blobs/abc123", sidecar);
     const std::string m = message_of([&] { (void)gpuplan::model_from_hf_config_file(dir.path); });
-    CHECK_THAT(m, Contains("quantize_config.json: GPTQ quantization config is a dangling symbolic link") &&
+    CHECK_THAT(m, Contains("quantize_config.json: AWQ/GPTQ quantization config is a dangling symbolic link") &&
                       Contains("../../blobs/abc123"));
   }
   SECTION("a directory") {
     std::filesystem::create_directory(sidecar);
     CHECK_THAT(message_of([&] { (void)gpuplan::model_from_hf_config_file(dir.path); }),
-               Contains("quantize_config.json: GPTQ quantization config is a directory"));
+               Contains("quantize_config.json: AWQ/GPTQ quantization config is a directory"));
   }
   SECTION("a symbolic link loop") {
     std::filesystem::create_symlink("quantize_config.json", sidecar);
     CHECK_THAT(message_of([&] { (void)gpuplan::model_from_hf_config_file(dir.path); }),
-               Contains("quantize_config.json: GPTQ quantization config is a symbolic link that cannot be followed"));
+               Contains("quantize_config.json: AWQ/GPTQ quantization config is a symbolic link that cannot be followed"));
   }
   SECTION("hf_quant_config.json and the safetensors index likewise") {
     std::filesystem::create_directory(dir.path / "hf_quant_config.json");

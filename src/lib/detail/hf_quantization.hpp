@@ -15,10 +15,11 @@ namespace gpuplan::detail {
 /// Sets model.shipped_formats and model.shipped_source from `config` (the top-level object).
 void read_shipped_formats(ModelSpec& model, const Json& config, const std::string& origin, const JsonPointer& at);
 
-/// An AutoGPTQ / GPTQModel quantize_config.json beside config.json (bits, group_size, desc_act,
-/// sym), read as the GPTQ quantization_config a config.json without one leaves out; `model` holds
-/// the formats config.json's dtype gave.
-void read_gptq_sidecar(ModelSpec& model, const Json& sidecar, const std::string& origin);
+/// A quantization sidecar beside config.json (`file_name`: AutoAWQ's quant_config.json, or
+/// quantize_config.json, which AutoGPTQ / GPTQModel write and some AWQ uploads too), read as the
+/// AWQ or GPTQ quantization_config a config.json without one leaves out, told apart by their keys;
+/// `model` holds the formats config.json's dtype gave.
+void read_quant_sidecar(ModelSpec& model, const Json& sidecar, const std::string& origin, std::string_view file_name);
 
 /// Whether gpuplan reads ModelOpt's quant_algo `algo` (TensorRT-LLM's QuantAlgo names), and the
 /// names it reads, for messages.
