@@ -245,7 +245,7 @@ TEST_CASE("rental: a user price replaces every instance size of its offer", "[re
     }
     return out;
   };
-  CHECK(l40s() == std::vector<std::string>{"g6e.xlarge", "g6e.12xlarge"});
+  CHECK(l40s() == std::vector<std::string>{"g6e.xlarge", "g6e.12xlarge", "g6e.48xlarge"});
   const gpuplan::MergeReport report = c.merge_text(R"({"schema_version": 1, "prices": [{"provider": "aws",
     "gpu": "l40s", "mode": "on-demand", "usd_per_gpu_hour": 2.0, "date": "2026-11", "region": "us-east-1",
     "instance": "mine", "sources": ["test"]}]})", "u.json");

@@ -177,7 +177,7 @@ TEST_CASE("scaling: a price that rents 8-GPU instances pays 8 GPUs for 2 and 4",
 // 8. Measured 1=3000, 2=5800, 4=11000, 8=20500, 16=34000 tokens/s: the scaling per GPU used
 // stays within 20 % up to 8 (+17 %) and stops at 16 (+41 %); the idle GPUs of 2 and 4 are the
 // packing note's, not the verdict's (it read "stops at 2" from 2 GPUs paying 8).
-TEST_CASE("scaling: the cost rule reads the GPUs used; idle instance GPUs are a packing note", "[scaling]") {
+TEST_CASE("scaling: the cost rule reads the GPUs used, idle instance GPUs are a packing note", "[scaling]") {
   gpuplan::ScalingRequest r;
   r.points = {{1, 3000}, {2, 5800}, {4, 11000}, {8, 20500}, {16, 34000}};
   r.unit = gpuplan::parse_throughput_unit("tokens/s", "--unit");
