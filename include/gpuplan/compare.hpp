@@ -31,7 +31,8 @@ struct CompareRequest {
   std::optional<PricingMode> mode;      ///< unset: every mode the provider has
   std::string region;                   ///< empty: every region; else a prefix (in_region)
   std::string term;                     ///< empty: every commitment term; else only reserved prices with it
-  /// Prices given by hand (--price GPU=USD), by GPU id: priced as provider "given", on-demand.
+  /// Prices given by hand (--price GPU=USD), by GPU id: priced as provider "given" in `mode`
+  /// (with `term` when reserved), on-demand when no mode is given.
   std::map<std::string, double> given_usd_per_gpu_hour;
   DayNumber today = 0;                  ///< date of the given prices
   CostRequest cost;                     ///< utilization, extras; gpus and price are filled in
@@ -68,6 +69,9 @@ struct PricedOption {
   double premium = 0;                      ///< price / baseline price - 1
   double throughput_ratio = 0;             ///< tokens/s / baseline tokens/s
   double break_even_usd_per_gpu_hour = 0;  ///< price at which it ties the baseline's tokens per USD
+  /// Why it is not rentable (not_rentable_text(): the GPU's link and the offer's largest
+  /// instance); empty when rentable.
+  std::string not_rentable;
   /// Priced and rentable: no instance of the price holds a replica (cost.rental.group_split)
   /// means the deployment does not exist there; it neither wins nor is the cheapest.
   [[nodiscard]] bool rentable() const { return price.has_value() && !cost.rental.group_split; }

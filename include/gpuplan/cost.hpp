@@ -78,6 +78,9 @@ struct CostReport {
   std::string model_id;
   std::string gpu_id;
   std::optional<Price> price;          ///< the catalog price used, if any
+  /// The offer's other commitment terms (a reserved 1y beside the 3y taken), each the price best
+  /// for the deployment, when no --term chose one: the output says another term is offered.
+  std::vector<Price> other_terms;
   std::string throughput_source;       ///< "measured (--tokens-per-second)", "estimate at batch 64", ...
   std::optional<double> budget_usd_per_million_tokens;
   /// The load the estimate ran at with --concurrency or a target (JSON `load`); unset otherwise.

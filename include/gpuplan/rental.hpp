@@ -96,8 +96,14 @@ std::string instances_label(const InstanceRental& rental, const Price& price);
 /// p5en.48xlarge (8 GPUs): 8 GPUs paid for a 1-GPU deployment, 7 idle"; a replica no instance
 /// holds says the figure is a lower bound.
 std::string rental_note(const InstanceRental& rental, const Price& price);
-/// Why a `group_split` rental is not rentable: "a replica needs 4 GPUs in one instance (NVLink)
-/// and lambda on-demand rents b200 in instances of 1 GPU".
-std::string not_rentable_text(const InstanceRental& rental, const Price& price);
+/// How a replica's GPUs talk inside one host, which separate instances cannot give them: the
+/// GPU's scale-up link (NVLink, xGMI) when its domain holds `group` GPUs, else PCIe peers in one
+/// host (L4, L40S); a neutral phrase when the GPU is not known.
+std::string replica_link_text(const GpuSpec* gpu, std::uint64_t group);
+/// Why a `group_split` rental is not rentable: "a replica needs 4 GPUs in one instance (l4 has no
+/// NVLink ...: PCIe peers in one host ...) and the largest aws on-demand instance of l4 the catalog
+/// has holds 1 GPU". `sizes` names the largest size: give offer_sizes() to name the offer's
+/// largest rather than the chosen price's.
+std::string not_rentable_text(const InstanceRental& rental, const Price& sizes, const GpuSpec* gpu = nullptr);
 
 }  // namespace gpuplan

@@ -30,6 +30,10 @@ struct ScaleModelRequest {
   std::uint64_t max_batch = kDefaultEngineMaxBatch;
   std::uint64_t up_to = 64;               ///< largest deployment in the scale-up and scale-out rows
   std::optional<double> target_output_tokens_per_s;  ///< serve-out rows when set
+  /// Latency caps, as plan's (--max-itl-ms, --max-ttft-ms): a row whose ITL or TTFT at its batch is
+  /// above one is shown but is neither "most tok/s/GPU" nor "fewest GPUs for the target".
+  std::optional<double> max_itl_s;
+  std::optional<double> max_ttft_s;
   std::map<std::string, double> usd_per_gpu_hour;    ///< by GPU id; absent: unpriced
   std::map<std::string, Price> prices;               ///< catalog price behind a GPU's figure, if any
   /// Every instance size of each GPU's offer: a row pays the one best for it (absent: `prices`).
@@ -64,6 +68,8 @@ struct ScaleModelRow {
   /// No instance size of the offer holds the row's TP x PP group: its links (NVLink inside one
   /// server) cannot span instances, so the row is not rentable there and has no USD/Mtok.
   bool not_rentable = false;
+  /// ITL or TTFT at the row's batch above the request's caps (max_itl_s, max_ttft_s).
+  bool over_latency = false;
 };
 
 /// One GPU's table.

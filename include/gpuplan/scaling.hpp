@@ -74,7 +74,10 @@ struct ScalingRow {
   double speedup = 0;                        ///< throughput / the smallest measured point's
   double efficiency = 0;                     ///< speedup / (gpus / smallest measured count)
   std::optional<double> marginal_efficiency; ///< speed-up gained per added GPU over ideal's, from the previous row
-  std::optional<double> usd_per_unit;        ///< USD per one unit of work, when priced
+  std::optional<double> usd_per_unit;        ///< USD per one unit of work, when priced (GPUs paid)
+  /// USD per unit over the GPUs the count runs on, idle GPUs of whole instances aside: what the
+  /// scaling costs, which the cost_increase rule reads (instance packing is its own note).
+  std::optional<double> usd_per_unit_used;
   /// GPUs paid for: `gpus` rounded up to whole instances when the price rents fixed sizes.
   std::uint64_t paid_gpus = 0;
   std::optional<double> usd_per_gpu_hour;    ///< the rate paid (an instance size's own rate)
@@ -102,6 +105,9 @@ struct ScalingResult {
   std::vector<ScalingRow> predictions;     ///< measured counts, doublings of the smallest, predict_at, up_to
   std::vector<StopRule> rules;
   StopRule stops_paying;                   ///< the earliest rule that triggers (name empty: none)
+  /// Counts that pay idle GPUs of whole instances and what that adds per unit; empty when every
+  /// count fills its instances. Packing, not scaling: the stop rules do not read it.
+  std::string instance_packing;
   std::vector<std::string> notes;
 };
 

@@ -118,7 +118,7 @@ Exit run_compare(CompareOptions o) {
                kStalePriceDays, fmt::join(stale, "; ")));
   }
   const std::optional<double> best = result.cheapest_usd_per_million_tokens();
-  if (o.pricing.check && best && *best > o.pricing.max_usd_per_mtok) {
+  if (o.pricing.check && o.pricing.max_usd_per_mtok > 0 && best && *best > o.pricing.max_usd_per_mtok) {
     print_note(fmt::format("gpuplan: over budget: the cheapest option costs ${:.4f} per million output tokens, budget ${:.4f}",
                *best, o.pricing.max_usd_per_mtok));
     return Exit::check_failed;
@@ -142,6 +142,10 @@ void add_compare_command(CLI::App& app, Exit& exit_code) {
   sub->get_option("--mig")->group("");
   add_workload_options(*sub, o->workload);
   add_pricing_options(*sub, o->pricing, "every provider", "every mode the provider prices", true, false);
+  // Alone it gates the GPUs left out; a budget, when given, is checked too.
+  sub->get_option("--check")->description(
+      "Exit with code 1 when a GPU is left out (its deployment cannot hold one sequence) or, with "
+      "--max-usd-per-mtok, when the cheapest option is over it");
   sub->add_option("--measured", o->measured, "Measured throughput, GPU=TOKENS_PER_S (repeatable), replaces the estimate");
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
@@ -152,9 +156,6 @@ void add_compare_command(CLI::App& app, Exit& exit_code) {
     }
     if (o->gpus.size() < 2) {
       throw InputError("--gpu: give at least two GPUs to compare");
-    }
-    if (o->pricing.check && o->pricing.max_usd_per_mtok <= 0) {
-      throw InputError("--check: needs --max-usd-per-mtok, the budget to check");
     }
     exit_code = with_flag_names([&o] { return run_compare(*o); });
   });

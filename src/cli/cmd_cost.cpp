@@ -195,6 +195,19 @@ Exit run_cost(const CostOptions& o) {
         catalog, find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region, o.pricing.term),
         GpuNeed{.gpus = c.gpus, .group = c.instance_group});
     report.price = price;
+    if (o.pricing.term.empty() && !price.term.empty()) {
+      // No --term: find_price took the cheapest term; the others of the offer are named, each at
+      // its instance size best for these GPUs.
+      const GpuNeed need{.gpus = c.gpus, .group = c.instance_group};
+      for (const Price& p : catalog.prices()) {
+        if (p.provider == price.provider && p.gpu == price.gpu && p.mode == price.mode && p.region == price.region &&
+            p.term != price.term &&
+            std::none_of(report.other_terms.begin(), report.other_terms.end(),
+                         [&p](const Price& q) { return q.term == p.term; })) {
+          report.other_terms.push_back(instance_price(catalog, p, need));
+        }
+      }
+    }
     use_price(c, price);
     warn_stale(price);
   } else if (price_given) {
@@ -224,12 +237,15 @@ Exit run_cost(const CostOptions& o) {
   }
   report.cost = cost(c);
   if (report.price && report.cost.rental.group_split) {
-    // A replica split over instances has no NVLink between its GPUs: that deployment does not
-    // exist, so no figure for it is a cost (plan skips such layouts; compare marks them).
+    // A replica split over instances loses its GPUs' link (NVLink, or PCIe peers in one host):
+    // that deployment does not exist, so no figure for it is a cost (plan skips such layouts;
+    // compare marks them). The note names the offer's largest instance, not the cheapest's.
     throw InputError(fmt::format("--provider: not rentable: {} x {} ({}) at {}: {}; give --price {}=USD for "
                                  "an instance that holds it, or another --provider",
                                  c.gpus, gpu.id, layout_label(priced_layout), o.pricing.provider,
-                                 not_rentable_text(report.cost.rental, *report.price), gpu.id));
+                                 not_rentable_text(report.cost.rental,
+                                                   offer_sizes(*report.price, offer_prices(catalog, *report.price)), &gpu),
+                                 gpu.id));
   }
   if (o.pricing.max_usd_per_mtok > 0) {
     report.budget_usd_per_million_tokens = o.pricing.max_usd_per_mtok;

@@ -42,6 +42,8 @@ struct ScaleOptions {
   DeploymentOptions deployment;
   WorkloadOptions workload;
   double target_output_tokens_per_s = 0;
+  double max_itl_ms = 0;   ///< 0: no cap
+  double max_ttft_ms = 0;
 };
 
 std::string read_file(const std::string& path) {
@@ -130,6 +132,12 @@ Exit run_modeled(const ScaleOptions& o) {
   apply_workload(o.workload, req.perf);
   req.max_batch = o.workload.max_batch;
   req.up_to = o.up_to == 0 ? 64 : o.up_to;
+  if (o.max_itl_ms > 0) {
+    req.max_itl_s = o.max_itl_ms * 1e-3;
+  }
+  if (o.max_ttft_ms > 0) {
+    req.max_ttft_s = o.max_ttft_ms * 1e-3;
+  }
   if (o.target_output_tokens_per_s > 0) {
     req.target_output_tokens_per_s = o.target_output_tokens_per_s;
   }
@@ -199,6 +207,15 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
                   "Modeled: serve-out rows, the replicas and GPUs this load needs")
       ->transform(decimal_number())
       ->check(target_validator());
+  // As plan's, with the same bounds: "the replica that earns the most" and "fewest GPUs for the
+  // target" are chosen among rows within them.
+  sub->add_option("--max-itl-ms", o->max_itl_ms,
+                  "Modeled: largest mean inter-token latency under load, ms, as plan's: rows above it are shown but "
+                  "neither earn the most per GPU nor meet the target (default: no limit)")
+      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(1e-3, 1e7));
+  sub->add_option("--max-ttft-ms", o->max_ttft_ms,
+                  "Modeled: largest time to first token, ms, as plan's (default: no limit)")
+      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(1e-3, 1e7));
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);

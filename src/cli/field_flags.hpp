@@ -88,6 +88,8 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"scale.max_batch:", "--max-batch:"},
     {"scale.target_output_tokens_per_s:", "--target-output-tokens-per-s:"},
     {"scale.gpus:", "--gpu:"},
+    {"scale.max_itl_s:", "--max-itl-ms:"},
+    {"scale.max_ttft_s:", "--max-ttft-ms:"},
     {"plan.output_tokens_per_s:", "--target-output-tokens-per-s:"},
     {"plan.max_itl_s:", "--max-itl-ms:"},
     {"plan.max_ttft_s:", "--max-ttft-ms:"},

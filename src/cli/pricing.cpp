@@ -31,7 +31,8 @@ void add_pricing_options(CLI::App& sub, PricingOptions& o, std::string_view prov
                  "cost takes the cheapest, compare shows each term as its own offer)")
       ->check(non_empty());
   sub.add_option("--price", o.prices,
-                 "A price by hand, GPU=USD per GPU-hour (repeatable), e.g. h100-sxm=2.10; priced as provider 'given'")
+                 "A price by hand, GPU=USD per GPU-hour (repeatable), e.g. h100-sxm=2.10; priced as provider 'given' "
+                 "in the --mode given (on-demand without --mode)")
       ->check(non_empty());
   sub.add_option("--utilization", o.utilization, "Share of paid time spent serving, in [0.01, 1]")
       ->capture_default_str()

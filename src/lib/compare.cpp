@@ -233,6 +233,12 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     Price p;
     p.provider = kGivenProvider;
     p.gpu = gpu;
+    // A quote typed beside --mode spot is a spot quote: it is labelled and ranked with the mode
+    // compared (and the --term of a reserved one), as plan does; on-demand when no mode is given.
+    p.mode = r.mode.value_or(PricingMode::on_demand);
+    if (p.mode == PricingMode::reserved) {
+      p.term = r.term;
+    }
     p.usd_per_gpu_hour = usd;
     p.day = r.today;
     p.date = "today";
@@ -320,6 +326,15 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
         c.input_tokens_per_s = input_tokens_per_s_for(c.output_tokens_per_s, r.perf.input_tokens, r.perf.output_tokens);
         c.gpu_power_w = gpu.tdp_w;
         po.cost = cost(c);
+        if (po.cost.rental.group_split) {
+          std::vector<Price> offer_all;
+          for (const Price& p : all) {
+            if (p.provider == offer.provider && p.gpu == o.gpu && p.mode == offer.mode && p.term == offer.term) {
+              offer_all.push_back(p);
+            }
+          }
+          po.not_rentable = not_rentable_text(po.cost.rental, offer_sizes(*po.price, offer_all), &gpu);
+        }
       }
       m.options.push_back(po);
     }

@@ -147,6 +147,9 @@ std::map<std::string, std::vector<Price>> prices_by_gpu(const Catalog& catalog, 
     p.provider = kGivenProvider;
     p.gpu = gpu;
     p.mode = mode;
+    if (mode == PricingMode::reserved) {
+      p.term = r.term;  // labelled with the term compared, as the catalog's reserved rows are
+    }
     p.usd_per_gpu_hour = usd;
     p.day = r.today;
     p.date = "today";

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <gpuplan/layout.hpp>
@@ -55,6 +56,14 @@ OrderedJson price_json(const Price& p) {
           {"sources", p.sources}};
 }
 
+OrderedJson other_terms_json(const std::vector<Price>& prices) {
+  OrderedJson out = OrderedJson::array();
+  for (const Price& p : prices) {
+    out.push_back({{"term", p.term}, {"usd_per_gpu_hour", p.usd_per_gpu_hour}, {"instance", p.instance}});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_cost(const CostReport& r, const RenderOptions& options) {
@@ -66,6 +75,7 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
                    {"gpu", r.gpu_id},
                    {"gpus", q.gpus},
                    {"price", r.price ? price_json(*r.price) : OrderedJson(nullptr)},
+                   {"other_terms", other_terms_json(r.other_terms)},
                    {"usd_per_gpu_hour", q.usd_per_gpu_hour ? OrderedJson(*q.usd_per_gpu_hour) : OrderedJson(nullptr)},
                    {"owned", q.owned ? OrderedJson{{"capex_usd_per_gpu", q.owned->capex_usd_per_gpu},
                                             {"amortization_years", q.owned->amortization_years},
@@ -98,6 +108,16 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
                                                 q.owned->capex_usd_per_gpu, q.owned->amortization_years,
                                                 q.owned->operations_share_per_year * 100.0, q.usd_per_kwh, q.pue)
                                   : fmt::format("price: ${:.2f}/GPU-h (given)", *q.usd_per_gpu_hour));
+  if (r.price && !r.other_terms.empty()) {
+    // A 3-year rate budgeted as a 1-year one is off by half: say which term was taken.
+    std::vector<std::string> others;
+    for (const Price& p : r.other_terms) {
+      others.push_back(fmt::format("{} ${:.2f}/GPU-h (--term {})", p.term, p.usd_per_gpu_hour, p.term));
+    }
+    doc.heading.push_back(fmt::format("term: {} taken, the cheapest {} {} term; also offered: {}",
+                                      r.price->term, r.price->provider, offer_label(r.price->mode, ""),
+                                      fmt::join(others, ", ")));
+  }
   if (r.price && c.rental.whole_instances()) {
     doc.heading.push_back("instances: " + rental_note(c.rental, *r.price));
   }
@@ -214,7 +234,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
         entry["price"] = price_json(*po.price);
         entry["rentable"] = po.rentable();
         if (!po.rentable()) {
-          entry["not_rentable"] = not_rentable_text(po.cost.rental, *po.price);
+          entry["not_rentable"] = po.not_rentable;
         }
         entry["premium"] = po.premium;
         entry["throughput_ratio"] = po.throughput_ratio;
@@ -318,7 +338,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
       if (po.price && po.cost.rental.group_split) {
         doc.footer.push_back(fmt::format("{} {} {}: not rentable: {}; not ranked", m.provider,
                                          offer_label(m.mode, m.term), r.options[i].gpu,
-                                         not_rentable_text(po.cost.rental, *po.price)));
+                                         po.not_rentable));
       } else if (po.price && po.cost.rental.idle_gpus() > 0) {
         doc.footer.push_back(fmt::format("{} {} {}: {}", m.provider, offer_label(m.mode, m.term), r.options[i].gpu,
                                          rental_note(po.cost.rental, *po.price)));

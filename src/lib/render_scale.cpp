@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <gpuplan/layout.hpp>
@@ -57,6 +58,7 @@ OrderedJson row_json(const ScalingRow& r, const ThroughputUnit& unit, bool price
   if (priced) {
     j["paid_gpus"] = r.paid_gpus;
     j["usd_per_unit"] = opt(r.usd_per_unit, "cost");
+    j["usd_per_unit_used"] = opt(r.usd_per_unit_used, "cost");
     const OrderedJson per_million =
         r.usd_per_unit ? OrderedJson(checked(*r.usd_per_unit * 1e6, "cost")) : OrderedJson(nullptr);
     j["usd_per_million_units"] = per_million;
@@ -153,6 +155,7 @@ OrderedJson scaling_json(const ScalingResult& r) {
   }
   j["rules"] = rules;
   j["stops_paying"] = rule_json(r.stops_paying);
+  j["instance_packing"] = r.instance_packing.empty() ? OrderedJson(nullptr) : OrderedJson(r.instance_packing);
   j["notes"] = r.notes;
   return j;
 }
@@ -257,6 +260,9 @@ detail::Document scaling_document(const ScalingResult& r) {
   } else {
     doc.footer.push_back("stops paying: " + r.stops_paying.reason);
   }
+  if (!r.instance_packing.empty()) {
+    doc.footer.push_back(r.instance_packing);
+  }
   doc.footer.push_back(fmt::format(
       "efficiency = speed-up / (GPUs / {}); marginal = speed-up gained per added GPU over the ideal; predictions "
       "measure speed-up against the law's own value at {} GPU{}; thresholds: marginal {} % (--min-marginal-efficiency){}",
@@ -332,15 +338,17 @@ OrderedJson model_row_json(const ScaleModelRow& r) {
           {"communication_dominates", r.communication_dominates},
           {"usd_per_million_tokens", opt(r.usd_per_million_tokens, "usd/mtok")},
           {"paid_gpus", r.paid_gpus},
-          {"not_rentable", r.not_rentable}};
+          {"not_rentable", r.not_rentable},
+          {"over_latency", r.over_latency}};
 }
 
 // The row with the most tokens/s per GPU, and the one with the lowest ITL at batch 1 (ties: fewer
 // GPUs): rows at their full-load batches would compare loads, not layouts.
+/// The row that earns the most per GPU among those within the latency caps; null when none is.
 const ScaleModelRow* best_per_gpu(const ScaleModelTable& t) {
   const ScaleModelRow* best = nullptr;
   for (const ScaleModelRow& r : t.rows) {
-    if (r.way != ScaleWay::serve_out && (!best || r.tokens_per_s_per_gpu > best->tokens_per_s_per_gpu * (1 + 1e-9))) {
+    if (r.way != ScaleWay::serve_out && !r.over_latency && (!best || r.tokens_per_s_per_gpu > best->tokens_per_s_per_gpu * (1 + 1e-9))) {
       best = &r;
     }
   }
@@ -364,11 +372,25 @@ const ScaleModelRow* widest_single_replica(const ScaleModelTable& t, const Scale
 
 /// Where adding GPUs stops paying, modeled: past the replica that earns the most per GPU, only
 /// copies of it keep that rate.
-std::string stops_paying_text(const ScaleModelTable& t, const ScaleModelRow& best) {
+std::string stops_paying_text(const ScaleModelTable& t, const ScaleModelRow* best_or_none, const ScaleModelRequest& q) {
+  std::vector<std::string> caps;
+  if (q.max_itl_s) {
+    caps.push_back(fmt::format("ITL {} ms (--max-itl-ms)", scale_ms(*q.max_itl_s)));
+  }
+  if (q.max_ttft_s) {
+    caps.push_back(fmt::format("TTFT {} ms (--max-ttft-ms)", scale_ms(*q.max_ttft_s)));
+  }
+  const std::string within = caps.empty() ? "" : fmt::format(" within {}", fmt::join(caps, " and "));
+  if (best_or_none == nullptr) {
+    return fmt::format("where adding GPUs stops paying ({}): no layout meets{} at its batch (rows noted 'over the "
+                       "latency cap'); lower --max-batch, or see 'gpuplan plan', which searches the batch under them",
+                       t.gpu, within);
+  }
+  const ScaleModelRow& best = *best_or_none;
   std::string line = fmt::format(
-      "where adding GPUs stops paying ({}): {} on {} earns the most per GPU, {} tok/s/GPU{}; more GPUs pay only as "
+      "where adding GPUs stops paying ({}): {} on {} earns the most per GPU{}, {} tok/s/GPU{}; more GPUs pay only as "
       "copies of it",
-      t.gpu, scale_layout(best.layout), gpus_text(best.layout.gpus()), scale_rate(best.tokens_per_s_per_gpu),
+      t.gpu, scale_layout(best.layout), gpus_text(best.layout.gpus()), within, scale_rate(best.tokens_per_s_per_gpu),
       best.not_rentable ? fmt::format(" (not rentable at {}: no instance holds it)",
                                       t.price ? t.price->provider : std::string("this price"))
       : !best.usd_per_million_tokens ? ""
@@ -418,6 +440,8 @@ OrderedJson model_json(const ScaleModelResult& r) {
                  {"up_to", q.up_to},
                  {"target_output_tokens_per_s",
                   q.target_output_tokens_per_s ? OrderedJson(*q.target_output_tokens_per_s) : OrderedJson(nullptr)},
+                 {"max_itl_s", q.max_itl_s ? OrderedJson(*q.max_itl_s) : OrderedJson(nullptr)},
+                 {"max_ttft_s", q.max_ttft_s ? OrderedJson(*q.max_ttft_s) : OrderedJson(nullptr)},
                  {"network_bytes_per_s_per_gpu", q.perf.network_bytes_per_s_per_gpu},
                  {"band_by_gpu", band_json(q)},
                  {"engine_calibrated", engine_calibrated(q.perf.fit.engine.engine)}};
@@ -442,7 +466,7 @@ OrderedJson model_json(const ScaleModelResult& r) {
          {"price", price},
          {"rows", rows},
          {"serve_out_fewest", t.serve_out_fewest ? model_row_json(t.rows[*t.serve_out_fewest]) : OrderedJson(nullptr)},
-         {"most_tokens_per_s_per_gpu", model_row_json(*best_per_gpu(t))},
+         {"most_tokens_per_s_per_gpu", best_per_gpu(t) ? model_row_json(*best_per_gpu(t)) : OrderedJson(nullptr)},
          {"notes", t.notes}});
   }
   j["tables"] = tables;
@@ -511,6 +535,9 @@ detail::Document model_document(const ScaleModelResult& r) {
       if (x.not_rentable) {
         note += std::string(note.empty() ? "" : "; ") + "not rentable";
       }
+      if (x.over_latency) {
+        note += std::string(note.empty() ? "" : "; ") + "over the latency cap";
+      }
       if (t.serve_out_fewest && *t.serve_out_fewest == i) {
         note += std::string(note.empty() ? "" : "; ") + "fewest GPUs for the target";
       }
@@ -536,8 +563,8 @@ detail::Document model_document(const ScaleModelResult& r) {
                                scale_layout(t.smallest),
                                std::to_string(t.smallest.gpus()),
                                scale_rate(t.smallest_tokens_per_s / static_cast<double>(t.smallest.gpus())),
-                               scale_rate(best->tokens_per_s_per_gpu),
-                               scale_layout(best->layout),
+                               best ? scale_rate(best->tokens_per_s_per_gpu) : "-",
+                               best ? scale_layout(best->layout) : "-",
                                scale_ms(fast->single_stream_itl_s),
                                scale_layout(fast->layout)};
     if (q.target_output_tokens_per_s) {
@@ -565,7 +592,7 @@ detail::Document model_document(const ScaleModelResult& r) {
       "roofline{}",
       engine_calibrated(q.perf.fit.engine.engine) ? "" : fmt::format("; {}", kEngineNotCalibrated)));
   for (const ScaleModelTable& t : r.tables) {
-    doc.footer.push_back(stops_paying_text(t, *best_per_gpu(t)));
+    doc.footer.push_back(stops_paying_text(t, best_per_gpu(t), q));
   }
   doc.footer.push_back(fmt::format("network between nodes: {:.0f} Gb/s per GPU; scale-up domain: NVLink/xGMI GPUs per node",
                                    q.perf.network_bytes_per_s_per_gpu * 8 / 1e9));

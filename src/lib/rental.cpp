@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -220,12 +221,32 @@ std::string rental_note(const InstanceRental& rental, const Price& price) {
   return fmt::format("rents {}: {} GPUs", instances_label(rental, price), rental.rented_gpus);
 }
 
-std::string not_rentable_text(const InstanceRental& rental, const Price& price) {
-  // The split replica's GPUs would talk over the network, not NVLink: no such deployment exists.
-  return fmt::format("a replica needs {} GPUs in one instance (its GPUs share NVLink, separate instances do not) and {} "
-                     "{} rents {} in instances of at most {}",
-                     rental.group, price.provider, offer_label(price.mode, price.term), price.gpu,
-                     instance_sizes_text(Price{.gpus_per_instance = {price.gpus_per_instance.empty() ? 0 : price.gpus_per_instance.back()}}));
+std::string replica_link_text(const GpuSpec* gpu, std::uint64_t group) {
+  if (gpu == nullptr) {
+    return "its GPUs exchange activations every layer inside one host; separate instances meet only over the network";
+  }
+  // A domain smaller than the group (an NVLink bridge joins pairs) leaves the rest on PCIe.
+  if (gpu->scale_up && static_cast<std::uint64_t>(gpu->scale_up->domain_gpus) >= group) {
+    const std::string& kind = gpu->scale_up->kind;
+    const std::string_view link = kind.starts_with("nvlink-bridge") ? "an NVLink bridge"
+                                  : kind.starts_with("nvlink")      ? "NVLink"
+                                  : kind.starts_with("xgmi")        ? "Infinity Fabric (xGMI)"
+                                                                    : "the server's scale-up links";
+    return fmt::format("its GPUs exchange activations every layer over {}, which separate instances do not share", link);
+  }
+  return fmt::format("{} has no {}link between its GPUs: they exchange activations every layer as PCIe peers in one "
+                     "host; separate instances meet only over the network",
+                     gpu->id, gpu->scale_up ? "wide enough " : "NVLink or other scale-up ");
+}
+
+std::string not_rentable_text(const InstanceRental& rental, const Price& sizes, const GpuSpec* gpu) {
+  // The split replica's GPUs would talk over the network, not their link: no such deployment exists.
+  const std::uint64_t largest = sizes.gpus_per_instance.empty() ? 0 : sizes.gpus_per_instance.back();
+  return fmt::format("a replica needs {} GPUs in one instance ({}) and the largest {} {} instance of {} the catalog "
+                     "has holds {}",
+                     rental.group, replica_link_text(gpu, rental.group), sizes.provider,
+                     offer_label(sizes.mode, sizes.term), sizes.gpu,
+                     instance_sizes_text(Price{.gpus_per_instance = {largest}}));
 }
 
 }  // namespace gpuplan

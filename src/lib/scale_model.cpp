@@ -91,6 +91,7 @@ class TableBuilder {
     row.itl_s = est.itl_s;
     row.single_stream_itl_s = pm->evaluate(1, pr.efficiency).itl_s;
     row.ttft_s = est.ttft_s;
+    row.over_latency = (r_.max_itl_s && row.itl_s > *r_.max_itl_s) || (r_.max_ttft_s && row.ttft_s > *r_.max_ttft_s);
     row.communication_share = est.decode.communication_s / est.decode.total_s();
     // The largest part of the step, overhead included: communication that beats memory and
     // compute but is a tenth of a step the fixed overheads fill does not dominate it.
@@ -233,10 +234,18 @@ class TableBuilder {
     if (std::any_of(rows.begin(), rows.end(), [](const ScaleModelRow& x) { return x.not_rentable; })) {
       const auto offer = r_.offers.find(gpu_.id);
       const Price sizes = !t.price ? Price{} : offer == r_.offers.end() ? *t.price : offer_sizes(*t.price, offer->second);
+      // The group the rows need: the widest whose instances did not hold it.
+      std::uint64_t group = 1;
+      for (const ScaleModelRow& x : rows) {
+        if (x.not_rentable) {
+          group = std::max(group, instance_group(x.layout, gpu_, r_.perf.fit.gpus_per_node));
+        }
+      }
       t.notes.push_back(fmt::format(
-          "rows noted 'not rentable': no instance {} rents ({}) holds their TP x PP group, whose GPUs share NVLink "
-          "that separate instances do not; no USD/Mtok for them",
-          t.price ? t.price->provider : std::string("the price"), instance_sizes_text(sizes)));
+          "rows noted 'not rentable': no instance {} rents ({}) holds their TP x PP group ({}); no USD/Mtok for "
+          "them",
+          t.price ? t.price->provider : std::string("the price"), instance_sizes_text(sizes),
+          replica_link_text(&gpu_, group)));
     }
     t.rows = std::move(rows);
     return t;
@@ -267,6 +276,9 @@ class TableBuilder {
 
   void note_fewest(std::vector<ScaleModelRow>& rows, ScaleModelTable& t) const {
     const std::size_t i = rows.size() - 1;
+    if (rows[i].over_latency) {
+      return;  // over --max-itl-ms or --max-ttft-ms: shown, never the answer
+    }
     if (!t.serve_out_fewest || rows[i].layout.gpus() < rows[*t.serve_out_fewest].layout.gpus() ||
         (rows[i].layout.gpus() == rows[*t.serve_out_fewest].layout.gpus() && rows[i].itl_s < rows[*t.serve_out_fewest].itl_s)) {
       t.serve_out_fewest = i;
@@ -349,6 +361,14 @@ ScaleModelTable model_scaling_table(const ModelSpec& model, const GpuSpec& gpu, 
     throw InputError(fmt::format("scale.target_output_tokens_per_s: expected a positive rate, got {}",
                                  *request.target_output_tokens_per_s));
   }
+  // The same bounds as plan's targets (planner.cpp check_target): an hour of ITL, a day of TTFT.
+  const auto check_cap = [](std::string_view field, const std::optional<double>& v, double max_s) {
+    if (v && !(*v > 0.0 && *v <= max_s)) {  // NaN fails both comparisons
+      throw InputError(fmt::format("scale.{}: expected a number in (0, {:g}], got {}", field, max_s, *v));
+    }
+  };
+  check_cap("max_itl_s", request.max_itl_s, 3600.0);
+  check_cap("max_ttft_s", request.max_ttft_s, 86400.0);
   PerfRequest pr = request.perf;
   validate_perf_request(model, pr);
   return TableBuilder(model, gpu, request).build();

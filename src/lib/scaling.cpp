@@ -8,6 +8,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
@@ -126,6 +127,7 @@ void derive(std::vector<ScalingRow>& rows, const ScalingPoint& base, const Scali
       row.usd_per_gpu_hour = rate;
       const double units_per_hour = row.throughput * 3600.0 / r.unit.period_s;
       row.usd_per_unit = rate * d(row.paid_gpus) / units_per_hour;
+      row.usd_per_unit_used = rate * d(row.gpus) / units_per_hour;
     }
   }
 }
@@ -177,32 +179,64 @@ StopRule marginal_rule(const ScalingResult& res) {
   return rule;
 }
 
+// Scaling, not packing: the cost of the GPUs each count runs on. A count that pays idle GPUs of
+// whole instances (2 GPUs on an 8-GPU-only offer) costs more for the rental, not because adding
+// GPUs stopped paying; packing_text() says that apart.
 StopRule cost_rule(const ScalingResult& res) {
   const double limit = res.request.max_cost_increase;
   StopRule rule{.name = "cost_increase"};
   const auto seq = sequence(res);
   const ScalingRow* cheapest = seq.front();
+  const bool idle = std::any_of(seq.begin(), seq.end(), [](const ScalingRow* r) { return r->paid_gpus > r->gpus; });
+  const std::string_view used = idle ? " over the GPUs used" : "";
   for (std::size_t i = 1; i < seq.size(); ++i) {
     const ScalingRow& row = *seq[i];
-    if (*row.usd_per_unit > *cheapest->usd_per_unit * (1.0 + limit)) {
+    if (*row.usd_per_unit_used > *cheapest->usd_per_unit_used * (1.0 + limit)) {
       rule.gpus = row.gpus;
       rule.last_paying_gpus = seq[i - 1]->gpus;
       rule.predicted = !row.measured;
-      rule.reason = fmt::format("{} on {}{} is {} above the lowest, {} on {} (--max-cost-increase {})",
-                                cost_text(*row.usd_per_unit, res.request.unit), gpus_text(row.gpus),
+      rule.reason = fmt::format("{}{} on {}{} is {} above the lowest, {} on {} (--max-cost-increase {})",
+                                cost_text(*row.usd_per_unit_used, res.request.unit), used, gpus_text(row.gpus),
                                 row.measured ? "" : fmt::format(" (predicted, {})", res.prediction_law),
-                                percent_text(*row.usd_per_unit / *cheapest->usd_per_unit - 1.0),
-                                cost_text(*cheapest->usd_per_unit, res.request.unit), gpus_text(cheapest->gpus),
+                                percent_text(*row.usd_per_unit_used / *cheapest->usd_per_unit_used - 1.0),
+                                cost_text(*cheapest->usd_per_unit_used, res.request.unit), gpus_text(cheapest->gpus),
                                 percent_text(limit));
       return rule;
     }
-    if (*row.usd_per_unit < *cheapest->usd_per_unit) {
+    if (*row.usd_per_unit_used < *cheapest->usd_per_unit_used) {
       cheapest = &row;
     }
   }
-  rule.reason =
-      fmt::format("cost per unit stays within {} of the lowest up to {} GPUs", percent_text(limit), res.request.up_to);
+  rule.reason = fmt::format("cost per unit{} stays within {} of the lowest up to {} GPUs", used, percent_text(limit),
+                            res.request.up_to);
   return rule;
+}
+
+// Which counts pay idle GPUs of whole instances, and what the rental adds per unit over the
+// cheapest count that fills its instances: the packing verdict, apart from the scaling one.
+std::string packing_text(const ScalingResult& res) {
+  const auto seq = sequence(res);
+  std::vector<std::string> idle;
+  const ScalingRow* cheapest_full = nullptr;
+  for (const ScalingRow* row : seq) {
+    if (row->paid_gpus > row->gpus) {
+      idle.push_back(fmt::format("{} GPUs ({} paid, {})", row->gpus, row->paid_gpus,
+                                 cost_text(*row->usd_per_unit, res.request.unit)));
+    } else if (!cheapest_full || *row->usd_per_unit < *cheapest_full->usd_per_unit) {
+      cheapest_full = row;
+    }
+  }
+  if (idle.empty()) {
+    return {};
+  }
+  return fmt::format(
+      "instance packing, apart from scaling: {} rents whole instances, so these counts pay idle GPUs: {}{}. The stop "
+      "rules read the cost of the GPUs used (scaling); the table's cost is of the GPUs paid (the rental): run counts "
+      "that fill instances, or give the idle GPUs other work",
+      res.request.price ? res.request.price->provider : std::string("the price"), fmt::join(idle, "; "),
+      cheapest_full ? fmt::format("; the cheapest count that fills its instances is {}, {}", gpus_text(cheapest_full->gpus),
+                                  cost_text(*cheapest_full->usd_per_unit, res.request.unit))
+                    : std::string());
 }
 
 StopRule peak_rule(const ScalingResult& res) {
@@ -387,6 +421,7 @@ ScalingResult measured_scaling(ScalingRequest request) {
   res.rules.push_back(marginal_rule(res));
   if (request.usd_per_gpu_hour) {
     res.rules.push_back(cost_rule(res));
+    res.instance_packing = packing_text(res);
   }
   for (const StopRule& rule : res.rules) {
     if (rule.gpus && (res.stops_paying.name.empty() || *rule.gpus < *res.stops_paying.gpus)) {

@@ -58,7 +58,7 @@ TEST_CASE("every field an InputError names maps to a flag or is listed as unreac
   // listed by hand below. A new templated prefix must be added here with its fields.
   const std::set<std::string> expected_templates{"cost.{}:", "engine.{}:", "efficiency.{}:",
                                                  "fit.{}:",  "layout.{}:", "perf.{}:",
-                                                 "plan.{}:", "train.{}:", "train_efficiency.{}:",
+                                                 "plan.{}:", "scale.{}:", "train.{}:", "train_efficiency.{}:",
                                                  "train_plan.{}:"};
   CHECK(templated == expected_templates);
   const char* expanded[] = {
@@ -81,6 +81,8 @@ TEST_CASE("every field an InputError names maps to a flag or is listed as unreac
       // planner.cpp check_target
       "plan.output_tokens_per_s:", "plan.max_itl_s:", "plan.max_ttft_s:", "plan.min_tokens_per_s_per_user:",
       "plan.max_usd_per_million_tokens:",
+      // scale_model.cpp check_cap
+      "scale.max_itl_s:", "scale.max_ttft_s:",
       // train_plan.cpp prices_for: a price lookup's own field
       "train_plan.provider:", "train_plan.term:",
       // train_memory.cpp range checks

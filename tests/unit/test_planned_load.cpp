@@ -1,5 +1,6 @@
 // The planned load: a concurrency spread over the replicas, or a target load in output tokens/s
 // served at the smallest batch that reaches it; plan deployments sized for a target.
+#include <algorithm>
 #include <cmath>
 
 #include <catch2/catch.hpp>
@@ -208,4 +209,31 @@ TEST_CASE("compare: an option that does not fit is left out with the GPU count t
   r.gpus = {"l4", "l40s"};
   r.given_usd_per_gpu_hour = {{"l4", 0.5}, {"l40s", 1.0}};
   CHECK_THROWS_AS(gpuplan::compare(cat(), model, r), gpuplan::InputError);
+}
+
+// s55 F4: a quote typed beside --mode spot is a spot quote: labelled and ranked with the spot
+// rows, not as "given on-demand" next to them.
+TEST_CASE("compare: a price given beside a mode takes that mode", "[compare]") {
+  gpuplan::CompareRequest r;
+  r.gpus = {"h100-sxm", "h200-sxm"};
+  r.perf = load_request(1);
+  r.gpus_per_option = 8;
+  r.provider = "aws";
+  r.mode = gpuplan::PricingMode::spot;
+  r.given_usd_per_gpu_hour = {{"h100-sxm", 1.5}, {"h200-sxm", 1.9}};
+  const gpuplan::ModelSpec& model = cat().model("llama-3.1-8b");
+  const auto res = gpuplan::compare(cat(), model, r);
+  bool given = false;
+  for (const auto& m : res.modes) {
+    CHECK(m.mode == gpuplan::PricingMode::spot);
+    given = given || m.provider == "given";
+  }
+  CHECK(given);
+  // Without a mode it stays on-demand, as before.
+  r.mode.reset();
+  r.provider = "lyceum";
+  const auto any = gpuplan::compare(cat(), model, r);
+  const auto g = std::find_if(any.modes.begin(), any.modes.end(), [](const auto& m) { return m.provider == "given"; });
+  REQUIRE(g != any.modes.end());
+  CHECK(g->mode == gpuplan::PricingMode::on_demand);
 }

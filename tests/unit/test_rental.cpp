@@ -163,6 +163,57 @@ TEST_CASE("rental: AWS L40S takes the 4-GPU g6e.12xlarge for a TP-4 replica", "[
   CHECK_THAT(four.usd_per_gpu_hour * 4, WithinRel(10.49264, 1e-12));
 }
 
+// s55 F2: AWS sells 4- and 8-GPU L4 (g6.12xlarge, g6.48xlarge) and an 8-GPU L40S (g6e.48xlarge);
+// GCP 2-, 4- and 8-GPU L4 (g2-standard-24/48/96). A TP-4 or TP-8 replica of them is rentable.
+TEST_CASE("rental: AWS and GCP rent multi-GPU L4 and 8-GPU L40S instances", "[rental][price]") {
+  const Catalog& c = Catalog::builtin();
+  const auto take = [&c](const char* provider, const char* gpu, gpuplan::PricingMode mode, std::uint64_t n) {
+    const gpuplan::Price& offer = gpuplan::find_price(c, provider, gpu, mode);
+    return gpuplan::instance_price(c, offer, {.gpus = n, .group = n});
+  };
+  const gpuplan::Price& l4_4 = take("aws", "l4", gpuplan::PricingMode::on_demand, 4);
+  CHECK(l4_4.instance == "g6.12xlarge");
+  CHECK_THAT(l4_4.usd_per_gpu_hour * 4, WithinRel(4.6016, 1e-12));
+  const gpuplan::Price& l4_8 = take("aws", "l4", gpuplan::PricingMode::on_demand, 8);
+  CHECK(l4_8.instance == "g6.48xlarge");
+  CHECK_THAT(l4_8.usd_per_gpu_hour * 8, WithinRel(13.3504, 1e-12));
+  const gpuplan::Price& l40s_8 = take("aws", "l40s", gpuplan::PricingMode::on_demand, 8);
+  CHECK(l40s_8.instance == "g6e.48xlarge");
+  CHECK_THAT(l40s_8.usd_per_gpu_hour * 8, WithinRel(30.13118, 1e-12));
+  for (const auto mode : {gpuplan::PricingMode::on_demand, gpuplan::PricingMode::spot, gpuplan::PricingMode::reserved}) {
+    for (const std::uint64_t n : std::array<std::uint64_t, 3>{2, 4, 8}) {
+      INFO(gpuplan::to_string(mode) << " " << n);
+      const gpuplan::Price& g2 = take("gcp", "l4", mode, n);
+      CHECK(gpuplan::rent_instances(n, g2.gpus_per_instance, n).rented_gpus == n);
+      CHECK_FALSE(gpuplan::rent_instances(n, g2.gpus_per_instance, n).group_split);
+    }
+  }
+  CHECK_THAT(take("gcp", "l4", gpuplan::PricingMode::on_demand, 4).usd_per_gpu_hour * 4, WithinRel(4.001665148, 1e-5));
+  CHECK(take("gcp", "a100-sxm-40gb", gpuplan::PricingMode::on_demand, 8).gpus_per_instance == Sizes{2, 4, 8});
+}
+
+// s55 F2: the refusal names the GPU's link (L4 has no NVLink: PCIe peers in one host) and the
+// largest instance of the offer, not the cheapest size's.
+TEST_CASE("rental: a split replica is refused by the GPU's link and the offer's largest instance", "[rental]") {
+  const Catalog& c = Catalog::builtin();
+  gpuplan::Price one;
+  one.provider = "aws";
+  one.gpu = "l40s";
+  one.gpus_per_instance = {1};
+  gpuplan::Price four = one;
+  four.gpus_per_instance = {4};
+  const std::vector<gpuplan::Price> offer{one, four};
+  const gpuplan::InstanceRental split = gpuplan::rent_instances(8, one.gpus_per_instance, 8);
+  REQUIRE(split.group_split);
+  const std::string pcie = gpuplan::not_rentable_text(split, gpuplan::offer_sizes(one, offer), &c.gpu("l40s"));
+  CHECK_THAT(pcie, Contains("PCIe peers in one host"));
+  CHECK_THAT(pcie, Contains("holds 4 GPUs"));
+  CHECK_THAT(pcie, !Contains("share NVLink"));
+  CHECK_THAT(gpuplan::not_rentable_text(split, one, &c.gpu("h100-sxm")), Contains("over NVLink"));
+  CHECK_THAT(gpuplan::not_rentable_text(split, one, &c.gpu("mi300x")), Contains("Infinity Fabric"));
+  CHECK_THAT(gpuplan::not_rentable_text(split, one), !Contains("NVLink"));
+}
+
 TEST_CASE("rental: the catalog reads gpus_per_instance and refuses what no instance is", "[rental][catalog]") {
   Catalog ok = Catalog::builtin();
   ok.merge_text(one_price("[1, 8]"), "u.json");
@@ -194,7 +245,7 @@ TEST_CASE("rental: a user price replaces every instance size of its offer", "[re
     }
     return out;
   };
-  CHECK(l40s() == std::vector<std::string>{"g6e.xlarge", "g6e.12xlarge"});
+  CHECK(l40s() == std::vector<std::string>{"g6e.xlarge", "g6e.12xlarge", "g6e.48xlarge"});
   const gpuplan::MergeReport report = c.merge_text(R"({"schema_version": 1, "prices": [{"provider": "aws",
     "gpu": "l40s", "mode": "on-demand", "usd_per_gpu_hour": 2.0, "date": "2026-11", "region": "us-east-1",
     "instance": "mine", "sources": ["test"]}]})", "u.json");

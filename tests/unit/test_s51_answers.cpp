@@ -22,7 +22,8 @@ TEST_CASE("a replica split over instances is not rentable in a comparison", "[co
   CHECK_FALSE(po.rentable());
   const std::string why = gpuplan::not_rentable_text(po.cost.rental, *po.price);
   CHECK(why.find("a replica needs 4 GPUs in one instance") != std::string::npos);
-  CHECK(why.find("lambda on-demand rents b200 in instances of at most 1 GPU") != std::string::npos);
+  // s55: the largest instance of the offer the catalog has (here the price's own sizes).
+  CHECK(why.find("the largest lambda on-demand instance of b200 the catalog has holds 1 GPU") != std::string::npos);
   const std::vector<std::uint64_t> eight{8};
   po.cost.rental = gpuplan::rent_instances(8, eight, 4);
   CHECK(po.rentable());

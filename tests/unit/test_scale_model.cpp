@@ -181,3 +181,37 @@ TEST_CASE("scale model: a MoE model's rows include perf's expert-parallel choice
   CHECK(fewest.output_tokens_per_s >= 40000);
   CHECK(fewest.layout.gpus() <= 8);
 }
+
+// s55 F6: scale takes plan's latency caps: a row above --max-itl-ms is marked and never the
+// fewest GPUs for the target; the caps are validated as plan's.
+TEST_CASE("scale model: rows over the latency caps are marked and never meet the target", "[scale_model]") {
+  const auto& model = cat().model("llama-3.1-70b");
+  const gpuplan::GpuSpec& gpu = cat().gpu("h100-sxm");
+  auto r = request_70b();
+  r.target_output_tokens_per_s = 20000;
+  const auto open = gpuplan::model_scaling_table(model, gpu, r);
+  double lowest = 1e9;
+  double highest = 0;
+  for (const ScaleModelRow& row : open.rows) {
+    CHECK_FALSE(row.over_latency);
+    lowest = std::min(lowest, row.itl_s);
+    highest = std::max(highest, row.itl_s);
+  }
+  REQUIRE(lowest < highest);
+  r.max_itl_s = (lowest + highest) / 2;
+  const auto capped = gpuplan::model_scaling_table(model, gpu, r);
+  bool some_over = false;
+  for (const ScaleModelRow& row : capped.rows) {
+    CHECK(row.over_latency == (row.itl_s > *r.max_itl_s));
+    some_over = some_over || row.over_latency;
+  }
+  CHECK(some_over);
+  if (capped.serve_out_fewest) {
+    CHECK_FALSE(capped.rows[*capped.serve_out_fewest].over_latency);
+  }
+  r.max_itl_s = 0.0;
+  CHECK_THROWS_WITH(gpuplan::model_scaling_table(model, gpu, r), Contains("scale.max_itl_s"));
+  r.max_itl_s.reset();
+  r.max_ttft_s = 1e6;
+  CHECK_THROWS_WITH(gpuplan::model_scaling_table(model, gpu, r), Contains("scale.max_ttft_s"));
+}
