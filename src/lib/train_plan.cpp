@@ -284,9 +284,10 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
   if (l.dp * l.cp > 1 && stage_of(t.sharding) < 3 && t.framework && !t.overlap_grad_reduce &&
       !overlaps_grad_reduce(t)) {
     plan.notes.push_back(fmt::format(
-        "the data-parallel gradient {} follows the last backward, unhidden, as {} runs by default; if the run "
+        "the data-parallel gradient {} the last backward, unhidden, as {} runs by default; if the run "
         "overlaps it, say --overlap-grad-reduce{}",
-        t.sharding == Sharding::none ? "all-reduce" : "reduce-scatter and the parameter all-gather after the step",
+        t.sharding == Sharding::none ? "all-reduce follows"
+                                     : "reduce-scatter and the parameter all-gather after the step follow",
         *t.framework == TrainFramework::megatron ? "Megatron-LM" : "DeepSpeed ZeRO-1/2 (overlap_comm off)",
         t.sharding == Sharding::zero1 && *t.framework == TrainFramework::megatron ? " (and --overlap-param-gather)" : ""));
   }
