@@ -1257,7 +1257,7 @@ TEST_CASE("train: FSDP under a pipeline honours grad-sync each", "[train]") {
   r.sync_last_micro_batch = false;
   CHECK_FALSE(fsdp_stage_unsharded(r));
   const TrainMemory each = train_memory(m, gpu("h200-sxm"), r);
-  CHECK(each.buckets < 0.25 * kept.buckets);
+  CHECK(each.buckets < 0.4 * kept.buckets);  // three layers gathered and the unsharded ends
   CHECK(each.gradients < 0.3 * kept.gradients);
   CHECK(each.fits);
   CHECK(each.total() / units::kGiB < 120.0);
