@@ -122,8 +122,10 @@ struct TrainRequest {
   /// default, sync_each_batch off; KempnerForge): the reduce-scatter waits for the last
   /// micro-batch, so every rank holds the whole unsharded gradient of its model shard until then,
   /// accumulated in fp32 (FSDP's reduce dtype; KempnerForge's pure-bf16 runs too). Off:
-  /// reduce-scattered every micro-batch (torchtitan).
-  bool sync_last_micro_batch = false;
+  /// reduce-scattered every micro-batch (torchtitan without a pipeline; NeMo Automodel's FSDP
+  /// under PP, which reshards after each forward). Unset: off, except FSDP under a pipeline
+  /// (fsdp_stage_unsharded: torchtitan's).
+  std::optional<bool> sync_last_micro_batch;
   TrainMethod method = TrainMethod::full;
   std::uint64_t lora_rank = 16;
   /// The loss's cross-entropy; unset: default_loss_kernel(method).
@@ -139,8 +141,19 @@ struct TrainRequest {
   bool flash_attention = true;
   /// Unset: inferred from the layout (megatron_style).
   std::optional<TrainFramework> framework;
+  /// The data-parallel gradient all-reduce / reduce-scatter (--sharding none, zero1, zero2) runs in
+  /// buckets under the last micro-batch's backward (Megatron's --overlap-grad-reduce, DeepSpeed's
+  /// overlap_comm, PyTorch DDP's buckets); off: after the backward, exposed. Unset:
+  /// overlaps_grad_reduce's default for the framework.
+  std::optional<bool> overlap_grad_reduce;
+  /// ZeRO-1's all-gather of the updated parameters after the optimizer step runs under the next
+  /// step's forward (Megatron's --overlap-param-gather); off: exposed. Unset: overlaps_param_gather.
+  std::optional<bool> overlap_param_gather;
   /// Dropout masks stored (GPT-3-era training; today's LLM recipes train without dropout).
   bool dropout = false;
+  /// PEFT's lora_dropout > 0 (LoraConfig's default is 0.0): each adapted module drops out its own
+  /// copy of its input before lora_A, keeping the mask and the dropped-out copy for the backward.
+  bool lora_dropout = false;
   /// DeepSpeed ZeRO-3's sub_group_size: the optimizer step builds the fp32 gradients of this many
   /// parameters of the partition at a time (DeepSpeed's default 1e9).
   double zero_sub_group_params = 1e9;
@@ -176,7 +189,8 @@ bool megatron_style(const TrainRequest& request);
 /// reshard after forward to avoid per-microbatch all-gathers", models/llama/parallelize_llama.py
 /// @82010c7), and PyTorch's pipeline schedules skip the gradient reduce-scatter until the last
 /// micro-batch's backward: each rank holds its whole stage's parameters gathered and, with more
-/// than one micro-batch, their unsharded gradients accumulated in fp32 (the reduce dtype).
+/// than one micro-batch, their unsharded gradients accumulated in fp32 (the reduce dtype). Not with
+/// sync_last_micro_batch stated false (--grad-sync each).
 bool fsdp_stage_unsharded(const TrainRequest& request);
 
 /// The recompute policy assumed when none is given: full when PEFT's k-bit preparation is assumed

@@ -127,6 +127,19 @@ struct TrainStep {
 /// 409.6 GB/s) at 80 % shared by its 8 GPUs: 40 GB/s.
 double host_memory_rate(const GpuSpec& gpu, const TrainEfficiency& e);
 
+/// Whether the data-parallel gradient reduction (--sharding none, zero1, zero2) overlaps the last
+/// micro-batch's backward, bucket by bucket: the request's overlap_grad_reduce, else the framework's
+/// default. Megatron-LM: off (DistributedDataParallelConfig.overlap_grad_reduce = False; its
+/// --overlap-grad-reduce turns it on). DeepSpeed ZeRO-1/2: off (overlap_comm defaults to stage == 3).
+/// Unset framework: on, as PyTorch DDP always buckets under the backward and the NeMo and
+/// Megatron-Bridge recipes the compute share and band were set on turn overlap_grad_reduce on.
+bool overlaps_grad_reduce(const TrainRequest& request);
+/// Whether ZeRO-1's all-gather of the updated parameters (after the optimizer step) hides under
+/// the next forward: only Megatron's --overlap-param-gather does it (off by default; on in NeMo's
+/// and Megatron-Bridge's recipes, so on with the framework unset and --sharding zero1). DeepSpeed's
+/// stages 1 and 2 all-gather after the step with nothing to overlap. False without ZeRO-1/2.
+bool overlaps_param_gather(const TrainRequest& request);
+
 /// Validates the request and times one step.
 TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& request,
                      const TrainEfficiency& efficiency);

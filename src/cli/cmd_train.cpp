@@ -33,6 +33,8 @@ struct TrainOptions {
   std::string attention = "flash";
   std::string sequence_parallel = "on";
   std::string framework;
+  std::string overlap_grad_reduce;   // empty: the framework's default
+  std::string overlap_param_gather;  // empty: the framework's default
   std::uint64_t micro_batch = 1;
   std::uint64_t seq = 4096;
   std::uint64_t global_batch_tokens = 0;
@@ -43,10 +45,11 @@ struct TrainOptions {
   bool zero_sub_group_given = false;
   std::string master_weights = "fp32";
   bool optimizer_in_backward = false;
-  std::string grad_sync = "each";
+  std::string grad_sync;  // empty: each, or last for FSDP under a pipeline
   std::string method = "full";
   std::uint64_t lora_rank = 16;
   bool lora_rank_given = false;
+  bool lora_dropout = false;
   std::string loss;
   std::string qlora_prep;
   std::string tokens;
@@ -105,12 +108,15 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   }
   t.master_weights = parse_master_weights(o.master_weights, "--master-weights");
   t.optimizer_in_backward = o.optimizer_in_backward;
-  t.sync_last_micro_batch = o.grad_sync == "last";
+  if (!o.grad_sync.empty()) {
+    t.sync_last_micro_batch = o.grad_sync == "last";
+  }
   t.method = parse_train_method(o.method, "--method");
   if (o.lora_rank_given && t.method == TrainMethod::full) {
     throw InputError("--lora-rank: needs --method lora or qlora");
   }
   t.lora_rank = o.lora_rank;
+  t.lora_dropout = o.lora_dropout;
   if (!o.qlora_prep.empty()) {
     if (t.method != TrainMethod::qlora) {
       throw InputError("--qlora-prep: needs --method qlora");
@@ -127,6 +133,12 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   t.sequence_parallel = o.sequence_parallel == "on";
   if (!o.framework.empty()) {
     t.framework = parse_train_framework(o.framework, "--framework");
+  }
+  if (!o.overlap_grad_reduce.empty()) {
+    t.overlap_grad_reduce = o.overlap_grad_reduce == "on";
+  }
+  if (!o.overlap_param_gather.empty()) {
+    t.overlap_param_gather = o.overlap_param_gather == "on";
   }
   t.micro_batch = o.micro_batch;
   t.seq_tokens = o.seq;
@@ -219,6 +231,16 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "--optimizer-cpu-offload does) or deepspeed (ZeRO's counting; ZeRO-Offload moves the gradients "
                   "to the host). Default: megatron with --sharding none or zero1 and TP or PP > 1, else deepspeed")
       ->check(one_of({"megatron", "deepspeed"}));
+  sub->add_option("--overlap-grad-reduce", o->overlap_grad_reduce,
+                  "Data-parallel gradient reduction under the last micro-batch's backward, in buckets (the last "
+                  "one exposed): on or off. Default: off with --framework megatron (Megatron-LM's default; "
+                  "--overlap-grad-reduce) or deepspeed (ZeRO-1/2's overlap_comm), on otherwise (PyTorch DDP, NeMo)")
+      ->check(one_of({"on", "off"}));
+  sub->add_option("--overlap-param-gather", o->overlap_param_gather,
+                  "ZeRO-1's all-gather of the updated parameters under the next forward (Megatron's "
+                  "--overlap-param-gather): on or off. Default: off with --framework megatron, on with the framework "
+                  "unset (NeMo's recipes)")
+      ->check(one_of({"on", "off"}));
   sub->add_option("--micro-batch", o->micro_batch, "Sequences per micro-batch per replica")
       ->capture_default_str()
       ->transform(whole_number())
@@ -254,8 +276,9 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--grad-sync", o->grad_sync,
                   "FSDP with gradient accumulation: each (reduce-scatter every micro-batch, torchtitan) or last "
                   "(no_sync until the last: Hugging Face Accelerate's and Trainer's default; the unsharded gradients "
-                  "stay on every rank)")
-      ->capture_default_str()
+                  "stay on every rank). Under a pipeline (--pp > 1) last is the default (torchtitan: the stage "
+                  "kept gathered) and each reshards after every forward as without one (NeMo Automodel)")
+      ->default_str("each")
       ->check(one_of({"each", "last"}));
   sub->add_flag("--optimizer-in-backward", o->optimizer_in_backward,
                 "Step the optimizer inside the backward pass, freeing each gradient (torchtune's optimizer_in_bwd; "
@@ -265,6 +288,9 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
       ->capture_default_str()
       ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
+  sub->add_flag("--lora-dropout", o->lora_dropout,
+                "PEFT's lora_dropout > 0 (LoraConfig's default is 0): each adapted module keeps a dropout mask of "
+                "its input (with --method lora or qlora)");
   sub->add_option("--loss", o->loss,
                   "Cross-entropy the logits' memory follows: unfused (Hugging Face Trainer, TRL, PEFT: 14 bytes per "
                   "token and vocabulary entry), fused (Megatron, torchtune: 6) or fused-linear (Liger, Cut "

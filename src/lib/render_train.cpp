@@ -96,6 +96,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                  {"layout", train_layout_json(t.layout)},
                  {"method", to_string(t.method)},
                  {"lora_rank", t.method == TrainMethod::full ? OrderedJson(nullptr) : OrderedJson(t.lora_rank)},
+                 {"lora_dropout", t.lora_dropout},
                  {"sharding", to_string(t.sharding)},
                  {"recompute", to_string(t.recompute)},
                  {"recompute_assumed", t.recompute_assumed},
@@ -104,7 +105,9 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                  {"offload", to_string(t.offload)},
                  {"master_weights", to_string(t.master_weights)},
                  {"optimizer_in_backward", t.optimizer_in_backward},
-                 {"grad_sync", t.sync_last_micro_batch ? "last" : "each"},
+                 {"grad_sync", t.sync_last_micro_batch.value_or(fsdp_stage_unsharded(t)) ? "last" : "each"},
+                 {"overlap_grad_reduce", overlaps_grad_reduce(t)},
+                 {"overlap_param_gather", overlaps_param_gather(t)},
                  {"micro_batch", t.micro_batch},
                  {"seq_tokens", t.seq_tokens},
                  {"global_batch_tokens", static_cast<std::uint64_t>(s.tokens_per_step)},
@@ -286,7 +289,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                       : t.optimizer_in_backward ? "bf16, the largest tensor's (optimizer in backward)"
                       : fp32_main_grads(t)      ? fmt::format("fp32 (Megatron's main_grad{})",
                                                               offloaded.empty() ? "" : ", on the GPU under offload")
-                      : t.sync_last_micro_batch && t.micro_batches() > 1
+                      : t.sync_last_micro_batch.value_or(false) && t.micro_batches() > 1
                           ? std::string("fp32, unsharded until the last micro-batch (no_sync)")
                       : full && fsdp_stage_unsharded(t) && t.micro_batches() > 1
                           ? std::string("fp32, the stage's unsharded until the last micro-batch (FSDP under PP)")

@@ -188,7 +188,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     // largest tensor's (the embedding or LM head, vocab-parallel under TP) is the most held.
     m.gradients = r.optimizer_in_backward ? kBf16Bytes * largest_matrix(model, true) / d(l.tp)
                   : fp32_main_grads(r)      ? sharded(params, kFp32Bytes, 2)
-                  : (r.sync_last_micro_batch || fsdp_stage_unsharded(r)) && r.micro_batches() > 1
+                  : (r.sync_last_micro_batch.value_or(false) || fsdp_stage_unsharded(r)) && r.micro_batches() > 1
                       ? kFp32Bytes * m.params_per_gpu
                       : sharded(params, kBf16Bytes, 2);
     m.master_weights = master ? sharded(params, kFp32Bytes, 1) : 0.0;
@@ -435,7 +435,9 @@ bool megatron_style(const TrainRequest& r) {
 }
 
 bool fsdp_stage_unsharded(const TrainRequest& r) {
-  return r.sharding == Sharding::fsdp && r.layout.pp > 1;
+  // --grad-sync each under a pipeline: reshard after each forward and reduce-scatter every
+  // micro-batch (NeMo Automodel's FSDP2 under PP, NVIDIA-NeMo/Automodel PR 2673), as without one.
+  return r.sharding == Sharding::fsdp && r.layout.pp > 1 && r.sync_last_micro_batch.value_or(true);
 }
 
 bool fp32_main_grads(const TrainRequest& r) {
@@ -589,6 +591,26 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
     // LoRA keeps x A (r values) per adapted matrix: 4 attention and 3 (gated) or 2 MLP matrices.
     split += layers * kBf16Bytes * d(r.lora_rank) * (4.0 + (model.mlp_gated ? 3.0 : 2.0)) / tp;
     op_saved += layers * kBf16Bytes * d(r.lora_rank) * (4.0 + (model.mlp_gated ? 3.0 : 2.0)) / tp;
+    // And each adapted module's own copy of its input: PEFT's Linear.forward runs
+    // x = self._cast_input_dtype(x, lora_A.weight.dtype), then lora_B(lora_A(dropout(x)))
+    // (huggingface/peft src/peft/tuners/lora/layer.py @00336949). fp32 adapters under autocast:
+    // x is copied to fp32 and autocast's linear copies it back to 16 bits, and that copy (2 bytes
+    // an element) is what lora_A keeps, one per module (q, k and v each cast the same input).
+    // lora_dropout > 0 adds the mask (1 byte), and with 16-bit adapters the dropped-out copy.
+    // PEFT's layers only: the Hugging Face stack, told by its unfused loss as peft_kbit_prepared
+    // is (NeMo's, litgpt's, torchtune's and Unsloth's LoRA layers run their own forward).
+    const bool peft = r.loss_kernel() == LossKernel::unfused;
+    const double cast = peft && updated_weight_bytes(r.master_weights) > kBf16Bytes ? kBf16Bytes : 0.0;
+    const double per_input = cast + (r.lora_dropout ? 1.0 + (cast > 0 ? 0.0 : kBf16Bytes) : 0.0);
+    double inputs = 0;  // elements per token over the adapted modules' inputs, all layers
+    for (std::uint64_t i = 0; i < model.num_hidden_layers; ++i) {
+      inputs += 3.0 * h + o / tp;  // q, k, v read the norm's output; o the attention's output
+      if (!model.is_moe_layer(i)) {
+        inputs += (model.mlp_gated ? 2.0 : 1.0) * h + d(model.intermediate_size) / tp;
+      }
+    }
+    split += per_input * inputs;
+    op_saved += per_input * inputs;
   }
   out.replicated = replicated / layers;
   out.split = split / layers;
@@ -722,6 +744,18 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
                                  "and PP (--framework deepspeed)",
                                  to_string(r.sharding)));
   }
+  if (r.overlap_grad_reduce && stage(r.sharding) >= 3) {
+    throw InputError(fmt::format("train.overlap_grad_reduce: applies to --sharding none, zero1 "
+                                 "or zero2; {} is timed with its own overlap (FSDP prefetches its gathers, "
+                                 "ZeRO-3's overlap_comm is on)",
+                                 to_string(r.sharding)));
+  }
+  if (r.overlap_param_gather && (r.sharding != Sharding::zero1 || r.framework == TrainFramework::deepspeed)) {
+    throw InputError(fmt::format("train.overlap_param_gather: Megatron's distributed optimizer "
+                                 "(--sharding zero1) overlaps its parameter all-gather; {} has none to overlap",
+                                 r.framework == TrainFramework::deepspeed ? "DeepSpeed's ZeRO-1/2"
+                                                                          : fmt::format("--sharding {}", to_string(r.sharding))));
+  }
   if (r.framework == TrainFramework::deepspeed && r.sharding == Sharding::fsdp) {
     throw InputError("train.framework: FSDP is PyTorch's, not DeepSpeed's; use --sharding zero3 with deepspeed");
   }
@@ -742,10 +776,13 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   if (!(r.zero_sub_group_params >= 1 && r.zero_sub_group_params < 1e15)) {
     throw InputError("train.zero_sub_group_params: expected a parameter count >= 1");
   }
+  if (r.lora_dropout && r.method == TrainMethod::full) {
+    throw InputError("train.lora_dropout: PEFT's lora_dropout applies to --method lora or qlora");
+  }
   if (r.kbit_prepared && r.method != TrainMethod::qlora) {
     throw InputError("train.kbit_prepared: PEFT's k-bit preparation applies to QLoRA (--method qlora) only");
   }
-  if (r.sync_last_micro_batch && (r.sharding != Sharding::fsdp || r.method != TrainMethod::full)) {
+  if (r.sync_last_micro_batch.value_or(false) && (r.sharding != Sharding::fsdp || r.method != TrainMethod::full)) {
     throw InputError("train.sync_last_micro_batch: applies to full training with --sharding fsdp (no_sync holds "
                      "the unsharded gradients; DeepSpeed reduces every micro-batch into its partitions)");
   }

@@ -181,8 +181,11 @@ std::string fit_remedies(const TrainRequest& t) {
   if (t.recompute != Recompute::full) {
     out.emplace_back("full recompute");
   }
-  if (t.sync_last_micro_batch && t.micro_batches() > 1) {
+  if (t.sync_last_micro_batch.value_or(false) && t.micro_batches() > 1) {
     out.emplace_back("--grad-sync each (sync_each_batch)");
+  } else if (fsdp_stage_unsharded(t)) {
+    out.emplace_back("--grad-sync each (FSDP resharding after each forward and reduce-scattering every "
+                     "micro-batch under the pipeline, as NeMo Automodel does)");
   }
   if (!one_rank && stage_of(t.sharding) != 3) {
     out.emplace_back("ZeRO-3/FSDP sharding");
@@ -278,6 +281,16 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
   plan.scale = scale_rows(model, gpu, plan);
 
   const TrainLayout& l = t.layout;
+  if (l.dp * l.cp > 1 && stage_of(t.sharding) < 3 && t.framework && !t.overlap_grad_reduce &&
+      !overlaps_grad_reduce(t)) {
+    plan.notes.push_back(fmt::format(
+        "the data-parallel gradient {} the last backward, unhidden, as {} runs by default; if the run "
+        "overlaps it, say --overlap-grad-reduce{}",
+        t.sharding == Sharding::none ? "all-reduce follows"
+                                     : "reduce-scatter and the parameter all-gather after the step follow",
+        *t.framework == TrainFramework::megatron ? "Megatron-LM" : "DeepSpeed ZeRO-1/2 (overlap_comm off)",
+        t.sharding == Sharding::zero1 && *t.framework == TrainFramework::megatron ? " (and --overlap-param-gather)" : ""));
+  }
   if (t.sharding != Sharding::none && l.dp * l.cp == 1) {
     plan.notes.push_back(fmt::format("--sharding {} with one data-parallel rank partitions nothing: memory is as "
                                      "without sharding", to_string(t.sharding)));
@@ -372,7 +385,7 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
                          "all the DP ranks, and only the gradient reduce-scatter (per 5e8-element bucket) overlaps "
                          "the backward; --sharding fsdp prefetches the gathers under compute");
   }
-  if (t.sync_last_micro_batch && t.micro_batches() > 1) {
+  if (t.sync_last_micro_batch.value_or(false) && t.micro_batches() > 1) {
     plan.notes.push_back(fmt::format(
         "gradients under no_sync (--grad-sync last): each rank accumulates the whole unsharded gradient of its model "
         "shard over the {} micro-batches and reduce-scatters once, so FSDP shards no gradient memory; "

@@ -140,6 +140,27 @@ double host_memory_rate(const GpuSpec& gpu, const TrainEfficiency& e) {
   return gpu.host_link.kind == "nvlink-c2c" ? kGraceBytesPerS * kReachable / 2.0 : kDgxA100HostBytesPerS * kReachable / 8.0;
 }
 
+bool overlaps_grad_reduce(const TrainRequest& r) {
+  if (r.overlap_grad_reduce) {
+    return *r.overlap_grad_reduce;
+  }
+  // Megatron-LM megatron/core/distributed/distributed_data_parallel_config.py @00119989:
+  // overlap_grad_reduce = False; DeepSpeed deepspeed/runtime/zero/config.py @1b88ac36
+  // (overlap_comm_valid): overlap_comm = stage == 3 when not given.
+  return !r.framework.has_value();
+}
+
+bool overlaps_param_gather(const TrainRequest& r) {
+  if (r.sharding != Sharding::zero1 && r.sharding != Sharding::zero2) {
+    return false;
+  }
+  if (r.overlap_param_gather) {
+    return *r.overlap_param_gather;
+  }
+  // Megatron-LM's overlap_param_gather = False (the same config file); ZeRO-2 is DeepSpeed's.
+  return !r.framework.has_value() && r.sharding == Sharding::zero1;
+}
+
 TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& r, const TrainEfficiency& e) {
   validate_train_request(model, gpu, r);
   check_efficiency(e);
@@ -304,7 +325,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     // tokens/s per GPU where full overlap gave 12,018 (a test).
     double gathers = reduce(mem.working_bytes_per_gpu);
     // Under no_sync only the last micro-batch reduce-scatters (the step's one, spread per micro-batch).
-    double scatter = 0.5 * reduce(grad_bytes) / (r.sync_last_micro_batch ? m : 1.0);
+    double scatter = 0.5 * reduce(grad_bytes) / (r.sync_last_micro_batch.value_or(false) ? m : 1.0);
     if (r.sharding == Sharding::zero3) {
       // That is the bytes; DeepSpeed moves them in many collectives, each paying a ring's latency
       // over all the DP ranks. Its ZeRO-3 hooks every module holding parameters and
@@ -324,7 +345,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
       gathers += 2.0 * std::max(0.0, layers * modules_per_layer - 1.0) * ring_s;
       constexpr double kReduceBucketBytes = 5e8 * kBf16Bytes;
       const double buckets = std::ceil(grad_bytes / kReduceBucketBytes);
-      scatter += std::max(0.0, buckets - 1.0) * ring_s / (r.sync_last_micro_batch ? m : 1.0);
+      scatter += std::max(0.0, buckets - 1.0) * ring_s / (r.sync_last_micro_batch.value_or(false) ? m : 1.0);
     }
     const double per_mb = gathers + scatter;
     s.dp_comm_s = m * per_mb;
@@ -332,10 +353,33 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
                          ? m * (gathers + std::max(0.0, scatter - 2.0 / 3.0 * mb_compute_s))
                          : m * std::max(0.0, per_mb - mb_compute_s);
   } else {
-    // One all-reduce (or reduce-scatter + all-gather for ZeRO-1/2: the same bytes) after the
-    // last micro-batch, overlapped with its backward pass (2/3 of its compute).
-    s.dp_comm_s = reduce(grad_bytes);
-    s.dp_exposed_s = std::max(0.0, s.dp_comm_s - 2.0 / 3.0 * mb_compute_s);
+    // One all-reduce after the last micro-batch; ZeRO-1/2 split it into a reduce-scatter of the
+    // gradients and, after the optimizer step, an all-gather of the updated parameters (half each).
+    const bool sharded = r.sharding == Sharding::zero1 || r.sharding == Sharding::zero2;
+    const double all_reduce_s = reduce(grad_bytes);
+    const double grad_s = sharded ? 0.5 * all_reduce_s : all_reduce_s;
+    const double gather_s = all_reduce_s - grad_s;
+    s.dp_comm_s = all_reduce_s;
+    // With overlap the buckets reduce as the last micro-batch's backward produces them (2/3 of
+    // its compute), but the last bucket (the first layers and the embedding) is only ready as
+    // the backward ends: it is always exposed. Megatron-Core's bucket is max(4e7, 1e6 x DP)
+    // parameters (distributed_data_parallel.py @00119989), DeepSpeed's reduce_bucket_size 5e8
+    // elements, PyTorch DDP's bucket_cap_mb 25 MiB. Without overlap it all follows the backward.
+    const double elements = std::max(1.0, grad_bytes / (full ? kBf16Bytes : updated_weight_bytes(r.master_weights)));
+    const double bucket_elements =
+        r.framework == TrainFramework::deepspeed ? 5e8
+        : r.sharding == Sharding::none && !megatron_style(r)
+            ? r.bucket_bytes / kBf16Bytes
+            : std::max(4e7, 1e6 * d(l.dp * l.cp));
+    const double last_bucket = std::min(1.0, bucket_elements / elements);
+    const auto hidden_under = [&](double comm_s, bool overlap, double window_s) {
+      return overlap ? std::max(0.0, comm_s * (1.0 - last_bucket) - window_s) + comm_s * last_bucket : comm_s;
+    };
+    // The parameter all-gather follows the step: Megatron's --overlap-param-gather launches it
+    // bucket by bucket in the next step's first forward (1/3 of a micro-batch's compute), the
+    // first bucket waited for; otherwise it runs before that forward, exposed.
+    s.dp_exposed_s = hidden_under(grad_s, overlaps_grad_reduce(r), 2.0 / 3.0 * mb_compute_s) +
+                     hidden_under(gather_s, overlaps_param_gather(r), 1.0 / 3.0 * mb_compute_s);
   }
   // What crosses the host link does so on every GPU of a server at once (the shared PCIe rate
   // where the catalog gives one).
