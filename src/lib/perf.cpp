@@ -254,6 +254,7 @@ const PerfRequest& validated(const ModelSpec& m, const PerfRequest& request) {
 FitResult sequence_fit(const ModelSpec& m, const GpuSpec& gpu, PerfRequest& request,
                        std::optional<detail::FitBasis>* basis, bool candidate) {
   request.fit.context_tokens = request.input_tokens + request.output_tokens;
+  request.fit.prompt_tokens = request.input_tokens;
   // A search's candidates leave out the longest context that fits: best_layout adds the
   // chosen one's (some 200 instructions a layout).
   return basis != nullptr ? detail::fit_numbers(m, gpu, request.fit, *basis,
@@ -956,6 +957,9 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
     r.roofline.push_back(pm.evaluate(b, roofline));
   }
   r.notes = std::move(fit_notes);
+  if (pm.fit().engine) {
+    r.notes.push_back(engine_step_line(*pm.fit().engine, request.fit.engine, request.fit.layout.pp));
+  }
   if (pm.fit().engine) {
     if (std::optional<std::string> line = default_max_model_len_line(*pm.fit().engine, pm.fit().request.context_tokens)) {
       r.notes.push_back(std::move(*line));
