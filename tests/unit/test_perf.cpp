@@ -79,7 +79,12 @@ TEST_CASE("perf: decode is memory-bound at batch 1 and compute-bound past the ri
   const auto& m = cat().model("llama-3.1-8b");
   const auto& g = cat().gpu("h100-sxm");
   const PerfModel pm(m, g, request(Layout{}, DType::fp8, 16, 16));
-  CHECK(pm.evaluate(1, Efficiency{}).decode.bound() == gpuplan::Bound::memory);
+  // Of the work terms memory leads at batch 1; the whole step's largest term there is the
+  // per-step overhead (1.5 ms + 50 us a layer against 4.8 ms of 8 GB of FP8 weights), which "bound"
+  // now names (helper s55 meas-amd 6).
+  const gpuplan::StepTime one = pm.evaluate(1, Efficiency{}).decode;
+  CHECK(one.memory_s > one.compute_s);
+  CHECK(one.bound() == gpuplan::Bound::overhead);
   const auto ridge = pm.ridge_batch();
   REQUIRE(ridge.has_value());
   const auto at = [&](double b) { return pm.decode_step(static_cast<std::uint64_t>(b), 24, Efficiency::roofline()); };
