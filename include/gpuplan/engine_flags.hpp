@@ -10,9 +10,10 @@
 //                 --max-running-requests --context-length --mem-fraction-static
 //                 --dtype | --quantization --kv-cache-dtype auto|fp8_e4m3
 //   TensorRT-LLM  trtllm-serve M --backend pytorch --tp_size --pp_size [--ep_size] --max_batch_size
-//                 --max_seq_len --kv_cache_free_gpu_memory_fraction; the KV dtype and attention DP
-//                 go in the --extra_llm_api_options YAML (kv_cache_config.dtype,
-//                 enable_attention_dp), weights come quantized in the checkpoint (ModelOpt)
+//                 --max_seq_len --kv_cache_free_gpu_memory_fraction; the KV dtype, attention DP
+//                 and chunked prefill go in the --extra_llm_api_options YAML (kv_cache_config.dtype,
+//                 enable_attention_dp, enable_chunked_prefill), weights come quantized in the
+//                 checkpoint (ModelOpt)
 // DP attention (Layout::dp_attention, D ranks): vLLM --tensor-parallel-size TP
 // --data-parallel-size D --enable-expert-parallel (docs.vllm.ai, expert parallel deployment);
 // SGLang --tp-size TP x D --dp-size D --enable-dp-attention --ep-size EP, and
@@ -61,6 +62,9 @@ struct LaunchSettings {
   /// memory. When they exceed it the command names an FP8 checkpoint instead. 0: not checked.
   double sixteen_bit_load_bytes = 0;
   double gpu_memory_bytes = 0;
+  /// TensorRT-LLM: enable_chunked_prefill in the YAML. Without it trtllm-serve refuses a prompt
+  /// longer than max_num_tokens (EngineSettings::trtllm_chunked_prefill).
+  bool chunked_prefill = false;
 };
 
 /// Whether `engine` loads every 16-bit weight onto the GPU before it quantizes them to FP8

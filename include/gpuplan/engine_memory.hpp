@@ -35,6 +35,15 @@ namespace gpuplan {
 
 enum class Engine { neutral, vllm, sglang, trtllm };
 
+/// TensorRT-LLM's two runtimes: the PyTorch backend (trtllm-serve --backend pytorch, the default
+/// from 1.0) and the TensorRT-engine flow (an engine built by trtllm-build, the default before).
+enum class TrtllmBackend { pytorch, tensorrt };
+[[nodiscard]] std::string_view to_string(TrtllmBackend backend);
+/// "pytorch" or "tensorrt" (also "trt"); anything else throws InputError `engine.trtllm_backend:`.
+[[nodiscard]] TrtllmBackend parse_trtllm_backend(std::string_view name);
+
+struct EngineSettings;
+
 /// vLLM's top-k/top-p sampler (vllm/v1/sample/ops/topk_topp_sampler.py): FlashInfer's kernels on
 /// CUDA with FlashInfer installed and VLLM_USE_FLASHINFER_SAMPLER not 0, else the PyTorch-native
 /// path (also on ROCm, whose aiter sampler falls back to it). From 0.19 it sets the profiling peak.
@@ -59,8 +68,11 @@ inline constexpr std::uint64_t kTrtllmBlockTokens = 32;
 [[nodiscard]] DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, const GpuSpec& gpu,
                                            Engine engine);
 /// The cache layout `engine` builds where engines differ: SGLang caches MiniCPM3's MLA latent
-/// (its MiniCPM3AttentionMLA), where vLLM (and the neutral estimate, after it) expands K and V per head.
-void apply_engine_cache_layout(ModelSpec& model, Engine engine);
+/// (its MiniCPM3AttentionMLA), where vLLM (and the neutral estimate, after it) expands K and V per head;
+/// vLLM before 0.7.1 expands every MLA model's (vllm_expands_mla). Returns whether it changed `model`.
+bool apply_engine_cache_layout(ModelSpec& model, const EngineSettings& engine);
+/// The same for `engine`'s current release.
+bool apply_engine_cache_layout(ModelSpec& model, Engine engine);
 /// Why `engine` cannot hold `model`'s KV cache in `kv`, or nothing. TensorRT-LLM's PyTorch backend
 /// takes kv_cache_config dtype auto (the checkpoint's), fp8 or nvfp4, and refuses to override a
 /// checkpoint's calibrated cache with another format (validate_and_set_kv_cache_quant).
@@ -114,7 +126,21 @@ struct EngineSettings {
   std::optional<int> trtllm_version;
   /// vLLM's sampler. Unset: FlashInfer where EngineInputs::flashinfer_sampler says vLLM takes it.
   std::optional<VllmSampler> vllm_sampler;
+  /// TensorRT-LLM's backend where a release had both (0.17 to 0.21 ran the PyTorch backend with
+  /// --backend pytorch; from 1.0 it is the default). Unset: the release's default
+  /// (trtllm_tensorrt_flow()).
+  std::optional<TrtllmBackend> trtllm_backend;
+  /// TensorRT-LLM's enable_chunked_prefill (--extra_llm_api_options). Off, a prompt longer than
+  /// max_num_tokens is refused. Unset: off, trtllm-serve's default (kTrtllmChunkedPrefillDefault).
+  std::optional<bool> trtllm_chunked_prefill;
 };
+
+/// TensorRT-LLM runs the TensorRT-engine flow (its C++ runtime's buffers, trtllm-build's
+/// max_num_tokens cap) rather than the PyTorch backend: asked for, or before 1.0 unless asked.
+[[nodiscard]] bool trtllm_tensorrt_flow(const EngineSettings& settings);
+/// vLLM caches an MLA model's K and V expanded per head, not the latent: releases before 0.7.1
+/// (kVllmMlaLatentMinor, kVllmMlaLatentPatch).
+[[nodiscard]] bool vllm_expands_mla(const EngineSettings& settings);
 
 /// What the engine's startup arithmetic gives for one GPU. Figures in bytes; `kv_bytes` is
 /// negative when the engine would refuse to start (vLLM logs such figures).
@@ -155,6 +181,13 @@ struct EngineMemory {
   std::uint64_t block_tokens = 0;
   bool block_holds_state = false;  ///< vLLM raised the block so one page holds a linear layer's state
   bool vllm_v0 = false;            ///< vLLM's V0 engine (releases before 0.8): its defaults and log lines
+  bool trtllm_tensorrt_flow = false;  ///< TensorRT-LLM's TensorRT-engine flow (trtllm_tensorrt_flow())
+  bool trtllm_chunked_prefill = false;  ///< TensorRT-LLM's enable_chunked_prefill in effect
+  /// TensorRT-LLM without chunked prefill refuses a prompt longer than max_num_tokens ("The sum of
+  /// prompt length (9351.0), query length (0) should not exceed max_num_tokens (8192)",
+  /// NVIDIA/TensorRT-LLM#9277; trtllm-serve with long inputs, #6539): set by fit to the prompt
+  /// length refused (the request's prompt, or its context when no prompt is given); 0: none.
+  std::uint64_t trtllm_refused_prompt_tokens = 0;
   /// TensorRT-LLM before 1.0 (TensorRT-engine flow): one fp32 logits buffer of max_batch_size x
   /// vocabulary, the unit its runtime and decoder buffers come in; not subtracted. 0 elsewhere.
   double trtllm_logits_buffer_bytes = 0;
@@ -280,6 +313,25 @@ inline constexpr int kVllmLeanSamplerMinor = 19;
 /// TensorRT-LLM 1.0 (major x 100 + minor): the PyTorch backend is the default; before it, the
 /// TensorRT-engine flow.
 inline constexpr int kTrtllmPytorchDefault = 100;
+/// The first TensorRT-LLM release with the PyTorch backend (trtllm-serve --backend pytorch): 0.17.
+inline constexpr int kTrtllmPytorchBackendFrom = 17;
+/// TensorRT-LLM's max_num_tokens when none is given (BuildConfig and the LLM API, from 0.11).
+inline constexpr std::uint64_t kTrtllmDefaultMaxNumTokens = 8192;
+/// TensorRT-LLM's enable_chunked_prefill default: False in every release whose llm_args.py the
+/// project has read (`enable_chunked_prefill: bool = Field(default=False, description="Enable
+/// chunked prefill.")`, NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py, 0.19 to 1.x), and
+/// trtllm-serve has no flag for it (NVIDIA/TensorRT-LLM#4947). PR #9499 ("BREAKING: Enable
+/// chunked prefill by default") and main's docs/source/features/long-sequence.md @1ec63b44 turn it
+/// on, but no release is pinned to that change, so unset stays off: a plan's YAML sets it.
+inline constexpr bool kTrtllmChunkedPrefillDefault = false;
+/// vLLM caches MLA's latent from 0.7.1 (vllm#12890, mgoin: "With vllm==0.7.1 we fully implement
+/// MLA"; PR #12601, DeepSeek-V3 MLA, in v0.7.1); before, K and V per head (vllm_expands_mla).
+inline constexpr int kVllmMlaLatentMinor = 7;
+inline constexpr int kVllmMlaLatentPatch = 1;
+/// Before MLA, vLLM's deepseek_v2.py padded q, k and v of every head to 256 for its attention
+/// backend (the "Before" log of vllm PR #10927: 35.42 GiB for 85,968 tokens of DeepSeek-V2-Lite is
+/// 442,400 bytes a token = 27 layers x 16 heads x 256 x 2 (K, V) x 2 bytes).
+inline constexpr std::uint64_t kVllmPreMlaHeadDim = 256;
 /// The newest vLLM release whose arithmetic gpuplan follows (0.29, logs of 2026): what a request
 /// that names no --engine-version gets where releases differ after 0.21.
 inline constexpr int kVllmNewestMinor = 29;
@@ -319,6 +371,14 @@ struct VllmStepDefaults {
 VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
                                     std::optional<int> minor_version, bool unified_memory = false,
                                     std::optional<int> patch_version = std::nullopt);
+
+/// "vLLM 0.6.3", "SGLang 0.4.3", "TensorRT-LLM 0.20", or the engine's name and "(current)" without
+/// a release.
+[[nodiscard]] std::string engine_release_label(const EngineSettings& settings);
+/// The line perf prints with an engine: the prefill step and batch cap the estimate used, under
+/// the engine's own names, and whether each is a flag's or the engine's default (helper s55 tasks
+/// F7: two releases' TTFTs differed with no reason shown). `pp`: pipeline stages (PP micro-batches).
+[[nodiscard]] std::string engine_step_line(const EngineMemory& e, const EngineSettings& settings, std::uint64_t pp);
 
 /// Validates settings against the engine named (ranges, NaN, a setting of another engine);
 /// throws InputError with `engine.<setting>:`.

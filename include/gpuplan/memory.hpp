@@ -33,6 +33,9 @@ struct FitRequest {
   std::optional<WeightFormats> weight_formats;
   DType kv_dtype = DType::bf16;
   std::uint64_t context_tokens = 8192;    ///< tokens per sequence (prompt + output)
+  /// Tokens of the longest prompt (perf, cost and plan files: the input); 0: not given (fit), when
+  /// a prompt may take the whole context.
+  std::uint64_t prompt_tokens = 0;
   std::uint64_t concurrency = 1;          ///< concurrent sequences over the whole deployment
   double memory_utilization = 0.9;        ///< engine cap as a share of GPU memory (vLLM's default before 0.21)
   double reserve_bytes = 1.5 * units::kGiB;  ///< CUDA context, framework, NCCL buffers

@@ -146,7 +146,10 @@ double compute_ceiling_tokens_per_s(const ModelSpec& model, const GpuSpec& gpu, 
 void check_measured_rate(const ModelSpec& model, const GpuSpec& gpu, std::uint64_t gpus, double output_tokens_per_s,
                          std::string_view field);
 
-enum class Bound { memory, compute, communication };
+/// The largest term of a step: what "bound" names in every renderer (helper s55 meas-amd 6: a step
+/// of compute 16, communication 15 and overhead 12 ms out of 48 read "compute" before overhead was
+/// a candidate, and one whose overhead dominated could not say so).
+enum class Bound { memory, compute, communication, overhead };
 
 /// What the held-out runs say of estimates under data-parallel attention (perf, compare, plan).
 std::string_view attention_dp_note();
@@ -169,8 +172,13 @@ struct StepTime {
     return (overlapped ? (work_s > communication_s ? work_s : communication_s) : work_s + communication_s) +
            overhead_s;
   }
+  /// The largest of memory_s, compute_s, communication_s and overhead_s.
   [[nodiscard]] Bound bound() const;
+  /// That term's share of total_s (memory and compute overlap, so shares need not add to 1).
+  [[nodiscard]] double bound_share() const;
 };
+/// "compute 33 %": the step's largest term and its share of the step.
+[[nodiscard]] std::string bound_text(const StepTime& step);
 
 /// Everything `gpuplan perf` reports for one batch size (per replica).
 struct PerfPoint {

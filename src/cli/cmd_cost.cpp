@@ -72,6 +72,7 @@ Exit run_cost(const CostOptions& o) {
       report.model_id = d.model.id;
       FitRequest fr = d.request;
       fr.context_tokens = o.workload.input + o.workload.output;
+      fr.prompt_tokens = o.workload.input;
       // The throughput is measured, so no layout rule by throughput applies: the model only has
       // to fit (any layout of the GPUs: the smallest replica that holds a sequence).
       const FitResult f = d.layout_given ? fit(d.model, gpu, fr) : fit_smallest_layout(d.model, gpu, fr, d.gpus);

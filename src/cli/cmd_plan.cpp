@@ -36,6 +36,7 @@ struct PlanOptions {
   std::uint64_t max_gpus_per_replica = 64;
   std::uint64_t gpus_per_node = 8;
   std::string emit;
+  std::string engine_version;  ///< --engine-version: the release of --emit's engine
   std::string batch_search = "bisect";
   bool include_stale = false;
 };
@@ -77,6 +78,34 @@ Exit run_plan(const PlanOptions& o) {
   }
   PlanRequest req;
   req.launch_engine = emit;
+  // The release the command is for, as fit and perf read --engine-version; the search then uses
+  // that release's arithmetic and defaults (helper s55 tasks F7).
+  EngineSettings launch_settings;
+  if (!o.engine_version.empty()) {
+    if (!emit) {
+      throw InputError("--engine-version: is the release of the engine --emit names, but no --emit is given");
+    }
+    launch_settings.engine = *emit;
+    apply_engine_version(launch_settings, o.engine_version);
+    // The command is trtllm-serve --backend pytorch: its arithmetic is the PyTorch backend's.
+    if (*emit == Engine::trtllm) {
+      if (*launch_settings.trtllm_version < kTrtllmPytorchBackendFrom) {
+        throw InputError(fmt::format("--engine-version: plan --emit trtllm writes a trtllm-serve --backend pytorch "
+                                     "command, and TensorRT-LLM has that backend from 0.17, not in {}",
+                                     o.engine_version));
+      }
+      launch_settings.trtllm_backend = TrtllmBackend::pytorch;
+    }
+    validate_engine_settings(launch_settings);
+    EngineSettings& s = req.perf.fit.engine;
+    s.vllm_minor_version = launch_settings.vllm_minor_version;
+    s.vllm_patch_version = launch_settings.vllm_patch_version;
+    s.sglang_version = launch_settings.sglang_version;
+    s.trtllm_version = launch_settings.trtllm_version;
+    s.trtllm_backend = launch_settings.trtllm_backend;
+  } else if (emit) {
+    launch_settings.engine = *emit;
+  }
   req.include_stale = o.include_stale;
   apply_workload(o.workload, req.perf);
   for (const std::string& g : o.gpus) {
@@ -113,10 +142,20 @@ Exit run_plan(const PlanOptions& o) {
   if (o.models.empty() && o.model_configs.empty()) {
     throw InputError("one of --model or --model-config is required");
   }
+  // Models the launched release caches differently, copied from the catalog: they outlive the plans.
+  std::vector<std::unique_ptr<const ModelSpec>> expanded;
   std::vector<PlanResult> plans;
   std::vector<std::string> planned;
   for (const std::string& m : o.models) {
-    const ModelSpec& model = lookup_model(catalog, m, "--model");
+    const ModelSpec* catalog_model = &lookup_model(catalog, m, "--model");
+    // The cache the launched release builds (vLLM before 0.7.1 expands MLA): a copy of the catalog's.
+    if (emit && catalog_model->caches_latent() && vllm_expands_mla(launch_settings)) {
+      ModelSpec copy = *catalog_model;
+      apply_engine_cache_layout(copy, launch_settings);
+      expanded.push_back(std::make_unique<const ModelSpec>(std::move(copy)));
+      catalog_model = expanded.back().get();
+    }
+    const ModelSpec& model = *catalog_model;
     // The same model twice (by id or alias) printed the same plan twice. Two Hugging Face names of
     // one model are two releases (bf16, FP8) and stay.
     std::string key = m.find('/') != std::string::npos ? lower_case(m) : model.id;
@@ -143,7 +182,7 @@ Exit run_plan(const PlanOptions& o) {
   for (const std::string& path : o.model_configs) {
     ModelSpec m = model_from_hf_config_file(path);
     if (emit) {  // the cache the launched engine builds (SGLang's MiniCPM3 latent, FlashMLA's fp8 record)
-      apply_engine_cache_layout(m, *emit);
+      apply_engine_cache_layout(m, launch_settings);
     }
     configured.push_back(std::make_unique<const ModelSpec>(std::move(m)));
     plans.push_back(plan(catalog, *configured.back(), req));
@@ -221,6 +260,11 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
                   "Print the launch command of the cheapest configuration: vllm, sglang or trtllm (default: none). "
                   "The search is then that engine's: its KV-cache arithmetic (as --engine in fit and perf), batch "
                   "cap and estimate band, and only the layouts and formats it launches")
+      ->check(non_empty());
+  sub->add_option("--engine-version", o->engine_version,
+                  "Release of the --emit engine to plan for, as in fit and perf, e.g. 0.6.3 (vLLM), 0.4.3 (SGLang), "
+                  "0.20 (TensorRT-LLM, PyTorch backend: 0.17 on); its defaults, memory arithmetic and command "
+                  "(default: current)")
       ->check(non_empty());
   sub->add_flag("--include-stale", o->include_stale,
                 "Rank prices older than 180 days by cost with the current ones (default: a GPU's current price wins "

@@ -102,6 +102,14 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
                  "rules; TensorRT-LLM before 1.0: the TensorRT-engine flow, whose max_batch_size buffers a note "
                  "sizes; default: current)")
       ->check(non_empty());
+  sub.add_option("--trtllm-backend", o.trtllm_backend,
+                 "TensorRT-LLM's runtime: pytorch (trtllm-serve --backend pytorch, 0.17 on; the default from 1.0) or "
+                 "tensorrt (an engine built by trtllm-build, whose max_batch_size buffers a note sizes; the default "
+                 "before 1.0) (default: the --engine-version's)")
+      ->check(non_empty());
+  sub.add_flag("--enable-chunked-prefill", o.enable_chunked_prefill,
+               "TensorRT-LLM's enable_chunked_prefill (in --extra_llm_api_options): prompts longer than max_num_tokens "
+               "are prefilled in steps of it. Without it (trtllm-serve's default) they are refused, and the fit fails");
   sub.add_option("--vllm-sampler", o.vllm_sampler,
                  "vLLM's top-k/top-p sampler, which sets its profiling peak from 0.19: flashinfer (16 bytes a logit) "
                  "or native, PyTorch's (28.7; vLLM takes it when FlashInfer is not installed, with "
@@ -347,6 +355,21 @@ std::optional<int> vllm_patch_of(std::string_view text) {
 
 }  // namespace
 
+}  // namespace
+
+void apply_engine_version(EngineSettings& s, std::string_view text) {
+  if (s.engine == Engine::trtllm) {
+    s.trtllm_version = parse_trtllm_version(text);
+  } else {
+    (s.engine == Engine::vllm ? s.vllm_minor_version : s.sglang_version) = parse_engine_version(text, s.engine);
+    if (s.engine == Engine::vllm) {
+      s.vllm_patch_version = vllm_patch_of(text);
+    }
+  }
+}
+
+namespace {
+
 /// The engine and its settings from the flags. Engine settings without --engine, or for another
 /// engine than the one named, are errors: silently ignoring them would answer another question.
 EngineSettings engine_settings(const DeploymentOptions& o) {
@@ -379,6 +402,10 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
     }
     if (!o.vllm_sampler.empty()) {
       throw InputError("--vllm-sampler: is a vLLM setting, but no --engine is named");
+    }
+    if (!o.trtllm_backend.empty() || o.enable_chunked_prefill) {
+      throw InputError(fmt::format("{}: is a TensorRT-LLM setting, but no --engine is named",
+                                   o.enable_chunked_prefill ? "--enable-chunked-prefill" : "--trtllm-backend"));
     }
     if (o.max_num_seqs_given) {
       throw InputError("--max-num-seqs: is an engine setting; name the engine with --engine");
@@ -417,15 +444,25 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
     s.max_kv_tokens = o.max_kv_tokens;
   }
   if (!o.engine_version.empty()) {
-    if (s.engine == Engine::trtllm) {
-      s.trtllm_version = parse_trtllm_version(o.engine_version);
-    } else {
-      (s.engine == Engine::vllm ? s.vllm_minor_version : s.sglang_version) =
-          parse_engine_version(o.engine_version, s.engine);
-      if (s.engine == Engine::vllm) {
-        s.vllm_patch_version = vllm_patch_of(o.engine_version);
-      }
+    apply_engine_version(s, o.engine_version);
+  }
+  if (!o.trtllm_backend.empty()) {
+    if (s.engine != Engine::trtllm) {
+      throw InputError(fmt::format("--trtllm-backend: is a TensorRT-LLM setting, but --engine is {}", to_string(s.engine)));
     }
+    try {
+      s.trtllm_backend = parse_trtllm_backend(o.trtllm_backend);
+    } catch (const InputError&) {
+      throw InputError(fmt::format("--trtllm-backend: {}", not_one_of(o.trtllm_backend, {"pytorch", "tensorrt"})));
+    }
+  }
+  if (o.enable_chunked_prefill) {
+    if (s.engine != Engine::trtllm) {
+      throw InputError(fmt::format("--enable-chunked-prefill: is a TensorRT-LLM setting (vLLM and SGLang chunk long "
+                                   "prompts by default), but --engine is {}",
+                                   to_string(s.engine)));
+    }
+    s.trtllm_chunked_prefill = true;
   }
   if (!o.vllm_sampler.empty()) {
     if (s.engine != Engine::vllm) {
@@ -445,11 +482,20 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
 Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o) {
   std::unique_ptr<const ModelSpec> owned;
   const ModelSpec* model = nullptr;
+  bool cache_layout_changed = false;
   if (o.model_given) {
     model = &lookup_model(catalog, o.model, "--model");
+    // The catalog's model as the engine caches it (vLLM before 0.7.1 expands MLA): a copy, which
+    // the batch's FitCache must not share with the catalog's id.
+    if (model->caches_latent() && vllm_expands_mla(engine_settings(o))) {
+      ModelSpec m = *model;
+      apply_engine_cache_layout(m, engine_settings(o));
+      owned = std::make_unique<const ModelSpec>(std::move(m));
+      cache_layout_changed = true;
+    }
   } else if (o.model_config_given) {
     ModelSpec m = model_from_hf_config_file(o.model_config);
-    apply_engine_cache_layout(m, engine_settings(o).engine);
+    apply_engine_cache_layout(m, engine_settings(o));
     owned = std::make_unique<const ModelSpec>(std::move(m));
   } else if (o.params_given) {
     const double params = units::parse_count(o.params, "--params");
@@ -464,8 +510,8 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
     throw InputError(o.allow_params ? "one of --model, --model-config or --params is required"
                                     : "one of --model or --model-config is required");
   }
-  const bool from_catalog = model != nullptr;
-  if (!from_catalog) {
+  const bool from_catalog = model != nullptr && !cache_layout_changed;
+  if (owned) {
     model = owned.get();  // the object stays where it is as the pointer moves into d
   }
   Deployment d{.owned_model = std::move(owned), .model = *model, .model_from_catalog = from_catalog};

@@ -48,6 +48,8 @@ struct DeploymentOptions {
   std::uint64_t max_num_seqs = 0;
   std::string engine_version;               ///< vLLM release, e.g. 0.10.1
   std::string vllm_sampler;                 ///< --vllm-sampler: flashinfer, native (empty: by GPU vendor)
+  std::string trtllm_backend;               ///< --trtllm-backend: pytorch, tensorrt (empty: by release)
+  bool enable_chunked_prefill = false;      ///< --enable-chunked-prefill (TensorRT-LLM)
   bool model_given = false;
   bool model_config_given = false;
   bool params_given = false;
@@ -67,6 +69,10 @@ struct DeploymentOptions {
 inline constexpr std::string_view kParamsWeightsOnly =
     "--params sizes weights only (a bare parameter count has no architecture, so no KV cache or activations); "
     "give --model or --model-config to size a load";
+
+/// Sets the release of `settings.engine` (vllm, sglang or trtllm) from --engine-version's text,
+/// as fit, perf and plan read it; throws InputError naming --engine-version.
+void apply_engine_version(EngineSettings& settings, std::string_view text);
 
 /// Adds the shared flags; `bare_params` adds --params (weights-only what-ifs); `gpu_flag` adds
 /// the single required --gpu (compare adds its own, repeatable).

@@ -40,6 +40,8 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"engine.sglang_version:", "--engine-version:"},
     {"engine.trtllm_version:", "--engine-version:"},
     {"engine.vllm_sampler:", "--vllm-sampler:"},
+    {"engine.trtllm_backend:", "--trtllm-backend:"},
+    {"engine.trtllm_chunked_prefill:", "--enable-chunked-prefill:"},
     {"engine.memory_in_use:", "--memory-in-use:"},
     {"model.params:", "--params:"},
     {"weights.experts:", "--experts-dtype:"},

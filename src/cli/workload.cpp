@@ -107,6 +107,7 @@ std::uint64_t layout_search_gpus(bool sized_for_target, bool layout_given, const
 
 void apply_workload(const WorkloadOptions& o, PerfRequest& request) {
   request.fit.context_tokens = o.input + o.output;
+  request.fit.prompt_tokens = o.input;
   request.fit.concurrency = 1;
   request.input_tokens = o.input;
   request.output_tokens = o.output;

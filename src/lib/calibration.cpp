@@ -39,6 +39,9 @@ PerfRequest request_for(const Benchmark& b, const Efficiency& e) {
     // ("0.95 ... We fall back to 0.90").
     r.fit.engine.engine = Engine::trtllm;
     r.fit.engine.kv_cache_free_gpu_mem_fraction = b.memory_share.value_or(0.95);
+    // A run that measured its throughput served every prompt: prompts longer than its step were
+    // chunked (trtllm-serve would refuse them otherwise; EngineSettings::trtllm_chunked_prefill).
+    r.fit.engine.trtllm_chunked_prefill = true;
   } else if (b.memory_share) {
     r.fit.memory_utilization = *b.memory_share;
   }

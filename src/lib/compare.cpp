@@ -19,6 +19,7 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
   const GpuSpec& gpu = catalog.gpu(layout_fit.gpu_id);
   PerfRequest req = r.perf;
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
+  req.fit.prompt_tokens = req.input_tokens;
   req.fit.concurrency = 1;
   req.fit.layout = layout_fit.request.layout;
   CompareOption o;
@@ -60,6 +61,7 @@ FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const Compa
   bool held_to_instances = false;
   PerfRequest req = r.perf;
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
+  req.fit.prompt_tokens = req.input_tokens;
   req.fit.concurrency = 1;
   validate_perf_request(model, req);
   // One provider: the layout keeps replicas every one of its offers' instances holds, as cost

@@ -65,6 +65,7 @@ std::string_view torch_dtype(DType w) {
 }
 
 constexpr std::string_view kAttentionDpYaml = "enable_attention_dp: true";
+constexpr std::string_view kChunkedPrefillYaml = "enable_chunked_prefill: true";
 
 std::uint64_t parse_count(std::string_view flag, std::string_view text) {
   std::uint64_t v = 0;
@@ -218,6 +219,11 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
       out.config_yaml.push_back("kv_cache_config:");
       out.config_yaml.push_back("  dtype: fp8");
     }
+    // trtllm-serve has no flag for it (NVIDIA/TensorRT-LLM#4947) and leaves it off: without it a
+    // prompt longer than max_num_tokens is refused, not chunked.
+    if (s.chunked_prefill) {
+      out.config_yaml.push_back(std::string(kChunkedPrefillYaml));
+    }
     if (!out.config_yaml.empty()) {
       add("--extra_llm_api_options", "plan.yaml");
     }
@@ -325,6 +331,8 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
   if (quantized) {
     s.weights_dtype = *quantized;
   }
+  s.chunked_prefill = engine == Engine::trtllm &&
+                      std::find(config_yaml.begin(), config_yaml.end(), kChunkedPrefillYaml) != config_yaml.end();
   if (engine == Engine::trtllm &&
       std::find(config_yaml.begin(), config_yaml.end(), kAttentionDpYaml) != config_yaml.end()) {
     s.layout.dp = s.layout.tp;  // every rank of tp_size attends alone

@@ -353,9 +353,55 @@ bool engine_accepts_block_tokens(Engine engine, std::uint64_t block_tokens) {
   return true;
 }
 
-void apply_engine_cache_layout(ModelSpec& model, Engine engine) {
+bool apply_engine_cache_layout(ModelSpec& model, Engine engine) {
+  return apply_engine_cache_layout(model, EngineSettings{.engine = engine});
+}
+
+std::string_view to_string(TrtllmBackend backend) {
+  return backend == TrtllmBackend::pytorch ? "pytorch" : "tensorrt";
+}
+
+TrtllmBackend parse_trtllm_backend(std::string_view name) {
+  const std::string lower = detail::lower(name);
+  if (lower == "pytorch") {
+    return TrtllmBackend::pytorch;
+  }
+  if (lower == "tensorrt" || lower == "trt") {
+    return TrtllmBackend::tensorrt;
+  }
+  throw InputError(fmt::format("engine.trtllm_backend: unknown backend '{}' (known: pytorch, tensorrt)", name));
+}
+
+bool trtllm_tensorrt_flow(const EngineSettings& s) {
+  if (s.trtllm_backend) {
+    return *s.trtllm_backend == TrtllmBackend::tensorrt;
+  }
+  return s.trtllm_version && *s.trtllm_version < kTrtllmPytorchDefault;
+}
+
+bool vllm_expands_mla(const EngineSettings& s) {
+  if (s.engine != Engine::vllm || !s.vllm_minor_version) {
+    return false;
+  }
+  const int minor = *s.vllm_minor_version;
+  // A version without its patch number (0.7) is the release's first (0.7.0), as elsewhere.
+  return minor < kVllmMlaLatentMinor || (minor == kVllmMlaLatentMinor && s.vllm_patch_version.value_or(0) < kVllmMlaLatentPatch);
+}
+
+bool apply_engine_cache_layout(ModelSpec& model, const EngineSettings& settings) {
+  const Engine engine = settings.engine;
+  bool changed = false;
   if (engine == Engine::sglang && model.mla && !model.mla->latent_cache) {
     model.mla->latent_cache = true;
+    changed = true;
+  }
+  // vLLM before 0.7.1 ran DeepSeek-V2/V3 attention as plain MHA: K and V up-projected per head and
+  // cached, q, k and v each padded to 256 (kVllmPreMlaHeadDim); the KV heads are the query heads.
+  if (vllm_expands_mla(settings) && model.mla && model.mla->latent_cache) {
+    model.mla->latent_cache = false;
+    model.head_dim = std::max(kVllmPreMlaHeadDim, model.mla->qk_nope_head_dim + model.mla->qk_rope_head_dim);
+    model.num_key_value_heads = model.num_attention_heads;
+    return true;
   }
   // Sparse-attention MLA (DeepSeek-V3.2, GLM-5) in fp8: FlashMLA's sparse kernels read their own
   // record, the latent in fp8 with an fp32 scale per 128 and the rope part in bf16 (vLLM's
@@ -367,7 +413,9 @@ void apply_engine_cache_layout(ModelSpec& model, Engine engine) {
     const MlaSpec& a = *model.mla;
     model.mla->fp8_record_bytes = a.kv_lora_rank + (a.kv_lora_rank + kScaleBlock - 1) / kScaleBlock * kScaleBytes +
                                   a.qk_rope_head_dim * kRopeBytes;
+    changed = true;
   }
+  return changed;
 }
 
 DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, const GpuSpec& gpu, Engine engine) {
@@ -431,6 +479,51 @@ Engine parse_engine(std::string_view name) {
                                fmt::join(known, ", ")));
 }
 
+std::string engine_release_label(const EngineSettings& s) {
+  switch (s.engine) {
+    case Engine::vllm:
+      return s.vllm_minor_version ? fmt::format("vLLM 0.{}{}", *s.vllm_minor_version,
+                                                s.vllm_patch_version ? fmt::format(".{}", *s.vllm_patch_version) : "")
+                                  : "vLLM (current)";
+    case Engine::sglang:
+      return s.sglang_version ? fmt::format("SGLang 0.{}.{}", *s.sglang_version / 100, *s.sglang_version % 100)
+                              : "SGLang (current)";
+    case Engine::trtllm:
+      return s.trtllm_version ? fmt::format("TensorRT-LLM {}.{}", *s.trtllm_version / 100, *s.trtllm_version % 100)
+                              : "TensorRT-LLM (current)";
+    case Engine::neutral: break;
+  }
+  return "engine-neutral";
+}
+
+std::string engine_step_line(const EngineMemory& e, const EngineSettings& s, std::uint64_t pp) {
+  const std::string release = engine_release_label(s);
+  const std::string step_from = s.max_num_batched_tokens ? std::string("--prefill-chunk")
+                                                          : fmt::format("{}'s default for this GPU and context", release);
+  const std::string seqs_from =
+      s.max_num_seqs ? std::string("--max-num-seqs") : fmt::format("{}'s default", release);
+  const std::string in_flight = pp > 1 ? fmt::format(", {} in flight over PP {}", e.max_seqs * pp, pp) : "";
+  switch (e.engine) {
+    case Engine::vllm:
+      return fmt::format("engine step: prefill in steps of max_num_batched_tokens {} tokens ({}); batch cap "
+                         "max_num_seqs {} ({}){}",
+                         e.batched_tokens, step_from, e.max_seqs, seqs_from, in_flight);
+    case Engine::sglang:
+      return fmt::format("engine step: prefill in chunks of chunked_prefill_size {} tokens ({}); cuda_graph_max_bs {} "
+                         "({}) sizes its CUDA graphs only, the batch is capped by memory",
+                         e.batched_tokens, step_from, e.max_seqs, seqs_from);
+    case Engine::trtllm:
+      return fmt::format("engine step: max_num_tokens {} tokens ({}), chunked prefill {}; batch cap max_batch_size {} "
+                         "({}){}",
+                         e.batched_tokens, step_from,
+                         e.trtllm_chunked_prefill ? (s.trtllm_chunked_prefill ? "on (--enable-chunked-prefill)" : "on")
+                                                  : "off (trtllm-serve's default: longer prompts are refused)",
+                         e.max_seqs, seqs_from, in_flight);
+    case Engine::neutral: break;
+  }
+  return "";
+}
+
 void validate_engine_settings(const EngineSettings& s) {
   check_share("gpu_memory_utilization", s.gpu_memory_utilization, Engine::vllm, s.engine);
   check_share("mem_fraction_static", s.mem_fraction_static, Engine::sglang, s.engine);
@@ -469,6 +562,19 @@ void validate_engine_settings(const EngineSettings& s) {
       throw InputError(fmt::format("engine.trtllm_version: expected major x 100 + minor between 0 and 9999, got {}",
                                    *s.trtllm_version));
     }
+  }
+  if (s.trtllm_backend) {
+    if (s.engine != Engine::trtllm) {
+      throw InputError("engine.trtllm_backend: is a trtllm setting; use it with --engine trtllm");
+    }
+    if (*s.trtllm_backend == TrtllmBackend::pytorch && s.trtllm_version && *s.trtllm_version < kTrtllmPytorchBackendFrom) {
+      throw InputError(fmt::format("engine.trtllm_backend: TensorRT-LLM {}.{} has no PyTorch backend (it came in 0.17)",
+                                   *s.trtllm_version / 100, *s.trtllm_version % 100));
+    }
+  }
+  if (s.trtllm_chunked_prefill && s.engine != Engine::trtllm) {
+    throw InputError("engine.trtllm_chunked_prefill: is a trtllm setting (vLLM and SGLang chunk long prompts by "
+                     "default); use it with --engine trtllm");
   }
   if (s.sglang_version) {
     if (s.engine != Engine::sglang) {
@@ -879,15 +985,17 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
     case Engine::trtllm: {
       r.share = s.kv_cache_free_gpu_mem_fraction.value_or(0.9);
       r.share_default = !s.kv_cache_free_gpu_mem_fraction;
-      r.batched_tokens = s.max_num_batched_tokens.value_or(8192);  // max_num_tokens
+      r.batched_tokens = s.max_num_batched_tokens.value_or(kTrtllmDefaultMaxNumTokens);  // max_num_tokens
       r.max_seqs = s.max_num_seqs.value_or(2048);                  // max_batch_size
+      r.trtllm_tensorrt_flow = trtllm_tensorrt_flow(s);
+      r.trtllm_chunked_prefill = s.trtllm_chunked_prefill.value_or(kTrtllmChunkedPrefillDefault);
       if (s.trtllm_version && *s.trtllm_version < kTrtllmMaxNumTokensDefault) {
         trtllm_old_engine_defaults(s, in.context_tokens, r);
       }
       // trtllm-build lowers max_num_tokens to max_seq_len x max_batch_size (check_max_num_tokens,
       // tensorrt_llm/_common.py, NVIDIA/TensorRT-LLM 0fccc5b): the engine's activation profile is
       // no larger. The PyTorch flow (1.0 on) is not known to, so it keeps the setting.
-      if (s.trtllm_version && *s.trtllm_version < kTrtllmPytorchDefault && in.context_tokens > 0) {
+      if (r.trtllm_tensorrt_flow && in.context_tokens > 0) {
         r.batched_tokens = std::min(r.batched_tokens, in.context_tokens * r.max_seqs);
       }
       r.non_torch_bytes = kCudaContextBytes + kWorkspaceBytes + communicators;
@@ -901,7 +1009,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // A fraction of free memory: when nothing is free the engine gets nothing (or less).
       r.kv_bytes = free_after > 0 ? r.share * free_after : free_after;
       r.kv_bytes_without_page_cache = free_after_load > 0 ? r.share * free_after_load : free_after_load;
-      if (s.trtllm_version && *s.trtllm_version < kTrtllmPytorchDefault) {
+      if (r.trtllm_tensorrt_flow) {
         // RuntimeBuffers and the batched decoder (cpp/tensorrt_llm/batch_manager, runtime/) allocate
         // before free memory is measured, in units of max_batch_size x vocabulary fp32 logits.
         r.trtllm_logits_buffer_bytes = d(r.max_seqs) * d(m.vocab_size) * 4.0;

@@ -11,6 +11,7 @@
 #include <gpuplan/engine_flags.hpp>
 #include <gpuplan/error.hpp>
 
+#include "detail/document.hpp"
 #include "detail/fit_basis.hpp"
 #include "detail/numeric.hpp"
 
@@ -172,7 +173,8 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     "max_batch_size near the concurrency you serve",
                                     smaller);
     res.notes.push_back(fmt::format(
-        "TensorRT-LLM before 1.0 (TensorRT-engine flow): its C++ runtime allocates \"runtime buffers\" (the logits "
+        "TensorRT-LLM's TensorRT-engine flow (its default before 1.0; --trtllm-backend pytorch for a PyTorch-backend "
+        "run): its C++ runtime allocates \"runtime buffers\" (the logits "
         "of max_batch_size sequences) and \"decoder\" buffers (per-sequence outputs up to max_seq_len, sampling "
         "workspaces) before it measures free memory, all sized by the engine's max_batch_size ({}, --max-num-seqs; "
         "trtllm-build's default: 2048 from 0.11, 1 in 0.8 to 0.10, 8 before); they are not subtracted here. One fp32 "
@@ -356,7 +358,14 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   if (!m.assumed_defaults.empty()) {
     res.notes.push_back(m.assumed_defaults);
   }
-  if (m.mla && !m.mla->latent_cache) {
+  if (m.mla && !m.mla->latent_cache && vllm_expands_mla(r.engine)) {
+    res.notes.push_back(fmt::format("vLLM before 0.7.1 caches MLA's K and V expanded per head, not the latent: {} heads "
+                                    "x {} wide (q, k and v padded to 256 in its deepseek_v2.py), {:g} bytes a token and "
+                                    "layer where 0.7.1 and later cache {:g} (vllm PR #10927's log; vllm#12890)",
+                                    m.num_key_value_heads, m.head_dim,
+                                    d(2 * m.num_key_value_heads * m.head_dim) * bits_per_element(r.kv_dtype) / 8.0,
+                                    d(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * bits_per_element(r.kv_dtype) / 8.0));
+  } else if (m.mla && !m.mla->latent_cache) {
     res.notes.push_back(fmt::format("model_type \"{}\" has MLA's low-rank projections, but vLLM caches K and V "
                                     "expanded per head ({} heads x {} wide, V padded to K's width, its "
                                     "minicpm3.py), not the latent; SGLang caches the latent (--engine sglang)",
@@ -1028,8 +1037,14 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
       f.engine->share * gpu.engine_memory_bytes() > *gpu.free_at_start_bytes) {
     f.engine->start_free_short_of_bytes = *gpu.free_at_start_bytes;
   }
+  // TensorRT-LLM without chunked prefill starts, then refuses every prompt longer than
+  // max_num_tokens (EngineMemory::trtllm_refused_prompt_tokens): a fit that serves none of them.
+  if (f.engine && f.engine->engine == Engine::trtllm && !f.engine->trtllm_chunked_prefill) {
+    const std::uint64_t prompt = r.prompt_tokens > 0 ? r.prompt_tokens : r.context_tokens;
+    f.engine->trtllm_refused_prompt_tokens = prompt > f.engine->batched_tokens ? prompt : 0;
+  }
   const bool no_start = f.engine && (f.engine->state_blocks_below_seqs || f.engine->in_use_blocks_start ||
-                                     f.engine->aiter_workspace_short());
+                                     f.engine->aiter_workspace_short() || f.engine->trtllm_refused_prompt_tokens > 0);
   // More running requests than SGLang's state pool admits wait in its queue: not all at once.
   const bool over_state_pool = f.engine && f.engine->state_pool_full(f.concurrency_per_replica);
   const double needed = fixed + mem.kv_cache_bytes;
@@ -1142,6 +1157,28 @@ void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu,
 std::optional<std::string> engine_start_problem(const FitResult& f) {
   if (f.no_engine_runs) {
     return f.no_engine_runs;
+  }
+  if (f.engine && f.engine->trtllm_refused_prompt_tokens > 0) {
+    const EngineMemory& e = *f.engine;
+    return fmt::format("TensorRT-LLM starts, but refuses prompts longer than max_num_tokens ({} tokens) with chunked "
+                       "prefill off, trtllm-serve's default: a {}-token prompt{} is refused; turn chunked prefill on "
+                       "(enable_chunked_prefill: true in --extra_llm_api_options; --enable-chunked-prefill here) or "
+                       "raise max_num_tokens to the prompt (--prefill-chunk {})",
+                       detail::group_digits(e.batched_tokens), detail::group_digits(e.trtllm_refused_prompt_tokens),
+                       f.request.prompt_tokens > 0 ? "" : " (the whole context, as fit takes the longest prompt)",
+                       e.trtllm_refused_prompt_tokens);
+  }
+  // SGLang starts whatever its token pool holds and caps a request at the pool less one token
+  // (max_req_len = min(context_len, max_total_num_tokens) - 1, tp_worker.py; sglang#4048: "Input
+  // length (160062 tokens) exceeds the maximum allowed length (59862 tokens)" with 60,530 in the pool).
+  if (f.engine && f.engine->engine == Engine::sglang && f.engine->kv_tokens > 0 &&
+      f.request.context_tokens > f.engine->kv_tokens) {
+    const std::uint64_t longest = f.engine->kv_tokens - 1;
+    return fmt::format("SGLang starts, but its token pool holds {} tokens: it rejects prompts longer than about {} "
+                       "tokens (\"exceeds the maximum allowed length\"; --allow-auto-truncate cuts them instead) and "
+                       "ends a request at {} tokens, short of the {}-token context",
+                       detail::group_digits(f.engine->kv_tokens), detail::group_digits(longest),
+                       detail::group_digits(longest), detail::group_digits(f.request.context_tokens));
   }
   if (f.engine && f.engine->state_pool_full(f.concurrency_per_replica)) {
     return fmt::format("SGLang's linear-attention state pool holds {} slots, 3 per running request with its radix "

@@ -177,15 +177,37 @@ std::string_view to_string(Bound bound) {
     case Bound::memory: return "memory";
     case Bound::compute: return "compute";
     case Bound::communication: return "communication";
+    case Bound::overhead: return "overhead";
   }
   return "?";
 }
 
 Bound StepTime::bound() const {
-  if (communication_s > memory_s && communication_s > compute_s) {
-    return Bound::communication;
+  Bound b = compute_s > memory_s ? Bound::compute : Bound::memory;
+  double largest = std::max(compute_s, memory_s);
+  if (communication_s > largest) {
+    b = Bound::communication;
+    largest = communication_s;
   }
-  return compute_s > memory_s ? Bound::compute : Bound::memory;
+  return overhead_s > largest ? Bound::overhead : b;
+}
+
+double StepTime::bound_share() const {
+  const double total = total_s();
+  if (!(total > 0)) {
+    return 0.0;
+  }
+  switch (bound()) {
+    case Bound::memory: return memory_s / total;
+    case Bound::compute: return compute_s / total;
+    case Bound::communication: return communication_s / total;
+    case Bound::overhead: return overhead_s / total;
+  }
+  return 0.0;
+}
+
+std::string bound_text(const StepTime& step) {
+  return fmt::format("{} {:.0f} %", to_string(step.bound()), step.bound_share() * 100.0);
 }
 
 double format_share(double bf16_over_format_peak, double exponent) {
@@ -254,6 +276,7 @@ const PerfRequest& validated(const ModelSpec& m, const PerfRequest& request) {
 FitResult sequence_fit(const ModelSpec& m, const GpuSpec& gpu, PerfRequest& request,
                        std::optional<detail::FitBasis>* basis, bool candidate) {
   request.fit.context_tokens = request.input_tokens + request.output_tokens;
+  request.fit.prompt_tokens = request.input_tokens;
   // A search's candidates leave out the longest context that fits: best_layout adds the
   // chosen one's (some 200 instructions a layout).
   return basis != nullptr ? detail::fit_numbers(m, gpu, request.fit, *basis,
@@ -956,6 +979,9 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
     r.roofline.push_back(pm.evaluate(b, roofline));
   }
   r.notes = std::move(fit_notes);
+  if (pm.fit().engine) {
+    r.notes.push_back(engine_step_line(*pm.fit().engine, request.fit.engine, request.fit.layout.pp));
+  }
   if (pm.fit().engine) {
     if (std::optional<std::string> line = default_max_model_len_line(*pm.fit().engine, pm.fit().request.context_tokens)) {
       r.notes.push_back(std::move(*line));

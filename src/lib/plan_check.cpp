@@ -219,6 +219,7 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
   d.gpu_id = gpu.id;
   PerfRequest req = q.perf;
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
+  req.fit.prompt_tokens = req.input_tokens;
   req.fit.concurrency = 1;
   if (!req.fit.mig_profile.empty()) {
     return evaluate_mig_deployment(catalog, q, req, std::move(d));

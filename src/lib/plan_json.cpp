@@ -78,6 +78,7 @@ OrderedJson performance_json(const DeploymentResult& d) {
           {"roofline_itl_ms", checked(itl.bound * 1e3, "itl")},
           {"tokens_per_s_per_user", checked(p.tokens_per_s_per_user, "tok/s/user")},
           {"bound", to_string(p.decode.bound())},
+          {"bound_share", checked(p.decode.bound_share(), "bound share")},
           {"band_case", to_string(d.perf->band_case)},
           {"engine_calibrated", d.perf->engine_calibrated},
           {"band_low", d.perf->band_low},

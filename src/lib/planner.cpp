@@ -642,6 +642,7 @@ void Search::search_format(const GpuSpec& gpu, const std::vector<Price>& prices,
   base.fit.embeddings_dtype.reset();
   base.fit.concurrency = 1;
   base.fit.context_tokens = base.input_tokens + base.output_tokens;
+  base.fit.prompt_tokens = base.input_tokens;
   // The whole model's weights in this format: a replica of n GPUs holds at least 1/n of them, so
   // a replica too small for that share is dropped without a fit, and a node too small for them
   // calls for TP across nodes.
@@ -1008,6 +1009,14 @@ PerfRequest launched(const PlanRequest& request) {
       case Engine::trtllm: r.fit.engine.kv_cache_free_gpu_mem_fraction = r.fit.memory_utilization; break;
       case Engine::neutral: break;
     }
+  }
+  // trtllm-serve refuses a prompt longer than max_num_tokens unless chunked prefill is on: a
+  // sequence longer than that step gets it in the command's YAML, and the plan is timed and sized
+  // chunked as that command runs (helper s55 tasks F1: a 32K plan emitted without it).
+  if (request.launch_engine == Engine::trtllm && r.fit.engine.engine == Engine::trtllm &&
+      !r.fit.engine.trtllm_chunked_prefill &&
+      r.input_tokens + r.output_tokens > r.fit.engine.max_num_batched_tokens.value_or(kTrtllmDefaultMaxNumTokens)) {
+    r.fit.engine.trtllm_chunked_prefill = true;
   }
   return r;
 }

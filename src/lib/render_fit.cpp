@@ -654,6 +654,12 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
     w.member("kv_cache_gib", std::round(checked(e.kv_bytes, "engine kv") / units::kGiB * 100.0) / 100.0);
     w.member("kv_cache_tokens", e.kv_tokens);
     w.member("kv_cache_tokens_capped", e.kv_capped);
+    if (e.engine == Engine::trtllm) {
+      w.member("trtllm_backend", e.trtllm_tensorrt_flow ? "tensorrt" : "pytorch");
+      w.member("chunked_prefill", e.trtllm_chunked_prefill);
+      // The prompt length refused with chunked prefill off (0: none).
+      w.member("refused_prompt_tokens", e.trtllm_refused_prompt_tokens);
+    }
     w.member("block_tokens", e.block_tokens);
     w.member("max_concurrency_at_context", std::round(e.max_concurrency * 100.0) / 100.0);
     w.member("state_blocks_below_seqs", e.state_blocks_below_seqs);

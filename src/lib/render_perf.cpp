@@ -188,6 +188,7 @@ void write_perf(detail::JsonWriter& w, const PerfResult& r) {
     w.member("roofline_ttft_s", checked(b.ttft_s, "roofline ttft"));
     w.member("e2e_latency_s", checked(p.e2e_latency_s, "e2e"));
     w.member("bound", to_string(p.decode.bound()));
+    w.member("bound_share", checked(p.decode.bound_share(), "bound share"));
     w.member("kv_fits", p.kv_fits);
     w.key("decode_step").begin_object();
     w.member("bytes_per_gpu", p.decode.bytes);
@@ -232,7 +233,7 @@ detail::Document perf_document(const PerfResult& r) {
                       rate(std::min(p.output_tokens_per_s * r.band_high, r.roofline[i].output_tokens_per_s)),
                       rate(p.output_tokens_per_s_per_gpu),
                       rate(r.roofline[i].output_tokens_per_s), fmt::format("{:.2f}", checked(p.e2e_latency_s, "e2e")),
-                      std::string(to_string(p.decode.bound())), p.kv_fits ? "yes" : "no"});
+                      bound_text(p.decode), p.kv_fits ? "yes" : "no"});
   }
   doc.tables.push_back(std::move(t));
   doc.footer.push_back(r.ridge_batch
@@ -244,6 +245,8 @@ detail::Document perf_document(const PerfResult& r) {
   const bool disagree = std::any_of(r.rows.begin(), r.rows.end(), [&r](const PerfPoint& p) {
     return p.decode.bound() == Bound::compute && (!r.ridge_batch || static_cast<double>(p.batch) < *r.ridge_batch);
   });
+  doc.footer.push_back("bound: the largest term of the estimate's decode step (memory, compute, communication or the "
+                       "engine's per-step overhead) and its share of the step");
   if (disagree) {
     doc.footer.push_back("bound: what limits the estimate's decode step; below the ridge its small GEMMs reach only part "
                          "of the peak (W / (W + half-efficiency FLOPs)), so it can be compute-bound where the roofline "

@@ -79,7 +79,9 @@ LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
                         .trust_remote_code = p.remote_code,
                         .sidecar_quant_method = p.sidecar_quant_method,
                         .sixteen_bit_load_bytes = c.sixteen_bit_load_bytes,
-                        .gpu_memory_bytes = c.gpu_memory_bytes};
+                        .gpu_memory_bytes = c.gpu_memory_bytes,
+                        .chunked_prefill = p.request.perf.fit.engine.engine == Engine::trtllm &&
+                                           p.request.perf.fit.engine.trtllm_chunked_prefill.value_or(false)};
 }
 
 std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {

@@ -156,9 +156,9 @@ DeploymentReport report_deployment(const DeploymentResult& d, ByteUnits units) {
                  {"tok/s per user", fmt::format("{:.1f}", p.tokens_per_s_per_user), "-", "-",
                   fmt::format("{:.1f}", bound.tokens_per_s_per_user)}};
     r.performance = perf;
-    r.footer.push_back(fmt::format("{}: decode is {}-bound at batch {}; band {} ({:+.0f} % .. {:+.0f} %, on "
-                                   "throughput and ITL; TTFT has none)", d.name,
-                                   to_string(p.decode.bound()), p.batch, band_source(d.perf->band_case, d.perf->engine_calibrated, d.perf->layout_calibrated),
+    r.footer.push_back(fmt::format("{}: the largest term of a decode step at batch {} is {} of it; band {} ({:+.0f} % .. "
+                                   "{:+.0f} %, on throughput and ITL; TTFT has none)", d.name, p.batch,
+                                   bound_text(p.decode), band_source(d.perf->band_case, d.perf->engine_calibrated, d.perf->layout_calibrated),
                                    (d.perf->band_low - 1) * 100, (d.perf->band_high - 1) * 100));
   }
   if (!d.costs.empty()) {

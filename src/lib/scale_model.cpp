@@ -256,6 +256,7 @@ class TableBuilder {
   PerfRequest unit_request() const {
     PerfRequest pr = r_.perf;
     pr.fit.context_tokens = pr.input_tokens + pr.output_tokens;
+    pr.fit.prompt_tokens = pr.input_tokens;
     pr.fit.concurrency = 1;
     pr.max_batch = std::min(pr.max_batch, r_.max_batch);
     return pr;

@@ -232,7 +232,13 @@ Outcome check_config(const Config& c) {
   if (f.no_engine_runs && c.request.fit.engine.engine != gpuplan::Engine::neutral) {
     fail("no_engine_runs with an engine named (its own refusal throws)");
   }
-  if (f.fits != (f.per_gpu.shortfall_bytes <= 0.0 && !state_short && !over_state_pool && !f.no_engine_runs)) {
+  // ... and TensorRT-LLM serves the prompt: with chunked prefill off, none over max_num_tokens.
+  const bool prompt_refused = f.engine && f.engine->trtllm_refused_prompt_tokens > 0;
+  if (prompt_refused && (f.engine->trtllm_chunked_prefill || f.engine->trtllm_refused_prompt_tokens <= f.engine->batched_tokens)) {
+    fail("a refused prompt with chunked prefill on, or within max_num_tokens");
+  }
+  if (f.fits != (f.per_gpu.shortfall_bytes <= 0.0 && !state_short && !over_state_pool && !f.no_engine_runs &&
+                 !prompt_refused)) {
     fail(fmt::format("fits = {} but shortfall = {} bytes", f.fits, f.per_gpu.shortfall_bytes));
   }
   if (f.fits && !f.weights_fit) {
