@@ -120,6 +120,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"train.optimizer_in_backward:", "--optimizer-in-backward:"},
     {"train.kbit_prepared:", "--qlora-prep:"},
     {"train.framework:", "--framework:"},
+    {"train.sharding:", "--sharding:"},
     {"train.sync_last_micro_batch:", "--grad-sync:"},
     {"train_plan.provider:", "--provider:"},
     {"train_plan.term:", "--term:"},

@@ -617,6 +617,33 @@ TEST_CASE("train: TP divides the KV heads", "[train]") {
   CHECK_NOTHROW(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r));
 }
 
+// DeepSpeed's pipeline engine runs plain 1F1B and refuses ZeRO-2/3 beside PP
+// (deepspeedai/DeepSpeed@03f6f75c deepspeed/runtime/pipe/engine.py): helper s55 bad-input F2.
+TEST_CASE("train: DeepSpeed takes no virtual stages and no ZeRO-2/3 beside PP", "[train]") {
+  TrainRequest r;
+  r.layout.pp = 2;
+  r.layout.vpp = 2;
+  r.framework = TrainFramework::deepspeed;
+  r.sharding = Sharding::zero1;
+  CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r),
+                    Contains("train.vpp") && Contains("1F1B"));
+  r.framework = TrainFramework::megatron;
+  CHECK_NOTHROW(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r));
+  r.layout.vpp = 1;
+  r.framework.reset();
+  for (const Sharding s : {Sharding::zero2, Sharding::zero3}) {
+    r.sharding = s;  // DeepSpeed's, assumed
+    CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r),
+                      Contains("train.sharding") && Contains("incompatible with pipeline parallelism"));
+    r.framework = TrainFramework::deepspeed;
+    CHECK_THROWS_WITH(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r), Contains("train.sharding"));
+    r.framework.reset();
+  }
+  r.layout.pp = 1;
+  r.layout.dp = 2;
+  CHECK_NOTHROW(train_memory(model("llama-3.1-8b"), gpu("h100-sxm"), r));  // ZeRO-3 without PP runs
+}
+
 // StarCoder (MQA, one KV head) trained at TP 4 under BigCode's Megatron-LM fork, which keeps the
 // K/V layer whole on every rank (helper s54 train F2): sized with that replica, not refused. The
 // per-GPU K and V activations are then one head's, as a 4-KV-head model's at TP 4; the weights
