@@ -155,7 +155,10 @@ bool vendor_word(std::string_view t) {
       "rtx",      "pro",     "server",      "workstation", "edition", "blackwell", "hopper", "grace",
       "ampere",   "ada",     "lovelace",    "generation", "volta",    "turing",  "ultra",   "datacenter",
       "tensor",   "core",    "gpu",         "per",        "sxm",      "sxm2",    "pcie",    "nvl",
-      "oam",      "hgx",     "dgx",         "hbm",        "hbm2",     "hbm2e",   "unified", "superchip"};
+      "oam",      "hgx",     "dgx",         "hbm",        "hbm2",     "hbm2e",   "unified", "superchip",
+      // A release status, and the Grace Hopper module (NVIDIA's and vLLM's tables: "B300* (beta)",
+      // "GH200 96GB HBM3 CG1").
+      "beta",     "cg1"};
   return std::find(std::begin(kWords), std::end(kWords), t) != std::end(kWords) || size_gb(t) > 0;
 }
 

@@ -69,6 +69,9 @@ TEST_CASE("fold_name: mathematical and circled letters and digits are ASCII", "[
   const gpuplan::Catalog& c = gpuplan::Catalog::builtin();
   CHECK(c.gpu("\U0001D421100").id == "h100-sxm");
   CHECK(c.gpu("\u24d7100").id == "h100-sxm");
+  // A superscript is no digit of a name, but the closest names read it as one.
+  CHECK(c.resolve_gpu("h\u00b9\u2070\u2070") == nullptr);
+  CHECK_THROWS_WITH(c.gpu("h\u00b9\u2070\u2070"), Catch::Matchers::Contains("closest: h100"));
   (void)c.take_notes();
 }
 
