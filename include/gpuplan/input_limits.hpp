@@ -33,6 +33,17 @@ inline constexpr std::size_t kMaxListItems = 256;
 /// GPUs in a layout, a benchmark row, a cost or a scaling curve (65,536 is past any single job;
 /// the cap keeps searches and products finite).
 inline constexpr std::uint64_t kMaxGpus = 1u << 16;
+/// The range of a limit a deployment is held to, the same whether a flag (--max-itl-ms,
+/// --max-ttft-ms, --max-usd-per-mtok) or a plan file's expectation (max_itl_ms, ...) gives it: a
+/// plan's "max_itl_ms": 1e-308 was a FAIL (exit 1) where the flag refused it (helper s55 F3).
+inline constexpr double kMinLatencyLimitMs = 1e-3;
+inline constexpr double kMaxLatencyLimitMs = 1e7;
+inline constexpr double kMinUsdPerMtokLimit = 1e-6;
+inline constexpr double kMaxUsdPerMtokLimit = 1e6;
+/// Output tokens per second (--min-tokens-per-s-per-user, a plan's min_output_tokens_per_s), and
+/// a monthly bill (a plan's max_monthly_usd): below these no deployment is meant.
+inline constexpr double kMinTokensPerSLimit = 1e-3;
+inline constexpr double kMinMonthlyUsdLimit = 1e-6;
 /// Characters of offending input an error message quotes.
 inline constexpr std::size_t kMaxQuotedChars = 40;
 

@@ -14,8 +14,9 @@ struct FoldedName {
 };
 
 /// Full-width ASCII (U+FF01..U+FF5E) as ASCII, Unicode dashes and minus as '-', Unicode spaces as
-/// ' ', and format characters (zero-width, bidi marks, BOM, soft hyphen) and combining marks
-/// dropped. Other bytes, and invalid UTF-8, stay as they are.
+/// ' ', mathematical and circled letters and digits as ASCII, and format characters (zero-width,
+/// bidi marks, BOM, soft hyphen), combining marks and trademark signs dropped. Other bytes, and
+/// invalid UTF-8, stay as they are.
 FoldedName fold_name(std::string_view name);
 
 }  // namespace gpuplan

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/engine_memory.hpp>
+#include <gpuplan/input_limits.hpp>
 #include <gpuplan/planner.hpp>
 
 #include "command_io.hpp"
@@ -233,11 +234,13 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
       ->transform(decimal_number())->check(target_validator());
   // Latency targets within the plan file's limits: 1e-300 ms printed as a 300-digit shortfall.
   sub->add_option("--max-itl-ms", o->max_itl_ms, "Largest mean inter-token latency under load, ms: the decode steps and the other sequences' prefills between them (default: no limit)")
-      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(1e-3, 1e7));
+      ->transform(decimal_number())->check(positive_validator())
+      ->check(CLI::Range(limits::kMinLatencyLimitMs, limits::kMaxLatencyLimitMs));
   sub->add_option("--max-ttft-ms", o->max_ttft_ms, "Largest time to first token, ms (default: no limit)")
-      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(1e-3, 1e7));
+      ->transform(decimal_number())->check(positive_validator())
+      ->check(CLI::Range(limits::kMinLatencyLimitMs, limits::kMaxLatencyLimitMs));
   sub->add_option("--min-tokens-per-s-per-user", o->min_tokens_per_s_per_user, "Smallest output speed per user under load, tok/s: 1 / mean ITL (default: no limit)")
-      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(1e-3, 1e9));
+      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(limits::kMinTokensPerSLimit, 1e9));
   sub->add_option("--gpu", o->gpus, "GPU ids to search (repeat; default: every GPU with a matching price)")
       ->check(non_empty());
   sub->add_option("--weights-dtype", o->weights_dtypes,

@@ -257,7 +257,16 @@ CLI::Validator whole_number() {
 CLI::Validator decimal_number() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        return decimal(text) ? std::string() : fmt::format("expected a decimal number such as 0.5, got '{}'", text);
+        const std::optional<double> v = decimal(text);
+        if (!v) {
+          return fmt::format("expected a decimal number such as 0.5, got '{}'", text);
+        }
+        // "-0" passes a range from 0 (-0.0 >= 0) and its sign carried into products: "--failed-run-overhead
+        // -0" printed failed_runs_usd_per_hour -0.0 (helper s55 bad-input F4). Zero is zero.
+        if (std::fpclassify(*v) == FP_ZERO) {
+          text = "0";
+        }
+        return {};
       },
       "");
 }

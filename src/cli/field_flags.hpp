@@ -124,6 +124,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"train.optimizer_in_backward:", "--optimizer-in-backward:"},
     {"train.kbit_prepared:", "--qlora-prep:"},
     {"train.framework:", "--framework:"},
+    {"train.sharding:", "--sharding:"},
     {"train.sync_last_micro_batch:", "--grad-sync:"},
     {"train.overlap_grad_reduce:", "--overlap-grad-reduce:"},
     {"train.lora_dropout:", "--lora-dropout:"},

@@ -5,6 +5,7 @@
 #include <exception>
 #include <functional>
 #include <system_error>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -26,29 +27,58 @@ using gpuplan::cli::Exit;
 
 int code(Exit e) { return static_cast<int>(e); }
 
+// The spellings of `option` typed before any "--" ("--prefill-chunk 2048" or
+// "--max-num-batched-tokens=4096"), in the order of its names.
+std::vector<std::string> names_typed(const CLI::Option& option, int argc, char** argv) {
+  std::vector<std::string> typed;
+  for (const std::string& lname : option.get_lnames()) {
+    const std::string flag = "--" + lname;
+    for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+      const std::string_view word = argv[i];
+      if (word == flag || (word.starts_with(flag) && word.substr(flag.size()).starts_with("="))) {
+        typed.push_back(flag);
+        break;
+      }
+    }
+  }
+  return typed;
+}
+
 // CLI11's "The following arguments were not expected: fp8 --kv-dtpye" (its words reversed)
 // becomes "unknown option '--kv-dtpye' for 'gpuplan fit'; closest: --kv-dtype", and a stray word
 // at the top gains the closest command names.
 std::string with_hint(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   const std::string help = " (see 'gpuplan --help')";
-  // CLI11's "--tp: At Most 1 required but received 2" for a single-value option given twice.
-  constexpr std::string_view kAtMostOne = ": At Most 1 required but received ";
-  if (const std::string_view what = e.what(); dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr &&
-                                              what.find(kAtMostOne) != std::string_view::npos) {
-    const std::string_view name = what.substr(0, what.find(kAtMostOne));
-    const std::string_view times = what.substr(what.find(kAtMostOne) + kAtMostOne.size());
-    return fmt::format("{} given {}: it takes one value; give it once", name,
-                       times == "2" ? std::string("twice") : fmt::format("{} times", times));
-  }
-  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) {
-    return e.what() + help;
-  }
   // The deepest command given: its options are the ones the user meant.
   const CLI::App* command = &app;
   std::string path = "gpuplan";
   for (std::vector<CLI::App*> given = app.get_subcommands(); !given.empty(); given = command->get_subcommands()) {
     command = given.front();
     path += " " + command->get_name();
+  }
+  // CLI11's "--tp: At Most 1 required but received 2" for a single-value option given twice.
+  constexpr std::string_view kAtMostOne = ": At Most 1 required but received ";
+  if (const std::string_view what = e.what(); dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr &&
+                                              what.find(kAtMostOne) != std::string_view::npos) {
+    const std::string_view name = what.substr(0, what.find(kAtMostOne));
+    const std::string_view times = what.substr(what.find(kAtMostOne) + kAtMostOne.size());
+    // One option under two names, each typed once ("--prefill-chunk 2048 --max-num-batched-tokens
+    // 4096" was "--prefill-chunk given twice": helper s55 bad-input F8).
+    if (const CLI::Option* option = command->get_option_no_throw(std::string(name)); option != nullptr) {
+      if (const std::vector<std::string> typed = names_typed(*option, argc, argv); typed.size() > 1) {
+        return fmt::format("{} are the same option: it takes one value; give one of them", fmt::join(typed, " and "));
+      }
+    }
+    return fmt::format("{} given {}: it takes one value; give it once", name,
+                       times == "2" ? std::string("twice") : fmt::format("{} times", times));
+  }
+  // A misspelt required option ("--gpuu h100", "--GPU h100", "-gpu h100"): CLI11 checks the
+  // requirements before the extra words, so its "--gpu is required" hid the word typed. The word
+  // is named, with the closest flags, which says why --gpu is missing (helper s55 bad-input F7).
+  const bool required_with_extras =
+      dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && !app.remaining(true).empty();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr && !required_with_extras) {
+    return e.what() + help;
   }
   const std::vector<std::string> extras = app.remaining(true);
   const auto extra = [&extras](std::string_view word) {
@@ -97,6 +127,15 @@ std::string with_hint(const CLI::App& app, const CLI::ParseError& e, int argc, c
   if ((name == "--input" || name == "--output") && has("--context") && !has("--input")) {
     return fmt::format("unknown option '{}' for '{}': it takes --context, the tokens of one sequence (prompt plus "
                        "generated: --input + --output of perf) (see '{} --help')",
+                       name, path, path);
+  }
+  // A flag of the command left over: it came after "--", where words are values (helper s55 F9).
+  const auto after_end_of_options = [argc, argv](std::string_view word) {
+    char** end = std::find(argv + 1, argv + argc, std::string_view("--"));
+    return end != argv + argc && std::find(end + 1, argv + argc, word) != argv + argc;
+  };
+  if (has(name) && after_end_of_options(*option)) {
+    return fmt::format("'{}' comes after '--', which ends the options of '{}': remove the '--' (see '{} --help')",
                        name, path, path);
   }
   const auto close = gpuplan::closest_names(name, flags);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/input_limits.hpp>
 
 #include "command_io.hpp"
 #include "common.hpp"
@@ -60,7 +61,8 @@ void add_pricing_options(CLI::App& sub, PricingOptions& o, std::string_view prov
   }
   // The plan file's ceiling for the same budget; 1e308 printed as a 309-digit budget.
   sub.add_option("--max-usd-per-mtok", o.max_usd_per_mtok, "Budget: USD per million output tokens (with --check; default: none)")
-      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(1e-6, 1e6));
+      ->transform(decimal_number())->check(positive_validator())
+      ->check(CLI::Range(limits::kMinUsdPerMtokLimit, limits::kMaxUsdPerMtokLimit));
   sub.add_flag("--check", o.check, "Exit with code 1 when over --max-usd-per-mtok");
 }
 

@@ -67,12 +67,17 @@ const T* find_by_id(const std::vector<T>& items, std::string_view id) {
   return nullptr;
 }
 
+// A byte of a code point fold_name() left as it was ("\u00bd", "\ufb01", an emoji): part of the word
+// it is in, like a letter, never a separator. As a separator it vanished: "\ufb01t" abbreviated t4
+// and "llama-3.1-8\u00bdb" ran as llama-3.1-8b (helper s55 bad-input F1, F6).
+bool other_script(char c) { return static_cast<unsigned char>(c) >= 0x80; }
+
 // Words of a name: runs of letters and runs of digits ("llama-3.1-70b" -> llama 3 1 70 b).
 std::vector<std::string> words(std::string_view name) {
   std::vector<std::string> out;
   for (char raw : name) {
     const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(raw)));
-    const bool alpha = std::isalpha(static_cast<unsigned char>(c)) != 0;
+    const bool alpha = std::isalpha(static_cast<unsigned char>(c)) != 0 || other_script(c);
     const bool digit = std::isdigit(static_cast<unsigned char>(c)) != 0;
     if (!alpha && !digit) {
       out.emplace_back();
@@ -123,9 +128,43 @@ bool stated_size_fits(const GpuWords& named, const GpuSpec& gpu) {
   });
 }
 
+// Tokens of a GPU's name: as detail::tokens(), with other_script() bytes inside a token.
+std::vector<std::string> gpu_tokens(std::string_view name) {
+  std::vector<std::string> out(1);
+  for (const char raw : name) {
+    if (std::isalnum(static_cast<unsigned char>(raw)) == 0 && !other_script(raw)) {
+      out.emplace_back();
+      continue;
+    }
+    out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(raw)));
+  }
+  std::erase_if(out, [](const std::string& t) { return t.empty(); });
+  return out;
+}
+
+// The words a vendor's or a results table's spelling puts around a GPU's id tokens: vendor, line,
+// architecture, form factor and memory words ("NVIDIA H100 SXM5 80GB HBM3", "Tesla T4", "AMD
+// Instinct MI300X", "RTX 6000 Ada Generation", "RTX PRO 6000 Blackwell Server Edition", "NVIDIA
+// H100 Tensor Core GPU"). Only these may be left over when a name is matched by its tokens: any
+// other word, and always a number, is part of the name ("a10 0" is no A10, "h20 0" no H20,
+// "l4 0s" no L4: helper s55 bad-input F1). A stated memory size is checked apart
+// (stated_size_fits), and memory types are dropped before (gpu_words).
+bool vendor_word(std::string_view t) {
+  static constexpr std::string_view kWords[] = {
+      "nvidia",   "amd",     "intel",       "tesla",      "instinct", "geforce", "quadro",  "radeon",
+      "rtx",      "pro",     "server",      "workstation", "edition", "blackwell", "hopper", "grace",
+      "ampere",   "ada",     "lovelace",    "generation", "volta",    "turing",  "ultra",   "datacenter",
+      "tensor",   "core",    "gpu",         "per",        "sxm",      "sxm2",    "pcie",    "nvl",
+      "oam",      "hgx",     "dgx",         "hbm",        "hbm2",     "hbm2e",   "unified", "superchip",
+      // A release status, and the Grace Hopper module (NVIDIA's and vLLM's tables: "B300* (beta)",
+      // "GH200 96GB HBM3 CG1").
+      "beta",     "cg1"};
+  return std::find(std::begin(kWords), std::end(kWords), t) != std::end(kWords) || size_gb(t) > 0;
+}
+
 GpuWords gpu_words(std::string_view name) {
   GpuWords out;
-  for (std::string& t : tokens(name)) {
+  for (std::string& t : gpu_tokens(name)) {
     if (t.starts_with("hbm3") || t.starts_with("gddr") || t.starts_with("lpddr")) {
       continue;
     }
@@ -419,8 +458,9 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
   const std::string checkpoint_model = read_checkpoint_name(release).model;
   const std::string base = release_base(release);
   bool by_release = false;
+  // Models only: a GPU has no releases, and "h20-0000" or "a10-instruct" ran as an A10 or H20.
   for (const std::string& candidate : {checkpoint_model, base}) {
-    if (!hits.empty() || candidate == release) {
+    if (!hits.empty() || candidate == release || !std::is_same_v<T, ModelSpec>) {
       continue;
     }
     for (const T& item : items) {
@@ -498,6 +538,11 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
       if (!std::all_of(id.begin(), id.end(), [&query](const std::string& w) {
             return std::find(query.begin(), query.end(), w) != query.end();
           }) || !size_fits(item)) {
+        continue;
+      }
+      if (!std::all_of(query.begin(), query.end(), [&id](const std::string& w) {
+            return std::find(id.begin(), id.end(), w) != id.end() || vendor_word(w);
+          })) {
         continue;
       }
       if (id.size() > most) {

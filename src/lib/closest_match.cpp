@@ -3,6 +3,8 @@
 #include <cctype>
 #include <numeric>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gpuplan/catalog.hpp>
@@ -81,6 +83,23 @@ bool contains_words(std::string_view whole, std::string_view part) {
   return false;
 }
 
+// Superscript and subscript digits as the digits they raise or lower, for closeness only: "h\u00b9\u2070\u2070"
+// names no GPU (a raised digit is no digit of an id, so fold_name keeps it), but its closest name
+// is h100, not none at all (helper s55 bad-input F10).
+std::string with_script_digits_plain(std::string text) {
+  static constexpr std::pair<std::string_view, char> kDigits[] = {
+      {"\u2070", '0'}, {"\u00b9", '1'}, {"\u00b2", '2'}, {"\u00b3", '3'}, {"\u2074", '4'}, {"\u2075", '5'},
+      {"\u2076", '6'}, {"\u2077", '7'}, {"\u2078", '8'}, {"\u2079", '9'}, {"\u2080", '0'}, {"\u2081", '1'},
+      {"\u2082", '2'}, {"\u2083", '3'}, {"\u2084", '4'}, {"\u2085", '5'}, {"\u2086", '6'}, {"\u2087", '7'},
+      {"\u2088", '8'}, {"\u2089", '9'}};
+  for (const auto& [from, to] : kDigits) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + 1)) {
+      text.replace(at, from.size(), 1, to);
+    }
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string_view without_owner(std::string_view name) {
@@ -93,7 +112,7 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
   // A distilled model ("DeepSeek-R1-Distill-Llama-70B") has its student's architecture: the names
   // closest to the student's, never the teacher (a 671B MoE for a dense 70B).
   // A pasted look-alike ("Ｈ100", "h100\u2010sxm") is as close as the ASCII it stands for.
-  std::string needle = lower(fold_name(name).text);
+  std::string needle = lower(with_script_digits_plain(fold_name(name).text));
   const bool distilled = [&needle] {
     const std::size_t at = needle.find("distill-");
     if (at == std::string::npos || at + 8 >= needle.size()) {

@@ -81,6 +81,36 @@ char lookalike(char32_t cp) {
   return 0;
 }
 
+// Unicode's compatibility forms of ASCII letters and digits (NFKC folds them so): the
+// Mathematical Alphanumeric Symbols, bold, italic, script, fraktur, double-struck, sans-serif and
+// monospace (U+1D400..U+1D6A3: 13 alphabets of 52 letters; U+1D7CE..U+1D7FF: 5 sets of digits),
+// and the circled letters and digits (U+24B6..U+24EA, U+2460..U+2468). "\U0001D421100" and
+// "\u24D7100" are h100 (helper s55 bad-input F10). Fractions and superscripts are not folded: a
+// "\u00bd" or "\u00b9" changes a number, so the name stays unknown.
+char compatibility_form(char32_t cp) {
+  if (cp >= 0x1d400 && cp <= 0x1d6a3) {
+    const auto k = static_cast<int>((cp - 0x1d400) % 52);
+    return static_cast<char>(k < 26 ? 'A' + k : 'a' + (k - 26));
+  }
+  if (cp >= 0x1d7ce && cp <= 0x1d7ff) {
+    return static_cast<char>('0' + static_cast<int>((cp - 0x1d7ce) % 10));
+  }
+  if (cp >= 0x24b6 && cp <= 0x24cf) {
+    return static_cast<char>('A' + static_cast<int>(cp - 0x24b6));
+  }
+  if (cp >= 0x24d0 && cp <= 0x24e9) {
+    return static_cast<char>('a' + static_cast<int>(cp - 0x24d0));
+  }
+  if (cp >= 0x2460 && cp <= 0x2468) {
+    return static_cast<char>('1' + static_cast<int>(cp - 0x2460));
+  }
+  return cp == 0x24ea ? '0' : 0;
+}
+
+// The marks vendors print after their names ("NVIDIA\u00ae H100", "AMD Instinct\u2122 MI300X"):
+// no part of the name.
+bool trademark(char32_t cp) { return cp == 0xa9 || cp == 0xae || cp == 0x2120 || cp == 0x2122; }
+
 }  // namespace
 
 FoldedName fold_name(std::string_view name) {
@@ -102,9 +132,11 @@ FoldedName fold_name(std::string_view name) {
     if (cp >= 0xff01 && cp <= 0xff5e) {
       out.text += static_cast<char>(cp - 0xff01 + 0x21);
       add("full-width characters as ASCII");
-    } else if (const char latin = lookalike(cp); latin != 0) {
+    } else if (const char latin = lookalike(cp) != 0 ? lookalike(cp) : compatibility_form(cp); latin != 0) {
       out.text += latin;
       add(fmt::format("U+{:04X} as '{}'", static_cast<std::uint32_t>(cp), latin));
+    } else if (trademark(cp)) {
+      add(fmt::format("U+{:04X} dropped", static_cast<std::uint32_t>(cp)));
     } else if (dash(cp)) {
       out.text += '-';
       add(fmt::format("U+{:04X} as '-'", static_cast<std::uint32_t>(cp)));

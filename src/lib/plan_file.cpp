@@ -52,13 +52,14 @@ bool contains(std::span<const std::string_view> names, std::string_view name) {
 }
 
 // A number whose unit is in its name: a string such as "50ms" gets the unit in the message.
-std::optional<double> expected_number(ObjectReader& r, std::string_view key, std::string_view unit, double max) {
+std::optional<double> expected_number(ObjectReader& r, std::string_view key, std::string_view unit, double min,
+                                      double max) {
   const Json* v = r.value(key);
   if (v != nullptr && !v->is_number()) {
     r.fail(key, fmt::format("expected a positive number in {} (the unit is in the name), got {}", unit,
                             v->is_string() ? fmt::format("\"{}\"", v->get<std::string>()) : std::string(v->type_name())));
   }
-  return r.optional_number(key, max);
+  return r.optional_number_in(key, min, max);
 }
 
 Expectations read_expectations(const Json& j, const std::string& origin, const JsonPointer& at) {
@@ -68,15 +69,20 @@ Expectations read_expectations(const Json& j, const std::string& origin, const J
   if (r.has("fits")) {
     e.fits = r.boolean("fits", true);
   }
-  e.max_usd_per_million_tokens = expected_number(r, "max_usd_per_million_tokens", "USD per million output tokens", 1e6);
-  e.min_output_tokens_per_s = expected_number(r, "min_output_tokens_per_s", "output tokens per second", 1e12);
-  e.max_itl_ms = expected_number(r, "max_itl_ms", "milliseconds", 1e7);
-  e.max_ttft_ms = expected_number(r, "max_ttft_ms", "milliseconds", 1e7);
+  // The lower limits are the flags' (limits::kMin...): a typo's 1e-308 is refused, not a FAIL.
+  e.max_usd_per_million_tokens = expected_number(r, "max_usd_per_million_tokens", "USD per million output tokens",
+                                                 limits::kMinUsdPerMtokLimit, limits::kMaxUsdPerMtokLimit);
+  e.min_output_tokens_per_s =
+      expected_number(r, "min_output_tokens_per_s", "output tokens per second", limits::kMinTokensPerSLimit, 1e12);
+  e.max_itl_ms =
+      expected_number(r, "max_itl_ms", "milliseconds", limits::kMinLatencyLimitMs, limits::kMaxLatencyLimitMs);
+  e.max_ttft_ms =
+      expected_number(r, "max_ttft_ms", "milliseconds", limits::kMinLatencyLimitMs, limits::kMaxLatencyLimitMs);
   if (const Json* v = r.value("min_concurrent_sequences"); v != nullptr && !v->is_number()) {
     r.fail("min_concurrent_sequences", fmt::format("expected an integer number of sequences, got {}", v->type_name()));
   }
   e.min_concurrent_sequences = r.optional_integer("min_concurrent_sequences", 1, 100'000'000);
-  e.max_monthly_usd = expected_number(r, "max_monthly_usd", "USD per month", 1e12);
+  e.max_monthly_usd = expected_number(r, "max_monthly_usd", "USD per month", limits::kMinMonthlyUsdLimit, 1e12);
   // "fits": false says the deployment is not meant to start; an expectation measured on a running
   // one could never pass beside it. The monthly bill is paid either way.
   if (e.fits == false) {

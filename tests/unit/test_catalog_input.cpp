@@ -188,6 +188,36 @@ TEST_CASE("names: aliases, abbreviations, ambiguity", "[catalog][names]") {
   (void)c.take_notes();
 }
 
+// helper s55 bad-input F1/F6: a stray word, number or symbol beside a GPU's tokens made it another,
+// smaller GPU ("a10 0" ran as an A10, not an A100). Only vendor, line, form-factor and memory
+// words may be left over; a code point fold_name() keeps is part of its word.
+TEST_CASE("names: a leftover word, number or symbol makes a name unknown", "[catalog][names]") {
+  const Catalog& c = Catalog::builtin();
+  (void)c.take_notes();
+  for (const char* name : {"a10 0", "l4 0s", "h20 0", "b200 x", "l4 foo", "l4\u20200s", "\ufb01t", "\U0001F680t",
+                           "\u00bdt", "h200-sxm\u2020", "h100 2"}) {
+    INFO(name);
+    CHECK(c.resolve_gpu(name) == nullptr);
+  }
+  CHECK_THROWS_WITH(c.gpu("a10 0"), Contains("unknown GPU 'a10 0'") && Contains("closest: "));
+  for (const char* name : {"llama-3.1-8\u00bdb", "llama-3.1-8b\U0001F680", "llama\u2020-3.1-8b"}) {
+    INFO(name);
+    CHECK(c.resolve_model(name) == nullptr);
+  }
+  // The vendor's words and a stated size still are what they were.
+  CHECK(c.gpu("NVIDIA H100 SXM5 80GB HBM3").id == "h100-sxm");
+  CHECK(c.gpu("Tesla T4").id == "t4");
+  CHECK(c.gpu("Tesla V100 SXM2 32GB").id == "v100-sxm2-32gb");
+  CHECK(c.gpu("RTX 6000 Ada Generation").id == "rtx-6000-ada");
+  CHECK(c.gpu("RTX 6000 Ada Generation 48GB").id == "rtx-6000-ada");
+  CHECK(c.gpu("L4 (24GB)").id == "l4");
+  CHECK(c.gpu("A10 PCIe").id == "a10");
+  // A trademark sign is dropped, and said.
+  CHECK(c.gpu("AMD Instinct\u2122 MI300X").id == "mi300x");
+  CHECK(c.take_notes().back().find("U+2122 dropped") != std::string::npos);
+  (void)c.take_notes();
+}
+
 // Results tables name GPUs with vendor, form factor and memory: whole tokens of the id, in any
 // order, among the name's; a token that differs (a typo, another generation) is no match.
 TEST_CASE("names: GPUs as vendors and results tables write them", "[catalog][names]") {

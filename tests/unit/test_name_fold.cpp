@@ -55,6 +55,26 @@ TEST_CASE("catalog: names with Unicode look-alikes resolve, with an honest note"
   (void)c.take_notes();
 }
 
+// helper s55 bad-input F10: compatibility forms NFKC folds to ASCII letters and digits.
+TEST_CASE("fold_name: mathematical and circled letters and digits are ASCII", "[name_fold]") {
+  CHECK(fold_name("\U0001D421100").text == "h100");  // MATHEMATICAL BOLD SMALL H
+  CHECK(fold_name("\U0001D421100").changes == "U+1D421 as 'h'");
+  CHECK(fold_name("\U0001D407\U0001D7CF\U0001D7CE\U0001D7CE").text == "H100");  // bold capital H, bold digits
+  CHECK(fold_name("\U0001D5C1100").text == "h100");  // sans-serif
+  CHECK(fold_name("\u24d7100").text == "h100");      // CIRCLED LATIN SMALL LETTER H
+  CHECK(fold_name("\u24bd\u2460\u24ea\u24ea").text == "H100");
+  CHECK(fold_name("h\u00b9\u00bd").text == "h\u00b9\u00bd");  // a superscript or fraction changes a number
+  CHECK(fold_name("NVIDIA\u00ae H100").text == "NVIDIA H100");
+  CHECK(fold_name("NVIDIA\u00ae H100").changes == "U+00AE dropped");
+  const gpuplan::Catalog& c = gpuplan::Catalog::builtin();
+  CHECK(c.gpu("\U0001D421100").id == "h100-sxm");
+  CHECK(c.gpu("\u24d7100").id == "h100-sxm");
+  // A superscript is no digit of a name, but the closest names read it as one.
+  CHECK(c.resolve_gpu("h\u00b9\u2070\u2070") == nullptr);
+  CHECK_THROWS_WITH(c.gpu("h\u00b9\u2070\u2070"), Catch::Matchers::Contains("closest: h100"));
+  (void)c.take_notes();
+}
+
 TEST_CASE("catalog: a list given for one GPU names the closest of each and one per flag", "[name_fold][catalog]") {
   try {
     (void)gpuplan::Catalog::builtin().gpu("h100,h200");
