@@ -373,6 +373,13 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     // TensorRT-LLM tensorrt_llm/_torch/modules/attention.py @c6d3bb2, MLA.forward_context).
     const MlaSpec& a = *m.mla;
     attention_flop_per_token_context_ = 2.0 * heads * d(2 * a.kv_lora_rank + a.qk_rope_head_dim);
+    prefill_attention_flop_per_token_context_ = attention_flop_per_token_context_;
+  }
+  // SGLang's MiniCPM3 (the one engine that caches its latent) absorbs in prefill too: it drops
+  // kv_b_proj at load (python/sglang/srt/models/minicpm3.py @0e6ed14).
+  const bool mha_prefill = m.caches_latent() && m.model_type != "minicpm3";
+  if (mha_prefill) {
+    const MlaSpec& a = *m.mla;
     prefill_attention_flop_per_token_context_ = 2.0 * heads * d(a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim);
     // A chunk after the first up-projects the cached latents of the earlier ones again, each
     // chunk (vLLM's _compute_prefill_context, SGLang's MHA_ONE_SHOT/MHA_CHUNKED_KV, TensorRT-LLM's
@@ -489,7 +496,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // the cache's format ("Currently we use BF16 MHA for context phase": TensorRT-LLM's
   // MLA.forward_context @c6d3bb2; SGLang casts K to the queries' dtype, forward_mha.py @00cc79f).
   prefill_attention_peak_flop_per_s_ =
-      m.caches_latent() && dense_bf16 != nullptr ? *dense_bf16 : attention_peak_flop_per_s_;
+      mha_prefill && dense_bf16 != nullptr ? *dense_bf16 : attention_peak_flop_per_s_;
   const std::uint64_t replica = l.tp * l.pp;
   const auto peak_link = [&](std::uint64_t group) {
     const double network = request_.network_bytes_per_s_per_gpu;
