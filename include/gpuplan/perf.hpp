@@ -254,6 +254,10 @@ class PerfModel {
   [[nodiscard]] StepTime decode_step(std::uint64_t micro_batch, double context_tokens,
                                      const Efficiency& efficiency) const;
   [[nodiscard]] StepTime prefill_step(std::uint64_t tokens, const Efficiency& efficiency) const;
+  /// One step of `tokens` prompt tokens of prompts of `prompt_tokens` each: a chunk of a longer
+  /// prompt (tokens < prompt_tokens) or several whole prompts.
+  [[nodiscard]] StepTime prefill_step(std::uint64_t tokens, std::uint64_t prompt_tokens,
+                                      const Efficiency& efficiency) const;
   /// Smallest batch at which decode stops being memory-bound at the mean context (pure roofline);
   /// nullopt when the KV cache keeps it memory-bound at any batch.
   [[nodiscard]] std::optional<double> ridge_batch() const;
@@ -369,7 +373,11 @@ class PerfModel {
   double experts_per_token_ = 0;
   double expert_token_multiplier_ = 1;  // EP wider than TP: experts see other replicas' tokens
   double linear_flop_per_token_ = 0;    // per GPU
-  double attention_flop_per_token_context_ = 0;  // per GPU, per layer, per context token
+  double attention_flop_per_token_context_ = 0;  // decode: per GPU, per layer, per context token
+  double prefill_attention_flop_per_token_context_ = 0;  // prefill (MLA: MHA form), same units
+  // MLA prefill chunks up-project the cached latents of the prompt's earlier chunks (kv_b_proj):
+  // per GPU, per cached token, over the stage's attention layers. 0 without a latent cache.
+  double cached_latent_flop_per_token_ = 0;
   double kv_bytes_per_token_layer_ = 0;  // per GPU
   double state_bytes_per_decode_ = 0;    // per sequence and GPU: the recurrent state read and written back
   std::vector<std::pair<std::uint64_t, std::uint64_t>> window_layers_;  // (window or 0, layers)
@@ -383,6 +391,7 @@ class PerfModel {
   double attention_peak_flop_per_s_ = 0;         // dense peak of the attention kernels' format
   double attention_format_ratio_ = 1;            // bf16 peak / that peak
   double request_attention_format_factor_ = 1;   // the same for attention_format_ratio_
+  double prefill_attention_peak_flop_per_s_ = 0;  // MLA prefill: the 16-bit peak (K, V up-projected)
   double expert_flop_per_token_ = 0;      // per GPU, routed-expert share of linear_flop_per_token_
   double dense_gemm_flop_per_token_ = 0;  // FLOPs one token adds to a typical dense GEMM
   double expert_layer_gemm_flop_per_token_ = 0;  // one token's share of a layer's grouped up projection

@@ -384,11 +384,34 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
                             p.kv_projection / m.kv_projection_shards(l.tp)) *
                            stage_share;
   // Attention per layer and context token: QK^T and AV, 2 FLOPs each per head dimension.
-  // MLA decodes in the latent space (weights absorbed): kv_lora + rope for scores, kv_lora for values.
   const double heads = m.mean_attention_heads() / d(l.tp);
-  attention_flop_per_token_context_ =
-      m.caches_latent() ? 2.0 * heads * d(2 * m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
-            : 4.0 * heads * d(m.head_dim);
+  attention_flop_per_token_context_ = 4.0 * heads * d(m.head_dim);
+  prefill_attention_flop_per_token_context_ = attention_flop_per_token_context_;
+  if (m.caches_latent()) {
+    // MLA decodes in the latent space (weights absorbed): kv_lora + rope for scores, kv_lora for
+    // values. Prefill runs "the compute friendly approach": the latents up-projected to per-head
+    // K (qk_nope + rope) and V, attended as MHA, 3.4x fewer FLOPs for DeepSeek-V3 (vLLM
+    // vllm/v1/attention/backends/mla/common.py @00a817a, module docstring; SGLang
+    // python/sglang/srt/models/deepseek_common/attention_forward_methods/forward_mha.py @00cc79f;
+    // TensorRT-LLM tensorrt_llm/_torch/modules/attention.py @c6d3bb2, MLA.forward_context).
+    const MlaSpec& a = *m.mla;
+    attention_flop_per_token_context_ = 2.0 * heads * d(2 * a.kv_lora_rank + a.qk_rope_head_dim);
+    prefill_attention_flop_per_token_context_ = attention_flop_per_token_context_;
+  }
+  // SGLang's MiniCPM3 (the one engine that caches its latent) absorbs in prefill too: it drops
+  // kv_b_proj at load (python/sglang/srt/models/minicpm3.py @0e6ed14).
+  const bool mha_prefill = m.caches_latent() && m.model_type != "minicpm3";
+  if (mha_prefill) {
+    const MlaSpec& a = *m.mla;
+    prefill_attention_flop_per_token_context_ = 2.0 * heads * d(a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim);
+    // A chunk after the first up-projects the cached latents of the earlier ones again, each
+    // chunk (vLLM's _compute_prefill_context, SGLang's MHA_ONE_SHOT/MHA_CHUNKED_KV, TensorRT-LLM's
+    // forward_context_with_cached_kv/_with_chunked_prefill all run kv_b_proj over them): a GEMM of
+    // kv_lora x heads (qk_nope + v) per cached token and layer; the new tokens' own up-projection
+    // is in the linear FLOPs.
+    cached_latent_flop_per_token_ = 2.0 * d(a.kv_lora_rank) * heads * d(a.qk_nope_head_dim + a.v_head_dim) *
+                                    d(fit_.kv.layers_per_gpu());
+  }
   kv_bytes_per_token_layer_ = fit_.kv.bytes_per_token_per_layer_per_gpu;
   // A decode step of a linear-attention or Mamba2 layer loads each sequence's state and stores
   // the updated one (vLLM's selective_state_update and fused_recurrent_gated_delta_rule update it
@@ -492,6 +515,11 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   const double* dense_bf16 = rate(dense, gpu.sixteen_bit_type());
   attention_format_ratio_ = dense_bf16 == nullptr ? 1.0 : std::min(1.0, *dense_bf16 / attention_peak_flop_per_s_);
   request_attention_format_factor_ = format_share(attention_format_ratio_, request_.efficiency.format_exponent);
+  // MLA prefill attends over K and V the 16-bit kv_b_proj up-projection just produced, whatever
+  // the cache's format ("Currently we use BF16 MHA for context phase": TensorRT-LLM's
+  // MLA.forward_context @c6d3bb2; SGLang casts K to the queries' dtype, forward_mha.py @00cc79f).
+  prefill_attention_peak_flop_per_s_ =
+      mha_prefill && dense_bf16 != nullptr ? *dense_bf16 : attention_peak_flop_per_s_;
   const std::uint64_t replica = l.tp * l.pp;
   const auto peak_link = [&](std::uint64_t group) {
     const double network = request_.network_bytes_per_s_per_gpu;
@@ -589,7 +617,10 @@ PerfModel::StepParts PerfModel::step_parts(const StepWork& w, const Efficiency& 
   }
   const double gemm_s = (w.linear_flop - expert_flop) / peak(w.tokens * dense_gemm_flop_per_token_) +
                         expert_flop / expert_peak;
-  const double attention_s = w.attention_flop / (attention_peak_flop_per_s_ * compute * attention_format);
+  const bool sixteen_bit_prefill = !w.decode && prefill_attention_peak_flop_per_s_ < attention_peak_flop_per_s_;
+  const double attention_s =
+      sixteen_bit_prefill ? w.attention_flop / (prefill_attention_peak_flop_per_s_ * compute * format_share(1.0, e.format_exponent))
+                          : w.attention_flop / (attention_peak_flop_per_s_ * compute * attention_format);
   return {.weights_s = w.weight_bytes / bandwidth,
           .kv_s = w.kv_bytes / (bandwidth * e.kv_bandwidth),
           .gemm_s = gemm_s,
@@ -652,10 +683,13 @@ PerfModel::StepWork PerfModel::prefill_work(double tokens, double prompt_tokens,
   // sliding windows).
   const double context_layers = attention_context_sum(prompt_tokens / 2.0, best_case);
   const double idle = expert_idle_share(tokens);
+  // A chunk of a longer prompt: the chunks before it hold on average (prompt - chunk) / 2 tokens
+  // (0, chunk, 2 chunk, ...), whose MLA latents this step up-projects again.
+  const double cached_tokens = std::max(0.0, prompt_tokens - tokens) / 2.0;
   return {.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
           .kv_bytes = tokens * d(fit_.kv.layers_per_gpu()) * kv_bytes_per_token_layer_,
-          .linear_flop = tokens * linear_flop_per_token_,
-          .attention_flop = tokens * attention_flop_per_token_context_ * context_layers,
+          .linear_flop = tokens * linear_flop_per_token_ + cached_tokens * cached_latent_flop_per_token_,
+          .attention_flop = tokens * prefill_attention_flop_per_token_context_ * context_layers,
           .tokens = tokens,
           .idle_share = idle,
           .decode = false};
@@ -663,6 +697,10 @@ PerfModel::StepWork PerfModel::prefill_work(double tokens, double prompt_tokens,
 
 StepTime PerfModel::prefill_step(std::uint64_t tokens, const Efficiency& e) const {
   return timed(prefill_work(d(tokens), d(tokens), e.best_case), e);
+}
+
+StepTime PerfModel::prefill_step(std::uint64_t tokens, std::uint64_t prompt_tokens, const Efficiency& e) const {
+  return timed(prefill_work(d(tokens), d(prompt_tokens), e.best_case), e);
 }
 
 namespace {
@@ -802,9 +840,19 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
   p.decode = schedule.largest_step;
   p.step_s = schedule.itl_s();
   if (!ttft_s) {  // one prompt alone: the same at every batch, and the TTFT at batch 1
-    const StepTime prefill = prefill_step(request_.input_tokens, e);
-    const double prefill_handoff = l.pp > 1 ? p2p_s(input * activation_bytes_per_token_, pp) : 0.0;
-    ttft_s = d(l.pp) * prefill.total_s() + d(l.pp - 1) * prefill_handoff;
+    // In steps of the chunk, as the engine runs it and as the loaded rows time it (each step
+    // reads the weights again; an MLA chunk up-projects the earlier chunks' latents): whole
+    // chunks and the rest. Under PP the chunks follow one another through the stages; the
+    // last leaves the first stage and crosses the others.
+    const double chunk = std::min(input, d(std::max<std::uint64_t>(1, prefill_chunk_tokens_)));
+    const double whole = std::floor(input / chunk + 1e-9);
+    const double rest = input - whole * chunk;
+    const StepTime step = timed(prefill_work(chunk, input, e.best_case), e);
+    const double rest_s = rest >= 1.0 ? timed(prefill_work(rest, input, e.best_case), e).total_s() : 0.0;
+    const double last = rest >= 1.0 ? rest : chunk;
+    const double last_s = rest >= 1.0 ? rest_s : step.total_s();
+    const double prefill_handoff = l.pp > 1 ? p2p_s(last * activation_bytes_per_token_, pp) : 0.0;
+    ttft_s = whole * step.total_s() + rest_s + d(l.pp - 1) * (last_s + prefill_handoff);
   }
   p.ttft_alone_s = *ttft_s;
   p.ttft_s = *ttft_s;

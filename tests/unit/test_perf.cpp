@@ -786,6 +786,63 @@ TEST_CASE("perf: decode does not read the vision tower", "[perf]") {
   CHECK_THAT(b.decode_step(1, 2048, Efficiency{}).bytes, WithinRel(a.decode_step(1, 2048, Efficiency{}).bytes, 1e-12));
 }
 
+// Helper s55 tasks F3: engines prefill MLA as MHA over up-projected K and V ("the compute
+// friendly approach", vLLM's MLA common.py; SGLang's forward_mha.py; TensorRT-LLM's
+// MLA.forward_context) and decode in the latent space; a chunk up-projects the earlier chunks'
+// cached latents again. DeepSeek-V3 prefill attention had been timed in the latent form, 3.4x.
+TEST_CASE("perf: MLA prefills in the MHA form, decodes in the latent form", "[perf]") {
+  const auto& m = cat().model("deepseek-v3");
+  const PerfModel pm(m, cat().gpu("h200-sxm"), request(Layout{.tp = 8}, DType::fp8, 4096, 256));
+  const Efficiency peak = Efficiency::roofline();
+  const double layers = static_cast<double>(m.num_hidden_layers);
+  const double heads = 128.0 / 8.0;
+  const double linear = pm.decode_step(1, 0, peak).flop;  // no context: the linear FLOPs of a token
+  // Decode: QK over kv_lora + rope, AV over kv_lora, per head and cached token.
+  CHECK_THAT(pm.decode_step(1, 1000, peak).flop - linear, WithinRel(1000.0 * layers * 2.0 * heads * (2 * 512 + 64), 1e-9));
+  // Prefill of 4096 tokens: each attends to 2048 on average over qk_nope + rope, and V of 128.
+  const double t = 4096;
+  CHECK_THAT(pm.prefill_step(4096, peak).flop - t * linear,
+             WithinRel(t * (t / 2.0) * layers * 2.0 * heads * (128 + 64 + 128), 1e-9));
+  // A 4096-token chunk of a 16384-token prompt: on average 6144 cached tokens' latents
+  // up-projected to K nope and V (kv_lora 512 -> 128 + 128 per head) in every layer.
+  const double p = 16384;
+  const double chunk = pm.prefill_step(4096, 16384, peak).flop - t * linear - t * (p / 2.0) * layers * 2.0 * heads * 320;
+  CHECK_THAT(chunk, WithinRel((p - t) / 2.0 * layers * 2.0 * 512 * heads * (128 + 128), 1e-9));
+  // Plain attention has no latents to up-project: a chunk costs its own tokens only.
+  const PerfModel dense(cat().model("llama-3.1-8b"), cat().gpu("h200-sxm"), request(Layout{}, DType::fp8, 4096, 256));
+  const double dense_linear = dense.decode_step(1, 0, peak).flop;
+  CHECK_THAT(dense.prefill_step(4096, 16384, peak).flop - t * dense_linear,
+             WithinRel(t * (p / 2.0) * 32.0 * 4.0 * 32.0 * 128.0, 1e-9));
+}
+
+// Helper s55 tasks F7: one prompt alone was timed as a single step of the whole input whatever
+// the chunk, while the loaded rows timed chunks: 32K in 512-token chunks came out 1,321 ms alone
+// and 2,295 ms at batch 2 (1.74x where the steps say 1.5x).
+TEST_CASE("perf: one prompt alone is prefilled in steps of the chunk, as under load", "[perf]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto& gpu = cat().gpu("h100-sxm");
+  const Efficiency e{};
+  auto r = request(Layout{}, DType::fp8, 32768, 256);
+  r.fit.prefill_chunk_tokens = 512;
+  const PerfModel pm(m, gpu, r);
+  const double step_s = pm.prefill_step(512, 32768, e).total_s();
+  const auto one = pm.evaluate(1, e);
+  CHECK_THAT(one.ttft_alone_s, WithinRel(64.0 * step_s, 1e-9));
+  CHECK(one.ttft_alone_s > 1.1 * pm.prefill_step(32768, e).total_s());
+  // Batch 2: 128 steps, the prompts ending with the 64th and the 128th: 96 on average.
+  CHECK_THAT(pm.evaluate(2, e).ttft_s, WithinRel(1.5 * one.ttft_s, 1e-9));
+  // A prompt that is not a whole number of chunks ends with a shorter step.
+  r.input_tokens = 32768 + 100;
+  const PerfModel longer(m, gpu, r);
+  CHECK_THAT(longer.evaluate(1, e).ttft_alone_s,
+             WithinRel(64.0 * longer.prefill_step(512, 32868, e).total_s() + longer.prefill_step(100, 32868, e).total_s(),
+                       1e-9));
+  // Within one chunk nothing changes: the whole prompt is one step.
+  r.input_tokens = 512;
+  const PerfModel short_prompt(m, gpu, r);
+  CHECK_THAT(short_prompt.evaluate(1, e).ttft_alone_s, WithinRel(short_prompt.prefill_step(512, e).total_s(), 1e-12));
+}
+
 TEST_CASE("perf: TTFT under load is the batch's prompts prefilled together in chunks", "[perf]") {
   const auto& m = cat().model("llama-3.1-8b");
   const auto& gpu = cat().gpu("h100-sxm");
