@@ -158,13 +158,29 @@ bool vendor_word(std::string_view t) {
       "oam",      "hgx",     "dgx",         "hbm",        "hbm2",     "hbm2e",   "unified", "superchip",
       // A release status, and the Grace Hopper module (NVIDIA's and vLLM's tables: "B300* (beta)",
       // "GH200 96GB HBM3 CG1").
-      "beta",     "cg1"};
-  return std::find(std::begin(kWords), std::end(kWords), t) != std::end(kWords) || size_gb(t) > 0;
+      "beta",     "cg1",
+      // What drivers and product pages add: a virtual function in a VM ("AMD Instinct MI300X VF", as
+      // rocm-smi and torch name Azure's), "AC" (nvidia-smi's "NVIDIA B300 SXM6 AC"), product nouns
+      // ("AMD Instinct MI300X Accelerator", "... Platform").
+      "vf",       "virtual", "ac",          "accelerator", "accelerators", "platform", "module"};
+  // A rack's NVLink domain ("GB200 NVL72", "GB300 NVL72"): the system, not another GPU.
+  const bool nvlink_domain = t.size() > 3 && t.starts_with("nvl") &&
+                             t.find_first_not_of("0123456789", 3) == std::string_view::npos;
+  return std::find(std::begin(kWords), std::end(kWords), t) != std::end(kWords) || size_gb(t) > 0 || nvlink_domain;
 }
 
 GpuWords gpu_words(std::string_view name) {
   GpuWords out;
-  for (std::string& t : gpu_tokens(name)) {
+  // A size written apart from its unit ("NVIDIA H100 SXM 80 GB") is one size token, as "80GB".
+  std::vector<std::string> raw = gpu_tokens(name);
+  for (std::size_t i = 0; i + 1 < raw.size(); ++i) {
+    if (!raw[i].empty() && raw[i].find_first_not_of("0123456789") == std::string::npos &&
+        (raw[i + 1] == "gb" || raw[i + 1] == "gib")) {
+      raw[i] += raw[i + 1];
+      raw.erase(raw.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    }
+  }
+  for (std::string& t : raw) {
     if (t.starts_with("hbm3") || t.starts_with("gddr") || t.starts_with("lpddr")) {
       continue;
     }
@@ -529,31 +545,51 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
       }
     };
     std::size_t most = 0;
-    for (const T& item : items) {
-      auto id = tokens(item.id);
+    // The id's tokens, or an alias's: "NVIDIA H100 Tensor Core GPU" is the h100 alias's part
+    // with vendor words around it, "NVIDIA B300 SXM6 AC" the b300-sxm6 alias's.
+    // An alias names the part with its form factor implied: a form-factor word left over would
+    // name another part ("NVIDIA H800 PCIe" is not the h800 alias's SXM part). Of an id and an
+    // alias matching as many tokens, the id ("RTX PRO 6000 Blackwell Workstation Edition" is the
+    // workstation part, not the server part's rtx-pro-6000-blackwell).
+    const auto form_factor = [](const std::string& w) {
+      // HBM2/HBM2e tell the PCIe parts from the SXM ones an alias names (gpu_words keeps them).
+      return w == "pcie" || w == "sxm" || w == "sxm2" || w.starts_with("nvl") || w == "oam" || w.starts_with("hbm2");
+    };
+    const auto matched_tokens = [&](const std::string& spelling, bool alias) -> std::size_t {
+      auto id = tokens(spelling);
       if (!named.stated_gb) {
         // A name without a size names every size of the part ("A100 SXM4": the 40 and 80 GB).
         std::erase_if(id, [](const std::string& w) { return size_gb(w) > 0; });
       }
-      if (!std::all_of(id.begin(), id.end(), [&query](const std::string& w) {
-            return std::find(query.begin(), query.end(), w) != query.end();
-          }) || !size_fits(item)) {
+      const bool all_named = std::all_of(id.begin(), id.end(), [&query](const std::string& w) {
+        return std::find(query.begin(), query.end(), w) != query.end();
+      });
+      const bool rest_vendor = std::all_of(query.begin(), query.end(), [&](const std::string& w) {
+        return std::find(id.begin(), id.end(), w) != id.end() || (vendor_word(w) && !(alias && form_factor(w)));
+      });
+      return all_named && rest_vendor ? 2 * id.size() + (alias ? 0 : 1) : 0;
+    };
+    for (const T& item : items) {
+      if (!size_fits(item)) {
         continue;
       }
-      if (!std::all_of(query.begin(), query.end(), [&id](const std::string& w) {
-            return std::find(id.begin(), id.end(), w) != id.end() || vendor_word(w);
-          })) {
+      std::size_t size = matched_tokens(item.id, false);
+      for (const std::string& alias : aliases_of(item)) {
+        size = std::max(size, matched_tokens(alias, true));
+      }
+      if (size == 0) {
         continue;
       }
-      if (id.size() > most) {
+      if (size > most) {
         hits.clear();
-        most = id.size();
+        most = size;
       }
-      if (id.size() == most) {
+      if (size == most) {
         hits.push_back(&item);
       }
     }
-    how = "tokens of the name";
+    // Sizes are odd for an id's tokens, even for an alias's.
+    how = most % 2 == 1 ? "tokens of the name" : "an alias's tokens, the rest vendor, size or memory words";
     if constexpr (std::is_same_v<T, GpuSpec>) {
       if (hits.empty() && named.stated_gb) {
         // "H200 141GB HBM3": the rest an id or alias ("h200"), the stated size the part's memory.

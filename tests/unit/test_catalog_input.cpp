@@ -236,9 +236,23 @@ TEST_CASE("names: GPUs as vendors and results tables write them", "[catalog][nam
   CHECK(c.take_notes().back() == "GPU 'NVIDIA GB200 SXM' read as 'gb200' (tokens of the name)");
   CHECK(c.resolve_gpu("h100-sxm6") == nullptr);
   CHECK(c.resolve_gpu("NVIDIA Z100 SXM") == nullptr);
+  // What drivers, VMs and product pages print (review of the s55 name rule, which refused them):
+  // nvidia-smi on a B300, rocm-smi in Azure's MI300X VMs, a rack's NVLink domain, a size apart
+  // from its unit, product nouns, an alias's part with vendor words around it.
+  CHECK(c.gpu("NVIDIA B300 SXM6 AC").id == "b300");
+  CHECK(c.gpu("AMD Instinct MI300X VF").id == "mi300x");
+  CHECK(c.gpu("GB200 NVL72").id == "gb200");
+  CHECK(c.gpu("NVIDIA H100 SXM5 80 GB HBM3").id == "h100-sxm");
+  CHECK(c.gpu("AMD Instinct MI300X Accelerator").id == "mi300x");
+  CHECK(c.gpu("NVIDIA H100 Tensor Core GPU").id == "h100-sxm");
+  CHECK(c.gpu("NVIDIA RTX PRO 6000 Blackwell Workstation Edition").id == "rtx-pro-6000-workstation");
+  // An alias implies its form factor: another one left over is another part, or none.
+  CHECK(c.resolve_gpu("NVIDIA H800 PCIe") == nullptr);
+  CHECK(c.resolve_gpu("H100 NVL72") == nullptr);
+  CHECK(c.resolve_gpu("H100 80 GB 0") == nullptr);
   // TensorRT-LLM's tables: memory size and type after the part, SXM with its generation.
   CHECK(c.gpu("H200 141GB HBM3").id == "h200-sxm");
-  CHECK(c.take_notes().back() == "GPU 'H200 141GB HBM3' read as 'h200-sxm' (its memory size and type left aside)");
+  CHECK(c.take_notes().back() == "GPU 'H200 141GB HBM3' read as 'h200-sxm' (an alias's tokens, the rest vendor, size or memory words)");
   CHECK(c.gpu("H100 80GB HBM3").id == "h100-sxm");
   CHECK(c.gpu("A100-SXM4-80GB").id == "a100-sxm-80gb");
   CHECK(c.gpu("B200 180GB HBM3e").id == "b200");
