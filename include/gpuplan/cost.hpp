@@ -81,6 +81,8 @@ struct CostReport {
   /// The offer's other commitment terms (a reserved 1y beside the 3y taken), each the price best
   /// for the deployment, when no --term chose one: the output says another term is offered.
   std::vector<Price> other_terms;
+  /// A price given by hand (--price) with --mode: what the user says the rate is ("spot").
+  std::string given_price_mode;
   std::string throughput_source;       ///< "measured (--tokens-per-second)", "estimate at batch 64", ...
   std::optional<double> budget_usd_per_million_tokens;
   /// The load the estimate ran at with --concurrency or a target (JSON `load`); unset otherwise.

@@ -213,13 +213,16 @@ Exit run_cost(const CostOptions& o) {
     warn_stale(price);
   } else if (price_given) {
     c.usd_per_gpu_hour = usd_per_gpu_hour;
+    report.given_price_mode = o.pricing.mode;
   } else {
     c.owned = OwnedHardware{.capex_usd_per_gpu = o.capex_usd_per_gpu,
                             .amortization_years = o.amortization_years,
                             .operations_share_per_year = o.ops_share};
   }
-  if (!o.pricing.mode.empty() && !catalog_price) {
-    throw InputError("--mode: needs --provider");
+  // With --price, --mode only names what the given rate is (the help's "in the --mode given", as
+  // compare and plan label it); alone, it has no price to choose.
+  if (!o.pricing.mode.empty() && !catalog_price && !price_given) {
+    throw InputError("--mode: needs --provider or --price");
   }
   if (!o.pricing.region.empty() && !catalog_price) {
     throw InputError("--region: needs --provider");

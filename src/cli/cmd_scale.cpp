@@ -212,10 +212,10 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--max-itl-ms", o->max_itl_ms,
                   "Modeled: largest mean inter-token latency under load, ms, as plan's: rows above it are shown but "
                   "neither earn the most per GPU nor meet the target (default: no limit)")
-      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(1e-3, 1e7));
+      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(limits::kMinLatencyLimitMs, limits::kMaxLatencyLimitMs));
   sub->add_option("--max-ttft-ms", o->max_ttft_ms,
                   "Modeled: largest time to first token, ms, as plan's (default: no limit)")
-      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(1e-3, 1e7));
+      ->transform(decimal_number())->check(positive_validator())->check(CLI::Range(limits::kMinLatencyLimitMs, limits::kMaxLatencyLimitMs));
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     note_given(*sub, o->deployment);

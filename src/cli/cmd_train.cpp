@@ -278,7 +278,7 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "(no_sync until the last: Hugging Face Accelerate's and Trainer's default; the unsharded gradients "
                   "stay on every rank). Under a pipeline (--pp > 1) last is the default (torchtitan: the stage "
                   "kept gathered) and each reshards after every forward as without one (NeMo Automodel)")
-      ->default_str("each")
+      ->default_str("each; last with --pp > 1")
       ->check(one_of({"each", "last"}));
   sub->add_flag("--optimizer-in-backward", o->optimizer_in_backward,
                 "Step the optimizer inside the backward pass, freeing each gradient (torchtune's optimizer_in_bwd; "

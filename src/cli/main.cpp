@@ -138,6 +138,13 @@ std::string with_hint(const CLI::App& app, const CLI::ParseError& e, int argc, c
     return fmt::format("'{}' comes after '--', which ends the options of '{}': remove the '--' (see '{} --help')",
                        name, path, path);
   }
+  // An output format typed as a flag ("--json", "--csv"): the format is a value of --format.
+  for (const std::string_view format : {"--json", "--csv", "--markdown", "--table", "--html"}) {
+    if (name == format && has("--format")) {
+      return fmt::format("unknown option '{}' for '{}': the output format is a value, --format {} (see '{} --help')",
+                         name, path, name.substr(2), path);
+    }
+  }
   const auto close = gpuplan::closest_names(name, flags);
   return fmt::format("unknown option '{}' for '{}'{} (see '{} --help')", name, path,
                      close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")), path);

@@ -88,7 +88,7 @@ FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const Compa
 
 std::string option_fit_problem(const ModelSpec& model, const FitResult& f) {
   if (const std::optional<std::string> start = engine_start_problem(f)) {
-    return fmt::format("compare: {} does not start on {} x {} (TP {}, PP {}): {}", model.id, f.request.layout.gpus(),
+    return fmt::format("compare: {} cannot serve this workload on {} x {} (TP {}, PP {}): {}", model.id, f.request.layout.gpus(),
                        f.gpu_id, f.request.layout.tp, f.request.layout.pp, *start);
   }
   return fmt::format("compare: {} does not fit {} x {} (TP {}, PP {}): weights {:.2f} GB + activations {:.2f} GB + "

@@ -183,6 +183,11 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
   if (search.chosen.fits) {
     return out;
   }
+  // TensorRT-LLM refusing a prompt longer than its step is no memory shortfall: more GPUs or
+  // narrower formats do not cure it, and the verdict names what does (chunked prefill on).
+  if (search.chosen.engine && search.chosen.engine->trtllm_refused_prompt_tokens > 0) {
+    return out;
+  }
   std::optional<detail::FitBasis> own;
   const Evaluator eval{model, gpu, options, layout_given, cache, own};
   std::optional<detail::FitBasis>& basis = eval.basis(request);

@@ -91,6 +91,9 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
                    {"gpu_power_w", q.gpu_power_w},
                    {"pue", q.pue},
                    {"usd_per_kwh", q.usd_per_kwh}};
+    if (!r.given_price_mode.empty()) {
+      j["inputs"]["given_price_mode"] = r.given_price_mode;
+    }
     if (r.load) {
       j["load"] = detail::load_json(*r.load);
     }
@@ -107,7 +110,8 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
                                                 "${:.3f}/kWh at PUE {:.2f}",
                                                 q.owned->capex_usd_per_gpu, q.owned->amortization_years,
                                                 q.owned->operations_share_per_year * 100.0, q.usd_per_kwh, q.pue)
-                                  : fmt::format("price: ${:.2f}/GPU-h (given)", *q.usd_per_gpu_hour));
+                                  : fmt::format("price: ${:.2f}/GPU-h (given{})", *q.usd_per_gpu_hour,
+                                                r.given_price_mode.empty() ? "" : ", " + r.given_price_mode));
   if (r.price && !r.other_terms.empty()) {
     // A 3-year rate budgeted as a 1-year one is off by half: say which term was taken.
     std::vector<std::string> others;

@@ -375,10 +375,10 @@ const ScaleModelRow* widest_single_replica(const ScaleModelTable& t, const Scale
 std::string stops_paying_text(const ScaleModelTable& t, const ScaleModelRow* best_or_none, const ScaleModelRequest& q) {
   std::vector<std::string> caps;
   if (q.max_itl_s) {
-    caps.push_back(fmt::format("ITL {} ms (--max-itl-ms)", scale_ms(*q.max_itl_s)));
+    caps.push_back(fmt::format("ITL {:g} ms (--max-itl-ms)", checked(*q.max_itl_s, "a time") * 1e3));  // as given
   }
   if (q.max_ttft_s) {
-    caps.push_back(fmt::format("TTFT {} ms (--max-ttft-ms)", scale_ms(*q.max_ttft_s)));
+    caps.push_back(fmt::format("TTFT {:g} ms (--max-ttft-ms)", checked(*q.max_ttft_s, "a time") * 1e3));
   }
   const std::string within = caps.empty() ? "" : fmt::format(" within {}", fmt::join(caps, " and "));
   if (best_or_none == nullptr) {

@@ -752,7 +752,7 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   }
   if (r.overlap_param_gather && (r.sharding != Sharding::zero1 || r.framework == TrainFramework::deepspeed)) {
     throw InputError(fmt::format("train.overlap_param_gather: Megatron's distributed optimizer "
-                                 "(--sharding zero1) overlaps its parameter all-gather; {} has none to overlap",
+                                 "(--sharding zero1) overlaps its parameter all-gather (overlap_param_gather); {} has no such option",
                                  r.framework == TrainFramework::deepspeed ? "DeepSpeed's ZeRO-1/2"
                                                                           : fmt::format("--sharding {}", to_string(r.sharding))));
   }
