@@ -1011,11 +1011,12 @@ PerfRequest launched(const PlanRequest& request) {
     }
   }
   // trtllm-serve refuses a prompt longer than max_num_tokens unless chunked prefill is on: a
-  // sequence longer than that step gets it in the command's YAML, and the plan is timed and sized
-  // chunked as that command runs (helper s55 tasks F1: a 32K plan emitted without it).
+  // prompt longer than that step (the prompt alone, as fit's refusal counts it) gets it in the
+  // command's YAML, and the plan is timed and sized chunked as that command runs (helper s55
+  // tasks F1: a 32K plan emitted without it).
   if (request.launch_engine == Engine::trtllm && r.fit.engine.engine == Engine::trtllm &&
       !r.fit.engine.trtllm_chunked_prefill &&
-      r.input_tokens + r.output_tokens > r.fit.engine.max_num_batched_tokens.value_or(kTrtllmDefaultMaxNumTokens)) {
+      r.input_tokens > r.fit.engine.max_num_batched_tokens.value_or(kTrtllmDefaultMaxNumTokens)) {
     r.fit.engine.trtllm_chunked_prefill = true;
   }
   return r;
