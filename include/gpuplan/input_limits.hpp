@@ -44,6 +44,10 @@ inline constexpr double kMaxUsdPerMtokLimit = 1e6;
 /// a monthly bill (a plan's max_monthly_usd): below these no deployment is meant.
 inline constexpr double kMinTokensPerSLimit = 1e-3;
 inline constexpr double kMinMonthlyUsdLimit = 1e-6;
+/// A deployment's latency targets in the library's seconds (plan's and scale's): an hour of ITL,
+/// a day of TTFT.
+inline constexpr double kMaxItlLimitS = 3600.0;
+inline constexpr double kMaxTtftLimitS = 86400.0;
 /// Characters of offending input an error message quotes.
 inline constexpr std::size_t kMaxQuotedChars = 40;
 

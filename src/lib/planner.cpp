@@ -87,8 +87,8 @@ void check_target(std::string_view field, const std::optional<double>& v, double
 void validate_plan_request(const ModelSpec& model, const PlanRequest& r) {
   const PlanTargets& t = r.targets;
   check_target("output_tokens_per_s", t.output_tokens_per_s, 1e12);
-  check_target("max_itl_s", t.max_itl_s, 3600.0);
-  check_target("max_ttft_s", t.max_ttft_s, 86400.0);
+  check_target("max_itl_s", t.max_itl_s, limits::kMaxItlLimitS);
+  check_target("max_ttft_s", t.max_ttft_s, limits::kMaxTtftLimitS);
   check_target("min_tokens_per_s_per_user", t.min_tokens_per_s_per_user, 1e9);
   check_target("max_usd_per_million_tokens", t.max_usd_per_million_tokens, 1e9);
   if (r.top < 1 || r.top > 10'000) {

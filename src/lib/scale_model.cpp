@@ -362,14 +362,14 @@ ScaleModelTable model_scaling_table(const ModelSpec& model, const GpuSpec& gpu, 
     throw InputError(fmt::format("scale.target_output_tokens_per_s: expected a positive rate, got {}",
                                  *request.target_output_tokens_per_s));
   }
-  // The same bounds as plan's targets (planner.cpp check_target): an hour of ITL, a day of TTFT.
+  // The same bounds as plan's targets (planner.cpp check_target).
   const auto check_cap = [](std::string_view field, const std::optional<double>& v, double max_s) {
     if (v && !(*v > 0.0 && *v <= max_s)) {  // NaN fails both comparisons
       throw InputError(fmt::format("scale.{}: expected a number in (0, {:g}], got {}", field, max_s, *v));
     }
   };
-  check_cap("max_itl_s", request.max_itl_s, 3600.0);
-  check_cap("max_ttft_s", request.max_ttft_s, 86400.0);
+  check_cap("max_itl_s", request.max_itl_s, limits::kMaxItlLimitS);
+  check_cap("max_ttft_s", request.max_ttft_s, limits::kMaxTtftLimitS);
   PerfRequest pr = request.perf;
   validate_perf_request(model, pr);
   return TableBuilder(model, gpu, request).build();
