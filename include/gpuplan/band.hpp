@@ -18,8 +18,8 @@ namespace gpuplan {
 /// How far a request is from the calibration data, nearest first.
 enum class BandCase {
   calibrated,                  ///< this model x GPU x weight format is in the calibration set
-  /// Calibrated model x GPU x format, in a layout no calibration run used (attention DP,
-  /// pipeline stages, TP across nodes): as far as an unseen combination
+  /// Calibrated model x GPU x format, in a layout no calibration run of it used (another TP or EP
+  /// degree, attention DP, pipeline stages, TP across nodes): as far as an unseen combination
   layout_not_calibrated,
   combination_not_calibrated,  ///< its model, GPU generation and format are, not together
   format_not_calibrated,       ///< the weight format was not calibrated on this GPU generation
@@ -72,13 +72,17 @@ struct EstimateBand {
   /// case may have set it): the text names both.
   bool layout_calibrated = true;
   Band band;
+  /// The (TP, EP) degrees the calibration runs of this model x GPU x format used, when the case
+  /// is `calibrated`: at another degree the step's communication and GEMM shapes were never
+  /// measured (held out, Llama 3.3 70B FP4 on B200 calibrated at TP 1 runs 15-25 % slower per GPU
+  /// than estimated at TP 2-8), so for_layout() treats it as a layout not calibrated.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> calibrated_degrees;
 };
 /// Whether every calibration run used this kind of layout: TP inside one node (experts TP-sharded
 /// or split over the TP group), no pipeline stages, no data-parallel attention.
 [[nodiscard]] bool layout_calibrated(const Layout& layout, std::uint64_t gpus_per_node);
-/// `band` widened to layout_not_calibrated's for a layout not calibrated (else as it is).
-[[nodiscard]] Band band_for_layout(Band band, const Layout& layout, std::uint64_t gpus_per_node);
-/// `e` for a request in `layout`: a layout not calibrated is at least layout_not_calibrated.
+/// `e` for a request in `layout`: a layout not calibrated (of a kind no calibration run used, or,
+/// for a calibrated case, at a TP or EP degree its runs did not use) is at least layout_not_calibrated.
 [[nodiscard]] EstimateBand for_layout(EstimateBand e, const Layout& layout, std::uint64_t gpus_per_node);
 /// `calibrated_engine`: whether the request's engine is the calibration set's. Every calibration
 /// row is TensorRT-LLM's (trtllm-bench), and the engine-neutral estimate is fitted to them.

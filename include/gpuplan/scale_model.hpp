@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include <gpuplan/band.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/perf.hpp>
 #include <gpuplan/price.hpp>
@@ -38,8 +39,9 @@ struct ScaleModelRequest {
   std::map<std::string, Price> prices;               ///< catalog price behind a GPU's figure, if any
   /// Every instance size of each GPU's offer: a row pays the one best for it (absent: `prices`).
   std::map<std::string, std::vector<Price>> offers;
-  /// Band of the estimate by GPU id (measured / estimate - 1: lowest, highest), from estimate_band.
-  std::map<std::string, std::pair<double, double>> band_by_gpu;
+  /// Band of the estimate by GPU id (measured / estimate - 1), from estimate_band: each row widens
+  /// it with for_layout() for its own layout.
+  std::map<std::string, EstimateBand> band_by_gpu;
 };
 
 /// One layout of one deployment size.

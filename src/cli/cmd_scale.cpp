@@ -158,7 +158,7 @@ Exit run_modeled(const ScaleOptions& o) {
   for (const std::string& g : req.gpus) {
     const EstimateBand b = estimate_band(catalog, d.model, catalog.gpu(g), req.perf.fit.weights_dtype,
                                            engine_calibrated(req.perf.fit.engine.engine));
-    req.band_by_gpu[g] = {b.band.low, b.band.high};
+    req.band_by_gpu[g] = b;
   }
   const ScaleModelResult result = with_flag_names([&] { return model_scaling(catalog, d.model, req); });
   fmt::print("{}", render_model_scaling(result, render));

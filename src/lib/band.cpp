@@ -9,7 +9,9 @@ namespace gpuplan {
 std::string_view to_string(BandCase c) {
   switch (c) {
     case BandCase::calibrated: return "model, GPU and format calibrated";
-    case BandCase::layout_not_calibrated: return "layout not calibrated (attention DP, pipeline stages or TP across nodes)";
+    case BandCase::layout_not_calibrated:
+      return "layout not calibrated (a TP or EP degree the calibration runs did not use, attention DP, pipeline "
+             "stages or TP across nodes)";
     case BandCase::combination_not_calibrated: return "this model x GPU x format not calibrated";
     case BandCase::format_not_calibrated: return "format not calibrated on this GPU generation";
     case BandCase::gpu_generation_not_calibrated: return "GPU generation not calibrated";
@@ -136,6 +138,16 @@ EstimateBand estimate_band(const Catalog& /*catalog*/, const ModelSpec& model, c
     e.band_case = BandCase::combination_not_calibrated;
   }
   e.band = default_band(e.band_case);
+  if (e.band_case == BandCase::calibrated) {
+    for (const Benchmark& b : Catalog::builtin().benchmarks()) {
+      if (b.calibrate && b.model == model.id && b.gpu == gpu.id && b.weights_dtype == weights_dtype) {
+        const std::pair<std::uint64_t, std::uint64_t> degree{b.layout.tp, b.layout.ep};
+        if (std::find(e.calibrated_degrees.begin(), e.calibrated_degrees.end(), degree) == e.calibrated_degrees.end()) {
+          e.calibrated_degrees.push_back(degree);
+        }
+      }
+    }
+  }
   e.engine_calibrated = calibrated_engine;
   if (!e.engine_calibrated) {
     const Band other = other_engine_band();
@@ -152,19 +164,15 @@ bool layout_calibrated(const Layout& l, std::uint64_t gpus_per_node) {
   return l.pp == 1 && !l.dp_attention() && l.tp <= std::max<std::uint64_t>(gpus_per_node, 1);
 }
 
-Band band_for_layout(Band band, const Layout& layout, std::uint64_t gpus_per_node) {
-  if (layout_calibrated(layout, gpus_per_node)) {
-    return band;
-  }
-  const Band wider = default_band(BandCase::layout_not_calibrated);
-  return {.low = std::min(band.low, wider.low), .high = std::max(band.high, wider.high)};
-}
-
 EstimateBand for_layout(EstimateBand e, const Layout& layout, std::uint64_t gpus_per_node) {
-  e.layout_calibrated = layout_calibrated(layout, gpus_per_node);
+  const std::pair<std::uint64_t, std::uint64_t> degree{layout.tp, layout.ep};
+  e.layout_calibrated = layout_calibrated(layout, gpus_per_node) &&
+                        (e.calibrated_degrees.empty() || std::find(e.calibrated_degrees.begin(), e.calibrated_degrees.end(),
+                                                                   degree) != e.calibrated_degrees.end());
   if (!e.layout_calibrated && e.band_case < BandCase::layout_not_calibrated) {
     e.band_case = BandCase::layout_not_calibrated;
-    e.band = band_for_layout(e.band, layout, gpus_per_node);
+    const Band wider = default_band(BandCase::layout_not_calibrated);
+    e.band = {.low = std::min(e.band.low, wider.low), .high = std::max(e.band.high, wider.high)};
   }
   return e;
 }

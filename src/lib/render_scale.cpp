@@ -421,7 +421,7 @@ const ScaleModelRow* lowest_itl(const ScaleModelTable& t) {
 OrderedJson band_json(const ScaleModelRequest& q) {
   OrderedJson out = OrderedJson::object();
   for (const auto& [gpu, band] : q.band_by_gpu) {
-    out[gpu] = {{"low", band.first}, {"high", band.second}};
+    out[gpu] = {{"low", band.band.low}, {"high", band.band.high}};
   }
   return out;
 }

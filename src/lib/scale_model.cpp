@@ -82,8 +82,9 @@ class TableBuilder {
     const PerfPoint roof = pm->evaluate(row.batch, Efficiency::roofline());
     row.links = links_of(gpu_, layout, r_.perf.fit.gpus_per_node);
     row.output_tokens_per_s = est.output_tokens_per_s;
-    // A layout no calibration run used (TP across nodes, pipeline stages) widens the GPU's band.
-    const Band band = band_for_layout({.low = band_.first, .high = band_.second}, layout, r_.perf.fit.gpus_per_node);
+    // A layout no calibration run used (another TP/EP degree, TP across nodes, pipeline stages)
+    // widens the GPU's band.
+    const Band band = for_layout(band_, layout, r_.perf.fit.gpus_per_node).band;
     row.low = est.output_tokens_per_s * (1.0 + std::min(0.0, band.low));
     row.high = std::min(est.output_tokens_per_s * (1.0 + std::max(0.0, band.high)), roof.output_tokens_per_s);
     row.low = std::min(row.low, row.high);
@@ -334,7 +335,7 @@ class TableBuilder {
   const ModelSpec& model_;
   const GpuSpec& gpu_;
   const ScaleModelRequest& r_;
-  std::pair<double, double> band_{0.0, 0.0};
+  EstimateBand band_{.band = {0.0, 0.0}};
   std::uint64_t domain_ = 1;
   std::optional<double> price_;
 };

@@ -264,6 +264,40 @@ TEST_CASE("band: an engine not calibrated widens the band, never narrows it", "[
         gpuplan::to_string(BandCase::layout_not_calibrated));
 }
 
+TEST_CASE("band: a calibrated model x GPU x format at a TP or EP degree its runs did not use is a layout not calibrated",
+          "[band]") {
+  // Held out, Llama 3.3 70B FP4 on B200 (calibrated at TP 1) runs 15-25 % slower per GPU than
+  // estimated at TP 2-8: the calibrated band (-11 %) claimed a certainty no run had measured.
+  const auto& m = cat().model("llama-3.3-70b");
+  const auto& g = cat().gpu("b200");
+  const gpuplan::EstimateBand e = gpuplan::estimate_band(cat(), m, g, DType::fp4, true);
+  REQUIRE(e.band_case == BandCase::calibrated);
+  const auto tp = [&](std::uint64_t n, std::uint64_t dp = 1) {
+    return gpuplan::for_layout(e, gpuplan::Layout{.tp = n, .pp = 1, .ep = 1, .dp = dp}, 8);
+  };
+  CHECK(tp(1).band_case == BandCase::calibrated);
+  CHECK(tp(1, 8).band_case == BandCase::calibrated);  // replicas of the calibrated layout
+  CHECK(tp(1).band.low == Approx(gpuplan::default_band(BandCase::calibrated).low));
+  for (const std::uint64_t n : {2U, 4U, 8U}) {
+    const gpuplan::EstimateBand wide = tp(n);
+    CHECK(wide.band_case == BandCase::layout_not_calibrated);
+    CHECK_FALSE(wide.layout_calibrated);
+    CHECK(wide.band.low == Approx(gpuplan::default_band(BandCase::layout_not_calibrated).low));
+    CHECK(wide.band.high == Approx(gpuplan::default_band(BandCase::layout_not_calibrated).high));
+  }
+  // An MoE group is calibrated with its experts split EP ways: TP-sharded experts are another layout.
+  const gpuplan::EstimateBand q =
+      gpuplan::estimate_band(cat(), cat().model("qwen3-235b-a22b"), cat().gpu("h200-sxm"), DType::fp8, true);
+  REQUIRE(q.band_case == BandCase::calibrated);
+  CHECK(gpuplan::for_layout(q, gpuplan::Layout{.tp = 8, .pp = 1, .ep = 8, .dp = 1}, 8).band_case == BandCase::calibrated);
+  CHECK(gpuplan::for_layout(q, gpuplan::Layout{.tp = 8, .pp = 1, .ep = 1, .dp = 1}, 8).band_case ==
+        BandCase::layout_not_calibrated);
+  // A case already farther than a layout keeps its own band; only the text names the layout.
+  const gpuplan::EstimateBand far = gpuplan::estimate_band(cat(), m, cat().gpu("h100-pcie"), DType::fp8, true);
+  REQUIRE(far.band_case > BandCase::layout_not_calibrated);
+  CHECK(gpuplan::for_layout(far, gpuplan::Layout{.tp = 8, .pp = 1, .ep = 1, .dp = 1}, 8).band_case == far.band_case);
+}
+
 TEST_CASE("perf: the engine batch cap bounds the full-load batch", "[perf]") {
   PerfRequest r;
   r.input_tokens = 128;
