@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <system_error>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -44,7 +45,8 @@ class Output {
   }
   void flush() {
     if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), stdout) != buffer_.size()) {
-      throw std::runtime_error(fmt::format("writing the answers: {}", std::strerror(errno)));
+      // A full disk or closed pipe is the output's fault, not gpuplan's: exit 2 as every command.
+      throw std::system_error(errno, std::generic_category(), "writing the answers");
     }
     buffer_.clear();
     std::fflush(stdout);

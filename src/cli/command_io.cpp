@@ -59,7 +59,13 @@ void print_note(std::string_view line) {
   }
   // What stdout holds so far goes first: a merged CI log (2>&1) keeps every line whole.
   std::fflush(stdout);
-  fmt::print(stderr, "{}\n", line);
+  write_stderr_line(line);
+}
+
+void write_stderr_line(std::string_view line) noexcept {
+  // Nothing to do when stderr cannot take it: the exit code still says what happened.
+  (void)std::fwrite(line.data(), 1, line.size(), stderr);
+  (void)std::fputc('\n', stderr);
 }
 
 BatchCapture::BatchCapture(const Catalog& catalog, std::string& document)

@@ -26,6 +26,9 @@ void print_document(std::string_view text);
 /// One "gpuplan: note: ..." or "gpuplan: warning: ..." line on stderr; in a batch each distinct
 /// line only once (a sweep of 100,000 requests would repeat it 100,000 times).
 void print_note(std::string_view line);
+/// `line` and a newline on stderr, never throwing: an error must reach exit code 2 even when
+/// stderr is closed or full (fmt::print throws there, and a throw from a catch block aborts).
+void write_stderr_line(std::string_view line) noexcept;
 
 /// True inside `gpuplan batch`: the document is wanted as one JSON line (render_json_line()).
 bool json_lines();

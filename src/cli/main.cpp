@@ -19,6 +19,7 @@
 #include <gpuplan/version.hpp>
 
 #include "app.hpp"
+#include "command_io.hpp"
 #include "common.hpp"
 
 namespace {
@@ -189,7 +190,43 @@ void check_command_words(const CLI::App& app, int argc, char** argv) {
 }
 
 // Before CLI11 sees them: no argument may run to megabytes (an error would quote it whole).
-void check_argument_lengths(int argc, char** argv) {
+// The name of the positional argument argv[i] is ("plan", "old"), or "" when it is none: the
+// command path is followed through subcommands, and a flag that takes a value skips that value.
+std::string positional_name(const CLI::App& app, int argc, char** argv, int i) {
+  const CLI::App* current = &app;
+  int at = 1;
+  for (; at < i && at < argc; ++at) {
+    const std::string word = argv[at];
+    const std::vector<const CLI::App*> subs =
+        current->get_subcommands([&word](const CLI::App* a) { return a->check_name(word); });
+    if (subs.empty()) {
+      break;
+    }
+    current = subs.front();
+  }
+  std::size_t count = 0;
+  for (int j = at; j < i; ++j) {
+    const std::string_view word = argv[j];
+    if (word == "--") {
+      count += static_cast<std::size_t>(i - j - 1);
+      break;
+    }
+    if (word.size() > 1 && word.front() == '-') {
+      const std::string flag(word.substr(0, word.find('=')));
+      const CLI::Option* option = current->get_option_no_throw(flag);
+      if (option != nullptr && option->get_expected_min() > 0 && word.find('=') == std::string_view::npos) {
+        ++j;  // its value
+      }
+      continue;
+    }
+    ++count;
+  }
+  const std::vector<const CLI::Option*> positionals =
+      current->get_options([](const CLI::Option* o) { return o->get_positional(); });
+  return count < positionals.size() ? positionals[count]->get_name() : std::string();
+}
+
+void check_argument_lengths(const CLI::App& app, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view word = argv[i];
     if (word.size() > gpuplan::limits::kMaxArgumentBytes) {
@@ -198,6 +235,9 @@ void check_argument_lengths(int argc, char** argv) {
       const std::string_view before = i > 1 ? std::string_view(argv[i - 1]) : std::string_view();
       const std::size_t eq = word.find('=');
       std::string what = fmt::format("argument {}", i);
+      if (const std::string name = positional_name(app, argc, argv, i); !name.empty()) {
+        what = fmt::format("{} (argument {})", name, i);
+      }
       if (word.starts_with("--") && eq != std::string_view::npos && eq <= 64) {
         what = fmt::format("{}: the value", word.substr(0, eq));
       } else if (before.starts_with("--") && before.size() > 2 && before.find('=') == std::string_view::npos &&
@@ -395,7 +435,7 @@ bool add_named_command(CLI::App& app, Exit& exit_code, int argc, char** argv) {
 
 int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv, bool* parse_error) {
   try {
-    check_argument_lengths(argc, argv);
+    check_argument_lengths(app, argc, argv);
     check_empty_assignments(argc, argv);
     check_empty_list_items(app, argc, argv);
     // A mistyped command gets the closest names, not CLI11's "A subcommand is required".
@@ -414,20 +454,20 @@ int parse_and_run(CLI::App& app, const Exit& exit_code, int argc, char** argv, b
       *parse_error = true;  // the caller answers it
       return code(Exit::bad_input);
     }
-    fmt::print(stderr, "gpuplan: error: {}\n", gpuplan::limits::escaped(with_hint(app, e, argc, argv)));
+    write_stderr_line(fmt::format("gpuplan: error: {}", gpuplan::limits::escaped(with_hint(app, e, argc, argv))));
     return code(Exit::bad_input);
   } catch (const gpuplan::InputError& e) {
     // Escaped here, where every error is printed: a message may quote input (a name, a value
     // from a file) whose ESC sequence would drive the terminal or whose newline would split the
     // one error line in two.
-    fmt::print(stderr, "gpuplan: error: {}\n", gpuplan::limits::escaped(e.what()));
+    write_stderr_line(fmt::format("gpuplan: error: {}", gpuplan::limits::escaped(e.what())));
     return code(Exit::bad_input);
   } catch (const std::system_error& e) {
     // fmt::print throws this when stdout cannot take the output (a full disk).
-    fmt::print(stderr, "gpuplan: error: writing the output failed: {}\n", e.what());
+    write_stderr_line(fmt::format("gpuplan: error: writing the output failed: {}", e.what()));
     return code(Exit::bad_input);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "gpuplan: internal error: {} (please report)\n", gpuplan::limits::escaped(e.what()));
+    write_stderr_line(fmt::format("gpuplan: internal error: {} (please report)", gpuplan::limits::escaped(e.what())));
     return code(Exit::internal);
   }
 }
@@ -460,7 +500,7 @@ int main(int argc, char** argv) {
   if (!parse_error) {
     // A full disk or closed pipe must not leave a CI job green with nothing written.
     if (code != static_cast<int>(gpuplan::cli::Exit::bad_input) && (std::fflush(stdout) != 0 || std::ferror(stdout) != 0)) {
-      fmt::print(stderr, "gpuplan: error: writing the output to standard output failed\n");
+      gpuplan::cli::write_stderr_line("gpuplan: error: writing the output to standard output failed");
       return static_cast<int>(gpuplan::cli::Exit::bad_input);
     }
     return code;

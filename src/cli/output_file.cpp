@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -101,6 +102,25 @@ void write_file_atomically(const std::string& path, std::string_view text, std::
   }
   // A device or pipe (/dev/stdout, a FIFO) is written in place: a rename would replace the node.
   if (std::filesystem::exists(target, ec) && !std::filesystem::is_regular_file(target, ec)) {
+    if (std::filesystem::is_fifo(target, ec)) {
+      // Opened without waiting: a FIFO no process reads would block the open forever.
+      const int fd = ::open(target.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (fd < 0) {
+        const int error = errno;
+        throw InputError(error == ENXIO ? fmt::format("{}: no process is reading the FIFO {}", flag, path)
+                                        : fmt::format("{}: cannot open {}: {}", flag, path, std::strerror(error)));
+      }
+      // Written blocking once a reader is there: it takes the text at its own pace.
+      (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      try {
+        write_to_fd(fd, text, path, flag);
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      ::close(fd);
+      return;
+    }
     std::ofstream out(target, std::ios::binary);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.flush();

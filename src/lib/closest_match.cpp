@@ -113,6 +113,24 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
   // closest to the student's, never the teacher (a 671B MoE for a dense 70B).
   // A pasted look-alike ("Ｈ100", "h100\u2010sxm") is as close as the ASCII it stands for.
   std::string needle = lower(with_script_digits_plain(fold_name(name).text));
+  // A name cut short when pasted ends in an ellipsis (U+2026, or "...") or a replacement
+  // character (U+FFFD, a multi-byte character cut in two): the closest are the name's without it.
+  {
+    std::string plain = needle;
+    bool cut = false;
+    for (const std::string_view mark : {std::string_view("\xE2\x80\xA6"), std::string_view("\xEF\xBF\xBD")}) {
+      for (std::size_t at = plain.find(mark); at != std::string::npos; at = plain.find(mark, at)) {
+        plain.erase(at, mark.size());
+        cut = true;
+      }
+    }
+    if (cut || plain.ends_with("...")) {
+      plain.erase(plain.find_last_not_of(".-_ ") + 1);
+    }
+    if (!plain.empty()) {
+      needle = std::move(plain);
+    }
+  }
   const bool distilled = [&needle] {
     const std::size_t at = needle.find("distill-");
     if (at == std::string::npos || at + 8 >= needle.size()) {

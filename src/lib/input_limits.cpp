@@ -105,7 +105,11 @@ std::string read_text_file(const std::filesystem::path& path, std::string_view w
     throw InputError(fmt::format("{}: the path is empty", what));
   }
   if (!std::filesystem::exists(path, ec)) {
-    throw InputError(fmt::format("{}: {} does not exist", path.string(), what));
+    // '-' is stdin in batch only: elsewhere say so, not that a file named '-' is missing.
+    throw InputError(path == "-" ? fmt::format("-: {} is read from a file; '-' (standard input) is taken only by "
+                                               "gpuplan batch: give the file's path",
+                                               what)
+                                 : fmt::format("{}: {} does not exist", path.string(), what));
   }
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError(fmt::format("{}: {} is a directory, not a file", path.string(), what));

@@ -189,7 +189,9 @@ MeasuredPoints parse_json(std::string_view text, std::string_view origin_view) {
   const detail::Json* list = &root;
   if (root.is_object()) {
     if (root.contains("unit")) {
-      if (!root["unit"].is_string()) {
+      // Blank is no unit: the tables would print figures with nothing to say what they count.
+      if (!root["unit"].is_string() ||
+          root["unit"].get<std::string>().find_first_not_of(" \t\r\n") == std::string::npos) {
         throw InputError(fmt::format("{}: expected a unit such as \"tokens/s\"", detail::where(origin, at / "unit")));
       }
       out.unit = root["unit"].get<std::string>();
