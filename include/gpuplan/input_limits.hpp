@@ -54,9 +54,13 @@ inline constexpr std::size_t kMaxQuotedChars = 40;
 /// `text` if short, else its first kMaxQuotedChars characters and "... (N bytes)"; control
 /// characters are shown as '?', so the message stays one line.
 std::string excerpt(std::string_view text);
-/// `text` with control characters (ESC, NUL, newline, DEL) as \xNN: names echoed back must not
-/// drive the terminal (an ESC sequence in --unit cleared the screen).
+/// `text` with control characters (ESC, NUL, newline, DEL) as \xNN and bidirectional controls as
+/// bidi_escaped does: names echoed back must not drive the terminal (an ESC sequence in --unit
+/// cleared the screen).
 std::string escaped(std::string_view text);
+/// `text` with the bidirectional controls (U+202A..U+202E, U+2066..U+2069) as "<U+202E>": quoted
+/// input must not reverse the rest of a terminal line.
+std::string bidi_escaped(std::string_view text);
 
 /// Reads all of `in`, but throws InputError "<what> is larger than the limit of N MiB" as soon
 /// as it passes `max_bytes` (a pipe may never end).

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/input_limits.hpp>
+
 namespace gpuplan::cli {
 
 struct BatchCapture::State {
@@ -59,7 +61,7 @@ void print_note(std::string_view line) {
   }
   // What stdout holds so far goes first: a merged CI log (2>&1) keeps every line whole.
   std::fflush(stdout);
-  write_stderr_line(line);
+  write_stderr_line(limits::bidi_escaped(line));
 }
 
 void write_stderr_line(std::string_view line) noexcept {

@@ -1,6 +1,7 @@
 // gpuplan: parse, dispatch, and turn every failure into one line on stderr and an exit code.
 #include <algorithm>
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -481,6 +482,9 @@ constexpr const char* kDescription = "gpuplan: capacity planner for LLM inferenc
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG and exits 2 like a full disk,
+  // instead of the process being killed by SIGXFSZ.
+  (void)std::signal(SIGXFSZ, SIG_IGN);
   // `--version` alone answers before the commands are built (scripts call it to check the tool:
   // start-to-exit near a bare process). It prints what CLI11's version flag would.
   if (argc == 2 && std::string_view(argv[1]) == "--version") {

@@ -24,9 +24,28 @@ std::string excerpt(std::string_view text) {
 
 std::string escaped(std::string_view text) {
   std::string out;
-  for (const char c : text) {
+  for (const char c : bidi_escaped(text)) {
     const auto u = static_cast<unsigned char>(c);
     out += u < 0x20 || u == 0x7f ? fmt::format("\\x{:02x}", u) : std::string(1, c);
+  }
+  return out;
+}
+
+std::string bidi_escaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    // U+202A..U+202E and U+2066..U+2069 are E2 80 AA..AE and E2 81 A6..A9 in UTF-8.
+    if (i + 2 < text.size() && static_cast<unsigned char>(text[i]) == 0xE2) {
+      const auto b1 = static_cast<unsigned char>(text[i + 1]);
+      const auto b2 = static_cast<unsigned char>(text[i + 2]);
+      if ((b1 == 0x80 && b2 >= 0xAA && b2 <= 0xAE) || (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9)) {
+        out += fmt::format("<U+{:04X}>", 0x2000U + ((b1 & 0x3FU) << 6U) + (b2 & 0x3FU));
+        i += 2;
+        continue;
+      }
+    }
+    out += text[i];
   }
   return out;
 }
