@@ -7,6 +7,7 @@
 // Activation Recomputation in Large Transformer Models", section 4, extended to GQA, SwiGLU, MoE
 // and the logits), pipeline micro-batches in flight (1F1B), communication buckets and a reserve.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -59,6 +60,23 @@ enum class LossKernel { unfused, fused, fused_linear };
 /// the GPU) or DeepSpeed (ZeRO's counting; ZeRO-Offload moves the gradients to the host).
 enum class TrainFramework { megatron, deepspeed };
 
+/// A pipeline stage whose memory is counted: the only one (no pipeline), the first (the embedding,
+/// the most micro-batches in flight), the second standing for the middle ones, or the last (the LM
+/// head and the loss's logits).
+enum class PipelineStage { only, first, middle, last };
+std::string_view to_string(PipelineStage s);
+
+/// Decoder layers per stage: each stage's count with the even split rounded up (the heaviest), or
+/// the first and last as given and the rest spread evenly (rounded up) over the middle stages.
+struct StageLayers {
+  std::uint64_t first = 0;
+  std::uint64_t middle = 0;  ///< 0 without middle stages (PP <= 2)
+  std::uint64_t last = 0;
+  [[nodiscard]] std::uint64_t most() const { return std::max({first, middle, last}); }
+};
+struct TrainLayout;
+[[nodiscard]] StageLayers stage_layers(const ModelSpec& model, const TrainLayout& l);
+
 std::string_view to_string(Sharding s);
 std::string_view to_string(Recompute r);
 std::string_view to_string(Optimizer o);
@@ -93,6 +111,11 @@ struct TrainLayout {
   /// (each expert split over the TP group, EP within DP x CP); 1 is MoE parallel folding (each
   /// expert whole on its GPU, EP across the TP ranks too: DeepSeek-V3's TP 2 x EP 64 recipe).
   std::uint64_t etp = 0;
+  /// Decoder layers on the first and the last pipeline stage (Megatron-LM's
+  /// --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers, uneven PP); 0: the
+  /// even split, the other stages sharing what is left evenly.
+  std::uint64_t first_stage_layers = 0;
+  std::uint64_t last_stage_layers = 0;
   [[nodiscard]] std::uint64_t gpus() const { return tp * cp * pp * dp; }
   [[nodiscard]] std::uint64_t expert_tp() const { return etp == 0 ? tp : etp; }
   /// The ranks each expert's gradients and states are shared by: a stage's GPUs over ETP x EP.
@@ -286,7 +309,13 @@ struct TrainMemory {
   double optimizer_params_per_gpu = 0;
   double optimizer_states = 0;        ///< moments: Adam's m and v, 8-bit Adam's, SGD's momentum (0 when paged)
   double activations_per_micro_batch = 0;  ///< one micro-batch through this stage's layers
-  std::uint64_t micro_batches_in_flight = 1;  ///< 1F1B: the first stage holds PP of them
+  /// The pipeline stage these figures are of: the one needing the most memory.
+  PipelineStage peak_stage = PipelineStage::only;
+  std::uint64_t stage_layers = 0;     ///< decoder layers on that stage
+  std::uint64_t micro_batches_in_flight = 1;  ///< 1F1B: stage i of p holds p - i of them
+  /// Interleaved 1F1B (VPP > 1): the first stage holds 1 + (PP - 1) / (PP x VPP) times that (the last
+  /// ((VPP - 1) PP + 1) / VPP); 1 without.
+  double interleave_penalty = 1.0;
   double activations = 0;             ///< in flight, plus the layer a full recompute rebuilds
   double logits = 0;                  ///< last stage: the loss's logits for one micro-batch (loss_bytes_per_logit)
   double buckets = 0;                 ///< gradient buckets; ZeRO-3/FSDP gathered layers; QLoRA dequant

@@ -28,6 +28,8 @@ struct TrainOptions {
   std::uint64_t etp = 0;
   std::uint64_t cp = 1;
   std::uint64_t vpp = 1;
+  std::uint64_t first_stage_layers = 0;
+  std::uint64_t last_stage_layers = 0;
   std::string sharding = "none";
   std::string recompute;  // empty: default_recompute
   std::string attention = "flash";
@@ -86,7 +88,8 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
   const GpuSpec& gpu = lookup_gpu(catalog, o.gpu, "--gpu");
   TrainPlanRequest req;
   TrainRequest& t = req.train;
-  t.layout = {.tp = o.tp, .pp = o.pp, .cp = o.cp, .ep = o.ep, .dp = 1, .vpp = o.vpp, .etp = o.etp};
+  t.layout = {.tp = o.tp, .pp = o.pp, .cp = o.cp, .ep = o.ep, .dp = 1, .vpp = o.vpp, .etp = o.etp,
+              .first_stage_layers = o.first_stage_layers, .last_stage_layers = o.last_stage_layers};
   const std::uint64_t replica = o.tp * o.cp * o.pp;
   const std::uint64_t gpus = o.gpus == 0 ? replica : o.gpus;
   if (gpus % replica != 0) {
@@ -207,6 +210,16 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
       ->check(degree);
   sub->add_option("--cp", o->cp, "Context-parallel degree (the sequence split over GPUs)")->transform(whole_number())->check(degree);
   sub->add_option("--vpp", o->vpp, "Virtual pipeline stages per GPU (interleaved 1F1B; default 1)")->transform(whole_number())->check(degree);
+  sub->add_option("--first-stage-layers", o->first_stage_layers,
+                  "Decoder layers on the first pipeline stage (Megatron-LM's --decoder-first-pipeline-num-layers; "
+                  "default: an even share)")
+      ->transform(whole_number())
+      ->check(degree);
+  sub->add_option("--last-stage-layers", o->last_stage_layers,
+                  "Decoder layers on the last pipeline stage (Megatron-LM's --decoder-last-pipeline-num-layers; "
+                  "default: an even share)")
+      ->transform(whole_number())
+      ->check(degree);
   sub->add_option("--sharding", o->sharding, "none, zero1, zero2, zero3 or fsdp")->capture_default_str();
   sub->add_option("--recompute", o->recompute,
                   "Activation recompute: none, selective (Megatron's: the attention core), selective-op (torchtitan's "

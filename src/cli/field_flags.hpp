@@ -114,6 +114,8 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"train.seq_tokens:", "--seq:"},
     {"train.cp:", "--cp:"},
     {"train.vpp:", "--vpp:"},
+    {"train.first_stage_layers:", "--first-stage-layers:"},
+    {"train.last_stage_layers:", "--last-stage-layers:"},
     {"train.lora_rank:", "--lora-rank:"},
     {"train.offload:", "--offload:"},
     {"train.zero_sub_group_params:", "--zero-sub-group:"},

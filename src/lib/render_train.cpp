@@ -78,12 +78,19 @@ std::string train_layout_text(const TrainLayout& l) {
   if (l.vpp > 1) {
     out += fmt::format(", VPP {}", l.vpp);
   }
+  if (l.first_stage_layers > 0) {
+    out += fmt::format(", first stage {} layers", l.first_stage_layers);
+  }
+  if (l.last_stage_layers > 0) {
+    out += fmt::format(", last stage {} layers", l.last_stage_layers);
+  }
   return out;
 }
 
 OrderedJson train_layout_json(const TrainLayout& l) {
   return {{"tp", l.tp}, {"cp", l.cp},         {"pp", l.pp},  {"ep", l.ep}, {"etp", l.expert_tp()},
-          {"dp", l.dp}, {"vpp", l.vpp}, {"gpus", l.gpus()}};
+          {"dp", l.dp}, {"vpp", l.vpp}, {"first_stage_layers", l.first_stage_layers},
+          {"last_stage_layers", l.last_stage_layers}, {"gpus", l.gpus()}};
 }
 
 OrderedJson train_plan_json(const TrainPlan& p) {
@@ -132,7 +139,10 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                          {"optimizer_params_per_gpu", m.optimizer_params_per_gpu},
                          {"model_states_bytes", m.model_states()},
                          {"activations_per_micro_batch_bytes", m.activations_per_micro_batch},
+                         {"peak_stage", to_string(m.peak_stage)},
+                         {"stage_layers", m.stage_layers},
                          {"micro_batches_in_flight", m.micro_batches_in_flight},
+                         {"interleave_penalty", m.interleave_penalty},
                          {"activations_bytes", m.activations},
                          {"logits_bytes", m.logits},
                          {"buckets_bytes", m.buckets},
@@ -215,8 +225,10 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                      {"efficiency", r.efficiency},
                      {"bubble_share", r.bubble_share},
                      {"exposed_comm_share", r.exposed_comm_share},
-                     {"time_s", p.run ? OrderedJson(r.time_s) : OrderedJson(nullptr)},
-                     {"usd", r.usd ? OrderedJson(*r.usd) : OrderedJson(nullptr)}});
+                     // A layout that does not fit has no run to time or price (s56 tasks F7).
+                     {"time_s", p.run && r.fits ? OrderedJson(r.time_s) : OrderedJson(nullptr)},
+                     {"usd", r.usd && r.fits ? OrderedJson(*r.usd) : OrderedJson(nullptr)},
+                     {"no_run", r.fits ? OrderedJson(nullptr) : OrderedJson("does not fit in memory: no time or cost")}});
   }
   j["scale"] = scale;
   j["scale_price"] = p.scale_price ? OrderedJson{{"provider", p.scale_price->provider},
@@ -256,7 +268,16 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
       detail::group_digits(t.seq_tokens), s.micro_batches,
       detail::group_digits(static_cast<std::uint64_t>(s.tokens_per_step))));
 
-  detail::Table mem{.title = "memory per GPU", .header = {"term", unit, "note"}, .rows = {}};
+  // Under a pipeline the figures are the heaviest stage's: the title says which.
+  const std::uint64_t pp = t.layout.pp;
+  const std::string stage =
+      m.peak_stage == PipelineStage::only ? ""
+      : m.peak_stage == PipelineStage::first
+          ? fmt::format(", pipeline stage 1 of {} (the heaviest: {} layers + embedding)", pp, m.stage_layers)
+      : m.peak_stage == PipelineStage::last
+          ? fmt::format(", pipeline stage {} of {} (the heaviest: {} layers + LM head and logits)", pp, pp, m.stage_layers)
+          : fmt::format(", pipeline stage 2 of {} (the heaviest: {} layers)", pp, m.stage_layers);
+  detail::Table mem{.title = "memory per GPU" + stage, .header = {"term", unit, "note"}, .rows = {}};
   const bool full = t.method == TrainMethod::full;
   const int zero = t.sharding == Sharding::none ? 0 : t.sharding == Sharding::zero1 ? 1 : t.sharding == Sharding::zero2 ? 2 : 3;
   const auto split_note = [&](int from) {
@@ -271,7 +292,8 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   };
   const std::string offloaded = steps_on_cpu(t.offload) ? "offloaded to CPU" : "";
   // Megatron's optimizer offload leaves the main_grad buffer on the GPU.
-  const std::string grads_offloaded = megatron_style(t) ? "" : offloaded;
+  const std::string grads_offloaded = megatron_style(t) || offloaded.empty() ? ""
+                                      : offloaded + (t.master_weights == MasterWeights::fp32 ? " (fp32 there)" : "");
   const std::string adapters = pure_bf16 ? "adapters bf16" : "adapters fp32";
   // fp16 mixed precision keeps the same bytes in fp16 (loss scaling adds a few scalars).
   const std::string half = t.precision == TrainPrecision::fp16 ? "fp16 " : "bf16 ";
@@ -312,13 +334,18 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                          : fmt::format("{}{}{}{}", to_string(t.optimizer), bf16_moments ? " bf16" : "",
                                                        split_note(1).empty() ? "" : " " + split_note(1), paged)});
   mem.rows.push_back({"activations", bytes(m.activations),
-                      fmt::format("{} per micro-batch x {} in flight{}{}", bytes(m.activations_per_micro_batch),
+                      fmt::format("{} per micro-batch x {} in flight{}{}{}", bytes(m.activations_per_micro_batch),
                                   m.micro_batches_in_flight,
+                                  t.layout.vpp > 1 && t.layout.pp > 1
+                                      ? fmt::format(" x {:.2f} (interleaved, VPP {})", m.interleave_penalty, t.layout.vpp)
+                                      : "",
                                   t.recompute == Recompute::full || t.recompute == Recompute::selective_op ? " + one layer rebuilt" : "",
                                   peft_kbit_prepared(t) ? ", fp32 residual" : "")});
   const LossKernel loss = t.loss_kernel();
   mem.rows.push_back({"logits", bytes(m.logits),
-                      loss == LossKernel::unfused ? "unfused loss: bf16 + fp32 copy + log-softmax + gradient"
+                      m.peak_stage == PipelineStage::first || m.peak_stage == PipelineStage::middle
+                          ? std::string("on the last stage, with the LM head")
+                      : loss == LossKernel::unfused ? "unfused loss: bf16 + fp32 copy + log-softmax + gradient"
                       : loss == LossKernel::fused ? "fused loss: bf16 + fp32, one micro-batch"
                                                   : "fused linear loss: one chunk + input gradient"});
   std::string buckets = fsdp_stage_unsharded(t) ? "the stage gathered (FSDP under PP keeps it)"
@@ -468,11 +495,12 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
       std::vector<std::string> row{std::to_string(r.gpus), train_layout_text(r.layout), r.fits ? "yes" : "no",
                                    detail::group_digits(static_cast<std::uint64_t>(r.tokens_per_s)), train_pct(r.mfu),
                                    train_pct(r.efficiency), train_pct(r.bubble_share), train_pct(r.exposed_comm_share)};
+      // A layout that does not fit has no run to time or price: the row says so.
       if (p.run) {
-        row.push_back(duration(r.time_s));
+        row.push_back(r.fits ? duration(r.time_s) : "- (does not fit)");
       }
       if (p.run && p.scale_price) {
-        row.push_back(r.usd ? train_usd(*r.usd) : "-");
+        row.push_back(r.usd && r.fits ? train_usd(*r.usd) : "-");
       }
       sc.rows.push_back(std::move(row));
     }

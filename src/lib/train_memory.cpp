@@ -66,7 +66,7 @@ int stage(Sharding s) {
   return 0;
 }
 
-// A per-part quantity (parameters or bytes) as one GPU of the busiest stage holds it.
+// A per-part quantity (parameters or bytes) as one GPU of a pipeline stage holds it.
 struct GpuShare {
   double dense = 0;    // attention, dense MLP, shared experts, router, norms, embeddings, head
   double experts = 0;  // routed experts
@@ -74,10 +74,15 @@ struct GpuShare {
   double ends = 0;     // embedding/head of the stage
 };
 
-GpuShare gpu_share(const ModelSpec& model, const std::array<double, kWeightParts>& by_part, const TrainLayout& l) {
+// One GPU's share of the stage `st` holding `layers` decoder layers. Megatron-LM builds the
+// embedding on the first stage (pre_process) and the output layer and loss on the last
+// (post_process); a tied table gets its own copy there. Its memory estimate takes the first as
+// the most loaded shard: its layers plus the embedding (NVIDIA/Megatron-LM
+// megatron/training/theoretical_memory_usage.py @38644dd7, num_parameters_on_most_loaded_model_shard).
+GpuShare gpu_share(const ModelSpec& model, const std::array<double, kWeightParts>& by_part, const TrainLayout& l,
+                   PipelineStage st, std::uint64_t stage_layers) {
   const auto at = [&by_part](WeightPart p) { return by_part[static_cast<std::size_t>(p)]; };
   const double tp = d(l.tp);
-  const double pp = d(l.pp);
   // K and V past the KV heads: each TP rank keeps a whole head's projection (kv_projection_shards),
   // as BigCode's Megatron-LM fork keeps MQA's K/V layer whole on every rank. Counted as if the TP
   // group held tp / shards copies; the projections share the attention part's format.
@@ -92,14 +97,16 @@ GpuShare gpu_share(const ModelSpec& model, const std::array<double, kWeightParts
     head = at(WeightPart::embedding);  // the last stage keeps its own copy of a tied table
   }
   const double first = at(WeightPart::embedding) + at(WeightPart::vision);
-  // One stage holds both ends without a pipeline; with one, the larger of the first and last.
-  const double ends = (l.pp == 1 ? first + head : std::max(first, head)) / tp;
+  const double ends = st == PipelineStage::only    ? first + head
+                      : st == PipelineStage::first ? first
+                      : st == PipelineStage::last  ? head
+                                                   : 0.0;
+  const double share = d(stage_layers) / std::max(1.0, d(model.num_hidden_layers));
   GpuShare s;
-  s.ends = ends;
-  s.dense = body / (tp * pp) + ends;
-  s.experts = at(WeightPart::routed_experts) / (d(l.ep) * d(l.expert_tp()) * pp);
-  const double layers = std::ceil(d(model.num_hidden_layers) / pp);
-  s.layer = (body / (tp * pp) + s.experts) / std::max(1.0, layers);
+  s.ends = ends / tp;
+  s.dense = body * share / tp + s.ends;
+  s.experts = at(WeightPart::routed_experts) * share / (d(l.ep) * d(l.expert_tp()));
+  s.layer = (body * share / tp + s.experts) / std::max(1.0, d(stage_layers));
   return s;
 }
 
@@ -160,11 +167,17 @@ void check_range(std::string_view field, std::uint64_t value, std::uint64_t low,
   }
 }
 
-TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& r) {
+// The memory of pipeline stage `rank` (0 without a pipeline), of kind `st`, holding `layers`.
+TrainMemory stage_memory(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& r, PipelineStage st,
+                         std::uint64_t rank, std::uint64_t layers) {
   TrainMemory m;
+  m.peak_stage = st;
+  m.stage_layers = layers;
   const TrainLayout& l = r.layout;
   const ParamCount pc = count_params(model);
-  const GpuShare params = gpu_share(model, params_by_part(pc), l);
+  const GpuShare params = gpu_share(model, params_by_part(pc), l, st, layers);
+  const double layer_share = d(layers) / std::max(1.0, d(model.num_hidden_layers));
+  const bool has_head = st == PipelineStage::only || st == PipelineStage::last;
   const double shard_dense = d(l.dp * l.cp);
   const double shard_experts = d(l.expert_dp());
   const int z = stage(r.sharding);
@@ -199,8 +212,8 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     m.adapter_params = lora_adapter_params(model, r.lora_rank);
     m.trainable_params = m.adapter_params;
     const double adapter_bytes = updated_weight_bytes(r.master_weights);
-    const GpuShare base = gpu_share(model, weight_bytes_by_part(model, base_formats(model, r)), l);
-    const GpuShare adapters{.dense = m.adapter_params / d(l.tp * l.pp)};
+    const GpuShare base = gpu_share(model, weight_bytes_by_part(model, base_formats(model, r)), l, st, layers);
+    const GpuShare adapters{.dense = m.adapter_params * layer_share / d(l.tp)};
     m.optimizer_params_per_gpu = sharded(adapters, 1.0, 1);
     m.parameters = sharded(base, 1.0, 3) + sharded(adapters, adapter_bytes, 3);
     m.working_bytes_per_gpu = base.dense + base.experts;
@@ -211,9 +224,14 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   // the CPU; parameter offload (ZeRO-Infinity / FSDP CPU offload) moves the parameters too.
   // Megatron's --optimizer-cpu-offload moves the master and the moments and steps on the CPU, but
   // the backward still accumulates into the main_grad buffer on the GPU.
+  // DeepSpeed's host gradient partition is in the optimizer's type, fp32 beside an fp32 master
+  // (stage_1_and_2.py @7dee2e06, initialize_optimizer_states: single_partition_of_fp32_groups[i].grad
+  // on the CPU; its estimate_zero2_model_states_mem_needs puts the offload floor at 16 bytes a
+  // parameter = 4 master + 8 moments + 4 gradient), one per optimizer partition.
   if (steps_on_cpu(r.offload)) {
     const bool grads_stay = megatron_style(r);
-    m.host_bytes += m.master_weights + m.optimizer_states + (grads_stay ? 0.0 : m.gradients);
+    const double host_gradients = updated_weight_bytes(r.master_weights) * m.optimizer_params_per_gpu;
+    m.host_bytes += m.master_weights + m.optimizer_states + (grads_stay ? 0.0 : host_gradients);
     m.master_weights = m.optimizer_states = 0;
     if (!grads_stay) {
       m.gradients = 0;
@@ -227,11 +245,24 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
 
   const LayerActivation a = layer_activation_bytes_per_token(model, r);
   const double tokens = d(r.micro_batch) * d(r.seq_tokens) / d(l.cp);
-  const double layers = std::ceil(d(model.num_hidden_layers) / d(l.pp));
-  m.activations_per_micro_batch = a.stored * tokens * layers;
+  m.activations_per_micro_batch = a.stored * tokens * d(layers);
   // 1F1B (Narayanan et al. 2021): stage i keeps p - i micro-batches' activations; the first, p.
-  m.micro_batches_in_flight = l.pp > 1 ? std::min<std::uint64_t>(l.pp, r.micro_batches()) : 1;
-  m.activations = m.activations_per_micro_batch * d(m.micro_batches_in_flight);
+  const std::uint64_t mbs = r.micro_batches();
+  m.micro_batches_in_flight = l.pp > 1 ? std::min<std::uint64_t>(l.pp - rank, mbs) : 1;
+  // Interleaved 1F1B: stage i's warm-up runs (p - i - 1) x 2 + (v - 1) x p model chunks of 1/v of
+  // its layers before its first backward (Megatron-LM megatron/core/pipeline_parallel/schedules.py,
+  // forward_backward_pipelining_with_interleaving: num_warmup_microbatches), one more in flight:
+  // the first stage holds 1 + (p - 1) / (p v) times 1F1B's activations, as Megatron's estimate
+  // (NVIDIA/Megatron-LM megatron/training/theoretical_memory_usage.py @38644dd7,
+  // compute_activation_memory: interleaved_schedule_memory_penalty), the last ((v - 1) p + 1) / v.
+  if (l.pp > 1 && l.vpp > 1) {
+    const double p = d(l.pp);
+    const double v = d(l.vpp);
+    const double chunks = (p - d(rank) - 1.0) * 2.0 + (v - 1.0) * p + 1.0;
+    const double units = chunks / v * std::min(1.0, d(mbs) / p);
+    m.interleave_penalty = units / d(m.micro_batches_in_flight);
+  }
+  m.activations = m.activations_per_micro_batch * d(m.micro_batches_in_flight) * m.interleave_penalty;
   if (r.recompute == Recompute::full) {
     // The backward rebuilds one layer's activations at a time (Korthikanti section 4: 2sbhL plus
     // one layer's working set).
@@ -243,13 +274,14 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     m.activations += std::max(0.0, a.replicated / sp + a.split - a.stored) * tokens;
   }
   // Logits of one micro-batch as the loss holds them (loss_bytes_per_logit), split over TP
-  // (vocab-parallel). Counted on the same GPU as the first stage's activations: with a pipeline
-  // that is conservative by one micro-batch's logits. A fused linear cross-entropy never holds
+  // (vocab-parallel), on the stage computing the loss (the last; the only one without a
+  // pipeline), beside that stage's own micro-batches in flight. A fused linear cross-entropy never holds
   // them whole: Liger sizes its chunks at about tokens x hidden / vocab rows, so a chunk's fp32
   // logits are about the hidden states' size, and it computes the bf16 input gradient in the
   // forward: 4 + 2 bytes per token and hidden unit.
   const LossKernel loss = r.loss_kernel();
-  m.logits = loss == LossKernel::fused_linear
+  m.logits = !has_head ? 0.0
+             : loss == LossKernel::fused_linear
                  ? (kFp32Bytes + kBf16Bytes) * d(model.hidden_size) / d(l.tp) * tokens
                  : d(model.vocab_size) * loss_bytes_per_logit(loss) / d(l.tp) * tokens;
 
@@ -259,7 +291,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     // for the whole step. A frozen base needs no gradients.
     const double base_bytes_per_param = r.method == TrainMethod::full
                                             ? kBf16Bytes
-                                            : gpu_share(model, weight_bytes_by_part(model, base_formats(model, r)), l).dense /
+                                            : gpu_share(model, weight_bytes_by_part(model, base_formats(model, r)), l, st, layers).dense /
                                                   std::max(1.0, params.dense);
     const double layer_copies = r.method == TrainMethod::full ? 3.0 : 2.0;
     m.buckets = base_bytes_per_param * (layer_copies * params.layer + params.ends);
@@ -274,7 +306,7 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
     // The NF4 matrix being multiplied is dequantized to bf16 first.
     m.buckets += kBf16Bytes * largest_matrix(model, false) / d(l.tp);
   }
-  if (peft_kbit_prepared(r)) {
+  if (peft_kbit_prepared(r) && has_head) {
     // Autocast multiplies the fp32 LM head in bf16: its bf16 copy is kept for the backward.
     m.buckets += kBf16Bytes * (model.tie_word_embeddings ? pc.embedding : pc.lm_head) / d(l.tp);
   }
@@ -312,7 +344,53 @@ TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const T
   return m;
 }
 
+// The heaviest pipeline stage: the first (embedding, the most micro-batches in flight), the second
+// for the middle ones (the most in flight among them: only heavier than the first with fewer
+// layers given to it), and the last (LM head and logits, one micro-batch in flight).
+TrainMemory memory_unchecked(const ModelSpec& model, const GpuSpec& gpu, const TrainRequest& r) {
+  const TrainLayout& l = r.layout;
+  if (l.pp <= 1) {
+    return stage_memory(model, gpu, r, PipelineStage::only, 0, model.num_hidden_layers);
+  }
+  const StageLayers layers = stage_layers(model, l);
+  TrainMemory peak = stage_memory(model, gpu, r, PipelineStage::first, 0, layers.first);
+  const auto consider = [&peak](const TrainMemory& m) {
+    if (m.total() > peak.total()) {
+      peak = m;
+    }
+  };
+  if (l.pp > 2) {
+    consider(stage_memory(model, gpu, r, PipelineStage::middle, 1, layers.middle));
+  }
+  consider(stage_memory(model, gpu, r, PipelineStage::last, l.pp - 1, layers.last));
+  return peak;
+}
+
 }  // namespace
+
+StageLayers stage_layers(const ModelSpec& model, const TrainLayout& l) {
+  const std::uint64_t total = model.num_hidden_layers;
+  if (l.pp <= 1) {
+    return {.first = total, .middle = 0, .last = total};
+  }
+  const std::uint64_t given = (l.first_stage_layers > 0 ? 1u : 0u) + (l.last_stage_layers > 0 ? 1u : 0u);
+  const std::uint64_t taken = std::min(total, l.first_stage_layers + l.last_stage_layers);
+  const std::uint64_t rest_stages = l.pp - given;
+  const std::uint64_t even = rest_stages == 0 ? 0 : (total - taken + rest_stages - 1) / rest_stages;
+  return {.first = l.first_stage_layers > 0 ? l.first_stage_layers : even,
+          .middle = l.pp > 2 ? even : 0,
+          .last = l.last_stage_layers > 0 ? l.last_stage_layers : even};
+}
+
+std::string_view to_string(PipelineStage s) {
+  switch (s) {
+    case PipelineStage::only: return "only";
+    case PipelineStage::first: return "first";
+    case PipelineStage::middle: return "middle";
+    case PipelineStage::last: return "last";
+  }
+  return "?";
+}
 
 std::string_view to_string(Sharding s) {
   switch (s) {
@@ -715,6 +793,21 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
     throw InputError(fmt::format("train.cp: CP {} cuts a sequence into {} chunks (two per rank, load-balanced ring "
                                  "attention), which do not divide the {}-token sequence",
                                  l.cp, 2 * l.cp, r.seq_tokens));
+  }
+  if (l.first_stage_layers > 0 || l.last_stage_layers > 0) {
+    const std::uint64_t given = (l.first_stage_layers > 0 ? 1u : 0u) + (l.last_stage_layers > 0 ? 1u : 0u);
+    const std::uint64_t taken = l.first_stage_layers + l.last_stage_layers;
+    const std::uint64_t rest_stages = l.pp > given ? l.pp - given : 0;
+    const std::string_view field = l.first_stage_layers > 0 ? "train.first_stage_layers" : "train.last_stage_layers";
+    if (l.pp == 1) {
+      throw InputError(fmt::format("{}: uneven pipeline stages need PP > 1", field));
+    }
+    if ((rest_stages == 0 && taken != model.num_hidden_layers) || taken > model.num_hidden_layers ||
+        (rest_stages > 0 && model.num_hidden_layers - taken < rest_stages)) {
+      throw InputError(fmt::format("{}: {} layers on the first stage and {} on the last (0: an even share) do not "
+                                   "split the {} layers over PP {} with a layer on every stage",
+                                   field, l.first_stage_layers, l.last_stage_layers, model.num_hidden_layers, l.pp));
+    }
   }
   if (l.vpp > 1 && (l.pp == 1 || l.pp * l.vpp > model.num_hidden_layers)) {
     throw InputError(fmt::format("train.vpp: {} virtual stages need PP > 1 and PP x VPP at most the {} layers",

@@ -201,8 +201,9 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     return group_link(gpu, span, kDefaultGpusPerNode, e.network_bytes_per_s_per_gpu, e.link, e.hop_latency_s,
                       PcieRate::shared, stride);
   };
-  const double layers = std::ceil(d(model.num_hidden_layers) / d(l.pp));
-  const double moe_layers = std::ceil(d(model.moe_layer_count()) / d(l.pp));
+  // The slowest stage's: the one with the most layers (uneven stages as given).
+  const double layers = d(stage_layers(model, l).most());
+  const double moe_layers = std::ceil(d(model.moe_layer_count()) * layers / std::max(1.0, d(model.num_hidden_layers)));
   const double h = d(model.hidden_size);
   // Per layer: two all-reduces forward, two backward (with SP: all-gather + reduce-scatter, the
   // same bytes); a full recompute repeats the forward's, op-level SAC the output projection's (the

@@ -86,7 +86,8 @@ TEST_CASE("every field an InputError names maps to a flag or is listed as unreac
       // train_plan.cpp prices_for: a price lookup's own field
       "train_plan.provider:", "train_plan.term:",
       // train_memory.cpp range checks
-      "train.cp:", "train.vpp:", "train.lora_rank:", "train.micro_batch:", "train.seq_tokens:"};
+      "train.cp:", "train.vpp:", "train.lora_rank:", "train.micro_batch:", "train.seq_tokens:",
+      "train.first_stage_layers:", "train.last_stage_layers:"};
   for (const char* prefix : expanded) {
     INFO(prefix);
     CHECK(known(prefix));
