@@ -1009,7 +1009,10 @@ std::vector<std::pair<std::string, std::string>> unread_size_fields(const Object
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [key, value] : r.object().items()) {
     const bool numeric = whole(value) || (value.is_array() && !value.empty() && std::all_of(value.begin(), value.end(), whole));
-    if (!numeric || r.was_read(key) || field_of_some_class(key) || !size_bearing_name(key) ||
+    // Molmo's embedding_size restates vocab_size (152064 both): the rows already counted.
+    const bool restates_vocab = (key.find("embed") != std::string::npos || key.find("vocab") != std::string::npos) &&
+                                value == r.object().value("vocab_size", Json());
+    if (!numeric || restates_vocab || r.was_read(key) || field_of_some_class(key) || !size_bearing_name(key) ||
         std::any_of(kAliases.begin(), kAliases.end(), [&key](const auto& a) { return a.first == key; })) {
       continue;
     }
@@ -2326,6 +2329,10 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     }
   }
   const Json& raw = renamed_by_architecture ? renamed : raw_in;
+  reject_non_decoder(raw_in, raw_in.contains("model_type") && raw_in["model_type"].is_string()
+                                 ? raw_in["model_type"].get<std::string>()
+                                 : std::string(),
+                     origin, at);
   // No model_type, an architectures class gpuplan does not know and no custom code: transformers'
   // AutoConfig.from_pretrained refuses such a file ("Unrecognized model in ... Should have a
   // `model_type` key in its config.json", models/auto/configuration_auto.py), and vLLM and SGLang
@@ -2341,10 +2348,6 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
                                  "model_type of the family it belongs to",
                                  where(origin, at / "model_type"), detail::printable(architecture->architecture)));
   }
-  reject_non_decoder(raw_in, raw_in.contains("model_type") && raw_in["model_type"].is_string()
-                                 ? raw_in["model_type"].get<std::string>()
-                                 : std::string(),
-                     origin, at);
   // Qwen2.5-Omni and its kin nest a thinker (the language model and its encoders) and a talker
   // (a second model that speaks) with nothing at the top level to read.
   if (!strict && raw.contains("thinker_config") && !raw.contains("hidden_size") && !raw.contains("text_config")) {
