@@ -53,7 +53,9 @@ std::vector<DType> dtypes(const std::vector<std::string>& names, std::string_vie
       }
       return {};
     }
-    const DType d = parse(normalize_dtype(n), flag);
+    // KV words are read as typed: NVFP4 is a weight format here, and a KV cache refused as 'fp4'
+    // named a word the user did not type (helper s56 tasks F6).
+    const DType d = parse(flag == "--kv-dtype" ? lower_case(n) : normalize_dtype(n), flag);
     if (std::find(out.begin(), out.end(), d) != out.end()) {
       throw InputError(fmt::format("{}: '{}' is given twice", flag, n));
     }

@@ -159,6 +159,11 @@ std::string lower_case(std::string_view text) {
 
 std::string normalize_dtype(std::string_view text) {
   std::string out = lower_case(text);
+  // The method words gpuplan reads in checkpoint names (checkpoint_name.cpp: "-AWQ", "-GPTQ",
+  // "quantized.w4a16" state 4-bit integer weights) name the same element here (helper s56 tasks F3).
+  if (out == "awq" || out == "gptq" || out == "w4a16") {
+    return "int4";
+  }
   return out == "nvfp4" ? "fp4" : out;
 }
 

@@ -565,7 +565,7 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.layout.ep = o.ep;
   req.engine = engine_settings(o);
   req.kv_dtype = o.kv_dtype.empty() ? engine_default_kv_dtype(d.model, formats, *d.gpu, req.engine.engine)
-                                    : parse_kv_dtype(normalize_dtype(o.kv_dtype), "--kv-dtype");
+                                    : parse_kv_dtype(lower_case(o.kv_dtype), "--kv-dtype");
   req.block_tokens = o.block_size.value_or(engine_default_block_tokens(req.engine.engine));
   if (!engine_accepts_block_tokens(req.engine.engine, req.block_tokens)) {
     throw InputError(fmt::format("--block-size: --engine {} takes {}, not {}", to_string(req.engine.engine),

@@ -1362,8 +1362,8 @@ std::string_view saved_name_refused_note(const ModelSpec& m) {
   return at == std::string::npos ? std::string_view() : std::string_view(m.assumed_defaults).substr(at);
 }
 
-ModelSpec model_from_hf_json(const Json& root, const std::string& origin) {
-  ModelSpec m = detail::model_from_config(root, origin, JsonPointer(), false);
+ModelSpec model_from_hf_json(const Json& root, const std::string& origin, bool checkpoint_total_known = false) {
+  ModelSpec m = detail::model_from_config(root, origin, JsonPointer(), false, checkpoint_total_known);
   // Classes named in auto_map come from the checkpoint's own Python files.
   const auto code = root.find("auto_map");
   m.remote_code = code != root.end() && code->is_object() && !code->empty();
@@ -1478,7 +1478,9 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
       modelopt_file = true;
     }
   }
-  ModelSpec m = model_from_hf_json(config, path.string());
+  const std::filesystem::path index = path.parent_path() / "model.safetensors.index.json";
+  const bool index_present = limits::optional_file_present(index, "safetensors index");
+  ModelSpec m = model_from_hf_json(config, path.string(), index_present);
   if (path.filename() == "config.json" && !path.has_parent_path()) {
     // "config.json" or "." in the working directory: named for that directory, not the file.
     const std::string folder = std::filesystem::current_path(ec).filename().string();
@@ -1517,8 +1519,7 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
     // A loose config file names no checkpoint directory: the launch line says so.
     m.hf_repo = fmt::format("<checkpoint-directory-of-{}>", path.filename().string());
   }
-  const std::filesystem::path index = path.parent_path() / "model.safetensors.index.json";
-  if (limits::optional_file_present(index, "safetensors index")) {
+  if (index_present) {
     const std::string origin = index.string();
     // Only the metadata is needed; the weight map (one key per tensor) is skipped while parsing.
     const Json root = detail::parse_json_text(

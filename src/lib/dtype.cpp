@@ -25,6 +25,9 @@ DType parse_from(std::string_view text, std::string_view field, const Range& all
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kSpellings{{
       {"bfloat16", "bf16"}, {"float16", "fp16"}, {"half", "fp16"}, {"float32", "fp32"}, {"float", "fp32"},
       {"float8", "fp8"}, {"e4m3", "fp8"}, {"fp8_e4m3", "fp8"}, {"float8_e4m3fn", "fp8"}, {"nvfp4", "fp4"}}};
+  // The refusal echoes what was given: 'nvfp4' refused as 'fp4' named a word the user did not
+  // type (helper s56 tasks F6).
+  const std::string_view given = text;
   for (const auto& [spelling, name] : kSpellings) {
     if (text == spelling) {
       text = name;
@@ -38,7 +41,7 @@ DType parse_from(std::string_view text, std::string_view field, const Range& all
     names.push_back(to_string(d));
   }
   const auto close = closest_names(text, std::vector<std::string>(names.begin(), names.end()), 1);
-  throw InputError(fmt::format("{}: unknown {} '{}'{}; known: {}", field, what, text,
+  throw InputError(fmt::format("{}: unknown {} '{}'{}; known: {}", field, what, given,
                                close.empty() ? "" : fmt::format("; closest: {}", close.front()), fmt::join(names, ", ")));
 }
 

@@ -347,7 +347,9 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
   }
   row("free", m.free_bytes);
   if (m.shortfall_bytes > 0) {
-    row("short by", m.shortfall_bytes);
+    // Two significant digits under 0.005: a shortfall of a few tokens' KV had read "0.00" beside
+    // DOES NOT FIT (Qwen3-32B-AWQ on an RTX 4090, 16 tokens short: helper s56 configs F1).
+    per_gpu.rows.push_back({"short by", per_sequence_bytes_value(m.shortfall_bytes, u)});
   }
   doc.tables.push_back(std::move(per_gpu));
 
@@ -423,14 +425,14 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     doc.footer.push_back(fmt::format("verdict: DOES NOT FIT: {}", *start));
   } else if (!r.weights_fit) {
     const std::string over = bytes_value(m.fixed_over_cap_bytes, u);
-    const std::string short_by = bytes_value(m.shortfall_bytes, u);
+    const std::string short_by = per_sequence_bytes_value(m.shortfall_bytes, u);
     doc.footer.push_back(fmt::format(
         "verdict: DOES NOT FIT: weights, activations and reserve exceed the engine cap by {} {}{}", over, unit,
         short_by == over ? "" : fmt::format(" ({} {} short with this load's KV cache)", short_by, unit)));
   } else {
     doc.footer.push_back(fmt::format(
         "verdict: DOES NOT FIT: the KV cache for this load is {} {} over budget per GPU",
-        bytes_value(m.shortfall_bytes, u), unit));
+        per_sequence_bytes_value(m.shortfall_bytes, u), unit));
   }
   if (r.engine) {
     if (std::optional<std::string> line = default_max_model_len_line(*r.engine, r.request.context_tokens)) {
@@ -795,7 +797,7 @@ std::string suggestion_text(const FitSuggestion& s, const std::string& gpu_id, c
   if (!s.fits) {
     // Memory may suffice while the engine still refuses (a state pool's running requests).
     return s.shortfall_bytes > 0 ? fmt::format("{} alone: does not fit (short by {} {} per GPU)", change,
-                                               bytes_value(s.shortfall_bytes, u), detail::unit_name(u))
+                                               per_sequence_bytes_value(s.shortfall_bytes, u), detail::unit_name(u))
                                  : fmt::format("{} alone: does not fit", change);
   }
   const std::string where = layout_short(s.layout);

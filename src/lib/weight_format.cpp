@@ -153,6 +153,15 @@ WeightFormat parse_weight_format(std::string_view text, std::string_view field) 
   if (text == "nvfp4") {
     return default_format(DType::fp4);
   }
+  // Quantization-method words, read as gpuplan reads them in checkpoint names (checkpoint_name.cpp:
+  // "-AWQ" int4-g128-zp, "-GPTQ" and "quantized.w4a16" int4): --weights-dtype gptq had been refused
+  // with fp32, fp16 and fp8 as its closest names (helper s56 tasks F3).
+  if (text == "awq") {
+    return parse_weight_format("int4-g128-zp", field);
+  }
+  if (text == "gptq" || text == "w4a16") {
+    return default_format(DType::int4);
+  }
   for (const auto& [name, preset] : presets()) {
     if (name == text) {
       return preset;

@@ -194,6 +194,7 @@ void ObjectReader::fail(std::string_view key, std::string_view message) const {
 }
 
 const Json* ObjectReader::value(std::string_view key) {
+  read_.emplace(key);
   const auto it = object_.find(key);
   if (it == object_.end() || it->is_null()) {
     return nullptr;

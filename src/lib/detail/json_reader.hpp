@@ -60,6 +60,8 @@ class ObjectReader {
   /// The raw value (nullptr when absent or null); marks the key as read. A NaN or infinite
   /// number (config.json's Python literals) is refused here, naming the key.
   const Json* value(std::string_view key);
+  /// Whether value() (or a typed read) has been asked for `key`: a field the reader consumed.
+  [[nodiscard]] bool was_read(std::string_view key) const { return read_.find(key) != read_.end(); }
 
   /// Throws InputError for the first key not in `allowed` ("unknown field"), naming the
   /// closest allowed key.
@@ -86,6 +88,7 @@ class ObjectReader {
   std::string origin_;
   JsonPointer at_;
   std::map<std::string, std::string, std::less<>> spelled_;
+  std::set<std::string, std::less<>> read_;
 };
 
 }  // namespace gpuplan::detail
