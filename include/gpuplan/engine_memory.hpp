@@ -73,7 +73,8 @@ inline constexpr std::uint64_t kTrtllmBlockTokens = 32;
 bool apply_engine_cache_layout(ModelSpec& model, const EngineSettings& engine);
 /// The same for `engine`'s current release.
 bool apply_engine_cache_layout(ModelSpec& model, Engine engine);
-/// Why `engine` cannot hold `model`'s KV cache in `kv`, or nothing. TensorRT-LLM's PyTorch backend
+/// Why `engine` cannot hold `model`'s KV cache in `kv`, or nothing. vLLM and SGLang have no int8
+/// cache (--kv-cache-dtype: auto, bf16 or fp8 formats). TensorRT-LLM's PyTorch backend
 /// takes kv_cache_config dtype auto (the checkpoint's), fp8 or nvfp4, and refuses to override a
 /// checkpoint's calibrated cache with another format (validate_and_set_kv_cache_quant).
 [[nodiscard]] std::optional<std::string> engine_kv_refusal(const ModelSpec& model, Engine engine, DType kv);
@@ -207,6 +208,9 @@ struct EngineMemory {
   /// vLLM with memory in use by other processes (EngineSettings::memory_in_use_bytes): what is
   /// free when it checks, below its share of the total, so it does not start (in_use_blocks_start).
   bool in_use_blocks_start = false;
+  /// vLLM V1 before 0.9.1 (PR #18974) counted memory other processes hold as its own non-torch
+  /// memory: --memory-in-use came off its KV cache (kv_bytes is after it).
+  bool in_use_counted_in_share = false;
   double in_use_start_free_bytes = 0;
   /// vLLM without --max-model-len serves the model's max_position_embeddings and refuses to start
   /// when the KV cache cannot hold one request of that length (check_enough_kv_cache_memory). Set
@@ -247,6 +251,20 @@ struct EngineMemory {
   double aiter_free_after_pool_bytes = 0;
   [[nodiscard]] bool aiter_workspace_short() const {
     return aiter_workspace_bytes > 0 && aiter_workspace_bytes > aiter_free_after_pool_bytes;
+  }
+  /// What the engine allocates after sizing its cache, outside its share, and the memory left
+  /// there for it: vLLM before 0.21 captures its CUDA graphs from what is above
+  /// gpu_memory_utilization (less the CUDA context and other processes' memory); SGLang runs its
+  /// prefill activations, CUDA graphs and attention metadata from the (1 - mem_fraction_static)
+  /// of free-at-start. 0 where nothing is checked (vLLM from 0.21 subtracts its graphs inside the
+  /// share; TensorRT-LLM sizes from what is free after its warm-up).
+  double outside_need_bytes = 0;
+  double outside_free_bytes = 0;
+  /// The graphs' need includes NCCL captured in them (vLLM V0 with TP over PCIe or across nodes).
+  bool outside_nccl_graphs = false;
+  /// The engine sizes its cache, then stops out of memory at start (vLLM: capturing CUDA graphs).
+  [[nodiscard]] bool outside_short() const {
+    return outside_need_bytes > 0 && outside_need_bytes > outside_free_bytes;
   }
   /// Whole blocks of the cache (vLLM's "# GPU blocks").
   [[nodiscard]] std::uint64_t blocks() const { return kv_tokens / std::max<std::uint64_t>(block_tokens, 1); }

@@ -85,9 +85,28 @@ constexpr int kVllmV0Chunked2048Patch = 5;  // 0.6.5
 // peak 0.06 GiB over the weights for 256 rows of Llama-3.1-8B's 128,256 logits, 2 bytes each,
 // at a 512-token chunked step); V1's sampler peak (kSamplerBytesPerLogit) does not show there.
 constexpr double kV0SamplerBytesPerLogit = 2.0;
+constexpr int kVllmOthersExcludedMinor = 9;  // 0.9.1: V1 leaves other processes' memory out of its share
 constexpr int kVllmGraphProfilingMinor = 21;  // "CUDA graph memory profiling ... default since v0.21.0"
 constexpr std::uint64_t kVllmMaxCaptureTokens = 512;
 constexpr double kGraphBytesPerLayer = 2.0 * units::kMiB;  // captured graph nodes and metadata
+// vLLM V0 with its TP all-reduce on NCCL (PCIe GPUs, across nodes: no custom all-reduce) captures
+// NCCL into every graph, and "NCCL's internal buffer is captured in the graph" (vllm PR #2192: 0.6
+// to 1.0 GB more at TP 2-4 than the custom all-reduce); V0 warns "CUDA graphs can take additional
+// 1~3 GiB memory per GPU" (vllm/worker/model_runner.py capture_model, 0.5.x; vllm#7593's log).
+// What that leaves to fit above gpu_memory_utilization (less the CUDA context), net of the
+// profiling peak vLLM frees before capturing, lies between two logs: 4 x RTX 4090 at TP 4 (0.5.4,
+// util 0.9) started with 1.86 GiB there, its graphs taking 2.41 GiB by nvidia-smi against
+// --enforce-eager (vllm#7553); 8 x L4 at TP 8 (0.5.x, defaults) ran out capturing with 1.70 GiB
+// (vllm#7593). One figure inside that range, no finer model: V1's piecewise graphs at TP 4 over
+// PCIe take 0.17 GiB (vLLM 0.21's estimate, 4 x RTX 3090, noonghunna/club-3090 #44), so V1 keeps
+// the per-layer term below.
+constexpr double kVllmV0NcclGraphBytes = 1.8 * units::kGiB;
+// SGLang's own account of what lives outside mem_fraction_static (its default's reserve,
+// server_args.py _handle_gpu_memory_settings, PR #10975): "Constant meta data (e.g., from attention
+// backend)" 512 MiB, the prefill activations (1.5 MiB a chunked-prefill token there; the model's
+// own forward here) and 2 MiB per cuda_graph_max_bs "for cuda graphs".
+constexpr double kSglangMetadataBytes = 512.0 * units::kMiB;
+constexpr double kSglangGraphBytesPerBatch = 2.0 * units::kMiB;
 
 std::string_view share_name(Engine e) {
   switch (e) {
@@ -445,6 +464,21 @@ std::optional<std::string> default_max_model_len_line(const EngineMemory& e, std
 }
 
 std::optional<std::string> engine_kv_refusal(const ModelSpec& model, Engine engine, DType kv) {
+  // vLLM's and SGLang's --kv-cache-dtype take no int8: vLLM's CacheDType is auto, bfloat16 and the
+  // fp8 formats (fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla; vllm/config/cache.py, and its docs'
+  // "Quantized KV Cache" page is FP8 only), SGLang's choices auto, fp8_e5m2, fp8_e4m3 (later bf16,
+  // bfloat16, fp4_e2m1; python/sglang/srt/server_args.py add_cli_args). One vLLM tree in the code
+  // index lists an "experimental" int8, not pinned to a release: until one is, gpuplan would size
+  // an int8 cache and launch a 16-bit one ("auto"), 24 % more capacity than the server has (helper
+  // s56 tasks F2).
+  if (engine == Engine::vllm && kv == DType::int8) {
+    return std::string("vLLM's --kv-cache-dtype takes auto (the model's 16-bit type), bfloat16 or fp8 (fp8_e4m3, "
+                       "fp8_e5m2), not int8: use --kv-dtype fp8 or bf16");
+  }
+  if (engine == Engine::sglang && kv == DType::int8) {
+    return std::string("SGLang's --kv-cache-dtype takes auto (the model's 16-bit type), bf16, fp8_e4m3 or fp8_e5m2 "
+                       "(fp4_e2m1 on recent releases), not int8: use --kv-dtype fp8 or bf16");
+  }
   if (engine != Engine::trtllm) {
     return std::nullopt;
   }
@@ -933,11 +967,40 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
           r.in_use_start_free_bytes = std::max(free_at_check, 0.0);
         }
       }
+      // Before 0.21 the graphs are captured after the cache is allocated, from what is left above
+      // the share: the CUDA context (outside vLLM's start snapshot) and other processes' memory
+      // sit there too ("If out-of-memory error occurs during cudagraph capture, consider
+      // decreasing `gpu_memory_utilization` or switching to eager mode", model_runner.py; vllm#15598
+      // at 0.98 and vllm#7593 ran out there). gpuplan has no --enforce-eager: graphs are on.
+      if (!graphs) {
+        double need = vllm_cuda_graph_bytes(m, l, busiest_layers, r.max_seqs, r.batched_tokens);
+        if (r.vllm_v0 && all_reduce_group && nccl_only) {
+          need = std::max(need, kVllmV0NcclGraphBytes);
+          r.outside_nccl_graphs = true;
+        }
+        r.outside_need_bytes = need;
+        r.outside_free_bytes = (1.0 - r.share) * in.total_bytes - kCudaContextBytes - s.memory_in_use_bytes;
+      }
       // Forward and sampler runs follow each other: the torch peak is the larger of the two.
       r.kv_bytes = r.share * in.total_bytes - r.weights_bytes -
                    std::max(r.activation_bytes, r.sampler_bytes) - r.non_torch_bytes - r.cuda_graph_bytes;
       if (l.pp > 1 && in.pp_stages.size() == l.pp) {
         vllm_pipeline_budget(m, l, in, graphs, busiest_layers, r);
+      }
+      // V1 before PR #18974 took total - free after profiling as its non-torch memory, what other
+      // processes hold included ("V1's memory profiling incorrectly counts memory used by other
+      // processes as non_torch_allocations", PR #19312, rebased on it): that memory came off the
+      // share. vllm#19125 (two Qwen2.5-0.5B at 0.4 on an 8 GB RTX 4060 Ti, V1 of June 2025): the
+      // second failed sizing its cache, "fixed by #18974" (PR #19804). #18974 landed by 2025-06-09
+      // (PR #18296's thread), after 0.9.0 and a day before 0.9.1, taken as its first release.
+      if (!r.vllm_v0 && s.memory_in_use_bytes > 0 && s.vllm_minor_version &&
+          (*s.vllm_minor_version < kVllmOthersExcludedMinor ||
+           (*s.vllm_minor_version == kVllmOthersExcludedMinor && s.vllm_patch_version.value_or(0) < 1))) {
+        r.kv_bytes -= s.memory_in_use_bytes;
+        for (double& stage : r.stage_kv_bytes) {
+          stage -= s.memory_in_use_bytes;
+        }
+        r.in_use_counted_in_share = true;
       }
       break;
     }
@@ -973,6 +1036,13 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.start_free_bytes = start_free_bytes(in, r.non_torch_bytes, s.memory_in_use_bytes);
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
       r.kv_bytes = r.share * r.start_free_bytes - in.weights_bytes;
+      // What SGLang allocates after its pool comes from the rest of free-at-start (profile_max_num_token:
+      // rest = free after weights - free at start x (1 - mem_fraction_static)): its own reserve's
+      // terms, with this model's prefill activations. Too high a fraction leaves less and the server
+      // stops out of memory at start (sglang#1869: Gemma-2-9B on 24 GB "out-of-memory errors when
+      // increasing" the fraction).
+      r.outside_need_bytes = kSglangMetadataBytes + r.activation_bytes + d(r.max_seqs) * kSglangGraphBytesPerBatch;
+      r.outside_free_bytes = (1.0 - r.share) * r.start_free_bytes;
       // Its rest is what is free after loading less the (1 - share) kept out of free-at-start: the
       // page cache of the checkpoint just read counts as used on unified memory.
       r.page_cache_bytes = unified_page_cache_bytes(in, r.kv_bytes);

@@ -154,6 +154,43 @@ ActivationBytes activations_per_gpu(const ModelSpec& m, const detail::TokenWidth
   return a;
 }
 
+/// FP8 weights for a model that ships 16-bit: a pre-quantized FP8 checkpoint, as fit sizes it, or
+/// the 16-bit one quantized as it loads (--quantization fp8), which gpuplan cannot tell apart. The
+/// latter builds every layer in the checkpoint's dtype first: Fp8LinearMethod.create_weights takes
+/// float8 "if self.quant_config.is_checkpoint_fp8_serialized else params_dtype" and quantizes in
+/// process_weights_after_loading (vLLM's and SGLang's layers/quantization/fp8.py; MoE alike), so
+/// the load peaks at the 16-bit size where the engine loads the whole model before quantizing it
+/// (engine_loads_sixteen_bit_whole: SGLang, vLLM before 0.15). sglang#5576: Gemma-3-12B on 16 GB
+/// ran out of memory building its layers with --quantization fp8. The figure, and whether it fits.
+std::string online_fp8_load_note(const FitResult& res, const ModelSpec& m) {
+  if (!res.engine || !res.request.weight_formats || !m.has_architecture() ||
+      !engine_loads_sixteen_bit_whole(res.engine->engine, res.request.engine.vllm_minor_version)) {
+    return "";
+  }
+  const WeightFormats& asked = *res.request.weight_formats;
+  const WeightPart main = m.moe ? WeightPart::routed_experts : WeightPart::dense_mlp;
+  const auto sixteen = [](DType t) { return t == DType::bf16 || t == DType::fp16 || t == DType::fp32; };
+  if (asked[main].element != DType::fp8 || (m.shipped_formats && !sixteen((*m.shipped_formats)[main].element))) {
+    return "";
+  }
+  const WeightFormats whole = choose_weight_formats(m, WeightChoice{.all = default_format(DType::bf16)});
+  const detail::WeightTotals totals = detail::weight_totals(m, whole);
+  const double load = weights_per_gpu(m, totals.bytes, totals.replicated_bytes, totals.kv_projection_bytes,
+                                      res.request.layout)
+                          .total();
+  const EngineMemory& e = *res.engine;
+  // What is free when it loads: SGLang's free-at-start; for vLLM the total less other processes'.
+  const double free = e.engine == Engine::sglang ? e.start_free_bytes
+                                                 : e.total_bytes - res.request.engine.memory_in_use_bytes;
+  const std::string_view engine = e.engine == Engine::sglang ? "SGLang" : "vLLM";
+  return fmt::format(
+      "fp8 weights sized as a pre-quantized FP8 checkpoint ships them; a 16-bit checkpoint quantized as it loads "
+      "(--quantization fp8) is built at 16 bits first (fp8.py Fp8LinearMethod.create_weights), {:.2f} GiB per GPU "
+      "here, {} the {:.2f} GiB free when {} loads{}",
+      load / units::kGiB, load > free ? "more than" : "within", free / units::kGiB, engine,
+      load > free ? ": it runs out of memory loading (sglang#5576); serve an FP8 checkpoint (often named -FP8)" : "");
+}
+
 void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   const FitRequest& r = res.request;
   if (res.engine && res.engine->trtllm_logits_buffer_bytes > 0) {
@@ -182,12 +219,25 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
         "that{}",
         res.engine->max_seqs, buffer / units::kGiB, expect));
   }
+  if (res.engine && res.engine->in_use_counted_in_share) {
+    res.notes.push_back(fmt::format("vLLM V1 before 0.9.1 counts the {:.2f} GiB other processes hold (--memory-in-use) "
+                                    "as its own non-torch memory, taken off the KV cache above (fixed by vllm PR "
+                                    "#18974; vllm#19125)",
+                                    res.request.engine.memory_in_use_bytes / units::kGiB));
+  }
+  if (std::string note = online_fp8_load_note(res, m); !note.empty()) {
+    res.notes.push_back(std::move(note));
+  }
   if (res.engine && res.engine->engine == Engine::vllm) {
-    res.notes.push_back(res.engine->cuda_graph_bytes > 0
-                            ? "vLLM from 0.21 profiles CUDA graphs and subtracts them from the KV cache "
-                              "(older releases: --engine-version)"
-                            : "vLLM before 0.21 captures CUDA graphs after sizing the KV cache, from the "
-                              "memory above gpu_memory_utilization");
+    res.notes.push_back(
+        res.engine->cuda_graph_bytes > 0
+            ? std::string("vLLM from 0.21 profiles CUDA graphs and subtracts them from the KV cache "
+                          "(older releases: --engine-version)")
+            : fmt::format("vLLM before 0.21 captures CUDA graphs after sizing the KV cache, from the memory above "
+                          "gpu_memory_utilization: {:.2f} GiB left there (less the CUDA context), about {:.2f} GiB "
+                          "needed",
+                          std::max(res.engine->outside_free_bytes, 0.0) / units::kGiB,
+                          res.engine->outside_need_bytes / units::kGiB));
     if (g.vendor == "intel") {
       // No Gaudi startup log has been checked: say whose arithmetic this is.
       res.notes.push_back(fmt::format("vLLM runs on {} through Intel's vllm-gaudi plugin (HPU graphs, HCCL), whose "
@@ -1044,7 +1094,8 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     f.engine->trtllm_refused_prompt_tokens = prompt > f.engine->batched_tokens ? prompt : 0;
   }
   const bool no_start = f.engine && (f.engine->state_blocks_below_seqs || f.engine->in_use_blocks_start ||
-                                     f.engine->aiter_workspace_short() || f.engine->trtllm_refused_prompt_tokens > 0);
+                                     f.engine->aiter_workspace_short() || f.engine->outside_short() ||
+                                     f.engine->trtllm_refused_prompt_tokens > 0);
   // More running requests than SGLang's state pool admits wait in its queue: not all at once.
   const bool over_state_pool = f.engine && f.engine->state_pool_full(f.concurrency_per_replica);
   const double needed = fixed + mem.kv_cache_bytes;
@@ -1154,6 +1205,44 @@ void annotate_fit(FitResult& result, const ModelSpec& model, const GpuSpec& gpu,
 
 }  // namespace detail
 
+namespace {
+
+/// The engine sizes its cache, then runs out of memory allocating what it keeps outside its share
+/// (EngineMemory::outside_short).
+std::string outside_share_problem(const EngineMemory& e) {
+  const double gib = units::kGiB;
+  // The share is of the total (vLLM) or of free-at-start (SGLang); what else sits outside it (the
+  // CUDA context, other processes) stays whatever the share.
+  const double base = e.engine == Engine::vllm ? e.total_bytes : e.start_free_bytes;
+  const double others = (1.0 - e.share) * base - e.outside_free_bytes;
+  // The largest share, in the flags' 0.01 steps, that leaves the need free.
+  const double fits = std::floor((1.0 - (e.outside_need_bytes + others) / base) * 100.0) / 100.0;
+  const bool vllm = e.engine == Engine::vllm;
+  const std::string lower =
+      fits >= 0.01 ? fmt::format("--{} {:.2f} or less", vllm ? "gpu-memory-utilization" : "mem-fraction-static", fits)
+                   : std::string("no lower share");
+  if (vllm) {
+    return fmt::format(
+        "vLLM sizes its KV cache, then runs out of memory capturing CUDA graphs: {:.2f} GiB is left above "
+        "gpu_memory_utilization {:.3f} (less the CUDA context and --memory-in-use) and its graphs need about {:.2f} "
+        "GiB{}; {} starts, as does --enforce-eager (no graphs, slower decode)",
+        std::max(e.outside_free_bytes, 0.0) / gib, e.share, e.outside_need_bytes / gib,
+        e.outside_nccl_graphs ? " (V0 captures NCCL into each graph with TP over PCIe or across nodes: vllm#7553 "
+                                "started with 1.86 GiB left at TP 4 on RTX 4090s, vllm#7593 ran out with 1.70 at "
+                                "TP 8 on L4s)"
+                              : "",
+        lower);
+  }
+  return fmt::format("SGLang sizes its token pool, then runs out of memory: {:.2f} GiB is left outside "
+                     "mem_fraction_static {:.3f} (of {:.2f} GiB free at start) for what it allocates after the pool, "
+                     "{:.2f} GiB here (prefill activations of a {}-token chunk, CUDA graphs up to batch {}, attention "
+                     "metadata); {} starts, as does --disable-cuda-graph with a smaller --chunked-prefill-size",
+                     std::max(e.outside_free_bytes, 0.0) / gib, e.share, e.start_free_bytes / gib,
+                     e.outside_need_bytes / gib, detail::group_digits(e.batched_tokens), e.max_seqs, lower);
+}
+
+}  // namespace
+
 std::optional<std::string> engine_start_problem(const FitResult& f) {
   if (f.no_engine_runs) {
     return f.no_engine_runs;
@@ -1167,6 +1256,9 @@ std::optional<std::string> engine_start_problem(const FitResult& f) {
                        detail::group_digits(e.batched_tokens), detail::group_digits(e.trtllm_refused_prompt_tokens),
                        f.request.prompt_tokens > 0 ? "" : " (the whole context, as fit takes the longest prompt)",
                        e.trtllm_refused_prompt_tokens);
+  }
+  if (f.engine && f.engine->outside_short() && !f.engine->in_use_blocks_start) {
+    return outside_share_problem(*f.engine);
   }
   // SGLang starts whatever its token pool holds and caps a request at the pool less one token
   // (max_req_len = min(context_len, max_total_num_tokens) - 1, tp_worker.py; sglang#4048: "Input

@@ -15,6 +15,7 @@
 #include <gpuplan/units.hpp>
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/engine_memory.hpp>
+#include <gpuplan/error.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/memory.hpp>
 
@@ -840,4 +841,187 @@ TEST_CASE("engine logs: SGLang starts and rejects prompts over its token pool (s
   REQUIRE(why);
   CHECK_THAT(*why, Catch::StartsWith("SGLang starts, but its token pool holds"));
   CHECK_THAT(*why, Catch::Contains("rejects prompts longer than about"));
+}
+
+// vLLM before 0.21 sizes its KV cache first and captures CUDA graphs afterwards, from what is left
+// above gpu_memory_utilization (less the CUDA context): nothing checked that room before (helper
+// s56 logs, cause A). Three V0 logs:
+// - https://github.com/vllm-project/vllm/issues/7553 (vLLM 0.5.4, 4 x RTX 4090, TP 4, util 0.9,
+//   Yi-1.5-34B-Chat): started; nvidia-smi 23859 MiB a card with graphs, 21395 with --enforce-eager.
+// - https://github.com/vllm-project/vllm/issues/7593 (comment of 2024-08-19, vLLM 0.5.x, Gemma-2-9B
+//   on 8 x L4, TP 8, defaults): "# GPU blocks: 22982", then "cuda oom when capturing cuda graphs".
+// - https://github.com/vllm-project/vllm/issues/15598 (vLLM 0.7.3, DeepSeek-R1 on 4 nodes of 8 x
+//   L40S, TP 8 x PP 4, util 0.98, max_model_len 16384): KV sized at 21.20 GiB, then "CUDA out of
+//   memory ... 448.00 KiB is free" capturing graphs.
+TEST_CASE("engine logs: vLLM V0 captures CUDA graphs above gpu_memory_utilization (vllm#7553, #7593, #15598)",
+          "[engine][reference]") {
+  // Yi-1.5-34B's config.json (01-ai/Yi-1.5-34B-Chat; vocab 64,000, 60 layers, 8 KV heads).
+  const auto yi = gpuplan::model_from_hf_config(
+      R"({"architectures": ["LlamaForCausalLM"], "hidden_act": "silu", "hidden_size": 7168,
+          "intermediate_size": 20480, "max_position_embeddings": 4096, "model_type": "llama",
+          "num_attention_heads": 56, "num_hidden_layers": 60, "num_key_value_heads": 8,
+          "rms_norm_eps": 1e-06, "rope_theta": 5000000.0, "tie_word_embeddings": false,
+          "torch_dtype": "bfloat16", "vocab_size": 64000})",
+      "Yi-1.5-34B-Chat");
+  const EngineSettings v054{.engine = Engine::vllm, .vllm_minor_version = 5, .vllm_patch_version = 4};
+  FitRequest req;
+  req.layout = Layout{.tp = 4};
+  req.context_tokens = 4096;
+  req.engine = v054;
+  const auto started = gpuplan::fit(yi, cat().gpu("rtx-4090"), req);
+  REQUIRE(started.engine);
+  CHECK(started.engine->outside_free_bytes / kGiB == Approx(1.86).margin(0.02));
+  CHECK(started.engine->outside_nccl_graphs);
+  CHECK_FALSE(started.engine->outside_short());
+  CHECK(started.fits);
+
+  FitRequest l4;
+  l4.layout = Layout{.tp = 8};
+  l4.context_tokens = 8192;
+  l4.engine = v054;
+  const auto failed = gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("l4"), l4);
+  REQUIRE(failed.engine);
+  CHECK(failed.engine->outside_free_bytes / kGiB == Approx(1.70).margin(0.02));
+  CHECK(failed.engine->outside_short());
+  CHECK_FALSE(failed.fits);
+  const auto why = gpuplan::engine_start_problem(failed);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::StartsWith("vLLM sizes its KV cache, then runs out of memory capturing CUDA graphs"));
+  CHECK_THAT(*why, Catch::Contains("--gpu-memory-utilization 0.8"));
+
+  FitRequest r1;
+  r1.layout = Layout{.tp = 8, .pp = 4};
+  r1.context_tokens = 16384;
+  r1.weight_formats = cat().model("deepseek-r1").shipped_formats;  // as DeepSeek ships it: fp8 block 128
+  r1.engine = EngineSettings{.engine = Engine::vllm, .gpu_memory_utilization = 0.98, .vllm_minor_version = 7,
+                             .vllm_patch_version = 3};
+  const auto deepseek = gpuplan::fit(cat().model("deepseek-r1"), cat().gpu("l40s"), r1);
+  REQUIRE(deepseek.engine);
+  CHECK(deepseek.engine->kv_bytes > 0);  // the cache is sized; the graphs are what runs out
+  CHECK(deepseek.engine->outside_free_bytes / kGiB < 0.5);
+  CHECK_FALSE(deepseek.fits);
+
+  // One GPU, no NCCL in the graphs: the default 0.9 leaves room, 0.999 none.
+  FitRequest one;
+  one.context_tokens = 8192;
+  one.engine = v054;
+  const auto fits = gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("rtx-4090"), one);
+  REQUIRE(fits.engine);
+  CHECK_FALSE(fits.engine->outside_nccl_graphs);
+  CHECK(fits.fits);
+  one.engine.gpu_memory_utilization = 0.999;
+  const auto full = gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("rtx-4090"), one);
+  CHECK(full.engine->kv_bytes > 0);
+  CHECK_FALSE(full.fits);
+  // From 0.21 the graphs are profiled inside the share: nothing is checked above it.
+  one.engine.vllm_minor_version = 21;
+  one.engine.vllm_patch_version.reset();
+  one.engine.gpu_memory_utilization = 0.9;
+  const auto v021 = gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("rtx-4090"), one);
+  CHECK(v021.engine->outside_need_bytes == Approx(0.0));
+}
+
+// SGLang sizes its pool from mem_fraction_static x free-at-start and allocates its prefill
+// activations, CUDA graphs and attention metadata from the rest after it: only "KV > 0" was checked
+// (helper s56 logs, cause A). https://github.com/sgl-project/sglang/issues/1869 (SGLang 0.3.3.post1,
+// Gemma-2-9B on a 24 GB GPU): "out-of-memory errors when increasing" mem_fraction_static.
+TEST_CASE("engine logs: SGLang keeps room outside mem_fraction_static (sglang#1869)", "[engine][reference]") {
+  FitRequest req;
+  req.context_tokens = 8192;
+  req.engine = EngineSettings{.engine = Engine::sglang, .mem_fraction_static = 0.99, .sglang_version = 303};
+  const auto high = gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("rtx-4090"), req);
+  REQUIRE(high.engine);
+  CHECK(high.engine->kv_bytes > 0);
+  CHECK(high.engine->outside_short());
+  CHECK_FALSE(high.fits);
+  const auto why = gpuplan::engine_start_problem(high);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::StartsWith("SGLang sizes its token pool, then runs out of memory"));
+  // SGLang's reserve terms: 512 MiB of metadata, 2 MiB per CUDA-graph batch, the chunk's activations.
+  CHECK(high.engine->outside_need_bytes ==
+        Approx(512.0 * 1024 * 1024 + high.engine->activation_bytes + 2.0 * 1024 * 1024 * static_cast<double>(high.engine->max_seqs)));
+  req.engine.mem_fraction_static = 0.95;
+  const auto lower = gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("rtx-4090"), req);
+  CHECK_FALSE(lower.engine->outside_short());
+}
+
+// https://github.com/sgl-project/sglang/issues/5576 (SGLang of April 2025, Gemma-3-12B-it on a 16 GB
+// RTX 4070 Ti Super, --dtype float16 --quantization fp8): out of memory in Gemma3ForCausalLM's
+// __init__, building the layers at 16 bits before any weight loaded (Fp8LinearMethod.create_weights
+// takes float8 only for a checkpoint serialized in fp8). gpuplan cannot tell a pre-quantized FP8
+// checkpoint from a 16-bit one quantized on load, so fit says the load peak in a note. No 16 GB
+// card in the catalog takes FP8 weights; Gemma-3-27B on an L40S is the same arithmetic.
+TEST_CASE("engine logs: online FP8 quantization loads the 16-bit weights first (sglang#5576)", "[engine][reference]") {
+  FitRequest req;
+  req.weights_dtype = DType::fp8;
+  req.context_tokens = 4096;
+  req.engine = EngineSettings{.engine = Engine::sglang, .sglang_version = 405};
+  const auto note_with = [](const gpuplan::FitResult& r, std::string_view text) {
+    return std::any_of(r.notes.begin(), r.notes.end(),
+                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  const auto big = gpuplan::fit(cat().model("gemma-3-27b"), cat().gpu("l40s"), req);
+  CHECK(note_with(big, "built at 16 bits first"));
+  CHECK(note_with(big, "runs out of memory loading (sglang#5576)"));
+  const auto small = gpuplan::fit(cat().model("gemma-3-12b"), cat().gpu("l40s"), req);
+  CHECK(note_with(small, "built at 16 bits first"));
+  CHECK_FALSE(note_with(small, "runs out of memory loading"));
+  // vLLM from 0.15 quantizes layer by layer as it loads: no 16-bit peak.
+  req.engine = EngineSettings{.engine = Engine::vllm, .vllm_minor_version = 20};
+  CHECK_FALSE(note_with(gpuplan::fit(cat().model("gemma-3-27b"), cat().gpu("l40s"), req), "built at 16 bits first"));
+  req.engine = EngineSettings{.engine = Engine::vllm, .vllm_minor_version = 8};
+  CHECK(note_with(gpuplan::fit(cat().model("gemma-3-27b"), cat().gpu("l40s"), req), "more than"));
+  // A 16-bit fit has nothing to quantize.
+  req.weights_dtype = DType::bf16;
+  CHECK_FALSE(note_with(gpuplan::fit(cat().model("gemma-3-12b"), cat().gpu("l40s"), req), "built at 16 bits first"));
+}
+
+// vLLM's and SGLang's --kv-cache-dtype take no int8 (helper s56 tasks F2: an int8 cache was sized
+// and `--kv-cache-dtype auto`, a 16-bit cache, launched): refused like TensorRT-LLM's.
+TEST_CASE("engine: vLLM and SGLang refuse an int8 KV cache", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  for (Engine e : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+    const auto why = gpuplan::engine_kv_refusal(m, e, DType::int8);
+    REQUIRE(why);
+    CHECK_THAT(*why, Catch::Contains("not int8"));
+    CHECK_FALSE(gpuplan::engine_kv_refusal(m, e, DType::fp8));
+  }
+  CHECK_FALSE(gpuplan::engine_kv_refusal(m, Engine::vllm, DType::bf16));
+  FitRequest req;
+  req.kv_dtype = DType::int8;
+  req.engine = EngineSettings{.engine = Engine::vllm};
+  CHECK_THROWS_AS(gpuplan::fit(m, cat().gpu("l4"), req), gpuplan::InputError);
+  req.engine = EngineSettings{};
+  CHECK_NOTHROW(gpuplan::fit(m, cat().gpu("l4"), req));  // the engine-neutral estimate sizes it
+}
+
+// https://github.com/vllm-project/vllm/issues/19125 (2025-06-04, V1, "cannot startup two
+// Qwen/Qwen2.5-0.5B-Instruct on a 8G 4060ti" at --gpu_memory_utilization 0.4, the first holding
+// 3578 MiB): the second failed in get_kv_cache_config; "this bug was recently fixed by #18974"
+// (PR #19804). V1 before the fix counted other processes' memory as its own non-torch memory. The
+// catalog has no 8 GB RTX 4060 Ti: the same shares on an RTX 4090.
+TEST_CASE("engine logs: vLLM V1 before 0.9.1 counts other processes' memory in its share (vllm#19125)",
+          "[engine][reference]") {
+  const auto qwen = gpuplan::model_from_hf_config(
+      R"({"architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 896,
+          "intermediate_size": 4864, "max_position_embeddings": 32768, "max_window_layers": 24,
+          "model_type": "qwen2", "num_attention_heads": 14, "num_hidden_layers": 24,
+          "num_key_value_heads": 2, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0,
+          "sliding_window": 32768, "use_sliding_window": false, "tie_word_embeddings": true,
+          "torch_dtype": "bfloat16", "vocab_size": 151936})",
+      "Qwen2.5-0.5B-Instruct");
+  FitRequest req;
+  req.context_tokens = 4096;
+  req.engine = EngineSettings{.engine = Engine::vllm, .gpu_memory_utilization = 0.4,
+                              .memory_in_use_bytes = 0.437 * 23.64 * kGiB, .vllm_minor_version = 9};
+  const auto v090 = gpuplan::fit(qwen, cat().gpu("rtx-4090"), req);
+  REQUIRE(v090.engine);
+  CHECK_FALSE(v090.engine->in_use_blocks_start);  // enough is free at start: 0.4 of the total
+  CHECK(v090.engine->in_use_counted_in_share);
+  CHECK(v090.engine->kv_bytes < 0);
+  CHECK_FALSE(v090.fits);
+  req.engine.vllm_patch_version = 1;
+  const auto v091 = gpuplan::fit(qwen, cat().gpu("rtx-4090"), req);
+  CHECK_FALSE(v091.engine->in_use_counted_in_share);
+  CHECK(v091.fits);
 }
