@@ -431,13 +431,15 @@ void count_unread(const Json& row, std::map<std::string, int>& unread) {
     }
     // Flags whose meaning a row field carries (meas-nvidia and meas-amd s56: "--tp-size (4 rows)"
     // was listed as left out although `parallelism` gave TP 4): the layout's degrees, expert
-    // parallelism where `parallelism` names an EP degree, the benchmark client's lengths, counts
-    // and concurrency, the KV cache's format, and --ignore-eos where the lengths are fixed (the
+    // parallelism where `parallelism` names an EP degree, the model, the benchmark client's
+    // lengths, counts and concurrency, the KV cache's format, and --ignore-eos where the lengths are fixed (the
     // reading without `output_lengths`).
     static constexpr auto kLayoutFlags = std::to_array<std::string_view>(
         {"tp", "tp_size", "tensor_parallel_size", "pp", "pp_size", "pipeline_parallel_size", "dp", "dp_size",
-         "data_parallel_size", "ep", "ep_size", "expert_parallel_size", "moe_ep_size"});
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kClientFlags{{
+         "data_parallel_size", "ep", "ep_size", "expert_parallel_size", "moe_ep_size", "world_size", "nproc_per_node"});
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kClientFlags{{
+        {"model", "model"},
+        {"model_path", "model"},
         {"num_prompts", "num_requests"},
         {"max_concurrency", "concurrency"},
         {"input_len", "isl"},

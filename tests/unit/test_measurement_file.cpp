@@ -617,8 +617,9 @@ TEST_CASE("measurement file: flags a field carries are not listed as left out, a
     }
     return all;
   };
-  const auto carried = file(row_with("vLLM 0.11.0 (--tp-size 4 --pp-size 1 --enable-expert-parallel --ignore-eos "
-                                     "--num-prompts 100 --max-concurrency 64 --random-input-len 1024)",
+  const auto carried = file(row_with("vLLM 0.11.0 (--model-path x --tp-size 4 --pp-size 1 --world_size 4 "
+                                     "--enable-expert-parallel --ignore-eos --num-prompts 100 --max-concurrency 64 "
+                                     "--random-input-len 1024)",
                                      R"(, "parallelism": "TP4 EP4", "concurrency": 64, "num_requests": 100)"));
   CHECK(left_out(carried).empty());
   // Without an EP degree the flag is not read (vLLM's rows without EP split each expert by TP).
