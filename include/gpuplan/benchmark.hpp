@@ -40,6 +40,9 @@ struct Benchmark {
   /// Requests the run served in all (a finite max-load run: at most this batch, else waves whose
   /// last is partial); 0: not known, the steady state at the full batch.
   std::uint64_t requests = 0;
+  /// A measurement file's clients per replica (a stated concurrency: each sends its next request
+  /// when the last ends); 0: max load or none stated. Above the batch, the rest wait for a slot.
+  std::uint64_t concurrency = 0;
   /// With a spread, a finite run ends on a drain: the batch empties as requests finish, the last
   /// of them at a small batch (calibration.cpp).
   OutputLengths output_lengths = OutputLengths::fixed;
@@ -71,6 +74,10 @@ struct Benchmark {
   /// its text or as a field): every kernel is launched from the host, a cost perf does not model,
   /// so validate makes no band claim for the row.
   bool eager = false;
+  /// A measurement file's row gpuplan does not model (attention DP on a dense model, a layout no
+  /// engine splits): why, naming the field. validate lists it with the rows that do not fit,
+  /// and checks the rest of the file.
+  std::optional<std::string> refused;
   std::vector<std::string> sources;
   std::string notes;
   std::string origin;

@@ -17,6 +17,7 @@ namespace gpuplan {
 struct CompareRequest {
   std::vector<std::string> gpus;        ///< GPU ids; the first is the baseline
   std::uint64_t gpus_per_option = 8;    ///< GPUs in each deployment
+  bool gpus_defaulted = false;          ///< no --gpus/--nodes: one node, said in the heading
   PerfRequest perf;                     ///< workload, dtypes, efficiency; layout used if `layout_given`
   bool layout_given = false;
   /// The load each option is costed at (planned_load): unset, full load.
@@ -72,6 +73,11 @@ struct PricedOption {
   /// Why it is not rentable (not_rentable_text(): the GPU's link and the offer's largest
   /// instance); empty when rentable.
   std::string not_rentable;
+  /// Without --provider the option's layout is chosen once for throughput; where the offer's
+  /// instances cannot hold its replica, the option is priced at the layout they do hold (tasks
+  /// s56 F4: L4 TP 2 on AWS spot, whose g6.xlarge rents one GPU): that layout and its tok/s.
+  std::optional<Layout> own_layout;
+  double own_tokens_per_s = 0;
   /// Priced and rentable: no instance of the price holds a replica (cost.rental.group_split)
   /// means the deployment does not exist there; it neither wins nor is the cheapest.
   [[nodiscard]] bool rentable() const { return price.has_value() && !cost.rental.group_split; }

@@ -62,6 +62,11 @@ struct PlanFile {
 /// output tokens/s over the deployment, as plan and scale take it).
 std::span<const std::string_view> plan_setting_names();
 
+/// Whether `key` names a context length ("context", "context_tokens", "max-model-len", ...):
+/// fit's setting, which plan files and perf, cost and compare batch lines take as "input" and
+/// "output" (a request's tokens; the context is their sum).
+[[nodiscard]] bool is_context_key(std::string_view key);
+
 /// Parses plan text. `base_dir` resolves relative model-config paths, which must exist.
 /// Every error is an InputError "origin: /json/pointer: what" (syntax errors: line and column;
 /// unknown fields: the closest names).

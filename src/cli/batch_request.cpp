@@ -10,6 +10,7 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/flag_words.hpp>
 #include <gpuplan/input_limits.hpp>
+#include <gpuplan/plan_file.hpp>
 
 #include "common.hpp"
 
@@ -438,6 +439,14 @@ void RequestReader::read(std::string_view line, Request& request) const {
       const std::string as_field = field_name(m.key);
       if (as_field != m.key && c.fields.contains(as_field)) {
         throw RequestError{.field = m.key, .message = fmt::format("unknown field; fields spell the flag's '-' as '_': {}", as_field)};
+      }
+      // A context length on a command timed per request (tasks s56 F5: perf's "context" was
+      // pointed at "output" alone): its input and output.
+      if (is_context_key(m.key) && c.fields.contains("input") && c.fields.contains("output")) {
+        throw RequestError{.field = m.key,
+                           .message = fmt::format("unknown field for {}; it takes a request's input and output tokens "
+                                                  "(the context is their sum)",
+                                                  name)};
       }
       // Scored as the CLI scores flags ("--context" finds "--output"): a bare field is too short
       // for the edit distance to leave any name close.

@@ -36,6 +36,7 @@ Exit run_compare(CompareOptions o) {
   if (o.deployment.gpus == 0 && o.deployment.nodes == 0) {
     // One node by default; with a target, the node the replica is chosen in.
     o.deployment.gpus = req.size_for_target ? o.deployment.gpus_per_node : 8;
+    req.gpus_defaulted = !req.size_for_target;
   }
   for (const std::string& g : o.gpus) {
     req.gpus.push_back(lookup_gpu(catalog, g, "--gpu").id);
@@ -134,7 +135,9 @@ void add_compare_command(CLI::App& app, Exit& exit_code) {
       "compare",
       "GPUs side by side: cost per million tokens in every pricing mode. Each option is one deployment of --gpus "
       "GPUs (default 8, one node) of one type; --tp/--pp fix its layout, else the fastest layout is chosen");
-  sub->add_option("--gpu", o->gpus, "GPU ids to compare (repeat; the first is the baseline; each option gets --gpus GPUs, default 8)")
+  sub->add_option("--gpu", o->gpus, "GPU ids to compare (repeat; the first is the baseline; each option gets --gpus GPUs, "
+                                    "default 8: one node, the unit large GPUs are rented in, whatever the model's size; "
+                                    "--gpus 1 compares single GPUs)")
       ->required()
       ->check(non_empty());
   add_deployment_options(*sub, o->deployment, false, false);

@@ -12,6 +12,7 @@
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/perf.hpp>
 #include <gpuplan/planned_load.hpp>
+#include <gpuplan/queue_wait.hpp>
 #include <gpuplan/render_json_lines.hpp>
 #include <gpuplan/units.hpp>
 
@@ -146,10 +147,21 @@ Exit run_perf(const PerfOptions& o) {
   if (target) {
     result.notes.insert(result.notes.begin(), target_load_note(load, req.fit.layout));
   } else if (load.capped) {
+    // The clients beyond the batch wait for a slot: a benchmark's mean TTFT counts that wait
+    // (queue_wait.hpp), the batch's TTFT shown does not.
+    const std::uint64_t dp = req.fit.layout.dp;
+    const std::uint64_t clients = (*load.concurrency + dp - 1) / dp;
+    const double requests_per_s = result.rows.empty() ? 0.0
+                                                      : result.rows.front().output_tokens_per_s / static_cast<double>(dp) /
+                                                            static_cast<double>(req.output_tokens);
+    const double wait_s = closed_loop_wait_s(clients, load.batch, requests_per_s);
     result.notes.insert(result.notes.begin(),
                         fmt::format("--concurrency {} needs more sequences per replica than memory and the engine "
-                                    "allow ({}): shown at {}",
-                                    *load.concurrency, load.batch, load.batch));
+                                    "allow ({}): shown at {}; the other {} per replica wait for a free slot, {:.2f} s "
+                                    "on average (Little's law at {:.2f} requests/s per replica), which a benchmark's "
+                                    "mean TTFT adds to the TTFT shown ({:.2f} s in all)",
+                                    *load.concurrency, load.batch, load.batch, clients > load.batch ? clients - load.batch : 0, wait_s,
+                                    requests_per_s, wait_s + (result.rows.empty() ? 0.0 : result.rows.front().ttft_s)));
   }
   print_document(json_lines() ? render_json_line(result) : render_perf(result, render));
   return o.check && load.capped ? Exit::check_failed : Exit::ok;

@@ -317,17 +317,36 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
           po.price = p;
         }
       }
-      if (po.price) {
+      const auto priced = [&](const CompareOption& option, std::uint64_t group) {
         CostRequest c = r.cost;
-        c.gpus = o.gpus;
+        c.gpus = option.gpus;
         use_price(c, *po.price);
-        c.instance_group = need.group;
-        c.output_tokens_per_s = o.tokens_per_s();
+        c.instance_group = group;
+        c.output_tokens_per_s = option.tokens_per_s();
         // Prompts read at the workload's input:output ratio: the input+output price cost prints
         // (compare's JSON had it null).
         c.input_tokens_per_s = input_tokens_per_s_for(c.output_tokens_per_s, r.perf.input_tokens, r.perf.output_tokens);
         c.gpu_power_w = gpu.tdp_w;
-        po.cost = cost(c);
+        return cost(c);
+      };
+      if (po.price) {
+        po.cost = priced(o, need.group);
+        if (po.cost.rental.group_split && r.provider.empty() && !r.layout_given && po.price->provider != kGivenProvider) {
+          // The layout this offer's instances hold, as --provider would choose it (same price).
+          CompareRequest held = r;
+          held.provider = offer.provider;
+          held.mode = offer.mode;
+          held.term = offer.term;
+          if (const FitResult f = option_fit(catalog, model, held, o.gpu); f.fits) {
+            const CompareOption own = evaluate_option(catalog, model, held, f);
+            const CostResult own_cost = priced(own, instance_group(own.layout, gpu, r.perf.fit.gpus_per_node));
+            if (!own_cost.rental.group_split) {
+              po.cost = own_cost;
+              po.own_layout = own.layout;
+              po.own_tokens_per_s = own.tokens_per_s();
+            }
+          }
+        }
         if (po.cost.rental.group_split) {
           std::vector<Price> offer_all;
           for (const Price& p : all) {
@@ -351,7 +370,10 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
           continue;
         }
         po.premium = po.price->usd_per_gpu_hour / base->price->usd_per_gpu_hour - 1.0;
-        po.throughput_ratio = res.options[i].tokens_per_s() / res.options[b].tokens_per_s();
+        const auto tokens = [&](std::size_t k) {
+          return m.options[k].own_layout ? m.options[k].own_tokens_per_s : res.options[k].tokens_per_s();
+        };
+        po.throughput_ratio = tokens(i) / tokens(b);
         // The price at which this option's whole bill (extras and failed runs included) buys as
         // many tokens per USD as the baseline's: per GPU paid for (whole instances).
         const double target_usd_per_hour =
@@ -404,6 +426,17 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     if (o.layout.dp_attention()) {
       res.notes.push_back(fmt::format("{} (attention DP): its batch is per attention rank, {} ranks; {}", o.gpu,
                                       o.layout.dp, attention_dp_note()));
+    }
+  }
+  // Volta and Turing have no bf16 (tasks s56 F4: the heading said "bf16" for a T4): engines
+  // serve it as fp16, the same bytes, as fit says.
+  if (r.perf.fit.weights_dtype == DType::bf16 || r.perf.fit.kv_dtype == DType::bf16) {
+    for (const CompareOption& o : res.options) {
+      if (!catalog.gpu(o.gpu).dense_flop_per_s.contains("bf16")) {
+        res.notes.push_back(fmt::format("{} has no bf16: engines serve the bf16 weights and KV cache as fp16 (same "
+                                        "bytes; vLLM --dtype float16)",
+                                        o.gpu));
+      }
     }
   }
   if (r.measured_tokens_per_s.size() < r.gpus.size()) {

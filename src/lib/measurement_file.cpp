@@ -8,7 +8,9 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -427,6 +429,53 @@ void count_unread(const Json& row, std::map<std::string, int>& unread) {
         return true;
       }
     }
+    // Flags whose meaning a row field carries (meas-nvidia and meas-amd s56: "--tp-size (4 rows)"
+    // was listed as left out although `parallelism` gave TP 4): the layout's degrees, expert
+    // parallelism where `parallelism` names an EP degree, the model, the benchmark client's
+    // lengths, counts and concurrency, the KV cache's format, and --ignore-eos where the lengths are fixed (the
+    // reading without `output_lengths`).
+    static constexpr auto kLayoutFlags = std::to_array<std::string_view>(
+        {"tp", "tp_size", "tensor_parallel_size", "pp", "pp_size", "pipeline_parallel_size", "dp", "dp_size",
+         "data_parallel_size", "ep", "ep_size", "expert_parallel_size", "moe_ep_size", "world_size", "nproc_per_node"});
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kClientFlags{{
+        {"model", "model"},
+        {"model_path", "model"},
+        {"num_prompts", "num_requests"},
+        {"max_concurrency", "concurrency"},
+        {"input_len", "isl"},
+        {"random_input_len", "isl"},
+        {"output_len", "osl"},
+        {"random_output_len", "osl"},
+        {"kv_cache_dtype", "kv_cache_dtype"},
+    }};
+    const auto field = [&row](std::string_view k) {
+      const auto v = row.find(std::string(k));
+      return v != row.end() && !v->is_null() ? &*v : nullptr;
+    };
+    if (in(kLayoutFlags, key)) {
+      return field("parallelism") != nullptr;
+    }
+    for (const auto& [flag_key, field_key] : kClientFlags) {
+      if (key == flag_key && field(field_key) != nullptr) {
+        return true;
+      }
+    }
+    if (key == "enable_expert_parallel" || key == "enable_ep_moe") {
+      const Json* layout = field("parallelism");
+      if (layout != nullptr && layout->is_string()) {
+        const std::string degrees = lower(layout->get<std::string>());
+        for (std::size_t at = degrees.find("ep"); at != std::string::npos; at = degrees.find("ep", at + 1)) {
+          if (at + 2 < degrees.size() && std::isdigit(static_cast<unsigned char>(degrees[at + 2])) != 0) {
+            return true;
+          }
+        }
+      }
+      return false;
+    }
+    if (key == "ignore_eos") {
+      const Json* lengths = field("output_lengths");
+      return lengths == nullptr || (lengths->is_string() && lengths->get<std::string>() == "fixed");
+    }
     return (in(kAttentionDpKeys, key) || key == "enable_dp_attention") && row_has_one(kAttentionDpKeys);
   };
   for (const std::string& flag : flags) {
@@ -476,12 +525,14 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
   }
   std::map<std::string, int> skipped_kinds;
   std::size_t speculative = 0;
-  std::map<std::string, int> seen_ids;
+  std::vector<std::array<std::string, 3>> distinctions;  // per row read: engine, concurrency, requests
   std::map<std::string, int> unread;  // keys no reader takes: rows carrying each
   int experts_over_tp = 0;            // MoE rows without EP whose engine splits each expert by TP
   int experts_over_ep = 0;            // and those whose engine spreads the experts (EP = TP)
   int attention_dp_experts = 0;       // attention-DP rows without EP: experts read as EP = TP
   std::map<std::array<std::string, 3>, int> release_formats;  // label, model, release format: rows
+  std::map<std::array<std::string, 3>, int> weight_only_rows;  // label, GPU, missing units: rows
+  int fp8_cache_rows = 0;                                       // quantized rows without a KV format
   for (std::size_t i = 0; i < measured->size(); ++i) {
     const JsonPointer at = JsonPointer("/measured") / i;
     detail::ObjectReader r((*measured)[i], origin, at);
@@ -497,6 +548,13 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     count_unread((*measured)[i], unread);
     Benchmark b;
     b.origin = origin;
+    // A row that is well formed but outside what gpuplan models is listed as refused (validate
+    // checks the rest of the file); the first reason names its field.
+    const auto refuse = [&b](std::string_view field, std::string why) {
+      if (!b.refused) {
+        b.refused = fmt::format("{}: {}", field, why);
+      }
+    };
     const auto unknown = [&r](const char* field, const char* what, const std::string& name, const auto& items) {
       const auto close = closest_names(std::string_view(what) == "model" ? without_owner(name) : name, ids_of(items));
       r.fail(field, fmt::format("unknown {} '{}'{}", what, name,
@@ -543,7 +601,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     if (const char* key = stated(r, kAttentionDpKeys)) {
       if (r.boolean(key, false)) {
         if (!model->is_moe()) {
-          r.fail(key, fmt::format("attention data parallelism is modelled for MoE models only; {} is dense",
+          refuse(key, fmt::format("attention data parallelism is modelled for MoE models only; {} is dense",
                                   model->id));
         }
         // The experts keep the TP group's split only as expert parallelism (TensorRT-LLM's DEP
@@ -553,7 +611,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
           b.layout.ep = std::max(b.layout.ep, b.layout.tp);
         }
         if (b.layout.ep < b.layout.tp) {
-          r.fail(key, fmt::format("attention data parallelism with EP {} below TP {}: tensor-parallel experts "
+          refuse(key, fmt::format("attention data parallelism with EP {} below TP {}: tensor-parallel experts "
                                   "under attention DP are not modelled (give EP {})",
                                   b.layout.ep, b.layout.tp, b.layout.tp));
         }
@@ -567,11 +625,11 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       ++(attention_dp ? attention_dp_experts : b.layout.ep == 1 ? experts_over_tp : experts_over_ep);
     }
     if (gpus % b.layout.ep != 0 || (b.layout.ep > b.layout.tp && b.layout.ep % b.layout.tp != 0)) {
-      r.fail("parallelism", fmt::format("EP {} does not divide the {} GPUs into whole expert groups of TP {}",
+      refuse("parallelism", fmt::format("EP {} does not divide the {} GPUs into whole expert groups of TP {}",
                                         b.layout.ep, gpus, b.layout.tp));
     }
     if (const auto problem = layout_problem(b.layout, *model)) {
-      r.fail("parallelism", *problem);
+      refuse("parallelism", *problem);
     }
 
     // The precision as tables write it ("FP8", "NVFP4", "BF16", "W4A16", "AWQ INT4"); without one, the
@@ -603,10 +661,11 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     // FP8 but no FP4 units names the GPU's column, not a checkpoint: engines run the release there
     // (TensorRT-LLM's perf overview on Hopper: the Triton MoE over MXFP4, KV cache "auto"). The
     // catalog's shipped format decides; a user's 4-bit-only entry is read the same way. On GPUs
-    // without FP8 the label is refused below, as before; with FP4 units it may be W4A8.
+    // without FP8 units either (an A100) no 8-bit weights exist to run there more than on Hopper:
+    // the release too (Marlin's W4A16). With FP4 units it may be W4A8.
     if (const auto shipped = shipped_main_format(*model);
         written && shipped && is_quantized(*shipped) && element_bits(*shipped) <= 4.0 &&
-        gpu->dense_flop_per_s.contains("fp8") && !gpu->dense_flop_per_s.contains("fp4") &&
+        !gpu->dense_flop_per_s.contains("fp4") &&
         (b.weights_dtype == DType::fp8 || b.weights_dtype == DType::int8) && !read_checkpoint_name(model_name).format) {
       b.weights_dtype = *shipped;
       ++release_formats[{*written, model->id, std::string(to_string(*shipped))}];
@@ -623,10 +682,21 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
                     : (is_quantized(b.weights_dtype) && fp8_units && !b.shipped_formats ? DType::fp8
                        : b.weights_dtype == DType::fp16 ? DType::fp16
                                                         : DType::bf16);
+    // perf and fit take a 16-bit cache unless told: said, so the same request there gives the
+    // same figures (meas-nvidia s56 F6: an NVFP4 row's roofline was 14,725 tok/s in validate and
+    // 10,230 in perf without --kv-dtype fp8, 14,725 with it).
+    if (!kv && b.kv_dtype == DType::fp8) {
+      ++fp8_cache_rows;
+    }
+    // FP8 or FP4 weights on a GPU without those tensor cores ran weight-only, their GEMMs in 16
+    // bits, as perf times them (perf.cpp compute_type_for): vLLM's Fp8LinearMethod and its MoE
+    // take the Marlin kernel "for GPUs that lack FP8 hardware support" (use_marlin = not
+    // has_device_capability(89); vllm-project/vllm vllm/model_executor/layers/quantization/fp8.py
+    // @1436674b), and FP4 checkpoints the same way (W4A16 Marlin). A GPU no engine runs them on
+    // (before Ampere) is refused by the fit and listed, not failed.
     const char* native = b.weights_dtype == DType::fp8 ? "fp8" : b.weights_dtype == DType::fp4 ? "fp4" : nullptr;
     if (native != nullptr && !gpu->dense_flop_per_s.contains(native)) {
-      r.fail("precision", fmt::format("{} has no {} tensor cores; the measurement cannot be in {}", gpu->id, native,
-                                      native));
+      ++weight_only_rows[{written.value_or(std::string(to_string(b.weights_dtype))), gpu->id, native}];
     }
 
     b.input_tokens = r.integer("isl", 1, 1ull << 32);
@@ -699,7 +769,8 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       b.output_lengths = it->second;
     }
     read_engine_settings(r, b, concurrency);
-    b.calibrate = true;
+    b.concurrency = concurrency;
+    b.calibrate = !b.refused;
     if (const auto source = r.optional_string("source")) {
       b.sources.push_back(*source);
     }
@@ -709,9 +780,55 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
                                        precision.empty() ? to_string(b.weights_dtype) : precision, b.gpu, parallelism,
                                        attention_dp ? "-attention-dp" : "", b.input_tokens, b.output_tokens));
     std::replace_if(id.begin(), id.end(), [](char ch) { return ch == ' ' || ch == ',' || ch == '/'; }, '-');
-    const int repeat = ++seen_ids[id];
-    b.id = repeat > 1 ? fmt::format("{}#{}", id, repeat) : id;
+    // What tells rows of one id apart (named after the loop): the engine, the concurrency, the
+    // requests, as the row writes them.
+    const auto slug = [](const std::string& label) {
+      std::string part = lower(trimmed(label.substr(0, label.find_first_of("(,;"))));
+      std::replace_if(part.begin(), part.end(), [](char ch) { return ch == ' ' || ch == '/'; }, '-');
+      return part;
+    };
+    const Json* clients = r.value("concurrency");
+    const auto sent = r.optional_integer("num_requests", 1, Benchmark::kMaxRequests);
+    distinctions.push_back({slug(engine),
+                            clients != nullptr && clients->is_number()   ? fmt::format("c{}", clients->dump())
+                            : clients != nullptr && clients->is_string() ? "c" + slug(clients->get<std::string>())
+                                                                         : "",
+                            sent ? fmt::format("n{}", *sent) : ""});
+    b.id = id;
     out.benchmarks.push_back(std::move(b));
+  }
+  // Rows of one id (meas-amd s56: "glm-4.5-air-bf16-h100-sxm-tp4-isl214-osl200#2", vLLM's or
+  // SGLang's?): the first of engine, concurrency and requests that differs among them joins
+  // each id; rows still alike are numbered (#2, #3).
+  std::map<std::string, std::vector<std::size_t>> by_id;
+  for (std::size_t i = 0; i < out.benchmarks.size(); ++i) {
+    by_id[out.benchmarks[i].id].push_back(i);
+  }
+  for (const auto& [id, rows] : by_id) {
+    if (rows.size() < 2) {
+      continue;
+    }
+    for (std::size_t part = 0; part < 3; ++part) {
+      const std::string& first = distinctions[rows.front()][part];
+      const bool differs = std::any_of(rows.begin(), rows.end(), [&](std::size_t i) {
+        return distinctions[i][part] != first;
+      });
+      if (differs) {
+        for (std::size_t i : rows) {
+          if (!distinctions[i][part].empty()) {
+            out.benchmarks[i].id += "-" + distinctions[i][part];
+          }
+        }
+        break;
+      }
+    }
+    std::map<std::string, int> repeats;
+    for (std::size_t i : rows) {
+      const int repeat = ++repeats[out.benchmarks[i].id];
+      if (repeat > 1) {
+        out.benchmarks[i].id += fmt::format("#{}", repeat);
+      }
+    }
   }
   // Each name read once (a file repeats its GPU and model on every row).
   for (std::string& note : catalog.take_notes()) {
@@ -735,6 +852,21 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     out.notes.push_back(fmt::format("{}: {} '{}' row{} of {} read as its release, {} (published only so: no 8-bit "
                                     "weights exist to run; a 16-bit KV cache unless the row gives one)",
                                     origin, rows, what[0], rows == 1 ? "" : "s", what[1], what[2]));
+  }
+  for (const auto& [what, rows] : weight_only_rows) {
+    out.notes.push_back(fmt::format("{}: {} '{}' row{} on {} read as weight-only ({} weights, 16-bit GEMMs: no {} "
+                                    "tensor cores there; vLLM runs such checkpoints on its Marlin kernels), as "
+                                    "perf times them",
+                                    origin, rows, what[0], rows == 1 ? "" : "s", what[1], what[2], what[2]));
+  }
+  if (fp8_cache_rows > 0) {
+    // vLLM's --kv-cache-dtype auto resolves to a ModelOpt checkpoint's kv_cache_quant_algo
+    // (resolve_kv_cache_dtype_string, vllm-project/vllm vllm/utils/torch_utils.py @959009b4);
+    // TensorRT-LLM takes it from the checkpoint as well.
+    out.notes.push_back(fmt::format("{}: {} row{} with quantized weights and no kv_cache_dtype read with an fp8 KV "
+                                    "cache, as ModelOpt's FP8 and NVFP4 checkpoints carry it; perf and fit take a "
+                                    "16-bit cache unless given --kv-dtype fp8 (or give the row's kv_cache_dtype)",
+                                    origin, fp8_cache_rows, fp8_cache_rows == 1 ? "" : "s"));
   }
   if (experts_over_tp > 0) {
     out.notes.push_back(fmt::format("{}: {} MoE row{} without EP: each expert split over the TP group (EP 1), as "

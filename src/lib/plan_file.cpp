@@ -1,7 +1,10 @@
 #include <gpuplan/plan_file.hpp>
 
+#include <algorithm>
 #include <array>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -119,6 +122,12 @@ PlanDeployment read_deployment(const Json& j, const std::string& origin, const J
       r.fail(key, "unknown field; a deployment's own rate is \"usd-per-gpu-hour\" (or \"provider\" with "
                   "\"mode\" for a catalog price)");
     }
+    // A context length is what fit takes; a deployment is timed per request (tasks s56 F5:
+    // "context": 8192 got "unknown field" and no hint).
+    if (is_context_key(bare)) {
+      r.fail(key, "unknown field; a deployment takes a request's \"input\" and \"output\" tokens (the context is "
+                  "their sum)");
+    }
     const auto close = closest_names(bare, names, 3);
     r.fail(key, fmt::format("unknown field{}", close.empty() ? std::string()
                                                              : fmt::format("; closest: {}", fmt::join(close, ", "))));
@@ -195,6 +204,14 @@ PlanDeployment read_deployment(const Json& j, const std::string& origin, const J
 }
 
 }  // namespace
+
+// "context", "context-tokens", "context_length", "max-model-len" as a file or batch line writes it.
+bool is_context_key(std::string_view key) {
+  std::string k(key);
+  std::replace(k.begin(), k.end(), '_', '-');
+  return k == "context" || k == "context-tokens" || k == "context-length" || k == "context-len" || k == "max-model-len" ||
+         k == "seq-len" || k == "sequence-length";
+}
 
 const PlanSetting* PlanDeployment::setting(std::string_view flag) const {
   for (const PlanSetting& s : settings) {

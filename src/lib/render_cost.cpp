@@ -240,6 +240,10 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
         if (!po.rentable()) {
           entry["not_rentable"] = po.not_rentable;
         }
+        if (po.own_layout) {  // priced at the layout the offer's instances hold
+          entry["layout"] = layout_label(*po.own_layout);
+          entry["tokens_per_s"] = po.own_tokens_per_s;
+        }
         entry["premium"] = po.premium;
         entry["throughput_ratio"] = po.throughput_ratio;
         entry["break_even_usd_per_gpu_hour"] = checked(po.break_even_usd_per_gpu_hour, "break-even");
@@ -272,7 +276,8 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   const std::string size = q.size_for_target && q.target_output_tokens_per_s
                                ? fmt::format("as many GPUs per option as {} output tok/s need",
                                              tokens_per_s_text(*q.target_output_tokens_per_s))
-                               : fmt::format("{} per option", gpus_text(q.gpus_per_option));
+                               : fmt::format("{} per option{}", gpus_text(q.gpus_per_option),
+                                             q.gpus_defaulted ? " (one node: --gpus not given)" : "");
   const std::string load = q.target_output_tokens_per_s && !q.size_for_target
                                ? fmt::format(", at {} output tok/s", tokens_per_s_text(*q.target_output_tokens_per_s))
                            : q.concurrency ? fmt::format(", at {} concurrent sequences", *q.concurrency)
@@ -339,6 +344,13 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   for (const ModeComparison& m : r.modes) {
     for (std::size_t i = 0; i < m.options.size(); ++i) {
       const PricedOption& po = m.options[i];
+      if (po.own_layout) {
+        doc.footer.push_back(fmt::format("{} {} {}: priced at {} ({:.0f} tok/s), the layout its instances hold: they "
+                                         "hold no replica of {} (--provider {} chooses it)",
+                                         m.provider, offer_label(m.mode, m.term), r.options[i].gpu,
+                                         layout_label(*po.own_layout), po.own_tokens_per_s,
+                                         layout_label(r.options[i].layout), m.provider));
+      }
       if (po.price && po.cost.rental.group_split) {
         doc.footer.push_back(fmt::format("{} {} {}: not rentable: {}; not ranked", m.provider,
                                          offer_label(m.mode, m.term), r.options[i].gpu,

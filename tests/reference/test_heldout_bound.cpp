@@ -109,7 +109,13 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       // under TensorRT-LLM 0.15), vLLM #25398 (Qwen3-30B-A3B FP8 EP on 2 x H100 PCIe), gpt-oss-20b
       // on H200 and H100 PCIe (sariekr/gpu_conc).
       {"community-2026x.json", 24},
-      {"community-2026y.json", 57}};
+      {"community-2026y.json", 57},
+      // Session 56's: vLLM on H20-3e, GB300, B200 (gpt-oss-120b at concurrency 1 to 300) and
+      // A100 (Lambda's vLLM 0.5.4 at TP 2-8, an FP8 checkpoint as W8A16); MI300X under vLLM and
+      // SGLang ROCm, Gaudi 2 (optimum-habana), GLM-4.5-Air on 4 x H100 (vLLM 0.11, SGLang 0.5.4:
+      // TP, EP, PP, prompts to 32K).
+      {"community-2026z.json", 16},
+      {"community-2026aa.json", 24}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;

@@ -1,0 +1,26 @@
+#pragma once
+// The mean wait of a request for a free batch slot, when more requests are in flight than a
+// replica's batch holds: a benchmark's mean TTFT counts it (vLLM's bench serve and SGLang's
+// bench_serving time TTFT from the request's send, not from its admission), the per-batch TTFT
+// does not.
+
+#include <cstdint>
+
+namespace gpuplan {
+
+/// Closed loop: `clients` per replica each send their next request when the last one ends, and
+/// the replica runs `batch` of them at a time, completing `requests_per_s` (its output tok/s /
+/// output tokens). By Little's law a request spends clients / requests_per_s in the system, of
+/// which batch / requests_per_s being served: the mean wait is (clients - batch) /
+/// requests_per_s. 0 when clients <= batch.
+[[nodiscard]] double closed_loop_wait_s(std::uint64_t clients, std::uint64_t batch, double requests_per_s);
+
+/// A burst: `requests` per replica queued at once. With equal output lengths (`waves`) they run in
+/// waves of `batch` that each last `wave_s` (the last partial wave shorter, not counted here: its
+/// requests wait for the full waves before it); with lengths that spread, a finished request's
+/// slot goes to the next, the queue draining at `requests_per_s`. The mean over all requests
+/// of the wait before admission; 0 when requests <= batch.
+[[nodiscard]] double burst_wait_s(std::uint64_t requests, std::uint64_t batch, bool waves, double wave_s,
+                                  double requests_per_s);
+
+}  // namespace gpuplan
