@@ -260,8 +260,14 @@ struct EngineMemory {
   /// share; TensorRT-LLM sizes from what is free after its warm-up).
   double outside_need_bytes = 0;
   double outside_free_bytes = 0;
-  /// The graphs' need includes NCCL captured in them (vLLM V0 with TP over PCIe or across nodes).
+  /// vLLM V0 with TP over PCIe or across nodes captures NCCL into its graphs: what the logs put that
+  /// at (outside_nccl_graph_bytes), a warning when less is left, not part of outside_need_bytes.
   bool outside_nccl_graphs = false;
+  double outside_nccl_graph_bytes = 0;
+  /// Less is left above the share than V0's graphs with NCCL took in the logs.
+  [[nodiscard]] bool outside_nccl_risk() const {
+    return outside_nccl_graphs && outside_nccl_graph_bytes > outside_free_bytes;
+  }
   /// The engine sizes its cache, then stops out of memory at start (vLLM: capturing CUDA graphs).
   [[nodiscard]] bool outside_short() const {
     return outside_need_bytes > 0 && outside_need_bytes > outside_free_bytes;

@@ -99,8 +99,10 @@ constexpr double kGraphBytesPerLayer = 2.0 * units::kMiB;  // captured graph nod
 // --enforce-eager (vllm#7553); 8 x L4 at TP 8 (0.5.x, defaults) ran out capturing with 1.70 GiB
 // (vllm#7593). One figure inside that range, no finer model: V1's piecewise graphs at TP 4 over
 // PCIe take 0.17 GiB (vLLM 0.21's estimate, 4 x RTX 3090, noonghunna/club-3090 #44), so V1 keeps
-// the per-layer term below.
+// the per-layer term below. A warning, not the verdict (below): the verdict adds the least PR #2192
+// measured, 0.6 GB.
 constexpr double kVllmV0NcclGraphBytes = 1.8 * units::kGiB;
+constexpr double kVllmV0NcclGraphMinBytes = 0.6e9;
 // SGLang's own account of what lives outside mem_fraction_static (its default's reserve,
 // server_args.py _handle_gpu_memory_settings, PR #10975): "Constant meta data (e.g., from attention
 // backend)" 512 MiB, the prefill activations (1.5 MiB a chunked-prefill token there; the model's
@@ -974,9 +976,15 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // at 0.98 and vllm#7593 ran out there). gpuplan has no --enforce-eager: graphs are on.
       if (!graphs) {
         double need = vllm_cuda_graph_bytes(m, l, busiest_layers, r.max_seqs, r.batched_tokens);
-        if (r.vllm_v0 && all_reduce_group && nccl_only) {
-          need = std::max(need, kVllmV0NcclGraphBytes);
+        // The NCCL share is known from two logs only, 1.70 GiB short and 1.86 enough, at TP 8 and 4
+        // of 42- and 60-layer models, and PR #2192 measured 0.6-1.0 GB at TP 2-4: too loose to fail
+        // every V0 deployment with that much left (each 2 x L4 at the defaults); a warning says it.
+        // Two PCIe GPUs keep the custom all-reduce (NCCL stays out of the graphs) where P2P works.
+        if (r.vllm_v0 && all_reduce_group && (in.tp_across_nodes || (in.tp_outside_nvlink && l.tp > 2))) {
           r.outside_nccl_graphs = true;
+          r.outside_nccl_graph_bytes = kVllmV0NcclGraphBytes;
+          // The verdict takes the least NCCL's buffers were measured to add (vllm#15598 had 0.39 GiB).
+          need += kVllmV0NcclGraphMinBytes;
         }
         r.outside_need_bytes = need;
         r.outside_free_bytes = (1.0 - r.share) * in.total_bytes - kCudaContextBytes - s.memory_in_use_bytes;

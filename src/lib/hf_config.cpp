@@ -986,6 +986,11 @@ bool size_bearing_name(std::string_view k) {
       has("mtp") || has("nextn") || k == "qk_head_dim") {
     return false;
   }
+  // A classifier head's labels (num_labels, from id2label) and a context length (GPT-2's n_ctx,
+  // n_positions) size no layer of a causal LM.
+  if (k == "num_labels" || k == "n_ctx" || k == "n_positions" || k.ends_with("_positions") || k.ends_with("_ctx")) {
+    return false;
+  }
   if (k.starts_with("max_") || k == "n_group" || k == "topk_group" ||
       ((k.ends_with("_id") || k.ends_with("_ids")) && !has("layer"))) {
     return false;
@@ -2912,11 +2917,11 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
         r.fail(unread.front().first,
                fmt::format("{} is not one whose layout gpuplan has checked, and config.json has {} "
                            "that size{} part of the model and that gpuplan does not read: {}; read as a Llama-style "
-                           "decoder, the parameter count and KV cache would leave out what {} size. Give the "
+                           "decoder, the parameter count and KV cache would leave out what {}. Give the "
                            "checkpoint's directory with its model.safetensors.index.json (its total_size is checked "
                            "against the reading), or --params with the checkpoint's parameter count (weights only)",
                            type, unread.size() == 1 ? "a field" : "fields", unread.size() == 1 ? "s" : "",
-                           listed_fields(unread), unread.size() == 1 ? "it" : "they"));
+                           listed_fields(unread), unread.size() == 1 ? "it sizes" : "they size"));
       }
       add_note(m, fmt::format("config.json's {} {} not read ({} is read as a Llama-style decoder): the "
                               "checkpoint's total_size is what the reading is checked against",

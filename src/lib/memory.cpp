@@ -238,6 +238,18 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                           "needed",
                           std::max(res.engine->outside_free_bytes, 0.0) / units::kGiB,
                           res.engine->outside_need_bytes / units::kGiB));
+    if (res.engine->outside_nccl_risk() && !res.engine->outside_short()) {
+      const EngineMemory& e = *res.engine;
+      const double others = (1.0 - e.share) * e.total_bytes - e.outside_free_bytes;
+      const double lower = std::floor((1.0 - (e.outside_nccl_graph_bytes + others) / e.total_bytes) * 100.0) / 100.0;
+      res.notes.push_back(fmt::format(
+          "vLLM V0 captures NCCL into each CUDA graph with TP over more than two PCIe GPUs or across nodes (0.6-1.0 "
+          "GB more at TP 2-4, vllm PR #2192; \"1~3 GiB\", its own warning) from the {:.2f} GiB left above "
+          "gpu_memory_utilization here, and may run out of memory capturing: vllm#7593 did with 1.70 GiB left (8 x "
+          "L4, TP 8), vllm#7553 started with 1.86 (4 x RTX 4090, TP 4); --gpu-memory-utilization {:.2f} or "
+          "--enforce-eager leaves room",
+          std::max(e.outside_free_bytes, 0.0) / units::kGiB, std::max(lower, 0.01)));
+    }
     if (g.vendor == "intel") {
       // No Gaudi startup log has been checked: say whose arithmetic this is.
       res.notes.push_back(fmt::format("vLLM runs on {} through Intel's vllm-gaudi plugin (HPU graphs, HCCL), whose "
@@ -1227,9 +1239,8 @@ std::string outside_share_problem(const EngineMemory& e) {
         "gpu_memory_utilization {:.3f} (less the CUDA context and --memory-in-use) and its graphs need about {:.2f} "
         "GiB{}; {} starts, as does --enforce-eager (no graphs, slower decode)",
         std::max(e.outside_free_bytes, 0.0) / gib, e.share, e.outside_need_bytes / gib,
-        e.outside_nccl_graphs ? " (V0 captures NCCL into each graph with TP over PCIe or across nodes: vllm#7553 "
-                                "started with 1.86 GiB left at TP 4 on RTX 4090s, vllm#7593 ran out with 1.70 at "
-                                "TP 8 on L4s)"
+        e.outside_nccl_graphs ? " (0.6 GB of it NCCL's buffers, which V0 captures into each graph with TP over more "
+                                "than two PCIe GPUs or across nodes: vllm PR #2192 measured 0.6-1.0 GB at TP 2-4)"
                               : "",
         lower);
   }

@@ -882,12 +882,23 @@ TEST_CASE("engine logs: vLLM V0 captures CUDA graphs above gpu_memory_utilizatio
   const auto failed = gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("l4"), l4);
   REQUIRE(failed.engine);
   CHECK(failed.engine->outside_free_bytes / kGiB == Approx(1.70).margin(0.02));
-  CHECK(failed.engine->outside_short());
-  CHECK_FALSE(failed.fits);
-  const auto why = gpuplan::engine_start_problem(failed);
-  REQUIRE(why);
-  CHECK_THAT(*why, Catch::StartsWith("vLLM sizes its KV cache, then runs out of memory capturing CUDA graphs"));
-  CHECK_THAT(*why, Catch::Contains("--gpu-memory-utilization 0.8"));
+  // NCCL's share of V0's graphs is known from these two logs only (and PR #2192's 0.6-1.0 GB at
+  // TP 2-4): failing every V0 deployment left with 1.70 GiB (each L4 group at the defaults) would
+  // refuse what vLLM's own CI ran (2 x L4, NVIDIA/nccl#1234). It is a warning; the log's OOM is a
+  // known miss of the verdict.
+  CHECK(failed.engine->outside_nccl_risk());
+  CHECK_FALSE(failed.engine->outside_short());
+  CHECK(failed.fits);
+  const bool warned = std::any_of(failed.notes.begin(), failed.notes.end(), [](const std::string& n) {
+    return n.find("may run out of memory capturing") != std::string::npos &&
+           n.find("--gpu-memory-utilization 0.8") != std::string::npos;
+  });
+  CHECK(warned);
+  CHECK_FALSE(started.engine->outside_nccl_risk());  // 1.86 GiB left: no warning
+  // Two PCIe GPUs keep vLLM's custom all-reduce: no NCCL in the graphs.
+  FitRequest pair = l4;
+  pair.layout = Layout{.tp = 2};
+  CHECK_FALSE(gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("l4"), pair).engine->outside_nccl_graphs);
 
   FitRequest r1;
   r1.layout = Layout{.tp = 8, .pp = 4};
