@@ -1018,7 +1018,7 @@ std::vector<std::pair<std::string, std::string>> unread_size_fields(const Object
     const bool restates_vocab = (key.find("embed") != std::string::npos || key.find("vocab") != std::string::npos) &&
                                 value == r.object().value("vocab_size", Json());
     if (!numeric || restates_vocab || r.was_read(key) || field_of_some_class(key) || !size_bearing_name(key) ||
-        std::any_of(kAliases.begin(), kAliases.end(), [&key](const auto& a) { return a.first == key; })) {
+        std::any_of(kAliases.begin(), kAliases.end(), [&name = key](const auto& a) { return a.first == name; })) {
       continue;
     }
     std::string shown = value.dump();
@@ -2884,7 +2884,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
         std::string others;
         if (m.layout_unchecked) {
           auto unread = unread_size_fields(r);
-          std::erase_if(unread, [&key](const auto& f) { return f.first == key; });
+          std::erase_if(unread, [&name = key](const auto& f) { return f.first == name; });
           if (!unread.empty()) {
             others = fmt::format("; nor does it read {}", listed_fields(unread));
           }
