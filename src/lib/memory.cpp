@@ -110,6 +110,16 @@ WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeigh
   return w;
 }
 
+
+/// The largest engine share, in the flags' 0.01 steps, that leaves `need_bytes` free outside it
+/// (vLLM's share is of the total, SGLang's of free-at-start); what else sits outside the share
+/// (the CUDA context, other processes) stays whatever the share.
+double largest_share_leaving(const EngineMemory& e, double need_bytes) {
+  const double base = e.engine == Engine::vllm ? e.total_bytes : e.start_free_bytes;
+  const double others = (1.0 - e.share) * base - e.outside_free_bytes;
+  return std::floor((1.0 - (need_bytes + others) / base) * 100.0) / 100.0;
+}
+
 }  // namespace
 
 namespace detail {
@@ -240,8 +250,7 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                           res.engine->outside_need_bytes / units::kGiB));
     if (res.engine->outside_nccl_risk() && !res.engine->outside_short()) {
       const EngineMemory& e = *res.engine;
-      const double others = (1.0 - e.share) * e.total_bytes - e.outside_free_bytes;
-      const double lower = std::floor((1.0 - (e.outside_nccl_graph_bytes + others) / e.total_bytes) * 100.0) / 100.0;
+      const double lower = largest_share_leaving(e, e.outside_nccl_graph_bytes);
       res.notes.push_back(fmt::format(
           "vLLM V0 captures NCCL into each CUDA graph with TP over more than two PCIe GPUs or across nodes (0.6-1.0 "
           "GB more at TP 2-4, vllm PR #2192; \"1~3 GiB\", its own warning) from the {:.2f} GiB left above "
@@ -1223,12 +1232,7 @@ namespace {
 /// (EngineMemory::outside_short).
 std::string outside_share_problem(const EngineMemory& e) {
   const double gib = units::kGiB;
-  // The share is of the total (vLLM) or of free-at-start (SGLang); what else sits outside it (the
-  // CUDA context, other processes) stays whatever the share.
-  const double base = e.engine == Engine::vllm ? e.total_bytes : e.start_free_bytes;
-  const double others = (1.0 - e.share) * base - e.outside_free_bytes;
-  // The largest share, in the flags' 0.01 steps, that leaves the need free.
-  const double fits = std::floor((1.0 - (e.outside_need_bytes + others) / base) * 100.0) / 100.0;
+  const double fits = largest_share_leaving(e, e.outside_need_bytes);
   const bool vllm = e.engine == Engine::vllm;
   const std::string lower =
       fits >= 0.01 ? fmt::format("--{} {:.2f} or less", vllm ? "gpu-memory-utilization" : "mem-fraction-static", fits)
