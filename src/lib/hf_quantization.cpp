@@ -7,6 +7,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -92,7 +93,10 @@ std::vector<WeightPart> parts_named(const std::string& raw) {
   if (contains(s, "shared_expert_gate")) {
     return {WeightPart::router};
   }
-  if (contains(s, "in_proj_ba")) {
+  // Qwen3.5/3.6 split that projection in two (in_proj_a, in_proj_b): llm-compressor W4A16 files
+  // list both in each of 48 linear-attention layers, which had left all attention 16-bit (+57 %
+  // on Qwen3.6-27B, helper s57 configs F1).
+  if (contains(s, "in_proj_ba") || leaf == "in_proj_a" || leaf == "in_proj_b") {
     return {};
   }
   if (contains(s, "router") || ends_with_word(s, ".gate") || s == "gate") {
@@ -158,8 +162,9 @@ constexpr std::array<std::string_view, 27> kProjections{
     "wk",      "wv",             "q_a_proj",      "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj",
     "gate_proj", "up_proj",      "down_proj",     "gate_up_proj", "fc1",           "fc2",
     "w1",      "w2",             "w3"};
-constexpr std::array<std::string_view, 6> kMoreProjections{"c_fc", "dense_h_to_4h", "dense_4h_to_h", "fc_in",
-                                                           "fc_out", "c_proj"};
+constexpr std::array<std::string_view, 9> kMoreProjections{"c_fc",   "dense_h_to_4h", "dense_4h_to_h",
+                                                           "fc_in",  "fc_out",        "c_proj",
+                                                           "in_proj_qkvz", "in_proj_qkv", "in_proj_z"};
 
 std::string projection_named(const std::string& s) {
   std::string t = s;
@@ -191,7 +196,10 @@ bool projections_cover(WeightPart part, const std::set<std::string>& named) {
                                                 {"q_proj", "k_proj", "v_proj", "out_proj"},
                                                 {"q_proj", "k_proj", "v_proj", "dense"},
                                                 {"q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"},
-                                                {"q_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"}};
+                                                {"q_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"},
+                                                // Gated DeltaNet (Qwen3-Next; Qwen3.5/3.6)
+                                                {"in_proj_qkvz", "out_proj"},
+                                                {"in_proj_qkv", "in_proj_z", "out_proj"}};
   static const std::vector<Spelling> kMlp{{"gate_proj", "up_proj", "down_proj"}, {"gate_up_proj", "down_proj"},
                                           {"fc1", "fc2"},  {"w1", "w2", "w3"},  {"c_fc", "c_proj"},
                                           {"dense_h_to_4h", "dense_4h_to_h"}, {"fc_in", "fc_out"},
@@ -202,6 +210,166 @@ bool projections_cover(WeightPart part, const std::set<std::string>& named) {
   });
 }
 
+// compressed-tensors and vLLM match a target or ignore entry against whole module names: equal to
+// the name, or "re:" and a pattern re.match-ed from the name's start (compressed-tensors
+// src/compressed_tensors/utils/match.py _match_name; vLLM model_executor/layers/quantization/
+// compressed_tensors/utils.py _is_equal_or_regex_match). A pattern is therefore tried on the
+// module names each part has in each layer, as the checkpoint spells them: one naming attention
+// and shared experts (GLM-5.3's int8 group) covers both, one naming layers 3-77 covers those.
+struct Spelling {
+  std::array<std::string_view, 5> leaves;  ///< under the layer ("self_attn.q_proj"); "" past the last
+};
+// Attention of a softmax layer, plain or MLA, and of a Gated DeltaNet layer (Qwen3-Next fuses
+// qkvz, Qwen3.5/3.6 split it); the tiny beta/alpha projections are left out, as parts_named does.
+constexpr std::array kAttentionSpellings{
+    Spelling{{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", ""}},
+    Spelling{{"self_attn.qkv_proj", "self_attn.o_proj", "", "", ""}},
+};
+constexpr std::array kMlaSpellings{
+    Spelling{{"self_attn.q_a_proj", "self_attn.q_b_proj", "self_attn.kv_a_proj_with_mqa", "self_attn.kv_b_proj",
+              "self_attn.o_proj"}},
+    Spelling{{"self_attn.q_proj", "self_attn.kv_a_proj_with_mqa", "self_attn.kv_b_proj", "self_attn.o_proj", ""}},
+};
+constexpr std::array kLinearAttentionSpellings{
+    Spelling{{"linear_attn.in_proj_qkvz", "linear_attn.out_proj", "", "", ""}},
+    Spelling{{"linear_attn.in_proj_qkv", "linear_attn.in_proj_z", "linear_attn.out_proj", "", ""}},
+};
+constexpr std::array kDenseMlpSpellings{
+    Spelling{{"mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", "", ""}},
+    Spelling{{"mlp.gate_up_proj", "mlp.down_proj", "", "", ""}},
+};
+constexpr std::array kExpertSpellings{
+    Spelling{{"mlp.experts.0.gate_proj", "mlp.experts.0.up_proj", "mlp.experts.0.down_proj", "", ""}},
+    Spelling{{"block_sparse_moe.experts.0.w1", "block_sparse_moe.experts.0.w2", "block_sparse_moe.experts.0.w3", "", ""}},
+};
+constexpr std::array kSharedExpertSpellings{
+    Spelling{{"mlp.shared_experts.gate_proj", "mlp.shared_experts.up_proj", "mlp.shared_experts.down_proj", "", ""}},
+    Spelling{{"mlp.shared_expert.gate_proj", "mlp.shared_expert.up_proj", "mlp.shared_expert.down_proj", "", ""}},
+};
+constexpr std::array kRouterSpellings{
+    Spelling{{"mlp.gate", "", "", "", ""}},
+    Spelling{{"block_sparse_moe.gate", "", "", "", ""}},
+};
+// Where the decoder's layers sit: a text model, and a multimodal wrapper's language model.
+constexpr std::array<std::string_view, 3> kLayerPrefixes{"model.layers.", "model.language_model.layers.",
+                                                         "language_model.model.layers."};
+// Modules outside the layers, by part.
+constexpr std::array<std::pair<WeightPart, std::string_view>, 6> kUnlayeredModules{{
+    {WeightPart::lm_head, "lm_head"},
+    {WeightPart::lm_head, "language_model.lm_head"},
+    {WeightPart::vision, "visual.blocks.0.attn.qkv"},
+    {WeightPart::vision, "model.visual.blocks.0.attn.qkv"},
+    {WeightPart::vision, "vision_tower.vision_model.encoder.layers.0.self_attn.q_proj"},
+    {WeightPart::vision, "model.vision_tower.vision_model.encoder.layers.0.self_attn.q_proj"},
+}};
+
+// Small modules inside a layer that decide no part's format: the DSA indexer (GLM-5.x ignores
+// re:.*self_attn\.indexer\..*, which by its words had named attention), Gated DeltaNet's beta
+// and alpha projections, the shared expert's one-column gate.
+constexpr std::array<std::string_view, 7> kMinorModules{
+    "self_attn.indexer.wq_b",   "self_attn.indexer.wk",    "self_attn.indexer.weights_proj",
+    "linear_attn.in_proj_a",    "linear_attn.in_proj_b",   "linear_attn.in_proj_ba",
+    "mlp.shared_expert_gate"};
+
+struct PatternCover {
+  std::map<WeightPart, std::set<std::uint64_t>> layers;  ///< layers in which the pattern covers the part whole
+  std::set<WeightPart> unlayered;                         ///< the LM head or vision tower, matched
+  bool partial = false;  ///< it matched some of a part's projections and not the others, in some layer
+  bool minor = false;    ///< it matched one of kMinorModules
+  [[nodiscard]] bool parts() const { return !layers.empty() || !unlayered.empty(); }
+};
+
+// The parts and layers `pattern` (the text after "re:") covers in model `m`. A pattern std::regex
+// cannot read (Python's lookbehind) is refused as a target, whose format would otherwise land on
+// parts picked by its words; as an ignore entry it is read by its words (`unreadable`).
+PatternCover pattern_cover(const std::string& pattern, const ModelSpec& m, const Reader& r, std::string_view key,
+                           const std::string& entry, bool* unreadable = nullptr) {
+  std::regex re;
+  try {
+    re = std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error&) {
+    if (unreadable != nullptr) {
+      *unreadable = true;
+      return {};
+    }
+    r.fail(key, fmt::format("\"{}\" is not a regular expression gpuplan can read (ECMAScript syntax), so the parts "
+                            "it quantizes are unknown",
+                            detail::printable(entry)));
+  }
+  const auto matches = [&re](const std::string& name) {
+    return std::regex_search(name.begin(), name.end(), re, std::regex_constants::match_continuous);
+  };
+  PatternCover cover;
+  for (const auto& [part, name] : kUnlayeredModules) {
+    if (matches(std::string(name))) {
+      cover.unlayered.insert(part);
+    }
+  }
+  const bool shared = m.moe && m.moe->shared_experts > 0;
+  for (std::uint64_t layer = 0; layer < m.num_hidden_layers; ++layer) {
+    const auto test = [&](WeightPart part, std::span<const Spelling> spellings) {
+      bool some = false;
+      for (std::string_view prefix : kLayerPrefixes) {
+        const std::string at = fmt::format("{}{}.", prefix, layer);
+        for (const Spelling& spelling : spellings) {
+          int names = 0;
+          int matched = 0;
+          for (std::string_view leaf : spelling.leaves) {
+            if (!leaf.empty()) {
+              ++names;
+              matched += matches(at + std::string(leaf)) ? 1 : 0;
+            }
+          }
+          if (matched == names) {
+            cover.layers[part].insert(layer);
+            return;
+          }
+          some = some || matched > 0;
+        }
+      }
+      cover.partial = cover.partial || some;
+    };
+    for (std::string_view prefix : kLayerPrefixes) {
+      for (std::string_view leaf : kMinorModules) {
+        cover.minor = cover.minor || matches(fmt::format("{}{}.{}", prefix, layer, leaf));
+      }
+    }
+    if (m.is_linear_layer(layer)) {
+      test(WeightPart::attention, kLinearAttentionSpellings);
+    } else if (m.has_mixer(layer)) {
+      test(WeightPart::attention, m.mla ? std::span<const Spelling>(kMlaSpellings) : kAttentionSpellings);
+    }
+    if (m.is_moe_layer(layer)) {
+      test(WeightPart::routed_experts, kExpertSpellings);
+      test(WeightPart::router, kRouterSpellings);
+      if (shared) {
+        test(WeightPart::shared_experts, kSharedExpertSpellings);
+      }
+    } else if (m.has_mlp(layer)) {
+      test(WeightPart::dense_mlp, kDenseMlpSpellings);
+    }
+  }
+  return cover;
+}
+
+// A layer's container (model.layers.3.linear_attn, ...self_attn, ...mlp): compressed-tensors
+// compares whole names, so such an entry leaves none of the Linear modules inside it unquantized.
+// Qwen3.6-27B's W4A16 ignore lists linear_attn in each of its 48 linear-attention layers; read as
+// the attention part, all attention had been counted bf16 (+57 %, helper s57 configs F1).
+bool names_layer_container(const std::string& name) {
+  if (name.starts_with("re:") || !layer_named(name)) {
+    return false;
+  }
+  const std::size_t dot = name.find_last_of('.');
+  const std::string leaf = dot == std::string::npos ? name : name.substr(dot + 1);
+  // Not "experts": vLLM's FusedMoE layer is the module of that name, and its ignore check sees it.
+  constexpr std::array<std::string_view, 10> kContainers{"self_attn", "linear_attn",    "attn",          "attention",
+                                                         "mlp",       "feed_forward",   "shared_experts", "shared_expert",
+                                                         "mixer",     "indexer"};
+  return std::ranges::find(kContainers, leaf) != kContainers.end() ||
+         std::ranges::all_of(leaf, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
 // Names no part gpuplan counts is meant by, on purpose: norms, a linear-attention layer's
 // vectors and conv, biases (e_score_correction_bias), the MTP layers engines load apart.
 bool names_uncounted(const std::string& s) {
@@ -209,8 +377,9 @@ bool names_uncounted(const std::string& s) {
   while (!leaf.empty() && (leaf.back() == '$' || leaf.back() == '*')) {
     leaf.pop_back();
   }
+  const bool split_gate = leaf.ends_with("in_proj_a") || leaf.ends_with("in_proj_b");
   return contains(s, "norm") || contains(s, "a_log") || contains(s, "dt_bias") || contains(s, "conv") ||
-         leaf.ends_with("bias") || contains(s, "in_proj_ba") || contains(s, "mtp") || contains(s, "nextn") ||
+         leaf.ends_with("bias") || contains(s, "in_proj_ba") || split_gate || contains(s, "mtp") || contains(s, "nextn") ||
          contains(s, "rotary");
 }
 
@@ -293,13 +462,40 @@ void keep_unquantized(WeightFormats& f, const WeightFormats& base, const Json& q
                           name, to_string(part), to_string(part)));
 }
 
+// Whether names of single layers' attention (`named`) leave it 16-bit, each layer kind decided
+// apart: in a hybrid (Qwen3.5/3.6: 48 Gated DeltaNet layers, 16 softmax) names covering the
+// linear-attention layers alone say nothing of the softmax layers' projections. gpuplan keeps one
+// attention format, so where the kinds disagree the kind with more layers decides, and the other
+// kind's named layers are the note's.
+bool attention_left_16_bit(const ModelSpec& m, const std::set<std::uint64_t>& named, bool whole_model_rule) {
+  std::array<std::size_t, 2> total{};
+  std::array<std::size_t, 2> hit{};
+  for (std::uint64_t layer = 0; layer < m.num_hidden_layers; ++layer) {
+    if (!m.has_mixer(layer)) {
+      continue;
+    }
+    const std::size_t kind = m.is_linear_layer(layer) ? 1 : 0;
+    ++total[kind];
+    hit[kind] += named.contains(layer) ? 1u : 0u;
+  }
+  if (total[0] == 0 || total[1] == 0) {
+    return whole_model_rule;
+  }
+  const bool softmax_16 = 2 * hit[0] >= total[0];
+  const bool linear_16 = 2 * hit[1] >= total[1];
+  if (softmax_16 == linear_16) {
+    return softmax_16;
+  }
+  return total[1] > total[0] ? linear_16 : softmax_16;
+}
+
 // Applies the single-layer names against the layers that hold each part (DeepSeek-V3's dense
 // MLP is in 3 of 61), and the projection names of every layer; returns, of the parts that keep
 // their format over named layers, how many layers were named 16-bit.
 std::map<WeightPart, std::size_t> apply_single_layers(WeightFormats& f, const WeightFormats& base,
                                                       const Exclusions& single,
                                                       const std::array<std::uint64_t, kWeightParts>& layers_with,
-                                                      const Reader& r) {
+                                                      const ModelSpec& m, const Reader& r) {
   for (const auto& [part, projections] : single.every_layer_projections) {
     // A part the model does not have (a bare "down_proj" also names the experts of a dense model)
     // or one already left 16-bit by a whole-part name needs nothing.
@@ -313,7 +509,11 @@ std::map<WeightPart, std::size_t> apply_single_layers(WeightFormats& f, const We
   }
   std::map<WeightPart, std::size_t> kept;
   for (const auto& [part, named] : single.layers) {
-    if (2 * named.size() >= layers_with[static_cast<std::size_t>(part)]) {
+    bool left_16_bit = 2 * named.size() >= layers_with[static_cast<std::size_t>(part)];
+    if (part == WeightPart::attention) {
+      left_16_bit = attention_left_16_bit(m, named, left_16_bit);
+    }
+    if (left_16_bit) {
       const auto projections = single.single_layer_projections.find(part);
       if (projections != single.single_layer_projections.end() && !single.single_layer_whole.contains(part) &&
           !projections_cover(part, projections->second) && f[part] != base[part]) {
@@ -677,7 +877,7 @@ void modelopt_mixed(WeightFormats& f, const WeightFormats& base, const Json& q, 
 }
 
 WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const Reader& r,
-                                const std::array<std::uint64_t, kWeightParts>& layers_with,
+                                const std::array<std::uint64_t, kWeightParts>& layers_with, const ModelSpec& m,
                                 std::map<WeightPart, std::size_t>& partly_16_bit, std::vector<std::string>& unmatched) {
   Exclusions single;
   if (!q.is_object()) {
@@ -860,14 +1060,70 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
           if (f[WeightPart::vision] == base[WeightPart::vision]) {
             f[WeightPart::vision] = format;
           }
-        } else {
-          for (WeightPart part : parts_named(target)) {
-            f[part] = format;
+          continue;
+        }
+        // A pattern covers the parts whose module names it matches in at least half the layers
+        // holding them (one format a part); one that matches none of the names gpuplan knows is
+        // read by the words it holds, as before.
+        if (target.starts_with("re:")) {
+          const PatternCover cover = pattern_cover(target.substr(3), m, gr, "targets", target);
+          if (!cover.parts() && cover.minor) {
+            continue;  // modules too small to change a part's format
           }
+          if (cover.parts()) {
+            for (const auto& [part, layers] : cover.layers) {
+              if (2 * layers.size() >= layers_with[static_cast<std::size_t>(part)]) {
+                f[part] = format;
+              }
+            }
+            for (WeightPart part : cover.unlayered) {
+              f[part] = format;
+            }
+            continue;
+          }
+        }
+        for (WeightPart part : parts_named(target)) {
+          f[part] = format;
         }
       }
     }
-    keep_unquantized(f, base, q, r, {"ignore"}, single);
+    // ignore: a pattern is tried on the module names (a part named in a layer counts for that
+    // layer, as a single layer's name does); a layer's container matches no Linear; the rest
+    // (exact module names) is read by name.
+    Json rest = Json::object();
+    rest["ignore"] = Json::array();
+    if (const auto ignore = q.find("ignore"); ignore != q.end() && ignore->is_array()) {
+      for (const Json& entry : *ignore) {
+        const std::string name = entry.is_string() ? lower(entry.get<std::string>()) : std::string();
+        if (names_layer_container(name)) {
+          continue;
+        }
+        if (name.starts_with("re:")) {
+          bool unreadable = false;
+          const PatternCover cover = pattern_cover(entry.get<std::string>().substr(3), m, r, "ignore",
+                                                   entry.get<std::string>(), &unreadable);
+          // Some projections of a part and not the others: read by name, where narrow names are
+          // refused or widened as they were.
+          if (!cover.parts() && !cover.partial && cover.minor) {
+            continue;
+          }
+          if (!cover.partial && cover.parts()) {
+            for (const auto& [part, layers] : cover.layers) {
+              single.layers[part].insert(layers.begin(), layers.end());
+              single.single_layer_whole.insert(part);
+            }
+            for (WeightPart part : cover.unlayered) {
+              f[part] = base[part];
+            }
+            continue;
+          }
+        }
+        rest["ignore"].push_back(entry);
+      }
+    } else if (ignore != q.end()) {
+      rest["ignore"] = *ignore;
+    }
+    keep_unquantized(f, base, rest, r, {"ignore"}, single);
   } else if (method == "auto-round" || method == "autoround" || method == "auto_round") {
     // Intel AutoRound: int4 in groups (GPTQ's or AWQ's packing, zero points stored), or an MX/NV
     // float format by data_type; extra_config names layers left at 16 bits.
@@ -955,7 +1211,7 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
                                        "compressed-tensors, awq, gptq, auto-round, quark, bitsandbytes, modelopt)",
                                        method_it->get<std::string>()));
   }
-  partly_16_bit = apply_single_layers(f, base, single, layers_with, r);
+  partly_16_bit = apply_single_layers(f, base, single, layers_with, m, r);
   unmatched = single.unmatched;
   return f;
 }
@@ -1019,7 +1275,7 @@ void apply_quantization(ModelSpec& m, const WeightFormats& base, const Json& q, 
   }
   std::map<WeightPart, std::size_t> partly_16_bit;
   std::vector<std::string> unmatched;
-  m.shipped_formats = quantized_formats(base, q, Reader{origin, at}, layers_with, partly_16_bit, unmatched);
+  m.shipped_formats = quantized_formats(base, q, Reader{origin, at}, layers_with, m, partly_16_bit, unmatched);
   {
     ModelSpec::CheckpointQuant cq;
     cq.method = lower(q.value("quant_method", std::string()));
