@@ -175,6 +175,8 @@ struct FitResult {
   std::optional<std::uint64_t> max_concurrent_sequences;   ///< whole deployment, at the context
   std::optional<std::uint64_t> max_context_tokens;         ///< at the requested concurrency
   bool max_context_limited_by_model = false;  ///< capped by max_position_embeddings, not memory
+  /// That cap's source (ModelSpec::context_limit_source: the field, or it scaled by rope_scaling).
+  std::string model_context_source = "max_position_embeddings";
   bool weights_fit = false;      ///< weights + activations + reserve within the engine cap
   bool fits = false;             ///< ... and the requested KV cache too
   /// With no engine named: every engine gpuplan knows refuses these weights on this GPU (fp8

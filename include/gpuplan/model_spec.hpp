@@ -27,6 +27,9 @@ struct MlaSpec {
   /// cached in fp8 with an fp32 scale per 128, and index_heads query heads.
   std::uint64_t index_head_dim = 0;
   std::uint64_t index_heads = 0;
+  /// Layers that own an indexer (0: every layer). GLM-5.2/5.3's IndexShare: a "shared" layer
+  /// reuses the previous indexer's top-k and has no indexer weights or keys of its own.
+  std::uint64_t index_layers = 0;
   /// Engines cache the compressed latent (DeepSeek's MLA backends). False where they expand K and
   /// V per head and cache those, as plain attention of qk_nope + qk_rope wide heads with V padded
   /// to that width (vLLM's minicpm3.py): the model's head_dim and KV heads then say so.

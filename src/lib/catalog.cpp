@@ -1531,8 +1531,20 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
     }
     detail::ObjectReader meta(*metadata, origin, JsonPointer("/metadata"));
     constexpr double kMaxBytes = 1e16;
-    // A byte count: below one byte (1e-300) the computed-vs-checkpoint share printed "+inf %".
-    m.checkpoint_bytes = meta.number_in("total_size", 1, kMaxBytes);
+    // A total of 0, or none, is a writer that did not fill it (fantasylord/Qwen36's index stores
+    // "total_size": 0): engines load by weight_map and never read it, so the checkpoint serves.
+    // Refused, the directory had stopped while its config.json alone was read (helper s57 configs
+    // F2b): the computed weights go unchecked instead, and the note says so.
+    const Json* total = meta.value("total_size");
+    if (total == nullptr || (total->is_number() && total->get<double>() >= 0.0 && total->get<double>() < 0.5)) {
+      const std::string note = fmt::format("{}: metadata.total_size is {}: the weights computed from config.json are "
+                                           "not checked against the checkpoint's files",
+                                           origin, total == nullptr ? std::string("missing") : total->dump());
+      m.assumed_defaults = m.assumed_defaults.empty() ? note : m.assumed_defaults + "; " + note;
+    } else {
+      // A byte count: below one byte (1e-300) the computed-vs-checkpoint share printed "+inf %".
+      m.checkpoint_bytes = meta.number_in("total_size", 1, kMaxBytes);
+    }
   }
   return m;
 }

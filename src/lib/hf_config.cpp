@@ -586,6 +586,32 @@ bool own_expert_width_type(std::string_view type) {
                    "qwen3_vl_moe_text", "ernie4_5_moe", "lfm2_moe"});
 }
 
+// Two spellings of the routed-expert count that disagree (Qwen2-MoE's num_experts 64 beside an
+// n_routed_experts 128): engines read the one their model class names (vLLM qwen2_moe.py
+// num_experts, minimax_text_01.py num_local_experts), and gpuplan had kept whichever it read last,
+// silently (-48 % / +86 % on the total, helper s57 configs2 F3). Spellings that agree (GLM-5.2-
+// NVFP4 writes num_experts 256 beside n_routed_experts 256) are fine.
+void check_expert_count_spellings(const Json& raw, const std::string& origin, const JsonPointer& at) {
+  static constexpr std::array kCounts{std::string_view("num_local_experts"), std::string_view("num_experts"),
+                                      std::string_view("n_routed_experts"), std::string_view("moe_num_experts")};
+  std::optional<std::pair<std::string_view, std::uint64_t>> first;
+  for (std::string_view key : kCounts) {
+    const auto it = raw.find(key);
+    // Counts of 0 or 1 (no experts) are judged elsewhere.
+    if (it == raw.end() || !it->is_number_unsigned() || it->get<std::uint64_t>() <= 1) {
+      continue;
+    }
+    const std::uint64_t n = it->get<std::uint64_t>();
+    if (!first) {
+      first.emplace(key, n);
+    } else if (first->second != n) {
+      throw InputError(fmt::format("{}: {}, while {} is {}: two counts of the routed experts that disagree; engines "
+                                   "read the one the model's class names, so keep that one",
+                                   where(origin, at / std::string(key)), n, first->first, first->second));
+    }
+  }
+}
+
 // The field a type's class counts its routed experts in, for a message about a missing count.
 std::string expert_count_key(const Json& config, std::string_view type) {
   static constexpr std::array kCounts{std::string_view("num_local_experts"), std::string_view("num_experts"),
@@ -988,7 +1014,10 @@ bool size_bearing_name(std::string_view k) {
   }
   // A classifier head's labels (num_labels, from id2label) and a context length (GPT-2's n_ctx,
   // n_positions) size no layer of a causal LM.
-  if (k == "num_labels" || k == "n_ctx" || k == "n_positions" || k.ends_with("_positions") || k.ends_with("_ctx")) {
+  // YaRN's original_max_position_embeddings (Grok-2 writes it at the top level) and every other
+  // *_position_embeddings is a context length, though it holds "embed" (helper s57 configs2 F4).
+  if (k == "num_labels" || k == "n_ctx" || k == "n_positions" || k.ends_with("_positions") || k.ends_with("_ctx") ||
+      has("position_embeddings") || has("max_position") || k.ends_with("_len") || k.ends_with("_length")) {
     return false;
   }
   if (k.starts_with("max_") || k == "n_group" || k == "topk_group" ||
@@ -1058,7 +1087,7 @@ std::string listed_fields(const std::vector<std::pair<std::string, std::string>>
 // ("full") as lists beside first_k_dense_replace. gpuplan lays the layers out from the latter: a
 // list of another length, with other values or disagreeing with that layout had passed without a
 // word, as layer_types would not (helper s56 configs2 F5).
-void check_layer_lists(const ModelSpec& m, ObjectReader& r) {
+void check_layer_lists(ModelSpec& m, ObjectReader& r) {
   const auto each = [&](std::string_view key, std::initializer_list<std::string_view> allowed, const auto& check) {
     const Json* list = r.value(key);
     if (list == nullptr) {
@@ -1090,13 +1119,45 @@ void check_layer_lists(const ModelSpec& m, ObjectReader& r) {
                                    m.moe ? m.moe->first_dense_layers : 0));
     }
   });
-  each("indexer_types", {"full"}, [&](std::size_t, const std::string&, const std::string& at) {
+  // GLM-5.2/5.3's IndexShare writes "shared" for a layer that reuses the previous indexer's top-k:
+  // it has no indexer of its own (SGLang dsa_layer_skips_topk / dsa_layer_has_indexer, code index
+  // id 54849584277; GLM-5.2-FP8's safetensors index holds self_attn.indexer tensors for the 21
+  // "full" layers of 78 only, helper s57 configs2 F2). It had been refused.
+  std::uint64_t owners = 0;
+  bool listed = false;
+  each("indexer_types", {"full", "shared"}, [&](std::size_t, const std::string& t, const std::string& at) {
     if (!m.mla || m.mla->index_head_dim == 0) {
-      throw InputError(fmt::format("{}: a layer with an indexer, but the model has no sparse-attention indexer "
+      throw InputError(fmt::format("{}: \"{}\", a layer of a sparse-attention indexer, but the model has none "
                                    "(index_head_dim, index_n_heads)",
-                                   at));
+                                   at, t));
     }
+    listed = true;
+    owners += t == "full" ? 1u : 0u;
   });
+  if (!m.mla || m.mla->index_head_dim == 0) {
+    return;
+  }
+  if (listed) {
+    if (owners == 0) {
+      r.fail("indexer_types", "every layer is \"shared\": a shared layer reuses an earlier layer's indexer, so at "
+                              "least one must be \"full\"");
+    }
+    m.mla->index_layers = owners;
+    return;
+  }
+  // Without the list, the same schedule from index_topk_freq and index_skip_topk_offset, by
+  // SGLang's rule: layer i shares when max(i - offset + 1, 0) % freq != 0 (offset absent:
+  // max(i - 1, 0) % freq).
+  const std::uint64_t freq = r.optional_integer("index_topk_freq", 1, 1u << 20).value_or(1);
+  if (freq <= 1) {
+    return;
+  }
+  const std::optional<std::uint64_t> offset = r.optional_integer("index_skip_topk_offset", 1, 1u << 20);
+  for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+    const std::uint64_t from = offset ? *offset - 1 : 1;
+    owners += (i > from ? i - from : 0) % freq == 0 ? 1u : 0u;
+  }
+  m.mla->index_layers = owners;
 }
 
 // Per-family layout facts the config does not spell out (modeling_<type>.py).
@@ -1322,6 +1383,13 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
     }
   }
   e.first_dense_layers = r.optional_integer("first_k_dense_replace", 0, 10'000).value_or(0);
+  // Here, where the reader knows the key the file has (AFMoE's num_dense_layers, ERNIE's
+  // moe_layer_start_index), rather than in validate_model under the canonical name (helper s57
+  // configs2 F5).
+  if (e.first_dense_layers >= m.num_hidden_layers && m.num_hidden_layers > 0) {
+    r.fail("first_k_dense_replace",
+           fmt::format("{} leaves no MoE layer of {}", e.first_dense_layers, m.num_hidden_layers));
+  }
   e.shared_experts = r.optional_integer("n_shared_experts", 0, 1024).value_or(0);
   if (auto width = r.optional_integer("shared_expert_intermediate_size", 0, 1u << 22); width && *width > 0) {
     // Qwen2-MoE / Qwen3-Next: one shared expert of its own width behind a sigmoid gate.
@@ -1890,11 +1958,20 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
   // serves the model (helper s54 configs F4).
   if (lightning_hybrid_type(m.model_type) && r.has("attn_type_list")) {
     const Json* types = r.value("attn_type_list");
-    if (!types->is_array() || types->size() != m.num_hidden_layers ||
-        !std::all_of(types->begin(), types->end(), [](const Json& t) { return t == 0 || t == 1; })) {
+    if (!types->is_array() || types->size() != m.num_hidden_layers) {
       r.fail("attn_type_list", fmt::format("expected a list of {} entries, 0 (lightning attention) or 1 (softmax "
-                                           "attention), one a layer",
-                                           m.num_hidden_layers));
+                                           "attention), one a layer, got {}",
+                                           m.num_hidden_layers,
+                                           types->is_array() ? fmt::format("{} entries", types->size())
+                                                             : std::string(types->type_name())));
+    }
+    // The entry at fault, as /layer_types/N is named (helper s57 configs2 F6).
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      if ((*types)[i] != 0 && (*types)[i] != 1) {
+        throw InputError(fmt::format("{}: expected 0 (lightning attention) or 1 (softmax attention), got {}",
+                                     where(r.origin(), r.pointer() / "attn_type_list" / i),
+                                     detail::printable((*types)[i].dump())));
+      }
     }
     if (!m.layer_is_linear.empty()) {
       r.fail("attn_type_list", "given beside layer_types: one layer pattern is read, not two");
@@ -1987,7 +2064,15 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> integer_or_pair(ObjectRea
 // The vision tower from vision_config when it gives a size; unknown layouts are estimated.
 std::optional<VisionSpec> read_vision(const Json& config, const std::string& origin, const JsonPointer& at,
                                       std::uint64_t text_hidden, const std::string& parent_type) {
-  const auto it = config.find("vision_config");
+  auto it = config.find("vision_config");
+  // Qwen-VL (modeling_qwen.py's VisionTransformer) gives its ViT-bigG under "visual" in OpenCLIP's
+  // words: width, layers, heads, mlp_ratio, output_dim. Unread, its 1.9 B parameters were left out
+  // (-40 % of Qwen-VL-Chat-Int4's weights, a T4 told it fits: helper s57 configs F2).
+  const bool open_clip = (it == config.end() || it->is_null()) && config.contains("visual") &&
+                         config["visual"].is_object();
+  if (open_clip) {
+    it = config.find("visual");
+  }
   if (it == config.end() || it->is_null()) {
     return std::nullopt;
   }
@@ -1995,15 +2080,24 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   const std::string type = it->is_object() && it->contains("model_type") && (*it)["model_type"].is_string()
                                ? (*it)["model_type"].get<std::string>()
                                : parent_type;
-  const Json v = normalized(*it, type);
-  ObjectReader r(v, origin, at / "vision_config");
+  // No class defaults for "visual": Qwen-1's text class is the wrapper's type.
+  const Json v = normalized(*it, open_clip ? std::string_view() : std::string_view(type));
+  ObjectReader r(v, origin, at / (open_clip ? "visual" : "vision_config"));
   VisionSpec s;
   s.model_type = type;
   const auto key = [&r](const char* name) { return vision_key(r, name); };
-  const auto hidden = r.optional_integer(key("hidden_size"), 1, 1u << 20);
+  // OpenCLIP's width and layers, where they are numbers (DeepSeek-OCR-2's width is an object of
+  // sub-encoders, which stays unsized and said so).
+  const auto count_of = [&r](const char* name, std::uint64_t max) -> std::optional<std::uint64_t> {
+    const Json* x = r.value(name);
+    return x != nullptr && x->is_number_unsigned() ? r.optional_integer(name, 1, max) : std::nullopt;
+  };
+  const auto hidden = r.has(key("hidden_size")) ? r.optional_integer(key("hidden_size"), 1, 1u << 20)
+                                                : count_of("width", 1u << 20);
   const auto embed = r.optional_integer("embed_dim", 1, 1u << 20);  // Qwen2-VL
-  const auto layers = r.has("depth") ? r.optional_integer("depth", 1, 10'000)
-                                     : r.optional_integer(key("num_hidden_layers"), 1, 10'000);
+  const auto layers = r.has("depth")                     ? r.optional_integer("depth", 1, 10'000)
+                      : r.has(key("num_hidden_layers")) ? r.optional_integer(key("num_hidden_layers"), 1, 10'000)
+                                                        : count_of("layers", 10'000);
   s.hidden_size = embed.value_or(hidden.value_or(0));
   // Mllama's vision encoder adds num_global_layers gated layers after the local ones.
   s.layers = layers.value_or(0) + (layers ? r.optional_integer("num_global_layers", 0, 10'000).value_or(0) : 0);
@@ -2039,7 +2133,8 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
       kernel != v.end() && kernel->is_array() && !kernel->empty() && (*kernel)[0].is_number_unsigned()) {
     s.merge = std::clamp<std::uint64_t>((*kernel)[0].get<std::uint64_t>(), 1, 64);
   }
-  s.output_size = r.optional_integer("out_hidden_size", 1, 1u << 20).value_or(text_hidden);
+  s.output_size = r.optional_integer(r.has("output_dim") ? "output_dim" : "out_hidden_size", 1, 1u << 20)
+                      .value_or(text_hidden);
   const bool rope_positions = is(type, {"pixtral", "qwen2_5_vl", "qwen2_vl"});
   if (const auto image = rope_positions ? std::nullopt : integer_or_pair(r, "image_size", 1u << 16)) {
     if (image->first == image->second) {
@@ -2157,8 +2252,12 @@ void note_unsized_encoders(const Json& config, ModelSpec& m) {
     const auto v = config.find(key);
     // A sized vision tower is what the other image keys name; a sized audio_config is counted, and
     // so is the resampler read_idefics2_connector read.
+    // Qwen-VL's "visual" with OpenCLIP's width and layers is the tower read_vision sizes.
+    const bool open_clip = name == "visual" && v != config.end() && v->is_object() && !config.contains("vision_config") &&
+                           v->contains("width") && (*v)["width"].is_number_unsigned() && v->contains("layers") &&
+                           (*v)["layers"].is_number_unsigned();
     const bool counted = (name == "audio_config" && m.audio) ||
-                         (name == "perceiver_config" && m.vision && m.vision->resampler);
+                         (name == "perceiver_config" && m.vision && m.vision->resampler) || open_clip;
     if (v == config.end() || v->is_null() || counted || (!beside_vision && m.vision)) {
       continue;
     }
@@ -2181,6 +2280,59 @@ std::optional<ModelSpec::VisionConfigKeys> read_vision_config_keys(const Json& c
   return ModelSpec::VisionConfigKeys{
       .num_hidden_layers = r.optional_integer(vision_key(r, "num_hidden_layers"), 1, 10'000).value_or(0),
       .hidden_size = r.optional_integer(vision_key(r, "hidden_size"), 1, 1u << 20).value_or(0)};
+}
+
+// A model_type or architectures class a letter or two off a known one ("lama", "LlmaForCausalLM"
+// beside model_type "llama", "LlamaForCausalLMX") is read as written, though transformers and vLLM
+// would not find it: said with the name it is near (helper s57 configs F9). Empty when none.
+std::string near_miss_names(const Json& raw) {
+  std::vector<std::string> hints;
+  const auto flat = [](std::string_view text) {
+    std::string out;
+    for (char c : text) {
+      if (c != '_') {
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+    }
+    return out;
+  };
+  const auto type_it = raw.find("model_type");
+  const std::string type = type_it != raw.end() && type_it->is_string() ? type_it->get<std::string>() : std::string();
+  const auto arch = raw.find("architectures");
+  const std::string name =
+      arch != raw.end() && arch->is_array() && !arch->empty() && (*arch)[0].is_string() ? (*arch)[0].get<std::string>()
+                                                                                          : std::string();
+  std::string arch_base;  // the class name before its task suffix, flattened ("llava")
+  for (std::string_view suffix : {"ForCausalLM", "ForConditionalGeneration", "LMHeadModel"}) {
+    const std::size_t at = name.find(suffix);
+    if (at == std::string::npos) {
+      continue;
+    }
+    arch_base = flat(name.substr(0, at));
+    if (at + suffix.size() != name.size()) {
+      hints.push_back(fmt::format("architectures class \"{}\" has text after its {}: a misspelling of \"{}\"?",
+                                  detail::printable(name), suffix, detail::printable(name.substr(0, at + suffix.size()))));
+    }
+    break;
+  }
+  // A type whose class name agrees with it (llava, LlavaForConditionalGeneration) is a real one
+  // gpuplan has not checked, however near a checked name.
+  if (type.size() > 3 && !layout_checked(type) && arch_base != flat(type)) {
+    std::string best;
+    std::size_t best_distance = 3;
+    for (std::string_view known : checked_types()) {
+      const std::size_t distance = edit_distance(type, known);
+      if (distance > 0 && distance < best_distance) {
+        best = std::string(known);
+        best_distance = distance;
+      }
+    }
+    if (!best.empty()) {
+      hints.push_back(fmt::format("model_type \"{}\" is no model type gpuplan knows: a misspelling of \"{}\"?",
+                                  detail::printable(type), best));
+    }
+  }
+  return fmt::format("{}", fmt::join(hints, "; "));
 }
 
 // What config.json's first `architectures` class says: the checked model_type it belongs to by
@@ -2535,6 +2687,21 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   for (const auto& [key, written] : spelled) {
     r.spell(key, written);
   }
+  if (!strict) {
+    check_expert_count_spellings(raw, origin, at);
+    // A layer count left to the class default beside a layer_types list of another length: the
+    // missing count is at fault, not the list (Gemma 3's default 26 beside 62 entries had been
+    // "/layer_types: expected an array of 26", helper s57 configs F8).
+    const auto types = raw.find("layer_types");
+    const auto layers = config.find("num_hidden_layers");
+    if (!is_written(raw, "num_hidden_layers") && types != raw.end() && types->is_array() && layers != config.end() &&
+        layers->is_number_unsigned() && layers->get<std::uint64_t>() != types->size()) {
+      r.fail("num_hidden_layers", fmt::format("missing, while layer_types lists {} layers: the class default of "
+                                              "model_type \"{}\" ({}) would disagree with it; write "
+                                              "num_hidden_layers",
+                                              types->size(), text_type_of(raw_type), layers->dump()));
+    }
+  }
   static constexpr std::array kKeys{
       std::string_view("model_type"), std::string_view("hidden_size"),
       std::string_view("num_hidden_layers"), std::string_view("num_attention_heads"),
@@ -2657,6 +2824,11 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   m.qk_norm = r.boolean("use_qk_norm", false);
   apply_family(m, r);
   m.layout_unchecked = !strict && !layout_checked(m.model_type);
+  if (!strict) {
+    if (std::string hint = near_miss_names(raw_in); !hint.empty()) {
+      m.assumed_defaults = m.assumed_defaults.empty() ? hint : m.assumed_defaults + "; " + hint;
+    }
+  }
   if (!strict) {
     for (const char* key : {"num_nextn_predict_layers", "mtp_num_hidden_layers"}) {
       m.mtp_layers = std::max(m.mtp_layers, r.optional_integer(key, 0, 1000).value_or(0));

@@ -39,7 +39,12 @@ double indexer_bytes_per_token_per_layer(const ModelSpec& m) {
   constexpr double kScaleBytes = 4.0;
   constexpr double kScaleBlock = 128.0;
   const double width = d(m.mla->index_head_dim);
-  return width + std::ceil(width / kScaleBlock) * kScaleBytes;
+  // IndexShare (GLM-5.2/5.3): only the layers owning an indexer cache its keys; spread over the
+  // layers as the indexer's weights are.
+  const double owning = m.mla->index_layers > 0 && m.num_hidden_layers > 0
+                            ? d(m.mla->index_layers) / d(m.num_hidden_layers)
+                            : 1.0;
+  return (width + std::ceil(width / kScaleBlock) * kScaleBytes) * owning;
 }
 
 // `elements` of one token and layer as the cache stores them: at the KV dtype, or as the engine's

@@ -1194,6 +1194,7 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
   res.max_concurrent_sequences = f.max_concurrent_sequences;
   res.max_context_tokens = f.max_context_tokens;
   res.max_context_limited_by_model = f.max_context_limited_by_model;
+  res.model_context_source = model.context_limit_source();
   res.fits = f.fits;
   res.no_engine_runs = f.no_engine_runs;
   res.datasheet_total_bytes = f.datasheet_total_bytes;

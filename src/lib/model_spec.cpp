@@ -72,11 +72,15 @@ void attention_tensors(const ModelSpec& m, std::uint64_t heads, double layers, T
     add(out, kPart, hidden, heads * a.v_head_dim, layers);
     if (a.index_head_dim > 0) {
       // Indexer (replicated: it scores every head's tokens on each rank): queries from the q
-      // latent, one key, its LayerNorm, per-head weights.
-      add_replicated(out, kPart, a.index_heads * a.index_head_dim, a.q_lora_rank > 0 ? a.q_lora_rank : hidden, layers);
-      add_replicated(out, kPart, a.index_head_dim, hidden, layers);
-      add_replicated(out, kPart, 2 * a.index_head_dim, 1, layers);
-      add_replicated(out, kPart, a.index_heads, hidden, layers);
+      // latent, one key, its LayerNorm, per-head weights; on the layers that own one (IndexShare),
+      // spread evenly over any span of layers.
+      const double owners = a.index_layers > 0 && m.num_hidden_layers > 0
+                                ? layers * static_cast<double>(a.index_layers) / static_cast<double>(m.num_hidden_layers)
+                                : layers;
+      add_replicated(out, kPart, a.index_heads * a.index_head_dim, a.q_lora_rank > 0 ? a.q_lora_rank : hidden, owners);
+      add_replicated(out, kPart, a.index_head_dim, hidden, owners);
+      add_replicated(out, kPart, 2 * a.index_head_dim, 1, owners);
+      add_replicated(out, kPart, a.index_heads, hidden, owners);
     }
     return;
   }

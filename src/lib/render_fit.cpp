@@ -384,7 +384,7 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
                                    q.concurrency == 1 ? "" : "s"),
                        count(*r.max_context_tokens)});
     kv.rows.push_back({"max context limited by",
-                       r.max_context_limited_by_model   ? "model (max_position_embeddings)"
+                       r.max_context_limited_by_model   ? fmt::format("model ({})", r.model_context_source)
                        : r.engine && r.engine->kv_capped ? "the KV token cap (--max-kv-tokens)"
                                                          : "memory"});
   } else {
