@@ -1536,7 +1536,7 @@ ModelSpec model_from_hf_config_file(const std::filesystem::path& given) {
     // Refused, the directory had stopped while its config.json alone was read (helper s57 configs
     // F2b): the computed weights go unchecked instead, and the note says so.
     const Json* total = meta.value("total_size");
-    if (total == nullptr || (total->is_number() && total->get<double>() >= 0.0 && total->get<double>() < 0.5)) {
+    if (total == nullptr || (total->is_number_integer() && total->get<std::int64_t>() == 0)) {
       const std::string note = fmt::format("{}: metadata.total_size is {}: the weights computed from config.json are "
                                            "not checked against the checkpoint's files",
                                            origin, total == nullptr ? std::string("missing") : total->dump());
