@@ -111,6 +111,15 @@ inline constexpr std::uint64_t kDefaultEngineMaxBatch = 2048;
 /// Checks every factor is in (0, 1] and the times are finite and >= 0; names `efficiency.*`.
 void validate_efficiency(const Efficiency& e);
 
+/// How requests reach a replica, for the mean TTFT under load. burst: the batch's prompts arrive
+/// together (a benchmark at that concurrency: every request sent at once, and again as each wave
+/// ends). poisson: at random, at the rate the batch sustains in the steady state (a service
+/// carrying a target load), each prompt waiting only for the prefills ahead of it.
+enum class Arrivals { burst, poisson };
+[[nodiscard]] std::string_view to_string(Arrivals a);
+/// burst or poisson; nullopt for another name.
+[[nodiscard]] std::optional<Arrivals> parse_arrivals(std::string_view name);
+
 struct PerfRequest {
   FitRequest fit;                   ///< layout, dtypes and engine memory settings
   std::uint64_t input_tokens = 1024;
@@ -127,6 +136,7 @@ struct PerfRequest {
   /// On 2 L40S rented as 1- or 4-GPU instances, TP 2 pays a 4-GPU instance for 2 GPUs; two TP 1
   /// replicas on 1-GPU instances cost 42 % less a token though they serve less.
   std::vector<Price> instance_offers;
+  Arrivals arrivals = Arrivals::burst;  ///< what PerfPoint::ttft_s assumes
 };
 
 /// Why weights in `weights` cannot be timed on `gpu` (the catalog has no dense, or sparse, peak
@@ -184,8 +194,9 @@ struct StepTime {
 struct PerfPoint {
   std::uint64_t batch = 0;
   StepTime decode;                       ///< one stage, one micro-batch, at the mean context
-  /// Mean time to first token under this batch's load: its prompts arriving together, as in a
-  /// benchmark at this concurrency (PerfModel::loaded_ttft); at batch 1, one prompt alone.
+  /// Mean time to first token under this batch's load (PerfModel::loaded_ttft): its prompts
+  /// arriving together, as in a benchmark at this concurrency, or at random at the rate the batch
+  /// sustains (PerfRequest::arrivals); at batch 1 in a burst, one prompt alone.
   double ttft_s = 0;
   double ttft_alone_s = 0;               ///< prefill of one prompt on an idle replica
   /// One decode step at the mean context: the gap between tokens when no other prompt's prefill
@@ -340,7 +351,8 @@ class PerfModel {
   using MicroSteps = std::vector<MicroStep>;
   // `steps` holds the decode steps at this context and efficiency timed so far.
   /// Sets p.ttft_s from p.ttft_alone_s and the batch's load.
-  void loaded_ttft(PerfPoint& p, const Efficiency& e) const;
+  // `prefill_s`: one prompt's prefill in the steady state's batched steps (poisson arrivals).
+  void loaded_ttft(PerfPoint& p, const Efficiency& e, double prefill_s) const;
   PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e,
                                      MicroSteps& steps) const;
   PerfPoint evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps,

@@ -23,4 +23,11 @@ namespace gpuplan {
 [[nodiscard]] double burst_wait_s(std::uint64_t requests, std::uint64_t batch, bool waves, double wave_s,
                                   double requests_per_s);
 
+/// Open loop: requests arrive at random (Poisson) at `requests_per_s` per replica and each
+/// prompt's prefill keeps the replica's prefill busy `prefill_s` (compute on weights the decode
+/// steps already stream): the mean wait behind the prefills ahead, M/D/1's Pollaczek-Khinchine
+/// rho x prefill_s / (2 (1 - rho)) with rho = requests_per_s x prefill_s. Infinite when rho >= 1
+/// (the queue grows without end).
+[[nodiscard]] double poisson_prefill_wait_s(double requests_per_s, double prefill_s);
+
 }  // namespace gpuplan

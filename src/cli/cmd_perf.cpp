@@ -176,6 +176,7 @@ void add_perf_command(CLI::App& app, Exit& exit_code) {
   // Refused with its reason when given (only fit models a MIG slice), so out of the help.
   sub->get_option("--mig")->group("");
   add_workload_options(*sub, o->workload);
+  add_arrivals_option(*sub, o->workload);
   sub->add_option("--batch", o->batches, "Concurrent sequences per replica, comma-separated")
       ->delimiter(',')
       ->capture_default_str()

@@ -134,6 +134,8 @@ Exit run_plan(const PlanOptions& o) {
   }
   const auto set = [](double v, double scale) { return v > 0 ? std::optional<double>(v * scale) : std::nullopt; };
   req.targets.output_tokens_per_s = set(o.target_tokens_per_s, 1.0);
+  // A target rate is a steady load: its TTFT is random arrivals', not a burst's (unless --arrivals).
+  req.perf.arrivals = arrivals_for(o.workload, req.targets.output_tokens_per_s.has_value());
   req.targets.max_itl_s = set(o.max_itl_ms, 1e-3);
   req.targets.max_ttft_s = set(o.max_ttft_ms, 1e-3);
   req.targets.min_tokens_per_s_per_user = set(o.min_tokens_per_s_per_user, 1.0);
@@ -229,6 +231,7 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
                   "Hugging Face config.json of a model outside the catalog (repeat for several; with --model too)")
       ->check(non_empty());
   add_workload_options(*sub, o->workload, true, false);  // plan has its own target flag
+  add_arrivals_option(*sub, o->workload);
   // Kept to refuse it with a reason (the callback), out of the help: plan takes no --concurrency.
   sub->get_option("--concurrency")->group("");
   sub->add_option("--target-output-tokens-per-s", o->target_tokens_per_s,

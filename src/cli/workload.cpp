@@ -88,6 +88,21 @@ void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency, b
   add_network_option(sub, o.network_gbit_per_s);
 }
 
+void add_arrivals_option(CLI::App& sub, WorkloadOptions& o) {
+  sub.add_option("--arrivals", o.arrivals,
+                 "How prompts arrive, for the mean TTFT under load: burst (the batch's prompts at once, as a "
+                 "benchmark sends them) or poisson (at random, at the rate the batch sustains); default poisson "
+                 "with a target output rate, else burst")
+      ->check(CLI::IsMember({"burst", "poisson"}));
+}
+
+Arrivals arrivals_for(const WorkloadOptions& o, bool target_rate) {
+  if (const std::optional<Arrivals> given = parse_arrivals(o.arrivals)) {
+    return *given;
+  }
+  return target_rate ? Arrivals::poisson : Arrivals::burst;
+}
+
 std::optional<std::uint64_t> planned_concurrency(const WorkloadOptions& o) {
   return o.concurrency > 0 ? std::optional(o.concurrency) : std::nullopt;
 }
@@ -117,6 +132,7 @@ void apply_workload(const WorkloadOptions& o, PerfRequest& request) {
   request.efficiency.layer_overhead_s = o.layer_overhead_us / 1e6 + 0.0;
   request.max_batch = o.max_batch;
   request.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
+  request.arrivals = arrivals_for(o, o.target_output_tokens_per_s > 0);
 }
 
 }  // namespace gpuplan::cli

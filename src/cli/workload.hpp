@@ -23,6 +23,7 @@ struct WorkloadOptions {
   std::uint64_t max_batch = kDefaultEngineMaxBatch;
   std::uint64_t concurrency = 0;  ///< --concurrency: the planned load; 0: full load
   double target_output_tokens_per_s = 0;  ///< --target-output-tokens-per-s, instead; 0: not given
+  std::string arrivals;  ///< --arrivals burst|poisson; empty: poisson under a target rate, else burst
 };
 
 /// A target output rate (after decimal_number(): a finite decimal): at least 1, at most 1e10 tok/s,
@@ -32,6 +33,10 @@ CLI::Validator target_validator();
 /// Adds the workload flags; `concurrency` adds --concurrency (fit has its own), `target` adds
 /// --target-output-tokens-per-s as the other way to give the load (plan has its own).
 void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency = true, bool target = true);
+/// Adds --arrivals (perf and plan: the commands that print a TTFT per load).
+void add_arrivals_option(CLI::App& sub, WorkloadOptions& o);
+/// --arrivals when given, else poisson when a target rate drives the load, else burst.
+Arrivals arrivals_for(const WorkloadOptions& o, bool target_rate);
 /// The planned load: --concurrency when given, else unset (full load).
 std::optional<std::uint64_t> planned_concurrency(const WorkloadOptions& o);
 /// The planned load as output tokens/s over the deployment, unset when not given.

@@ -13,6 +13,7 @@
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/layout_search.hpp>
+#include <gpuplan/queue_wait.hpp>
 #include <gpuplan/rental.hpp>
 
 #include "detail/fit_basis.hpp"
@@ -890,7 +891,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
   // cycle) land between its tokens, in the decode steps (vLLM's chunked prefill) or as steps of
   // their own (SGLang): the mean gap a user sees, whatever the median.
   p.itl_s = std::max(p.step_s, (cycle_s - prefill_busy_s) / output);
-  loaded_ttft(p, e);
+  loaded_ttft(p, e, prefill_busy_s);
   p.tokens_per_s_per_user = 1.0 / p.itl_s;
   // Prefill yields the first token; each further one takes an ITL.
   p.e2e_latency_s = p.ttft_s + (output - 1.0) * p.itl_s;
@@ -898,8 +899,35 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
   return p;
 }
 
-void PerfModel::loaded_ttft(PerfPoint& p, const Efficiency& e) const {
+std::string_view to_string(Arrivals a) { return a == Arrivals::poisson ? "poisson" : "burst"; }
+
+std::optional<Arrivals> parse_arrivals(std::string_view name) {
+  if (name == "burst") {
+    return Arrivals::burst;
+  }
+  if (name == "poisson") {
+    return Arrivals::poisson;
+  }
+  return std::nullopt;
+}
+
+void PerfModel::loaded_ttft(PerfPoint& p, const Efficiency& e, double prefill_s) const {
   p.ttft_s = p.ttft_alone_s;
+  if (request_.arrivals == Arrivals::poisson) {
+    // Random arrivals at the rate this batch sustains (batch / cycle per replica): a prompt lands
+    // mid-step (half a step to the next), waits for the prefills queued before it (M/D/1), then
+    // rides in the steps that carry its chunks, each a decode step plus its share of the prefill.
+    // Not below one prompt alone. An approximation: the engine serves queued prompts a chunk of
+    // tokens a step, not one by one, so a deep queue drains faster than M/D/1 says.
+    const double requests_per_s = p.cycle_s > 0 ? d(p.batch) / p.cycle_s : 0.0;
+    const double chunks =
+        std::ceil(d(request_.input_tokens) / d(std::max<std::uint64_t>(1, prefill_chunk_tokens_)) - 1e-9);
+    const double wait_s = poisson_prefill_wait_s(requests_per_s, prefill_s);
+    if (std::isfinite(wait_s)) {  // prefill's share of the cycle is below 1 by construction
+      p.ttft_s = std::max(p.ttft_alone_s, 0.5 * p.step_s + wait_s + chunks * p.step_s + prefill_s);
+      return;
+    }
+  }
   if (p.batch <= 1) {
     return;
   }

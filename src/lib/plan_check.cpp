@@ -221,6 +221,9 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
   req.fit.prompt_tokens = req.input_tokens;
   req.fit.concurrency = 1;
+  // A target rate is a steady load: TTFT expectations are judged for random arrivals at that
+  // rate, as plan judges its --max-ttft-ms (a concurrency stays a benchmark's burst).
+  req.arrivals = q.target_output_tokens_per_s ? Arrivals::poisson : Arrivals::burst;
   if (!req.fit.mig_profile.empty()) {
     return evaluate_mig_deployment(catalog, q, req, std::move(d));
   }

@@ -143,6 +143,7 @@ void write_perf(detail::JsonWriter& w, const PerfResult& r) {
   w.end_array();
   w.member("sparse", q.sparse);
   w.member("network_bytes_per_s_per_gpu", q.network_bytes_per_s_per_gpu);
+  w.member("arrivals", to_string(q.arrivals));
   w.end_object();
   w.member("compute_type", r.compute_type);
   w.member("peak_flop_per_s", checked(r.peak_flop_per_s, "peak"));
@@ -258,11 +259,17 @@ detail::Document perf_document(const PerfResult& r) {
       "benchmark's mean TPOT; tok/s/user and e2e follow it); step: one decode step alone (the median gap where "
       "prefills run in steps of their own, as SGLang's)");
   if (!r.rows.empty()) {
-    doc.footer.push_back(fmt::format(
-        "TTFT: the mean under load, the batch's prompts arriving together and prefilled in steps of the engine's "
-        "chunk (what a benchmark at that concurrency measures); traffic that arrives spread out waits less, down "
-        "to one prompt alone: {} ms",
-        ms(r.rows.front().ttft_alone_s)));
+    doc.footer.push_back(
+        r.request.arrivals == Arrivals::poisson
+            ? fmt::format("TTFT: the mean under load for prompts arriving at random (Poisson) at the rate the batch "
+                          "sustains, each waiting for the prefills ahead of it (M/D/1) and riding in the decode steps; "
+                          "a burst of the batch's prompts at once (a benchmark, --arrivals burst) waits longer; one "
+                          "prompt alone: {} ms",
+                          ms(r.rows.front().ttft_alone_s))
+            : fmt::format("TTFT: the mean under load, the batch's prompts arriving together and prefilled in steps of "
+                          "the engine's chunk (what a benchmark at that concurrency measures); traffic that arrives "
+                          "spread out waits less (--arrivals poisson), down to one prompt alone: {} ms",
+                          ms(r.rows.front().ttft_alone_s)));
   }
   doc.footer.push_back(
       "output tok/s: whole deployment, steady state with each prompt's prefill interleaved; roofline: the "

@@ -286,6 +286,7 @@ OrderedJson plan_json(const PlanResult& p, std::optional<Engine> emit) {
   j["inputs"] = {{"input_tokens", r.perf.input_tokens},
                  {"output_tokens", r.perf.output_tokens},
                  {"gpus_per_node", r.gpus_per_node},
+                 {"arrivals", to_string(r.perf.arrivals)},
                  {"targets", {{"output_tokens_per_s", opt(t.output_tokens_per_s)},
                               {"max_itl_s", opt(t.max_itl_s)},
                               {"max_ttft_s", opt(t.max_ttft_s)},
@@ -411,8 +412,13 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
         "capacity: what the replicas serve at the max batch, with the estimate's calibration band; 'within band': a rival on another GPU is "
         "cheaper at the band's edges (its high edge against this one's low edge)");
     head.footer.push_back(
-        "TTFT: the mean at that batch, its prompts arriving together and prefilled in the engine's chunks (what a "
-        "benchmark at that concurrency measures); traffic that arrives spread out waits less");
+        r.perf.arrivals == Arrivals::poisson
+            ? "TTFT: the mean at that batch for prompts arriving at random (Poisson) at the rate it sustains, each "
+              "waiting for the prefills ahead of it and riding in the decode steps; a burst of the batch's prompts "
+              "at once (a benchmark, --arrivals burst) waits longer"
+            : "TTFT: the mean at that batch, its prompts arriving together and prefilled in the engine's chunks "
+              "(what a benchmark at that concurrency measures); traffic that arrives spread out waits less "
+              "(--arrivals poisson)");
     head.footer.push_back(usd_per_mtok_text(r));
   }
   if (emit && !p.configurations.empty()) {

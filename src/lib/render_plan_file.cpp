@@ -160,6 +160,13 @@ DeploymentReport report_deployment(const DeploymentResult& d, ByteUnits units) {
                                    "{:+.0f} %, on throughput and ITL; TTFT has none)", d.name, p.batch,
                                    bound_text(p.decode), band_source(d.perf->band_case, d.perf->engine_calibrated, d.perf->layout_calibrated),
                                    (d.perf->band_low - 1) * 100, (d.perf->band_high - 1) * 100));
+    r.footer.push_back(fmt::format(
+        "{}: TTFT is the mean {}", d.name,
+        d.perf->request.arrivals == Arrivals::poisson
+            ? "for prompts arriving at random at the target rate, each waiting for the prefills ahead of it (a "
+              "steady load; a burst of the batch's prompts at once waits longer)"
+            : "when the batch's prompts arrive together, as a benchmark at that concurrency sends them (traffic "
+              "spread out waits less)"));
   }
   if (!d.costs.empty()) {
     Table cost{.title = fmt::format("{}: cost per mode", d.name),

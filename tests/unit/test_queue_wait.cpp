@@ -2,6 +2,7 @@
 // TTFT left it out, -84 % median over 22 rows that queued beyond the batch).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 #include <gpuplan/calibration.hpp>
@@ -22,6 +23,15 @@ TEST_CASE("queue wait: closed loop by Little's law, bursts by waves or a drainin
   // A draining queue: 3 queued behind 2 slots at 1 request/s wait 1, 2 and 3 s: 6 / 5.
   CHECK(gpuplan::burst_wait_s(5, 2, false, 0.0, 1.0) == Approx(1.2));
   CHECK(gpuplan::burst_wait_s(8, 10, true, 5.0, 2.0) == Approx(0.0).margin(1e-12));
+}
+
+TEST_CASE("queue wait: random arrivals wait for the prefills ahead (M/D/1)", "[queue]") {
+  // 5 prompts/s of 0.1 s each: rho 0.5, wait 0.5 x 0.1 / (2 x 0.5) = 0.05 s.
+  CHECK(gpuplan::poisson_prefill_wait_s(5.0, 0.1) == Approx(0.05));
+  // rho 0.9: 0.9 x 0.1 / 0.2 = 0.45 s, nine times rho 0.5's: the wait explodes near saturation.
+  CHECK(gpuplan::poisson_prefill_wait_s(9.0, 0.1) == Approx(0.45));
+  CHECK(gpuplan::poisson_prefill_wait_s(0.0, 0.1) == Approx(0.0).margin(1e-12));
+  CHECK(std::isinf(gpuplan::poisson_prefill_wait_s(10.0, 0.1)));
 }
 
 TEST_CASE("queue wait: validate's TTFT under load adds the wait for a slot", "[queue][measurement]") {
