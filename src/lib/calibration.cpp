@@ -179,8 +179,8 @@ double ttft_from_send_s(const Prepared& p, std::uint64_t run_batch, const PerfPo
   const double admitted_alone_s = at_run.ttft_alone_s + at_run.step_s;
   const bool burst = p.requests > 0 && (b.concurrency == 0 || b.concurrency >= p.requests);
   if (!burst) {
-    return b.concurrency > run_batch ? closed_loop_wait_s(b.concurrency, run_batch, requests_per_s) + admitted_alone_s
-                                     : at_run.ttft_s;
+    return closed_loop_ttft_s(b.concurrency, run_batch, p.requests, b.output_lengths == OutputLengths::fixed,
+                              at_run.ttft_s, admitted_alone_s, requests_per_s);
   }
   if (p.requests <= run_batch) {
     return at_run.ttft_s;
