@@ -96,7 +96,7 @@ struct ModeComparison {
 struct ExcludedOption {
   std::string gpu;
   std::string problem;              ///< option_fit_problem()
-  std::uint64_t gpus_that_fit = 0;  ///< the fewest GPUs (doubling gpus_per_option) that hold it; 0: none tried did
+  std::uint64_t gpus_that_fit = 0;  ///< the fewest GPUs that hold it (fit's suggestion, else doubling gpus_per_option); 0: none tried did
 };
 
 struct CompareResult {

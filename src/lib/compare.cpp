@@ -9,6 +9,8 @@
 
 #include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/fit_suggestions.hpp>
+#include <gpuplan/layout_search.hpp>
 #include <gpuplan/planned_load.hpp>
 
 namespace gpuplan {
@@ -201,6 +203,28 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       first_problem = e.problem;
     }
     CompareRequest more = r;
+    // fit's rule for the count: the smallest that holds it, rounded to a divisor of the node or
+    // whole nodes (405B fp8 on L4: 24 as TP 8 x PP 3, where doublings said 32; tasks s57 F8).
+    if (!r.size_for_target) {
+      const LayoutSearch failed{.chosen = f};
+      const std::vector<FitSuggestion> suggestions =
+          suggest_fits(model, catalog.gpu(f.gpu_id), f.request,
+                       LayoutSearchOptions{.gpus = r.gpus_per_option, .gpus_per_node = f.request.gpus_per_node},
+                       r.layout_given, failed);
+      if (!suggestions.empty() && suggestions.front().change == FitChange::gpus && suggestions.front().fits) {
+        more.gpus_per_option = suggestions.front().count;
+        try {
+          if (option_fit(catalog, model, more, gpu).fits) {
+            e.gpus_that_fit = more.gpus_per_option;
+          }
+        } catch (const InputError&) {
+          // a given TP x PP that does not tile that count: the doublings below
+        }
+        more.gpus_per_option = r.gpus_per_option;
+      }
+    }
+    // Where fit's count does not serve here (compare's layout rule on it, an instance size held
+    // to), doublings of the count asked.
     for (int doubling = 0; doubling < 4 && !r.size_for_target && e.gpus_that_fit == 0; ++doubling) {
       more.gpus_per_option *= 2;
       try {
