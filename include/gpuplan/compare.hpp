@@ -19,6 +19,8 @@ struct CompareRequest {
   std::uint64_t gpus_per_option = 8;    ///< GPUs in each deployment
   bool gpus_defaulted = false;          ///< no --gpus/--nodes: one node, said in the heading
   PerfRequest perf;                     ///< workload, dtypes, efficiency; layout used if `layout_given`
+  /// perf.fit.gpus_per_node holds for every GPU; false: each GPU's GpuSpec::default_gpus_per_node.
+  bool gpus_per_node_given = true;
   bool layout_given = false;
   /// The load each option is costed at (planned_load): unset, full load.
   std::optional<std::uint64_t> concurrency;

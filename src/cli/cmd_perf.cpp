@@ -58,7 +58,7 @@ Exit run_perf(const PerfOptions& o) {
   apply_workload(o.workload, req);
   validate_perf_request(d.model, req);
   const bool sized = size_for_target(o.workload, o.deployment);
-  d.gpus = layout_search_gpus(sized, d.layout_given, o.deployment, d.gpus);
+  d.gpus = layout_search_gpus(sized, d.layout_given, d.request.gpus_per_node, d.gpus);
   // The layout must hold the weights; without --tp/--pp take the one with the most throughput.
   ThroughputLayout choice = serving_layout(d.model, *d.gpu, req, d.layout_given, d.gpus, fit_cache_for(d));
   const FitResult& layout_fit = choice.fit;

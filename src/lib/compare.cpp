@@ -16,6 +16,11 @@
 namespace gpuplan {
 namespace {
 
+// The node of one GPU type: the one given, else its systems' own (one GB10 per DGX Spark).
+std::uint64_t option_gpus_per_node(const CompareRequest& r, const GpuSpec& gpu) {
+  return r.gpus_per_node_given ? r.perf.fit.gpus_per_node : gpu.default_gpus_per_node();
+}
+
 CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r,
                               const FitResult& layout_fit) {
   const GpuSpec& gpu = catalog.gpu(layout_fit.gpu_id);
@@ -24,6 +29,7 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
   req.fit.prompt_tokens = req.input_tokens;
   req.fit.concurrency = 1;
   req.fit.layout = layout_fit.request.layout;
+  req.fit.gpus_per_node = layout_fit.request.gpus_per_node;
   CompareOption o;
   o.gpu = gpu.id;
   o.gpus = r.gpus_per_option;
@@ -65,6 +71,7 @@ FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const Compa
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
   req.fit.prompt_tokens = req.input_tokens;
   req.fit.concurrency = 1;
+  req.fit.gpus_per_node = option_gpus_per_node(r, gpu);
   validate_perf_request(model, req);
   // One provider: the layout keeps replicas every one of its offers' instances holds, as cost
   // and check do (across providers no one instance size applies).
@@ -334,7 +341,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       PricedOption po;
       // The offer's price that costs least for the option's GPUs in whole instances.
       const GpuSpec& gpu = catalog.gpu(o.gpu);
-      const GpuNeed need{.gpus = o.gpus, .group = instance_group(o.layout, gpu, r.perf.fit.gpus_per_node)};
+      const GpuNeed need{.gpus = o.gpus, .group = instance_group(o.layout, gpu, option_gpus_per_node(r, gpu))};
       for (const Price& p : all) {
         if (p.provider == offer.provider && p.gpu == o.gpu && p.mode == offer.mode && p.term == offer.term &&
             (!po.price || preferred_for(p, *po.price, need))) {
@@ -363,7 +370,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
           held.term = offer.term;
           if (const FitResult f = option_fit(catalog, model, held, o.gpu); f.fits) {
             const CompareOption own = evaluate_option(catalog, model, held, f);
-            const CostResult own_cost = priced(own, instance_group(own.layout, gpu, r.perf.fit.gpus_per_node));
+            const CostResult own_cost = priced(own, instance_group(own.layout, gpu, option_gpus_per_node(r, gpu)));
             if (!own_cost.rental.group_split) {
               po.cost = own_cost;
               po.own_layout = own.layout;

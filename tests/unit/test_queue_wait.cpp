@@ -6,6 +6,7 @@
 
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/measurement_file.hpp>
+#include <gpuplan/perf.hpp>
 #include <gpuplan/queue_wait.hpp>
 
 #include "test_support.hpp"
@@ -97,4 +98,33 @@ TEST_CASE("queue wait: validate's closed-loop TTFT rises with the clients across
   CHECK(at_cap.estimate_ttft_s == Approx((64.0 * burst.estimate_ttft_s + 1216.0 * alone_s) / 1280.0).epsilon(0.01));
   CHECK(above.estimate_ttft_s > at_cap.estimate_ttft_s);
   CHECK(check(16, 1280).estimate_ttft_s < at_cap.estimate_ttft_s);
+}
+
+// meas-nvidia s57 F3: validate put a row's 4 x GB10 (one per DGX Spark) in one 8-GPU node, its TP
+// all-reduces on NVLink-C2C; the row's GPUs now sit in nodes of their systems' size.
+TEST_CASE("validate: a row's GB10s each sit in a node of their own", "[measurement]") {
+  const std::string text =
+      R"({"measured": [{"kind": "throughput", "engine": "vLLM 0.11.0", "model": "Qwen3-32B", "gpu": "GB10",
+          "parallelism": "TP4", "precision": "FP8", "kv_cache_dtype": "fp8", "isl": 1024, "osl": 128,
+          "concurrency": 64, "output_tokens_per_s": 400}]})";
+  const gpuplan::MeasurementFile f = gpuplan::read_measurement_file(gpuplan::test::cat(), text, "q.json");
+  const gpuplan::Calibration c = gpuplan::validate_benchmarks(gpuplan::test::cat(), gpuplan::Efficiency{}, f.benchmarks);
+  REQUIRE(c.checks.size() == 1);
+  const gpuplan::BenchmarkCheck& check = c.checks.front();
+  gpuplan::PerfRequest r;
+  r.input_tokens = 1024;
+  r.output_tokens = 128;
+  r.max_batch = 64;
+  r.fit.layout = gpuplan::Layout{.tp = 4, .pp = 1, .ep = 1, .dp = 1};
+  r.fit.weights_dtype = gpuplan::DType::fp8;
+  r.fit.kv_dtype = gpuplan::DType::fp8;
+  r.fit.gpus_per_node = 8;
+  const gpuplan::PerfModel one_box(gpuplan::test::cat().model("qwen3-32b"), gpuplan::test::cat().gpu("gb10"), r);
+  r.fit.gpus_per_node = 1;
+  const gpuplan::PerfModel sparks(gpuplan::test::cat().model("qwen3-32b"), gpuplan::test::cat().gpu("gb10"), r);
+  const double box_s = one_box.evaluate(check.run_batch, gpuplan::Efficiency{}).step_s;
+  const double sparks_s = sparks.evaluate(check.run_batch, gpuplan::Efficiency{}).step_s;
+  INFO("validate " << check.estimate_step_s << " s, one box " << box_s << " s, four Sparks " << sparks_s << " s");
+  REQUIRE(sparks_s > 1.02 * box_s);
+  CHECK(check.estimate_step_s == Approx(sparks_s).epsilon(0.005));
 }
