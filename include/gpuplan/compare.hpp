@@ -19,6 +19,8 @@ struct CompareRequest {
   std::uint64_t gpus_per_option = 8;    ///< GPUs in each deployment
   bool gpus_defaulted = false;          ///< no --gpus/--nodes: one node, said in the heading
   PerfRequest perf;                     ///< workload, dtypes, efficiency; layout used if `layout_given`
+  /// perf.fit.gpus_per_node holds for every GPU; false: each GPU's GpuSpec::default_gpus_per_node.
+  bool gpus_per_node_given = true;
   bool layout_given = false;
   /// The load each option is costed at (planned_load): unset, full load.
   std::optional<std::uint64_t> concurrency;
@@ -96,7 +98,7 @@ struct ModeComparison {
 struct ExcludedOption {
   std::string gpu;
   std::string problem;              ///< option_fit_problem()
-  std::uint64_t gpus_that_fit = 0;  ///< the fewest GPUs (doubling gpus_per_option) that hold it; 0: none tried did
+  std::uint64_t gpus_that_fit = 0;  ///< the fewest GPUs that hold it (fit's suggestion, else doubling gpus_per_option); 0: none tried did
 };
 
 struct CompareResult {

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <gpuplan/layout.hpp>
+
 namespace gpuplan {
 
 /// A link between GPUs (scale-up: NVLink, xGMI) or to the host (PCIe).
@@ -79,6 +81,9 @@ struct GpuSpec {
   std::optional<double> achievable_matmul_share;
   double tdp_w = 0;
   std::optional<int> sm_count;
+  /// GPUs in every system that ships it, where that is one count (GB10: one per DGX Spark): the
+  /// default node size, so several of them talk over the network. Absent: the 8-GPU server.
+  std::optional<std::uint64_t> gpus_per_system;
   std::optional<Link> scale_up;              ///< NVLink/xGMI domain; absent: GPUs talk over PCIe
   /// An NVLink bridge the card takes as an option (A100 PCIe, H100 PCIe): not assumed, since
   /// servers and clouds often go without; a catalog override that gives `scale_up` fits it.
@@ -91,6 +96,8 @@ struct GpuSpec {
   std::string notes;
   std::string origin;                        ///< catalog file the entry came from
 
+  /// GPUs per node when none is given: the system's count, else kDefaultGpusPerNode (8).
+  [[nodiscard]] std::uint64_t default_gpus_per_node() const { return gpus_per_system.value_or(kDefaultGpusPerNode); }
   /// Capacity that fit decisions use: the usable figure if known, else the datasheet figure.
   [[nodiscard]] double fit_memory_bytes() const {
     return free_at_start_bytes ? std::min(driver_memory_bytes(), *free_at_start_bytes) : driver_memory_bytes();

@@ -456,7 +456,8 @@ PerfResult perf(const PerfModel& model, std::vector<std::string> fit_notes, cons
                 const EstimateBand& band);
 
 /// The layout perf, cost and compare use when none is given: among TP (powers of two) replicas
-/// over `gpus` GPUs (TP x PP only when no TP replica holds a sequence), the one with the most estimated output
+/// over `gpus` GPUs (with pipelines of whole-node stages, TP = the node's GPUs; other TP x PP and TP
+/// over the network only when none of those holds a sequence), the one with the most estimated output
 /// tokens/s at full load (fewer GPUs per replica on a tie); the smallest layout that holds the
 /// weights when none can hold a sequence. `request.fit.layout.ep` is kept.
 struct ThroughputLayout {

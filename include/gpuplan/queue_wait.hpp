@@ -15,6 +15,19 @@ namespace gpuplan {
 /// requests_per_s. 0 when clients <= batch.
 [[nodiscard]] double closed_loop_wait_s(std::uint64_t clients, std::uint64_t batch, double requests_per_s);
 
+/// The mean TTFT from the send, in a closed loop of `clients` per replica over `requests` per replica
+/// (0: a count not known). Where clients exceed the batch, the steady state: the wait for a slot
+/// (closed_loop_wait_s), then admitted alone to the running batch (`admitted_alone_s`: its prefill
+/// beside the batch's decodes). Otherwise, with equal output lengths (`waves`) the clients finish
+/// together and send together: every wave takes the batch's burst TTFT `burst_ttft_s`. With lengths
+/// that spread, only the first `clients` arrive together and take the burst; each later request is
+/// sent as one ends and admitted alone (with one client, to an idle replica: the burst of one).
+/// With a known count the first clients beyond the batch wait for k completions, the k-th of them,
+/// and each later one for clients - batch. Requests no more than the clients are a burst
+/// (burst_wait_s), not this.
+[[nodiscard]] double closed_loop_ttft_s(std::uint64_t clients, std::uint64_t batch, std::uint64_t requests, bool waves,
+                                        double burst_ttft_s, double admitted_alone_s, double requests_per_s);
+
 /// A burst: `requests` per replica queued at once. With equal output lengths (`waves`) they run in
 /// waves of `batch` that each last `wave_s` (the last partial wave shorter, not counted here: its
 /// requests wait for the full waves before it); with lengths that spread, a finished request's

@@ -33,14 +33,16 @@ Exit run_compare(CompareOptions o) {
   const RenderOptions render = render_options(o.common);
   CompareRequest req;
   req.size_for_target = size_for_target(o.workload, o.deployment);
-  if (o.deployment.gpus == 0 && o.deployment.nodes == 0) {
-    // One node by default; with a target, the node the replica is chosen in.
-    o.deployment.gpus = req.size_for_target ? o.deployment.gpus_per_node : 8;
-    req.gpus_defaulted = !req.size_for_target;
-  }
   for (const std::string& g : o.gpus) {
     req.gpus.push_back(lookup_gpu(catalog, g, "--gpu").id);
   }
+  if (o.deployment.gpus == 0 && o.deployment.nodes == 0) {
+    // One node by default; with a target, the node the replica is chosen in.
+    o.deployment.gpus = req.size_for_target ? gpus_per_node(o.deployment, catalog.gpu(req.gpus.front())) : 8;
+    req.gpus_defaulted = !req.size_for_target;
+  }
+  // Without --gpus-per-node each GPU takes its systems' own node (one GB10 per DGX Spark).
+  req.gpus_per_node_given = o.deployment.gpus_per_node > 0;
   o.deployment.gpu = req.gpus.front();  // resolved once: one note for a loose name
   const Deployment d = resolve_deployment(catalog, o.deployment);
   req.gpus_per_option = d.gpus;

@@ -87,7 +87,7 @@ Exit run_cost(const CostOptions& o) {
       report.model_id = "-";
       const std::uint64_t replica = std::max<std::uint64_t>(1, o.deployment.tp) * std::max<std::uint64_t>(1, o.deployment.pp);
       const std::uint64_t gpus =
-          o.deployment.nodes > 0 ? o.deployment.nodes * o.deployment.gpus_per_node : o.deployment.gpus;
+          o.deployment.nodes > 0 ? o.deployment.nodes * gpus_per_node(o.deployment, gpu) : o.deployment.gpus;
       c.gpus = gpus == 0 ? replica : gpus;
     }
     c.output_tokens_per_s = o.tokens_per_second;
@@ -103,7 +103,7 @@ Exit run_cost(const CostOptions& o) {
     apply_workload(o.workload, req);
     validate_perf_request(d.model, req);
     const bool sized = size_for_target(o.workload, o.deployment);
-    d.gpus = layout_search_gpus(sized, d.layout_given, o.deployment, d.gpus);
+    d.gpus = layout_search_gpus(sized, d.layout_given, d.request.gpus_per_node, d.gpus);
     if (!o.pricing.provider.empty()) {
       // The layout rule keeps replicas the offer's instances can hold (plan skips the others).
       const PricingMode mode = parse_pricing_mode(o.pricing.mode.empty() ? "on-demand" : o.pricing.mode, "--mode");
@@ -191,7 +191,7 @@ Exit run_cost(const CostOptions& o) {
     const PricingMode mode = parse_pricing_mode(o.pricing.mode.empty() ? "on-demand" : o.pricing.mode, "--mode");
     check_term(o.pricing.term, mode);
     // The offer's instance size that costs least for these GPUs: whole instances are paid.
-    c.instance_group = std::min(c.gpus, instance_group(priced_layout, gpu, o.deployment.gpus_per_node));
+    c.instance_group = std::min(c.gpus, instance_group(priced_layout, gpu, gpus_per_node(o.deployment, gpu)));
     const Price& price = instance_price(
         catalog, find_price(catalog, o.pricing.provider, gpu.id, mode, o.pricing.region, o.pricing.term),
         GpuNeed{.gpus = c.gpus, .group = c.instance_group});

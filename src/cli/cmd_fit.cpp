@@ -33,7 +33,7 @@ Exit run_fit(const FitOptions& o) {
   d.request.context_tokens = o.context;
   d.request.concurrency = o.concurrency;
   const FitQuestion question{.request = d.request,
-                             .search = {.gpus = d.gpus, .gpus_per_node = o.deployment.gpus_per_node},
+                             .search = {.gpus = d.gpus, .gpus_per_node = d.request.gpus_per_node},
                              .layout_given = d.layout_given,
                              .context_given = o.context_given};
   FitCache* cache = fit_cache_for(d);

@@ -58,7 +58,7 @@ Exit run_perf(const PerfOptions& o) {
   apply_workload(o.workload, req);
   validate_perf_request(d.model, req);
   const bool sized = size_for_target(o.workload, o.deployment);
-  d.gpus = layout_search_gpus(sized, d.layout_given, o.deployment, d.gpus);
+  d.gpus = layout_search_gpus(sized, d.layout_given, d.request.gpus_per_node, d.gpus);
   // The layout must hold the weights; without --tp/--pp take the one with the most throughput.
   ThroughputLayout choice = serving_layout(d.model, *d.gpu, req, d.layout_given, d.gpus, fit_cache_for(d));
   const FitResult& layout_fit = choice.fit;
@@ -146,22 +146,26 @@ Exit run_perf(const PerfOptions& o) {
   }
   if (target) {
     result.notes.insert(result.notes.begin(), target_load_note(load, req.fit.layout));
-  } else if (load.capped) {
-    // The clients beyond the batch wait for a slot: a benchmark's mean TTFT counts that wait
-    // (queue_wait.hpp), the batch's TTFT shown does not.
+  } else if (load.capped && !result.rows.empty()) {
+    // The clients beyond the batch wait for a slot, then prefill alone beside the batch's decodes:
+    // a benchmark's mean TTFT counts that (queue_wait.hpp, the figure validate compares), the
+    // batch's burst TTFT shown does not.
     const std::uint64_t dp = req.fit.layout.dp;
     const std::uint64_t clients = (*load.concurrency + dp - 1) / dp;
-    const double requests_per_s = result.rows.empty() ? 0.0
-                                                      : result.rows.front().output_tokens_per_s / static_cast<double>(dp) /
-                                                            static_cast<double>(req.output_tokens);
+    const PerfPoint& row = result.rows.front();
+    const double requests_per_s =
+        row.output_tokens_per_s / static_cast<double>(dp) / static_cast<double>(req.output_tokens);
     const double wait_s = closed_loop_wait_s(clients, load.batch, requests_per_s);
-    result.notes.insert(result.notes.begin(),
-                        fmt::format("--concurrency {} needs more sequences per replica than memory and the engine "
-                                    "allow ({}): shown at {}; the other {} per replica wait for a free slot, {:.2f} s "
-                                    "on average (Little's law at {:.2f} requests/s per replica), which a benchmark's "
-                                    "mean TTFT adds to the TTFT shown ({:.2f} s in all)",
-                                    *load.concurrency, load.batch, load.batch, clients > load.batch ? clients - load.batch : 0, wait_s,
-                                    requests_per_s, wait_s + (result.rows.empty() ? 0.0 : result.rows.front().ttft_s)));
+    const double admitted_alone_s = row.ttft_alone_s + row.step_s;
+    result.notes.insert(
+        result.notes.begin(),
+        fmt::format("--concurrency {} needs more sequences per replica than memory and the engine allow ({}): shown "
+                    "at {}; the other {} per replica wait for a free slot, {:.2f} s on average (Little's law at "
+                    "{:.2f} requests/s per replica), then prefill alone beside the batch's decodes ({:.2f} s): a "
+                    "benchmark's mean TTFT in this steady state, {:.2f} s in all",
+                    *load.concurrency, load.batch, load.batch, clients > load.batch ? clients - load.batch : 0, wait_s,
+                    requests_per_s, admitted_alone_s,
+                    closed_loop_ttft_s(clients, load.batch, 0, false, row.ttft_s, admitted_alone_s, requests_per_s)));
   }
   print_document(json_lines() ? render_json_line(result) : render_perf(result, render));
   return o.check && load.capped ? Exit::check_failed : Exit::ok;

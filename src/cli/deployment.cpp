@@ -46,8 +46,7 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
   // PCIe and which go over the network (a 4-GPU L40S server).
   sub.add_option("--gpus-per-node", o.gpus_per_node,
                  "GPUs per node: TP and PP groups within one talk over NVLink or PCIe, wider ones over the network; "
-                 "with --nodes, the deployment is nodes x this")
-      ->capture_default_str()
+                 "with --nodes, the deployment is nodes x this (default: 8, or what the GPU's systems hold: 1 for gb10)")
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{72}));
   sub.add_option("--tp", o.tp, "Tensor-parallel degree (default: fit takes the layout with the most sequences; perf, cost, compare and plan files the one with the most estimated throughput)")
       ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
@@ -561,7 +560,7 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   req.memory_utilization = o.memory_utilization;
   req.reserve_bytes = units::parse_bytes(o.reserve, "--reserve");
   req.prefill_chunk_tokens = o.prefill_chunk;
-  req.gpus_per_node = o.gpus_per_node;
+  req.gpus_per_node = gpus_per_node(o, *d.gpu);
   req.layout.ep = o.ep;
   req.engine = engine_settings(o);
   req.kv_dtype = o.kv_dtype.empty() ? engine_default_kv_dtype(d.model, formats, *d.gpu, req.engine.engine)
@@ -574,11 +573,11 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
                                  req.block_tokens));
   }
 
-  const std::uint64_t gpus = o.nodes > 0 ? o.nodes * o.gpus_per_node : o.gpus;
+  const std::uint64_t gpus = o.nodes > 0 ? o.nodes * req.gpus_per_node : o.gpus;
   constexpr std::uint64_t kMaxGpus = 65536;
   if (gpus > kMaxGpus) {
     throw InputError(fmt::format("--nodes: {} nodes x {} GPUs is more than {} GPUs", o.nodes,
-                                 o.gpus_per_node, kMaxGpus));
+                                 req.gpus_per_node, kMaxGpus));
   }
   d.layout_given = o.tp != 0 || o.pp != 0;
   if (!d.layout_given) {
@@ -595,6 +594,10 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
   }
   req.layout.dp = d.gpus / replica;
   return d;
+}
+
+std::uint64_t gpus_per_node(const DeploymentOptions& o, const GpuSpec& gpu) {
+  return o.gpus_per_node > 0 ? o.gpus_per_node : gpu.default_gpus_per_node();
 }
 
 FitCache* fit_cache_for(const Deployment& d) { return d.model_from_catalog ? batch_fit_cache() : nullptr; }

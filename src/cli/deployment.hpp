@@ -28,7 +28,7 @@ struct DeploymentOptions {
   std::string mig;
   std::uint64_t gpus = 0;
   std::uint64_t nodes = 0;
-  std::uint64_t gpus_per_node = 8;
+  std::uint64_t gpus_per_node = 0;  ///< 0: the GPU's own (GpuSpec::default_gpus_per_node)
   std::uint64_t tp = 0;
   std::uint64_t pp = 0;
   std::uint64_t ep = 1;
@@ -94,6 +94,8 @@ struct Deployment {
   bool layout_given = false;
 };
 Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o);
+/// --gpus-per-node, else the GPU's systems' own count (8; one GB10 per DGX Spark).
+std::uint64_t gpus_per_node(const DeploymentOptions& o, const GpuSpec& gpu);
 /// The batch's FitCache when the model is the catalog's, else nullptr (a single command, or a
 /// config file's model, whose id may name other contents).
 FitCache* fit_cache_for(const Deployment& d);

@@ -157,7 +157,7 @@ DeploymentResult evaluate(const Catalog& catalog, const PlanFile& plan, const Pl
       q.concurrency = planned_concurrency(o.workload);
       q.target_output_tokens_per_s = planned_target(o.workload);
       q.size_for_target = size_for_target(o.workload, o.deployment);
-      q.gpus = layout_search_gpus(q.size_for_target, q.layout_given, o.deployment, q.gpus);
+      q.gpus = layout_search_gpus(q.size_for_target, q.layout_given, q.perf.fit.gpus_per_node, q.gpus);
       apply_pricing(o.pricing, q.cost);
       q.prices = plan_prices(catalog, o, *q.gpu, plan, pd);
       DeploymentResult result = evaluate_deployment(catalog, q);

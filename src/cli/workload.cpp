@@ -115,9 +115,9 @@ bool size_for_target(const WorkloadOptions& w, const DeploymentOptions& d) {
   return w.target_output_tokens_per_s > 0 && d.gpus == 0 && d.nodes == 0 && d.mig.empty();
 }
 
-std::uint64_t layout_search_gpus(bool sized_for_target, bool layout_given, const DeploymentOptions& d,
+std::uint64_t layout_search_gpus(bool sized_for_target, bool layout_given, std::uint64_t gpus_per_node,
                                  std::uint64_t gpus) {
-  return sized_for_target && !layout_given ? d.gpus_per_node : gpus;
+  return sized_for_target && !layout_given ? gpus_per_node : gpus;
 }
 
 void apply_workload(const WorkloadOptions& o, PerfRequest& request) {

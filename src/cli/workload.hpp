@@ -47,7 +47,7 @@ std::optional<double> planned_target(const WorkloadOptions& o);
 bool size_for_target(const WorkloadOptions& w, const DeploymentOptions& d);
 /// The GPUs the layout rule searches for one replica: one node's when the deployment is sized
 /// for a target and no TP x PP is given, else `gpus`.
-std::uint64_t layout_search_gpus(bool sized_for_target, bool layout_given, const DeploymentOptions& d,
+std::uint64_t layout_search_gpus(bool sized_for_target, bool layout_given, std::uint64_t gpus_per_node,
                                  std::uint64_t gpus);
 /// Fills a PerfRequest's workload, efficiency and network from the flags.
 void apply_workload(const WorkloadOptions& o, PerfRequest& request);

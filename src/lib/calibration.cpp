@@ -73,6 +73,8 @@ Prepared prepare(const Catalog& catalog, const Benchmark& b) {
     return {.benchmark = &b, .model = nullptr, .batch = 0};
   }
   PerfRequest request = request_for(b, Efficiency{});
+  // A row's GPUs sit in nodes of its systems' size: two DGX Sparks talk over ConnectX-7.
+  request.fit.gpus_per_node = gpu.default_gpus_per_node();
   if (b.weight_only_int8) {  // W8A16: the same bytes as INT8, its GEMMs in 16 bits
     request.fit.weight_formats =
         choose_weight_formats(model, WeightChoice{.all = parse_weight_format("w8a16", "precision")});
@@ -179,8 +181,8 @@ double ttft_from_send_s(const Prepared& p, std::uint64_t run_batch, const PerfPo
   const double admitted_alone_s = at_run.ttft_alone_s + at_run.step_s;
   const bool burst = p.requests > 0 && (b.concurrency == 0 || b.concurrency >= p.requests);
   if (!burst) {
-    return b.concurrency > run_batch ? closed_loop_wait_s(b.concurrency, run_batch, requests_per_s) + admitted_alone_s
-                                     : at_run.ttft_s;
+    return closed_loop_ttft_s(b.concurrency, run_batch, p.requests, b.output_lengths == OutputLengths::fixed,
+                              at_run.ttft_s, admitted_alone_s, requests_per_s);
   }
   if (p.requests <= run_batch) {
     return at_run.ttft_s;
@@ -290,7 +292,7 @@ Calibration summarize(const Catalog& catalog, std::vector<BenchmarkCheck> checks
     const Benchmark& b = *c.benchmark;
     c.band = for_layout(estimate_band(catalog, catalog.model(b.model), catalog.gpu(b.gpu), b.weights_dtype,
                                       b.tensorrt_llm || b.engine.empty()),
-                        b.layout, kDefaultGpusPerNode);
+                        b.layout, catalog.gpu(b.gpu).default_gpus_per_node());
     const double r = residual_of(c);
     // An eager run's launch costs are not modelled: its estimate is no test of the band.
     c.inside_band = !b.eager && r >= c.band.band.low && r <= c.band.band.high;

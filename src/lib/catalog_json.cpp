@@ -235,6 +235,7 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
       std::string_view("dense_tflop_per_s"), std::string_view("sparse_tflop_per_s"),
       std::string_view("achievable_matmul_share"),
       std::string_view("tdp_w"),       std::string_view("sm_count"),
+      std::string_view("gpus_per_system"),
       std::string_view("scale_up"),    std::string_view("optional_scale_up"),
       std::string_view("host_link"),
       std::string_view("mig_profiles"), std::string_view("sources"),
@@ -275,6 +276,9 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
   g.tdp_w = r.number_in("tdp_w", kMinWatts, kMaxWatts);
   if (auto sms = r.optional_integer("sm_count", 1, 100'000)) {
     g.sm_count = static_cast<int>(*sms);
+  }
+  if (auto n = r.optional_integer("gpus_per_system", 1, 72)) {
+    g.gpus_per_system = *n;
   }
   if (const Json* v = r.value("scale_up")) {
     g.scale_up = link_from_json(*v, origin, at / "scale_up", true, g.vendor);

@@ -9,10 +9,17 @@
 
 #include <gpuplan/cost.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/fit_suggestions.hpp>
+#include <gpuplan/layout_search.hpp>
 #include <gpuplan/planned_load.hpp>
 
 namespace gpuplan {
 namespace {
+
+// The node of one GPU type: the one given, else its systems' own (one GB10 per DGX Spark).
+std::uint64_t option_gpus_per_node(const CompareRequest& r, const GpuSpec& gpu) {
+  return r.gpus_per_node_given ? r.perf.fit.gpus_per_node : gpu.default_gpus_per_node();
+}
 
 CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, const CompareRequest& r,
                               const FitResult& layout_fit) {
@@ -22,6 +29,7 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
   req.fit.prompt_tokens = req.input_tokens;
   req.fit.concurrency = 1;
   req.fit.layout = layout_fit.request.layout;
+  req.fit.gpus_per_node = layout_fit.request.gpus_per_node;
   CompareOption o;
   o.gpu = gpu.id;
   o.gpus = r.gpus_per_option;
@@ -63,6 +71,7 @@ FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const Compa
   req.fit.context_tokens = req.input_tokens + req.output_tokens;
   req.fit.prompt_tokens = req.input_tokens;
   req.fit.concurrency = 1;
+  req.fit.gpus_per_node = option_gpus_per_node(r, gpu);
   validate_perf_request(model, req);
   // One provider: the layout keeps replicas every one of its offers' instances holds, as cost
   // and check do (across providers no one instance size applies).
@@ -201,6 +210,28 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       first_problem = e.problem;
     }
     CompareRequest more = r;
+    // fit's rule for the count: the smallest that holds it, rounded to a divisor of the node or
+    // whole nodes (405B fp8 on L4: 24 as TP 8 x PP 3, where doublings said 32; tasks s57 F8).
+    if (!r.size_for_target) {
+      const LayoutSearch failed{.chosen = f};
+      const std::vector<FitSuggestion> suggestions =
+          suggest_fits(model, catalog.gpu(f.gpu_id), f.request,
+                       LayoutSearchOptions{.gpus = r.gpus_per_option, .gpus_per_node = f.request.gpus_per_node},
+                       r.layout_given, failed);
+      if (!suggestions.empty() && suggestions.front().change == FitChange::gpus && suggestions.front().fits) {
+        more.gpus_per_option = suggestions.front().count;
+        try {
+          if (option_fit(catalog, model, more, gpu).fits) {
+            e.gpus_that_fit = more.gpus_per_option;
+          }
+        } catch (const InputError&) {
+          // a given TP x PP that does not tile that count: the doublings below
+        }
+        more.gpus_per_option = r.gpus_per_option;
+      }
+    }
+    // Where fit's count does not serve here (compare's layout rule on it, an instance size held
+    // to), doublings of the count asked.
     for (int doubling = 0; doubling < 4 && !r.size_for_target && e.gpus_that_fit == 0; ++doubling) {
       more.gpus_per_option *= 2;
       try {
@@ -310,7 +341,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       PricedOption po;
       // The offer's price that costs least for the option's GPUs in whole instances.
       const GpuSpec& gpu = catalog.gpu(o.gpu);
-      const GpuNeed need{.gpus = o.gpus, .group = instance_group(o.layout, gpu, r.perf.fit.gpus_per_node)};
+      const GpuNeed need{.gpus = o.gpus, .group = instance_group(o.layout, gpu, option_gpus_per_node(r, gpu))};
       for (const Price& p : all) {
         if (p.provider == offer.provider && p.gpu == o.gpu && p.mode == offer.mode && p.term == offer.term &&
             (!po.price || preferred_for(p, *po.price, need))) {
@@ -339,7 +370,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
           held.term = offer.term;
           if (const FitResult f = option_fit(catalog, model, held, o.gpu); f.fits) {
             const CompareOption own = evaluate_option(catalog, model, held, f);
-            const CostResult own_cost = priced(own, instance_group(own.layout, gpu, r.perf.fit.gpus_per_node));
+            const CostResult own_cost = priced(own, instance_group(own.layout, gpu, option_gpus_per_node(r, gpu)));
             if (!own_cost.rental.group_split) {
               po.cost = own_cost;
               po.own_layout = own.layout;

@@ -1144,12 +1144,19 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
   ThroughputLayout best;
   std::optional<detail::FitBasis> own;
   std::optional<detail::FitBasis>& basis = cache != nullptr ? cache->basis(model, request.fit) : own;
-  // Pipeline stages only when no TP-only replica inside a node can hold a sequence: engines serve
-  // with TP inside a node, and PP's steady state here has no bubble to charge it for. TP over the
-  // network competes with the pipelines then (DeepSeek-R1 on two 8 x H100 nodes: TP 8 x PP 2
-  // estimates 1.9x TP 16's throughput), not before them.
+  // First TP replicas inside a node, and pipelines whose stages are whole nodes (TP = the node's
+  // GPUs, PP = nodes: vLLM's "common practice" for a model beyond one node, docs.vllm.ai
+  // serving/distributed_serving), each charged its chain, hand-offs and idle stages
+  // (pipeline_schedule): 405B fp8 at 32K prompts on two 8 x H100 nodes runs TP 8 x PP 2 at 268
+  // tok/s against TP 8 x DP 2's 221 (tasks s57), the pipeline's halved weights leaving room for a
+  // larger batch. Pipeline stages inside a node, and TP over the network, only when none of those
+  // holds a sequence; they compete with one another then (DeepSeek-R1 on two 8 x H100 nodes: TP 8 x
+  // PP 2 estimates 1.9x TP 16's throughput).
   const auto tp_over_network = [&](std::uint64_t tp) {
     return group_path(gpu, tp, request.fit.gpus_per_node) == GroupPath::network;
+  };
+  const auto first_pass_layout = [&](std::uint64_t tp, std::uint64_t pp) {
+    return !tp_over_network(tp) && (pp == 1 || tp == request.fit.gpus_per_node);
   };
   // A replica no instance of the price holds is rented as if it could span instances (a lower
   // bound, rental_note()): taken only when no replica that fits an instance runs.
@@ -1176,9 +1183,8 @@ ThroughputLayout best_layout(const ModelSpec& model, const GpuSpec& gpu, const P
     }
     PerfRequest r = request;
     for (std::uint64_t tp = 1; tp <= gpus; tp *= 2) {
-      for (std::uint64_t pp = 1; tp * pp <= gpus && pp <= model.num_hidden_layers && (pass == 1 || pp == 1); ++pp) {
-        const bool first_pass_layout = pp == 1 && !tp_over_network(tp);
-        if (gpus % (tp * pp) != 0 || first_pass_layout != (pass == 0)) {
+      for (std::uint64_t pp = 1; tp * pp <= gpus && pp <= model.num_hidden_layers; ++pp) {
+        if (gpus % (tp * pp) != 0 || first_pass_layout(tp, pp) != (pass == 0)) {
           continue;
         }
         const std::uint64_t dp = gpus / (tp * pp);

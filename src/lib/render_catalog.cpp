@@ -84,6 +84,7 @@ OrderedJson gpu_json(const GpuSpec& g) {
           {"sparse_flop_per_s", sparse},
           {"tdp_w", g.tdp_w},
           {"sm_count", g.sm_count ? OrderedJson(*g.sm_count) : OrderedJson(nullptr)},
+          {"gpus_per_system", g.gpus_per_system ? OrderedJson(*g.gpus_per_system) : OrderedJson(nullptr)},
           {"scale_up", g.scale_up ? link(*g.scale_up) : OrderedJson(nullptr)},
           {"optional_scale_up", g.optional_scale_up ? link(*g.optional_scale_up) : OrderedJson(nullptr)},
           {"host_link", link(g.host_link)},

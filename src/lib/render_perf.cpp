@@ -213,7 +213,8 @@ detail::Document perf_document(const PerfResult& r) {
   // The node size is named when it is not the usual 8: it sets where NVLink and PCIe end.
   const std::string node = q.fit.gpus_per_node == kDefaultGpusPerNode
                                ? std::string()
-                               : fmt::format("; {} GPUs per node", q.fit.gpus_per_node);
+                               : fmt::format("; {} GPU{} per node", q.fit.gpus_per_node,
+                                             q.fit.gpus_per_node == 1 ? "" : "s");
   doc.heading.push_back(fmt::format("gpuplan perf: {} on {} x {} (TP {}, PP {}, EP {}, DP {}{}{})", r.model_id,
                                     l.gpus(), r.gpu_id, l.tp, l.pp, l.ep, l.dp, detail::expert_groups_text(l), node));
   doc.heading.push_back(fmt::format("weights {}, KV cache {}, {} input + {} output tokens; compute in {} at "

@@ -115,7 +115,13 @@ TEST_CASE("heldout: the roofline bounds every unseen measurement, with an estima
       // SGLang ROCm, Gaudi 2 (optimum-habana), GLM-4.5-Air on 4 x H100 (vLLM 0.11, SGLang 0.5.4:
       // TP, EP, PP, prompts to 32K).
       {"community-2026z.json", 16},
-      {"community-2026aa.json", 24}};
+      {"community-2026aa.json", 24},
+      // Session 57's: 8 x L4 replicas of Llama 3.1 8B FP8 behind three routers (kubeai, 8,000
+      // multi-turn ShareGPT requests), TensorRT-LLM 1.1 and vLLM on A10G, vLLM on T4, 1, 2 and 4 x
+      // GB10 (DGX Spark); Gaudi 3 under vLLM's Gaudi fork (8B TP 1, 70B TP 4, 405B TP 8 at eight
+      // shapes), Qwen3-30B-A3B FP8 on H200 at 32K prompts, Qwen3-8B on MI300X.
+      {"community-2026ab.json", 34},
+      {"community-2026ac.json", 25}};
   for (const auto& [name, rows] : kFiles) {
     INFO(name);
     const std::string path = std::string(GPUPLAN_HELDOUT_DIR) + "/" + name;

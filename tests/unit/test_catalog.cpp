@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
 
 #include <gpuplan/catalog.hpp>
@@ -213,4 +214,14 @@ TEST_CASE("catalog: closest_names prefers small edits and substrings", "[catalog
   CHECK(close[0] == "h100-sxm");
   CHECK(close[1] == "h100-pcie");
   CHECK(gpuplan::closest_names("zzzzzzzzzzzz", known).empty());
+}
+
+// meas-nvidia s57 F3: a DGX Spark holds one GB10, so two or four of them talk over ConnectX-7; with
+// the 8-GPU default node they had been one NVLink-C2C box (TP 4 over 4 Sparks: 511 tok/s for 437).
+TEST_CASE("catalog: a GPU sold only in 1-GPU systems makes that the default node", "[catalog]") {
+  const Catalog& c = gpuplan::test::cat();
+  CHECK(c.gpu("gb10").gpus_per_system == std::optional<std::uint64_t>(1));
+  CHECK(c.gpu("gb10").default_gpus_per_node() == 1);
+  CHECK_FALSE(c.gpu("h100-sxm").gpus_per_system.has_value());
+  CHECK(c.gpu("h100-sxm").default_gpus_per_node() == gpuplan::kDefaultGpusPerNode);
 }

@@ -206,6 +206,14 @@ TEST_CASE("compare: an option that does not fit is left out with the GPU count t
   CHECK(res.excluded.front().gpu == "l40s");
   // About 405 GB of fp8 weights: 8 L40S hold 51 GB each, over their 43.5 GB engine cap; 16 hold 25 GB.
   CHECK(res.excluded.front().gpus_that_fit == 16);
+  // tasks s57 F8: fit's count, not doublings of the one asked: 24 L4 hold it as TP 8 x PP 3 (about
+  // 19.5 GB of 21.7 each), where doubling 8 had said 32.
+  r.gpus = {"h200-sxm", "l4"};
+  r.gpus_per_option = 8;
+  r.given_usd_per_gpu_hour = {{"h200-sxm", 3.0}, {"l4", 0.8}};
+  const auto on_l4 = gpuplan::compare(cat(), model, r);
+  REQUIRE(on_l4.excluded.size() == 1);
+  CHECK(on_l4.excluded.front().gpus_that_fit == 24);
   r.gpus = {"l4", "l40s"};
   r.given_usd_per_gpu_hour = {{"l4", 0.5}, {"l40s", 1.0}};
   CHECK_THROWS_AS(gpuplan::compare(cat(), model, r), gpuplan::InputError);

@@ -20,7 +20,8 @@ for f in "$here"/perf-overview-v1.0-unseen.json "$here"/perf-overview-v0.17.json
   "$here"/community-2026t.json "$here"/community-2026u.json "$here"/community-2026u-qwen3coder.json \
   "$here"/community-2026v.json "$here"/community-2026w.json \
   "$here"/community-2026x.json "$here"/community-2026x-qwen3-4b.json "$here"/community-2026y.json \
-  "$here"/community-2026z.json "$here"/community-2026aa.json; do
+  "$here"/community-2026z.json "$here"/community-2026aa.json "$here"/community-2026ab.json \
+  "$here"/community-2026ac.json; do
   echo "== $(basename "$f")"
   # A file's models missing from the built-in catalog come in its own catalog file.
   extra=""
