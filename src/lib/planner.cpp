@@ -703,8 +703,9 @@ void Search::search_format(const GpuSpec& gpu, const std::vector<Price>& prices,
       }
       ++result_.counts.timed;
       sixteen_bit_shard_bytes_ = sixteen_bit_bytes / d(l.gpus());
-      // SGLang derives its own mem_fraction_static from the GPU and the layout; the command sets
-      // the plan's share instead, and the header says what SGLang would have picked.
+      // SGLang derives its own mem_fraction_static from the GPU and the layout: the plan is sized
+      // with it and the command sets it (or the --mem-fraction-static given, beside which the
+      // header says what SGLang would have picked).
       engine_default_share_ = 0;
       if (r_.launch_engine == Engine::sglang && pr.fit.engine.engine == Engine::sglang) {
         FitRequest own = pr.fit;
@@ -1005,7 +1006,12 @@ PerfRequest launched(const PlanRequest& request) {
     r.fit.engine.engine = *request.launch_engine;
     switch (*request.launch_engine) {
       case Engine::vllm: r.fit.engine.gpu_memory_utilization = r.fit.memory_utilization; break;
-      case Engine::sglang: r.fit.engine.mem_fraction_static = r.fit.memory_utilization; break;
+      // SGLang's own rule per GPU and layout unless plan was given --mem-fraction-static: the
+      // neutral 0.9 had been set in the command, above SGLang's default (0.856 for Qwen3-235B on
+      // H200, 0.834 with DP attention and EP 16 on H100), where it budgets for CUDA graphs and
+      // communicators (helper s57 tasks F5). python/sglang/srt/server_args.py sets it in
+      // _handle_gpu_memory_settings (sglang v0.5.x).
+      case Engine::sglang: r.fit.engine.mem_fraction_static = request.launch_mem_fraction_static; break;
       case Engine::trtllm: r.fit.engine.kv_cache_free_gpu_mem_fraction = r.fit.memory_utilization; break;
       case Engine::neutral: break;
     }
