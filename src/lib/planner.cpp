@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -877,6 +880,30 @@ PlanResult Search::run() {
         offer_label(p.mode, p.term), p.usd_per_gpu_hour, p.date, p.age_days, k.usd_per_hour(),
         k.cost.usd_per_million_tokens, first.usd_per_hour(), first.cost.usd_per_million_tokens, kStalePriceDays));
     result_.cheaper_stale = k;
+  }
+  // Reserved rates of several terms in one ranking: a 3-year rate undercuts a 1-year one by the
+  // commitment, not the configuration, and an unstated term is a rate card's "from" price of a
+  // contract (helper s57 tasks F4: #1 on hyperstack's unstated term over civo's 3y). compare keeps
+  // each term apart; plan names the rows' terms and how to rank one.
+  if (r_.term.empty() && mode_has_term(r_.mode.value_or(PricingMode::on_demand))) {
+    std::map<std::string, std::vector<std::size_t>> rows_by_term;
+    for (std::size_t i = 0; i < result_.configurations.size(); ++i) {
+      const Price& price = result_.configurations[i].price;
+      if (price.provider != kGivenProvider) {  // --price has the term the user meant
+        rows_by_term[price.term.empty() ? "unstated" : price.term].push_back(i + 1);
+      }
+    }
+    if (rows_by_term.size() > 1 || rows_by_term.contains("unstated")) {
+      std::vector<std::string> parts;
+      for (const auto& [term, rows] : rows_by_term) {
+        parts.push_back(fmt::format("{} #{}", term == "unstated" ? "term unstated (a \"from\" price)" : term,
+                                    fmt::join(rows, ", #")));
+      }
+      result_.notes.push_back(fmt::format(
+          "reserved rates of {} ranked together: {}; a longer commitment is cheaper by its term, not by the "
+          "configuration: --term 1y (or 3y, ...) ranks one term",
+          rows_by_term.size() > 1 ? "several terms" : "an unstated term", fmt::join(parts, "; ")));
+    }
   }
   for (const auto& [reason, n] : result_.skipped) {
     result_.notes.push_back(fmt::format("{} layout{} skipped: {}", n, n == 1 ? "" : "s", reason));
