@@ -1,7 +1,7 @@
 #pragma once
 // When nothing fits, what would: the smallest GPU count of the same GPU, and for the given GPUs
 // the changes that each alone (KV cache in fp8, weights in fp8 or fp4, a shorter context, fewer
-// concurrent sequences) make the request fit, each with its figures.
+// concurrent sequences, a smaller prefill chunk) make the request fit, each with its figures.
 
 #include <cstdint>
 #include <gpuplan/dtype.hpp>
@@ -12,11 +12,11 @@
 
 namespace gpuplan {
 
-enum class FitChange { gpus, kv_dtype, weights_dtype, context, concurrency, mig_profile };
+enum class FitChange { gpus, kv_dtype, weights_dtype, context, concurrency, mig_profile, prefill_chunk };
 
 struct FitSuggestion {
   FitChange change = FitChange::gpus;
-  std::uint64_t count = 0;           ///< gpus, context or concurrency: the new value (0: none fits)
+  std::uint64_t count = 0;           ///< gpus, context, concurrency or prefill_chunk: the new value (0: none fits)
   std::optional<DType> dtype;        ///< kv_dtype or weights_dtype: the new format
   std::string mig_profile;           ///< mig_profile: the larger profile of the same GPU
   bool fits = false;                 ///< the change alone makes the request fit

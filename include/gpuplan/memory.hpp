@@ -197,4 +197,8 @@ FitResult fit(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& requ
 /// SGLang's state pool admits fewer running requests than the load; nullopt otherwise.
 std::optional<std::string> engine_start_problem(const FitResult& fit);
 
+/// " (a --prefill-chunk of N tokens)" when the prefill chunk's activations are more than half of
+/// what does not fit, else "": a "does not fit" message names the flag that sizes them.
+std::string prefill_chunk_blame(const FitResult& fit);
+
 }  // namespace gpuplan

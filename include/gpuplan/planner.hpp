@@ -72,6 +72,9 @@ struct PlanRequest {
   /// The engine whose launch command is wanted (--emit): layouts it cannot start as one command
   /// are not searched (TensorRT-LLM runs attention DP only at attention TP 1). Unset: all.
   std::optional<Engine> launch_engine;
+  /// With launch_engine sglang: the mem_fraction_static to size for and set in the command
+  /// (plan --mem-fraction-static); unset: SGLang's own rule for each GPU and layout.
+  std::optional<double> launch_mem_fraction_static;
   /// Rank prices older than 180 days by cost with the current ones (--include-stale). Unset: a
   /// GPU's current price wins over a stale one, and a cheaper stale one is named beside #1.
   bool include_stale = false;
@@ -96,8 +99,8 @@ struct PlanConfig {
   /// memory; 0 otherwise.
   double sixteen_bit_load_bytes = 0;
   double gpu_memory_bytes = 0;
-  /// --emit sglang: the mem_fraction_static SGLang would pick itself for this layout (the command
-  /// sets the plan's share instead); 0 otherwise.
+  /// --emit sglang: the mem_fraction_static SGLang would pick itself for this layout (the plan is
+  /// sized with it, and the command sets it, unless --mem-fraction-static is given); 0 otherwise.
   double engine_default_share = 0;
   Price price;
   CostResult cost;                     ///< at the target load (or full capacity without one)

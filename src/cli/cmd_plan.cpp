@@ -1,6 +1,7 @@
 // gpuplan plan: the cheapest deployments of a model that meet a load and latency targets.
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct PlanOptions {
   std::uint64_t gpus_per_node = 8;
   std::string emit;
   std::string engine_version;  ///< --engine-version: the release of --emit's engine
+  double mem_fraction_static = 0;  ///< --mem-fraction-static (0: not given): with --emit sglang
   std::string batch_search = "bisect";
   bool include_stale = false;
 };
@@ -108,6 +110,12 @@ Exit run_plan(const PlanOptions& o) {
     s.trtllm_backend = launch_settings.trtllm_backend;
   } else if (emit) {
     launch_settings.engine = *emit;
+  }
+  if (o.mem_fraction_static > 0) {
+    if (emit != Engine::sglang) {
+      throw InputError("--mem-fraction-static: is SGLang's setting; give it with --emit sglang");
+    }
+    req.launch_mem_fraction_static = o.mem_fraction_static;
   }
   req.include_stale = o.include_stale;
   apply_workload(o.workload, req.perf);
@@ -274,6 +282,10 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
                   "0.20 (TensorRT-LLM, PyTorch backend: 0.17 on); its defaults, memory arithmetic and command "
                   "(default: current)")
       ->check(non_empty());
+  sub->add_option("--mem-fraction-static", o->mem_fraction_static,
+                  "With --emit sglang: SGLang's mem_fraction_static to size for and set in the command (default: "
+                  "SGLang's own rule from GPU memory and layout, as fit --engine sglang)")
+      ->check(share_validator());
   sub->add_flag("--include-stale", o->include_stale,
                 "Rank prices older than 180 days by cost with the current ones (default: a GPU's current price wins "
                 "over a stale one, and a cheaper configuration on a stale price is named in a note)");

@@ -9,6 +9,7 @@
 #include <vector>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -28,6 +29,44 @@ namespace {
 using gpuplan::cli::Exit;
 
 int code(Exit e) { return static_cast<int>(e); }
+
+struct DashFolded {
+  std::string code_point;  // the first non-ASCII dash's ("U+2014"), empty when there is none
+  std::string rest;        // the word after its leading dashes
+};
+
+// A word's leading run of dashes when one of them is a Unicode dash or minus sign (U+2010-2015,
+// U+2212, U+FE58, U+FE63, U+FF0D: what word processors and chat clients make of "--").
+DashFolded without_unicode_dashes(std::string_view word) {
+  static constexpr std::pair<std::string_view, std::string_view> kDashes[] = {
+      {"\xE2\x80\x90", "U+2010"}, {"\xE2\x80\x91", "U+2011"}, {"\xE2\x80\x92", "U+2012"},
+      {"\xE2\x80\x93", "U+2013 (en dash)"}, {"\xE2\x80\x94", "U+2014 (em dash)"}, {"\xE2\x80\x95", "U+2015"},
+      {"\xE2\x88\x92", "U+2212 (minus sign)"}, {"\xEF\xB9\x98", "U+FE58"}, {"\xEF\xB9\xA3", "U+FE63"},
+      {"\xEF\xBC\x8D", "U+FF0D"}};
+  DashFolded out;
+  for (bool more = true; more;) {
+    more = false;
+    if (word.starts_with('-')) {
+      word.remove_prefix(1);
+      more = true;
+      continue;
+    }
+    for (const auto& [bytes, name] : kDashes) {
+      if (word.starts_with(bytes)) {
+        if (out.code_point.empty()) {
+          out.code_point = name;
+        }
+        word.remove_prefix(bytes.size());
+        more = true;
+        break;
+      }
+    }
+  }
+  if (!out.code_point.empty()) {
+    out.rest = word;
+  }
+  return out;
+}
 
 // The spellings of `option` typed before any "--" ("--prefill-chunk 2048" or
 // "--max-num-batched-tokens=4096"), in the order of its names.
@@ -109,6 +148,21 @@ std::string with_hint(const CLI::App& app, const CLI::ParseError& e, int argc, c
     for (const std::string& name : o->get_lnames()) {
       flags.push_back("--" + name);
     }
+  }
+  // A flag pasted from a chat, wiki or PDF ("—tp", "–-tp", "−−tp"): its dashes are not ASCII, so it
+  // was a stray word without a hint (helper s57 badinput F5). The dashes as '--', and the flag.
+  for (const std::string& word : words) {
+    const auto [code_point, rest] = without_unicode_dashes(word);
+    if (code_point.empty() || rest.empty()) {
+      continue;
+    }
+    const std::string flag = "--" + rest.substr(0, rest.find('='));
+    const bool known = std::find(flags.begin(), flags.end(), flag) != flags.end();
+    const auto close = known ? std::vector<std::string>{flag} : gpuplan::closest_names(flag, flags);
+    return fmt::format("unknown option '{}' for '{}': it begins with {}, not the ASCII '--'{} (see '{} --help')", word,
+                       path, code_point,
+                       close.empty() ? "" : fmt::format("; {} {}", known ? "type" : "closest:", fmt::join(close, ", ")),
+                       path);
   }
   const auto option = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w.starts_with("-"); });
   if (option == words.end()) {

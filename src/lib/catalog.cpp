@@ -54,7 +54,6 @@ using detail::JsonPointer;
 using detail::lower;
 using detail::tokens;
 
-using detail::ids_of;
 
 template <typename T>
 const T* find_by_id(const std::vector<T>& items, std::string_view id) {
@@ -231,26 +230,75 @@ std::string without_version_v(std::string key) {
   return key;
 }
 
+// For each of words(name): whether it is a version's later part, a number after a dot after a
+// digit ("3.2": the 2).
+std::vector<bool> after_dot(std::string_view name) {
+  std::vector<bool> out;
+  bool in_word = false;
+  bool digits = false;
+  for (std::size_t k = 0; k < name.size(); ++k) {
+    const auto c = static_cast<unsigned char>(name[k]);
+    const bool alpha = std::isalpha(c) != 0 || other_script(name[k]);
+    const bool digit = std::isdigit(c) != 0;
+    if (!alpha && !digit) {
+      in_word = false;
+      continue;
+    }
+    if (!in_word || digits != digit) {
+      out.push_back(digit && k >= 2 && name[k - 1] == '.' && std::isdigit(static_cast<unsigned char>(name[k - 2])) != 0);
+    }
+    in_word = true;
+    digits = digit;
+  }
+  return out;
+}
+
+// A dot with no digit on one side ("llama-.3-70b", "llama-3.-8b"): a version with a part left
+// out, which no abbreviation may guess (helper s57 badinput F2).
+bool broken_version(std::string_view name) {
+  for (std::size_t k = 0; k < name.size(); ++k) {
+    const auto digit_at = [&name](std::size_t at) {
+      return at < name.size() && std::isdigit(static_cast<unsigned char>(name[at])) != 0;
+    };
+    if (name[k] == '.' && (k == 0 || !digit_at(k - 1) || !digit_at(k + 1))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // An abbreviation: its words, in order, each the start of a word of the id (numbers whole), the
-// first word starting the id ("llama3-70b" abbreviates llama-3.1-70b and llama-3.3-70b).
-bool abbreviates(const std::vector<std::string>& query, const std::vector<std::string>& id) {
+// first word starting the id ("llama3-70b" abbreviates llama-3.1-70b and llama-3.3-70b). A number
+// may leave out a version's later parts but not its first: a version's later part ("3.2": the 2)
+// is matched only by the query's later part of the same version, so "llama-2-3b" is not
+// llama-3.2-3b nor "llama-3-2b" anything of Llama 3.2 (helper s57 badinput F2).
+bool abbreviates(const std::vector<std::string>& query, const std::vector<bool>& query_after_dot,
+                 const std::vector<std::string>& id, const std::vector<bool>& id_after_dot) {
   std::size_t j = 0;
+  std::size_t previous = 0;  // the id word the query's previous word matched
   for (std::size_t i = 0; i < query.size(); ++i, ++j) {
     const std::string& q = query[i];
     const bool number = std::isdigit(static_cast<unsigned char>(q.front())) != 0;
-    const auto fits = [&](const std::string& w) { return number ? w == q : w.starts_with(q); };
+    const auto fits = [&](std::size_t at) {
+      if (!number) {
+        return id[at].starts_with(q);
+      }
+      const bool later_part = id_after_dot[at];
+      return id[at] == q && later_part == query_after_dot[i] && (!later_part || (i > 0 && previous + 1 == at));
+    };
     if (i == 0) {
-      if (id.empty() || !fits(id[0])) {
+      if (id.empty() || !fits(0)) {
         return false;
       }
       continue;
     }
-    while (j < id.size() && !fits(id[j])) {
+    while (j < id.size() && !fits(j)) {
       ++j;
     }
     if (j == id.size()) {
       return false;
     }
+    previous = j;
   }
   return !query.empty();
 }
@@ -501,11 +549,16 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
       key = unversioned;
     }
     const auto query = words(key);
+    const auto query_after_dot = after_dot(key);
     for (const T& item : items) {
+      if (broken_version(key)) {
+        break;
+      }
       const auto id = words(item.id);
       // A version word names the version right after the family ("LLaMA v4 Maverick" is
       // llama-4-...), not a number further on ("Kimi v2" is not kimi-k2).
-      if (abbreviates(query, id) && (!version_word || (id.size() > 1 && id[1] == query[1]))) {
+      if (abbreviates(query, query_after_dot, id, after_dot(item.id)) &&
+          (!version_word || (id.size() > 1 && id[1] == query[1]))) {
         hits.push_back(&item);
       }
     }
@@ -555,7 +608,23 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
       // HBM2/HBM2e tell the PCIe parts from the SXM ones an alias names (gpu_words keeps them).
       return w == "pcie" || w == "sxm" || w == "sxm2" || w.starts_with("nvl") || w == "oam" || w.starts_with("hbm2");
     };
-    const auto matched_tokens = [&](const std::string& spelling, bool alias) -> std::size_t {
+    // A form-factor word left over beside an id without one must be the part's own: "h20-nvl" (a
+    // typo of h200-nvl) is not the H20 SXM module, nor "b200-pcie" the HGX part or "l40s-sxm" the
+    // PCIe card (helper s57 badinput F3). A socket part has a fabric of its own (NVLink, xGMI,
+    // RoCE on OAM); a card has none or a bridge.
+    const auto contradicts = [](const std::string& w, const T& item) {
+      if constexpr (std::is_same_v<T, GpuSpec>) {
+        const bool socket = item.scale_up && item.scale_up->kind.find("bridge") == std::string::npos;
+        if (w == "sxm" || w == "sxm2" || w == "oam") {
+          return !socket;
+        }
+        if (w == "pcie" || w == "nvl") {
+          return socket;
+        }
+      }
+      return false;
+    };
+    const auto matched_tokens = [&](const T& item, const std::string& spelling, bool alias) -> std::size_t {
       auto id = tokens(spelling);
       if (!named.stated_gb) {
         // A name without a size names every size of the part ("A100 SXM4": the 40 and 80 GB).
@@ -565,7 +634,8 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
         return std::find(query.begin(), query.end(), w) != query.end();
       });
       const bool rest_vendor = std::all_of(query.begin(), query.end(), [&](const std::string& w) {
-        return std::find(id.begin(), id.end(), w) != id.end() || (vendor_word(w) && !(alias && form_factor(w)));
+        return std::find(id.begin(), id.end(), w) != id.end() ||
+               (vendor_word(w) && !(alias && form_factor(w)) && !contradicts(w, item));
       });
       return all_named && rest_vendor ? 2 * id.size() + (alias ? 0 : 1) : 0;
     };
@@ -573,9 +643,9 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
       if (!size_fits(item)) {
         continue;
       }
-      std::size_t size = matched_tokens(item.id, false);
+      std::size_t size = matched_tokens(item, item.id, false);
       for (const std::string& alias : aliases_of(item)) {
-        size = std::max(size, matched_tokens(alias, true));
+        size = std::max(size, matched_tokens(item, alias, true));
       }
       if (size == 0) {
         continue;
@@ -620,8 +690,27 @@ const T* resolve(const std::vector<T>& items, std::string_view name, std::string
     for (const T* h : hits) {
       ids.push_back(h->id);
     }
-    throw InputError(fmt::format("{} '{}' is ambiguous: it matches {}; give the full id", what, detail::printable(name),
-                                 fmt::join(ids, ", ")));
+    // An entry of the same family one typo away too: a typo can abbreviate other entries than
+    // the one meant ("qwen3-3b", one letter short of qwen3-32b, matches qwen3-30b-a3b; helper
+    // s57 badinput F7).
+    std::vector<std::string> close;
+    const std::string asked = lower(std::is_same_v<T, ModelSpec> ? without_owner(name) : name);
+    const auto family = [](std::string_view s) { return s.substr(0, s.find_first_of(" -_/.")); };
+    for (const T& item : items) {
+      std::vector<std::string> spellings = aliases_of(item);
+      spellings.insert(spellings.begin(), item.id);
+      const bool one_typo = std::any_of(spellings.begin(), spellings.end(), [&](const std::string& s) {
+        const std::string spelled = lower(s);
+        return family(spelled) == family(asked) && edit_distance(spelled, asked) <= 1;
+      });
+      if (one_typo && std::find(ids.begin(), ids.end(), item.id) == ids.end() &&
+          std::find(close.begin(), close.end(), item.id) == close.end()) {
+        close.push_back(item.id);
+      }
+    }
+    throw InputError(fmt::format("{} '{}' is ambiguous: it matches {}{}; give the full id", what,
+                                 detail::printable(name), fmt::join(ids, ", "),
+                                 close.empty() ? "" : fmt::format(" (one letter from: {})", fmt::join(close, ", "))));
   }
   return nullptr;
 }
@@ -644,8 +733,8 @@ template <typename T>
   std::size_t start = 0;
   for (std::size_t comma = 0; comma != std::string::npos && close.size() < 6; start = comma + 1) {
     comma = listed ? named.find(',', start) : std::string::npos;
-    for (std::string& c : closest_names(std::string_view(named).substr(start, comma - start), ids_of(items),
-                                        listed ? std::size_t{2} : std::size_t{3})) {  // a distilled model's: its student's
+    for (std::string& c : detail::closest_ids(std::string_view(named).substr(start, comma - start), items,
+                                              listed ? std::size_t{2} : std::size_t{3})) {  // a distilled model's: its student's
       if (std::find(close.begin(), close.end(), c) == close.end()) {
         close.push_back(std::move(c));
       }
@@ -1046,11 +1135,9 @@ MergeReport Catalog::merge_loaded(std::string_view text, std::string_view origin
   for (std::size_t i = 0; i < prices.size(); ++i) {
     const bool known = find_by_id(gpus, prices[i].gpu) != nullptr || has_gpu_id(prices[i].gpu);
     if (!known) {
-      std::vector<std::string> all = ids_of(gpus_);
-      for (const GpuSpec& g : gpus) {
-        all.push_back(g.id);
-      }
-      const auto close = closest_names(prices[i].gpu, all);
+      std::vector<GpuSpec> all = gpus_;
+      all.insert(all.end(), gpus.begin(), gpus.end());
+      const auto close = detail::closest_ids(prices[i].gpu, all);
       throw InputError(fmt::format("{}: unknown GPU '{}'{}",
                                    detail::where(origin, JsonPointer("/prices") / i / "gpu"),
                                    prices[i].gpu,

@@ -409,14 +409,14 @@ namespace {
 std::vector<std::uint64_t> instance_sizes(ObjectReader& r) {
   static constexpr std::string_view kKey = "gpus_per_instance";
   std::vector<std::uint64_t> out;
+  // null is not a size: read as absent it priced the offer as any GPU count (a typo for [8]
+  // would rent 1 GPU of an 8-GPU machine). Said here, before the reader's general refusal.
+  if (const auto it = r.object().find(kKey); it != r.object().end() && it->is_null()) {
+    r.fail(kKey, "null is not an instance size; give the sizes (like [8] or [1, 8]) or leave the field out "
+                 "(any GPU count rented)");
+  }
   const Json* v = r.value(kKey);
   if (v == nullptr) {
-    // null is not a size: read as absent it priced the offer as any GPU count (a typo for
-    // [8] would rent 1 GPU of an 8-GPU machine).
-    if (r.object().contains(kKey)) {
-      r.fail(kKey, "null is not an instance size; give the sizes (like [8] or [1, 8]) or leave the field out "
-                   "(any GPU count rented)");
-    }
     return out;
   }
   if (!v->is_array() || v->empty()) {
@@ -451,7 +451,7 @@ std::vector<std::uint64_t> instance_sizes(ObjectReader& r) {
 }  // namespace
 
 Price price_from_json(const Json& entry, const std::string& origin, const JsonPointer& at) {
-  ObjectReader r(entry, origin, at);
+  ObjectReader r(entry, origin, at, Nulls::refused);
   static constexpr std::array kKeys{
       std::string_view("provider"), std::string_view("gpu"),    std::string_view("mode"),
       std::string_view("usd_per_gpu_hour"), std::string_view("date"), std::string_view("region"),
@@ -488,7 +488,7 @@ Price price_from_json(const Json& entry, const std::string& origin, const JsonPo
 }
 
 Benchmark benchmark_from_json(const Json& entry, const std::string& origin, const JsonPointer& at) {
-  ObjectReader r(entry, origin, at);
+  ObjectReader r(entry, origin, at, Nulls::refused);
   static constexpr std::array kKeys{
       std::string_view("id"), std::string_view("model"), std::string_view("gpu"),
       std::string_view("gpus"), std::string_view("tp"), std::string_view("pp"), std::string_view("ep"),

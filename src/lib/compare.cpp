@@ -100,10 +100,10 @@ std::string option_fit_problem(const ModelSpec& model, const FitResult& f) {
     return fmt::format("compare: {} cannot serve this workload on {} x {} (TP {}, PP {}): {}", model.id, f.request.layout.gpus(),
                        f.gpu_id, f.request.layout.tp, f.request.layout.pp, *start);
   }
-  return fmt::format("compare: {} does not fit {} x {} (TP {}, PP {}): weights {:.2f} GB + activations {:.2f} GB + "
+  return fmt::format("compare: {} does not fit {} x {} (TP {}, PP {}): weights {:.2f} GB + activations {:.2f} GB{} + "
                      "reserve {:.2f} GB per GPU, one sequence's KV cache included, against a {:.2f} GB engine cap",
                      model.id, f.request.layout.gpus(), f.gpu_id, f.request.layout.tp, f.request.layout.pp,
-                     f.per_gpu.weights_bytes / units::kGB, f.per_gpu.activation_bytes / units::kGB,
+                     f.per_gpu.weights_bytes / units::kGB, f.per_gpu.activation_bytes / units::kGB, prefill_chunk_blame(f),
                      f.per_gpu.reserve_bytes / units::kGB, f.per_gpu.engine_cap_bytes / units::kGB);
 }
 
@@ -438,6 +438,51 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       }
     }
     res.modes.push_back(std::move(m));
+  }
+  // --utilization is charged to every mode alike, as if each were paid every hour. A reservation
+  // (or capacity block) is; an on-demand or spot fleet that scales with the load pays only while
+  // it serves. Each committed offer's winner is worth it over the provider's on-demand rate only
+  // above the ratio of the two at full use (helper s57 tasks F3: reserved 1y ranked 37 % cheaper
+  // at 40 % load, where scaled on-demand is the cheaper).
+  if (r.cost.utilization < 1.0) {
+    for (const ModeComparison& m : res.modes) {
+      if (m.mode != PricingMode::reserved && m.mode != PricingMode::capacity_block) {
+        continue;
+      }
+      const ModeComparison* on_demand = nullptr;
+      for (const ModeComparison& e : res.modes) {
+        if (e.mode == PricingMode::on_demand && e.provider == m.provider) {
+          on_demand = &e;
+        }
+      }
+      const std::optional<std::size_t> best =
+          m.winner ? m.winner
+                   : [&m]() -> std::optional<std::size_t> {
+                       for (std::size_t i = 0; i < m.options.size(); ++i) {
+                         if (m.options[i].rentable()) {
+                           return i;
+                         }
+                       }
+                       return std::nullopt;
+                     }();
+      if (on_demand == nullptr || !best || !on_demand->options[*best].rentable()) {
+        continue;
+      }
+      const double committed = m.options[*best].cost.usd_per_million_tokens;
+      const double elastic_usd = on_demand->options[*best].cost.usd_per_million_tokens;
+      if (!(committed > 0.0) || !(elastic_usd > 0.0)) {
+        continue;
+      }
+      const double break_even = committed / elastic_usd;  // both scale as 1 / utilization
+      res.notes.push_back(fmt::format(
+          "--utilization {:g} is charged to every mode alike; an on-demand fleet that scales with the load pays only "
+          "while it serves ({} on-demand {}: {:.4f} USD/Mtok at any load), while {} {}{} is paid every hour: on {} it "
+          "{}",
+          r.cost.utilization, m.provider, res.options[*best].gpu, elastic_usd * r.cost.utilization, m.provider,
+          to_string(m.mode), m.term.empty() ? std::string() : " " + m.term, res.options[*best].gpu,
+          break_even < 1.0 ? fmt::format("is the cheaper only above {:.0f} % utilization", break_even * 100.0)
+                           : std::string("is never the cheaper")));
+    }
   }
   if (!r.layout_given) {
     // The rule perf, cost and plan files use too (serving_layout).

@@ -324,6 +324,35 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
     }
     out.push_back(s);
   }
+
+  // The prefill chunk sizes the activations: a chunk typed a thousand times too large
+  // ("--prefill-chunk 4096k") needs hundreds of GB that no GPU count or format recovers, and
+  // only a smaller chunk was never suggested (helper s57 badinput F6). The largest chunk, in
+  // steps of kChunkStep tokens, that fits when the smallest step does (fitting is monotone in the
+  // chunk).
+  constexpr std::uint64_t kChunkStep = 256;
+  if (r.prefill_chunk_tokens > kChunkStep) {
+    const auto at = [&](std::uint64_t chunk) {
+      FitSuggestion s = eval.with_change(r, FitChange::prefill_chunk, [chunk](FitRequest& q) { q.prefill_chunk_tokens = chunk; });
+      s.count = chunk;
+      return s;
+    };
+    if (FitSuggestion s = at(kChunkStep); s.fits) {
+      std::uint64_t lo = 1;  // in steps
+      std::uint64_t hi = (r.prefill_chunk_tokens - 1) / kChunkStep + 1;  // the request's, which does not fit
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        FitSuggestion probe = at(mid * kChunkStep);
+        if (probe.fits) {
+          lo = mid;
+          s = std::move(probe);
+        } else {
+          hi = mid;
+        }
+      }
+      out.push_back(s);
+    }
+  }
   return out;
 }
 

@@ -145,7 +145,6 @@ std::string trimmed(std::string text) {
   return text;
 }
 
-using detail::ids_of;
 
 // How engine texts name TensorRT-LLM ("TensorRT-LLM", "tensorrt_llm", "trtllm-bench", "TRT-LLM").
 constexpr std::array<std::string_view, 5> kTensorRtLlmNames{"tensorrt", "trtllm", "trt-llm", "trt llm", "trt_llm"};
@@ -556,7 +555,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       }
     };
     const auto unknown = [&r](const char* field, const char* what, const std::string& name, const auto& items) {
-      const auto close = closest_names(std::string_view(what) == "model" ? without_owner(name) : name, ids_of(items));
+      const auto close = detail::closest_ids(std::string_view(what) == "model" ? without_owner(name) : name, items);
       r.fail(field, fmt::format("unknown {} '{}'{}", what, name,
                                 close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
     };

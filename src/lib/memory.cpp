@@ -1259,6 +1259,16 @@ std::string outside_share_problem(const EngineMemory& e) {
 
 }  // namespace
 
+std::string prefill_chunk_blame(const FitResult& f) {
+  // "activations 360.78 GB" named no flag when --prefill-chunk 4096k (4M tokens) was typed for 4K,
+  // and no change of GPUs or formats helps (helper s57 badinput F6).
+  const double over = std::max(f.per_gpu.shortfall_bytes, f.per_gpu.fixed_over_cap_bytes);
+  if (!(over > 0.0) || !(f.activations.prefill > 0.5 * over) || !(f.per_gpu.activation_bytes >= f.activations.prefill)) {
+    return "";
+  }
+  return fmt::format(" (a --prefill-chunk of {} tokens)", f.request.prefill_chunk_tokens);
+}
+
 std::optional<std::string> engine_start_problem(const FitResult& f) {
   if (f.no_engine_runs) {
     return f.no_engine_runs;

@@ -66,7 +66,7 @@ std::optional<double> expected_number(ObjectReader& r, std::string_view key, std
 }
 
 Expectations read_expectations(const Json& j, const std::string& origin, const JsonPointer& at) {
-  ObjectReader r(j, origin, at);
+  ObjectReader r(j, origin, at, detail::Nulls::refused);
   r.reject_unknown(kExpectations);
   Expectations e;
   if (r.has("fits")) {
@@ -101,7 +101,7 @@ Expectations read_expectations(const Json& j, const std::string& origin, const J
 
 PlanDeployment read_deployment(const Json& j, const std::string& origin, const JsonPointer& at,
                                const std::filesystem::path& base_dir) {
-  ObjectReader r(j, origin, at);
+  ObjectReader r(j, origin, at, detail::Nulls::refused);
   PlanDeployment d;
   d.pointer = at.to_string();
   // Unknown keys before required ones: a misspelt required key ("nam", "modle") is named with its
@@ -226,7 +226,7 @@ std::span<const std::string_view> plan_setting_names() { return kSettings; }
 
 PlanFile parse_plan_file(std::string_view text, const std::string& origin, const std::filesystem::path& base_dir) {
   const Json root = detail::parse_json_text(text, origin);
-  ObjectReader top(root, origin, JsonPointer());
+  ObjectReader top(root, origin, JsonPointer(), detail::Nulls::refused);
   static constexpr std::array kTop{"schema_version"sv, "description"sv, "deployments"sv};
   top.reject_unknown(kTop);
   if (const Json* v = top.value("schema_version"); v != nullptr && v->is_number_unsigned() &&

@@ -91,7 +91,7 @@ OrderedJson costs_json(const DeploymentResult& d) {
     list.push_back({{"provider", pc.price.provider},
                     {"mode", to_string(pc.price.mode)},
                     {"term", pc.price.term.empty() ? OrderedJson(nullptr) : OrderedJson(pc.price.term)},
-                    {"region", pc.price.region},
+                    {"region", region_json(pc.price)},
                     {"date", pc.price.date},
                     {"price_age_days", price_age_days_json(pc.price)},
                     {"stale", pc.price.stale()},

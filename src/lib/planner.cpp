@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -703,8 +706,9 @@ void Search::search_format(const GpuSpec& gpu, const std::vector<Price>& prices,
       }
       ++result_.counts.timed;
       sixteen_bit_shard_bytes_ = sixteen_bit_bytes / d(l.gpus());
-      // SGLang derives its own mem_fraction_static from the GPU and the layout; the command sets
-      // the plan's share instead, and the header says what SGLang would have picked.
+      // SGLang derives its own mem_fraction_static from the GPU and the layout: the plan is sized
+      // with it and the command sets it (or the --mem-fraction-static given, beside which the
+      // header says what SGLang would have picked).
       engine_default_share_ = 0;
       if (r_.launch_engine == Engine::sglang && pr.fit.engine.engine == Engine::sglang) {
         FitRequest own = pr.fit;
@@ -877,6 +881,30 @@ PlanResult Search::run() {
         k.cost.usd_per_million_tokens, first.usd_per_hour(), first.cost.usd_per_million_tokens, kStalePriceDays));
     result_.cheaper_stale = k;
   }
+  // Reserved rates of several terms in one ranking: a 3-year rate undercuts a 1-year one by the
+  // commitment, not the configuration, and an unstated term is a rate card's "from" price of a
+  // contract (helper s57 tasks F4: #1 on hyperstack's unstated term over civo's 3y). compare keeps
+  // each term apart; plan names the rows' terms and how to rank one.
+  if (r_.term.empty() && mode_has_term(r_.mode.value_or(PricingMode::on_demand))) {
+    std::map<std::string, std::vector<std::size_t>> rows_by_term;
+    for (std::size_t i = 0; i < result_.configurations.size(); ++i) {
+      const Price& price = result_.configurations[i].price;
+      if (price.provider != kGivenProvider) {  // --price has the term the user meant
+        rows_by_term[price.term.empty() ? "unstated" : price.term].push_back(i + 1);
+      }
+    }
+    if (rows_by_term.size() > 1 || rows_by_term.contains("unstated")) {
+      std::vector<std::string> parts;
+      for (const auto& [term, rows] : rows_by_term) {
+        parts.push_back(fmt::format("{} #{}", term == "unstated" ? "term unstated (a \"from\" price)" : term,
+                                    fmt::join(rows, ", #")));
+      }
+      result_.notes.push_back(fmt::format(
+          "reserved rates of {} ranked together: {}; a longer commitment is cheaper by its term, not by the "
+          "configuration: --term 1y (or 3y, ...) ranks one term",
+          rows_by_term.size() > 1 ? "several terms" : "an unstated term", fmt::join(parts, "; ")));
+    }
+  }
   for (const auto& [reason, n] : result_.skipped) {
     result_.notes.push_back(fmt::format("{} layout{} skipped: {}", n, n == 1 ? "" : "s", reason));
   }
@@ -1005,7 +1033,12 @@ PerfRequest launched(const PlanRequest& request) {
     r.fit.engine.engine = *request.launch_engine;
     switch (*request.launch_engine) {
       case Engine::vllm: r.fit.engine.gpu_memory_utilization = r.fit.memory_utilization; break;
-      case Engine::sglang: r.fit.engine.mem_fraction_static = r.fit.memory_utilization; break;
+      // SGLang's own rule per GPU and layout unless plan was given --mem-fraction-static: the
+      // neutral 0.9 had been set in the command, above SGLang's default (0.856 for Qwen3-235B on
+      // H200, 0.834 with DP attention and EP 16 on H100), where it budgets for CUDA graphs and
+      // communicators (helper s57 tasks F5). python/sglang/srt/server_args.py sets it in
+      // _handle_gpu_memory_settings (sglang v0.5.x).
+      case Engine::sglang: r.fit.engine.mem_fraction_static = request.launch_mem_fraction_static; break;
       case Engine::trtllm: r.fit.engine.kv_cache_free_gpu_mem_fraction = r.fit.memory_utilization; break;
       case Engine::neutral: break;
     }

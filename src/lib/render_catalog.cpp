@@ -132,7 +132,7 @@ OrderedJson price_entry_json(const Price& p) {
           {"term", p.term.empty() ? OrderedJson(nullptr) : OrderedJson(p.term)},
           {"usd_per_gpu_hour", p.usd_per_gpu_hour},       {"date", p.date},
           {"price_age_days", p.age_days}, {"stale", p.stale()},
-          {"region", p.region},     {"instance", p.instance},
+          {"region", detail::region_json(p)}, {"instance", p.instance},
           {"gpus_per_instance", detail::gpus_per_instance_json(p)}, {"sources", p.sources},
           {"notes", p.notes},       {"origin", p.origin}};
 }

@@ -51,7 +51,7 @@ OrderedJson price_json(const Price& p) {
           {"date", p.date},
           {"price_age_days", detail::price_age_days_json(p)},
           {"stale", p.stale()},
-          {"region", p.region},
+          {"region", detail::region_json(p)},
           {"gpus_per_instance", detail::gpus_per_instance_json(p)},
           {"sources", p.sources}};
 }

@@ -722,6 +722,7 @@ std::string_view change_flag(FitChange c) {
     case FitChange::context: return "--context";
     case FitChange::concurrency: return "--concurrency";
     case FitChange::mig_profile: return "--mig";
+    case FitChange::prefill_chunk: return "--prefill-chunk";
   }
   return "";
 }
@@ -734,6 +735,7 @@ std::string_view change_name(FitChange c) {
     case FitChange::context: return "context";
     case FitChange::concurrency: return "concurrency";
     case FitChange::mig_profile: return "mig_profile";
+    case FitChange::prefill_chunk: return "prefill_chunk";
   }
   return "";
 }

@@ -1,6 +1,7 @@
 // render_plan(): the cheapest configurations, the launch command, each GPU's frontier, and when
 // nothing meets the targets, the target that binds.
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -64,6 +65,20 @@ std::string targets_text(const PlanRequest& r) {
                        : fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// The memory share the command sets: SGLang's own for the layout (what the plan was sized with)
+// or the --mem-fraction-static given; the plan's share for the other engines.
+double launch_share(const PlanResult& p, const PlanConfig& c) {
+  if (p.request.launch_engine == Engine::sglang) {
+    if (p.request.launch_mem_fraction_static) {
+      return *p.request.launch_mem_fraction_static;
+    }
+    if (c.engine_default_share > 0) {
+      return c.engine_default_share;
+    }
+  }
+  return p.request.perf.fit.memory_utilization;
+}
+
 LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
   return LaunchSettings{.model = p.hf_repo.empty() ? p.model_id : p.hf_repo,
                         .layout = c.layout,
@@ -74,7 +89,7 @@ LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
                         .kv_dtype = c.kv_dtype,
                         .max_num_seqs = c.max_batch,
                         .max_model_len = p.request.perf.input_tokens + p.request.perf.output_tokens,
-                        .memory_share = p.request.perf.fit.memory_utilization,
+                        .memory_share = launch_share(p, c),
                         .gpus_per_node = p.request.gpus_per_node,
                         .trust_remote_code = p.remote_code,
                         .sidecar_quant_method = p.sidecar_quant_method,
@@ -357,17 +372,21 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
   if (r.launch_engine) {
     // --emit plans for the engine it launches (planner.cpp launched()): its own figures, not the
     // neutral estimate, so the batch cap the command sets is one that engine's KV cache holds.
-    // SGLang picks its own mem_fraction_static by GPU and layout; the command sets the plan's.
+    // SGLang picks its own mem_fraction_static by GPU and layout: the plan is sized with it, and
+    // the command sets it, unless --mem-fraction-static was given.
     const double own = p.configurations.empty() ? 0.0 : p.configurations.front().engine_default_share;
+    const std::optional<double> given = r.launch_mem_fraction_static;
+    const std::string share =
+        *r.launch_engine != Engine::sglang
+            ? fmt::format("a memory share of {:.2f}", r.perf.fit.memory_utilization)
+        : given ? fmt::format("--mem-fraction-static {:g}{}", *given,
+                              own > 0 ? fmt::format(" (SGLang's own default for #1 is {:.3f})", own) : std::string())
+        : own > 0 ? fmt::format("SGLang's own mem_fraction_static for each layout ({:.3f} for #1, set in the command)", own)
+                  : std::string("SGLang's own mem_fraction_static for each layout");
     head.heading.push_back(fmt::format(
-        "Sized for {0} (--emit {0}): its KV-cache arithmetic at a memory share of {1:.2f}{2}, its batch cap and its "
+        "Sized for {0} (--emit {0}): its KV-cache arithmetic at {1}, its batch cap and its "
         "estimate band, and only layouts and formats it launches; without --emit the search is engine-neutral",
-        to_string(*r.launch_engine), r.perf.fit.memory_utilization,
-        own > 0 ? fmt::format(" (set by --mem-fraction-static; SGLang's own default for #1 is {:.3f}{})", own,
-                              own < r.perf.fit.memory_utilization
-                                  ? ", which leaves more room for its CUDA graphs and communicators"
-                                  : "")
-                : std::string()));
+        to_string(*r.launch_engine), share));
   }
   if (!p.unpriced_gpus.empty()) {
     head.heading.push_back(fmt::format("Not searched (no matching price; give --price GPU=USD): {}",

@@ -188,6 +188,53 @@ TEST_CASE("names: aliases, abbreviations, ambiguity", "[catalog][names]") {
   (void)c.take_notes();
 }
 
+// helper s57 badinput F2: a version number matched a later part of another version ("llama-2-3b"
+// ran as Llama 3.2 3B), and a dot without a digit beside it was a separator ("llama-.3-70b" ran as
+// Llama 3 70B, 8K context for 128K). Neither resolves; the closest names include the one meant.
+TEST_CASE("names: a version's numbers match in order, each part in its place", "[catalog][names]") {
+  const Catalog& c = Catalog::builtin();
+  (void)c.take_notes();
+  for (const char* name : {"llama-2-3b", "llama-2-1b", "llama-.3-70b", "llama-.1-70b", "llama-3.-8b", "llama-3.-70b",
+                           "llama-3-2-3b"}) {
+    INFO(name);
+    CHECK(c.resolve_model(name) == nullptr);
+  }
+  CHECK_THROWS_WITH(c.model("llama-2-3b"), Contains("unknown model 'llama-2-3b'") && Contains("llama-2-13b"));
+  CHECK_THROWS_WITH(c.model("llama-.3-70b"), Contains("closest: llama-3.3-70b"));
+  // What abbreviations were for still is.
+  CHECK(c.model("llama3-70b").id == "llama-3-70b");
+  CHECK(c.model("llama3.3-70b").id == "llama-3.3-70b");
+  CHECK(c.model("Llama 3.2 3B").id == "llama-3.2-3b");
+  CHECK(c.model("llama-3.1-8b-instruct").id == "llama-3.1-8b");
+  CHECK_THROWS_WITH(c.model("llama-70b"), Contains("is ambiguous: it matches llama-2-70b, llama-3-70b"));
+  // F7: an ambiguous name lists the closest in spelling beside what it abbreviates.
+  CHECK_THROWS_WITH(c.model("qwen3-3b"), Contains("is ambiguous") && Contains("qwen3-32b"));
+  (void)c.take_notes();
+}
+
+// helper s57 badinput F3, F4: a form-factor word against an id's part ("h20-nvl", a typo of
+// h200-nvl, ran as the H20 SXM module) resolves to nothing, and the closest names count aliases
+// ("h10x" listed h20, a10g, a10 and never the H100).
+TEST_CASE("names: a form factor the part does not have, and aliases among the closest", "[catalog][names]") {
+  const Catalog& c = Catalog::builtin();
+  (void)c.take_notes();
+  for (const char* name : {"h20-nvl", "b200-pcie", "l40s-sxm", "mi300x-pcie", "rtx-4090-sxm", "l4-sxm", "t4-sxm"}) {
+    INFO(name);
+    CHECK(c.resolve_gpu(name) == nullptr);
+  }
+  CHECK_THROWS_WITH(c.gpu("h20-nvl"), Contains("closest: h200-nvl"));
+  // The part's own form factor still reads.
+  CHECK(c.gpu("l40s-pcie").id == "l40s");
+  CHECK(c.gpu("NVIDIA B200 SXM").id == "b200");
+  CHECK(c.gpu("AMD Instinct MI300X OAM").id == "mi300x");
+  CHECK(c.gpu("NVIDIA GB200 NVL72").id == "gb200");
+  CHECK(c.gpu("NVIDIA H100 NVL").id == "h100-nvl");
+  CHECK_THROWS_WITH(c.gpu("h10x"), Contains("closest: h100-sxm"));
+  CHECK_THROWS_WITH(c.gpu("dgx-sparx"), Contains("closest: gb10"));
+  CHECK_THROWS_WITH(c.gpu("409x"), Contains("closest: rtx-4090"));
+  (void)c.take_notes();
+}
+
 // helper s55 bad-input F1/F6: a stray word, number or symbol beside a GPU's tokens made it another,
 // smaller GPU ("a10 0" ran as an A10, not an A100). Only vendor, line, form-factor and memory
 // words may be left over; a code point fold_name() keeps is part of its word.
@@ -278,8 +325,12 @@ TEST_CASE("names: GPUs as vendors and results tables write them", "[catalog][nam
   CHECK(c.resolve_gpu("8x") == nullptr);
   CHECK(c.resolve_gpu("GH200 240GB") == nullptr);
   // No match: the error lists the ids that share the written family's word.
-  CHECK_THROWS_WITH(c.gpu("H100 SXM 94GB"), Catch::Matchers::Contains("closest: h100-sxm, h100-pcie, h100-nvl"));
-  CHECK_THROWS_WITH(c.gpu("A100 40GB HBM2"), Catch::Matchers::Contains("closest: a100-sxm-40gb, a100-pcie-40gb, a100-sxm-80gb"));
+  // (In the order of the closest id or alias: "H100 SXM 94GB" is nearest h100-nvl's alias
+  // h100-nvl-94gb, the 94 GB part.)
+  CHECK_THROWS_WITH(c.gpu("H100 SXM 94GB"), Catch::Matchers::Contains("closest: h100-nvl, h100-sxm, h100-pcie"));
+  CHECK_THROWS_WITH(c.gpu("A100 40GB HBM2"), Catch::Matchers::Contains("a100-sxm-40gb") &&
+                                                 Catch::Matchers::Contains("a100-pcie-40gb") &&
+                                                 Catch::Matchers::Contains("a100-sxm-80gb"));
   // Models are not matched this way: their extra tokens are versions.
   CHECK(c.resolve_model("mistral-7b-v0.3") == nullptr);
   // But a family's version written as a word of its own is read ("LLaMA v3.1 8B", TensorRT-LLM's

@@ -203,6 +203,9 @@ FitQuestion applied(FitQuestion q, const gpuplan::FitSuggestion& s) {
     case FitChange::mig_profile:
       q.request.mig_profile = s.mig_profile;
       break;
+    case FitChange::prefill_chunk:
+      q.request.prefill_chunk_tokens = s.count;
+      break;
   }
   return q;
 }
@@ -225,6 +228,9 @@ TEST_CASE("fit suggestions: each fitting change fits when applied", "[layout_sea
       {"llama-3.1-8b", "l4", question(1, FitRequest{.context_tokens = 131072, .concurrency = 8})},
       // Millions of sequences: logits buffers shrink with the load, so the largest load is a fixed point.
       {"llama-3.1-8b", "h100-sxm", question(4096, FitRequest{.concurrency = 100'000'000})},
+      // A prefill chunk typed a thousand times too large (helper s57 badinput F6): only a smaller
+      // chunk fits, and it is suggested.
+      {"llama-3.1-8b", "h100-sxm", question(1, FitRequest{.prefill_chunk_tokens = 4'194'304})},
   };
   for (const Case& c : cases) {
     INFO(c.model << " on " << c.q.search.gpus << " x " << c.gpu);
@@ -259,6 +265,12 @@ TEST_CASE("fit suggestions: each fitting change fits when applied", "[layout_sea
           fewer.search.gpus = smaller;
           CHECK_FALSE(plan(c.model, c.gpu, fewer).search.chosen.fits);
         }
+      }
+      if (s.change == FitChange::prefill_chunk) {
+        // The largest in steps of 256 tokens: one step more does not fit.
+        FitQuestion more = applied(c.q, s);
+        more.request.prefill_chunk_tokens += 256;
+        CHECK_FALSE(plan(c.model, c.gpu, more).search.chosen.fits);
       }
       if (s.change == FitChange::context || s.change == FitChange::concurrency) {
         // The largest: one more does not fit.

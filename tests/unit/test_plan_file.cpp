@@ -92,6 +92,25 @@ TEST_CASE("plan file: bad input names the file and JSON pointer", "[plan]") {
                       Catch::Contains("/deployment: unknown field; did you mean 'deployments'?"));
 }
 
+// A null expectation had been read as absent: check printed PASS with no gate, exit 0 (helper s57
+// badinput F1). A plan has no null: every key left unset is left out.
+TEST_CASE("plan file: null is refused, naming the key, not read as unset", "[plan]") {
+  for (const char* key : {"fits", "min_concurrent_sequences", "max_itl_ms", "max_ttft_ms", "max_monthly_usd",
+                          "min_output_tokens_per_s", "max_usd_per_million_tokens"}) {
+    INFO(key);
+    REQUIRE_THROWS_WITH(parse(one(std::string(R"(, "expect": {")") + key + R"(": null})")),
+                        Catch::Contains(std::string("p.json: /deployments/0/expect/") + key + ": null is not a value"));
+  }
+  REQUIRE_THROWS_WITH(parse(one(R"(, "expect": null)")),
+                      Catch::Contains("p.json: /deployments/0/expect: null is not a value here"));
+  REQUIRE_THROWS_WITH(parse(one(R"(, "description": null)")),
+                      Catch::Contains("p.json: /deployments/0/description: null is not a value here"));
+  REQUIRE_THROWS_WITH(parse(R"({"schema_version": 1, "description": null, "deployments": [{"name": "a", "model": "m", "gpu": "g"}]})"),
+                      Catch::Contains("p.json: /description: null is not a value here"));
+  REQUIRE_THROWS_WITH(parse(one(R"(, "tp": null)")),
+                      Catch::Contains("/deployments/0/tp: expected a string or a number, got null"));
+}
+
 // "fits": false beside an expectation measured on a running deployment could never pass: it was
 // evaluated, and check failed on "fits" (helper s49 W6). The bill is paid either way.
 TEST_CASE("plan file: fits false beside a figure of a running deployment is refused", "[plan]") {

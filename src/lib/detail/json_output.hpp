@@ -42,6 +42,10 @@ inline OrderedJson envelope(std::string_view command) {
 /// A price's `price_age_days`: null for a price typed by hand, which has no date to age.
 inline OrderedJson price_age_days_json(const Price& p) { return p.given() ? OrderedJson(nullptr) : OrderedJson(p.age_days); }
 
+/// A price's `region`: null when the price names none, as every unset value in the JSON output
+/// (plan had written "" beside its inputs' null: helper s57 tasks F6).
+inline OrderedJson region_json(const Price& p) { return p.region.empty() ? OrderedJson(nullptr) : OrderedJson(p.region); }
+
 /// A price's `gpus_per_instance`: the instance sizes it rents, null when it rents any count.
 inline OrderedJson gpus_per_instance_json(const Price& p) {
   return p.gpus_per_instance.empty() ? OrderedJson(nullptr) : OrderedJson(p.gpus_per_instance);
@@ -56,7 +60,7 @@ inline OrderedJson price_terms_json(const Price& p) {
           {"date", p.date},
           {"price_age_days", price_age_days_json(p)},
           {"stale", p.stale()},
-          {"region", p.region},
+          {"region", region_json(p)},
           {"gpus_per_instance", gpus_per_instance_json(p)}};
 }
 

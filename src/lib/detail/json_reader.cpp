@@ -171,8 +171,8 @@ Json parse_json_text(std::string_view text, std::string_view origin,
   return root;
 }
 
-ObjectReader::ObjectReader(const Json& object, std::string origin, JsonPointer at)
-    : object_(object), origin_(std::move(origin)), at_(std::move(at)) {
+ObjectReader::ObjectReader(const Json& object, std::string origin, JsonPointer at, Nulls nulls)
+    : object_(object), origin_(std::move(origin)), at_(std::move(at)), nulls_(nulls) {
   if (!object_.is_object()) {
     throw InputError(
         fmt::format("{}: expected an object, got {}", where(origin_, at_), shown(object_)));
@@ -181,6 +181,9 @@ ObjectReader::ObjectReader(const Json& object, std::string origin, JsonPointer a
 
 bool ObjectReader::has(std::string_view key) const {
   const auto it = object_.find(key);
+  if (it != object_.end() && it->is_null() && nulls_ == Nulls::refused) {
+    fail(key, "null is not a value here: give one, or leave the key out to leave an optional field unset");
+  }
   return it != object_.end() && !it->is_null();
 }
 
@@ -195,10 +198,10 @@ void ObjectReader::fail(std::string_view key, std::string_view message) const {
 
 const Json* ObjectReader::value(std::string_view key) {
   read_.emplace(key);
-  const auto it = object_.find(key);
-  if (it == object_.end() || it->is_null()) {
+  if (!has(key)) {
     return nullptr;
   }
+  const auto it = object_.find(key);
   // config.json's NaN and Infinity (Python's json.dumps writes them; catalog.cpp keeps them as
   // doubles): no field gpuplan reads has such a value, and taking it as absent (null's meaning)
   // had read num_key_value_heads NaN as multi-head attention (helper s49 F2).

@@ -31,12 +31,18 @@ std::string where(std::string_view origin, const JsonPointer& at);
 Json parse_json_text(std::string_view text, std::string_view origin,
                      std::initializer_list<std::string_view> skipped_top_keys = {});
 
+/// What a present key's null means. HF's config.json writes null for "unset" (absent); gpuplan's
+/// own formats (plans, benchmarks, prices) have no null, and reading one as absent had turned
+/// "max_itl_ms": null into a check that passes with no gate (helper s57 badinput F1).
+enum class Nulls { absent, refused };
+
 class ObjectReader {
  public:
   /// Throws InputError unless `object` is a JSON object.
-  ObjectReader(const Json& object, std::string origin, JsonPointer at);
+  ObjectReader(const Json& object, std::string origin, JsonPointer at, Nulls nulls = Nulls::absent);
 
-  [[nodiscard]] bool has(std::string_view key) const;  ///< present and not null
+  /// Present and not null (with Nulls::refused a null throws InputError naming the key).
+  [[nodiscard]] bool has(std::string_view key) const;
   [[nodiscard]] const JsonPointer& pointer() const { return at_; }
   [[nodiscard]] const std::string& origin() const { return origin_; }
   [[nodiscard]] const Json& object() const { return object_; }
@@ -57,7 +63,7 @@ class ObjectReader {
   bool boolean(std::string_view key, bool fallback);
   /// A non-empty array of non-empty strings.
   std::vector<std::string> strings(std::string_view key);
-  /// The raw value (nullptr when absent or null); marks the key as read. A NaN or infinite
+  /// The raw value (nullptr when absent or null; Nulls::refused throws for null); marks the key as read. A NaN or infinite
   /// number (config.json's Python literals) is refused here, naming the key.
   const Json* value(std::string_view key);
   /// Whether value() (or a typed read) has been asked for `key`: a field the reader consumed.
@@ -87,6 +93,7 @@ class ObjectReader {
   const Json& object_;
   std::string origin_;
   JsonPointer at_;
+  Nulls nulls_;
   std::map<std::string, std::string, std::less<>> spelled_;
   std::set<std::string, std::less<>> read_;
 };
