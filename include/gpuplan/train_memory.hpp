@@ -343,7 +343,12 @@ struct TrainMemory {
   double free_bytes = 0;
   double shortfall_bytes = 0;
   [[nodiscard]] double model_states() const { return parameters + gradients + master_weights + optimizer_states; }
-  [[nodiscard]] double total() const { return model_states() + activations + logits + buckets + step_transient + reserve; }
+  [[nodiscard]] double total() const { return allocated_peak() + reserve; }
+  /// What PyTorch's allocator counts at the peak (torch.cuda.max_memory_allocated): the total
+  /// without the reserve, which holds the CUDA context and library workspaces it never sees.
+  [[nodiscard]] double allocated_peak() const {
+    return model_states() + activations + logits + buckets + step_transient;
+  }
 };
 
 /// Evaluates memory (validates the request first).

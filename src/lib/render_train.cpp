@@ -148,6 +148,7 @@ OrderedJson train_plan_json(const TrainPlan& p) {
                          {"buckets_bytes", m.buckets},
                          {"step_transient_bytes", m.step_transient},
                          {"reserve_bytes", m.reserve},
+                         {"allocated_peak_bytes", checked(m.allocated_peak(), "memory")},
                          {"total_bytes", checked(m.total(), "memory")},
                          {"capacity_bytes", m.capacity_bytes},
                          {"host_bytes", m.host_bytes},
@@ -312,9 +313,10 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                       : fp32_main_grads(t)      ? fmt::format("fp32 (Megatron's main_grad{})",
                                                               offloaded.empty() ? "" : ", on the GPU under offload")
                       : t.sync_last_micro_batch.value_or(false) && t.micro_batches() > 1
-                          ? std::string("fp32, unsharded until the last micro-batch (no_sync)")
+                          ? std::string(pure_bf16 ? "bf16" : "fp32") + ", unsharded until the last micro-batch (no_sync)"
                       : full && fsdp_stage_unsharded(t) && t.micro_batches() > 1
-                          ? std::string("fp32, the stage's unsharded until the last micro-batch (FSDP under PP)")
+                          ? std::string(pure_bf16 ? "bf16" : "fp32") +
+                                ", the stage's unsharded until the last micro-batch (FSDP under PP)"
                           : (full ? half : adapters + " ") + split_note(2)});
   mem.rows.push_back({"master weights", bytes(m.master_weights),
                       !offloaded.empty() ? offloaded
@@ -365,8 +367,10 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                     zero_step_group_params(t, m.optimizer_params_per_gpu) / 1e9)});
   }
   mem.rows.push_back({"reserve", bytes(m.reserve), "CUDA context, workspaces"});
+  // torch.cuda.max_memory_allocated never counts the reserve (the CUDA context): name the two apart.
   mem.rows.push_back({"total", bytes(m.total()),
-                      fmt::format("allocated peak{}, of {} {}", t.offload == Offload::paged ? " without the paged states" : "",
+                      fmt::format("allocated peak {}{} + reserve, of {} {}", bytes(m.allocated_peak()),
+                                  t.offload == Offload::paged ? " without the paged states" : "",
                                   bytes(m.capacity_bytes), unit)});
   doc.tables.push_back(std::move(mem));
 

@@ -201,8 +201,13 @@ TrainMemory stage_memory(const ModelSpec& model, const GpuSpec& gpu, const Train
     // largest tensor's (the embedding or LM head, vocab-parallel under TP) is the most held.
     m.gradients = r.optimizer_in_backward ? kBf16Bytes * largest_matrix(model, true) / d(l.tp)
                   : fp32_main_grads(r)      ? sharded(params, kFp32Bytes, 2)
+                  // Unsharded until the last micro-batch: the gradient takes the FSDP flat
+                  // parameter's dtype, fp32 beside an fp32 master (mixed precision), bf16 in pure
+                  // bf16 (lit-llama's pretrain/redpajama.py @1444d24a builds the model under
+                  // torch.set_default_dtype(torch.bfloat16) and accumulates under no_backward_sync
+                  // on 4 A100-40GB).
                   : (r.sync_last_micro_batch.value_or(false) || fsdp_stage_unsharded(r)) && r.micro_batches() > 1
-                      ? kFp32Bytes * m.params_per_gpu
+                      ? updated_weight_bytes(r.master_weights) * m.params_per_gpu
                       : sharded(params, kBf16Bytes, 2);
     m.master_weights = master ? sharded(params, kFp32Bytes, 1) : 0.0;
     m.optimizer_states = sharded(params, moments, 1);
