@@ -820,7 +820,7 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
       break;
     case Engine::trtllm:
       mem.activation_bytes = e.activation_bytes;
-      mem.reserve_bytes = e.non_torch_bytes;
+      mem.reserve_bytes = e.non_torch_bytes + e.cuda_graph_bytes;
       break;
     case Engine::sglang:  // activations and graphs live outside mem_fraction_static
       mem.activation_bytes = 0;
@@ -1232,6 +1232,15 @@ namespace {
 /// (EngineMemory::outside_short).
 std::string outside_share_problem(const EngineMemory& e) {
   const double gib = units::kGiB;
+  if (e.engine == Engine::trtllm) {
+    return fmt::format(
+        "TensorRT-LLM runs out of memory estimating its KV cache: the temporary cache for one max_seq_len request "
+        "and a CUDA-graph warm-up ({:.2f} GiB) leaves {:.2f} GiB beside the weights for its profiling forward of "
+        "{} tokens and its CUDA graphs, {:.2f} GiB here; a shorter max_seq_len (--context) or a smaller "
+        "max_batch_size (--max-num-seqs) starts (NVIDIA/TensorRT-LLM PR #17470)",
+        e.trtllm_estimation_cache_bytes / gib, std::max(e.outside_free_bytes, 0.0) / gib,
+        detail::group_digits(e.batched_tokens), e.outside_need_bytes / gib);
+  }
   const double fits = largest_share_leaving(e, e.outside_need_bytes);
   const bool vllm = e.engine == Engine::vllm;
   const std::string lower =
@@ -1264,7 +1273,7 @@ std::optional<std::string> engine_start_problem(const FitResult& f) {
   }
   if (f.engine && f.engine->trtllm_refused_prompt_tokens > 0) {
     const EngineMemory& e = *f.engine;
-    return fmt::format("TensorRT-LLM starts, but refuses prompts longer than max_num_tokens ({} tokens) with chunked "
+    return fmt::format("TensorRT-LLM refuses prompts longer than max_num_tokens ({} tokens) with chunked "
                        "prefill off, trtllm-serve's default: a {}-token prompt{} is refused; turn chunked prefill on "
                        "(enable_chunked_prefill: true in --extra_llm_api_options; --enable-chunked-prefill here) or "
                        "raise max_num_tokens to the prompt (--prefill-chunk {})",
