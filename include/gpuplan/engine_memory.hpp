@@ -194,9 +194,15 @@ struct EngineMemory {
   /// vocabulary, the unit its runtime and decoder buffers come in; not subtracted. 0 elsewhere.
   double trtllm_logits_buffer_bytes = 0;
   /// TensorRT-LLM's PyTorch backend from 1.2: the temporary KV cache its estimation runs on (one
-  /// max_seq_len request and a graph warm-up's blocks); outside_need_bytes / outside_free_bytes are
-  /// then its profiling forward and graphs, and what is left beside that cache. 0 elsewhere.
+  /// max_seq_len request, a graph warm-up's and max_batch_size blocks), what its profiling forward
+  /// and graphs need beside it, and what is left there. 0 elsewhere.
   double trtllm_estimation_cache_bytes = 0;
+  double trtllm_estimation_need_bytes = 0;
+  double trtllm_estimation_left_bytes = 0;
+  /// Less is left beside the estimation cache than the profiling run needs (a warning).
+  [[nodiscard]] bool trtllm_estimation_short() const {
+    return trtllm_estimation_cache_bytes > 0 && trtllm_estimation_need_bytes > trtllm_estimation_left_bytes;
+  }
   /// vLLM V1 with linear-attention (Mamba) layers keeps one block of state per decoding sequence
   /// and refuses to start with fewer blocks than max_num_seqs; set by fit.
   bool state_blocks_below_seqs = false;

@@ -978,7 +978,9 @@ namespace {
 // found gpt-oss-120b on one H100 at max_batch_size 720 and a 131K max_seq_len running out of memory
 // there ("temporary KV-cache estimation and executor resources exhausted H100 memory"), and started
 // at 512 and 12,416. 1.1.0rc3 sized that cache for max_num_tokens only ("max_tokens ... 8224" in
-// the DGX Spark log, library file 2263047771): from 1.2, the first release not pinned.
+// the DGX Spark log, library file 2263047771): from 1.2, the first release not pinned. A warning,
+// not the verdict: the release is not pinned, and this arithmetic does not reproduce PR #17470's
+// failure (it leaves 5.7 GiB there for 2.2 needed), so how much the warm-up needs is not checked.
 constexpr int kTrtllmSeqLenEstimation = 102;
 
 void trtllm_estimation_cache(const EngineInputs& in, const EngineSettings& s, EngineMemory& r) {
@@ -997,10 +999,13 @@ void trtllm_estimation_cache(const EngineInputs& in, const EngineSettings& s, En
   // Its cap is a share of what CUDA reports free; on memory the host shares the page cache is out
   // of that figure, but the kernel gives it back to the allocations that follow.
   const double free_bytes = r.start_free_bytes - r.weights_bytes;
+  if (free_bytes - r.page_cache_bytes <= 0.0) {
+    return;  // the weights alone do not fit: that is the verdict
+  }
   r.trtllm_estimation_cache_bytes = std::min(d(blocks * block) * in.kv_bytes_per_token_per_gpu,
                                              std::max(0.0, r.share * (free_bytes - r.page_cache_bytes)));
-  r.outside_need_bytes = r.activation_bytes + r.cuda_graph_bytes;
-  r.outside_free_bytes = free_bytes - r.trtllm_estimation_cache_bytes;
+  r.trtllm_estimation_need_bytes = r.activation_bytes + r.cuda_graph_bytes;
+  r.trtllm_estimation_left_bytes = free_bytes - r.trtllm_estimation_cache_bytes;
 }
 
 }  // namespace

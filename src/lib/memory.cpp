@@ -229,6 +229,18 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
         "that{}",
         res.engine->max_seqs, buffer / units::kGiB, expect));
   }
+  if (res.engine && res.engine->trtllm_estimation_short()) {
+    const EngineMemory& e = *res.engine;
+    res.notes.push_back(fmt::format(
+        "TensorRT-LLM (from about 1.2) estimates its KV cache on a temporary one sized for one max_seq_len request, "
+        "a CUDA-graph warm-up and max_batch_size blocks ({:.2f} GiB here, at most kv_cache_free_gpu_mem_fraction of "
+        "what is free): that leaves {:.2f} GiB for its profiling forward of {} tokens and its CUDA graphs, about "
+        "{:.2f} GiB, and it may run out of memory there (NVIDIA/TensorRT-LLM PR #17470: gpt-oss-120b on one H100 "
+        "did at max_batch_size 720 and a 131K max_seq_len, and started at 512 and 12,416); a shorter max_seq_len "
+        "(--context) or a smaller max_batch_size (--max-num-seqs) leaves more",
+        e.trtllm_estimation_cache_bytes / units::kGiB, std::max(e.trtllm_estimation_left_bytes, 0.0) / units::kGiB,
+        detail::group_digits(e.batched_tokens), e.trtllm_estimation_need_bytes / units::kGiB));
+  }
   if (res.engine && res.engine->in_use_counted_in_share) {
     res.notes.push_back(fmt::format("vLLM V1 before 0.9.1 counts the {:.2f} GiB other processes hold (--memory-in-use) "
                                     "as its own non-torch memory, taken off the KV cache above (fixed by vllm PR "
@@ -1232,15 +1244,6 @@ namespace {
 /// (EngineMemory::outside_short).
 std::string outside_share_problem(const EngineMemory& e) {
   const double gib = units::kGiB;
-  if (e.engine == Engine::trtllm) {
-    return fmt::format(
-        "TensorRT-LLM runs out of memory estimating its KV cache: the temporary cache for one max_seq_len request "
-        "and a CUDA-graph warm-up ({:.2f} GiB) leaves {:.2f} GiB beside the weights for its profiling forward of "
-        "{} tokens and its CUDA graphs, {:.2f} GiB here; a shorter max_seq_len (--context) or a smaller "
-        "max_batch_size (--max-num-seqs) starts (NVIDIA/TensorRT-LLM PR #17470)",
-        e.trtllm_estimation_cache_bytes / gib, std::max(e.outside_free_bytes, 0.0) / gib,
-        detail::group_digits(e.batched_tokens), e.outside_need_bytes / gib);
-  }
   const double fits = largest_share_leaving(e, e.outside_need_bytes);
   const bool vllm = e.engine == Engine::vllm;
   const std::string lower =
