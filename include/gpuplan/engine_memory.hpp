@@ -63,8 +63,9 @@ inline constexpr std::uint64_t kTrtllmBlockTokens = 32;
 [[nodiscard]] std::string_view to_string(Engine engine);
 
 /// The KV-cache format an engine serves `model` in when none is asked for: TensorRT-LLM takes the
-/// checkpoint's calibrated FP8 cache (ModelSpec::checkpoint_kv_dtype); the others, and the
-/// neutral estimate, the 16-bit format of the served weights ("auto").
+/// checkpoint's calibrated FP8 cache (ModelSpec::checkpoint_kv_dtype); SGLang serves a
+/// sparse-attention MLA model (DeepSeek-V3.2's NSA) in fp8 on datacenter Blackwell; the others, and
+/// the neutral estimate, the 16-bit format of the served weights ("auto").
 [[nodiscard]] DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, const GpuSpec& gpu,
                                            Engine engine);
 /// The cache layout `engine` builds where engines differ: SGLang caches MiniCPM3's MLA latent
@@ -192,6 +193,16 @@ struct EngineMemory {
   /// TensorRT-LLM before 1.0 (TensorRT-engine flow): one fp32 logits buffer of max_batch_size x
   /// vocabulary, the unit its runtime and decoder buffers come in; not subtracted. 0 elsewhere.
   double trtllm_logits_buffer_bytes = 0;
+  /// TensorRT-LLM's PyTorch backend from 1.2: the temporary KV cache its estimation runs on (one
+  /// max_seq_len request, a graph warm-up's and max_batch_size blocks), what its profiling forward
+  /// and graphs need beside it, and what is left there. 0 elsewhere.
+  double trtllm_estimation_cache_bytes = 0;
+  double trtllm_estimation_need_bytes = 0;
+  double trtllm_estimation_left_bytes = 0;
+  /// Less is left beside the estimation cache than the profiling run needs (a warning).
+  [[nodiscard]] bool trtllm_estimation_short() const {
+    return trtllm_estimation_cache_bytes > 0 && trtllm_estimation_need_bytes > trtllm_estimation_left_bytes;
+  }
   /// vLLM V1 with linear-attention (Mamba) layers keeps one block of state per decoding sequence
   /// and refuses to start with fewer blocks than max_num_seqs; set by fit.
   bool state_blocks_below_seqs = false;

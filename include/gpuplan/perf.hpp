@@ -43,7 +43,7 @@ struct Efficiency {
   double activation_passes = 0.0;  ///< the fit leaves this per-token cost to the two below
   /// Host-side work per running sequence and decode step (the scheduler's and sampler's
   /// bookkeeping for each request): grows with the batch whatever the model and GPU.
-  double sequence_overhead_s = 6.85e-6;
+  double sequence_overhead_s = 6.27e-6;
   /// MoE routing outside the expert GEMMs: each routed copy of a token moves about 11 x hidden +
   /// 10 x expert width bytes (permute, activation quantization, SwiGLU, weighted combine), in small
   /// kernels over activations that stay on chip (L2), so at a rate that does not follow HBM
@@ -95,7 +95,7 @@ inline constexpr double kCalibratedMatmulShare = 0.776;
 /// Left-one-document-out, the median |error| of those runs falls from 64 % to 30 %.
 /// tests/reference/test_heldout_bound.cpp keeps it equal to that median. Estimates only; the
 /// roofline keeps the whole peak.
-inline constexpr double kRocmServingShare = 0.622;
+inline constexpr double kRocmServingShare = 0.620;
 
 /// The share of `compute` a format reaches, from bf16's peak over the format's (1 for 16-bit
 /// formats, 0.5 for FP8, 0.25 for FP4): ratio^exponent up to FP8 (and a little above, as FP8

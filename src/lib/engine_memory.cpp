@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/gpu.hpp>
 #include <gpuplan/units.hpp>
 
 #include "detail/ascii.hpp"
@@ -89,6 +91,9 @@ constexpr int kVllmOthersExcludedMinor = 9;  // 0.9.1: V1 leaves other processes
 constexpr int kVllmGraphProfilingMinor = 21;  // "CUDA graph memory profiling ... default since v0.21.0"
 constexpr std::uint64_t kVllmMaxCaptureTokens = 512;
 constexpr double kGraphBytesPerLayer = 2.0 * units::kMiB;  // captured graph nodes and metadata
+// Full-graph capture (TensorRT-LLM's PyTorch backend, SGLang): each captured batch size keeps its
+// MoE layers' buffers; per graph and MoE layer (trtllm_cuda_graph_bytes has the logs).
+constexpr double kMoeGraphBytesPerLayer = 2.0 * units::kMiB;
 // vLLM V0 with its TP all-reduce on NCCL (PCIe GPUs, across nodes: no custom all-reduce) captures
 // NCCL into every graph, and "NCCL's internal buffer is captured in the graph" (vllm PR #2192: 0.6
 // to 1.0 GB more at TP 2-4 than the custom all-reduce); V0 warns "CUDA graphs can take additional
@@ -174,15 +179,27 @@ double sglang_default_fraction(double gpu_mib, std::uint64_t chunk, std::uint64_
 constexpr int kSglangTp8At083 = 207;   // about 0.2.7 (PR #823): 0.88 / 0.87 / 0.85 / 0.83 / 0.79
 constexpr int kSglangTp8At081 = 306;   // about 0.3.6 (PR #2044): TP 8 at 0.81
 constexpr int kSglangReserveTable = 407;  // 0.4.7 (PR #7054, 2025-06-10): reserve by GPU memory
+// About 0.4.6 (April 2025): over 96 GiB (H200) a 13 GiB reserve, "(gpu_mem - 1024 * 13) / gpu_mem"
+// (0.909 on an H200), and CUDA graphs up to batch 256, "recently increased ... from 160 to 256 for
+// GPUs with more than 80 GB" (sgl-project/sglang PR #5893, 2025-04-29, quoting main; capture list
+// `if gpu_mem > 96 * 1024: capture_bs += list(range(160, 257, 8))`, cuda_graph_runner.py). #5893
+// raised the reserve to 18 GB in a 0.4.6 post release, which the version here cannot name; the
+// first release with the 13 GiB rule is not pinned (0.4.5 may have had it).
+constexpr int kSglangLargeGpuRule = 406;
+constexpr double kSglangLargeGpuMib = 96.0 * 1024.0;
 constexpr int kSglangFormula = 503;    // 0.5.3 (PRs #10975, #11076): sglang_default_fraction
 constexpr int kSglangVlmByTower = 409; // PR #6881 (July 2025, about 0.4.9; in 0.5.0rc0): adjust_mem_fraction_for_vlm
 
 /// chunked_prefill_size and cuda_graph_max_bs before the formula: 2048 and 8 / 80 (TP < 4 / >= 4)
-/// under 25,000 MiB, else 8192 and 160, up to 0.4.6; then 2048 / 8192 / 16384 by 35 and 160 GiB
-/// with graphs up to 160, 256 above 96 GiB, 512 above 180,000 MiB.
+/// under 25,000 MiB, else 8192 and 160, up to 0.4.6 (graphs to 256 above 96 GiB in 0.4.6); then
+/// 2048 / 8192 / 16384 by 35 and 160 GiB with graphs up to 160, 256 above 96 GiB, 512 above
+/// 180,000 MiB.
 std::pair<std::uint64_t, std::uint64_t> sglang_old_defaults(double gpu_mib, std::uint64_t tp, int version) {
   const bool small_tp = tp < 4;
   if (version < kSglangReserveTable) {
+    if (version >= kSglangLargeGpuRule && gpu_mib > kSglangLargeGpuMib) {
+      return {8192, 256};
+    }
     return gpu_mib < 25'000.0 ? std::pair<std::uint64_t, std::uint64_t>{2048, small_tp ? 8 : 80}
                               : std::pair<std::uint64_t, std::uint64_t>{8192, 160};
   }
@@ -193,7 +210,8 @@ std::pair<std::uint64_t, std::uint64_t> sglang_old_defaults(double gpu_mib, std:
   return {gpu_mib < 160 * 1024.0 ? 8192 : 16384, graphs};
 }
 
-/// The default fraction before 0.5.3: by TP degree, or (from 0.4.7) the GPU memory less a reserve
+/// The default fraction before 0.5.3: by TP degree (in 0.4.6 a 13 GiB reserve above 96 GiB), or
+/// (from 0.4.7) the GPU memory less a reserve
 /// by memory class, ps = TP x PP GPUs: 2.8 + ps / 10 GiB under 35 GiB, 9.5 + ps / 2 under 90,
 /// 12 + ps / 2 under 160, else 32 GiB.
 double sglang_old_fraction(double gpu_mib, std::uint64_t tp, std::uint64_t pp, int version) {
@@ -203,11 +221,33 @@ double sglang_old_fraction(double gpu_mib, std::uint64_t tp, std::uint64_t pp, i
     const double reserved_gib = gib < 35.0 ? 2.8 + ps / 10.0 : gib < 90.0 ? 9.5 + ps / 2.0 : gib < 160.0 ? 12.0 + ps / 2.0 : 32.0;
     return round3((gib - reserved_gib) / gib);
   }
+  if (version >= kSglangLargeGpuRule && gpu_mib > kSglangLargeGpuMib) {
+    return round3((gpu_mib - 13.0 * 1024.0) / gpu_mib);
+  }
   if (version < kSglangTp8At083) {
     return tp >= 8 ? 0.80 : tp >= 4 ? 0.82 : tp >= 2 ? 0.85 : 0.90;
   }
   const double tp8 = version < kSglangTp8At081 ? 0.83 : 0.81;
   return tp >= 16 ? 0.79 : tp >= 8 ? tp8 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
+}
+
+/// SGLang's CUDA graphs: its own reserve's 2 MiB per cuda_graph_max_bs (server_args.py), and each
+/// captured batch size's MoE buffers per MoE layer (kMoeGraphBytesPerLayer): DeepSeek-V3 on 8 x
+/// H200 logged "Capture cuda graph end ... mem usage=6.22 GB" for its 35 graphs to batch 256 (PR
+/// #5893), where 2 MiB x 256 is 0.5 GiB. The batch sizes captured: 1, 2, 4, 8, 12, then every 8 to
+/// 256, every 16 to 512, every 32 beyond (cuda_graph_runner.py get_batch_sizes_to_capture; 0.4.x
+/// had no 12), up to cuda_graph_max_bs.
+double sglang_cuda_graph_bytes(const ModelSpec& m, const Layout& l, std::uint64_t max_bs) {
+  std::uint64_t graphs = 0;
+  for (const std::uint64_t bs : std::initializer_list<std::uint64_t>{1, 2, 4, 8, 12}) {
+    graphs += bs <= max_bs ? 1 : 0;
+  }
+  graphs += max_bs >= 16 ? (std::min<std::uint64_t>(max_bs, 256) - 16) / 8 + 1 : 0;
+  graphs += max_bs >= 272 ? (std::min<std::uint64_t>(max_bs, 511) - 272) / 16 + 1 : 0;
+  graphs += max_bs >= 512 ? (max_bs - 512) / 32 + 1 : 0;
+  const std::uint64_t pp = std::max<std::uint64_t>(l.pp, 1);
+  const double moe_layers = m.moe ? d(m.moe_layer_count()) / d(pp) : 0.0;
+  return d(max_bs) * kSglangGraphBytesPerBatch + d(graphs) * moe_layers * kMoeGraphBytesPerLayer;
 }
 
 /// A multimodal model's fraction: from about 0.4.9 scaled by the vision tower's size (L x H^2 over
@@ -243,6 +283,37 @@ double vllm_cuda_graph_bytes(const ModelSpec& m, const Layout& l, std::uint64_t 
   const std::uint64_t largest =
       std::min({2 * max_seqs, kVllmMaxCaptureTokens, std::max<std::uint64_t>(batched_tokens, 1)});
   return forward_activation_bytes(m, l, largest) + d(layers) * kGraphBytesPerLayer;
+}
+
+/// TensorRT-LLM's PyTorch backend captures its CUDA graphs while it profiles: the executor built
+/// for the estimation warms up ("Run generation only CUDA graph warmup for batch size=64 ..."),
+/// then KvCacheCreator.configure_kv_cache_capacity reads the peak, graphs included ("Memory used
+/// outside torch (e.g., NCCL and CUDA graphs) in memory usage profiling"), and takes
+/// free_gpu_memory_fraction x (total - peak) (tensorrt_llm/_torch/pyexecutor/_util.py,
+/// NVIDIA/TensorRT-LLM @0004396720054fd8e205cbf616f21f0b57c6b412; the DGX Spark log of 1.1.0rc3,
+/// library file 2263047771, in that order). The graphs come from CudaGraphConfig: up to
+/// min(max_batch_size, 128) when its max_batch_size is unset (llmapi/llm_args.py); with padding,
+/// as that log lists them, 1, 2, 4 and the multiples of 8; without, TensorRT-LLM captures 1-31, 32,
+/// 64 and 128 (34 graphs), so this is the smaller count of the two.
+/// Each full-graph capture records its own kernels and the MoE layers' routing and expert buffers
+/// at its batch size: memory that grows with graphs x MoE layers. SGLang's capture of DeepSeek-V3
+/// (35 graphs to batch 256, 58 MoE layers) logged 6.22 GB (sgl-project/sglang PR #5893), 2.9 MiB
+/// a graph and MoE layer. Without a graph term, three TensorRT-LLM logs had 5-7 % less KV cache
+/// than gpuplan: 3.1 and 3.7 MiB a graph and MoE layer over the graphs counted here (Qwen3-235B-FP8
+/// TP 4 EP 4 on H200 and B200 at 0.85, ai-dynamo/dynamo PR #9746), 8 for Kimi-K2.5 on 8 x B300
+/// (1.3.0rc7; its NVFP4 checkpoint is read as int4 here). 2 MiB is taken, below each, since part of
+/// those gaps may be other terms; dense layers keep vLLM's per-layer figure, and the pool holds the
+/// largest graph's decode forward.
+double trtllm_cuda_graph_bytes(const ModelSpec& m, const Layout& l, std::uint64_t max_batch_size) {
+  constexpr std::uint64_t kDefaultGraphMaxBatch = 128;
+  const std::uint64_t largest = std::min(std::max<std::uint64_t>(max_batch_size, 1), kDefaultGraphMaxBatch);
+  // 1, 2 and 4 (largest is at least 1), then the multiples of 8.
+  const std::uint64_t graphs = 1U + (largest >= 2 ? 1U : 0U) + (largest >= 4 ? 1U : 0U) + largest / 8;
+  const std::uint64_t pp = std::max<std::uint64_t>(l.pp, 1);
+  const double layers = d((m.num_hidden_layers + pp - 1) / pp);
+  const double moe_layers = m.moe ? d(m.moe_layer_count()) / d(pp) : 0.0;
+  return forward_activation_bytes(m, l, largest) + layers * kGraphBytesPerLayer +
+         d(graphs) * moe_layers * kMoeGraphBytesPerLayer;
 }
 
 }  // namespace
@@ -442,6 +513,14 @@ bool apply_engine_cache_layout(ModelSpec& model, const EngineSettings& settings)
 DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& served, const GpuSpec& gpu, Engine engine) {
   if (engine == Engine::trtllm && model.checkpoint_kv_dtype) {
     return *model.checkpoint_kv_dtype;
+  }
+  // SGLang's NSA backend (DeepSeek-V3.2's sparse attention) defaults its cache to fp8_e4m3 on B200
+  // and bf16 on H200 ("B200: ... flashmla_kv decode attention, fp8_e4m3 kv cache dtype",
+  // sgl-project/sglang docs/basic_usage/deepseek_v32.md @01253e4e). PR #11309's 8 x B200 log, run
+  // without --kv-cache-dtype, holds 656 bytes a layer-token: FlashMLA's fp8 record.
+  if (engine == Engine::sglang && model.mla && model.mla->index_head_dim > 0 &&
+      nvidia_arch(gpu) == NvidiaArch::blackwell_datacenter) {
+    return DType::fp8;
   }
   return default_kv_dtype(served, gpu);
 }
@@ -887,6 +966,50 @@ void trtllm_old_engine_defaults(const EngineSettings& s, std::uint64_t context_t
 
 }  // namespace
 
+namespace {
+
+// TensorRT-LLM's estimation runs on a temporary KV cache sized for its warm-up: the dummy
+// requests of max_num_tokens, and (in the source of 2026) one max_seq_len request beside a
+// decode step of the largest CUDA-graph batch, at least max_batch_size blocks, at most
+// free_gpu_memory_fraction of what is free ("cuda_graph_warmup_block = max_seq_len_blocks +
+// max_cuda_graph_bs - 1", KvCacheCreator._get_token_num_for_estimation,
+// tensorrt_llm/_torch/pyexecutor/_util.py, NVIDIA/TensorRT-LLM @0004396720054fd8e205cbf616f21f0b57c6b412).
+// The profiling forward and the graphs must fit beside it: NVIDIA/TensorRT-LLM PR #17470 (2026)
+// found gpt-oss-120b on one H100 at max_batch_size 720 and a 131K max_seq_len running out of memory
+// there ("temporary KV-cache estimation and executor resources exhausted H100 memory"), and started
+// at 512 and 12,416. 1.1.0rc3 sized that cache for max_num_tokens only ("max_tokens ... 8224" in
+// the DGX Spark log, library file 2263047771): from 1.2, the first release not pinned. A warning,
+// not the verdict: the release is not pinned, and this arithmetic does not reproduce PR #17470's
+// failure (it leaves 5.7 GiB there for 2.2 needed), so how much the warm-up needs is not checked.
+constexpr int kTrtllmSeqLenEstimation = 102;
+
+void trtllm_estimation_cache(const EngineInputs& in, const EngineSettings& s, EngineMemory& r) {
+  if ((s.trtllm_version && *s.trtllm_version < kTrtllmSeqLenEstimation) || in.context_tokens == 0 ||
+      in.kv_bytes_per_token_per_gpu <= 0.0 || r.block_tokens == 0) {
+    return;
+  }
+  constexpr std::uint64_t kGraphMaxBatch = 128;  // CudaGraphConfig's default (trtllm_cuda_graph_bytes)
+  const std::uint64_t block = r.block_tokens;
+  const auto blocks_of = [block](std::uint64_t tokens) { return (tokens + block - 1) / block; };
+  const std::uint64_t graph_bs = std::min(std::max<std::uint64_t>(r.max_seqs, 1), kGraphMaxBatch);
+  // The dummy requests hold max_num_tokens, each with a generated token (and the overlap
+  // scheduler's one more).
+  const std::uint64_t blocks = std::max({blocks_of(r.batched_tokens + 2), blocks_of(in.context_tokens + 1) + graph_bs - 1,
+                                         r.max_seqs});
+  // Its cap is a share of what CUDA reports free; on memory the host shares the page cache is out
+  // of that figure, but the kernel gives it back to the allocations that follow.
+  const double free_bytes = r.start_free_bytes - r.weights_bytes;
+  if (free_bytes - r.page_cache_bytes <= 0.0) {
+    return;  // the weights alone do not fit: that is the verdict
+  }
+  r.trtllm_estimation_cache_bytes = std::min(d(blocks * block) * in.kv_bytes_per_token_per_gpu,
+                                             std::max(0.0, r.share * (free_bytes - r.page_cache_bytes)));
+  r.trtllm_estimation_need_bytes = r.activation_bytes + r.cuda_graph_bytes;
+  r.trtllm_estimation_left_bytes = free_bytes - r.trtllm_estimation_cache_bytes;
+}
+
+}  // namespace
+
 EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInputs& in,
                            const EngineSettings& s) {
   validate_engine_settings(s);
@@ -1049,7 +1172,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // terms, with this model's prefill activations. Too high a fraction leaves less and the server
       // stops out of memory at start (sglang#1869: Gemma-2-9B on 24 GB "out-of-memory errors when
       // increasing" the fraction).
-      r.outside_need_bytes = kSglangMetadataBytes + r.activation_bytes + d(r.max_seqs) * kSglangGraphBytesPerBatch;
+      r.outside_need_bytes = kSglangMetadataBytes + r.activation_bytes + sglang_cuda_graph_bytes(m, l, r.max_seqs);
       r.outside_free_bytes = (1.0 - r.share) * r.start_free_bytes;
       // Its rest is what is free after loading less the (1 - share) kept out of free-at-start: the
       // page cache of the checkpoint just read counts as used on unified memory.
@@ -1078,15 +1201,21 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       }
       r.non_torch_bytes = kCudaContextBytes + kWorkspaceBytes + communicators;
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
+      if (!r.trtllm_tensorrt_flow) {
+        r.cuda_graph_bytes = trtllm_cuda_graph_bytes(m, l, r.max_seqs);
+      }
       r.start_free_bytes = start_free_bytes(in, r.non_torch_bytes, s.memory_in_use_bytes);
       r.weight_padding_bytes = trtllm_mxfp4_padding_bytes(m, l, in.mxfp4_expert_bytes);
       r.weights_bytes += r.weight_padding_bytes;
-      const double free_after_load = r.start_free_bytes - r.weights_bytes - r.activation_bytes;
+      const double free_after_load = r.start_free_bytes - r.weights_bytes - r.activation_bytes - r.cuda_graph_bytes;
       r.page_cache_bytes = unified_page_cache_bytes(in, free_after_load);
       const double free_after = free_after_load - r.page_cache_bytes;
       // A fraction of free memory: when nothing is free the engine gets nothing (or less).
       r.kv_bytes = free_after > 0 ? r.share * free_after : free_after;
       r.kv_bytes_without_page_cache = free_after_load > 0 ? r.share * free_after_load : free_after_load;
+      if (!r.trtllm_tensorrt_flow) {
+        trtllm_estimation_cache(in, s, r);
+      }
       if (r.trtllm_tensorrt_flow) {
         // RuntimeBuffers and the batched decoder (cpp/tensorrt_llm/batch_manager, runtime/) allocate
         // before free memory is measured, in units of max_batch_size x vocabulary fp32 logits.

@@ -229,6 +229,18 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
         "that{}",
         res.engine->max_seqs, buffer / units::kGiB, expect));
   }
+  if (res.engine && res.engine->trtllm_estimation_short()) {
+    const EngineMemory& e = *res.engine;
+    res.notes.push_back(fmt::format(
+        "TensorRT-LLM (from about 1.2) estimates its KV cache on a temporary one sized for one max_seq_len request, "
+        "a CUDA-graph warm-up and max_batch_size blocks ({:.2f} GiB here, at most kv_cache_free_gpu_mem_fraction of "
+        "what is free): that leaves {:.2f} GiB for its profiling forward of {} tokens and its CUDA graphs, about "
+        "{:.2f} GiB, and it may run out of memory there (NVIDIA/TensorRT-LLM PR #17470: gpt-oss-120b on one H100 "
+        "did at max_batch_size 720 and a 131K max_seq_len, and started at 512 and 12,416); a shorter max_seq_len "
+        "(--context) or a smaller max_batch_size (--max-num-seqs) leaves more",
+        e.trtllm_estimation_cache_bytes / units::kGiB, std::max(e.trtllm_estimation_left_bytes, 0.0) / units::kGiB,
+        detail::group_digits(e.batched_tokens), e.trtllm_estimation_need_bytes / units::kGiB));
+  }
   if (res.engine && res.engine->in_use_counted_in_share) {
     res.notes.push_back(fmt::format("vLLM V1 before 0.9.1 counts the {:.2f} GiB other processes hold (--memory-in-use) "
                                     "as its own non-torch memory, taken off the KV cache above (fixed by vllm PR "
@@ -820,7 +832,7 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
       break;
     case Engine::trtllm:
       mem.activation_bytes = e.activation_bytes;
-      mem.reserve_bytes = e.non_torch_bytes;
+      mem.reserve_bytes = e.non_torch_bytes + e.cuda_graph_bytes;
       break;
     case Engine::sglang:  // activations and graphs live outside mem_fraction_static
       mem.activation_bytes = 0;
@@ -1275,7 +1287,7 @@ std::optional<std::string> engine_start_problem(const FitResult& f) {
   }
   if (f.engine && f.engine->trtllm_refused_prompt_tokens > 0) {
     const EngineMemory& e = *f.engine;
-    return fmt::format("TensorRT-LLM starts, but refuses prompts longer than max_num_tokens ({} tokens) with chunked "
+    return fmt::format("TensorRT-LLM refuses prompts longer than max_num_tokens ({} tokens) with chunked "
                        "prefill off, trtllm-serve's default: a {}-token prompt{} is refused; turn chunked prefill on "
                        "(enable_chunked_prefill: true in --extra_llm_api_options; --enable-chunked-prefill here) or "
                        "raise max_num_tokens to the prompt (--prefill-chunk {})",

@@ -181,7 +181,9 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
                             e.share)};
       }
       return {fmt::format("kv_cache_free_gpu_mem_fraction {:.2f} of {:.2f} GiB free after weights and warm-up",
-                          e.share, gib(e.start_free_bytes - e.weights_bytes - e.activation_bytes - e.page_cache_bytes)),
+                          e.share,
+                          gib(e.start_free_bytes - e.weights_bytes - e.activation_bytes - e.cuda_graph_bytes -
+                              e.page_cache_bytes)),
               fmt::format("[MemUsageChange] Allocated {:.2f} GiB for max tokens in paged KV cache ({}).",
                           gib(std::max(0.0, e.kv_bytes)), e.kv_tokens)};
     case Engine::neutral: break;
@@ -220,6 +222,12 @@ detail::Table engine_table(const FitResult& r, ByteUnits u, bool plain_numbers) 
     bytes("CUDA graphs", e.cuda_graph_bytes);
   } else {
     bytes("CUDA context, NCCL, workspaces", e.non_torch_bytes);
+    if (e.engine == Engine::trtllm && e.cuda_graph_bytes > 0) {
+      bytes("CUDA graphs (captured before the peak is read)", e.cuda_graph_bytes);
+    }
+    if (e.trtllm_estimation_cache_bytes > 0) {
+      bytes("temporary KV cache of the estimation (freed)", e.trtllm_estimation_cache_bytes);
+    }
   }
   if (e.page_cache_bytes > 0) {
     bytes("page cache of the checkpoint (unified memory)", e.page_cache_bytes);
@@ -416,6 +424,17 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
     doc.tables.push_back(engine_table(r, u, plain_numbers));
   }
 
+  // TensorRT-LLM's two questions apart: whether the server starts (its KV cache, weights and
+  // warm-up fit) and the longest prompt it then accepts (max_num_tokens without chunked prefill).
+  if (r.engine && r.engine->engine == Engine::trtllm && r.engine->trtllm_refused_prompt_tokens > 0) {
+    const EngineMemory& e = *r.engine;
+    const bool starts = e.kv_tokens > 0 && r.weights_fit && !e.outside_short();
+    doc.footer.push_back(fmt::format(
+        "TensorRT-LLM starts: {}; longest prompt accepted: {} tokens (max_num_tokens, chunked prefill off)",
+        starts ? fmt::format("yes ({} tokens of KV cache)", group_digits(e.kv_tokens))
+               : std::string("no (weights, warm-up and KV cache do not fit)"),
+        group_digits(e.batched_tokens)));
+  }
   if (r.fits) {
     doc.footer.push_back(fmt::format("verdict: FITS ({} {} of KV budget free per GPU)",
                                      bytes_value(m.free_bytes, u), unit));

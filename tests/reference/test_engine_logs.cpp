@@ -18,6 +18,8 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/memory.hpp>
+#include <gpuplan/weight_choice.hpp>
+#include <gpuplan/weight_format.hpp>
 
 #include "test_support.hpp"
 
@@ -592,6 +594,62 @@ TEST_CASE("engine logs: TensorRT-LLM gpt-oss-120b on a DGX Spark counts the page
   }));
 }
 
+// https://github.com/ai-dynamo/dynamo/pull/9746 (2026-05-19): TensorRT-LLM 1.3.x PyTorch backend,
+// Qwen3-235B-A22B-FP8 decode workers at TP 4 EP 4 (recipe ai-dynamo/dynamo@04521f47
+// recipes/qwen3-235b-a22b-fp8/trtllm/disagg: max_batch_size 512, max_num_tokens 1024, fp8 KV,
+// free_gpu_memory_fraction 0.85): "allocated about 65.73 GiB KV cache per decode rank" on H200,
+// 97.68 on B200. gpuplan counted no CUDA graphs and gave 70.36 (+7.0 %) and 103.13 (+5.6 %); the
+// graphs the estimation captures before it reads its peak (trtllm_cuda_graph_bytes) now come off.
+// Helper s57 logs, pattern P1 (Kimi-K2.5 on 8 x B300 went from +5.0 % to +2.8 %).
+TEST_CASE("engine logs: TensorRT-LLM counts the CUDA graphs its estimation captures (dynamo PR #9746)",
+          "[engine][reference]") {
+  const auto& m = cat().model("qwen3-235b-a22b");
+  FitRequest req{.layout = Layout{.tp = 4, .ep = 4}, .kv_dtype = DType::fp8, .context_tokens = 8192};
+  req.weight_formats = gpuplan::choose_weight_formats(
+      m, gpuplan::WeightChoice{.all = gpuplan::parse_weight_format("fp8-block128", "test")});
+  req.engine = EngineSettings{.engine = Engine::trtllm, .kv_cache_free_gpu_mem_fraction = 0.85,
+                              .max_num_batched_tokens = 1024, .max_num_seqs = 512, .trtllm_version = 103,
+                              .trtllm_chunked_prefill = true};
+  for (const auto& [gpu, logged] : {std::pair{"h200-sxm", 65.73}, std::pair{"b200", 97.68}}) {
+    const auto r = gpuplan::fit(m, cat().gpu(gpu), req);
+    REQUIRE(r.engine);
+    // 94 MoE layers x 19 graphs (to batch 128) x 2 MiB, 94 layers x 2 MiB, and the 128-token
+    // decode forward.
+    CHECK(r.engine->cuda_graph_bytes / kGiB == Approx(3.69).epsilon(0.02));
+    CHECK(std::abs(r.engine->kv_bytes / kGiB / logged - 1.0) < 0.04);
+  }
+  // The TensorRT-engine flow (its graphs are TensorRT's own) has no such term.
+  req.engine.trtllm_backend = gpuplan::TrtllmBackend::tensorrt;
+  CHECK_FALSE(gpuplan::fit(m, cat().gpu("h200-sxm"), req).engine->cuda_graph_bytes > 0.0);
+}
+
+// https://github.com/sgl-project/sglang/pull/5893 (2025-04-29): SGLang main of April 2025 (0.4.6)
+// reserved 13 GiB on an H200, "(gpu_mem - 1024 * 13) / gpu_mem" (0.909), and captured CUDA graphs
+// to batch 256 on GPUs over 80 GB; DeepSeek-V3 at TP 8 logged "Capture cuda graph end ... mem
+// usage=6.22 GB. avail mem=5.61 GB". gpuplan gave 0.81 (the TP table) and 160, and 0.31 GiB of
+// graphs (2 MiB a batch); the graphs now grow with captured batches x MoE layers (helper s57 logs
+// W3, N3). The log's server had 5.61 GB left after its graphs: it starts.
+TEST_CASE("engine logs: SGLang 0.4.6 on H200 reserves 13 GiB and captures to batch 256 (sglang PR #5893)",
+          "[engine][reference]") {
+  FitRequest req{.layout = Layout{.tp = 8}, .context_tokens = 8192};
+  req.weight_formats = *cat().model("deepseek-v3").shipped_formats;
+  req.engine = EngineSettings{.engine = Engine::sglang, .sglang_version = 406};
+  const auto r = gpuplan::fit(cat().model("deepseek-v3"), cat().gpu("h200-sxm"), req);
+  REQUIRE(r.engine);
+  CHECK(r.engine->share == Approx(0.909).margin(0.003));
+  CHECK(r.engine->max_seqs == 256);
+  // 2 MiB x 256 and 36 graphs x 58 MoE layers x 2 MiB, against 6.22 GB logged, with metadata and
+  // the 8,192-token chunk's activations.
+  CHECK(r.engine->outside_need_bytes / kGiB > 4.5);
+  CHECK(r.engine->outside_need_bytes < r.engine->outside_free_bytes);
+  CHECK(r.fits);
+  // An 80 GB H100 keeps the TP table and 160.
+  const auto h100 = gpuplan::fit(cat().model("deepseek-v3"), cat().gpu("h100-sxm"), req);
+  REQUIRE(h100.engine);
+  CHECK(h100.engine->share == Approx(0.81));
+  CHECK(h100.engine->max_seqs == 160);
+}
+
 // A lab notebook's vLLM 0.26 run on an RTX 4080 (code-search file id 57428438798, 2026-08-02;
 // audit s46 logs row 02): Qwen2.5-7B-Instruct-AWQ, gpu_memory_utilization 0.9, the small-GPU
 // defaults (2048 tokens, 256 sequences), VLLM_USE_FLASHINFER_SAMPLER=0. Logged weights 5.29 GiB,
@@ -810,7 +868,7 @@ TEST_CASE("engine logs: TensorRT-LLM refuses prompts over max_num_tokens without
   CHECK(off.engine->trtllm_refused_prompt_tokens == 32768);
   const auto why = gpuplan::engine_start_problem(off);
   REQUIRE(why);
-  CHECK_THAT(*why, Catch::Contains("TensorRT-LLM starts, but refuses prompts longer than max_num_tokens (8,192"));
+  CHECK_THAT(*why, Catch::Contains("TensorRT-LLM refuses prompts longer than max_num_tokens (8,192"));
   // Chunked prefill on, or a step as long as the prompt, serves it.
   req.engine.trtllm_chunked_prefill = true;
   const auto on = gpuplan::fit(cat().model("llama-3.1-70b"), cat().gpu("b200"), req);

@@ -13,6 +13,7 @@
 #include <gpuplan/engine_memory.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/memory.hpp>
+#include <gpuplan/weight_choice.hpp>
 #include <gpuplan/weight_format.hpp>
 
 #include "test_support.hpp"
@@ -287,11 +288,64 @@ TEST_CASE("engine: SGLang's vision factor reads the two keys SGLang reads", "[en
         Approx(0.88 * 0.95));
 }
 
+// SGLang's NSA backend serves DeepSeek-V3.2 with an fp8_e4m3 cache on B200 and bf16 on H200
+// (sgl-project/sglang docs/basic_usage/deepseek_v32.md); PR #11309's 8 x B200 log, run without
+// --kv-cache-dtype, holds FlashMLA's 656-byte fp8 record a layer. gpuplan took bf16 there, 63 %
+// more bytes a token (helper s57 logs N2). DeepSeek-V3 (no indexer) and the other engines keep theirs.
+TEST_CASE("engine: SGLang's default KV cache for DeepSeek-V3.2 on Blackwell is fp8", "[engine]") {
+  const std::string mla = R"("hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
+      "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
+      "max_position_embeddings": 163840, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+      "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 256, "n_shared_experts": 1,
+      "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "first_k_dense_replace": 3)";
+  const auto v32 = gpuplan::model_from_hf_config(
+      R"({"model_type": "deepseek_v32", )" + mla + R"(, "index_head_dim": 128, "index_n_heads": 64})", "config.json");
+  const auto v3 = gpuplan::model_from_hf_config(R"({"model_type": "deepseek_v3", )" + mla + "}", "config.json");
+  const auto formats = gpuplan::choose_weight_formats(v32, {});
+  const auto kv = [&](const gpuplan::ModelSpec& m, const char* gpu, Engine e) {
+    return gpuplan::engine_default_kv_dtype(m, formats, cat().gpu(gpu), e);
+  };
+  CHECK(kv(v32, "b200", Engine::sglang) == DType::fp8);
+  CHECK(kv(v32, "h200-sxm", Engine::sglang) == DType::bf16);
+  CHECK(kv(v3, "b200", Engine::sglang) == DType::bf16);
+  CHECK(kv(v32, "b200", Engine::vllm) == DType::bf16);
+}
+
+// TensorRT-LLM from 1.2 estimates on a temporary cache that holds one max_seq_len request and a
+// CUDA-graph warm-up; its profiling forward and graphs must fit beside it (NVIDIA/TensorRT-LLM PR
+// #17470: gpt-oss-120b on one H100 ran out there at a 131K max_seq_len and started at 12,416).
+// A warning: the release is not pinned and the PR's own case is not reproduced.
+TEST_CASE("engine: TensorRT-LLM's estimation cache leaves room for the profiling run", "[engine]") {
+  const auto& m = cat().model("gpt-oss-120b");
+  EngineInputs in{.total_bytes = 79.11 * kGiB, .weights_bytes = 70.0 * kGiB, .kv_bytes_per_token_per_gpu = 73728.0,
+                  .block_tokens = 32};
+  in.context_tokens = 131072;
+  const EngineSettings s{.engine = Engine::trtllm, .max_num_seqs = 720};
+  const auto long_seq = gpuplan::engine_memory(m, Layout{}, in, s);
+  // 4,097 + 127 blocks of 32 tokens at most 0.9 of the 8.4 GiB free: under 1 GiB is left.
+  CHECK(long_seq.trtllm_estimation_cache_bytes == Approx(0.9 * (long_seq.start_free_bytes - 70.0 * kGiB)));
+  CHECK(long_seq.trtllm_estimation_need_bytes == Approx(long_seq.activation_bytes + long_seq.cuda_graph_bytes));
+  CHECK(long_seq.trtllm_estimation_short());
+  CHECK_FALSE(long_seq.outside_short());  // a warning, not a start failure
+  in.context_tokens = 12416;
+  const auto short_seq = gpuplan::engine_memory(m, Layout{}, in, s);
+  CHECK(short_seq.trtllm_estimation_cache_bytes == Approx(720.0 * 32 * 73728.0));  // max_batch_size blocks
+  CHECK_FALSE(short_seq.trtllm_estimation_short());
+  // 1.1 sized it for max_num_tokens alone: no such check.
+  in.context_tokens = 131072;
+  CHECK_FALSE(gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::trtllm, .max_num_seqs = 720,
+                                                       .trtllm_version = 101})
+                  .trtllm_estimation_short());
+}
+
 TEST_CASE("engine: TensorRT-LLM's fraction of the memory free after weights and warm-up", "[engine]") {
   const auto& m = cat().model("llama-3.1-8b");
   const auto e = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::trtllm});
   CHECK(e.share == Approx(0.9));
-  CHECK(e.kv_bytes == Approx(0.9 * (e.start_free_bytes - kH100.weights_bytes - e.activation_bytes)));
+  // The PyTorch backend's estimation captures its CUDA graphs before it reads the peak.
+  CHECK(e.cuda_graph_bytes > 0.0);
+  CHECK(e.kv_bytes ==
+        Approx(0.9 * (e.start_free_bytes - kH100.weights_bytes - e.activation_bytes - e.cuda_graph_bytes)));
   // Nothing free: no KV cache, and the deficit shows.
   const EngineInputs full{.total_bytes = 20.0 * kGiB, .weights_bytes = 30.0 * kGiB,
                           .kv_bytes_per_token_per_gpu = 131072.0, .block_tokens = 16};
@@ -414,8 +468,9 @@ TEST_CASE("engine: on unified memory TensorRT-LLM and SGLang count the OS and th
   // Free at boot has the CUDA context up; the workspaces come out of it.
   CHECK(t.start_free_bytes == Approx(101.3 * kGiB - 0.25 * kGiB));
   CHECK(t.page_cache_bytes == Approx(7.5 * kGiB));
-  CHECK(t.kv_bytes == Approx(0.9 * (t.start_free_bytes - 22.5 * kGiB - t.activation_bytes)));
-  CHECK(t.kv_bytes_without_page_cache == Approx(0.9 * (t.start_free_bytes - 15.0 * kGiB - t.activation_bytes)));
+  CHECK(t.kv_bytes == Approx(0.9 * (t.start_free_bytes - 22.5 * kGiB - t.activation_bytes - t.cuda_graph_bytes)));
+  CHECK(t.kv_bytes_without_page_cache ==
+        Approx(0.9 * (t.start_free_bytes - 15.0 * kGiB - t.activation_bytes - t.cuda_graph_bytes)));
   const auto s = gpuplan::engine_memory(m, Layout{}, gb10, {.engine = Engine::sglang});
   CHECK(s.page_cache_bytes == Approx(7.5 * kGiB));
   CHECK(s.kv_bytes == Approx(s.share * s.start_free_bytes - 22.5 * kGiB));
@@ -433,7 +488,7 @@ TEST_CASE("engine: on unified memory TensorRT-LLM and SGLang count the OS and th
   EngineInputs big = gb10;
   big.weights_bytes = 70.0 * kGiB;
   const auto b = gpuplan::engine_memory(m, Layout{}, big, {.engine = Engine::trtllm});
-  CHECK(b.page_cache_bytes == Approx(b.start_free_bytes - 70.0 * kGiB - b.activation_bytes));
+  CHECK(b.page_cache_bytes == Approx(b.start_free_bytes - 70.0 * kGiB - b.activation_bytes - b.cuda_graph_bytes));
   CHECK(b.kv_bytes == Approx(0.0).margin(1.0));
   CHECK(b.kv_bytes_without_page_cache > 20.0 * kGiB);
 }
@@ -607,7 +662,8 @@ TEST_CASE("engine: TensorRT-LLM's engine flow sizes its max_batch_size logits bu
   CHECK(pytorch.trtllm_logits_buffer_bytes < 1.0);
   const auto flow = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::trtllm, .trtllm_version = 19});
   CHECK(flow.trtllm_logits_buffer_bytes == Approx(2048.0 * 128256.0 * 4.0));
-  CHECK(flow.kv_bytes == Approx(pytorch.kv_bytes));  // noted, not subtracted
+  // Noted, not subtracted (the PyTorch backend's CUDA graphs are its own term).
+  CHECK(flow.kv_bytes == Approx(pytorch.kv_bytes + 0.9 * pytorch.cuda_graph_bytes));
   CHECK(gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::trtllm, .trtllm_version = 100})
             .trtllm_logits_buffer_bytes < 1.0);
   CHECK_THROWS_WITH(gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm, .trtllm_version = 19}),

@@ -237,8 +237,14 @@ Outcome check_config(const Config& c) {
   if (prompt_refused && (f.engine->trtllm_chunked_prefill || f.engine->trtllm_refused_prompt_tokens <= f.engine->batched_tokens)) {
     fail("a refused prompt with chunked prefill on, or within max_num_tokens");
   }
+  // ... and what the engine allocates outside its share after the pool (SGLang's graphs and
+  // prefill, vLLM before 0.21's graphs) fits there.
+  const bool outside_short = f.engine && f.engine->outside_short();
+  if (outside_short && f.engine->engine == gpuplan::Engine::trtllm) {
+    fail("an outside-the-share shortfall under TensorRT-LLM");
+  }
   if (f.fits != (f.per_gpu.shortfall_bytes <= 0.0 && !state_short && !over_state_pool && !f.no_engine_runs &&
-                 !prompt_refused)) {
+                 !prompt_refused && !outside_short)) {
     fail(fmt::format("fits = {} but shortfall = {} bytes", f.fits, f.per_gpu.shortfall_bytes));
   }
   if (f.fits && !f.weights_fit) {
