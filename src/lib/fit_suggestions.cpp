@@ -168,6 +168,24 @@ std::optional<Fitting> smallest_fitting_count(const ModelSpec& model, const GpuS
   return best;
 }
 
+// The largest n * step for n in [lo, hi) whose suggestion fits, given lo's (`fitting`) does and
+// hi's does not: bisection, since fitting is monotone in the load and in the prefill chunk.
+template <class At>
+FitSuggestion largest_fitting(const At& at, FitSuggestion fitting, std::uint64_t lo, std::uint64_t hi,
+                              std::uint64_t step) {
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    FitSuggestion probe = at(mid * step);
+    if (probe.fits) {
+      lo = mid;
+      fitting = std::move(probe);
+    } else {
+      hi = mid;
+    }
+  }
+  return fitting;
+}
+
 }  // namespace
 
 std::vector<FitSuggestion> suggest_fits(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& request,
@@ -310,17 +328,8 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
     // some of them; at a smaller load those may hold more sequences than the figure above:
     // bisect between a load that fits and the requested one, which does not (fitting is
     // monotone in the load).
-    std::uint64_t lo = sequences;
-    std::uint64_t hi = r.concurrency;
-    while (s.fits && hi - lo > 1) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      FitSuggestion probe = at(mid);
-      if (probe.fits) {
-        lo = mid;
-        s = std::move(probe);
-      } else {
-        hi = mid;
-      }
+    if (s.fits) {
+      s = largest_fitting(at, std::move(s), sequences, r.concurrency, 1);
     }
     out.push_back(s);
   }
@@ -338,19 +347,8 @@ std::vector<FitSuggestion> detail::suggest_fits(const ModelSpec& model, const Gp
       return s;
     };
     if (FitSuggestion s = at(kChunkStep); s.fits) {
-      std::uint64_t lo = 1;  // in steps
-      std::uint64_t hi = (r.prefill_chunk_tokens - 1) / kChunkStep + 1;  // the request's, which does not fit
-      while (hi - lo > 1) {
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        FitSuggestion probe = at(mid * kChunkStep);
-        if (probe.fits) {
-          lo = mid;
-          s = std::move(probe);
-        } else {
-          hi = mid;
-        }
-      }
-      out.push_back(s);
+      // In steps, up to the request's, which does not fit.
+      out.push_back(largest_fitting(at, std::move(s), 1, (r.prefill_chunk_tokens - 1) / kChunkStep + 1, kChunkStep));
     }
   }
   return out;

@@ -2282,20 +2282,22 @@ std::optional<ModelSpec::VisionConfigKeys> read_vision_config_keys(const Json& c
       .hidden_size = r.optional_integer(vision_key(r, "hidden_size"), 1, 1u << 20).value_or(0)};
 }
 
+// Lower-cased without underscores: model_type "qwen2_moe" meets class "Qwen2Moe".
+std::string lower_no_underscores(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c != '_') {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
+}
+
 // A model_type or architectures class a letter or two off a known one ("lama", "LlmaForCausalLM"
 // beside model_type "llama", "LlamaForCausalLMX") is read as written, though transformers and vLLM
 // would not find it: said with the name it is near (helper s57 configs F9). Empty when none.
 std::string near_miss_names(const Json& raw) {
   std::vector<std::string> hints;
-  const auto flat = [](std::string_view text) {
-    std::string out;
-    for (char c : text) {
-      if (c != '_') {
-        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      }
-    }
-    return out;
-  };
   const auto type_it = raw.find("model_type");
   const std::string type = type_it != raw.end() && type_it->is_string() ? type_it->get<std::string>() : std::string();
   const auto arch = raw.find("architectures");
@@ -2308,7 +2310,7 @@ std::string near_miss_names(const Json& raw) {
     if (at == std::string::npos) {
       continue;
     }
-    arch_base = flat(name.substr(0, at));
+    arch_base = lower_no_underscores(name.substr(0, at));
     if (at + suffix.size() != name.size()) {
       hints.push_back(fmt::format("architectures class \"{}\" has text after its {}: a misspelling of \"{}\"?",
                                   detail::printable(name), suffix, detail::printable(name.substr(0, at + suffix.size()))));
@@ -2317,7 +2319,7 @@ std::string near_miss_names(const Json& raw) {
   }
   // A type whose class name agrees with it (llava, LlavaForConditionalGeneration) is a real one
   // gpuplan has not checked, however near a checked name.
-  if (type.size() > 3 && !layout_checked(type) && arch_base != flat(type)) {
+  if (type.size() > 3 && !layout_checked(type) && arch_base != lower_no_underscores(type)) {
     std::string best;
     std::size_t best_distance = 3;
     for (std::string_view known : checked_types()) {
@@ -2362,23 +2364,14 @@ std::optional<ArchitectureType> read_architecture(const Json& config) {
                                                                                {"LMHeadModel", false},
                                                                                {"ForCausalLM", false},
                                                                                {"Model", false}}};
-  const auto flat = [](std::string_view text) {
-    std::string out;
-    for (char c : text) {
-      if (c != '_') {
-        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      }
-    }
-    return out;
-  };
   for (const auto& [suffix, no_head] : kSuffixes) {
     if (name.size() <= suffix.size() || !name.ends_with(suffix)) {
       continue;
     }
     ArchitectureType a{.type = {}, .architecture = name, .no_lm_head = no_head, .written = {}};
-    const std::string base = flat(std::string_view(name).substr(0, name.size() - suffix.size()));
+    const std::string base = lower_no_underscores(std::string_view(name).substr(0, name.size() - suffix.size()));
     for (std::string_view type : checked_types()) {
-      if (flat(type) == base) {
+      if (lower_no_underscores(type) == base) {
         a.type = std::string(type);
         break;
       }
