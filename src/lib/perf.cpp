@@ -15,6 +15,7 @@
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/queue_wait.hpp>
 #include <gpuplan/rental.hpp>
+#include <gpuplan/serving_share.hpp>
 
 #include "detail/fit_basis.hpp"
 #include "detail/numeric.hpp"
@@ -167,10 +168,13 @@ std::string rocm_serving_note() {
 }
 
 std::string_view attention_dp_note() {
-  return "estimate likely high: attention DP was never calibrated, and 192 held-out runs with it (tools/heldout; "
-         "TensorRT-LLM's perf overview mostly) measured a median 0.90x of such estimates with 2 ranks, 0.86x with 4 "
-         "and 0.62x with 8 (0.10x to 1.69x), for a cause not modelled here (likely the ranks waiting for the "
-         "slowest at each expert all-to-all)";
+  static const std::string note = fmt::format(
+      "attention DP: estimate x {:.2f} with 2 ranks per expert group, x {:.2f} with 4 and x {:.2f} with 8 or more, "
+      "the medians of measured / estimated throughput over 196 held-out runs with it (tools/heldout; TensorRT-LLM's "
+      "perf overviews mostly), never calibrated: a cause not modelled here (likely the ranks waiting for the slowest "
+      "at each expert all-to-all); the band is at least those runs' spread about it",
+      kAttentionDpShare2Ranks, kAttentionDpShare4Ranks, kAttentionDpShare8Ranks);
+  return note;
 }
 
 std::string_view to_string(Bound bound) {
@@ -351,7 +355,7 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   if (fit_.engine && !request_.fit.engine.max_num_batched_tokens && fit_.engine->batched_tokens > 0) {
     prefill_chunk_tokens_ = fit_.engine->batched_tokens;
   }
-  vendor_serving_share_ = gpu.vendor == "amd" ? kRocmServingShare : 1.0;
+  vendor_serving_share_ = gpu.vendor == "amd" ? kRocmServingShare : gpu.vendor == "intel" ? kHabanaServingShare : 1.0;
   bandwidth_bytes_per_s_ = gpu.memory_bandwidth_bytes_per_s;
 
   // Weights read each step: everything but the embedding table (a gather of a few rows) and the
@@ -652,9 +656,11 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
   // Each stage runs its own layers' kernels.
   s.overhead_s = e.step_overhead_s + e.layer_overhead_s * layers_per_stage_ + s.token_s;
   s.overlapped = e.overlap_communication;
-  if (!e.best_case && vendor_serving_share_ < 1.0) {
-    // Public runs on this vendor's GPUs serve at this share of the estimate, every part alike.
-    const double slower = 1.0 / vendor_serving_share_;
+  const double serving_share = vendor_serving_share_ * attention_dp_share(request_.fit.layout);
+  if (!e.best_case && serving_share < 1.0) {
+    // Public runs on this vendor's GPUs, and with attention DP, serve at this share of the
+    // estimate, every part alike.
+    const double slower = 1.0 / serving_share;
     for (double* part : {&s.memory_s, &s.compute_s, &s.work_s, &s.communication_s, &s.overhead_s, &s.token_s}) {
       *part *= slower;
     }
@@ -1075,7 +1081,7 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
         matmul_factor_note(r.gpu_id, pm.matmul_factor(), kCalibratedMatmulShare, "calibrated GPU (B200)"));
   }
   if (pm.vendor_serving_share() < 1.0) {
-    r.notes.push_back(rocm_serving_note());
+    r.notes.push_back(pm.fit().gpu_vendor == "intel" ? habana_serving_note() : rocm_serving_note());
   }
   if (pm.windowed_reads()) {
     r.notes.push_back("TensorRT-LLM on Blackwell: windowed layers decode over their window only, while their cache "
@@ -1114,7 +1120,7 @@ namespace {
 /// over groups of k TP groups with data-parallel attention (EP = TP x k for every k dividing DP,
 /// up to every GPU; one pipeline stage; TensorRT-LLM's attention-DP ranks are single GPUs), where
 /// the experts divide evenly. Groups smaller than the deployment matter: DeepSeek-V3's 256 experts
-/// do not split 24 ways, and on 24 H200 three EP 8 groups serve 2.6x what TP 8 x 3 does.
+/// do not split 24 ways, and on 24 H200 three EP 8 groups serve 1.4x what TP 8 x 3 does (2.6x before attention DP's held-out share).
 std::vector<std::uint64_t> expert_parallel_choices(const ModelSpec& model, const PerfRequest& request,
                                                    std::uint64_t tp, std::uint64_t pp, std::uint64_t dp) {
   if (request.fit.layout.ep > 1 || !model.moe) {

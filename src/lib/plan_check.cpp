@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <gpuplan/band.hpp>
+#include <gpuplan/serving_share.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/perf_curve.hpp>
 
@@ -268,6 +269,13 @@ DeploymentResult evaluate_deployment(const Catalog& catalog, const DeploymentQue
                    req.fit.layout, req.fit.gpus_per_node);
     d.perf = perf(q.model, gpu, req, {d.load.batch}, band);
     d.curve = perf(q.model, gpu, req, curve_batches(pm.full_load_batch(), d.load.batch), band);
+    // The shares the estimate carries, said where check and report judge it (perf's own notes).
+    if (req.fit.layout.dp_attention()) {
+      d.notes.emplace_back(attention_dp_note());
+    }
+    if (pm.vendor_serving_share() < 1.0) {
+      d.notes.push_back(gpu.vendor == "intel" ? habana_serving_note() : rocm_serving_note());
+    }
     if (d.load.capped && q.concurrency) {
       d.notes.push_back(fmt::format("{} sequences need {} per replica; memory and the engine allow {}: throughput "
                                     "and latency are at {}",

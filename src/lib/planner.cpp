@@ -852,7 +852,7 @@ PlanResult Search::run() {
     result_.miss = std::move(miss);
   }
   if (!result_.configurations.empty() && result_.configurations.front().layout.dp_attention()) {
-    result_.notes.push_back(fmt::format("#1 (attention DP): {}", attention_dp_note()));
+    result_.notes.push_back(fmt::format("#1: {}", attention_dp_note()));
   }
   if (!result_.configurations.empty() && result_.configurations.front().price.stale()) {
     // A stale price can decide the ranking (spot prices move weekly): say so, and which row is

@@ -8,6 +8,7 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/perf_curve.hpp>
+#include <gpuplan/serving_share.hpp>
 #include <gpuplan/units.hpp>
 
 #include "detail/document.hpp"
@@ -239,6 +240,12 @@ std::string render_check(const CheckResult& result, const RenderOptions& options
     doc.footer.push_back(fmt::format("{}: {}", d.name, summary_text(d)));
     const std::vector<std::string> rentals = rental_lines(d);
     doc.footer.insert(doc.footer.end(), rentals.begin(), rentals.end());
+    // The shares the estimate carries (attention DP, AMD, Gaudi): the verdicts above rest on them.
+    for (const std::string& n : d.notes) {
+      if (n == attention_dp_note() || n == rocm_serving_note() || n == habana_serving_note()) {
+        doc.footer.push_back(text(fmt::format("{}: {}", d.name, n)));
+      }
+    }
   }
   doc.footer.push_back(provenance_line(result));
   return detail::render_document(doc, options.format);

@@ -449,7 +449,8 @@ TEST_CASE("perf: a MoE model's layout search weighs expert parallelism", "[perf]
 }
 
 // Expert groups smaller than the deployment: DeepSeek-V3's 256 experts do not split 24 ways, and
-// the search had weighed only TP 8 x 3 on 24 H200 (EP 1 or 8), at 0.4x of three EP 8 groups.
+// the search had weighed only TP 8 x 3 on 24 H200 (EP 1 or 8), at 0.4x of three EP 8 groups
+// (0.7x since their estimate carries attention DP's held-out share).
 TEST_CASE("perf: a MoE layout search weighs several expert-parallel groups", "[perf]") {
   PerfRequest r;
   r.input_tokens = 1024;
@@ -463,7 +464,8 @@ TEST_CASE("perf: a MoE layout search weighs several expert-parallel groups", "[p
   r.fit.layout = Layout{.tp = 1, .pp = 1, .ep = 8, .dp = 24};
   const double ep8_groups = PerfModel(m, g, r).full_load_tokens_per_s(Efficiency{});
   CHECK(r.fit.layout.expert_groups() == 3);
-  CHECK(ep8_groups > 2 * tp8_groups);
+  // 2.6x before the estimate carried attention DP's held-out share (x 0.66 at 8 ranks); 1.4x with it.
+  CHECK(ep8_groups > 1.3 * tp8_groups);
   CHECK(choice.tokens_per_s >= ep8_groups * (1.0 - 1e-9));
   CHECK(choice.fit.request.layout.expert_groups() > 1);
 }

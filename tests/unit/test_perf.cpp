@@ -11,6 +11,7 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/gpu.hpp>
 #include <gpuplan/perf.hpp>
+#include <gpuplan/serving_share.hpp>
 
 #include "test_support.hpp"
 
@@ -361,7 +362,9 @@ TEST_CASE("perf: under DP attention a GPU's all-to-alls carry its own rank's tok
     const double routed = 2.0 * gpuplan::alltoall_s(message, ranks, nvlink);
     const double gathered =
         gpuplan::allreduce_s(32.0 * static_cast<double>(ranks) * static_cast<double>(m.hidden_size) * 2.0, ranks, nvlink);
-    const double expected = static_cast<double>(m.moe_layer_count()) * std::min(routed, gathered);
+    // The estimate carries attention DP's held-out share at this rank count (serving_share.hpp).
+    const double expected = static_cast<double>(m.moe_layer_count()) * std::min(routed, gathered) /
+                            gpuplan::attention_dp_share(Layout{.tp = 1, .pp = 1, .ep = ranks, .dp = ranks});
     INFO("ranks " << ranks);
     // DeepSeek-V3 routes each token to 8 experts: over 4 ranks gathering moves less.
     CHECK((ranks < m.moe->experts_per_token) == (gathered < routed));
