@@ -46,6 +46,9 @@ struct Benchmark {
   /// With a spread, a finite run ends on a drain: the batch empties as requests finish, the last
   /// of them at a small batch (calibration.cpp).
   OutputLengths output_lengths = OutputLengths::fixed;
+  /// Each answer's cap (a measurement file's "max_tokens", as the client sent it): a spread of
+  /// lengths is cut there, and the drain ends by it; 0: none stated.
+  std::uint64_t max_output_tokens = 0;
   static constexpr std::uint64_t kMaxRequests = 1'000'000'000;  ///< what a file may state
   /// Measured with TensorRT-LLM (trtllm-bench): its own KV-cache arithmetic sizes the batch. The
   /// catalog's rows without a batch cap are; a measurement file's rows are when their engine is.

@@ -19,4 +19,11 @@ class InputError : public Error {
   using Error::Error;
 };
 
+/// An InputError for a name no catalog holds (a model or GPU a measurement file's row names): a
+/// catalog file given with --catalog can define it, which the CLI may point to.
+class UnknownNameError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 }  // namespace gpuplan

@@ -199,6 +199,12 @@ struct PerfPoint {
   /// sustains (PerfRequest::arrivals); at batch 1 in a burst, one prompt alone.
   double ttft_s = 0;
   double ttft_alone_s = 0;               ///< prefill of one prompt on an idle replica
+  /// Of ttft_alone_s, the last chunk's way through the pipeline's later stages (0 without PP):
+  /// a loaded prompt crosses them too.
+  double pipeline_traversal_s = 0;
+  /// One prompt's prefill work on a stage in the steady state, batched with the others' (what
+  /// the Poisson TTFT's M/D/1 queue serves).
+  double prefill_busy_s = 0;
   /// One decode step at the mean context: the gap between tokens when no other prompt's prefill
   /// rides in it (the median ITL of an engine that runs prefills in batches of their own, SGLang).
   double step_s = 0;
@@ -241,6 +247,11 @@ class PerfModel {
 
   [[nodiscard]] PerfPoint evaluate(std::uint64_t batch, const Efficiency& efficiency) const;
 
+  /// One prompt's prefill on an idle replica, and of it the last chunk's way through the later stages.
+  struct AloneTtft {
+    double total_s = 0;
+    double traversal_s = 0;
+  };
   /// The decode steps (and the prompt's prefill) of one PerfModel at one efficiency, timed once
   /// for all the batches a search evaluates (under PP each batch tries many micro-batch splits
   /// over the same few sizes).
@@ -257,7 +268,7 @@ class PerfModel {
     };
     Efficiency efficiency_;
     std::vector<MicroStep> steps_;
-    std::optional<double> ttft_s_;  // one prompt's prefill, the same at every batch
+    std::optional<AloneTtft> ttft_s_;  // one prompt's prefill, the same at every batch
   };
   /// evaluate(batch, efficiency) with the cache's efficiency; the same figures, fewer steps timed.
   /// A cache serves one PerfModel only.
@@ -351,12 +362,11 @@ class PerfModel {
   using MicroSteps = std::vector<MicroStep>;
   // `steps` holds the decode steps at this context and efficiency timed so far.
   /// Sets p.ttft_s from p.ttft_alone_s and the batch's load.
-  // `prefill_s`: one prompt's prefill in the steady state's batched steps (poisson arrivals).
-  void loaded_ttft(PerfPoint& p, const Efficiency& e, double prefill_s) const;
+  void loaded_ttft(PerfPoint& p, const Efficiency& e) const;
   PipelineSchedule pipeline_schedule(std::uint64_t batch, double context_tokens, const Efficiency& e,
                                      MicroSteps& steps) const;
   PerfPoint evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps,
-                     std::optional<double>& ttft_s) const;
+                     std::optional<AloneTtft>& ttft_s) const;
   // A schedule's figures without its step (built only for the schedule chosen).
   struct Split {
     double round_s = 0;

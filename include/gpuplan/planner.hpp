@@ -75,8 +75,12 @@ struct PlanRequest {
   /// With launch_engine sglang: the mem_fraction_static to size for and set in the command
   /// (plan --mem-fraction-static); unset: SGLang's own rule for each GPU and layout.
   std::optional<double> launch_mem_fraction_static;
+  /// With launch_engine vllm: the gpu_memory_utilization to size for and set in the command
+  /// (plan --gpu-memory-utilization); unset: vLLM's default for its release (0.92 from 0.21).
+  std::optional<double> launch_gpu_memory_utilization;
   /// Rank prices older than 180 days by cost with the current ones (--include-stale). Unset: a
-  /// GPU's current price wins over a stale one, and a cheaper stale one is named beside #1.
+  /// GPU's current price wins over a stale one, every row on a current price ranks before the rows
+  /// on stale ones (whichever GPU), and a cheaper stale one is named beside #1.
   bool include_stale = false;
 };
 
@@ -99,8 +103,10 @@ struct PlanConfig {
   /// memory; 0 otherwise.
   double sixteen_bit_load_bytes = 0;
   double gpu_memory_bytes = 0;
-  /// --emit sglang: the mem_fraction_static SGLang would pick itself for this layout (the plan is
-  /// sized with it, and the command sets it, unless --mem-fraction-static is given); 0 otherwise.
+  /// --emit sglang or vllm: the memory share the engine picks itself for this layout (SGLang's
+  /// mem_fraction_static rule, vLLM's gpu_memory_utilization default; the plan is sized with it,
+  /// and the command sets it, unless --mem-fraction-static or --gpu-memory-utilization is given);
+  /// 0 otherwise.
   double engine_default_share = 0;
   Price price;
   CostResult cost;                     ///< at the target load (or full capacity without one)

@@ -40,6 +40,7 @@ struct PlanOptions {
   std::string emit;
   std::string engine_version;  ///< --engine-version: the release of --emit's engine
   double mem_fraction_static = 0;  ///< --mem-fraction-static (0: not given): with --emit sglang
+  double gpu_memory_utilization = 0;  ///< --gpu-memory-utilization (0: not given): with --emit vllm
   std::string batch_search = "bisect";
   bool include_stale = false;
 };
@@ -113,9 +114,19 @@ Exit run_plan(const PlanOptions& o) {
   }
   if (o.mem_fraction_static > 0) {
     if (emit != Engine::sglang) {
-      throw InputError("--mem-fraction-static: is SGLang's setting; give it with --emit sglang");
+      throw InputError(emit == Engine::vllm
+                           ? "--mem-fraction-static: is SGLang's setting; vLLM's is --gpu-memory-utilization"
+                           : "--mem-fraction-static: is SGLang's setting; give it with --emit sglang");
     }
     req.launch_mem_fraction_static = o.mem_fraction_static;
+  }
+  if (o.gpu_memory_utilization > 0) {
+    if (emit != Engine::vllm) {
+      throw InputError(emit == Engine::sglang
+                           ? "--gpu-memory-utilization: is vLLM's setting; SGLang's is --mem-fraction-static"
+                           : "--gpu-memory-utilization: is vLLM's setting; give it with --emit vllm");
+    }
+    req.launch_gpu_memory_utilization = o.gpu_memory_utilization;
   }
   req.include_stale = o.include_stale;
   apply_workload(o.workload, req.perf);
@@ -286,9 +297,14 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
                   "With --emit sglang: SGLang's mem_fraction_static to size for and set in the command (default: "
                   "SGLang's own rule from GPU memory and layout, as fit --engine sglang)")
       ->check(share_validator());
+  sub->add_option("--gpu-memory-utilization", o->gpu_memory_utilization,
+                  "With --emit vllm: vLLM's gpu_memory_utilization to size for and set in the command (default: "
+                  "vLLM's own for the release, 0.92 from 0.21, as fit --engine vllm)")
+      ->check(share_validator());
   sub->add_flag("--include-stale", o->include_stale,
                 "Rank prices older than 180 days by cost with the current ones (default: a GPU's current price wins "
-                "over a stale one, and a cheaper configuration on a stale price is named in a note)");
+                "over a stale one, rows on a current price rank before rows on a stale one whichever GPU, and a "
+                "cheaper configuration on a stale price is named in a note)");
   sub->add_option("--batch-search", o->batch_search,
                   "bisect (latency grows with the batch) or exhaustive (every batch; slower, for checking)")
       ->capture_default_str()

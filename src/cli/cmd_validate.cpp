@@ -1,6 +1,8 @@
 // gpuplan validate: the performance model against measured benchmarks.
 #include <algorithm>
+#include <filesystem>
 #include <memory>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -22,6 +24,29 @@ struct ValidateOptions {
   bool cross_validate = false;
 };
 
+// FILE's models may be defined in FILE-catalog.json beside it (the held-out files' convention,
+// tools/heldout/check.sh): an unknown name says so when that file exists and was not given. It is
+// not loaded unasked: the catalog a run uses is the one its command names.
+MeasurementFile read_file_naming_sibling_catalog(const Catalog& catalog, const std::string& text,
+                                                 const ValidateOptions& o) {
+  try {
+    return read_measurement_file(catalog, text, o.benchmarks);
+  } catch (const UnknownNameError& e) {
+    const std::filesystem::path file(o.benchmarks);
+    std::filesystem::path sibling = file;
+    sibling.replace_filename(file.stem().string() + "-catalog.json");
+    std::error_code ec;
+    const bool given = std::any_of(o.common.catalogs.begin(), o.common.catalogs.end(), [&](const std::string& c) {
+      return std::filesystem::equivalent(c, sibling, ec);
+    });
+    if (given || !std::filesystem::is_regular_file(sibling, ec)) {
+      throw;
+    }
+    throw UnknownNameError(fmt::format("{}; {} beside it is such a file (not read unless given: --catalog {})",
+                                       e.what(), sibling.filename().string(), sibling.string()));
+  }
+}
+
 Exit run_validate_benchmarks(const ValidateOptions& o) {
   Catalog catalog = load_catalog(o.common);
   std::vector<Benchmark> chosen = catalog.benchmarks();
@@ -31,7 +56,7 @@ Exit run_validate_benchmarks(const ValidateOptions& o) {
     chosen.clear();
     if (is_measurement_file(text)) {
       // Published measurements as the reference file keeps them: names as their source wrote them.
-      MeasurementFile file = read_measurement_file(catalog, text, o.benchmarks);
+      MeasurementFile file = read_file_naming_sibling_catalog(catalog, text, o);
       for (const std::string& note : file.notes) {
         print_note(fmt::format("gpuplan: note: {}", note));
       }

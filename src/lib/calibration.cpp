@@ -14,6 +14,7 @@
 #include <gpuplan/bench_settings.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/memory.hpp>
+#include <gpuplan/output_drain.hpp>
 #include <gpuplan/queue_wait.hpp>
 #include <gpuplan/weight_choice.hpp>
 
@@ -105,35 +106,6 @@ Prepared prepare(const Catalog& catalog, const Benchmark& b) {
   return {.benchmark = &b, .model = std::move(pm), .batch = batch, .requests = requests};
 }
 
-// Seconds (per output token of one request, as run_output_tokens_per_s counts them) that a batch
-// of b requests whose output lengths spread takes to finish, with none queued behind it: as they
-// finish the batch empties, and its last steps run a few sequences each, at rate(n) of a batch n.
-// Exponential lengths of mean m leave n = b e^(-k/m) running after k steps, each level of n
-// emitting m tokens: the integral of dn / rate(n) from 1 to b, and the last request alone.
-// Uniform lengths over [0, 2m] leave n = b (1 - k/2m): the integral of (2n/b) dn / rate(n).
-// At a constant rate both are b / rate, as for equal lengths; integrated over u = ln n.
-template <typename Rate>
-double drain_seconds(OutputLengths lengths, std::uint64_t b, const Rate& rate) {
-  const double rate_1 = rate(1);
-  double seconds = lengths == OutputLengths::exponential ? 1.0 / rate_1 : 1.0 / (static_cast<double>(b) * rate_1);
-  if (b <= 1) {
-    return lengths == OutputLengths::exponential ? seconds : 1.0 / rate_1;
-  }
-  constexpr int kSteps = 32;
-  const double span = std::log(static_cast<double>(b));
-  const auto integrand = [&](double u) {
-    const double n = std::exp(u);
-    const auto batch = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::llround(n)), 1, b);
-    const double weight = lengths == OutputLengths::exponential ? n : 2.0 * n * n / static_cast<double>(b);
-    return weight / rate(batch);
-  };
-  double sum = 0.5 * (integrand(0) + integrand(span));
-  for (int i = 1; i < kSteps; ++i) {
-    sum += integrand(span * i / kSteps);
-  }
-  return seconds + sum * span / kSteps;
-}
-
 // Output tokens per second over a finite run (0 requests: the steady state at the full batch).
 // All are queued at once: a replica admits as many as its batch holds; having equal lengths, they
 // finish together and the next wave starts (in step: staggered admission would taper the last
@@ -151,9 +123,11 @@ double run_output_tokens_per_s(const Prepared& p, const Efficiency& e) {
   const double replicas = static_cast<double>(p.benchmark->layout.dp);
   if (p.benchmark->output_lengths != OutputLengths::fixed) {
     // Lengths that spread: a finished request's place goes to the next queued one, so the batch
-    // stays full until the queue is empty, then drains.
-    const double seconds = static_cast<double>(p.requests - wave) / rate(wave) +
-                           drain_seconds(p.benchmark->output_lengths, wave, rate);
+    // stays full until the queue is empty, then drains (output_drain.hpp), to each answer's cap.
+    const Benchmark& b = *p.benchmark;
+    const double seconds =
+        static_cast<double>(p.requests - wave) / rate(wave) +
+        drain_seconds_per_token(b.output_lengths, static_cast<double>(b.output_tokens), b.max_output_tokens, wave, rate);
     return static_cast<double>(p.benchmark->requests) / (seconds * replicas);
   }
   const std::uint64_t last = p.requests % wave;

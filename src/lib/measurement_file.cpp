@@ -335,6 +335,9 @@ constexpr auto kShareKeys =
     std::to_array<std::string_view>({"kv_cache_free_gpu_mem_fraction", "gpu_memory_utilization", "mem_fraction_static"});
 constexpr auto kStepTokenKeys =
     std::to_array<std::string_view>({"max_num_tokens", "max_num_batched_tokens", "chunked_prefill_size"});
+// Each answer's cap, as the benchmark client sends it: the OpenAI-style request's max_tokens (vLLM's
+// bench serve, genai-perf, most harnesses), SGLang's native max_new_tokens.
+constexpr auto kOutputCapKeys = std::to_array<std::string_view>({"max_tokens", "max_new_tokens"});
 // The rest a throughput row may carry: read above, or words about the row.
 constexpr auto kReadKeys = std::to_array<std::string_view>(
     {"kind", "engine", "model", "gpu", "parallelism", "num_gpus", "precision", "kv_cache_dtype", "isl", "osl",
@@ -384,6 +387,35 @@ void read_engine_settings(detail::ObjectReader& r, Benchmark& b, std::uint64_t c
   }
 }
 
+// A stated cap on each answer: the spread of lengths about the mean osl is cut there. A mean at or
+// above it is no spread such a cap leaves; the uniform class spans 0 to twice osl, uncut.
+void read_output_cap(detail::ObjectReader& r, const char* key, Benchmark& b) {
+  const std::uint64_t cap = r.integer(key, 1, 1u << 24);
+  const std::uint64_t osl = b.output_tokens;
+  switch (b.output_lengths) {
+    case OutputLengths::fixed:
+      if (osl > cap) {
+        r.fail(key, fmt::format("expected at least osl ({}): every answer ends by {} tokens", osl, cap));
+      }
+      break;
+    case OutputLengths::exponential:
+      if (osl >= cap) {
+        r.fail(key, fmt::format("expected above osl ({}): natural answers cut at {} average below it; a mean at "
+                                "the cap is every answer at it (output_lengths fixed)",
+                                osl, cap));
+      }
+      break;
+    case OutputLengths::uniform:
+      if (cap < 2 * osl) {
+        r.fail(key, fmt::format("expected at least twice osl ({}): uniform lengths run from 0 to {}, and a cut "
+                                "below that is not modelled",
+                                2 * osl, 2 * osl));
+      }
+      break;
+  }
+  b.max_output_tokens = cap;
+}
+
 // Keys no reader above takes, with the rows that carry them: said in a note, not guessed at.
 void count_unread(const Json& row, std::map<std::string, int>& unread) {
   const auto in = [](const auto& keys, const std::string& key) {
@@ -391,7 +423,7 @@ void count_unread(const Json& row, std::map<std::string, int>& unread) {
   };
   for (const auto& [key, value] : row.items()) {
     if (!in(kReadKeys, key) && !in(kAttentionDpKeys, key) && !in(kBatchKeys, key) && !in(kShareKeys, key) &&
-        !in(kStepTokenKeys, key) && !in(kSpeculativeKeys, lower(key)) && !in(kEagerKeys, key)) {
+        !in(kStepTokenKeys, key) && !in(kOutputCapKeys, key) && !in(kSpeculativeKeys, lower(key)) && !in(kEagerKeys, key)) {
       ++unread[key];
     }
   }
@@ -436,7 +468,7 @@ void count_unread(const Json& row, std::map<std::string, int>& unread) {
     static constexpr auto kLayoutFlags = std::to_array<std::string_view>(
         {"tp", "tp_size", "tensor_parallel_size", "pp", "pp_size", "pipeline_parallel_size", "dp", "dp_size",
          "data_parallel_size", "ep", "ep_size", "expert_parallel_size", "moe_ep_size", "world_size", "nproc_per_node"});
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kClientFlags{{
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kClientFlags{{
         {"model", "model"},
         {"model_path", "model"},
         {"num_prompts", "num_requests"},
@@ -445,6 +477,7 @@ void count_unread(const Json& row, std::map<std::string, int>& unread) {
         {"random_input_len", "isl"},
         {"output_len", "osl"},
         {"random_output_len", "osl"},
+        {"max_tokens", "max_tokens"},
         {"kv_cache_dtype", "kv_cache_dtype"},
     }};
     const auto field = [&row](std::string_view k) {
@@ -555,9 +588,13 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
       }
     };
     const auto unknown = [&r](const char* field, const char* what, const std::string& name, const auto& items) {
+      // The row's model or GPU may be outside the built-in catalog: a catalog file defines it (meas-nvidia
+      // s58 F4: three models missing from the catalog failed the file with no word of --catalog).
       const auto close = detail::closest_ids(std::string_view(what) == "model" ? without_owner(name) : name, items);
-      r.fail(field, fmt::format("unknown {} '{}'{}", what, name,
-                                close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", "))));
+      throw UnknownNameError(fmt::format("{}: unknown {} '{}'{}; a catalog file given with --catalog FILE (its \"{}s\" "
+                                         "list) defines one",
+                                         r.where_of(field), what, name,
+                                         close.empty() ? "" : fmt::format("; closest: {}", fmt::join(close, ", ")), field));
     };
     // An ambiguous name names the row and field, as an unknown one does.
     const auto resolved = [&r](const char* field, const auto& resolve) {
@@ -766,6 +803,9 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
                                              *lengths));
       }
       b.output_lengths = it->second;
+    }
+    if (const char* key = stated(r, kOutputCapKeys)) {
+      read_output_cap(r, key, b);
     }
     read_engine_settings(r, b, concurrency);
     b.concurrency = concurrency;

@@ -826,7 +826,7 @@ PerfModel::Split PerfModel::balanced_split(std::uint64_t batch, std::uint64_t ac
 
 PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e) const {
   MicroSteps steps;
-  std::optional<double> ttft_s;
+  std::optional<AloneTtft> ttft_s;
   return evaluate(batch, e, steps, ttft_s);
 }
 
@@ -835,7 +835,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, StepCache& cache) const {
 }
 
 PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSteps& decode_steps,
-                              std::optional<double>& ttft_s) const {
+                              std::optional<AloneTtft>& ttft_s) const {
   const Layout& l = request_.fit.layout;
   const double input = d(request_.input_tokens);
   const double output = d(request_.output_tokens);
@@ -859,10 +859,12 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
     const double last = rest >= 1.0 ? rest : chunk;
     const double last_s = rest >= 1.0 ? rest_s : step.total_s();
     const double prefill_handoff = l.pp > 1 ? p2p_s(last * activation_bytes_per_token_, pp) : 0.0;
-    ttft_s = whole * step.total_s() + rest_s + d(l.pp - 1) * (last_s + prefill_handoff);
+    const double traversal_s = d(l.pp - 1) * (last_s + prefill_handoff);
+    ttft_s = AloneTtft{.total_s = whole * step.total_s() + rest_s + traversal_s, .traversal_s = traversal_s};
   }
-  p.ttft_alone_s = *ttft_s;
-  p.ttft_s = *ttft_s;
+  p.ttft_alone_s = ttft_s->total_s;
+  p.pipeline_traversal_s = ttft_s->traversal_s;
+  p.ttft_s = p.ttft_alone_s;
   const double replica_decode = d(batch) / p.step_s;
   p.decode_tokens_per_s = replica_decode * d(l.dp);
   // Steady state: every sequence also needs its prefill. Batched with others, a prefill costs
@@ -881,6 +883,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
     return steps * (busy_s + step.token_s) / prompts;
   };
   const double prefill_busy_s = steady_prefill_s();
+  p.prefill_busy_s = prefill_busy_s;
   double cycle_s = output * p.step_s + d(batch) * prefill_busy_s;
   if (e.overlap_communication) {
     // The bound: chunked prefill rides in the decode steps, which stream the weights once for
@@ -897,7 +900,7 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
   // cycle) land between its tokens, in the decode steps (vLLM's chunked prefill) or as steps of
   // their own (SGLang): the mean gap a user sees, whatever the median.
   p.itl_s = std::max(p.step_s, (cycle_s - prefill_busy_s) / output);
-  loaded_ttft(p, e, prefill_busy_s);
+  loaded_ttft(p, e);
   p.tokens_per_s_per_user = 1.0 / p.itl_s;
   // Prefill yields the first token; each further one takes an ITL.
   p.e2e_latency_s = p.ttft_s + (output - 1.0) * p.itl_s;
@@ -917,20 +920,25 @@ std::optional<Arrivals> parse_arrivals(std::string_view name) {
   return std::nullopt;
 }
 
-void PerfModel::loaded_ttft(PerfPoint& p, const Efficiency& e, double prefill_s) const {
+void PerfModel::loaded_ttft(PerfPoint& p, const Efficiency& e) const {
   p.ttft_s = p.ttft_alone_s;
   if (request_.arrivals == Arrivals::poisson) {
     // Random arrivals at the rate this batch sustains (batch / cycle per replica): a prompt lands
     // mid-step (half a step to the next), waits for the prefills queued before it (M/D/1), then
-    // rides in the steps that carry its chunks, each a decode step plus its share of the prefill.
-    // Not below one prompt alone. An approximation: the engine serves queued prompts a chunk of
-    // tokens a step, not one by one, so a deep queue drains faster than M/D/1 says.
+    // rides in the steps that carry its chunks, each a decode step plus its share of the prefill,
+    // and under PP its last chunk crosses the later stages as it does alone (helper s58 tasks F3:
+    // without that crossing the sum fell below one prompt alone, whose floor hid the wait: 405B
+    // on TP8 PP2 showed 1.82 s at batch 1, 22 and 40). Not below one prompt alone. An
+    // approximation: the engine serves queued prompts a chunk of tokens a step, not one by one,
+    // so a deep queue drains faster than M/D/1 says.
+    const double prefill_s = p.prefill_busy_s;
     const double requests_per_s = p.cycle_s > 0 ? d(p.batch) / p.cycle_s : 0.0;
     const double chunks =
         std::ceil(d(request_.input_tokens) / d(std::max<std::uint64_t>(1, prefill_chunk_tokens_)) - 1e-9);
     const double wait_s = poisson_prefill_wait_s(requests_per_s, prefill_s);
     if (std::isfinite(wait_s)) {  // prefill's share of the cycle is below 1 by construction
-      p.ttft_s = std::max(p.ttft_alone_s, 0.5 * p.step_s + wait_s + chunks * p.step_s + prefill_s);
+      p.ttft_s = std::max(p.ttft_alone_s,
+                          p.pipeline_traversal_s + 0.5 * p.step_s + wait_s + chunks * p.step_s + prefill_s);
       return;
     }
   }

@@ -208,6 +208,8 @@ class Search {
                     const PerfModel& pm, const EstimateBand& band, const PerfPoint& first, const PerfPoint& at_max,
                     bool latency_met, const std::vector<PerfPoint>& all);
   [[nodiscard]] bool meets(const Candidate& c, bool latency_met, bool ttft_ok) const;
+  /// A row on a stale price, ranked after every row on a current one (not with --include-stale).
+  [[nodiscard]] bool stale_ranks_last(const Candidate& c) const;
   // Every point evaluated also joins the GPU's frontier.
   PerfPoint eval(const PerfModel& pm, std::uint64_t batch) {
     ++result_.counts.evaluated;
@@ -506,6 +508,8 @@ void Search::price_layout(const GpuSpec& gpu, const std::vector<Price>& prices, 
   }
 }
 
+bool Search::stale_ranks_last(const Candidate& c) const { return !r_.include_stale && c.config.price.stale(); }
+
 bool Search::meets(const Candidate& c, bool latency_met, bool ttft_ok) const {
   const PlanTargets& t = r_.targets;
   const bool load_ok = !t.output_tokens_per_s || c.config.output_tokens_per_s >= *t.output_tokens_per_s * (1.0 - 1e-9);
@@ -709,10 +713,15 @@ void Search::search_format(const GpuSpec& gpu, const std::vector<Price>& prices,
       // SGLang derives its own mem_fraction_static from the GPU and the layout: the plan is sized
       // with it and the command sets it (or the --mem-fraction-static given, beside which the
       // header says what SGLang would have picked).
+      // vLLM's default is the release's, the same for every layout: the fit's share when none is given.
       engine_default_share_ = 0;
-      if (r_.launch_engine == Engine::sglang && pr.fit.engine.engine == Engine::sglang) {
+      const bool launched_engine = r_.launch_engine && pr.fit.engine.engine == *r_.launch_engine;
+      if (launched_engine && *r_.launch_engine == Engine::vllm && !r_.launch_gpu_memory_utilization) {
+        engine_default_share_ = pm.fit().engine ? pm.fit().engine->share : 0.0;
+      } else if (launched_engine && (*r_.launch_engine == Engine::sglang || *r_.launch_engine == Engine::vllm)) {
         FitRequest own = pr.fit;
         own.engine.mem_fraction_static.reset();
+        own.engine.gpu_memory_utilization.reset();
         if (const FitResult f = fit(model_, gpu, own); f.engine) {
           engine_default_share_ = f.engine->share;
         }
@@ -815,12 +824,17 @@ PlanResult Search::run() {
   // (nvidia/Llama-3.3-70B-Instruct-FP4) and vLLM runs Quark's MXFP4 there emulated, dequantizing
   // the weights to 16 bits every pass (quark_ocp_mx.py: emulate = not current_platform.supports_mx(),
   // which only ROCm gfx95x answers true).
+  // Rows on a current price first, across GPUs, unless --include-stale: a GPU's current price wins
+  // over its stale one, so a GPU priced only stale must not outrank it either (helper s58 tasks F4:
+  // #1 ran on a 554-day-old B300 spot price while H100's cheaper 281-day-old one was set aside for
+  // its current one). A price 180 days old is no offer to act on; the stale rows follow by cost.
   const auto rank = [this, own_bits](const Candidate& c) {
     const PlanConfig& k = c.config;
+    const bool stale_tier = stale_ranks_last(c);
     const double weights_given_up = std::max(0.0, own_bits - element_bits(k.weights_dtype));
     const double kv_given_up = std::max(0.0, 16.0 - element_bits(k.kv_dtype));
     const bool mx_on_nvidia = k.weights_dtype == DType::mxfp4 && catalog_.gpu(k.gpu).vendor == "nvidia";
-    return std::tuple(c.key, k.cost.rental.rented_gpus, weights_given_up, mx_on_nvidia, kv_given_up,
+    return std::tuple(stale_tier, c.key, k.cost.rental.rented_gpus, weights_given_up, mx_on_nvidia, kv_given_up,
                       -k.capacity_tokens_per_s,
                       -k.tokens_per_s_per_user, k.gpu, k.weights_dtype, k.kv_dtype, k.layout.tp, k.layout.pp,
                       k.layout.ep, k.layout.dp);
@@ -832,8 +846,10 @@ PlanResult Search::run() {
     PlanConfig k = feasible_[i].config;
     // Rivals on the same GPU share the estimate's error (the same roofline, the same
     // calibration); the band decides only between GPUs.
+    // A stale row below a current one is cheaper by its price's age, not the estimate's error.
     for (std::size_t j = i + 1; j < feasible_.size() && !k.within_band; ++j) {
-      if (feasible_[j].config.gpu != k.gpu && feasible_[j].key_high < feasible_[i].key_low) {
+      if (feasible_[j].config.gpu != k.gpu && stale_ranks_last(feasible_[j]) == stale_ranks_last(feasible_[i]) &&
+          feasible_[j].key_high < feasible_[i].key_low) {
         k.within_band = true;
       }
     }
@@ -866,19 +882,29 @@ PlanResult Search::run() {
         current == configs.end() ? fmt::format("; none of the {} rows ranked has a current price", configs.size())
                                  : fmt::format("; the first row on a current price is #{}", current - configs.begin() + 1)));
   }
-  if (cheaper_stale_ && !feasible_.empty() && cheaper_stale_->key < feasible_.front().key * (1.0 - 1e-9)) {
-    // The ranking takes a GPU's current price over its stale one (a rate over 180 days old is no
-    // offer to act on), but the money set aside is the reader's to judge: say what and how much.
-    const PlanConfig& k = cheaper_stale_->config;
+  // The cheapest configuration on a stale price: one set aside for its GPU's current price, or a
+  // GPU's priced only stale, ranked after the current rows.
+  const Candidate* stale = cheaper_stale_ ? &*cheaper_stale_ : nullptr;
+  for (const Candidate& c : feasible_) {
+    if (stale_ranks_last(c) && (stale == nullptr || c.key < stale->key)) {
+      stale = &c;
+    }
+  }
+  if (stale != nullptr && !feasible_.empty() && stale->key < feasible_.front().key * (1.0 - 1e-9)) {
+    // A rate over 180 days old is no offer to act on, but the money it may save is the reader's
+    // to judge: say what, how much, and both prices' ages.
+    const PlanConfig& k = stale->config;
     const PlanConfig& first = result_.configurations.front();
     const Price& p = k.price;
     result_.notes.push_back(fmt::format(
         "cheaper on a stale price: {} {}/{} {} x {} at {} {} ${:.2f}/GPU-h ({}, {} days old) costs {:.2f} USD/h, "
-        "{:.4f} USD/Mtok, against #1's {:.2f} USD/h, {:.4f} USD/Mtok; the ranking takes a GPU's current price over "
-        "a stale one (--include-stale ranks prices older than {} days by cost with the current ones)",
+        "{:.4f} USD/Mtok, against #1's {:.2f} USD/h, {:.4f} USD/Mtok on a price {} days old; the ranking puts every "
+        "row on a current price before the rows on stale ones, whichever GPU (--include-stale ranks prices older "
+        "than {} days by cost with the current ones)",
         k.gpu, to_string(k.weights_dtype), to_string(k.kv_dtype), layout_label(k.layout), k.replicas, p.provider,
         offer_label(p.mode, p.term), p.usd_per_gpu_hour, p.date, p.age_days, k.usd_per_hour(),
-        k.cost.usd_per_million_tokens, first.usd_per_hour(), first.cost.usd_per_million_tokens, kStalePriceDays));
+        k.cost.usd_per_million_tokens, first.usd_per_hour(), first.cost.usd_per_million_tokens,
+        first.price.age_days, kStalePriceDays));
     result_.cheaper_stale = k;
   }
   // Reserved rates of several terms in one ranking: a 3-year rate undercuts a 1-year one by the
@@ -920,7 +946,8 @@ PlanResult Search::run() {
       r_.region.empty() ? "" : " in region " + r_.region,
       r_.include_stale ? fmt::format("(stale ones, older than {} days, ranked by cost with them: --include-stale)",
                                      kStalePriceDays)
-                       : "(the newest stale one where none is current)",
+                       : "(the newest stale one where none is current, its rows ranked after every row on a current "
+                         "price)",
       r_.given_usd_per_gpu_hour.empty() ? "" : "; a price given with --price is a row of its own (provider given)"));
   return std::move(result_);
 }
@@ -1032,7 +1059,10 @@ PerfRequest launched(const PlanRequest& request) {
   if (request.launch_engine && r.fit.engine.engine == Engine::neutral) {
     r.fit.engine.engine = *request.launch_engine;
     switch (*request.launch_engine) {
-      case Engine::vllm: r.fit.engine.gpu_memory_utilization = r.fit.memory_utilization; break;
+      // vLLM's own default unless plan was given --gpu-memory-utilization: the neutral 0.9 had sized
+      // and been set in the command while perf and fit --engine vllm used vLLM's 0.92 (helper s58
+      // tasks F5; vllm/config/cache.py `gpu_memory_utilization: float = Field(default=0.92, ...)`).
+      case Engine::vllm: r.fit.engine.gpu_memory_utilization = request.launch_gpu_memory_utilization; break;
       // SGLang's own rule per GPU and layout unless plan was given --mem-fraction-static: the
       // neutral 0.9 had been set in the command, above SGLang's default (0.856 for Qwen3-235B on
       // H200, 0.834 with DP attention and EP 16 on H100), where it budgets for CUDA graphs and

@@ -338,6 +338,7 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
            {"output_lengths", b.output_lengths == OutputLengths::fixed     ? "fixed"
                               : b.output_lengths == OutputLengths::uniform ? "uniform"
                                                                            : "exponential"},
+           {"max_output_tokens", b.max_output_tokens > 0 ? OrderedJson(b.max_output_tokens) : OrderedJson(nullptr)},
            {"calibrate", b.calibrate},
            {"batch", k.batch},
            {"requests", b.requests > 0 ? OrderedJson(b.requests) : OrderedJson(nullptr)},
@@ -466,10 +467,18 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
   const auto spread = std::count_if(c.checks.begin(), c.checks.end(), [](const BenchmarkCheck& k) {
     return k.benchmark->output_lengths != OutputLengths::fixed && k.benchmark->requests > 0;
   });
+  const auto capped = std::count_if(c.checks.begin(), c.checks.end(), [](const BenchmarkCheck& k) {
+    return k.benchmark->output_lengths != OutputLengths::fixed && k.benchmark->requests > 0 &&
+           k.benchmark->max_output_tokens > 0;
+  });
   if (spread > 0) {
     doc.footer.push_back(fmt::format("{} finite run{} with output lengths that spread (output_lengths): the batch stays full "
-                                     "while requests queue, then drains as they finish, its last steps at a few sequences",
-                                     spread, spread == 1 ? "" : "s"));
+                                     "while requests queue, then drains as they finish, its last steps at a few sequences{}",
+                                     spread, spread == 1 ? "" : "s",
+                                     capped == 0 ? std::string()
+                                                 : fmt::format("; {} with answers capped (max_tokens), whose drain "
+                                                               "ends at the cap",
+                                                               capped)));
   }
   add_gpu_ratios(doc, gpu_ratios(c.checks, kRatioBaseline));
   return detail::render_document(doc, options.format);

@@ -68,9 +68,12 @@ std::string targets_text(const PlanRequest& r) {
 // The memory share the command sets: SGLang's own for the layout (what the plan was sized with)
 // or the --mem-fraction-static given; the plan's share for the other engines.
 double launch_share(const PlanResult& p, const PlanConfig& c) {
-  if (p.request.launch_engine == Engine::sglang) {
-    if (p.request.launch_mem_fraction_static) {
-      return *p.request.launch_mem_fraction_static;
+  const bool sglang = p.request.launch_engine == Engine::sglang;
+  if (sglang || p.request.launch_engine == Engine::vllm) {
+    const std::optional<double>& given =
+        sglang ? p.request.launch_mem_fraction_static : p.request.launch_gpu_memory_utilization;
+    if (given) {
+      return *given;
     }
     if (c.engine_default_share > 0) {
       return c.engine_default_share;
@@ -374,11 +377,19 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
     // neutral estimate, so the batch cap the command sets is one that engine's KV cache holds.
     // SGLang picks its own mem_fraction_static by GPU and layout: the plan is sized with it, and
     // the command sets it, unless --mem-fraction-static was given.
+    // vLLM's default is its release's (0.92 from 0.21), unless --gpu-memory-utilization was given.
     const double own = p.configurations.empty() ? 0.0 : p.configurations.front().engine_default_share;
-    const std::optional<double> given = r.launch_mem_fraction_static;
+    const bool sglang = *r.launch_engine == Engine::sglang;
+    const std::optional<double> given = sglang ? r.launch_mem_fraction_static : r.launch_gpu_memory_utilization;
     const std::string share =
-        *r.launch_engine != Engine::sglang
+        *r.launch_engine == Engine::trtllm
             ? fmt::format("a memory share of {:.2f}", r.perf.fit.memory_utilization)
+        : !sglang
+            ? (given ? fmt::format("--gpu-memory-utilization {:g}{}", *given,
+                                   own > 0 ? fmt::format(" (vLLM's own default is {:.2f})", own) : std::string())
+                     : fmt::format("vLLM's default gpu_memory_utilization {:.2f} (set in the command; "
+                                   "--gpu-memory-utilization sizes for another)",
+                                   own > 0 ? own : r.perf.fit.memory_utilization))
         : given ? fmt::format("--mem-fraction-static {:g}{}", *given,
                               own > 0 ? fmt::format(" (SGLang's own default for #1 is {:.3f})", own) : std::string())
         : own > 0 ? fmt::format("SGLang's own mem_fraction_static for each layout ({:.3f} for #1, set in the command)", own)

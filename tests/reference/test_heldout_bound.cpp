@@ -117,7 +117,11 @@ const std::pair<const char*, std::size_t> kFiles[] = {
     // GB10 (DGX Spark); Gaudi 3 under vLLM's Gaudi fork (8B TP 1, 70B TP 4, 405B TP 8 at eight
     // shapes), Qwen3-30B-A3B FP8 on H200 at 32K prompts, Qwen3-8B on MI300X.
     {"community-2026ab.json", 34},
-    {"community-2026ac.json", 25}};
+    {"community-2026ac.json", 25},
+    // Session 58's: ROCm/ATOM on MI355X (gpt-oss-120b, DeepSeek-V3.2 read as V3.1), Llama 4
+    // Maverick on 8 x MI300X under vLLM ROCm (natural answers capped at 1,000 tokens: max_tokens);
+    // its four MTP rows are set aside. community-2026ad.json needs its own catalog (check.sh).
+    {"community-2026ae.json", 22}};
 
 }  // namespace
 

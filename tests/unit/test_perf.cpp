@@ -909,6 +909,46 @@ TEST_CASE("perf: TTFT for random arrivals waits for the prefills ahead, not for 
   CHECK(p64.ttft_s <= poisson.evaluate(256, e).ttft_s);
 }
 
+TEST_CASE("perf: TTFT for random arrivals under PP crosses the later stages", "[perf]") {
+  // tasks s58 F3: on TP8 PP2 the Poisson TTFT left out the last chunk's crossing of the second
+  // stage, which one prompt alone includes; the floor at one prompt alone then hid the wait, and
+  // 405B showed 1.82 s at batch 1, 22 and 40 alike.
+  const auto& m = cat().model("llama-3.1-405b");
+  const auto& gpu = cat().gpu("h100-sxm");
+  auto r = request(Layout{.tp = 8, .pp = 2, .ep = 1, .dp = 1}, DType::bf16, 8192, 1024);
+  r.fit.kv_dtype = DType::bf16;
+  r.fit.prefill_chunk_tokens = 8192;
+  r.arrivals = Arrivals::poisson;
+  const PerfModel pm(m, gpu, r);
+  const Efficiency e{};
+  const auto p1 = pm.evaluate(1, e);
+  const auto p40 = pm.evaluate(40, e);
+  // Alone, the 8,192-token prompt is one chunk: a stage's prefill S, then S again on the second
+  // stage after the handoff: alone = 2 S + handoff, the crossing S + handoff.
+  REQUIRE(p40.pipeline_traversal_s > 0.5 * p40.ttft_alone_s);
+  CHECK(p40.pipeline_traversal_s < 0.55 * p40.ttft_alone_s);
+  // By hand: the crossing, half a step to the next, the M/D/1 wait at batch / cycle prompts/s for
+  // the stage's prefill work (cycle = 1,024 x step + 40 x prefill), one step carrying the chunk, and
+  // that prefill.
+  const double prefill_s = (p40.cycle_s - 1024.0 * p40.step_s) / 40.0;
+  CHECK_THAT(p40.prefill_busy_s, WithinRel(prefill_s, 1e-9));
+  const double rho = 40.0 / p40.cycle_s * prefill_s;
+  const double wait_s = rho * prefill_s / (2.0 * (1.0 - rho));
+  const double riding_s = 0.5 * p40.step_s + wait_s + p40.step_s + prefill_s;
+  CHECK_THAT(p40.ttft_s, WithinRel(p40.pipeline_traversal_s + riding_s, 1e-9));
+  // Without the crossing the sum is below one prompt alone, which is what had been printed.
+  CHECK(riding_s < p40.ttft_alone_s);
+  CHECK(p40.ttft_s > p40.ttft_alone_s + wait_s);
+  // It grows with the load, no longer flat at one prompt alone.
+  CHECK(p1.ttft_s < pm.evaluate(22, e).ttft_s);
+  CHECK(pm.evaluate(22, e).ttft_s < p40.ttft_s);
+  // Without PP there is no crossing.
+  auto one_stage = r;
+  one_stage.fit.layout = Layout{.tp = 8, .pp = 1, .ep = 1, .dp = 1};
+  one_stage.fit.weights_dtype = DType::fp8;
+  CHECK(PerfModel(m, gpu, one_stage).evaluate(10, e).pipeline_traversal_s == Approx(0.0).margin(1e-15));
+}
+
 // The GPU generation from the catalog's tensor formats and memory (gpu.cpp): what the expert
 // tile and vLLM's MXFP4 backend follow.
 TEST_CASE("perf: GPU generations from the catalog's tensor formats", "[perf][gpu]") {
