@@ -140,6 +140,9 @@ struct EngineSettings {
 /// TensorRT-LLM runs the TensorRT-engine flow (its C++ runtime's buffers, trtllm-build's
 /// max_num_tokens cap) rather than the PyTorch backend: asked for, or before 1.0 unless asked.
 [[nodiscard]] bool trtllm_tensorrt_flow(const EngineSettings& settings);
+/// TensorRT-LLM has no TensorRT-engine path for the model (DeepSeek-V3, Llama 4, gpt-oss, ...): it
+/// runs on the PyTorch backend whatever the release.
+[[nodiscard]] bool trtllm_pytorch_only(const ModelSpec& model);
 /// vLLM caches an MLA model's K and V expanded per head, not the latent: releases before 0.7.1
 /// (kVllmMlaLatentMinor, kVllmMlaLatentPatch).
 [[nodiscard]] bool vllm_expands_mla(const EngineSettings& settings);
@@ -260,6 +263,31 @@ struct EngineMemory {
   /// What is free after the pool, (1 - mem_fraction_static) of free-at-start: less than the
   /// workspace means the server stops with an out-of-memory error at start.
   double aiter_free_after_pool_bytes = 0;
+  /// SGLang's request-to-token table (ReqToTokenPool: int32, max_running_requests + 1 rows of
+  /// context_len + 4), allocated after the KV pool from the (1 - mem_fraction_static) left outside
+  /// it, so part of outside_need_bytes; the requests it is sized for and the context_len (the
+  /// fit's context, passed as --context-length). 0 for other engines.
+  double req_to_token_bytes = 0;
+  std::uint64_t req_to_token_requests = 0;
+  std::uint64_t req_to_token_context = 0;
+  /// SGLang without --context-length takes the model's maximum: set by fit when the request's
+  /// context is shorter and the table at that default does not fit outside the fraction (the server
+  /// stops out of memory at start): the default, its table, the longest --context-length that
+  /// starts and the most --max-running-requests that start at the default (0: none). 0: it fits.
+  std::uint64_t sglang_default_context = 0;
+  double sglang_default_table_bytes = 0;
+  std::uint64_t sglang_context_that_starts = 0;
+  std::uint64_t sglang_requests_that_start = 0;
+  /// TensorRT-LLM up to 1.2 on Blackwell with block-FP8 linear layers: what resmoothing them to
+  /// E8M0 scales after loading holds at its peak beyond the weights (fp32 copies of the largest
+  /// tensor, and the block-FP8 weights it has replaced), and what the weights leave free there. 0
+  /// where it does not run (trtllm_resmooth_bytes).
+  double trtllm_resmooth_peak_bytes = 0;
+  double trtllm_resmooth_transient_bytes = 0;
+  double trtllm_resmooth_free_bytes = 0;
+  [[nodiscard]] bool trtllm_resmooth_short() const {
+    return trtllm_resmooth_peak_bytes > 0 && trtllm_resmooth_peak_bytes > trtllm_resmooth_free_bytes;
+  }
   [[nodiscard]] bool aiter_workspace_short() const {
     return aiter_workspace_bytes > 0 && aiter_workspace_bytes > aiter_free_after_pool_bytes;
   }
@@ -327,6 +355,11 @@ struct EngineInputs {
   bool triton_kernels = true;
   /// An AMD GPU: SGLang's default attention backend there is AITER (ServerArgs._get_default_attn_backend).
   bool rocm = false;
+  /// TensorRT-LLM on Blackwell (SM 10.x, SM 12.0): of weights_bytes, the 128 x 128 block-FP8
+  /// linear layers (attention, dense MLP, shared experts) its post-load resmoothing rewrites, and
+  /// the elements of the largest such tensor on one GPU (trtllm_resmooth_inputs); 0: none.
+  double block_fp8_linear_bytes = 0;
+  double block_fp8_largest_elements = 0;
   /// With PP > 1, each stage's weights on one GPU and its decoder layers, first stage to last (the
   /// first holds the embedding, the last the LM head); vLLM sizes each worker's cache from its own
   /// profile and keeps the fewest blocks. Empty: every GPU is the busiest stage (weights_bytes).
@@ -419,8 +452,25 @@ VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_
 /// throws InputError with `engine.<setting>:`.
 void validate_engine_settings(const EngineSettings& settings);
 
+/// For EngineInputs: the bytes of `formats`' 128 x 128 block-FP8 linear parts in `weight_parts` (one
+/// GPU's bytes by WeightPart) and the elements of the largest such tensor one GPU holds (fused QKV,
+/// gate-up, an MLA projection, one routed expert's projection), for TensorRT-LLM's resmoothing.
+struct BlockFp8Linears {
+  double bytes = 0;
+  double largest_elements = 0;
+};
+[[nodiscard]] BlockFp8Linears trtllm_resmooth_inputs(const ModelSpec& m, const Layout& l, const WeightFormats& formats,
+                                                     const std::array<double, kWeightParts>& weight_parts);
+
+/// SGLang's max_running_requests without --max-running-requests: clamp(int(pool tokens /
+/// context_len x 512), 2048, 4096), at most pool tokens / 2 (ModelRunner.resolve_max_num_reqs).
+[[nodiscard]] std::uint64_t sglang_default_running_requests(std::uint64_t pool_tokens, std::uint64_t context_len);
+/// SGLang's request-to-token table for `requests` at `context_len`: (requests + 1) x (context_len + 4) x 4 bytes.
+[[nodiscard]] double sglang_req_to_token_bytes(std::uint64_t requests, std::uint64_t context_len);
+
 /// The line fit, perf and cost print when vLLM would refuse to start at its default
-/// max_model_len (EngineMemory::default_max_model_len set); nothing otherwise.
+/// max_model_len (EngineMemory::default_max_model_len set), or SGLang would stop out of memory at
+/// its default context_len (EngineMemory::sglang_default_context set); nothing otherwise.
 std::optional<std::string> default_max_model_len_line(const EngineMemory& e, std::uint64_t context_tokens);
 
 /// The engine's KV budget for one GPU of `layout`. The model must have an architecture.

@@ -3,8 +3,10 @@
 #include <gpuplan/engine_memory.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <initializer_list>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -471,6 +473,14 @@ bool trtllm_tensorrt_flow(const EngineSettings& s) {
   return s.trtllm_version && *s.trtllm_version < kTrtllmPytorchDefault;
 }
 
+bool trtllm_pytorch_only(const ModelSpec& m) {
+  constexpr std::array kPytorchOnly{std::string_view("deepseek_v3"), std::string_view("deepseek_v32"),
+                                    std::string_view("kimi_k2"),     std::string_view("llama4"),
+                                    std::string_view("llama4_text"), std::string_view("gpt_oss"),
+                                    std::string_view("glm4_moe"),    std::string_view("qwen3_next")};
+  return std::ranges::find(kPytorchOnly, std::string_view(m.model_type)) != kPytorchOnly.end();
+}
+
 bool vllm_expands_mla(const EngineSettings& s) {
   if (s.engine != Engine::vllm || !s.vllm_minor_version) {
     return false;
@@ -526,6 +536,18 @@ DType engine_default_kv_dtype(const ModelSpec& model, const WeightFormats& serve
 }
 
 std::optional<std::string> default_max_model_len_line(const EngineMemory& e, std::uint64_t context_tokens) {
+  if (e.sglang_default_context > 0) {
+    return fmt::format("SGLang starts only with --context-length <= {}{}: without it, it takes the model's {} tokens "
+                       "and stops out of memory at start allocating its request-to-token table, {:.2f} GiB, where "
+                       "{:.2f} GiB is left for it outside mem_fraction_static (sglang issue #5755)",
+                       detail::group_digits(e.sglang_context_that_starts),
+                       e.sglang_requests_that_start > 0
+                           ? fmt::format(" (or, at the model's length, --max-running-requests <= {})",
+                                         e.sglang_requests_that_start)
+                           : std::string(),
+                       detail::group_digits(e.sglang_default_context), e.sglang_default_table_bytes / units::kGiB,
+                       std::max(e.outside_free_bytes - (e.outside_need_bytes - e.req_to_token_bytes), 0.0) / units::kGiB);
+  }
   if (e.default_max_model_len == 0) {
     return std::nullopt;
   }
@@ -923,10 +945,8 @@ void sglang_aiter_workspace(const ModelSpec& m, const Layout& l, const EngineInp
     return;
   }
   constexpr std::uint64_t kPartitionTokens = 256;  // _AITER_PARTITION_SIZE_ROCM
-  const std::uint64_t estimated = std::clamp<std::uint64_t>(
-      static_cast<std::uint64_t>(d(r.kv_tokens) / d(in.context_tokens) * 512.0), 2048, 4096);
   // gpuplan's --max-num-seqs is SGLang's cuda_graph_max_bs, not --max-running-requests: the default.
-  const std::uint64_t requests = std::min(estimated, std::max<std::uint64_t>(1, r.kv_tokens / 2));
+  const std::uint64_t requests = sglang_default_running_requests(r.kv_tokens, in.context_tokens);
   const std::uint64_t heads = std::max<std::uint64_t>(1, m.num_attention_heads / std::max<std::uint64_t>(1, l.tp));
   const std::uint64_t partitions = (in.context_tokens + kPartitionTokens - 1) / kPartitionTokens;
   r.aiter_workspace_requests = requests;
@@ -1006,6 +1026,111 @@ void trtllm_estimation_cache(const EngineInputs& in, const EngineSettings& s, En
                                              std::max(0.0, r.share * (free_bytes - r.page_cache_bytes)));
   r.trtllm_estimation_need_bytes = r.activation_bytes + r.cuda_graph_bytes;
   r.trtllm_estimation_left_bytes = free_bytes - r.trtllm_estimation_cache_bytes;
+}
+
+}  // namespace
+
+BlockFp8Linears trtllm_resmooth_inputs(const ModelSpec& m, const Layout& l, const WeightFormats& formats,
+                                       const std::array<double, kWeightParts>& weight_parts) {
+  const auto block_fp8 = [&formats](WeightPart p) {
+    const WeightFormat& f = formats[p];
+    return f.element == DType::fp8 && f.scheme == ScaleScheme::per_block;
+  };
+  BlockFp8Linears out;
+  const double tp = d(std::max<std::uint64_t>(l.tp, 1));
+  const double hidden = d(m.hidden_size);
+  double largest = 0.0;
+  if (block_fp8(WeightPart::attention)) {
+    out.bytes += weight_parts[static_cast<std::size_t>(WeightPart::attention)];
+    if (m.mla) {
+      const MlaSpec& a = *m.mla;
+      const double heads = d(m.num_attention_heads) / tp;
+      const double q_in = a.q_lora_rank > 0 ? d(a.q_lora_rank) : hidden;
+      largest = std::max({heads * d(a.qk_nope_head_dim + a.qk_rope_head_dim) * q_in,
+                          heads * d(a.qk_nope_head_dim + a.v_head_dim) * d(a.kv_lora_rank),
+                          hidden * heads * d(a.v_head_dim)});
+    } else {
+      // TensorRT-LLM fuses q, k and v into one linear (WeightMode.FUSED_QKV_LINEAR).
+      const double kv_heads = std::max(1.0, d(m.num_key_value_heads) / tp);
+      largest = std::max((d(m.num_attention_heads) / tp + 2.0 * kv_heads) * d(m.head_dim) * hidden,
+                         hidden * d(m.num_attention_heads) / tp * d(m.head_dim));
+    }
+  }
+  if (block_fp8(WeightPart::dense_mlp) && weight_parts[static_cast<std::size_t>(WeightPart::dense_mlp)] > 0.0) {
+    out.bytes += weight_parts[static_cast<std::size_t>(WeightPart::dense_mlp)];
+    largest = std::max(largest, 2.0 * d(m.intermediate_size) / tp * hidden);  // fused gate and up
+  }
+  if (m.moe && block_fp8(WeightPart::shared_experts) &&
+      weight_parts[static_cast<std::size_t>(WeightPart::shared_experts)] > 0.0) {
+    out.bytes += weight_parts[static_cast<std::size_t>(WeightPart::shared_experts)];
+    const double width = d(m.moe->shared_expert_intermediate > 0 ? m.moe->shared_expert_intermediate
+                                                                 : m.moe->shared_experts * m.moe->expert_intermediate);
+    largest = std::max(largest, 2.0 * width / tp * hidden);
+  }
+  if (m.moe && block_fp8(WeightPart::routed_experts)) {
+    // Routed experts are resmoothed one checkpoint tensor (one expert's projection) at a time as
+    // they load; they are not held twice.
+    const double shard = l.ep > 1 ? 1.0 : tp;
+    largest = std::max(largest, d(m.moe->expert_intermediate) / shard * hidden);
+  }
+  out.largest_elements = largest;
+  return out;
+}
+
+std::uint64_t sglang_default_running_requests(std::uint64_t pool_tokens, std::uint64_t context_len) {
+  const std::uint64_t estimated = std::clamp<std::uint64_t>(
+      static_cast<std::uint64_t>(d(pool_tokens) / d(std::max<std::uint64_t>(context_len, 1)) * 512.0), 2048, 4096);
+  return std::min(estimated, std::max<std::uint64_t>(1, pool_tokens / 2));
+}
+
+// SGLang's ReqToTokenPool holds one int32 slot index per request row and context position:
+// ModelRunner.init_memory_pool builds it after the KV pool as ReqToTokenPool(size=max_num_reqs + 1,
+// max_context_len=context_len + 4), a torch.zeros((size, max_context_len), dtype=torch.int32)
+// (sgl-project/sglang python/sglang/srt/model_executor/model_runner.py and mem_cache/memory_pool.py,
+// 0.4.x; later releases pass max_num_reqs and add the padding row inside the pool). It comes from
+// the (1 - mem_fraction_static) the pool leaves: sglang#5755 (Llama-4-Scout, TP 8 on H100, no
+// --context-length, so 10,485,760) stopped with "Tried to allocate 80.04 GiB", 2049 x 10,485,764 x 4
+// bytes. sglang#6817 (0.4.6.post5, --context-length 1000000 on 8 x H200) hit the same; PR #6744,
+// which proposed sizing it by the pool, was closed unmerged, and the code of 2026 still builds it so.
+double sglang_req_to_token_bytes(std::uint64_t requests, std::uint64_t context_len) {
+  return d(requests + 1) * d(context_len + 4) * 4.0;
+}
+
+namespace {
+
+// TensorRT-LLM's PyTorch backend rescales 128 x 128 block-FP8 weights to power-of-two (E8M0) scales
+// for DeepGEMM on Blackwell: FP8BlockScalesLinearMethod.post_load_weights calls
+// resmooth_to_fp8_e8m0 on each linear "if is_sm_100f() ... or get_sm_version() == 120"
+// (tensorrt_llm/_torch/modules/linear.py, NVIDIA/TensorRT-LLM @00bbf71e796406ea8593a77cbfb828356182db16;
+// GB10 is SM 12.1 and does not). Until PR #10327 ("impl fused triton kernel for e8m0 resmooth to
+// reduce memory footprint", merged 2026-01-16; the first release with it taken as 1.3) that
+// function built fp32 copies per tensor (quantization/utils/fp8_utils.py): weight.float(), the
+// scales expanded to every element, their product, the padded copy, its abs and its rescaled copy,
+// at most three alive at once beside the product and the new FP8 tensor: 13 bytes an element of the
+// tensor. TensorRT-LLM 1.2.0rc7 on an RTX 5080 (15.44 GiB, 2.1 GiB of it a desktop's) loaded
+// Qwen3-8B-FP8 ("8.79 GB for model weights", 12.78 GiB free before) and ran out of memory in the
+// resmoothing, a 384 MiB allocation (one fp32 copy of the fused gate-up) with 365 MiB free, with
+// expandable segments too (helper s58 logs, library file 59573137469): 3.6 GiB more than the
+// weights, where one tensor's copies are 1.2. The replaced FP8 weights are taken as held until
+// the load ends (INFERRED from that log: about half of Qwen3-8B's 6.5 GiB of linears when it
+// stopped; fragmentation would not survive expandable segments).
+constexpr int kTrtllmInPlaceResmooth = 103;
+constexpr double kResmoothBytesPerElement = 13.0;
+
+void trtllm_resmooth(const EngineInputs& in, const EngineSettings& s, EngineMemory& r) {
+  if (in.block_fp8_linear_bytes <= 0.0 || in.block_fp8_largest_elements <= 0.0 ||
+      s.trtllm_version.value_or(kTrtllmInPlaceResmooth) >= kTrtllmInPlaceResmooth) {
+    return;
+  }
+  const bool sm100 = in.nvidia_arch == NvidiaArch::blackwell_datacenter;
+  const bool sm120 = in.nvidia_arch == NvidiaArch::blackwell_other && !in.unified_memory;  // not GB10's SM 12.1
+  const double free_bytes = r.start_free_bytes - r.weights_bytes;
+  if ((!sm100 && !sm120) || free_bytes <= 0.0) {
+    return;  // no resmoothing, or the weights alone do not fit: that is the verdict
+  }
+  r.trtllm_resmooth_transient_bytes = kResmoothBytesPerElement * in.block_fp8_largest_elements;
+  r.trtllm_resmooth_peak_bytes = in.block_fp8_linear_bytes + r.trtllm_resmooth_transient_bytes;
+  r.trtllm_resmooth_free_bytes = free_bytes;
 }
 
 }  // namespace
@@ -1188,7 +1313,12 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.share_default = !s.kv_cache_free_gpu_mem_fraction;
       r.batched_tokens = s.max_num_batched_tokens.value_or(kTrtllmDefaultMaxNumTokens);  // max_num_tokens
       r.max_seqs = s.max_num_seqs.value_or(2048);                  // max_batch_size
-      r.trtllm_tensorrt_flow = trtllm_tensorrt_flow(s);
+      // Before 1.0 the TensorRT-engine flow is the default only where the model has one: its
+      // MODEL_MAP (tensorrt_llm/models/__init__.py, library file 820782731, a 0.2x tree) maps
+      // DeepseekV2 and Qwen3/Qwen3-MoE but no DeepseekV3, Llama 4, gpt-oss, GLM-4.5 MoE or Qwen3-Next,
+      // which run on the PyTorch backend only (helper s58 U2: DeepSeek-R1 on 0.20 got the engine
+      // flow's arithmetic and note).
+      r.trtllm_tensorrt_flow = trtllm_tensorrt_flow(s) && (s.trtllm_backend || !trtllm_pytorch_only(m));
       r.trtllm_chunked_prefill = s.trtllm_chunked_prefill.value_or(kTrtllmChunkedPrefillDefault);
       if (s.trtllm_version && *s.trtllm_version < kTrtllmMaxNumTokensDefault) {
         trtllm_old_engine_defaults(s, in.context_tokens, r);
@@ -1215,6 +1345,7 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.kv_bytes_without_page_cache = free_after_load > 0 ? r.share * free_after_load : free_after_load;
       if (!r.trtllm_tensorrt_flow) {
         trtllm_estimation_cache(in, s, r);
+        trtllm_resmooth(in, s, r);
       }
       if (r.trtllm_tensorrt_flow) {
         // RuntimeBuffers and the batched decoder (cpp/tensorrt_llm/batch_manager, runtime/) allocate
@@ -1247,6 +1378,14 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
     r.kv_tokens = cap_blocks * r.block_tokens;
     r.kv_bytes = d(r.kv_tokens) * in.kv_bytes_per_token_per_gpu;
     r.kv_capped = true;
+  }
+  // SGLang sizes max_running_requests from the pool it has just made (--max-total-tokens
+  // included), then allocates its request-to-token table outside the fraction.
+  if (s.engine == Engine::sglang && in.context_tokens > 0 && r.kv_tokens > 0) {
+    r.req_to_token_requests = sglang_default_running_requests(r.kv_tokens, in.context_tokens);
+    r.req_to_token_context = in.context_tokens;
+    r.req_to_token_bytes = sglang_req_to_token_bytes(r.req_to_token_requests, in.context_tokens);
+    r.outside_need_bytes += r.req_to_token_bytes;
   }
   return r;
 }

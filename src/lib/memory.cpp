@@ -1,6 +1,7 @@
 #include <gpuplan/memory.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -466,6 +467,25 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     to_string(*m.checkpoint_kv_dtype), to_string(*m.checkpoint_kv_dtype),
                                     to_string(r.kv_dtype), to_string(*m.checkpoint_kv_dtype)));
   }
+  // NVIDIA's NVFP4 checkpoints (ModelOpt exports, nvidia/*-FP4) ship FP8 KV-cache scales
+  // (nvidia/Llama-3.3-70B-Instruct-FP4's hf_quant_config.json: "kv_cache_quant_algo": "FP8"), which
+  // TensorRT-LLM serves by default; NVFP4 asked of a model with no checkpoint config cannot tell,
+  // and a 16-bit cache was +82 % against TensorRT-LLM 0.20's log for DeepSeek-R1-FP4 (helper s58 N1,
+  // NVIDIA/TensorRT-LLM#5766).
+  if (res.engine && res.engine->engine == Engine::trtllm && !m.checkpoint_kv_dtype && r.weight_formats &&
+      bits_per_element(r.kv_dtype) >= 16.0) {
+    const WeightFormats& asked = *r.weight_formats;
+    const bool nvfp4 = std::ranges::any_of(
+        std::array{WeightPart::attention, WeightPart::dense_mlp, WeightPart::routed_experts, WeightPart::shared_experts},
+        [&asked](WeightPart p) { return asked[p].element == DType::fp4; });
+    const bool shipped_nvfp4 = m.shipped_formats && (*m.shipped_formats)[WeightPart::attention].element == DType::fp4;
+    if (nvfp4 && !shipped_nvfp4) {
+      res.notes.push_back(fmt::format("NVIDIA's NVFP4 checkpoints (ModelOpt exports, nvidia/*-FP4) ship FP8 KV-cache "
+                                      "scales, which TensorRT-LLM serves by default: with one the cache is fp8, not {} "
+                                      "as sized here (--kv-dtype fp8, or --model-config the checkpoint's directory)",
+                                      to_string(r.kv_dtype)));
+    }
+  }
   if (m.classification_head) {
     res.notes.push_back("config.json's architectures class is a classifier or reward model: no LM head "
                         "is counted (its task head, a few outputs, is left out)");
@@ -805,6 +825,8 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                                  f.mig ? fmt::format(" MIG {}", r.mig_profile) : std::string()));
   }
   PerGpuMemory& mem = f.per_gpu;
+  const BlockFp8Linears block_fp8 =
+      r.engine.engine == Engine::trtllm ? trtllm_resmooth_inputs(m, r.layout, formats, f.weights.parts) : BlockFp8Linears{};
   const EngineInputs in{.total_bytes = capacity,
                         .weights_bytes = mem.weights_bytes,
                         .kv_bytes_per_token_per_gpu = f.kv_bytes_per_token_per_gpu,
@@ -822,6 +844,8 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .flashinfer_sampler = gpu.vendor == "nvidia",
                         .nvidia_arch = nvidia_arch(gpu),
                         .rocm = gpu.vendor == "amd",
+                        .block_fp8_linear_bytes = block_fp8.bytes,
+                        .block_fp8_largest_elements = block_fp8.largest_elements,
                         .pp_stages = pipeline_stages(f, m, r, weight_bytes)};
   const EngineMemory e = engine_memory(m, r.layout, in, r.engine);
   mem.weights_bytes = e.weights_bytes;  // as the engine holds them (vLLM pads MXFP4 experts)
@@ -1107,6 +1131,34 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
         }
       }
     }
+    // SGLang without --context-length takes the model's maximum as context_len, and its
+    // request-to-token table grows with it (sglang#5755: Llama-4-Scout's 10,485,760 tokens, an
+    // 80.04 GiB table). The figures here take --context-length = --context; when the default does
+    // not start, say so and name the longest that does.
+    if (f.engine && f.engine->engine == Engine::sglang && f.engine->kv_tokens > 0 && f.engine->req_to_token_bytes > 0 &&
+        !f.engine->outside_short() && r.context_tokens < model.max_position_embeddings) {
+      EngineMemory& e = *f.engine;
+      const double room = e.outside_free_bytes - (e.outside_need_bytes - e.req_to_token_bytes);
+      const auto table_at = [&e](std::uint64_t context) {
+        return sglang_req_to_token_bytes(sglang_default_running_requests(e.kv_tokens, context), context);
+      };
+      const std::uint64_t model_len = model.max_position_embeddings;
+      if (table_at(model_len) > room) {
+        e.sglang_default_context = model_len;
+        e.sglang_default_table_bytes = table_at(model_len);
+        // The table does not shrink as the context grows (4096 requests to pool / 8, 512 x pool
+        // tokens to pool / 4, then 2048 requests): the longest context that fits by bisection.
+        std::uint64_t lo = r.context_tokens;
+        std::uint64_t hi = model_len;
+        while (hi - lo > 1) {
+          const std::uint64_t mid = lo + (hi - lo) / 2;
+          (table_at(mid) <= room ? lo : hi) = mid;
+        }
+        e.sglang_context_that_starts = lo;
+        const double row = d(model_len + 4) * 4.0;
+        e.sglang_requests_that_start = room > 2.0 * row ? static_cast<std::uint64_t>(std::floor(room / row)) - 1 : 0;
+      }
+    }
     if (figure_set == FigureSet::all) {
       f.max_context_tokens = longest_context(model, counted, mem.kv_budget_bytes, f.concurrency_per_replica, f.block_tokens,
                                              f.max_context_limited_by_model);
@@ -1128,6 +1180,7 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   }
   const bool no_start = f.engine && (f.engine->state_blocks_below_seqs || f.engine->in_use_blocks_start ||
                                      f.engine->aiter_workspace_short() || f.engine->outside_short() ||
+                                     f.engine->trtllm_resmooth_short() ||
                                      f.engine->trtllm_refused_prompt_tokens > 0);
   // More running requests than SGLang's state pool admits wait in its queue: not all at once.
   const bool over_state_pool = f.engine && f.engine->state_pool_full(f.concurrency_per_replica);
@@ -1261,10 +1314,29 @@ std::string outside_share_problem(const EngineMemory& e) {
                               : "",
         lower);
   }
+  // The request-to-token table grows with --context-length (sglang#5755: 80.04 GiB at Llama 4's
+  // 10M tokens); where it is most of the need, a lower share does not help and the flags that do
+  // are named.
+  if (e.req_to_token_bytes > 0.5 * e.outside_need_bytes) {
+    const double others = e.outside_need_bytes - e.req_to_token_bytes;
+    const double room = std::max(e.outside_free_bytes, 0.0) - others;
+    const double row = e.req_to_token_bytes / d(e.req_to_token_requests + 1);
+    const std::uint64_t requests = room > row ? static_cast<std::uint64_t>(std::floor(room / row)) - 1 : 0;
+    return fmt::format(
+        "SGLang sizes its token pool, then runs out of memory allocating its request-to-token table: {} requests "
+        "(+ 1) x {} tokens (+ 4) of int32 slots, {:.2f} GiB, with {:.2f} GiB left outside mem_fraction_static {:.3f} (of {:.2f} "
+        "GiB free at start) and {:.2f} GiB of that taken by its other terms (prefill activations, CUDA graphs, "
+        "attention metadata); a lower --context (SGLang's --context-length){} starts (sglang issue #5755){}",
+        detail::group_digits(e.req_to_token_requests), detail::group_digits(e.req_to_token_context), e.req_to_token_bytes / gib,
+        std::max(e.outside_free_bytes, 0.0) / gib, e.share, e.start_free_bytes / gib, others / gib,
+        requests > 0 ? fmt::format(", or --max-running-requests {} or fewer,", requests) : std::string(),
+        fits >= 0.01 ? fmt::format("; so does {}", lower) : std::string());
+  }
   return fmt::format("SGLang sizes its token pool, then runs out of memory: {:.2f} GiB is left outside "
                      "mem_fraction_static {:.3f} (of {:.2f} GiB free at start) for what it allocates after the pool, "
                      "{:.2f} GiB here (prefill activations of a {}-token chunk, CUDA graphs up to batch {}, attention "
-                     "metadata); {} starts, as does --disable-cuda-graph with a smaller --chunked-prefill-size",
+                     "metadata, its request-to-token table); {} starts, as does --disable-cuda-graph with a smaller "
+                     "--chunked-prefill-size",
                      std::max(e.outside_free_bytes, 0.0) / gib, e.share, e.start_free_bytes / gib,
                      e.outside_need_bytes / gib, detail::group_digits(e.batched_tokens), e.max_seqs, lower);
 }
@@ -1284,6 +1356,18 @@ std::string prefill_chunk_blame(const FitResult& f) {
 std::optional<std::string> engine_start_problem(const FitResult& f) {
   if (f.no_engine_runs) {
     return f.no_engine_runs;
+  }
+  if (f.engine && f.engine->trtllm_resmooth_short()) {
+    const EngineMemory& e = *f.engine;
+    return fmt::format("TensorRT-LLM runs out of memory loading the weights: on Blackwell it rescales each 128x128 "
+                       "block-FP8 linear to E8M0 scales after loading, through fp32 copies of the tensor ({:.2f} GiB "
+                       "for the largest here), and keeps the FP8 tensors it replaces until the load ends ({:.2f} GiB "
+                       "in all): {:.2f} GiB beyond the weights where {:.2f} GiB is free after them (1.2.0rc7 failed so "
+                       "with Qwen3-8B-FP8 on a 16 GB RTX 5080); TensorRT-LLM from 1.3 rescales in place (PR #10327), "
+                       "or a GPU with more memory free loads it",
+                       e.trtllm_resmooth_transient_bytes / units::kGiB,
+                       (e.trtllm_resmooth_peak_bytes - e.trtllm_resmooth_transient_bytes) / units::kGiB,
+                       e.trtllm_resmooth_peak_bytes / units::kGiB, e.trtllm_resmooth_free_bytes / units::kGiB);
   }
   if (f.engine && f.engine->trtllm_refused_prompt_tokens > 0) {
     const EngineMemory& e = *f.engine;

@@ -216,6 +216,9 @@ detail::Table engine_table(const FitResult& r, ByteUnits u, bool plain_numbers) 
   bytes("weights", e.weights_bytes);
   bytes(sglang ? "prefill activations (outside the fraction)" : "peak activation (profiling forward)",
         e.activation_bytes);
+  if (e.req_to_token_bytes > 0) {
+    bytes("request-to-token table (outside the fraction)", e.req_to_token_bytes);
+  }
   if (vllm) {
     bytes("sampler profiling run", e.sampler_bytes);
     bytes("non-torch (NCCL, cuBLAS)", e.non_torch_bytes);
@@ -689,6 +692,18 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
       write_bytes(w, "state_pool_bytes", e.state_pool_bytes, "engine state pool");
       w.member("state_slots", e.state_slots);
       w.member("state_running_requests", e.state_requests);
+    }
+    if (e.req_to_token_bytes > 0) {
+      write_bytes(w, "req_to_token_bytes", e.req_to_token_bytes, "engine request-to-token table");
+      w.member("req_to_token_requests", e.req_to_token_requests);
+    }
+    if (e.sglang_default_context > 0) {
+      w.key("default_context_length_refused").begin_object();
+      w.member("tokens", e.sglang_default_context);
+      write_bytes(w, "req_to_token_bytes", e.sglang_default_table_bytes, "default context_len table");
+      w.member("context_length_that_starts", e.sglang_context_that_starts);
+      w.member("max_running_requests_that_start", e.sglang_requests_that_start);
+      w.end_object();
     }
     w.member("log_lines", engine_log_lines(r));
     // vLLM: the --max-model-len its figures assume, and the default it refuses to start with.

@@ -1006,9 +1006,13 @@ TEST_CASE("engine logs: SGLang keeps room outside mem_fraction_static (sglang#18
   const auto why = gpuplan::engine_start_problem(high);
   REQUIRE(why);
   CHECK_THAT(*why, Catch::StartsWith("SGLang sizes its token pool, then runs out of memory"));
-  // SGLang's reserve terms: 512 MiB of metadata, 2 MiB per CUDA-graph batch, the chunk's activations.
+  // SGLang's reserve terms: 512 MiB of metadata, 2 MiB per CUDA-graph batch, the chunk's activations,
+  // and the request-to-token table (2049 requests at the floor, 8196 int32 slots each).
+  CHECK(high.engine->req_to_token_requests == 2048);
+  CHECK(high.engine->req_to_token_bytes == Approx(2049.0 * 8196.0 * 4.0));
   CHECK(high.engine->outside_need_bytes ==
-        Approx(512.0 * 1024 * 1024 + high.engine->activation_bytes + 2.0 * 1024 * 1024 * static_cast<double>(high.engine->max_seqs)));
+        Approx(512.0 * 1024 * 1024 + high.engine->activation_bytes + high.engine->req_to_token_bytes +
+               2.0 * 1024 * 1024 * static_cast<double>(high.engine->max_seqs)));
   req.engine.mem_fraction_static = 0.95;
   const auto lower = gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("rtx-4090"), req);
   CHECK_FALSE(lower.engine->outside_short());
@@ -1093,4 +1097,132 @@ TEST_CASE("engine logs: vLLM V1 before 0.9.1 counts other processes' memory in i
   const auto v091 = gpuplan::fit(qwen, cat().gpu("rtx-4090"), req);
   CHECK_FALSE(v091.engine->in_use_counted_in_share);
   CHECK(v091.fits);
+}
+
+// https://github.com/sgl-project/sglang/issues/5755 (2025-04-25, SGLang main of April 2025 between
+// 0.4.5 and 0.4.6): Llama-4-Scout-17B-16E-Instruct, --tp 8 --disable-cuda-graph on 8 GPUs of
+// 79.10 GiB (H100 80GB, though the title says H200), no --context-length, so the model's
+// 10,485,760: "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 80.04 GiB" in
+// ModelRunner's memory pool, its request-to-token table of 2049 x 10,485,764 int32 slots (helper
+// s58 logs, sglang-5755-6817-llama4-scout-req-to-token-oom.txt). sglang#5212 (8 x H100,
+// --context-length 1000000, 0.8) started, and failed later on a 400k-token request: a 7.6 GiB table.
+TEST_CASE("engine logs: SGLang's request-to-token table at Llama 4's 10M context (sglang#5755)", "[engine][reference]") {
+  const auto& scout = cat().model("llama-4-scout");
+  REQUIRE(scout.max_position_embeddings == 10'485'760);
+  FitRequest req{.layout = Layout{.tp = 8}};
+  req.context_tokens = scout.max_position_embeddings;
+  req.engine = EngineSettings{.engine = Engine::sglang, .sglang_version = 405};
+  const auto full = gpuplan::fit(scout, cat().gpu("h100-sxm"), req);
+  REQUIRE(full.engine);
+  CHECK(full.engine->req_to_token_requests == 2048);
+  CHECK(full.engine->req_to_token_bytes == Approx(85'941'321'744.0));  // 80.04 GiB, the failed allocation
+  CHECK(full.engine->req_to_token_bytes / kGiB == Approx(80.04).margin(0.005));
+  CHECK(full.engine->outside_short());
+  CHECK_FALSE(full.fits);
+  const auto why = gpuplan::engine_start_problem(full);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::Contains("request-to-token table") && Catch::Contains("--context-length") &&
+                       Catch::Contains("--max-running-requests"));
+  // At 8,192 tokens (--context-length 8192) it starts; without --context-length SGLang takes the
+  // model's 10,485,760 and does not: fit says so and names the longest that starts.
+  req.context_tokens = 8192;
+  const auto short_context = gpuplan::fit(scout, cat().gpu("h100-sxm"), req);
+  REQUIRE(short_context.engine);
+  CHECK(short_context.fits);
+  CHECK(short_context.engine->sglang_default_context == 10'485'760);
+  CHECK(short_context.engine->sglang_default_table_bytes == Approx(85'941'321'744.0));
+  const std::uint64_t longest = short_context.engine->sglang_context_that_starts;
+  CHECK(longest > 1'000'000);
+  CHECK(longest < 10'485'760);
+  const auto line = gpuplan::default_max_model_len_line(*short_context.engine, 8192);
+  REQUIRE(line);
+  CHECK_THAT(*line, Catch::StartsWith("SGLang starts only with --context-length <= "));
+  // The longest context it names starts, and one token more does not.
+  req.context_tokens = longest;
+  CHECK_FALSE(gpuplan::fit(scout, cat().gpu("h100-sxm"), req).engine->outside_short());
+  req.context_tokens = longest + 1;
+  CHECK(gpuplan::fit(scout, cat().gpu("h100-sxm"), req).engine->outside_short());
+  // sglang#5212: --context-length 1000000 at 0.8 started on 8 x H100.
+  req.context_tokens = 1'000'000;
+  req.engine.mem_fraction_static = 0.8;
+  const auto one_million = gpuplan::fit(scout, cat().gpu("h100-sxm"), req);
+  CHECK(one_million.engine->req_to_token_bytes / kGiB == Approx(7.63).margin(0.01));
+  CHECK_FALSE(one_million.engine->outside_short());
+}
+
+// A public benchmark-results page (library file 59573137469; helper s58 logs,
+// trtllm120rc7-qwen3-8b-fp8-rtx5080-startup-oom.txt): trtllm-serve of image 1.2.0rc7 (PyTorch
+// backend) on an RTX 5080 with 15.44 GiB visible, a desktop holding about 2.1 GiB, Qwen/Qwen3-8B-FP8
+// (128 x 128 block FP8): "8.79 GB for model weights", then out of memory in resmooth_to_fp8_e8m0 on
+// a 384 MiB allocation with 365 MiB free (expandable segments too). The catalog has no RTX 5080:
+// the RTX 5090 (SM 12.0 as well) with its total cut to the log's 15.44 GiB.
+TEST_CASE("engine logs: TensorRT-LLM's block-FP8 resmoothing on Blackwell runs out of memory loading (RTX 5080)",
+          "[engine][reference]") {
+  const auto& qwen = cat().model("qwen3-8b");
+  gpuplan::GpuSpec rtx5080 = cat().gpu("rtx-5090");
+  rtx5080.usable_memory_bytes = 15.44 * kGiB;
+  rtx5080.cuda_memory_bytes = 15.44 * kGiB;
+  rtx5080.memory_bytes = 16e9;
+  FitRequest req;
+  req.context_tokens = 4097;
+  req.weight_formats = gpuplan::choose_weight_formats(
+      qwen, gpuplan::WeightChoice{.all = gpuplan::parse_weight_format("fp8-block128", "test")});
+  req.engine = EngineSettings{.engine = Engine::trtllm, .memory_in_use_bytes = 2.1 * kGiB, .trtllm_version = 102};
+  const auto r = gpuplan::fit(qwen, rtx5080, req);
+  REQUIRE(r.engine);
+  CHECK(r.engine->weights_bytes / kGiB == Approx(8.79).margin(0.05));  // "8.79 GB for model weights"
+  // One fp32 copy of the fused gate-up is the 384 MiB allocation that failed; the peak is 13 bytes
+  // an element of it.
+  CHECK(r.engine->trtllm_resmooth_transient_bytes == Approx(13.0 * 2 * 12288 * 4096));
+  CHECK(r.engine->trtllm_resmooth_short());
+  CHECK_FALSE(r.fits);
+  const auto why = gpuplan::engine_start_problem(r);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::StartsWith("TensorRT-LLM runs out of memory loading the weights"));
+  // In place from 1.3 (PR #10327); Hopper never resmooths; GB10 (SM 12.1) does not either.
+  req.engine.trtllm_version = 103;
+  CHECK_FALSE(gpuplan::fit(qwen, rtx5080, req).engine->trtllm_resmooth_short());
+  req.engine.trtllm_version = 102;
+  gpuplan::GpuSpec h100 = cat().gpu("h100-pcie");
+  CHECK(gpuplan::fit(qwen, h100, req).engine->trtllm_resmooth_peak_bytes <= 0.0);
+  // The same checkpoint on the whole 32 GB RTX 5090 with no desktop loads.
+  req.engine.memory_in_use_bytes = 0;
+  const auto roomy = gpuplan::fit(qwen, cat().gpu("rtx-5090"), req);
+  CHECK(roomy.engine->trtllm_resmooth_peak_bytes > 0.0);
+  CHECK_FALSE(roomy.engine->trtllm_resmooth_short());
+  // bf16 weights have nothing to resmooth.
+  req.weight_formats.reset();
+  req.weights_dtype = DType::bf16;
+  CHECK(gpuplan::fit(qwen, cat().gpu("rtx-5090"), req).engine->trtllm_resmooth_peak_bytes <= 0.0);
+}
+
+// https://github.com/NVIDIA/TensorRT-LLM/issues/5766 (TensorRT-LLM 0.20.0 trtllm-bench,
+// nvidia/DeepSeek-R1-FP4 on 8 x B200, max_tokens 3081): "Allocated 0.11 GiB for max tokens in paged
+// KV cache (3104)". A 16-bit cache is 0.20 GiB (+82 %); the checkpoint's FP8 cache 0.10. A catalog
+// model asked in NVFP4 cannot say which: fit names the assumption (helper s58 N1).
+TEST_CASE("engine logs: NVFP4 DeepSeek-R1 on TensorRT-LLM 0.20 and its FP8 KV cache (TensorRT-LLM#5766)",
+          "[engine][reference]") {
+  FitRequest req{.layout = Layout{.tp = 8, .ep = 8}, .weights_dtype = DType::fp4};
+  req.context_tokens = 3081;
+  req.block_tokens = gpuplan::kTrtllmBlockTokens;  // "Number of tokens per block: 32."
+  req.engine = EngineSettings{.engine = Engine::trtllm, .max_kv_tokens = 3081, .trtllm_version = 20};
+  const auto note_with = [](const gpuplan::FitResult& r, std::string_view text) {
+    return std::any_of(r.notes.begin(), r.notes.end(),
+                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  const auto bf16 = gpuplan::fit(cat().model("deepseek-r1"), cat().gpu("b200"), req);
+  REQUIRE(bf16.engine);
+  CHECK(bf16.engine->kv_tokens == 3104);
+  CHECK(note_with(bf16, "NVFP4 checkpoints"));
+  // DeepSeek-V3/R1 has no TensorRT-engine path: 0.20 runs it on the PyTorch backend (helper s58 U2).
+  CHECK_FALSE(bf16.engine->trtllm_tensorrt_flow);
+  CHECK_FALSE(note_with(bf16, "TensorRT-engine flow"));
+  CHECK(gpuplan::fit(cat().model("llama-3.1-8b"), cat().gpu("b200"),
+                     FitRequest{.engine = EngineSettings{.engine = Engine::trtllm, .trtllm_version = 20}})
+            .engine->trtllm_tensorrt_flow);
+  req.kv_dtype = DType::fp8;
+  const auto fp8 = gpuplan::fit(cat().model("deepseek-r1"), cat().gpu("b200"), req);
+  CHECK(within_tolerance(fp8.engine->kv_bytes / kGiB, 0.11));
+  CHECK(fp8.engine->kv_bytes / kGiB < 0.12);
+  CHECK_FALSE(note_with(fp8, "NVFP4 checkpoints"));
 }

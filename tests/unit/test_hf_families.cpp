@@ -755,6 +755,20 @@ TEST_CASE("hf import: a checkpoint's FP8 KV-cache scales set TensorRT-LLM's defa
       "strategy": "channel", "symmetric": true}}}, "ignore": ["lm_head"],
       "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor", "symmetric": true}}})");
   CHECK(ct.checkpoint_kv_dtype == gpuplan::DType::fp8);
+  // NVIDIA's NVFP4 exports (nvidia/DeepSeek-R1-0528-FP4-v2 and later ModelOpt releases) write the
+  // cache in compressed-tensors' spelling inside a modelopt quantization_config, with
+  // kv_cache_quant_algo null or absent (helper s58 N1: a bf16 default there is +82 % KV bytes).
+  for (const char* algo : {"", R"("kv_cache_quant_algo": null, )"}) {
+    const auto nvfp4 = read("{" + shape + R"(, "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", )" +
+                            algo + R"("config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4,
+        "type": "float", "group_size": 16, "dynamic": false}, "input_activations": {"num_bits": 4, "type": "float",
+        "group_size": 16, "dynamic": false}}}, "ignore": ["lm_head"], "producer": {"name": "modelopt"},
+        "kv_cache_scheme": {"dynamic": false, "num_bits": 8, "type": "float"}}})");
+    REQUIRE(nvfp4.checkpoint_kv_dtype);
+    CHECK(*nvfp4.checkpoint_kv_dtype == gpuplan::DType::fp8);
+    CHECK(gpuplan::engine_default_kv_dtype(nvfp4, *nvfp4.shipped_formats, catalog.gpu("b200"), gpuplan::Engine::trtllm) ==
+          gpuplan::DType::fp8);
+  }
   const auto none = read("{" + shape + R"(, "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8"}})");
   CHECK_FALSE(none.checkpoint_kv_dtype);
   CHECK_FALSE(has_note(fit_h100(none).notes, "KV-cache scales"));
