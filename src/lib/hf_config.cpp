@@ -435,6 +435,18 @@ std::string misspelling_hint(const Json& object, std::string_view key) {
                       : fmt::format("; the file has \"{}\": a misspelling of {}?", detail::printable(best), key);
 }
 
+// A missing num_experts_per_tok's hint: a near spelling, or the file's name for it from another
+// framework or class (Megatron's moe_router_topk, Kimi-Linear's num_experts_per_token).
+std::string topk_hint(const Json& object) {
+  for (std::string_view other : {"num_experts_per_token", "moe_router_topk", "moe_topk", "top_k_experts",
+                                 "num_selected_experts", "experts_per_token"}) {
+    if (object.contains(std::string(other))) {
+      return fmt::format("; the file has \"{}\", another name for it: write num_experts_per_tok", other);
+    }
+  }
+  return misspelling_hint(object, "num_experts_per_tok");
+}
+
 void require_written_sizes(const Json& raw, std::string_view type, std::string_view origin, const Spellings& spelled) {
   const auto written = [&raw, type](std::string_view key) {
     return is_written(raw, key) ||
@@ -446,7 +458,8 @@ void require_written_sizes(const Json& raw, std::string_view type, std::string_v
                                  "the top level; gpuplan does not assume the class default{}){}",
                                  where(origin, JsonPointer("/" + (as_written == spelled.end() ? std::string(key)
                                                                                                : as_written->second))),
-                                 default_text, misspelling_hint(raw, key)));
+                                 default_text,
+                                 key == "num_experts_per_tok" ? topk_hint(raw) : misspelling_hint(raw, key)));
   };
   for (const std::string_view key : {"hidden_size", "num_hidden_layers"}) {
     if (!written(key)) {
@@ -1374,15 +1387,7 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   if (!r.object().contains("num_experts_per_tok")) {
     // A misspelling, or another framework's name for it, said with the missing field (helper s58
     // configs2 F3: num_expert_per_tok and num_experts_per_token got a bare "missing").
-    std::string hint = misspelling_hint(r.object(), "num_experts_per_tok");
-    for (std::string_view other : {"num_experts_per_token", "moe_router_topk", "moe_topk", "top_k_experts",
-                                   "num_selected_experts", "experts_per_token"}) {
-      if (r.object().contains(std::string(other))) {
-        hint = fmt::format("; the file has \"{}\", another name for it: write num_experts_per_tok", other);
-        break;
-      }
-    }
-    r.fail("num_experts_per_tok", "missing required field" + hint);
+    r.fail("num_experts_per_tok", "missing required field" + topk_hint(r.object()));
   }
   e.experts_per_token = r.integer("num_experts_per_tok", 1, experts);
   const auto expert_width = r.optional_integer("moe_intermediate_size", 1, 1u << 22);

@@ -89,9 +89,15 @@ namespace {
 // weight_block_size) a part's inputs are quantized in; 0 where the part has none, or where the
 // engines pad or flatten rather than refuse: MXFP4 experts (vLLM's mxfp4.py rounds the
 // intermediate width up; gpt-oss-120b runs at TP 8 with 2,880 / 8 = 360), NVFP4's groups of 16,
-// bitsandbytes' blocks of 64 over the flattened weight (fp32 absmax).
-std::uint64_t input_group(const WeightFormats& formats, WeightPart part) {
+// bitsandbytes' blocks of 64 over the flattened weight (fp32 absmax). Only the checkpoint's own
+// format, whose config.json gives the widths its groups tile: a format asked of a 16-bit model
+// describes a release whose producer may pad the widths to whole groups (Qwen2-72B-Instruct-GPTQ-
+// Int4 pads intermediate_size 29,568 to 29,696 and runs at TP 4: vllm#9722).
+std::uint64_t input_group(const ModelSpec& m, const WeightFormats& formats, WeightPart part) {
   const WeightFormat& f = formats[part];
+  if (!m.shipped_formats || !((*m.shipped_formats)[part] == f)) {
+    return 0;
+  }
   constexpr std::uint32_t kSixteenBitScale = 16;
   const bool gptq_awq = f.scheme == ScaleScheme::per_group &&
                         (f.element == DType::int4 || f.element == DType::int8) && f.scale_bits == kSixteenBitScale;
@@ -129,7 +135,7 @@ std::optional<std::pair<ShardedInput, std::uint64_t>> unaligned_input(const Layo
     inputs[n++] = {WeightPart::attention, "attention output's input (heads x head_dim)", o_input};
   }
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t group = input_group(formats, inputs[i].part);
+    const std::uint64_t group = input_group(m, formats, inputs[i].part);
     if (group > 0 && (inputs[i].width % l.tp != 0 || (inputs[i].width / l.tp) % group != 0)) {
       return std::pair{inputs[i], group};
     }
