@@ -49,6 +49,15 @@ void validate_layout(const Layout& layout, const ModelSpec& model);
 /// the layout is valid (for searches that skip a layout and go on).
 std::optional<std::string> layout_problem(const Layout& layout, const ModelSpec& model);
 
+/// A group- or block-quantized checkpoint (GPTQ/AWQ group_size, FP8 weight_block_size) that this
+/// TP cannot load: some row-parallel input (the MLP's or experts' intermediate width, attention's
+/// heads x head_dim) splits into shares that are not whole groups, which vLLM and SGLang refuse
+/// at load. Only parts served in the checkpoint's own format (a format asked of a 16-bit model
+/// may be a release with padded widths). The message names the width, the share and the TP
+/// degrees that keep whole groups; nullopt when every share holds whole groups.
+std::optional<std::string> quantized_shard_problem(const Layout& layout, const ModelSpec& model,
+                                                   const WeightFormats& formats);
+
 /// "TP 1 PP 1 EP 4 DP 4": the degrees as the reports name them, EP only when the experts are split.
 std::string layout_label(const Layout& layout);
 

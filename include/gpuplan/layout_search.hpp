@@ -69,6 +69,9 @@ LayoutSearch given_layout(const ModelSpec& model, const GpuSpec& gpu, const FitR
 
 /// True when the model's heads allow this TP (the rule validate_layout checks).
 bool tp_allowed(const ModelSpec& model, std::uint64_t tp);
+/// The same, and every TP share of a group- or block-quantized weight holds whole groups
+/// (quantized_shard_problem) when served in `formats`.
+bool tp_allowed(const ModelSpec& model, const WeightFormats& formats, std::uint64_t tp);
 /// Largest TP within one node: the scale-up domain, or PCIe across the node's GPUs.
 std::uint64_t tp_within_node(const GpuSpec& gpu, const LayoutSearchOptions& options);
 

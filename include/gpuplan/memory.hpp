@@ -154,8 +154,8 @@ struct FitResult {
   }
   /// The checkpoint's own size (safetensors index metadata.total_size) when known.
   std::optional<double> checkpoint_bytes;
-  /// What the checkpoint files should hold by this count: model_weight_total_bytes(), twice it
-  /// for a float32 checkpoint served in 16 bits (ModelSpec::stored_float32, no part quantized).
+  /// What the checkpoint files should hold by this count: model_weight_bytes, each part served in
+  /// 16 bits twice over for a float32 checkpoint (ModelSpec::stored_float32; quantized parts as served).
   double expected_checkpoint_bytes = 0;
   /// What the checkpoint files also hold of the MTP layers config.json declares (mtp_weight_bytes,
   /// as stored): each one's layer, and the embedding and LM head copies some checkpoints add.

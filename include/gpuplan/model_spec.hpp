@@ -53,6 +53,10 @@ struct MoeSpec {
   std::vector<std::uint64_t> dense_layers;  ///< mlp_only_layers: dense although the step says MoE
   std::uint64_t shared_expert_intermediate = 0;  ///< 0: expert_intermediate (Qwen2-MoE: its own width)
   bool shared_expert_gate = false;          ///< Qwen2-MoE: a hidden -> 1 gate on the shared expert
+  /// Latent MoE (Nemotron-3 Super/Ultra's moe_latent_size): the routed experts take and return
+  /// vectors of this width, projected from and to the hidden width by fc1_latent_proj and
+  /// fc2_latent_proj once a layer; the shared experts stay at the hidden width. 0: none.
+  std::uint64_t latent_width = 0;
 };
 
 /// Layers with a fixed recurrent state per sequence instead of a per-token KV cache: Gated

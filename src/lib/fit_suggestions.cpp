@@ -144,6 +144,7 @@ std::optional<Fitting> smallest_fitting_count(const ModelSpec& model, const GpuS
     }
   }
   const std::uint64_t within_node = tp_within_node(gpu, options);
+  const WeightFormats formats = detail::resolve_formats(model, request);
   // Bare parameter counts have no layers to bound PP; 1,024 stages is beyond any deployment.
   const std::uint64_t max_pp = model.has_architecture() ? model.num_hidden_layers : 1024;
   const std::uint64_t max_tp = model.has_architecture() ? model.tp_divisible_heads() : within_node;
@@ -153,7 +154,7 @@ std::optional<Fitting> smallest_fitting_count(const ModelSpec& model, const GpuS
     // Shapes by size: a shape of S GPUs needs at least S, so stop once S reaches the best.
     for (std::uint64_t size = 1; size <= kMaxGpus && (!best || size < best->layout.gpus()); ++size) {
       for (std::uint64_t tp = lo; tp <= std::min(hi, size); ++tp) {
-        if (size % tp == 0 && size / tp <= max_pp && tp_allowed(model, tp)) {
+        if (size % tp == 0 && size / tp <= max_pp && tp_allowed(model, formats, tp)) {
           best_for_shape(model, gpu, request, tp, size / tp, best, basis);
         }
       }

@@ -435,6 +435,18 @@ std::string misspelling_hint(const Json& object, std::string_view key) {
                       : fmt::format("; the file has \"{}\": a misspelling of {}?", detail::printable(best), key);
 }
 
+// A missing num_experts_per_tok's hint: a near spelling, or the file's name for it from another
+// framework or class (Megatron's moe_router_topk, Kimi-Linear's num_experts_per_token).
+std::string topk_hint(const Json& object) {
+  for (std::string_view other : {"num_experts_per_token", "moe_router_topk", "moe_topk", "top_k_experts",
+                                 "num_selected_experts", "experts_per_token"}) {
+    if (object.contains(std::string(other))) {
+      return fmt::format("; the file has \"{}\", another name for it: write num_experts_per_tok", other);
+    }
+  }
+  return misspelling_hint(object, "num_experts_per_tok");
+}
+
 void require_written_sizes(const Json& raw, std::string_view type, std::string_view origin, const Spellings& spelled) {
   const auto written = [&raw, type](std::string_view key) {
     return is_written(raw, key) ||
@@ -446,7 +458,8 @@ void require_written_sizes(const Json& raw, std::string_view type, std::string_v
                                  "the top level; gpuplan does not assume the class default{}){}",
                                  where(origin, JsonPointer("/" + (as_written == spelled.end() ? std::string(key)
                                                                                                : as_written->second))),
-                                 default_text, misspelling_hint(raw, key)));
+                                 default_text,
+                                 key == "num_experts_per_tok" ? topk_hint(raw) : misspelling_hint(raw, key)));
   };
   for (const std::string_view key : {"hidden_size", "num_hidden_layers"}) {
     if (!written(key)) {
@@ -686,10 +699,13 @@ void reject_non_decoder(const Json& raw, std::string_view written_type, const st
   // LLaDA-MoE, LLaDA 2: llada, lladamoe, llada2_moe, LLaDA*ModelLM; MMaDA): the attention is
   // bidirectional and every step denoises the whole canvas, so there is no per-token KV cache to
   // plan. Their files write use_cache false, as many training checkpoints of decoders do, and no
-  // field says the attention is not causal: the family's name is the sign.
+  // field says the attention is not causal: the family's name is the sign, and any name that
+  // says "diffusion" (google's DiffusionGemmaForBlockDiffusion, model_type diffusion_gemma, over
+  // a Gemma 4 text_config: helper s58 configs2 F2).
   const auto diffusion = [&flat](std::string_view name) {
     const std::string f = flat(name);
-    return f == "dream" || f.starts_with("dreammodel") || f.starts_with("llada") || f.starts_with("mmada");
+    return f == "dream" || f.starts_with("dreammodel") || f.starts_with("llada") || f.starts_with("mmada") ||
+           f.find("diffusion") != std::string::npos;
   };
   constexpr std::string_view kDiffusion = "is a diffusion language model: it denoises the whole sequence "
                                           "bidirectionally at every step and keeps no KV cache; gpuplan models "
@@ -1368,6 +1384,11 @@ std::vector<std::uint64_t> layer_indices(ObjectReader& r, std::string_view key, 
 MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   MoeSpec e;
   e.routed_experts = experts;
+  if (!r.object().contains("num_experts_per_tok")) {
+    // A misspelling, or another framework's name for it, said with the missing field (helper s58
+    // configs2 F3: num_expert_per_tok and num_experts_per_token got a bare "missing").
+    r.fail("num_experts_per_tok", "missing required field" + topk_hint(r.object()));
+  }
   e.experts_per_token = r.integer("num_experts_per_tok", 1, experts);
   const auto expert_width = r.optional_integer("moe_intermediate_size", 1, 1u << 22);
   if (!expert_width && own_expert_width_type(m.model_type)) {
@@ -1587,16 +1608,20 @@ void read_nemotron_h_pattern(ModelSpec& m, ObjectReader& r) {
                        "(MoE), got \"{}\"",
                        m.num_hidden_layers, detail::printable(text)));
   }
-  // Nemotron-3 Super's latent MoE runs its experts in a narrower latent width, with projections
-  // in and out of it: not laid out here.
-  if (const Json* latent = r.value("moe_latent_size"); latent != nullptr && !latent->is_null()) {
-    r.fail("moe_latent_size", "experts in a latent width (latent MoE) are not modeled; the parameter count would be "
-                              "wrong");
-  }
   const bool moe_blocks = text.find('E') != std::string::npos;
   if (moe_blocks != m.moe.has_value()) {
     r.fail("hybrid_override_pattern", moe_blocks ? "has MoE blocks (E), but n_routed_experts is missing"
                                                  : "has no MoE block (E), but the file gives routed experts");
+  }
+  // Nemotron-3 Super/Ultra's latent MoE: the routed experts run in moe_latent_size, with
+  // fc1_latent_proj (hidden -> latent) and fc2_latent_proj (latent -> hidden) around them
+  // (NemotronHMoE in transformers' and vLLM's nemotron_h.py). Super-120B-A12B: 120.67 B, 12.77 B
+  // active, as its safetensors headers (helper s58 configs2 F1).
+  if (const Json* latent = r.value("moe_latent_size"); latent != nullptr && !latent->is_null()) {
+    if (!m.moe) {
+      r.fail("moe_latent_size", "a latent width for experts, but the file gives no routed experts");
+    }
+    m.moe->latent_width = r.integer("moe_latent_size", 1, m.hidden_size);
   }
   for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
     const char c = text[i];
@@ -2266,6 +2291,29 @@ void note_unsized_encoders(const Json& config, ModelSpec& m) {
       list += (list.empty() ? "" : ", ") + std::string(key);
     }
   }
+  // Any other sub-config of a part of its own (a model_type or a size inside it) that no reader
+  // takes: XGen-MM's vision_encoder_config and vision_tokenizer_config, their sizes in code, left
+  // a 4.36 B checkpoint read as 3.82 B without a word (helper s58 configs F3).
+  static constexpr std::array kReadOrNoPart{
+      std::string_view("text_config"),        std::string_view("vision_config"),  std::string_view("audio_config"),
+      std::string_view("llm_config"),         std::string_view("language_config"), std::string_view("thinker_config"),
+      std::string_view("quantization_config"), std::string_view("compression_config"),
+      std::string_view("generation_config"),  std::string_view("perceiver_config"), std::string_view("qformer_config"),
+      std::string_view("tts_config"),         std::string_view("speech_config"),  std::string_view("rope_config"),
+      std::string_view("mm_config"),          std::string_view("router_config"),  std::string_view("moe_config")};
+  for (const auto& [key, value] : config.items()) {
+    if (!key.ends_with("_config") || !value.is_object() ||
+        std::ranges::find(kReadOrNoPart, std::string_view(key)) != kReadOrNoPart.end() ||
+        (m.vision && key.find("vision") != std::string::npos)) {
+      continue;
+    }
+    const bool own_part = std::ranges::any_of(
+        std::array{"model_type", "hidden_size", "num_hidden_layers", "width", "layers", "depth", "d_model", "embed_dim"},
+        [&value](const char* field) { return value.contains(field); });
+    if (own_part && (", " + m.unsized_encoder_field + ",").find(fmt::format(", {},", key)) == std::string::npos) {
+      m.unsized_encoder_field += (m.unsized_encoder_field.empty() ? "" : ", ") + key;
+    }
+  }
 }
 
 // The two vision_config keys SGLang reads, as written (MoonViT's vt_ names are what its config
@@ -2319,7 +2367,17 @@ std::string near_miss_names(const Json& raw) {
   }
   // A type whose class name agrees with it (llava, LlavaForConditionalGeneration) is a real one
   // gpuplan has not checked, however near a checked name.
-  if (type.size() > 3 && !layout_checked(type) && arch_base != lower_no_underscores(type)) {
+  // Real transformers types a letter or two from a checked one, whose layout gpuplan has not
+  // checked (Gemma 4's text tower, which gpuplan names in its own refusal, read as "gemma3_text":
+  // helper s58 configs2 F2): no misspelling.
+  static constexpr std::array kRealTypes{
+      std::string_view("gemma4"),    std::string_view("gemma4_text"), std::string_view("gemma3n"),
+      std::string_view("gemma3n_text"), std::string_view("olmo3"),     std::string_view("exaone4"),
+      std::string_view("ernie4_5"),  std::string_view("ernie4_5_moe"), std::string_view("glm4v"),
+      std::string_view("glm4v_moe"), std::string_view("qwen3_omni_moe"), std::string_view("qwen2_5_omni"),
+      std::string_view("phi4_multimodal")};
+  const bool real_type = std::ranges::find(kRealTypes, type) != kRealTypes.end();
+  if (type.size() > 3 && !real_type && !layout_checked(type) && arch_base != lower_no_underscores(type)) {
     std::string best;
     std::size_t best_distance = 3;
     for (std::string_view known : checked_types()) {

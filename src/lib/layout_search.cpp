@@ -79,6 +79,12 @@ bool tp_allowed(const ModelSpec& model, std::uint64_t tp) {
          (model.caches_latent() || model.num_key_value_heads % tp == 0 || tp % model.num_key_value_heads == 0);
 }
 
+bool tp_allowed(const ModelSpec& model, const WeightFormats& formats, std::uint64_t tp) {
+  // Experts split by EP are whole on their ranks: whether this TP's share of them is whole groups
+  // is the layout's question (quantized_shard_problem with its EP), not the TP degree's.
+  return tp_allowed(model, tp) && !quantized_shard_problem(Layout{.tp = tp, .ep = tp}, model, formats);
+}
+
 std::uint64_t tp_within_node(const GpuSpec& gpu, const LayoutSearchOptions& options) {
   return std::max(scale_up_reach(gpu, options.gpus_per_node), options.gpus_per_node);
 }
@@ -159,8 +165,10 @@ Evaluated evaluate_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fit
   // Room for a usual search's layouts at once (8 GPUs: 10, 20 for MoE), not grown step by step.
   constexpr std::size_t kUsualLayouts = 32;
   within.reserve(kUsualLayouts);
+  // TP degrees whose shares of a group-quantized weight are not whole groups cannot load.
+  const WeightFormats formats = detail::resolve_formats(model, request);
   for (std::uint64_t tp = 1; tp <= max_replica; ++tp) {
-    if (n % tp != 0 || !tp_allowed(model, tp)) {
+    if (n % tp != 0 || !tp_allowed(model, formats, tp)) {
       continue;
     }
     for (std::uint64_t pp = 1; tp * pp <= max_replica && pp <= max_pp; ++pp) {
@@ -170,6 +178,9 @@ Evaluated evaluate_layouts(const ModelSpec& model, const GpuSpec& gpu, const Fit
       Layout l{.tp = tp, .pp = pp, .ep = 1, .dp = n / (tp * pp)};
       for (std::uint64_t ep : ep_choices(model, l, asked_ep, request.engine.engine == Engine::trtllm)) {
         l.ep = ep;
+        if (quantized_shard_problem(l, model, formats)) {
+          continue;  // experts split by TP into shares of partial groups (Qwen3-235B FP8 at TP 8 without EP)
+        }
         (tp <= within_node ? within : across).push_back(l);
       }
     }
@@ -278,8 +289,9 @@ FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitReq
   std::vector<Candidate> candidates;
   // MIG slices have no peer-to-peer: every replica is one slice.
   const std::uint64_t max_replica = request.mig_profile.empty() ? gpus : 1;
+  const WeightFormats formats = detail::resolve_formats(model, request);
   for (std::uint64_t tp = 1; tp <= max_replica; tp *= 2) {
-    if (!tp_allowed(model, tp)) {
+    if (!tp_allowed(model, formats, tp)) {
       continue;
     }
     for (std::uint64_t pp = 1; tp * pp <= max_replica; ++pp) {
@@ -287,6 +299,9 @@ FitResult fit_smallest_layout(const ModelSpec& model, const GpuSpec& gpu, FitReq
         continue;
       }
       if (request.layout.ep > 1 && ((gpus / pp) % request.layout.ep != 0)) {
+        continue;
+      }
+      if (quantized_shard_problem(Layout{.tp = tp, .pp = pp, .ep = request.layout.ep}, model, formats)) {
         continue;
       }
       candidates.push_back({tp, pp});

@@ -47,16 +47,6 @@ void validate_request(const FitRequest& r) {
   }
 }
 
-WeightFormats resolve_formats(const ModelSpec& m, const FitRequest& r) {
-  if (r.weight_formats) {
-    return *r.weight_formats;
-  }
-  WeightChoice choice{.all = default_format(r.weights_dtype)};
-  if (r.embeddings_dtype) {
-    choice.embeddings = default_format(*r.embeddings_dtype);
-  }
-  return choose_weight_formats(m, choice);
-}
 
 WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeightParts>& whole,
                              const std::array<double, kWeightParts>& replicated,
@@ -124,6 +114,17 @@ double largest_share_leaving(const EngineMemory& e, double need_bytes) {
 }  // namespace
 
 namespace detail {
+
+WeightFormats resolve_formats(const ModelSpec& m, const FitRequest& r) {
+  if (r.weight_formats) {
+    return *r.weight_formats;
+  }
+  WeightChoice choice{.all = default_format(r.weights_dtype)};
+  if (r.embeddings_dtype) {
+    choice.embeddings = default_format(*r.embeddings_dtype);
+  }
+  return choose_weight_formats(m, choice);
+}
 
 TokenWidths token_widths(const ModelSpec& m) {
   TokenWidths w;
@@ -972,6 +973,9 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     basis = std::move(b);
   }
   const Layout& l = r.layout;
+  if (std::optional<std::string> problem = quantized_shard_problem(l, model, basis->formats)) {
+    throw InputError(std::move(*problem));
+  }
 
   double capacity = gpu.fit_memory_bytes();
   f.mig.reset();
@@ -1217,9 +1221,18 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
   res.model_weight_bytes = basis->model_weight_bytes;
   res.weights = f.weights;
   res.checkpoint_bytes = model.checkpoint_bytes;
-  const bool all_16_bit = std::ranges::all_of(formats.parts, [](const WeightFormat& part) { return !is_quantized(part.element); });
-  const double stored = model.stored_float32 && all_16_bit ? 2.0 : 1.0;
-  res.expected_checkpoint_bytes = res.model_weight_total_bytes() * stored;
+  // A float32 checkpoint stores each part served in 16 bits at twice those bytes, and a quantized
+  // part as served: a bitsandbytes int8 checkpoint saved with torch_dtype float32 keeps its
+  // embeddings, LM head and norms in float32 beside the int8 layers (helper s58, Llama-3.1-8B).
+  double stored_bytes = 0;
+  for (std::size_t i = 0; i < kWeightParts; ++i) {
+    const DType served = formats.parts[i].element;
+    const bool widened = model.stored_float32 && (served == DType::bf16 || served == DType::fp16);
+    stored_bytes += res.model_weight_bytes[i] * (widened ? 2.0 : 1.0);
+  }
+  const double total_bytes = res.model_weight_total_bytes();
+  res.expected_checkpoint_bytes = stored_bytes;
+  const double stored = total_bytes > 0 ? stored_bytes / total_bytes : 1.0;
   if (model.checkpoint_bytes) {
     const MtpBytes mtp = mtp_weight_bytes(model, formats);
     res.mtp_checkpoint_bytes = {.layers = mtp.layers * stored, .copies = mtp.copies * stored};

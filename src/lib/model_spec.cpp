@@ -201,9 +201,9 @@ void linear_attention_tensors(const ModelSpec& m, double layers, Tensors& out) {
 }
 
 // One MLP of width `intermediate`: gated (gate, up, down) or GPT-style (up, down), maybe biased.
+// Of `hidden` inputs and outputs where they are not the model's (a latent MoE's experts).
 void mlp_tensors(const ModelSpec& m, WeightPart part, std::uint64_t intermediate, double count,
-                 double active, Tensors& out) {
-  const std::uint64_t hidden = m.hidden_size;
+                 double active, Tensors& out, std::uint64_t hidden) {
   const int inputs = m.mlp_gated ? 2 : 1;
   for (int i = 0; i < inputs; ++i) {
     add(out, part, intermediate, hidden, count, active);
@@ -212,6 +212,11 @@ void mlp_tensors(const ModelSpec& m, WeightPart part, std::uint64_t intermediate
   if (m.mlp_bias || m.model_type == "gpt_oss") {  // gpt-oss experts carry biases
     add_vector(out, part, static_cast<std::uint64_t>(inputs) * intermediate + hidden, count);
   }
+}
+
+void mlp_tensors(const ModelSpec& m, WeightPart part, std::uint64_t intermediate, double count,
+                 double active, Tensors& out) {
+  mlp_tensors(m, part, intermediate, count, active, out, m.hidden_size);
 }
 
 bool has_router_bias(const ModelSpec& m) {
@@ -453,7 +458,13 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
   if (m.moe && moe_layers > 0) {
     const MoeSpec& e = *m.moe;
     mlp_tensors(m, WeightPart::routed_experts, e.expert_intermediate, d(e.routed_experts) * moe_layers,
-                d(e.experts_per_token) * moe_layers, out);
+                d(e.experts_per_token) * moe_layers, out, e.latent_width > 0 ? e.latent_width : hidden);
+    if (e.latent_width > 0) {
+      // fc1_latent_proj and fc2_latent_proj, whole on every rank (ReplicatedLinear in vLLM's
+      // nemotron_h.py NemotronHMoE), run for every token like the shared expert.
+      add_replicated(out, WeightPart::shared_experts, e.latent_width, hidden, moe_layers);
+      add_replicated(out, WeightPart::shared_experts, hidden, e.latent_width, moe_layers);
+    }
     const std::uint64_t shared_width =
         e.shared_expert_intermediate > 0 ? e.shared_expert_intermediate : e.expert_intermediate;
     mlp_tensors(m, WeightPart::shared_experts, shared_width, d(e.shared_experts) * moe_layers,

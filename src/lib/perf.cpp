@@ -469,16 +469,18 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // under vLLM on H100 came out about 40 % too slow (community-2026b.json).
   if (m.moe) {
     const double expert_split = l.ep >= l.tp ? 1.0 : d(l.ep) / d(l.tp);
-    expert_flop_per_token_ = 2.0 * 3.0 * d(m.hidden_size) * d(m.moe->expert_intermediate) * experts_per_token_ *
+    // A latent MoE's experts (Nemotron-3 Super) take and return vectors of the latent width.
+    const double expert_io = d(m.moe->latent_width > 0 ? m.moe->latent_width : m.hidden_size);
+    expert_flop_per_token_ = 2.0 * 3.0 * expert_io * d(m.moe->expert_intermediate) * experts_per_token_ *
                              moe_layers_per_stage_ / d(l.tp);
     expert_flop_per_token_ = std::min(expert_flop_per_token_, linear_flop_per_token_);
     expert_layer_gemm_flop_per_token_ =
-        2.0 * d(m.hidden_size) * d(m.moe->expert_intermediate) * experts_per_token_ * expert_token_multiplier_;
+        2.0 * expert_io * d(m.moe->expert_intermediate) * experts_per_token_ * expert_token_multiplier_;
     // Per routed copy, in bf16: read and write the permuted hidden state, quantize it, the SwiGLU
     // over the expert's gate and up outputs, and the weighted combine (about 11 x hidden + 10 x
     // expert width bytes; the width is split when TP exceeds EP). This GPU processes the copies
     // routed to its experts: k / EP of its group's tokens' copies.
-    const double copy_bytes = 11.0 * d(m.hidden_size) + 10.0 * d(m.moe->expert_intermediate) * expert_split;
+    const double copy_bytes = 11.0 * expert_io + 10.0 * d(m.moe->expert_intermediate) * expert_split;
     routed_copy_bytes_per_token_ =
         copy_bytes * experts_per_token_ * moe_layers_per_stage_ * expert_token_multiplier_ / d(l.ep);
   }

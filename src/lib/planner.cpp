@@ -676,6 +676,7 @@ void Search::search_format(const GpuSpec& gpu, const std::vector<Price>& prices,
   const std::vector<Layout> layouts =
       r_.layouts.empty() ? plan_layouts(model_, gpu, r_, weights_bytes / d(node_gpus) > cap_bytes) : r_.layouts;
   std::optional<detail::FitBasis> basis;  // the model's weights in this format, for every layout
+  const WeightFormats served_formats = detail::resolve_formats(model_, base.fit);
   for (DType kv : kvs) {
     if (std::optional<std::string> refusal =
             engine_kv_refusal(model_, r_.launch_engine.value_or(r_.perf.fit.engine.engine), kv)) {
@@ -689,6 +690,10 @@ void Search::search_format(const GpuSpec& gpu, const std::vector<Price>& prices,
       ++result_.counts.layouts;
       // Each layout stands alone: one the model does not allow is skipped, not the format.
       if (std::optional<std::string> problem = layout_problem(l, model_)) {
+        skip(std::move(*problem));
+        continue;
+      }
+      if (std::optional<std::string> problem = quantized_shard_problem(l, model_, served_formats)) {
         skip(std::move(*problem));
         continue;
       }

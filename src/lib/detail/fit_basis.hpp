@@ -92,6 +92,9 @@ enum class FigureSet {
   without_max_context,
 };
 
+/// The formats a request serves its model in: its own, or its dtypes applied to the model's parts.
+WeightFormats resolve_formats(const ModelSpec& model, const FitRequest& request);
+
 /// fit_numbers()'s checks and arithmetic into `figures` (fields all overwritten, so one object
 /// serves a whole search); fit_numbers() is this, then the FitResult built around them. The KV
 /// shape is the basis's (kept for the layouts to come), or with `own_shape` written there.
