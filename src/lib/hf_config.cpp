@@ -2301,7 +2301,10 @@ void note_unsized_encoders(const Json& config, ModelSpec& m) {
       std::string_view("generation_config"),  std::string_view("perceiver_config"), std::string_view("qformer_config"),
       std::string_view("tts_config"),         std::string_view("speech_config"),  std::string_view("rope_config"),
       std::string_view("mm_config"),          std::string_view("router_config"),  std::string_view("moe_config")};
-  for (const auto& [key, value] : config.items()) {
+  for (const auto& item : config.items()) {
+    // Named, not a structured binding: clang 14 cannot capture a binding in the lambda below.
+    const std::string& key = item.key();
+    const Json& value = item.value();
     if (!key.ends_with("_config") || !value.is_object() ||
         std::ranges::find(kReadOrNoPart, std::string_view(key)) != kReadOrNoPart.end() ||
         (m.vision && key.find("vision") != std::string::npos)) {
