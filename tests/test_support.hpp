@@ -21,4 +21,13 @@ inline ParamCount params(const char* id) { return count_params(Catalog::builtin(
 /// A file of tests/fixtures.
 inline std::string fixture(const char* name) { return std::string(GPUPLAN_FIXTURES_DIR) + "/" + name; }
 
+/// DeepSeek-V3's architecture fields (config.json, without model_type or braces): the V3 and
+/// V3.2 tests add their own model_type and indexer keys to it.
+inline constexpr const char* kDeepseekV3ArchitectureFields =
+    R"("hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
+      "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
+      "max_position_embeddings": 163840, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+      "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 256, "n_shared_experts": 1,
+      "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "first_k_dense_replace": 3)";
+
 }  // namespace gpuplan::test

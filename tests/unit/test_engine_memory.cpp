@@ -293,11 +293,7 @@ TEST_CASE("engine: SGLang's vision factor reads the two keys SGLang reads", "[en
 // --kv-cache-dtype, holds FlashMLA's 656-byte fp8 record a layer. gpuplan took bf16 there, 63 %
 // more bytes a token (helper s57 logs N2). DeepSeek-V3 (no indexer) and the other engines keep theirs.
 TEST_CASE("engine: SGLang's default KV cache for DeepSeek-V3.2 on Blackwell is fp8", "[engine]") {
-  const std::string mla = R"("hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
-      "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
-      "max_position_embeddings": 163840, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
-      "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 256, "n_shared_experts": 1,
-      "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "first_k_dense_replace": 3)";
+  const std::string mla = gpuplan::test::kDeepseekV3ArchitectureFields;
   const auto v32 = gpuplan::model_from_hf_config(
       R"({"model_type": "deepseek_v32", )" + mla + R"(, "index_head_dim": 128, "index_n_heads": 64})", "config.json");
   const auto v3 = gpuplan::model_from_hf_config(R"({"model_type": "deepseek_v3", )" + mla + "}", "config.json");

@@ -187,11 +187,7 @@ TEST_CASE("hf import: Llama 3.2 Vision's cross-attention layers keep no per-toke
 }
 
 TEST_CASE("hf import: DeepSeek-V3.2's indexer keys join the MLA latent in the KV cache", "[hf]") {
-  const std::string mla = R"("hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
-      "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
-      "max_position_embeddings": 163840, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
-      "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 256, "n_shared_experts": 1,
-      "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "first_k_dense_replace": 3)";
+  const std::string mla = gpuplan::test::kDeepseekV3ArchitectureFields;
   const auto v3 = read(R"({"model_type": "deepseek_v3", )" + mla + "}");
   const auto v32 = read(R"({"model_type": "deepseek_v32", )" + mla +
                         R"(, "index_head_dim": 128, "index_n_heads": 64, "index_topk": 2048})");
@@ -220,11 +216,7 @@ TEST_CASE("hf import: DeepSeek-V3.2's indexer keys join the MLA latent in the KV
 // as plain MLA: its KV cache 10 % short and the indexer's weights left out, silently (helper s47
 // F1). transformers' class defaults apply, and the model says they were assumed.
 TEST_CASE("hf import: DeepSeek-V3.2 and GLM-5 without index fields take their class's indexer", "[hf]") {
-  const std::string mla = R"("hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
-      "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
-      "max_position_embeddings": 163840, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
-      "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 256, "n_shared_experts": 1,
-      "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "first_k_dense_replace": 3)";
+  const std::string mla = gpuplan::test::kDeepseekV3ArchitectureFields;
   const auto written = read(R"({"model_type": "deepseek_v32", )" + mla + R"(, "index_head_dim": 128, "index_n_heads": 64})");
   const auto trimmed = read(R"({"model_type": "deepseek_v32", )" + mla + "}");
   REQUIRE(trimmed.mla);
