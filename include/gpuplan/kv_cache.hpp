@@ -20,8 +20,13 @@ struct KvShape {
   double bytes_per_element = 0;             ///< KV dtype width
   std::uint64_t kv_heads_per_gpu = 0;       ///< 0 for MLA (latent, not heads)
   bool replicated = false;                  ///< KV heads (or MLA latent) copied on every TP rank
+  /// Where layers differ in KV width (layer_bytes set), their mean: times layers_per_gpu() it is
+  /// still the bytes a token takes on this GPU across its layers.
   double bytes_per_token_per_layer_per_gpu = 0;
   std::vector<std::uint64_t> windows;       ///< window per attention layer on the busiest stage (0 = full)
+  /// Bytes a token takes in each layer of `windows`, where layers differ in head width or KV heads
+  /// (Gemma 4's full-attention layers); empty: bytes_per_token_per_layer_per_gpu in every layer.
+  std::vector<double> layer_bytes;
   /// Layers on that stage with a fixed state (linear attention, Mamba2): no per-token KV, but for
   /// Falcon-H1's, whose Mamba2 mixers sit beside attention (those are in `windows` too).
   std::uint64_t linear_layers = 0;
@@ -77,10 +82,15 @@ struct VllmKvGroups {
     std::uint64_t layers = 0;
     std::uint64_t groups = 0; ///< layers / layers_per_group, rounded up
     std::uint64_t padding = 0; ///< layer slots of the last group no layer fills
+    double bytes = 0;          ///< a token's bytes in one of its layers
+    /// Tokens of its block: vLLM raises the block of a kind of narrower KV until its page is the
+    /// widest kind's (kv_cache_utils.py unify_kv_cache_spec_page_size).
+    std::uint64_t block_tokens = 0;
   };
   std::uint64_t layers_per_group = 0;
   std::uint64_t groups = 0;
   std::uint64_t block_tokens = 0;  ///< the paged block, raised to hold a linear layer's state
+  double page_bytes = 0;           ///< one layer's page: block_tokens of the widest kind
   std::vector<Kind> kinds;         ///< in order of first appearance, linear attention last
   /// How much a page exceeds one linear-attention layer's state, as a share of the state (vLLM
   /// pads the state to the page); 0 without linear attention.

@@ -53,6 +53,10 @@ struct MoeSpec {
   std::vector<std::uint64_t> dense_layers;  ///< mlp_only_layers: dense although the step says MoE
   std::uint64_t shared_expert_intermediate = 0;  ///< 0: expert_intermediate (Qwen2-MoE: its own width)
   bool shared_expert_gate = false;          ///< Qwen2-MoE: a hidden -> 1 gate on the shared expert
+  /// The experts run beside a dense MLP of intermediate_size on every MoE layer, not instead of it
+  /// (Gemma 4's enable_moe_block: Gemma4TextDecoderLayer adds both outputs), with three more
+  /// norms a layer and a router with a norm scale and a scale per expert.
+  bool beside_dense_mlp = false;
   /// Latent MoE (Nemotron-3 Super/Ultra's moe_latent_size): the routed experts take and return
   /// vectors of this width, projected from and to the hidden width by fc1_latent_proj and
   /// fc2_latent_proj once a layer; the shared experts stay at the hidden width. 0: none.
@@ -120,6 +124,15 @@ struct AudioSpec {
   std::uint64_t projector_input = 0;
   bool two_layer_projector = false;
   bool projector_biases = true;
+  /// Gemma 4's conformer (Gemma4AudioModel) instead of Whisper's layout: per layer two
+  /// feed-forward blocks of 4 x hidden, chunked attention with a relative-position key projection,
+  /// a light convolution of conv_kernel taps; a two-convolution subsampler of subsampling channels
+  /// before, an output projection to output_size and a projection into the text model after.
+  bool conformer = false;
+  std::uint64_t conv_kernel = 0;
+  std::uint64_t heads = 0;
+  std::array<std::uint64_t, 2> subsampling_channels{};
+  std::uint64_t text_hidden = 0;  ///< conformer: the text model's width embed_audio projects to
   /// vLLM's own TP-parallel Whisper encoder (Voxtral) splits it; Qwen2-Audio's and MiniCPM-o's
   /// are transformers' modules, whole on every rank in vLLM and SGLang.
   bool split_over_tp = false;
@@ -218,7 +231,28 @@ struct ModelSpec {
   std::vector<std::uint64_t> layer_attention_heads;
   std::uint64_t num_key_value_heads = 0;
   std::uint64_t head_dim = 0;
+  /// Head width and KV heads per layer where they differ from layer to layer (Gemma 4's
+  /// full-attention layers: global_head_dim wide heads, num_global_key_value_heads of them with
+  /// attention_k_eq_v). Empty = head_dim and num_key_value_heads on every layer.
+  std::vector<std::uint64_t> layer_head_dim;
+  std::vector<std::uint64_t> layer_kv_heads;
+  /// Per layer: true where the layer attends over another layer's cached K and V (Gemma 3n/4's
+  /// last num_kv_shared_layers): no K and V projections nor norms, and no cache of its own.
+  /// Empty = none.
+  std::vector<bool> layer_reuses_kv;
+  /// Per layer: true where the keys are also the values (Gemma 4's attention_k_eq_v on
+  /// full-attention layers): no V projection, but V is cached beside K. Empty = none.
+  std::vector<bool> layer_value_is_key;
   std::uint64_t intermediate_size = 0;
+  /// The dense MLP's width per layer where it differs (Gemma 4's use_double_wide_mlp: twice
+  /// intermediate_size on the KV-sharing layers). Empty = intermediate_size on every layer.
+  std::vector<std::uint64_t> layer_intermediate_size;
+  /// Per-layer input embeddings (Gemma 3n/4's hidden_size_per_layer_input, PLE): a table of
+  /// per_layer_input_vocab rows x (layers x this width), a projection from the hidden width to
+  /// it with a norm, and in each layer a gate to and a projection from this width with a norm.
+  /// 0: none.
+  std::uint64_t per_layer_input_width = 0;
+  std::uint64_t per_layer_input_vocab = 0;
   std::uint64_t vocab_size = 0;
   std::uint64_t max_position_embeddings = 0;  ///< the longest context, RoPE scaling applied
   /// The file's max_position_embeddings when its rope_scaling raised the limit above it (YaRN:
@@ -362,8 +396,27 @@ struct ModelSpec {
   /// The layer keeps KV for every token of the sequence (neither linear nor cross-attention, nor
   /// an MLP-only block).
   [[nodiscard]] bool holds_token_kv(std::uint64_t layer) const {
-    return !is_linear_layer(layer) && !is_cross_attention_layer(layer) && has_mixer(layer);
+    return !is_linear_layer(layer) && !is_cross_attention_layer(layer) && has_mixer(layer) && !reuses_kv(layer);
   }
+  /// The layer reads another layer's cached K and V (no projections nor cache of its own).
+  [[nodiscard]] bool reuses_kv(std::uint64_t layer) const {
+    return layer < layer_reuses_kv.size() && layer_reuses_kv[layer];
+  }
+  [[nodiscard]] bool value_is_key(std::uint64_t layer) const {
+    return layer < layer_value_is_key.size() && layer_value_is_key[layer];
+  }
+  /// Head width and KV heads of layer `layer`.
+  [[nodiscard]] std::uint64_t head_dim_of_layer(std::uint64_t layer) const {
+    return layer < layer_head_dim.size() ? layer_head_dim[layer] : head_dim;
+  }
+  [[nodiscard]] std::uint64_t kv_heads_of_layer(std::uint64_t layer) const {
+    return layer < layer_kv_heads.size() ? layer_kv_heads[layer] : num_key_value_heads;
+  }
+  [[nodiscard]] std::uint64_t intermediate_of_layer(std::uint64_t layer) const {
+    return layer < layer_intermediate_size.size() ? layer_intermediate_size[layer] : intermediate_size;
+  }
+  /// Layers differ in head width or KV heads (layer_head_dim or layer_kv_heads set).
+  [[nodiscard]] bool kv_width_varies() const { return !layer_head_dim.empty() || !layer_kv_heads.empty(); }
   [[nodiscard]] bool is_chunked_layer(std::uint64_t layer) const {
     return layer < layer_is_chunked.size() && layer_is_chunked[layer];
   }

@@ -16,6 +16,7 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 
+#include "detail/hf_layer_shapes.hpp"
 #include "detail/hf_quantization.hpp"
 
 namespace gpuplan::detail {
@@ -167,8 +168,8 @@ const Json& class_defaults(std::string_view type) {
 
 // The language model's class inside a multimodal wrapper, when text_config does not say.
 std::string text_type_of(std::string_view parent) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kText{{
-      {"gemma3", "gemma3_text"},     {"llama4", "llama4_text"}, {"mistral3", "mistral"},
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kText{{
+      {"gemma3", "gemma3_text"},     {"llama4", "llama4_text"}, {"mistral3", "mistral"}, {"gemma4", "gemma4_text"},
       {"qwen2_5_vl", "qwen2"},       {"qwen2_vl", "qwen2"},     {"llava", "llama"},
       {"qwen2_5_vl_text", "qwen2"},  {"qwen2_vl_text", "qwen2"}, {"idefics2", "mistral"},
   }};
@@ -267,6 +268,17 @@ Json normalized(const Json& config, std::string_view type, Spellings* spelled = 
   // transformers_utils/configs/kimi_linear.py); gpt-oss writes both spellings, checked elsewhere.
   if (type == "kimi_linear" && !out.contains("num_experts_per_tok") && out.contains("num_experts_per_token")) {
     take("num_experts_per_tok", "num_experts_per_token");
+  }
+  // Gemma4TextConfig's names for the top-k and the experts' width (vLLM's gemma4.py reads
+  // moe_intermediate_size, else expert_intermediate_size).
+  if (type.starts_with("gemma4")) {
+    for (const auto& [alias, canonical] : {std::pair<const char*, const char*>{"top_k_experts", "num_experts_per_tok"},
+                                           {"expert_intermediate_size", "moe_intermediate_size"}}) {
+      const auto it = out.find(canonical);
+      if ((it == out.end() || it->is_null()) && out.contains(alias) && !out[alias].is_null()) {
+        take(canonical, alias);
+      }
+    }
   }
   for (const auto& [alias, canonical] : kAliases) {
     const std::string a(alias);
@@ -853,14 +865,12 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
                               type));
     }
   }
-  // Gemma 3n / Gemma 4 features that change the weights or the KV cache: layers sharing another
-  // layer's KV, per-layer input embeddings, AltUp/LAuReL blocks, wider global heads, K reused as V.
-  // Present with a zero or false value they are switched off and harmless.
-  static constexpr std::array kUnmodeledFeatures{
-      std::string_view("num_kv_shared_layers"), std::string_view("hidden_size_per_layer_input"),
-      std::string_view("altup_num_inputs"),     std::string_view("laurel_rank"),
-      std::string_view("global_head_dim"),      std::string_view("attention_k_eq_v"),
-      std::string_view("use_double_wide_mlp"),  std::string_view("enable_moe_block")};
+  // Gemma 3n's AltUp and LAuReL blocks change the weights and are not modeled. Present with a zero
+  // or false value they are switched off and harmless. Gemma 4's layer features (wider global
+  // heads, K reused as V, KV-sharing layers, per-layer inputs, double-wide MLPs, an MoE block beside
+  // the MLP) are read by read_per_layer_shapes.
+  static constexpr std::array kUnmodeledFeatures{std::string_view("altup_num_inputs"),
+                                                 std::string_view("laurel_rank")};
   // An encoder-decoder (T5, BART, Whisper) has an encoder and cross-attention besides the
   // decoder: read as decoder-only its count and KV would be silently wrong.
   static constexpr std::array kEncoderDecoderTypes{
@@ -996,7 +1006,7 @@ const auto& checked_types() {
       "llama", "llama4", "llama4_text", "mistral", "mistral3", "ministral3", "mixtral", "qwen", "qwen2",
       "qwen2_moe", "qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text", "qwen3", "qwen3_moe",
       "qwen3_next", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_5", "qwen3_5_text",
-      "qwen3_5_moe", "qwen3_5_moe_text", "gemma", "gemma2", "gemma3", "gemma3_text", "phi", "phi3", "deepseek",
+      "qwen3_5_moe", "qwen3_5_moe_text", "gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "phi", "phi3", "deepseek",
       "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25", "glm", "glm4", "glm4_moe", "chatglm",
       "minimax_m2", "gpt_oss", "granite", "olmo2", "olmoe", "starcoder2", "cohere", "cohere2", "falcon", "opt",
       "gpt2", "gpt_bigcode", "gptj", "codegen", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
@@ -1198,10 +1208,10 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
     m.qkv_bias = true;
   }
   if (is(t, {"qwen3", "qwen3_moe", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text",
-             "gemma3", "gemma3_text"})) {
+             "gemma3", "gemma3_text", "gemma4", "gemma4_text"})) {
     m.qk_norm = true;
   }
-  if (is(t, {"gemma2", "gemma3", "gemma3_text"})) {
+  if (is(t, {"gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text"})) {
     m.norms_per_layer = 4;  // pre- and post-norms around attention and MLP
   }
   if (t.starts_with("hunyuan") && r.has("use_mixed_mlp_moe")) {
@@ -1946,7 +1956,7 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
       m.layer_window_tokens.push_back(use_window && (kind == 'L' || kind == 'l') ? window : 0);
     }
   } else if (auto pattern = r.optional_integer("sliding_window_pattern", 1, 10'000);
-             pattern || (use_window && m.model_type.starts_with("gemma3"))) {
+             pattern || (use_window && (m.model_type.starts_with("gemma3") || m.model_type.starts_with("gemma4")))) {
     // Gemma 3: every pattern-th layer is global, the rest slide (HF's default pattern is 6).
     constexpr std::uint64_t kGemma3Pattern = 6;
     const std::uint64_t every = pattern.value_or(kGemma3Pattern);
@@ -2178,6 +2188,15 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
     s.intermediate_size = s.output_size;
   }
   s.biases = type != "pixtral";
+  // Gemma 4's tower (modeling_gemma4.py Gemma4VisionEncoderLayer, Gemma4VisionPatchEmbedder): a
+  // gated MLP, linears without biases, and a learned table of 2 x position_embedding_size rows (one
+  // per axis) in place of a square grid's.
+  if (type == "gemma4_vision") {
+    s.gated_mlp = true;
+    s.biases = false;
+    s.image_size = 0;
+    s.position_rows = 2 * r.optional_integer("position_embedding_size", 1, 1u << 20).value_or(10'240);
+  }
   // Idefics2's tower is SigLIP's layout (Idefics2VisionTransformer): what the generic count leaves
   // out is the patch embedding's bias and the post-LayerNorm, 3,456 parameters at 1152 wide.
   s.estimated = !is(type, {"siglip_vision_model", "idefics2", "idefics2_vision"});
@@ -2232,6 +2251,26 @@ std::optional<AudioSpec> read_audio(const Json& config, const std::string& origi
   AudioSpec a;
   a.model_type = r.optional_string("model_type").value_or("");
   const bool whisper_names = r.has("d_model") && r.has("encoder_layers") && r.has("encoder_ffn_dim");
+  if (a.model_type == "gemma4_audio") {
+    // Gemma4AudioConfig's defaults (configuration_gemma4.py) where the file leaves a size out.
+    a.conformer = true;
+    a.hidden_size = r.optional_integer("hidden_size", 1, 1u << 16).value_or(1024);
+    a.layers = r.optional_integer("num_hidden_layers", 1, 1000).value_or(12);
+    a.heads = r.optional_integer("num_attention_heads", 1, 1024).value_or(8);
+    a.conv_kernel = r.optional_integer("conv_kernel_size", 1, 1024).value_or(5);
+    a.output_size = r.optional_integer("output_proj_dims", 1, 1u << 16).value_or(1536);
+    a.subsampling_channels = {128, 32};
+    if (const Json* channels = r.value("subsampling_conv_channels"); channels != nullptr) {
+      if (!channels->is_array() || channels->size() != 2 || !(*channels)[0].is_number_unsigned() ||
+          !(*channels)[1].is_number_unsigned()) {
+        r.fail("subsampling_conv_channels", "expected two channel counts such as [128, 32]");
+      }
+      a.subsampling_channels = {(*channels)[0].get<std::uint64_t>(), (*channels)[1].get<std::uint64_t>()};
+    }
+    a.intermediate_size = 4 * a.hidden_size;
+    a.text_hidden = text_hidden;
+    return a;
+  }
   if (!whisper_names && !is(a.model_type, {"whisper", "qwen2_audio_encoder", "voxtral_encoder"})) {
     return std::nullopt;
   }
@@ -3130,6 +3169,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     m.intermediate_size = m.moe->expert_intermediate;  // no dense layer uses it
   }
   read_layer_kinds(m, r);
+  read_per_layer_shapes(m, r);
   if (!strict) {
     check_layer_lists(m, r);
   }

@@ -1,6 +1,7 @@
 #include <gpuplan/kv_cache.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <cmath>
 
@@ -20,6 +21,16 @@ double elements_per_token_per_layer(const ModelSpec& m) {
     return d(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim);
   }
   return 2.0 * d(m.num_key_value_heads) * d(m.head_dim);
+}
+
+// K and V of layer `layer` (Gemma 4's full-attention layers: global_head_dim wide heads, and with
+// attention_k_eq_v num_global_key_value_heads of them; V is cached beside K even where it is K:
+// vLLM's gemma4.py loads K's weights into the V slot of qkv_proj and caches both).
+double elements_of_layer(const ModelSpec& m, std::uint64_t layer) {
+  if (m.caches_latent() || !m.kv_width_varies()) {
+    return elements_per_token_per_layer(m);
+  }
+  return 2.0 * d(m.kv_heads_of_layer(layer)) * d(m.head_dim_of_layer(layer));
 }
 
 std::uint64_t attention_layers(const ModelSpec& m, std::uint64_t begin, std::uint64_t end) {
@@ -75,6 +86,15 @@ DType default_kv_dtype(const WeightFormats& served, const GpuSpec& gpu) {
 }
 
 double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype) {
+  if (model.kv_width_varies() && !model.caches_latent()) {
+    double bytes = 0;
+    for (std::uint64_t layer = 0; layer < model.num_hidden_layers; ++layer) {
+      if (model.holds_token_kv(layer)) {
+        bytes += cached_bytes(model, elements_of_layer(model, layer), kv_dtype);
+      }
+    }
+    return bytes;
+  }
   return (cached_bytes(model, elements_per_token_per_layer(model), kv_dtype) +
           indexer_bytes_per_token_per_layer(model)) *
          d(attention_layers(model, 0, model.num_hidden_layers));
@@ -101,7 +121,8 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
   // stages differ, so keep the one with the most layers, then the most full-attention layers.
   const std::uint64_t per_stage = (m.num_hidden_layers + layout.pp - 1) / layout.pp;
   if (m.layer_window_tokens.empty() && m.layer_is_linear.empty() && m.layer_is_cross_attention.empty() &&
-      m.layer_without_mixer.empty() && !m.state_beside_attention) {
+      m.layer_without_mixer.empty() && !m.state_beside_attention && m.layer_reuses_kv.empty() &&
+      !m.kv_width_varies()) {
     // All layers alike (full attention): the first stage is the busiest. A layout search asks
     // for this shape with every layout it tries, so the layers are not walked one by one.
     s.windows.assign(std::min(per_stage, m.num_hidden_layers), 0);
@@ -140,6 +161,30 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
     }
     if (m.holds_token_kv(layer)) {
       s.windows.push_back(window_of(layer));
+      if (m.kv_width_varies() && !m.caches_latent()) {
+        // Each layer's heads split over TP, at least one a GPU.
+        const std::uint64_t kv_heads = m.kv_heads_of_layer(layer);
+        const std::uint64_t heads_per_gpu = std::max<std::uint64_t>(1, (kv_heads + layout.tp - 1) / layout.tp);
+        s.layer_bytes.push_back(cached_bytes(m, 2.0 * d(heads_per_gpu) * d(m.head_dim_of_layer(layer)), kv_dtype));
+      }
+    }
+  }
+  if (!s.layer_bytes.empty()) {
+    // Their mean: times the layers, the bytes a token takes on this GPU.
+    double sum = 0;
+    double elements = 0;
+    for (std::size_t i = 0; i < s.layer_bytes.size(); ++i) {
+      sum += s.layer_bytes[i];
+    }
+    for (std::uint64_t layer = 0; layer < m.num_hidden_layers; ++layer) {
+      elements += m.holds_token_kv(layer) ? elements_of_layer(m, layer) : 0.0;
+    }
+    const double kv_layers = d(attention_layers(m, 0, m.num_hidden_layers));
+    s.bytes_per_token_per_layer_per_gpu = sum / d(s.layer_bytes.size());
+    s.elements_per_token_per_layer = kv_layers > 0 ? elements / kv_layers : 0.0;
+    s.replicated = false;
+    for (std::uint64_t layer = 0; layer < m.num_hidden_layers; ++layer) {
+      s.replicated = s.replicated || (m.holds_token_kv(layer) && layout.tp > m.kv_heads_of_layer(layer));
     }
   }
   s.state_beside_attention = m.state_beside_attention;
@@ -167,10 +212,23 @@ double sequence_bytes(const KvShape& shape, std::uint64_t token_layers) {
   return d(token_layers) * shape.bytes_per_token_per_layer_per_gpu + shape.state_bytes_per_sequence;
 }
 
+/// A sequence of `stored` tokens where layers differ in KV width: each layer's tokens at its bytes.
+double varied_sequence_bytes(const KvShape& shape, std::uint64_t stored, std::uint64_t block_tokens) {
+  double bytes = 0;
+  for (std::size_t i = 0; i < shape.windows.size(); ++i) {
+    const std::uint64_t window = shape.windows[i];
+    bytes += d(window == 0 ? stored : std::min(stored, round_up(window, block_tokens))) * shape.layer_bytes[i];
+  }
+  return bytes + shape.state_bytes_per_sequence;
+}
+
 }  // namespace
 
 double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64_t block_tokens) {
   const std::uint64_t stored = round_up(tokens, block_tokens);
+  if (!shape.layer_bytes.empty()) {
+    return varied_sequence_bytes(shape, stored, block_tokens);
+  }
   return sequence_bytes(shape, shape.full_attention_only ? shape.windows.size() * stored
                                                          : token_layers(shape, stored, block_tokens));
 }
@@ -178,22 +236,43 @@ double sequence_kv_bytes(const KvShape& shape, std::uint64_t tokens, std::uint64
 VllmKvGroups vllm_kv_groups(const KvShape& shape, std::uint64_t block_tokens) {
   VllmKvGroups g;
   g.block_tokens = std::max<std::uint64_t>(block_tokens, 1);
-  for (const std::uint64_t window : shape.windows) {
-    auto it = std::find_if(g.kinds.begin(), g.kinds.end(), [window](const auto& k) { return k.window == window; });
+  double widest = shape.bytes_per_token_per_layer_per_gpu;
+  for (std::size_t i = 0; i < shape.windows.size(); ++i) {
+    const std::uint64_t window = shape.windows[i];
+    // A kind is a window and a KV width (vLLM's KV cache spec: sliding window, heads, head size).
+    const double bytes = shape.layer_bytes.empty() ? shape.bytes_per_token_per_layer_per_gpu : shape.layer_bytes[i];
+    auto it = std::find_if(g.kinds.begin(), g.kinds.end(), [window, bytes](const auto& k) {
+      return k.window == window && std::bit_cast<std::uint64_t>(k.bytes) == std::bit_cast<std::uint64_t>(bytes);
+    });
     if (it == g.kinds.end()) {
-      it = g.kinds.insert(g.kinds.end(), {.window = window});
+      it = g.kinds.insert(g.kinds.end(), {.window = window, .bytes = bytes});
     }
     ++it->layers;
   }
+  if (!shape.layer_bytes.empty()) {
+    widest = *std::max_element(shape.layer_bytes.begin(), shape.layer_bytes.end());
+  }
+  for (auto& k : g.kinds) {
+    // vLLM's unify_kv_cache_spec_page_size: a narrower kind's block grows by the ratio of pages.
+    k.block_tokens = k.bytes > 0 && shape.layer_bytes.size() > 0
+                         ? g.block_tokens * std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(widest / k.bytes)))
+                         : g.block_tokens;
+  }
+  g.page_bytes = d(g.block_tokens) * widest;
   if (shape.linear_layers > 0) {
     g.kinds.push_back({.linear = true, .layers = shape.linear_layers});
+    g.kinds.back().block_tokens = g.block_tokens;
     const double state_per_layer = shape.state_bytes_per_sequence / d(shape.linear_layers);
     if (shape.bytes_per_token_per_layer_per_gpu > 0) {
       constexpr std::uint64_t kAlign = 16;
       const auto needed = static_cast<std::uint64_t>(
           std::ceil(state_per_layer / (d(kAlign) * shape.bytes_per_token_per_layer_per_gpu)));
       g.block_tokens = std::max(g.block_tokens, kAlign * std::max<std::uint64_t>(needed, 1));
+      for (auto& k : g.kinds) {
+        k.block_tokens = g.block_tokens;
+      }
       const double page = d(g.block_tokens) * shape.bytes_per_token_per_layer_per_gpu;
+      g.page_bytes = page;
       g.state_padding = state_per_layer > 0 ? std::max(0.0, page / state_per_layer - 1.0) : 0.0;
     }
   }
@@ -215,7 +294,9 @@ namespace {
 
 /// Blocks in vLLM's pool: each holds one page of every layer slot of a group.
 double vllm_pool_blocks(const KvShape& shape, const VllmKvGroups& g, double kv_bytes) {
-  const double block_bytes = d(g.block_tokens) * shape.bytes_per_token_per_layer_per_gpu * d(g.layers_per_group);
+  const double block_bytes = shape.layer_bytes.empty()
+                                ? d(g.block_tokens) * shape.bytes_per_token_per_layer_per_gpu * d(g.layers_per_group)
+                                : g.page_bytes * d(g.layers_per_group);
   return block_bytes > 0 && kv_bytes > 0 ? std::floor(kv_bytes / block_bytes) : 0.0;
 }
 
@@ -241,9 +322,9 @@ double vllm_max_concurrency(const KvShape& shape, double kv_bytes, std::uint64_t
   if (blocks <= 0 || g.groups == 0 || tokens == 0) {
     return 0.0;
   }
-  const std::uint64_t block = g.block_tokens;
   std::uint64_t request_blocks = 0;
   for (const auto& k : g.kinds) {
+    const std::uint64_t block = k.block_tokens > 0 ? k.block_tokens : g.block_tokens;
     const std::uint64_t used = k.window == 0 ? tokens : std::min(k.window - 1 + batched_tokens, tokens);
     request_blocks += k.groups * (k.linear ? state_pages : round_up(used, block) / block + (k.window == 0 ? 0 : 1));
   }
@@ -295,6 +376,9 @@ std::uint64_t max_context_tokens(const KvShape& shape, double budget_bytes, std:
   };
   const auto fits = [&](std::uint64_t tokens) {
     const std::uint64_t stored = round_up(tokens, block_tokens);
+    if (!shape.layer_bytes.empty()) {
+      return d(sequences) * varied_sequence_bytes(shape, stored, block_tokens) <= budget_bytes;
+    }
     const std::uint64_t token_layer_count = all_full  ? layers * stored
                                             : grouped ? grouped_token_layers(stored)
                                                       : token_layers(shape, stored, block_tokens);

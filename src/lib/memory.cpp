@@ -491,6 +491,11 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     res.notes.push_back("config.json's architectures class is a classifier or reward model: no LM head "
                         "is counted (its task head, a few outputs, is left out)");
   }
+  if (const auto sharing = std::count(m.layer_reuses_kv.begin(), m.layer_reuses_kv.end(), true); sharing > 0) {
+    res.notes.push_back(fmt::format("{} of {} layers attend over an earlier layer's K and V (num_kv_shared_layers): "
+                                    "they keep no KV cache of their own (vLLM's kv_sharing_target_layer_name)",
+                                    sharing, m.num_hidden_layers));
+  }
   if (m.layout_unchecked) {
     // What the file's own fields lay out (MLA, experts, windows, cross-attention) is read from them;
     // only what no field says is the generic guess. The note said "read as a Llama-style decoder,

@@ -48,8 +48,26 @@ void add_replicated(Tensors& out, WeightPart part, std::uint64_t rows, std::uint
   }
 }
 
-// Attention of `layers` full-attention layers, with biases and q/k norms.
-void attention_tensors(const ModelSpec& m, std::uint64_t heads, double layers, Tensors& out) {
+// One kind of attention layer: its query heads, head width and KV heads, and which of the K and V
+// projections it has (a layer reusing another's KV has neither; one whose keys are its values no V).
+struct AttentionShape {
+  std::uint64_t heads = 0;
+  std::uint64_t head_dim = 0;
+  std::uint64_t kv_heads = 0;
+  bool has_k = true;
+  bool has_v = true;
+  friend bool operator==(const AttentionShape&, const AttentionShape&) = default;
+};
+
+AttentionShape attention_shape(const ModelSpec& m, std::uint64_t layer) {
+  const bool own_kv = !m.reuses_kv(layer);
+  return {.heads = m.attention_heads_of_layer(layer), .head_dim = m.head_dim_of_layer(layer),
+          .kv_heads = m.kv_heads_of_layer(layer), .has_k = own_kv, .has_v = own_kv && !m.value_is_key(layer)};
+}
+
+// Attention of `layers` layers of one shape, with biases and q/k norms.
+void attention_tensors(const ModelSpec& m, const AttentionShape& shape, double layers, Tensors& out) {
+  const std::uint64_t heads = shape.heads;
   constexpr WeightPart kPart = WeightPart::attention;
   const std::uint64_t hidden = m.hidden_size;
   if (m.mla) {
@@ -84,8 +102,10 @@ void attention_tensors(const ModelSpec& m, std::uint64_t heads, double layers, T
     }
     return;
   }
-  const std::uint64_t q_dim = heads * m.head_dim;
-  const std::uint64_t kv_dim = m.num_key_value_heads * m.head_dim;
+  const std::uint64_t head_dim = shape.head_dim;
+  const std::uint64_t q_dim = heads * head_dim;
+  const std::uint64_t kv_dim = shape.kv_heads * head_dim;
+  const std::uint64_t kv_projections = (shape.has_k ? 1u : 0u) + (shape.has_v ? 1u : 0u);
   // K and V (and their biases) split by KV head: past that many TP ranks each keeps one head's.
   const auto by_kv_head = [&out](std::size_t before) {
     for (std::size_t i = before; i < out.size(); ++i) {
@@ -94,22 +114,24 @@ void attention_tensors(const ModelSpec& m, std::uint64_t heads, double layers, T
   };
   add(out, kPart, m.attention_output_gate ? 2 * q_dim : q_dim, hidden, layers);
   std::size_t before = out.size();
-  add(out, kPart, kv_dim, hidden, layers);
-  add(out, kPart, kv_dim, hidden, layers);
+  for (std::uint64_t i = 0; i < kv_projections; ++i) {
+    add(out, kPart, kv_dim, hidden, layers);
+  }
   by_kv_head(before);
   add(out, kPart, hidden, q_dim, layers);
   if (m.attention_bias || m.qkv_bias) {
     add_vector(out, kPart, q_dim, layers);
     before = out.size();
-    add_vector(out, kPart, 2 * kv_dim, layers);
+    add_vector(out, kPart, kv_projections * kv_dim, layers);
     by_kv_head(before);
   }
   if (m.attention_bias) {
     add_vector(out, kPart, hidden, layers);
   }
   if (m.qk_norm) {
-    const std::uint64_t q = m.qk_norm_full_width ? q_dim : m.head_dim;
-    const std::uint64_t k = m.qk_norm_full_width ? kv_dim : m.head_dim;
+    // A layer reusing another's keys has no k_norm (Gemma4TextAttention builds it with k_proj).
+    const std::uint64_t q = m.qk_norm_full_width ? q_dim : head_dim;
+    const std::uint64_t k = shape.has_k ? (m.qk_norm_full_width ? kv_dim : head_dim) : 0;
     add_vector(out, kPart, q + k, layers);
   }
   if (m.model_type == "gpt_oss") {
@@ -294,9 +316,39 @@ void vision_tensors(const VisionSpec& v, Tensors& out) {
   }
 }
 
+// Gemma 4's audio conformer (transformers modeling_gemma4.py @c308a309: Gemma4AudioLayer,
+// Gemma4AudioSubSampleConvProjection, Gemma4AudioModel.output_proj, Gemma4MultimodalEmbedder).
+void conformer_tensors(const AudioSpec& a, Tensors& out) {
+  constexpr WeightPart kPart = WeightPart::vision;
+  const double layers = d(a.layers);
+  const std::uint64_t h = a.hidden_size;
+  add(out, kPart, 4 * h, h, 2 * layers);  // two feed-forward blocks: ffw_layer_1
+  add(out, kPart, h, 4 * h, 2 * layers);  // ffw_layer_2
+  add(out, kPart, h, h, 5 * layers);      // q, k, v, post and relative_k_proj
+  add(out, kPart, 2 * h, h, layers);      // lconv1d linear_start (GLU)
+  add(out, kPart, h, h, layers);          // linear_end
+  // Feed-forward pre- and post-norms, per_dim_scale, the depthwise convolution, its two norms,
+  // and the layer's three norms.
+  const std::uint64_t head_dim = a.heads > 0 ? h / a.heads : 0;
+  add_vector(out, kPart, 4 * h + head_dim + h * a.conv_kernel + 2 * h + 3 * h, layers);
+  const auto [c0, c1] = a.subsampling_channels;
+  add_vector(out, kPart, c0 * 9 + c0 + c1 * c0 * 9 + c1, 1);  // two 3 x 3 convolutions and their norms
+  add(out, kPart, h, (c0 / 4) * c1, 1);                         // input_proj_linear
+  add(out, kPart, a.output_size, h, 1);                         // output_proj
+  add_vector(out, kPart, a.output_size, 1);                     // its bias
+  add(out, kPart, a.text_hidden, a.output_size, 1);             // embed_audio's projection
+}
+
 void audio_tensors(const AudioSpec& a, Tensors& out) {
   constexpr WeightPart kPart = WeightPart::vision;
   const std::size_t first = out.size();
+  if (a.conformer) {
+    conformer_tensors(a, out);
+    for (std::size_t i = first; i < out.size(); ++i) {
+      out[i].replicated = true;
+    }
+    return;
+  }
   const double layers = d(a.layers);
   const std::uint64_t h = a.hidden_size;
   encoder_layer_matrices(h, a.intermediate_size, false, layers, out);
@@ -426,24 +478,26 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
     mixer_only_layers += m.has_mlp(i) ? 0.0 : 1.0;
   }
   const double layers = d(m.num_hidden_layers);
-  if (m.layer_attention_heads.empty()) {
-    attention_tensors(m, m.num_attention_heads, layers - linear_layers - mlp_only_layers, out);
+  if (m.layer_attention_heads.empty() && !m.kv_width_varies() && m.layer_reuses_kv.empty() &&
+      m.layer_value_is_key.empty()) {
+    attention_tensors(m, attention_shape(m, 0), layers - linear_layers - mlp_only_layers, out);
   } else {
-    // Layers of each query-head count (Laguna: q_proj and o_proj 48 or 72 heads wide).
-    std::vector<std::pair<std::uint64_t, double>> by_heads;
+    // Layers of each shape (Laguna: q_proj and o_proj 48 or 72 heads wide; Gemma 4: full-attention
+    // layers of wider heads, layers without K and V projections).
+    std::vector<std::pair<AttentionShape, double>> by_shape;
     for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
       if (!m.has_attention(i)) {
         continue;
       }
-      const std::uint64_t heads = m.attention_heads_of_layer(i);
-      auto it = std::find_if(by_heads.begin(), by_heads.end(), [heads](const auto& h) { return h.first == heads; });
-      if (it == by_heads.end()) {
-        it = by_heads.emplace(by_heads.end(), heads, 0.0);
+      const AttentionShape shape = attention_shape(m, i);
+      auto it = std::find_if(by_shape.begin(), by_shape.end(), [&shape](const auto& h) { return h.first == shape; });
+      if (it == by_shape.end()) {
+        it = by_shape.emplace(by_shape.end(), shape, 0.0);
       }
       it->second += 1.0;
     }
-    for (const auto& [heads, count] : by_heads) {
-      attention_tensors(m, heads, count, out);
+    for (const auto& [shape, count] : by_shape) {
+      attention_tensors(m, shape, count, out);
     }
   }
   if (m.linear_attention && state_layers > 0) {
@@ -452,11 +506,51 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
   const double per_norm = m.layer_norm ? 2.0 : 1.0;
   add_replicated(out, WeightPart::norms, hidden, 1, per_norm * (d(m.norms_per_layer) * layers + 1.0));
   const double moe_layers = d(m.moe_layer_count());
-  // Blocks without an MLP are never MoE layers (the reader lists them as dense).
-  const double dense_layers = layers - moe_layers - mixer_only_layers;
-  mlp_tensors(m, WeightPart::dense_mlp, m.intermediate_size, dense_layers, dense_layers, out);
+  const bool beside = m.moe && m.moe->beside_dense_mlp;
+  // Blocks without an MLP are never MoE layers (the reader lists them as dense). Gemma 4's MoE
+  // layers keep their dense MLP.
+  const double dense_layers = layers - (beside ? 0.0 : moe_layers) - mixer_only_layers;
+  if (m.layer_intermediate_size.empty()) {
+    mlp_tensors(m, WeightPart::dense_mlp, m.intermediate_size, dense_layers, dense_layers, out);
+  } else {
+    // Widths per layer (Gemma 4's double-wide MLPs on the KV-sharing layers).
+    std::vector<std::pair<std::uint64_t, double>> by_width;
+    for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+      if (!m.has_mlp(i) || (m.is_moe_layer(i) && !beside)) {
+        continue;
+      }
+      const std::uint64_t width = m.intermediate_of_layer(i);
+      auto it = std::find_if(by_width.begin(), by_width.end(), [width](const auto& w) { return w.first == width; });
+      if (it == by_width.end()) {
+        it = by_width.emplace(by_width.end(), width, 0.0);
+      }
+      it->second += 1.0;
+    }
+    for (const auto& [width, count] : by_width) {
+      mlp_tensors(m, WeightPart::dense_mlp, width, count, count, out);
+    }
+  }
+  if (m.per_layer_input_width > 0) {
+    // Per-layer embeddings (Gemma4TextModel: embed_tokens_per_layer, per_layer_model_projection and
+    // per_layer_projection_norm; Gemma4TextDecoderLayer: per_layer_input_gate,
+    // per_layer_projection, post_per_layer_input_norm). The table is a lookup, as the token table.
+    // vLLM's gemma4.py builds the projections as ReplicatedLinear: whole on every TP rank.
+    const std::uint64_t width = m.per_layer_input_width;
+    add(out, WeightPart::embedding, m.per_layer_input_vocab, m.num_hidden_layers * width, 1);
+    add_replicated(out, WeightPart::dense_mlp, m.num_hidden_layers * width, hidden, 1);
+    add_replicated(out, WeightPart::norms, width, 1, 1);
+    add_replicated(out, WeightPart::dense_mlp, width, hidden, layers);
+    add_replicated(out, WeightPart::dense_mlp, hidden, width, layers);
+    add_replicated(out, WeightPart::norms, hidden, 1, layers);
+  }
   if (m.moe && moe_layers > 0) {
     const MoeSpec& e = *m.moe;
+    if (e.beside_dense_mlp) {
+      // Gemma4TextDecoderLayer's post_feedforward_layernorm_1 and _2, pre_feedforward_layernorm_2;
+      // Gemma4TextRouter's scale (hidden) and per_expert_scale.
+      add_replicated(out, WeightPart::norms, hidden, 1, 3.0 * moe_layers);
+      add_replicated(out, WeightPart::router, hidden + e.routed_experts, 1, moe_layers);
+    }
     mlp_tensors(m, WeightPart::routed_experts, e.expert_intermediate, d(e.routed_experts) * moe_layers,
                 d(e.experts_per_token) * moe_layers, out, e.latent_width > 0 ? e.latent_width : hidden);
     if (e.latent_width > 0) {
@@ -564,6 +658,18 @@ MtpBytes mtp_weight_bytes(const ModelSpec& m, const WeightFormats& f) {
   extend(more.layer_without_mixer, false);
   extend(more.layer_without_mlp, false);
   extend(more.layer_is_cross_attention, false);
+  // An MTP layer is the model's last layer kind.
+  const auto extend_last = [&more](auto& per_layer) {
+    if (!per_layer.empty()) {
+      const typename std::decay_t<decltype(per_layer)>::value_type last = per_layer.back();
+      per_layer.resize(more.num_hidden_layers, last);
+    }
+  };
+  extend_last(more.layer_head_dim);
+  extend_last(more.layer_kv_heads);
+  extend_last(more.layer_intermediate_size);
+  extend(more.layer_reuses_kv, false);
+  extend_last(more.layer_value_is_key);
   const auto total = [&f](const ModelSpec& s) {
     double sum = 0;
     for (const double b : weight_bytes_by_part(s, f)) {
@@ -680,6 +786,23 @@ void validate_model(const ModelSpec& m, std::string_view where) {
                                      "num_key_value_heads {} between 1 and 10000, got {}",
                                      where, i, m.num_key_value_heads, heads));
       }
+    }
+  }
+  const auto per_layer = [&](std::string_view key, std::size_t size) {
+    if (size != 0 && size != m.num_hidden_layers) {
+      throw InputError(fmt::format("{}/{}: {} entries for {} layers", where, key, size, m.num_hidden_layers));
+    }
+  };
+  per_layer("layer_types", m.layer_head_dim.size());
+  per_layer("layer_types", m.layer_kv_heads.size());
+  per_layer("num_kv_shared_layers", m.layer_reuses_kv.size());
+  per_layer("attention_k_eq_v", m.layer_value_is_key.size());
+  per_layer("intermediate_size", m.layer_intermediate_size.size());
+  for (std::uint64_t i = 0; i < m.layer_kv_heads.size(); ++i) {
+    const std::uint64_t kv = m.layer_kv_heads[i];
+    if (kv < 1 || m.attention_heads_of_layer(i) % kv != 0) {
+      throw InputError(fmt::format("{}/num_global_key_value_heads: {} does not divide num_attention_heads {} (layer {})",
+                                   where, kv, m.attention_heads_of_layer(i), i));
     }
   }
   if (!m.layer_window_tokens.empty() && m.layer_window_tokens.size() != m.num_hidden_layers) {

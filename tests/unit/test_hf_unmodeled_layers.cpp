@@ -2,6 +2,7 @@
 // field that says so, not import as a transformer with a wrong parameter count.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <initializer_list>
 #include <string>
 
@@ -9,6 +10,7 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/kv_cache.hpp>
 
 #include "test_support.hpp"
 
@@ -41,9 +43,14 @@ TEST_CASE("hf import: a hybrid whose state-space layers are not modeled is refus
                     Contains("zamba2") && Contains("not modeled"));
 }
 
-TEST_CASE("hf import: layers sharing another layer's KV are refused inside text_config", "[hf]") {
-  CHECK_THROWS_WITH(gpuplan::model_from_hf_config_file(fixture("bad-hf-kv-shared-layers.json")),
-                    Contains("/text_config/num_kv_shared_layers") && Contains("gemma4_text"));
+TEST_CASE("hf import: layers sharing another layer's KV keep no cache of their own", "[hf]") {
+  // Refused until session 59; now read (Gemma4TextAttention's kv_shared_layer_index): of 35 layers
+  // the last 20 reuse the KV of the last earlier layer of their type and hold none. Without
+  // layer_types, Gemma 4's default makes every sixth layer and the last full attention.
+  const gpuplan::ModelSpec m = gpuplan::model_from_hf_config_file(fixture("bad-hf-kv-shared-layers.json"));
+  CHECK(std::count(m.layer_reuses_kv.begin(), m.layer_reuses_kv.end(), true) == 20);
+  // The first 15: 13 sliding layers of 1 KV head x 256, 2 full of 1 x 256 (no global_head_dim).
+  CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(15.0 * 2 * 256 * 2));
 }
 
 namespace {

@@ -1,0 +1,19 @@
+#pragma once
+// Per-layer attention and MLP shapes a config.json states beside the layer types: Gemma 4's
+// wider full-attention heads, keys reused as values, layers sharing an earlier layer's KV,
+// double-wide MLPs, per-layer input embeddings and an MoE block beside the dense MLP.
+
+#include <gpuplan/model_spec.hpp>
+
+#include "detail/json_reader.hpp"
+
+namespace gpuplan::detail {
+
+/// Reads global_head_dim, num_global_key_value_heads with attention_k_eq_v, num_kv_shared_layers,
+/// use_double_wide_mlp, hidden_size_per_layer_input with vocab_size_per_layer_input and
+/// enable_moe_block into `m`, whose layer count, heads, head_dim and experts are read. Each field
+/// absent, null, 0 or false leaves the model as it was. Throws InputError naming the field where
+/// the layout it asks for cannot be built (transformers would fail on it too).
+void read_per_layer_shapes(ModelSpec& m, ObjectReader& r);
+
+}  // namespace gpuplan::detail
