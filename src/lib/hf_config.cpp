@@ -691,11 +691,12 @@ bool own_expert_width_type(std::string_view type) {
 // intermediate_size in transformers' MixtralConfig, PhimoeConfig, JambaConfig, OlmoeConfig,
 // GraniteMoe(Shared|Hybrid)Config, GptOssConfig, MiniMaxConfig and FlexOlmoConfig (none has a
 // moe_intermediate_size; their experts' linears take config.intermediate_size), in vLLM's arctic.py
-// and minimax_m2.py, and the fallback of vLLM's hunyuan_v1.py when moe_intermediate_size is None.
+// and minimax_m2.py, and the fallback of vLLM's hunyuan_v1.py when moe_intermediate_size is None;
+// XVERSE-MoE-A4.2B's 1728-wide experts give its 25.8 B (test_hf_families.cpp).
 bool experts_sized_by_intermediate(std::string_view type) {
   return is(type, {"mixtral", "phimoe", "jamba", "olmoe", "flex_olmo", "granitemoe", "granitemoeshared",
                    "granitemoehybrid", "gpt_oss", "minimax", "minimax_text_01", "minimax_m1", "minimax_m2", "arctic",
-                   "hunyuan_v1_moe", "llama4", "llama4_text"}) ||
+                   "hunyuan_v1_moe", "llama4", "llama4_text", "xverse"}) ||
          type.starts_with("hunyuan");
 }
 
