@@ -182,7 +182,7 @@ std::string text_type_of(std::string_view parent) {
 }
 
 // Older and GPT-style spellings of the fields gpuplan reads.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 29> kAliases{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 31> kAliases{{
     {"ffn_dim", "intermediate_size"},              // OPT
     {"padded_vocab_size", "vocab_size"},           // ChatGLM
     {"kv_channels", "head_dim"},                   // ChatGLM
@@ -212,6 +212,15 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 29> kAliases
     {"moe_topk", "num_experts_per_tok"},                 // Hunyuan
     {"num_shared_expert", "n_shared_experts"},           // Hunyuan
     {"moe_top_k", "num_experts_per_tok"},                // XVERSE-MoE
+    // K-EXAONE's first config.json (LGAI-EXAONE/K-EXAONE-236B-A23B@2159cb4, TensorRT-LLM's
+    // EXAONE_MOE_CONFIG test, code index id 4294797590): the leading dense layers, as llama.cpp's
+    // convert_hf_to_gguf.py reads it (hparams.get("first_k_dense_replace",
+    // hparams.get("first_last_k_dense_replace", 0)), id 54795166838); that file's is_moe_layer,
+    // [false] + [true] * (L - 1), has no dense layer at the end.
+    {"first_last_k_dense_replace", "first_k_dense_replace"},
+    // Nemotron-H's remote-code config and Hunyuan's: vLLM takes the head size from it when head_dim
+    // is absent (HYV3Attention: elif hasattr(config, "attention_head_dim"), id 61682658131).
+    {"attention_head_dim", "head_dim"},
 }};
 
 // Classes whose transformers 5.x config stores the routed-expert count as num_local_experts
@@ -447,6 +456,81 @@ std::string misspelling_hint(const Json& object, std::string_view key) {
                       : fmt::format("; the file has \"{}\": a misspelling of {}?", detail::printable(best), key);
 }
 
+// A key of `raw` that is no field gpuplan knows nor one the reader took, a near miss (one or two
+// edits) of a sizing field the file leaves out. The missing field's default would be read in its
+// place: helium-1-2b's "num_key_value_head": 8 had left num_key_value_heads to its default (the
+// 16 query heads), 2x the KV cache and +6 % parameters with exit 0 and no word (helper s59 configs
+// F2); misspelling_hint had run only inside the refusals of required fields. Refused, naming both;
+// for the context length, which sizes no weight and no per-token KV, said in a note.
+void add_note(ModelSpec& m, const std::string& note);
+void refuse_misspelled_fields(const Json& raw, const ObjectReader& r, ModelSpec& m) {
+  static constexpr std::array kSizing{
+      std::string_view("hidden_size"),         std::string_view("num_hidden_layers"),
+      std::string_view("num_attention_heads"), std::string_view("num_key_value_heads"),
+      std::string_view("head_dim"),            std::string_view("intermediate_size"),
+      std::string_view("vocab_size"),          std::string_view("tie_word_embeddings"),
+      std::string_view("sliding_window"),      std::string_view("layer_types"),
+      std::string_view("num_local_experts"),   std::string_view("num_experts"),
+      std::string_view("n_routed_experts"),    std::string_view("num_experts_per_tok"),
+      std::string_view("moe_intermediate_size"), std::string_view("n_shared_experts"),
+      std::string_view("shared_expert_intermediate_size"), std::string_view("first_k_dense_replace"),
+      std::string_view("kv_lora_rank"),        std::string_view("q_lora_rank"),
+      std::string_view("qk_nope_head_dim"),    std::string_view("qk_rope_head_dim"),
+      std::string_view("v_head_dim"),          std::string_view("mlp_only_layers"),
+      std::string_view("decoder_sparse_step")};
+  static constexpr std::array kContext{std::string_view("max_position_embeddings"), std::string_view("rope_scaling")};
+  // Other frameworks' names for the top-k, which topk_hint names.
+  static constexpr std::array kTopkNames{std::string_view("num_experts_per_token"), std::string_view("experts_per_token"),
+                                         std::string_view("moe_router_topk"), std::string_view("top_k_experts"),
+                                         std::string_view("num_selected_experts")};
+  const bool experts_written =
+      is_written(raw, "num_local_experts") || is_written(raw, "num_experts") || is_written(raw, "n_routed_experts");
+  const auto known = [&r](const std::string& name) {
+    return field_of_some_class(name) || r.was_read(name) ||
+           std::find(kTopkNames.begin(), kTopkNames.end(), name) != kTopkNames.end() ||
+           std::any_of(kAliases.begin(), kAliases.end(),
+                       [&name](const auto& alias) { return alias.first == name || alias.second == name; });
+  };
+  const auto near_miss = [&](std::string_view field) -> std::string {
+    std::string best;
+    std::size_t best_distance = 3;
+    for (const auto& [name, value] : raw.items()) {
+      // A leading underscore marks a config class's private attribute (PaliGemma's _vocab_size).
+      if (value.is_object() || name.starts_with('_') || known(name)) {
+        continue;
+      }
+      const std::size_t distance = edit_distance(name, field);
+      if (distance > 0 && distance < best_distance) {
+        best = name;
+        best_distance = distance;
+      }
+    }
+    return best;
+  };
+  for (std::string_view field : kSizing) {
+    const bool expert_count = field == "num_local_experts" || field == "num_experts" || field == "n_routed_experts";
+    if (is_written(raw, field) || (expert_count && experts_written)) {
+      continue;
+    }
+    if (const std::string key = near_miss(field); !key.empty()) {
+      r.fail(key, fmt::format("no field gpuplan knows, while {} is missing: a misspelling of {}? Read without it, "
+                              "the model would take {}'s default and be sized wrong; correct the name (or remove "
+                              "the key)",
+                              field, field, field));
+    }
+  }
+  for (std::string_view field : kContext) {
+    if (raw.contains(std::string(field)) || (field == "rope_scaling" && raw.contains("rope_parameters"))) {
+      continue;
+    }
+    if (const std::string key = near_miss(field); !key.empty()) {
+      add_note(m, fmt::format("config.json has \"{}\", no field gpuplan knows, and no {}: a misspelling of it? "
+                              "Read without it",
+                              detail::printable(key), field));
+    }
+  }
+}
+
 // A missing num_experts_per_tok's hint: a near spelling, or the file's name for it from another
 // framework or class (Megatron's moe_router_topk, Kimi-Linear's num_experts_per_token).
 std::string topk_hint(const Json& object) {
@@ -609,6 +693,23 @@ bool own_expert_width_type(std::string_view type) {
   return deepseek_moe_type(type) ||
          is(type, {"qwen2_moe", "qwen3_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_vl_moe",
                    "qwen3_vl_moe_text", "ernie4_5_moe", "lfm2_moe"});
+}
+
+// Classes whose experts are intermediate_size wide, having no expert width of their own: an MoE
+// file without moe_intermediate_size is read so only for them. Elsewhere intermediate_size is the
+// width of the dense layers (or of nothing), and the experts sized by it had been 4-15x too wide,
+// with exit 0: Trinity-Large (afmoe) 1577 B for 399 B, Ling-mini-2.0 (bailing_moe) 154 B for 16 B,
+// an unknown minicpm5_moe 220 B for 14.5 B (helper s59 configs2 F1). The experts' width is
+// intermediate_size in transformers' MixtralConfig, PhimoeConfig, JambaConfig, OlmoeConfig,
+// GraniteMoe(Shared|Hybrid)Config, GptOssConfig, MiniMaxConfig and FlexOlmoConfig (none has a
+// moe_intermediate_size; their experts' linears take config.intermediate_size), in vLLM's arctic.py
+// and minimax_m2.py, and the fallback of vLLM's hunyuan_v1.py when moe_intermediate_size is None;
+// XVERSE-MoE-A4.2B's 1728-wide experts give its 25.8 B (test_hf_families.cpp).
+bool experts_sized_by_intermediate(std::string_view type) {
+  return is(type, {"mixtral", "phimoe", "jamba", "olmoe", "flex_olmo", "granitemoe", "granitemoeshared",
+                   "granitemoehybrid", "gpt_oss", "minimax", "minimax_text_01", "minimax_m1", "minimax_m2", "arctic",
+                   "hunyuan_v1_moe", "llama4", "llama4_text", "xverse"}) ||
+         type.starts_with("hunyuan");
 }
 
 // Two spellings of the routed-expert count that disagree (Qwen2-MoE's num_experts 64 beside an
@@ -782,6 +883,45 @@ void reject_non_decoder(const Json& raw, std::string_view written_type, const st
                                         "decoder-only transformers";
   if (any_of(kEncoderOnlyTypes)) {
     r.fail("model_type", fmt::format("model_type \"{}\" is an encoder-only model {}", written_type, kEncoder));
+  }
+  // Vision and audio models with no language model at all: image backbones and classifiers,
+  // detectors, segmenters, audio classifiers, by model_type or by task class. ConvNeXt-V2's
+  // classifier had been refused for a missing hidden_size with "the file has \"hidden_sizes\": a
+  // misspelling of hidden_size?", a hint that leads to a nonsense reading (helper s59 configs F3).
+  static constexpr std::array kVisionTypes{
+      std::string_view("convnext"),   std::string_view("convnextv2"),  std::string_view("resnet"),
+      std::string_view("swin"),       std::string_view("swinv2"),      std::string_view("deit"),
+      std::string_view("beit"),       std::string_view("efficientnet"), std::string_view("mobilenet_v1"),
+      std::string_view("mobilenet_v2"), std::string_view("mobilevit"), std::string_view("mobilevitv2"),
+      std::string_view("regnet"),     std::string_view("detr"),        std::string_view("deformable_detr"),
+      std::string_view("conditional_detr"), std::string_view("rt_detr"), std::string_view("yolos"),
+      std::string_view("segformer"),  std::string_view("dinat"),       std::string_view("nat"),
+      std::string_view("levit"),      std::string_view("poolformer"),  std::string_view("van"),
+      std::string_view("bit"),        std::string_view("focalnet"),    std::string_view("dpt"),
+      std::string_view("upernet"),    std::string_view("maskformer"),  std::string_view("mask2former"),
+      std::string_view("cvt"),        std::string_view("pvt"),         std::string_view("pvt_v2"),
+      std::string_view("hiera"),      std::string_view("audio-spectrogram-transformer")};
+  constexpr std::string_view kNoLanguageModel = "(no language model: no LM head, no KV cache); gpuplan models "
+                                                "decoder-only language transformers";
+  if (any_of(kVisionTypes)) {
+    r.fail("model_type", fmt::format("model_type \"{}\" is a vision or audio model {}", written_type,
+                                     kNoLanguageModel));
+  }
+  static constexpr std::array kVisionTasks{
+      std::string_view("ForImageClassification"),   std::string_view("ForImageClassificationWithTeacher"),
+      std::string_view("ForAudioClassification"),   std::string_view("ForAudioFrameClassification"),
+      std::string_view("ForObjectDetection"),       std::string_view("ForSemanticSegmentation"),
+      std::string_view("ForInstanceSegmentation"),  std::string_view("ForUniversalSegmentation"),
+      std::string_view("ForDepthEstimation"),       std::string_view("ForVideoClassification"),
+      std::string_view("ForKeypointDetection"),     std::string_view("ForXVector"),
+      std::string_view("Backbone")};
+  for (const auto& [i, name] : classes) {
+    if (std::any_of(kVisionTasks.begin(), kVisionTasks.end(), [&n = name](std::string_view s) { return n.ends_with(s); })) {
+      throw InputError(fmt::format("{}: {} is a vision or audio task's class, so model_type \"{}\" is not a language "
+                                   "model {}",
+                                   where(origin, at / "architectures" / i), name,
+                                   written_type.empty() ? "(none)" : written_type, kNoLanguageModel));
+    }
   }
   // An unknown model_type whose class is an encoder's: a masked-LM, CTC or multiple-choice head,
   // an encoder class (T5EncoderModel), or the class of a listed encoder type under any task
@@ -1083,6 +1223,45 @@ std::vector<std::pair<std::string, std::string>> unread_size_fields(const Object
     out.emplace_back(key, std::move(shown));
   }
   return out;
+}
+
+// A model_type gpuplan has not checked, no class defaults, its classes in the checkpoint's own
+// code (auto_map), and sizes missing: said once, with every missing size and the unread size
+// fields, rather than one missing field a run. MoEGPT's file (n_embd, n_layer, n_head, block_size)
+// had been refused for n_positions, then for n_inner once that was added, and only then for its
+// unread block_size and unknown layout (helper s59 configs F4).
+std::string listed_fields(const std::vector<std::pair<std::string, std::string>>& fields);
+void refuse_unknown_custom_layout(const Json& raw, const ObjectReader& r, std::string_view type) {
+  const auto code = raw.find("auto_map");
+  if (type.empty() || layout_checked(type) || !class_defaults(type).empty() || code == raw.end() ||
+      !code->is_object() || code->empty()) {
+    return;
+  }
+  bool experts = false;
+  for (const auto& [key, value] : raw.items()) {
+    experts = experts || key.find("expert") != std::string::npos;
+  }
+  std::vector<std::string> missing;
+  for (std::string_view key : {"hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
+                               "max_position_embeddings", "intermediate_size"}) {
+    if (key == "intermediate_size" && experts) {
+      continue;  // an all-MoE model may leave the dense width out
+    }
+    if (const auto v = r.object().find(key); v == r.object().end() || v->is_null()) {
+      missing.push_back(r.written_name(key));
+    }
+  }
+  if (missing.empty()) {
+    return;
+  }
+  const auto unread = unread_size_fields(r);
+  throw InputError(fmt::format(
+      "{}: model_type \"{}\" is not one whose layout gpuplan has checked (its classes are the checkpoint's own code, "
+      "auto_map), and config.json lacks {}{}: its layout cannot be read from this file. A custom model is read as a "
+      "Llama-style decoder only with every size written and the checkpoint's own total to check the reading against "
+      "(its directory with model.safetensors.index.json, or --params)",
+      where(r.origin(), r.pointer() / "model_type"), detail::printable(std::string(type)), fmt::join(missing, ", "),
+      unread.empty() ? std::string() : fmt::format(" and has {}, which gpuplan does not read", listed_fields(unread))));
 }
 
 // "model_type \"x\"", or for a file without one what names the model instead: its
@@ -1391,6 +1570,46 @@ std::vector<std::uint64_t> layer_indices(ObjectReader& r, std::string_view key, 
   return out;
 }
 
+void add_note(ModelSpec& m, const std::string& note);
+
+// EXAONE-MoE's per-layer MLP list: is_moe_layer, one boolean a layer (the first transformers port,
+// modular_exaone_moe.py, code index id 3017381196: ExaoneMoESparseMoEBlock if
+// config.is_moe_layer[layer_idx] else ExaoneMoEMLP; TensorRT-LLM's EXAONE_MOE_CONFIG test, id
+// 4294797590, [false] + [true] * 3). Unread, K-EXAONE's dense layer 0 had been sized as an MoE layer
+// (+26 % on the 4-layer test copy, +1.9 % at 236 B; helper s59 configs2 F3). Without any layout
+// field, ExaoneMoeConfig's own default is one leading dense layer (first_k_dense_replace=1,
+// transformers models/exaone_moe/configuration_exaone_moe.py @0e70b38; the first port's is_moe_layer
+// default [0] + [1] * (L - 1) agrees).
+void read_is_moe_layer(ModelSpec& m, ObjectReader& r, MoeSpec& e) {
+  const Json* list = r.value("is_moe_layer");
+  const bool leading_written = r.object().contains("first_k_dense_replace");
+  if (list == nullptr) {
+    if (m.model_type == "exaone_moe" && !leading_written && !r.object().contains("mlp_layer_types") &&
+        m.num_hidden_layers > 1) {
+      e.first_dense_layers = 1;
+      add_note(m, "config.json gives no MoE layout (first_k_dense_replace, mlp_layer_types or is_moe_layer): "
+                  "ExaoneMoeConfig's default, one leading dense layer, was used");
+    }
+    return;
+  }
+  const auto flag = [](const Json& v) { return v.is_boolean() || v == 0 || v == 1; };
+  if (!list->is_array() || list->size() != m.num_hidden_layers || !std::all_of(list->begin(), list->end(), flag)) {
+    r.fail("is_moe_layer", fmt::format("expected a list of {} entries, one a layer, each true (MoE) or false (dense)",
+                                       m.num_hidden_layers));
+  }
+  for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+    const bool moe = (*list)[i] == true || (*list)[i] == 1;
+    if (leading_written && moe && i < e.first_dense_layers) {
+      throw InputError(fmt::format("{}: {}, but the leading dense layers ({}) make layer {} dense; the two disagree",
+                                   where(r.origin(), r.pointer() / "is_moe_layer" / i), (*list)[i].dump(),
+                                   e.first_dense_layers, i));
+    }
+    if (!moe && i >= e.first_dense_layers) {
+      e.dense_layers.push_back(i);
+    }
+  }
+}
+
 MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   MoeSpec e;
   e.routed_experts = experts;
@@ -1401,9 +1620,14 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   }
   e.experts_per_token = r.integer("num_experts_per_tok", 1, experts);
   const auto expert_width = r.optional_integer("moe_intermediate_size", 1, 1u << 22);
-  if (!expert_width && own_expert_width_type(m.model_type)) {
+  // A file with a dense width of its own (IQuest-Q1's dense_intermediate_size) sizes its experts by
+  // intermediate_size: left to the unread-field check of an unchecked type.
+  if (!expert_width && !experts_sized_by_intermediate(m.model_type) && !r.object().contains("dense_intermediate_size")) {
     refuse_without_default(r, "moe_intermediate_size", m.model_type,
-                           " (intermediate_size is its dense layers' width, not the experts')");
+                           own_expert_width_type(m.model_type)
+                               ? " (intermediate_size is its dense layers' width, not the experts')"
+                               : " (only Mixtral's kin size their experts by intermediate_size; in other MoE classes "
+                                 "it is the dense layers' width, several times the experts')");
   }
   e.expert_intermediate = expert_width.value_or(m.intermediate_size);
   if (deepseek_moe_type(m.model_type)) {
@@ -1486,6 +1710,7 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   } else if (auto freq = r.optional_integer("moe_layer_freq", 1, 10'000); freq && *freq != 1) {
     r.fail("moe_layer_freq", "MoE on every n-th layer after first_k_dense_replace is not supported");
   }
+  read_is_moe_layer(m, r, e);
   for (const std::uint64_t layer : layer_indices(r, "mlp_only_layers", m.num_hidden_layers)) {
     e.dense_layers.push_back(layer);
   }
@@ -1600,6 +1825,39 @@ void apply_rope_scaling(ModelSpec& m, ObjectReader& r) {
   if (scaled > m.max_position_embeddings && scaled <= kBig) {
     m.unscaled_max_position_embeddings = m.max_position_embeddings;
     m.max_position_embeddings = scaled;
+  }
+}
+
+// LongRoPE's per-frequency factors: one per rotary frequency, head_dim x partial_rotary_factor / 2
+// of them (Phi-3.5-mini: 48 for head_dim 96; Phi-4-mini: 48 for 128 x 0.75). transformers'
+// _validate_longrope_parameters (modeling_rope_utils.py) checks len(short_factor) == dim // 2, and
+// vLLM's Phi3LongRoPEScaledRotaryEmbedding multiplies the lists element-wise into that many
+// inverse frequencies: a list of 47 had passed without a word (helper s59 configs F5).
+void check_longrope_factors(const ModelSpec& m, ObjectReader& r) {
+  const char* key = r.has("rope_scaling") ? "rope_scaling" : "rope_parameters";
+  const Json* rope = r.value(key);
+  if (rope == nullptr || !rope->is_object() || m.head_dim == 0) {
+    return;
+  }
+  const Json type = rope->contains("rope_type") ? (*rope)["rope_type"] : rope->value("type", Json());
+  if (type != "longrope" && type != "su") {
+    return;
+  }
+  ObjectReader scaling(*rope, r.origin(), r.pointer() / key);
+  const double partial = scaling.has("partial_rotary_factor")
+                             ? scaling.number("partial_rotary_factor", 1.0)
+                             : r.optional_number("partial_rotary_factor", 1.0).value_or(1.0);
+  const auto expected = static_cast<std::size_t>(static_cast<double>(m.head_dim) * partial) / 2;
+  for (const char* list : {"short_factor", "long_factor"}) {
+    if (const Json* factors = scaling.value(list); factors != nullptr && factors->is_array() &&
+                                                   factors->size() != expected) {
+      scaling.fail(list, fmt::format("{} entries, where LongRoPE takes one per rotary frequency: head_dim {}{} / 2 = "
+                                     "{} (transformers validates the length; vLLM multiplies the list into that many "
+                                     "frequencies)",
+                                     factors->size(), m.head_dim,
+                                     partial < 1.0 ? fmt::format(" x partial_rotary_factor {}", partial) : std::string(),
+                                     expected));
+    }
   }
 }
 
@@ -2852,9 +3110,21 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   if (!strict && at.empty()) {
     require_written_sizes(raw, text_type_of(raw_type), origin, spelled);
   }
-  const auto required = [&r, &m](std::string_view key, std::uint64_t min, std::uint64_t max) {
+  // A type read from the architectures class is not the one the file writes: say both (the
+  // Devstral-2 mock's "ministral" had been told about a model_type "ministral3" it does not
+  // contain, helper s59 configs2 F4).
+  const std::string renamed_why =
+      renamed_by_architecture ? fmt::format(" (config.json's model_type \"{}\" is read as \"{}\", the type of its "
+                                            "architectures class {})",
+                                            detail::printable(architecture->written), m.model_type,
+                                            detail::printable(architecture->architecture))
+                              : std::string();
+  if (!strict && !renamed_by_architecture) {
+    refuse_unknown_custom_layout(raw, r, m.model_type);
+  }
+  const auto required = [&r, &m, &renamed_why](std::string_view key, std::uint64_t min, std::uint64_t max) {
     if (!r.has(key)) {
-      refuse_without_default(r, key, m.model_type);
+      refuse_without_default(r, key, m.model_type, renamed_why);
     }
     return r.integer(key, min, max);
   };
@@ -3058,6 +3328,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     }
   }
 
+  if (!strict && !m.mla) {
+    check_longrope_factors(m, r);
+  }
   read_layer_attention_heads(m, r);
 
   std::uint64_t experts = 0;
@@ -3193,6 +3466,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
                               "checkpoint's total_size is what the reading is checked against",
                               listed_fields(unread), unread.size() == 1 ? "is" : "are", type));
     }
+  }
+  if (!strict) {
+    refuse_misspelled_fields(raw, r, m);
   }
   // A catalog entry of a multimodal repo carries its vision_config as the repo's config.json does.
   m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);

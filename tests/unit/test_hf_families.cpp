@@ -1117,10 +1117,12 @@ TEST_CASE("hf import: a shared MLP of its own width beside the experts is counte
   CHECK(p.total() == Approx(6.7465e9).epsilon(0.001));   // the auditor's hand count, 6.747 B
   CHECK(p.active() == Approx(1.9155e9).epsilon(0.001));  // and 1.915 B active
   // 0 is GraniteMoeSharedConfig's "no shared MLP".
-  const std::string moe = R"("hidden_size": 1024, "intermediate_size": 512, "num_hidden_layers": 4,
+  std::string moe = R"("hidden_size": 1024, "intermediate_size": 512, "num_hidden_layers": 4,
       "num_attention_heads": 8, "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000,
       "max_position_embeddings": 4096)";
   CHECK_FALSE(read(R"({"model_type": "granitemoeshared", "shared_intermediate_size": 0, )" + moe + "}").moe->shared_experts);
+  // A class gpuplan does not know states its experts' width (helper s59 configs2 F1).
+  moe += R"(, "moe_intermediate_size": 512)";
   // Nemotron-H's (and Megatron's) name for the shared experts' width: one MLP of it.
   const auto nemotron = read(R"({"model_type": "my_moe", "moe_shared_expert_intermediate_size": 3072, )" + moe + "}");
   CHECK(gpuplan::count_params(nemotron).shared_experts == Approx(4.0 * 3.0 * 1024 * 3072));

@@ -78,6 +78,11 @@ class ObjectReader {
   /// Messages about `key` name `written` instead: a field read under its usual name that the file
   /// spells otherwise (ChatGLM's num_layers, read as num_hidden_layers).
   void spell(const std::string& key, const std::string& written) { spelled_[key] = written; }
+  /// The name the file gives `key`: its spelling (spell()), else `key`.
+  [[nodiscard]] std::string written_name(std::string_view key) const {
+    const auto it = spelled_.find(key);
+    return it == spelled_.end() ? std::string(key) : it->second;
+  }
 
  private:
   /// The value of a required field, or the "missing required field" failure (a null one: "null
