@@ -700,3 +700,30 @@ TEST_CASE("engine: TensorRT-LLM refuses FP4 before Blackwell and nf4 everywhere"
   CHECK_FALSE(engine_weights_refusal(Engine::vllm, cat().gpu("mi300x"), parse_weight_format("nf4", "t"), false));
   CHECK_FALSE(engine_weights_refusal(Engine::vllm, cat().gpu("h100-sxm"), parse_weight_format("nf4", "t"), false));
 }
+
+// Helper s59 tasks F1: vLLM's CUTLASS int8 scaled-mm is not built for Blackwell ("Int8 not
+// supported on SM1xx. Use FP8 quantization instead", vllm PR #25935; the Triton fallback is
+// unreachable there, issue #54311, fix PR #54316 open), yet W8A8 int8 on B200 was sized, timed at
+// its int8 peak and launched. Weight-only int8 (W8A16, Marlin) and the other GPUs are unaffected.
+TEST_CASE("engine: vLLM refuses W8A8 int8 weights on Blackwell", "[engine]") {
+  using gpuplan::engine_weights_refusal;
+  using gpuplan::parse_weight_format;
+  for (const char* gpu : {"b200", "gb200", "b300", "rtx-5090", "rtx-pro-6000-server", "gb10"}) {
+    INFO(gpu);
+    const auto why = engine_weights_refusal(Engine::vllm, cat().gpu(gpu), DType::int8);
+    REQUIRE(why);
+    CHECK_THAT(*why, Catch::Contains("vllm refuses int8 (W8A8)") && Catch::Contains("#25935"));
+    CHECK_FALSE(engine_weights_refusal(Engine::vllm, cat().gpu(gpu), parse_weight_format("w8a16", "t"), false));
+  }
+  for (const char* gpu : {"h100-sxm", "a100-sxm-80gb", "l40s", "mi355x"}) {
+    INFO(gpu);
+    CHECK_FALSE(engine_weights_refusal(Engine::vllm, cat().gpu(gpu), DType::int8));
+  }
+  CHECK_FALSE(engine_weights_refusal(Engine::sglang, cat().gpu("b200"), DType::int8));
+  CHECK_FALSE(engine_weights_refusal(Engine::neutral, cat().gpu("b200"), DType::int8));
+  // fit with --engine vllm refuses the flag that asked for them.
+  FitRequest req{.weights_dtype = DType::int8, .context_tokens = 8192};
+  req.engine = EngineSettings{.engine = Engine::vllm};
+  CHECK_THROWS_WITH(gpuplan::fit(cat().model("llama-3.1-8b"), cat().gpu("b200"), req),
+                    Catch::Contains("fit.weights_dtype:") && Catch::Contains("int8 (W8A8)"));
+}
