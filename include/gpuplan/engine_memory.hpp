@@ -135,6 +135,10 @@ struct EngineSettings {
   /// TensorRT-LLM's enable_chunked_prefill (--extra_llm_api_options). Off, a prompt longer than
   /// max_num_tokens is refused. Unset: off, trtllm-serve's default (kTrtllmChunkedPrefillDefault).
   std::optional<bool> trtllm_chunked_prefill;
+  /// No CUDA graphs: vLLM's --enforce-eager, SGLang's --disable-cuda-graph. Memory only: their
+  /// graph pool (or capture from above the share) goes, and vLLM's linear-attention state-block
+  /// check, which guards graph capture, is not made; decode timing is not slowed here.
+  bool eager = false;
 };
 
 /// TensorRT-LLM runs the TensorRT-engine flow (its C++ runtime's buffers, trtllm-build's
@@ -194,8 +198,10 @@ struct EngineMemory {
   /// length refused (the request's prompt, or its context when no prompt is given); 0: none.
   std::uint64_t trtllm_refused_prompt_tokens = 0;
   /// TensorRT-LLM before 1.0 (TensorRT-engine flow): one fp32 logits buffer of max_batch_size x
-  /// vocabulary, the unit its runtime and decoder buffers come in; not subtracted. 0 elsewhere.
+  /// vocabulary, the unit its runtime and decoder buffers come in, and those buffers as subtracted
+  /// from free memory (a multiple of it inferred from logs). 0 elsewhere.
   double trtllm_logits_buffer_bytes = 0;
+  double trtllm_runtime_buffer_bytes = 0;
   /// TensorRT-LLM's PyTorch backend from 1.2: the temporary KV cache its estimation runs on (one
   /// max_seq_len request, a graph warm-up's and max_batch_size blocks), what its profiling forward
   /// and graphs need beside it, and what is left there. 0 elsewhere.
@@ -212,6 +218,12 @@ struct EngineMemory {
   /// The blocks that check counts ("exceeds available Mamba cache blocks (N)"): the shared pool's
   /// blocks from 0.25 (0.27.1 and 0.29 logs), its blocks per KV-cache group before (a 0.24 log).
   std::uint64_t state_block_ceiling = 0;
+  /// The same with vLLM's PyTorch-native sampler peaking no higher than FlashInfer's (its Triton
+  /// top-k/top-p masking for 8 rows or more, vllm PR #33538, v0.16.1): where the native sampler's
+  /// peak sets the profiling peak, its figure is uncertain by that much; else state_block_ceiling.
+  std::uint64_t state_block_ceiling_high = 0;
+  /// The sampler peak at FlashInfer's bytes a logit (vLLM with the native sampler; else sampler_bytes).
+  double sampler_bytes_low = 0;
   /// vLLM's "GPU KV cache size: N tokens" line: from 0.25 the maximum concurrency times
   /// max_model_len (a 0.25.1 log), before the pool's blocks per group in tokens (kv_tokens).
   std::uint64_t logged_kv_tokens = 0;
@@ -299,6 +311,11 @@ struct EngineMemory {
   /// share; TensorRT-LLM sizes from what is free after its warm-up).
   double outside_need_bytes = 0;
   double outside_free_bytes = 0;
+  /// vLLM before 0.21: what an eager start (--enforce-eager) still allocates above the share after
+  /// sizing its cache (kVllmEagerOutsideBytes), so whether --enforce-eager is a remedy; and whether
+  /// the run is eager (EngineSettings::eager: then outside_need_bytes is this figure).
+  double eager_outside_need_bytes = 0;
+  bool eager = false;
   /// vLLM V0 with TP over PCIe or across nodes captures NCCL into its graphs: what the logs put that
   /// at (outside_nccl_graph_bytes), a warning when less is left, not part of outside_need_bytes.
   bool outside_nccl_graphs = false;

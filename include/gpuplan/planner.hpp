@@ -98,6 +98,7 @@ struct PlanConfig {
   std::uint64_t replicas = 1;
   std::uint64_t gpus = 0;              ///< replicas x layout.gpus()
   bool fp16_only = false;              ///< the GPU has no bf16 (Volta, Turing): engines compute in fp16
+  bool gaudi = false;                  ///< an Intel Gaudi: vLLM's FP8 runs through INC (LaunchSettings::gaudi)
   /// FP8 weights the launch engine quantizes on load from a 16-bit checkpoint, loading it whole
   /// (engine_loads_sixteen_bit_whole): the 16-bit weights one GPU holds first, and the GPU's
   /// memory; 0 otherwise.

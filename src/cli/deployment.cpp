@@ -98,17 +98,24 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
   sub.add_option("--engine-version", o.engine_version,
                  "vLLM, SGLang or TensorRT-LLM release the figures are for, e.g. 0.10.1 (vLLM before 0.21: CUDA "
                  "graphs are not subtracted from the KV cache; SGLang before 0.5.3: older default mem_fraction_static "
-                 "rules; TensorRT-LLM before 1.0: the TensorRT-engine flow, whose max_batch_size buffers a note "
-                 "sizes; default: current)")
+                 "rules; TensorRT-LLM before 1.0: the TensorRT-engine flow, whose max_batch_size buffers are "
+                 "subtracted; default: current)")
       ->check(non_empty());
   sub.add_option("--trtllm-backend", o.trtllm_backend,
                  "TensorRT-LLM's runtime: pytorch (trtllm-serve --backend pytorch, 0.17 on; the default from 1.0) or "
-                 "tensorrt (an engine built by trtllm-build, whose max_batch_size buffers a note sizes; the default "
+                 "tensorrt (an engine built by trtllm-build, whose max_batch_size buffers are subtracted; the default "
                  "before 1.0) (default: the --engine-version's)")
       ->check(non_empty());
   sub.add_flag("--enable-chunked-prefill", o.enable_chunked_prefill,
                "TensorRT-LLM's enable_chunked_prefill (in --extra_llm_api_options): prompts longer than max_num_tokens "
                "are prefilled in steps of it. Without it (trtllm-serve's default) they are refused, and the fit fails");
+  sub.add_flag("--enforce-eager", o.enforce_eager,
+               "vLLM's --enforce-eager: no CUDA graphs, so none are subtracted (0.21 on) or captured above the share "
+               "(before 0.21), and the linear-attention state-block check is not made; memory only, decode is not "
+               "timed slower");
+  sub.add_flag("--disable-cuda-graph", o.disable_cuda_graph,
+               "SGLang's --disable-cuda-graph: no CUDA graphs outside mem_fraction_static; memory only, decode is not "
+               "timed slower");
   sub.add_option("--vllm-sampler", o.vllm_sampler,
                  "vLLM's top-k/top-p sampler, which sets its profiling peak from 0.19: flashinfer (16 bytes a logit) "
                  "or native, PyTorch's (28.7; vLLM takes it when FlashInfer is not installed, with "
@@ -402,6 +409,11 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
     if (!o.vllm_sampler.empty()) {
       throw InputError("--vllm-sampler: is a vLLM setting, but no --engine is named");
     }
+    if (o.enforce_eager || o.disable_cuda_graph) {
+      throw InputError(fmt::format("{}: is {} setting, but no --engine is named",
+                                   o.enforce_eager ? "--enforce-eager" : "--disable-cuda-graph",
+                                   o.enforce_eager ? "a vLLM" : "an SGLang"));
+    }
     if (!o.trtllm_backend.empty() || o.enable_chunked_prefill) {
       throw InputError(fmt::format("{}: is a TensorRT-LLM setting, but no --engine is named",
                                    o.enable_chunked_prefill ? "--enable-chunked-prefill" : "--trtllm-backend"));
@@ -462,6 +474,20 @@ EngineSettings engine_settings(const DeploymentOptions& o) {
                                    to_string(s.engine)));
     }
     s.trtllm_chunked_prefill = true;
+  }
+  if (o.enforce_eager) {
+    if (s.engine != Engine::vllm) {
+      throw InputError(fmt::format("--enforce-eager: is a vLLM setting, but --engine is {}{}", to_string(s.engine),
+                                   s.engine == Engine::sglang ? " (SGLang's is --disable-cuda-graph)" : ""));
+    }
+    s.eager = true;
+  }
+  if (o.disable_cuda_graph) {
+    if (s.engine != Engine::sglang) {
+      throw InputError(fmt::format("--disable-cuda-graph: is an SGLang setting, but --engine is {}{}",
+                                   to_string(s.engine), s.engine == Engine::vllm ? " (vLLM's is --enforce-eager)" : ""));
+    }
+    s.eager = true;
   }
   if (!o.vllm_sampler.empty()) {
     if (s.engine != Engine::vllm) {

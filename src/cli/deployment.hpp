@@ -50,6 +50,8 @@ struct DeploymentOptions {
   std::string vllm_sampler;                 ///< --vllm-sampler: flashinfer, native (empty: by GPU vendor)
   std::string trtllm_backend;               ///< --trtllm-backend: pytorch, tensorrt (empty: by release)
   bool enable_chunked_prefill = false;      ///< --enable-chunked-prefill (TensorRT-LLM)
+  bool enforce_eager = false;               ///< --enforce-eager (vLLM)
+  bool disable_cuda_graph = false;          ///< --disable-cuda-graph (SGLang)
   bool model_given = false;
   bool model_config_given = false;
   bool params_given = false;

@@ -43,6 +43,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"engine.trtllm_backend:", "--trtllm-backend:"},
     {"engine.trtllm_chunked_prefill:", "--enable-chunked-prefill:"},
     {"engine.memory_in_use:", "--memory-in-use:"},
+    {"engine.eager:", "--enforce-eager:"},
     {"model.params:", "--params:"},
     {"weights.experts:", "--experts-dtype:"},
     {"weights.attention:", "--attention-dtype:"},

@@ -236,8 +236,17 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
     // Only FP8 from a 16-bit checkpoint is named (quantized on load). A quantized checkpoint's
     // method is the engine's to read: naming it forces a kernel (vLLM's `--quantization awq` is the
     // pre-Marlin one, up to 5x slower: vllm#21376) or, where it differs, stops both engines.
+    // vLLM on Gaudi (vllm-gaudi) has no on-load `fp8` method: FP8 weights and cache run through
+    // Intel Neural Compressor from a calibrated model, "export QUANT_CONFIG=... vllm serve ...
+    // --quantization inc --kv-cache-dtype fp8_inc" ("Measurement files are required to run quantized
+    // models with vLLM on Gaudi accelerators", docs.vllm.ai/en/v0.10.0/features/quantization/inc.html;
+    // "inference depends on prior calibration", docs.vllm.ai/projects/gaudi/en/0.13.0/configuration/
+    // quantization/inc.html).
+    const bool inc = engine == Engine::vllm && s.gaudi;
     if (quantizes_on_load && !ships) {
-      add(sp.quantization, "fp8");
+      add(sp.quantization, inc ? "inc" : "fp8");
+    } else if (inc && s.kv_dtype == DType::fp8) {
+      add(sp.quantization, "inc");  // INC quantizes the cache too, with the model's calibration
     }
     // Except a method stated only in a sidecar file (AutoAWQ's quant_config.json, AutoGPTQ's
     // quantize_config.json): vLLM takes the method from config.json alone
@@ -247,7 +256,15 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
     if (!s.sidecar_quant_method.empty() && ships) {
       add(sp.quantization, s.sidecar_quant_method);
     }
-    add(sp.kv, s.kv_dtype == DType::fp8 ? sp.kv_fp8 : "auto");
+    add(sp.kv, s.kv_dtype == DType::fp8 ? (inc ? "fp8_inc" : sp.kv_fp8) : "auto");
+    if (inc && (quantizes_on_load || s.kv_dtype == DType::fp8)) {
+      out.notes.push_back(fmt::format(
+          "Gaudi (vllm-gaudi): FP8 runs through Intel Neural Compressor, which needs a calibration first "
+          "(calibrate_model.sh of vllm-hpu-extension, on the same Gaudi generation: Gaudi 3 scales do not serve "
+          "Gaudi 2); then export QUANT_CONFIG=<its quantization JSON> before this command{}. Without it, serve "
+          "bf16 weights with --kv-cache-dtype auto (docs.vllm.ai/projects/gaudi, configuration/quantization/inc)",
+          quantizes_on_load ? "" : " (its allowlist the KV cache alone, to keep the weights in 16 bits)"));
+    }
   }
   if (l.gpus() > s.gpus_per_node && s.gpus_per_node > 0) {
     out.notes.push_back(multi_node_note(engine, l, s.gpus_per_node));
@@ -277,6 +294,8 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
     return argv[++i];
   };
   std::optional<DType> quantized;
+  bool inc = false;
+  bool dtype_given = false;
   for (; i < argv.size(); ++i) {
     const std::string& a = argv[i];
     if (!a.starts_with("-")) {
@@ -306,6 +325,7 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
         throw InputError(fmt::format("{}: expected a share in (0, 1], got '{}'", a, v));
       }
     } else if (!sp.dtype.empty() && a == sp.dtype) {
+      dtype_given = true;
       const std::string& v = value(a);
       s.weights_dtype = v == "float16" ? DType::fp16 : (v == "float32" ? DType::fp32 : DType::bf16);
     } else if (!sp.quantization.empty() && a == sp.quantization) {
@@ -315,6 +335,12 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
           {"fp8", DType::fp8},         {"awq", DType::int4},          {"awq_marlin", DType::int4},
           {"gptq", DType::int4},       {"gptq_marlin", DType::int4},  {"w8a8_int8", DType::int8},
           {"modelopt_fp4", DType::fp4}, {"mxfp4", DType::mxfp4}};
+      // Gaudi's INC quantizes what its QUANT_CONFIG lists: FP8 weights unless a --dtype keeps
+      // them at 16 bits (gpuplan writes one only then, the KV cache alone in FP8).
+      if (v == "inc") {
+        inc = true;
+        continue;
+      }
       const auto m = methods.find(v);
       if (m == methods.end()) {
         throw InputError(fmt::format("{}: '{}' names no single weights format gpuplan knows (give fp8, awq, gptq, "
@@ -330,6 +356,8 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
   }
   if (quantized) {
     s.weights_dtype = *quantized;
+  } else if (inc && !dtype_given) {
+    s.weights_dtype = DType::fp8;
   }
   s.chunked_prefill = engine == Engine::trtllm &&
                       std::find(config_yaml.begin(), config_yaml.end(), kChunkedPrefillYaml) != config_yaml.end();
@@ -391,6 +419,20 @@ std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& 
     return fmt::format("trtllm refuses {} (bitsandbytes) weights: TensorRT-LLM has no bitsandbytes recipe; int4 "
                        "weights (W4A16 AWQ or GPTQ, e.g. --weights-dtype int4-g128-zp) run instead",
                        to_string(format));
+  }
+  // vLLM's W8A8 int8 (compressed-tensors/SmoothQuant, activations quantized too) runs on CUTLASS's
+  // int8 scaled-mm, which is not built for Blackwell: "Int8 not supported on SM1xx. Use FP8
+  // quantization instead, or run on older arch (SM < 100)" (vllm-project/vllm PR #25935, merged
+  // 2025-09-30); the Triton int8 fallback is unreachable there, "same on sm100" (issue #54311,
+  // open 2026-08-29; fix PR #54316 open). Weight-only int8 (W8A16: GPTQ 8-bit through Marlin) is
+  // not affected. The catalog gives no compute capability: FP4 tensor cores on an NVIDIA GPU mark
+  // Blackwell (SM100, SM103, SM120, SM121).
+  if (engine == Engine::vllm && weights == DType::int8 && format.activation_bits != 16 && gpu.vendor == "nvidia" &&
+      has("fp4")) {
+    return fmt::format("vllm refuses int8 (W8A8) weights on {}: vLLM's int8 scaled-mm kernels are not built for "
+                       "Blackwell (\"Int8 not supported on SM1xx\", vllm PR #25935; fix pending, issue #54311); "
+                       "fp8 weights, or weight-only int8 (--weights-dtype w8a16, GPTQ 8-bit), run there",
+                       gpu.id);
   }
   if ((!fp4 && weights != DType::fp8) || has(type)) {
     return std::nullopt;

@@ -110,6 +110,23 @@ constexpr double kMoeGraphBytesPerLayer = 2.0 * units::kMiB;
 // measured, 0.6 GB.
 constexpr double kVllmV0NcclGraphBytes = 1.8 * units::kGiB;
 constexpr double kVllmV0NcclGraphMinBytes = 0.6e9;
+// vLLM before 0.21 under --enforce-eager: nothing is captured after the cache is sized, yet some
+// memory is still first touched above gpu_memory_utilization then: NCCL's point-to-point buffers
+// (a pipeline stage's first send/recv: V0's profile_run feeds later stages empty intermediate
+// tensors and sends nothing, vllm/worker/model_runner.py 0.6.x), lazily created communicator
+// channels, and the allocator's slack around the cache. Two eager logs bound it: DeepSeek-V3 on
+// 32 x RTX 4090 at TP 8 PP 4 (vLLM 0.6.6, util 0.98, expandable segments) ran out of memory with
+// about 0 GiB left there (deepseek-ai/DeepSeek-V3#205); 4 x RTX 4090 at TP 4 (0.5.4, util 0.9)
+// started with 1.86 GiB (vllm#7553). INFERRED inside that range: 0.5 GiB, the CUDA context's size.
+constexpr double kVllmEagerOutsideBytes = 0.5 * units::kGiB;
+// TensorRT-LLM's TensorRT-engine flow: "runtime buffers" plus "decoder" together, in fp32 logits
+// buffers of max_batch_size x vocabulary. INFERRED from logs, not the source (the decoder's
+// penalty and sampling workspaces are [batch, vocab], its output ids and log-probs [batch,
+// max_seq_len], so no one multiple holds): TensorRT-LLM#1188 7.3 (Qwen 0.5B, 2,048 x 151,936:
+// 2.66 GB + 5.76 GB), a 0.19 RTX 5090 log 4.3 (2,048 x 128,256), the 0.12 trtllm-bench docs log
+// 11.2 (Llama-2-7B FP8, 4,096 x 32,000 at max_seq_len 4,098: 1.14 GB + 4.35 GB). The middle one
+// is subtracted; the note gives the range.
+constexpr double kTrtllmEngineBuffersPerLogitsBuffer = 7.3;
 // SGLang's own account of what lives outside mem_fraction_static (its default's reserve,
 // server_args.py _handle_gpu_memory_settings, PR #10975): "Constant meta data (e.g., from attention
 // backend)" 512 MiB, the prefill activations (1.5 MiB a chunked-prefill token there; the model's
@@ -688,6 +705,10 @@ void validate_engine_settings(const EngineSettings& s) {
                                    *s.vllm_minor_version));
     }
   }
+  if (s.eager && s.engine != Engine::vllm && s.engine != Engine::sglang) {
+    throw InputError("engine.eager: is vLLM's --enforce-eager or SGLang's --disable-cuda-graph; use it with --engine "
+                     "vllm or sglang");
+  }
   if (s.vllm_sampler && s.engine != Engine::vllm) {
     throw InputError("engine.vllm_sampler: is a vllm setting; use it with --engine vllm");
   }
@@ -1181,6 +1202,14 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
                                : r.sampler == VllmSampler::native ? kNativeSamplerBytesPerLogitV19
                                                                   : kSamplerBytesPerLogitV19;
       r.sampler_bytes = d(rows) * d(m.vocab_size) * per_logit;
+      // The native figure is one 0.26 log's; from v0.16.1 the native path masks top-k/top-p with a
+      // Triton kernel for 8 rows or more instead of sorting the vocabulary (vllm PR #33538,
+      // vllm/v1/sample/ops/topk_topp_triton.py: "does not use extra memory"), so its peak may be as
+      // low as FlashInfer's: a Qwen3-Coder-Next log on 4 x L40S (0.24, native) had 134 state blocks
+      // where 28.7 B a logit gives 103 and 16 gives 140. Where that decides a count, fit gives both.
+      r.sampler_bytes_low = !r.vllm_v0 && minor >= kVllmLeanSamplerMinor && r.sampler == VllmSampler::native
+                                ? d(rows) * d(m.vocab_size) * kSamplerBytesPerLogitV19
+                                : r.sampler_bytes;
       // Over PCIe NCCL alone stays, about the workspace: 0.21 GiB of non-torch memory at TP 8 on
       // L40S (vLLM 0.10.2, custom all-reduce off beyond two PCIe GPUs), 0.25 GiB at TP 2 on two RTX
       // 4090s without peer access (vllm#13061, 0.7.2). Across nodes too: 0.28 GiB at TP 2 over two
@@ -1199,7 +1228,9 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.mxfp4_backend = vllm_mxfp4_backend(in.nvidia_arch, s.vllm_minor_version, in.triton_kernels);
       r.weight_padding_bytes = vllm_mxfp4_padding_bytes(m, l, in.mxfp4_expert_bytes, r.mxfp4_backend);
       r.weights_bytes += r.weight_padding_bytes;
-      const bool graphs = minor >= kVllmGraphProfilingMinor;
+      const bool graph_profiling = minor >= kVllmGraphProfilingMinor;
+      const bool graphs = graph_profiling && !s.eager;
+      r.eager = s.eager;
       const std::uint64_t busiest_layers = (m.num_hidden_layers + l.pp - 1) / l.pp;
       if (graphs) {
         r.cuda_graph_bytes = vllm_cuda_graph_bytes(m, l, busiest_layers, r.max_seqs, r.batched_tokens);
@@ -1221,20 +1252,24 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // the share: the CUDA context (outside vLLM's start snapshot) and other processes' memory
       // sit there too ("If out-of-memory error occurs during cudagraph capture, consider
       // decreasing `gpu_memory_utilization` or switching to eager mode", model_runner.py; vllm#15598
-      // at 0.98 and vllm#7593 ran out there). gpuplan has no --enforce-eager: graphs are on.
-      if (!graphs) {
+      // at 0.98 and vllm#7593 ran out there). With --enforce-eager nothing is captured, but an eager
+      // start still needs kVllmEagerOutsideBytes there.
+      if (!graph_profiling) {
         double need = vllm_cuda_graph_bytes(m, l, busiest_layers, r.max_seqs, r.batched_tokens);
         // The NCCL share is known from two logs only, 1.70 GiB short and 1.86 enough, at TP 8 and 4
         // of 42- and 60-layer models, and PR #2192 measured 0.6-1.0 GB at TP 2-4: too loose to fail
         // every V0 deployment with that much left (each 2 x L4 at the defaults); a warning says it.
         // Two PCIe GPUs keep the custom all-reduce (NCCL stays out of the graphs) where P2P works.
         if (r.vllm_v0 && all_reduce_group && (in.tp_across_nodes || (in.tp_outside_nvlink && l.tp > 2))) {
-          r.outside_nccl_graphs = true;
-          r.outside_nccl_graph_bytes = kVllmV0NcclGraphBytes;
           // The verdict takes the least NCCL's buffers were measured to add (vllm#15598 had 0.39 GiB).
           need += kVllmV0NcclGraphMinBytes;
+          r.outside_nccl_graphs = !s.eager;
+          r.outside_nccl_graph_bytes = s.eager ? 0.0 : kVllmV0NcclGraphBytes;
         }
-        r.outside_need_bytes = need;
+        // Eager needs no more than the graphs would (a lone GPU's graphs are small, and so is what an
+        // eager start first touches there).
+        r.eager_outside_need_bytes = std::min(kVllmEagerOutsideBytes, need);
+        r.outside_need_bytes = s.eager ? r.eager_outside_need_bytes : need;
         r.outside_free_bytes = (1.0 - r.share) * in.total_bytes - kCudaContextBytes - s.memory_in_use_bytes;
       }
       // Forward and sampler runs follow each other: the torch peak is the larger of the two.
@@ -1297,7 +1332,9 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // terms, with this model's prefill activations. Too high a fraction leaves less and the server
       // stops out of memory at start (sglang#1869: Gemma-2-9B on 24 GB "out-of-memory errors when
       // increasing" the fraction).
-      r.outside_need_bytes = kSglangMetadataBytes + r.activation_bytes + sglang_cuda_graph_bytes(m, l, r.max_seqs);
+      r.eager = s.eager;
+      r.outside_need_bytes =
+          kSglangMetadataBytes + r.activation_bytes + (s.eager ? 0.0 : sglang_cuda_graph_bytes(m, l, r.max_seqs));
       r.outside_free_bytes = (1.0 - r.share) * r.start_free_bytes;
       // Its rest is what is free after loading less the (1 - share) kept out of free-at-start: the
       // page cache of the checkpoint just read counts as used on unified memory.
@@ -1337,7 +1374,14 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.start_free_bytes = start_free_bytes(in, r.non_torch_bytes, s.memory_in_use_bytes);
       r.weight_padding_bytes = trtllm_mxfp4_padding_bytes(m, l, in.mxfp4_expert_bytes);
       r.weights_bytes += r.weight_padding_bytes;
-      const double free_after_load = r.start_free_bytes - r.weights_bytes - r.activation_bytes - r.cuda_graph_bytes;
+      if (r.trtllm_tensorrt_flow) {
+        // RuntimeBuffers and the batched decoder (cpp/tensorrt_llm/batch_manager, runtime/) allocate
+        // before free memory is measured, in units of max_batch_size x vocabulary fp32 logits.
+        r.trtllm_logits_buffer_bytes = d(r.max_seqs) * d(m.vocab_size) * 4.0;
+        r.trtllm_runtime_buffer_bytes = kTrtllmEngineBuffersPerLogitsBuffer * r.trtllm_logits_buffer_bytes;
+      }
+      const double free_after_load = r.start_free_bytes - r.weights_bytes - r.activation_bytes - r.cuda_graph_bytes -
+                                     r.trtllm_runtime_buffer_bytes;
       r.page_cache_bytes = unified_page_cache_bytes(in, free_after_load);
       const double free_after = free_after_load - r.page_cache_bytes;
       // A fraction of free memory: when nothing is free the engine gets nothing (or less).
@@ -1346,11 +1390,6 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       if (!r.trtllm_tensorrt_flow) {
         trtllm_estimation_cache(in, s, r);
         trtllm_resmooth(in, s, r);
-      }
-      if (r.trtllm_tensorrt_flow) {
-        // RuntimeBuffers and the batched decoder (cpp/tensorrt_llm/batch_manager, runtime/) allocate
-        // before free memory is measured, in units of max_batch_size x vocabulary fp32 logits.
-        r.trtllm_logits_buffer_bytes = d(r.max_seqs) * d(m.vocab_size) * 4.0;
       }
       break;
     }

@@ -206,30 +206,30 @@ std::string online_fp8_load_note(const FitResult& res, const ModelSpec& m) {
 void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   const FitRequest& r = res.request;
   if (res.engine && res.engine->trtllm_logits_buffer_bytes > 0) {
-    // Two logs, not the source, give the multiple: TensorRT-LLM#1188 (about 0.14: 2.66 GB of runtime
-    // buffers and 5.76 GB of decoder at 2,048 x 151,936, 7.3 buffers) and a 0.19 log on an RTX 5090
-    // (free memory 4.2 GiB below this arithmetic's at 2,048 x 128,256, 4.3 buffers).
+    // Three logs, not the source, give the multiple (kTrtllmEngineBuffersPerLogitsBuffer,
+    // engine_memory.cpp): 4.3 (0.19, RTX 5090), 7.3 (TensorRT-LLM#1188), 11.2 (0.12 docs log at
+    // max_batch_size 4,096); 7.3 is subtracted, the rest is the range around it.
     const double buffer = res.engine->trtllm_logits_buffer_bytes;
     const double share = res.engine->share;
-    // One figure when the range collapses at the printed precision ("0.1 to 0.1 GiB").
-    const std::string low = fmt::format("{:.1f}", share * 4.0 * buffer / units::kGiB);
-    const std::string high = fmt::format("{:.1f}", share * 7.0 * buffer / units::kGiB);
-    const std::string smaller = low == high ? fmt::format("about {}", low) : fmt::format("{} to {}", low, high);
+    const double taken = res.engine->trtllm_runtime_buffer_bytes;
+    const std::string more = fmt::format("{:.1f}", share * (11.2 * buffer - taken) / units::kGiB);
+    const std::string less = fmt::format("{:.1f}", share * (taken - 4.3 * buffer) / units::kGiB);
     // Below the printed precision the buffers change nothing worth a line of advice.
     const std::string expect =
-        high == "0.0" ? std::string()
-                      : fmt::format(", so expect a KV cache {} GiB smaller per GPU; build the engine with a "
-                                    "max_batch_size near the concurrency you serve",
-                                    smaller);
+        more == "0.0" ? std::string()
+                      : fmt::format("; logs put them at 4.3 to 11.2 times that, so the KV cache may be {} GiB smaller "
+                                    "or {} GiB larger per GPU; build the engine with a max_batch_size near the "
+                                    "concurrency you serve",
+                                    more, less);
     res.notes.push_back(fmt::format(
         "TensorRT-LLM's TensorRT-engine flow (its default before 1.0; --trtllm-backend pytorch for a PyTorch-backend "
         "run): its C++ runtime allocates \"runtime buffers\" (the logits "
         "of max_batch_size sequences) and \"decoder\" buffers (per-sequence outputs up to max_seq_len, sampling "
         "workspaces) before it measures free memory, all sized by the engine's max_batch_size ({}, --max-num-seqs; "
-        "trtllm-build's default: 2048 from 0.11, 1 in 0.8 to 0.10, 8 before); they are not subtracted here. One fp32 "
-        "logits buffer of max_batch_size x vocabulary is {:.2f} GiB, and logs show the two together at 4 to 7 times "
-        "that{}",
-        res.engine->max_seqs, buffer / units::kGiB, expect));
+        "trtllm-build's default: 2048 from 0.11, 1 in 0.8 to 0.10, 8 before). One fp32 logits buffer of "
+        "max_batch_size x vocabulary is {:.2f} GiB; {:.2f} GiB (7.3 times that, TensorRT-LLM#1188) is subtracted "
+        "before free memory{}",
+        res.engine->max_seqs, buffer / units::kGiB, taken / units::kGiB, expect));
   }
   if (res.engine && res.engine->trtllm_estimation_short()) {
     const EngineMemory& e = *res.engine;
@@ -257,6 +257,14 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
         res.engine->cuda_graph_bytes > 0
             ? std::string("vLLM from 0.21 profiles CUDA graphs and subtracts them from the KV cache "
                           "(older releases: --engine-version)")
+        : res.engine->eager
+            ? (res.engine->outside_need_bytes > 0
+                   ? fmt::format("--enforce-eager: no CUDA graphs; vLLM before 0.21 still allocates about {:.2f} GiB "
+                                 "above gpu_memory_utilization after sizing the KV cache: {:.2f} GiB left there (less "
+                                 "the CUDA context)",
+                                 res.engine->outside_need_bytes / units::kGiB,
+                                 std::max(res.engine->outside_free_bytes, 0.0) / units::kGiB)
+                   : std::string("--enforce-eager: no CUDA graphs, none subtracted from the KV cache"))
             : fmt::format("vLLM before 0.21 captures CUDA graphs after sizing the KV cache, from the memory above "
                           "gpu_memory_utilization: {:.2f} GiB left there (less the CUDA context), about {:.2f} GiB "
                           "needed",
@@ -1107,11 +1115,21 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     // than max_num_seqs it stops at start ("max_num_seqs (256) exceeds available Mamba cache blocks").
     // vLLM checks it from PR #38270 (after 0.17.1, which started with more sequences than blocks).
     constexpr int kVllmStateBlockCheckMinor = 18;
-    if (f.engine && f.engine->engine == Engine::vllm && !f.engine->vllm_v0 && kv.linear_layers > 0 &&
+    // The check sits in resolve_cudagraph_mode_and_sizes (vllm/config/compilation.py): an eager
+    // start (--enforce-eager, cudagraph mode NONE) does not make it.
+    if (f.engine && f.engine->engine == Engine::vllm && !f.engine->vllm_v0 && !f.engine->eager && kv.linear_layers > 0 &&
         f.engine->kv_tokens > 0 && r.engine.vllm_minor_version.value_or(kVllmStateBlockCheckMinor) >= kVllmStateBlockCheckMinor) {
       f.engine->state_block_ceiling =
           vllm_v1_from(*f.engine, r, kVllmPoolCountMinor) ? vllm_pool_block_count(kv, f.engine->kv_bytes, f.engine->block_tokens) : f.engine->blocks();
       f.engine->state_blocks_below_seqs = f.engine->state_block_ceiling < f.engine->max_seqs;
+      // The native sampler's peak is uncertain down to FlashInfer's (sampler_bytes_low): the blocks
+      // that leaves, in proportion to the budget (the count is whole blocks of it).
+      const EngineMemory& e = *f.engine;
+      const double freed = std::max(e.activation_bytes, e.sampler_bytes) - std::max(e.activation_bytes, e.sampler_bytes_low);
+      f.engine->state_block_ceiling_high =
+          freed > 0 && e.kv_bytes > 0
+              ? static_cast<std::uint64_t>(std::floor(d(e.state_block_ceiling) * (e.kv_bytes + freed) / e.kv_bytes))
+              : e.state_block_ceiling;
     }
     // vLLM without --max-model-len takes the model's max_position_embeddings and refuses to start
     // when one request of that length does not fit the KV cache ("To serve at least one request
@@ -1321,16 +1339,35 @@ std::string outside_share_problem(const EngineMemory& e) {
   const std::string lower =
       fits >= 0.01 ? fmt::format("--{} {:.2f} or less", vllm ? "gpu-memory-utilization" : "mem-fraction-static", fits)
                    : std::string("no lower share");
+  if (vllm && e.eager) {
+    return fmt::format(
+        "vLLM sizes its KV cache, then runs out of memory: even with --enforce-eager (no CUDA graphs) an eager start "
+        "allocates about {:.2f} GiB above gpu_memory_utilization after sizing (NCCL's point-to-point buffers, "
+        "allocator slack; DeepSeek-V3 issue #205 ran out eager with about 0 GiB left), and {:.2f} GiB is left there "
+        "(less the CUDA context and --memory-in-use); {} starts",
+        e.outside_need_bytes / gib, std::max(e.outside_free_bytes, 0.0) / gib, lower);
+  }
   if (vllm) {
+    // --enforce-eager is a remedy only where an eager start has its own margin above the share
+    // (kVllmEagerOutsideBytes, engine_memory.cpp): at 0.98 of a 24 GB card nothing is left.
+    const double eager_left = e.outside_free_bytes - e.eager_outside_need_bytes;
+    const std::string eager =
+        eager_left >= 0 ? fmt::format(", as does --enforce-eager (no graphs, slower decode; it leaves {:.2f} GiB "
+                                      "above the share, {:.2f} GiB more than an eager start allocates there)",
+                                      std::max(e.outside_free_bytes, 0.0) / gib, eager_left / gib)
+                        : fmt::format("; --enforce-eager alone does not: {:.2f} GiB left above the share is under the "
+                                      "{:.2f} GiB an eager start still allocates there (DeepSeek-V3 issue #205 ran "
+                                      "out of memory eager at 0.98)",
+                                      std::max(e.outside_free_bytes, 0.0) / gib, e.eager_outside_need_bytes / gib);
     return fmt::format(
         "vLLM sizes its KV cache, then runs out of memory capturing CUDA graphs: {:.2f} GiB is left above "
         "gpu_memory_utilization {:.3f} (less the CUDA context and --memory-in-use) and its graphs need about {:.2f} "
-        "GiB{}; {} starts, as does --enforce-eager (no graphs, slower decode)",
+        "GiB{}; {} starts{}",
         std::max(e.outside_free_bytes, 0.0) / gib, e.share, e.outside_need_bytes / gib,
         e.outside_nccl_graphs ? " (0.6 GB of it NCCL's buffers, which V0 captures into each graph with TP over more "
                                 "than two PCIe GPUs or across nodes: vllm PR #2192 measured 0.6-1.0 GB at TP 2-4)"
                               : "",
-        lower);
+        lower, eager);
   }
   // The request-to-token table grows with --context-length (sglang#5755: 80.04 GiB at Llama 4's
   // 10M tokens); where it is most of the need, a lower share does not help and the flags that do
@@ -1451,6 +1488,15 @@ std::optional<std::string> engine_start_problem(const FitResult& f) {
     return std::nullopt;
   }
   const std::uint64_t blocks = f.engine->state_block_ceiling;
+  const std::uint64_t high = f.engine->state_block_ceiling_high;
+  if (high > blocks) {
+    return fmt::format("vLLM keeps one block of linear-attention state per sequence and has {} to {} blocks for "
+                       "max_num_seqs {} (the fewer with its PyTorch-native sampler's 28.7 bytes a logit, the more at "
+                       "FlashInfer's 16: the native path masks top-k/top-p with a Triton kernel from v0.16.1, vllm PR "
+                       "#33538, whose peak no log here pins down); --max-num-seqs {} or fewer would start, up to {} "
+                       "may (or --enforce-eager: the check guards its decode CUDA graphs)",
+                       blocks, high, f.engine->max_seqs, blocks, std::min(high, f.engine->max_seqs - 1));
+  }
   return fmt::format("vLLM keeps one block of linear-attention state per sequence and has {} blocks for "
                      "max_num_seqs {}; --max-num-seqs {} or fewer would start (or --enforce-eager: the check guards "
                      "its decode CUDA graphs)",

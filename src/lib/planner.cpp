@@ -304,6 +304,7 @@ Search::Candidate Search::priced(const GpuSpec& gpu, const Price& price, const P
   PlanConfig& k = c.config;
   k.gpu = gpu.id;
   k.fp16_only = !gpu.dense_flop_per_s.contains("bf16");
+  k.gaudi = gpu.vendor == "intel";
   k.sixteen_bit_load_bytes = sixteen_bit_shard_bytes_;
   k.engine_default_share = engine_default_share_;
   k.gpu_memory_bytes = sixteen_bit_shard_bytes_ > 0 ? gpu.engine_memory_bytes() : 0.0;

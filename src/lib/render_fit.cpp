@@ -183,7 +183,7 @@ std::vector<std::string> engine_log_lines(const FitResult& r) {
       return {fmt::format("kv_cache_free_gpu_mem_fraction {:.2f} of {:.2f} GiB free after weights and warm-up",
                           e.share,
                           gib(e.start_free_bytes - e.weights_bytes - e.activation_bytes - e.cuda_graph_bytes -
-                              e.page_cache_bytes)),
+                              e.trtllm_runtime_buffer_bytes - e.page_cache_bytes)),
               fmt::format("[MemUsageChange] Allocated {:.2f} GiB for max tokens in paged KV cache ({}).",
                           gib(std::max(0.0, e.kv_bytes)), e.kv_tokens)};
     case Engine::neutral: break;
@@ -230,6 +230,9 @@ detail::Table engine_table(const FitResult& r, ByteUnits u, bool plain_numbers) 
     }
     if (e.trtllm_estimation_cache_bytes > 0) {
       bytes("temporary KV cache of the estimation (freed)", e.trtllm_estimation_cache_bytes);
+    }
+    if (e.trtllm_runtime_buffer_bytes > 0) {
+      bytes("runtime and decoder buffers (max_batch_size)", e.trtllm_runtime_buffer_bytes);
     }
   }
   if (e.page_cache_bytes > 0) {
@@ -681,6 +684,7 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
     if (e.engine == Engine::trtllm) {
       w.member("trtllm_backend", e.trtllm_tensorrt_flow ? "tensorrt" : "pytorch");
       w.member("chunked_prefill", e.trtllm_chunked_prefill);
+      write_bytes(w, "runtime_buffer_bytes", e.trtllm_runtime_buffer_bytes, "engine runtime buffers");
       // The prompt length refused with chunked prefill off (0: none).
       w.member("refused_prompt_tokens", e.trtllm_refused_prompt_tokens);
     }

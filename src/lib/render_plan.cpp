@@ -99,7 +99,8 @@ LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
                         .sixteen_bit_load_bytes = c.sixteen_bit_load_bytes,
                         .gpu_memory_bytes = c.gpu_memory_bytes,
                         .chunked_prefill = p.request.perf.fit.engine.engine == Engine::trtllm &&
-                                           p.request.perf.fit.engine.trtllm_chunked_prefill.value_or(false)};
+                                           p.request.perf.fit.engine.trtllm_chunked_prefill.value_or(false),
+                        .gaudi = c.gaudi};
 }
 
 std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {

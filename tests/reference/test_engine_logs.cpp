@@ -990,6 +990,70 @@ TEST_CASE("engine logs: vLLM V0 captures CUDA graphs above gpu_memory_utilizatio
   CHECK(v021.engine->outside_need_bytes == Approx(0.0));
 }
 
+// https://github.com/deepseek-ai/DeepSeek-V3/issues/205 (vLLM 0.6.6, DeepSeek-V3 FP8 on 4 nodes of
+// 8 x RTX 4090, TP 8 PP 4, --gpu-memory-utilization 0.98 --max-model-len 128 --enforce-eager,
+// expandable segments): "Loading model weights took 16.9583 GB", then out of memory "even with a
+// very small context size (128)". fit said "--enforce-eager starts" (helper s59 logs F1) where the
+// log ran eager and failed, and took no --enforce-eager to check it (F4).
+TEST_CASE("engine logs: vLLM V0 --enforce-eager needs room above the share too (DeepSeek-V3#205)",
+          "[engine][reference]") {
+  FitRequest req;
+  req.layout = Layout{.tp = 8, .pp = 4};
+  req.context_tokens = 128;
+  req.weight_formats = cat().model("deepseek-v3").shipped_formats;
+  req.engine = EngineSettings{.engine = Engine::vllm, .gpu_memory_utilization = 0.98, .vllm_minor_version = 6,
+                              .vllm_patch_version = 6};
+  const auto graphs = gpuplan::fit(cat().model("deepseek-v3"), cat().gpu("rtx-4090"), req);
+  REQUIRE(graphs.engine);
+  CHECK_FALSE(graphs.fits);
+  CHECK(graphs.engine->outside_free_bytes < graphs.engine->eager_outside_need_bytes);
+  const auto why = gpuplan::engine_start_problem(graphs);
+  REQUIRE(why);
+  // The remedy offered is the lower share alone: eager is not.
+  CHECK_THAT(*why, !Catch::Contains("as does --enforce-eager"));
+  CHECK_THAT(*why, Catch::Contains("--enforce-eager alone does not"));
+  CHECK_THAT(*why, Catch::Contains("--gpu-memory-utilization 0.9"));
+  // The log's own run, eager: it does not start either, and says why.
+  req.engine.eager = true;
+  const auto eager = gpuplan::fit(cat().model("deepseek-v3"), cat().gpu("rtx-4090"), req);
+  REQUIRE(eager.engine);
+  CHECK(eager.engine->cuda_graph_bytes == Approx(0.0));
+  CHECK(eager.engine->outside_short());
+  CHECK_FALSE(eager.fits);
+  const auto eager_why = gpuplan::engine_start_problem(eager);
+  REQUIRE(eager_why);
+  CHECK_THAT(*eager_why, Catch::Contains("even with --enforce-eager"));
+  // At 0.95 an eager start keeps its margin.
+  req.engine.gpu_memory_utilization = 0.95;
+  CHECK(gpuplan::fit(cat().model("deepseek-v3"), cat().gpu("rtx-4090"), req).fits);
+  // vllm#7553's 4 x RTX 4090 at 0.9 (1.86 GiB left) is still offered eager where graphs run out:
+  // the remedy names it with the room it leaves.
+  FitRequest one;
+  one.context_tokens = 8192;
+  one.engine = EngineSettings{.engine = Engine::vllm, .gpu_memory_utilization = 0.94, .vllm_minor_version = 5,
+                              .vllm_patch_version = 4};
+  const auto tight = gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("rtx-4090"), one);
+  REQUIRE(tight.engine);
+  if (tight.engine->outside_short()) {
+    CHECK_THAT(gpuplan::engine_start_problem(tight).value_or(""), Catch::Contains("as does --enforce-eager"));
+  }
+  // From 0.21 eager drops the profiled graphs from the share.
+  one.engine.vllm_minor_version = 21;
+  one.engine.vllm_patch_version.reset();
+  const auto with_graphs = gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("rtx-4090"), one);
+  one.engine.eager = true;
+  const auto without = gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("rtx-4090"), one);
+  CHECK(with_graphs.engine->cuda_graph_bytes > 0);
+  CHECK(without.engine->cuda_graph_bytes == Approx(0.0));
+  CHECK(without.engine->kv_bytes == Approx(with_graphs.engine->kv_bytes + with_graphs.engine->cuda_graph_bytes));
+  // Eager is vLLM's and SGLang's setting only.
+  one.engine.engine = Engine::trtllm;
+  one.engine.gpu_memory_utilization.reset();
+  one.engine.vllm_minor_version.reset();
+  CHECK_THROWS_WITH(gpuplan::fit(cat().model("gemma-2-9b"), cat().gpu("rtx-4090"), one),
+                    Catch::Contains("engine.eager:"));
+}
+
 // SGLang sizes its pool from mem_fraction_static x free-at-start and allocates its prefill
 // activations, CUDA graphs and attention metadata from the rest after it: only "KV > 0" was checked
 // (helper s56 logs, cause A). https://github.com/sgl-project/sglang/issues/1869 (SGLang 0.3.3.post1,
@@ -1225,4 +1289,34 @@ TEST_CASE("engine logs: NVFP4 DeepSeek-R1 on TensorRT-LLM 0.20 and its FP8 KV ca
   CHECK(within_tolerance(fp8.engine->kv_bytes / kGiB, 0.11));
   CHECK(fp8.engine->kv_bytes / kGiB < 0.12);
   CHECK_FALSE(note_with(fp8, "NVFP4 checkpoints"));
+}
+
+// TensorRT-LLM's TensorRT-engine flow allocates its runtime and decoder buffers, sized by
+// max_batch_size, before it measures free memory; they were a note only (helper s59 logs F2b: KV
+// +11.9 %). The trtllm-bench throughput example of the TensorRT-LLM docs (0.12.0.dev2024073000;
+// code-search library id 6161481015): Llama-2-7B FP8 weights and KV on one H100, maxBatchSize 4096,
+// max_seq_len 4098, maxNumTokens 8192, 64-token blocks, KV memory percentage 99 %. Logged:
+// "Allocated 1.14 GB GPU memory for runtime buffers", "Allocated 4.35 GB GPU memory for decoder",
+// "available: 63.62 GiB", "Allocated 62.99 GiB for max tokens in paged KV cache (294848)".
+// gpuplan gave 70.49 GiB; with the buffers at 7.3 logits buffers (TensorRT-LLM#1188's multiple;
+// this log's is 11.2) 66.96 GiB, +6.3 %.
+TEST_CASE("engine logs: TensorRT-LLM 0.12 engine flow subtracts its max_batch_size buffers (docs trtllm-bench)",
+          "[engine][reference]") {
+  FitRequest req{.weights_dtype = DType::fp8, .kv_dtype = DType::fp8, .context_tokens = 4096, .block_tokens = 64};
+  req.engine = EngineSettings{.engine = Engine::trtllm, .kv_cache_free_gpu_mem_fraction = 0.99,
+                              .max_num_batched_tokens = 8192, .max_num_seqs = 4096, .trtllm_version = 12,
+                              .trtllm_backend = gpuplan::TrtllmBackend::tensorrt};
+  const auto r = gpuplan::fit(cat().model("llama-2-7b"), cat().gpu("h100-sxm"), req);
+  REQUIRE(r.engine);
+  const double logits = 4096.0 * 32000.0 * 4.0;
+  CHECK(r.engine->trtllm_logits_buffer_bytes == Approx(logits));
+  CHECK(r.engine->trtllm_runtime_buffer_bytes == Approx(7.3 * logits));
+  // Logged 5.49 GiB of buffers (1.14 + 4.35); subtracted 3.56.
+  CHECK(r.engine->kv_bytes / kGiB == Approx(62.99).epsilon(0.07));
+  CHECK(r.engine->kv_bytes / kGiB < 67.5);
+  // The PyTorch backend has no such buffers.
+  req.engine.trtllm_backend = gpuplan::TrtllmBackend::pytorch;
+  req.engine.trtllm_version = 20;
+  CHECK(gpuplan::fit(cat().model("llama-2-7b"), cat().gpu("h100-sxm"), req).engine->trtllm_runtime_buffer_bytes ==
+        Approx(0.0));
 }

@@ -584,15 +584,18 @@ TEST_CASE("engine: the engine-flow buffer note prints one figure when its range 
   req.engine = {.engine = Engine::trtllm, .kv_cache_free_gpu_mem_fraction = 0.45, .max_num_seqs = 64,
                 .trtllm_version = 14};
   const auto f = gpuplan::fit(cat().model("qwen2.5-7b"), cat().gpu("l4"), req);
-  const auto note = std::find_if(f.notes.begin(), f.notes.end(),
-                                 [](const std::string& n) { return n.find("expect a KV cache") != std::string::npos; });
+  // Since session 59 the buffers are subtracted (7.3 logits buffers) and the note gives the range
+  // of the logs around that figure, one figure each way.
+  const auto note = std::find_if(f.notes.begin(), f.notes.end(), [](const std::string& n) {
+    return n.find("is subtracted before free memory") != std::string::npos;
+  });
   REQUIRE(note != f.notes.end());
-  CHECK_THAT(*note, Catch::Contains("expect a KV cache about 0.1 GiB smaller") && !Catch::Contains("0.1 to 0.1"));
-  req.engine.max_num_seqs = 2048;  // a wide range keeps both ends
+  CHECK_THAT(*note, Catch::Contains("the KV cache may be 0.1 GiB smaller or 0.0 GiB larger") &&
+                        !Catch::Contains("0.1 to 0.1"));
+  req.engine.max_num_seqs = 2048;  // a wide range
   const auto wide = gpuplan::fit(cat().model("qwen2.5-7b"), cat().gpu("l4"), req);
   CHECK(std::any_of(wide.notes.begin(), wide.notes.end(),
-                    [](const std::string& n) { return n.find("GiB smaller per GPU") != std::string::npos &&
-                                                      n.find("expect a KV cache about") == std::string::npos; }));
+                    [](const std::string& n) { return n.find("GiB smaller or") != std::string::npos; }));
 }
 
 // From 0.21: the largest captured batch's activations (min(2 x max_num_seqs, 512,
@@ -658,8 +661,10 @@ TEST_CASE("engine: TensorRT-LLM's engine flow sizes its max_batch_size logits bu
   CHECK(pytorch.trtllm_logits_buffer_bytes < 1.0);
   const auto flow = gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::trtllm, .trtllm_version = 19});
   CHECK(flow.trtllm_logits_buffer_bytes == Approx(2048.0 * 128256.0 * 4.0));
-  // Noted, not subtracted (the PyTorch backend's CUDA graphs are its own term).
-  CHECK(flow.kv_bytes == Approx(pytorch.kv_bytes + 0.9 * pytorch.cuda_graph_bytes));
+  // Subtracted at 7.3 logits buffers since session 59 (the PyTorch backend's CUDA graphs are its own term).
+  CHECK(flow.trtllm_runtime_buffer_bytes == Approx(7.3 * flow.trtllm_logits_buffer_bytes));
+  CHECK(flow.kv_bytes ==
+        Approx(pytorch.kv_bytes + 0.9 * pytorch.cuda_graph_bytes - 0.9 * flow.trtllm_runtime_buffer_bytes));
   CHECK(gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::trtllm, .trtllm_version = 100})
             .trtllm_logits_buffer_bytes < 1.0);
   CHECK_THROWS_WITH(gpuplan::engine_memory(m, Layout{}, kH100, {.engine = Engine::vllm, .trtllm_version = 19}),
@@ -699,4 +704,31 @@ TEST_CASE("engine: TensorRT-LLM refuses FP4 before Blackwell and nf4 everywhere"
   CHECK_FALSE(refused("a100-sxm-80gb", "int4", false));
   CHECK_FALSE(engine_weights_refusal(Engine::vllm, cat().gpu("mi300x"), parse_weight_format("nf4", "t"), false));
   CHECK_FALSE(engine_weights_refusal(Engine::vllm, cat().gpu("h100-sxm"), parse_weight_format("nf4", "t"), false));
+}
+
+// Helper s59 tasks F1: vLLM's CUTLASS int8 scaled-mm is not built for Blackwell ("Int8 not
+// supported on SM1xx. Use FP8 quantization instead", vllm PR #25935; the Triton fallback is
+// unreachable there, issue #54311, fix PR #54316 open), yet W8A8 int8 on B200 was sized, timed at
+// its int8 peak and launched. Weight-only int8 (W8A16, Marlin) and the other GPUs are unaffected.
+TEST_CASE("engine: vLLM refuses W8A8 int8 weights on Blackwell", "[engine]") {
+  using gpuplan::engine_weights_refusal;
+  using gpuplan::parse_weight_format;
+  for (const char* gpu : {"b200", "gb200", "b300", "rtx-5090", "rtx-pro-6000-server", "gb10"}) {
+    INFO(gpu);
+    const auto why = engine_weights_refusal(Engine::vllm, cat().gpu(gpu), DType::int8);
+    REQUIRE(why);
+    CHECK_THAT(*why, Catch::Contains("vllm refuses int8 (W8A8)") && Catch::Contains("#25935"));
+    CHECK_FALSE(engine_weights_refusal(Engine::vllm, cat().gpu(gpu), parse_weight_format("w8a16", "t"), false));
+  }
+  for (const char* gpu : {"h100-sxm", "a100-sxm-80gb", "l40s", "mi355x"}) {
+    INFO(gpu);
+    CHECK_FALSE(engine_weights_refusal(Engine::vllm, cat().gpu(gpu), DType::int8));
+  }
+  CHECK_FALSE(engine_weights_refusal(Engine::sglang, cat().gpu("b200"), DType::int8));
+  CHECK_FALSE(engine_weights_refusal(Engine::neutral, cat().gpu("b200"), DType::int8));
+  // fit with --engine vllm refuses the flag that asked for them.
+  FitRequest req{.weights_dtype = DType::int8, .context_tokens = 8192};
+  req.engine = EngineSettings{.engine = Engine::vllm};
+  CHECK_THROWS_WITH(gpuplan::fit(cat().model("llama-3.1-8b"), cat().gpu("b200"), req),
+                    Catch::Contains("fit.weights_dtype:") && Catch::Contains("int8 (W8A8)"));
 }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include <fmt/format.h>
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
@@ -298,6 +301,31 @@ TEST_CASE("memory: TensorRT-LLM keeps the whole context in sliding-window layers
 // vLLM V1 gives each decoding sequence one block of linear-attention state and stops at start
 // with fewer blocks than max_num_seqs (a Qwen3-Coder-Next run on 4 x L40S at 0.9 and 16,384
 // tokens: "max_num_seqs (256) exceeds available Mamba cache blocks (134)"; it ran at 128).
+// The same log ran VLLM_USE_FLASHINFER_SAMPLER=0 (aws-samples/sample-claude-code-multi-model
+// @45807e4a self-hosted/vllm/README.md, vLLM 0.24.0): at the native sampler's 28.7 bytes a logit
+// fit found 103 blocks, -23 % (helper s59 logs F3). From v0.16.1 the native path masks top-k/top-p
+// with a Triton kernel for 8 rows or more (vllm PR #33538), so its peak may be FlashInfer's: fit
+// gives the range, which holds the logged 134.
+TEST_CASE("fit: vLLM's native sampler gives the linear-attention blocks as a range (Qwen3-Coder-Next)",
+          "[memory][engine]") {
+  FitRequest r{.layout = Layout{.tp = 4}, .context_tokens = 16384};
+  r.engine = gpuplan::EngineSettings{.engine = gpuplan::Engine::vllm, .gpu_memory_utilization = 0.9,
+                                     .vllm_minor_version = 24, .vllm_sampler = gpuplan::VllmSampler::native};
+  const auto f = gpuplan::fit(cat().model("qwen3-next-80b-a3b"), cat().gpu("l40s"), r);
+  REQUIRE(f.engine);
+  CHECK(f.engine->state_blocks_below_seqs);
+  CHECK(f.engine->state_block_ceiling <= 134);
+  CHECK(f.engine->state_block_ceiling_high >= 134);
+  CHECK(f.engine->state_block_ceiling_high < 256);
+  const std::string why = gpuplan::engine_start_problem(f).value_or("");
+  CHECK(why.find(fmt::format("has {} to {} blocks", f.engine->state_block_ceiling,
+                             f.engine->state_block_ceiling_high)) != std::string::npos);
+  // FlashInfer's sampler: one figure.
+  r.engine.vllm_sampler = gpuplan::VllmSampler::flashinfer;
+  const auto fi = gpuplan::fit(cat().model("qwen3-next-80b-a3b"), cat().gpu("l40s"), r);
+  CHECK(fi.engine->state_block_ceiling_high == fi.engine->state_block_ceiling);
+}
+
 TEST_CASE("fit: vLLM with fewer linear-attention blocks than max_num_seqs does not fit", "[memory][engine]") {
   const auto& m = cat().model("qwen3-next-80b-a3b");
   const auto& g = cat().gpu("l40s");
@@ -323,6 +351,12 @@ TEST_CASE("fit: vLLM with fewer linear-attention blocks than max_num_seqs does n
   r.engine.vllm_minor_version = 24;
   CHECK(gpuplan::engine_start_problem(at256).value_or("").find("--max-num-seqs 1") != std::string::npos);
   CHECK_FALSE(gpuplan::engine_start_problem(at128));
+  // The check guards graph capture (resolve_cudagraph_mode_and_sizes): --enforce-eager skips it.
+  r.engine.eager = true;
+  const auto eager = gpuplan::fit(m, g, r);
+  CHECK_FALSE(eager.engine->state_blocks_below_seqs);
+  CHECK(eager.fits);
+  r.engine.eager = false;
   // A model without linear attention has no such blocks.
   const auto dense = gpuplan::fit(cat().model("llama-3.1-8b"), g, FitRequest{.context_tokens = 16384, .engine = r.engine});
   CHECK_FALSE(dense.engine->state_blocks_below_seqs);

@@ -481,6 +481,43 @@ TEST_CASE("plan: bad requests are input errors naming the field", "[plan]") {
   }
 }
 
+// Helper s59 tasks F4: vLLM on Gaudi (vllm-gaudi) runs FP8 through Intel Neural Compressor,
+// `--quantization inc --kv-cache-dtype fp8_inc` with QUANT_CONFIG from a calibration
+// (docs.vllm.ai/en/v0.10.0/features/quantization/inc.html); the NVIDIA flags were emitted.
+TEST_CASE("launch flags: vLLM on Gaudi takes FP8 through INC", "[plan]") {
+  LaunchSettings s{.model = "meta-llama/Llama-3.1-70B", .layout = {.tp = 4}, .weights_dtype = DType::fp8,
+                   .kv_dtype = DType::fp8, .max_num_seqs = 64, .max_model_len = 2560, .memory_share = 0.92};
+  s.gaudi = true;
+  const EngineLaunch fp8 = launch_command(Engine::vllm, s);
+  INFO(fp8.command());
+  CHECK_THAT(fp8.command(), Catch::Contains("--quantization inc --kv-cache-dtype fp8_inc"));
+  CHECK(fp8.command().find("--quantization fp8") == std::string::npos);
+  CHECK(std::any_of(fp8.notes.begin(), fp8.notes.end(),
+                    [](const std::string& n) { return n.find("QUANT_CONFIG") != std::string::npos; }));
+  // It reads back as FP8 weights and cache; 16-bit weights with an FP8 cache keep their --dtype.
+  std::vector<std::string> argv;
+  std::istringstream words(fp8.command());
+  for (std::string w; words >> w;) {
+    argv.push_back(w);
+  }
+  const LaunchSettings back = parse_launch_command(Engine::vllm, argv, {});
+  CHECK(back.weights_dtype == DType::fp8);
+  CHECK(back.kv_dtype == DType::fp8);
+  s.weights_dtype = DType::bf16;
+  const EngineLaunch kv_only = launch_command(Engine::vllm, s);
+  CHECK_THAT(kv_only.command(), Catch::Contains("--dtype bfloat16 --quantization inc --kv-cache-dtype fp8_inc"));
+  // bf16 alone: no INC, no note.
+  s.kv_dtype = DType::bf16;
+  const EngineLaunch plain = launch_command(Engine::vllm, s);
+  CHECK(plain.command().find("inc") == std::string::npos);
+  CHECK(plain.notes.empty());
+  // NVIDIA: unchanged.
+  s.gaudi = false;
+  s.weights_dtype = DType::fp8;
+  s.kv_dtype = DType::fp8;
+  CHECK_THAT(launch_command(Engine::vllm, s).command(), Catch::Contains("--quantization fp8 --kv-cache-dtype fp8"));
+}
+
 TEST_CASE("launch flags read back to the layout, formats and batch cap", "[plan]") {
   for (Engine engine : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
     for (DType w : {DType::bf16, DType::fp8, DType::int4, DType::fp4}) {
