@@ -17,6 +17,7 @@
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
+#include <gpuplan/latency_batch.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/pareto.hpp>
 
@@ -229,12 +230,11 @@ class Search {
                                          .ttft_s = p.ttft_s});
     return p;
   }
-  [[nodiscard]] bool latency_ok(const PerfPoint& p) const {
+  [[nodiscard]] LatencyCaps caps() const {
     const PlanTargets& t = r_.targets;
-    // TTFT under load grows with the batch like the ITL: the batch's prompts queue for prefill.
-    return (!t.max_itl_s || p.itl_s <= *t.max_itl_s) && (!t.max_ttft_s || p.ttft_s <= *t.max_ttft_s) &&
-           (!t.min_tokens_per_s_per_user || p.tokens_per_s_per_user >= *t.min_tokens_per_s_per_user);
+    return {.max_itl_s = t.max_itl_s, .max_ttft_s = t.max_ttft_s, .min_tokens_per_s_per_user = t.min_tokens_per_s_per_user};
   }
+  [[nodiscard]] bool latency_ok(const PerfPoint& p) const { return caps().met(p); }
   Candidate priced(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const PerfPoint& at_max,
                    const PerfPoint& op, std::uint64_t replicas, const EstimateBand& band) const;
   void consider_miss(const Candidate& c, const PerfPoint& best_latency);
@@ -424,25 +424,8 @@ void Search::search_layout(const GpuSpec& gpu, const std::vector<Price>& prices,
         eval(pm, b);
       }
     }
-    if (latency_met && cap > 1) {
-      const PerfPoint top = eval(pm, cap);
-      if (latency_ok(top)) {
-        at_max = top;
-      } else {
-        std::uint64_t lo = 1;
-        std::uint64_t hi = cap;
-        while (hi - lo > 1) {
-          const std::uint64_t mid = lo + (hi - lo) / 2;
-          const PerfPoint p = eval(pm, mid);
-          if (latency_ok(p)) {
-            lo = mid;
-            at_max = p;
-          } else {
-            hi = mid;
-          }
-        }
-      }
-    }
+    // The same search as scale's rows under its caps (latency_batch.hpp).
+    at_max = largest_batch_within(caps(), cap, first, [&](std::uint64_t b) { return eval(pm, b); }).point;
   }
   // A price given by hand is an offer of its own beside the catalog's, as in compare: each
   // gets its row (with --provider aws --price, the AWS rows stayed out, silently).
