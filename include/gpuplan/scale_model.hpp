@@ -31,8 +31,9 @@ struct ScaleModelRequest {
   std::uint64_t max_batch = kDefaultEngineMaxBatch;
   std::uint64_t up_to = 64;               ///< largest deployment in the scale-up and scale-out rows
   std::optional<double> target_output_tokens_per_s;  ///< serve-out rows when set
-  /// Latency caps, as plan's (--max-itl-ms, --max-ttft-ms): a row whose ITL or TTFT at its batch is
-  /// above one is shown but is neither "most tok/s/GPU" nor "fewest GPUs for the target".
+  /// Latency caps, as plan's (--max-itl-ms, --max-ttft-ms): each row runs at the largest batch
+  /// within them (plan's search, latency_batch.hpp); a row over one even at batch 1 is shown at
+  /// full load but is neither "most tok/s/GPU" nor "fewest GPUs for the target".
   std::optional<double> max_itl_s;
   std::optional<double> max_ttft_s;
   std::map<std::string, double> usd_per_gpu_hour;    ///< by GPU id; absent: unpriced
@@ -49,8 +50,11 @@ struct ScaleModelRow {
   ScaleWay way = ScaleWay::scale_up;
   std::string shape;                ///< "smallest", "replicas", "wider TP", "TP x PP over network", ...
   Layout layout;
-  std::uint64_t batch = 0;          ///< per replica: the engine cap or what the KV cache holds
+  /// Per replica: the engine cap or what the KV cache holds; under latency caps the largest
+  /// batch within them.
+  std::uint64_t batch = 0;
   bool batch_by_memory = false;     ///< `batch` is what the KV cache holds (not a cap)
+  bool batch_by_latency = false;    ///< `batch` was lowered below full load to meet the latency caps
   std::string links;                ///< what TP and PP talk over ("TP nvlink4", "TP network, PP network")
   double output_tokens_per_s = 0;   ///< whole deployment, estimate
   double low = 0;                   ///< band, never above the roofline
@@ -70,7 +74,7 @@ struct ScaleModelRow {
   /// No instance size of the offer holds the row's TP x PP group: its links (NVLink inside one
   /// server) cannot span instances, so the row is not rentable there and has no USD/Mtok.
   bool not_rentable = false;
-  /// ITL or TTFT at the row's batch above the request's caps (max_itl_s, max_ttft_s).
+  /// ITL or TTFT above the request's caps (max_itl_s, max_ttft_s) even at batch 1.
   bool over_latency = false;
 };
 

@@ -20,12 +20,14 @@ void add_pricing_options(CLI::App& sub, PricingOptions& o, std::string_view prov
                  fmt::format("Price provider (gpuplan catalog prices; default: {})", provider_default))
       ->check(non_empty());
   sub.add_option("--mode", o.mode,
-                 fmt::format("Pricing mode: on-demand, dedicated, reserved, spot, interruptible, preemptible, "
-                             "capacity-block (default: {})",
+                 fmt::format("Pricing mode: on-demand, dedicated, reserved, spot (with the interruptible and "
+                             "preemptible offers), interruptible, preemptible, capacity-block (default: {})",
                              mode_default))
       ->check(non_empty());
   sub.add_option("--region", o.region,
-                 "Only prices in this region: a case-insensitive prefix, e.g. us-east or eu (default: every region)")
+                 "Only prices in this region: a case-insensitive prefix, e.g. us-east or eu; us and eu also take "
+                 "Azure's eastus2, westeurope (default: every region; prices that state none are left out, and "
+                 "counted in a note)")
       ->check(non_empty());
   sub.add_option("--term", o.term,
                  "Only reserved prices with this commitment term: 1y, 3y, 6mo, ... (default: every term; "

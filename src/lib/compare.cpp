@@ -11,6 +11,7 @@
 #include <gpuplan/error.hpp>
 #include <gpuplan/fit_suggestions.hpp>
 #include <gpuplan/layout_search.hpp>
+#include <gpuplan/offer_match.hpp>
 #include <gpuplan/planned_load.hpp>
 
 namespace gpuplan {
@@ -78,7 +79,7 @@ FitResult option_fit(const Catalog& catalog, const ModelSpec& model, const Compa
   if (!r.provider.empty()) {
     std::vector<Price> prices;
     for (const Price& p : catalog.prices()) {
-      if (p.provider == r.provider && p.gpu == gpu.id && (!r.mode || p.mode == *r.mode) && in_region(p, r.region) &&
+      if (p.provider == r.provider && p.gpu == gpu.id && (!r.mode || mode_matches(p.mode, *r.mode)) && in_region(p, r.region) &&
           (r.term.empty() || p.term == r.term)) {
         prices.push_back(p);
       }
@@ -307,7 +308,7 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   }
   for (const Price& p : all) {
     const bool provider_ok = r.provider.empty() || p.provider == r.provider || p.given();
-    const bool mode_ok = !r.mode || p.mode == *r.mode || p.given();
+    const bool mode_ok = !r.mode || mode_matches(p.mode, *r.mode) || p.given();
     // Only the options compared: a GPU left out would add modes where nothing has a price.
     const bool gpu_ok = std::any_of(res.options.begin(), res.options.end(),
                                     [&p](const CompareOption& o) { return o.gpu == p.gpu; });
@@ -438,6 +439,20 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
       }
     }
     res.modes.push_back(std::move(m));
+  }
+  // What --region dropped that may be there (no region stated), of the offers compared otherwise.
+  if (!r.region.empty()) {
+    std::vector<const Price*> others;
+    for (const Price& p : catalog.prices()) {
+      if ((r.provider.empty() || p.provider == r.provider) && (!r.mode || mode_matches(p.mode, *r.mode)) &&
+          (r.term.empty() || p.term == r.term) &&
+          std::any_of(res.options.begin(), res.options.end(), [&p](const CompareOption& o) { return o.gpu == p.gpu; })) {
+        others.push_back(&p);
+      }
+    }
+    if (std::string note = region_left_out_note(region_left_out(others, r.region), r.region); !note.empty()) {
+      res.notes.push_back(std::move(note));
+    }
   }
   // --utilization is charged to every mode alike, as if each were paid every hour. A reservation
   // (or capacity block) is; an on-demand or spot fleet that scales with the load pays only while

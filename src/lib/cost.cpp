@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <gpuplan/error.hpp>
+#include <gpuplan/offer_match.hpp>
 #include <gpuplan/units.hpp>
 
 namespace gpuplan {
@@ -205,7 +206,7 @@ const Price& find_price(const Catalog& catalog, std::string_view provider, std::
   }
   const Price* best = nullptr;
   for (const Price& p : catalog.prices()) {
-    if (p.provider == provider && p.gpu == gpu && p.mode == mode && in_region(p, region) &&
+    if (p.provider == provider && p.gpu == gpu && mode_matches(p.mode, mode) && in_region(p, region) &&
         (term.empty() || p.term == term) && (best == nullptr || preferred_price(p, *best))) {
       best = &p;
     }
@@ -214,7 +215,7 @@ const Price& find_price(const Catalog& catalog, std::string_view provider, std::
     std::vector<std::string> terms;
     for (const Price& p : catalog.prices()) {
       const std::string label = p.term.empty() ? "(no term)" : p.term;
-      if (p.provider == provider && p.gpu == gpu && p.mode == mode && in_region(p, region) &&
+      if (p.provider == provider && p.gpu == gpu && mode_matches(p.mode, mode) && in_region(p, region) &&
           std::find(terms.begin(), terms.end(), label) == terms.end()) {
         terms.push_back(label);
       }
@@ -227,7 +228,7 @@ const Price& find_price(const Catalog& catalog, std::string_view provider, std::
   if (best == nullptr && !region.empty()) {
     std::vector<std::string> in;
     for (const Price& p : catalog.prices()) {
-      if (p.provider == provider && p.gpu == gpu && p.mode == mode && std::find(in.begin(), in.end(), p.region) == in.end()) {
+      if (p.provider == provider && p.gpu == gpu && mode_matches(p.mode, mode) && std::find(in.begin(), in.end(), p.region) == in.end()) {
         in.push_back(p.region.empty() ? "(no region given)" : p.region);
       }
     }

@@ -9,6 +9,7 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/comm.hpp>
+#include <gpuplan/context_extension.hpp>
 #include <gpuplan/engine_flags.hpp>
 #include <gpuplan/error.hpp>
 
@@ -936,24 +937,6 @@ const KvShape& FitBasis::kv_shape_of(const ModelSpec& model, const Layout& layou
     it = kv_shapes.emplace(key, kv_shape(model, kv_dtype, layout, windows_keep_context)).first;
   }
   return it->second;
-}
-
-// The way forward where a model's card documents a longer context than its config.json states.
-// Qwen3's dense and MoE models (config.json 40,960 positions, 32,768 native) document YaRN:
-// "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
-// for 131,072 tokens (Qwen/Qwen3-32B's README, "Processing Long Texts"; vLLM's context extension
-// example passes the same through hf_overrides). gpuplan reads rope_scaling from --model-config
-// (apply_rope_scaling), so a refusal at 40,960 names that (helper s52, tasks 7 and logs 5).
-static std::string documented_context_extension(const ModelSpec& model, std::uint64_t context_tokens) {
-  constexpr std::uint64_t kQwen3Positions = 40'960;
-  constexpr std::uint64_t kQwen3YarnTokens = 131'072;
-  if ((model.model_type == "qwen3" || model.model_type == "qwen3_moe") && model.unscaled_max_position_embeddings == 0 &&
-      model.max_position_embeddings == kQwen3Positions && context_tokens <= kQwen3YarnTokens) {
-    return "; Qwen3's model card documents YaRN to 131,072 tokens: give --model-config a copy of its config.json "
-           "with \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": "
-           "32768} (factor 4 gives 131,072)";
-  }
-  return {};
 }
 
 std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gpu, const FitRequest& r,

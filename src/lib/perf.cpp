@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/context_extension.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/gemm_fill.hpp>
 #include <gpuplan/kv_cache.hpp>
@@ -122,10 +123,11 @@ void validate_perf_request(const ModelSpec& m, const PerfRequest& r) {
   tokens("output_tokens", r.output_tokens);
   if (r.input_tokens + r.output_tokens > m.max_position_embeddings) {
     // Named after the larger of the two: the one that most likely went wrong.
-    throw InputError(fmt::format("perf.{}: {} + {} output tokens exceed the {} tokens of '{}' ({})",
+    throw InputError(fmt::format("perf.{}: {} + {} output tokens exceed the {} tokens of '{}' ({}){}",
                                  r.output_tokens > r.input_tokens ? "output_tokens" : "input_tokens",
                                  r.input_tokens, r.output_tokens, m.max_position_embeddings, m.id,
-                                 m.context_limit_source()));
+                                 m.context_limit_source(),
+                                 documented_context_extension(m, r.input_tokens + r.output_tokens)));
   }
   if (!(r.network_bytes_per_s_per_gpu > 0) || !std::isfinite(r.network_bytes_per_s_per_gpu)) {
     throw InputError("perf.network_bytes_per_s_per_gpu: expected a positive number");

@@ -17,7 +17,9 @@
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
+#include <gpuplan/latency_batch.hpp>
 #include <gpuplan/layout_search.hpp>
+#include <gpuplan/offer_match.hpp>
 #include <gpuplan/pareto.hpp>
 
 #include "detail/fit_basis.hpp"
@@ -134,7 +136,7 @@ std::map<std::string, std::vector<Price>> prices_by_gpu(const Catalog& catalog, 
   const PricingMode mode = r.mode.value_or(PricingMode::on_demand);
   std::map<std::string, std::vector<Price>> out;
   for (const Price& p : catalog.prices()) {
-    if ((r.provider.empty() || p.provider == r.provider) && p.mode == mode && in_region(p, r.region) &&
+    if ((r.provider.empty() || p.provider == r.provider) && mode_matches(p.mode, mode) && in_region(p, r.region) &&
         (r.term.empty() || p.term == r.term)) {
       out[p.gpu].push_back(p);
     }
@@ -229,12 +231,11 @@ class Search {
                                          .ttft_s = p.ttft_s});
     return p;
   }
-  [[nodiscard]] bool latency_ok(const PerfPoint& p) const {
+  [[nodiscard]] LatencyCaps caps() const {
     const PlanTargets& t = r_.targets;
-    // TTFT under load grows with the batch like the ITL: the batch's prompts queue for prefill.
-    return (!t.max_itl_s || p.itl_s <= *t.max_itl_s) && (!t.max_ttft_s || p.ttft_s <= *t.max_ttft_s) &&
-           (!t.min_tokens_per_s_per_user || p.tokens_per_s_per_user >= *t.min_tokens_per_s_per_user);
+    return {.max_itl_s = t.max_itl_s, .max_ttft_s = t.max_ttft_s, .min_tokens_per_s_per_user = t.min_tokens_per_s_per_user};
   }
+  [[nodiscard]] bool latency_ok(const PerfPoint& p) const { return caps().met(p); }
   Candidate priced(const GpuSpec& gpu, const Price& price, const PerfModel& pm, const PerfPoint& at_max,
                    const PerfPoint& op, std::uint64_t replicas, const EstimateBand& band) const;
   void consider_miss(const Candidate& c, const PerfPoint& best_latency);
@@ -425,25 +426,8 @@ void Search::search_layout(const GpuSpec& gpu, const std::vector<Price>& prices,
         eval(pm, b);
       }
     }
-    if (latency_met && cap > 1) {
-      const PerfPoint top = eval(pm, cap);
-      if (latency_ok(top)) {
-        at_max = top;
-      } else {
-        std::uint64_t lo = 1;
-        std::uint64_t hi = cap;
-        while (hi - lo > 1) {
-          const std::uint64_t mid = lo + (hi - lo) / 2;
-          const PerfPoint p = eval(pm, mid);
-          if (latency_ok(p)) {
-            lo = mid;
-            at_max = p;
-          } else {
-            hi = mid;
-          }
-        }
-      }
-    }
+    // The same search as scale's rows under its caps (latency_batch.hpp).
+    at_max = largest_batch_within(caps(), cap, first, [&](std::uint64_t b) { return eval(pm, b); }).point;
   }
   // A price given by hand is an offer of its own beside the catalog's, as in compare: each
   // gets its row (with --provider aws --price, the AWS rows stayed out, silently).
@@ -948,13 +932,43 @@ PlanResult Search::run() {
   result_.notes.push_back(fmt::format(
       "prices: the {}{} price of each GPU{}{} that costs least for each configuration, whole instances paid where "
       "the price gives their size {}{}",
-      r_.include_stale ? "" : "current ", mode, r_.provider.empty() ? " over every provider" : " at " + r_.provider,
+      r_.include_stale ? "" : "current ",
+      mode == "spot" ? std::string("spot (or preemptible or interruptible: each offer's own word)") : mode,
+      r_.provider.empty() ? " over every provider" : " at " + r_.provider,
       r_.region.empty() ? "" : " in region " + r_.region,
       r_.include_stale ? fmt::format("(stale ones, older than {} days, ranked by cost with them: --include-stale)",
                                      kStalePriceDays)
                        : "(the newest stale one where none is current, its rows ranked after every row on a current "
                          "price)",
       r_.given_usd_per_gpu_hour.empty() ? "" : "; a price given with --price is a row of its own (provider given)"));
+  // What --region dropped that may be there (no region stated): a cheaper offer is never left
+  // out silently (--region us dropped Civo's H100 at 2.99 for AWS's at 6.88).
+  if (!r_.region.empty()) {
+    const PricingMode mode_searched = r_.mode.value_or(PricingMode::on_demand);
+    std::vector<const Price*> others;
+    for (const Price& p : catalog_.prices()) {
+      if ((r_.provider.empty() || p.provider == r_.provider) && mode_matches(p.mode, mode_searched) &&
+          (r_.term.empty() || p.term == r_.term) &&
+          (r_.gpus.empty() || std::find(r_.gpus.begin(), r_.gpus.end(), p.gpu) != r_.gpus.end())) {
+        others.push_back(&p);
+      }
+    }
+    if (std::string note = region_left_out_note(region_left_out(others, r_.region), r_.region); !note.empty()) {
+      // The one that matters most: a region-less offer of #1's own GPU below #1's price.
+      if (!result_.configurations.empty()) {
+        const PlanConfig& first = result_.configurations.front();
+        // As #1's own price is chosen: a current offer over a stale one unless --include-stale.
+        std::erase_if(others, [&](const Price* p) { return p->gpu != first.gpu || (!r_.include_stale && p->stale()); });
+        const RegionLeftOut same_gpu = region_left_out(others, r_.region);
+        if (same_gpu.cheapest != nullptr && same_gpu.cheapest->usd_per_gpu_hour < first.price.usd_per_gpu_hour) {
+          note += fmt::format("; of #1's GPU, {}: {} {} {:.2f} USD/GPU-h against #1's {:.2f}", first.gpu,
+                              same_gpu.cheapest->provider, offer_label(same_gpu.cheapest->mode, same_gpu.cheapest->term),
+                              same_gpu.cheapest->usd_per_gpu_hour, first.price.usd_per_gpu_hour);
+        }
+      }
+      result_.notes.push_back(std::move(note));
+    }
+  }
   return std::move(result_);
 }
 

@@ -12,6 +12,7 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/offer_match.hpp>
 
 namespace gpuplan {
 namespace {
@@ -103,19 +104,31 @@ DayNumber parse_iso_date(std::string_view text, std::string_view field) {
   return sys_days{ymd}.time_since_epoch().count();
 }
 
-bool in_region(const Price& price, std::string_view region) {
-  if (region.empty()) {
-    return true;
-  }
-  if (price.region.size() < region.size()) {
+namespace {
+bool starts_with_folded(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size()) {
     return false;
   }
-  for (std::size_t i = 0; i < region.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(price.region[i])) != std::tolower(static_cast<unsigned char>(region[i]))) {
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) {
       return false;
     }
   }
   return true;
+}
+}  // namespace
+
+bool in_region(const Price& price, std::string_view region) {
+  if (region.empty()) {
+    return true;
+  }
+  if (starts_with_folded(price.region, region)) {
+    return true;
+  }
+  // An area's name takes the regions placed in it, whatever the provider calls them.
+  std::string wanted(region);
+  std::transform(wanted.begin(), wanted.end(), wanted.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return (wanted == "us" || wanted == "eu") && region_area(price.region) == wanted;
 }
 
 void require_gpu_in(std::string_view field, const std::string& gpu, const std::vector<std::string>& gpus,

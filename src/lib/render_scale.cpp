@@ -325,6 +325,7 @@ OrderedJson model_row_json(const ScaleModelRow& r) {
           {"layout", layout_json(r.layout)},
           {"links", r.links},
           {"batch_per_replica", r.batch},
+          {"batch_by_latency", r.batch_by_latency},
           {"output_tokens_per_s", checked(r.output_tokens_per_s, "tok/s")},
           {"output_tokens_per_s_low", checked(r.low, "low")},
           {"output_tokens_per_s_high", checked(r.high, "high")},
@@ -361,7 +362,9 @@ std::uint64_t replica_copies(const Layout& l) { return l.dp_attention() ? l.expe
 const ScaleModelRow* widest_single_replica(const ScaleModelTable& t, const ScaleModelRow& best) {
   const ScaleModelRow* widest = nullptr;
   for (const ScaleModelRow& r : t.rows) {
-    if (r.way != ScaleWay::serve_out && replica_copies(r.layout) == 1 && r.layout.gpus() > best.layout.gpus() &&
+    // A row over the caps at any batch is no rival within them.
+    if (r.way != ScaleWay::serve_out && !r.over_latency && replica_copies(r.layout) == 1 &&
+        r.layout.gpus() > best.layout.gpus() &&
         (!widest || r.layout.gpus() > widest->layout.gpus() ||
          (r.layout.gpus() == widest->layout.gpus() && r.tokens_per_s_per_gpu < widest->tokens_per_s_per_gpu))) {
       widest = &r;
@@ -382,8 +385,8 @@ std::string stops_paying_text(const ScaleModelTable& t, const ScaleModelRow* bes
   }
   const std::string within = caps.empty() ? "" : fmt::format(" within {}", fmt::join(caps, " and "));
   if (best_or_none == nullptr) {
-    return fmt::format("where adding GPUs stops paying ({}): no layout meets{} at its batch (rows noted 'over the "
-                       "latency cap'); lower --max-batch, or see 'gpuplan plan', which searches the batch under them",
+    return fmt::format("where adding GPUs stops paying ({}): no layout meets{} even at batch 1 (rows noted 'over "
+                       "the latency cap')",
                        t.gpu, within);
   }
   const ScaleModelRow& best = *best_or_none;
@@ -536,7 +539,7 @@ detail::Document model_document(const ScaleModelResult& r) {
         note += std::string(note.empty() ? "" : "; ") + "not rentable";
       }
       if (x.over_latency) {
-        note += std::string(note.empty() ? "" : "; ") + "over the latency cap";
+        note += std::string(note.empty() ? "" : "; ") + "over the latency cap even at batch 1";
       }
       if (t.serve_out_fewest && *t.serve_out_fewest == i) {
         note += std::string(note.empty() ? "" : "; ") + "fewest GPUs for the target";
@@ -589,7 +592,11 @@ detail::Document model_document(const ScaleModelResult& r) {
       "speed-up and efficiency: against the smallest layout that fits on the same GPU; ITL: the mean gap between a "
       "sequence's tokens at the row's batch, the other sequences' prefills included (perf's step column has the decode "
       "step alone); comm %: share of one decode step spent communicating; band: calibration residuals, capped at the "
-      "roofline{}",
+      "roofline{}{}",
+      q.max_itl_s || q.max_ttft_s
+          ? "; batch: the largest per replica within the latency caps (plan's search), full load when a row meets "
+            "them there"
+          : "",
       engine_calibrated(q.perf.fit.engine.engine) ? "" : fmt::format("; {}", kEngineNotCalibrated)));
   for (const ScaleModelTable& t : r.tables) {
     doc.footer.push_back(stops_paying_text(t, best_per_gpu(t), q));

@@ -1,5 +1,6 @@
 // Modeled serving scaling (include/gpuplan/scale_model.hpp): every row is one PerfModel
-// evaluation of a layout at the engine's batch cap (or what the KV cache holds), priced by cost().
+// evaluation of a layout at the engine's batch cap (or what the KV cache holds; under latency caps
+// the largest batch within them), priced by cost().
 #include <gpuplan/scale_model.hpp>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include <gpuplan/band.hpp>
 #include <gpuplan/input_limits.hpp>
+#include <gpuplan/latency_batch.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/layout_search.hpp>
 #include <gpuplan/perf.hpp>
@@ -76,9 +78,27 @@ class TableBuilder {
     row.way = way;
     row.shape = std::move(shape);
     row.layout = pr.fit.layout;
-    row.batch = std::min(pm->full_load_batch(), r_.max_batch);
+    const std::uint64_t full_load = std::min(pm->full_load_batch(), r_.max_batch);
+    // Under --max-itl-ms / --max-ttft-ms a row runs at the largest batch within them, found as
+    // plan finds it: judged at full load alone, a layout that meets the caps at a smaller batch
+    // was dropped (DeepSeek-V3 on MI300X, TP 2 EP 8 DP 4: ITL 283 ms at batch 252, 98 ms at 53).
+    PerfModel::StepCache steps(pr.efficiency);
+    const PerfPoint first = pm->evaluate(1, steps);
+    PerfPoint est = first;
+    row.batch = full_load;
+    if (caps().any()) {
+      const LatencyBatch within = largest_batch_within(caps(), full_load, first, [&](std::uint64_t b) {
+        return pm->evaluate(b, steps);
+      });
+      // Over the caps even at batch 1: shown at full load, never the answer.
+      row.batch = within.met ? within.point.batch : full_load;
+      row.batch_by_latency = within.met && row.batch < full_load;
+      row.over_latency = !within.met;
+    }
+    if (row.batch != 1) {
+      est = pm->evaluate(row.batch, steps);
+    }
     row.batch_by_memory = pm->max_batch_by_memory() <= row.batch;
-    const PerfPoint est = pm->evaluate(row.batch, pr.efficiency);
     const PerfPoint roof = pm->evaluate(row.batch, Efficiency::roofline());
     row.links = links_of(gpu_, layout, r_.perf.fit.gpus_per_node);
     row.output_tokens_per_s = est.output_tokens_per_s;
@@ -90,9 +110,8 @@ class TableBuilder {
     row.low = std::min(row.low, row.high);
     row.tokens_per_s_per_gpu = est.output_tokens_per_s / d(layout.gpus());
     row.itl_s = est.itl_s;
-    row.single_stream_itl_s = pm->evaluate(1, pr.efficiency).itl_s;
+    row.single_stream_itl_s = first.itl_s;
     row.ttft_s = est.ttft_s;
-    row.over_latency = (r_.max_itl_s && row.itl_s > *r_.max_itl_s) || (r_.max_ttft_s && row.ttft_s > *r_.max_ttft_s);
     row.communication_share = est.decode.communication_s / est.decode.total_s();
     // The largest part of the step, overhead included: communication that beats memory and
     // compute but is a tenth of a step the fixed overheads fill does not dominate it.
@@ -253,6 +272,8 @@ class TableBuilder {
   }
 
  private:
+  [[nodiscard]] LatencyCaps caps() const { return {.max_itl_s = r_.max_itl_s, .max_ttft_s = r_.max_ttft_s}; }
+
   // What each row is evaluated at: one sequence of the request's lengths must fit.
   PerfRequest unit_request() const {
     PerfRequest pr = r_.perf;
