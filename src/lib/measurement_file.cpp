@@ -756,6 +756,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     b.max_batch = engine_cap(engine, *gpu);
     b.tensorrt_llm = is_tensorrt_llm(engine);
     b.engine = engine;
+    b.vllm = names_vllm_first(engine);
     b.eager = eager_row(engine, r);
     std::uint64_t concurrency = 0;  // per replica, when the row gives a number
     if (const Json* c = r.value("concurrency"); c != nullptr && c->is_number()) {
