@@ -56,6 +56,9 @@ struct Benchmark {
   /// The engine and version a measurement file names ("" for the catalog's rows): GPU ratios pair
   /// rows of the same software only.
   std::string engine;
+  /// The engine text names vLLM first: its kernels time the step (MXFP4 experts in 16 bits) while
+  /// the batch stays the engine-neutral arithmetic's.
+  bool vllm = false;
   std::string scenario;                      ///< "offline", "server", "max-load"
   double output_tokens_per_s = 0;            ///< whole system
   /// A measurement file's mean time per output token (measured_tpot_ms: the mean inter-token gap,

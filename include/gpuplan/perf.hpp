@@ -137,6 +137,9 @@ struct PerfRequest {
   /// replicas on 1-GPU instances cost 42 % less a token though they serve less.
   std::vector<Price> instance_offers;
   Arrivals arrivals = Arrivals::burst;  ///< what PerfPoint::ttft_s assumes
+  /// Whose kernels run the step when fit.engine is engine-neutral (validate's rows of vLLM keep
+  /// the neutral memory arithmetic but vLLM's MoE kernels): fit.engine's engine otherwise.
+  Engine kernels = Engine::neutral;
 };
 
 /// Why weights in `weights` cannot be timed on `gpu` (the catalog has no dense, or sparse, peak

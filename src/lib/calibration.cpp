@@ -31,6 +31,9 @@ PerfRequest request_for(const Benchmark& b, const Efficiency& e) {
   r.input_tokens = b.input_tokens;
   r.output_tokens = b.output_tokens;
   r.efficiency = e;
+  if (b.vllm) {
+    r.kernels = Engine::vllm;
+  }
   if (b.max_batch > 0) {
     r.max_batch = b.max_batch;
   }

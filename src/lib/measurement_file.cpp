@@ -557,7 +557,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
   }
   std::map<std::string, int> skipped_kinds;
   std::size_t speculative = 0;
-  std::vector<std::array<std::string, 3>> distinctions;  // per row read: engine, concurrency, requests
+  std::vector<std::array<std::string, 4>> distinctions;  // per row read: engine, concurrency, requests, KV format
   std::map<std::string, int> unread;  // keys no reader takes: rows carrying each
   int experts_over_tp = 0;            // MoE rows without EP whose engine splits each expert by TP
   int experts_over_ep = 0;            // and those whose engine spreads the experts (EP = TP)
@@ -756,6 +756,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     b.max_batch = engine_cap(engine, *gpu);
     b.tensorrt_llm = is_tensorrt_llm(engine);
     b.engine = engine;
+    b.vllm = names_vllm_first(engine);
     b.eager = eager_row(engine, r);
     std::uint64_t concurrency = 0;  // per replica, when the row gives a number
     if (const Json* c = r.value("concurrency"); c != nullptr && c->is_number()) {
@@ -832,13 +833,16 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
                             clients != nullptr && clients->is_number()   ? fmt::format("c{}", clients->dump())
                             : clients != nullptr && clients->is_string() ? "c" + slug(clients->get<std::string>())
                                                                          : "",
-                            sent ? fmt::format("n{}", *sent) : ""});
+                            sent ? fmt::format("n{}", *sent) : "",
+                            "kv-" + std::string(to_string(b.kv_dtype))});
     b.id = id;
     out.benchmarks.push_back(std::move(b));
   }
   // Rows of one id (meas-amd s56: "glm-4.5-air-bf16-h100-sxm-tp4-isl214-osl200#2", vLLM's or
-  // SGLang's?): the first of engine, concurrency and requests that differs among them joins
-  // each id; rows still alike are numbered (#2, #3).
+  // SGLang's?): each of engine, concurrency, requests and KV-cache format that differs among them
+  // joins each id (only the first once did: meas-nvidia s59 read TensorRT-LLM's row apart from
+  // vLLM's, then numbered vLLM's c4..c32 and FP8-cache rows #2..#8); rows still alike are
+  // numbered (#2, #3).
   std::map<std::string, std::vector<std::size_t>> by_id;
   for (std::size_t i = 0; i < out.benchmarks.size(); ++i) {
     by_id[out.benchmarks[i].id].push_back(i);
@@ -847,7 +851,7 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     if (rows.size() < 2) {
       continue;
     }
-    for (std::size_t part = 0; part < 3; ++part) {
+    for (std::size_t part = 0; part < 4; ++part) {
       const std::string& first = distinctions[rows.front()][part];
       const bool differs = std::any_of(rows.begin(), rows.end(), [&](std::size_t i) {
         return distinctions[i][part] != first;
@@ -858,7 +862,6 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
             out.benchmarks[i].id += "-" + distinctions[i][part];
           }
         }
-        break;
       }
     }
     std::map<std::string, int> repeats;

@@ -30,7 +30,8 @@ using detail::kActivationBytes;
 
 // The tensor-core type a weight format computes in: FP8/FP4/INT8 weights use their own units
 // when the GPU has them; weight-only formats (INT4, FP8 on Ampere, FP4 and MXFP4 before
-// Blackwell: Marlin and Triton's MXFP4 MoE on Hopper take bf16 activations) dequantize to bf16.
+// Blackwell, and vLLM's MXFP4 experts on NVIDIA GPUs: vllm_mxfp4_experts_in_sixteen_bits) dequantize
+// to bf16.
 std::string compute_type_for(DType weights, const GpuSpec& gpu) {
   const auto has = [&gpu](const char* t) { return gpu.dense_flop_per_s.contains(t); };
   const char* sixteen = gpu.sixteen_bit_type();
@@ -94,6 +95,22 @@ bool dense_mxfp4_in_sixteen_bits(const ModelSpec& m, const FitRequest& f) {
     case Engine::neutral: break;
   }
   return false;
+}
+
+// Whether vLLM runs a model's MXFP4 routed experts with 16-bit activations: every CUDA MoE
+// backend it picks unasked takes bf16 activations. Marlin (W4A16: SM 12.x, Ampere, Hopper
+// without triton_kernels), OpenAI's Triton kernels (SM 9.0 to 10.x) and FlashInfer's TRT-LLM-gen
+// MXFP4_BF16 on SM100 (vllm/model_executor/layers/quantization/mxfp4.py get_mxfp4_backend
+// @afdb4a4f; fused_moe/oracle/mxfp4.py _get_priority_backends @001eda31: "Only includes BF16
+// backends. MXFP8 backends are selected via env vars", VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8). The
+// experts' GEMMs then run on 16-bit tensor cores, not FP4 ones: gpt-oss on RTX PRO 6000 and GB10
+// measured a TTFT 43-51 % above the FP4-timed one (community-2026af.json). On ROCm (AITER's CK
+// MoE on MI355X) the GPU's own capability stands.
+bool vllm_mxfp4_experts_in_sixteen_bits(const ModelSpec& m, const GpuSpec& gpu, const FitRequest& f, Engine kernels) {
+  if (f.weights_dtype != DType::mxfp4 || kernels != Engine::vllm || gpu.vendor != "nvidia" || !m.is_moe()) {
+    return false;
+  }
+  return !f.weight_formats || (*f.weight_formats)[WeightPart::routed_experts].element == DType::mxfp4;
 }
 
 }  // namespace
@@ -316,8 +333,10 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
     return;
   }
   const ParamCount& p = fit_.params;
+  const Engine kernels = request_.fit.engine.engine != Engine::neutral ? request_.fit.engine.engine : request_.kernels;
 
-  compute_type_ = weight_only_int8(fit_.request.weight_formats) || dense_mxfp4_in_sixteen_bits(m, fit_.request)
+  compute_type_ = weight_only_int8(fit_.request.weight_formats) || dense_mxfp4_in_sixteen_bits(m, fit_.request) ||
+                          vllm_mxfp4_experts_in_sixteen_bits(m, gpu, fit_.request, kernels)
                       ? gpu.sixteen_bit_type()
                       : compute_type_for(request_.fit.weights_dtype, gpu);
   // XQA's supportConfigCommon returns false for any chunked_attention_size (TensorRT-LLM
@@ -527,8 +546,16 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // MLA prefill attends over K and V the 16-bit kv_b_proj up-projection just produced, whatever
   // the cache's format ("Currently we use BF16 MHA for context phase": TensorRT-LLM's
   // MLA.forward_context @c6d3bb2; SGLang casts K to the queries' dtype, forward_mha.py @00cc79f).
+  // optimum-habana's prefill attention on Gaudi is FusedSDPA.apply on the bf16 queries, keys and
+  // values (with --use_flash_attention, and always past 8,192 prompt tokens): a function call that
+  // Intel Neural Compressor's FP8 hooks, which patch modules (Matmul, KVCache), never reach, so an
+  // FP8 cache does not make it FP8 (optimum/habana/transformers/models/mistral/modeling_mistral.py
+  // @04daee29, GaudiMistralAttention.forward). Timed at FP8, Mistral-7B's 16K-32K prompts on
+  // Gaudi 2 came out 2.9-4.4x too fast (community-2026ag.json). vLLM's Gaudi fork wraps it in a
+  // module INC quantizes: its cache's format stands.
+  const bool habana_bf16_prefill = gpu.vendor == "intel" && kernels != Engine::vllm;
   prefill_attention_peak_flop_per_s_ =
-      mha_prefill && dense_bf16 != nullptr ? *dense_bf16 : attention_peak_flop_per_s_;
+      (mha_prefill || habana_bf16_prefill) && dense_bf16 != nullptr ? *dense_bf16 : attention_peak_flop_per_s_;
   const std::uint64_t replica = l.tp * l.pp;
   const auto peak_link = [&](std::uint64_t group) {
     const double network = request_.network_bytes_per_s_per_gpu;

@@ -434,6 +434,10 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                                      "failure): {}",
                                      refused.size(), refused.size() == 1 ? "" : "s", why));
   }
+  // The two columns are opposite ratios: say so, or a row whose error lies inside its band's
+  // figures reads as wrongly marked outside it.
+  doc.footer.push_back("error %: estimate / measured - 1 (above 0: the estimate is faster than measured); band % and "
+                       "inside band: measured / estimate - 1 (above 0: measured is faster)");
   doc.footer.push_back(fmt::format("band: measured / estimate - 1 spans {:+.1f} % .. {:+.1f} % over the {} estimates",
                                    c.lowest_residual * 100.0, c.highest_residual * 100.0, c.calibration_points));
   if (c.latency_rows > 0) {

@@ -121,7 +121,10 @@ const std::pair<const char*, std::size_t> kFiles[] = {
     // Session 58's: ROCm/ATOM on MI355X (gpt-oss-120b, DeepSeek-V3.2 read as V3.1), Llama 4
     // Maverick on 8 x MI300X under vLLM ROCm (natural answers capped at 1,000 tokens: max_tokens);
     // its four MTP rows are set aside. community-2026ad.json needs its own catalog (check.sh).
-    {"community-2026ae.json", 22}};
+    {"community-2026ae.json", 22},
+    // Session 59's: A100 PCIe (vLLM 0.19 eager BF16/AWQ/GPTQ, TensorRT-LLM 1.2.1), gpt-oss on RTX
+    // PRO 6000 and GB10. community-2026ag.json needs its own catalog (check.sh).
+    {"community-2026af.json", 39}};
 
 }  // namespace
 

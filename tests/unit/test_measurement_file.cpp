@@ -642,4 +642,18 @@ TEST_CASE("measurement file: flags a field carries are not listed as left out, a
                          row_with("vLLM", R"(, "parallelism": "TP4")"));
   CHECK(same.benchmarks.at(0).id == "qwen3-30b-a3b-bf16-h100-sxm-tp4-isl1024-osl1024");
   CHECK(same.benchmarks.at(1).id == "qwen3-30b-a3b-bf16-h100-sxm-tp4-isl1024-osl1024#2");
+  // meas-nvidia s59 F5: every part that differs joins the id, not only the first, and the KV
+  // cache's format is one: TensorRT-LLM's row beside vLLM's at c4 and c16, one with an FP8 cache.
+  const auto mixed = file(row_with("vLLM", R"(, "parallelism": "TP4", "concurrency": 4)") + ", " +
+                          row_with("vLLM", R"(, "parallelism": "TP4", "concurrency": 16)") + ", " +
+                          row_with("vLLM", R"(, "parallelism": "TP4", "concurrency": 16, "kv_cache_dtype": "fp8")") +
+                          ", " + row_with("TensorRT-LLM 1.2.1", R"(, "parallelism": "TP4", "concurrency": 16)"));
+  const std::string stem = "qwen3-30b-a3b-bf16-h100-sxm-tp4-isl1024-osl1024-";
+  CHECK(mixed.benchmarks.at(0).id == stem + "vllm-c4-kv-bf16");
+  CHECK(mixed.benchmarks.at(1).id == stem + "vllm-c16-kv-bf16");
+  CHECK(mixed.benchmarks.at(2).id == stem + "vllm-c16-kv-fp8");
+  CHECK(mixed.benchmarks.at(3).id == stem + "tensorrt-llm-1.2.1-c16-kv-bf16");
+  // vLLM's rows are timed with its kernels (perf: MXFP4 experts in 16 bits), TensorRT-LLM's not.
+  CHECK(mixed.benchmarks.at(0).vllm);
+  CHECK_FALSE(mixed.benchmarks.at(3).vllm);
 }

@@ -659,6 +659,51 @@ TEST_CASE("perf: dense MXFP4 on Blackwell follows the engine and its version", "
   CHECK(PerfModel(oss_model, cat().gpu("b200"), oss).compute_type() == "fp4");
 }
 
+// meas-nvidia s59 F1: vLLM runs MXFP4 experts with bf16 activations on NVIDIA GPUs (Marlin on
+// SM 12.x, Triton on Hopper, FlashInfer's MXFP4_BF16 on SM100): gpt-oss's prefill on RTX PRO 6000
+// and GB10 measured a TTFT 43-51 % above the FP4-timed one. TensorRT-LLM and the engine-neutral
+// estimate keep the GPU's FP4 units.
+TEST_CASE("perf: vLLM multiplies MXFP4 experts in 16 bits on every NVIDIA GPU", "[perf]") {
+  const auto& m = cat().model("gpt-oss-20b");
+  const auto run = [&m](const char* gpu, gpuplan::Engine engine) {
+    PerfRequest r = request(Layout{}, DType::mxfp4, 1024, 1024);
+    r.fit.engine.engine = engine;
+    r.fit.weight_formats = m.shipped_formats;
+    return PerfModel(m, cat().gpu(gpu), r);
+  };
+  for (const char* gpu : {"rtx-pro-6000-server", "gb10", "rtx-5090", "b200"}) {
+    INFO(gpu);
+    CHECK(run(gpu, gpuplan::Engine::vllm).compute_type() == "bf16");
+    CHECK(run(gpu, gpuplan::Engine::neutral).compute_type() == "fp4");
+  }
+  CHECK(run("b200", gpuplan::Engine::trtllm).compute_type() == "fp4");
+  CHECK(run("mi355x", gpuplan::Engine::vllm).compute_type() == "fp4");  // ROCm: not vLLM's CUDA backends
+  // validate's vLLM rows keep the engine-neutral memory arithmetic but vLLM's kernels.
+  PerfRequest neutral_memory = request(Layout{}, DType::mxfp4, 1024, 1024);
+  neutral_memory.kernels = gpuplan::Engine::vllm;
+  CHECK(PerfModel(m, cat().gpu("gb10"), neutral_memory).compute_type() == "bf16");
+  // The prompt of one request takes about twice as long as on FP4 units (compute-bound).
+  const double vllm_ttft = run("rtx-pro-6000-server", gpuplan::Engine::vllm).evaluate(1, Efficiency{}).ttft_alone_s;
+  const double fp4_ttft = run("rtx-pro-6000-server", gpuplan::Engine::neutral).evaluate(1, Efficiency{}).ttft_alone_s;
+  CHECK(vllm_ttft > 1.5 * fp4_ttft);
+}
+
+// meas-amd s59: optimum-habana's prefill attention on Gaudi is FusedSDPA in bf16 whatever the
+// cache's format; Mistral-7B FP8 with an FP8 cache at 16K-32K prompts came out 2.9-4.4x too fast
+// with attention timed at Gaudi 2's FP8 peak. vLLM's Gaudi fork keeps the cache's format.
+TEST_CASE("perf: prefill attention on Gaudi is bf16 under an FP8 cache, except vLLM's fork", "[perf]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  const auto ttft = [&m](DType kv, gpuplan::Engine engine) {
+    PerfRequest r = request(Layout{}, DType::fp8, 32000, 512);
+    r.fit.kv_dtype = kv;
+    r.fit.engine.engine = engine;
+    return PerfModel(m, cat().gpu("gaudi2"), r).evaluate(1, Efficiency{}).ttft_alone_s;
+  };
+  // An FP8 cache changes only the bytes written, not the attention's format.
+  CHECK_THAT(ttft(DType::fp8, gpuplan::Engine::neutral), WithinRel(ttft(DType::bf16, gpuplan::Engine::neutral), 0.02));
+  CHECK(ttft(DType::fp8, gpuplan::Engine::vllm) < 0.9 * ttft(DType::bf16, gpuplan::Engine::vllm));
+}
+
 TEST_CASE("perf: FP4 and MXFP4 weights compute in bf16 without FP4 units", "[perf]") {
   const auto& m = cat().model("gpt-oss-20b");
   for (const DType w : {DType::mxfp4, DType::fp4}) {
