@@ -116,6 +116,12 @@ struct EngineLaunch {
 [[nodiscard]] std::optional<std::string> engine_checkpoint_refusal(Engine engine, const GpuSpec& gpu,
                                                                    const ModelSpec& model);
 
+/// A part served in the checkpoint's own bitsandbytes 8-bit (LLM.int8, `served` equal to its
+/// `shipped` format): it multiplies through bitsandbytes' own kernels, not the int8 scaled-mm that
+/// engine_weights_refusal() refuses on Blackwell under vLLM, so that rule does not apply to it.
+[[nodiscard]] bool bitsandbytes_int8_checkpoint(const ModelSpec& model, const WeightFormat& served,
+                                                const WeightFormat& shipped);
+
 /// SGLang's get_context_length drops a YaRN factor when original_max_position_embeddings is
 /// given and refuses a longer context unless told to allow it: the note for `context` (worded
 /// `for_what`, e.g. "a context of 131072") past the config's `unscaled_tokens`; empty when none.

@@ -538,6 +538,12 @@ std::optional<std::string> engine_checkpoint_refusal(Engine engine, const GpuSpe
   return std::nullopt;
 }
 
+// Review s59 F2: a load_in_8bit checkpoint had been refused on every Blackwell GPU under vLLM.
+bool bitsandbytes_int8_checkpoint(const ModelSpec& model, const WeightFormat& served, const WeightFormat& shipped) {
+  return model.checkpoint_quant && model.checkpoint_quant->method == "bitsandbytes" && served.element == DType::int8 &&
+         served == shipped;
+}
+
 std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& gpu, DType weights) {
   return engine_weights_refusal(engine, gpu, default_format(weights), false);
 }

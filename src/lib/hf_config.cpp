@@ -708,7 +708,10 @@ bool own_expert_width_type(std::string_view type) {
 bool experts_sized_by_intermediate(std::string_view type) {
   return is(type, {"mixtral", "phimoe", "jamba", "olmoe", "flex_olmo", "granitemoe", "granitemoeshared",
                    "granitemoehybrid", "gpt_oss", "minimax", "minimax_text_01", "minimax_m1", "minimax_m2", "arctic",
-                   "hunyuan_v1_moe", "llama4", "llama4_text", "xverse"}) ||
+                   "hunyuan_v1_moe", "llama4", "llama4_text", "xverse",
+                   // MiniCPM-MoE (model_type "minicpm" with num_experts): vLLM's minicpm.py builds
+                   // MiniCPMMoE with intermediate_size=config.intermediate_size (review of s59).
+                   "minicpm"}) ||
          type.starts_with("hunyuan");
 }
 

@@ -734,6 +734,9 @@ std::optional<std::string> engine_parts_refusal(Engine engine, const ModelSpec& 
     }
     const DType element = formats[part].element;
     const bool experts = part == WeightPart::routed_experts || part == WeightPart::shared_experts;
+    if (bitsandbytes_int8_checkpoint(m, formats[part], shipped[part])) {
+      continue;
+    }
     std::optional<std::string> refusal = engine_weights_refusal(engine, gpu, formats[part], experts);
     if (!refusal) {
       continue;

@@ -9,14 +9,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "detail/ascii.hpp"
+
 namespace gpuplan {
 
 namespace {
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using detail::lower;
 
 // Azure names a region by place then area, no separators: "eastus2", "southcentralus",
 // "westeurope" (https://learn.microsoft.com/azure/reliability/regions-list).

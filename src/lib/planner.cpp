@@ -589,7 +589,8 @@ std::optional<std::string> Search::format_refusal(const GpuSpec& gpu, DType weig
   for (std::size_t i = 0; i < kWeightParts; ++i) {
     const auto part = static_cast<WeightPart>(i);
     const bool experts = part == WeightPart::routed_experts || part == WeightPart::shared_experts;
-    if (experts && !model_.moe) {
+    if ((experts && !model_.moe) ||
+        (model_.shipped_formats && bitsandbytes_int8_checkpoint(model_, (*formats)[part], (*model_.shipped_formats)[part]))) {
       continue;
     }
     if (std::optional<std::string> refusal = engine_weights_refusal(engine, gpu, (*formats)[part], experts)) {

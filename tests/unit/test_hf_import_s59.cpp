@@ -67,6 +67,19 @@ TEST_CASE("s59: an MoE file without moe_intermediate_size is refused unless its 
   const auto mixtral = gpuplan::model_from_hf_config_file(fixture("hf/mixtral-8x7b"));
   REQUIRE(mixtral.moe);
   CHECK(mixtral.moe->expert_intermediate == 14336);
+  // So are MiniCPM-MoE's (vLLM minicpm.py: MiniCPMMoE(intermediate_size=config.intermediate_size)):
+  // openbmb/MiniCPM-MoE-8x2B's config.json sizes, refused by the first form of this rule.
+  const auto minicpm = gpuplan::model_from_hf_config(
+      R"({"architectures": ["MiniCPMForCausalLM"], "model_type": "minicpm", "hidden_size": 2304,
+          "intermediate_size": 5760, "num_hidden_layers": 40, "num_attention_heads": 36,
+          "num_key_value_heads": 36, "vocab_size": 122753, "max_position_embeddings": 4096,
+          "num_experts": 8, "num_experts_per_tok": 2, "torch_dtype": "bfloat16"})",
+      "config.json");
+  REQUIRE(minicpm.moe);
+  CHECK(minicpm.moe->expert_intermediate == 5760);
+  // 8 experts x 40 layers x 3 x 2304 x 5760 = 12.74 B of the model card's 13.6 B.
+  CHECK(gpuplan::count_params(minicpm).total() > 13.5e9);
+  CHECK(gpuplan::count_params(minicpm).total() < 14.3e9);
 }
 
 TEST_CASE("s59: a near miss of an absent sizing field is refused, naming both", "[hf][s59]") {
