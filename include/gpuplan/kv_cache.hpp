@@ -27,6 +27,8 @@ struct KvShape {
   /// Bytes a token takes in each layer of `windows`, where layers differ in head width or KV heads
   /// (Gemma 4's full-attention layers); empty: bytes_per_token_per_layer_per_gpu in every layer.
   std::vector<double> layer_bytes;
+  /// The busiest stage's first layer (0 without PP, or when every layer is alike).
+  std::uint64_t stage_first_layer = 0;
   /// Layers on that stage with a fixed state (linear attention, Mamba2): no per-token KV, but for
   /// Falcon-H1's, whose Mamba2 mixers sit beside attention (those are in `windows` too).
   std::uint64_t linear_layers = 0;

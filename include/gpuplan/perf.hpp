@@ -329,8 +329,14 @@ class PerfModel {
  private:
   double expert_idle_share(double tokens) const;  // share of routed experts no token of the step picks
   double expert_bytes_touched(double idle_share) const;
-  // Sum over layers of min(L, window): the engine's windows, or (best case) the model's own.
-  double attention_context_sum(double context_tokens, bool best_case) const;
+  // Sum over attention layers of min(L, window), each layer weighted by its KV bytes read
+  // (kv_layers) and its attention FLOPs (flop_layers) relative to the means they multiply: the
+  // engine's windows, or (best case) the model's own.
+  struct ContextSum {
+    double kv_layers = 0;
+    double flop_layers = 0;
+  };
+  ContextSum attention_context_sum(double context_tokens, bool best_case) const;
   double communication_s(double tokens, const Efficiency& e) const;  // per stage, per forward pass
   struct StepWork {
     double weight_bytes, kv_bytes, linear_flop, attention_flop, tokens;
@@ -405,9 +411,16 @@ class PerfModel {
   double cached_latent_flop_per_token_ = 0;
   double kv_bytes_per_token_layer_ = 0;  // per GPU
   double state_bytes_per_decode_ = 0;    // per sequence and GPU: the recurrent state read and written back
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> window_layers_;  // (window or 0, layers)
+  // Attention layers by window: a layer counts 1 where layers are alike, else its KV bytes over
+  // kv_bytes_per_token_layer_ and its FLOPs over attention_flop_per_token_context_'s.
+  struct WindowLayers {
+    std::uint64_t window = 0;  // 0: the whole context
+    double kv_layers = 0;
+    double flop_layers = 0;
+  };
+  std::vector<WindowLayers> window_layers_;
   // The model's own windows where the engine keeps the whole context (TensorRT-LLM); else empty.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> own_window_layers_;
+  std::vector<WindowLayers> own_window_layers_;
   double layers_per_stage_ = 0;      // all layers on a stage, linear-attention ones included
   double moe_layers_per_stage_ = 0;
   double activation_bytes_per_token_ = 0;  // hidden x 2 bytes

@@ -152,6 +152,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
   }
   s.windows.reserve(stages_start == 0 ? best_layers : m.num_hidden_layers);
   const std::uint64_t stage_end = std::min(best_start + per_stage, m.num_hidden_layers);
+  s.stage_first_layer = best_start;
   for (std::uint64_t layer = best_start; layer < stage_end; ++layer) {
     if (m.has_state(layer)) {
       ++s.linear_layers;

@@ -308,6 +308,58 @@ FitResult sequence_fit(const ModelSpec& m, const GpuSpec& gpu, PerfRequest& requ
                           : gpuplan::fit(m, gpu, request.fit);
 }
 
+// The attention layers of the busiest stage with what each reads per context token. Layers that
+// differ in width or heads (Gemma 4: 10 full-attention layers 512 wide with 4 KV heads beside 50
+// sliding ones 256 wide with 16) weigh by their own bytes and FLOPs, not the mean's: at long
+// contexts only the full layers grow, and the mean would charge them at the sliding layers'
+// width (1.8x the 31B's reads). KV-sharing layers (Gemma 3n, Gemma 4's E models) cache nothing
+// but attend over their source layer's cache, so they read it again.
+struct AttentionReads {
+  std::vector<std::uint64_t> engine_windows;  // each layer's window under the engine (0: whole context)
+  std::vector<std::uint64_t> own_windows;     // the model's own, where the engine keeps the context
+  std::vector<double> kv_weights;             // KV bytes read over the stage's mean per holding layer
+  std::vector<double> flop_weights;           // attention FLOPs over the mean layer's
+};
+
+AttentionReads attention_reads(const ModelSpec& m, const Layout& l, const KvShape& kv, bool keep_context) {
+  const auto kv_elements = [&](std::uint64_t layer) {
+    // A GPU holds at least one KV head (replicated past TP = KV heads).
+    const std::uint64_t heads = std::max<std::uint64_t>(1, (m.kv_heads_of_layer(layer) + l.tp - 1) / l.tp);
+    return d(heads) * d(m.head_dim_of_layer(layer));
+  };
+  const std::uint64_t per_stage = (m.num_hidden_layers + l.pp - 1) / l.pp;
+  const std::uint64_t end = std::min(kv.stage_first_layer + per_stage, m.num_hidden_layers);
+  AttentionReads r;
+  double holding_elements = 0;
+  std::size_t holding = 0;
+  for (std::uint64_t layer = kv.stage_first_layer; layer < end; ++layer) {
+    if (!m.has_attention(layer) || m.is_cross_attention_layer(layer)) {
+      continue;
+    }
+    const std::uint64_t own = m.window_of_layer(layer);
+    if (m.holds_token_kv(layer)) {
+      if (holding >= kv.windows.size()) {
+        break;
+      }
+      r.engine_windows.push_back(kv.windows[holding++]);
+      holding_elements += kv_elements(layer);
+    } else {
+      r.engine_windows.push_back(keep_context ? 0 : own);
+    }
+    r.own_windows.push_back(own);
+    r.kv_weights.push_back(kv_elements(layer));
+    r.flop_weights.push_back(d(m.attention_heads_of_layer(layer)) * d(m.head_dim_of_layer(layer)) /
+                             (m.mean_attention_heads() * d(m.head_dim)));
+  }
+  if (holding != kv.windows.size() || holding == 0) {
+    return {};  // not the stage kv_shape walked: the caller counts its layers unweighted
+  }
+  for (double& w : r.kv_weights) {
+    w /= holding_elements / d(holding);
+  }
+  return r;
+}
+
 }  // namespace
 
 // The fit is built in place (a layout choice builds some five models a request; a FitResult
@@ -443,40 +495,47 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // the updated one (vLLM's selective_state_update and fused_recurrent_gated_delta_rule update it
   // in place): memory traffic like the KV cache's, fixed whatever the context.
   state_bytes_per_decode_ = 2.0 * fit_.kv.state_bytes_per_sequence;
-  // One entry per distinct window, in order of first appearance. Without windows every layer is
-  // full attention; with them a layer is most often like the one before, whose entry is tried first.
-  const auto grouped = [](const std::vector<std::uint64_t>& windows) {
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  // One entry per distinct window, in order of first appearance, each layer weighted as
+  // WindowLayers says (1 without weights). With windows a layer is most often like the one
+  // before, whose entry is tried first.
+  const auto grouped = [](const std::vector<std::uint64_t>& windows, const std::vector<double>& kv_weights,
+                          const std::vector<double>& flop_weights) {
+    std::vector<WindowLayers> out;
     std::size_t last = 0;
-    for (std::uint64_t window : windows) {
-      if (last < out.size() && out[last].first == window) {
-        ++out[last].second;
-        continue;
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+      if (last >= out.size() || out[last].window != windows[i]) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const WindowLayers& g) { return g.window == windows[i]; });
+        if (it == out.end()) {
+          it = out.insert(out.end(), WindowLayers{.window = windows[i]});
+        }
+        last = static_cast<std::size_t>(it - out.begin());
       }
-      auto it = std::find_if(out.begin(), out.end(), [window](const auto& wl) { return wl.first == window; });
-      if (it == out.end()) {
-        it = out.emplace(out.end(), window, 0);
-      }
-      ++it->second;
-      last = static_cast<std::size_t>(it - out.begin());
+      out[last].kv_layers += kv_weights.empty() ? 1.0 : kv_weights[i];
+      out[last].flop_layers += flop_weights.empty() ? 1.0 : flop_weights[i];
     }
     return out;
   };
-  if (m.layer_window_tokens.empty()) {
-    if (!fit_.kv.windows.empty()) {
-      window_layers_.emplace_back(0, fit_.kv.windows.size());
+  const bool keep_context = !m.layer_window_tokens.empty() && windows_keep_context(request_.fit, m);
+  AttentionReads reads;
+  if (!m.caches_latent() && (m.kv_width_varies() || !m.layer_reuses_kv.empty() || !m.layer_attention_heads.empty())) {
+    reads = attention_reads(m, l, fit_.kv, keep_context);
+  }
+  if (reads.kv_weights.empty()) {
+    // Layers alike: each counts 1.
+    reads.engine_windows = fit_.kv.windows;
+    if (keep_context) {
+      reads.own_windows = kv_shape(m, request_.fit.kv_dtype, l, false).windows;
     }
-  } else {
-    window_layers_ = grouped(fit_.kv.windows);
-    // An engine that keeps the whole context by default may still be told the model's windows
-    // (TensorRT-LLM's max_attention_window): the bound reads only the windows.
-    if (windows_keep_context(request_.fit, m)) {
-      own_window_layers_ = grouped(kv_shape(m, request_.fit.kv_dtype, l, false).windows);
-      // SGLang and vLLM before its hybrid manager keep the whole context but attend over the window.
-      if (windowed_reads_ || request_.fit.engine.engine == Engine::sglang || request_.fit.windows_read_window ||
-          vllm_windows_as_full(request_.fit, m)) {
-        window_layers_ = own_window_layers_;
-      }
+  }
+  window_layers_ = grouped(reads.engine_windows, reads.kv_weights, reads.flop_weights);
+  // An engine that keeps the whole context by default may still be told the model's windows
+  // (TensorRT-LLM's max_attention_window): the bound reads only the windows.
+  if (keep_context) {
+    own_window_layers_ = grouped(reads.own_windows, reads.kv_weights, reads.flop_weights);
+    // SGLang and vLLM before its hybrid manager keep the whole context but attend over the window.
+    if (windowed_reads_ || request_.fit.engine.engine == Engine::sglang || request_.fit.windows_read_window ||
+        vllm_windows_as_full(request_.fit, m)) {
+      window_layers_ = own_window_layers_;
     }
   }
   activation_bytes_per_token_ = d(m.hidden_size) * kActivationBytes;
@@ -586,10 +645,12 @@ double PerfModel::expert_bytes_touched(double idle_share) const {
   return expert_bytes_ <= 0 ? 0.0 : expert_bytes_ * (1.0 - idle_share);
 }
 
-double PerfModel::attention_context_sum(double context, bool best_case) const {
-  double sum = 0;
-  for (const auto& [window, layers] : best_case && !own_window_layers_.empty() ? own_window_layers_ : window_layers_) {
-    sum += d(layers) * (window == 0 ? context : std::min(context, d(window)));
+PerfModel::ContextSum PerfModel::attention_context_sum(double context, bool best_case) const {
+  ContextSum sum;
+  for (const WindowLayers& g : best_case && !own_window_layers_.empty() ? own_window_layers_ : window_layers_) {
+    const double tokens = g.window == 0 ? context : std::min(context, d(g.window));
+    sum.kv_layers += g.kv_layers * tokens;
+    sum.flop_layers += g.flop_layers * tokens;
   }
   return sum;
 }
@@ -701,12 +762,12 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
 
 PerfModel::StepWork PerfModel::decode_work(std::uint64_t micro_batch, double context, bool best_case) const {
   const double b = d(micro_batch);
-  const double context_layers = attention_context_sum(context, best_case);
+  const ContextSum context_layers = attention_context_sum(context, best_case);
   const double idle = expert_idle_share(b);
   return {.weight_bytes = dense_read_bytes_ + expert_bytes_touched(idle),
-          .kv_bytes = b * (context_layers * kv_bytes_per_token_layer_ + state_bytes_per_decode_),
+          .kv_bytes = b * (context_layers.kv_layers * kv_bytes_per_token_layer_ + state_bytes_per_decode_),
           .linear_flop = b * linear_flop_per_token_,
-          .attention_flop = b * attention_flop_per_token_context_ * context_layers,
+          .attention_flop = b * attention_flop_per_token_context_ * context_layers.flop_layers,
           .tokens = b,
           .idle_share = idle,
           .decode = true};
@@ -719,7 +780,7 @@ StepTime PerfModel::decode_step(std::uint64_t micro_batch, double context, const
 PerfModel::StepWork PerfModel::prefill_work(double tokens, double prompt_tokens, bool best_case) const {
   // Causal attention: token i attends to i tokens of its prompt, on average prompt/2 (capped by
   // sliding windows).
-  const double context_layers = attention_context_sum(prompt_tokens / 2.0, best_case);
+  const double context_layers = attention_context_sum(prompt_tokens / 2.0, best_case).flop_layers;
   const double idle = expert_idle_share(tokens);
   // A chunk of a longer prompt: the chunks before it hold on average (prompt - chunk) / 2 tokens
   // (0, chunk, 2 chunk, ...), whose MLA latents this step up-projects again.

@@ -11,6 +11,7 @@
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
 #include <gpuplan/model_spec.hpp>
+#include <gpuplan/perf.hpp>
 
 #include "test_support.hpp"
 
@@ -106,4 +107,30 @@ TEST_CASE("gemma4: what cannot be laid out is refused by name", "[hf][gemma4]") 
   CHECK(plain.layer_reuses_kv.empty());
   CHECK(plain.per_layer_input_width == 0);
   CHECK_FALSE(plain.moe);
+}
+
+// Decode past the sliding window grows only the full-attention layers' reads: at their own width
+// and KV heads (4 x 512 on the 31B, 1 x 512 on E2B), not the mean layer's, and on E2B also in
+// the four full layers that attend over an earlier layer's cache.
+TEST_CASE("gemma4: decode reads each layer's own KV, shared layers included", "[hf][gemma4][perf]") {
+  const auto step = [](const gpuplan::ModelSpec& m, std::uint64_t tp, double context) {
+    gpuplan::PerfRequest r;
+    r.fit.layout = gpuplan::Layout{.tp = tp};
+    r.fit.weights_dtype = gpuplan::DType::bf16;
+    r.input_tokens = 1024;
+    r.output_tokens = 256;
+    return gpuplan::PerfModel(m, gpuplan::test::cat().gpu("h200-sxm"), r).decode_step(1, context, gpuplan::Efficiency{});
+  };
+  const gpuplan::ModelSpec big = gemma4("hf-gemma-4-31b-it.json");
+  const double more = 40000;  // both contexts past the 1,024-token window
+  // TP 1: 10 full layers x 4 KV heads x 512 x (K, V) x 2 bytes = 81,920 bytes a context token.
+  CHECK(step(big, 1, 80000).bytes - step(big, 1, 40000).bytes == Approx(more * 10 * 4 * 512 * 2 * 2));
+  // Attention FLOPs: 10 layers x 32 heads x 512 x 4 (QK^T and AV, 2 each).
+  CHECK(step(big, 1, 80000).flop - step(big, 1, 40000).flop == Approx(more * 10 * 32 * 512 * 4));
+  // TP 8: one of the 4 KV heads a GPU (8 is past 4: replicated).
+  CHECK(step(big, 8, 80000).bytes - step(big, 8, 40000).bytes == Approx(more * 10 * 1 * 512 * 2 * 2));
+  // E2B: full layers 4, 9, 14 cache; 19, 24, 29, 34 read layer 14's cache (num_kv_shared_layers 20).
+  const gpuplan::ModelSpec e2b = gemma4("hf-s59-gemma-4-e2b-it.json");
+  CHECK(step(e2b, 1, 80000).bytes - step(e2b, 1, 40000).bytes == Approx(more * 7 * 1 * 512 * 2 * 2));
+  CHECK(step(e2b, 1, 80000).flop - step(e2b, 1, 40000).flop == Approx(more * 7 * 8 * 512 * 4));
 }
