@@ -1613,6 +1613,38 @@ void read_is_moe_layer(ModelSpec& m, ObjectReader& r, MoeSpec& e) {
   }
 }
 
+// transformers 5.x classes build each layer's MLP from mlp_layer_types ("dense" or "sparse":
+// `if config.mlp_layer_types[layer_idx] == "sparse"` in Glm4MoeLiteDecoderLayer, code index id
+// 2458471839, ExaoneMoe's, id 57489266903, and Laguna's, id 59654486498) and derive the list from
+// first_k_dense_replace only when the file has none. A file that gives the list alone (poolside's
+// Laguna-XS.2-FP8, ai-dynamo/aiconfigurator@d063594 model_configs; GLM-4.7-Flash as transformers 5
+// saves it) had been read as MoE on every layer and refused as disagreeing with its own list
+// (helper s60 configs F1). With first_k_dense_replace written, the list is only checked against it
+// (check_layer_lists); a malformed list is left to that check, which names what is wrong with it.
+void read_mlp_layer_types(const ModelSpec& m, ObjectReader& r, MoeSpec& e) {
+  const Json* list = r.value("mlp_layer_types");
+  if (list == nullptr || r.object().contains("first_k_dense_replace") || !list->is_array() ||
+      list->size() != m.num_hidden_layers ||
+      !std::all_of(list->begin(), list->end(), [](const Json& t) { return t == "dense" || t == "sparse"; })) {
+    return;
+  }
+  std::uint64_t leading = 0;
+  while (leading < list->size() && (*list)[leading] == "dense") {
+    ++leading;
+  }
+  if (leading == m.num_hidden_layers) {
+    r.fail("mlp_layer_types", fmt::format("every one of the {} layers is \"dense\", while the file gives {} routed "
+                                          "experts: no layer would hold them",
+                                          m.num_hidden_layers, e.routed_experts));
+  }
+  e.first_dense_layers = leading;
+  for (std::uint64_t i = leading; i < m.num_hidden_layers; ++i) {
+    if ((*list)[i] == "dense") {
+      e.dense_layers.push_back(i);
+    }
+  }
+}
+
 MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   MoeSpec e;
   e.routed_experts = experts;
@@ -1635,7 +1667,9 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   e.expert_intermediate = expert_width.value_or(m.intermediate_size);
   if (deepseek_moe_type(m.model_type)) {
     for (const char* key : {"first_k_dense_replace", "n_shared_experts"}) {
-      if (!r.object().contains(key)) {
+      // mlp_layer_types gives the leading dense layers as well (read_mlp_layer_types).
+      if (!r.object().contains(key) && !(std::string_view(key) == "first_k_dense_replace" &&
+                                          r.object().contains("mlp_layer_types"))) {
         refuse_without_default(r, key, m.model_type);
       }
     }
@@ -1648,6 +1682,7 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
     r.fail("first_k_dense_replace",
            fmt::format("{} leaves no MoE layer of {}", e.first_dense_layers, m.num_hidden_layers));
   }
+  read_mlp_layer_types(m, r, e);
   e.shared_experts = r.optional_integer("n_shared_experts", 0, 1024).value_or(0);
   if (auto width = r.optional_integer("shared_expert_intermediate_size", 0, 1u << 22); width && *width > 0) {
     // Qwen2-MoE / Qwen3-Next: one shared expert of its own width behind a sigmoid gate.

@@ -1,0 +1,104 @@
+// Helper s60 configs findings: mlp_layer_types read as the MoE layout when config.json gives no
+// first_k_dense_replace (transformers 5.x classes build each layer's MLP from the list).
+// Fixtures: tests/fixtures/hf-s60-sources.md.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/kv_cache.hpp>
+#include <gpuplan/memory.hpp>
+#include <gpuplan/model_spec.hpp>
+
+#include "test_support.hpp"
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+using gpuplan::test::fixture;
+
+std::string error_of_s60_text(const std::string& text) {
+  try {
+    (void)gpuplan::model_from_hf_config(text, "config.json");
+  } catch (const gpuplan::InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+nlohmann::json fixture_json_s60(const char* name) {
+  std::ifstream in(fixture(name));
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+}  // namespace
+
+TEST_CASE("s60: mlp_layer_types alone lays out the dense and MoE layers", "[hf][s60]") {
+  // poolside/Laguna-XS.2-FP8 (aiconfigurator's copy): mlp_layer_types ["dense", "sparse" x 39] and no
+  // first_k_dense_replace. It had been refused ("/mlp_layer_types/0: \"dense\", but layer 0 is an MoE
+  // layer"). By hand: 39 x 256 experts x 3 x 2048 x 512 = 31.41 B, attention 10 x 29.4 M + 30 x 37.7 M
+  // (48 and 64 query heads) = 1.43 B, embedding and head 2 x 100352 x 2048 = 0.41 B, dense layer 0
+  // 50.3 M, shared experts 0.12 B: 33.43 B (poolside: 33 B total, 3 B active).
+  const auto m = gpuplan::model_from_hf_config_file(fixture("hf-s60-laguna-xs.2-fp8.json"));
+  REQUIRE(m.moe);
+  CHECK_FALSE(m.is_moe_layer(0));
+  CHECK(m.is_moe_layer(1));
+  CHECK(m.moe_layer_count() == 39);
+  const auto params = gpuplan::count_params(m);
+  CHECK(params.total() == Approx(33.43e9).epsilon(2e-3));
+  CHECK(params.active() == Approx(3.0e9).epsilon(0.02));
+  // 40 layers x 8 KV heads x 128 x (K + V) x 2 bytes before the sliding windows.
+  CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(40 * 8 * 128 * 4.0));
+
+  // The same list with first_k_dense_replace 1 reads the same; with 0 the two disagree, refused.
+  auto config = fixture_json_s60("hf-s60-laguna-xs.2-fp8.json");
+  config["first_k_dense_replace"] = 1;
+  CHECK(gpuplan::count_params(gpuplan::model_from_hf_config(config.dump(), "config.json")).total() ==
+        Approx(params.total()));
+  config["first_k_dense_replace"] = 0;
+  CHECK_THAT(error_of_s60_text(config.dump()),
+             Contains("/mlp_layer_types/0: \"dense\", but layer 0 is an MoE layer"));
+
+  // A dense layer in the middle of the list is read too.
+  config.erase("first_k_dense_replace");
+  config["mlp_layer_types"][20] = "dense";
+  const auto middle = gpuplan::model_from_hf_config(config.dump(), "config.json");
+  CHECK(middle.moe_layer_count() == 38);
+  CHECK_FALSE(middle.is_moe_layer(20));
+
+  // Every layer dense beside the experts: no layer would hold them.
+  for (auto& t : config["mlp_layer_types"]) {
+    t = "dense";
+  }
+  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/mlp_layer_types: every one of the 40 layers is \"dense\""));
+  // A malformed list is still named by the list check.
+  config["mlp_layer_types"] = nlohmann::json::array({"dense", "sparse"});
+  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/mlp_layer_types: expected an array of 40 entries"));
+}
+
+TEST_CASE("s60: a DeepSeek-style file with mlp_layer_types needs no first_k_dense_replace", "[hf][s60]") {
+  // GLM-4.7-Flash's sizes with the list transformers 5 writes in place of first_k_dense_replace: the
+  // same 29.94 B as the aiconfigurator copy that writes first_k_dense_replace 1.
+  const auto listed = gpuplan::model_from_hf_config_file(fixture("hf-s60-glm-4.7-flash-mlp-layer-types.json"));
+  auto config = fixture_json_s60("hf-s60-glm-4.7-flash-mlp-layer-types.json");
+  config.erase("mlp_layer_types");
+  config["first_k_dense_replace"] = 1;
+  const auto written = gpuplan::model_from_hf_config(config.dump(), "config.json");
+  CHECK(listed.moe_layer_count() == 46);
+  CHECK(gpuplan::count_params(listed).total() == Approx(gpuplan::count_params(written).total()));
+  CHECK(gpuplan::count_params(listed).total() == Approx(29.94e9).epsilon(1e-3));
+  // MLA: (kv_lora_rank 512 + rope 64) x 2 bytes x 47 layers.
+  CHECK(gpuplan::kv_bytes_per_token(listed, gpuplan::DType::bf16) == Approx(576 * 2.0 * 47));
+  // Neither field: still refused for a DeepSeek-style type (glm4_moe), naming first_k_dense_replace.
+  config.erase("first_k_dense_replace");
+  config["model_type"] = "glm4_moe";
+  config["architectures"] = {"Glm4MoeForCausalLM"};
+  CHECK_THAT(error_of_s60_text(config.dump()), Contains("first_k_dense_replace"));
+}
