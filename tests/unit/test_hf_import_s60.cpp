@@ -102,3 +102,71 @@ TEST_CASE("s60: a DeepSeek-style file with mlp_layer_types needs no first_k_dens
   config["architectures"] = {"Glm4MoeForCausalLM"};
   CHECK_THAT(error_of_s60_text(config.dump()), Contains("first_k_dense_replace"));
 }
+
+TEST_CASE("s60: torchao checkpoints are sized by their config", "[hf][s60]") {
+  // Qwen3-8B with torchao's Int4WeightOnlyConfig (group 128, tile-packed, HQQ parameters): int4
+  // values with a bf16 scale and a bf16 zero point per 128. It had been refused as an unknown method.
+  const auto m = gpuplan::model_from_hf_config_file(fixture("hf-s60-qwen3-8b-torchao-int4.json"));
+  REQUIRE(m.shipped_formats);
+  const auto& attention = (*m.shipped_formats)[gpuplan::WeightPart::attention];
+  CHECK(attention.element == gpuplan::DType::int4);
+  CHECK(attention.block == 128);
+  CHECK(attention.scale_bits == 16);
+  CHECK(attention.zero_bits == 16);
+  CHECK(attention.matrix_bytes(4096, 4096) == Approx(4096.0 * 4096.0 * (0.5 + 4.0 / 128.0)));
+  CHECK((*m.shipped_formats)[gpuplan::WeightPart::dense_mlp] == attention);
+  // The embedding and LM head stay 16-bit (include_input_output_embeddings false).
+  CHECK_FALSE((*m.shipped_formats)[gpuplan::WeightPart::embedding].quantized());
+  CHECK_FALSE((*m.shipped_formats)[gpuplan::WeightPart::lm_head].quantized());
+
+  auto config = fixture_json_s60("hf-s60-qwen3-8b-torchao-int4.json");
+  auto& q = config["quantization_config"];
+  // The legacy string form (transformers before torchao's config objects) reads the same.
+  q["quant_type"] = "int4_weight_only";
+  q["quant_type_kwargs"] = {{"group_size", 128}};
+  const auto legacy = gpuplan::model_from_hf_config(config.dump(), "config.json");
+  CHECK((*legacy.shipped_formats)[gpuplan::WeightPart::attention] == attention);
+  // Float8 with PerRow granularity: fp8 with an fp32 scale per output channel; per tensor by default.
+  q["quant_type"] = {{"default", {{"_type", "Float8DynamicActivationFloat8WeightConfig"},
+                                  {"_data", {{"granularity", {{{"_type", "PerRow"}}, {{"_type", "PerRow"}}}}}}}}};
+  const auto fp8 = gpuplan::model_from_hf_config(config.dump(), "config.json");
+  CHECK((*fp8.shipped_formats)[gpuplan::WeightPart::attention].element == gpuplan::DType::fp8);
+  CHECK((*fp8.shipped_formats)[gpuplan::WeightPart::attention].scheme == gpuplan::ScaleScheme::per_channel);
+  q["quant_type"]["default"]["_data"].erase("granularity");
+  CHECK((*gpuplan::model_from_hf_config(config.dump(), "config.json").shipped_formats)[gpuplan::WeightPart::attention]
+            .scheme == gpuplan::ScaleScheme::per_tensor);
+  // Int8 weight-only: per-channel int8 into 16-bit GEMMs.
+  q["quant_type"] = {{"default", {{"_type", "Int8WeightOnlyConfig"}, {"_data", {{"group_size", nullptr}}}}}};
+  const auto int8 = gpuplan::model_from_hf_config(config.dump(), "config.json");
+  CHECK((*int8.shipped_formats)[gpuplan::WeightPart::attention].element == gpuplan::DType::int8);
+  CHECK((*int8.shipped_formats)[gpuplan::WeightPart::attention].activation_bits == 16);
+  // What is not sized is named.
+  q["quant_type"] = {{"default", {{"_type", "Int8DynamicActivationIntxWeightConfig"}, {"_data", nlohmann::json::object()}}}};
+  CHECK_THAT(error_of_s60_text(config.dump()),
+             Contains("/quantization_config/quant_type/default/_type: torchao config "
+                      "\"Int8DynamicActivationIntxWeightConfig\" is not sized"));
+  q["quant_type"] = {{"default", {{"_type", "Int4WeightOnlyConfig"}, {"_data", nlohmann::json::object()}}},
+                     {"model.layers.0.self_attn.q_proj", {{"_type", "Int8WeightOnlyConfig"}}}};
+  CHECK_THAT(error_of_s60_text(config.dump()),
+             Contains("/quantization_config/quant_type/model.layers.0.self_attn.q_proj: a torchao config for some "
+                      "modules only"));
+  q.erase("quant_type");
+  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/quantization_config/quant_type: missing"));
+  q["quant_type"] = "int4_weight_only";
+  q["include_input_output_embeddings"] = true;
+  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/quantization_config/include_input_output_embeddings: true"));
+}
+
+TEST_CASE("s60: an HQQ checkpoint is refused with the reason", "[hf][s60]") {
+  auto config = fixture_json_s60("hf-s60-qwen3-8b-torchao-int4.json");
+  config["quantization_config"] = {
+      {"quant_method", "hqq"},
+      {"quant_config", {{"weight_quant_params", {{"nbits", 4}, {"group_size", 64}, {"axis", 1}}}}},
+      {"skip_modules", {"lm_head"}}};
+  CHECK_THAT(error_of_s60_text(config.dump()),
+             Contains("/quantization_config/quant_method: \"hqq\": vLLM deprecated its HQQ kernels"));
+  // Another method is still an unknown one, the list naming torchao among those read.
+  config["quantization_config"] = {{"quant_method", "higgs"}, {"bits", 4}};
+  CHECK_THAT(error_of_s60_text(config.dump()),
+             Contains("unknown quantization method \"higgs\"") && Contains("modelopt, torchao)"));
+}
