@@ -957,7 +957,9 @@ void reject_non_decoder(const Json& raw, std::string_view written_type, const st
 }
 
 // Hybrids of attention and Mamba2 layers whose layouts are read (read_layer_kinds).
-bool mamba2_hybrid_type(std::string_view type) { return is(type, {"nemotron_h", "granitemoehybrid", "falcon_h1"}); }
+bool mamba2_hybrid_type(std::string_view type) {
+  return is(type, {"nemotron_h", "granitemoehybrid", "falcon_h1", "bamba"});
+}
 
 // MiniMax-Text-01 and MiniMax-M1 (vLLM MiniMaxText01ForCausalLM, MiniMaxM1ForCausalLM): attn_type_list
 // says per layer 0, lightning attention, or 1, softmax attention.
@@ -966,7 +968,8 @@ bool lightning_hybrid_type(std::string_view type) { return is(type, {"minimax_te
 // Layers gpuplan does not model (state-space, recurrent, lightning attention) would be counted as
 // transformer layers: a silently wrong figure. Their configs name them in one of these fields.
 void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
-  // Hybrids: Nemotron-H, Jamba, Zamba, Bamba, Falcon-H1, MiniMax-01, LFM2, RecurrentGemma.
+  // Hybrids: Nemotron-H, Jamba, Zamba, Bamba, Falcon-H1, MiniMax-01, LFM2, RecurrentGemma (the Mamba2
+  // ones, Bamba's among them, are read: mamba2_hybrid_type).
   static constexpr std::array kHybridFields{
       std::string_view("hybrid_override_pattern"), std::string_view("layers_block_type"),
       std::string_view("attn_layer_period"),       std::string_view("mamba_d_state"),
@@ -1154,7 +1157,7 @@ const auto& checked_types() {
       "minimax_m2", "gpt_oss", "granite", "olmo2", "olmoe", "starcoder2", "cohere", "cohere2", "falcon", "opt",
       "gpt2", "gpt_bigcode", "gptj", "codegen", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
       "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion",
-      "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid", "nemotron_h", "falcon_h1", "lfm2", "lfm2_moe", "jamba",
+      "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid", "nemotron_h", "falcon_h1", "bamba", "lfm2", "lfm2_moe", "jamba",
       "minimax_text_01", "kimi_linear"};
   return kChecked;
 }
@@ -2215,6 +2218,33 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
     }
     m.state_beside_attention = true;
     m.linear_attention = read_mamba2(m, r);
+  } else if (m.model_type == "bamba") {
+    // BambaDecoderLayer (transformers models/bamba/modeling_bamba.py; vLLM models/bamba.py):
+    // attention on the layers attn_layer_indices lists, a Mamba2 mixer (BambaMixer, the layer
+    // GraniteMoeHybridMambaLayer copies, with the same mamba_* fields) on the others, and every
+    // layer's gated MLP of intermediate_size. It had been refused as an unmodeled state-space
+    // hybrid (helper s60 configs F3).
+    const Json* attention = r.value("attn_layer_indices");
+    if (attention == nullptr || !attention->is_array()) {
+      r.fail("attn_layer_indices", "expected the list of attention layers (the others are Mamba2 layers)");
+    }
+    m.layer_is_linear.assign(m.num_hidden_layers, true);
+    for (std::size_t i = 0; i < attention->size(); ++i) {
+      const Json& layer = (*attention)[i];
+      if (!layer.is_number_unsigned() || layer.get<std::uint64_t>() >= m.num_hidden_layers) {
+        throw InputError(fmt::format("{}: expected a layer index below num_hidden_layers {}, got {}",
+                                     where(r.origin(), r.pointer() / "attn_layer_indices" / i), m.num_hidden_layers,
+                                     detail::printable(layer.dump())));
+      }
+      m.layer_is_linear[layer.get<std::size_t>()] = false;
+    }
+    if (std::none_of(m.layer_is_linear.begin(), m.layer_is_linear.end(), [](bool b) { return !b; })) {
+      r.fail("attn_layer_indices", "empty: a model of Mamba2 layers alone keeps no KV cache, and gpuplan plans "
+                                   "attention models");
+    }
+    if (std::none_of(m.layer_is_linear.begin(), m.layer_is_linear.end(), [](bool b) { return b; })) {
+      m.layer_is_linear.clear();
+    }
   } else if (m.model_type == "kimi_linear" && r.has("linear_attn_config")) {
     read_kimi_delta_attention(m, r);
   } else if (m.model_type == "qwen3_next") {

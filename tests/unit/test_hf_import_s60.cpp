@@ -170,3 +170,27 @@ TEST_CASE("s60: an HQQ checkpoint is refused with the reason", "[hf][s60]") {
   CHECK_THAT(error_of_s60_text(config.dump()),
              Contains("unknown quantization method \"higgs\"") && Contains("modelopt, torchao)"));
 }
+
+TEST_CASE("s60: Bamba's Mamba2 layers are read beside its attention layers", "[hf][s60]") {
+  // ibm-ai-platform/Bamba-9B: attention on layers 9, 18 and 27, Mamba2 (BambaMixer) on the other 29.
+  // By hand: embedding and head 2 x 128256 x 4096 = 1.051 B, MLPs 32 x 3 x 4096 x 14336 = 5.637 B,
+  // attention 3 x 41.9 M = 0.126 B, Mamba2 29 x (in_proj 4096 x 16768 + out_proj 8192 x 4096 + conv
+  // 8448 x 5) = 2.966 B: 9.78 B, the checkpoint's 9.78 B. It had been refused (/mamba_d_state).
+  const auto m = gpuplan::model_from_hf_config_file(fixture("hf-s60-bamba-9b.json"));
+  CHECK(gpuplan::count_params(m).total() == Approx(9.78e9).epsilon(2e-3));
+  // KV on the three attention layers: 3 x 8 heads x 128 x (K + V) x 2 bytes.
+  CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(3 * 8 * 128 * 4.0));
+  REQUIRE(m.linear_attention);
+  CHECK(m.linear_attention->value_heads == 128);
+  CHECK(m.linear_attention->value_head_dim == 64);
+  CHECK(m.linear_attention->key_head_dim == 128);
+
+  auto config = fixture_json_s60("hf-s60-bamba-9b.json");
+  config["attn_layer_indices"] = {9, 18, 32};
+  CHECK_THAT(error_of_s60_text(config.dump()),
+             Contains("/attn_layer_indices/2: expected a layer index below num_hidden_layers 32, got 32"));
+  config["attn_layer_indices"] = nlohmann::json::array();
+  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/attn_layer_indices: empty"));
+  config.erase("attn_layer_indices");
+  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/attn_layer_indices: expected the list of attention layers"));
+}
