@@ -873,11 +873,12 @@ WeightFormat torchao_format(const Json& q, const Reader& r) {
     return it == data.end() || it->is_null() ? fallback : integer_of(data, "group_size", fallback, dr);
   };
   if (type == "Int4WeightOnlyConfig") {
-    const std::string packing = detail::lower(data.contains("int4_packing_format") ? data["int4_packing_format"].dump()
-                                                                                   : std::string());
-    if (packing.find("sparse") != std::string::npos) {
-      dr.fail("int4_packing_format", "2:4-sparse int4 weights are not modeled; counted dense the weight bytes would be "
-                                     "wrong");
+    // Version 2 names the packing in int4_packing_format ("marlin_sparse"), version 1 in its layout
+    // (MarlinSparseLayout): 2:4-sparse weights either way.
+    for (const char* key : {"int4_packing_format", "layout"}) {
+      if (data.contains(key) && detail::lower(data[key].dump()).find("sparse") != std::string::npos) {
+        dr.fail(key, "2:4-sparse int4 weights are not modeled; counted dense the weight bytes would be wrong");
+      }
     }
     WeightFormat f = int_format(4, static_cast<std::int64_t>(group(128)), false, dr, "group_size");
     f.zero_bits = 16;  // a bf16 zero point beside each bf16 group scale

@@ -140,6 +140,11 @@ TEST_CASE("s60: torchao checkpoints are sized by their config", "[hf][s60]") {
   const auto int8 = gpuplan::model_from_hf_config(config.dump(), "config.json");
   CHECK((*int8.shipped_formats)[gpuplan::WeightPart::attention].element == gpuplan::DType::int8);
   CHECK((*int8.shipped_formats)[gpuplan::WeightPart::attention].activation_bits == 16);
+  // 2:4-sparse int4 (version 2's packing format, version 1's layout) is refused, not counted dense.
+  q["quant_type"] = {{"default", {{"_type", "Int4WeightOnlyConfig"},
+                                  {"_data", {{"layout", {{"_type", "MarlinSparseLayout"}}}}}}}};
+  CHECK_THAT(error_of_s60_text(config.dump()),
+             Contains("/quantization_config/quant_type/default/_data/layout: 2:4-sparse int4 weights"));
   // What is not sized is named.
   q["quant_type"] = {{"default", {{"_type", "Int8DynamicActivationIntxWeightConfig"}, {"_data", nlohmann::json::object()}}}};
   CHECK_THAT(error_of_s60_text(config.dump()),
