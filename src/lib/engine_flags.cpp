@@ -509,6 +509,15 @@ std::optional<std::string> engine_checkpoint_refusal(Engine engine, const GpuSpe
                        "a GPTQ checkpoint runs there",
                        q.where, to_string(engine), gpu.id);
   }
+  // torchao's serialized tensors load through vLLM's and SGLang's TorchAOConfig ("torchao" in both
+  // registries); TensorRT-LLM's quantization algorithms (QuantAlgo, tensorrt_llm/quantization/
+  // mode.py) have no torchao entry, and its checkpoint loaders read ModelOpt, FP8 and
+  // compressed-tensors configs (INFERRED: no torchao path found in its sources).
+  if (q.method == "torchao" && engine == Engine::trtllm) {
+    return fmt::format("{}/quant_method: trtllm refuses torchao checkpoints: TensorRT-LLM has no torchao loader; "
+                       "serve it with vllm or sglang, or use a ModelOpt checkpoint",
+                       q.where);
+  }
   // ModelOpt's W4A8_AWQ is INT4 weights with FP8 activations, "Ada and Later" (Model Optimizer's
   // support matrix, https://nvidia.github.io/Model-Optimizer/guides/0_support_matrix.html):
   // TensorRT-LLM runs its GEMMs on FP8 tensor cores.

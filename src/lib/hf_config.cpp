@@ -957,7 +957,9 @@ void reject_non_decoder(const Json& raw, std::string_view written_type, const st
 }
 
 // Hybrids of attention and Mamba2 layers whose layouts are read (read_layer_kinds).
-bool mamba2_hybrid_type(std::string_view type) { return is(type, {"nemotron_h", "granitemoehybrid", "falcon_h1"}); }
+bool mamba2_hybrid_type(std::string_view type) {
+  return is(type, {"nemotron_h", "granitemoehybrid", "falcon_h1", "bamba"});
+}
 
 // MiniMax-Text-01 and MiniMax-M1 (vLLM MiniMaxText01ForCausalLM, MiniMaxM1ForCausalLM): attn_type_list
 // says per layer 0, lightning attention, or 1, softmax attention.
@@ -966,7 +968,8 @@ bool lightning_hybrid_type(std::string_view type) { return is(type, {"minimax_te
 // Layers gpuplan does not model (state-space, recurrent, lightning attention) would be counted as
 // transformer layers: a silently wrong figure. Their configs name them in one of these fields.
 void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
-  // Hybrids: Nemotron-H, Jamba, Zamba, Bamba, Falcon-H1, MiniMax-01, LFM2, RecurrentGemma.
+  // Hybrids: Nemotron-H, Jamba, Zamba, Bamba, Falcon-H1, MiniMax-01, LFM2, RecurrentGemma (the Mamba2
+  // ones, Bamba's among them, are read: mamba2_hybrid_type).
   static constexpr std::array kHybridFields{
       std::string_view("hybrid_override_pattern"), std::string_view("layers_block_type"),
       std::string_view("attn_layer_period"),       std::string_view("mamba_d_state"),
@@ -1154,7 +1157,7 @@ const auto& checked_types() {
       "minimax_m2", "gpt_oss", "granite", "olmo2", "olmoe", "starcoder2", "cohere", "cohere2", "falcon", "opt",
       "gpt2", "gpt_bigcode", "gptj", "codegen", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
       "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion",
-      "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid", "nemotron_h", "falcon_h1", "lfm2", "lfm2_moe", "jamba",
+      "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid", "nemotron_h", "falcon_h1", "bamba", "lfm2", "lfm2_moe", "jamba",
       "minimax_text_01", "kimi_linear"};
   return kChecked;
 }
@@ -1613,6 +1616,38 @@ void read_is_moe_layer(ModelSpec& m, ObjectReader& r, MoeSpec& e) {
   }
 }
 
+// transformers 5.x classes build each layer's MLP from mlp_layer_types ("dense" or "sparse":
+// `if config.mlp_layer_types[layer_idx] == "sparse"` in Glm4MoeLiteDecoderLayer, code index id
+// 2458471839, ExaoneMoe's, id 57489266903, and Laguna's, id 59654486498) and derive the list from
+// first_k_dense_replace only when the file has none. A file that gives the list alone (poolside's
+// Laguna-XS.2-FP8, ai-dynamo/aiconfigurator@d063594 model_configs; GLM-4.7-Flash as transformers 5
+// saves it) had been read as MoE on every layer and refused as disagreeing with its own list
+// (helper s60 configs F1). With first_k_dense_replace written, the list is only checked against it
+// (check_layer_lists); a malformed list is left to that check, which names what is wrong with it.
+void read_mlp_layer_types(const ModelSpec& m, ObjectReader& r, MoeSpec& e) {
+  const Json* list = r.value("mlp_layer_types");
+  if (list == nullptr || r.object().contains("first_k_dense_replace") || !list->is_array() ||
+      list->size() != m.num_hidden_layers ||
+      !std::all_of(list->begin(), list->end(), [](const Json& t) { return t == "dense" || t == "sparse"; })) {
+    return;
+  }
+  std::uint64_t leading = 0;
+  while (leading < list->size() && (*list)[leading] == "dense") {
+    ++leading;
+  }
+  if (leading == m.num_hidden_layers) {
+    r.fail("mlp_layer_types", fmt::format("every one of the {} layers is \"dense\", while the file gives {} routed "
+                                          "experts: no layer would hold them",
+                                          m.num_hidden_layers, e.routed_experts));
+  }
+  e.first_dense_layers = leading;
+  for (std::uint64_t i = leading; i < m.num_hidden_layers; ++i) {
+    if ((*list)[i] == "dense") {
+      e.dense_layers.push_back(i);
+    }
+  }
+}
+
 MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   MoeSpec e;
   e.routed_experts = experts;
@@ -1635,7 +1670,9 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
   e.expert_intermediate = expert_width.value_or(m.intermediate_size);
   if (deepseek_moe_type(m.model_type)) {
     for (const char* key : {"first_k_dense_replace", "n_shared_experts"}) {
-      if (!r.object().contains(key)) {
+      // mlp_layer_types gives the leading dense layers as well (read_mlp_layer_types).
+      if (!r.object().contains(key) && !(std::string_view(key) == "first_k_dense_replace" &&
+                                          r.object().contains("mlp_layer_types"))) {
         refuse_without_default(r, key, m.model_type);
       }
     }
@@ -1648,6 +1685,7 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
     r.fail("first_k_dense_replace",
            fmt::format("{} leaves no MoE layer of {}", e.first_dense_layers, m.num_hidden_layers));
   }
+  read_mlp_layer_types(m, r, e);
   e.shared_experts = r.optional_integer("n_shared_experts", 0, 1024).value_or(0);
   if (auto width = r.optional_integer("shared_expert_intermediate_size", 0, 1u << 22); width && *width > 0) {
     // Qwen2-MoE / Qwen3-Next: one shared expert of its own width behind a sigmoid gate.
@@ -2180,6 +2218,33 @@ void read_layer_kinds(ModelSpec& m, ObjectReader& r) {
     }
     m.state_beside_attention = true;
     m.linear_attention = read_mamba2(m, r);
+  } else if (m.model_type == "bamba") {
+    // BambaDecoderLayer (transformers models/bamba/modeling_bamba.py; vLLM models/bamba.py):
+    // attention on the layers attn_layer_indices lists, a Mamba2 mixer (BambaMixer, the layer
+    // GraniteMoeHybridMambaLayer copies, with the same mamba_* fields) on the others, and every
+    // layer's gated MLP of intermediate_size. It had been refused as an unmodeled state-space
+    // hybrid (helper s60 configs F3).
+    const Json* attention = r.value("attn_layer_indices");
+    if (attention == nullptr || !attention->is_array()) {
+      r.fail("attn_layer_indices", "expected the list of attention layers (the others are Mamba2 layers)");
+    }
+    m.layer_is_linear.assign(m.num_hidden_layers, true);
+    for (std::size_t i = 0; i < attention->size(); ++i) {
+      const Json& layer = (*attention)[i];
+      if (!layer.is_number_unsigned() || layer.get<std::uint64_t>() >= m.num_hidden_layers) {
+        throw InputError(fmt::format("{}: expected a layer index below num_hidden_layers {}, got {}",
+                                     where(r.origin(), r.pointer() / "attn_layer_indices" / i), m.num_hidden_layers,
+                                     detail::printable(layer.dump())));
+      }
+      m.layer_is_linear[layer.get<std::size_t>()] = false;
+    }
+    if (std::none_of(m.layer_is_linear.begin(), m.layer_is_linear.end(), [](bool b) { return !b; })) {
+      r.fail("attn_layer_indices", "empty: a model of Mamba2 layers alone keeps no KV cache, and gpuplan plans "
+                                   "attention models");
+    }
+    if (std::none_of(m.layer_is_linear.begin(), m.layer_is_linear.end(), [](bool b) { return b; })) {
+      m.layer_is_linear.clear();
+    }
   } else if (m.model_type == "kimi_linear" && r.has("linear_attn_config")) {
     read_kimi_delta_attention(m, r);
   } else if (m.model_type == "qwen3_next") {

@@ -803,6 +803,112 @@ WeightFormat quark_format(const Json& spec, const Reader& parent) {
 
 // A ModelOpt quant_algo's weight format (TensorRT-LLM's QuantAlgo names); group_size where the
 // algorithm has groups. Activations' format does not change the bytes.
+// torchao's serialized configs (transformers' TorchAoConfig.to_dict: "quant_type": {"default":
+// {"_type": "Int4WeightOnlyConfig", "_data": {...}}}, or, before torchao 0.10, a string such as
+// "int4_weight_only" with "quant_type_kwargs"). vLLM loads such checkpoints (its TorchAOConfig.
+// from_config reads quant_type["default"] through torchao's config_from_dict; the December 2025
+// legacy-format RFC, vllm-project/vllm#30136, keeps torchao.py). The bytes per weight, from torchao's
+// tensor layouts: Int4WeightOnlyConfig packs int4 values with a 16-bit scale and a 16-bit zero point
+// per group (group_size, 128 by default; Int4TilePackedTo4dTensor's scale_and_zero, Int4Tensor's
+// scale and zero_point); Int8WeightOnlyConfig and Int8DynamicActivationInt8WeightConfig keep one
+// scale per output channel; Float8WeightOnlyConfig and Float8DynamicActivationFloat8WeightConfig
+// one fp32 scale per row (PerRow) or per tensor (PerTensor, the latter's default). Other configs
+// (the CPU and edge ones, FP8 x INT4, MX formats) are named and refused rather than guessed.
+// torchao had been refused as an unknown method (helper s60 configs F2).
+WeightFormat torchao_format(const Json& q, const Reader& r) {
+  const auto type_it = q.find("quant_type");
+  if (type_it == q.end() || type_it->is_null()) {
+    r.fail("quant_type", "missing: cannot tell which torchao configuration quantized the weights");
+  }
+  std::string type;
+  Json data = Json::object();
+  JsonPointer data_at = r.at / "quant_type";
+  const Reader qr{r.origin, r.at / "quant_type"};
+  if (type_it->is_string()) {
+    // Legacy names, with their arguments in quant_type_kwargs.
+    type = type_it->get<std::string>();
+    if (const auto kwargs = q.find("quant_type_kwargs"); kwargs != q.end() && kwargs->is_object()) {
+      data = *kwargs;
+      data_at = r.at / "quant_type_kwargs";
+    }
+    static const std::map<std::string, std::string, std::less<>> kLegacy{
+        {"int4_weight_only", "Int4WeightOnlyConfig"},
+        {"int8_weight_only", "Int8WeightOnlyConfig"},
+        {"int8_dynamic_activation_int8_weight", "Int8DynamicActivationInt8WeightConfig"},
+        {"float8_weight_only", "Float8WeightOnlyConfig"},
+        {"float8_dynamic_activation_float8_weight", "Float8DynamicActivationFloat8WeightConfig"}};
+    if (const auto it = kLegacy.find(type); it != kLegacy.end()) {
+      type = it->second;
+    }
+  } else if (type_it->is_object()) {
+    // One config for every module: per-module configs (other keys beside "default", torchao's
+    // FqnToConfig) would give parts formats gpuplan does not place.
+    for (const auto& [key, value] : type_it->items()) {
+      if (key != "default") {
+        qr.fail(key, "a torchao config for some modules only is not read (only \"default\", one config for every "
+                     "linear layer)");
+      }
+      (void)value;
+    }
+    const auto def = type_it->find("default");
+    if (def == type_it->end() || !def->is_object() || !def->contains("_type") || !(*def)["_type"].is_string()) {
+      qr.fail("default", "expected an object with the torchao config's \"_type\" (such as \"Int4WeightOnlyConfig\")");
+    }
+    type = (*def)["_type"].get<std::string>();
+    if (const auto d = def->find("_data"); d != def->end() && d->is_object()) {
+      data = *d;
+    }
+    data_at = r.at / "quant_type" / "default" / "_data";
+  } else {
+    r.fail("quant_type", fmt::format("expected a torchao config object or name, got {}", type_it->type_name()));
+  }
+  const Reader dr{r.origin, data_at};
+  // A granularity's "_type" anywhere under it (a pair for activations and weights, or one).
+  const auto granularity = [&data]() {
+    const auto it = data.find("granularity");
+    return it == data.end() ? std::string() : it->dump();
+  };
+  const auto group = [&data, &dr](std::uint64_t fallback) {
+    const auto it = data.find("group_size");
+    return it == data.end() || it->is_null() ? fallback : integer_of(data, "group_size", fallback, dr);
+  };
+  if (type == "Int4WeightOnlyConfig") {
+    // Version 2 names the packing in int4_packing_format ("marlin_sparse"), version 1 in its layout
+    // (MarlinSparseLayout): 2:4-sparse weights either way.
+    for (const char* key : {"int4_packing_format", "layout"}) {
+      if (data.contains(key) && detail::lower(data[key].dump()).find("sparse") != std::string::npos) {
+        dr.fail(key, "2:4-sparse int4 weights are not modeled; counted dense the weight bytes would be wrong");
+      }
+    }
+    WeightFormat f = int_format(4, static_cast<std::int64_t>(group(128)), false, dr, "group_size");
+    f.zero_bits = 16;  // a bf16 zero point beside each bf16 group scale
+    return f;
+  }
+  if (type == "Int8WeightOnlyConfig" || type == "Int8DynamicActivationInt8WeightConfig") {
+    const std::uint64_t g = group(0);
+    WeightFormat f = int_format(8, g == 0 ? -1 : static_cast<std::int64_t>(g), false, dr, "group_size");
+    f.activation_bits = type == "Int8WeightOnlyConfig" ? 16 : 0;
+    return f;
+  }
+  if (type == "Float8WeightOnlyConfig" || type == "Float8DynamicActivationFloat8WeightConfig") {
+    const std::string g = granularity();
+    // Float8WeightOnlyConfig scales each row; the dynamic-activation config scales per tensor unless
+    // its granularity says PerRow (pytorch/Qwen3-32B-FP8) or PerBlock ([128, 128] weight blocks).
+    if (g.find("PerBlock") != std::string::npos) {
+      return WeightFormat{.element = DType::fp8, .scheme = ScaleScheme::per_block, .block = 128, .scale_bits = 32};
+    }
+    const bool per_row = type == "Float8WeightOnlyConfig" || g.find("PerRow") != std::string::npos;
+    return WeightFormat{.element = DType::fp8, .scheme = per_row ? ScaleScheme::per_channel : ScaleScheme::per_tensor,
+                        .scale_bits = 32};
+  }
+  const Reader tr = type_it->is_object() ? Reader{r.origin, r.at / "quant_type" / "default"} : r;
+  tr.fail(type_it->is_object() ? "_type" : "quant_type",
+          fmt::format("torchao config \"{}\" is not sized (read: Int4WeightOnlyConfig, Int8WeightOnlyConfig, "
+                      "Int8DynamicActivationInt8WeightConfig, Float8WeightOnlyConfig, "
+                      "Float8DynamicActivationFloat8WeightConfig)",
+                      detail::printable(type)));
+}
+
 WeightFormat modelopt_format(const std::string& algo, const Json& q, const Reader& r) {
   if (algo == "FP8") {
     return WeightFormat{.element = DType::fp8, .scheme = ScaleScheme::per_tensor, .scale_bits = 32};
@@ -1198,6 +1304,20 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
       r.fail("layer_type_quant_config", "per-layer-type specs are not read");
     }
     keep_unquantized(f, base, q, r, {"exclude"}, single);
+  } else if (method == "torchao") {
+    if (flag_of(q, "include_input_output_embeddings", false, r)) {
+      r.fail("include_input_output_embeddings", "true: torchao quantized the embedding and LM head too, in a config "
+                                                "gpuplan does not size for them");
+    }
+    linear(torchao_format(q, r));
+    keep_unquantized(f, base, q, r, {"modules_to_not_convert"}, single);
+  } else if (method == "hqq") {
+    // vLLM's HQQ kernels (hqq_marlin.py: 4-bit only) were deprecated once 0.14 shipped
+    // (vllm-project/vllm#32681, January 2026) and SGLang has none: no current engine gpuplan
+    // models loads the checkpoint, so it is not sized as one.
+    r.fail("quant_method", "\"hqq\": vLLM deprecated its HQQ kernels after 0.14 (vllm-project/vllm#32681) and SGLang "
+                           "and TensorRT-LLM have none; size the model from its unquantized config.json with "
+                           "--weights-dtype int4, or pick a GPTQ, AWQ, compressed-tensors or torchao checkpoint");
   } else if (method == "exl2" || method == "exl3") {
     // ExLlamaV2/V3's own formats: vLLM's quantization registry (vllm/model_executor/layers/
     // quantization/__init__.py) and SGLang's have no such method, so neither engine loads the
@@ -1208,7 +1328,7 @@ WeightFormats quantized_formats(const WeightFormats& base, const Json& q, const 
                                        method_it->get<std::string>(), method.back()));
   } else {
     r.fail("quant_method", fmt::format("unknown quantization method \"{}\" (known: fp8, fbgemm_fp8, mxfp8, mxfp4, "
-                                       "compressed-tensors, awq, gptq, auto-round, quark, bitsandbytes, modelopt)",
+                                       "compressed-tensors, awq, gptq, auto-round, quark, bitsandbytes, modelopt, torchao)",
                                        method_it->get<std::string>()));
   }
   partly_16_bit = apply_single_layers(f, base, single, layers_with, m, r);
