@@ -20,6 +20,31 @@
 namespace gpuplan {
 namespace {
 
+// Which KV heads TP replicates. Where layers differ (Gemma 4: 16 KV heads on sliding layers, 4 on
+// full ones) only the layers with fewer heads than TP are named.
+std::string replicated_kv_note(const ModelSpec& m, std::uint64_t tp) {
+  if (!m.kv_width_varies()) {
+    return fmt::format("TP {} exceeds the {} KV heads: each GPU keeps one KV head (replicated)", tp,
+                       m.num_key_value_heads);
+  }
+  std::uint64_t fewest = 0;
+  std::uint64_t short_layers = 0;
+  std::uint64_t kv_layers = 0;
+  for (std::uint64_t layer = 0; layer < m.num_hidden_layers; ++layer) {
+    if (!m.holds_token_kv(layer)) {
+      continue;
+    }
+    ++kv_layers;
+    if (const std::uint64_t heads = m.kv_heads_of_layer(layer); heads < tp) {
+      ++short_layers;
+      fewest = fewest == 0 ? heads : std::min(fewest, heads);
+    }
+  }
+  return fmt::format("TP {} exceeds the {} KV heads of {} of the {} layers that cache KV: each GPU keeps one of "
+                     "their KV heads (replicated)",
+                     tp, fewest, short_layers, kv_layers);
+}
+
 using detail::d;
 
 using detail::kActivationBytes;
@@ -561,12 +586,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                                    : "linear-attention layers hold a fixed state per sequence, not per token");
   }
   if (res.kv_known && res.kv.replicated) {
-    res.notes.push_back(
-        m.caches_latent() ? fmt::format("MLA latent cache is replicated on each of the {} TP ranks",
-                            r.layout.tp)
-              : fmt::format("TP {} exceeds the {} KV heads: each GPU keeps one KV head "
-                            "(replicated)",
-                            r.layout.tp, m.num_key_value_heads));
+    res.notes.push_back(m.caches_latent() ? fmt::format("MLA latent cache is replicated on each of the {} TP ranks",
+                                                        r.layout.tp)
+                                          : replicated_kv_note(m, r.layout.tp));
   }
   if (res.mig && res.mig->estimated) {
     res.notes.push_back(fmt::format(

@@ -4,12 +4,14 @@
 // model card. Fixture sources: tests/fixtures/hf-s59-sources.md.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/layout.hpp>
+#include <gpuplan/memory.hpp>
 #include <gpuplan/model_spec.hpp>
 #include <gpuplan/perf.hpp>
 
@@ -133,4 +135,19 @@ TEST_CASE("gemma4: decode reads each layer's own KV, shared layers included", "[
   const gpuplan::ModelSpec e2b = gemma4("hf-s59-gemma-4-e2b-it.json");
   CHECK(step(e2b, 1, 80000).bytes - step(e2b, 1, 40000).bytes == Approx(more * 7 * 1 * 512 * 2 * 2));
   CHECK(step(e2b, 1, 80000).flop - step(e2b, 1, 40000).flop == Approx(more * 7 * 8 * 512 * 4));
+}
+
+// TP 8 replicates only the full layers' 4 KV heads; the sliding layers' 16 split two a GPU.
+TEST_CASE("gemma4: the TP replication note names the layers whose KV heads TP exceeds", "[hf][gemma4]") {
+  const gpuplan::ModelSpec m = gemma4("hf-gemma-4-31b-it.json");
+  gpuplan::FitRequest r;
+  r.layout = gpuplan::Layout{.tp = 8};
+  const gpuplan::FitResult res = gpuplan::fit(m, gpuplan::test::cat().gpu("h100-sxm"), r);
+  CHECK(res.kv.replicated);
+  const auto note = std::find_if(res.notes.begin(), res.notes.end(),
+                                 [](const std::string& n) { return n.find("KV heads") != std::string::npos; });
+  REQUIRE(note != res.notes.end());
+  CHECK_THAT(*note, Contains("exceeds the 4 KV heads of 10 of the 60 layers that cache KV"));
+  r.layout = gpuplan::Layout{.tp = 4};
+  CHECK_FALSE(gpuplan::fit(m, gpuplan::test::cat().gpu("h100-sxm"), r).kv.replicated);
 }
