@@ -10,6 +10,7 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/compare.hpp>
 #include <gpuplan/planner.hpp>
+#include <gpuplan/train_plan.hpp>
 
 using namespace gpuplan;
 
@@ -109,4 +110,28 @@ TEST_CASE("s60 compare: a measurement set against an estimate is said, with the 
   r.measured_tokens_per_s["h200-sxm"] = h200_estimate * 0.5;
   const CompareResult both = compare(cat(), model, r);
   CHECK(mixed_note(both) == both.notes.end());
+}
+
+// train priced only the catalog's rates: a negotiated price could not be given (cost, plan, scale
+// and plan files take one).
+TEST_CASE("s60 train: a price per GPU-hour typed by hand prices the run alone", "[train][s60]") {
+  TrainPlanRequest req;
+  req.train.seq_tokens = 4096;
+  req.train.layout.dp = 8;
+  req.tokens = 1e9;
+  req.usd_per_gpu_hour = 1.9;
+  const TrainPlan plan = train_plan(cat(), cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), req);
+  REQUIRE(plan.costs.size() == 1);
+  const TrainCost& c = plan.costs.front();
+  CHECK(c.price.given());
+  CHECK(c.usd_per_hour == Approx(8 * 1.9));
+  CHECK(c.usd_per_million_tokens == Approx(8 * 1.9 / (plan.step.tokens_per_s * 3600) * 1e6));
+  CHECK(c.usd == Approx(c.usd_per_million_tokens * 1e3));
+  req.provider = "aws";
+  CHECK_THROWS_WITH(train_plan(cat(), cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), req),
+                    Catch::Contains("usd_per_gpu_hour"));
+  req.provider.clear();
+  req.usd_per_gpu_hour = -1;
+  CHECK_THROWS_WITH(train_plan(cat(), cat().model("llama-3.1-8b"), cat().gpu("h100-sxm"), req),
+                    Catch::Contains("usd_per_gpu_hour"));
 }
