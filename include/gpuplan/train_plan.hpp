@@ -24,6 +24,9 @@ struct TrainPlanRequest {
   std::string provider;                    ///< only this provider's prices (empty: every one)
   std::optional<PricingMode> mode;         ///< only this mode (unset: every mode)
   std::string term;                        ///< only reserved prices of this term (empty: each term)
+  /// A price per GPU-hour typed by hand (a negotiated rate): the run is priced at it alone, as
+  /// provider "given", instead of the catalog's; unset: the catalog's.
+  std::optional<double> usd_per_gpu_hour;
   /// GPUs draw their TDP x this share while training (assumed: large training jobs run their
   /// GPUs near the power limit), and the data centre multiplies it by `pue`.
   double power_share = 0.8;

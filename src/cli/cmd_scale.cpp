@@ -89,14 +89,25 @@ Exit run_measured(const ScaleOptions& o) {
   if (!unit.empty()) {
     req.unit = parse_throughput_unit(unit, o.unit.empty() ? o.measured_file : "--unit");
   }
+  // The GPU measured: one, and a known one even without --provider (an unknown name or a second
+  // --gpu passed with exit 0 and was never read).
+  if (o.gpus.size() > 1) {
+    throw InputError(fmt::format("--gpu: measurements are of one GPU, got {}: give --gpu once (several --gpu model "
+                                 "GPUs side by side with --model)",
+                                 o.gpus.size()));
+  }
+  std::optional<Catalog> catalog;
+  if (!o.gpus.empty() || !o.provider.empty()) {
+    catalog.emplace(load_catalog(o.common));
+  }
+  const GpuSpec* measured_gpu = o.gpus.empty() ? nullptr : &lookup_gpu(*catalog, o.gpus.front(), "--gpu");
   if (!o.provider.empty()) {
     if (o.gpus.size() != 1) {
       throw InputError("--provider: name the GPU the measurements ran on with one --gpu");
     }
-    const Catalog catalog = load_catalog(o.common);
     const PricingMode mode = parse_pricing_mode(o.mode.empty() ? "on-demand" : o.mode, "--mode");
-    req.price = find_price(catalog, o.provider, catalog.gpu(o.gpus.front()).id, mode);
-    req.offer = offer_prices(catalog, *req.price);
+    req.price = find_price(*catalog, o.provider, measured_gpu->id, mode);
+    req.offer = offer_prices(*catalog, *req.price);
     warn_stale(*req.price);
     req.usd_per_gpu_hour = req.price->usd_per_gpu_hour;
   } else if (o.usd_per_gpu_hour > 0) {

@@ -59,6 +59,7 @@ struct TrainOptions {
   std::string provider;
   std::string mode;
   std::string term;
+  double usd_per_gpu_hour = 0;
   double network_gbit_per_s = 400;
   double host_memory_gb_per_s = 0;
   bool check = false;
@@ -156,6 +157,16 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
       throw InputError("--host-memory-gb-per-s: times the CPU optimizer step, which needs --offload optimizer or params");
     }
     req.efficiency.host_memory_bytes_per_s_per_gpu = o.host_memory_gb_per_s * units::kGB;
+  }
+  if (o.usd_per_gpu_hour > 0) {
+    // A negotiated rate prices the run alone; a provider, mode or term choose catalog prices.
+    for (const auto& [flag, given] : {std::pair<const char*, bool>{"--provider", !o.provider.empty()},
+                                      {"--mode", !o.mode.empty()}, {"--term", !o.term.empty()}}) {
+      if (given) {
+        throw InputError(fmt::format("--usd-per-gpu-hour: one price typed by hand, with no {}; give either", flag));
+      }
+    }
+    req.usd_per_gpu_hour = o.usd_per_gpu_hour;
   }
   req.provider = o.provider;
   if (!o.mode.empty()) {
@@ -324,6 +335,11 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->add_option("--term", o->term,
                   "Only reserved prices with this commitment term: 1y, 3y, ... (default: each term as its own offer)")
       ->check(non_empty());
+  sub->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour,
+                  "A price per GPU-hour by hand (a negotiated rate), instead of the catalog's (default: every catalog "
+                  "price, or --provider's)")
+      ->transform(decimal_number())
+      ->check(positive_validator());
   add_network_option(*sub, o->network_gbit_per_s);
   sub->add_option("--host-memory-gb-per-s", o->host_memory_gb_per_s,
                   "Host memory bandwidth per GPU for the CPU optimizer step with --offload (default: 40 behind PCIe, "

@@ -136,6 +136,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"train_plan.term:", "--term:"},
     {"train_plan.tokens:", "--tokens:"},
     {"train_plan.scale:", "--scale:"},
+    {"train_plan.usd_per_gpu_hour:", "--usd-per-gpu-hour:"},
 };
 
 /// Fields no flag sets (derived by gpuplan, or taken from the catalog), each with the reason; and

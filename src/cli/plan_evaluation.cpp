@@ -8,6 +8,7 @@
 
 #include <gpuplan/error.hpp>
 #include <gpuplan/plan_file.hpp>
+#include <gpuplan/price.hpp>
 
 #include "common.hpp"
 #include "deployment.hpp"
@@ -99,7 +100,14 @@ std::vector<Price> plan_prices(const Catalog& catalog, const EvaluationOptions& 
   if (!o.pricing.mode.empty()) {
     modes.push_back(parse_pricing_mode(o.pricing.mode, "--mode"));
   } else {
+    // With a region, the modes priced there (compare's rule): aws's us-west-2 has on-demand but no
+    // capacity-block H100, and a plan asking for us-west-2 prices is not missing one.
     modes = modes_for(catalog, o.pricing.provider, gpu.id);
+    std::erase_if(modes, [&](PricingMode m) {
+      return std::none_of(catalog.prices().begin(), catalog.prices().end(), [&](const Price& p) {
+        return p.provider == o.pricing.provider && p.gpu == gpu.id && p.mode == m && in_region(p, o.pricing.region);
+      });
+    });
     if (modes.empty()) {
       find_price(catalog, o.pricing.provider, gpu.id, PricingMode::on_demand, o.pricing.region);  // throws naming what exists
     }

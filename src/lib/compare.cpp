@@ -1,6 +1,7 @@
 #include <gpuplan/compare.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string_view>
 
@@ -535,6 +536,39 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
   }
   if (r.perf.sparse) {
     res.notes.push_back("estimates use 2:4-sparse peak FLOPs; dense inference cannot reach them");
+  }
+  // Some GPUs measured, others estimated: their ratios and winners set a measurement against an
+  // estimate, whose error the measured GPUs' own ratio to their estimates shows (a 30,000 tok/s H100
+  // at 0.76x its estimate against an H200 estimate read as 1.48x, past the 1.43x of bandwidth).
+  {
+    std::vector<std::string> measured;
+    std::vector<std::string> estimated;
+    double log_ratio_sum = 0;
+    for (const CompareOption& o : res.options) {
+      if (o.measured_tokens_per_s && o.estimate_tokens_per_s > 0) {
+        const double ratio = *o.measured_tokens_per_s / o.estimate_tokens_per_s;
+        log_ratio_sum += std::log(ratio);
+        measured.push_back(fmt::format("{} measured {:.0f} tok/s, {:.2f}x its estimate", o.gpu,
+                                       *o.measured_tokens_per_s, ratio));
+      } else if (!o.measured_tokens_per_s) {
+        estimated.push_back(o.gpu);
+      }
+    }
+    if (!measured.empty() && !estimated.empty()) {
+      const double ratio = std::exp(log_ratio_sum / static_cast<double>(measured.size()));
+      std::vector<std::string> scaled;
+      for (const CompareOption& o : res.options) {
+        if (!o.measured_tokens_per_s) {
+          scaled.push_back(fmt::format("{} {:.0f} tok/s", o.gpu, o.estimate_tokens_per_s * ratio));
+        }
+      }
+      res.notes.push_back(fmt::format(
+          "mixed sources: {}; {} estimated: the throughput ratios, break-even prices and winners set a measurement "
+          "against an estimate; at the same {:.2f}x of {} estimate{}: {}; give --measured for every GPU to compare "
+          "like with like",
+          fmt::join(measured, "; "), fmt::join(estimated, ", "), ratio, estimated.size() == 1 ? "its" : "their",
+          measured.size() == 1 ? "" : " (the measured ratios' geometric mean)", fmt::join(scaled, ", ")));
+    }
   }
   for (const CompareOption& o : res.options) {
     if (o.measured_tokens_per_s && *o.measured_tokens_per_s > o.roofline_tokens_per_s) {

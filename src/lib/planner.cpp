@@ -486,7 +486,12 @@ void Search::price_layout(const GpuSpec& gpu, const std::vector<Price>& prices, 
     Candidate s = operate(gpu, *cheapest, need, needed, pm, band, first, at_max, latency_met, all);
     result_.counts.evaluated = evaluated;
     frontier_ = std::move(frontier);
-    if (meets(s, latency_met, ttft_ok) && (!cheaper_stale_ || s.key < cheaper_stale_->key)) {
+    // At one cost, the checkpoint as it ships before a re-quantization of it, as the ranking does.
+    const std::optional<DType> own = checkpoint_dtype(model_, r_);
+    const auto requantized = [&own](const Candidate& x) { return own && x.config.weights_dtype != *own; };
+    const bool better = !cheaper_stale_ || s.key < cheaper_stale_->key ||
+                        (s.key <= cheaper_stale_->key && requantized(*cheaper_stale_) && !requantized(s));
+    if (meets(s, latency_met, ttft_ok) && better) {
       s.config.meets_targets = true;
       cheaper_stale_ = std::move(s);
     }
@@ -531,7 +536,11 @@ void Search::note_ties(std::size_t shown) {
   }
   result_.notes.push_back(fmt::format(
       "rows of one cost rank by the fewest GPUs paid, then the least precision given up (weights below the "
-      "checkpoint's, a KV cache below 16 bits), then the most capacity, then the most tok/s per user{}",
+      "checkpoint's, {}a KV cache below 16 bits), then the most capacity, then the most tok/s per user{}",
+      checkpoint_dtype(model_, r_)
+          ? fmt::format("the {} checkpoint as it ships before a re-quantization of it, ",
+                        to_string(*checkpoint_dtype(model_, r_)))
+          : std::string(),
       twins.empty() ? std::string()
                     : fmt::format("; {} are one deployment in two weights formats of the same size and speed here: "
                                   "either checkpoint",
@@ -603,8 +612,17 @@ std::optional<std::string> Search::format_refusal(const GpuSpec& gpu, DType weig
 void Search::search_gpu(const GpuSpec& gpu, const std::vector<Price>& prices) {
   gpu_id_ = gpu.id;
   std::vector<DType> weights = r_.weights_dtypes.empty() ? default_weights_dtypes(gpu) : r_.weights_dtypes;
+  // The checkpoint's own quantized format is always searched: gpt-oss ships MXFP4 experts, which
+  // vLLM and SGLang run on Hopper, Ampere and MI300X too (weight-only), though those GPUs multiply no
+  // FP4. Left out, the cheapest row on an H100 was an INT4 re-quantization that no one ships while
+  // cost and compare sized the checkpoint itself. Unasked, it is skipped quietly where it cannot run.
+  std::optional<DType> own_added;
   if (r_.weights_dtypes.empty() && quantized_config(model_, r_)) {
     weights = {*checkpoint_dtype(model_, r_)};
+  } else if (const std::optional<DType> own = checkpoint_dtype(model_, r_);
+             r_.weights_dtypes.empty() && own && std::find(weights.begin(), weights.end(), *own) == weights.end()) {
+    weights.push_back(*own);
+    own_added = own;
   }
   for (DType listed : weights) {
     // Volta and Turing run a bf16 checkpoint as fp16 (vLLM refuses --dtype bfloat16 there).
@@ -612,11 +630,17 @@ void Search::search_gpu(const GpuSpec& gpu, const std::vector<Price>& prices) {
     const std::vector<DType> kvs = r_.kv_dtypes.empty() ? default_kv_dtypes(gpu, model_, wf) : r_.kv_dtypes;
     // A format the catalog cannot time on this GPU (no peak figure for it): say so, go on.
     if (std::optional<std::string> problem = timing_problem(gpu, wf, r_.perf.sparse)) {
+      if (own_added == listed) {
+        continue;
+      }
       result_.notes.push_back(fmt::format("{} with {} weights not searched: {}", gpu.id, to_string(wf), *problem));
       continue;
     }
     // Nor one the engine would refuse to load there (every fit of it would throw).
     if (std::optional<std::string> refusal = format_refusal(gpu, wf)) {
+      if (own_added == listed) {
+        continue;
+      }
       result_.notes.push_back(fmt::format("{} with {} weights not searched: {}", gpu.id, to_string(wf), *refusal));
       continue;
     }
@@ -819,13 +843,21 @@ PlanResult Search::run() {
   // over its stale one, so a GPU priced only stale must not outrank it either (helper s58 tasks F4:
   // #1 ran on a 554-day-old B300 spot price while H100's cheaper 281-day-old one was set aside for
   // its current one). A price 180 days old is no offer to act on; the stale rows follow by cost.
-  const auto rank = [this, own_bits](const Candidate& c) {
+  // A checkpoint that ships quantized (gpt-oss's MXFP4 experts, DeepSeek's FP8) is launched by its
+  // own name; another format of the same width needs a re-quantization of it that may not exist
+  // (INT4 of gpt-oss quantizes the attention it ships in bf16), so at one price it ranks after.
+  const std::optional<DType> own_dtype = checkpoint_dtype(model_, r_);
+  const auto rank = [this, own_bits, own_dtype](const Candidate& c) {
     const PlanConfig& k = c.config;
     const bool stale_tier = stale_ranks_last(c);
     const double weights_given_up = std::max(0.0, own_bits - element_bits(k.weights_dtype));
     const double kv_given_up = std::max(0.0, 16.0 - element_bits(k.kv_dtype));
-    const bool mx_on_nvidia = k.weights_dtype == DType::mxfp4 && catalog_.gpu(k.gpu).vendor == "nvidia";
-    return std::tuple(stale_tier, c.key, k.cost.rental.rented_gpus, weights_given_up, mx_on_nvidia, kv_given_up,
+    const bool requantized = own_dtype && k.weights_dtype != *own_dtype;
+    // The emulated-MXFP4 penalty is for re-quantizations; gpt-oss's own MXFP4 runs native kernels.
+    const bool mx_on_nvidia =
+        k.weights_dtype == DType::mxfp4 && own_dtype != DType::mxfp4 && catalog_.gpu(k.gpu).vendor == "nvidia";
+    return std::tuple(stale_tier, c.key, k.cost.rental.rented_gpus, weights_given_up, requantized, mx_on_nvidia,
+                      kv_given_up,
                       -k.capacity_tokens_per_s,
                       -k.tokens_per_s_per_user, k.gpu, k.weights_dtype, k.kv_dtype, k.layout.tp, k.layout.pp,
                       k.layout.ep, k.layout.dp);

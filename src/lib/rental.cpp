@@ -218,7 +218,8 @@ std::string rental_note(const InstanceRental& rental, const Price& price) {
     return fmt::format("rents {}: {} GPUs paid for a {}-GPU deployment, {} idle", instances_label(rental, price),
                        rental.rented_gpus, rental.gpus, rental.idle_gpus());
   }
-  return fmt::format("rents {}: {} GPUs", instances_label(rental, price), rental.rented_gpus);
+  return fmt::format("rents {}: {} GPU{}", instances_label(rental, price), rental.rented_gpus,
+                     rental.rented_gpus == 1 ? "" : "s");
 }
 
 std::string replica_link_text(const GpuSpec* gpu, std::uint64_t group) {

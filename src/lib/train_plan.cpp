@@ -29,6 +29,24 @@ int stage_of(Sharding s) { return s == Sharding::zero3 || s == Sharding::fsdp ? 
 // cheapest current region and date, a stale one only when none is current).
 std::vector<Price> prices_for(const Catalog& catalog, const GpuSpec& gpu, const TrainPlanRequest& r) {
   std::vector<Price> out;
+  if (r.usd_per_gpu_hour) {
+    if (!(*r.usd_per_gpu_hour > 0) || *r.usd_per_gpu_hour > 10'000) {
+      throw InputError(fmt::format("train_plan.usd_per_gpu_hour: expected a price in (0, 10000] USD per GPU-hour, got {}",
+                                   *r.usd_per_gpu_hour));
+    }
+    if (!r.provider.empty() || r.mode || !r.term.empty()) {
+      throw InputError("train_plan.usd_per_gpu_hour: one price typed by hand has no provider, mode or term");
+    }
+    Price p;
+    p.provider = std::string(kGivenProvider);
+    p.gpu = gpu.id;
+    p.usd_per_gpu_hour = *r.usd_per_gpu_hour;
+    p.day = catalog.today();
+    p.date = "today";
+    p.sources = {"--usd-per-gpu-hour"};
+    out.push_back(std::move(p));
+    return out;
+  }
   try {
     const std::vector<std::string> names = r.provider.empty() ? providers(catalog) : std::vector{r.provider};
     for (const std::string& provider : names) {
