@@ -57,3 +57,20 @@ TEST_CASE("fit: a GPTQ checkpoint sized at 16 bits says engines load it packed (
   FitRequest fp8{.weights_dtype = DType::fp8, .context_tokens = 32768};
   CHECK_FALSE(has_dequantized_note(gpuplan::fit(model, cat().gpu("h100-sxm"), fp8)));
 }
+
+// A release before 0.8 on a GPU V1 does not run (Turing) is V0 in its own right: it keeps its own
+// step, where 0.8 and 0.9 fall back to V0 with 0.7's (the fallback took 0.4.3 for 0.7 before).
+TEST_CASE("engine: vLLM before 0.8 on Turing keeps its own V0 defaults (s60)", "[engine]") {
+  const auto& m = cat().model("llama-3.1-8b");
+  gpuplan::EngineInputs in{.total_bytes = 14.56 * gpuplan::units::kGiB, .weights_bytes = 7.5 * gpuplan::units::kGiB,
+                           .kv_bytes_per_token_per_gpu = 65536.0, .block_tokens = 16, .context_tokens = 65536,
+                           .v1_unsupported = true};
+  const auto run = [&](int minor, int patch) {
+    return gpuplan::engine_memory(m, gpuplan::Layout{.tp = 2}, in,
+                                  {.engine = Engine::vllm, .vllm_minor_version = minor, .vllm_patch_version = patch});
+  };
+  CHECK(run(4, 3).batched_tokens == 65536);  // no chunked prefill by default before 0.5.3
+  CHECK(run(6, 4).batched_tokens == 512);    // chunked above 32K, 512 a step up to 0.6.4
+  CHECK(run(8, 5).batched_tokens == 2048);   // V1 release falling back to V0: 0.7's 2048
+  CHECK(run(8, 5).vllm_v0);
+}
