@@ -832,12 +832,12 @@ void vllm_check_step_budget(const EngineSettings& s, EngineMemory& r, std::uint6
 
 VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
                                     std::optional<int> minor_version, bool unified_memory,
-                                    std::optional<int> patch_version) {
+                                    std::optional<int> patch_version, bool v0_unchunked_model) {
   if (vllm_v0(minor_version)) {
     const bool auto_chunked = *minor_version > kVllmV0AutoChunkedMinor ||
                               (*minor_version == kVllmV0AutoChunkedMinor &&
                                patch_version.value_or(0) >= kVllmV0AutoChunkedPatch);
-    const bool chunked = auto_chunked && context_tokens > kVllmV0ChunkedPrefillAbove;
+    const bool chunked = auto_chunked && !v0_unchunked_model && context_tokens > kVllmV0ChunkedPrefillAbove;
     const bool chunk_2048 = *minor_version > 6 || (*minor_version == 6 && patch_version.value_or(0) >= kVllmV0Chunked2048Patch);
     const std::uint64_t chunk = chunk_2048 ? kVllmSmallBatchedTokens : kVllmV0ChunkedBatchedTokens;
     return {.max_num_batched_tokens =
@@ -1193,8 +1193,19 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       const bool v0_fallback = in.v1_unsupported && s.vllm_minor_version &&
                                *s.vllm_minor_version >= kVllmV1DefaultMinor && *s.vllm_minor_version < kVllmV0RemovedMinor;
       const std::optional<int> v0_minor = v0_fallback ? std::optional<int>(kVllmV1DefaultMinor - 1) : s.vllm_minor_version;
+      // V0 turns chunked prefill on above 32K only where the model allows it: not with a sliding
+      // window (`not use_sliding_window`, vllm PR #6666's rule, in vllm/engine/arg_utils.py
+      // _set_default_args_v0 as late as 0.10) nor an MLA cache (0.7.1-0.7.3 VllmConfig: "MLA is
+      // enabled; forcing chunked prefill and prefix caching to be disabled", vllm PR #13374's log;
+      // arg_utils: "Chunked prefill not supported for Multimodal or MLA in V0"). Llama 4's
+      // attention chunks are no sliding window (get_sliding_window() is None).
+      bool sliding = false;
+      for (std::size_t i = 0; i < m.layer_window_tokens.size(); ++i) {
+        sliding = sliding || (m.layer_window_tokens[i] > 0 && !(i < m.layer_is_chunked.size() && m.layer_is_chunked[i]));
+      }
       const VllmStepDefaults step = vllm_step_defaults(in.total_bytes, in.device_name, in.context_tokens, v0_minor,
-                                                             in.unified_memory, s.vllm_patch_version);
+                                                             in.unified_memory, s.vllm_patch_version,
+                                                             sliding || m.caches_latent());
       r.vllm_v0 = vllm_v0(v0_minor);
       const int minor = s.vllm_minor_version.value_or(kVllmGraphProfilingMinor);
       // 0.92 from the release that profiles CUDA graphs into the budget (config/cache.py

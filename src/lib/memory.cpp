@@ -364,8 +364,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     }
     if (res.engine->vllm_v0) {
       res.notes.push_back(fmt::format("vLLM {} runs its V0 engine: max_num_seqs 256, a step of max(max_model_len, "
-                                      "2048) tokens (with chunked prefill, on above 32K from 0.5.3, 512 up to 0.6.4 "
-                                      "and 2048 from 0.6.5), its profiling sampler the bf16 logits alone; its log counts GPU "
+                                      "2048) tokens (with chunked prefill, on above 32K from 0.5.3 for models without a "
+                                      "sliding window or an MLA cache, 512 up to 0.6.4 and 2048 from 0.6.5), its "
+                                      "profiling sampler the bf16 logits alone; its log counts GPU "
                                       "blocks",
                                       r.engine.vllm_minor_version.value_or(0) >= 8
                                           ? "0.8 and 0.9 on a GPU before Ampere (V1 needs compute capability 8.0)"

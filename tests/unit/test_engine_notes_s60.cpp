@@ -74,3 +74,20 @@ TEST_CASE("engine: vLLM before 0.8 on Turing keeps its own V0 defaults (s60)", "
   CHECK(run(8, 5).batched_tokens == 2048);   // V1 release falling back to V0: 0.7's 2048
   CHECK(run(8, 5).vllm_v0);
 }
+
+// V0 turns chunked prefill on above 32K only for models that allow it (vllm PR #6666's rule): a
+// sliding-window model (Gemma 3) and, from 0.7.1, an MLA model (DeepSeek-V3) profile the whole
+// max_model_len; a plain model takes the chunk.
+TEST_CASE("engine: vLLM V0 profiles sliding-window and MLA models unchunked (s60)", "[engine]") {
+  const auto step = [](const char* model, int minor, int patch) {
+    gpuplan::EngineInputs in{.total_bytes = 139.8 * gpuplan::units::kGiB, .weights_bytes = 20 * gpuplan::units::kGiB,
+                             .kv_bytes_per_token_per_gpu = 65536.0, .block_tokens = 16, .context_tokens = 65536};
+    return gpuplan::engine_memory(cat().model(model), gpuplan::Layout{}, in,
+                                  {.engine = Engine::vllm, .vllm_minor_version = minor, .vllm_patch_version = patch})
+        .batched_tokens;
+  };
+  CHECK(step("llama-3.1-8b", 7, 1) == 2048);
+  CHECK(step("gemma-3-27b", 7, 3) == 65536);
+  CHECK(step("deepseek-v3", 7, 1) == 65536);
+  CHECK(step("gemma-3-27b", 8, 5) == 8192);  // V1: no such rule (the H200's large-GPU step)
+}
