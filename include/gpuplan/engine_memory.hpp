@@ -453,9 +453,12 @@ struct VllmStepDefaults {
 /// On unified memory (GB10) NVML reports no memory total, vLLM's arg_utils.py falls back to a
 /// device memory of 0 and so to the small-GPU defaults (a DGX Spark log shows 2048 tokens).
 /// V0's chunked step is 512 tokens up to 0.6.4, 2048 from 0.6.5 (`patch_version`; unset: 0.6.4).
+/// `v0_unchunked_model`: V0 leaves chunked prefill off for this model at any length (a sliding
+/// window, an MLA cache), so its step is max(max_model_len, 2048).
 VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
                                     std::optional<int> minor_version, bool unified_memory = false,
-                                    std::optional<int> patch_version = std::nullopt);
+                                    std::optional<int> patch_version = std::nullopt,
+                                    bool v0_unchunked_model = false);
 
 /// "vLLM 0.6.3", "SGLang 0.4.3", "TensorRT-LLM 0.20", or the engine's name and "(current)" without
 /// a release.

@@ -78,6 +78,13 @@ constexpr std::uint64_t kVllmSmallMaxSeqs = 256;
 constexpr std::uint64_t kVllmLargeMaxSeqs = 1024;
 constexpr std::uint64_t kVllmLargeBatchedTokens = 8192;
 constexpr std::uint64_t kVllmV0ChunkedPrefillAbove = 32768;
+// That default came with vllm PR #6666 ("Enable chunked prefill by default for long context
+// models ... to avoid possible OOM errors during the initial memory profiling", merged 2024-07-23,
+// the day 0.5.3 shipped with Llama 3.1 support: 0.5.3 taken as its first release, INFERRED from the
+// dates). Before it V0 profiled one step of max(max_model_len, 2048) tokens at any length
+// (SchedulerConfig), 163,840 for DeepSeek-Coder-V2-Lite (vllm#6156, 0.5.1: 63,040 tokens of cache).
+constexpr int kVllmV0AutoChunkedMinor = 5;
+constexpr int kVllmV0AutoChunkedPatch = 3;
 constexpr std::uint64_t kVllmSmallBatchedTokens = 2048;
 // V0's step under chunked prefill: 512 tokens ("the best balance between ITL and TTFT on A100",
 // vllm/config.py SchedulerConfig, 0.4-0.6.4) until vllm#10544 (merged 2024-11-21, after
@@ -825,9 +832,12 @@ void vllm_check_step_budget(const EngineSettings& s, EngineMemory& r, std::uint6
 
 VllmStepDefaults vllm_step_defaults(double total_bytes, std::string_view device_name, std::uint64_t context_tokens,
                                     std::optional<int> minor_version, bool unified_memory,
-                                    std::optional<int> patch_version) {
+                                    std::optional<int> patch_version, bool v0_unchunked_model) {
   if (vllm_v0(minor_version)) {
-    const bool chunked = context_tokens > kVllmV0ChunkedPrefillAbove;
+    const bool auto_chunked = *minor_version > kVllmV0AutoChunkedMinor ||
+                              (*minor_version == kVllmV0AutoChunkedMinor &&
+                               patch_version.value_or(0) >= kVllmV0AutoChunkedPatch);
+    const bool chunked = auto_chunked && !v0_unchunked_model && context_tokens > kVllmV0ChunkedPrefillAbove;
     const bool chunk_2048 = *minor_version > 6 || (*minor_version == 6 && patch_version.value_or(0) >= kVllmV0Chunked2048Patch);
     const std::uint64_t chunk = chunk_2048 ? kVllmSmallBatchedTokens : kVllmV0ChunkedBatchedTokens;
     return {.max_num_batched_tokens =
@@ -1178,11 +1188,24 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
 
   switch (s.engine) {
     case Engine::vllm: {
-      // Before V0's removal (0.10) a GPU V1 does not run falls back to it.
-      const bool v0_fallback = in.v1_unsupported && s.vllm_minor_version && *s.vllm_minor_version < kVllmV0RemovedMinor;
+      // Before V0's removal (0.10) a GPU V1 does not run falls back to it. A release before 0.8 is
+      // V0 already and keeps its own defaults (0.5.2's unchunked step, 0.6.4's 512 tokens).
+      const bool v0_fallback = in.v1_unsupported && s.vllm_minor_version &&
+                               *s.vllm_minor_version >= kVllmV1DefaultMinor && *s.vllm_minor_version < kVllmV0RemovedMinor;
       const std::optional<int> v0_minor = v0_fallback ? std::optional<int>(kVllmV1DefaultMinor - 1) : s.vllm_minor_version;
+      // V0 turns chunked prefill on above 32K only where the model allows it: not with a sliding
+      // window (`not use_sliding_window`, vllm PR #6666's rule, in vllm/engine/arg_utils.py
+      // _set_default_args_v0 as late as 0.10) nor an MLA cache (0.7.1-0.7.3 VllmConfig: "MLA is
+      // enabled; forcing chunked prefill and prefix caching to be disabled", vllm PR #13374's log;
+      // arg_utils: "Chunked prefill not supported for Multimodal or MLA in V0"). Llama 4's
+      // attention chunks are no sliding window (get_sliding_window() is None).
+      bool sliding = false;
+      for (std::size_t i = 0; i < m.layer_window_tokens.size(); ++i) {
+        sliding = sliding || (m.layer_window_tokens[i] > 0 && !(i < m.layer_is_chunked.size() && m.layer_is_chunked[i]));
+      }
       const VllmStepDefaults step = vllm_step_defaults(in.total_bytes, in.device_name, in.context_tokens, v0_minor,
-                                                             in.unified_memory, s.vllm_patch_version);
+                                                             in.unified_memory, s.vllm_patch_version,
+                                                             sliding || m.caches_latent());
       r.vllm_v0 = vllm_v0(v0_minor);
       const int minor = s.vllm_minor_version.value_or(kVllmGraphProfilingMinor);
       // 0.92 from the release that profiles CUDA graphs into the budget (config/cache.py

@@ -229,6 +229,36 @@ std::string online_fp8_load_note(const FitResult& res, const ModelSpec& m) {
       load > free ? ": it runs out of memory loading (sglang#5576); serve an FP8 checkpoint (often named -FP8)" : "");
 }
 
+/// A checkpoint whose quantization_config packs its linear layers (GPTQ, AWQ, ...) sized at 16 or
+/// 32 bits. Engines load such a checkpoint in its own format whatever their --dtype says: vLLM's
+/// GPTQLinearMethod.create_weights allocates qweight as packed int32 and only scales and unquantized
+/// layers in params_dtype (vllm/model_executor/layers/quantization/gptq.py; awq.py alike, SGLang
+/// keeps vLLM's layout). A --weights-dtype copied from `--dtype float16` therefore sizes a
+/// de-quantized copy 3-4 times the checkpoint, and a fit that holds reads DOES NOT FIT; say so.
+std::string dequantized_checkpoint_note(const FitResult& res, const ModelSpec& m) {
+  if (res.formats_as_shipped || !m.checkpoint_quant || !m.shipped_formats || !res.request.weight_formats ||
+      !m.has_architecture()) {
+    return "";
+  }
+  const WeightPart main = m.moe ? WeightPart::routed_experts : WeightPart::dense_mlp;
+  const WeightFormat& shipped = (*m.shipped_formats)[main];
+  const DType asked = (*res.request.weight_formats)[main].element;
+  if (!shipped.quantized() || !(asked == DType::bf16 || asked == DType::fp16 || asked == DType::fp32)) {
+    return "";
+  }
+  const detail::WeightTotals totals = detail::weight_totals(m, *m.shipped_formats);
+  const double as_shipped = weights_per_gpu(m, totals.bytes, totals.replicated_bytes, totals.kv_projection_bytes,
+                                            res.request.layout)
+                                .total();
+  return fmt::format(
+      "{} packs the {} in {} ({}), as engines load it whatever their --dtype; --weights-dtype {} sizes a "
+      "de-quantized copy: {:.2f} GiB of weights per GPU against {:.2f} GiB as shipped (vLLM's and SGLang's --dtype "
+      "float16 sets activations and unquantized layers, not --weights-dtype); leave --weights-dtype out to size "
+      "this checkpoint",
+      m.checkpoint_quant->where, m.moe ? "experts" : "linear layers", to_string(shipped), m.checkpoint_quant->method,
+      to_string(asked), res.per_gpu.weights_bytes / units::kGiB, as_shipped / units::kGiB);
+}
+
 void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   const FitRequest& r = res.request;
   if (res.engine && res.engine->trtllm_logits_buffer_bytes > 0) {
@@ -276,6 +306,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                     res.request.engine.memory_in_use_bytes / units::kGiB));
   }
   if (std::string note = online_fp8_load_note(res, m); !note.empty()) {
+    res.notes.push_back(std::move(note));
+  }
+  if (std::string note = dequantized_checkpoint_note(res, m); !note.empty()) {
     res.notes.push_back(std::move(note));
   }
   if (res.engine && res.engine->engine == Engine::vllm) {
@@ -356,8 +389,9 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     }
     if (res.engine->vllm_v0) {
       res.notes.push_back(fmt::format("vLLM {} runs its V0 engine: max_num_seqs 256, a step of max(max_model_len, "
-                                      "2048) tokens (with chunked prefill, on above 32K, 512 up to 0.6.4 and 2048 "
-                                      "from 0.6.5), its profiling sampler the bf16 logits alone; its log counts GPU "
+                                      "2048) tokens (with chunked prefill, on above 32K from 0.5.3 for models without a "
+                                      "sliding window or an MLA cache, 512 up to 0.6.4 and 2048 from 0.6.5), its "
+                                      "profiling sampler the bf16 logits alone; its log counts GPU "
                                       "blocks",
                                       r.engine.vllm_minor_version.value_or(0) >= 8
                                           ? "0.8 and 0.9 on a GPU before Ampere (V1 needs compute capability 8.0)"

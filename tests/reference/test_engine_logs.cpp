@@ -766,8 +766,9 @@ TEST_CASE("engine logs: vLLM before 0.7.1 caches DeepSeek-V2-Lite's K and V per 
 // as 0.5.1): DeepSeek-Coder-V2-Lite-Instruct (DeepSeek-V2-Lite's architecture) fp16 on 2 x L40,
 // TP 2, default gpu_memory_utilization 0.9, no --max-model-len: "ValueError: The model's max seq len
 // (163840) is larger than the maximum number of tokens that can be stored in KV cache (63040)".
-// gpuplan had FITS with 862,704 tokens (the latent); per head it refuses. Its 121k tokens are still
-// twice the log's: what else held memory in that run is not in the issue.
+// gpuplan had FITS with 862,704 tokens (the latent); per head it refuses. It then held 121k tokens,
+// twice the log's, profiling a 512-token chunked step; 0.5.1 predates chunked prefill by default
+// (vllm PR #6666, 0.5.3) and profiled the whole 163,840 tokens: 72k now (+14 %).
 TEST_CASE("engine logs: vLLM 0.5 refuses DeepSeek-Coder-V2-Lite at 163,840 tokens on 2 x L40 (vllm#6156)",
           "[engine][reference]") {
   auto model = gpuplan::model_from_hf_config_file(gpuplan::test::fixture("hf/deepseek-v2-lite-chat/config.json"));
@@ -783,7 +784,8 @@ TEST_CASE("engine logs: vLLM 0.5 refuses DeepSeek-Coder-V2-Lite at 163,840 token
   REQUIRE(r.engine);
   CHECK_FALSE(r.fits);
   CHECK(r.kv_bytes_per_token_per_gpu == Approx(27.0 * 8 * 256 * 2 * 2));
-  CHECK(r.engine->kv_tokens < 163840);
+  CHECK(r.engine->batched_tokens == 163840);
+  CHECK(r.engine->kv_tokens < 75648);  // within 20 %
   CHECK(r.engine->kv_tokens > 63040);
 }
 

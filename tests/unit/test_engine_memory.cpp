@@ -112,8 +112,14 @@ TEST_CASE("engine: vLLM before 0.8 runs V0 with its own step defaults", "[engine
   in.context_tokens = 65536;
   CHECK(gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 6}).batched_tokens ==
         512);
+  // From 0.5.3 (vllm PR #6666): a bare 0.5 is 0.5.0, whose step is the whole max_model_len.
+  CHECK(gpuplan::engine_memory(m, Layout{}, in,
+                               {.engine = Engine::vllm, .vllm_minor_version = 5, .vllm_patch_version = 4})
+            .batched_tokens == 512);
   CHECK(gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 5}).batched_tokens ==
-        512);
+        65536);
+  CHECK(gpuplan::engine_memory(m, Layout{}, in, {.engine = Engine::vllm, .vllm_minor_version = 4}).batched_tokens ==
+        65536);
   CHECK(gpuplan::engine_memory(m, Layout{}, in,
                                {.engine = Engine::vllm, .vllm_minor_version = 6, .vllm_patch_version = 5})
             .batched_tokens == 2048);
