@@ -77,9 +77,12 @@ struct Benchmark {
   bool shipped_formats = false;
   bool calibrate = false;                    ///< used to fit the efficiency factors
   /// The engine ran without CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph, in
-  /// its text or as a field): every kernel is launched from the host, a cost perf does not model,
-  /// so validate makes no band claim for the row.
+  /// its text or as a field): every kernel is launched from the host, which floors each step
+  /// (PerfModel::eager_host_s, not calibrated), so validate makes no band claim for the row.
   bool eager = false;
+  /// The vLLM minor release the engine text names ("vLLM 0.6.3" -> 6), if any: V0 releases
+  /// (before 0.8) get no eager floor (PerfRequest::vllm_minor_version).
+  std::optional<int> vllm_minor_version;
   /// A measurement file's row gpuplan does not model (attention DP on a dense model, a layout no
   /// engine splits): why, naming the field. validate lists it with the rows that do not fit,
   /// and checks the rest of the file.

@@ -108,6 +108,38 @@ inline constexpr double kRocmServingShare = 0.620;
 /// capped by that engine's max_num_seqs / max_batch_size (PerfModel::full_load_batch).
 inline constexpr std::uint64_t kDefaultEngineMaxBatch = 2048;
 
+/// The first vLLM minor release whose default engine is V1 (0.8): kEagerHostSPerKernel is V1's.
+inline constexpr int kEagerVllmV1Minor = 8;
+
+/// Eager runs (vLLM --enforce-eager, SGLang --disable-cuda-graph): no CUDA graph replays the
+/// step, so the host launches every kernel of it one by one through the engine's Python modules
+/// and PyTorch's dispatcher, and a step cannot end before the host has launched its last kernel.
+/// Host seconds per launched kernel: INFERRED from public eager measurements of vLLM V1, at the
+/// low (fast-host) side of them, since it is a floor. vllm-project/vllm-omni#7960 (vLLM 0.29, 2 x
+/// A800, comment 2026-09-22): eager TPOT of the Qwen2.5-7B thinker (28 layers) ~22-23 ms and of
+/// the 24-layer talker ~19-20 ms on the same host, both far above their CUDA-graph TPOT (13, 5.4-6
+/// ms): ~0.75 ms a 10-kernel layer, 75 us a kernel with the per-step host work included; vLLM
+/// PR #1440 (V0, 2023): Llama-2-7B eager batch 1 at 12 ms a token bounds V0's at 37 us (32
+/// layers x 10 kernels); a bare PyTorch op's dispatch alone is 5-25 us
+/// (jiahuanglin.xyz gpu_kernel_serving lesson 18). Not fitted on any measurement.
+inline constexpr double kEagerHostSPerKernel = 50e-6;
+/// Kernels a step launches outside its decoder layers: embedding gather, final norm, LM head,
+/// and the sampler's logits processing and sampling (INFERRED from vllm/v1/sample/sampler.py's
+/// greedy/top-k path: temperature, softmax/argmax, gather; about five).
+inline constexpr double kEagerKernelsOutsideLayers = 8;
+
+/// Kernels one decoder layer launches in an eager vLLM forward, counted from its model code
+/// (vllm/model_executor/models/llama.py and qwen3.py @002456df): each norm one (RMSNorm or
+/// fused_add_rms_norm), the qkv projection, rotary embedding, the KV-cache write
+/// (reshape_and_cache_flash), attention and the output projection (5); q and k norms (Qwen3's
+/// qk_norm) 2 more; MLA (deepseek_v2.py) 10 for its low-rank projections, their norms and the
+/// absorbed up-projections; a dense MLP 3 (gate_up or up, activation, down); a routed MoE MLP 7
+/// (router GEMM, top-k softmax, moe_align_block_size, the two grouped expert GEMMs, activation,
+/// moe_sum: fused_moe.py fused_experts_impl) and 3 more for shared experts (2 more for their
+/// gate); under TP (or EP) 2 all-reduces (or dispatch/combine). `moe_layer`: the layer's MLP is routed.
+[[nodiscard]] double eager_kernels_per_layer(const ModelSpec& model, bool moe_layer, std::uint64_t tp,
+                                             std::uint64_t ep);
+
 /// Checks every factor is in (0, 1] and the times are finite and >= 0; names `efficiency.*`.
 void validate_efficiency(const Efficiency& e);
 
@@ -137,6 +169,13 @@ struct PerfRequest {
   /// replicas on 1-GPU instances cost 42 % less a token though they serve less.
   std::vector<Price> instance_offers;
   Arrivals arrivals = Arrivals::burst;  ///< what PerfPoint::ttft_s assumes
+  /// The engine runs without CUDA graphs (Benchmark::eager; fit.engine.eager, --enforce-eager
+  /// or --disable-cuda-graph, implies it): each step takes at least the host's launch time.
+  bool eager = false;
+  /// The vLLM minor release of an eager run when fit.engine does not name vLLM (validate's rows);
+  /// fit.engine.vllm_minor_version otherwise. Below 8 (V0) no floor is applied: kEagerHostSPerKernel
+  /// is V1's figure, and V0's lighter path is bounded (<= 37 us a kernel, vLLM PR #1440) but not pinned.
+  std::optional<int> vllm_minor_version;
   /// Whose kernels run the step when fit.engine is engine-neutral (validate's rows of vLLM keep
   /// the neutral memory arithmetic but vLLM's MoE kernels): fit.engine's engine otherwise.
   Engine kernels = Engine::neutral;
@@ -181,11 +220,22 @@ struct StepTime {
   double token_s = 0;             ///< the per-token part of overhead_s
   double work_s = 0;              ///< memory and compute as they overlap
   bool overlapped = false;        ///< communication hidden under memory and compute
-  [[nodiscard]] double total_s() const {
+  /// Eager runs: the host's time to launch the step's kernels one by one (PerfModel::eager_host_s);
+  /// the GPU cannot finish before it. 0 with CUDA graphs.
+  double host_launch_s = 0;
+  /// The GPU's time for the step: work, communication and fixed overhead.
+  [[nodiscard]] double gpu_s() const {
     return (overlapped ? (work_s > communication_s ? work_s : communication_s) : work_s + communication_s) +
            overhead_s;
   }
-  /// The largest of memory_s, compute_s, communication_s and overhead_s.
+  [[nodiscard]] double total_s() const {
+    const double gpu = gpu_s();
+    return host_launch_s > gpu ? host_launch_s : gpu;
+  }
+  /// An eager step whose host launches take longer than the GPU's work.
+  [[nodiscard]] bool host_bound() const { return host_launch_s > gpu_s(); }
+  /// The largest of memory_s, compute_s, communication_s and overhead_s (overhead too when the
+  /// host's launches bind an eager step).
   [[nodiscard]] Bound bound() const;
   /// That term's share of total_s (memory and compute overlap, so shares need not add to 1).
   [[nodiscard]] double bound_share() const;
@@ -325,6 +375,13 @@ class PerfModel {
   [[nodiscard]] bool chunked_decode_fallback() const { return chunked_decode_fallback_; }
   /// TensorRT-LLM on Blackwell: windowed layers read their window, though the cache keeps the context.
   [[nodiscard]] bool windowed_reads() const { return windowed_reads_; }
+  /// Eager requests (PerfRequest::eager or fit.engine.eager): the host's time to launch one step's
+  /// kernels on a stage, (its layers' eager_kernels_per_layer + kEagerKernelsOutsideLayers) x
+  /// kEagerHostSPerKernel, the floor of every step's time in the estimate (not the roofline). 0
+  /// otherwise, for vLLM V0 releases (eager_v0()) and on AMD and Intel GPUs, whose serving shares
+  /// (kRocmServingShare, kHabanaServingShare) are medians of public runs eager ones included.
+  [[nodiscard]] bool eager_v0() const { return eager_v0_; }
+  [[nodiscard]] double eager_host_s() const { return eager_host_s_; }
 
  private:
   double expert_idle_share(double tokens) const;  // share of routed experts no token of the step picks
@@ -397,6 +454,8 @@ class PerfModel {
   double peak_flop_per_s_ = 0;
   double matmul_factor_ = 1.0;  ///< matmul_factor(); the estimate's, never the roofline's
   double vendor_serving_share_ = 1.0;  ///< vendor_serving_share(); the estimate's only
+  double eager_host_s_ = 0;            ///< eager_host_s(); the estimate's only
+  bool eager_v0_ = false;              ///< an eager request on a vLLM V0 release: no floor
   double bandwidth_bytes_per_s_ = 0;
   double dense_read_bytes_ = 0;       // weights read every step, per GPU
   double expert_bytes_ = 0;           // routed experts held per GPU

@@ -111,11 +111,11 @@ void add_deployment_options(CLI::App& sub, DeploymentOptions& o, bool bare_param
                "are prefilled in steps of it. Without it (trtllm-serve's default) they are refused, and the fit fails");
   sub.add_flag("--enforce-eager", o.enforce_eager,
                "vLLM's --enforce-eager: no CUDA graphs, so none are subtracted (0.21 on) or captured above the share "
-               "(before 0.21), and the linear-attention state-block check is not made; memory only, decode is not "
-               "timed slower");
+               "(before 0.21), and the linear-attention state-block check is not made; perf, compare and plan time "
+               "every step at no less than the host's launch time of its kernels");
   sub.add_flag("--disable-cuda-graph", o.disable_cuda_graph,
-               "SGLang's --disable-cuda-graph: no CUDA graphs outside mem_fraction_static; memory only, decode is not "
-               "timed slower");
+               "SGLang's --disable-cuda-graph: no CUDA graphs outside mem_fraction_static; perf, compare and plan time "
+               "every step at no less than the host's launch time of its kernels");
   sub.add_option("--vllm-sampler", o.vllm_sampler,
                  "vLLM's top-k/top-p sampler, which sets its profiling peak from 0.19: flashinfer (16 bytes a logit) "
                  "or native, PyTorch's (28.7; vLLM takes it when FlashInfer is not installed, with "

@@ -758,6 +758,10 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
     b.engine = engine;
     b.vllm = names_vllm_first(engine);
     b.eager = eager_row(engine, r);
+    if (b.vllm) {
+      const std::string e = lower(engine);
+      b.vllm_minor_version = vllm_minor_of(e, e.find("vllm") + 4);
+    }
     std::uint64_t concurrency = 0;  // per replica, when the row gives a number
     if (const Json* c = r.value("concurrency"); c != nullptr && c->is_number()) {
       // A fixed number of requests in flight over the replicas: that is the batch (64.0 is 64).

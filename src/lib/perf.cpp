@@ -207,6 +207,9 @@ std::string_view to_string(Bound bound) {
 }
 
 Bound StepTime::bound() const {
+  if (host_bound()) {
+    return Bound::overhead;  // the host's launches: fixed time whatever the GPU does
+  }
   Bound b = compute_s > memory_s ? Bound::compute : Bound::memory;
   double largest = std::max(compute_s, memory_s);
   if (communication_s > largest) {
@@ -225,13 +228,34 @@ double StepTime::bound_share() const {
     case Bound::memory: return memory_s / total;
     case Bound::compute: return compute_s / total;
     case Bound::communication: return communication_s / total;
-    case Bound::overhead: return overhead_s / total;
+    case Bound::overhead: return (host_bound() ? host_launch_s : overhead_s) / total;
   }
   return 0.0;
 }
 
 std::string bound_text(const StepTime& step) {
   return fmt::format("{} {:.0f} %", to_string(step.bound()), step.bound_share() * 100.0);
+}
+
+double eager_kernels_per_layer(const ModelSpec& m, bool moe_layer, std::uint64_t tp, std::uint64_t ep) {
+  // Attention: qkv projection, rotary, KV-cache write, attention, output projection; MLA's
+  // low-rank q and kv projections with their norms, the absorbed up-projections around attention.
+  double kernels = d(m.norms_per_layer) + (m.mla ? 10.0 : 5.0) + (m.qk_norm ? 2.0 : 0.0);
+  if (moe_layer && m.moe) {
+    kernels += 7.0;  // router, top-k softmax, align, two grouped GEMMs, activation, sum
+    if (m.moe->shared_experts > 0) {
+      kernels += 3.0 + (m.moe->shared_expert_gate ? 2.0 : 0.0);
+    }
+    if (m.moe->beside_dense_mlp) {
+      kernels += 3.0;
+    }
+  } else {
+    kernels += 3.0;  // up (gate and up fused), activation, down
+  }
+  if (tp > 1 || ep > 1) {
+    kernels += 2.0;  // after attention and after the MLP
+  }
+  return kernels;
 }
 
 double format_share(double bf16_over_format_peak, double exponent) {
@@ -452,6 +476,19 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
                         fit_.kv.mlp_only_layers);
   moe_layers_per_stage_ =
       m.moe ? d(m.moe_layer_count()) * stage_share : 0;
+  const std::optional<int> vllm_minor = request_.fit.engine.engine == Engine::vllm
+                                            ? request_.fit.engine.vllm_minor_version
+                                            : request_.vllm_minor_version;
+  // The per-kernel figure is CUDA hosts'; AMD and Gaudi estimates carry their vendor's serving
+  // share instead, the median of public runs eager ones included (a floor would count them twice).
+  const bool eager = (request_.eager || request_.fit.engine.eager) && gpu.vendor == "nvidia";
+  eager_v0_ = eager && vllm_minor && *vllm_minor < kEagerVllmV1Minor;
+  if (eager && !eager_v0_) {
+    const double dense_layers = std::max(0.0, layers_per_stage_ - moe_layers_per_stage_);
+    eager_host_s_ = (dense_layers * eager_kernels_per_layer(m, false, l.tp, l.ep) +
+                     moe_layers_per_stage_ * eager_kernels_per_layer(m, true, l.tp, l.ep) + kEagerKernelsOutsideLayers) *
+                    kEagerHostSPerKernel;
+  }
   // 2 FLOPs per multiply-add over the active weights (not the embedding gather, nor the vision or
   // audio encoders, which text tokens never pass); what every rank holds whole (or KV heads copied
   // past TP = KV heads), every rank multiplies.
@@ -757,6 +794,8 @@ StepTime PerfModel::timed(const StepWork& w, const Efficiency& e) const {
       *part *= slower;
     }
   }
+  // Host time, not the GPU's: no vendor share scales it; the bound has none.
+  s.host_launch_s = e.best_case ? 0.0 : eager_host_s_;
   return s;
 }
 
@@ -1182,6 +1221,31 @@ PerfResult perf(const PerfModel& pm, std::vector<std::string> fit_notes, const s
   }
   if (pm.vendor_serving_share() < 1.0) {
     r.notes.push_back(pm.fit().gpu_vendor == "intel" ? habana_serving_note() : rocm_serving_note());
+  }
+  if (pm.eager_v0()) {
+    r.notes.push_back("eager (no CUDA graphs) on a vLLM V0 release: the host's launch time is not modelled (V0's "
+                      "lighter Python path has no measured figure), so the estimate may be fast for small or 4-bit "
+                      "models");
+  }
+  if ((request.eager || request.fit.engine.eager) && !pm.eager_v0() && pm.eager_host_s() <= 0) {
+    r.notes.push_back("eager (no CUDA graphs) off NVIDIA: the host's launch time is not floored, the vendor's serving "
+                      "share (the median of public runs, eager ones included) stands for it");
+  }
+  if (pm.eager_host_s() > 0) {
+    // Which batches the floor binds: where it is the step's largest part.
+    std::uint64_t bound_rows = 0;
+    for (const PerfPoint& p : r.rows) {
+      bound_rows += p.decode.host_bound() ? 1U : 0U;
+    }
+    r.notes.push_back(fmt::format(
+        "eager (no CUDA graphs): the host launches each step's {:.0f} kernels one by one, so no step on a stage takes "
+        "less than {:.1f} ms ({:.0f} us a kernel, INFERRED from public vLLM eager runs; not calibrated); {}",
+        pm.eager_host_s() / kEagerHostSPerKernel, pm.eager_host_s() * 1e3, kEagerHostSPerKernel * 1e6,
+        bound_rows == 0 ? std::string("the GPU's work is longer at every batch shown")
+        : bound_rows == r.rows.size()
+            ? std::string("it binds the decode step at every batch shown (bound: overhead)")
+            : fmt::format("it binds the decode step at {} of the {} batches shown (bound: overhead)", bound_rows,
+                          r.rows.size())));
   }
   if (pm.windowed_reads()) {
     r.notes.push_back("TensorRT-LLM on Blackwell: windowed layers decode over their window only, while their cache "

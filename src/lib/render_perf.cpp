@@ -198,6 +198,9 @@ void write_perf(detail::JsonWriter& w, const PerfResult& r) {
     w.member("compute_s", p.decode.compute_s);
     w.member("communication_s", p.decode.communication_s);
     w.member("overhead_s", p.decode.overhead_s);
+    if (p.decode.host_launch_s > 0) {  // eager runs only: the host's launches floor the step
+      w.member("host_launch_s", p.decode.host_launch_s);
+    }
     w.end_object();
     w.end_object();
   }
@@ -404,7 +407,7 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
                       b.requests > 0 ? std::to_string(b.requests) : "-", rate(b.output_tokens_per_s),
                       k.refused ? "-" : rate(k.roofline_tokens_per_s), k.has_estimate ? rate(k.estimate_tokens_per_s) : "-",
                       k.has_estimate ? fmt::format("{:+.1f}", k.error * 100.0) : "-",
-                      k.has_estimate ? (b.eager ? "eager: not modelled" : band_range(k.band.band)) : "-",
+                      k.has_estimate ? (b.eager ? "eager: no band" : band_range(k.band.band)) : "-",
                       k.has_estimate && !b.eager ? (k.inside_band ? "yes" : "no") : "-",
                       k.refused ? "refused" : (k.bound_holds ? "yes" : "NO")});
   }
@@ -421,8 +424,9 @@ std::string render_validation(const Calibration& c, bool fitted, const RenderOpt
   if (c.eager_rows > 0) {
     doc.footer.push_back(fmt::format(
         "eager: {} row{} ran without CUDA graphs (--enforce-eager, --disable-cuda-graph): every kernel is launched "
-        "from the host, a cost perf does not model, so the estimate is an upper envelope with no band",
-        c.eager_rows, c.eager_rows == 1 ? "" : "s"));
+        "from the host, so each step takes at least the host's launch time (kernels x {:.0f} us, a figure not "
+        "calibrated on measurements); no band",
+        c.eager_rows, c.eager_rows == 1 ? "" : "s", kEagerHostSPerKernel * 1e6));
   }
   if (!refused.empty()) {
     // One line: how many rows gpuplan refuses, and why, so a reader does not take them for bound failures.
