@@ -296,6 +296,17 @@ struct ModelSpec {
   /// Per layer: true for a block that is attention or a state-space mixer alone, with no MLP
   /// (Nemotron-H's '*' and 'M' blocks). Empty = none.
   std::vector<bool> layer_without_mlp;
+  /// Per layer: true where attention, or the MLP, is replaced by one hidden x hidden linear with
+  /// its norm (Nemotron-NAS's replace_with_linear: TensorRT-LLM modeling_nemotron_nas.py
+  /// LinearAttention, LinearMLP). Such a layer is also listed in layer_without_mixer or
+  /// layer_without_mlp: no KV, no attention. Empty = none.
+  std::vector<bool> layer_linear_mixer;
+  std::vector<bool> layer_linear_mlp;
+  /// Each attention and MLP block brings its own norm, and a block left out takes its norm with it
+  /// (Nemotron-NAS's no_op blocks: vLLM nemotron_nas.py DeciLMDecoderLayer builds input_layernorm
+  /// and post_attention_layernorm only for the blocks it builds): norms counted per block, not
+  /// norms_per_layer a layer.
+  bool norm_per_block = false;
   /// Per layer: true for a cross-attention layer (Llama 3.2 Vision), whose KV is the image's,
   /// computed once per request, not one entry per token. Empty = none.
   std::vector<bool> layer_is_cross_attention;
@@ -390,6 +401,12 @@ struct ModelSpec {
   }
   [[nodiscard]] bool has_mlp(std::uint64_t layer) const {
     return layer >= layer_without_mlp.size() || !layer_without_mlp[layer];
+  }
+  [[nodiscard]] bool has_linear_mixer(std::uint64_t layer) const {
+    return layer < layer_linear_mixer.size() && layer_linear_mixer[layer];
+  }
+  [[nodiscard]] bool has_linear_mlp(std::uint64_t layer) const {
+    return layer < layer_linear_mlp.size() && layer_linear_mlp[layer];
   }
   /// The layer runs softmax attention (not a linear-attention or Mamba2 layer, nor an MLP block).
   [[nodiscard]] bool has_attention(std::uint64_t layer) const { return has_mixer(layer) && !is_linear_layer(layer); }

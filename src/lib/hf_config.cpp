@@ -1085,7 +1085,7 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
   // layer list, OpenELM's per-layer head counts and MLP widths, DeciLM's KV heads per layer
   // (Laguna's query heads per layer are read: read_layer_attention_heads), DeepSeek-V4's compressed KV (compress_ratios: a cache that grows as a
   // fraction of the context beside a window) and grouped low-rank output, Nemotron NAS's per-block
-  // attention and FFN (Llama-3.3-Nemotron-Super-49B: 49.9B, read as a plain Llama it is 70.6B),
+  // attention and FFN for other types than nemotron-nas (read there: read_nemotron_nas_blocks),
   // LongCat-Flash's zero-computation experts of their own width and two attention and FFN blocks
   // per layer; below, Hunyuan's per-layer top-k.
   static constexpr std::array kUnreadShapes{
@@ -1103,7 +1103,8 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       // MiniMax-M3's sparse attention (index heads, an index cache per token on some layers).
       std::string_view("sparse_attention_config")};
   for (std::string_view key : kUnreadShapes) {
-    if (r.has(key)) {
+    // Nemotron-NAS's block_configs are read (read_nemotron_nas_blocks); another type's are not.
+    if (r.has(key) && !(key == "block_configs" && type == "nemotron-nas")) {
       r.fail(key, fmt::format("this shape field of model_type \"{}\" is not read; the parameter count and "
                               "KV cache would be wrong",
                               type));
@@ -1158,7 +1159,7 @@ const auto& checked_types() {
       "gpt2", "gpt_bigcode", "gptj", "codegen", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
       "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion",
       "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid", "nemotron_h", "falcon_h1", "bamba", "lfm2", "lfm2_moe", "jamba",
-      "minimax_text_01", "kimi_linear"};
+      "minimax_text_01", "kimi_linear", "nemotron-nas"};
   return kChecked;
 }
 
@@ -3400,6 +3401,12 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     check_longrope_factors(m, r);
   }
   read_layer_attention_heads(m, r);
+  // Nemotron-NAS (DeciLMForCausalLM: Llama-3.3-Nemotron-Super-49B, -Ultra-253B) sizes every layer
+  // in block_configs and writes num_key_value_heads and intermediate_size null. Read as a plain
+  // Llama the 49B was 70.6 B; by its blocks 49.87 B, its model card's 49.9 B (helper s60 decilm).
+  if (m.model_type == "nemotron-nas") {
+    read_nemotron_nas_blocks(m, r);
+  }
 
   std::uint64_t experts = 0;
   // These classes have no experts: transformers' LlamaConfig keeps an extra num_local_experts as

@@ -58,10 +58,18 @@ std::optional<std::string> layout_problem(const Layout& layout, const ModelSpec&
   }
   // Engines shard KV heads evenly or replicate them: TP must divide the KV heads or be a
   // multiple of them (vLLM's rule).
-  if (!model.caches_latent() && model.num_key_value_heads % layout.tp != 0 &&
-      layout.tp % model.num_key_value_heads != 0) {
+  // Every attention layer's KV heads where they differ from layer to layer (Nemotron-NAS's
+  // n_heads_in_group per block, Gemma 4's global KV heads).
+  const auto kv_splits = [&layout](std::uint64_t kv) { return kv % layout.tp == 0 || layout.tp % kv == 0; };
+  if (!model.caches_latent() && !kv_splits(model.num_key_value_heads)) {
     return fmt::format("layout.tp: {} neither divides nor is a multiple of the {} KV heads of '{}'",
                        layout.tp, model.num_key_value_heads, model.id);
+  }
+  for (std::uint64_t i = 0; !model.caches_latent() && i < model.layer_kv_heads.size(); ++i) {
+    if (model.holds_token_kv(i) && !kv_splits(model.layer_kv_heads[i])) {
+      return fmt::format("layout.tp: {} neither divides nor is a multiple of the {} KV heads of layer {} of '{}'",
+                         layout.tp, model.layer_kv_heads[i], i, model.id);
+    }
   }
   if (layout.pp > model.num_hidden_layers) {
     return fmt::format("layout.pp: {} stages for {} layers of '{}'", layout.pp, model.num_hidden_layers,
@@ -119,7 +127,18 @@ std::optional<std::pair<ShardedInput, std::uint64_t>> unaligned_input(const Layo
   const bool dense_layers = !m.moe || m.moe->first_dense_layers > 0 || m.moe->layer_step > 1 ||
                             !m.moe->dense_layers.empty();
   if (dense_layers && m.intermediate_size > 0) {
-    inputs[n++] = {WeightPart::dense_mlp, "MLP's intermediate width", m.intermediate_size};
+    // Widths per layer (Nemotron-NAS's ffn_mult per block): the first that splits into no whole
+    // number of groups, else the widest.
+    std::uint64_t width = m.intermediate_size;
+    const std::uint64_t group = input_group(m, formats, WeightPart::dense_mlp);
+    for (std::uint64_t i = 0; group > 0 && i < m.layer_intermediate_size.size(); ++i) {
+      const std::uint64_t w = m.layer_intermediate_size[i];
+      if (m.has_mlp(i) && (w % l.tp != 0 || (w / l.tp) % group != 0)) {
+        width = w;
+        break;
+      }
+    }
+    inputs[n++] = {WeightPart::dense_mlp, "MLP's intermediate width", width};
   }
   // Experts split by EP are whole on their rank; split by TP, each holds a share of every one.
   if (m.moe && l.ep <= 1 && m.moe->expert_intermediate > 0) {

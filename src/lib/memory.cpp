@@ -1,6 +1,8 @@
 #include <gpuplan/memory.hpp>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 #include <array>
 #include <cmath>
 
@@ -73,6 +75,58 @@ void validate_request(const FitRequest& r) {
   }
 }
 
+// Attention's and the dense MLP's shares on the busiest pipeline stage (the contiguous ceil(layers
+// / PP) of kv_shape), where layers differ in what they hold: Nemotron-NAS's blocks of their own
+// widths, no_op and linear. Llama-3.1-Nemotron-Ultra's four widest MLPs (ffn_mult 27.6 to 39, a
+// third of its weights) sit in its second half: split by layer count at PP 2 that stage would be
+// taken for half the weights. Only where every layer's attention is the plain q, k, v, o of its
+// KV heads and the MLP is dense (no state-space mixers, experts or per-layer inputs, whose tensors
+// sit in the same parts); elsewhere nullopt, and the stage share by layer count stands.
+std::optional<std::pair<double, double>> nas_stage_shares(const ModelSpec& m, std::uint64_t pp) {
+  if (pp <= 1 || !m.norm_per_block || m.linear_attention || m.moe || m.per_layer_input_width > 0 ||
+      !m.layer_head_dim.empty() || !m.layer_attention_heads.empty() || !m.layer_reuses_kv.empty() ||
+      !m.layer_value_is_key.empty() || m.mla) {
+    return std::nullopt;
+  }
+  const double h = d(m.hidden_size);
+  const double gated = m.mlp_gated ? 3.0 : 2.0;
+  const auto attention_of = [&](std::uint64_t i) {
+    if (m.has_linear_mixer(i)) {
+      return h * h;
+    }
+    if (!m.has_attention(i)) {
+      return 0.0;
+    }
+    const double q = d(m.attention_heads_of_layer(i)) * d(m.head_dim);
+    return 2.0 * h * q + 2.0 * h * d(m.kv_heads_of_layer(i)) * d(m.head_dim);
+  };
+  const auto mlp_of = [&](std::uint64_t i) {
+    return m.has_linear_mlp(i) ? h * h : m.has_mlp(i) ? gated * h * d(m.intermediate_of_layer(i)) : 0.0;
+  };
+  const std::uint64_t per_stage = (m.num_hidden_layers + pp - 1) / pp;
+  double attention_total = 0;
+  double mlp_total = 0;
+  double best = -1;
+  std::pair<double, double> best_parts{0, 0};
+  for (std::uint64_t start = 0; start < m.num_hidden_layers; start += per_stage) {
+    double attention = 0;
+    double mlp = 0;
+    for (std::uint64_t i = start; i < std::min(start + per_stage, m.num_hidden_layers); ++i) {
+      attention += attention_of(i);
+      mlp += mlp_of(i);
+    }
+    attention_total += attention;
+    mlp_total += mlp;
+    if (attention + mlp > best) {
+      best = attention + mlp;
+      best_parts = {attention, mlp};
+    }
+  }
+  if (attention_total <= 0 || mlp_total <= 0) {
+    return std::nullopt;
+  }
+  return std::pair{best_parts.first / attention_total, best_parts.second / mlp_total};
+}
 
 WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeightParts>& whole,
                              const std::array<double, kWeightParts>& replicated,
@@ -98,9 +152,14 @@ WeightsBytes weights_per_gpu(const ModelSpec& m, const std::array<double, kWeigh
   // The busiest stage holds ceil(layers / PP) layers.
   const double stage_share =
       d((m.num_hidden_layers + l.pp - 1) / l.pp) / d(m.num_hidden_layers);
+  const auto shares = nas_stage_shares(m, l.pp);
   for (WeightPart p : {WeightPart::attention, WeightPart::dense_mlp, WeightPart::shared_experts,
                        WeightPart::router, WeightPart::norms}) {
-    set(p, per_rank(p) * stage_share);
+    const double share = !shares                         ? stage_share
+                         : p == WeightPart::attention    ? shares->first
+                         : p == WeightPart::dense_mlp    ? shares->second
+                                                         : stage_share;
+    set(p, per_rank(p) * share);
     w.dense += w.parts[static_cast<std::size_t>(p)];
   }
   // The vision tower runs before the first layer, split over TP (audio encoders engines build

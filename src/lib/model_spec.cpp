@@ -503,8 +503,25 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
   if (m.linear_attention && state_layers > 0) {
     linear_attention_tensors(m, state_layers, out);
   }
+  // Nemotron-NAS's blocks replaced by one hidden x hidden linear (TensorRT-LLM's LinearAttention
+  // and LinearMLP: a column-parallel Linear gathered, so split over TP like the layers it replaces).
+  double linear_mixers = 0;
+  double linear_mlps = 0;
+  double blocks = 0;  // attention (or its linear) and MLP (or its linear) blocks present
+  for (std::uint64_t i = 0; i < m.num_hidden_layers; ++i) {
+    linear_mixers += m.has_linear_mixer(i) ? 1.0 : 0.0;
+    linear_mlps += m.has_linear_mlp(i) ? 1.0 : 0.0;
+    blocks += (m.has_mixer(i) || m.has_linear_mixer(i) ? 1.0 : 0.0) + (m.has_mlp(i) || m.has_linear_mlp(i) ? 1.0 : 0.0);
+  }
+  if (linear_mixers > 0) {
+    add(out, WeightPart::attention, hidden, hidden, linear_mixers);
+  }
+  if (linear_mlps > 0) {
+    add(out, WeightPart::dense_mlp, hidden, hidden, linear_mlps);
+  }
   const double per_norm = m.layer_norm ? 2.0 : 1.0;
-  add_replicated(out, WeightPart::norms, hidden, 1, per_norm * (d(m.norms_per_layer) * layers + 1.0));
+  const double layer_norms = m.norm_per_block ? blocks : d(m.norms_per_layer) * layers;
+  add_replicated(out, WeightPart::norms, hidden, 1, per_norm * (layer_norms + 1.0));
   const double moe_layers = d(m.moe_layer_count());
   const bool beside = m.moe && m.moe->beside_dense_mlp;
   // Blocks without an MLP are never MoE layers (the reader lists them as dense). Gemma 4's MoE
@@ -657,6 +674,8 @@ MtpBytes mtp_weight_bytes(const ModelSpec& m, const WeightFormats& f) {
   extend(more.layer_is_linear, false);
   extend(more.layer_without_mixer, false);
   extend(more.layer_without_mlp, false);
+  extend(more.layer_linear_mixer, false);
+  extend(more.layer_linear_mlp, false);
   extend(more.layer_is_cross_attention, false);
   // An MTP layer is the model's last layer kind.
   const auto extend_last = [&more](auto& per_layer) {
@@ -798,6 +817,8 @@ void validate_model(const ModelSpec& m, std::string_view where) {
   per_layer("num_kv_shared_layers", m.layer_reuses_kv.size());
   per_layer("attention_k_eq_v", m.layer_value_is_key.size());
   per_layer("intermediate_size", m.layer_intermediate_size.size());
+  per_layer("block_configs", m.layer_linear_mixer.size());
+  per_layer("block_configs", m.layer_linear_mlp.size());
   for (std::uint64_t i = 0; i < m.layer_kv_heads.size(); ++i) {
     const std::uint64_t kv = m.layer_kv_heads[i];
     if (kv < 1 || m.attention_heads_of_layer(i) % kv != 0) {

@@ -474,6 +474,18 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // beside attention in the same layers.
   layers_per_stage_ = d(fit_.kv.layers_per_gpu() + (fit_.kv.state_beside_attention ? 0 : fit_.kv.linear_layers) +
                         fit_.kv.mlp_only_layers);
+  if (m.norm_per_block) {
+    // Nemotron-NAS leaves a layer's attention or MLP out (no_op): no kernels, no all-reduce. The
+    // blocks present on the stage, two to a layer (Llama-3.1-Nemotron-Ultra: 145 blocks in 162
+    // layers, which had counted as 324 all-reduces a step at TP).
+    const std::uint64_t per_stage = (m.num_hidden_layers + l.pp - 1) / l.pp;
+    const std::uint64_t end = std::min(fit_.kv.stage_first_layer + per_stage, m.num_hidden_layers);
+    double blocks = 0;
+    for (std::uint64_t i = fit_.kv.stage_first_layer; i < end; ++i) {
+      blocks += (m.has_mixer(i) || m.has_linear_mixer(i) ? 1.0 : 0.0) + (m.has_mlp(i) || m.has_linear_mlp(i) ? 1.0 : 0.0);
+    }
+    layers_per_stage_ = blocks / 2.0;
+  }
   moe_layers_per_stage_ =
       m.moe ? d(m.moe_layer_count()) * stage_share : 0;
   const std::optional<int> vllm_minor = request_.fit.engine.engine == Engine::vllm

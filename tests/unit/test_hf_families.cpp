@@ -291,9 +291,14 @@ TEST_CASE("hf import: encoder-decoders and unread grouped shapes are refused", "
                     Contains("/model_type") && Contains("num_query_heads"));
   CHECK_THROWS_WITH(read(R"({"model_type": "my_elm", "num_query_heads": [12, 12, 16], )" + decoder + "}"),
                     Contains("/num_query_heads"));
-  // Nemotron NAS (Llama-3.3-Nemotron-Super-49B): per-block attention and FFN; with the Llama
-  // fields filled in it would count as a 70B Llama.
+  // Nemotron NAS (Llama-3.3-Nemotron-Super-49B): per-block attention and FFN, read block by block
+  // (test_hf_decilm.cpp); a list of another length than the layers is refused, and block_configs
+  // under another model_type stay unread.
   CHECK_THROWS_WITH(read(R"({"model_type": "nemotron-nas", "num_key_value_heads": 8, )"
+                         R"("block_configs": [{"attention": {"no_op": true}, "ffn": {"ffn_mult": 2.5}}], )" +
+                         decoder + "}"),
+                    Contains("/block_configs: 1 blocks for num_hidden_layers 24"));
+  CHECK_THROWS_WITH(read(R"({"model_type": "llama", "num_key_value_heads": 8, )"
                          R"("block_configs": [{"attention": {"no_op": true}, "ffn": {"ffn_mult": 2.5}}], )" +
                          decoder + "}"),
                     Contains("/block_configs") && Contains("not read"));

@@ -16,4 +16,12 @@ namespace gpuplan::detail {
 /// the layout it asks for cannot be built (transformers would fail on it too).
 void read_per_layer_shapes(ModelSpec& m, ObjectReader& r);
 
+/// Reads Nemotron-NAS's (DeciLM's) block_configs, one {"attention", "ffn"} block a layer, into
+/// `m`, whose layer count, heads and hidden size are read: per-layer KV heads (num_attention_heads
+/// / n_heads_in_group), MLP widths (from ffn_mult), blocks left out (no_op) and blocks replaced by
+/// one hidden x hidden linear (replace_with_linear). Sets num_key_value_heads to the fewest KV
+/// heads and intermediate_size to the widest MLP. Throws InputError naming the block's field where
+/// the list cannot be built into layers.
+void read_nemotron_nas_blocks(ModelSpec& m, ObjectReader& r);
+
 }  // namespace gpuplan::detail
