@@ -518,6 +518,20 @@ std::optional<std::string> engine_checkpoint_refusal(Engine engine, const GpuSpe
                        "serve it with vllm or sglang, or use a ModelOpt checkpoint",
                        q.where);
   }
+  // torchao's Float8 dynamic-activation tensors assert the GPU before they multiply: "Float8
+  // dynamic activation quantization is only supported on CUDA>=8.9 and MI300+" (pytorch/ao
+  // torchao/quantization/quant_api.py, _float8_dynamic_activation_float8_weight_transform and
+  // the float8 granularity checks). vLLM's FP8 Marlin fallback is its own fp8 method's, not
+  // TorchAOConfig's. No FP8 tensor cores in the catalog marks those GPUs.
+  if (q.method == "torchao" && (engine == Engine::vllm || engine == Engine::sglang) && !has("fp8") &&
+      model.shipped_formats &&
+      std::ranges::any_of(model.shipped_formats->parts,
+                          [](const WeightFormat& f) { return f.element == DType::fp8 && f.activation_bits != 16; })) {
+    return fmt::format("{}/quant_type: {} cannot run this torchao Float8 checkpoint on {}: torchao's float8 "
+                       "dynamic-activation kernels need FP8 tensor cores (\"only supported on CUDA>=8.9 and MI300+\"); "
+                       "a bf16 or int8 checkpoint runs there",
+                       q.where, to_string(engine), gpu.id);
+  }
   // ModelOpt's W4A8_AWQ is INT4 weights with FP8 activations, "Ada and Later" (Model Optimizer's
   // support matrix, https://nvidia.github.io/Model-Optimizer/guides/0_support_matrix.html):
   // TensorRT-LLM runs its GEMMs on FP8 tensor cores.

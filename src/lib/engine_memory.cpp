@@ -1199,10 +1199,21 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       // enabled; forcing chunked prefill and prefix caching to be disabled", vllm PR #13374's log;
       // arg_utils: "Chunked prefill not supported for Multimodal or MLA in V0"). Llama 4's
       // attention chunks are no sliding window (get_sliding_window() is None).
+      // From 0.6.5 vLLM deletes sliding_window where windows interleave with full layers (Gemma 2
+      // and 3, Cohere2; vllm PR #10584): those models chunk like any other.
       bool sliding = false;
+      bool full_layer = false;
       for (std::size_t i = 0; i < m.layer_window_tokens.size(); ++i) {
         sliding = sliding || (m.layer_window_tokens[i] > 0 && !(i < m.layer_is_chunked.size() && m.layer_is_chunked[i]));
+        full_layer = full_layer || m.layer_window_tokens[i] == 0;
       }
+      const int release_minor = v0_minor.value_or(kVllmV1DefaultMinor - 1);
+      if (full_layer && (release_minor > 6 || (release_minor == 6 && s.vllm_patch_version.value_or(0) >= 5))) {
+        sliding = false;
+      }
+      // "Chunked prefill not supported for Multimodal or MLA in V0" (arg_utils, from 0.7): a model
+      // with a vision tower profiles the whole length whatever its windows (Gemma 3 on Turing).
+      sliding = sliding || (m.vision.has_value() && release_minor >= 7);
       const VllmStepDefaults step = vllm_step_defaults(in.total_bytes, in.device_name, in.context_tokens, v0_minor,
                                                              in.unified_memory, s.vllm_patch_version,
                                                              sliding || m.caches_latent());

@@ -898,8 +898,11 @@ WeightFormat torchao_format(const Json& q, const Reader& r) {
       return WeightFormat{.element = DType::fp8, .scheme = ScaleScheme::per_block, .block = 128, .scale_bits = 32};
     }
     const bool per_row = type == "Float8WeightOnlyConfig" || g.find("PerRow") != std::string::npos;
-    return WeightFormat{.element = DType::fp8, .scheme = per_row ? ScaleScheme::per_channel : ScaleScheme::per_tensor,
-                        .scale_bits = 32};
+    WeightFormat f{.element = DType::fp8, .scheme = per_row ? ScaleScheme::per_channel : ScaleScheme::per_tensor,
+                   .scale_bits = 32};
+    // Weight-only: bf16 activations (the dynamic config quantizes them, on FP8 tensor cores only).
+    f.activation_bits = type == "Float8WeightOnlyConfig" ? 16 : 0;
+    return f;
   }
   const Reader tr = type_it->is_object() ? Reader{r.origin, r.at / "quant_type" / "default"} : r;
   tr.fail(type_it->is_object() ? "_type" : "quant_type",

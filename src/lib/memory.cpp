@@ -30,6 +30,7 @@ std::string replicated_kv_note(const ModelSpec& m, std::uint64_t tp) {
                        m.num_key_value_heads);
   }
   std::uint64_t fewest = 0;
+  std::uint64_t most = 0;
   std::uint64_t short_layers = 0;
   std::uint64_t kv_layers = 0;
   for (std::uint64_t layer = 0; layer < m.num_hidden_layers; ++layer) {
@@ -40,11 +41,13 @@ std::string replicated_kv_note(const ModelSpec& m, std::uint64_t tp) {
     if (const std::uint64_t heads = m.kv_heads_of_layer(layer); heads < tp) {
       ++short_layers;
       fewest = fewest == 0 ? heads : std::min(fewest, heads);
+      most = std::max(most, heads);
     }
   }
   return fmt::format("TP {} exceeds the {} KV heads of {} of the {} layers that cache KV: each GPU keeps one of "
                      "their KV heads (replicated)",
-                     tp, fewest, short_layers, kv_layers);
+                     tp, fewest == most ? fmt::format("{}", fewest) : fmt::format("{} to {}", fewest, most),
+                     short_layers, kv_layers);
 }
 
 using detail::d;
@@ -449,7 +452,8 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     if (res.engine->vllm_v0) {
       res.notes.push_back(fmt::format("vLLM {} runs its V0 engine: max_num_seqs 256, a step of max(max_model_len, "
                                       "2048) tokens (with chunked prefill, on above 32K from 0.5.3 for models without a "
-                                      "sliding window or an MLA cache, 512 up to 0.6.4 and 2048 from 0.6.5), its "
+                                      "sliding window (windows between full layers count as none from 0.6.5), an MLA "
+                                      "cache or (from 0.7) a vision tower, 512 up to 0.6.4 and 2048 from 0.6.5), its "
                                       "profiling sampler the bf16 logits alone; its log counts GPU "
                                       "blocks",
                                       r.engine.vllm_minor_version.value_or(0) >= 8

@@ -191,9 +191,11 @@ class Search {
   };
 
   void search_gpu(const GpuSpec& gpu, const std::vector<Price>& prices);
-  /// Why the engine would refuse the checkpoint of `weights` on `gpu`, part by part as fit
-  /// checks it (MXFP4 experts run where MXFP4 dense layers do not), or nullopt.
+  /// Why the engine (none named: every engine that runs on `gpu`) would refuse the checkpoint of
+  /// `weights` on `gpu`, part by part as fit checks it (MXFP4 experts run where MXFP4 dense layers
+  /// do not), or nullopt.
   std::optional<std::string> format_refusal(const GpuSpec& gpu, DType weights) const;
+  std::optional<std::string> format_refusal(const GpuSpec& gpu, DType weights, Engine engine) const;
   void search_format(const GpuSpec& gpu, const std::vector<Price>& prices, DType weights, const std::vector<DType>& kvs);
   void skip(std::string reason) {
     ++result_.counts.skipped;
@@ -585,6 +587,26 @@ Search::Candidate Search::operate(const GpuSpec& gpu, const Price& price, const 
 
 std::optional<std::string> Search::format_refusal(const GpuSpec& gpu, DType weights) const {
   const Engine engine = r_.launch_engine.value_or(r_.perf.fit.engine.engine);
+  if (engine == Engine::neutral) {
+    // No engine named: refused only where every engine that runs on the GPU refuses (as fit's
+    // no_engine_runs: gpt-oss's MXFP4 on a T4, which perf refuses, is not a plan's row).
+    std::optional<std::string> first;
+    for (const Engine e : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+      if (!engine_runs_on(e, gpu)) {
+        continue;
+      }
+      std::optional<std::string> refusal = format_refusal(gpu, weights, e);
+      if (!refusal) {
+        return std::nullopt;
+      }
+      first = first ? first : std::move(refusal);
+    }
+    return first;
+  }
+  return format_refusal(gpu, weights, engine);
+}
+
+std::optional<std::string> Search::format_refusal(const GpuSpec& gpu, DType weights, Engine engine) const {
   const std::optional<WeightFormats> formats = release_formats(model_, r_, weights);
   if (!formats) {
     return engine_weights_refusal(engine, gpu, weights);

@@ -76,8 +76,10 @@ TEST_CASE("engine: vLLM before 0.8 on Turing keeps its own V0 defaults (s60)", "
 }
 
 // V0 turns chunked prefill on above 32K only for models that allow it (vllm PR #6666's rule): a
-// sliding-window model (Gemma 3) and, from 0.7.1, an MLA model (DeepSeek-V3) profile the whole
-// max_model_len; a plain model takes the chunk.
+// sliding-window model, a multimodal one (Gemma 3, whose windows interleave with full layers and
+// so count as none from 0.6.5, vllm PR #10584) and, from 0.7.1, an MLA model (DeepSeek-V3) profile
+// the whole max_model_len; a plain model takes the chunk, and so does Gemma 2 (text only,
+// interleaved windows) from 0.6.5 but not before.
 TEST_CASE("engine: vLLM V0 profiles sliding-window and MLA models unchunked (s60)", "[engine]") {
   const auto step = [](const char* model, int minor, int patch) {
     gpuplan::EngineInputs in{.total_bytes = 139.8 * gpuplan::units::kGiB, .weights_bytes = 20 * gpuplan::units::kGiB,
@@ -90,4 +92,7 @@ TEST_CASE("engine: vLLM V0 profiles sliding-window and MLA models unchunked (s60
   CHECK(step("gemma-3-27b", 7, 3) == 65536);
   CHECK(step("deepseek-v3", 7, 1) == 65536);
   CHECK(step("gemma-3-27b", 8, 5) == 8192);  // V1: no such rule (the H200's large-GPU step)
+  CHECK(step("gemma-2-27b", 6, 4) == 65536);
+  CHECK(step("gemma-2-27b", 6, 5) == 2048);
+  CHECK(step("gemma-2-27b", 7, 3) == 2048);
 }
