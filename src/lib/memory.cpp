@@ -314,11 +314,11 @@ std::string dequantized_checkpoint_note(const FitResult& res, const ModelSpec& m
                                 .total();
   return fmt::format(
       "{} packs the {} in {} ({}), as engines load it whatever their --dtype; --weights-dtype {} sizes a "
-      "de-quantized copy: {:.2f} GiB of weights per GPU against {:.2f} GiB as shipped (vLLM's and SGLang's --dtype "
+      "de-quantized copy: {:.2f} GB of weights per GPU against {:.2f} GB as shipped (vLLM's and SGLang's --dtype "
       "float16 sets activations and unquantized layers, not --weights-dtype); leave --weights-dtype out to size "
       "this checkpoint",
       m.checkpoint_quant->where, m.moe ? "experts" : "linear layers", to_string(shipped), m.checkpoint_quant->method,
-      to_string(asked), res.per_gpu.weights_bytes / units::kGiB, as_shipped / units::kGiB);
+      to_string(asked), res.per_gpu.weights_bytes / units::kGB, as_shipped / units::kGB);
 }
 
 void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {

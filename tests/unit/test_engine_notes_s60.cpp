@@ -44,7 +44,7 @@ TEST_CASE("fit: a GPTQ checkpoint sized at 16 bits says engines load it packed (
   // 7.24 B parameters at 2 bytes against the 4-bit checkpoint vLLM logged at 3.8844 GiB (the
   // arm-learning-paths DGX Spark log, tests/fixtures/engine-logs-s60-sources.md).
   CHECK(wide.per_gpu.weights_bytes / gpuplan::units::kGiB > 13.0);
-  CHECK(note.find("3.87 GiB as shipped") != std::string::npos);
+  CHECK(note.find("4.15 GB as shipped") != std::string::npos);  // 3.87 GiB
 
   // Served as shipped, or a 16-bit model at 16 bits: no such note.
   FitRequest shipped{.context_tokens = 32768};
