@@ -536,13 +536,15 @@ void Search::note_ties(std::size_t shown) {
   if (!tied) {
     return;
   }
+  // The checkpoint's own format ranks first only where it was searched (--weights-dtype may leave it out).
+  const std::optional<DType> own = checkpoint_dtype(model_, r_);
+  const bool own_searched = own && (r_.weights_dtypes.empty() || std::ranges::find(r_.weights_dtypes, *own) !=
+                                                                     r_.weights_dtypes.end());
   result_.notes.push_back(fmt::format(
       "rows of one cost rank by the fewest GPUs paid, then the least precision given up (weights below the "
       "checkpoint's, {}a KV cache below 16 bits), then the most capacity, then the most tok/s per user{}",
-      checkpoint_dtype(model_, r_)
-          ? fmt::format("the {} checkpoint as it ships before a re-quantization of it, ",
-                        to_string(*checkpoint_dtype(model_, r_)))
-          : std::string(),
+      own_searched ? fmt::format("the {} checkpoint as it ships before a re-quantization of it, ", to_string(*own))
+                   : std::string(),
       twins.empty() ? std::string()
                     : fmt::format("; {} are one deployment in two weights formats of the same size and speed here: "
                                   "either checkpoint",

@@ -461,7 +461,9 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
       c.header.push_back("band");
     }
     for (const TrainCost& tc : p.costs) {
-      std::vector<std::string> row{tc.price.provider, offer_label(tc.price.mode, tc.price.term),
+      // A price typed by hand has no mode (--usd-per-gpu-hour refuses --mode).
+      std::vector<std::string> row{tc.price.provider,
+                                   tc.price.provider == kGivenProvider ? "-" : offer_label(tc.price.mode, tc.price.term),
                                    fmt::format("{:.2f}", tc.price.usd_per_gpu_hour), price_age_label(tc.price),
                                    fmt::format("{:.2f}", tc.usd_per_hour),
                                    fmt::format("{:.3f}", tc.usd_per_million_tokens)};
