@@ -144,6 +144,10 @@ void write_perf(detail::JsonWriter& w, const PerfResult& r) {
   w.member("sparse", q.sparse);
   w.member("network_bytes_per_s_per_gpu", q.network_bytes_per_s_per_gpu);
   w.member("arrivals", to_string(q.arrivals));
+  // A script reading the figures must see what they assume: whose memory arithmetic, and
+  // whether each step was floored at the host's kernel launches (no CUDA graphs).
+  w.member("engine", to_string(q.fit.engine.engine));
+  w.member("eager", q.eager || q.fit.engine.eager);
   w.end_object();
   w.member("compute_type", r.compute_type);
   w.member("peak_flop_per_s", checked(r.peak_flop_per_s, "peak"));

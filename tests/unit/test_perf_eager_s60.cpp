@@ -9,6 +9,9 @@
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/perf.hpp>
+#include <gpuplan/render.hpp>
+
+#include <nlohmann/json.hpp>
 
 using namespace gpuplan;
 
@@ -99,4 +102,20 @@ TEST_CASE("eager floor: --enforce-eager (fit.engine.eager) implies it", "[perf][
   req.fit.engine.eager = true;
   const PerfModel pm(catalog.model("llama-3.1-8b"), catalog.gpu("h100-sxm"), req);
   CHECK(pm.eager_host_s() == Approx(16.4e-3));
+}
+
+// Session 61: perf's JSON inputs say which engine's arithmetic the figures assume and whether the
+// steps were floored at the host's launches; a script gating on the ITL could not tell before.
+TEST_CASE("eager floor: perf's JSON inputs name the engine and the eager run", "[perf][eager][render]") {
+  const Catalog& catalog = Catalog::builtin();
+  for (const bool eager : {false, true}) {
+    PerfRequest req = eager_request(false, DType::int4);
+    req.fit.engine.engine = Engine::vllm;
+    req.fit.engine.eager = eager;
+    const PerfResult r = perf(catalog.model("llama-3.1-8b"), catalog.gpu("l40s"), req, {8}, EstimateBand{});
+    const auto j = nlohmann::json::parse(render_perf(r, RenderOptions{.format = Format::json}));
+    CHECK(j["inputs"]["engine"] == "vllm");
+    CHECK(j["inputs"]["eager"] == eager);
+    CHECK(j["rows"][0]["decode_step"].contains("host_launch_s") == eager);
+  }
 }
