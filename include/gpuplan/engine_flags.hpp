@@ -65,6 +65,8 @@ struct LaunchSettings {
   /// TensorRT-LLM: enable_chunked_prefill in the YAML. Without it trtllm-serve refuses a prompt
   /// longer than max_num_tokens (EngineSettings::trtllm_chunked_prefill).
   bool chunked_prefill = false;
+  /// No CUDA graphs: vLLM's --enforce-eager, SGLang's --disable-cuda-graph (TensorRT-LLM: none).
+  bool eager = false;
   /// vLLM on Intel Gaudi (the vllm-gaudi plugin): FP8 weights and KV cache run through Intel Neural
   /// Compressor, `--quantization inc --kv-cache-dtype fp8_inc` with QUANT_CONFIG from a calibration.
   bool gaudi = false;

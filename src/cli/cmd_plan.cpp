@@ -41,6 +41,8 @@ struct PlanOptions {
   std::string engine_version;  ///< --engine-version: the release of --emit's engine
   double mem_fraction_static = 0;  ///< --mem-fraction-static (0: not given): with --emit sglang
   double gpu_memory_utilization = 0;  ///< --gpu-memory-utilization (0: not given): with --emit vllm
+  bool enforce_eager = false;         ///< --enforce-eager: with --emit vllm
+  bool disable_cuda_graph = false;    ///< --disable-cuda-graph: with --emit sglang
   std::string batch_search = "bisect";
   bool include_stale = false;
 };
@@ -127,6 +129,25 @@ Exit run_plan(const PlanOptions& o) {
                            : "--gpu-memory-utilization: is vLLM's setting; give it with --emit vllm");
     }
     req.launch_gpu_memory_utilization = o.gpu_memory_utilization;
+  }
+  // Eager is a property of the launched server: it needs the engine whose switch it is.
+  if (o.enforce_eager || o.disable_cuda_graph) {
+    const Engine wants = o.enforce_eager ? Engine::vllm : Engine::sglang;
+    const std::string_view flag = o.enforce_eager ? "--enforce-eager" : "--disable-cuda-graph";
+    if (o.enforce_eager && o.disable_cuda_graph) {
+      throw InputError("--disable-cuda-graph: is SGLang's switch and --enforce-eager vLLM's; give the one of the "
+                       "engine --emit names");
+    }
+    if (emit != wants) {
+      throw InputError(fmt::format("{}: is {}'s switch; give it with --emit {}{}", flag, to_string(wants),
+                                   to_string(wants),
+                                   emit == Engine::trtllm ? " (trtllm-serve's PyTorch backend has no such switch)"
+                                   : emit ? fmt::format(" ({}'s is {})", to_string(*emit),
+                                                        *emit == Engine::vllm ? "--enforce-eager" : "--disable-cuda-graph")
+                                          : std::string()));
+    }
+    req.perf.eager = true;
+    req.perf.fit.engine.eager = true;
   }
   req.include_stale = o.include_stale;
   apply_workload(o.workload, req.perf);
@@ -301,6 +322,11 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
                   "With --emit vllm: vLLM's gpu_memory_utilization to size for and set in the command (default: "
                   "vLLM's own for the release, 0.92 from 0.21, as fit --engine vllm)")
       ->check(share_validator());
+  sub->add_flag("--enforce-eager", o->enforce_eager,
+                "With --emit vllm: plan a server without CUDA graphs (set in the command): every step is timed at no "
+                "less than the host's launch time of its kernels, and no graph memory is held");
+  sub->add_flag("--disable-cuda-graph", o->disable_cuda_graph,
+                "With --emit sglang: the same, SGLang's switch");
   sub->add_flag("--include-stale", o->include_stale,
                 "Rank prices older than 180 days by cost with the current ones (default: a GPU's current price wins "
                 "over a stale one, rows on a current price rank before rows on a stale one whichever GPU, and a "

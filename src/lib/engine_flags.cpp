@@ -25,6 +25,7 @@ struct Spelling {
   std::string seqs, len, share;
   std::string dtype, quantization, kv;
   std::string kv_fp8;
+  std::string eager;  // the switch that runs without CUDA graphs (empty: none)
 };
 
 const Spelling& spelling(Engine e) {
@@ -32,18 +33,19 @@ const Spelling& spelling(Engine e) {
                              .pp = "--pipeline-parallel-size", .ep = "", .ep_switch = "--enable-expert-parallel",
                              .dp = "--data-parallel-size", .dp_attention = "",
                              .seqs = "--max-num-seqs", .len = "--max-model-len", .share = "--gpu-memory-utilization",
-                             .dtype = "--dtype", .quantization = "--quantization", .kv = "--kv-cache-dtype", .kv_fp8 = "fp8"};
+                             .dtype = "--dtype", .quantization = "--quantization", .kv = "--kv-cache-dtype", .kv_fp8 = "fp8",
+                             .eager = "--enforce-eager"};
   static const Spelling sglang{.program = {"python", "-m", "sglang.launch_server"}, .model = "--model-path",
                                .tp = "--tp-size", .pp = "--pp-size", .ep = "--ep-size", .ep_switch = "",
                                .dp = "--dp-size", .dp_attention = "--enable-dp-attention",
                                .seqs = "--max-running-requests", .len = "--context-length",
                                .share = "--mem-fraction-static", .dtype = "--dtype", .quantization = "--quantization",
-                               .kv = "--kv-cache-dtype", .kv_fp8 = "fp8_e4m3"};
+                               .kv = "--kv-cache-dtype", .kv_fp8 = "fp8_e4m3", .eager = "--disable-cuda-graph"};
   static const Spelling trtllm{.program = {"trtllm-serve"}, .model = "", .tp = "--tp_size", .pp = "--pp_size",
                                .ep = "--ep_size", .ep_switch = "", .dp = "", .dp_attention = "",
                                .seqs = "--max_batch_size", .len = "--max_seq_len",
                                .share = "--kv_cache_free_gpu_memory_fraction", .dtype = "", .quantization = "",
-                               .kv = "", .kv_fp8 = "fp8"};
+                               .kv = "", .kv_fp8 = "fp8", .eager = ""};
   switch (e) {
     case Engine::vllm: return vllm;
     case Engine::sglang: return sglang;
@@ -211,6 +213,12 @@ EngineLaunch launch_command(Engine engine, const LaunchSettings& s) {
   if (s.trust_remote_code) {
     out.argv.push_back(engine == Engine::trtllm ? "--trust_remote_code" : "--trust-remote-code");
   }
+  if (s.eager) {
+    if (sp.eager.empty()) {
+      throw InputError(fmt::format("engine.eager: {} has no switch to run without CUDA graphs", to_string(engine)));
+    }
+    out.argv.push_back(sp.eager);
+  }
   if (engine == Engine::trtllm) {
     if (l.dp > 1) {
       out.config_yaml.push_back(std::string(kAttentionDpYaml));
@@ -314,6 +322,8 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
       s.layout.dp = parse_count(a, value(a));
     } else if (!sp.dp_attention.empty() && a == sp.dp_attention) {
       dp_attention = true;
+    } else if (!sp.eager.empty() && a == sp.eager) {
+      s.eager = true;
     } else if (a == sp.seqs) {
       s.max_num_seqs = parse_count(a, value(a));
     } else if (a == sp.len) {

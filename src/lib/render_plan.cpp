@@ -100,6 +100,7 @@ LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
                         .gpu_memory_bytes = c.gpu_memory_bytes,
                         .chunked_prefill = p.request.perf.fit.engine.engine == Engine::trtllm &&
                                            p.request.perf.fit.engine.trtllm_chunked_prefill.value_or(false),
+                        .eager = p.request.perf.eager || p.request.perf.fit.engine.eager,
                         .gaudi = c.gaudi};
 }
 
@@ -399,6 +400,12 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
         "Sized for {0} (--emit {0}): its KV-cache arithmetic at {1}, its batch cap and its "
         "estimate band, and only layouts and formats it launches; without --emit the search is engine-neutral",
         to_string(*r.launch_engine), share));
+    if (r.perf.eager || r.perf.fit.engine.eager) {
+      head.heading.push_back(fmt::format(
+          "Without CUDA graphs ({}, set in the command): every step is timed at no less than the host's launch time "
+          "of its kernels, so small batches and small or 4-bit models are slower than with graphs",
+          *r.launch_engine == Engine::sglang ? "--disable-cuda-graph" : "--enforce-eager"));
+    }
   }
   if (!p.unpriced_gpus.empty()) {
     head.heading.push_back(fmt::format("Not searched (no matching price; give --price GPU=USD): {}",
