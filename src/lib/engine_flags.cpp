@@ -360,6 +360,7 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
     } else if (!sp.kv.empty() && a == sp.kv) {
       const std::string& v = value(a);
       s.kv_dtype = v.starts_with("fp8") ? DType::fp8 : DType::bf16;
+      inc = inc || v == "fp8_inc";
     } else if (i + 1 < argv.size() && !argv[i + 1].starts_with("-")) {
       ++i;  // another flag's value
     }
@@ -369,6 +370,7 @@ LaunchSettings parse_launch_command(Engine engine, const std::vector<std::string
   } else if (inc && !dtype_given) {
     s.weights_dtype = DType::fp8;
   }
+  s.gaudi = engine == Engine::vllm && inc;  // only vllm-gaudi writes INC: the command is Gaudi's
   s.chunked_prefill = engine == Engine::trtllm &&
                       std::find(config_yaml.begin(), config_yaml.end(), kChunkedPrefillYaml) != config_yaml.end();
   if (engine == Engine::trtllm &&

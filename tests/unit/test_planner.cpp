@@ -503,6 +503,9 @@ TEST_CASE("launch flags: vLLM on Gaudi takes FP8 through INC", "[plan]") {
   const LaunchSettings back = parse_launch_command(Engine::vllm, argv, {});
   CHECK(back.weights_dtype == DType::fp8);
   CHECK(back.kv_dtype == DType::fp8);
+  // ... on Gaudi: written again, it is the same INC command (session 61: it lost the INC flags).
+  CHECK(back.gaudi);
+  CHECK(launch_command(Engine::vllm, back).command() == fp8.command());
   s.weights_dtype = DType::bf16;
   const EngineLaunch kv_only = launch_command(Engine::vllm, s);
   CHECK_THAT(kv_only.command(), Catch::Contains("--dtype bfloat16 --quantization inc --kv-cache-dtype fp8_inc"));
