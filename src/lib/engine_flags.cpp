@@ -604,6 +604,10 @@ constexpr std::array kVllmFirstReleases{
     // DeepSeek-V3 (and V3.1, R1: the same model_type): "It is supported since v0.6.6" (vllm-project/
     // vllm#11559, a maintainer, 2024-12-27); DeepSeek-V3's README: "vLLM v0.6.6 supports DeepSeek-V3".
     VllmFirstRelease{"deepseek_v3", 6, 6, "vllm-project/vllm#11559: \"It is supported since v0.6.6\""},
+    // Qwen3-Next: the model (September 2025) came after 0.10.1.1; vllm-project/vllm-ascend PR #2919
+    // (2025-09-14) adds it on "vLLM version: v0.10.2". 0.11.0 is also named (gpustack#2843): the
+    // earlier of the two, so that no release that runs it is refused.
+    VllmFirstRelease{"qwen3_next", 10, 2, "vllm-project/vllm-ascend PR #2919 (\"vLLM version: v0.10.2\")"},
     // Gemma 4: "models like Gemma 4 which need vllm>=0.19.0" (NVIDIA-NeMo/Gym#1141, 2026-04-27).
     VllmFirstRelease{"gemma4", 19, 0, "NVIDIA-NeMo/Gym#1141: \"Gemma 4 which need vllm>=0.19.0\""},
     VllmFirstRelease{"gemma4_text", 19, 0, "NVIDIA-NeMo/Gym#1141: \"Gemma 4 which need vllm>=0.19.0\""},

@@ -55,6 +55,8 @@ TEST_CASE("fit: a vLLM release older than the architecture is refused (s61)", "[
   CHECK_FALSE(refusal("gemma-3-27b", 7, 3).empty());
   // DeepSeek-V3 (R1's model_type too) from 0.6.6 (vllm#11559).
   CHECK(refusal("deepseek-r1", 6, 5).find("from 0.6.6") != std::string::npos);
+  // Qwen3-Next from 0.10.2 (vllm-ascend PR #2919).
+  CHECK(refusal("qwen3-next-80b-a3b", 10, 1).find("from 0.10.2") != std::string::npos);
   // A type without a known first release is not judged by this rule.
   CHECK(refusal("llama-3.1-8b", 5, 4).empty());
 }
