@@ -116,14 +116,16 @@ struct EngineLaunch {
 [[nodiscard]] std::optional<std::string> engine_checkpoint_refusal(Engine engine, const GpuSpec& gpu,
                                                                    const ModelSpec& model);
 
-/// Why the vLLM release `--engine-version` names cannot load the model at all, or nullopt: its
-/// architecture (ModelSpec::model_type) came in a later release, so that release stops at "Model
-/// architectures [...] are not supported" before any memory is sized. Known first releases only
-/// (engine_flags.cpp cites each); an unknown type, no version, or another engine: nullopt.
-/// `vllm_minor` is major.minor x 100 as EngineSettings::vllm_minor_version, `vllm_patch` the
-/// patch (unset: the minor's last patch is assumed, so "0.10" is not refused for 0.10.1's types).
+/// Why the vLLM or SGLang release `--engine-version` names cannot load the model at all, or
+/// nullopt: its architecture (ModelSpec::model_type) came in a later release, so that release
+/// stops at "Model architectures [...] are not supported" before any memory is sized. Known first
+/// releases only (engine_flags.cpp cites each); an unknown type, no version, or TensorRT-LLM:
+/// nullopt. `vllm_minor` is as EngineSettings::vllm_minor_version, `vllm_patch` the patch (unset:
+/// the minor's last patch is assumed, so "0.10" is not refused for 0.10.1's types);
+/// `sglang_version` as EngineSettings::sglang_version.
 [[nodiscard]] std::optional<std::string> engine_release_refusal(Engine engine, std::optional<int> vllm_minor,
                                                                 std::optional<int> vllm_patch,
+                                                                std::optional<int> sglang_version,
                                                                 const ModelSpec& model);
 
 /// A part served in the checkpoint's own bitsandbytes 8-bit (LLM.int8, `served` equal to its

@@ -613,11 +613,39 @@ constexpr std::array kVllmFirstReleases{
     VllmFirstRelease{"gemma4_text", 19, 0, "NVIDIA-NeMo/Gym#1141: \"Gemma 4 which need vllm>=0.19.0\""},
 };
 
+/// A model type SGLang loads from a release on (minor x 100 + patch, as EngineSettings::sglang_version).
+struct SglangFirstRelease {
+  std::string_view model_type;
+  int version;
+  std::string_view source;
+};
+
+// gpt-oss: "Day 0 support for SGLang is here" with the lmsysorg/sglang:v0.5.0rc2 images
+// (sgl-project/sglang#8833, 2025-08-05, the model's release day): no earlier release has it.
+constexpr std::array kSglangFirstReleases{
+    SglangFirstRelease{"gpt_oss", 500, "sgl-project/sglang#8833: day-0 support in the v0.5.0rc2 images"},
+};
+
 }  // namespace
 
 std::optional<std::string> engine_release_refusal(Engine engine, std::optional<int> vllm_minor,
-                                                  std::optional<int> vllm_patch, const ModelSpec& model) {
-  if (engine != Engine::vllm || !vllm_minor || !model.has_architecture()) {
+                                                  std::optional<int> vllm_patch, std::optional<int> sglang_version,
+                                                  const ModelSpec& model) {
+  if (!model.has_architecture()) {
+    return std::nullopt;
+  }
+  if (engine == Engine::sglang && sglang_version) {
+    const auto row = std::ranges::find(kSglangFirstReleases, std::string_view{model.model_type},
+                                       &SglangFirstRelease::model_type);
+    if (row == kSglangFirstReleases.end() || *sglang_version >= row->version) {
+      return std::nullopt;
+    }
+    return fmt::format("engine.sglang_version: SGLang 0.{}.{} cannot load {} (model_type {}): SGLang supports it from "
+                       "0.{}.{} ({}); give --engine-version 0.{}.{} or later",
+                       *sglang_version / 100, *sglang_version % 100, model.id, model.model_type, row->version / 100,
+                       row->version % 100, row->source, row->version / 100, row->version % 100);
+  }
+  if (engine != Engine::vllm || !vllm_minor) {
     return std::nullopt;
   }
   const auto row = std::ranges::find(kVllmFirstReleases, std::string_view{model.model_type}, &VllmFirstRelease::model_type);
@@ -629,8 +657,8 @@ std::optional<std::string> engine_release_refusal(Engine engine, std::optional<i
   if (!older) {
     return std::nullopt;
   }
-  return fmt::format("engine.vllm_version: vLLM 0.{}{} cannot load {} (model_type {}): vLLM supports it from 0.{}.{} ({}); "
-                     "give --engine-version 0.{}.{} or later",
+  return fmt::format("engine.vllm_version: vLLM 0.{}{} cannot load {} (model_type {}): vLLM supports it from 0.{}.{} "
+                     "({}); give --engine-version 0.{}.{} or later",
                      *vllm_minor, vllm_patch ? fmt::format(".{}", *vllm_patch) : std::string{}, model.id,
                      model.model_type, row->minor, row->patch, row->source, row->minor, row->patch);
 }

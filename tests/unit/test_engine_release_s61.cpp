@@ -63,8 +63,13 @@ TEST_CASE("fit: a vLLM release older than the architecture is refused (s61)", "[
 
 TEST_CASE("engine_release_refusal: only a release given is judged (s61)", "[engine]") {
   const auto& m = cat().model("gpt-oss-120b");
-  CHECK_FALSE(gpuplan::engine_release_refusal(Engine::vllm, std::nullopt, std::nullopt, m));
-  CHECK(gpuplan::engine_release_refusal(Engine::vllm, 9, std::nullopt, m));
-  CHECK_FALSE(gpuplan::engine_release_refusal(Engine::trtllm, 9, 0, m));
-  CHECK_FALSE(gpuplan::engine_release_refusal(Engine::sglang, 8, 3, cat().model("qwen3-8b")));
+  CHECK_FALSE(gpuplan::engine_release_refusal(Engine::vllm, std::nullopt, std::nullopt, std::nullopt, m));
+  CHECK(gpuplan::engine_release_refusal(Engine::vllm, 9, std::nullopt, std::nullopt, m));
+  CHECK_FALSE(gpuplan::engine_release_refusal(Engine::trtllm, 9, 0, std::nullopt, m));
+  // SGLang: gpt-oss from 0.5.0 (sglang#8833); a type without a row is not judged.
+  const auto sglang = gpuplan::engine_release_refusal(Engine::sglang, std::nullopt, std::nullopt, 410, m);
+  REQUIRE(sglang);
+  CHECK(sglang->find("engine.sglang_version: SGLang 0.4.10 cannot load gpt-oss-120b") != std::string::npos);
+  CHECK_FALSE(gpuplan::engine_release_refusal(Engine::sglang, std::nullopt, std::nullopt, 500, m));
+  CHECK_FALSE(gpuplan::engine_release_refusal(Engine::sglang, std::nullopt, std::nullopt, 300, cat().model("qwen3-8b")));
 }
