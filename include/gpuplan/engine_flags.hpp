@@ -118,6 +118,18 @@ struct EngineLaunch {
 [[nodiscard]] std::optional<std::string> engine_checkpoint_refusal(Engine engine, const GpuSpec& gpu,
                                                                    const ModelSpec& model);
 
+/// Why the vLLM or SGLang release `--engine-version` names cannot load the model at all, or
+/// nullopt: its architecture (ModelSpec::model_type) came in a later release, so that release
+/// stops at "Model architectures [...] are not supported" before any memory is sized. Known first
+/// releases only (engine_flags.cpp cites each); an unknown type, no version, or TensorRT-LLM:
+/// nullopt. `vllm_minor` is as EngineSettings::vllm_minor_version, `vllm_patch` the patch (unset:
+/// the minor's last patch is assumed, so "0.10" is not refused for 0.10.1's types);
+/// `sglang_version` as EngineSettings::sglang_version.
+[[nodiscard]] std::optional<std::string> engine_release_refusal(Engine engine, std::optional<int> vllm_minor,
+                                                                std::optional<int> vllm_patch,
+                                                                std::optional<int> sglang_version,
+                                                                const ModelSpec& model);
+
 /// A part served in the checkpoint's own bitsandbytes 8-bit (LLM.int8, `served` equal to its
 /// `shipped` format): it multiplies through bitsandbytes' own kernels, not the int8 scaled-mm that
 /// engine_weights_refusal() refuses on Blackwell under vLLM, so that rule does not apply to it.

@@ -1,6 +1,7 @@
 #include <gpuplan/engine_flags.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <map>
 #include <optional>
@@ -581,6 +582,97 @@ bool bitsandbytes_int8_checkpoint(const ModelSpec& model, const WeightFormat& se
 
 std::optional<std::string> engine_weights_refusal(Engine engine, const GpuSpec& gpu, DType weights) {
   return engine_weights_refusal(engine, gpu, default_format(weights), false);
+}
+
+namespace {
+
+/// A model type vLLM loads from a release on: the first release as minor and patch (0.8.4 -> 8, 4).
+struct VllmFirstRelease {
+  std::string_view model_type;
+  int minor;
+  int patch;
+  std::string_view source;
+};
+
+// Each row is the first vLLM release whose model registry holds the architecture; an older one
+// refuses the checkpoint at start-up. Text-only configs (gemma3_text, llama4_text) are the same
+// architecture's language model, added with it.
+constexpr std::array kVllmFirstReleases{
+    // "vLLM v0.8.4 and higher natively supports all Qwen3 and Qwen3MoE models" (vllm-project/vllm
+    // issue #17327, the Qwen3 usage guide, 2025-04-28).
+    VllmFirstRelease{"qwen3", 8, 4, "vllm-project/vllm#17327: \"vLLM v0.8.4 and higher natively supports all Qwen3 and Qwen3MoE models\""},
+    VllmFirstRelease{"qwen3_moe", 8, 4, "vllm-project/vllm#17327: \"vLLM v0.8.4 and higher natively supports all Qwen3 and Qwen3MoE models\""},
+    // Llama 4 came with vllm-project/vllm PR #16104 (merged 2025-04-05), released in 0.8.3 ("This
+    // should be supported in 0.8.3", vllm#16227; vllm#16136 loads Scout on v0.8.3).
+    VllmFirstRelease{"llama4", 8, 3, "vllm-project/vllm PR #16104, released in 0.8.3 (vllm#16227)"},
+    VllmFirstRelease{"llama4_text", 8, 3, "vllm-project/vllm PR #16104, released in 0.8.3 (vllm#16227)"},
+    // Gemma 3: "given the 0.8.0 release" (vllm-project/vllm PR #14971, 2025-03-17); "vllm 0.7.3 does
+    // not support gemma3" (modelscope/ms-swift#3660).
+    VllmFirstRelease{"gemma3", 8, 0, "vllm-project/vllm PR #14971 (the 0.8.0 release); 0.7.3 lacks it (modelscope/ms-swift#3660)"},
+    VllmFirstRelease{"gemma3_text", 8, 0, "vllm-project/vllm PR #14971 (the 0.8.0 release); 0.7.3 lacks it (modelscope/ms-swift#3660)"},
+    // gpt-oss: vllm-project/vllm PR #22259 shipped it as "vllm==0.10.1+gptoss" (2025-08-05); 0.10.1
+    // runs it (vllm-project/recipes PR #83: only the openai tool parser needs 0.10.2).
+    VllmFirstRelease{"gpt_oss", 10, 1, "vllm-project/vllm PR #22259 (\"vllm==0.10.1+gptoss\"); 0.10.0 lacks it (runpod-workers/worker-vllm PR #207)"},
+    // DeepSeek-V3 (and V3.1, R1: the same model_type): "It is supported since v0.6.6" (vllm-project/
+    // vllm#11559, a maintainer, 2024-12-27); DeepSeek-V3's README: "vLLM v0.6.6 supports DeepSeek-V3".
+    VllmFirstRelease{"deepseek_v3", 6, 6, "vllm-project/vllm#11559: \"It is supported since v0.6.6\""},
+    // Qwen3-Next: the model (September 2025) came after 0.10.1.1; vllm-project/vllm-ascend PR #2919
+    // (2025-09-14) adds it on "vLLM version: v0.10.2". 0.11.0 is also named (gpustack#2843): the
+    // earlier of the two, so that no release that runs it is refused.
+    VllmFirstRelease{"qwen3_next", 10, 2, "vllm-project/vllm-ascend PR #2919 (\"vLLM version: v0.10.2\")"},
+    // Gemma 4: "models like Gemma 4 which need vllm>=0.19.0" (NVIDIA-NeMo/Gym#1141, 2026-04-27).
+    VllmFirstRelease{"gemma4", 19, 0, "NVIDIA-NeMo/Gym#1141: \"Gemma 4 which need vllm>=0.19.0\""},
+    VllmFirstRelease{"gemma4_text", 19, 0, "NVIDIA-NeMo/Gym#1141: \"Gemma 4 which need vllm>=0.19.0\""},
+};
+
+/// A model type SGLang loads from a release on (minor x 100 + patch, as EngineSettings::sglang_version).
+struct SglangFirstRelease {
+  std::string_view model_type;
+  int version;
+  std::string_view source;
+};
+
+// gpt-oss: "Day 0 support for SGLang is here" with the lmsysorg/sglang:v0.5.0rc2 images
+// (sgl-project/sglang#8833, 2025-08-05, the model's release day): no earlier release has it.
+constexpr std::array kSglangFirstReleases{
+    SglangFirstRelease{"gpt_oss", 500, "sgl-project/sglang#8833: day-0 support in the v0.5.0rc2 images"},
+};
+
+}  // namespace
+
+std::optional<std::string> engine_release_refusal(Engine engine, std::optional<int> vllm_minor,
+                                                  std::optional<int> vllm_patch, std::optional<int> sglang_version,
+                                                  const ModelSpec& model) {
+  if (!model.has_architecture()) {
+    return std::nullopt;
+  }
+  if (engine == Engine::sglang && sglang_version) {
+    const auto row = std::ranges::find(kSglangFirstReleases, std::string_view{model.model_type},
+                                       &SglangFirstRelease::model_type);
+    if (row == kSglangFirstReleases.end() || *sglang_version >= row->version) {
+      return std::nullopt;
+    }
+    return fmt::format("engine.sglang_version: SGLang 0.{}.{} cannot load {} (model_type {}): SGLang supports it from "
+                       "0.{}.{} ({}); give --engine-version 0.{}.{} or later",
+                       *sglang_version / 100, *sglang_version % 100, model.id, model.model_type, row->version / 100,
+                       row->version % 100, row->source, row->version / 100, row->version % 100);
+  }
+  if (engine != Engine::vllm || !vllm_minor) {
+    return std::nullopt;
+  }
+  const auto row = std::ranges::find(kVllmFirstReleases, std::string_view{model.model_type}, &VllmFirstRelease::model_type);
+  if (row == kVllmFirstReleases.end()) {
+    return std::nullopt;
+  }
+  // A minor without a patch stands for its latest patch: refused only below the first minor.
+  const bool older = *vllm_minor < row->minor || (*vllm_minor == row->minor && vllm_patch && *vllm_patch < row->patch);
+  if (!older) {
+    return std::nullopt;
+  }
+  return fmt::format("engine.vllm_version: vLLM 0.{}{} cannot load {} (model_type {}): vLLM supports it from 0.{}.{} "
+                     "({}); give --engine-version 0.{}.{} or later",
+                     *vllm_minor, vllm_patch ? fmt::format(".{}", *vllm_patch) : std::string{}, model.id,
+                     model.model_type, row->minor, row->patch, row->source, row->minor, row->patch);
 }
 
 std::optional<std::string> engine_hardware_refusal(Engine engine, const GpuSpec& gpu, std::optional<int> trtllm_version) {

@@ -935,6 +935,12 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
     throw InputError(fmt::format("engine.name: {}", *refusal));
   }
 
+  // A release older than the architecture stops before sizing anything: no verdict on its memory.
+  if (std::optional<std::string> refusal =
+          engine_release_refusal(r.engine.engine, r.engine.vllm_minor_version, r.engine.vllm_patch_version,
+                                 r.engine.sglang_version, m)) {
+    throw InputError(*refusal);
+  }
   if (std::optional<std::string> refusal = engine_kv_refusal(m, r.engine.engine, r.kv_dtype)) {
     throw InputError(fmt::format("fit.kv_dtype: {}", *refusal));
   }
