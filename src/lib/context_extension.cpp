@@ -13,21 +13,29 @@ namespace gpuplan {
 std::string documented_context_extension(const ModelSpec& model, std::uint64_t context_tokens) {
   constexpr std::uint64_t kQwen3Positions = 40'960;
   constexpr std::uint64_t kQwen3YarnTokens = 131'072;
-  if ((model.model_type == "qwen3" || model.model_type == "qwen3_moe") && model.unscaled_max_position_embeddings == 0 &&
-      model.max_position_embeddings == kQwen3Positions && context_tokens <= kQwen3YarnTokens) {
+  const bool qwen3 = (model.model_type == "qwen3" || model.model_type == "qwen3_moe") &&
+                     model.unscaled_max_position_embeddings == 0 && model.max_position_embeddings == kQwen3Positions;
+  if (qwen3 && context_tokens <= kQwen3YarnTokens) {
     return "; Qwen3's model card documents YaRN to 131,072 tokens: give --model-config a copy of its config.json "
            "with \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": "
            "32768} (factor 4 gives 131,072)";
+  }
+  if (qwen3) {
+    return {};  // past what its card documents: no scaling to suggest
   }
   // Qwen2.5's 7B and larger cards (Qwen/Qwen2.5-7B-Instruct README, "Processing Long Texts")
   // document the same YaRN factor 4 over their 32,768 positions; the 0.5B to 3B cards state
   // 32,768 as the full context, so the card is named as the judge.
   constexpr std::uint64_t kQwen2Positions = 32'768;
-  if (model.model_type == "qwen2" && model.unscaled_max_position_embeddings == 0 &&
-      model.max_position_embeddings == kQwen2Positions && context_tokens <= kQwen3YarnTokens) {
+  const bool qwen2 = model.model_type == "qwen2" && model.unscaled_max_position_embeddings == 0 &&
+                     model.max_position_embeddings == kQwen2Positions;
+  if (qwen2 && context_tokens <= kQwen3YarnTokens) {
     return "; Qwen2.5's model cards for 7B and larger document YaRN to 131,072 tokens: give --model-config a copy "
            "of its config.json with \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, "
            "\"original_max_position_embeddings\": 32768} (factor 4 gives 131,072)";
+  }
+  if (qwen2) {
+    return {};
   }
   // Any other unscaled model: the engine serves more positions only with RoPE scaling in the
   // config (vLLM's _get_and_verify_max_len: original_max_position_embeddings x factor for YaRN),

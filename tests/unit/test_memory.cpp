@@ -185,7 +185,8 @@ TEST_CASE("memory: bad requests name the field", "[memory]") {
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.layout = {.tp = 3}}),
                     "layout.tp: 3 does not divide the 64 attention heads of 'llama-3.1-70b'");
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.context_tokens = 200000}),
-                    "fit.context_tokens: 200000 exceeds the 131072 tokens of 'llama-3.1-70b' (max_position_embeddings)");
+                    Catch::Matchers::StartsWith("fit.context_tokens: 200000 exceeds the 131072 tokens of "
+                                                "'llama-3.1-70b' (max_position_embeddings)"));
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.concurrency = 0}),
                     "fit.concurrency: expected between 1 and 100000000, got 0");
   CHECK_THROWS_WITH(gpuplan::fit(m, g, FitRequest{.gpus_per_node = 0}), "fit.gpus_per_node: expected between 1 and 1024, got 0");
