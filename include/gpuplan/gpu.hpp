@@ -89,6 +89,10 @@ struct GpuSpec {
   /// servers and clouds often go without; a catalog override that gives `scale_up` fits it.
   std::optional<Link> optional_scale_up;
   Link host_link;
+  /// Scale-out NIC bandwidth per GPU, bytes/s, where every system that ships the GPU has the same
+  /// NICs (GB300 NVL72: one ConnectX-8 per GPU): the default network between nodes. Absent: the
+  /// 8 x 400 Gb/s (ConnectX-7) server's 400 Gb/s per GPU.
+  std::optional<double> scale_out_bytes_per_s;
   std::vector<MigProfile> mig_profiles;
   std::vector<std::string> sources;          ///< URLs or documents the figures come from
   std::vector<AlternativeFigure> alternatives;  ///< disputed figures: what other sources say

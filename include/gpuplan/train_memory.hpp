@@ -142,7 +142,8 @@ struct TrainRequest {
   /// only, one micro-batch per step (nothing to accumulate into).
   bool optimizer_in_backward = false;
   /// FSDP with gradient accumulation under no_sync (Hugging Face Accelerate's and Trainer's
-  /// default, sync_each_batch off; KempnerForge): the reduce-scatter waits for the last
+  /// default with FSDP1, sync_each_batch off; KempnerForge; FSDP2's module has no no_sync for
+  /// Accelerate to call, so the Trainer reduces every micro-batch there): the reduce-scatter waits for the last
   /// micro-batch, so every rank holds the whole unsharded gradient of its model shard until then,
   /// accumulated in fp32 (FSDP's reduce dtype; KempnerForge's pure-bf16 runs too). Off:
   /// reduce-scattered every micro-batch (torchtitan without a pipeline; NeMo Automodel's FSDP

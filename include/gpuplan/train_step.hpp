@@ -44,7 +44,9 @@ struct TrainEfficiency {
   /// Efficiency::gemm_half_flop (a test keeps them equal), the same GEMMs' tile and SM fill. A
   /// training micro-batch's GEMMs are the micro-batch's tokens x each layer's widths / TP.
   double gemm_half_flop = 1.0e9;
-  double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s per 8-GPU node
+  /// Network bandwidth per GPU between nodes (--network-gbit-per-s); unset: network_rate()'s
+  /// figure for the GPU.
+  std::optional<double> network_bytes_per_s_per_gpu;
   /// Host memory bandwidth one GPU's CPU optimizer step gets with offload (--host-memory-gb-per-s);
   /// unset: host_memory_rate()'s assumption for the GPU's host. The step is memory-bound
   /// (ZeRO-Offload's vectorised CPU Adam, Ren et al. 2021), and all ranks of a node step at once.
@@ -126,6 +128,14 @@ struct TrainStep {
 /// conservative figure); behind PCIe, a DGX A100's two EPYC 7742 (8 channels of DDR4-3200 each,
 /// 409.6 GB/s) at 80 % shared by its 8 GPUs: 40 GB/s.
 double host_memory_rate(const GpuSpec& gpu, const TrainEfficiency& e);
+
+/// Network bandwidth per GPU between nodes: the efficiency's when set; else the GPU's catalog
+/// scale-out NICs where every system ships the same ones (GB300 NVL72: a ConnectX-8, 800 Gb/s, per
+/// GPU); else an 8-GPU server's 8 x 400 Gb/s (ConnectX-7): 50e9 bytes/s per GPU.
+double network_rate(const GpuSpec& gpu, const TrainEfficiency& e);
+
+/// An 8-GPU server's 8 x 400 Gb/s NICs: 400 Gb/s = 50e9 bytes/s per GPU.
+inline constexpr double kDefaultNetworkBytesPerSPerGpu = 50e9;
 
 /// Whether the data-parallel gradient reduction (--sharding none, zero1, zero2) overlaps the last
 /// micro-batch's backward, bucket by bucket: the request's overlap_grad_reduce, else the framework's

@@ -61,6 +61,7 @@ struct TrainOptions {
   std::string term;
   double usd_per_gpu_hour = 0;
   double network_gbit_per_s = 400;
+  bool network_given = false;  ///< unset: the GPU's catalog scale-out, else 400 (train_step's network_rate)
   double host_memory_gb_per_s = 0;
   bool check = false;
 };
@@ -151,7 +152,9 @@ Exit run_train(const TrainOptions& o, bool model_given, bool config_given) {
     req.tokens = units::parse_count(o.tokens, "--tokens");
   }
   req.scale_gpus = o.scale;
-  req.efficiency.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
+  if (o.network_given) {
+    req.efficiency.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
+  }
   if (o.host_memory_gb_per_s > 0) {
     if (!steps_on_cpu(t.offload)) {
       throw InputError("--host-memory-gb-per-s: times the CPU optimizer step, which needs --offload optimizer or params");
@@ -276,7 +279,7 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "Tokens per optimizer step (4M; k = 1024, M = 2^20; default: one micro-batch per replica, "
                   "4 x PP with a pipeline)")
       ->transform(token_count())
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   sub->add_option("--optimizer", o->optimizer, "adamw, adamw-8bit or sgd (momentum)")->capture_default_str();
   sub->add_option("--precision", o->precision,
                   "Matmul precision: bf16, fp8, or fp16 (mixed precision with loss scaling: Volta and Turing, "
@@ -297,11 +300,16 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "bf16 optimizer moments, as torchtune and litgpt's bf16-true train)")
       ->capture_default_str()
       ->check(one_of({"fp32", "none"}));
+  // Accelerate's no_sync is getattr(model, "no_sync", nullcontext) (src/accelerate/accelerator.py):
+  // FSDP1's wrapper has one, FSDP2's fully_shard module does not (set_requires_gradient_sync
+  // replaces it), so the Trainer reduce-scatters every micro-batch there (helper s61 train: axolotl's
+  // gpt-oss-20b FSDP2 runs at 36-46 GiB per GPU, which "last" would put at 107-126 GiB).
   sub->add_option("--grad-sync", o->grad_sync,
-                  "FSDP with gradient accumulation: each (reduce-scatter every micro-batch, torchtitan) or last "
-                  "(no_sync until the last: Hugging Face Accelerate's and Trainer's default; the unsharded gradients "
-                  "stay on every rank). Under a pipeline (--pp > 1) last is the default (torchtitan: the stage "
-                  "kept gathered) and each reshards after every forward as without one (NeMo Automodel)")
+                  "FSDP with gradient accumulation: each (reduce-scatter every micro-batch, torchtitan; also the "
+                  "Hugging Face Trainer with FSDP2, whose module has no no_sync for Accelerate to call) or last "
+                  "(no_sync until the last: the Trainer's and Accelerate's default with FSDP1; the unsharded "
+                  "gradients stay on every rank). Under a pipeline (--pp > 1) last is the default (torchtitan: the "
+                  "stage kept gathered) and each reshards after every forward as without one (NeMo Automodel)")
       ->default_str("each; last with --pp > 1")
       ->check(one_of({"each", "last"}));
   sub->add_flag("--optimizer-in-backward", o->optimizer_in_backward,
@@ -340,7 +348,8 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
                   "price, or --provider's)")
       ->transform(decimal_number())
       ->check(positive_validator());
-  add_network_option(*sub, o->network_gbit_per_s);
+  add_network_option(*sub, o->network_gbit_per_s)
+      ->default_str("400; the GPU's own NICs where the catalog gives them: 800 on gb300 (a ConnectX-8 per GPU)");
   sub->add_option("--host-memory-gb-per-s", o->host_memory_gb_per_s,
                   "Host memory bandwidth per GPU for the CPU optimizer step with --offload (default: 40 behind PCIe, "
                   "a DDR4 server's shared by 8 GPUs; 205 on Grace, shared by two GPUs)")
@@ -351,6 +360,7 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
   sub->callback([o, sub, &exit_code] {
     o->lora_rank_given = sub->count("--lora-rank") > 0;
     o->zero_sub_group_given = sub->count("--zero-sub-group") > 0;
+    o->network_given = sub->count("--network-gbit-per-s") > 0;
     const bool model_given = sub->count("--model") > 0;
     const bool config_given = sub->count("--model-config") > 0;
     exit_code = with_flag_names([&] { return run_train(*o, model_given, config_given); });

@@ -183,7 +183,13 @@ CLI::Validator token_count() {
           scale = 0;
         }
         constexpr std::uint64_t kMax = std::uint64_t{1} << 40;
-        if (ec != std::errc{} || first == end || scale == 0 || value > kMax / scale) {
+        // A well-formed count past the cap is too large, not malformed: say so (helper s61 train:
+        // --global-batch-tokens 1125899906842623 read as "expected a token count like 32768").
+        if ((ec == std::errc::result_out_of_range || (ec == std::errc{} && first != end && scale != 0 &&
+                                                      value > kMax / scale))) {
+          return fmt::format("at most {} tokens (2^40), got '{}'", kMax, text);
+        }
+        if (ec != std::errc{} || first == end || scale == 0) {
           return fmt::format("expected a token count like 32768, 32k or 1M (k = 1024), got '{}'", text);
         }
         text = std::to_string(value * scale);

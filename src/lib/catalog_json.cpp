@@ -237,7 +237,7 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
       std::string_view("tdp_w"),       std::string_view("sm_count"),
       std::string_view("gpus_per_system"),
       std::string_view("scale_up"),    std::string_view("optional_scale_up"),
-      std::string_view("host_link"),
+      std::string_view("host_link"),   std::string_view("scale_out_gbit_per_s"),
       std::string_view("mig_profiles"), std::string_view("sources"),
       std::string_view("alternatives"), std::string_view("aliases"),
       std::string_view("notes")};
@@ -291,6 +291,11 @@ GpuSpec gpu_from_json(const Json& entry, const std::string& origin, const JsonPo
     r.fail("host_link", "missing required field");
   }
   g.host_link = link_from_json(*host, origin, at / "host_link", false, g.vendor);
+  // Per-GPU NIC line rate in Gb/s, as NICs are sold (ConnectX-7 400, ConnectX-8 800); 1 Gb/s
+  // to 100 Tb/s, the range --network-gbit-per-s takes.
+  if (auto gbit = r.optional_number_in("scale_out_gbit_per_s", 1.0, 100000.0)) {
+    g.scale_out_bytes_per_s = units::gbit_per_s_to_bytes_per_s(*gbit);
+  }
   if (const Json* v = r.value("mig_profiles")) {
     if (!v->is_array()) {
       r.fail("mig_profiles", "expected an array of MIG profiles");

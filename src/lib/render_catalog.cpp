@@ -88,6 +88,8 @@ OrderedJson gpu_json(const GpuSpec& g) {
           {"scale_up", g.scale_up ? link(*g.scale_up) : OrderedJson(nullptr)},
           {"optional_scale_up", g.optional_scale_up ? link(*g.optional_scale_up) : OrderedJson(nullptr)},
           {"host_link", link(g.host_link)},
+          {"scale_out_bytes_per_s",
+           g.scale_out_bytes_per_s ? OrderedJson(*g.scale_out_bytes_per_s) : OrderedJson(nullptr)},
           {"mig_profiles", mig},
           {"aliases", g.aliases},
           {"alternatives", alternatives_json(g)},
@@ -305,6 +307,10 @@ std::string render_gpu(const GpuSpec& g, const RenderOptions& o) {
     host += "; no peer-to-peer access between GPUs";
   }
   t.rows.push_back({"host link", host});
+  if (g.scale_out_bytes_per_s) {
+    t.rows.push_back({"scale-out network", fmt::format("{:g} Gb/s per GPU (every system's NICs)",
+                                                       *g.scale_out_bytes_per_s * 8 / 1e9)});
+  }
   if (!g.aliases.empty()) {
     t.rows.push_back({"aliases", fmt::format("{}", fmt::join(g.aliases, ", "))});
   }

@@ -454,6 +454,13 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
         t.offload == Offload::params ? "down and parameters up every micro-batch, hidden under compute as far as it lasts"
                                      : "down under each backward, the updated parameters up after the step"));
   }
+  // A network default the user did not type is one the catalog chose: say which.
+  if (!r.efficiency.network_bytes_per_s_per_gpu && gpu.scale_out_bytes_per_s &&
+      (plan.step.dp_link == "network" || plan.step.tp_link == "network")) {
+    plan.notes.push_back(fmt::format(
+        "network between nodes: {:g} Gb/s per GPU, {}'s catalog scale-out NICs (--network-gbit-per-s sets it)",
+        *gpu.scale_out_bytes_per_s * 8 / 1e9, gpu.id));
+  }
   {
     const LossKernel loss = t.loss_kernel();
     const std::string_view what =

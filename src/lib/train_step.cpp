@@ -43,8 +43,10 @@ void check_efficiency(const TrainEfficiency& e) {
     throw InputError(fmt::format("train_efficiency.gemm_half_flop: expected a FLOP count in [0, 1e15), got {}",
                                  e.gemm_half_flop));
   }
-  if (!(e.hop_latency_s >= 0 && e.hop_latency_s < 1) || !(e.network_bytes_per_s_per_gpu > 0) ||
-      !std::isfinite(e.network_bytes_per_s_per_gpu) || (e.host_memory_bytes_per_s_per_gpu &&
+  if (!(e.hop_latency_s >= 0 && e.hop_latency_s < 1) ||
+      (e.network_bytes_per_s_per_gpu &&
+       (!(*e.network_bytes_per_s_per_gpu > 0) || !std::isfinite(*e.network_bytes_per_s_per_gpu))) ||
+      (e.host_memory_bytes_per_s_per_gpu &&
        (!(*e.host_memory_bytes_per_s_per_gpu > 0) || !std::isfinite(*e.host_memory_bytes_per_s_per_gpu))) || !(e.format_exponent >= 0 && e.format_exponent <= 4)) {
     throw InputError("train_efficiency: latency, network or host memory bandwidth or format exponent out of range");
   }
@@ -140,6 +142,10 @@ double host_memory_rate(const GpuSpec& gpu, const TrainEfficiency& e) {
   return gpu.host_link.kind == "nvlink-c2c" ? kGraceBytesPerS * kReachable / 2.0 : kDgxA100HostBytesPerS * kReachable / 8.0;
 }
 
+double network_rate(const GpuSpec& gpu, const TrainEfficiency& e) {
+  return e.network_bytes_per_s_per_gpu.value_or(gpu.scale_out_bytes_per_s.value_or(kDefaultNetworkBytesPerSPerGpu));
+}
+
 bool overlaps_grad_reduce(const TrainRequest& r) {
   if (r.overlap_grad_reduce) {
     return *r.overlap_grad_reduce;
@@ -198,7 +204,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   // `stride`: a group whose members are every stride-th GPU of the span (DP over TP x CP ranks)
   // shares each node's NICs with the other groups there.
   const auto link = [&](std::uint64_t span, std::uint64_t stride = 1) {
-    return group_link(gpu, span, kDefaultGpusPerNode, e.network_bytes_per_s_per_gpu, e.link, e.hop_latency_s,
+    return group_link(gpu, span, kDefaultGpusPerNode, network_rate(gpu, e), e.link, e.hop_latency_s,
                       PcieRate::shared, stride);
   };
   // The slowest stage's: the one with the most layers (uneven stages as given).
