@@ -168,10 +168,11 @@ const Json& class_defaults(std::string_view type) {
 
 // The language model's class inside a multimodal wrapper, when text_config does not say.
 std::string text_type_of(std::string_view parent) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kText{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kText{{
       {"gemma3", "gemma3_text"},     {"llama4", "llama4_text"}, {"mistral3", "mistral"}, {"gemma4", "gemma4_text"},
       {"qwen2_5_vl", "qwen2"},       {"qwen2_vl", "qwen2"},     {"llava", "llama"},
       {"qwen2_5_vl_text", "qwen2"},  {"qwen2_vl_text", "qwen2"}, {"idefics2", "mistral"},
+      {"qwen2_5_omni_thinker", "qwen2"}, {"qwen3_omni_moe_thinker", "qwen3_moe"},
   }};
   for (const auto& [wrapper, text] : kText) {
     if (wrapper == parent) {
@@ -2948,9 +2949,6 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
         {"qwen3_omni_moe_vision_encoder", "qwen3_vl"},
         {"qwen3_omni_vision_encoder", "qwen3_vl"},
     }};
-    std::string thinker_type = thinker.contains("model_type") && thinker["model_type"].is_string()
-                                   ? thinker["model_type"].get<std::string>()
-                                   : std::string();
     for (const char* key : {"text_config", "vision_config"}) {
       if (!thinker.contains(key) || !thinker[key].is_object()) {
         continue;
@@ -2958,9 +2956,6 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       Json& sub = thinker[key];
       std::string type = sub.contains("model_type") && sub["model_type"].is_string() ? sub["model_type"].get<std::string>()
                                                                                       : std::string();
-      if (type.empty() && std::string_view(key) == "text_config") {
-        type = thinker_type == "qwen3_omni_moe_thinker" ? "qwen3_omni_moe_text" : "qwen2_5_omni_text";
-      }
       for (const auto& [omni, layout] : kOmniTypes) {
         if (type == omni) {
           sub["model_type"] = std::string(layout);
