@@ -326,6 +326,10 @@ struct ModelSpec {
   /// embd_layer/img_processor, Phi-4-multimodal's audio_processor): the field, not counted.
   std::string unsized_encoder_field;
   std::string unsized_lora_fields;  ///< modality LoRA adapters config.json names (vision_lora, speech_lora)
+  /// Parts the checkpoint's files hold that the engines do not load (an omni model's talker and
+  /// token2wav: vLLM serves its thinker alone); non-empty, the safetensors index's total is not
+  /// compared with the weights computed here.
+  std::string checkpoint_unloaded_parts;
   /// config.json's model_type is none whose layout gpuplan has checked against a checkpoint:
   /// its layers were read as a Llama-style decoder's, and fit says so.
   bool layout_unchecked = false;

@@ -168,10 +168,11 @@ const Json& class_defaults(std::string_view type) {
 
 // The language model's class inside a multimodal wrapper, when text_config does not say.
 std::string text_type_of(std::string_view parent) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kText{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kText{{
       {"gemma3", "gemma3_text"},     {"llama4", "llama4_text"}, {"mistral3", "mistral"}, {"gemma4", "gemma4_text"},
       {"qwen2_5_vl", "qwen2"},       {"qwen2_vl", "qwen2"},     {"llava", "llama"},
       {"qwen2_5_vl_text", "qwen2"},  {"qwen2_vl_text", "qwen2"}, {"idefics2", "mistral"},
+      {"qwen2_5_omni_thinker", "qwen2"}, {"qwen3_omni_moe_thinker", "qwen3_moe"},
   }};
   for (const auto& [wrapper, text] : kText) {
     if (wrapper == parent) {
@@ -2925,13 +2926,64 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
                                  "model_type of the family it belongs to",
                                  where(origin, at / "model_type"), detail::printable(architecture->architecture)));
   }
-  // Qwen2.5-Omni and its kin nest a thinker (the language model and its encoders) and a talker
-  // (a second model that speaks) with nothing at the top level to read.
+  // Qwen2.5-Omni and Qwen3-Omni nest a thinker (the language model with its audio and vision
+  // encoders) and a talker with token2wav (a second model and a vocoder that speak), with nothing
+  // at the top level to read. vLLM serves the thinker alone: its Qwen2_5OmniThinker- and
+  // Qwen3OmniMoeThinkerForConditionalGeneration load the checkpoint with
+  // AutoWeightsLoader(skip_prefixes=["talker.", "token2wav."]) (vllm/model_executor/models/
+  // qwen2_5_omni_thinker.py, code index id 1264735824; qwen3_omni_moe_thinker.py), so the thinker
+  // is the model planned. Its towers are Qwen2.5-VL's (Qwen3-VL's) vision encoder and a Whisper-
+  // style audio encoder; its text model Qwen2's (Qwen3-MoE's) layers. Refused before (helper s61
+  // configs F1).
   if (!strict && raw.contains("thinker_config") && !raw.contains("hidden_size") && !raw.contains("text_config")) {
-    throw InputError(fmt::format("{}: an omni model (thinker and talker models, audio and vision encoders) is "
-                                 "not read as one; pass its thinker_config.text_config as a config.json of its "
-                                 "own for the language model",
-                                 where(origin, at / "thinker_config")));
+    const Json& thinker_in = raw["thinker_config"];
+    if (!thinker_in.is_object()) {
+      throw InputError(fmt::format("{}: expected an object", where(origin, at / "thinker_config")));
+    }
+    Json thinker = thinker_in;
+    // The towers' and text model's own types, renamed to the layouts they copy.
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kOmniTypes{{
+        {"qwen2_5_omni_text", "qwen2"},
+        {"qwen3_omni_moe_text", "qwen3_moe"},
+        {"qwen2_5_omni_vision_encoder", "qwen2_5_vl"},
+        {"qwen3_omni_moe_vision_encoder", "qwen3_vl"},
+        {"qwen3_omni_vision_encoder", "qwen3_vl"},
+    }};
+    for (const char* key : {"text_config", "vision_config"}) {
+      if (!thinker.contains(key) || !thinker[key].is_object()) {
+        continue;
+      }
+      Json& sub = thinker[key];
+      std::string type = sub.contains("model_type") && sub["model_type"].is_string() ? sub["model_type"].get<std::string>()
+                                                                                      : std::string();
+      for (const auto& [omni, layout] : kOmniTypes) {
+        if (type == omni) {
+          sub["model_type"] = std::string(layout);
+        }
+      }
+    }
+    // What the wrapper states for the whole checkpoint (dtype, a quantization) holds for the thinker.
+    for (const char* key : {"torch_dtype", "dtype", "quantization_config", "compression_config"}) {
+      if (raw.contains(key) && !thinker.contains(key)) {
+        thinker[key] = raw[key];
+      }
+    }
+    ModelSpec m = model_from_config(thinker, origin, at / "thinker_config", false, checkpoint_total_known);
+    std::vector<std::string> unloaded;
+    for (const char* key : {"talker_config", "token2wav_config", "code2wav_config"}) {
+      if (raw.contains(key) && !raw[key].is_null()) {
+        unloaded.push_back(std::string(key).substr(0, std::string(key).size() - 7));
+      }
+    }
+    m.checkpoint_unloaded_parts = unloaded.empty() ? std::string("talker") : fmt::format("{}", fmt::join(unloaded, " and "));
+    add_note(m, fmt::format("{}: an omni model: its thinker (the language model with its vision and audio encoders) "
+                            "is read, as vLLM serves it (the thinker class skips the {} weights: speech output is "
+                            "not served); they are not counted",
+                            where(origin, at / "thinker_config"), m.checkpoint_unloaded_parts));
+    if (at.empty()) {
+      add_note(m, architectures_note(raw_in));
+    }
+    return m;
   }
   const std::string parent_type =
       raw.contains("model_type") && raw["model_type"].is_string() ? raw["model_type"].get<std::string>() : "";

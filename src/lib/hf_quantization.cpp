@@ -77,8 +77,10 @@ std::vector<WeightPart> parts_named(const std::string& raw) {
   if (contains(s, "a_log") || contains(s, "dt_bias") || contains(s, "conv1d") || leaf == "bias") {
     return {};
   }
+  // An audio encoder (Qwen2-Audio's, Voxtral's and the omni models' audio_tower) is counted in
+  // the same part as the vision tower: an exclusion naming it had been "no part gpuplan counts".
   if (contains(s, "vision") || contains(s, "visual") || contains(s, "multi_modal_projector") ||
-      contains(s, "mm_projector")) {
+      contains(s, "mm_projector") || contains(s, "audio")) {
     return {WeightPart::vision};
   }
   if (contains(s, "lm_head") || contains(s, "output_layer")) {

@@ -527,7 +527,13 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   // account for (with or without their own embedding and head copies) is no missing part
   // (GLM-4.7-Flash: -4.1 %, its one MTP layer, helper s47 F2).
   std::string mtp_in_checkpoint;
-  if (res.checkpoint_bytes && res.formats_as_shipped) {
+  if (m.checkpoint_bytes && !m.checkpoint_unloaded_parts.empty()) {
+    // An omni model's files also hold the talker and token2wav, which the engines skip: their
+    // total is no check on the thinker's weights.
+    res.notes.push_back(fmt::format("the checkpoint files' total (safetensors index, {:.2f} GB) also holds the {}, "
+                                    "which the engines do not load: the weights here are not compared with it",
+                                    *m.checkpoint_bytes / units::kGB, m.checkpoint_unloaded_parts));
+  } else if (res.checkpoint_bytes && res.formats_as_shipped) {
     const double gap = res.expected_checkpoint_bytes / *res.checkpoint_bytes - 1.0;
     const MtpBytes& mtp = res.mtp_checkpoint_bytes;
     std::optional<double> mtp_share;  // of the two estimates, the one closer to the files' total
@@ -1354,7 +1360,11 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
   res.params = basis->totals.params;
   res.model_weight_bytes = basis->model_weight_bytes;
   res.weights = f.weights;
-  res.checkpoint_bytes = model.checkpoint_bytes;
+  // An omni model's files also hold parts the engines skip: their total is no check on the
+  // weights here, and is not shown beside them (the note says why).
+  if (model.checkpoint_unloaded_parts.empty()) {
+    res.checkpoint_bytes = model.checkpoint_bytes;
+  }
   // A float32 checkpoint stores each part served in 16 bits at twice those bytes, and a quantized
   // part as served: a bitsandbytes int8 checkpoint saved with torch_dtype float32 keeps its
   // embeddings, LM head and norms in float32 beside the int8 layers (helper s58, Llama-3.1-8B).
@@ -1379,7 +1389,8 @@ FitResult fit_numbers(const ModelSpec& model, const GpuSpec& gpu, const FitReque
     // a note (memory notes, kCheckpointGapShare).
     const double counted = res.expected_checkpoint_bytes + res.mtp_checkpoint_bytes.layers +
                            res.mtp_checkpoint_bytes.copies;
-    if (res.formats_as_shipped && counted < *model.checkpoint_bytes * (1.0 - kCheckpointRefuseShare)) {
+    if (res.formats_as_shipped && model.checkpoint_unloaded_parts.empty() &&
+        counted < *model.checkpoint_bytes * (1.0 - kCheckpointRefuseShare)) {
       throw InputError(fmt::format("{}: the weights computed from config.json ({:.2f} GB) are {:.1f} % below the "
                                    "checkpoint files' total ({:.2f} GB, safetensors index): a part of the model is "
                                    "not counted (model_type \"{}\"), so a verdict on the computed weights could say "
