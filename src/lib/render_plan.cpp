@@ -520,7 +520,10 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
     }
     begin = end;
   }
-  tail.tables.push_back(std::move(frontier));
+  // Nothing timed (nothing fits, nothing rentable): no frontier, and no header over no rows.
+  if (!frontier.rows.empty()) {
+    tail.tables.push_back(std::move(frontier));
+  }
   if (thinned) {
     tail.footer.push_back(fmt::format("The frontier table shows up to {} points per GPU; --format json lists all {}.",
                                       kFrontierRowsPerGpu, p.pareto.size()));
