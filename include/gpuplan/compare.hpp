@@ -101,6 +101,9 @@ struct ExcludedOption {
   std::uint64_t gpus_that_fit = 0;  ///< the fewest GPUs that hold it (fit's suggestion, else doubling gpus_per_option); 0: none tried did
 };
 
+/// "; 16 x h100-sxm hold it (--gpus 16)", or empty when no count tried held it.
+std::string gpus_that_fit_text(const ExcludedOption& e);
+
 struct CompareResult {
   std::string model_id;
   CompareRequest request;

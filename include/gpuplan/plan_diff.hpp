@@ -26,6 +26,9 @@ struct DeploymentSnapshot {
   double memory_bytes_per_gpu = 0;  ///< weights + activations + reserve + KV cache at the planned load
   /// Its load does not fit memory: throughput and cost are those of the capped batch, not the load's.
   bool load_not_held = false;
+  /// memory.fits of the run: false, and memory_bytes_per_gpu is what the load would need, over
+  /// the GPU's capacity (127 GB "per GPU" on an 80 GB H100 read as a measured figure).
+  bool memory_fits = true;
   /// Each expectation's verdict: "fits", "max_usd_per_million_tokens (lyceum on-demand)", ...
   std::vector<std::pair<std::string, bool>> checks;
   /// Each expectation's threshold as printed ("8000", "yes"), keyed as `checks`; the plan's own

@@ -187,6 +187,16 @@ struct PlanResult {
   /// Without include_stale: the cheapest configuration meeting every target on a stale price a
   /// current one was taken over, when it costs less than #1 (the notes name it).
   std::optional<PlanConfig> cheaper_stale;
+  /// Per GPU searched (catalog order), the fewest of it whose memory, at the engine's cap, holds
+  /// the model's weights alone in the most compact weights format searched there: a lower bound
+  /// on a replica (one sequence's KV cache and the layouts the heads allow can need more). When
+  /// nothing fits, the output says how many GPUs it would take.
+  struct WeightsNeed {
+    std::string gpu;
+    DType weights = DType::bf16;
+    std::uint64_t gpus = 0;
+  };
+  std::vector<WeightsNeed> weights_need;
   std::vector<std::string> notes;
 };
 

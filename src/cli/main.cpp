@@ -185,6 +185,13 @@ std::string with_hint(const CLI::App& app, const CLI::ParseError& e, int argc, c
                        "generated: --input + --output of perf) (see '{} --help')",
                        name, path, path);
   }
+  // plan and compare price GPUs by name (--price GPU=USD: each GPU its own rate); cost's one rate
+  // had drawn "closest: --usd-per-kwh", an electricity price (helper s61 tasks).
+  if (name == "--usd-per-gpu-hour" && has("--price")) {
+    return fmt::format("unknown option '--usd-per-gpu-hour' for '{}': it takes a price per GPU as --price GPU=USD "
+                       "(repeatable, e.g. --price h100-sxm=2.5) (see '{} --help')",
+                       path, path);
+  }
   // A flag of the command left over: it came after "--", where words are values (helper s55 F9).
   const auto after_end_of_options = [argc, argv](std::string_view word) {
     char** end = std::find(argv + 1, argv + argc, std::string_view("--"));

@@ -1,6 +1,8 @@
 #include "plan_evaluation.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <span>
 #include <memory>
 #include <utility>
 
@@ -27,8 +29,47 @@ struct EvaluationOptions {
   double usd_per_gpu_hour = 0;
 };
 
-/// "--tp: Value 0 not in range" becomes "plan.json: /deployments/0/tp: Value 0 not in range";
-/// a message naming no setting is prefixed with the deployment's pointer.
+bool flag_char(char c) { return std::islower(static_cast<unsigned char>(c)) != 0 || std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '-'; }
+
+/// Where `flag` ("--gpus") stands in `text` as a whole word (not inside "--gpus-per-node"), or npos.
+std::size_t flag_at(std::string_view text, std::string_view flag) {
+  for (std::size_t at = text.find(flag); at != std::string_view::npos; at = text.find(flag, at + 1)) {
+    const std::size_t end = at + flag.size();
+    if ((at == 0 || !flag_char(text[at - 1])) && (end == text.size() || !flag_char(text[end]))) {
+      return at;
+    }
+  }
+  return std::string_view::npos;
+}
+
+/// A plan file has no flags: "--gpus excludes --nodes" or "use --weights-dtype" in a message
+/// about one names the file's fields, "\"gpus\"" and "\"weights-dtype\"" (session 60 N3). A flag
+/// no plan setting spells ("--check", "--help") is left as it is.
+std::string as_plan_fields(std::string_view text) {
+  const std::span<const std::string_view> names = plan_setting_names();
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.substr(i).starts_with("--") && (i == 0 || !flag_char(text[i - 1]))) {
+      std::size_t end = i + 2;
+      while (end < text.size() && flag_char(text[end])) {
+        ++end;
+      }
+      const std::string_view name = text.substr(i + 2, end - i - 2);
+      if (std::find(names.begin(), names.end(), name) != names.end()) {
+        out += fmt::format("\"{}\"", name);
+        i = end;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
+/// "--tp: Value 0 not in range" becomes "plan.json: /deployments/0/tp: Value 0 not in range"; a
+/// message that names a setting elsewhere ("--gpus excludes --nodes") points at the first one
+/// it names; one naming no setting is prefixed with the deployment's pointer. Flags in the
+/// rest of the message read as the plan's fields.
 [[noreturn]] void rethrow_at_pointer(std::string_view message, const PlanFile& plan, const PlanDeployment& d) {
   std::string_view what = message;
   if (what.starts_with("gpuplan: ")) {
@@ -36,17 +77,28 @@ struct EvaluationOptions {
   }
   for (const PlanSetting& s : d.settings) {
     if (what.starts_with(s.flag + ":")) {
-      throw InputError(fmt::format("{}: {}{}", plan.origin, s.pointer, what.substr(s.flag.size())));
+      throw InputError(fmt::format("{}: {}{}", plan.origin, s.pointer, as_plan_fields(what.substr(s.flag.size()))));
     }
     // One flag under two names (deployment.cpp): a message names one, the plan may use the other.
     for (const auto& [a, b] : {std::pair<std::string_view, std::string_view>{"--prefill-chunk", "--max-num-batched-tokens"}}) {
       const std::string_view other = s.flag == a ? b : s.flag == b ? a : std::string_view();
       if (!other.empty() && what.starts_with(other) && what.substr(other.size()).starts_with(":")) {
-        throw InputError(fmt::format("{}: {}{}", plan.origin, s.pointer, what.substr(other.size())));
+        throw InputError(fmt::format("{}: {}{}", plan.origin, s.pointer, as_plan_fields(what.substr(other.size()))));
       }
     }
   }
-  throw InputError(fmt::format("{}: {} (deployment '{}'): {}", plan.origin, d.pointer, d.name, what));
+  const PlanSetting* named = nullptr;
+  std::size_t named_at = std::string_view::npos;
+  for (const PlanSetting& s : d.settings) {
+    if (const std::size_t at = flag_at(what, s.flag); at < named_at) {
+      named = &s;
+      named_at = at;
+    }
+  }
+  if (named != nullptr) {
+    throw InputError(fmt::format("{}: {}: {}", plan.origin, named->pointer, as_plan_fields(what)));
+  }
+  throw InputError(fmt::format("{}: {} (deployment '{}'): {}", plan.origin, d.pointer, d.name, as_plan_fields(what)));
 }
 
 std::vector<Price> plan_prices(const Catalog& catalog, const EvaluationOptions& o, const GpuSpec& gpu,

@@ -250,11 +250,12 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     res.excluded.push_back(std::move(e));
   }
   if (res.options.empty()) {
-    // Every GPU is left out: each one's reason, not the first alone.
-    std::string all = *first_problem;
+    // Every GPU is left out: each one's reason and how many of it would hold the model (the
+    // table's "left out" lines say it; the error had not, session 60 N6), not the first alone.
+    std::string all = *first_problem + (res.excluded.empty() ? std::string() : gpus_that_fit_text(res.excluded[0]));
     for (std::size_t i = 1; i < res.excluded.size(); ++i) {
       const std::string_view problem = res.excluded[i].problem;  // "compare: ..."
-      all += fmt::format("; {}", problem.substr(problem.find(": ") + 2));
+      all += fmt::format("; {}{}", problem.substr(problem.find(": ") + 2), gpus_that_fit_text(res.excluded[i]));
     }
     throw InputError(std::move(all));
   }
@@ -579,6 +580,11 @@ CompareResult compare(const Catalog& catalog, const ModelSpec& model, const Comp
     }
   }
   return res;
+}
+
+std::string gpus_that_fit_text(const ExcludedOption& e) {
+  return e.gpus_that_fit > 0 ? fmt::format("; {} x {} hold it (--gpus {})", e.gpus_that_fit, e.gpu, e.gpus_that_fit)
+                             : std::string();
 }
 
 }  // namespace gpuplan

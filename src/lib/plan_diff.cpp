@@ -262,7 +262,8 @@ DeploymentSnapshot read_result(const Json& root, const std::string& origin, cons
   }
   const JsonPointer capped = at / "load" / "capped";
   const bool load_capped = root.contains(capped) && bool_at(root, origin, capped);
-  d.load_not_held = load_capped && !bool_at(root, origin, at / "memory" / "fits");
+  d.memory_fits = bool_at(root, origin, at / "memory" / "fits");
+  d.load_not_held = load_capped && !d.memory_fits;
   // null where no sequence fits.
   const JsonPointer seqs = at / "memory" / "max_concurrent_sequences";
   if (!root.contains(seqs) || !(root.at(seqs).is_null() || root.at(seqs).is_number())) {
@@ -646,7 +647,13 @@ PlanDiff diff_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
     if (o.max_concurrent_sequences && n.max_concurrent_sequences) {
       moved(diff, n.name, "max concurrent sequences", *o.max_concurrent_sequences, *n.max_concurrent_sequences);
     }
-    moved(diff, n.name, "memory GB per GPU", o.memory_bytes_per_gpu / units::kGB, n.memory_bytes_per_gpu / units::kGB);
+    // A run that does not fit holds the memory its load would need, beyond the GPU: say which side.
+    const std::string_view needed = !o.memory_fits && !n.memory_fits ? " (needed: does not fit)"
+                                    : !o.memory_fits                 ? " (was needed: did not fit)"
+                                    : !n.memory_fits                 ? " (now needed: does not fit)"
+                                                                     : "";
+    moved(diff, n.name, fmt::format("memory GB per GPU{}", needed), o.memory_bytes_per_gpu / units::kGB,
+          n.memory_bytes_per_gpu / units::kGB);
   }
   for (const DeploymentSnapshot& o : a.deployments) {
     if (std::none_of(b.deployments.begin(), b.deployments.end(),

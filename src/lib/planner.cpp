@@ -693,6 +693,16 @@ void Search::search_format(const GpuSpec& gpu, const std::vector<Price>& prices,
     weights_bytes += part;
   }
   const double cap_bytes = whole.per_gpu.engine_cap_bytes;
+  if (cap_bytes > 0) {
+    const auto need = static_cast<std::uint64_t>(std::ceil(weights_bytes / cap_bytes));
+    auto it = std::find_if(result_.weights_need.begin(), result_.weights_need.end(),
+                           [&](const PlanResult::WeightsNeed& w) { return w.gpu == gpu.id; });
+    if (it == result_.weights_need.end()) {
+      result_.weights_need.push_back({.gpu = gpu.id, .weights = weights, .gpus = need});
+    } else if (need < it->gpus) {
+      *it = {.gpu = gpu.id, .weights = weights, .gpus = need};
+    }
+  }
   // FP8 from a 16-bit checkpoint, quantized by an engine that loads the 16-bit weights whole
   // first: those weights, for the launch line (engine_flags.hpp engine_loads_sixteen_bit_whole).
   double sixteen_bit_bytes = 0;

@@ -168,9 +168,12 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
                                      r.within_budget() ? "within budget" : "OVER BUDGET"));
   }
   // No sourced model of serving power by load: TDP bounds it. Measured decode draws about half.
-  doc.footer.push_back("energy is an upper bound: TDP x GPUs x PUE while serving; GPUs serving draw less (gpt-oss-120b "
-                       "on 2 x H100 at concurrency 64: 397 of 700 W per GPU under nvidia-smi, 0.19 J per token "
-                       "where this bound gives 0.36); rental prices already include power");
+  // The PUE is in the energy figures: say which (the default 1.3 had shown in the JSON only).
+  doc.footer.push_back(fmt::format("energy is an upper bound: TDP x GPUs x PUE {:.2f} (--pue) while serving; GPUs serving "
+                                   "draw less (gpt-oss-120b on 2 x H100 at concurrency 64: 397 of 700 W per GPU under "
+                                   "nvidia-smi, 0.19 J per token where this bound gives 0.36); rental prices already "
+                                   "include power",
+                                   q.pue));
   return detail::render_document(doc, options.format);
 }
 
@@ -386,6 +389,18 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                           change >= 0 ? "more" : "fewer", r.options[static_cast<std::size_t>(base - m.options.begin())].gpu);
     }
     line += m.robust ? "" : " (not robust: the estimates' bands overlap)";
+    // A verdict drawn on a price over 180 days old reads as today's unless it says so (the table's
+    // age column is far from this line; session 60 N5): name each stale price it rests on.
+    std::vector<std::string> stale;
+    for (std::size_t i = 0; i < m.options.size(); ++i) {
+      const PricedOption& po = m.options[i];
+      if (po.rentable() && po.price && po.price->stale()) {
+        stale.push_back(fmt::format("{} {} d", r.options[i].gpu, po.price->age_days));
+      }
+    }
+    if (!stale.empty()) {
+      line += fmt::format("; on stale prices, check them: {}", fmt::join(stale, ", "));
+    }
     doc.footer.push_back(line);
   }
   // A ratio only between layouts chosen under the same rule: with --provider, a GPU the provider
@@ -424,10 +439,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
   doc.footer.push_back("premium, throughput and break-even (the GPU-hour price at which an option earns as many tokens "
                        "per USD) are against the first GPU with a price in that mode");
   for (const ExcludedOption& e : r.excluded) {
-    doc.footer.push_back(fmt::format("left out: {}{}", e.problem.substr(e.problem.find(' ') + 1),
-                                     e.gpus_that_fit > 0 ? fmt::format("; {} x {} hold it (--gpus {})", e.gpus_that_fit,
-                                                                       e.gpu, e.gpus_that_fit)
-                                                         : std::string()));
+    doc.footer.push_back(fmt::format("left out: {}{}", e.problem.substr(e.problem.find(' ') + 1), gpus_that_fit_text(e)));
   }
   for (const auto& n : r.notes) {
     doc.footer.push_back("note: " + n);

@@ -30,6 +30,42 @@ std::string csv_field(std::string_view text) {
 
 std::string md_cell(std::string_view text) { return md_text(text, false); }
 
+bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+
+// A CSV cell is read by programs: "32,768" (group_digits) is 32768 there, so a number grouped
+// in threes loses its separators, also inside a cell such as "2,261 (1,773-3,437)". Only a run
+// of digits and commas that is exactly a grouped number changes: a list ("1,8", GPUs per instance)
+// does not, nor a decimal's fraction.
+std::string csv_ungrouped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (!is_digit(text[i]) || (i > 0 && (is_digit(text[i - 1]) || text[i - 1] == '.' || text[i - 1] == ','))) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && (is_digit(text[end]) || text[end] == ',')) {
+      ++end;
+    }
+    const std::string_view run = text.substr(i, end - i);
+    // \d{1,3}(,\d{3})+ : the first group of one to three digits, then commas each before three.
+    const std::size_t first = run.find(',');
+    bool grouped = first != std::string_view::npos && first >= 1 && first <= 3;
+    for (std::size_t at = first; grouped && at < run.size(); at += 4) {
+      grouped = run[at] == ',' && at + 3 < run.size() && is_digit(run[at + 1]) && is_digit(run[at + 2]) &&
+                is_digit(run[at + 3]) && (at + 4 == run.size() || run[at + 4] == ',');
+    }
+    for (char c : run) {
+      if (!grouped || c != ',') {
+        out += c;
+      }
+    }
+    i = end;
+  }
+  return out;
+}
+
 void render_text_table(const Table& t, std::string& out) {
   const std::vector<bool> numeric = numeric_columns(t);
   std::vector<std::size_t> width(t.header.size(), 0);
@@ -135,7 +171,7 @@ std::string render_document(const Document& doc, Format format) {
         const auto row_out = [&](std::string_view first, const std::vector<std::string>& row) {
           out += csv_field(first);
           for (const auto& cell : row) {
-            out += "," + csv_field(cell);
+            out += "," + csv_field(csv_ungrouped(cell));
           }
           out += "\n";
         };

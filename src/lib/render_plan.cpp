@@ -261,8 +261,30 @@ std::string miss_text(const PlanResult& p) {
       return "No configuration meets the targets: nothing was searched: every GPU and weights format asked for is "
              "refused before memory is checked (see the notes on what was not searched).";
     }
-    return "No configuration meets the targets: nothing fits in memory (weights and one sequence) on the GPUs "
-           "searched within the replica size.";
+    std::string text = fmt::format("No configuration meets the targets: nothing fits in memory (weights and one "
+                                   "sequence) on the GPUs searched within the replica size (at most {} GPUs, "
+                                   "--max-gpus-per-replica).",
+                                   p.request.max_gpus_per_replica);
+    // How many GPUs it would take (session 60 N6): the weights alone, a lower bound, fewest first.
+    std::vector<PlanResult::WeightsNeed> need = p.weights_need;
+    std::stable_sort(need.begin(), need.end(), [](const auto& a, const auto& b) { return a.gpus < b.gpus; });
+    if (need.empty()) {
+      return text;
+    }
+    std::vector<std::string> listed;
+    for (std::size_t i = 0; i < need.size() && i < 6; ++i) {
+      listed.push_back(fmt::format("{} x {} ({})", group_digits(need[i].gpus), need[i].gpu, to_string(need[i].weights)));
+    }
+    const std::string more = need.size() > 6 ? fmt::format(", and {} more GPU types", need.size() - 6) : std::string();
+    if (need.front().gpus > p.request.max_gpus_per_replica) {
+      return text + fmt::format(" The weights alone need at least {}{} per replica, in the most compact weights format "
+                                "searched; one sequence's KV cache and the layouts the model's heads allow can need more.",
+                                fmt::join(listed, ", "), more);
+    }
+    return text + fmt::format(" The weights alone fit {}{}: one {}-token sequence's KV cache beside them does not, in "
+                              "the layouts the model's heads and --gpus-per-node allow.",
+                              fmt::join(listed, ", "), more,
+                              group_digits(p.request.perf.input_tokens + p.request.perf.output_tokens));
   }
   const PlanConfig& c = *m.closest;
   const PlanTargets& t = p.request.targets;
@@ -352,6 +374,14 @@ OrderedJson plan_json(const PlanResult& p, std::optional<Engine> emit) {
         {"closest", p.miss->closest ? config_json(*p.miss->closest) : OrderedJson(nullptr)},
         {"missed", missed},
         {"layouts_missing", missing}};
+    if (!p.miss->closest) {
+      // Nothing fits in memory: how many of each GPU the weights alone need (a lower bound).
+      OrderedJson need = OrderedJson::array();
+      for (const PlanResult::WeightsNeed& w : p.weights_need) {
+        need.push_back({{"gpu", w.gpu}, {"weights_dtype", to_string(w.weights)}, {"min_gpus_for_weights", w.gpus}});
+      }
+      j["miss"]["weights_need"] = need;
+    }
   } else {
     j["miss"] = nullptr;
   }
@@ -497,7 +527,10 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
     }
     begin = end;
   }
-  tail.tables.push_back(std::move(frontier));
+  // Nothing timed (nothing fits, nothing rentable): no frontier, and no header over no rows.
+  if (!frontier.rows.empty()) {
+    tail.tables.push_back(std::move(frontier));
+  }
   if (thinned) {
     tail.footer.push_back(fmt::format("The frontier table shows up to {} points per GPU; --format json lists all {}.",
                                       kFrontierRowsPerGpu, p.pareto.size()));
