@@ -80,6 +80,10 @@ struct Benchmark {
   /// its text or as a field): every kernel is launched from the host, which floors each step
   /// (PerfModel::eager_host_s, not calibrated), so validate makes no band claim for the row.
   bool eager = false;
+  /// Tokens of each prompt the engine's prefix cache already held (a measurement file's
+  /// cached_input_tokens: a sweep that resent the same prompts to one server): prefill computes
+  /// the rest (PerfRequest::cached_input_tokens). 0: every prompt new.
+  std::uint64_t cached_input_tokens = 0;
   /// The vLLM minor release the engine text names ("vLLM 0.6.3" -> 6), if any: V0 releases
   /// (before 0.8) get no eager floor (PerfRequest::vllm_minor_version).
   std::optional<int> vllm_minor_version;

@@ -156,6 +156,13 @@ struct PerfRequest {
   FitRequest fit;                   ///< layout, dtypes and engine memory settings
   std::uint64_t input_tokens = 1024;
   std::uint64_t output_tokens = 256;
+  /// Tokens at the start of each prompt the engine's prefix cache already holds (vLLM V1's
+  /// --enable-prefix-caching and SGLang's radix cache are on by default): prefill computes the
+  /// rest only, each attending over the whole prompt; the KV cache and decode still hold all
+  /// input_tokens. At most input_tokens - 1: on a full hit vLLM recomputes the last prompt token
+  /// for its logits (vllm/v1/core/kv_cache_manager.py get_computed_blocks, max_cache_hit_length =
+  /// prompt length - 1). 0: every prompt is new.
+  std::uint64_t cached_input_tokens = 0;
   bool sparse = false;              ///< use 2:4-sparse peak FLOPs (off: inference runs dense)
   Efficiency efficiency;
   double network_bytes_per_s_per_gpu = 50e9;  ///< 8 x 400 Gb/s InfiniBand per 8-GPU node
@@ -401,6 +408,10 @@ class PerfModel {
     bool decode;  // per-token work (sampling, scheduling, per-sequence state) is paid per generated token
   };
   // A prefill step carrying `tokens` of prompts `prompt_tokens` long.
+  /// The prompt tokens one prefill computes: input_tokens less those the prefix cache holds.
+  [[nodiscard]] double prefilled_tokens() const {
+    return static_cast<double>(request_.input_tokens - request_.cached_input_tokens);
+  }
   StepWork prefill_work(double tokens, double prompt_tokens, bool best_case) const;
   StepWork decode_work(std::uint64_t micro_batch, double context_tokens, bool best_case) const;
   StepTime timed(const StepWork& work, const Efficiency& e) const;  // the roofline of one step

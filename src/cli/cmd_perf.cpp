@@ -182,6 +182,7 @@ void add_perf_command(CLI::App& app, Exit& exit_code) {
   sub->get_option("--mig")->group("");
   add_workload_options(*sub, o->workload);
   add_arrivals_option(*sub, o->workload);
+  add_cached_input_option(*sub, o->workload);
   sub->add_option("--batch", o->batches, "Concurrent sequences per replica, comma-separated")
       ->delimiter(',')
       ->capture_default_str()

@@ -50,6 +50,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"weights.embeddings:", "--embeddings-dtype:"},
     {"perf.input_tokens:", "--input:"},
     {"perf.output_tokens:", "--output:"},
+    {"perf.cached_input_tokens:", "--cached-input:"},
     {"perf.batches:", "--batch:"},
     {"perf.sparse:", "--sparse:"},
     {"perf.mig_profile:", "--mig:"},

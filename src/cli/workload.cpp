@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/error.hpp>
 #include <gpuplan/units.hpp>
 
 #include "common.hpp"
@@ -96,6 +97,15 @@ void add_arrivals_option(CLI::App& sub, WorkloadOptions& o) {
       ->check(CLI::IsMember({"burst", "poisson"}));
 }
 
+void add_cached_input_option(CLI::App& sub, WorkloadOptions& o) {
+  sub.add_option("--cached-input", o.cached_input,
+                 "Prompt tokens per request the engine's prefix cache already holds (a shared system prompt, "
+                 "a resent prompt; vLLM V1 and SGLang cache prefixes by default): prefill computes the rest, "
+                 "the KV cache still holds the whole prompt; below --input; 1k = 1024")
+      ->capture_default_str()
+      ->transform(token_count());
+}
+
 Arrivals arrivals_for(const WorkloadOptions& o, bool target_rate) {
   if (const std::optional<Arrivals> given = parse_arrivals(o.arrivals)) {
     return *given;
@@ -125,6 +135,12 @@ void apply_workload(const WorkloadOptions& o, PerfRequest& request) {
   request.fit.prompt_tokens = o.input;
   request.fit.concurrency = 1;
   request.input_tokens = o.input;
+  if (o.cached_input >= o.input) {
+    throw InputError(fmt::format("--cached-input: expected below --input {} (an engine computes at least a "
+                                 "prompt's last token), got {}",
+                                 o.input, o.cached_input));
+  }
+  request.cached_input_tokens = o.cached_input;
   request.output_tokens = o.output;
   request.sparse = o.sparse;
   request.efficiency = o.efficiency;

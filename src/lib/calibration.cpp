@@ -30,6 +30,7 @@ PerfRequest request_for(const Benchmark& b, const Efficiency& e) {
   r.fit.kv_dtype = b.kv_dtype;
   r.input_tokens = b.input_tokens;
   r.output_tokens = b.output_tokens;
+  r.cached_input_tokens = b.cached_input_tokens;
   r.efficiency = e;
   if (b.vllm) {
     r.kernels = Engine::vllm;

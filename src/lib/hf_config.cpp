@@ -3197,7 +3197,10 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       std::string_view("linear_conv_kernel_dim"), std::string_view("linear_key_head_dim"),
       std::string_view("linear_value_head_dim"), std::string_view("linear_num_key_heads"),
       std::string_view("linear_num_value_heads"), std::string_view("mamba_ssm_dtype"),
-      std::string_view("vision_config")};
+      std::string_view("vision_config"),
+      // Nemotron-NAS's per-block layout (read_nemotron_nas_blocks): a catalog entry of that type
+      // cannot be written without it.
+      std::string_view("block_configs")};
   if (strict) {
     r.reject_unknown(kKeys);
   }

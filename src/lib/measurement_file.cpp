@@ -342,7 +342,8 @@ constexpr auto kOutputCapKeys = std::to_array<std::string_view>({"max_tokens", "
 constexpr auto kReadKeys = std::to_array<std::string_view>(
     {"kind", "engine", "model", "gpu", "parallelism", "num_gpus", "precision", "kv_cache_dtype", "isl", "osl",
      "output_tokens_per_s", "output_tokens_per_s_per_gpu", "concurrency", "num_requests", "source", "sources",
-     "metric_note", "note", "notes", "added", "system", "date", "measured_tpot_ms", "measured_ttft_ms", "output_lengths"});
+     "metric_note", "note", "notes", "added", "system", "date", "measured_tpot_ms", "measured_ttft_ms", "output_lengths",
+     "cached_input_tokens"});
 
 // The one key of `keys` the row states (not null), or nullptr; two of them is an error.
 template <std::size_t N>
@@ -737,6 +738,9 @@ MeasurementFile read_measurement_file(const Catalog& catalog, std::string_view t
 
     b.input_tokens = r.integer("isl", 1, 1ull << 32);
     b.output_tokens = r.integer("osl", 1, 1ull << 32);
+    // Prompt tokens served from the engine's prefix cache (a sweep resending one seed's prompts
+    // to the same server); prefill computes the rest. Below isl: the last token is always computed.
+    b.cached_input_tokens = r.optional_integer("cached_input_tokens", 0, b.input_tokens - 1).value_or(0);
     // The whole run's output tokens per second, or per GPU as newer perf overviews print them.
     const bool per_gpu = r.has("output_tokens_per_s_per_gpu");
     if (per_gpu == r.has("output_tokens_per_s")) {

@@ -138,6 +138,11 @@ void validate_perf_request(const ModelSpec& m, const PerfRequest& r) {
   };
   tokens("input_tokens", r.input_tokens);
   tokens("output_tokens", r.output_tokens);
+  if (r.cached_input_tokens >= r.input_tokens) {
+    throw InputError(fmt::format("perf.cached_input_tokens: expected below the {} input tokens (an engine computes "
+                                 "at least a prompt's last token), got {}",
+                                 r.input_tokens, r.cached_input_tokens));
+  }
   if (r.input_tokens + r.output_tokens > m.max_position_embeddings) {
     // Named after the larger of the two: the one that most likely went wrong.
     throw InputError(fmt::format("perf.{}: {} + {} output tokens exceed the {} tokens of '{}' ({}){}",
@@ -981,6 +986,9 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
                               std::optional<AloneTtft>& ttft_s) const {
   const Layout& l = request_.fit.layout;
   const double input = d(request_.input_tokens);
+  // The prompt tokens prefill computes: those the prefix cache does not hold. Each attends over
+  // the whole prompt (prefill_work's prompt_tokens stays `input`), as a later chunk of it does.
+  const double computed = prefilled_tokens();
   const double output = d(request_.output_tokens);
   const double mean_context = input + output / 2.0;
   PerfPoint p;
@@ -994,9 +1002,9 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
     // reads the weights again; an MLA chunk up-projects the earlier chunks' latents): whole
     // chunks and the rest. Under PP the chunks follow one another through the stages; the
     // last leaves the first stage and crosses the others.
-    const double chunk = std::min(input, d(std::max<std::uint64_t>(1, prefill_chunk_tokens_)));
-    const double whole = std::floor(input / chunk + 1e-9);
-    const double rest = input - whole * chunk;
+    const double chunk = std::min(computed, d(std::max<std::uint64_t>(1, prefill_chunk_tokens_)));
+    const double whole = std::floor(computed / chunk + 1e-9);
+    const double rest = computed - whole * chunk;
     const StepTime step = timed(prefill_work(chunk, input, e.best_case), e);
     const double rest_s = rest >= 1.0 ? timed(prefill_work(rest, input, e.best_case), e).total_s() : 0.0;
     const double last = rest >= 1.0 ? rest : chunk;
@@ -1017,9 +1025,9 @@ PerfPoint PerfModel::evaluate(std::uint64_t batch, const Efficiency& e, MicroSte
     // (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens) and splits longer prompts into
     // chunks: GEMMs and communication are sized by the step's tokens, not by one prompt's.
     const double chunk = d(std::max<std::uint64_t>(1, prefill_chunk_tokens_));
-    const double prompts = std::clamp(std::floor(chunk / input), 1.0, std::max(1.0, d(batch)));
-    const double step_tokens = std::min(prompts * input, chunk);
-    const double steps = prompts * input / step_tokens;
+    const double prompts = std::clamp(std::floor(chunk / computed), 1.0, std::max(1.0, d(batch)));
+    const double step_tokens = std::min(prompts * computed, chunk);
+    const double steps = prompts * computed / step_tokens;
     const StepTime step = timed(prefill_work(step_tokens, input, e.best_case), e);
     const double busy_s = step.overlapped ? std::max(step.compute_s, step.communication_s)
                                           : step.compute_s + step.communication_s;
@@ -1077,7 +1085,7 @@ void PerfModel::loaded_ttft(PerfPoint& p, const Efficiency& e) const {
     const double prefill_s = p.prefill_busy_s;
     const double requests_per_s = p.cycle_s > 0 ? d(p.batch) / p.cycle_s : 0.0;
     const double chunks =
-        std::ceil(d(request_.input_tokens) / d(std::max<std::uint64_t>(1, prefill_chunk_tokens_)) - 1e-9);
+        std::ceil(prefilled_tokens() / d(std::max<std::uint64_t>(1, prefill_chunk_tokens_)) - 1e-9);
     const double wait_s = poisson_prefill_wait_s(requests_per_s, prefill_s);
     if (std::isfinite(wait_s)) {  // prefill's share of the cycle is below 1 by construction
       p.ttft_s = std::max(p.ttft_alone_s,
@@ -1095,11 +1103,14 @@ void PerfModel::loaded_ttft(PerfPoint& p, const Efficiency& e) const {
   // token. Set against the 58 public runs at batch > 1 that publish a mean TTFT, this is +13 %
   // at the median (one prompt alone: -89 %; prompts spread evenly over the cycle: -81 %).
   // Traffic that arrives spread out waits less, down to ttft_alone_s.
-  const double input = d(request_.input_tokens);
+  // Each prompt's computed tokens (prefilled_tokens) fill the steps; they attend over the whole
+  // prompt. `input` below counts the computed tokens, `prompt` the prompt.
+  const double prompt = d(request_.input_tokens);
+  const double input = prefilled_tokens();
   const double batch = d(p.batch);
   const double chunk = d(std::max<std::uint64_t>(1, prefill_chunk_tokens_));
   const double step_tokens = std::min(batch * input, chunk);
-  const double stage_s = timed(prefill_work(step_tokens, input, e.best_case), e).total_s();
+  const double stage_s = timed(prefill_work(step_tokens, prompt, e.best_case), e).total_s();
   // Mean over the prompts j = 1..batch of the step count ceil(j x input / step_tokens), summed
   // by steps when they are fewer than the prompts (step k ends the prompts j <= k x step / input),
   // else by prompts; past a few thousand of either, the mean (rounding up adds half a step).

@@ -135,6 +135,9 @@ void write_perf(detail::JsonWriter& w, const PerfResult& r) {
   w.member("weights_dtype", to_string(q.fit.weights_dtype));
   w.member("kv_dtype", to_string(q.fit.kv_dtype));
   w.member("input_tokens", q.input_tokens);
+  if (q.cached_input_tokens > 0) {  // only when given: without it every prompt is prefilled whole
+    w.member("cached_input_tokens", q.cached_input_tokens);
+  }
   w.member("output_tokens", q.output_tokens);
   w.key("batches").begin_array();
   for (const PerfPoint& p : r.rows) {
@@ -224,10 +227,13 @@ detail::Document perf_document(const PerfResult& r) {
                                              q.fit.gpus_per_node == 1 ? "" : "s");
   doc.heading.push_back(fmt::format("gpuplan perf: {} on {} x {} (TP {}, PP {}, EP {}, DP {}{}{})", r.model_id,
                                     l.gpus(), r.gpu_id, l.tp, l.pp, l.ep, l.dp, detail::expert_groups_text(l), node));
-  doc.heading.push_back(fmt::format("weights {}, KV cache {}, {} input + {} output tokens; compute in {} at "
+  const std::string cached = q.cached_input_tokens > 0
+                                 ? fmt::format(" ({} of them in the prefix cache, not prefilled)", q.cached_input_tokens)
+                                 : std::string();
+  doc.heading.push_back(fmt::format("weights {}, KV cache {}, {} input{} + {} output tokens; compute in {} at "
                                     "{:g} TFLOP/s peak, large GEMMs at {:.0f} % of it",
                                     to_string(q.fit.weights_dtype), to_string(q.fit.kv_dtype), q.input_tokens,
-                                    q.output_tokens, r.compute_type, r.peak_flop_per_s / units::kTera,
+                                    cached, q.output_tokens, r.compute_type, r.peak_flop_per_s / units::kTera,
                                     r.gemm_share * 100));
   doc.heading.push_back("efficiency: " + efficiency_text(q.efficiency));
   detail::Table t{.title = "",
