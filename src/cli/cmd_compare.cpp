@@ -146,6 +146,7 @@ void add_compare_command(CLI::App& app, Exit& exit_code) {
   // Refused with its reason when given (only fit models a MIG slice), so out of the help.
   sub->get_option("--mig")->group("");
   add_workload_options(*sub, o->workload);
+  add_cached_input_option(*sub, o->workload);
   add_pricing_options(*sub, o->pricing, "every provider", "every mode the provider prices", true, false);
   // Alone it gates the GPUs left out; a budget, when given, is checked too.
   sub->get_option("--check")->description(

@@ -185,7 +185,8 @@ Exit run_cost(const CostOptions& o) {
     c.output_tokens_per_s = p.output_tokens_per_s;
     c.input_tokens_per_s = input_tokens_per_s_for(p.output_tokens_per_s, o.workload.input, o.workload.output);
     report.throughput_source = fmt::format(
-        "estimate for requests of {} input and {} output tokens at batch {} {}{}, {}{}{}", o.workload.input,
+        "estimate for requests of {} input{} and {} output tokens at batch {} {}{}, {}{}{}", o.workload.input,
+        o.workload.cached_input > 0 ? fmt::format(" ({} of them cached)", o.workload.cached_input) : std::string(),
         o.workload.output, batch, req.fit.layout.dp_attention() ? "per attention rank" : "per replica",
         load.full_load()                 ? " (full load)"
         : load.target_output_tokens_per_s ? fmt::format(" ({})", target_load_note(load, req.fit.layout))
@@ -301,6 +302,7 @@ void add_cost_command(CLI::App& app, Exit& exit_code) {
   // Refused with its reason when given (only fit models a MIG slice), so out of the help.
   sub->get_option("--mig")->group("");
   add_workload_options(*sub, o->workload);
+  add_cached_input_option(*sub, o->workload);
   add_pricing_options(*sub, o->pricing, "none, cost needs --provider, --price or --capex-usd-per-gpu", "on-demand");
   sub->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Rental price, USD per GPU-hour (instead of --provider)")
       ->check(positive_validator());

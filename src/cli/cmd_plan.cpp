@@ -271,6 +271,7 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
                   "Hugging Face config.json of a model outside the catalog (repeat for several; with --model too)")
       ->check(non_empty());
   add_workload_options(*sub, o->workload, true, false);  // plan has its own target flag
+  add_cached_input_option(*sub, o->workload);
   add_arrivals_option(*sub, o->workload);
   // Kept to refuse it with a reason (the callback), out of the help: plan takes no --concurrency.
   sub->get_option("--concurrency")->group("");

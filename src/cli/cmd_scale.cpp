@@ -214,6 +214,7 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
   // Refused with its reason when given (only fit models a MIG slice), so out of the help.
   sub->get_option("--mig")->group("");
   add_workload_options(*sub, o->workload, false, false);
+  add_cached_input_option(*sub, o->workload);
   sub->add_option("--target-output-tokens-per-s", o->target_output_tokens_per_s,
                   "Modeled: serve-out rows, the replicas and GPUs this load needs")
       ->transform(decimal_number())

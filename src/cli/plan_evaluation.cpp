@@ -191,6 +191,7 @@ DeploymentResult evaluate(const Catalog& catalog, const PlanFile& plan, const Pl
   EvaluationOptions o;
   add_deployment_options(app, o.deployment, false);
   add_workload_options(app, o.workload);
+  add_cached_input_option(app, o.workload);
   add_pricing_options(app, o.pricing);
   app.add_option("--usd-per-gpu-hour", o.usd_per_gpu_hour)->check(positive_validator());
   std::vector<std::string> args;

@@ -24,7 +24,7 @@ struct WorkloadOptions {
   std::uint64_t concurrency = 0;  ///< --concurrency: the planned load; 0: full load
   double target_output_tokens_per_s = 0;  ///< --target-output-tokens-per-s, instead; 0: not given
   std::string arrivals;  ///< --arrivals burst|poisson; empty: poisson under a target rate, else burst
-  std::uint64_t cached_input = 0;  ///< --cached-input (perf): prompt tokens the prefix cache holds
+  std::uint64_t cached_input = 0;  ///< --cached-input: prompt tokens the prefix cache holds
 };
 
 /// A target output rate (after decimal_number(): a finite decimal): at least 1, at most 1e10 tok/s,
@@ -36,7 +36,7 @@ CLI::Validator target_validator();
 void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency = true, bool target = true);
 /// Adds --arrivals (perf and plan: the commands that print a TTFT per load).
 void add_arrivals_option(CLI::App& sub, WorkloadOptions& o);
-/// Adds --cached-input (perf): prompt tokens per request the engine's prefix cache already holds.
+/// Adds --cached-input (perf, cost, compare, scale, plan, plan files): prompt tokens per request the engine's prefix cache already holds.
 void add_cached_input_option(CLI::App& sub, WorkloadOptions& o);
 /// --arrivals when given, else poisson when a target rate drives the load, else burst.
 Arrivals arrivals_for(const WorkloadOptions& o, bool target_rate);

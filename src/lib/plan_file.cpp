@@ -29,7 +29,7 @@ constexpr std::array kSettings{
     "model"sv, "model-config"sv, "gpu"sv, "mig"sv, "gpus"sv, "nodes"sv, "gpus-per-node"sv, "tp"sv, "pp"sv, "ep"sv,
     "weights-dtype"sv, "experts-dtype"sv, "attention-dtype"sv, "embeddings-dtype"sv, "kv-dtype"sv, "engine"sv, "engine-version"sv,
     "gpu-memory-utilization"sv, "mem-fraction-static"sv, "kv-cache-free-gpu-mem-fraction"sv, "max-num-seqs"sv, "max-num-batched-tokens"sv, "max-kv-tokens"sv, "vllm-sampler"sv, "trtllm-backend"sv, "enable-chunked-prefill"sv, "enforce-eager"sv, "disable-cuda-graph"sv, "reserve"sv, "memory-in-use"sv,
-    "prefill-chunk"sv, "block-size"sv, "input"sv, "output"sv, "concurrency"sv, "target-output-tokens-per-s"sv, "sparse"sv, "bandwidth-efficiency"sv,
+    "prefill-chunk"sv, "block-size"sv, "input"sv, "cached-input"sv, "output"sv, "concurrency"sv, "target-output-tokens-per-s"sv, "sparse"sv, "bandwidth-efficiency"sv,
     "compute-efficiency"sv, "link-efficiency"sv, "step-overhead-ms"sv, "layer-overhead-us"sv, "max-batch"sv, "network-gbit-per-s"sv, "provider"sv,
     "mode"sv, "region"sv, "term"sv, "usd-per-gpu-hour"sv, "utilization"sv, "storage-usd-per-month"sv, "egress-usd-per-month"sv,
     "failed-run-overhead"sv, "pue"sv};

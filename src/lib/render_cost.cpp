@@ -190,6 +190,9 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                    {"output_tokens", r.request.perf.output_tokens},
                    {"provider", r.request.provider.empty() ? OrderedJson(nullptr) : OrderedJson(r.request.provider)},
                    {"utilization", r.request.cost.utilization}};
+    if (r.request.perf.cached_input_tokens > 0) {  // as perf's JSON: only when given
+      j["inputs"]["cached_input_tokens"] = r.request.perf.cached_input_tokens;
+    }
     OrderedJson options_json = OrderedJson::array();
     for (const CompareOption& o : r.options) {
       options_json.push_back({{"gpu", o.gpu},
@@ -285,9 +288,11 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                                ? fmt::format(", at {} output tok/s", tokens_per_s_text(*q.target_output_tokens_per_s))
                            : q.concurrency ? fmt::format(", at {} concurrent sequences", *q.concurrency)
                                            : std::string();
-  doc.heading.push_back(fmt::format("gpuplan compare: {} on {}, weights {}, KV {}, {} input + {} output tokens{}",
+  doc.heading.push_back(fmt::format("gpuplan compare: {} on {}, weights {}, KV {}, {}{} input + {} output tokens{}",
                                     r.model_id, size, to_string(q.perf.fit.weights_dtype),
-                                    to_string(q.perf.fit.kv_dtype), q.perf.input_tokens, q.perf.output_tokens, load));
+                                    to_string(q.perf.fit.kv_dtype),
+                                    q.perf.input_tokens, detail::cached_input_text(q.perf.cached_input_tokens),
+                                    q.perf.output_tokens, load));
   detail::Table opts{.title = "Throughput",
                      .header = {"gpu", "layout", "batch", "estimate tok/s", "band", "roofline tok/s", "used tok/s", "source"},
                      .rows = {}};

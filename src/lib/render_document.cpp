@@ -222,6 +222,11 @@ std::string expert_groups_text(const Layout& layout) {
   return layout.expert_groups() > 1 ? fmt::format(", {} EP groups", layout.expert_groups()) : std::string();
 }
 
+std::string cached_input_text(std::uint64_t cached) {
+  // Said wherever figures rest on it: a cached prefix is not prefilled (perf.cpp).
+  return cached > 0 ? fmt::format(" ({} cached)", cached) : std::string();
+}
+
 std::string group_digits(std::uint64_t value) {
   std::string digits = std::to_string(value);
   std::string out;

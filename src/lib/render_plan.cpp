@@ -340,6 +340,9 @@ OrderedJson plan_json(const PlanResult& p, std::optional<Engine> emit) {
                  {"max_batch_per_replica", r.perf.max_batch},
                  {"max_gpus_per_replica", r.max_gpus_per_replica},
                  {"top", r.top}};
+  if (r.perf.cached_input_tokens > 0) {  // as perf's JSON: only when given
+    j["inputs"]["cached_input_tokens"] = r.perf.cached_input_tokens;
+  }
   j["evaluated"] = p.counts.evaluated;
   j["counts"] = {{"layouts", p.counts.layouts}, {"skipped", p.counts.skipped}, {"pruned", p.counts.pruned}, {"timed", p.counts.timed},
                  {"evaluated", p.counts.evaluated}, {"feasible", p.counts.feasible}};
@@ -396,8 +399,9 @@ OrderedJson plan_json(const PlanResult& p, std::optional<Engine> emit) {
 std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format format) {
   const PlanRequest& r = p.request;
   detail::Document head;
-  head.heading.push_back(fmt::format("Plan for {}: {} tokens in, {} out; targets: {}", p.model_id,
-                                     group_digits(r.perf.input_tokens), group_digits(r.perf.output_tokens),
+  head.heading.push_back(fmt::format("Plan for {}: {}{} tokens in, {} out; targets: {}", p.model_id,
+                                     group_digits(r.perf.input_tokens), detail::cached_input_text(r.perf.cached_input_tokens),
+                                     group_digits(r.perf.output_tokens),
                                      targets_text(r)));
   head.heading.push_back(fmt::format(
       "Searched {} layouts (GPU x weights x KV x replica layout), {} dropped before timing (weights or one sequence "

@@ -448,6 +448,9 @@ OrderedJson model_json(const ScaleModelResult& r) {
                  {"network_bytes_per_s_per_gpu", q.perf.network_bytes_per_s_per_gpu},
                  {"band_by_gpu", band_json(q)},
                  {"engine_calibrated", engine_calibrated(q.perf.fit.engine.engine)}};
+  if (q.perf.cached_input_tokens > 0) {  // as perf's JSON: only when given
+    j["inputs"]["cached_input_tokens"] = q.perf.cached_input_tokens;
+  }
   OrderedJson tables = OrderedJson::array();
   for (const ScaleModelTable& t : r.tables) {
     OrderedJson rows = OrderedJson::array();
@@ -480,10 +483,11 @@ OrderedJson model_json(const ScaleModelResult& r) {
 detail::Document model_document(const ScaleModelResult& r) {
   const ScaleModelRequest& q = r.request;
   detail::Document doc;
-  doc.heading.push_back(fmt::format("gpuplan scale: {} serving, modeled ({} weights, {} KV cache, {} input + {} output "
+  doc.heading.push_back(fmt::format("gpuplan scale: {} serving, modeled ({} weights, {} KV cache, {}{} input + {} output "
                                     "tokens, batch cap {} per replica)",
                                     r.model_id, to_string(q.perf.fit.weights_dtype), to_string(q.perf.fit.kv_dtype),
-                                    q.perf.input_tokens, q.perf.output_tokens, q.max_batch));
+                                    q.perf.input_tokens, detail::cached_input_text(q.perf.cached_input_tokens),
+                                    q.perf.output_tokens, q.max_batch));
   if (q.target_output_tokens_per_s) {
     doc.heading.push_back(fmt::format("serve-out target: {} output tok/s", scale_rate(*q.target_output_tokens_per_s)));
   }

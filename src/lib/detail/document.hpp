@@ -38,6 +38,8 @@ std::vector<bool> numeric_columns(const Table& t);
 
 /// 32768 -> "32,768".
 std::string group_digits(std::uint64_t value);
+/// " (3584 cached)" after a request's prompt tokens when its prefix cache holds some, else empty.
+std::string cached_input_text(std::uint64_t cached);
 /// ", 3 EP groups" for a layout of independent expert-parallel groups, else empty.
 std::string expert_groups_text(const Layout& layout);
 /// Bytes in the chosen unit, two decimals ("72.65"); the unit name is "GB" or "GiB".
