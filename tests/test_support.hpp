@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/error.hpp>
 #include <gpuplan/model_spec.hpp>
 
 namespace gpuplan::test {
@@ -20,6 +21,16 @@ inline ParamCount params(const char* id) { return count_params(Catalog::builtin(
 
 /// A file of tests/fixtures.
 inline std::string fixture(const char* name) { return std::string(GPUPLAN_FIXTURES_DIR) + "/" + name; }
+
+/// The InputError reading `text` as a config.json gives, or "(no error)".
+inline std::string hf_config_error(const std::string& text) {
+  try {
+    (void)model_from_hf_config(text, "config.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 /// DeepSeek-V3's architecture fields (config.json, without model_type or braces): the V3 and
 /// V3.2 tests add their own model_type and indexer keys to it.

@@ -12,20 +12,13 @@
 #include <gpuplan/memory.hpp>
 #include <gpuplan/model_spec.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::Contains;
 
 namespace {
 
 gpuplan::ModelSpec read_s51(const std::string& text) { return gpuplan::model_from_hf_config(text, "config.json"); }
-
-std::string error_of_s51(const std::string& text) {
-  try {
-    read_s51(text);
-  } catch (const gpuplan::InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // OpenGVLab/InternVL3-1B-hf's shape (transformers' InternVLConfig) with the vision sizes as given.
 std::string internvl_hf_s51(const std::string& image_size, const std::string& patch_size) {
@@ -67,10 +60,10 @@ TEST_CASE("hf import s51: InternVL's [h w] image and patch sizes are read", "[hf
   CHECK(wide.vision->position_rows == 32 * 64);
   CHECK(gpuplan::count_params(wide).total() ==
         Approx(gpuplan::count_params(integers).total() + 32.0 * 32.0 * 1024.0));
-  CHECK_THAT(error_of_s51(internvl_hf_s51("[448, 448]", "[14, 16]")),
+  CHECK_THAT(gpuplan::test::hf_config_error(internvl_hf_s51("[448, 448]", "[14, 16]")),
              Contains("/vision_config/patch_size: non-square patches [14, 16]"));
-  CHECK_THAT(error_of_s51(internvl_hf_s51("[448, 448, 3]", "14")), Contains("/vision_config/image_size: expected"));
-  CHECK_THAT(error_of_s51(internvl_hf_s51("[448, 0]", "14")), Contains("/vision_config/image_size: expected"));
+  CHECK_THAT(gpuplan::test::hf_config_error(internvl_hf_s51("[448, 448, 3]", "14")), Contains("/vision_config/image_size: expected"));
+  CHECK_THAT(gpuplan::test::hf_config_error(internvl_hf_s51("[448, 0]", "14")), Contains("/vision_config/image_size: expected"));
 }
 
 TEST_CASE("hf import s51: 2- and 3-bit GPTQ are refused as unsized not unsupported", "[hf]") {
@@ -78,11 +71,11 @@ TEST_CASE("hf import s51: 2- and 3-bit GPTQ are refused as unsized not unsupport
     CAPTURE(bits);
     const std::string q = R"(, "quantization_config": {"quant_method": "gptq", "bits": )" + std::string(bits) +
                           R"(, "group_size": 128, "desc_act": false, "sym": true}})";
-    CHECK_THAT(error_of_s51("{" + kLlamaSizesS51 + q),
+    CHECK_THAT(gpuplan::test::hf_config_error("{" + kLlamaSizesS51 + q),
                Contains("/quantization_config/bits: " + std::string(bits) + "-bit weights: vLLM runs") &&
                    Contains("does not size"));
   }
-  CHECK_THAT(error_of_s51("{" + kLlamaSizesS51 + R"(, "quantization_config": {"quant_method": "auto-round", "bits": 3}})"),
+  CHECK_THAT(gpuplan::test::hf_config_error("{" + kLlamaSizesS51 + R"(, "quantization_config": {"quant_method": "auto-round", "bits": 3}})"),
              Contains("does not size 2- or 3-bit"));
 }
 
@@ -91,10 +84,10 @@ TEST_CASE("hf import s51: a wrapper without its text model says so", "[hf]") {
   const std::string pali = R"({"model_type": "paligemma", "hidden_size": 2048, "projection_dim": 2048,
     "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152, "intermediate_size": 4304,
       "num_hidden_layers": 27, "num_attention_heads": 16, "patch_size": 14}})";
-  CHECK_THAT(error_of_s51(pali), Contains("/text_config: missing: the text model's sizes are missing"));
+  CHECK_THAT(gpuplan::test::hf_config_error(pali), Contains("/text_config: missing: the text model's sizes are missing"));
   const std::string ultravox = R"({"model_type": "ultravox", "hidden_size": 4096, "vocab_size": 128256,
     "audio_model_id": "openai/whisper-large-v3-turbo", "text_model_id": "meta-llama/Llama-3.1-8B-Instruct"})";
-  CHECK_THAT(error_of_s51(ultravox),
+  CHECK_THAT(gpuplan::test::hf_config_error(ultravox),
              Contains("/text_model_id: the language model is \"meta-llama/Llama-3.1-8B-Instruct\"") &&
                  Contains("give that model's config.json"));
 }
@@ -102,7 +95,7 @@ TEST_CASE("hf import s51: a wrapper without its text model says so", "[hf]") {
 TEST_CASE("hf import s51: a UTF-8 byte-order mark is refused naming the file", "[hf]") {
   const std::string body = "{" + kLlamaSizesS51 + "}";
   CHECK_NOTHROW(read_s51(body));
-  CHECK_THAT(error_of_s51("\xEF\xBB\xBF" + body), Contains("config.json: starts with a UTF-8 byte-order mark"));
+  CHECK_THAT(gpuplan::test::hf_config_error("\xEF\xBB\xBF" + body), Contains("config.json: starts with a UTF-8 byte-order mark"));
 }
 
 TEST_CASE("hf import s51: compressed-tensors marlin-24 is refused naming its format", "[hf]") {
@@ -115,7 +108,7 @@ TEST_CASE("hf import s51: compressed-tensors marlin-24 is refused naming its for
     return "{" + kLlamaSizesS51 + q;
   };
   CHECK_NOTHROW(read_s51(with_format("pack-quantized")));
-  CHECK_THAT(error_of_s51(with_format("marlin-24")),
+  CHECK_THAT(gpuplan::test::hf_config_error(with_format("marlin-24")),
              Contains("/quantization_config/format: \"marlin-24\" (2:4-sparse int4 weights) is not modeled"));
 }
 

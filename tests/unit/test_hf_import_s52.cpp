@@ -14,20 +14,13 @@
 #include <gpuplan/memory.hpp>
 #include <gpuplan/model_spec.hpp>
 
+#include "test_support.hpp"
+
 using Catch::Matchers::Contains;
 
 namespace {
 
 gpuplan::ModelSpec read_s52(const std::string& text) { return gpuplan::model_from_hf_config(text, "config.json"); }
-
-std::string error_of_s52(const std::string& text) {
-  try {
-    read_s52(text);
-  } catch (const gpuplan::InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 double total_b_s52(const gpuplan::ModelSpec& m) { return gpuplan::count_params(m).total() / 1e9; }
 
@@ -47,8 +40,8 @@ std::string replaced_s52(std::string text, const std::string& from, const std::s
 
 TEST_CASE("hf import s52: CogVLM is refused by its architectures class", "[hf]") {
   // Read as a Llama it was 13.14 B (19.5 B), 4x its KV, and FITS on an A100-40GB.
-  CHECK_THAT(error_of_s52(kCogVlm2S52), Contains("/architectures/0: CogVLMForCausalLM (model_type \"(none)\") is CogVLM"));
-  CHECK_THAT(error_of_s52(replaced_s52(kCogVlm2S52, R"("hidden_size": 4096)", R"("model_type": "cogvlm", "hidden_size": 4096)")),
+  CHECK_THAT(gpuplan::test::hf_config_error(kCogVlm2S52), Contains("/architectures/0: CogVLMForCausalLM (model_type \"(none)\") is CogVLM"));
+  CHECK_THAT(gpuplan::test::hf_config_error(replaced_s52(kCogVlm2S52, R"("hidden_size": 4096)", R"("model_type": "cogvlm", "hidden_size": 4096)")),
              Contains("/model_type: model_type \"cogvlm\" is CogVLM"));
 }
 
@@ -90,7 +83,7 @@ TEST_CASE("hf import s52: an absent tie_word_embeddings is PretrainedConfig's tr
 }
 
 TEST_CASE("hf import s52: the original hf_olmo format is refused by its model_type", "[hf]") {
-  const std::string e = error_of_s52(kHfOlmoS52);
+  const std::string e = gpuplan::test::hf_config_error(kHfOlmoS52);
   CHECK_THAT(e, Contains("/model_type: \"hf_olmo\" is the original OLMo format"));
   CHECK_THAT(e, Contains("model_type \"olmo\""));
   CHECK(e.find("max_position_embeddings") == std::string::npos);
@@ -116,7 +109,7 @@ TEST_CASE("hf import s52: Aya Vision's projector takes 2 x 2 shuffled patches in
 TEST_CASE("hf import s52: float shape fields are refused and text_config defaults are said", "[hf]") {
   const std::string sizes = R"("model_type": "llama", "intermediate_size": 128, "num_hidden_layers": 2,
       "num_attention_heads": 4, "vocab_size": 100, "max_position_embeddings": 64)";
-  CHECK_THAT(error_of_s52("{" + sizes + R"(, "hidden_size": 4096.0})"),
+  CHECK_THAT(gpuplan::test::hf_config_error("{" + sizes + R"(, "hidden_size": 4096.0})"),
              Contains("/hidden_size: 4096.0 is a float: transformers builds the layers from an integer size"));
   CHECK(read_s52("{" + sizes + R"(, "hidden_size": 64})").hidden_size == 64);
   const auto llava = read_s52(R"({"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],

@@ -17,20 +17,7 @@
 
 using Catch::Matchers::Contains;
 
-namespace {
-
 using gpuplan::test::fixture;
-
-std::string error_of_s58(const std::string& text) {
-  try {
-    (void)gpuplan::model_from_hf_config(text, "config.json");
-  } catch (const gpuplan::InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-}  // namespace
 
 TEST_CASE("s58: Nemotron-3 Super's latent MoE is counted as its safetensors headers", "[hf][s58]") {
   // nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16: 123,611,012,096 BF16 weights in its headers, of
@@ -44,7 +31,7 @@ TEST_CASE("s58: Nemotron-3 Super's latent MoE is counted as its safetensors head
 }
 
 TEST_CASE("s58: a latent width without routed experts is refused by name", "[hf][s58]") {
-  CHECK_THAT(error_of_s58(R"({"model_type": "nemotron_h", "hidden_size": 1024, "num_hidden_layers": 2,
+  CHECK_THAT(gpuplan::test::hf_config_error(R"({"model_type": "nemotron_h", "hidden_size": 1024, "num_hidden_layers": 2,
       "vocab_size": 1000, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 128,
       "intermediate_size": 4096, "max_position_embeddings": 4096, "hybrid_override_pattern": "M*",
       "mamba_num_heads": 16, "mamba_head_dim": 64, "n_groups": 1, "ssm_state_size": 128, "conv_kernel": 4,
@@ -130,7 +117,7 @@ TEST_CASE("s58: a bitsandbytes int8 checkpoint saved in float32 is compared part
 TEST_CASE("s58: a class or model_type that says diffusion is refused as a diffusion model", "[hf][s58]") {
   // google/diffusiongemma-26B-A4B-it over a Gemma 4 text_config: the diffusion is the reason, not
   // the text tower's global head (helper s58 configs2 F2).
-  const std::string e = error_of_s58(R"({"architectures": ["DiffusionGemmaForBlockDiffusion"],
+  const std::string e = gpuplan::test::hf_config_error(R"({"architectures": ["DiffusionGemmaForBlockDiffusion"],
       "model_type": "diffusion_gemma", "canvas_length": 256,
       "text_config": {"model_type": "qwen3", "hidden_size": 1024, "num_hidden_layers": 2, "vocab_size": 1000,
         "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 128, "intermediate_size": 4096,
@@ -143,9 +130,9 @@ TEST_CASE("s58: a misspelled or foreign top-k name is named beside the missing f
       "vocab_size": 1000, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 128,
       "intermediate_size": 4096, "moe_intermediate_size": 512, "num_experts": 8,
       "max_position_embeddings": 4096)";
-  CHECK_THAT(error_of_s58("{" + base + R"(, "num_expert_per_tok": 2})"),
+  CHECK_THAT(gpuplan::test::hf_config_error("{" + base + R"(, "num_expert_per_tok": 2})"),
              Contains("the file has \"num_expert_per_tok\": a misspelling of num_experts_per_tok?"));
-  CHECK_THAT(error_of_s58("{" + base + R"(, "moe_router_topk": 2})"),
+  CHECK_THAT(gpuplan::test::hf_config_error("{" + base + R"(, "moe_router_topk": 2})"),
              Contains("the file has \"moe_router_topk\", another name for it"));
 }
 

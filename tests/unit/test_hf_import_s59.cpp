@@ -33,15 +33,6 @@ std::string error_of_s59(const std::string& path) {
   return "(no error)";
 }
 
-std::string error_of_s59_text(const std::string& text) {
-  try {
-    (void)gpuplan::model_from_hf_config(text, "config.json");
-  } catch (const gpuplan::InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 std::string fixture_text(const char* name) {
   std::ifstream in(fixture(name));
   std::stringstream text;
@@ -113,10 +104,10 @@ TEST_CASE("s59: EXAONE-MoE's is_moe_layer places its dense layer", "[hf][s59]") 
   CHECK(gpuplan::count_params(listed).total() == Approx(total));
   // A list of another length, or one that contradicts the leading dense layers, is refused.
   config["is_moe_layer"] = {false, true, true};
-  CHECK_THAT(error_of_s59_text(config.dump()), Contains("/is_moe_layer: expected a list of 4 entries"));
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()), Contains("/is_moe_layer: expected a list of 4 entries"));
   config["is_moe_layer"] = {true, true, true, true};
   config["first_k_dense_replace"] = 1;
-  CHECK_THAT(error_of_s59_text(config.dump()), Contains("/is_moe_layer/0: true, but the leading dense layers (1)"));
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()), Contains("/is_moe_layer/0: true, but the leading dense layers (1)"));
 }
 
 TEST_CASE("s59: attention_head_dim is read as the head width", "[hf][s59]") {
@@ -136,7 +127,7 @@ TEST_CASE("s59: a bitsandbytes block without quant_method is read as transformer
   // Without load_in_8bit / load_in_4bit the block still says nothing.
   auto config = nlohmann::json::parse(fixture_text("hf-gorilla-openfunctions-v2-int8-tf428.json"));
   config["quantization_config"].erase("load_in_8bit");
-  CHECK_THAT(error_of_s59_text(config.dump()), Contains("/quantization_config/quant_method: missing"));
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()), Contains("/quantization_config/quant_method: missing"));
 }
 
 TEST_CASE("s59: smaller findings' messages", "[hf][s59]") {

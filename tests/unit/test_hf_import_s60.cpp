@@ -22,15 +22,6 @@ namespace {
 
 using gpuplan::test::fixture;
 
-std::string error_of_s60_text(const std::string& text) {
-  try {
-    (void)gpuplan::model_from_hf_config(text, "config.json");
-  } catch (const gpuplan::InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 nlohmann::json fixture_json_s60(const char* name) {
   std::ifstream in(fixture(name));
   std::stringstream text;
@@ -63,7 +54,7 @@ TEST_CASE("s60: mlp_layer_types alone lays out the dense and MoE layers", "[hf][
   CHECK(gpuplan::count_params(gpuplan::model_from_hf_config(config.dump(), "config.json")).total() ==
         Approx(params.total()));
   config["first_k_dense_replace"] = 0;
-  CHECK_THAT(error_of_s60_text(config.dump()),
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()),
              Contains("/mlp_layer_types/0: \"dense\", but layer 0 is an MoE layer"));
 
   // A dense layer in the middle of the list is read too.
@@ -77,10 +68,10 @@ TEST_CASE("s60: mlp_layer_types alone lays out the dense and MoE layers", "[hf][
   for (auto& t : config["mlp_layer_types"]) {
     t = "dense";
   }
-  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/mlp_layer_types: every one of the 40 layers is \"dense\""));
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()), Contains("/mlp_layer_types: every one of the 40 layers is \"dense\""));
   // A malformed list is still named by the list check.
   config["mlp_layer_types"] = nlohmann::json::array({"dense", "sparse"});
-  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/mlp_layer_types: expected an array of 40 entries"));
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()), Contains("/mlp_layer_types: expected an array of 40 entries"));
 }
 
 TEST_CASE("s60: a DeepSeek-style file with mlp_layer_types needs no first_k_dense_replace", "[hf][s60]") {
@@ -100,7 +91,7 @@ TEST_CASE("s60: a DeepSeek-style file with mlp_layer_types needs no first_k_dens
   config.erase("first_k_dense_replace");
   config["model_type"] = "glm4_moe";
   config["architectures"] = {"Glm4MoeForCausalLM"};
-  CHECK_THAT(error_of_s60_text(config.dump()), Contains("first_k_dense_replace"));
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()), Contains("first_k_dense_replace"));
 }
 
 TEST_CASE("s60: torchao checkpoints are sized by their config", "[hf][s60]") {
@@ -143,23 +134,23 @@ TEST_CASE("s60: torchao checkpoints are sized by their config", "[hf][s60]") {
   // 2:4-sparse int4 (version 2's packing format, version 1's layout) is refused, not counted dense.
   q["quant_type"] = {{"default", {{"_type", "Int4WeightOnlyConfig"},
                                   {"_data", {{"layout", {{"_type", "MarlinSparseLayout"}}}}}}}};
-  CHECK_THAT(error_of_s60_text(config.dump()),
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()),
              Contains("/quantization_config/quant_type/default/_data/layout: 2:4-sparse int4 weights"));
   // What is not sized is named.
   q["quant_type"] = {{"default", {{"_type", "Int8DynamicActivationIntxWeightConfig"}, {"_data", nlohmann::json::object()}}}};
-  CHECK_THAT(error_of_s60_text(config.dump()),
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()),
              Contains("/quantization_config/quant_type/default/_type: torchao config "
                       "\"Int8DynamicActivationIntxWeightConfig\" is not sized"));
   q["quant_type"] = {{"default", {{"_type", "Int4WeightOnlyConfig"}, {"_data", nlohmann::json::object()}}},
                      {"model.layers.0.self_attn.q_proj", {{"_type", "Int8WeightOnlyConfig"}}}};
-  CHECK_THAT(error_of_s60_text(config.dump()),
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()),
              Contains("/quantization_config/quant_type/model.layers.0.self_attn.q_proj: a torchao config for some "
                       "modules only"));
   q.erase("quant_type");
-  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/quantization_config/quant_type: missing"));
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()), Contains("/quantization_config/quant_type: missing"));
   q["quant_type"] = "int4_weight_only";
   q["include_input_output_embeddings"] = true;
-  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/quantization_config/include_input_output_embeddings: true"));
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()), Contains("/quantization_config/include_input_output_embeddings: true"));
 }
 
 TEST_CASE("s60: an HQQ checkpoint is refused with the reason", "[hf][s60]") {
@@ -168,11 +159,11 @@ TEST_CASE("s60: an HQQ checkpoint is refused with the reason", "[hf][s60]") {
       {"quant_method", "hqq"},
       {"quant_config", {{"weight_quant_params", {{"nbits", 4}, {"group_size", 64}, {"axis", 1}}}}},
       {"skip_modules", {"lm_head"}}};
-  CHECK_THAT(error_of_s60_text(config.dump()),
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()),
              Contains("/quantization_config/quant_method: \"hqq\": vLLM deprecated its HQQ kernels"));
   // Another method is still an unknown one, the list naming torchao among those read.
   config["quantization_config"] = {{"quant_method", "higgs"}, {"bits", 4}};
-  CHECK_THAT(error_of_s60_text(config.dump()),
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()),
              Contains("unknown quantization method \"higgs\"") && Contains("modelopt, torchao)"));
 }
 
@@ -192,10 +183,10 @@ TEST_CASE("s60: Bamba's Mamba2 layers are read beside its attention layers", "[h
 
   auto config = fixture_json_s60("hf-s60-bamba-9b.json");
   config["attn_layer_indices"] = {9, 18, 32};
-  CHECK_THAT(error_of_s60_text(config.dump()),
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()),
              Contains("/attn_layer_indices/2: expected a layer index below num_hidden_layers 32, got 32"));
   config["attn_layer_indices"] = nlohmann::json::array();
-  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/attn_layer_indices: empty"));
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()), Contains("/attn_layer_indices: empty"));
   config.erase("attn_layer_indices");
-  CHECK_THAT(error_of_s60_text(config.dump()), Contains("/attn_layer_indices: expected the list of attention layers"));
+  CHECK_THAT(gpuplan::test::hf_config_error(config.dump()), Contains("/attn_layer_indices: expected the list of attention layers"));
 }

@@ -19,20 +19,7 @@
 
 using Catch::Matchers::Contains;
 
-namespace {
-
 using gpuplan::test::fixture;
-
-std::string error_of_s61_text(const std::string& text) {
-  try {
-    (void)gpuplan::model_from_hf_config(text, "config.json");
-  } catch (const gpuplan::InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-}  // namespace
 
 TEST_CASE("s61: Qwen3-Omni is read as its thinker", "[hf][s61]") {
   // Qwen/Qwen3-Omni-30B-A3B-Instruct (transformers 5.7 dump, code index id 62494955826). By hand
@@ -95,9 +82,9 @@ TEST_CASE("s61: an omni model's directory: the index total, talker included, is 
 }
 
 TEST_CASE("s61: omni thinker_config errors name the nested field", "[hf][s61]") {
-  CHECK_THAT(error_of_s61_text(R"({"model_type": "qwen2_5_omni", "thinker_config": 3})"),
+  CHECK_THAT(gpuplan::test::hf_config_error(R"({"model_type": "qwen2_5_omni", "thinker_config": 3})"),
              Contains("/thinker_config: expected an object"));
-  CHECK_THAT(error_of_s61_text(R"({"model_type": "qwen2_5_omni", "thinker_config": {"model_type":
+  CHECK_THAT(gpuplan::test::hf_config_error(R"({"model_type": "qwen2_5_omni", "thinker_config": {"model_type":
       "qwen2_5_omni_thinker", "text_config": {"model_type": "qwen2_5_omni_text", "hidden_size": 3584,
       "num_hidden_layers": -1}}})"),
              Contains("/thinker_config/text_config/num_hidden_layers"));
@@ -130,6 +117,6 @@ TEST_CASE("s61: an omni thinker's text_config without model_type takes the think
       "tie_word_embeddings": false}}})", "config.json");
   CHECK(m.qkv_bias);
   CHECK(gpuplan::count_params(m).total() == Approx(7.62e9).epsilon(0.005));
-  CHECK_THAT(error_of_s61_text(R"({"model_type": "qwen2_5_omni", "thinker_config": {"text_config": {}}})"),
+  CHECK_THAT(gpuplan::test::hf_config_error(R"({"model_type": "qwen2_5_omni", "thinker_config": {"text_config": {}}})"),
              Contains("/thinker_config/text_config: an empty object"));
 }
