@@ -330,6 +330,13 @@ struct ModelSpec {
   /// token2wav: vLLM serves its thinker alone); non-empty, the safetensors index's total is not
   /// compared with the weights computed here.
   std::string checkpoint_unloaded_parts;
+  /// The model_type of a wrapper config whose inner model is read (qwen3_omni_moe: its thinker,
+  /// whose layers are Qwen3-MoE's), else empty: which engine releases load it is the wrapper's.
+  std::string wrapper_model_type;
+  /// The type engines register the checkpoint under: the wrapper's, else model_type.
+  [[nodiscard]] const std::string& served_model_type() const {
+    return wrapper_model_type.empty() ? model_type : wrapper_model_type;
+  }
   /// config.json's model_type is none whose layout gpuplan has checked against a checkpoint:
   /// its layers were read as a Llama-style decoder's, and fit says so.
   bool layout_unchecked = false;

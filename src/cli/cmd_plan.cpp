@@ -139,10 +139,10 @@ Exit run_plan(const PlanOptions& o) {
                        "engine --emit names");
     }
     if (emit != wants) {
-      throw InputError(fmt::format("{}: is {}'s switch; give it with --emit {}{}", flag, to_string(wants),
-                                   to_string(wants),
+      throw InputError(fmt::format("{}: is {}'s switch; give it with --emit {}{}", flag,
+                                   wants == Engine::vllm ? "vLLM" : "SGLang", to_string(wants),
                                    emit == Engine::trtllm ? " (trtllm-serve's PyTorch backend has no such switch)"
-                                   : emit ? fmt::format(" ({}'s is {})", to_string(*emit),
+                                   : emit ? fmt::format(" ({}'s is {})", *emit == Engine::vllm ? "vLLM" : "SGLang",
                                                         *emit == Engine::vllm ? "--enforce-eager" : "--disable-cuda-graph")
                                           : std::string()));
     }

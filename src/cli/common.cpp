@@ -187,7 +187,8 @@ CLI::Validator token_count() {
         // --global-batch-tokens 1125899906842623 read as "expected a token count like 32768").
         if ((ec == std::errc::result_out_of_range || (ec == std::errc{} && first != end && scale != 0 &&
                                                       value > kMax / scale))) {
-          return fmt::format("at most {} tokens (2^40), got '{}'", kMax, text);
+          // The flag's own range (checked next, on a value that parses) may be far smaller: not named here.
+          return fmt::format("too large (past 2^40 = {} tokens, beyond any flag's range), got '{}'", kMax, text);
         }
         if (ec != std::errc{} || first == end || scale == 0) {
           return fmt::format("expected a token count like 32768, 32k or 1M (k = 1024), got '{}'", text);

@@ -27,24 +27,14 @@ std::string documented_context_extension(const ModelSpec& model, std::uint64_t c
   // document the same YaRN factor 4 over their 32,768 positions; the 0.5B to 3B cards state
   // 32,768 as the full context, so the card is named as the judge.
   constexpr std::uint64_t kQwen2Positions = 32'768;
-  const bool qwen2 = model.model_type == "qwen2" && model.unscaled_max_position_embeddings == 0 &&
+  // Qwen2.5-Omni's thinker is read as qwen2 too; its card documents no such extension.
+  const bool qwen2 = model.model_type == "qwen2" && model.wrapper_model_type.empty() &&
+                     model.unscaled_max_position_embeddings == 0 &&
                      model.max_position_embeddings == kQwen2Positions;
   if (qwen2 && context_tokens <= kQwen3YarnTokens) {
     return "; Qwen2.5's model cards for 7B and larger document YaRN to 131,072 tokens: give --model-config a copy "
            "of its config.json with \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, "
            "\"original_max_position_embeddings\": 32768} (factor 4 gives 131,072)";
-  }
-  if (qwen2) {
-    return {};
-  }
-  // Any other unscaled model: the engine serves more positions only with RoPE scaling in the
-  // config (vLLM's _get_and_verify_max_len: original_max_position_embeddings x factor for YaRN),
-  // which only the model card can vouch for.
-  if (model.unscaled_max_position_embeddings == 0 && model.max_position_embeddings > 0 &&
-      context_tokens > model.max_position_embeddings) {
-    return "; engines serve more only with RoPE scaling in the config: if the model card documents it, give "
-           "--model-config a copy of its config.json with that \"rope_scaling\" (vLLM serves YaRN's "
-           "original_max_position_embeddings x factor)";
   }
   return {};
 }

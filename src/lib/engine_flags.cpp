@@ -623,6 +623,12 @@ constexpr std::array kVllmFirstReleases{
     // Gemma 4: "models like Gemma 4 which need vllm>=0.19.0" (NVIDIA-NeMo/Gym#1141, 2026-04-27).
     VllmFirstRelease{"gemma4", 19, 0, "NVIDIA-NeMo/Gym#1141: \"Gemma 4 which need vllm>=0.19.0\""},
     VllmFirstRelease{"gemma4_text", 19, 0, "NVIDIA-NeMo/Gym#1141: \"Gemma 4 which need vllm>=0.19.0\""},
+    // Qwen3-Omni (read as its thinker, Qwen3-MoE layers: the wrapper's type decides): its vLLM PR
+    // was still "WIP" on 2025-09-29 (vllm-project/vllm#25834), after 0.10.2 (2025-09-13), so no
+    // release before 0.11.0 has it; 0.11.0 is taken, the earliest that may, so none that runs it
+    // is refused (review s61: 0.9.0 sized it, and 0.8.3 cited Qwen3-MoE's release).
+    VllmFirstRelease{"qwen3_omni_moe", 11, 0, "vllm-project/vllm#25834: the Qwen3-Omni PR was work in progress on "
+                                              "2025-09-29, after 0.10.2"},
 };
 
 /// A model type SGLang loads from a release on (minor x 100 + patch, as EngineSettings::sglang_version).
@@ -647,20 +653,26 @@ std::optional<std::string> engine_release_refusal(Engine engine, std::optional<i
     return std::nullopt;
   }
   if (engine == Engine::sglang && sglang_version) {
-    const auto row = std::ranges::find(kSglangFirstReleases, std::string_view{model.model_type},
+    const auto row = std::ranges::find(kSglangFirstReleases, std::string_view{model.served_model_type()},
                                        &SglangFirstRelease::model_type);
-    if (row == kSglangFirstReleases.end() || *sglang_version >= row->version) {
+    // A candidate or dev build reads as its release minus one (parse_sglang_version): gpt-oss's day-0
+    // support came in 0.5.0's candidates, so the first release's candidates are let through.
+    if (row == kSglangFirstReleases.end() || *sglang_version >= row->version - 1) {
       return std::nullopt;
     }
-    return fmt::format("engine.sglang_version: SGLang 0.{}.{} cannot load {} (model_type {}): SGLang supports it from "
+    const std::string given = *sglang_version % 100 == 99
+                                  ? fmt::format("a 0.{}.0 candidate", *sglang_version / 100 + 1)
+                                  : fmt::format("0.{}.{}", *sglang_version / 100, *sglang_version % 100);
+    return fmt::format("engine.sglang_version: SGLang {} cannot load {} (model_type {}): SGLang supports it from "
                        "0.{}.{} ({}); give --engine-version 0.{}.{} or later",
-                       *sglang_version / 100, *sglang_version % 100, model.id, model.model_type, row->version / 100,
-                       row->version % 100, row->source, row->version / 100, row->version % 100);
+                       given, model.id, model.served_model_type(), row->version / 100, row->version % 100, row->source,
+                       row->version / 100, row->version % 100);
   }
   if (engine != Engine::vllm || !vllm_minor) {
     return std::nullopt;
   }
-  const auto row = std::ranges::find(kVllmFirstReleases, std::string_view{model.model_type}, &VllmFirstRelease::model_type);
+  const auto row =
+      std::ranges::find(kVllmFirstReleases, std::string_view{model.served_model_type()}, &VllmFirstRelease::model_type);
   if (row == kVllmFirstReleases.end()) {
     return std::nullopt;
   }
@@ -672,7 +684,7 @@ std::optional<std::string> engine_release_refusal(Engine engine, std::optional<i
   return fmt::format("engine.vllm_version: vLLM 0.{}{} cannot load {} (model_type {}): vLLM supports it from 0.{}.{} "
                      "({}); give --engine-version 0.{}.{} or later",
                      *vllm_minor, vllm_patch ? fmt::format(".{}", *vllm_patch) : std::string{}, model.id,
-                     model.model_type, row->minor, row->patch, row->source, row->minor, row->patch);
+                     model.served_model_type(), row->minor, row->patch, row->source, row->minor, row->patch);
 }
 
 std::optional<std::string> engine_hardware_refusal(Engine engine, const GpuSpec& gpu, std::optional<int> trtllm_version) {

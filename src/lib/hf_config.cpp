@@ -2976,6 +2976,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       }
     }
     m.checkpoint_unloaded_parts = unloaded.empty() ? std::string("talker") : fmt::format("{}", fmt::join(unloaded, " and "));
+    if (raw.contains("model_type") && raw["model_type"].is_string()) {
+      m.wrapper_model_type = raw["model_type"].get<std::string>();
+    }
     add_note(m, fmt::format("{}: an omni model: its thinker (the language model with its vision and audio encoders) "
                             "is read, as vLLM serves it (the thinker class skips the {} weights: speech output is "
                             "not served); they are not counted",

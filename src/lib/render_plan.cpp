@@ -271,20 +271,35 @@ std::string miss_text(const PlanResult& p) {
     if (need.empty()) {
       return text;
     }
-    std::vector<std::string> listed;
-    for (std::size_t i = 0; i < need.size() && i < 6; ++i) {
-      listed.push_back(fmt::format("{} x {} ({})", group_digits(need[i].gpus), need[i].gpu, to_string(need[i].weights)));
+    // Each GPU is said under its own case (review s61: 7 x l4 over a 2-GPU cap was listed as
+    // "the weights alone fit"): within the replica cap the KV cache is what fails, above it the weights.
+    const std::uint64_t cap = p.request.max_gpus_per_replica;
+    const auto list = [](const std::vector<PlanResult::WeightsNeed>& of) {
+      std::vector<std::string> listed;
+      for (std::size_t i = 0; i < of.size() && i < 6; ++i) {
+        listed.push_back(fmt::format("{} x {} ({})", group_digits(of[i].gpus), of[i].gpu, to_string(of[i].weights)));
+      }
+      return fmt::format("{}{}", fmt::join(listed, ", "),
+                         of.size() > 6 ? fmt::format(", and {} more GPU types", of.size() - 6) : std::string());
+    };
+    std::vector<PlanResult::WeightsNeed> within;
+    std::vector<PlanResult::WeightsNeed> over;
+    for (const auto& n : need) {
+      (n.gpus > cap ? over : within).push_back(n);
     }
-    const std::string more = need.size() > 6 ? fmt::format(", and {} more GPU types", need.size() - 6) : std::string();
-    if (need.front().gpus > p.request.max_gpus_per_replica) {
-      return text + fmt::format(" The weights alone need at least {}{} per replica, in the most compact weights format "
-                                "searched; one sequence's KV cache and the layouts the model's heads allow can need more.",
-                                fmt::join(listed, ", "), more);
+    if (!within.empty()) {
+      text += fmt::format(" The weights alone fit {}: one {}-token sequence's KV cache beside them does not, in the "
+                          "layouts the model's heads and --gpus-per-node allow.",
+                          list(within), group_digits(p.request.perf.input_tokens + p.request.perf.output_tokens));
     }
-    return text + fmt::format(" The weights alone fit {}{}: one {}-token sequence's KV cache beside them does not, in "
-                              "the layouts the model's heads and --gpus-per-node allow.",
-                              fmt::join(listed, ", "), more,
-                              group_digits(p.request.perf.input_tokens + p.request.perf.output_tokens));
+    if (!over.empty()) {
+      text += fmt::format(" The weights alone need at least {} per replica, in the most compact weights format "
+                          "searched{}.",
+                          list(over),
+                          within.empty() ? "; one sequence's KV cache and the layouts the model's heads allow can need more"
+                                         : "");
+    }
+    return text;
   }
   const PlanConfig& c = *m.closest;
   const PlanTargets& t = p.request.targets;

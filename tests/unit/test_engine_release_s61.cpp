@@ -71,5 +71,24 @@ TEST_CASE("engine_release_refusal: only a release given is judged (s61)", "[engi
   REQUIRE(sglang);
   CHECK(sglang->find("engine.sglang_version: SGLang 0.4.10 cannot load gpt-oss-120b") != std::string::npos);
   CHECK_FALSE(gpuplan::engine_release_refusal(Engine::sglang, std::nullopt, std::nullopt, 500, m));
+  // 0.5.0rc2 (read as 499, before its release) is where support began (review s61: it was refused as "0.4.99").
+  CHECK_FALSE(gpuplan::engine_release_refusal(Engine::sglang, std::nullopt, std::nullopt, 499, m));
+  const auto rc = gpuplan::engine_release_refusal(Engine::sglang, std::nullopt, std::nullopt, 399, m);
+  REQUIRE(rc);
+  CHECK(rc->find("SGLang a 0.4.0 candidate cannot load") != std::string::npos);
   CHECK_FALSE(gpuplan::engine_release_refusal(Engine::sglang, std::nullopt, std::nullopt, 300, cat().model("qwen3-8b")));
+}
+
+// Review s61: the omni thinker reads as qwen3_moe, whose 0.8.4 release row had judged it (0.9.0
+// sized Qwen3-Omni; 0.8.3 cited Qwen3-MoE's release). The wrapper's type decides.
+TEST_CASE("fit: Qwen3-Omni is judged by its own vLLM release, not Qwen3-MoE's", "[engine]") {
+  const gpuplan::ModelSpec m =
+      gpuplan::model_from_hf_config_file(gpuplan::test::fixture("hf-s61-qwen3-omni-30b-a3b-instruct.json"));
+  REQUIRE(m.model_type == "qwen3_moe");
+  REQUIRE(m.served_model_type() == "qwen3_omni_moe");
+  const auto old = gpuplan::engine_release_refusal(Engine::vllm, 9, 0, std::nullopt, m);
+  REQUIRE(old);
+  CHECK(old->find("model_type qwen3_omni_moe") != std::string::npos);
+  CHECK(old->find("vllm-project/vllm#25834") != std::string::npos);
+  CHECK_FALSE(gpuplan::engine_release_refusal(Engine::vllm, 11, 0, std::nullopt, m));
 }
