@@ -12,14 +12,13 @@
 #include <gpuplan/planner.hpp>
 #include <gpuplan/train_plan.hpp>
 
+#include "test_support.hpp"
+
 using namespace gpuplan;
 
 namespace {
 
-const Catalog& cat() {
-  static const Catalog c = Catalog::builtin();
-  return c;
-}
+using gpuplan::test::cat;
 
 // gpt-oss-120b on H100s at a price typed by hand: 1K in, 1K out, 10,000 output tok/s at ITL <= 30 ms.
 PlanRequest gpt_oss_request() {

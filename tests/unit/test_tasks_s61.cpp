@@ -15,14 +15,13 @@
 #include <gpuplan/planner.hpp>
 #include <gpuplan/render.hpp>
 
+#include "test_support.hpp"
+
 using namespace gpuplan;
 
 namespace {
 
-const Catalog& cat() {
-  static const Catalog c = Catalog::builtin();
-  return c;
-}
+using gpuplan::test::cat;
 
 RenderOptions csv() {
   RenderOptions o;
