@@ -19,6 +19,16 @@ std::uint64_t nas_ffn_width(double ffn_mult, std::uint64_t hidden) {
   return width % kMultiple == 0 ? width : width + kMultiple - width % kMultiple;
 }
 
+/// A block part (attention or ffn) as built: left out (no_op, its norm with it), one linear layer
+/// (replace_with_linear), or the part itself; no_op is checked first, as both engines do.
+enum class NasPart { present, none, linear };
+NasPart nas_part(ObjectReader& part) {
+  if (part.boolean("no_op", false)) {
+    return NasPart::none;
+  }
+  return part.boolean("replace_with_linear", false) ? NasPart::linear : NasPart::present;
+}
+
 }  // namespace
 
 void read_nemotron_nas_blocks(ModelSpec& m, ObjectReader& r) {
@@ -49,13 +59,11 @@ void read_nemotron_nas_blocks(ModelSpec& m, ObjectReader& r) {
       block.fail(attention_json == nullptr ? "attention" : "ffn", "missing: each block has an attention and an ffn");
     }
     ObjectReader attention(*attention_json, r.origin(), at / "attention");
-    // no_op is checked first, as both engines do: the block is left out, input_layernorm with it.
-    if (attention.boolean("no_op", false)) {
-      no_mixer[i] = true;
-    } else if (attention.boolean("replace_with_linear", false)) {
-      no_mixer[i] = true;
-      linear_mixer[i] = true;
-    } else {
+    // A skipped attention leaves input_layernorm out with it.
+    const NasPart mixer = nas_part(attention);
+    no_mixer[i] = mixer != NasPart::present;
+    linear_mixer[i] = mixer == NasPart::linear;
+    if (mixer == NasPart::present) {
       // num_key_value_heads = num_attention_heads // n_heads_in_group (vLLM DeciLMDecoderLayer,
       // TensorRT-LLM NemotronNASModel); a remainder would leave heads without a group.
       const std::uint64_t group = attention.integer("n_heads_in_group", 1, heads);
@@ -76,17 +84,15 @@ void read_nemotron_nas_blocks(ModelSpec& m, ObjectReader& r) {
       }
     }
     ObjectReader ffn(*ffn_json, r.origin(), at / "ffn");
-    if (ffn.boolean("no_op", false)) {
-      no_mlp[i] = true;
-    } else if (ffn.boolean("replace_with_linear", false)) {
-      no_mlp[i] = true;
-      linear_mlp[i] = true;
-    } else if (ffn.has("ffn_mult") || !ffn.has("intermediate_size")) {
-      // ffn_mult 0 or below would build no MLP, yet the block is not no_op.
-      widths[i] = nas_ffn_width(ffn.number("ffn_mult", 1000.0), m.hidden_size);
-    } else {
-      // vLLM takes block_config.ffn.intermediate_size where ffn_mult is absent.
-      widths[i] = ffn.integer("intermediate_size", 1, 1u << 22);
+    const NasPart mlp = nas_part(ffn);
+    no_mlp[i] = mlp != NasPart::present;
+    linear_mlp[i] = mlp == NasPart::linear;
+    if (mlp == NasPart::present) {
+      // ffn_mult 0 or below would build no MLP, yet the block is not no_op; vLLM takes
+      // block_config.ffn.intermediate_size where ffn_mult is absent.
+      widths[i] = ffn.has("ffn_mult") || !ffn.has("intermediate_size")
+                      ? nas_ffn_width(ffn.number("ffn_mult", 1000.0), m.hidden_size)
+                      : ffn.integer("intermediate_size", 1, 1u << 22);
     }
     if (const Json* act = ffn.value("hidden_act"); act != nullptr && *act != "silu") {
       ffn.fail("hidden_act", fmt::format("{}: a block's own activation other than silu is not modeled", act->dump()));
