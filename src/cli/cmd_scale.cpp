@@ -141,6 +141,8 @@ Exit run_modeled(const ScaleOptions& o) {
   }
   req.perf.fit = d.request;
   apply_workload(o.workload, req.perf);
+  // As plan's: a target rate is a steady load, so TTFT is random arrivals' unless --arrivals says.
+  req.perf.arrivals = arrivals_for(o.workload, o.target_output_tokens_per_s > 0);
   req.max_batch = o.workload.max_batch;
   req.up_to = o.up_to == 0 ? 64 : o.up_to;
   if (o.max_itl_ms > 0) {
@@ -215,6 +217,7 @@ void add_scale_command(CLI::App& app, Exit& exit_code) {
   sub->get_option("--mig")->group("");
   add_workload_options(*sub, o->workload, false, false);
   add_cached_input_option(*sub, o->workload);
+  add_arrivals_option(*sub, o->workload);
   sub->add_option("--target-output-tokens-per-s", o->target_output_tokens_per_s,
                   "Modeled: serve-out rows, the replicas and GPUs this load needs")
       ->transform(decimal_number())

@@ -12,6 +12,7 @@
 
 #include "detail/document.hpp"
 #include "detail/json_output.hpp"
+#include "detail/ttft_text.hpp"
 
 namespace gpuplan {
 namespace {
@@ -498,14 +499,7 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
         "batch/replica: sequences per replica (per rank under DP attention, DPn) at the target load (max: the largest meeting the latency targets); "
         "capacity: what the replicas serve at the max batch, with the estimate's calibration band; 'within band': a rival on another GPU is "
         "cheaper at the band's edges (its high edge against this one's low edge)");
-    head.footer.push_back(
-        r.perf.arrivals == Arrivals::poisson
-            ? "TTFT: the mean at that batch for prompts arriving at random (Poisson) at the rate it sustains, each "
-              "waiting for the prefills ahead of it and riding in the decode steps; a burst of the batch's prompts "
-              "at once (a benchmark, --arrivals burst) waits longer"
-            : "TTFT: the mean at that batch, its prompts arriving together and prefilled in the engine's chunks "
-              "(what a benchmark at that concurrency measures); traffic that arrives spread out waits less "
-              "(--arrivals poisson)");
+    head.footer.emplace_back(detail::ttft_arrivals_text(r.perf.arrivals));
     head.footer.push_back(usd_per_mtok_text(r));
   }
   if (emit && !p.configurations.empty()) {

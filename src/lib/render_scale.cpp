@@ -12,6 +12,7 @@
 
 #include "detail/document.hpp"
 #include "detail/json_output.hpp"
+#include "detail/ttft_text.hpp"
 
 namespace gpuplan {
 namespace {
@@ -445,6 +446,7 @@ OrderedJson model_json(const ScaleModelResult& r) {
                   q.target_output_tokens_per_s ? OrderedJson(*q.target_output_tokens_per_s) : OrderedJson(nullptr)},
                  {"max_itl_s", q.max_itl_s ? OrderedJson(*q.max_itl_s) : OrderedJson(nullptr)},
                  {"max_ttft_s", q.max_ttft_s ? OrderedJson(*q.max_ttft_s) : OrderedJson(nullptr)},
+                 {"arrivals", to_string(q.perf.arrivals)},
                  {"network_bytes_per_s_per_gpu", q.perf.network_bytes_per_s_per_gpu},
                  {"band_by_gpu", band_json(q)},
                  {"engine_calibrated", engine_calibrated(q.perf.fit.engine.engine)}};
@@ -602,6 +604,7 @@ detail::Document model_document(const ScaleModelResult& r) {
             "them there"
           : "",
       engine_calibrated(q.perf.fit.engine.engine) ? "" : fmt::format("; {}", kEngineNotCalibrated)));
+  doc.footer.emplace_back(detail::ttft_arrivals_text(q.perf.arrivals));
   for (const ScaleModelTable& t : r.tables) {
     doc.footer.push_back(stops_paying_text(t, best_per_gpu(t), q));
   }
