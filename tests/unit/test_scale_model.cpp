@@ -5,6 +5,7 @@
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/perf.hpp>
+#include <gpuplan/planner.hpp>
 #include <gpuplan/scale_model.hpp>
 #include <gpuplan/units.hpp>
 
@@ -223,4 +224,49 @@ TEST_CASE("scale model: rows meet the latency caps at a lower batch, or are mark
   r.max_itl_s.reset();
   r.max_ttft_s = 1e6;
   CHECK_THROWS_WITH(gpuplan::model_scaling_table(model, gpu, r), Contains("scale.max_ttft_s"));
+}
+
+TEST_CASE("scale model: under a target rate and a TTFT cap a row runs at plan's largest batch for its layout",
+          "[scale_model]") {
+  // The two commands answer one question for one layout (session 62: scale timed TTFT as a burst
+  // while plan took Poisson arrivals, so scale's TP 4 ran at batch 46 where plan's ran at 375).
+  const auto& model = cat().model("llama-3.1-70b");
+  const gpuplan::GpuSpec& gpu = cat().gpu("h100-sxm");
+  gpuplan::ScaleModelRequest s;
+  s.perf.fit.weights_dtype = gpuplan::DType::bf16;
+  s.perf.fit.kv_dtype = gpuplan::DType::bf16;
+  s.perf.input_tokens = 1024;
+  s.perf.output_tokens = 256;
+  s.perf.arrivals = gpuplan::Arrivals::poisson;
+  s.up_to = 8;
+  s.target_output_tokens_per_s = 5000;
+  s.max_ttft_s = 0.2;
+  const auto table = gpuplan::model_scaling_table(model, gpu, s);
+  const ScaleModelRow* tp4 = find(table, Layout{.tp = 4});
+  REQUIRE(tp4 != nullptr);
+  REQUIRE(tp4->batch_by_latency);  // the cap binds below full load, so the search decides the batch
+
+  gpuplan::PlanRequest p;
+  p.perf = s.perf;
+  p.perf.max_batch = s.max_batch;
+  p.gpus = {gpu.id};
+  p.given_usd_per_gpu_hour = {{gpu.id, 2.0}};
+  p.weights_dtypes = {gpuplan::DType::bf16};
+  p.kv_dtypes = {gpuplan::DType::bf16};
+  p.layouts = {Layout{.tp = 4}};
+  p.targets.output_tokens_per_s = 5000;
+  p.targets.max_ttft_s = 0.2;
+  const gpuplan::PlanResult planned = gpuplan::plan(cat(), model, p);
+  REQUIRE_FALSE(planned.configurations.empty());
+  for (const gpuplan::PlanConfig& c : planned.configurations) {  // replica counts differ, the layout does not
+    CHECK(c.layout.tp == 4);
+    CHECK(c.max_batch == tp4->batch);
+    CHECK(c.capacity_tokens_per_s / static_cast<double>(c.replicas) == Approx(tp4->output_tokens_per_s).epsilon(1e-9));
+  }
+
+  // A burst of the batch's prompts waits longer, so the same cap allows a smaller batch.
+  s.perf.arrivals = gpuplan::Arrivals::burst;
+  const ScaleModelRow* burst = find(gpuplan::model_scaling_table(model, gpu, s), Layout{.tp = 4});
+  REQUIRE(burst != nullptr);
+  CHECK(burst->batch < tp4->batch);
 }
