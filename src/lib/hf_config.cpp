@@ -2891,6 +2891,79 @@ void add_note(ModelSpec& m, const std::string& note) {
 
 }  // namespace
 
+namespace {
+
+std::string parent_type_of(const Json& raw) {
+  return raw.contains("model_type") && raw["model_type"].is_string() ? raw["model_type"].get<std::string>() : "";
+}
+
+ModelSpec read_minicpmv(const Json& raw, const std::string& origin, const JsonPointer& at, bool checkpoint_total_known) {
+  ObjectReader r(raw, origin, at);
+  std::string version;
+  if (const Json* v = r.value("version"); v != nullptr) {
+    if (v->is_number()) {
+      version = fmt::format("{:.1f}", v->get<double>());
+    } else if (v->is_string()) {
+      version = v->get<std::string>();
+    } else {
+      r.fail("version", fmt::format("expected a version such as 2.6, got {}", detail::printable(v->dump())));
+    }
+  } else {
+    const Json* hidden = r.value("hidden_size");
+    const Json* queries = r.value("query_num");
+    const bool v2_0 = hidden != nullptr && *hidden == 2304 && queries != nullptr && *queries == 64;
+    version = v2_0 ? "2.0" : "2.5";
+  }
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kLayouts{{
+      {"2.5", "llama"}, {"2.6", "qwen2"}, {"4.0", "llama"}, {"4", "llama"}, {"4.5", "qwen3"}}};
+  const auto layout = std::find_if(kLayouts.begin(), kLayouts.end(), [&](const auto& e) { return e.first == version; });
+  if (version == "2.0" || version == "2") {
+    r.fail("version", "MiniCPM-V 2.0's vision tower is a timm ViT that vision_config does not describe: not sized");
+  }
+  if (layout == kLayouts.end()) {
+    r.fail("version", fmt::format("MiniCPM-V {} is none of the versions vLLM serves (2.0, 2.5, 2.6, 4.0, 4.5)",
+                                  detail::printable(version)));
+  }
+  if (!raw.contains("vision_config") || !raw["vision_config"].is_object()) {
+    r.fail("vision_config", "missing: MiniCPM-V's SigLIP tower is sized from it");
+  }
+  Json llm = raw;
+  llm["model_type"] = std::string(layout->second);
+  ModelSpec m = model_from_config(llm, origin, at, false, checkpoint_total_known);
+  if (!m.vision) {
+    r.fail("vision_config", "gives no tower size (hidden_size, num_hidden_layers)");
+  }
+  if (r.boolean("drop_vision_last_layer", true)) {
+    if (m.vision->layers < 2) {
+      r.fail("drop_vision_last_layer", "true with a one-layer tower: no layer would be left");
+    }
+    m.vision->layers -= 1;
+  }
+  const std::uint64_t width = m.hidden_size;
+  if (width % 128 != 0) {
+    r.fail("hidden_size", fmt::format("{} is not a multiple of 128: the resampler has hidden_size / 128 heads of 128",
+                                      width));
+  }
+  ResamplerSpec p;
+  p.hidden_size = width;
+  p.layers = 1;
+  p.head_dim = 128;
+  p.heads = width / 128;
+  p.kv_heads = p.heads;
+  p.latents = r.optional_integer("query_num", 1, 1u << 16).value_or(64);  // MiniCPMVConfig's default
+  p.intermediate_size = 0;  // no MLP: an E x E post-projection (vision_tensors)
+  m.vision->resampler = p;
+  m.vision->merge = 1;
+  m.wrapper_model_type = "minicpmv";
+  add_note(m, fmt::format("{}: MiniCPM-V {} is read as vLLM builds it: a {} language model, the SigLIP tower of "
+                          "vision_config{} and a one-layer resampler of {} queries",
+                          where(origin, at / "version"), version, layout->second,
+                          r.boolean("drop_vision_last_layer", true) ? " without its last layer" : "", p.latents));
+  return m;
+}
+
+}  // namespace
+
 ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const JsonPointer& at, bool strict,
                             bool checkpoint_total_known) {
   if (!raw_in.is_object()) {
@@ -3040,6 +3113,18 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       add_note(m, architectures_note(raw_in));
     }
     return m;
+  }
+  // MiniCPM-V 2.5, 2.6, 4.0 and 4.5 (openbmb; model_type "minicpmv"): the top level is the language
+  // model's config, its class chosen by `version` in vLLM's MiniCPMV.__new__ (vllm/model_executor/
+  // models/minicpmv.py, code index id 22255509): 2.5 and 4.0 LlamaForCausalLM, 2.6 Qwen2ForCausalLM,
+  // 4.5 Qwen3ForCausalLM; without a version, 2.0 when hidden_size is 2304 and query_num 64, else 2.5.
+  // Its tower is Idefics2VisionTransformer of vision_config (SigLIP's layout), the last layer dropped
+  // when drop_vision_last_layer (MiniCPMVConfig's default: true); its connector Resampler2_5 /
+  // Resampler4_5 (vllm/model_executor/layers/resampler.py): query_num learned queries of the text
+  // width E, kv_proj from the tower's width (counted as the projector), one attention of E / 128
+  // heads and an E x E post-projection. Refused before as an unchecked type (helper s60 configs).
+  if (!strict && parent_type_of(raw) == "minicpmv" && !raw.contains("text_config")) {
+    return read_minicpmv(raw, origin, at, checkpoint_total_known);
   }
   const std::string parent_type =
       raw.contains("model_type") && raw["model_type"].is_string() ? raw["model_type"].get<std::string>() : "";

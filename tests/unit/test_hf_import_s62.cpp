@@ -1,9 +1,13 @@
 // Helper s62 configs findings: Llama 3.2 Vision's tile position tables and its projector of the
-// concatenated layer outputs (F1); MiniMax-M1 read as MiniMax-Text-01's checked layout (F2).
+// concatenated layer outputs (F1); MiniMax-M1 read as MiniMax-Text-01's checked layout (F2);
+// MiniCPM-V read as vLLM builds it by version (F3).
 // Fixtures: tests/fixtures/hf-s62-sources.md.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include <gpuplan/catalog.hpp>
 #include <gpuplan/error.hpp>
@@ -82,4 +86,46 @@ TEST_CASE("s62: MiniMax-M1 is read as MiniMax-Text-01's checked layout", "[hf][s
   CHECK(total_of(gpuplan::count_params(m)) == Approx(456.0e9).epsilon(0.002));
   // 10 softmax-attention layers (attn_type_list 1 every 8th) x 8 KV heads x 128 x 2 x 2 bytes.
   CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(40960.0));
+}
+
+TEST_CASE("s62: MiniCPM-V is read as vLLM builds it by version", "[hf][s62]") {
+  const auto m = gpuplan::model_from_hf_config_file(fixture("hf-s62-minicpm-v-2_6.json"));
+  // 2.6: Qwen2ForCausalLM (q, k, v biases), the SigLIP tower and Resampler2_5.
+  CHECK(m.qkv_bias);
+  CHECK(m.served_model_type() == "minicpmv");
+  REQUIRE(m.vision);
+  CHECK(m.vision->layers == 27);
+  REQUIRE(m.vision->resampler);
+  CHECK(m.vision->resampler->latents == 64);
+  CHECK(m.vision->resampler->heads == 28);
+  const auto p = gpuplan::count_params(m);
+  // By hand (hf-s62-sources.md): 8,099,175,344; HF model page 8.1 B. Tower and resampler 486,411,696.
+  CHECK(total_of(p) == Approx(8'099'175'344.0).epsilon(0.0001));
+  CHECK(p.vision == Approx(417'792'240.0 + 68'619'456.0).epsilon(0.0002));
+  CHECK(gpuplan::kv_bytes_per_token(m, gpuplan::DType::bf16) == Approx(28.0 * 2 * 4 * 128 * 2));
+
+  nlohmann::json c = nlohmann::json::parse(std::ifstream(fixture("hf-s62-minicpm-v-2_6.json")));
+  // drop_vision_last_layer (MiniCPMVConfig's default true) leaves one SigLIP layer out.
+  c["drop_vision_last_layer"] = true;
+  const auto dropped = gpuplan::model_from_hf_config(c.dump(), "config.json");
+  CHECK(p.vision - gpuplan::count_params(dropped).vision == Approx(15'239'504.0).epsilon(0.001));
+  c.erase("drop_vision_last_layer");
+  CHECK(gpuplan::model_from_hf_config(c.dump(), "config.json").vision->layers == 26);
+  // 4.5 is Qwen3's layout: q/k norms, no q/k/v biases (Qwen3's files write head_dim).
+  c["version"] = 4.5;
+  c["head_dim"] = 128;
+  const auto v45 = gpuplan::model_from_hf_config(c.dump(), "config.json");
+  CHECK(v45.qk_norm);
+  CHECK_FALSE(v45.qkv_bias);
+  c["version"] = "4.0";
+  CHECK_FALSE(gpuplan::model_from_hf_config(c.dump(), "config.json").qkv_bias);  // Llama's layout
+  c["version"] = 2.0;
+  CHECK_THROWS_WITH(gpuplan::model_from_hf_config(c.dump(), "config.json"),
+                    Contains("/version") && Contains("timm ViT"));
+  c["version"] = 3.1;
+  CHECK_THROWS_WITH(gpuplan::model_from_hf_config(c.dump(), "config.json"),
+                    Contains("/version: MiniCPM-V 3.1 is none of the versions vLLM serves"));
+  c["version"] = 2.6;
+  c.erase("vision_config");
+  CHECK_THROWS_WITH(gpuplan::model_from_hf_config(c.dump(), "config.json"), Contains("/vision_config: missing"));
 }
