@@ -129,3 +129,19 @@ TEST_CASE("s62: MiniCPM-V is read as vLLM builds it by version", "[hf][s62]") {
   c.erase("vision_config");
   CHECK_THROWS_WITH(gpuplan::model_from_hf_config(c.dump(), "config.json"), Contains("/vision_config: missing"));
 }
+
+TEST_CASE("s62: MiniCPM-V's vpm and resampler are the vision part in an exclusion list", "[hf][s62]") {
+  nlohmann::json c = nlohmann::json::parse(std::ifstream(fixture("hf-s62-minicpm-v-2_6.json")));
+  // An AWQ upload leaving the tower (vpm) and the connector (resampler) 16-bit by name.
+  c["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true},
+                              {"version", "gemm"}, {"modules_to_not_convert", {"vpm", "resampler"}}};
+  const auto m = gpuplan::model_from_hf_config(c.dump(), "config.json");
+  REQUIRE(m.shipped_formats);
+  CHECK((*m.shipped_formats)[gpuplan::WeightPart::vision].element == gpuplan::DType::bf16);
+  CHECK((*m.shipped_formats)[gpuplan::WeightPart::dense_mlp].element != gpuplan::DType::bf16);
+  CHECK_THAT(m.shipped_source, !Contains("no part gpuplan counts"));
+  // A name of no counted part is still said to be one.
+  c["quantization_config"]["modules_to_not_convert"] = {"vpm", "talker"};
+  CHECK_THAT(gpuplan::model_from_hf_config(c.dump(), "config.json").shipped_source,
+             Contains("no part gpuplan counts (talker)"));
+}
