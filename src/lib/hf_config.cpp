@@ -1160,7 +1160,16 @@ const auto& checked_types() {
       "gpt2", "gpt_bigcode", "gptj", "codegen", "gpt_neox", "persimmon", "nemotron", "arcee", "mpt", "apertus", "ernie4_5",
       "ernie4_5_moe", "internlm", "internlm2", "exaone4", "baichuan", "llava", "stablelm", "minicpm", "orion",
       "afmoe", "smollm3", "hunyuan_v1_moe", "hunyuan_v1_dense", "granitemoehybrid", "nemotron_h", "falcon_h1", "bamba", "lfm2", "lfm2_moe", "jamba",
-      "minimax_text_01", "kimi_linear", "nemotron-nas"};
+      "minimax_text_01", "kimi_linear", "nemotron-nas",
+      // MiniMax-M1's config.json (MiniMaxAI/MiniMax-M1-40k/80k) is MiniMax-Text-01's layout under
+      // another name: vLLM registers MiniMaxM1ForCausalLM as MiniMaxText01ForCausalLM (vLLM
+      // model_executor/models/registry.py, code index id 24005717); its total by this reading,
+      // 456.09 B, is the card's 456 B (helper s62 configs F2).
+      "minimax_m1",
+      // Llama 3.2 Vision's text model (MllamaTextModel: Llama layers, 8 of them cross-attention with
+      // q/k norms and two gates): 9,775,157,248 read against 9,775,192,080 by hand from
+      // modeling_mllama.py (its embedding's 8 extra rows and the norms and gates), helper s62 configs F1.
+      "mllama_text_model"};
   return kChecked;
 }
 
@@ -2424,6 +2433,47 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> integer_or_pair(ObjectRea
   return std::pair((*v)[0].get<std::uint64_t>(), (*v)[1].get<std::uint64_t>());
 }
 
+// Llama 3.2 Vision's tower (transformers models/mllama/modeling_mllama.py, MllamaVisionModel and
+// MllamaPrecomputedPositionEmbedding; vLLM's mllama.py copies them) learns its positions per tile
+// layout: beside the num_patches x hidden table (num_patches = (image_size / patch_size)^2 + 1, the
+// class token), a tile table of (max_aspect_ratio_id + 1) x max_num_tiles x num_patches rows and two
+// aspect-ratio tables (pre_tile_pos_embed, post_tile_pos_embed) of (max_aspect_ratio_id + 1) x
+// max_num_tiles rows; max_aspect_ratio_id is len(supported_aspect_ratios), the (w, h) tile grids with
+// w x h <= max_num_tiles (MllamaVisionConfig). Its multi_modal_projector takes vision_output_dim
+// inputs, the last layer's output concatenated with intermediate_layers_indices' (7680 = 1280 x 6).
+// Read as a generic ViT, Llama-3.2-11B-Vision was 10.57 B for the 10.67 B its checkpoint holds:
+// the 73.8 M tile table and 26.2 M of projector left out (helper s62 configs F1).
+void read_mllama_tables(ObjectReader& r, VisionSpec& s) {
+  const std::uint64_t tiles = r.optional_integer("max_num_tiles", 1, 64).value_or(4);
+  std::uint64_t ratios = 0;
+  if (const Json* listed = r.value("supported_aspect_ratios"); listed != nullptr) {
+    if (!listed->is_array() || listed->empty()) {
+      r.fail("supported_aspect_ratios", "expected a non-empty list of [width, height] tile grids");
+    }
+    ratios = listed->size();
+  } else {
+    for (std::uint64_t w = 1; w <= tiles; ++w) {
+      ratios += tiles / w;  // heights 1 .. tiles / w
+    }
+  }
+  if (s.image_size == 0 || s.patch_size == 0 || s.image_size < s.patch_size) {
+    r.fail("image_size", "Llama 3.2 Vision's tile position tables need image_size and patch_size (560 and 14)");
+  }
+  const std::uint64_t side = s.image_size / s.patch_size;
+  const std::uint64_t patches = side * side + 1;
+  s.position_rows = patches + (ratios + 1) * tiles * patches + 2 * (ratios + 1) * tiles;
+  if (const auto out = r.optional_integer("vision_output_dim", 1, 1u << 22)) {
+    if (*out % s.hidden_size != 0) {
+      r.fail("vision_output_dim",
+             fmt::format("{} is not a multiple of the tower's width {}: the projector reads whole layer outputs "
+                         "concatenated",
+                         *out, s.hidden_size));
+    }
+    // Counted as that many tower-wide projections into the text model: the same matrix entries.
+    s.extra_mergers = *out / s.hidden_size - 1;
+  }
+}
+
 // The vision tower from vision_config when it gives a size; unknown layouts are estimated.
 std::optional<VisionSpec> read_vision(const Json& config, const std::string& origin, const JsonPointer& at,
                                       std::uint64_t text_hidden, const std::string& parent_type) {
@@ -2524,6 +2574,9 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
     s.biases = false;
     s.image_size = 0;
     s.position_rows = 2 * r.optional_integer("position_embedding_size", 1, 1u << 20).value_or(10'240);
+  }
+  if (type == "mllama_vision_model") {
+    read_mllama_tables(r, s);
   }
   // Idefics2's tower is SigLIP's layout (Idefics2VisionTransformer): what the generic count leaves
   // out is the patch embedding's bias and the post-LayerNorm, 3,456 parameters at 1152 wide.
@@ -2838,6 +2891,79 @@ void add_note(ModelSpec& m, const std::string& note) {
 
 }  // namespace
 
+namespace {
+
+std::string parent_type_of(const Json& raw) {
+  return raw.contains("model_type") && raw["model_type"].is_string() ? raw["model_type"].get<std::string>() : "";
+}
+
+ModelSpec read_minicpmv(const Json& raw, const std::string& origin, const JsonPointer& at, bool checkpoint_total_known) {
+  ObjectReader r(raw, origin, at);
+  std::string version;
+  if (const Json* v = r.value("version"); v != nullptr) {
+    if (v->is_number()) {
+      version = fmt::format("{:.1f}", v->get<double>());
+    } else if (v->is_string()) {
+      version = v->get<std::string>();
+    } else {
+      r.fail("version", fmt::format("expected a version such as 2.6, got {}", detail::printable(v->dump())));
+    }
+  } else {
+    const Json* hidden = r.value("hidden_size");
+    const Json* queries = r.value("query_num");
+    const bool v2_0 = hidden != nullptr && *hidden == 2304 && queries != nullptr && *queries == 64;
+    version = v2_0 ? "2.0" : "2.5";
+  }
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kLayouts{{
+      {"2.5", "llama"}, {"2.6", "qwen2"}, {"4.0", "llama"}, {"4", "llama"}, {"4.5", "qwen3"}}};
+  const auto layout = std::find_if(kLayouts.begin(), kLayouts.end(), [&](const auto& e) { return e.first == version; });
+  if (version == "2.0" || version == "2") {
+    r.fail("version", "MiniCPM-V 2.0's vision tower is a timm ViT that vision_config does not describe: not sized");
+  }
+  if (layout == kLayouts.end()) {
+    r.fail("version", fmt::format("MiniCPM-V {} is none of the versions vLLM serves (2.0, 2.5, 2.6, 4.0, 4.5)",
+                                  detail::printable(version)));
+  }
+  if (!raw.contains("vision_config") || !raw["vision_config"].is_object()) {
+    r.fail("vision_config", "missing: MiniCPM-V's SigLIP tower is sized from it");
+  }
+  Json llm = raw;
+  llm["model_type"] = std::string(layout->second);
+  ModelSpec m = model_from_config(llm, origin, at, false, checkpoint_total_known);
+  if (!m.vision) {
+    r.fail("vision_config", "gives no tower size (hidden_size, num_hidden_layers)");
+  }
+  if (r.boolean("drop_vision_last_layer", true)) {
+    if (m.vision->layers < 2) {
+      r.fail("drop_vision_last_layer", "true with a one-layer tower: no layer would be left");
+    }
+    m.vision->layers -= 1;
+  }
+  const std::uint64_t width = m.hidden_size;
+  if (width % 128 != 0) {
+    r.fail("hidden_size", fmt::format("{} is not a multiple of 128: the resampler has hidden_size / 128 heads of 128",
+                                      width));
+  }
+  ResamplerSpec p;
+  p.hidden_size = width;
+  p.layers = 1;
+  p.head_dim = 128;
+  p.heads = width / 128;
+  p.kv_heads = p.heads;
+  p.latents = r.optional_integer("query_num", 1, 1u << 16).value_or(64);  // MiniCPMVConfig's default
+  p.intermediate_size = 0;  // no MLP: an E x E post-projection (vision_tensors)
+  m.vision->resampler = p;
+  m.vision->merge = 1;
+  m.wrapper_model_type = "minicpmv";
+  add_note(m, fmt::format("{}: MiniCPM-V {} is read as vLLM builds it: a {} language model, the SigLIP tower of "
+                          "vision_config{} and a one-layer resampler of {} queries",
+                          where(origin, at / "version"), version, layout->second,
+                          r.boolean("drop_vision_last_layer", true) ? " without its last layer" : "", p.latents));
+  return m;
+}
+
+}  // namespace
+
 ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const JsonPointer& at, bool strict,
                             bool checkpoint_total_known) {
   if (!raw_in.is_object()) {
@@ -2987,6 +3113,18 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       add_note(m, architectures_note(raw_in));
     }
     return m;
+  }
+  // MiniCPM-V 2.5, 2.6, 4.0 and 4.5 (openbmb; model_type "minicpmv"): the top level is the language
+  // model's config, its class chosen by `version` in vLLM's MiniCPMV.__new__ (vllm/model_executor/
+  // models/minicpmv.py, code index id 22255509): 2.5 and 4.0 LlamaForCausalLM, 2.6 Qwen2ForCausalLM,
+  // 4.5 Qwen3ForCausalLM; without a version, 2.0 when hidden_size is 2304 and query_num 64, else 2.5.
+  // Its tower is Idefics2VisionTransformer of vision_config (SigLIP's layout), the last layer dropped
+  // when drop_vision_last_layer (MiniCPMVConfig's default: true); its connector Resampler2_5 /
+  // Resampler4_5 (vllm/model_executor/layers/resampler.py): query_num learned queries of the text
+  // width E, kv_proj from the tower's width (counted as the projector), one attention of E / 128
+  // heads and an E x E post-projection. Refused before as an unchecked type (helper s60 configs).
+  if (!strict && parent_type_of(raw) == "minicpmv" && !raw.contains("text_config")) {
+    return read_minicpmv(raw, origin, at, checkpoint_total_known);
   }
   const std::string parent_type =
       raw.contains("model_type") && raw["model_type"].is_string() ? raw["model_type"].get<std::string>() : "";

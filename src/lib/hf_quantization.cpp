@@ -79,8 +79,12 @@ std::vector<WeightPart> parts_named(const std::string& raw) {
   }
   // An audio encoder (Qwen2-Audio's, Voxtral's and the omni models' audio_tower) is counted in
   // the same part as the vision tower: an exclusion naming it had been "no part gpuplan counts".
+  // MiniCPM-V names its tower vpm and its connector resampler (vLLM minicpmv.py; its AWQ and
+  // int4 uploads leave both 16-bit by name): an exclusion naming them had been "no part gpuplan
+  // counts" (helper s62 configs F3).
+  const bool minicpm_tower = s == "vpm" || s.starts_with("vpm.") || contains(s, ".vpm.") || s.ends_with(".vpm");
   if (contains(s, "vision") || contains(s, "visual") || contains(s, "multi_modal_projector") ||
-      contains(s, "mm_projector") || contains(s, "audio")) {
+      contains(s, "mm_projector") || contains(s, "audio") || minicpm_tower || contains(s, "resampler")) {
     return {WeightPart::vision};
   }
   if (contains(s, "lm_head") || contains(s, "output_layer")) {

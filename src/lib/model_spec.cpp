@@ -304,8 +304,14 @@ void vision_tensors(const VisionSpec& v, Tensors& out) {
     add(out, kPart, p.heads * p.head_dim, p.hidden_size, layers_r);
     add(out, kPart, p.kv_heads * p.head_dim, p.hidden_size, 2 * layers_r);
     add(out, kPart, p.hidden_size, p.heads * p.head_dim, layers_r);
-    add(out, kPart, p.intermediate_size, p.hidden_size, 2 * layers_r);
-    add(out, kPart, p.hidden_size, p.intermediate_size, layers_r);
+    if (p.intermediate_size > 0) {
+      add(out, kPart, p.intermediate_size, p.hidden_size, 2 * layers_r);
+      add(out, kPart, p.hidden_size, p.intermediate_size, layers_r);
+    } else {
+      // No MLP (intermediate_size 0): MiniCPM-V's Resampler2_5/4_5 end with an E x E post-projection
+      // (vllm/model_executor/layers/resampler.py BaseResampler.proj, do_post_projection).
+      add(out, kPart, p.hidden_size, p.hidden_size, 1);
+    }
     add_vector(out, kPart, 3 * p.hidden_size, layers_r);
     add_vector(out, kPart, p.hidden_size, 1);
   }
