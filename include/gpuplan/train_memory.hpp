@@ -44,8 +44,12 @@ enum class Offload { none, optimizer, params, paged };
 enum class TrainPrecision { bf16, fp8, fp16 };
 /// The copy of the trained weights the optimizer updates: fp32 beside the bf16 working copy
 /// (mixed precision, as ZeRO counts it), or none: pure bf16 training (torchtune's default,
-/// litgpt's bf16-true), where the optimizer updates the bf16 weights and keeps its moments in bf16.
-enum class MasterWeights { fp32, none };
+/// litgpt's bf16-true), where the optimizer updates the bf16 weights and keeps its moments in bf16,
+/// or autocast: the weights themselves fp32, multiplied in 16 bits by torch.autocast, no 16-bit
+/// copy (a model loaded in fp32 under Hugging Face Trainer's bf16=True or ATorch's amp_native, FSDP
+/// without a MixedPrecision policy): fp32 gradients, FSDP gathers fp32, and the residual stream is
+/// fp32 (the embedding is not an autocast op, and fp32 + bf16 promotes).
+enum class MasterWeights { fp32, none, autocast };
 /// How the loss's cross-entropy over the vocabulary is computed, which sets the logits' memory:
 /// unfused as Hugging Face Transformers' ForCausalLMLoss (what Trainer, TRL and PEFT run): the bf16
 /// logits, their fp32 upcast (`logits.float()`), the fp32 log-softmax autograd keeps and its fp32
@@ -254,6 +258,13 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
 /// Bytes per parameter of the weights the optimizer updates: the fp32 master (or LoRA's fp32
 /// adapters), or the bf16 weights themselves in pure bf16.
 double updated_weight_bytes(MasterWeights w);
+/// Bytes per element of a fully trained weight and its gradient as the GPU holds them: fp32 under
+/// autocast (no 16-bit copy), bf16 otherwise (the master, if any, is counted apart).
+double full_weight_bytes(MasterWeights w);
+/// Autocast over fp32 weights holds its bf16 copy of every weight of the stage at the peak: its cast
+/// cache keeps those of leaf parameters that require grad (full training without FSDP) until the
+/// forward ends, and autograd keeps those of layers not recomputed.
+bool autocast_weight_copies_held(const TrainRequest& request);
 
 /// Bytes of memory traffic per parameter of one optimizer step: it reads and writes the weights it
 /// updates and the moments, reads the gradient (kept in the updated weights' type), and with a

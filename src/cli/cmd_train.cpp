@@ -296,10 +296,13 @@ void add_train_command(CLI::App& app, Exit& exit_code) {
       ->transform(decimal_number())
       ->check(CLI::Range(1.0, 1e15));
   sub->add_option("--master-weights", o->master_weights,
-                  "fp32 (mixed precision: an fp32 copy beside the bf16 weights) or none (pure bf16: no copy, "
-                  "bf16 optimizer moments, as torchtune and litgpt's bf16-true train)")
+                  "fp32 (mixed precision: an fp32 copy beside the bf16 weights), none (pure bf16: no copy, "
+                  "bf16 optimizer moments, as torchtune and litgpt's bf16-true train) or autocast (the weights "
+                  "themselves fp32 under torch.autocast, no copy: a model loaded in fp32 under Hugging Face "
+                  "Trainer's bf16=True or ATorch's amp_native, DDP or FSDP without a MixedPrecision policy; fp32 "
+                  "gradients, gathers and residual stream)")
       ->capture_default_str()
-      ->check(one_of({"fp32", "none"}));
+      ->check(one_of({"fp32", "none", "autocast"}));
   // Accelerate's no_sync is getattr(model, "no_sync", nullcontext) (src/accelerate/accelerator.py):
   // FSDP1's wrapper has one, FSDP2's fully_shard module does not (set_requires_gradient_sync
   // replaces it), so the Trainer reduce-scatters every micro-batch there (helper s61 train: axolotl's

@@ -257,7 +257,10 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   doc.heading.push_back(fmt::format("gpuplan train: {} on {} x {} ({}), {}", p.model_id, t.layout.gpus(), p.gpu_id,
                                     train_layout_text(t.layout), method));
   const bool pure_bf16 = t.master_weights == MasterWeights::none;
-  const std::string optimizer = fmt::format("{}{}{}", to_string(t.optimizer), pure_bf16 ? ", pure bf16 (no fp32 master)" : "",
+  const std::string optimizer = fmt::format("{}{}{}", to_string(t.optimizer),
+                                            pure_bf16 ? ", pure bf16 (no fp32 master)"
+                                            : t.master_weights == MasterWeights::autocast ? ", autocast over fp32 weights"
+                                                                                          : "",
                                             t.optimizer_in_backward ? ", optimizer in backward" : "");
   doc.heading.push_back(fmt::format(
       "sharding {}, recompute {}{}, {}{}{}, {}, micro-batch {} x {} tokens, gradient accumulation {}, global batch {} "
@@ -297,7 +300,9 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                       : offloaded + (t.master_weights == MasterWeights::fp32 ? " (fp32 there)" : "");
   const std::string adapters = pure_bf16 ? "adapters bf16" : "adapters fp32";
   // fp16 mixed precision keeps the same bytes in fp16 (loss scaling adds a few scalars).
-  const std::string half = t.precision == TrainPrecision::fp16 ? "fp16 " : "bf16 ";
+  const std::string half = t.master_weights == MasterWeights::autocast ? "fp32 "
+                           : t.precision == TrainPrecision::fp16       ? "fp16 "
+                                                                       : "bf16 ";
   mem.rows.push_back({"parameters", bytes(m.parameters),
                       t.offload == Offload::params ? offloaded
                       : full ? half + split_note(3)
@@ -305,6 +310,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                            peft_kbit_prepared(t)               ? "nf4 (ends, norms fp32)"
                                            : t.method == TrainMethod::qlora       ? "nf4"
                                            : !p.frozen_base_format.empty() ? p.frozen_base_format + " as shipped"
+                                           : t.master_weights == MasterWeights::autocast ? "fp32"
                                                                                   : "bf16",
                                            adapters, split_note(3))});
   mem.rows.push_back({"gradients", bytes(m.gradients),
@@ -321,6 +327,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   mem.rows.push_back({"master weights", bytes(m.master_weights),
                       !offloaded.empty() ? offloaded
                       : pure_bf16        ? "none (pure bf16)"
+                      : t.master_weights == MasterWeights::autocast ? std::string("none (the weights are fp32)")
                       : full             ? "fp32 " + split_note(1)
                                          : "adapters are fp32 already"});
   // 8-bit AdamW's moments are int8 whatever the weights' type, bitsandbytes' paged 32-bit ones fp32.
@@ -342,7 +349,7 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
                                       ? fmt::format(" x {:.2f} (interleaved, VPP {})", m.interleave_penalty, t.layout.vpp)
                                       : "",
                                   t.recompute == Recompute::full || t.recompute == Recompute::selective_op ? " + one layer rebuilt" : "",
-                                  peft_kbit_prepared(t) ? ", fp32 residual" : "")});
+                                  peft_kbit_prepared(t) || t.master_weights == MasterWeights::autocast ? ", fp32 residual" : "")});
   const LossKernel loss = t.loss_kernel();
   mem.rows.push_back({"logits", bytes(m.logits),
                       m.peak_stage == PipelineStage::first || m.peak_stage == PipelineStage::middle
@@ -359,6 +366,9 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   }
   if (peft_kbit_prepared(t)) {
     buckets += " + bf16 head";
+  }
+  if (autocast_weight_copies_held(t)) {
+    buckets += buckets.empty() ? "autocast's bf16 weight copies" : " + autocast's bf16 weight copies";
   }
   mem.rows.push_back({"buckets", bytes(m.buckets), buckets});
   if (m.step_transient > 0) {

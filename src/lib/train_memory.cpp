@@ -44,7 +44,8 @@ using detail::d;
 // torch's optimizers create their moments in the parameters' dtype: bf16, half the bytes.
 double moment_bytes(Optimizer o, MasterWeights w, Offload offload = Offload::none) {
   // bitsandbytes' 32-bit (paged) optimizers create fp32 states whatever the parameters' type.
-  const double fp32_share = w == MasterWeights::fp32 || offload == Offload::paged ? 1.0 : kBf16Bytes / kFp32Bytes;
+  const double fp32_share =
+      w == MasterWeights::fp32 || w == MasterWeights::autocast || offload == Offload::paged ? 1.0 : kBf16Bytes / kFp32Bytes;
   switch (o) {
     case Optimizer::adamw: return 8.0 * fp32_share;
     case Optimizer::adamw_8bit: return 2.0;
@@ -147,6 +148,13 @@ WeightFormats base_formats(const ModelSpec& model, const TrainRequest& r) {
       f[p] = default_format(DType::fp32);
     }
   }
+  if (r.master_weights == MasterWeights::autocast) {
+    // The checkpoint loaded in fp32 (from_pretrained without torch_dtype), autocast casting per matmul.
+    for (WeightPart p : {WeightPart::attention, WeightPart::dense_mlp, WeightPart::routed_experts, WeightPart::shared_experts,
+                         WeightPart::router, WeightPart::embedding, WeightPart::lm_head, WeightPart::norms, WeightPart::vision}) {
+      f[p] = default_format(DType::fp32);
+    }
+  }
   return f;
 }
 
@@ -188,7 +196,9 @@ TrainMemory stage_memory(const ModelSpec& model, const GpuSpec& gpu, const Train
   };
   m.params_per_gpu = params.dense + params.experts;
   m.expert_params_per_gpu = params.experts;
-  m.working_bytes_per_gpu = kBf16Bytes * m.params_per_gpu;
+  // Under autocast the weights (and so FSDP's gathered units and the gradients) stay fp32.
+  const double weight_bytes = full_weight_bytes(r.master_weights);
+  m.working_bytes_per_gpu = weight_bytes * m.params_per_gpu;
   const double moments = moment_bytes(r.optimizer, r.master_weights, r.offload);
   const bool master = r.master_weights == MasterWeights::fp32;
   if (r.method == TrainMethod::full) {
@@ -196,7 +206,7 @@ TrainMemory stage_memory(const ModelSpec& model, const GpuSpec& gpu, const Train
     m.optimizer_params_per_gpu = sharded(params, 1.0, 1);
     // ZeRO section 3.1: 2 bytes of fp16/bf16 parameters, 2 of gradients, K = 12 of optimizer
     // states (fp32 master 4 + Adam's m and v 8); pure bf16 drops the master and halves m and v.
-    m.parameters = sharded(params, kBf16Bytes, 3);
+    m.parameters = sharded(params, weight_bytes, 3);
     // Optimizer in backward: a gradient lives from its computation to its own update, so the
     // largest tensor's (the embedding or LM head, vocab-parallel under TP) is the most held.
     m.gradients = r.optimizer_in_backward ? kBf16Bytes * largest_matrix(model, true) / d(l.tp)
@@ -208,7 +218,7 @@ TrainMemory stage_memory(const ModelSpec& model, const GpuSpec& gpu, const Train
                   // on 4 A100-40GB).
                   : (r.sync_last_micro_batch.value_or(false) || fsdp_stage_unsharded(r)) && r.micro_batches() > 1
                       ? updated_weight_bytes(r.master_weights) * m.params_per_gpu
-                      : sharded(params, kBf16Bytes, 2);
+                      : sharded(params, weight_bytes, 2);
     m.master_weights = master ? sharded(params, kFp32Bytes, 1) : 0.0;
     m.optimizer_states = sharded(params, moments, 1);
   } else {
@@ -295,7 +305,7 @@ TrainMemory stage_memory(const ModelSpec& model, const GpuSpec& gpu, const Train
     // gradients before the reduce-scatter; the root unit (embeddings, LM head) stays gathered
     // for the whole step. A frozen base needs no gradients.
     const double base_bytes_per_param = r.method == TrainMethod::full
-                                            ? kBf16Bytes
+                                            ? full_weight_bytes(r.master_weights)
                                             : gpu_share(model, weight_bytes_by_part(model, base_formats(model, r)), l, st, layers).dense /
                                                   std::max(1.0, params.dense);
     const double layer_copies = r.method == TrainMethod::full ? 3.0 : 2.0;
@@ -306,6 +316,15 @@ TrainMemory stage_memory(const ModelSpec& model, const GpuSpec& gpu, const Train
     }
   } else if (l.dp * l.cp > 1) {
     m.buckets = 2.0 * r.bucket_bytes;
+  }
+  if (autocast_weight_copies_held(r)) {
+    // Autocast's 16-bit copy of each weight (its cast before the matmul): autograd keeps it for
+    // the input gradient of every layer not recomputed, and autocast's cache keeps the copies of
+    // leaf parameters that require grad until the forward's autocast region exits, recomputed
+    // or not (aten/src/ATen/autocast_mode.cpp, cached_cast: fp32 leaf, requires_grad, not a
+    // view; torch.autocast.__exit__ clears the cache). FSDP's parameters are views of its flat
+    // parameter, not cached. The whole stage's weights, as bf16.
+    m.buckets += kBf16Bytes * (params.dense + params.experts);
   }
   if (r.method == TrainMethod::qlora) {
     // The NF4 matrix being multiplied is dequantized to bf16 first.
@@ -445,7 +464,12 @@ std::string_view to_string(TrainPrecision p) {
   return p == TrainPrecision::fp8 ? "fp8" : p == TrainPrecision::fp16 ? "fp16" : "bf16";
 }
 std::string_view to_string(MasterWeights w) {
-  return w == MasterWeights::none ? "none" : "fp32";
+  switch (w) {
+    case MasterWeights::fp32: return "fp32";
+    case MasterWeights::none: return "none";
+    case MasterWeights::autocast: return "autocast";
+  }
+  return "fp32";
 }
 std::string_view to_string(TrainFramework f) {
   return f == TrainFramework::megatron ? "megatron" : "deepspeed";
@@ -481,7 +505,8 @@ TrainPrecision parse_train_precision(std::string_view text, std::string_view fie
   return parse_enum(text, field, "precision", std::array{TrainPrecision::bf16, TrainPrecision::fp8, TrainPrecision::fp16});
 }
 MasterWeights parse_master_weights(std::string_view text, std::string_view field) {
-  return parse_enum(text, field, "master weights", std::array{MasterWeights::fp32, MasterWeights::none});
+  return parse_enum(text, field, "master weights",
+                    std::array{MasterWeights::fp32, MasterWeights::none, MasterWeights::autocast});
 }
 
 LossKernel parse_loss_kernel(std::string_view text, std::string_view field) {
@@ -557,7 +582,16 @@ double loss_bytes_per_logit(LossKernel k) {
 }
 
 double updated_weight_bytes(MasterWeights w) {
-  return w == MasterWeights::fp32 ? kFp32Bytes : kBf16Bytes;
+  return w == MasterWeights::none ? kBf16Bytes : kFp32Bytes;
+}
+
+double full_weight_bytes(MasterWeights w) {
+  return w == MasterWeights::autocast ? kFp32Bytes : kBf16Bytes;
+}
+
+bool autocast_weight_copies_held(const TrainRequest& r) {
+  return r.master_weights == MasterWeights::autocast && r.method != TrainMethod::qlora &&
+         (r.recompute != Recompute::full || (r.method == TrainMethod::full && stage(r.sharding) < 3));
 }
 
 double optimizer_step_bytes_per_param(const TrainRequest& r) {
@@ -620,7 +654,12 @@ LayerActivation layer_activation_bytes_per_token(const ModelSpec& model, const T
   const double mask = r.dropout ? 1.0 : 0.0;
   // PEFT's fp32 embeddings make the residual stream fp32 (fp32 + bf16 promotes), and its fp32
   // norm weights the norms' outputs: the layer inputs and norm inputs and outputs double.
-  const double residual = peft_kbit_prepared(r) ? kFp32Bytes / kBf16Bytes : 1.0;
+  // Under autocast over fp32 weights the same holds: the embedding (not an autocast op) returns
+  // fp32 and every residual add promotes (pytorch docs, "Automatic Mixed Precision package":
+  // CUDA ops that can autocast to float16 are matmuls, linear, convolutions; others run in
+  // their inputs' widest type; transformers' LlamaRMSNorm returns weight * x.to(input_dtype)).
+  const double residual =
+      peft_kbit_prepared(r) || r.master_weights == MasterWeights::autocast ? kFp32Bytes / kBf16Bytes : 1.0;
   const double tp = d(r.layout.tp);
   const double sp = (r.layout.tp > 1 && r.sequence_parallel) ? tp : 1.0;
   const double mlp_per_f = model.mlp_gated ? 6.0 : 4.0;
@@ -892,8 +931,9 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
     throw InputError("train.framework: paged optimizers are bitsandbytes' (Hugging Face, torchtune stacks), not "
                      "Megatron's");
   }
-  if (!(r.zero_sub_group_params >= 1 && r.zero_sub_group_params < 1e15)) {
-    throw InputError("train.zero_sub_group_params: expected a parameter count >= 1");
+  if (!(r.zero_sub_group_params >= 1 && r.zero_sub_group_params <= 1e15)) {
+    throw InputError(fmt::format("train.zero_sub_group_params: expected a parameter count from 1 to 1e15, got {:g}",
+                                 r.zero_sub_group_params));
   }
   if (r.lora_dropout && r.method == TrainMethod::full) {
     throw InputError("train.lora_dropout: PEFT's lora_dropout applies to --method lora or qlora");
@@ -957,6 +997,33 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   if (r.precision == TrainPrecision::fp16 && r.master_weights == MasterWeights::none) {
     throw InputError("train.master_weights: fp16 training keeps an fp32 master copy (loss scaling's small updates "
                      "vanish in fp16 weights); pure 16-bit training is bf16's");
+  }
+  if (r.master_weights == MasterWeights::autocast) {
+    // torch.autocast over fp32 weights is the PyTorch stack's (DDP or FSDP without a
+    // MixedPrecision policy): DeepSpeed's ZeRO and Megatron keep 16-bit weights beside an fp32
+    // master, and QLoRA's NF4 base is dequantized, not autocast.
+    const auto refuse = [](std::string_view why) {
+      throw InputError(fmt::format("train.master_weights: autocast (fp32 weights under torch.autocast) {}", why));
+    };
+    if (r.sharding != Sharding::none && r.sharding != Sharding::fsdp) {
+      refuse(fmt::format("is PyTorch DDP's or FSDP's, not DeepSpeed ZeRO's (--sharding {}: 16-bit weights beside an "
+                         "fp32 master, --master-weights fp32)",
+                         to_string(r.sharding)));
+    }
+    if (megatron_style(r) || r.framework) {
+      refuse("is PyTorch DDP's or FSDP's, not Megatron-LM's or DeepSpeed's (--framework: 16-bit weights beside an "
+             "fp32 master, --master-weights fp32)");
+    }
+    if (r.method == TrainMethod::qlora) {
+      refuse("does not apply to QLoRA's NF4 base (PEFT's k-bit preparation, --qlora-prep peft, already keeps the "
+             "rest fp32)");
+    }
+    if (r.precision == TrainPrecision::fp8) {
+      refuse("multiplies in bf16 or fp16, not fp8 (--precision bf16 or fp16)");
+    }
+    if (r.offload == Offload::optimizer || r.offload == Offload::params || r.optimizer_in_backward) {
+      refuse("is not modeled with CPU offload or the optimizer in backward (use --master-weights fp32)");
+    }
   }
   // transformers' Trainer refuses to train a quantized checkpoint without adapters: "You cannot
   // perform fine-tuning on purely quantized models. Please attach trainable adapters on top of the

@@ -335,7 +335,18 @@ TrainPlan train_plan(const Catalog& catalog, const ModelSpec& model, const GpuSp
         gpu.id));
   }
   const bool pure_bf16 = t.master_weights == MasterWeights::none;
-  if (t.method == TrainMethod::full && !pure_bf16) {
+  if (t.master_weights == MasterWeights::autocast) {
+    plan.notes.push_back(
+        "autocast over fp32 weights (a model loaded in fp32 under torch.autocast: Hugging Face Trainer's bf16=True, "
+        "ATorch's amp_native, FSDP without a MixedPrecision policy): fp32 weights, gradients and optimizer moments, "
+        "no master copy; FSDP gathers and reduces fp32; the residual stream is fp32 (the embedding is not an "
+        "autocast op and the residual adds promote), so each layer's stored input doubles; autocast's bf16 copy "
+        "of the weights is held through the forward where its cache keeps it (leaf parameters that require grad: "
+        "DDP) or autograd saves it (layers not recomputed)");
+  }
+  if (t.method == TrainMethod::full && t.master_weights == MasterWeights::autocast) {
+    // Said in the note above.
+  } else if (t.method == TrainMethod::full && !pure_bf16) {
     plan.notes.push_back(fp32_main_grads(t)
                              ? "model states as Megatron-LM keeps them: bf16 parameters, fp32 main_grad buffer "
                                "(unsharded, also by its distributed optimizer), fp32 master weights and optimizer "

@@ -302,7 +302,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   s.bubble_s = d(l.pp - 1) / d(l.vpp) * mb_s;
 
   // Data parallelism over DP x CP ranks (CP ranks hold the same weights); experts over
-  // TP x CP x DP / (ETP x EP). Gradients move in bf16 (LoRA's adapters in theirs: fp32, bf16 in pure bf16).
+  // TP x CP x DP / (ETP x EP). Gradients move in bf16 (fp32 under autocast; LoRA's adapters in theirs: fp32, bf16 in pure bf16).
   const TrainMemory mem = train_memory(model, gpu, r);
   const CommLink dp_link = link(l.tp * l.cp * l.dp, l.tp * l.cp);
   s.dp_link = link_name(gpu, l.tp * l.cp * l.dp);
@@ -319,7 +319,8 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
            allreduce_s(bytes * expert_share, static_cast<std::uint64_t>(experts_group), expert_link);
   };
   const double grad_bytes =
-      full ? mem.params_per_gpu * kBf16Bytes : mem.adapter_params / d(l.tp * l.pp) * updated_weight_bytes(r.master_weights);
+      full ? mem.params_per_gpu * full_weight_bytes(r.master_weights)
+           : mem.adapter_params / d(l.tp * l.pp) * updated_weight_bytes(r.master_weights);
   const bool zero3 = r.sharding == Sharding::zero3 || r.sharding == Sharding::fsdp;
   if (zero3) {
     // ZeRO section 7.2.2: per pass, an all-gather of the parameters forward and again backward
@@ -372,7 +373,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
     // the backward ends: it is always exposed. Megatron-Core's bucket is max(4e7, 1e6 x DP)
     // parameters (distributed_data_parallel.py @00119989), DeepSpeed's reduce_bucket_size 5e8
     // elements, PyTorch DDP's bucket_cap_mb 25 MiB. Without overlap it all follows the backward.
-    const double elements = std::max(1.0, grad_bytes / (full ? kBf16Bytes : updated_weight_bytes(r.master_weights)));
+    const double elements = std::max(1.0, grad_bytes / (full ? full_weight_bytes(r.master_weights) : updated_weight_bytes(r.master_weights)));
     const double bucket_elements =
         r.framework == TrainFramework::deepspeed ? 5e8
         : r.sharding == Sharding::none && !megatron_style(r)
@@ -406,7 +407,7 @@ TrainStep train_step(const ModelSpec& model, const GpuSpec& gpu, const TrainRequ
   // weights cross in bf16 (LoRA's adapters in their own type).
   if (steps_on_cpu(r.offload)) {
     s.host_link = gpu.host_link.kind;
-    const double trained = mem.optimizer_params_per_gpu * (full ? kBf16Bytes : updated_weight_bytes(r.master_weights));
+    const double trained = mem.optimizer_params_per_gpu * (full ? full_weight_bytes(r.master_weights) : updated_weight_bytes(r.master_weights));
     s.cpu_optimizer_s = mem.optimizer_params_per_gpu * optimizer_step_bytes_per_param(r) / host_memory_rate(gpu, e);
     if (r.offload == Offload::params) {
       // FSDP copies each unit's parameter shard up before its all-gather, forward and backward,
