@@ -372,26 +372,60 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                       .header = {"provider", "mode", "gpu", "USD/GPU-h", "price age", "USD/h", "M tokens/USD", "USD/Mtok",
                                  "premium", "throughput", "break-even USD/GPU-h", "winner"},
                       .rows = {}};
+  // CSV: one figure a cell ("206 d (stale)", "+54 %", "1.28x", "yes (within band)" are text to a
+  // spreadsheet): age in days and stale, premium in %, throughput ratio, winner and robust apart.
+  if (csv) {
+    costs.header = {"provider", "mode", "gpu", "USD/GPU-h", "price age days", "stale", "USD/h", "M tokens/USD",
+                    "USD/Mtok", "premium %", "throughput ratio", "break-even USD/GPU-h", "winner", "robust"};
+  }
+  const auto age_cells = [&](const Price& p) -> std::vector<std::string> {
+    if (!csv) {
+      return {price_age_label(p)};
+    }
+    if (p.given()) {
+      return {"-", "-"};
+    }
+    return {std::to_string(p.age_days), p.stale() ? "yes" : "no"};
+  };
+  const auto row_of = [&](const ModeComparison& m, std::size_t i, std::vector<std::string> price_cells,
+                          std::vector<std::string> figures, std::string verdict, std::string robust) {
+    std::vector<std::string> row{m.provider, offer_label(m.mode, m.term), r.options[i].gpu};
+    for (std::vector<std::string>* part : {&price_cells, &figures}) {
+      row.insert(row.end(), part->begin(), part->end());
+    }
+    row.push_back(std::move(verdict));
+    if (csv) {
+      row.push_back(std::move(robust));
+    }
+    return row;
+  };
   for (const ModeComparison& m : r.modes) {
     for (std::size_t i = 0; i < m.options.size(); ++i) {
       const PricedOption& po = m.options[i];
+      const std::vector<std::string> none(6, "-");
       if (!po.price) {
-        costs.rows.push_back({m.provider, offer_label(m.mode, m.term), r.options[i].gpu, "-", "-", "-", "-", "-", "-",
-                              "-", "-", "no price"});
+        std::vector<std::string> price_cells(csv ? 3 : 2, "-");
+        costs.rows.push_back(row_of(m, i, price_cells, none, "no price", "-"));
         continue;
+      }
+      std::vector<std::string> price_cells{usd(po.price->usd_per_gpu_hour)};
+      for (std::string& cell : age_cells(*po.price)) {
+        price_cells.push_back(std::move(cell));
       }
       if (!po.rentable()) {
         // No instance holds the replica: no figure, since no such deployment exists there.
-        costs.rows.push_back({m.provider, offer_label(m.mode, m.term), r.options[i].gpu, usd(po.price->usd_per_gpu_hour),
-                              price_age_label(*po.price), "-", "-", "-", "-", "-", "-", "not rentable"});
+        costs.rows.push_back(row_of(m, i, price_cells, none, "not rentable", "-"));
         continue;
       }
       const bool win = m.winner && *m.winner == i;
-      costs.rows.push_back({m.provider, offer_label(m.mode, m.term), r.options[i].gpu, usd(po.price->usd_per_gpu_hour),
-                            price_age_label(*po.price), usd(po.cost.usd_per_hour()), millions(po.cost.tokens_per_usd),
-                            fmt::format("{:.4f}", po.cost.usd_per_million_tokens), pct(po.premium),
-                            fmt::format("{:.2f}x", po.throughput_ratio), usd(po.break_even_usd_per_gpu_hour),
-                            win ? (m.robust ? "yes" : "yes (within band)") : ""});
+      std::vector<std::string> figures{
+          usd(po.cost.usd_per_hour()), millions(po.cost.tokens_per_usd),
+          fmt::format("{:.4f}", po.cost.usd_per_million_tokens),
+          csv ? fmt::format("{:.0f}", checked(po.premium, "a share") * 100.0 + 0.0) : pct(po.premium),
+          csv ? fmt::format("{:.2f}", po.throughput_ratio) : fmt::format("{:.2f}x", po.throughput_ratio),
+          usd(po.break_even_usd_per_gpu_hour)};
+      const std::string verdict = csv ? (win ? "yes" : "") : win ? (m.robust ? "yes" : "yes (within band)") : "";
+      costs.rows.push_back(row_of(m, i, price_cells, figures, verdict, win ? (m.robust ? "yes" : "no") : "-"));
     }
   }
   doc.tables.push_back(std::move(costs));

@@ -75,6 +75,14 @@ TEST_CASE("s62 csv: compare's band and plan's batch and capacity split into cell
   CHECK_FALSE(contains(csv, ".."));
   CHECK(contains(csv, fmt::format(",{:.0f},{:.0f},", c.options[0].estimate_low, c.options[0].estimate_high)));
   CHECK(contains(render_compare(c, format(Format::table)), ".."));
+  // The cost table too: age and stale, premium %, the ratio, winner and robust apart.
+  CHECK(contains(csv, ",USD/GPU-h,price age days,stale,USD/h,M tokens/USD,USD/Mtok,premium %,throughput ratio,"
+                      "break-even USD/GPU-h,winner,robust"));
+  CHECK_FALSE(contains(csv, "+50 %"));  // h200-sxm's premium over h100-sxm at 3.00 vs 2.00 USD/GPU-h
+  CHECK(contains(csv, ",50,1.12,"));
+  CHECK_FALSE(contains(csv, "1.00x"));
+  CHECK_FALSE(contains(csv, "within band"));
+  CHECK(contains(render_compare(c, format(Format::table)), "1.00x"));
 
   PlanRequest r;
   r.perf.input_tokens = 1024;
