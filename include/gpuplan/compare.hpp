@@ -56,6 +56,9 @@ struct CompareOption {
   bool engine_calibrated = true;               ///< false: band widened for vLLM/SGLang
   bool layout_calibrated = true;               ///< false: the layout also widened it
   std::optional<double> measured_tokens_per_s;
+  /// Energy per output token at what the costs use (tokens_per_s()): TDP x gpus x the request's
+  /// PUE, an upper bound; the same in every pricing mode, so shown once per option.
+  double joules_per_token_at_tdp = 0;
   /// With --provider: the GPUs of the provider's largest instance its layout was held to; unset
   /// when the provider has no price for this GPU, so its layout was chosen without that limit.
   std::optional<std::uint64_t> provider_instance_gpus;

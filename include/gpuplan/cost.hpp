@@ -5,12 +5,14 @@
 // below 1 means idle capacity the useful tokens pay for; extras (storage, egress, failed runs)
 // and, for owned hardware, capex amortization, power and operations turn into USD per hour.
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include <gpuplan/catalog.hpp>
+#include <gpuplan/layout.hpp>
 #include <gpuplan/load.hpp>
 #include <gpuplan/price.hpp>
 #include <gpuplan/rental.hpp>
@@ -73,6 +75,28 @@ struct CostResult {
   }
 };
 
+/// Where a cost's output tokens/s came from: the facts render_cost() words as its throughput
+/// sentence (JSON `throughput_source`).
+struct CostThroughput {
+  bool measured = false;                 ///< --tokens-per-second, else the model's estimate
+  std::uint64_t input_tokens = 0;
+  std::uint64_t cached_input_tokens = 0;  ///< of input_tokens, held by the prefix cache
+  std::uint64_t output_tokens = 0;
+  // The estimate's (unset when measured):
+  std::uint64_t batch = 0;               ///< per replica, or per attention rank under DP attention
+  PlannedLoad load;
+  Layout layout;
+  bool layout_given = false;             ///< --tp/--pp: no layout rule to name
+  /// > 0: the layout was chosen for output tokens per USD among replicas an instance of at most
+  /// this many GPUs holds; 0: for throughput.
+  std::uint64_t instance_limit_gpus = 0;
+  bool sparse = false;                   ///< 2:4-sparse peak FLOPs
+};
+
+/// "estimate for requests of 1024 input and 256 output tokens at batch 64 per replica (full
+/// load), TP 1 PP 1 DP 1 (layout chosen for throughput)", or the measured rate's sentence.
+std::string throughput_source_text(const CostThroughput& t);
+
 /// A priced deployment with what it is: for rendering.
 struct CostReport {
   std::string model_id;
@@ -83,7 +107,7 @@ struct CostReport {
   std::vector<Price> other_terms;
   /// A price given by hand (--price) with --mode: what the user says the rate is ("spot").
   std::string given_price_mode;
-  std::string throughput_source;       ///< "measured (--tokens-per-second)", "estimate at batch 64", ...
+  CostThroughput throughput;           ///< measured or estimated, and at what load and layout
   std::optional<double> budget_usd_per_million_tokens;
   /// The load the estimate ran at with --concurrency or a target (JSON `load`); unset otherwise.
   std::optional<PlannedLoad> load;
@@ -99,6 +123,9 @@ double input_tokens_per_s_for(double output_tokens_per_s, std::uint64_t input_to
 
 /// Prices one deployment; throws InputError naming `cost.*` for bad inputs.
 CostResult cost(const CostRequest& request);
+
+/// Energy per output token while serving, an upper bound: TDP x GPUs x PUE / output tokens/s (J).
+double joules_per_token_at_tdp(double gpu_power_w, std::uint64_t gpus, double pue, double output_tokens_per_s);
 
 /// Sets the request's rental price and the instance sizes it rents.
 void use_price(CostRequest& request, const Price& price);

@@ -125,9 +125,7 @@ Exit run_cost(const CostOptions& o) {
     }
     c.output_tokens_per_s = o.tokens_per_second;
     c.input_tokens_per_s = input_tokens_per_s_for(o.tokens_per_second, o.workload.input, o.workload.output);
-    report.throughput_source = fmt::format("measured, --tokens-per-second; input+output priced for requests of {} "
-                                           "input and {} output tokens (--input, --output)",
-                                           o.workload.input, o.workload.output);
+    report.throughput = {.measured = true, .input_tokens = o.workload.input, .output_tokens = o.workload.output};
   } else {
     Deployment d = resolve_deployment(catalog, deployment);
     report.model_id = d.model.id;
@@ -184,23 +182,21 @@ Exit run_cost(const CostOptions& o) {
     priced_layout = req.fit.layout;
     c.output_tokens_per_s = p.output_tokens_per_s;
     c.input_tokens_per_s = input_tokens_per_s_for(p.output_tokens_per_s, o.workload.input, o.workload.output);
-    report.throughput_source = fmt::format(
-        "estimate for requests of {} input{} and {} output tokens at batch {} {}{}, {}{}{}", o.workload.input,
-        o.workload.cached_input > 0 ? fmt::format(" ({} of them cached)", o.workload.cached_input) : std::string(),
-        o.workload.output, batch, req.fit.layout.dp_attention() ? "per attention rank" : "per replica",
-        load.full_load()                 ? " (full load)"
-        : load.target_output_tokens_per_s ? fmt::format(" ({})", target_load_note(load, req.fit.layout))
-        : load.capped ? fmt::format(" (--concurrency {} needs more than memory and the engine allow)", *load.concurrency)
-                      : fmt::format(" (--concurrency {})", *load.concurrency),
-        layout_label(req.fit.layout),
-        d.layout_given ? ""
-        : req.largest_instance_gpus > 0 && req.largest_instance_gpus < req.fit.gpus_per_node &&
-                instance_group(req.fit.layout, gpu, req.fit.gpus_per_node) <= req.largest_instance_gpus
-            ? fmt::format(" (layout chosen for output tokens per USD of the instances it rents, among replicas an "
-                          "instance of at most {} holds)",
-                          gpus_text(req.largest_instance_gpus))
-            : " (layout chosen for throughput)",
-        req.sparse ? ", 2:4-sparse peak FLOPs" : "");
+    report.throughput = {
+        .measured = false,
+        .input_tokens = o.workload.input,
+        .cached_input_tokens = o.workload.cached_input,
+        .output_tokens = o.workload.output,
+        .batch = batch,
+        .load = load,
+        .layout = req.fit.layout,
+        .layout_given = d.layout_given,
+        .instance_limit_gpus =
+            req.largest_instance_gpus > 0 && req.largest_instance_gpus < req.fit.gpus_per_node &&
+                    instance_group(req.fit.layout, gpu, req.fit.gpus_per_node) <= req.largest_instance_gpus
+                ? req.largest_instance_gpus
+                : 0,
+        .sparse = req.sparse};
   }
   double usd_per_gpu_hour = o.usd_per_gpu_hour;
   if (usd_per_gpu_hour > 0) {

@@ -337,6 +337,10 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
       ->capture_default_str()
       ->check(one_of({"bisect", "exhaustive"}));
   add_pricing_options(*sub, o->pricing, "every provider", "on-demand", false, false);
+  // plan gates every target, not the budget alone (cost's meaning of the shared flag).
+  sub->get_option("--check")->description(
+      "Exit with code 1 when no configuration meets every target (--max-usd-per-mtok, --max-itl-ms, --max-ttft-ms, "
+      "--min-tokens-per-s-per-user, --target-output-tokens-per-s), or with none given, when nothing fits");
   add_common_options(*sub, o->common);
   sub->callback([o, sub, &exit_code] {
     try {

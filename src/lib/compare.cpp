@@ -60,6 +60,7 @@ CompareOption evaluate_option(const Catalog& catalog, const ModelSpec& model, co
   if (const auto it = r.measured_tokens_per_s.find(gpu.id); it != r.measured_tokens_per_s.end()) {
     o.measured_tokens_per_s = it->second;
   }
+  o.joules_per_token_at_tdp = joules_per_token_at_tdp(gpu.tdp_w, o.gpus, r.cost.pue, o.tokens_per_s());
   return o;
 }
 

@@ -90,9 +90,13 @@ CostResult cost(const CostRequest& r) {
     c.usd_per_million_total_tokens = kMega * c.usd_per_hour() / total_per_hour;
   }
   // Energy per output token while serving: deployment power / output rate.
-  c.joules_per_token_at_tdp = r.gpu_power_w * gpus * r.pue / r.output_tokens_per_s;
+  c.joules_per_token_at_tdp = joules_per_token_at_tdp(r.gpu_power_w, r.gpus, r.pue, r.output_tokens_per_s);
   c.kwh_per_million_tokens_at_tdp = c.joules_per_token_at_tdp * kMega / kJoulesPerKwh;
   return c;
+}
+
+double joules_per_token_at_tdp(double gpu_power_w, std::uint64_t gpus, double pue, double output_tokens_per_s) {
+  return gpu_power_w * static_cast<double>(gpus) * pue / output_tokens_per_s;
 }
 
 void use_price(CostRequest& request, const Price& price) {

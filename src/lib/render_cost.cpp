@@ -66,6 +66,31 @@ OrderedJson other_terms_json(const std::vector<Price>& prices) {
 
 }  // namespace
 
+std::string throughput_source_text(const CostThroughput& t) {
+  if (t.measured) {
+    return fmt::format("measured, --tokens-per-second; input+output priced for requests of {} input and {} output "
+                       "tokens (--input, --output)",
+                       t.input_tokens, t.output_tokens);
+  }
+  const PlannedLoad& load = t.load;
+  const std::string load_text =
+      load.full_load()                 ? " (full load)"
+      : load.target_output_tokens_per_s ? fmt::format(" ({})", target_load_note(load, t.layout))
+      : load.capped ? fmt::format(" (--concurrency {} needs more than memory and the engine allow)", load.concurrency.value_or(0))
+                    : fmt::format(" (--concurrency {})", load.concurrency.value_or(0));
+  const std::string rule =
+      t.layout_given ? ""
+      : t.instance_limit_gpus > 0
+          ? fmt::format(" (layout chosen for output tokens per USD of the instances it rents, among replicas an "
+                        "instance of at most {} holds)",
+                        gpus_text(t.instance_limit_gpus))
+          : " (layout chosen for throughput)";
+  return fmt::format("estimate for requests of {} input{} and {} output tokens at batch {} {}{}, {}{}{}", t.input_tokens,
+                     t.cached_input_tokens > 0 ? fmt::format(" ({} of them cached)", t.cached_input_tokens) : std::string(),
+                     t.output_tokens, t.batch, t.layout.dp_attention() ? "per attention rank" : "per replica", load_text,
+                     layout_label(t.layout), rule, t.sparse ? ", 2:4-sparse peak FLOPs" : "");
+}
+
 std::string render_cost(const CostReport& r, const RenderOptions& options) {
   const CostResult& c = r.cost;
   const CostRequest& q = c.request;
@@ -83,7 +108,7 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
                                      : OrderedJson(nullptr)},
                    {"output_tokens_per_s", q.output_tokens_per_s},
                    {"input_tokens_per_s", q.input_tokens_per_s},
-                   {"throughput_source", r.throughput_source},
+                   {"throughput_source", throughput_source_text(r.throughput)},
                    {"utilization", q.utilization},
                    {"storage_usd_per_month", q.storage_usd_per_month},
                    {"egress_usd_per_month", q.egress_usd_per_month},
@@ -129,7 +154,7 @@ std::string render_cost(const CostReport& r, const RenderOptions& options) {
   const std::string rate = q.output_tokens_per_s >= 10 ? fmt::format("{:.0f}", q.output_tokens_per_s)
                                                        : fmt::format("{:.3g}", q.output_tokens_per_s);
   doc.heading.push_back(fmt::format("throughput: {} output tok/s ({}), utilization {:.0f} %", rate,
-                                    r.throughput_source, q.utilization * 100.0));
+                                    throughput_source_text(r.throughput), q.utilization * 100.0));
   detail::Table t{.title = "", .header = {"quantity", "value"}, .rows = {}};
   t.rows.push_back({"USD per hour (deployment)", usd(c.usd_per_hour())});
   if (c.rental_usd_per_hour > 0) {
@@ -189,7 +214,8 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                    {"input_tokens", r.request.perf.input_tokens},
                    {"output_tokens", r.request.perf.output_tokens},
                    {"provider", r.request.provider.empty() ? OrderedJson(nullptr) : OrderedJson(r.request.provider)},
-                   {"utilization", r.request.cost.utilization}};
+                   {"utilization", r.request.cost.utilization},
+                   {"pue", r.request.cost.pue}};
     if (r.request.perf.cached_input_tokens > 0) {  // as perf's JSON: only when given
       j["inputs"]["cached_input_tokens"] = r.request.perf.cached_input_tokens;
     }
@@ -212,7 +238,8 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                               {"measured_tokens_per_s",
                                o.measured_tokens_per_s ? OrderedJson(*o.measured_tokens_per_s) : OrderedJson(nullptr)},
                               {"tokens_per_s", o.tokens_per_s()},
-                              {"throughput_source", source(o)}});
+                              {"throughput_source", source(o)},
+                              {"joules_per_token_at_tdp", checked(o.joules_per_token_at_tdp, "J/token")}});
       if (!o.load.full_load()) {
         options_json.back()["load"] = detail::load_json(o.load);
       }
@@ -294,16 +321,36 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                                     q.perf.input_tokens, detail::cached_input_text(q.perf.cached_input_tokens),
                                     q.perf.output_tokens, load));
   detail::Table opts{.title = "Throughput",
-                     .header = {"gpu", "layout", "batch", "estimate tok/s", "band", "roofline tok/s", "used tok/s", "source"},
+                     .header = {"gpu", "layout", "batch", "estimate tok/s", "band", "roofline tok/s", "used tok/s", "source",
+                                "J/token at TDP"},
                      .rows = {}};
+  // CSV: the band's edges in cells of their own ("3873..7508" is text to a spreadsheet).
+  const bool csv = options.format == Format::csv;
+  if (csv) {
+    opts.header = {"gpu", "layout", "batch", "estimate tok/s", "band low", "band high", "roofline tok/s", "used tok/s",
+                   "source", "J/token at TDP"};
+  }
   for (const CompareOption& o : r.options) {
-    opts.rows.push_back({o.gpu, layout_label(o.layout),
-                         std::to_string(o.batch), fmt::format("{:.0f}", o.estimate_tokens_per_s),
-                         fmt::format("{:.0f}..{:.0f}", o.estimate_low, o.estimate_high),
-                         fmt::format("{:.0f}", o.roofline_tokens_per_s), fmt::format("{:.0f}", o.tokens_per_s()),
-                         source(o)});
+    std::vector<std::string> row{o.gpu, layout_label(o.layout), std::to_string(o.batch),
+                                 fmt::format("{:.0f}", o.estimate_tokens_per_s)};
+    if (csv) {
+      row.push_back(fmt::format("{:.0f}", o.estimate_low));
+      row.push_back(fmt::format("{:.0f}", o.estimate_high));
+    } else {
+      row.push_back(fmt::format("{:.0f}..{:.0f}", o.estimate_low, o.estimate_high));
+    }
+    for (std::string cell : {fmt::format("{:.0f}", o.roofline_tokens_per_s), fmt::format("{:.0f}", o.tokens_per_s()),
+                             std::string(source(o)), fmt::format("{:.3f}", o.joules_per_token_at_tdp)}) {
+      row.push_back(std::move(cell));
+    }
+    opts.rows.push_back(std::move(row));
   }
   doc.tables.push_back(std::move(opts));
+  // --pue was read only into the JSON (known gap, session 61): the table says what it sets.
+  doc.footer.push_back(fmt::format(
+      "J/token at TDP: TDP x GPUs x PUE {:.2f} (--pue) over the used tok/s, an upper bound (GPUs serving draw less); "
+      "rental prices already include power",
+      q.cost.pue));
   // An option that cannot hold the load is priced at the load it holds: say so beside its row,
   // or GPUs are set against each other at unequal loads without a word.
   for (const CompareOption& o : r.options) {
@@ -325,26 +372,60 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
                       .header = {"provider", "mode", "gpu", "USD/GPU-h", "price age", "USD/h", "M tokens/USD", "USD/Mtok",
                                  "premium", "throughput", "break-even USD/GPU-h", "winner"},
                       .rows = {}};
+  // CSV: one figure a cell ("206 d (stale)", "+54 %", "1.28x", "yes (within band)" are text to a
+  // spreadsheet): age in days and stale, premium in %, throughput ratio, winner and robust apart.
+  if (csv) {
+    costs.header = {"provider", "mode", "gpu", "USD/GPU-h", "price age days", "stale", "USD/h", "M tokens/USD",
+                    "USD/Mtok", "premium %", "throughput ratio", "break-even USD/GPU-h", "winner", "robust"};
+  }
+  const auto age_cells = [&](const Price& p) -> std::vector<std::string> {
+    if (!csv) {
+      return {price_age_label(p)};
+    }
+    if (p.given()) {
+      return {"-", "-"};
+    }
+    return {std::to_string(p.age_days), p.stale() ? "yes" : "no"};
+  };
+  const auto row_of = [&](const ModeComparison& m, std::size_t i, std::vector<std::string> price_cells,
+                          std::vector<std::string> figures, std::string verdict, std::string robust) {
+    std::vector<std::string> row{m.provider, offer_label(m.mode, m.term), r.options[i].gpu};
+    for (std::vector<std::string>* part : {&price_cells, &figures}) {
+      row.insert(row.end(), part->begin(), part->end());
+    }
+    row.push_back(std::move(verdict));
+    if (csv) {
+      row.push_back(std::move(robust));
+    }
+    return row;
+  };
   for (const ModeComparison& m : r.modes) {
     for (std::size_t i = 0; i < m.options.size(); ++i) {
       const PricedOption& po = m.options[i];
+      const std::vector<std::string> none(6, "-");
       if (!po.price) {
-        costs.rows.push_back({m.provider, offer_label(m.mode, m.term), r.options[i].gpu, "-", "-", "-", "-", "-", "-",
-                              "-", "-", "no price"});
+        std::vector<std::string> price_cells(csv ? 3 : 2, "-");
+        costs.rows.push_back(row_of(m, i, price_cells, none, "no price", "-"));
         continue;
+      }
+      std::vector<std::string> price_cells{usd(po.price->usd_per_gpu_hour)};
+      for (std::string& cell : age_cells(*po.price)) {
+        price_cells.push_back(std::move(cell));
       }
       if (!po.rentable()) {
         // No instance holds the replica: no figure, since no such deployment exists there.
-        costs.rows.push_back({m.provider, offer_label(m.mode, m.term), r.options[i].gpu, usd(po.price->usd_per_gpu_hour),
-                              price_age_label(*po.price), "-", "-", "-", "-", "-", "-", "not rentable"});
+        costs.rows.push_back(row_of(m, i, price_cells, none, "not rentable", "-"));
         continue;
       }
       const bool win = m.winner && *m.winner == i;
-      costs.rows.push_back({m.provider, offer_label(m.mode, m.term), r.options[i].gpu, usd(po.price->usd_per_gpu_hour),
-                            price_age_label(*po.price), usd(po.cost.usd_per_hour()), millions(po.cost.tokens_per_usd),
-                            fmt::format("{:.4f}", po.cost.usd_per_million_tokens), pct(po.premium),
-                            fmt::format("{:.2f}x", po.throughput_ratio), usd(po.break_even_usd_per_gpu_hour),
-                            win ? (m.robust ? "yes" : "yes (within band)") : ""});
+      std::vector<std::string> figures{
+          usd(po.cost.usd_per_hour()), millions(po.cost.tokens_per_usd),
+          fmt::format("{:.4f}", po.cost.usd_per_million_tokens),
+          csv ? fmt::format("{:.0f}", checked(po.premium, "a share") * 100.0 + 0.0) : pct(po.premium),
+          csv ? fmt::format("{:.2f}", po.throughput_ratio) : fmt::format("{:.2f}x", po.throughput_ratio),
+          usd(po.break_even_usd_per_gpu_hour)};
+      const std::string verdict = csv ? (win ? "yes" : "") : win ? (m.robust ? "yes" : "yes (within band)") : "";
+      costs.rows.push_back(row_of(m, i, price_cells, figures, verdict, win ? (m.robust ? "yes" : "no") : "-"));
     }
   }
   doc.tables.push_back(std::move(costs));

@@ -105,7 +105,31 @@ LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
                         .gaudi = c.gaudi};
 }
 
-std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c) {
+/// CSV gives each figure a cell of its own (a spreadsheet reads "85 (max 111)" as text): batch
+/// and max batch, GPUs used and paid, capacity and its band's edges.
+std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c, Format format) {
+  if (format == Format::csv) {
+    return {std::to_string(rank),
+            c.gpu,
+            std::string(to_string(c.weights_dtype)),
+            std::string(to_string(c.kv_dtype)),
+            plan_layout(c.layout),
+            std::to_string(c.batch),
+            std::to_string(c.max_batch),
+            std::to_string(c.replicas),
+            std::to_string(c.gpus),
+            std::to_string(std::max(c.cost.rental.rented_gpus, c.gpus)),
+            price_age_label(c.price),
+            fmt::format("{:.2f}", checked(c.usd_per_hour(), "usd/h")),
+            fmt::format("{:.4f}", checked(c.cost.usd_per_million_tokens, "usd/mtok")),
+            plan_rate(c.output_tokens_per_s),
+            plan_rate(c.capacity_tokens_per_s),
+            plan_rate(c.capacity_low),
+            plan_rate(c.capacity_high),
+            plan_ms(c.itl_s),
+            plan_ms(c.ttft_s),
+            c.within_band ? "within band" : "yes"};
+  }
   return {std::to_string(rank),
           c.gpu,
           std::string(to_string(c.weights_dtype)),
@@ -134,8 +158,13 @@ const std::vector<std::string> kConfigHeader{
 
 /// With a load target the configurations are priced at it: the tokens the deployment serves,
 /// not the slightly larger rate its batch could deliver (cost's figure for the same deployment).
-std::vector<std::string> config_header(const PlanRequest& r) {
-  std::vector<std::string> h = kConfigHeader;
+const std::vector<std::string> kConfigCsvHeader{
+    "#", "GPU", "weights", "KV", "layout", "batch/replica", "max batch/replica", "replicas", "GPUs", "GPUs paid",
+    "price age", "USD/h", "USD/Mtok", "output tok/s", "capacity at max batch", "capacity band low",
+    "capacity band high", "ITL ms", "TTFT ms", "robust"};
+
+std::vector<std::string> config_header(const PlanRequest& r, Format format) {
+  std::vector<std::string> h = format == Format::csv ? kConfigCsvHeader : kConfigHeader;
   if (r.targets.output_tokens_per_s) {
     *std::find(h.begin(), h.end(), "USD/Mtok") = "USD/Mtok at target";
   }
@@ -470,8 +499,8 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
   if (p.miss) {
     head.heading.push_back(miss_text(p));
     if (p.miss->closest) {
-      detail::Table closest{.title = "Closest configuration", .header = config_header(r), .rows = {}};
-      closest.rows.push_back(config_row(1, *p.miss->closest));
+      detail::Table closest{.title = "Closest configuration", .header = config_header(r, format), .rows = {}};
+      closest.rows.push_back(config_row(1, *p.miss->closest, format));
       closest.rows.back().back() = missed_targets_label(*p.miss);
       head.tables.push_back(std::move(closest));
       head.footer = price_lines({&*p.miss->closest});
@@ -485,9 +514,9 @@ std::string plan_text(const PlanResult& p, std::optional<Engine> emit, Format fo
       head.footer.push_back(fmt::format("Layouts missing each target at their best batch: {}", fmt::join(missing, "; ")));
     }
   } else {
-    detail::Table configs{.title = "Cheapest configurations", .header = config_header(r), .rows = {}};
+    detail::Table configs{.title = "Cheapest configurations", .header = config_header(r, format), .rows = {}};
     for (std::size_t i = 0; i < p.configurations.size(); ++i) {
-      configs.rows.push_back(config_row(i + 1, p.configurations[i]));
+      configs.rows.push_back(config_row(i + 1, p.configurations[i], format));
     }
     head.tables.push_back(std::move(configs));
     std::vector<const PlanConfig*> shown;
