@@ -141,7 +141,7 @@ Exit run_modeled(const ScaleOptions& o) {
   }
   req.perf.fit = d.request;
   apply_workload(o.workload, req.perf);
-  req.max_batch = o.workload.max_batch;
+  req.max_batch = req.perf.max_batch;
   req.up_to = o.up_to == 0 ? 64 : o.up_to;
   if (o.max_itl_ms > 0) {
     req.max_itl_s = o.max_itl_ms * 1e-3;
