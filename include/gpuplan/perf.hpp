@@ -108,6 +108,16 @@ inline constexpr double kRocmServingShare = 0.620;
 /// capped by that engine's max_num_seqs / max_batch_size (PerfModel::full_load_batch).
 inline constexpr std::uint64_t kDefaultEngineMaxBatch = 2048;
 
+/// The largest batch cap a request may carry (validate_perf_request's range).
+inline constexpr std::uint64_t kMaxBatchLimit = std::uint64_t{1} << 20;
+
+/// The request's batch cap when none is given: kDefaultEngineMaxBatch, except for SGLang, whose
+/// own cap (max_running_requests, which it derives from its KV pool: up to 4096) PerfModel applies
+/// as the engine's; TensorRT-LLM's 2048 is no limit of SGLang's.
+[[nodiscard]] constexpr std::uint64_t default_max_batch(Engine engine) {
+  return engine == Engine::sglang ? kMaxBatchLimit : kDefaultEngineMaxBatch;
+}
+
 /// The first vLLM minor release whose default engine is V1 (0.8): kEagerHostSPerKernel is V1's.
 inline constexpr int kEagerVllmV1Minor = 8;
 

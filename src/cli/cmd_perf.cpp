@@ -36,6 +36,10 @@ struct PerfOptions {
 /// What caps the sequences of one replica at `cap`, for messages.
 std::string batch_cap_reason(const PerfModel& pm, std::uint64_t cap) {
   const PerfRequest& r = pm.request();
+  if (cap == pm.engine_max_batch() && cap < r.max_batch && r.fit.engine.engine == Engine::sglang) {
+    return "SGLang's default max_running_requests here: 512 x its KV pool's tokens / the context, within 2048 to "
+           "4096 and at most half the pool; --max-batch lowers it";
+  }
   if (cap == pm.engine_max_batch() && cap < r.max_batch) {
     const Engine e = r.fit.engine.engine;
     const std::uint64_t pp = r.fit.layout.pp;

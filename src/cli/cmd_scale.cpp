@@ -143,7 +143,7 @@ Exit run_modeled(const ScaleOptions& o) {
   apply_workload(o.workload, req.perf);
   // As plan's: a target rate is a steady load, so TTFT is random arrivals' unless --arrivals says.
   req.perf.arrivals = arrivals_for(o.workload, o.target_output_tokens_per_s > 0);
-  req.max_batch = o.workload.max_batch;
+  req.max_batch = req.perf.max_batch;
   req.up_to = o.up_to == 0 ? 64 : o.up_to;
   if (o.max_itl_ms > 0) {
     req.max_itl_s = o.max_itl_ms * 1e-3;

@@ -83,9 +83,11 @@ void add_workload_options(CLI::App& sub, WorkloadOptions& o, bool concurrency, b
   sub.add_option("--max-batch", o.max_batch,
                  "Batch cap per replica (TensorRT-LLM's max_batch_size 2048); with --engine vllm or trtllm the "
                  "engine's own cap also applies (vLLM max_num_seqs: 1024 in V1 on GPUs of 70 GiB or more but the "
-                 "A100, else 256)")
+                 "A100, else 256); SGLang's own cap is its max_running_requests (from its KV pool, 2048 to 4096), "
+                 "which this lowers")
       ->capture_default_str()
-      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+      ->transform(whole_number())->check(CLI::Range(std::uint64_t{1}, kMaxBatchLimit))
+      ->each([&o](const std::string&) { o.max_batch_given = true; });
   add_network_option(sub, o.network_gbit_per_s);
 }
 
@@ -146,7 +148,7 @@ void apply_workload(const WorkloadOptions& o, PerfRequest& request) {
   request.efficiency = o.efficiency;
   request.efficiency.step_overhead_s = o.step_overhead_ms / 1e3 + 0.0;  // + 0.0 turns -0 into 0
   request.efficiency.layer_overhead_s = o.layer_overhead_us / 1e6 + 0.0;
-  request.max_batch = o.max_batch;
+  request.max_batch = o.max_batch_given ? o.max_batch : default_max_batch(request.fit.engine.engine);
   request.network_bytes_per_s_per_gpu = units::gbit_per_s_to_bytes_per_s(o.network_gbit_per_s);
   request.arrivals = arrivals_for(o, o.target_output_tokens_per_s > 0);
 }

@@ -21,6 +21,7 @@ struct WorkloadOptions {
   double layer_overhead_us = Efficiency{}.layer_overhead_s * 1e6;
   double network_gbit_per_s = 400;
   std::uint64_t max_batch = kDefaultEngineMaxBatch;
+  bool max_batch_given = false;  ///< --max-batch given; else default_max_batch(engine)
   std::uint64_t concurrency = 0;  ///< --concurrency: the planned load; 0: full load
   double target_output_tokens_per_s = 0;  ///< --target-output-tokens-per-s, instead; 0: not given
   std::string arrivals;  ///< --arrivals burst|poisson; empty: poisson under a target rate, else burst

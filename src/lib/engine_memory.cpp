@@ -670,9 +670,15 @@ std::string engine_step_line(const EngineMemory& e, const EngineSettings& s, std
                          "max_num_seqs {} ({}){}",
                          e.batched_tokens, step_from, e.max_seqs, seqs_from, in_flight);
     case Engine::sglang:
-      return fmt::format("engine step: prefill in chunks of chunked_prefill_size {} tokens ({}); cuda_graph_max_bs {} "
-                         "({}) sizes its CUDA graphs only, the batch is capped by memory",
-                         e.batched_tokens, step_from, e.max_seqs, seqs_from);
+      // max_running_requests: derived from the KV pool without the flag (sglang_default_running_requests).
+      return e.req_to_token_requests > 0
+                 ? fmt::format("engine step: prefill in chunks of chunked_prefill_size {} tokens ({}); cuda_graph_max_bs {} "
+                               "({}) sizes its CUDA graphs only, the batch is capped by memory and by "
+                               "max_running_requests {} (SGLang's default from its KV pool)",
+                               e.batched_tokens, step_from, e.max_seqs, seqs_from, e.req_to_token_requests)
+                 : fmt::format("engine step: prefill in chunks of chunked_prefill_size {} tokens ({}); cuda_graph_max_bs {} "
+                               "({}) sizes its CUDA graphs only, the batch is capped by memory",
+                               e.batched_tokens, step_from, e.max_seqs, seqs_from);
     case Engine::trtllm:
       return fmt::format("engine step: max_num_tokens {} tokens ({}), chunked prefill {}; batch cap max_batch_size {} "
                          "({}){}",

@@ -410,6 +410,15 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   if (fit_.engine && (fit_.engine->engine == Engine::vllm || fit_.engine->engine == Engine::trtllm)) {
     engine_max_batch_ = fit_.engine->max_seqs * l.pp;
   }
+  // SGLang's scheduler admits at most max_running_requests sequences. Without the flag its
+  // ModelRunner derives it from the KV pool it has just made (sglang_default_running_requests:
+  // 512 x pool tokens / context_len, clamped to 2048..4096, at most pool / 2), so a large pool
+  // runs up to 4096 at once: MiniMax-M2.7 at concurrency 4096 on 8 x MI300X kept about 3,600 in
+  // flight (8,344 tok/s x 431 ms TPOT; tools/heldout/community-2026ai.json), more than the 2048
+  // of TensorRT-LLM's max_batch_size the request's default cap names.
+  if (fit_.engine && fit_.engine->engine == Engine::sglang && fit_.engine->req_to_token_requests > 0) {
+    engine_max_batch_ = fit_.engine->req_to_token_requests;
+  }
   if (candidate && (!fit_.fits || full_load_batch() == 0)) {
     return;
   }
