@@ -18,6 +18,7 @@
 #include "detail/document.hpp"
 #include "detail/fit_basis.hpp"
 #include "detail/numeric.hpp"
+#include "detail/vllm_encoder_profile.hpp"
 
 namespace gpuplan {
 namespace {
@@ -409,7 +410,18 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                       "are vLLM's on NVIDIA GPUs",
                                       g.id));
     }
-    if (m.vision) {
+    const double tiled_encoder =
+        res.engine->vllm_v0 ? detail::vllm_v0_tiled_encoder_profile_bytes(m, r.layout, res.engine->max_seqs) : 0.0;
+    if (tiled_encoder > 0) {
+      // Sources and terms: engine_memory.cpp, vllm_v0_tiled_encoder_profile_bytes.
+      res.notes.push_back(fmt::format(
+          "vLLM V0 profiles this model with its largest image in each of max_num_seqs ({}) dummy requests: its "
+          "tiled vision encoder needs at least {:.2f} GiB there (the attention mask over the image's tiles, kept "
+          "hidden states, MLP), counted as the activation peak; at the default 256 Llama 3.2 Vision ran out of memory "
+          "on an A100 80GB (vllm#9445) and an L20 (vllm#10569): lower --max-num-seqs (vLLM's guide, vllm#8826: 16 for "
+          "11B, 32 for 90B at TP 8)",
+          res.engine->max_seqs, tiled_encoder / units::kGiB));
+    } else if (m.vision) {
       // One log so far: too little to size it, enough to say it is missing.
       res.notes.push_back("vLLM's profiling run also feeds the vision encoder its largest dummy images, and that peak "
                           "is not counted here: a Qwen2.5-VL-72B log at TP 4 on A100-40GB showed 2.51 GiB per GPU "
