@@ -468,9 +468,10 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                       "cache or (from 0.7) a vision tower, 512 up to 0.6.4 and 2048 from 0.6.5), its "
                                       "profiling sampler the bf16 logits alone; its log counts GPU "
                                       "blocks",
-                                      r.engine.vllm_minor_version.value_or(0) >= 8
+                                      r.engine.vllm_minor_version.value_or(0) < 8 ? "before 0.8"
+                                      : m.layer_is_cross_attention.empty()
                                           ? "0.8 and 0.9 on a GPU before Ampere (V1 needs compute capability 8.0)"
-                                          : "before 0.8"));
+                                          : "0.8 and 0.9 with an encoder-decoder model (V1 runs none)"));
     }
   }
   if (res.engine && g.unified_memory() &&
@@ -998,7 +999,12 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .context_tokens = r.context_tokens,
                         .tp_outside_nvlink = group_path(gpu, r.layout.tp, r.gpus_per_node) != GroupPath::scale_up,
                         .tp_across_nodes = group_path(gpu, r.layout.tp, r.gpus_per_node) == GroupPath::network,
-                        .v1_unsupported = gpu.vendor == "nvidia" && !gpu.dense_flop_per_s.contains("bf16"),
+                        // V1 needs compute capability 8.0, and ran no encoder-decoder model (cross-attention
+                        // layers: mllama) before V0's removal: "No Mamba or Encoder-Decoder so far. if not
+                        // model_config.is_v1_compatible: _raise_or_fallback(...)" (vllm/engine/arg_utils.py
+                        // _is_v1_supported_oracle, a 0.9-era copy, public-file index id 143850341).
+                        .v1_unsupported = (gpu.vendor == "nvidia" && !gpu.dense_flop_per_s.contains("bf16")) ||
+                                          !m.layer_is_cross_attention.empty(),
                         .kv_shape = f.kv,
                         .unified_memory = gpu.unified_memory(),
                         .free_at_start_bytes = gpu.free_at_start_bytes,

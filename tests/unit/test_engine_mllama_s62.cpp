@@ -83,6 +83,24 @@ TEST_CASE("engine: vLLM V0 profiles mllama's vision encoder on max_num_seqs imag
         Approx(256.0 * 6432.0 * (6432.0 + 7 * 1280 + 2 * 2560) * 2.0));
 }
 
+TEST_CASE("engine: vLLM 0.8 and 0.9 run an encoder-decoder model on V0 (s62)", "[engine]") {
+  // _is_v1_supported_oracle: "No Mamba or Encoder-Decoder so far" falls back to V0, so 0.8 and
+  // 0.9 profile mllama as 0.6 and 0.7 did (max_num_seqs 256, the encoder on 256 images).
+  for (const int minor : {8, 9}) {
+    const auto r = fit_v0("a100-sxm-80gb", 1, 4096, std::nullopt, false, minor);
+    REQUIRE(r.engine);
+    CHECK(r.engine->vllm_v0);
+    CHECK(r.engine->max_seqs == 256);
+    CHECK_FALSE(r.fits);
+  }
+  // A decoder-only model on an Ampere GPU stays on V1 there.
+  FitRequest req{.context_tokens = 8192};
+  req.engine = EngineSettings{.engine = Engine::vllm, .vllm_minor_version = 9};
+  const auto text = gpuplan::fit(cat().model("llama-3.1-8b"), cat().gpu("a100-sxm-80gb"), req);
+  REQUIRE(text.engine);
+  CHECK_FALSE(text.engine->vllm_v0);
+}
+
 TEST_CASE("engine: the tiled-encoder term is V0's and mllama's only (s62)", "[engine]") {
   // V1 releases profile the encoder within its own token budget: not this term.
   const auto v1 = fit_v0("a100-sxm-80gb", 1, 1024, std::nullopt, false, 10);
