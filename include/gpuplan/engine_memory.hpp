@@ -352,8 +352,9 @@ struct EngineInputs {
   /// The tensor-parallel group spans nodes: vLLM turns its custom all-reduce off at any size
   /// ("Custom allreduce is disabled because this process group spans across nodes").
   bool tp_across_nodes = false;
-  /// Compute capability below 8.0 (Volta, Turing): vLLM 0.8 and 0.9 fall back to V0 ("Compute
-  /// Capability < 8.0 is not supported by the V1 Engine. Falling back to V0").
+  /// Compute capability below 8.0 (Volta, Turing), or an encoder-decoder model (mllama): vLLM 0.8
+  /// and 0.9 fall back to V0 ("Compute Capability < 8.0 is not supported by the V1 Engine. Falling
+  /// back to V0"; "No Mamba or Encoder-Decoder so far").
   bool v1_unsupported = false;
   /// The KV shape on this GPU, when known: vLLM V1 groups its cache by kinds of layer.
   const KvShape* kv_shape = nullptr;

@@ -629,6 +629,16 @@ constexpr std::array kVllmFirstReleases{
     // is refused (review s61: 0.9.0 sized it, and 0.8.3 cited Qwen3-MoE's release).
     VllmFirstRelease{"qwen3_omni_moe", 11, 0, "vllm-project/vllm#25834: the Qwen3-Omni PR was work in progress on "
                                               "2025-09-29, after 0.10.2"},
+    // GLM-4.5 (and GLM-4.5-Air, GLM-4.6: model_type glm4_moe): vllm-project/vllm PR #20736 ("GLM-4.5
+    // Model Support", opened 2025-07-10, after 0.9.2); zai-org/GLM-4.5 PR #5 (2025-07-29): on
+    // vllm 0.10.0 the service starts once its parser flags are named glm4_moe (helper s62).
+    VllmFirstRelease{"glm4_moe", 10, 0, "vllm-project/vllm PR #20736, after 0.9.2; 0.10.0 serves it (zai-org/GLM-4.5 "
+                                        "PR #5)"},
+    // Llama 3.2 Vision (mllama): vllm-project/vllm#8826, the maintainers' guide of 2024-09-25, the
+    // day 0.6.2 came out; 0.6.1 (2024-09-11) predates the model (helper s62).
+    VllmFirstRelease{"mllama", 6, 2, "vllm-project/vllm#8826, the Llama 3.2 Vision guide of the 0.6.2 release day"},
+    VllmFirstRelease{"mllama_text_model", 6, 2,
+                     "vllm-project/vllm#8826, the Llama 3.2 Vision guide of the 0.6.2 release day"},
 };
 
 /// A model type SGLang loads from a release on (minor x 100 + patch, as EngineSettings::sglang_version).

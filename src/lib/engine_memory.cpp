@@ -20,6 +20,7 @@
 #include "detail/ascii.hpp"
 #include "detail/document.hpp"
 #include "detail/numeric.hpp"
+#include "detail/vllm_encoder_profile.hpp"
 
 namespace gpuplan {
 namespace {
@@ -1233,6 +1234,9 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
       r.max_seqs = s.max_num_seqs.value_or(step.max_num_seqs);
       vllm_check_step_budget(s, r, step.max_num_seqs, v0_minor);
       r.activation_bytes = forward_activation_bytes(m, l, r.batched_tokens);
+      if (r.vllm_v0) {  // the tiled vision encoder's profiling run (mllama); 0 for other models
+        r.activation_bytes = std::max(r.activation_bytes, detail::vllm_v0_tiled_encoder_profile_bytes(m, l, r.max_seqs));
+      }
       // The sampler's profiling run samples min(max_num_seqs, max_num_batched_tokens) rows of
       // the full vocabulary on every rank (logits are gathered before sampling).
       const std::uint64_t rows = std::min(r.max_seqs, r.batched_tokens);
@@ -1468,5 +1472,50 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
   }
   return r;
 }
+
+namespace detail {
+
+double vllm_v0_tiled_encoder_profile_bytes(const ModelSpec& m, const Layout& l, std::uint64_t seqs) {
+  // vLLM V0's encoder-decoder runner (vllm/worker/enc_dec_model_runner.py profile_run, unchanged
+  // from 0.6.2, vllm-project/vllm@01b9fe6977d2f0a83c1776d3bed03e8497c56fe4) builds max_num_seqs
+  // dummy requests and gives every one the largest image (dummy_encoder_data_for_mllama: one image
+  // of max_num_tiles tiles, limit_mm_per_prompt's default), unlike the decoder-only runner, which
+  // cuts the sequences to max_num_batched_tokens / the image's tokens. The vision tower then runs
+  // on max_num_seqs images at once (vllm/model_executor/models/mllama.py, MllamaVisionModel.forward
+  // and _prepare_aspect_ratio_attention_mask, 0.6.x):
+  // - each tile's (image_size / patch_size)^2 + 1 patches are padded to a multiple of 8, and the
+  //   tiles of an image attend to each other: L = tiles x padded patches tokens an image;
+  // - a dense attention mask of images x L x L in the model's 16-bit dtype lives through both
+  //   encoders (its matmul and scaling need two such tensors for a moment, not counted);
+  // - the hidden states of intermediate_layers_indices are kept to the end (images x L x hidden);
+  // - each local layer's MLP (CLIPMLP: fc1, an out-of-place GELU, fc2) holds the residual and its
+  //   normed copy (hidden wide, replicated: the patch embedding is all-gathered) and fc1's output
+  //   and its activation (intermediate / TP wide).
+  // A lower bound: the attention kernel's own workspace, the global layers and the cross-attention
+  // states that follow are left out. It is what made Llama 3.2 11B Vision run out of memory at the
+  // default max_num_seqs 256 on an A100 80GB with --max-model-len 1024 (vllm#9445, vLLM 0.6.3;
+  // started with max_num_seqs 32), on an L20 (vllm#10569: started with 2) and on 2 x A10 at TP 2
+  // (vllm#10034).
+  // The tiles and kept states are MllamaVisionConfig's max_num_tiles 4 and intermediate_layers_indices
+  // [3, 7, 15, 23, 30] (transformers configuration_mllama.py defaults, the values both released
+  // checkpoints, 11B and 90B, ship): the config's own are not kept in VisionSpec.
+  constexpr std::uint64_t kMllamaTiles = 4;
+  constexpr std::uint64_t kMllamaKeptStates = 5;
+  if (!m.vision || m.layer_is_cross_attention.empty() || m.vision->patch_size == 0 || m.vision->image_size == 0 ||
+      (m.vision->model_type != "mllama_vision_model" && m.vision->model_type != "mllama")) {
+    return 0.0;
+  }
+  const VisionSpec& v = *m.vision;
+  const std::uint64_t side = v.image_size / v.patch_size;
+  const std::uint64_t patches = side * side + 1;
+  const double image_tokens = d(kMllamaTiles) * d((patches + 7) / 8 * 8);
+  const double images = d(seqs);
+  const double mask = images * image_tokens * image_tokens * kActivationBytes;
+  const double per_token = d(kMllamaKeptStates + 2) * d(v.hidden_size) +
+                           2.0 * d(v.intermediate_size) / d(std::max<std::uint64_t>(l.tp, 1));
+  return mask + images * image_tokens * per_token * kActivationBytes;
+}
+
+}  // namespace detail
 
 }  // namespace gpuplan

@@ -18,6 +18,7 @@
 #include "detail/document.hpp"
 #include "detail/fit_basis.hpp"
 #include "detail/numeric.hpp"
+#include "detail/vllm_encoder_profile.hpp"
 
 namespace gpuplan {
 namespace {
@@ -409,7 +410,18 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                       "are vLLM's on NVIDIA GPUs",
                                       g.id));
     }
-    if (m.vision) {
+    const double tiled_encoder =
+        res.engine->vllm_v0 ? detail::vllm_v0_tiled_encoder_profile_bytes(m, r.layout, res.engine->max_seqs) : 0.0;
+    if (tiled_encoder > 0) {
+      // Sources and terms: engine_memory.cpp, vllm_v0_tiled_encoder_profile_bytes.
+      res.notes.push_back(fmt::format(
+          "vLLM V0 profiles this model with its largest image in each of max_num_seqs ({}) dummy requests: its "
+          "tiled vision encoder needs at least {:.2f} GiB there (the attention mask over the image's tiles, kept "
+          "hidden states, MLP), counted as the activation peak; at the default 256 Llama 3.2 Vision ran out of memory "
+          "on an A100 80GB (vllm#9445) and an L20 (vllm#10569): lower --max-num-seqs (vLLM's guide, vllm#8826: 16 for "
+          "11B, 32 for 90B at TP 8)",
+          res.engine->max_seqs, tiled_encoder / units::kGiB));
+    } else if (m.vision) {
       // One log so far: too little to size it, enough to say it is missing.
       res.notes.push_back("vLLM's profiling run also feeds the vision encoder its largest dummy images, and that peak "
                           "is not counted here: a Qwen2.5-VL-72B log at TP 4 on A100-40GB showed 2.51 GiB per GPU "
@@ -456,9 +468,10 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                       "cache or (from 0.7) a vision tower, 512 up to 0.6.4 and 2048 from 0.6.5), its "
                                       "profiling sampler the bf16 logits alone; its log counts GPU "
                                       "blocks",
-                                      r.engine.vllm_minor_version.value_or(0) >= 8
+                                      r.engine.vllm_minor_version.value_or(0) < 8 ? "before 0.8"
+                                      : m.layer_is_cross_attention.empty()
                                           ? "0.8 and 0.9 on a GPU before Ampere (V1 needs compute capability 8.0)"
-                                          : "before 0.8"));
+                                          : "0.8 and 0.9 with an encoder-decoder model (V1 runs none)"));
     }
   }
   if (res.engine && g.unified_memory() &&
@@ -986,7 +999,12 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         .context_tokens = r.context_tokens,
                         .tp_outside_nvlink = group_path(gpu, r.layout.tp, r.gpus_per_node) != GroupPath::scale_up,
                         .tp_across_nodes = group_path(gpu, r.layout.tp, r.gpus_per_node) == GroupPath::network,
-                        .v1_unsupported = gpu.vendor == "nvidia" && !gpu.dense_flop_per_s.contains("bf16"),
+                        // V1 needs compute capability 8.0, and ran no encoder-decoder model (cross-attention
+                        // layers: mllama) before V0's removal: "No Mamba or Encoder-Decoder so far. if not
+                        // model_config.is_v1_compatible: _raise_or_fallback(...)" (vllm/engine/arg_utils.py
+                        // _is_v1_supported_oracle, a 0.9-era copy, public-file index id 143850341).
+                        .v1_unsupported = (gpu.vendor == "nvidia" && !gpu.dense_flop_per_s.contains("bf16")) ||
+                                          !m.layer_is_cross_attention.empty(),
                         .kv_shape = f.kv,
                         .unified_memory = gpu.unified_memory(),
                         .free_at_start_bytes = gpu.free_at_start_bytes,
