@@ -34,7 +34,7 @@ struct PerfOptions {
 };
 
 /// What caps the sequences of one replica at `cap`, for messages.
-std::string batch_cap_reason(const PerfModel& pm, std::uint64_t cap) {
+std::string batch_cap_reason(const PerfModel& pm, std::uint64_t cap, bool max_batch_given) {
   const PerfRequest& r = pm.request();
   if (cap == pm.engine_max_batch() && cap < r.max_batch && r.fit.engine.engine == Engine::sglang) {
     return "SGLang's default max_running_requests here: 512 x its KV pool's tokens / the context, within 2048 to "
@@ -49,8 +49,8 @@ std::string batch_cap_reason(const PerfModel& pm, std::uint64_t cap) {
                                      : fmt::format("{}'s default {}{} here; --max-num-seqs sets it", to_string(e),
                                                    setting, per_stage);
   }
-  return r.max_batch == kDefaultEngineMaxBatch ? "--max-batch's default, TensorRT-LLM's max_batch_size"
-                                               : "--max-batch";
+  // A cap the user gave is theirs, whatever its value (review s62: --max-batch 2048 was called the default).
+  return max_batch_given ? "--max-batch" : "--max-batch's default, TensorRT-LLM's max_batch_size";
 }
 
 Exit run_perf(const PerfOptions& o) {
@@ -125,13 +125,13 @@ Exit run_perf(const PerfOptions& o) {
       if (b > cap && o.batches_given) {
         throw InputError(fmt::format("--batch: {} exceeds the {} sequences per replica the deployment runs at most "
                                      "({}); give at most {}",
-                                     b, cap, batch_cap_reason(pm, cap), cap));
+                                     b, cap, batch_cap_reason(pm, cap, o.workload.max_batch_given), cap));
       }
     }
     if (std::erase_if(batches, [cap](std::uint64_t b) { return b > cap; }) > 0) {
       batches.push_back(cap);
       dropped = fmt::format("batches above {} not shown: the deployment runs at most {} sequence{} per replica ({})",
-                            cap, cap, cap == 1 ? "" : "s", batch_cap_reason(pm, cap));
+                            cap, cap, cap == 1 ? "" : "s", batch_cap_reason(pm, cap, o.workload.max_batch_given));
     }
   }
   std::vector<std::string> fit_notes = choice.chosen && !sized ? std::move(choice.fit.notes) : pm.fit().notes;

@@ -799,7 +799,16 @@ bool vllm_large_gpu_defaults(double total_bytes, std::string_view device_name) {
 
 namespace {
 
-constexpr int kVllmV0RemovedMinor = 10;
+// V0 left vLLM in 0.11.0: "the V0 engine has been completely removed from vLLM starting with
+// version 0.11.0" (huggingface/optimum-neuron PR #1027); its core went in vllm-project/vllm PR
+// #25321 (September 2025, after 0.10.2), so 0.10.x still falls back to it (review s62: 0.10.1
+// sized Llama 3.2 Vision as V1 and said FITS where 0.9.2 ran out of memory).
+constexpr int kVllmV0RemovedMinor = 11;
+// V1 runs GPUs before Ampere from 0.10.2: "[V1] Enable V1 for compute capability < 8.0 + FP32"
+// (vllm-project/vllm PR #23614) and "Enable V1 FP16 inference on pre-Ampere GPUs" (PR #24022),
+// both in the 0.10.2 release notes; an encoder-decoder model kept V0 until its removal.
+constexpr int kVllmV1PreAmpereMinor = 10;
+constexpr int kVllmV1PreAmperePatch = 2;
 
 bool vllm_v0(std::optional<int> minor_version) { return minor_version && *minor_version < kVllmV1DefaultMinor; }
 
@@ -1195,10 +1204,18 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
 
   switch (s.engine) {
     case Engine::vllm: {
-      // Before V0's removal (0.10) a GPU V1 does not run falls back to it. A release before 0.8 is
-      // V0 already and keeps its own defaults (0.5.2's unchunked step, 0.6.4's 512 tokens).
+      // What V1 does not run falls back to V0: an encoder-decoder model until V0's removal (0.11),
+      // a GPU before Ampere until 0.10.2. A release before 0.8 is V0 already and keeps its own
+      // defaults (0.5.2's unchunked step, 0.6.4's 512 tokens).
+      const bool v0_until_removal = !m.layer_is_cross_attention.empty();
+      const bool v1_runs_it =
+          s.vllm_minor_version &&
+          (v0_until_removal ? *s.vllm_minor_version >= kVllmV0RemovedMinor
+                            : *s.vllm_minor_version > kVllmV1PreAmpereMinor ||
+                                  (*s.vllm_minor_version == kVllmV1PreAmpereMinor &&
+                                   s.vllm_patch_version.value_or(0) >= kVllmV1PreAmperePatch));
       const bool v0_fallback = in.v1_unsupported && s.vllm_minor_version &&
-                               *s.vllm_minor_version >= kVllmV1DefaultMinor && *s.vllm_minor_version < kVllmV0RemovedMinor;
+                               *s.vllm_minor_version >= kVllmV1DefaultMinor && !v1_runs_it;
       const std::optional<int> v0_minor = v0_fallback ? std::optional<int>(kVllmV1DefaultMinor - 1) : s.vllm_minor_version;
       // V0 turns chunked prefill on above 32K only where the model allows it: not with a sliding
       // window (`not use_sliding_window`, vllm PR #6666's rule, in vllm/engine/arg_utils.py

@@ -470,8 +470,8 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                       "blocks",
                                       r.engine.vllm_minor_version.value_or(0) < 8 ? "before 0.8"
                                       : m.layer_is_cross_attention.empty()
-                                          ? "0.8 and 0.9 on a GPU before Ampere (V1 needs compute capability 8.0)"
-                                          : "0.8 and 0.9 with an encoder-decoder model (V1 runs none)"));
+                                          ? "0.8 to 0.10.1 on a GPU before Ampere (V1 needs compute capability 8.0 before 0.10.2)"
+                                          : "0.8 to 0.10 with an encoder-decoder model (V1 runs none)"));
     }
   }
   if (res.engine && g.unified_memory() &&

@@ -440,7 +440,8 @@ OrderedJson model_json(const ScaleModelResult& r) {
                  {"kv_dtype", to_string(q.perf.fit.kv_dtype)},
                  {"input_tokens", q.perf.input_tokens},
                  {"output_tokens", q.perf.output_tokens},
-                 {"max_batch", q.max_batch},
+                 // null: no cap beyond the engine's own (SGLang's max_running_requests, default_max_batch)
+                 {"max_batch", q.max_batch >= kMaxBatchLimit ? OrderedJson(nullptr) : OrderedJson(q.max_batch)},
                  {"up_to", q.up_to},
                  {"target_output_tokens_per_s",
                   q.target_output_tokens_per_s ? OrderedJson(*q.target_output_tokens_per_s) : OrderedJson(nullptr)},
@@ -489,7 +490,9 @@ detail::Document model_document(const ScaleModelResult& r) {
                                     "tokens, batch cap {} per replica)",
                                     r.model_id, to_string(q.perf.fit.weights_dtype), to_string(q.perf.fit.kv_dtype),
                                     q.perf.input_tokens, detail::cached_input_text(q.perf.cached_input_tokens),
-                                    q.perf.output_tokens, q.max_batch));
+                                    q.perf.output_tokens,
+                                    q.max_batch >= kMaxBatchLimit ? std::string("the engine's own (SGLang's max_running_requests)")
+                                                                  : fmt::format("{}", q.max_batch)));
   if (q.target_output_tokens_per_s) {
     doc.heading.push_back(fmt::format("serve-out target: {} output tok/s", scale_rate(*q.target_output_tokens_per_s)));
   }

@@ -1010,9 +1010,17 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
                          "fp32 master, --master-weights fp32)",
                          to_string(r.sharding)));
     }
-    if (megatron_style(r) || r.framework) {
+    if (r.framework) {
       refuse("is PyTorch DDP's or FSDP's, not Megatron-LM's or DeepSpeed's (--framework: 16-bit weights beside an "
              "fp32 master, --master-weights fp32)");
+    }
+    // TP or PP without FSDP is read as Megatron-LM's (megatron_style): name the flags that made it so
+    // (review s62: the message named --framework, which the user had not given).
+    if (megatron_style(r)) {
+      refuse(fmt::format("is PyTorch DDP's or FSDP's: --tp {} --pp {} without --sharding fsdp is read as "
+                         "Megatron-LM, which keeps 16-bit weights beside an fp32 master; give --master-weights fp32, "
+                         "or --sharding fsdp",
+                         r.layout.tp, r.layout.pp));
     }
     if (r.method == TrainMethod::qlora) {
       refuse("does not apply to QLoRA's NF4 base (PEFT's k-bit preparation, --qlora-prep peft, already keeps the "

@@ -102,10 +102,29 @@ TEST_CASE("engine: vLLM 0.8 and 0.9 run an encoder-decoder model on V0 (s62)", "
 }
 
 TEST_CASE("engine: the tiled-encoder term is V0's and mllama's only (s62)", "[engine]") {
-  // V1 releases profile the encoder within its own token budget: not this term.
-  const auto v1 = fit_v0("a100-sxm-80gb", 1, 1024, std::nullopt, false, 10);
+  // V1 releases profile the encoder within its own token budget: not this term. An
+  // encoder-decoder model kept V0 until its removal in 0.11 (review s62: 0.10.1 said FITS where
+  // 0.9.2 ran out of memory), so 0.10 still charges it.
+  const auto v1 = fit_v0("a100-sxm-80gb", 1, 1024, std::nullopt, false, 11);
   REQUIRE(v1.engine);
+  CHECK_FALSE(v1.engine->vllm_v0);
   CHECK(v1.engine->activation_bytes < 1e9);
+  const auto v010 = fit_v0("a100-sxm-80gb", 1, 1024, std::nullopt, false, 10);
+  REQUIRE(v010.engine);
+  CHECK(v010.engine->vllm_v0);
+  CHECK(v010.engine->activation_bytes > 1e10);
+  // A decoder-only model on a GPU before Ampere runs V1 from 0.10.2 (vllm PRs #23614, #24022).
+  const auto t4 = [](int minor, std::optional<int> patch) {
+    FitRequest req{.context_tokens = 2048};
+    req.engine = EngineSettings{.engine = Engine::vllm, .vllm_minor_version = minor, .vllm_patch_version = patch};
+    const auto r = gpuplan::fit(cat().model("llama-3.2-1b"), cat().gpu("t4"), req);
+    REQUIRE(r.engine);
+    return r.engine->vllm_v0;
+  };
+  CHECK(t4(9, 2));
+  CHECK(t4(10, 1));
+  CHECK_FALSE(t4(10, 2));
+  CHECK_FALSE(t4(11, std::nullopt));
   // A vision model without tiles or cross-attention layers (Gemma 3), or a text model, adds
   // nothing; a V0 fit of a text model keeps its forward's activation.
   CHECK(vllm_v0_tiled_encoder_profile_bytes(cat().model("gemma-3-12b"), Layout{}, 256) <= 0.0);
