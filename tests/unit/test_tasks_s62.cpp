@@ -131,13 +131,14 @@ TEST_CASE("s62 cost: the throughput sentence is the renderer's", "[cost][s62]") 
 
 // data/prices.json said RunPod rents H100 SXM on demand only as 8-GPU instances, so a 1-GPU
 // compare paid $22.32/h for one H100 there. runpod.io/pricing prices pods per GPU-hour from one
-// GPU (silybench-data derived/cost.json: min_gpus 1).
-TEST_CASE("s62 prices: RunPod H100 SXM on demand rents any GPU count", "[prices][s62]") {
+// GPU (silybench-data derived/cost.json: min_gpus 1), up to 8 a pod.
+TEST_CASE("s62 prices: RunPod H100 SXM on demand rents pods of 1 to 8 GPUs", "[prices][s62]") {
   bool found = false;
   for (const Price& p : cat().prices()) {
     if (p.provider == "runpod" && p.gpu == "h100-sxm" && p.mode == PricingMode::on_demand) {
       found = true;
-      CHECK(p.gpus_per_instance.empty());
+      // A pod holds 1 to 8 GPUs (review s62: "any count" let a 16-GPU replica rent as one).
+      CHECK(p.gpus_per_instance == std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6, 7, 8});
     }
   }
   CHECK(found);
