@@ -13,6 +13,7 @@
 #include "detail/document.hpp"
 #include "detail/json_output.hpp"
 #include "detail/load_json.hpp"
+#include "detail/price_age_cells.hpp"
 
 namespace gpuplan {
 namespace {
@@ -382,10 +383,7 @@ std::string render_compare(const CompareResult& r, const RenderOptions& options)
     if (!csv) {
       return {price_age_label(p)};
     }
-    if (p.given()) {
-      return {"-", "-"};
-    }
-    return {std::to_string(p.age_days), p.stale() ? "yes" : "no"};
+    return detail::price_age_cells(p);
   };
   const auto row_of = [&](const ModeComparison& m, std::size_t i, std::vector<std::string> price_cells,
                           std::vector<std::string> figures, std::string verdict, std::string robust) {

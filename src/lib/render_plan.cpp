@@ -12,6 +12,7 @@
 
 #include "detail/document.hpp"
 #include "detail/json_output.hpp"
+#include "detail/price_age_cells.hpp"
 #include "detail/ttft_text.hpp"
 
 namespace gpuplan {
@@ -109,6 +110,7 @@ LaunchSettings launch_settings(const PlanResult& p, const PlanConfig& c) {
 /// and max batch, GPUs used and paid, capacity and its band's edges.
 std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c, Format format) {
   if (format == Format::csv) {
+    const std::vector<std::string> age = detail::price_age_cells(c.price);
     return {std::to_string(rank),
             c.gpu,
             std::string(to_string(c.weights_dtype)),
@@ -119,7 +121,8 @@ std::vector<std::string> config_row(std::size_t rank, const PlanConfig& c, Forma
             std::to_string(c.replicas),
             std::to_string(c.gpus),
             std::to_string(std::max(c.cost.rental.rented_gpus, c.gpus)),
-            price_age_label(c.price),
+            age[0],
+            age[1],
             fmt::format("{:.2f}", checked(c.usd_per_hour(), "usd/h")),
             fmt::format("{:.4f}", checked(c.cost.usd_per_million_tokens, "usd/mtok")),
             plan_rate(c.output_tokens_per_s),
@@ -160,7 +163,7 @@ const std::vector<std::string> kConfigHeader{
 /// not the slightly larger rate its batch could deliver (cost's figure for the same deployment).
 const std::vector<std::string> kConfigCsvHeader{
     "#", "GPU", "weights", "KV", "layout", "batch/replica", "max batch/replica", "replicas", "GPUs", "GPUs paid",
-    "price age", "USD/h", "USD/Mtok", "output tok/s", "capacity at max batch", "capacity band low",
+    "price age days", "stale", "USD/h", "USD/Mtok", "output tok/s", "capacity at max batch", "capacity band low",
     "capacity band high", "ITL ms", "TTFT ms", "robust"};
 
 std::vector<std::string> config_header(const PlanRequest& r, Format format) {
