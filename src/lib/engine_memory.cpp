@@ -675,8 +675,10 @@ std::string engine_step_line(const EngineMemory& e, const EngineSettings& s, std
       return e.req_to_token_requests > 0
                  ? fmt::format("engine step: prefill in chunks of chunked_prefill_size {} tokens ({}); cuda_graph_max_bs {} "
                                "({}) sizes its CUDA graphs only, the batch is capped by memory and by "
-                               "max_running_requests {} (SGLang's default from its KV pool)",
-                               e.batched_tokens, step_from, e.max_seqs, seqs_from, e.req_to_token_requests)
+                               "max_running_requests {} (SGLang's default from its KV pool and --context-length {}; "
+                               "without the flag it divides by the model's own length, which gives fewer, down to 2048)",
+                               e.batched_tokens, step_from, e.max_seqs, seqs_from, e.req_to_token_requests,
+                               e.req_to_token_context)
                  : fmt::format("engine step: prefill in chunks of chunked_prefill_size {} tokens ({}); cuda_graph_max_bs {} "
                                "({}) sizes its CUDA graphs only, the batch is capped by memory",
                                e.batched_tokens, step_from, e.max_seqs, seqs_from);
