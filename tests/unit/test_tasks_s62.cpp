@@ -27,7 +27,7 @@ RenderOptions format(Format f) {
   return o;
 }
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+bool has_part(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 CompareRequest h100_h200(double pue) {
   CompareRequest r;
@@ -59,11 +59,11 @@ TEST_CASE("s62 compare: energy per token follows --pue in every format", "[compa
                WithinRel(high.options[i].joules_per_token_at_tdp, 1e-12));
   }
   const std::string table = render_compare(high, format(Format::table));
-  CHECK(contains(table, "J/token at TDP"));
-  CHECK(contains(table, "PUE 1.50 (--pue)"));
-  CHECK(contains(table, fmt::format("{:.3f}", high.options[0].joules_per_token_at_tdp)));
-  CHECK_FALSE(contains(render_compare(low, format(Format::table)), "PUE 1.50"));
-  CHECK(contains(render_compare(high, format(Format::json)), "\"pue\": 1.5"));
+  CHECK(has_part(table, "J/token at TDP"));
+  CHECK(has_part(table, "PUE 1.50 (--pue)"));
+  CHECK(has_part(table, fmt::format("{:.3f}", high.options[0].joules_per_token_at_tdp)));
+  CHECK_FALSE(has_part(render_compare(low, format(Format::table)), "PUE 1.50"));
+  CHECK(has_part(render_compare(high, format(Format::json)), "\"pue\": 1.5"));
 }
 
 // CSV cells held two figures ("3873..7508", "85 (max 111)", "2214 (1736-3366)"): a spreadsheet
@@ -71,18 +71,18 @@ TEST_CASE("s62 compare: energy per token follows --pue in every format", "[compa
 TEST_CASE("s62 csv: compare's band and plan's batch and capacity split into cells", "[render][csv][s62]") {
   const CompareResult c = compare(cat(), cat().model("llama-3.1-8b"), h100_h200(1.3));
   const std::string csv = render_compare(c, format(Format::csv));
-  CHECK(contains(csv, ",band low,band high,"));
-  CHECK_FALSE(contains(csv, ".."));
-  CHECK(contains(csv, fmt::format(",{:.0f},{:.0f},", c.options[0].estimate_low, c.options[0].estimate_high)));
-  CHECK(contains(render_compare(c, format(Format::table)), ".."));
+  CHECK(has_part(csv, ",band low,band high,"));
+  CHECK_FALSE(has_part(csv, ".."));
+  CHECK(has_part(csv, fmt::format(",{:.0f},{:.0f},", c.options[0].estimate_low, c.options[0].estimate_high)));
+  CHECK(has_part(render_compare(c, format(Format::table)), ".."));
   // The cost table too: age and stale, premium %, the ratio, winner and robust apart.
-  CHECK(contains(csv, ",USD/GPU-h,price age days,stale,USD/h,M tokens/USD,USD/Mtok,premium %,throughput ratio,"
+  CHECK(has_part(csv, ",USD/GPU-h,price age days,stale,USD/h,M tokens/USD,USD/Mtok,premium %,throughput ratio,"
                       "break-even USD/GPU-h,winner,robust"));
-  CHECK_FALSE(contains(csv, "+50 %"));  // h200-sxm's premium over h100-sxm at 3.00 vs 2.00 USD/GPU-h
-  CHECK(contains(csv, ",50,1.12,"));
-  CHECK_FALSE(contains(csv, "1.00x"));
-  CHECK_FALSE(contains(csv, "within band"));
-  CHECK(contains(render_compare(c, format(Format::table)), "1.00x"));
+  CHECK_FALSE(has_part(csv, "+50 %"));  // h200-sxm's premium over h100-sxm at 3.00 vs 2.00 USD/GPU-h
+  CHECK(has_part(csv, ",50,1.12,"));
+  CHECK_FALSE(has_part(csv, "1.00x"));
+  CHECK_FALSE(has_part(csv, "within band"));
+  CHECK(has_part(render_compare(c, format(Format::table)), "1.00x"));
 
   PlanRequest r;
   r.perf.input_tokens = 1024;
@@ -95,11 +95,11 @@ TEST_CASE("s62 csv: compare's band and plan's batch and capacity split into cell
   REQUIRE_FALSE(p.configurations.empty());
   const PlanConfig& best = p.configurations.front();
   const std::string plan_csv = render_plan({p}, std::nullopt, format(Format::csv));
-  CHECK(contains(plan_csv, ",batch/replica,max batch/replica,replicas,GPUs,GPUs paid,"));
-  CHECK(contains(plan_csv, ",capacity at max batch,capacity band low,capacity band high,"));
-  CHECK(contains(plan_csv, fmt::format(",{},{},", best.batch, best.max_batch)));
-  CHECK_FALSE(contains(plan_csv, "(max "));
-  CHECK(contains(render_plan({p}, std::nullopt, format(Format::table)), "(max "));
+  CHECK(has_part(plan_csv, ",batch/replica,max batch/replica,replicas,GPUs,GPUs paid,"));
+  CHECK(has_part(plan_csv, ",capacity at max batch,capacity band low,capacity band high,"));
+  CHECK(has_part(plan_csv, fmt::format(",{},{},", best.batch, best.max_batch)));
+  CHECK_FALSE(has_part(plan_csv, "(max "));
+  CHECK(has_part(render_plan({p}, std::nullopt, format(Format::table)), "(max "));
 }
 
 // The sentence was built in src/cli/cmd_cost.cpp; the library words it from the facts.
@@ -116,13 +116,13 @@ TEST_CASE("s62 cost: the throughput sentence is the renderer's", "[cost][s62]") 
   t.layout_given = true;
   t.sparse = true;
   t.load.concurrency = 300;
-  CHECK(contains(throughput_source_text(t), "1024 input (512 of them cached)"));
-  CHECK(contains(throughput_source_text(t), "(--concurrency 300)"));
-  CHECK(contains(throughput_source_text(t), ", 2:4-sparse peak FLOPs"));
-  CHECK_FALSE(contains(throughput_source_text(t), "layout chosen"));
+  CHECK(has_part(throughput_source_text(t), "1024 input (512 of them cached)"));
+  CHECK(has_part(throughput_source_text(t), "(--concurrency 300)"));
+  CHECK(has_part(throughput_source_text(t), ", 2:4-sparse peak FLOPs"));
+  CHECK_FALSE(has_part(throughput_source_text(t), "layout chosen"));
   t.layout_given = false;
   t.instance_limit_gpus = 4;
-  CHECK(contains(throughput_source_text(t), "an instance of at most 4 GPUs holds"));
+  CHECK(has_part(throughput_source_text(t), "an instance of at most 4 GPUs holds"));
   CostThroughput measured{.measured = true, .input_tokens = 2000, .output_tokens = 100};
   CHECK(throughput_source_text(measured) ==
         "measured, --tokens-per-second; input+output priced for requests of 2000 input and 100 output tokens "
