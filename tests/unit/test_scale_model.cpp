@@ -266,7 +266,8 @@ TEST_CASE("scale model: under a target rate and a TTFT cap a row runs at plan's 
 
   // A burst of the batch's prompts waits longer, so the same cap allows a smaller batch.
   s.perf.arrivals = gpuplan::Arrivals::burst;
-  const ScaleModelRow* burst = find(gpuplan::model_scaling_table(model, gpu, s), Layout{.tp = 4});
+  const auto burst_table = gpuplan::model_scaling_table(model, gpu, s);  // find() points into it
+  const ScaleModelRow* burst = find(burst_table, Layout{.tp = 4});
   REQUIRE(burst != nullptr);
   CHECK(burst->batch < tp4->batch);
 }
