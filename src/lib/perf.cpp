@@ -415,7 +415,10 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // 512 x pool tokens / context_len, clamped to 2048..4096, at most pool / 2), so a large pool
   // runs up to 4096 at once: MiniMax-M2.7 at concurrency 4096 on 8 x MI300X kept about 3,600 in
   // flight (8,344 tok/s x 431 ms TPOT; tools/heldout/community-2026ai.json), more than the 2048
-  // of TensorRT-LLM's max_batch_size the request's default cap names.
+  // of TensorRT-LLM's max_batch_size the request's default cap names. Under PP it is the total in
+  // flight, not a batch's: the scheduler splits it over the micro-batches (pp_max_micro_batch_size
+  // = max(max_running_requests // pp_size, 1), python/sglang/srt/managers/scheduler.py), so it is
+  // not multiplied by the stages as vLLM's and TensorRT-LLM's caps are.
   if (fit_.engine && fit_.engine->engine == Engine::sglang && fit_.engine->req_to_token_requests > 0) {
     engine_max_batch_ = fit_.engine->req_to_token_requests;
   }
