@@ -63,6 +63,14 @@ TEST_CASE("s63: LLaVA's projector follows vision_feature_layer, its bias flag an
   next["model_type"] = "llava_next";
   next["architectures"] = nlohmann::json::array({"LlavaNextForConditionalGeneration"});
   CHECK(count(next).vision - base == Approx(4096.0));  // image_newline
+  // VipLlava (modeling_vipllava.py VipLlavaMultiModalProjector): a LayerNorm over the five
+  // vision_feature_layers' concatenation (VipLlavaConfig's default [-2, -5, -8, -11, 6]), then
+  // linear_1 from it, always biased.
+  auto vip = base_json;
+  vip["model_type"] = "vipllava";
+  vip["architectures"] = nlohmann::json::array({"VipLlavaForConditionalGeneration"});
+  vip.erase("vision_feature_layer");
+  CHECK(count(vip).vision - base == Approx(4.0 * 1024 * 4096 + 2.0 * 5 * 1024));
   auto bad = base_json;
   bad["vision_feature_layer"] = "last";
   CHECK_THROWS_WITH(count(bad), Contains("vision_feature_layer"));
