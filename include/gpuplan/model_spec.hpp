@@ -57,6 +57,13 @@ struct MoeSpec {
   /// (Gemma 4's enable_moe_block: Gemma4TextDecoderLayer adds both outputs), with three more
   /// norms a layer and a router with a norm scale and a scale per expert.
   bool beside_dense_mlp = false;
+  /// LongCat-Flash's shortcut MoE: the experts run beside the dense MLP of their layer, with no
+  /// norms or router scales of their own (beside_dense_mlp is Gemma 4's, which has them).
+  bool shortcut = false;
+  /// Zero-computation (identity) experts the router also picks among (LongCat-Flash's
+  /// zero_expert_num): rows of the router and its score-correction bias, no weights. A token
+  /// routed to them runs fewer than experts_per_token real experts.
+  std::uint64_t zero_experts = 0;
   /// Latent MoE (Nemotron-3 Super/Ultra's moe_latent_size): the routed experts take and return
   /// vectors of this width, projected from and to the hidden width by fc1_latent_proj and
   /// fc2_latent_proj once a layer; the shared experts stay at the hidden width. 0: none.
@@ -174,6 +181,18 @@ struct VisionSpec {
   /// The gated connector also has a LayerNorm on its input and biases (Aya Vision's
   /// AyaVisionMultiModalProjector: LayerNorm, linear_1 with bias, linear_2 with bias).
   bool projector_norm_and_biases = false;
+  /// LLaVA's connector (transformers LlavaMultiModalProjector and its kin): linear_1 from the tower's
+  /// width times `feature_layers` (the layers whose outputs it concatenates) to output_size, an
+  /// activation, then linear_2 square on output_size; both biased when `projector_biases`.
+  bool two_layer_projector = false;
+  bool projector_biases = true;
+  std::uint64_t feature_layers = 1;
+  /// Mistral3PatchMerger: one matrix from merge x merge patches to the tower's width, no bias,
+  /// before the projector (this many patches per side; 1: none).
+  std::uint64_t patch_merger = 1;
+  /// Vectors of the connector outside its matrices: a norm on its input (VipLlava's LayerNorm,
+  /// Mistral 3's RMSNorm), LLaVA-NeXT's image_newline.
+  std::uint64_t projector_vectors = 0;
   std::optional<ResamplerSpec> resampler;  ///< after the connector (Idefics2); unset: none
   bool gated_mlp = false;
   bool biases = true;

@@ -274,6 +274,28 @@ Json normalized(const Json& config, std::string_view type, Spellings* spelled = 
       take("n_shared_experts", "num_shared_expert");
     }
   }
+  // LongCat-Flash (transformers models/longcat_flash/modeling_longcat_flash.py): each of num_layers
+  // layers holds two MLA attentions and two dense MLPs of ffn_hidden_size, and one MoE of
+  // n_routed_experts experts expert_ffn_hidden_size wide (top moe_topk, beside zero_expert_num
+  // identity experts) fed from the first attention and added at the layer's end; LongcatFlashModel
+  // sets num_hidden_layers to 2 x num_layers for its cache, whatever the file says. Read as
+  // 2 x num_layers layers of MLA and dense MLP, the MoE beside the MLP of every second one.
+  if (type == "longcat_flash") {
+    if (const auto it = out.find("num_layers"); it != out.end() && it->is_number_unsigned()) {
+      out["num_hidden_layers"] = 2 * it->get<std::uint64_t>();
+      if (spelled != nullptr) {
+        (*spelled)["num_hidden_layers"] = "num_layers";
+      }
+    }
+    for (const auto& [alias, canonical] : {std::pair<const char*, const char*>{"ffn_hidden_size", "intermediate_size"},
+                                           {"expert_ffn_hidden_size", "moe_intermediate_size"},
+                                           {"moe_topk", "num_experts_per_tok"}}) {
+      if (out.contains(alias)) {
+        take(canonical, alias);
+      }
+    }
+    out["decoder_sparse_step"] = 2;
+  }
   // Kimi-Linear's KimiLinearConfig names its top-k num_experts_per_token (vLLM
   // transformers_utils/configs/kimi_linear.py); gpt-oss writes both spellings, checked elsewhere.
   if (type == "kimi_linear" && !out.contains("num_experts_per_tok") && out.contains("num_experts_per_token")) {
@@ -681,7 +703,8 @@ bool is(std::string_view type, std::initializer_list<std::string_view> types) {
 // query LoRA, no shared expert, and a null kv_lora_rank plain attention (DeepSeek-OCR; vLLM's
 // is_deepseek_mla tests kv_lora_rank for None).
 bool mla_type(std::string_view type) {
-  return is(type, {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm_moe_dsa", "minicpm3"});
+  // LongCat-Flash: LongcatFlashMLA on every sub-layer (modeling_longcat_flash.py).
+  return is(type, {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm_moe_dsa", "minicpm3", "longcat_flash"});
 }
 // Experts, shared experts and leading dense layers each sized by their own field (DeepSeek-MoE).
 bool deepseek_moe_type(std::string_view type) {
@@ -1105,7 +1128,9 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
       std::string_view("sparse_attention_config")};
   for (std::string_view key : kUnreadShapes) {
     // Nemotron-NAS's block_configs are read (read_nemotron_nas_blocks); another type's are not.
-    if (r.has(key) && !(key == "block_configs" && type == "nemotron-nas")) {
+    // LongCat-Flash's zero experts and expert width are read (normalized, read_moe).
+    const bool longcat = type == "longcat_flash" && (key == "zero_expert_num" || key == "expert_ffn_hidden_size");
+    if (r.has(key) && !(key == "block_configs" && type == "nemotron-nas") && !longcat) {
       r.fail(key, fmt::format("this shape field of model_type \"{}\" is not read; the parameter count and "
                               "KV cache would be wrong",
                               type));
@@ -1169,7 +1194,11 @@ const auto& checked_types() {
       // Llama 3.2 Vision's text model (MllamaTextModel: Llama layers, 8 of them cross-attention with
       // q/k norms and two gates): 9,775,157,248 read against 9,775,192,080 by hand from
       // modeling_mllama.py (its embedding's 8 extra rows and the norms and gates), helper s62 configs F1.
-      "mllama_text_model"};
+      "mllama_text_model",
+      // LongCat-Flash (normalized(): two MLA and MLP blocks a layer, the shortcut MoE and its zero
+      // experts): 560.66 B read against 560,664,980,480 by hand from modeling_longcat_flash.py and
+      // the card's 560B (helper s63 configs F2).
+      "longcat_flash"};
   return kChecked;
 }
 
@@ -1781,6 +1810,22 @@ MoeSpec read_moe(ModelSpec& m, ObjectReader& r, std::uint64_t experts) {
           e.dense_layers.push_back(i);
         }
       }
+    }
+  }
+  if (m.model_type == "longcat_flash") {
+    // LongcatFlashMoE: no shared experts, the experts beside the dense MLP (normalized() set the
+    // step of 2); the router scores the zero experts too (LongcatFlashTopkRouter's classifier).
+    e.shortcut = true;
+    e.shared_experts = 0;
+    e.first_dense_layers = 0;
+    e.zero_experts = r.optional_integer("zero_expert_num", 0, 1u << 20).value_or(0);
+    if (r.optional_string("zero_expert_type").value_or("identity") != "identity") {
+      r.fail("zero_expert_type", "only identity zero experts (LongCat-Flash's) are modeled");
+    }
+    if (e.zero_experts > 0) {
+      add_note(m, fmt::format("the router picks {} of {} real and {} zero (identity) experts a token: the active "
+                              "parameters count {} real ones, the upper end, as the decode step's expert reads do",
+                              e.experts_per_token, e.routed_experts, e.zero_experts, e.experts_per_token));
     }
   }
   if (e.expert_intermediate == 0) {
@@ -2584,6 +2629,56 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   return s;
 }
 
+// LLaVA's connector (transformers models/llava/modeling_llava.py LlavaMultiModalProjector, which
+// llava_next, llava_next_video and llava_onevision reuse): linear_1 from the tower's width times the
+// feature layers it concatenates (vision_feature_layer: an int is one, a list its length) to the
+// text model's width, an activation, then linear_2 square; both biased unless
+// multimodal_projector_bias is false (LlavaConfig's default true). LLaVA-NeXT and OneVision add an
+// image_newline vector of the text width. VipLlava (modeling_vipllava.py) puts a LayerNorm over
+// its vision_feature_layers' concatenation first, always biased. Mistral 3 (modeling_mistral3.py
+// Mistral3MultiModalProjector) puts an RMSNorm of the tower's width and Mistral3PatchMerger (one
+// matrix, no bias, from spatial_merge_size^2 patches; Mistral3Config's default 2) first; its
+// multimodal_projector_bias defaults false. Read as one matrix, llava-1.5-7b-hf was 16.8 M
+// parameters short of its 7,063,427,072 (helper s63 configs F1).
+void read_llava_projector(const Json& config, const std::string& origin, const JsonPointer& at,
+                          const std::string& parent_type, ModelSpec& m) {
+  const bool llava = is(parent_type, {"llava", "llava_next", "llava_next_video", "llava_onevision"});
+  const bool vipllava = parent_type == "vipllava";
+  const bool mistral3 = parent_type == "mistral3";
+  if (!m.vision || !(llava || vipllava || mistral3)) {
+    return;
+  }
+  ObjectReader wrapper(config, origin, at);
+  VisionSpec& v = *m.vision;
+  const char* layers_key = vipllava ? "vision_feature_layers" : "vision_feature_layer";
+  std::uint64_t feature_layers = vipllava ? 5 : 1;  // VipLlavaConfig's default [-2, -5, -8, -11, 6]
+  if (const Json* layers = wrapper.value(layers_key); layers != nullptr && !layers->is_null()) {
+    if (layers->is_array()) {
+      if (layers->empty()) {
+        wrapper.fail(layers_key, "expected a layer index or a non-empty list of them");
+      }
+      feature_layers = layers->size();
+    } else if (!layers->is_number_integer()) {
+      wrapper.fail(layers_key, fmt::format("expected a layer index or a list of them, got {}", layers->dump()));
+    } else if (vipllava) {
+      feature_layers = 1;
+    }
+  }
+  v.two_layer_projector = true;
+  v.feature_layers = feature_layers;
+  v.projector_biases = vipllava || wrapper.boolean("multimodal_projector_bias", !mistral3);
+  v.merge = 1;
+  v.shuffle = 1;
+  if (is(parent_type, {"llava_next", "llava_next_video", "llava_onevision"})) {
+    v.projector_vectors = v.output_size;  // image_newline
+  } else if (vipllava) {
+    v.projector_vectors = 2 * v.hidden_size * feature_layers;  // projector_layernorm: weight and bias
+  } else if (mistral3) {
+    v.patch_merger = wrapper.optional_integer("spatial_merge_size", 1, 64).value_or(2);
+    v.projector_vectors = v.hidden_size;  // RMSNorm
+  }
+}
+
 // Idefics2's connector (modeling_idefics2.py Idefics2Connector): modality_projection, a gated MLP
 // without biases from vision_config's hidden_size through text_config's intermediate_size to its
 // hidden_size, then the Perceiver resampler of perceiver_config on the text model's width
@@ -3248,6 +3343,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       m.vision->projector_intermediate = alignment / 2;
       m.vision->projector_norm_and_biases = true;
     }
+    read_llava_projector(raw, origin, at, parent_type, m);
     m.vision_unsized = !m.vision && raw.contains("vision_config") && !raw["vision_config"].is_null();
     m.vision_config_keys = read_vision_config_keys(raw, origin, at);
     m.audio = read_audio(raw, origin, at, m.hidden_size, parent_type);

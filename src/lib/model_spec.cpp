@@ -244,8 +244,10 @@ void mlp_tensors(const ModelSpec& m, WeightPart part, std::uint64_t intermediate
 bool has_router_bias(const ModelSpec& m) {
   // gpt-oss routers carry a bias; DeepSeek-V3 and GLM-4.5 an e_score_correction_bias.
   // Nemotron-H's NemotronHTopkRouter has one too.
+  // LongCat-Flash's LongcatFlashTopkRouter: an e_score_correction_bias buffer, saved with the
+  // checkpoint, over its real and zero experts.
   return m.model_type == "gpt_oss" || m.model_type == "deepseek_v3" || m.model_type == "glm4_moe" ||
-         m.model_type == "nemotron_h";
+         m.model_type == "nemotron_h" || m.model_type == "longcat_flash";
 }
 
 // An encoder's layers (vision tower, audio encoder): q, k, v and o of `width`, an MLP (gated or
@@ -291,6 +293,18 @@ void vision_tensors(const VisionSpec& v, Tensors& out) {
     add(out, kPart, v.output_size, v.projector_intermediate, 1);
     if (v.projector_norm_and_biases) {
       add_vector(out, kPart, 2 * in + 2 * v.projector_intermediate + v.output_size, 1);
+    }
+  } else if (v.two_layer_projector) {
+    if (v.patch_merger > 1) {
+      add(out, kPart, h, h * v.patch_merger * v.patch_merger, 1);  // Mistral3PatchMerger's merging_layer
+    }
+    add(out, kPart, v.output_size, h * v.feature_layers, 1);  // linear_1
+    add(out, kPart, v.output_size, v.output_size, 1);         // linear_2
+    if (v.projector_biases) {
+      add_vector(out, kPart, 2 * v.output_size, 1);
+    }
+    if (v.projector_vectors > 0) {
+      add_vector(out, kPart, v.projector_vectors, 1);
     }
   } else {
     add(out, kPart, v.output_size, h * v.merge * v.merge * v.shuffle * v.shuffle, mergers);  // projector into the text model
@@ -529,7 +543,7 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
   const double layer_norms = m.norm_per_block ? blocks : d(m.norms_per_layer) * layers;
   add_replicated(out, WeightPart::norms, hidden, 1, per_norm * (layer_norms + 1.0));
   const double moe_layers = d(m.moe_layer_count());
-  const bool beside = m.moe && m.moe->beside_dense_mlp;
+  const bool beside = m.moe && (m.moe->beside_dense_mlp || m.moe->shortcut);
   // Blocks without an MLP are never MoE layers (the reader lists them as dense). Gemma 4's MoE
   // layers keep their dense MLP.
   const double dense_layers = layers - (beside ? 0.0 : moe_layers) - mixer_only_layers;
@@ -589,9 +603,9 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
     if (e.shared_expert_gate) {
       add(out, WeightPart::shared_experts, 1, hidden, moe_layers);
     }
-    add_replicated(out, WeightPart::router, e.routed_experts, hidden, moe_layers);
+    add_replicated(out, WeightPart::router, e.routed_experts + e.zero_experts, hidden, moe_layers);
     if (has_router_bias(m)) {
-      add_replicated(out, WeightPart::router, e.routed_experts, 1, moe_layers);
+      add_replicated(out, WeightPart::router, e.routed_experts + e.zero_experts, 1, moe_layers);
     }
   }
   if (m.audio) {

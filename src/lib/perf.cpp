@@ -251,7 +251,7 @@ double eager_kernels_per_layer(const ModelSpec& m, bool moe_layer, std::uint64_t
     if (m.moe->shared_experts > 0) {
       kernels += 3.0 + (m.moe->shared_expert_gate ? 2.0 : 0.0);
     }
-    if (m.moe->beside_dense_mlp) {
+    if (m.moe->beside_dense_mlp || m.moe->shortcut) {
       kernels += 3.0;
     }
   } else {
