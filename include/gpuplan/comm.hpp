@@ -21,6 +21,7 @@ struct CommLink {
   /// leaves over each GPU's own NIC.
   double allreduce_bytes_per_s_per_direction = 0;
   bool crosses_nodes = false;  ///< over the network: each hop waits on a NIC (kNetworkHopLatencyS)
+  bool over_pcie = false;      ///< inside a node over PCIe: each hop crosses the host (kPcieHopLatencyS)
 
   [[nodiscard]] double allreduce_rate() const {
     return allreduce_bytes_per_s_per_direction > 0 ? allreduce_bytes_per_s_per_direction : bytes_per_s_per_direction;
@@ -34,9 +35,24 @@ struct CommLink {
 /// (tenstorrent/tt-inference-server#356). NVLink hops take about 1 us (Efficiency::hop_latency_s).
 inline constexpr double kNetworkHopLatencyS = 5e-6;
 
-/// A hop's latency on a link that does or does not cross nodes, where any is charged at all.
-[[nodiscard]] inline double hop_latency_s(double base_s, bool crosses_nodes) {
-  return crosses_nodes && base_s > 0 ? (base_s > kNetworkHopLatencyS ? base_s : kNetworkHopLatencyS) : base_s;
+/// A ring hop between GPUs of one node that talk over PCIe (no NVLink between them), where any hop
+/// is charged at all: it crosses the PCIe root complex or switch, and on cards without peer access
+/// (GeForce) it is staged through host memory. NCCL's 8-byte all-reduce over 8 PCIe GPUs, which is
+/// all latency, took 42.14 us on RTX 4090s (NVIDIA/nccl#1530, all_reduce_perf -g 8) and
+/// 54.18 us on eight RTX 3090s (NVIDIA/nccl#1439): 14 ring hops of 3.0 and 3.9 us, against ~1 us over
+/// NVLink (Efficiency::hop_latency_s). The lower figure is taken. INFERRED for PCIe cards with peer
+/// access (L40S, RTX PRO 6000): no public 8-byte figure for them was found; a hop still crosses the
+/// root complex or a PCIe switch rather than an NVSwitch.
+inline constexpr double kPcieHopLatencyS = 3e-6;
+
+/// A hop's latency on a link that does or does not cross nodes (or stays on PCIe inside one),
+/// where any is charged at all.
+[[nodiscard]] inline double hop_latency_s(double base_s, bool crosses_nodes, bool over_pcie = false) {
+  if (!(base_s > 0)) {
+    return base_s;
+  }
+  const double floor_s = crosses_nodes ? kNetworkHopLatencyS : over_pcie ? kPcieHopLatencyS : 0.0;
+  return base_s > floor_s ? base_s : floor_s;
 }
 
 /// A scale-up domain of at most this many GPUs lives in one server (HGX boards, NVLink bridges) and

@@ -34,6 +34,8 @@ PerfRequest request_for(const Benchmark& b, const Efficiency& e) {
   r.efficiency = e;
   if (b.vllm) {
     r.kernels = Engine::vllm;
+  } else if (b.tensorrt_llm) {
+    r.kernels = Engine::trtllm;  // its own all-reduce over PCIe peers (PerfModel: own_allreduce)
   }
   r.eager = b.eager;  // no CUDA graphs: the host's launches floor every step
   r.vllm_minor_version = b.vllm_minor_version;

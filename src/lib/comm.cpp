@@ -49,9 +49,10 @@ CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t 
   double bandwidth = std::min(network_bytes_per_s_per_gpu, host);
   double ring = 0;
   bool network = false;
+  bool over_pcie = false;
   switch (group_path(gpu, group_gpus, node_gpus)) {
     case GroupPath::scale_up: bandwidth = gpu.scale_up->group_rate(group_gpus); break;
-    case GroupPath::pcie: bandwidth = host; break;
+    case GroupPath::pcie: bandwidth = host; over_pcie = true; break;
     case GroupPath::network: {
       // A ring over nodes crosses each node once per NIC's ring: the node's traffic shares its
       // group GPUs' NICs, and inside the node it moves over the scale-up link (or PCIe).
@@ -65,9 +66,10 @@ CommLink group_link(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t 
     }
   }
   return {.bytes_per_s_per_direction = bandwidth * link_efficiency,
-          .hop_latency_s = gpuplan::hop_latency_s(hop_latency_s, network),
+          .hop_latency_s = gpuplan::hop_latency_s(hop_latency_s, network, over_pcie),
           .allreduce_bytes_per_s_per_direction = ring,
-          .crosses_nodes = network};
+          .crosses_nodes = network,
+          .over_pcie = over_pcie};
 }
 
 double allreduce_s(double message_bytes, std::uint64_t gpus, const CommLink& link) {

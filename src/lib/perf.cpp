@@ -682,11 +682,23 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   prefill_attention_peak_flop_per_s_ =
       (mha_prefill || habana_bf16_prefill) && dense_bf16 != nullptr ? *dense_bf16 : attention_peak_flop_per_s_;
   const std::uint64_t replica = l.tp * l.pp;
+  // NCCL's ring pays a PCIe hop's latency (kPcieHopLatencyS); an engine's own one-shot all-reduce
+  // over peer-mapped buffers does not: TensorRT-LLM's custom all-reduce on any group of P2P cards,
+  // vLLM's and SGLang's on at most two PCIe GPUs (vLLM custom_all_reduce.py: "Custom allreduce is
+  // disabled because it's not supported on more than two PCIe-only GPUs"). Cards without peer
+  // access (GeForce) have only NCCL, staged through host memory.
+  const bool peers = gpu.host_link.peer_to_peer;
+  const auto own_allreduce = [&](std::uint64_t group) { return peers && (kernels == Engine::trtllm || group <= 2); };
   const auto peak_link = [&](std::uint64_t group) {
     const double network = request_.network_bytes_per_s_per_gpu;
     const std::uint64_t node = request_.fit.gpus_per_node;
-    return GroupLink{.line = group_link(gpu, group, node, network, 1.0, 0.0, PcieRate::line),
-                     .shared = group_link(gpu, group, node, network, 1.0, 0.0, PcieRate::shared)};
+    GroupLink g{.line = group_link(gpu, group, node, network, 1.0, 0.0, PcieRate::line),
+                .shared = group_link(gpu, group, node, network, 1.0, 0.0, PcieRate::shared)};
+    if (own_allreduce(group)) {
+      g.line.over_pcie = false;
+      g.shared.over_pcie = false;
+    }
+    return g;
   };
   tp_link_ = peak_link(l.tp);
   ep_link_ = peak_link(std::max(l.ep, l.tp));
@@ -696,9 +708,10 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
 CommLink PerfModel::GroupLink::at(const Efficiency& e) const {
   const CommLink& link = e.best_case ? line : shared;
   return {.bytes_per_s_per_direction = link.bytes_per_s_per_direction * e.link,
-          .hop_latency_s = hop_latency_s(e.hop_latency_s, link.crosses_nodes),
+          .hop_latency_s = hop_latency_s(e.hop_latency_s, link.crosses_nodes, link.over_pcie),
           .allreduce_bytes_per_s_per_direction = link.allreduce_bytes_per_s_per_direction * e.link,
-          .crosses_nodes = link.crosses_nodes};
+          .crosses_nodes = link.crosses_nodes,
+          .over_pcie = link.over_pcie};
 }
 
 double PerfModel::expert_idle_share(double tokens) const {

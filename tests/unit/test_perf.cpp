@@ -137,9 +137,10 @@ TEST_CASE("perf: PCIe groups estimate at the shared peer rate, bound at the line
   const PerfModel at_line(m, line, req);
   const auto est_shared = at_shared.evaluate(256, Efficiency{});
   const auto est_line = at_line.evaluate(256, Efficiency{});
-  // Bandwidth-bound messages: the time grows by the rate ratio, less the fixed hop latency.
+  // Bandwidth-bound messages: the time grows by the rate ratio, less the fixed hop latency (a
+  // PCIe hop's kPcieHopLatencyS since session 63: 1.72 here, 1.79 at NVLink's 1 us).
   const double ratio = est_shared.decode.communication_s / est_line.decode.communication_s;
-  CHECK(ratio > 1.75);
+  CHECK(ratio > 1.7);
   CHECK(ratio <= 32.0 / 17.5);
   CHECK(est_shared.output_tokens_per_s < est_line.output_tokens_per_s);
   const auto bound_shared = at_shared.evaluate(256, Efficiency::roofline());
