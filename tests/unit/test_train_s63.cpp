@@ -1,8 +1,8 @@
 // Helper s63 (train): measured bf16 matmul shares for GPUs the mamf-finder table lacks.
 //
 // The measurement behind it: a nanoGPT-style GPT-2 124M trained on one GPU each of 15 kinds
-// (tools/heldout/train-public-17.json) ran at 0.59 of the estimate on the L40S against 0.97 on
-// the A100. zzc0721/torch-performance-test-data database.md @07858687 (test.py: torch.mm of square
+// (tools/heldout/train-public-17.json) ran at 0.61 of the estimate on the L40S against 0.92-1.03 on
+// the A100s. zzc0721/torch-performance-test-data database.md @07858687 (test.py: torch.mm of square
 // bf16 matrices, the best of five sizes) reads 269.15 TFLOP/s on the L40S, 0.743 of its dense
 // 362.05: below the 0.803 that training's compute share was calibrated at (H100 SXM), so its GEMMs
 // are timed that much slower, as MI300X's are. The same script reads H100 SXM at 0.79-0.80 and A100
