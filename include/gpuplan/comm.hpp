@@ -4,7 +4,9 @@
 // (n-1)/n of the message; point-to-point moves it once.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <gpuplan/gpu.hpp>
 
@@ -62,6 +64,17 @@ inline constexpr std::uint64_t kServerDomainGpus = 8;
 /// GPUs a group reaches over the scale-up link: the domain, cut at the node unless it spans a
 /// rack; 1 without a scale-up link.
 [[nodiscard]] std::uint64_t scale_up_reach(const GpuSpec& gpu, std::uint64_t node_gpus);
+
+/// The most GPUs one node of `gpu` holds where its systems fix the count: the systems' own count
+/// (gpus_per_system: one GB10 per DGX Spark), or a scale-up board of at most kServerDomainGpus
+/// (HGX H100/H200/B200 and OAM boards hold 8 on one NVLink/xGMI fabric, and a server takes one
+/// board), so no node joins two boards by anything but its NICs. Never below the default node
+/// (kDefaultGpusPerNode). nullopt where servers take any number of cards (PCIe, bridges) or the
+/// domain spans a rack's nodes (NVL72).
+[[nodiscard]] std::optional<std::uint64_t> max_gpus_per_node(const GpuSpec& gpu);
+/// Throws InputError naming `flag` when a node of `node_gpus` is more than max_gpus_per_node(gpu):
+/// a TP group over two such boards would be timed on a link no server has.
+void require_node_size(const GpuSpec& gpu, std::uint64_t node_gpus, std::string_view flag);
 
 /// How a group of GPUs talks: inside the scale-up domain, over PCIe inside one node of
 /// `node_gpus` GPUs (cards without NVLink, or a group beyond its bridge), or over the network.

@@ -43,6 +43,9 @@ Exit run_compare(CompareOptions o) {
   }
   // Without --gpus-per-node each GPU takes its systems' own node (one GB10 per DGX Spark).
   req.gpus_per_node_given = o.deployment.gpus_per_node > 0;
+  for (const std::string& g : req.gpus) {
+    (void)gpus_per_node(o.deployment, catalog.gpu(g));  // a node no server of this GPU is
+  }
   o.deployment.gpu = req.gpus.front();  // resolved once: one note for a loose name
   const Deployment d = resolve_deployment(catalog, o.deployment);
   req.gpus_per_option = d.gpus;

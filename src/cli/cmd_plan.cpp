@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/comm.hpp>
 #include <gpuplan/engine_memory.hpp>
 #include <gpuplan/input_limits.hpp>
 #include <gpuplan/planner.hpp>
@@ -37,6 +38,7 @@ struct PlanOptions {
   std::size_t top = 10;
   std::uint64_t max_gpus_per_replica = 64;
   std::uint64_t gpus_per_node = 8;
+  bool gpus_per_node_given = false;  ///< --gpus-per-node given: checked against each GPU's systems
   std::string emit;
   std::string engine_version;  ///< --engine-version: the release of --emit's engine
   double mem_fraction_static = 0;  ///< --mem-fraction-static (0: not given): with --emit sglang
@@ -183,6 +185,20 @@ Exit run_plan(const PlanOptions& o) {
   req.top = o.top;
   req.max_gpus_per_replica = o.max_gpus_per_replica;
   req.gpus_per_node = o.gpus_per_node;
+  if (o.gpus_per_node_given) {
+    // Each GPU searched: those given, else every GPU in the catalog (the search's default) but
+    // those sold one system at a time (GB10), which the search has always sized at the flag's
+    // node: `--gpus-per-node 8` alone must not fail on them.
+    for (const GpuSpec& gpu : catalog.gpus()) {
+      const bool searched = req.gpus.empty() ? !gpu.gpus_per_system.has_value()
+                                             : std::ranges::find(req.gpus, gpu.id) != req.gpus.end();
+      if (searched) {
+        require_node_size(gpu, o.gpus_per_node,
+                          req.gpus.empty() ? "--gpus-per-node (every GPU is searched without --gpu)"
+                                           : "--gpus-per-node");
+      }
+    }
+  }
   req.batch_search = o.batch_search == "exhaustive" ? BatchSearch::exhaustive : BatchSearch::bisect;
   if (o.models.empty() && o.model_configs.empty()) {
     throw InputError("one of --model or --model-config is required");
@@ -301,7 +317,10 @@ void add_plan_command(CLI::App& app, Exit& exit_code) {
       ->capture_default_str()
       ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));
-  sub->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node: TP stays within one")
+  sub->add_option("--gpus-per-node", o->gpus_per_node,
+                  "GPUs per node: TP stays within one; at most what the GPU's servers hold (8 on an HGX or OAM "
+                  "board)")
+      ->each([o](const std::string&) { o->gpus_per_node_given = true; })
       ->capture_default_str()
       ->transform(whole_number())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));

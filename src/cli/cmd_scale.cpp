@@ -138,6 +138,7 @@ Exit run_modeled(const ScaleOptions& o) {
   ScaleModelRequest req;
   for (const std::string& g : o.gpus) {
     req.gpus.push_back(catalog.gpu(g).id);
+    (void)gpus_per_node(o.deployment, catalog.gpu(g));  // a node no server of this GPU is
   }
   req.perf.fit = d.request;
   apply_workload(o.workload, req.perf);

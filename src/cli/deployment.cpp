@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <gpuplan/comm.hpp>
 #include <gpuplan/engine_memory.hpp>
 #include <gpuplan/kv_cache.hpp>
 #include <gpuplan/units.hpp>
@@ -623,6 +624,9 @@ Deployment resolve_deployment(const Catalog& catalog, const DeploymentOptions& o
 }
 
 std::uint64_t gpus_per_node(const DeploymentOptions& o, const GpuSpec& gpu) {
+  if (o.gpus_per_node > 0) {
+    require_node_size(gpu, o.gpus_per_node, "--gpus-per-node");
+  }
   return o.gpus_per_node > 0 ? o.gpus_per_node : gpu.default_gpus_per_node();
 }
 

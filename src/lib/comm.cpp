@@ -2,6 +2,11 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include <gpuplan/error.hpp>
+#include <gpuplan/layout.hpp>
+
 namespace gpuplan {
 
 namespace {
@@ -16,6 +21,33 @@ std::uint64_t scale_up_reach(const GpuSpec& gpu, std::uint64_t node_gpus) {
   const std::uint64_t domain = domain_of(gpu);
   // An 8-GPU NVLink board in a 4-GPU node reaches 4; a rack's domain spans its nodes.
   return domain > kServerDomainGpus ? domain : std::min(domain, node_gpus);
+}
+
+std::optional<std::uint64_t> max_gpus_per_node(const GpuSpec& gpu) {
+  if (gpu.gpus_per_system) {
+    return *gpu.gpus_per_system;
+  }
+  if (gpu.scale_up && domain_of(gpu) <= kServerDomainGpus) {
+    return std::max(domain_of(gpu), kDefaultGpusPerNode);
+  }
+  return std::nullopt;
+}
+
+void require_node_size(const GpuSpec& gpu, std::uint64_t node_gpus, std::string_view flag) {
+  const std::optional<std::uint64_t> most = max_gpus_per_node(gpu);
+  if (!most || node_gpus <= *most) {
+    return;
+  }
+  if (gpu.gpus_per_system) {
+    throw InputError(fmt::format("{}: {} comes {} per system, not {}; more of them talk over the network: "
+                                 "give --gpus-per-node {} (or leave it out)",
+                                 flag, gpu.id, *most, node_gpus, *most));
+  }
+  throw InputError(fmt::format(
+      "{}: no {} server holds {} GPUs: its {} board of {} is the node, and GPUs on two boards talk over the "
+      "network, not {} or PCIe; give --gpus-per-node {} or less (a larger deployment spans several nodes), "
+      "or a catalog entry whose scale_up domain_gpus spans the larger node",
+      flag, gpu.id, node_gpus, gpu.scale_up->kind, gpu.scale_up->domain_gpus, gpu.scale_up->kind, *most));
 }
 
 GroupPath group_path(const GpuSpec& gpu, std::uint64_t group_gpus, std::uint64_t node_gpus) {
