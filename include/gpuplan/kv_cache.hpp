@@ -62,8 +62,11 @@ DType default_kv_dtype(const WeightFormats& served, const GpuSpec& gpu);
 
 /// The per-GPU KV shape for a layout. The model must have an architecture. With
 /// `windows_keep_context`, sliding-window and chunked-attention layers count as full attention
-/// (TensorRT-LLM without a max_attention_window).
-KvShape kv_shape(const ModelSpec& model, DType kv_dtype, const Layout& layout, bool windows_keep_context = false);
+/// (TensorRT-LLM without a max_attention_window). With `cross_attention_pooled`, cross-attention
+/// layers (mllama) hold a full layer of the paged pool for every token too, as vLLM's V0 cache
+/// engine allocates one for every decoder layer (see vllm_pools_cross_attention_layers).
+KvShape kv_shape(const ModelSpec& model, DType kv_dtype, const Layout& layout, bool windows_keep_context = false,
+                 bool cross_attention_pooled = false);
 
 /// Bytes one sequence of `tokens` occupies on one GPU, with paged allocation in blocks of
 /// `block_tokens` (windowed layers of the shape hold at most their window, rounded up to blocks).

@@ -97,6 +97,17 @@ struct FitRequest {
          vllm_chunked_attention_as_full(r, m) || vllm_windows_as_full(r, m);
 }
 
+/// vLLM ran cross-attention models (Llama 3.2 Vision, mllama) on its V0 engine only, and V0's
+/// cache engine allocates a KV cache for every decoder layer, the cross-attention ones included:
+/// CacheEngine.get_cache_block_size takes num_layers = model_config.get_num_layers(), that is
+/// hf_text_config.num_hidden_layers (vllm-project/vllm vllm/worker/cache_engine.py
+/// @017e7a4cea78f72b95f2ee3cbfa85a1f8981bd2c). Llama 3.2 11B Vision's 40 layers (8 cross) make a
+/// 16-token block 2.5 MiB: 14.65 GiB logged as 6,001 blocks on an H100 (vllm PR #12126), where its
+/// 32 self-attention layers alone would make 7,501.
+[[nodiscard]] inline bool vllm_pools_cross_attention_layers(const FitRequest& r, const ModelSpec& m) {
+  return r.engine.engine == Engine::vllm && !m.layer_is_cross_attention.empty();
+}
+
 /// Weights one GPU holds, by part.
 struct WeightsBytes {
   double embedding = 0;

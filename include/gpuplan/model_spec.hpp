@@ -356,6 +356,14 @@ struct ModelSpec {
   [[nodiscard]] const std::string& served_model_type() const {
     return wrapper_model_type.empty() ? model_type : wrapper_model_type;
   }
+  /// A multimodal config's own model_type, whose text_config (llm_config, language_config) was
+  /// read as the model (mllama over mllama_text_model), else empty: what messages name, as the
+  /// user's config.json states it.
+  std::string multimodal_model_type;
+  /// The model_type the user's config.json states at its top level.
+  [[nodiscard]] const std::string& config_model_type() const {
+    return multimodal_model_type.empty() ? served_model_type() : multimodal_model_type;
+  }
   /// config.json's model_type is none whose layout gpuplan has checked against a checkpoint:
   /// its layers were read as a Llama-style decoder's, and fit says so.
   bool layout_unchecked = false;

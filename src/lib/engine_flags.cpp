@@ -641,6 +641,25 @@ constexpr std::array kVllmFirstReleases{
                      "vllm-project/vllm#8826, the Llama 3.2 Vision guide of the 0.6.2 release day"},
 };
 
+/// A model type vLLM loaded up to a release and no longer: the first minor without it.
+struct VllmRemoval {
+  std::string_view model_type;
+  int first_minor_without;
+  std::string_view last_release;  ///< the last release that loads it, as --engine-version takes it
+  std::string_view source;
+};
+
+// Llama 3.2 Vision (mllama) ran on V0's encoder-decoder runner only; vllm-project/vllm PR #24907
+// ("Remove V0 Encoder-Decoder Support", merged 2025-09-15, after 0.10.2 of 2025-09-13) deleted it
+// and the models on it: "After this PR, Whisper will be the only encoder-decoder model that are
+// supported by vLLM". 0.11.0 is the first release without it.
+constexpr std::array kVllmRemovals{
+    VllmRemoval{"mllama", 11, "0.10.2",
+                "vllm-project/vllm PR #24907, \"Remove V0 Encoder-Decoder Support\" (merged 2025-09-15, after 0.10.2)"},
+    VllmRemoval{"mllama_text_model", 11, "0.10.2",
+                "vllm-project/vllm PR #24907, \"Remove V0 Encoder-Decoder Support\" (merged 2025-09-15, after 0.10.2)"},
+};
+
 /// A model type SGLang loads from a release on (minor x 100 + patch, as EngineSettings::sglang_version).
 struct SglangFirstRelease {
   std::string_view model_type;
@@ -675,8 +694,22 @@ std::optional<std::string> engine_release_refusal(Engine engine, std::optional<i
                                   : fmt::format("0.{}.{}", *sglang_version / 100, *sglang_version % 100);
     return fmt::format("engine.sglang_version: SGLang {} cannot load {} (model_type {}): SGLang supports it from "
                        "0.{}.{} ({}); give --engine-version 0.{}.{} or later",
-                       given, model.id, model.served_model_type(), row->version / 100, row->version % 100, row->source,
+                       given, model.id, model.config_model_type(), row->version / 100, row->version % 100, row->source,
                        row->version / 100, row->version % 100);
+  }
+  if (engine == Engine::vllm) {
+    // Without a version the figures are the current release's, which no longer loads it.
+    const auto removed =
+        std::ranges::find(kVllmRemovals, std::string_view{model.served_model_type()}, &VllmRemoval::model_type);
+    if (removed != kVllmRemovals.end() && (!vllm_minor || *vllm_minor >= removed->first_minor_without)) {
+      return fmt::format("engine.vllm_version: vLLM {} cannot load {} (model_type {}): vLLM served it up to {} and "
+                         "removed it in 0.{}.0 ({}); give --engine-version {} or earlier, or --engine sglang",
+                         vllm_minor ? fmt::format("0.{}{}", *vllm_minor,
+                                                  vllm_patch ? fmt::format(".{}", *vllm_patch) : std::string{})
+                                    : std::string("(current)"),
+                         model.id, model.config_model_type(), removed->last_release, removed->first_minor_without,
+                         removed->source, removed->last_release);
+    }
   }
   if (engine != Engine::vllm || !vllm_minor) {
     return std::nullopt;
@@ -694,7 +727,7 @@ std::optional<std::string> engine_release_refusal(Engine engine, std::optional<i
   return fmt::format("engine.vllm_version: vLLM 0.{}{} cannot load {} (model_type {}): vLLM supports it from 0.{}.{} "
                      "({}); give --engine-version 0.{}.{} or later",
                      *vllm_minor, vllm_patch ? fmt::format(".{}", *vllm_patch) : std::string{}, model.id,
-                     model.served_model_type(), row->minor, row->patch, row->source, row->minor, row->patch);
+                     model.config_model_type(), row->minor, row->patch, row->source, row->minor, row->patch);
 }
 
 std::optional<std::string> engine_hardware_refusal(Engine engine, const GpuSpec& gpu, std::optional<int> trtllm_version) {

@@ -3278,6 +3278,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       }
     }
     ModelSpec m = model_from_config(merged, origin, at / text_key, false, checkpoint_total_known);
+    if (!parent_type.empty() && parent_type != m.served_model_type()) {
+      m.multimodal_model_type = parent_type;
+    }
     if (!tie_note.empty()) {
       add_note(m, tie_note);
     }

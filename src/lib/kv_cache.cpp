@@ -100,7 +100,8 @@ double kv_bytes_per_token(const ModelSpec& model, DType kv_dtype) {
          d(attention_layers(model, 0, model.num_hidden_layers));
 }
 
-KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool windows_keep_context) {
+KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool windows_keep_context,
+                 bool cross_attention_pooled) {
   KvShape s;
   s.elements_per_token_per_layer = elements_per_token_per_layer(m);
   s.bytes_per_element = bits_per_element(kv_dtype) / units::kBitsPerByte;
@@ -132,6 +133,12 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
   const auto window_of = [&](std::uint64_t layer) {
     return windows_keep_context ? 0 : m.window_of_layer(layer);
   };
+  // A layer whose cache the pool keeps for every token: vLLM V0 gives cross-attention layers one
+  // too (its cache engine allocates num_layers = hf_text_config.num_hidden_layers of them, cross
+  // layers included, and the decoder's blocks take a slot in each).
+  const auto pooled = [&](std::uint64_t layer) {
+    return m.holds_token_kv(layer) || (cross_attention_pooled && m.is_cross_attention_layer(layer));
+  };
   std::uint64_t best_start = 0;
   std::uint64_t best_layers = 0;
   std::uint64_t best_full = 0;
@@ -141,9 +148,12 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
     const std::uint64_t end = std::min(start + per_stage, m.num_hidden_layers);
     std::uint64_t full = 0;
     for (std::uint64_t layer = start; layer < end; ++layer) {
-      full += window_of(layer) == 0 && m.holds_token_kv(layer) ? 1u : 0u;
+      full += window_of(layer) == 0 && pooled(layer) ? 1u : 0u;
     }
-    const std::uint64_t attention = attention_layers(m, start, end);
+    std::uint64_t attention = 0;
+    for (std::uint64_t layer = start; layer < end; ++layer) {
+      attention += pooled(layer) ? 1u : 0u;
+    }
     if (attention > best_layers || (attention == best_layers && full > best_full)) {
       best_start = start;
       best_layers = attention;
@@ -160,7 +170,7 @@ KvShape kv_shape(const ModelSpec& m, DType kv_dtype, const Layout& layout, bool 
     if (!m.has_mixer(layer)) {
       ++s.mlp_only_layers;
     }
-    if (m.holds_token_kv(layer)) {
+    if (pooled(layer)) {
       s.windows.push_back(window_of(layer));
       if (m.kv_width_varies() && !m.caches_latent()) {
         // Each layer's heads split over TP, at least one a GPU.

@@ -795,9 +795,16 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   }
   if (const auto cross = std::count(m.layer_is_cross_attention.begin(), m.layer_is_cross_attention.end(), true);
       cross > 0) {
-    res.notes.push_back(fmt::format("{} cross-attention layers keep the image's KV, once per request with an "
-                                    "image, not per token: not in the KV cache figures (text-only requests)",
-                                    cross));
+    res.notes.push_back(
+        vllm_pools_cross_attention_layers(r, m)
+            ? fmt::format("{} cross-attention layers keep the image's KV, once per request with an image; vLLM's V0 "
+                          "cache engine still gives them a slot of every token's block, so the KV cache figures count "
+                          "all {} layers a token (vllm/worker/cache_engine.py; vllm PR #12126: 6,001 blocks in 14.65 "
+                          "GiB for Llama 3.2 11B Vision)",
+                          cross, m.num_hidden_layers)
+            : fmt::format("{} cross-attention layers keep the image's KV, once per request with an "
+                          "image, not per token: not in the KV cache figures (text-only requests)",
+                          cross));
   }
 }
 
@@ -1086,7 +1093,7 @@ const KvShape& FitBasis::kv_shape_of(const ModelSpec& model, const Layout& layou
   const std::pair key(layout.tp, layout.pp);
   auto it = kv_shapes.find(key);
   if (it == kv_shapes.end()) {
-    it = kv_shapes.emplace(key, kv_shape(model, kv_dtype, layout, windows_keep_context)).first;
+    it = kv_shapes.emplace(key, kv_shape(model, kv_dtype, layout, windows_keep_context, cross_attention_pooled)).first;
   }
   return it->second;
 }
@@ -1097,16 +1104,18 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
   validate_request(r);
   validate_layout(r.layout, model);
   const bool keep_context = windows_keep_context(r, model);
+  const bool cross_pooled = vllm_pools_cross_attention_layers(r, model);
   if (!basis || !basis->ready || basis->asked_formats != r.weight_formats || basis->weights_dtype != r.weights_dtype ||
       basis->embeddings_dtype != r.embeddings_dtype || basis->kv_dtype != r.kv_dtype ||
-      basis->windows_keep_context != keep_context) {
+      basis->windows_keep_context != keep_context || basis->cross_attention_pooled != cross_pooled) {
     FitBasis b{.ready = true,
                .keep_shapes = basis.has_value() && basis->keep_shapes,
                .asked_formats = r.weight_formats,
                .weights_dtype = r.weights_dtype,
                .embeddings_dtype = r.embeddings_dtype,
                .kv_dtype = r.kv_dtype,
-               .windows_keep_context = keep_context};
+               .windows_keep_context = keep_context,
+               .cross_attention_pooled = cross_pooled};
     b.formats = resolve_formats(model, r);
     b.formats_as_shipped = b.formats == model.shipped_formats.value_or(WeightFormats{});
     b.totals = weight_totals(model, b.formats);
@@ -1185,7 +1194,7 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     // A single fit (perf's models, a search's chosen layout) takes the basis's shape when the
     // search made it, else makes its own without keeping it.
     const auto it = basis->kv_shapes.find(std::pair(l.tp, l.pp));
-    *own_shape = it != basis->kv_shapes.end() ? it->second : kv_shape(model, r.kv_dtype, l, keep_context);
+    *own_shape = it != basis->kv_shapes.end() ? it->second : kv_shape(model, r.kv_dtype, l, keep_context, cross_pooled);
     f.kv = own_shape;
   } else if (kv_known) {
     f.kv = &basis->kv_shape_of(model, l);

@@ -105,10 +105,9 @@ TEST_CASE("engine: the tiled-encoder term is V0's and mllama's only (s62)", "[en
   // V1 releases profile the encoder within its own token budget: not this term. An
   // encoder-decoder model kept V0 until its removal in 0.11 (review s62: 0.10.1 said FITS where
   // 0.9.2 ran out of memory), so 0.10 still charges it.
-  const auto v1 = fit_v0("a100-sxm-80gb", 1, 1024, std::nullopt, false, 11);
-  REQUIRE(v1.engine);
-  CHECK_FALSE(v1.engine->vllm_v0);
-  CHECK(v1.engine->activation_bytes < 1e9);
+  // From 0.11 vLLM does not load mllama at all (vllm PR #24907; helper s63): refused, not sized.
+  CHECK_THROWS_WITH(fit_v0("a100-sxm-80gb", 1, 1024, std::nullopt, false, 11),
+                    Catch::Contains("removed it in 0.11.0") && Catch::Contains("model_type mllama)"));
   const auto v010 = fit_v0("a100-sxm-80gb", 1, 1024, std::nullopt, false, 10);
   REQUIRE(v010.engine);
   CHECK(v010.engine->vllm_v0);
@@ -153,5 +152,8 @@ TEST_CASE("fit: vLLM releases before GLM-4.5's and Llama 3.2 Vision's are refuse
   CHECK(refused(cat().model("glm-4.5-air"), 10, 0).empty());
   // mllama: 0.6.2 (vllm#8826).
   CHECK(refused(mllama(), 6, 1).find("from 0.6.2") != std::string::npos);
+  // The message names the config's own model_type, not its text_config's (helper s63).
+  CHECK(refused(mllama(), 6, 1).find("(model_type mllama)") != std::string::npos);
+  CHECK(refused(mllama(), 6, 1).find("mllama_text_model") == std::string::npos);
   CHECK(refused(mllama(), 6, 2).empty());
 }

@@ -41,6 +41,7 @@ struct FitBasis {
   std::optional<DType> embeddings_dtype;
   DType kv_dtype = DType::bf16;
   bool windows_keep_context = false;  ///< windows_keep_context(request)
+  bool cross_attention_pooled = false;  ///< vllm_pools_cross_attention_layers(request)
 
   WeightFormats formats;
   bool formats_as_shipped = false;  ///< formats are the checkpoint's own
@@ -53,7 +54,8 @@ struct FitBasis {
   /// kv_shape() by (TP, PP), the only parts of the layout it reads; filled as they are asked for.
   std::map<std::pair<std::uint64_t, std::uint64_t>, KvShape> kv_shapes;
 
-  /// kv_shape(model, kv_dtype, layout, windows_keep_context), computed once for each TP x PP.
+  /// kv_shape(model, kv_dtype, layout, windows_keep_context, cross_attention_pooled), computed once
+  /// for each TP x PP.
   const KvShape& kv_shape_of(const ModelSpec& model, const Layout& layout);
 };
 
