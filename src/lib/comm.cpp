@@ -27,7 +27,10 @@ std::optional<std::uint64_t> max_gpus_per_node(const GpuSpec& gpu) {
   if (gpu.gpus_per_system) {
     return *gpu.gpus_per_system;
   }
-  if (gpu.scale_up && domain_of(gpu) <= kServerDomainGpus) {
+  // A bridge joins two or four PCIe cards (H100 NVL, H200 NVL): a server takes several bridged
+  // sets, 10 double-width cards in some 4U chassis, so only a board fixes the node.
+  const bool board = gpu.scale_up && gpu.scale_up->kind.find("bridge") == std::string::npos;
+  if (board && domain_of(gpu) <= kServerDomainGpus) {
     return std::max(domain_of(gpu), kDefaultGpusPerNode);
   }
   return std::nullopt;

@@ -39,6 +39,10 @@ TEST_CASE("s63: a node of an NVLink/xGMI board GPU holds one board", "[s63][comm
   CHECK_FALSE(gpuplan::max_gpus_per_node(c.gpu("l40s")).has_value());
   CHECK_FALSE(gpuplan::max_gpus_per_node(c.gpu("h100-pcie")).has_value());
   CHECK_FALSE(gpuplan::max_gpus_per_node(c.gpu("gb200")).has_value());
+  // Bridged PCIe cards (pairs, fours) are not a board: servers hold several bridged sets.
+  CHECK_FALSE(gpuplan::max_gpus_per_node(c.gpu("h100-nvl")).has_value());
+  CHECK_FALSE(gpuplan::max_gpus_per_node(c.gpu("h200-nvl")).has_value());
+  CHECK_NOTHROW(gpuplan::require_node_size(c.gpu("h100-nvl"), 10, "--gpus-per-node"));
 
   CHECK_NOTHROW(gpuplan::require_node_size(c.gpu("h100-sxm"), 8, "--gpus-per-node"));
   CHECK_NOTHROW(gpuplan::require_node_size(c.gpu("h100-sxm"), 4, "--gpus-per-node"));
