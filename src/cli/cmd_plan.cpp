@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -72,7 +73,15 @@ std::vector<DType> dtypes(const std::vector<std::string>& names, std::string_vie
 }
 
 /// Library field names as the flags people typed (the shared table in field_flags.hpp).
-[[noreturn]] void rethrow_plan_error(const InputError& e) { rethrow_with_flag(e); }
+/// plan has no --engine: its engine is the one --emit names.
+[[noreturn]] void rethrow_plan_error(const InputError& e) {
+  constexpr std::string_view kEngine = "engine.name:";
+  const std::string_view what = e.what();
+  if (what.starts_with(kEngine)) {
+    throw InputError("--emit:" + std::string(what.substr(kEngine.size())));
+  }
+  rethrow_with_flag(e);
+}
 
 Exit run_plan(const PlanOptions& o) {
   const Catalog catalog = load_catalog(o.common);

@@ -702,9 +702,10 @@ std::optional<std::string> engine_release_refusal(Engine engine, std::optional<i
     const auto removed =
         std::ranges::find(kVllmRemovals, std::string_view{model.served_model_type()}, &VllmRemoval::model_type);
     if (removed != kVllmRemovals.end() && (!vllm_minor || *vllm_minor >= removed->first_minor_without)) {
-      return fmt::format("engine.vllm_version: vLLM {} cannot load {} (model_type {}): vLLM served it up to {} and "
-                         "removed it in 0.{}.0 ({}); give --engine-version {} or earlier, or --engine sglang",
-                         vllm_minor ? fmt::format("0.{}{}", *vllm_minor,
+      // Without a version the engine choice itself is what cannot load it: name --engine.
+      return fmt::format("{}: vLLM {} cannot load {} (model_type {}): vLLM served it up to {} and "
+                         "removed it in 0.{}.0 ({}); give --engine-version {} or earlier, or serve it with SGLang",
+                         vllm_minor ? "engine.vllm_version" : "engine.name", vllm_minor ? fmt::format("0.{}{}", *vllm_minor,
                                                   vllm_patch ? fmt::format(".{}", *vllm_patch) : std::string{})
                                     : std::string("(current)"),
                          model.id, model.config_model_type(), removed->last_release, removed->first_minor_without,

@@ -3199,6 +3199,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     m.checkpoint_unloaded_parts = unloaded.empty() ? std::string("talker") : fmt::format("{}", fmt::join(unloaded, " and "));
     if (raw.contains("model_type") && raw["model_type"].is_string()) {
       m.wrapper_model_type = raw["model_type"].get<std::string>();
+      m.multimodal_model_type.clear();  // the thinker's own type is not what the file states
     }
     add_note(m, fmt::format("{}: an omni model: its thinker (the language model with its vision and audio encoders) "
                             "is read, as vLLM serves it (the thinker class skips the {} weights: speech output is "

@@ -405,6 +405,12 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   } else {
     physical_max_batch_ = max_batch_;
   }
+  // vLLM V0 gives cross-attention layers a slot of every token's block (the capacity above), but
+  // a text-only request skips those layers (mllama.py: skip_cross_attention without an image):
+  // the step is timed on the layers that read per-token KV.
+  if (vllm_pools_cross_attention_layers(request_.fit, m)) {
+    fit_.kv = kv_shape(m, request_.fit.kv_dtype, l, windows_keep_context(request_.fit, m), false);
+  }
   // vLLM's max_num_seqs and TensorRT-LLM's max_batch_size cap the sequences of one scheduled
   // batch; under PP, PP batches are in flight. SGLang's cuda_graph_max_bs caps only its graphs.
   if (fit_.engine && (fit_.engine->engine == Engine::vllm || fit_.engine->engine == Engine::trtllm)) {

@@ -14,6 +14,7 @@
 #include <gpuplan/engine_memory.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/memory.hpp>
+#include <gpuplan/perf.hpp>
 #include <gpuplan/units.hpp>
 
 #include "test_support.hpp"
@@ -113,4 +114,37 @@ TEST_CASE("fit: vLLM 0.11 and later, or the current release, refuse Llama 3.2 Vi
   FitRequest sglang{.context_tokens = 4096};
   sglang.engine = EngineSettings{.engine = Engine::sglang};
   CHECK_NOTHROW(gpuplan::fit(mllama_11b(), cat().gpu("h100-sxm"), sglang));
+}
+
+TEST_CASE("perf: vLLM V0 times mllama's text-only step on its 32 self-attention layers, not the 40 it pools (s63)",
+          "[engine][perf]") {
+  // The pool counts the cross-attention layers (above); a request without an image skips them
+  // (vLLM mllama.py: skip_cross_attention), so the step reads and runs what the neutral model does.
+  gpuplan::PerfRequest pooled;
+  pooled.fit = FitRequest{.layout = Layout{.tp = 4}};
+  pooled.fit.weights_dtype = gpuplan::DType::bf16;
+  pooled.fit.engine = EngineSettings{.engine = Engine::vllm, .vllm_minor_version = 10, .vllm_patch_version = 2};
+  pooled.input_tokens = 1024;
+  pooled.output_tokens = 256;
+  gpuplan::PerfRequest neutral = pooled;
+  neutral.fit.engine = EngineSettings{};
+  const gpuplan::PerfModel v0(mllama_11b(), cat().gpu("h100-sxm"), pooled);
+  const gpuplan::PerfModel plain(mllama_11b(), cat().gpu("h100-sxm"), neutral);
+  REQUIRE(v0.fit().engine.has_value());
+  CHECK(v0.fit().kv_bytes_per_token_per_gpu == Approx(40960.0));  // 40 layers x 2 KV heads a GPU
+  CHECK(v0.fit().kv.layers_per_gpu() == 32);
+  CHECK(v0.fit().kv.layers_per_gpu() == plain.fit().kv.layers_per_gpu());
+  const gpuplan::Efficiency e{};
+  const gpuplan::StepTime a = v0.decode_step(8, 1024.0, e);
+  const gpuplan::StepTime b = plain.decode_step(8, 1024.0, e);
+  CHECK(a.bytes == Approx(b.bytes));
+  CHECK(a.overhead_s == Approx(b.overhead_s));
+  CHECK(a.communication_s == Approx(b.communication_s));
+}
+
+TEST_CASE("config: refusals name the type the file states at its top level (s63)", "[engine][hf]") {
+  CHECK(mllama_11b().config_model_type() == "mllama");
+  const auto omni =
+      gpuplan::model_from_hf_config_file(gpuplan::test::fixture("hf-s61-qwen3-omni-30b-a3b-instruct.json"));
+  CHECK(omni.config_model_type() == "qwen3_omni_moe");
 }
