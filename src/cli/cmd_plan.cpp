@@ -195,16 +195,10 @@ Exit run_plan(const PlanOptions& o) {
   req.max_gpus_per_replica = o.max_gpus_per_replica;
   req.gpus_per_node = o.gpus_per_node;
   if (o.gpus_per_node_given) {
-    // Each GPU searched: those given, else every GPU in the catalog (the search's default) but
-    // those sold one system at a time (GB10), which the search has always sized at the flag's
-    // node: `--gpus-per-node 8` alone must not fail on them.
-    for (const GpuSpec& gpu : catalog.gpus()) {
-      const bool searched = req.gpus.empty() ? !gpu.gpus_per_system.has_value()
-                                             : std::ranges::find(req.gpus, gpu.id) != req.gpus.end();
-      if (searched) {
-        require_node_size(gpu, o.gpus_per_node,
-                          req.gpus.empty() ? "--gpus-per-node (every GPU is searched without --gpu)"
-                                           : "--gpus-per-node");
+    // The GPUs given; without --gpu the search leaves out those no such node holds, and says so.
+    for (const std::string& id : req.gpus) {
+      if (const GpuSpec* gpu = catalog.find_gpu(id); gpu != nullptr) {
+        require_node_size(*gpu, o.gpus_per_node, "--gpus-per-node");
       }
     }
   }

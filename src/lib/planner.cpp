@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include <gpuplan/band.hpp>
+#include <gpuplan/comm.hpp>
 #include <gpuplan/engine_flags.hpp>
 #include <gpuplan/error.hpp>
 #include <gpuplan/input_limits.hpp>
@@ -794,10 +796,26 @@ PlanResult Search::run() {
   const std::map<std::string, std::vector<Price>> prices = prices_by_gpu(catalog_, r_);
   std::vector<const GpuSpec*> gpus;
   if (r_.gpus.empty()) {
+    // A node larger than a GPU's board (10 a node: HGX and OAM boards hold 8) is no server of
+    // that GPU: it is left out, said, rather than timed over links no server has (named with
+    // --gpu it is refused). GB10 (one a system) keeps being sized at the flag's node.
+    std::vector<std::string> no_such_node;
     for (const GpuSpec& g : catalog_.gpus()) {
-      if (prices.contains(g.id)) {
+      const std::optional<std::uint64_t> most = max_gpus_per_node(g);
+      if (!prices.contains(g.id)) {
+        continue;
+      }
+      if (most && !g.gpus_per_system && r_.gpus_per_node > *most) {
+        no_such_node.push_back(g.id);
+      } else {
         gpus.push_back(&g);
       }
+    }
+    if (!no_such_node.empty()) {
+      result_.notes.push_back(fmt::format("not searched: {}: no server of theirs holds {} GPUs (a node is one "
+                                          "NVLink or xGMI board of at most {}); name one with --gpu and a "
+                                          "--gpus-per-node it has",
+                                          fmt::join(no_such_node, ", "), r_.gpus_per_node, kServerDomainGpus));
     }
   } else {
     for (const std::string& id : r_.gpus) {
