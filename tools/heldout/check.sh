@@ -23,7 +23,7 @@ for f in "$here"/perf-overview-v1.0-unseen.json "$here"/perf-overview-v0.17.json
   "$here"/community-2026z.json "$here"/community-2026aa.json "$here"/community-2026ab.json \
   "$here"/community-2026ac.json "$here"/community-2026ad.json "$here"/community-2026ae.json \
   "$here"/community-2026af.json "$here"/community-2026ag.json "$here"/community-2026ah.json \
-  "$here"/community-2026ai.json "$here"/community-2026aj.json; do
+  "$here"/community-2026ai.json "$here"/community-2026aj.json "$here"/community-2026ak.json; do
   echo "== $(basename "$f")"
   # A file's models missing from the built-in catalog come in its own catalog file.
   extra=""
