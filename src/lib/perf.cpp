@@ -497,10 +497,14 @@ PerfModel::PerfModel(const ModelSpec& m, const GpuSpec& gpu, const PerfRequest& 
   // beside attention in the same layers.
   layers_per_stage_ = d(fit_.kv.layers_per_gpu() + (fit_.kv.state_beside_attention ? 0 : fit_.kv.linear_layers) +
                         fit_.kv.mlp_only_layers);
-  if (m.norm_per_block) {
+  if (m.norm_per_block || !m.layer_without_mixer.empty() || !m.layer_without_mlp.empty()) {
     // Nemotron-NAS leaves a layer's attention or MLP out (no_op): no kernels, no all-reduce. The
     // blocks present on the stage, two to a layer (Llama-3.1-Nemotron-Ultra: 145 blocks in 162
-    // layers, which had counted as 324 all-reduces a step at TP).
+    // layers, which had counted as 324 all-reduces a step at TP). Nemotron-H's layers are such
+    // blocks too, one mixer or one MLP each with one norm and one all-reduce (vLLM nemotron_h.py
+    // NemotronHMLP/MoE/Mamba/AttentionDecoderLayer; transformers NemotronHBlock): 52 layers of
+    // Nemotron-3-Nano are 26 attention+MLP layers' worth of kernels, not 52 (B200 TP2 batch 1:
+    // 2.91 ms measured TPOT, 4.62 ms estimated with 52; community-2026ak-nemotron-nano).
     const std::uint64_t per_stage = (m.num_hidden_layers + l.pp - 1) / l.pp;
     const std::uint64_t end = std::min(fit_.kv.stage_first_layer + per_stage, m.num_hidden_layers);
     double blocks = 0;
