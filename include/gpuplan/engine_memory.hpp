@@ -256,6 +256,11 @@ struct EngineMemory {
   /// request takes 3 slots. kv_bytes and kv_tokens are then the token pool's alone.
   double state_pool_bytes = 0;
   double state_slot_bytes = 0;      ///< one request's state on this GPU
+  /// vLLM's V0 engine keeps a Mamba / linear-attention model's state in a cache of its own, one
+  /// slot per sequence of max_num_seqs (padded to a CUDA-graph batch), allocated by the profiling
+  /// run's first forward: it comes off the KV cache (engine_memory.cpp, MambaCacheManager).
+  double v0_state_cache_bytes = 0;
+  std::uint64_t v0_state_slots = 0;  ///< sequences that cache holds
   double state_conv_bytes = 0;      ///< of the pool: the convolution windows (its log's conv_state)
   std::uint64_t state_slots = 0;    ///< max_mamba_cache_size
   std::uint64_t state_requests = 0; ///< running requests the pool admits (its max_running_requests cap)
@@ -352,9 +357,10 @@ struct EngineInputs {
   /// The tensor-parallel group spans nodes: vLLM turns its custom all-reduce off at any size
   /// ("Custom allreduce is disabled because this process group spans across nodes").
   bool tp_across_nodes = false;
-  /// Compute capability below 8.0 (Volta, Turing), or an encoder-decoder model (mllama): vLLM 0.8
-  /// and 0.9 fall back to V0 ("Compute Capability < 8.0 is not supported by the V1 Engine. Falling
-  /// back to V0"; "No Mamba or Encoder-Decoder so far").
+  /// Compute capability below 8.0 (Volta, Turing), an encoder-decoder model (mllama), or a model
+  /// with recurrent state (Mamba, linear attention): vLLM 0.8 to 0.10.1 fall back to V0 ("Compute
+  /// Capability < 8.0 is not supported by the V1 Engine. Falling back to V0"; "No Mamba or
+  /// Encoder-Decoder so far"; "Mamba is experimental on VLLM_USE_V1=1. Falling back to V0 Engine.").
   bool v1_unsupported = false;
   /// The KV shape on this GPU, when known: vLLM V1 groups its cache by kinds of layer.
   const KvShape* kv_shape = nullptr;

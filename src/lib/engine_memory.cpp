@@ -1335,11 +1335,32 @@ EngineMemory engine_memory(const ModelSpec& m, const Layout& l, const EngineInpu
         r.outside_need_bytes = s.eager ? r.eager_outside_need_bytes : need;
         r.outside_free_bytes = (1.0 - r.share) * in.total_bytes - kCudaContextBytes - s.memory_in_use_bytes;
       }
+      // V0 holds a Mamba / linear-attention model's state in a cache of its own, allocated by the
+      // model's first forward (the profiling run), so it sits in the torch peak and comes off the KV
+      // cache: "max_batch_size = vllm_config.scheduler_config.max_num_seqs; if not
+      // vllm_config.model_config.enforce_eager: max_batch_size = vllm_config.pad_for_cudagraph(
+      // max_batch_size)", then conv and temporal state tensors of (num_mamba_layers, max_batch_size)
+      // + their shapes (MambaCacheManager, vllm/model_executor/models/mamba_cache.py, 0.8-0.10,
+      // code-search file id 59388229; ConvCacheManager and the MiniMax cache alike). vllm#23230
+      // (0.10.1, Nemotron-Nano-9B-v2 on an L40S): "CUDA out of memory. Tried to allocate 33.75
+      // GiB" right after 16.56 GiB of weights = 256 sequences x 27 Mamba layers x 5 MiB of fp32
+      // SSM state. V1 keeps the state in its KV blocks instead (kv_cache.cpp).
+      if (r.vllm_v0 && in.kv_shape != nullptr && in.kv_shape->state_bytes_per_sequence > 0) {
+        // V0's capture sizes: 1, 2, 4 and every 8 beyond (pad_for_cudagraph rounds up to one).
+        const std::uint64_t seqs = std::max<std::uint64_t>(r.max_seqs, 1);
+        r.v0_state_slots = s.eager || seqs <= 2 ? seqs : seqs <= 4 ? 4 : (seqs + 7) / 8 * 8;
+        r.v0_state_cache_bytes = d(r.v0_state_slots) * in.kv_shape->state_bytes_per_sequence;
+      }
       // Forward and sampler runs follow each other: the torch peak is the larger of the two.
-      r.kv_bytes = r.share * in.total_bytes - r.weights_bytes -
+      r.kv_bytes = r.share * in.total_bytes - r.weights_bytes - r.v0_state_cache_bytes -
                    std::max(r.activation_bytes, r.sampler_bytes) - r.non_torch_bytes - r.cuda_graph_bytes;
       if (l.pp > 1 && in.pp_stages.size() == l.pp) {
         vllm_pipeline_budget(m, l, in, graphs, busiest_layers, r);
+        // Each stage holds its own layers' state; the busiest stage's (kv_shape) bounds them.
+        for (double& stage : r.stage_kv_bytes) {
+          stage -= r.v0_state_cache_bytes;
+        }
+        r.kv_bytes -= r.v0_state_cache_bytes;
       }
       // V1 before PR #18974 took total - free after profiling as its non-torch memory, what other
       // processes hold included ("V1's memory profiling incorrectly counts memory used by other

@@ -469,9 +469,19 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
                                       "profiling sampler the bf16 logits alone; its log counts GPU "
                                       "blocks",
                                       r.engine.vllm_minor_version.value_or(0) < 8 ? "before 0.8"
-                                      : m.layer_is_cross_attention.empty()
-                                          ? "0.8 to 0.10.1 on a GPU before Ampere (V1 needs compute capability 8.0 before 0.10.2)"
-                                          : "0.8 to 0.10 with an encoder-decoder model (V1 runs none)"));
+                                      : !m.layer_is_cross_attention.empty()
+                                          ? "0.8 to 0.10 with an encoder-decoder model (V1 runs none)"
+                                      : res.kv.state_bytes_per_sequence > 0
+                                          ? "0.8 to 0.10.1 with a Mamba or linear-attention model (V1 ran them only "
+                                            "with VLLM_USE_V1=1 before 0.10.2)"
+                                          : "0.8 to 0.10.1 on a GPU before Ampere (V1 needs compute capability 8.0 before 0.10.2)"));
+      if (res.engine->v0_state_cache_bytes > 0) {
+        res.notes.push_back(fmt::format(
+            "vLLM's V0 engine allocates the recurrent state of max_num_seqs {} sequences ({:.2f} GiB per GPU) in its "
+            "profiling run, before the KV cache is sized; --max-num-seqs sets it (vllm#23230: 33.75 GiB for 256 "
+            "sequences of Nemotron-Nano-9B-v2 ran an L40S out of memory)",
+            res.engine->v0_state_slots, res.engine->v0_state_cache_bytes / units::kGiB));
+      }
     }
   }
   if (res.engine && g.unified_memory() &&
@@ -1010,8 +1020,14 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
                         // layers: mllama) before V0's removal: "No Mamba or Encoder-Decoder so far. if not
                         // model_config.is_v1_compatible: _raise_or_fallback(...)" (vllm/engine/arg_utils.py
                         // _is_v1_supported_oracle, a 0.9-era copy, public-file index id 143850341).
+                        // A model with recurrent state (Mamba, linear attention) fell back too until
+                        // 0.10.2: "V1 mamba models are unoptimized. if model_config.has_inner_state and
+                        // _warn_or_fallback(feature_name="Mamba")" (a 0.10 copy, public-file index id
+                        // 41526715), logged "Mamba is experimental on VLLM_USE_V1=1. Falling back to V0
+                        // Engine." under 0.10.0 (file id 71132288543); vllm-project/vllm PR #23650
+                        // ("Enable V1 by default for Mamba Models", August 2025) ended it in 0.10.2.
                         .v1_unsupported = (gpu.vendor == "nvidia" && !gpu.dense_flop_per_s.contains("bf16")) ||
-                                          !m.layer_is_cross_attention.empty(),
+                                          !m.layer_is_cross_attention.empty() || (f.kv != nullptr && f.kv->state_bytes_per_sequence > 0),
                         .kv_shape = f.kv,
                         .unified_memory = gpu.unified_memory(),
                         .free_at_start_bytes = gpu.free_at_start_bytes,
@@ -1026,7 +1042,7 @@ void apply_engine(detail::FitFigures& f, const ModelSpec& m, const FitRequest& r
   switch (e.engine) {
     case Engine::vllm:
       mem.activation_bytes = std::max(e.activation_bytes, e.sampler_bytes);
-      mem.reserve_bytes = e.non_torch_bytes + e.cuda_graph_bytes;
+      mem.reserve_bytes = e.non_torch_bytes + e.cuda_graph_bytes + e.v0_state_cache_bytes;
       break;
     case Engine::trtllm:
       mem.activation_bytes = e.activation_bytes;
@@ -1060,8 +1076,8 @@ double state_copies(const std::optional<EngineMemory>& engine, const FitRequest&
   if (!engine) {
     return 1.0;
   }
-  if (engine->state_slot_bytes > 0) {
-    return 0.0;
+  if (engine->state_slot_bytes > 0 || engine->v0_state_cache_bytes > 0) {
+    return 0.0;  // SGLang's state pool, vLLM V0's state cache: outside the KV budget
   }
   return vllm_v1_from(*engine, r, kVllmMambaAlignMinor) ? 2.0 : 1.0;
 }

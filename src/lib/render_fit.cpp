@@ -219,6 +219,9 @@ detail::Table engine_table(const FitResult& r, ByteUnits u, bool plain_numbers) 
   if (e.req_to_token_bytes > 0) {
     bytes("request-to-token table (outside the fraction)", e.req_to_token_bytes);
   }
+  if (vllm && e.v0_state_cache_bytes > 0) {
+    bytes(fmt::format("recurrent-state cache (V0, {} sequences)", e.v0_state_slots), e.v0_state_cache_bytes);
+  }
   if (vllm) {
     bytes("sampler profiling run", e.sampler_bytes);
     bytes("non-torch (NCCL, cuBLAS)", e.non_torch_bytes);
@@ -351,6 +354,7 @@ detail::Document fit_document(const FitResult& r, ByteUnits u, bool plain_number
       m.activation_bytes);
   row(!r.engine                                ? "runtime reserve"
       : r.engine->state_slot_bytes > 0 ? "linear-attention state pool (SGLang)"
+      : r.engine->v0_state_cache_bytes > 0 ? "non-torch memory, recurrent-state cache (V0)"
                                            : "non-torch memory, CUDA graphs",
       m.reserve_bytes);
   row("KV budget", m.kv_budget_bytes);
@@ -676,6 +680,8 @@ void write_fit_members(detail::JsonWriter& w, const FitResult& r, const std::str
     write_bytes(w, "page_cache_bytes", e.page_cache_bytes, "engine page cache");
     write_bytes(w, "non_torch_bytes", e.non_torch_bytes, "engine non-torch");
     write_bytes(w, "cuda_graph_bytes", e.cuda_graph_bytes, "engine graphs");
+    // vLLM V0's Mamba / linear-attention state cache (max_num_seqs slots); 0 otherwise.
+    write_bytes(w, "v0_state_cache_bytes", e.v0_state_cache_bytes, "engine V0 state cache");
     // Signed: a negative figure is what vLLM logs when it refuses to start.
     w.member("kv_cache_bytes", std::llround(checked(e.kv_bytes, "engine kv")));
     w.member("kv_cache_gib", std::round(checked(e.kv_bytes, "engine kv") / units::kGiB * 100.0) / 100.0);

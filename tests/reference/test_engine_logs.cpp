@@ -430,7 +430,8 @@ TEST_CASE("engine logs: vLLM's KV cache groups for a hybrid linear-attention mod
   // End to end from the catalog: the fit's figures and the log lines it predicts.
   FitRequest req{.context_tokens = 262144};
   req.layout = Layout{.tp = 2};
-  req.engine = EngineSettings{.engine = Engine::vllm, .vllm_minor_version = 10};
+  // The log's release, 0.10.2: before it vLLM ran a model with linear-attention state on V0 (s64).
+  req.engine = EngineSettings{.engine = Engine::vllm, .vllm_minor_version = 10, .vllm_patch_version = 2};
   const auto r = gpuplan::fit(cat().model("qwen3-next-80b-a3b"), cat().gpu("h200-sxm"), req);
   REQUIRE(r.engine);
   CHECK(r.engine->block_tokens == 544);
