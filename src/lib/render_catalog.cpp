@@ -267,6 +267,21 @@ std::string render_price_list(const Catalog& catalog, const PriceFilter& filter,
                                      filter.mode == PricingMode::spot ? " (spot takes the interruptible and preemptible offers)"
                                                                       : ""));
   }
+  if (!filter.region.empty()) {
+    // Offers that state no region, or one the filter cannot place, may yet be there: say so, as
+    // plan and compare do, rather than drop a cheaper one silently.
+    PriceFilter anywhere = filter;
+    anywhere.region.clear();
+    std::string left = region_left_out_note(region_left_out(filter_prices(catalog.prices(), anywhere), filter.region),
+                                            filter.region);
+    constexpr std::string_view kPriced = "without --region they are priced";
+    if (const auto at = left.rfind(kPriced); at != std::string::npos) {
+      left.replace(at, kPriced.size(), "without --region they are listed");
+    }
+    if (!left.empty()) {
+      doc.footer.push_back(left);
+    }
+  }
   doc.footer.push_back(fmt::format("price age = days (d) since the price's date; {} of {} prices are older than {} days (stale)",
                                    stale, prices.size(), kStalePriceDays));
   doc.footer.push_back("GPUs per instance: the instance sizes a price rents, paid whole (any: the source states none)");
