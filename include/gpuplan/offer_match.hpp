@@ -4,6 +4,7 @@
 // filter itself.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,5 +41,24 @@ struct RegionLeftOut {
 [[nodiscard]] RegionLeftOut region_left_out(const std::vector<const Price*>& prices, std::string_view region);
 /// One note line for `left` under `--region REGION`; empty when nothing was left out.
 [[nodiscard]] std::string region_left_out_note(const RegionLeftOut& left, std::string_view region);
+
+/// What `catalog prices` lists: each filter left empty takes every price. The same rules as the
+/// commands that price a deployment: --mode spot takes the interruptible and preemptible offers
+/// (mode_matches), --region is in_region's prefix and area rule.
+struct PriceFilter {
+  std::vector<std::string> gpus;    ///< catalog GPU ids; empty: every GPU
+  std::string provider;             ///< empty: every provider
+  std::optional<PricingMode> mode;  ///< empty: every mode
+  std::string region;               ///< empty: every region
+  std::string term;                 ///< reserved prices' commitment term ("1y"); empty: every term
+  /// "--gpu b200 --mode spot": the filters given, as typed flags, for headings and messages.
+  [[nodiscard]] std::string flags_text() const;
+};
+/// The prices of `prices` that pass `filter`, in catalog order. A provider no price names, or a
+/// region no price is in, is a typo and throws InputError ("provider: ..." with the closest
+/// names, "region: ..." with the regions there are); so does a filter no price passes, naming the
+/// narrowest filter given (region, term, mode, provider, then GPU) and the values that filter
+/// takes among the prices the others pass, so that it reads what to loosen.
+[[nodiscard]] std::vector<const Price*> filter_prices(const std::vector<Price>& prices, const PriceFilter& filter);
 
 }  // namespace gpuplan

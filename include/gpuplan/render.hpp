@@ -14,6 +14,7 @@
 #include <gpuplan/cost.hpp>
 #include <gpuplan/fit_report.hpp>
 #include <gpuplan/memory.hpp>
+#include <gpuplan/offer_match.hpp>
 #include <gpuplan/perf.hpp>
 #include <gpuplan/planner.hpp>
 #include <gpuplan/scale_model.hpp>
@@ -63,6 +64,9 @@ std::string render_cross_validation(const CrossValidation& cv, const RenderOptio
 std::string render_gpu_list(const Catalog& catalog, const RenderOptions& options);
 std::string render_model_list(const Catalog& catalog, const RenderOptions& options);
 std::string render_price_list(const Catalog& catalog, const RenderOptions& options);
+/// The prices `filter` passes (`catalog prices --gpu/--provider/--mode/--region/--term`); throws
+/// InputError as filter_prices() does.
+std::string render_price_list(const Catalog& catalog, const PriceFilter& filter, const RenderOptions& options);
 std::string render_gpu(const GpuSpec& gpu, const RenderOptions& options);
 std::string render_model(const ModelSpec& model, const RenderOptions& options);
 /// Summary of a validated user catalog file.

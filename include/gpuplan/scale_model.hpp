@@ -60,8 +60,11 @@ struct ScaleModelRow {
   double low = 0;                   ///< band, never above the roofline
   double high = 0;
   double tokens_per_s_per_gpu = 0;
-  double speedup = 0;               ///< against the smallest layout that fits
-  double efficiency = 0;            ///< speedup / (GPUs / smallest GPUs)
+  /// Against the table's baseline (the smallest layout that fits, or under latency caps that
+  /// layout meets none the smallest within them); empty for a row over the caps when the
+  /// baseline meets them: a layout no load can use is no step up or down from one that can.
+  std::optional<double> speedup;
+  std::optional<double> efficiency;  ///< speedup / (GPUs / baseline GPUs)
   double itl_s = 0;                 ///< at the row's batch
   double single_stream_itl_s = 0;   ///< at batch 1: the latency the layout can give one user
   double ttft_s = 0;
@@ -84,6 +87,11 @@ struct ScaleModelTable {
   std::uint64_t domain_gpus = 1;        ///< GPUs per scale-up domain (a node for HGX)
   Layout smallest;                      ///< smallest layout that fits: one replica
   double smallest_tokens_per_s = 0;
+  /// Under --max-itl-ms / --max-ttft-ms when `smallest` is over them at every batch: the row with
+  /// the fewest GPUs (then the most tok/s) within them, what speed-up and efficiency are against
+  /// (70B fp8 on H100 within 5 ms: TP 1 cannot, TP 4 can; against TP 1 every row read as a loss).
+  std::optional<Layout> baseline_within_caps;
+  double baseline_tokens_per_s = 0;
   std::optional<double> usd_per_gpu_hour;
   std::optional<Price> price;
   std::vector<ScaleModelRow> rows;      ///< scale-up, scale-out, then serve-out

@@ -7,9 +7,13 @@
 
 #include <gpuplan/calibration.hpp>
 #include <gpuplan/error.hpp>
+#include <gpuplan/offer_match.hpp>
+#include <gpuplan/render.hpp>
 
 #include "command_io.hpp"
 #include "common.hpp"
+#include "deployment.hpp"
+#include "pricing.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -18,7 +22,44 @@ struct CatalogOptions {
   CommonOptions common;
   std::string id;
   std::string file;
+  // catalog prices' filters
+  std::vector<std::string> gpus;
+  std::string provider;
+  std::string mode;
+  std::string region;
+  std::string term;
 };
+
+Exit run_prices(const CatalogOptions& o) {
+  const Catalog catalog = load_catalog(o.common);
+  PriceFilter filter;
+  for (const std::string& g : o.gpus) {
+    const std::string id = lookup_gpu(catalog, g, "--gpu").id;
+    if (std::find(filter.gpus.begin(), filter.gpus.end(), id) != filter.gpus.end()) {
+      throw InputError(fmt::format("--gpu: '{}' is given twice", id));
+    }
+    filter.gpus.push_back(id);
+  }
+  filter.provider = o.provider;
+  if (!o.mode.empty()) {
+    filter.mode = parse_pricing_mode(o.mode, "--mode");
+  }
+  filter.region = o.region;
+  if (!o.term.empty()) {
+    // Only reserved prices have a term: alone it lists those; with another mode it is a mistake.
+    check_term(o.term, filter.mode.value_or(PricingMode::reserved));
+    filter.term = parse_term(o.term, "--term");
+  }
+  for (const std::string& note : catalog.take_notes()) {
+    print_note(fmt::format("gpuplan: note: {}", note));
+  }
+  try {
+    fmt::print("{}", render_price_list(catalog, filter, render_options(o.common)));
+  } catch (const InputError& e) {
+    rethrow_with_flag(e);  // "provider: ..." as --provider
+  }
+  return Exit::ok;
+}
 
 Exit run_show(const CatalogOptions& o) {
   const Catalog catalog = load_catalog(o.common);
@@ -84,7 +125,23 @@ void add_catalog_command(CLI::App& app, Exit& exit_code) {
   };
   list("gpus", "List GPUs", &render_gpu_list);
   list("models", "List models", &render_model_list);
-  list("prices", "List prices with provider, mode and date", &render_price_list);
+
+  CLI::App* prices = cat->add_subcommand("prices", "List prices with provider, mode and date");
+  prices->add_option("--gpu", o->gpus, "Only these GPUs (repeat; ids, aliases and names as elsewhere; default: every GPU)")
+      ->check(non_empty());
+  prices->add_option("--provider", o->provider, "Only this provider's prices (default: every provider)")->check(non_empty());
+  prices->add_option("--mode", o->mode,
+                     "Only this pricing mode: on-demand, dedicated, reserved, spot (with the interruptible and "
+                     "preemptible offers), interruptible, preemptible, capacity-block (default: every mode)")
+      ->check(non_empty());
+  prices->add_option("--region", o->region,
+                     "Only prices in this region: a case-insensitive prefix, e.g. us-east or eu; us and eu also take "
+                     "Azure's eastus2, westeurope (default: every region, and prices that state none)")
+      ->check(non_empty());
+  prices->add_option("--term", o->term, "Only reserved prices with this commitment term: 1y, 3y, 6mo, unstated (default: every term)")
+      ->check(non_empty());
+  add_common_options(*prices, o->common);
+  prices->callback([o, &exit_code] { exit_code = run_prices(*o); });
 
   CLI::App* show = cat->add_subcommand("show", "Show one GPU or model with its sources");
   show->add_option("id", o->id, "GPU or model id")->required()->check(non_empty());

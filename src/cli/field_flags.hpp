@@ -103,6 +103,8 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"plan.kv_dtypes:", "--kv-dtype:"},
     {"plan.max_gpus_per_replica:", "--max-gpus-per-replica:"},
     {"plan.gpus_per_node:", "--gpus-per-node:"},
+    {"catalog_prices.gpus:", "--gpu:"},
+    {"catalog_prices.mode:", "--mode:"},
     {"plan.provider:", "--provider:"},
     {"plan.region:", "--region:"},
     {"plan.term:", "--term:"},

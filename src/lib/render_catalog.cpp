@@ -237,6 +237,12 @@ std::string render_model_list(const Catalog& catalog, const RenderOptions& o) {
 }
 
 std::string render_price_list(const Catalog& catalog, const RenderOptions& o) {
+  return render_price_list(catalog, PriceFilter{}, o);
+}
+
+std::string render_price_list(const Catalog& catalog, const PriceFilter& filter, const RenderOptions& o) {
+  const std::vector<const Price*> prices = filter_prices(catalog.prices(), filter);
+  const std::string filters = filter.flags_text();
   detail::Document doc;
   detail::Table t{.title = "",
                   .header = {"provider", "gpu", "mode", "term", "USD/GPU-hour", "GPUs per instance", "date", "price age",
@@ -244,7 +250,8 @@ std::string render_price_list(const Catalog& catalog, const RenderOptions& o) {
                   .rows = {}};
   OrderedJson list = OrderedJson::array();
   int stale = 0;
-  for (const Price& p : catalog.prices()) {
+  for (const Price* price : prices) {
+    const Price& p = *price;
     t.rows.push_back({p.provider, p.gpu, std::string(to_string(p.mode)), p.term.empty() ? "-" : p.term,
                       fmt::format("{:.3f}", p.usd_per_gpu_hour),
                       p.gpus_per_instance.empty() ? "any" : fmt::format("{}", fmt::join(p.gpus_per_instance, ",")), p.date,
@@ -254,11 +261,40 @@ std::string render_price_list(const Catalog& catalog, const RenderOptions& o) {
     stale += p.stale() ? 1 : 0;
   }
   doc.tables.push_back(std::move(t));
+  if (!filters.empty()) {
+    doc.footer.push_back(fmt::format("{} of the catalog's {} prices match {}{}", prices.size(), catalog.prices().size(),
+                                     filters,
+                                     filter.mode == PricingMode::spot ? " (spot takes the interruptible and preemptible offers)"
+                                                                      : ""));
+  }
+  if (!filter.region.empty()) {
+    // Offers that state no region, or one the filter cannot place, may yet be there: say so, as
+    // plan and compare do, rather than drop a cheaper one silently.
+    PriceFilter anywhere = filter;
+    anywhere.region.clear();
+    std::string left = region_left_out_note(region_left_out(filter_prices(catalog.prices(), anywhere), filter.region),
+                                            filter.region);
+    constexpr std::string_view kPriced = "without --region they are priced";
+    if (const auto at = left.rfind(kPriced); at != std::string::npos) {
+      left.replace(at, kPriced.size(), "without --region they are listed");
+    }
+    if (!left.empty()) {
+      doc.footer.push_back(left);
+    }
+  }
   doc.footer.push_back(fmt::format("price age = days (d) since the price's date; {} of {} prices are older than {} days (stale)",
-                                   stale, catalog.prices().size(), kStalePriceDays));
+                                   stale, prices.size(), kStalePriceDays));
   doc.footer.push_back("GPUs per instance: the instance sizes a price rents, paid whole (any: the source states none)");
   doc.footer.push_back("sources: gpuplan catalog prices --format json");
   OrderedJson j = envelope("catalog prices");
+  if (!filters.empty()) {  // only when given, as before
+    j["filter"] = {{"gpus", filter.gpus},
+                   {"provider", filter.provider.empty() ? OrderedJson(nullptr) : OrderedJson(filter.provider)},
+                   {"mode", filter.mode ? OrderedJson(std::string(to_string(*filter.mode))) : OrderedJson(nullptr)},
+                   {"region", filter.region.empty() ? OrderedJson(nullptr) : OrderedJson(filter.region)},
+                   {"term", filter.term.empty() ? OrderedJson(nullptr) : OrderedJson(filter.term)},
+                   {"catalog_prices", catalog.prices().size()}};
+  }
   j["prices"] = list;
   return render(doc, j, o);
 }

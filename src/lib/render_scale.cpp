@@ -331,8 +331,8 @@ OrderedJson model_row_json(const ScaleModelRow& r) {
           {"output_tokens_per_s_low", checked(r.low, "low")},
           {"output_tokens_per_s_high", checked(r.high, "high")},
           {"output_tokens_per_s_per_gpu", checked(r.tokens_per_s_per_gpu, "tok/s/GPU")},
-          {"speedup", checked(r.speedup, "speed-up")},
-          {"efficiency", checked(r.efficiency, "efficiency")},
+          {"speedup", opt(r.speedup, "speed-up")},
+          {"efficiency", opt(r.efficiency, "efficiency")},
           {"itl_s", checked(r.itl_s, "itl")},
           {"single_stream_itl_s", checked(r.single_stream_itl_s, "itl")},
           {"ttft_s", checked(r.ttft_s, "ttft")},
@@ -471,6 +471,12 @@ OrderedJson model_json(const ScaleModelResult& r) {
          {"scale_up_domain_gpus", t.domain_gpus},
          {"smallest",
           {{"layout", layout_json(t.smallest)}, {"output_tokens_per_s", checked(t.smallest_tokens_per_s, "tok/s")}}},
+         // what speed-up and efficiency are against when the smallest is over the latency caps
+         {"baseline_within_caps",
+          t.baseline_within_caps
+              ? OrderedJson{{"layout", layout_json(*t.baseline_within_caps)},
+                            {"output_tokens_per_s", checked(t.baseline_tokens_per_s, "tok/s")}}
+              : OrderedJson(nullptr)},
          {"usd_per_gpu_hour", t.usd_per_gpu_hour ? OrderedJson(*t.usd_per_gpu_hour) : OrderedJson(nullptr)},
          {"price", price},
          {"rows", rows},
@@ -504,9 +510,15 @@ detail::Document model_document(const ScaleModelResult& r) {
     } else if (t.usd_per_gpu_hour) {
       price = fmt::format("; ${:.2f}/GPU-h (given)", *t.usd_per_gpu_hour);
     }
-    detail::Table table{.title = fmt::format("{}: scale-up domain {} GPUs; smallest layout that fits: {} ({} GPU{}){}", t.gpu,
+    const std::string baseline =
+        t.baseline_within_caps
+            ? fmt::format(", over the latency caps at every batch; speed-up against {} ({} GPU{}), the smallest within them",
+                          scale_layout(*t.baseline_within_caps), t.baseline_within_caps->gpus(),
+                          t.baseline_within_caps->gpus() == 1 ? "" : "s")
+            : "";
+    detail::Table table{.title = fmt::format("{}: scale-up domain {} GPUs; smallest layout that fits: {} ({} GPU{}){}{}", t.gpu,
                                              t.domain_gpus, scale_layout(t.smallest), t.smallest.gpus(),
-                                             t.smallest.gpus() == 1 ? "" : "s", price),
+                                             t.smallest.gpus() == 1 ? "" : "s", baseline, price),
                         .header = {"way", "GPUs", "layout", "shape", "links", "batch", "output tok/s", "band low",
                                    "band high", "tok/s/GPU", "speed-up", "efficiency %", "ITL ms", "TTFT ms",
                                    "comm %"},
@@ -527,8 +539,8 @@ detail::Document model_document(const ScaleModelResult& r) {
                                  scale_rate(x.low),
                                  scale_rate(x.high),
                                  scale_rate(x.tokens_per_s_per_gpu),
-                                 fmt::format("{:.2f}", checked(x.speedup, "speed-up")),
-                                 percent(x.efficiency),
+                                 x.speedup ? fmt::format("{:.2f}", checked(*x.speedup, "speed-up")) : "-",
+                                 x.efficiency ? percent(*x.efficiency) : "-",
                                  scale_ms(x.itl_s),
                                  scale_ms(x.ttft_s),
                                  percent(x.communication_share)};
@@ -536,7 +548,7 @@ detail::Document model_document(const ScaleModelResult& r) {
         c.push_back(x.usd_per_million_tokens ? fmt::format("{:.4f}", checked(*x.usd_per_million_tokens, "usd/mtok")) : "-");
       }
       std::string note = x.communication_dominates ? "communication dominates" : "";
-      if (x.efficiency > 1.0 + 1e-9) {
+      if (x.efficiency.value_or(0.0) > 1.0 + 1e-9) {
         // Whole experts on each GPU (EP at least TP) run larger GEMMs and all-to-alls instead of
         // sharded ones: that, not memory, lifts an EP row even at the smallest row's batch.
         const bool whole_experts = x.layout.ep > 1 && x.layout.ep >= x.layout.tp;
@@ -571,10 +583,14 @@ detail::Document model_document(const ScaleModelResult& r) {
   for (const ScaleModelTable& t : r.tables) {
     const ScaleModelRow* best = best_per_gpu(t);
     const ScaleModelRow* fast = lowest_itl(t);
+    // Under latency caps the smallest meets at no batch, the smallest layout within them: a rate
+    // over the caps beside the best within them read as a loss.
+    const Layout& smallest = t.baseline_within_caps ? *t.baseline_within_caps : t.smallest;
+    const double smallest_tokens_per_s = t.baseline_within_caps ? t.baseline_tokens_per_s : t.smallest_tokens_per_s;
     std::vector<std::string> c{t.gpu,
-                               scale_layout(t.smallest),
-                               std::to_string(t.smallest.gpus()),
-                               scale_rate(t.smallest_tokens_per_s / static_cast<double>(t.smallest.gpus())),
+                               scale_layout(smallest),
+                               std::to_string(smallest.gpus()),
+                               scale_rate(smallest_tokens_per_s / static_cast<double>(smallest.gpus())),
                                best ? scale_rate(best->tokens_per_s_per_gpu) : "-",
                                best ? scale_layout(best->layout) : "-",
                                scale_ms(fast->single_stream_itl_s),
@@ -598,10 +614,14 @@ detail::Document model_document(const ScaleModelResult& r) {
   }
   doc.tables.push_back(std::move(side));
   doc.footer.push_back(fmt::format(
-      "speed-up and efficiency: against the smallest layout that fits on the same GPU; ITL: the mean gap between a "
+      "speed-up and efficiency: against the smallest layout that fits on the same GPU{}; ITL: the mean gap between a "
       "sequence's tokens at the row's batch, the other sequences' prefills included (perf's step column has the decode "
       "step alone); comm %: share of one decode step spent communicating; band: calibration residuals, capped at the "
       "roofline{}{}",
+      std::any_of(r.tables.begin(), r.tables.end(), [](const ScaleModelTable& t) { return t.baseline_within_caps.has_value(); })
+          ? " (where it is over the latency caps at every batch, the smallest within them, and none for rows over "
+            "them; the side-by-side table's smallest layout likewise)"
+          : "",
       q.max_itl_s || q.max_ttft_s
           ? "; batch: the largest per replica within the latency caps (plan's search), full load when a row meets "
             "them there"

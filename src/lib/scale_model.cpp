@@ -223,24 +223,46 @@ class TableBuilder {
         serve_out_units(unit, rows, t);
       }
     }
+    // Speed-up is against the smallest layout that fits; under latency caps it meets at no batch,
+    // against the smallest that meets them (fewest GPUs, then most tok/s), and rows over the caps
+    // get none: measured against a layout no load can use, every row that can read as a loss.
+    const ScaleModelRow* ref = &*base;
+    if (base->over_latency) {
+      for (const ScaleModelRow& x : rows) {
+        if (x.way != ScaleWay::serve_out && !x.over_latency &&
+            (ref->over_latency || x.layout.gpus() < ref->layout.gpus() ||
+             (x.layout.gpus() == ref->layout.gpus() && x.output_tokens_per_s > ref->output_tokens_per_s))) {
+          ref = &x;
+        }
+      }
+      if (!ref->over_latency) {
+        t.baseline_within_caps = ref->layout;
+        t.baseline_tokens_per_s = ref->output_tokens_per_s;
+      }
+    }
+    const ScaleModelRow reference = *ref;  // rows' figures change below; ref points into them
     for (ScaleModelRow& x : rows) {
-      x.speedup = x.output_tokens_per_s / base->output_tokens_per_s;
-      x.efficiency = x.speedup / (d(x.layout.gpus()) / d(n0));
+      if (t.baseline_within_caps && x.over_latency) {
+        continue;
+      }
+      x.speedup = x.output_tokens_per_s / reference.output_tokens_per_s;
+      x.efficiency = *x.speedup / (d(x.layout.gpus()) / d(reference.layout.gpus()));
     }
     // A baseline whose weights leave room for few sequences (70B fp8 on one H100: 1) makes every
     // wider row look super-linear: the gain is the batch the added memory holds, not the GPUs.
     // (Whole experts on each GPU lift EP rows for another reason: render_scale notes those.)
     const bool memory_superlinear = std::any_of(rows.begin(), rows.end(), [&](const ScaleModelRow& x) {
       const bool whole_experts = x.layout.ep > 1 && x.layout.ep >= x.layout.tp;
-      return x.efficiency > 1.0 + 1e-9 && !whole_experts && x.batch > base->batch;
+      return x.efficiency.value_or(0.0) > 1.0 + 1e-9 && !whole_experts && x.batch > reference.batch;
     });
-    if (memory_superlinear && base->batch_by_memory) {
+    if (memory_superlinear && reference.batch_by_memory) {
       t.notes.push_back(fmt::format(
-          "efficiency above 100 %: the smallest layout ({}, {}) holds only {} sequence{} of {} tokens in the memory "
+          "efficiency above 100 %: the {} layout ({}, {}) holds only {} sequence{} of {} tokens in the memory "
           "its weights leave; wider layouts hold and batch more, so throughput grows faster than their GPUs. There "
           "efficiency measures memory, not scaling: where adding GPUs stops paying is in tok/s/GPU (the line "
           "'where adding GPUs stops paying')",
-          layout_label(s), gpus_text(n0), base->batch, base->batch == 1 ? "" : "s",
+          t.baseline_within_caps ? "baseline" : "smallest", layout_label(reference.layout),
+          gpus_text(reference.layout.gpus()), reference.batch, reference.batch == 1 ? "" : "s",
           r_.perf.input_tokens + r_.perf.output_tokens));
     }
     if (t.price && std::any_of(rows.begin(), rows.end(), [](const ScaleModelRow& x) { return x.paid_gpus > x.layout.gpus(); })) {

@@ -82,7 +82,8 @@ TEST_CASE("scale model: replicas scale linearly, and efficiency is against the s
   CHECK(t.smallest.gpus() == 1);  // 70B in FP8 fits one H200 (DESIGN "Figures")
   const ScaleModelRow* eight = find(t, {.tp = 1, .dp = 8});
   REQUIRE(eight != nullptr);
-  CHECK_THAT(eight->efficiency, Catch::Matchers::WithinRel(1.0, 1e-9));
+  REQUIRE(eight->efficiency.has_value());
+  CHECK_THAT(*eight->efficiency, Catch::Matchers::WithinRel(1.0, 1e-9));
   CHECK_THAT(eight->output_tokens_per_s, Catch::Matchers::WithinRel(8 * t.smallest_tokens_per_s, 1e-9));
   const ScaleModelRow* tp8 = find(t, {.tp = 8});
   REQUIRE(tp8 != nullptr);
