@@ -1143,10 +1143,7 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
                               type));
     }
   }
-  // Hunyuan's cross-layer attention shares one layer's KV with the next cla_share_factor - 1.
-  if (r.boolean("use_cla", false)) {
-    r.fail("use_cla", "cross-layer attention (KV shared between layers) is not modeled; the KV cache would be wrong");
-  }
+  // Hunyuan's cross-layer attention (use_cla) is read by read_cross_layer_attention.
   if (const Json* topk = r.value("moe_topk"); topk != nullptr && topk->is_array()) {
     r.fail("moe_topk", fmt::format("a top-k per layer (model_type \"{}\") is not read; the active parameters "
                                    "would be wrong",
@@ -3814,6 +3811,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   }
   read_layer_kinds(m, r);
   read_per_layer_shapes(m, r);
+  read_cross_layer_attention(m, r);
   if (!strict) {
     check_layer_lists(m, r);
   }

@@ -60,7 +60,7 @@ struct AttentionShape {
 };
 
 AttentionShape attention_shape(const ModelSpec& m, std::uint64_t layer) {
-  const bool own_kv = !m.reuses_kv(layer);
+  const bool own_kv = !m.lacks_kv_projections(layer);
   return {.heads = m.attention_heads_of_layer(layer), .head_dim = m.head_dim_of_layer(layer),
           .kv_heads = m.kv_heads_of_layer(layer), .has_k = own_kv, .has_v = own_kv && !m.value_is_key(layer)};
 }
@@ -499,7 +499,7 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
   }
   const double layers = d(m.num_hidden_layers);
   if (m.layer_attention_heads.empty() && !m.kv_width_varies() && m.layer_reuses_kv.empty() &&
-      m.layer_value_is_key.empty()) {
+      m.layer_value_is_key.empty() && m.layer_borrows_kv.empty()) {
     attention_tensors(m, attention_shape(m, 0), layers - linear_layers - mlp_only_layers, out);
   } else {
     // Layers of each shape (Laguna: q_proj and o_proj 48 or 72 heads wide; Gemma 4: full-attention
@@ -708,6 +708,7 @@ MtpBytes mtp_weight_bytes(const ModelSpec& m, const WeightFormats& f) {
   extend_last(more.layer_kv_heads);
   extend_last(more.layer_intermediate_size);
   extend(more.layer_reuses_kv, false);
+  extend(more.layer_borrows_kv, false);
   extend_last(more.layer_value_is_key);
   const auto total = [&f](const ModelSpec& s) {
     double sum = 0;
@@ -836,6 +837,7 @@ void validate_model(const ModelSpec& m, std::string_view where) {
   per_layer("layer_types", m.layer_kv_heads.size());
   per_layer("num_kv_shared_layers", m.layer_reuses_kv.size());
   per_layer("attention_k_eq_v", m.layer_value_is_key.size());
+  per_layer("use_cla", m.layer_borrows_kv.size());
   per_layer("intermediate_size", m.layer_intermediate_size.size());
   per_layer("block_configs", m.layer_linear_mixer.size());
   per_layer("block_configs", m.layer_linear_mlp.size());
