@@ -2535,8 +2535,22 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   const std::string type = it->is_object() && it->contains("model_type") && (*it)["model_type"].is_string()
                                ? (*it)["model_type"].get<std::string>()
                                : parent_type;
+  // Qwen2-VL's tower (Qwen2VLVisionConfig, transformers models/qwen2_vl/configuration_qwen2_vl.py):
+  // a nested config is saved without the fields equal to its class defaults, and
+  // Qwen/Qwen2-VL-7B-Instruct-AWQ writes in_chans, model_type and spatial_patch_size only. Read
+  // without them, its 0.68 B-parameter tower had been left out with no word (helper s64 configs F2).
+  Json filled = *it;
+  if (type == "qwen2_vl" && filled.is_object() && !open_clip) {
+    for (const auto& [key, value] : {std::pair<const char*, int>{"depth", 32}, {"embed_dim", 1280}, {"mlp_ratio", 4},
+                                     {"num_heads", 16}, {"patch_size", 14}, {"spatial_merge_size", 2},
+                                     {"temporal_patch_size", 2}}) {
+      if (!filled.contains(key)) {
+        filled[key] = value;
+      }
+    }
+  }
   // No class defaults for "visual": Qwen-1's text class is the wrapper's type.
-  const Json v = normalized(*it, open_clip ? std::string_view() : std::string_view(type));
+  const Json v = normalized(filled, open_clip ? std::string_view() : std::string_view(type));
   ObjectReader r(v, origin, at / (open_clip ? "visual" : "vision_config"));
   VisionSpec s;
   s.model_type = type;

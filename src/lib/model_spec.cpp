@@ -56,13 +56,17 @@ struct AttentionShape {
   std::uint64_t kv_heads = 0;
   bool has_k = true;
   bool has_v = true;
+  bool has_k_norm = true;
   friend bool operator==(const AttentionShape&, const AttentionShape&) = default;
 };
 
 AttentionShape attention_shape(const ModelSpec& m, std::uint64_t layer) {
   const bool own_kv = !m.lacks_kv_projections(layer);
+  // A CLA follower normalizes the borrowed keys with a key_layernorm of its own (vLLM's and
+  // SGLang's HunYuanCrossAttention); a Gemma layer reusing another's KV has no k_norm.
   return {.heads = m.attention_heads_of_layer(layer), .head_dim = m.head_dim_of_layer(layer),
-          .kv_heads = m.kv_heads_of_layer(layer), .has_k = own_kv, .has_v = own_kv && !m.value_is_key(layer)};
+          .kv_heads = m.kv_heads_of_layer(layer), .has_k = own_kv, .has_v = own_kv && !m.value_is_key(layer),
+          .has_k_norm = !m.reuses_kv(layer)};
 }
 
 // Attention of `layers` layers of one shape, with biases and q/k norms.
@@ -131,7 +135,7 @@ void attention_tensors(const ModelSpec& m, const AttentionShape& shape, double l
   if (m.qk_norm) {
     // A layer reusing another's keys has no k_norm (Gemma4TextAttention builds it with k_proj).
     const std::uint64_t q = m.qk_norm_full_width ? q_dim : head_dim;
-    const std::uint64_t k = shape.has_k ? (m.qk_norm_full_width ? kv_dim : head_dim) : 0;
+    const std::uint64_t k = shape.has_k_norm ? (m.qk_norm_full_width ? kv_dim : head_dim) : 0;
     add_vector(out, kPart, q + k, layers);
   }
   if (m.model_type == "gpt_oss") {
