@@ -98,3 +98,13 @@ TEST_CASE("s64: Qwen2-VL's vision_config without its sizes is read with Qwen2VLV
   written["vision_config"]["depth"] = 16;
   CHECK(gpuplan::count_params(read(written)).vision < p.vision * 0.6);
 }
+
+TEST_CASE("s64: a vision_config without any size is said to be left out", "[hf][s64]") {
+  auto j = read_fixture("hf-s64-qwen2-vl-7b-instruct-awq.json");
+  // A wrapper and tower of types gpuplan has no class defaults for, the tower's sizes left out.
+  j["model_type"] = "foo_vl";
+  j["vision_config"] = {{"in_chans", 3}, {"model_type", "foo_vision"}};
+  const auto m = read(j);
+  CHECK_FALSE(m.vision.has_value());
+  CHECK_THAT(m.assumed_defaults, Contains("the vision encoder is not counted"));
+}
