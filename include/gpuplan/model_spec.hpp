@@ -262,6 +262,11 @@ struct ModelSpec {
   /// Per layer: true where the keys are also the values (Gemma 4's attention_k_eq_v on
   /// full-attention layers): no V projection, but V is cached beside K. Empty = none.
   std::vector<bool> layer_value_is_key;
+  /// Per layer: true where the layer computes no K and V of its own but attends over those of the
+  /// layer before it (Hunyuan's cross-layer attention, use_cla: a follower layer has q_proj and
+  /// o_proj only), while the engines still cache them in the layer's own slot (vLLM's and SGLang's
+  /// HunYuanCrossAttention, an ENCODER_DECODER / RadixAttention layer of its own). Empty = none.
+  std::vector<bool> layer_borrows_kv;
   std::uint64_t intermediate_size = 0;
   /// The dense MLP's width per layer where it differs (Gemma 4's use_double_wide_mlp: twice
   /// intermediate_size on the KV-sharing layers). Empty = intermediate_size on every layer.
@@ -456,6 +461,10 @@ struct ModelSpec {
   /// The layer reads another layer's cached K and V (no projections nor cache of its own).
   [[nodiscard]] bool reuses_kv(std::uint64_t layer) const {
     return layer < layer_reuses_kv.size() && layer_reuses_kv[layer];
+  }
+  /// The layer has no K and V projections (it reuses another layer's KV, or borrows its K and V).
+  [[nodiscard]] bool lacks_kv_projections(std::uint64_t layer) const {
+    return reuses_kv(layer) || (layer < layer_borrows_kv.size() && layer_borrows_kv[layer]);
   }
   [[nodiscard]] bool value_is_key(std::uint64_t layer) const {
     return layer < layer_value_is_key.size() && layer_value_is_key[layer];

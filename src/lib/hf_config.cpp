@@ -1143,10 +1143,7 @@ void reject_unmodeled_layers(ObjectReader& r, std::string_view type) {
                               type));
     }
   }
-  // Hunyuan's cross-layer attention shares one layer's KV with the next cla_share_factor - 1.
-  if (r.boolean("use_cla", false)) {
-    r.fail("use_cla", "cross-layer attention (KV shared between layers) is not modeled; the KV cache would be wrong");
-  }
+  // Hunyuan's cross-layer attention (use_cla) is read by read_cross_layer_attention.
   if (const Json* topk = r.value("moe_topk"); topk != nullptr && topk->is_array()) {
     r.fail("moe_topk", fmt::format("a top-k per layer (model_type \"{}\") is not read; the active parameters "
                                    "would be wrong",
@@ -2538,8 +2535,22 @@ std::optional<VisionSpec> read_vision(const Json& config, const std::string& ori
   const std::string type = it->is_object() && it->contains("model_type") && (*it)["model_type"].is_string()
                                ? (*it)["model_type"].get<std::string>()
                                : parent_type;
+  // Qwen2-VL's tower (Qwen2VLVisionConfig, transformers models/qwen2_vl/configuration_qwen2_vl.py):
+  // a nested config is saved without the fields equal to its class defaults, and
+  // Qwen/Qwen2-VL-7B-Instruct-AWQ writes in_chans, model_type and spatial_patch_size only. Read
+  // without them, its 0.68 B-parameter tower had been left out with no word (helper s64 configs F2).
+  Json filled = *it;
+  if (type == "qwen2_vl" && filled.is_object() && !open_clip) {
+    for (const auto& [key, value] : {std::pair<const char*, int>{"depth", 32}, {"embed_dim", 1280}, {"mlp_ratio", 4},
+                                     {"num_heads", 16}, {"patch_size", 14}, {"spatial_merge_size", 2},
+                                     {"temporal_patch_size", 2}}) {
+      if (!filled.contains(key)) {
+        filled[key] = value;
+      }
+    }
+  }
   // No class defaults for "visual": Qwen-1's text class is the wrapper's type.
-  const Json v = normalized(*it, open_clip ? std::string_view() : std::string_view(type));
+  const Json v = normalized(filled, open_clip ? std::string_view() : std::string_view(type));
   ObjectReader r(v, origin, at / (open_clip ? "visual" : "vision_config"));
   VisionSpec s;
   s.model_type = type;
@@ -3814,6 +3825,7 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   }
   read_layer_kinds(m, r);
   read_per_layer_shapes(m, r);
+  read_cross_layer_attention(m, r);
   if (!strict) {
     check_layer_lists(m, r);
   }
@@ -3843,6 +3855,14 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
   }
   // A catalog entry of a multimodal repo carries its vision_config as the repo's config.json does.
   m.vision = read_vision(raw, origin, at, m.hidden_size, parent_type);
+  if (const auto vc = raw.find("vision_config"); !strict && !m.vision && vc != raw.end() && vc->is_object()) {
+    // A vision_config that gives neither a width nor a depth is a tower left out of the count: say
+    // so rather than print a total short of the checkpoint's (Qwen2-VL-7B-Instruct-AWQ's 0.68 B had
+    // been dropped with no word, helper s64 configs F2).
+    add_note(m, "vision_config gives no width or depth gpuplan reads (hidden_size or embed_dim, "
+                "num_hidden_layers or depth): the vision encoder is not counted; compare the total with the "
+                "checkpoint's");
+  }
   m.vision_config_keys = read_vision_config_keys(raw, origin, at);
   validate_model(m, origin + ": " + at.to_string());
   if (!strict) {

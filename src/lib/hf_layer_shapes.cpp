@@ -120,4 +120,29 @@ void read_per_layer_shapes(ModelSpec& m, ObjectReader& r) {
   }
 }
 
+void read_cross_layer_attention(ModelSpec& m, ObjectReader& r) {
+  if (!r.boolean("use_cla", false)) {
+    return;
+  }
+  // HunYuanConfig (Tencent-Hunyuan-Large configuration_hunyuan.py): cla_share_factor defaults to 1.
+  const std::uint64_t layers = m.num_hidden_layers;
+  const std::uint64_t factor = r.optional_integer("cla_share_factor", 1, 10'000).value_or(1);
+  if (factor == 1) {
+    return;  // every layer computes its own K and V
+  }
+  if (m.mla || !m.layer_reuses_kv.empty() || m.linear_attention || !m.layer_is_cross_attention.empty()) {
+    r.fail("use_cla", "cross-layer attention beside MLA, KV-sharing, linear or cross-attention layers is not modeled");
+  }
+  // Hunyuan-Large's HunYuanModel.forward keeps the K and V of a layer whose index is a multiple of
+  // cla_share_factor and hands them to the layers after it; those (vLLM's and SGLang's
+  // HunYuanCrossAttention, `layer_id % cla_factor != 0`) have q_proj and o_proj only. Both engines
+  // still give each of them its own cache slot (vLLM: AttentionType.ENCODER_DECODER; SGLang: a
+  // RadixAttention of the layer's id, "the master K/V are stored in this layer's own KV cache
+  // slot"), so the KV cache counts every layer.
+  m.layer_borrows_kv.assign(layers, false);
+  for (std::uint64_t i = 0; i < layers; ++i) {
+    m.layer_borrows_kv[i] = i % factor != 0;
+  }
+}
+
 }  // namespace gpuplan::detail

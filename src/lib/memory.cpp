@@ -89,7 +89,7 @@ void validate_request(const FitRequest& r) {
 std::optional<std::pair<double, double>> nas_stage_shares(const ModelSpec& m, std::uint64_t pp) {
   if (pp <= 1 || !m.norm_per_block || m.linear_attention || m.moe || m.per_layer_input_width > 0 ||
       !m.layer_head_dim.empty() || !m.layer_attention_heads.empty() || !m.layer_reuses_kv.empty() ||
-      !m.layer_value_is_key.empty() || m.mla) {
+      !m.layer_value_is_key.empty() || !m.layer_borrows_kv.empty() || m.mla) {
     return std::nullopt;
   }
   const double h = d(m.hidden_size);
@@ -655,6 +655,12 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
     res.notes.push_back(fmt::format("{} of {} layers attend over an earlier layer's K and V (num_kv_shared_layers): "
                                     "they keep no KV cache of their own (vLLM's kv_sharing_target_layer_name)",
                                     sharing, m.num_hidden_layers));
+  }
+  if (const auto borrowing = std::count(m.layer_borrows_kv.begin(), m.layer_borrows_kv.end(), true); borrowing > 0) {
+    res.notes.push_back(fmt::format("{} of {} layers attend over the K and V of the layer before them (use_cla): "
+                                    "no K or V projections of their own, but vLLM and SGLang still cache those K "
+                                    "and V in each layer's own slot, so the KV cache counts every layer",
+                                    borrowing, m.num_hidden_layers));
   }
   if (m.layout_unchecked) {
     // What the file's own fields lay out (MLA, experts, windows, cross-attention) is read from them;

@@ -56,13 +56,17 @@ struct AttentionShape {
   std::uint64_t kv_heads = 0;
   bool has_k = true;
   bool has_v = true;
+  bool has_k_norm = true;
   friend bool operator==(const AttentionShape&, const AttentionShape&) = default;
 };
 
 AttentionShape attention_shape(const ModelSpec& m, std::uint64_t layer) {
-  const bool own_kv = !m.reuses_kv(layer);
+  const bool own_kv = !m.lacks_kv_projections(layer);
+  // A CLA follower normalizes the borrowed keys with a key_layernorm of its own (vLLM's and
+  // SGLang's HunYuanCrossAttention); a Gemma layer reusing another's KV has no k_norm.
   return {.heads = m.attention_heads_of_layer(layer), .head_dim = m.head_dim_of_layer(layer),
-          .kv_heads = m.kv_heads_of_layer(layer), .has_k = own_kv, .has_v = own_kv && !m.value_is_key(layer)};
+          .kv_heads = m.kv_heads_of_layer(layer), .has_k = own_kv, .has_v = own_kv && !m.value_is_key(layer),
+          .has_k_norm = !m.reuses_kv(layer)};
 }
 
 // Attention of `layers` layers of one shape, with biases and q/k norms.
@@ -131,7 +135,7 @@ void attention_tensors(const ModelSpec& m, const AttentionShape& shape, double l
   if (m.qk_norm) {
     // A layer reusing another's keys has no k_norm (Gemma4TextAttention builds it with k_proj).
     const std::uint64_t q = m.qk_norm_full_width ? q_dim : head_dim;
-    const std::uint64_t k = shape.has_k ? (m.qk_norm_full_width ? kv_dim : head_dim) : 0;
+    const std::uint64_t k = shape.has_k_norm ? (m.qk_norm_full_width ? kv_dim : head_dim) : 0;
     add_vector(out, kPart, q + k, layers);
   }
   if (m.model_type == "gpt_oss") {
@@ -499,7 +503,7 @@ std::vector<WeightTensor> weight_tensors(const ModelSpec& m) {
   }
   const double layers = d(m.num_hidden_layers);
   if (m.layer_attention_heads.empty() && !m.kv_width_varies() && m.layer_reuses_kv.empty() &&
-      m.layer_value_is_key.empty()) {
+      m.layer_value_is_key.empty() && m.layer_borrows_kv.empty()) {
     attention_tensors(m, attention_shape(m, 0), layers - linear_layers - mlp_only_layers, out);
   } else {
     // Layers of each shape (Laguna: q_proj and o_proj 48 or 72 heads wide; Gemma 4: full-attention
@@ -708,6 +712,7 @@ MtpBytes mtp_weight_bytes(const ModelSpec& m, const WeightFormats& f) {
   extend_last(more.layer_kv_heads);
   extend_last(more.layer_intermediate_size);
   extend(more.layer_reuses_kv, false);
+  extend(more.layer_borrows_kv, false);
   extend_last(more.layer_value_is_key);
   const auto total = [&f](const ModelSpec& s) {
     double sum = 0;
@@ -836,6 +841,7 @@ void validate_model(const ModelSpec& m, std::string_view where) {
   per_layer("layer_types", m.layer_kv_heads.size());
   per_layer("num_kv_shared_layers", m.layer_reuses_kv.size());
   per_layer("attention_k_eq_v", m.layer_value_is_key.size());
+  per_layer("use_cla", m.layer_borrows_kv.size());
   per_layer("intermediate_size", m.layer_intermediate_size.size());
   per_layer("block_configs", m.layer_linear_mixer.size());
   per_layer("block_configs", m.layer_linear_mlp.size());

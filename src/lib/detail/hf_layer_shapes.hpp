@@ -16,6 +16,10 @@ namespace gpuplan::detail {
 /// the layout it asks for cannot be built (transformers would fail on it too).
 void read_per_layer_shapes(ModelSpec& m, ObjectReader& r);
 
+/// Hunyuan's cross-layer attention (use_cla, cla_share_factor): the layers between two that
+/// compute K and V borrow them (layer_borrows_kv).
+void read_cross_layer_attention(ModelSpec& m, ObjectReader& r);
+
 /// Reads Nemotron-NAS's (DeciLM's) block_configs, one {"attention", "ffn"} block a layer, into
 /// `m`, whose layer count, heads and hidden size are read: per-layer KV heads (num_attention_heads
 /// / n_heads_in_group), MLP widths (from ffn_mult), blocks left out (no_op) and blocks replaced by
