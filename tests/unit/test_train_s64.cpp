@@ -21,6 +21,7 @@
 
 using namespace gpuplan;
 using Catch::Matchers::Contains;
+using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 
 namespace {
@@ -72,7 +73,7 @@ TEST_CASE("train s64: Gemma 2's logit soft-cap keeps a second bf16 logits tensor
   r.recompute = Recompute::full;
   r.loss = LossKernel::fused;
   const ModelSpec& gemma2 = model("gemma-2-9b");
-  REQUIRE(gemma2.final_logit_softcap == 30.0);
+  REQUIRE_THAT(gemma2.final_logit_softcap, WithinAbs(30.0, 1e-12));
   ModelSpec uncapped = gemma2;
   uncapped.final_logit_softcap = 0;
   const TrainMemory capped = train_memory(gemma2, g, r);
@@ -88,7 +89,7 @@ TEST_CASE("train s64: Gemma 2's logit soft-cap keeps a second bf16 logits tensor
   CHECK_THAT(train_memory(gemma2, gpu("h100-sxm"), r).softcap_logits, WithinRel(tanh_output / 2, 1e-12));
   r.layout.tp = 1;
   r.loss = LossKernel::fused_linear;
-  CHECK(train_memory(gemma2, g, r).softcap_logits == 0.0);
+  CHECK_THAT(train_memory(gemma2, g, r).softcap_logits, WithinAbs(0.0, 1e-12));
 }
 
 TEST_CASE("train s64: final_logit_softcapping is read from config.json, Gemma2Config's default when left out",
@@ -101,10 +102,10 @@ TEST_CASE("train s64: final_logit_softcapping is read from config.json, Gemma2Co
             extra + "}",
         "gemma-2-2b.json");
   };
-  CHECK(read("").final_logit_softcap == 30.0);  // transformers' Gemma2Config default
-  CHECK(read(R"(, "final_logit_softcapping": 20.0)").final_logit_softcap == 20.0);
-  CHECK(read(R"(, "final_logit_softcapping": null)").final_logit_softcap == 0.0);
+  CHECK_THAT(read("").final_logit_softcap, WithinAbs(30.0, 1e-12));  // transformers' Gemma2Config default
+  CHECK_THAT(read(R"(, "final_logit_softcapping": 20.0)").final_logit_softcap, WithinAbs(20.0, 1e-12));
+  CHECK_THAT(read(R"(, "final_logit_softcapping": null)").final_logit_softcap, WithinAbs(0.0, 1e-12));
   // Other classes carry it only where written: Llama has none.
-  CHECK(model("llama-3.1-8b").final_logit_softcap == 0.0);
+  CHECK_THAT(model("llama-3.1-8b").final_logit_softcap, WithinAbs(0.0, 1e-12));
   CHECK_THROWS_WITH(read(R"(, "final_logit_softcapping": -30)"), Contains("final_logit_softcapping"));
 }
