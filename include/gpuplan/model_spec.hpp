@@ -286,6 +286,10 @@ struct ModelSpec {
   bool attention_bias = false;     ///< q, k, v and o projections carry biases
   bool qkv_bias = false;           ///< q, k, v (not o) carry biases (Qwen2)
   bool qk_norm = false;            ///< per-head RMSNorm on q and k (Qwen3, Gemma 3, GLM-4.5)
+  /// Gemma 2's (and Gemma 4's) final_logit_softcapping: logits / cap, tanh, x cap after the LM head.
+  /// It changes no weight nor KV; in training the tanh keeps its output for the backward, a
+  /// second logits-sized tensor (train_memory). 0: none.
+  double final_logit_softcap = 0;
   std::optional<MlaSpec> mla;
   std::optional<MoeSpec> moe;
   /// Attention window per layer in tokens; 0 = full attention. Empty = all layers full.

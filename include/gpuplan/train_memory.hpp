@@ -330,6 +330,7 @@ struct TrainMemory {
   double interleave_penalty = 1.0;
   double activations = 0;             ///< in flight, plus the layer a full recompute rebuilds
   double logits = 0;                  ///< last stage: the loss's logits for one micro-batch (loss_bytes_per_logit)
+  double softcap_logits = 0;          ///< the part of logits Gemma 2's soft-cap tanh keeps for its backward
   double buckets = 0;                 ///< gradient buckets; ZeRO-3/FSDP gathered layers; QLoRA dequant
   /// DeepSpeed ZeRO-3's optimizer step: the fp32 upcast of one sub-group's gradients and the
   /// optimizer's temporary beside it, beyond what the backward's activations, logits and gathered

@@ -128,6 +128,7 @@ inline constexpr FieldFlag kFieldFlags[] = {
     {"train.recompute:", "--recompute:"},
     {"train.master_weights:", "--master-weights:"},
     {"train.optimizer_in_backward:", "--optimizer-in-backward:"},
+    {"train.optimizer:", "--optimizer:"},
     {"train.kbit_prepared:", "--qlora-prep:"},
     {"train.framework:", "--framework:"},
     {"train.sharding:", "--sharding:"},

@@ -1436,6 +1436,14 @@ void apply_family(ModelSpec& m, ObjectReader& r) {
   if (is(t, {"gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text"})) {
     m.norms_per_layer = 4;  // pre- and post-norms around attention and MLP
   }
+  // transformers' Gemma2Config defaults final_logit_softcapping to 30.0 (a saved config.json that
+  // leaves it out means the default); other classes carry it only where written (Gemma 4: 30.0,
+  // Gemma 3: null). Gemma2ForCausalLM.forward applies it as logits / cap, tanh, x cap
+  // (huggingface/transformers@006e8693 src/transformers/models/gemma2/modeling_gemma2.py).
+  // A written null turns the cap off (Gemma 3's config.json); only a missing key takes the default.
+  const bool cap_written = r.object().contains("final_logit_softcapping");
+  m.final_logit_softcap = r.optional_number("final_logit_softcapping", 1e6)
+                              .value_or(!cap_written && t == "gemma2" ? 30.0 : 0.0);
   if (t.starts_with("hunyuan") && r.has("use_mixed_mlp_moe")) {
     r.boolean("use_mixed_mlp_moe", true);  // typed here; normalized() read it to drop the shared MLP
   }
@@ -3450,6 +3458,8 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
       std::string_view("linear_value_head_dim"), std::string_view("linear_num_key_heads"),
       std::string_view("linear_num_value_heads"), std::string_view("mamba_ssm_dtype"),
       std::string_view("vision_config"),
+      // Gemma 2's logit soft-cap (apply_family): training memory holds its tanh output.
+      std::string_view("final_logit_softcapping"),
       // Nemotron-NAS's per-block layout (read_nemotron_nas_blocks): a catalog entry of that type
       // cannot be written without it.
       std::string_view("block_configs")};

@@ -354,9 +354,10 @@ std::string render_train(const TrainPlan& p, const RenderOptions& options) {
   mem.rows.push_back({"logits", bytes(m.logits),
                       m.peak_stage == PipelineStage::first || m.peak_stage == PipelineStage::middle
                           ? std::string("on the last stage, with the LM head")
-                      : loss == LossKernel::unfused ? "unfused loss: bf16 + fp32 copy + log-softmax + gradient"
-                      : loss == LossKernel::fused ? "fused loss: bf16 + fp32, one micro-batch"
-                                                  : "fused linear loss: one chunk + input gradient"});
+                          : std::string(loss == LossKernel::unfused ? "unfused loss: bf16 + fp32 copy + log-softmax + gradient"
+                                        : loss == LossKernel::fused ? "fused loss: bf16 + fp32, one micro-batch"
+                                                                    : "fused linear loss: one chunk + input gradient") +
+                                (m.softcap_logits > 0 ? " + soft-cap tanh output" : "")});
   std::string buckets = fsdp_stage_unsharded(t) ? "the stage gathered (FSDP under PP keeps it)"
                         : zero == 3 ? "gathered layers (+ prefetch)"
                         : t.layout.dp * t.layout.cp > 1 ? "gradient buckets"

@@ -299,6 +299,17 @@ TrainMemory stage_memory(const ModelSpec& model, const GpuSpec& gpu, const Train
              : loss == LossKernel::fused_linear
                  ? (kFp32Bytes + kBf16Bytes) * d(model.hidden_size) / d(l.tp) * tokens
                  : d(model.vocab_size) * loss_bytes_per_logit(loss) / d(l.tp) * tokens;
+  // Gemma 2's final logit soft-cap (logits / cap, tanh, x cap: transformers' Gemma2ForCausalLM.forward,
+  // huggingface/transformers@006e8693) runs in autograd between the head and the loss, and tanh
+  // keeps its output for its backward (1 - tanh^2): one more logits-sized tensor in the head's
+  // bf16 output, held from the forward to the backward. The division and the multiplication by a
+  // constant keep nothing. A fused linear cross-entropy applies the cap inside its chunks. Gemma 2
+  // 9B LoRA at 2 x 8,192 tokens (vocab 256,000) measured 60 GiB against 50.9 without it
+  // (tools/heldout/train-public-18.json, ljm565/universal-llm-trainer docs/gpu_test.md).
+  if (has_head && loss != LossKernel::fused_linear && model.final_logit_softcap > 0) {
+    m.softcap_logits = d(model.vocab_size) * kBf16Bytes / d(l.tp) * tokens;
+    m.logits += m.softcap_logits;
+  }
 
   if (z == 3) {
     // FSDP wraps each decoder layer as a unit: one gathered, the next prefetched, and its
@@ -948,6 +959,23 @@ void validate_train_request(const ModelSpec& model, const GpuSpec& gpu, const Tr
   if (r.offload == Offload::paged && r.optimizer == Optimizer::sgd) {
     throw InputError("train.offload: paged optimizers are bitsandbytes' PagedAdamW and PagedAdamW8bit; there is no "
                      "paged SGD (use --optimizer adamw or adamw-8bit)");
+  }
+  // CPU offload moves the optimizer step to the host, and no stack steps an 8-bit AdamW there:
+  // DeepSpeed's ZeRO-Offload runs its own DeepSpeedCPUAdam (fp32 moments) and raises
+  // ZeRORuntimeException for a client optimizer unless zero_force_ds_cpu_optimizer is false
+  // (deepspeed/runtime/engine.py, _configure_basic_optimizer), and bitsandbytes' 8-bit update
+  // kernels take CUDA tensors only (bitsandbytes/functional.py, is_on_gpu: "All input tensors need
+  // to be on the same GPU"), so FSDP's CPU-resident shards cannot be stepped by it either. Priced
+  // anyway, the host held 8-bit states (10 bytes a parameter instead of DeepSpeed's 16) for a run
+  // that does not start (helper s64 bad-input).
+  if (r.optimizer == Optimizer::adamw_8bit && steps_on_cpu(r.offload)) {
+    throw InputError(fmt::format(
+        "train.optimizer: adamw-8bit (bitsandbytes' 8-bit AdamW) has no CPU step, and --offload {} steps the "
+        "optimizer on the host: DeepSpeed's ZeRO-Offload runs its fp32 DeepSpeedCPUAdam and refuses a client "
+        "optimizer (zero_force_ds_cpu_optimizer), and bitsandbytes' 8-bit kernels take GPU tensors only; use "
+        "--optimizer adamw with the offload, or keep the 8-bit states on the GPU (--offload none, or --offload "
+        "paged: PagedAdamW8bit)",
+        to_string(r.offload)));
   }
   if (r.optimizer_in_backward) {
     if (r.method != TrainMethod::full) {

@@ -250,10 +250,13 @@ TEST_CASE("train: pure bf16 drops the fp32 master and halves the moments", "[tra
   const TrainMemory in_bwd = train_memory(m, gpu("rtx-4090"), r);
   CHECK_THAT(in_bwd.gradients, WithinRel(128256.0 * 4096 * 2, 1e-12));
   CHECK_FALSE(in_bwd.fits);  // 16.06 + 16.06 + 1.05 GB of states alone exceed 24 GB
-  // With the 8-bit states off the GPU (torchtune's paged optimizer leaves them to unified memory,
-  // outside its peak), the bf16 weights are what remains: 16.06 GB, and it fits, as measured.
+  // With the states off the GPU, the bf16 weights are what remains: 16.06 GB, and it fits, as
+  // measured (torchtune's paged 8-bit optimizer, the next test). CPU offload steps an fp32 AdamW
+  // (DeepSpeedCPUAdam): bitsandbytes' 8-bit AdamW has no CPU step and is refused beside it.
   r.optimizer_in_backward = false;
   r.offload = Offload::optimizer;
+  CHECK_THROWS_WITH(train_memory(m, gpu("rtx-4090"), r), Contains("train.optimizer") && Contains("no CPU step"));
+  r.optimizer = Optimizer::adamw;
   const TrainMemory offloaded = train_memory(m, gpu("rtx-4090"), r);
   CHECK_THAT(offloaded.model_states(), WithinRel(2.0 * params, 1e-9));
   CHECK(offloaded.fits);
