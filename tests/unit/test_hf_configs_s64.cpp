@@ -21,14 +21,14 @@ using gpuplan::test::fixture;
 
 namespace {
 
-nlohmann::json read_fixture(const char* name) {
+nlohmann::json s64_fixture_json(const char* name) {
   std::ifstream in(fixture(name));
   std::stringstream text;
   text << in.rdbuf();
   return nlohmann::json::parse(text.str());
 }
 
-gpuplan::ModelSpec read(const nlohmann::json& config) {
+gpuplan::ModelSpec s64_model(const nlohmann::json& config) {
   return gpuplan::model_from_hf_config(config.dump(), "config.json");
 }
 
@@ -36,12 +36,12 @@ gpuplan::ModelSpec read(const nlohmann::json& config) {
 
 TEST_CASE("s64: Hunyuan-Large's CLA follower layers have no K and V projections but keep a cache slot",
           "[hf][s64]") {
-  const auto cla_json = read_fixture("hf-s64-hunyuan-a50b-pretrain.json");
+  const auto cla_json = s64_fixture_json("hf-s64-hunyuan-a50b-pretrain.json");
   REQUIRE(cla_json.at("use_cla").get<bool>());
   auto plain_json = cla_json;
   plain_json["use_cla"] = false;
-  const auto cla = read(cla_json);
-  const auto plain = read(plain_json);
+  const auto cla = s64_model(cla_json);
+  const auto plain = s64_model(plain_json);
   // cla_share_factor 2: layers 1, 3, ..., 63 take layer i-1's K and V (HunYuanModel.forward keeps
   // prev_kv_states when layer_idx % cla_share_factor == 0).
   REQUIRE(cla.layer_borrows_kv.size() == 64);
@@ -61,26 +61,26 @@ TEST_CASE("s64: Hunyuan-Large's CLA follower layers have no K and V projections 
 }
 
 TEST_CASE("s64: use_cla with cla_share_factor 1, 3, 0 or a string", "[hf][s64]") {
-  auto j = read_fixture("hf-s64-hunyuan-a50b-pretrain.json");
+  auto j = s64_fixture_json("hf-s64-hunyuan-a50b-pretrain.json");
   j["cla_share_factor"] = 1;
-  CHECK(read(j).layer_borrows_kv.empty());
+  CHECK(s64_model(j).layer_borrows_kv.empty());
   j.erase("cla_share_factor");  // HunYuanConfig's default is 1
-  CHECK(read(j).layer_borrows_kv.empty());
+  CHECK(s64_model(j).layer_borrows_kv.empty());
   j["cla_share_factor"] = 3;
-  const auto three = read(j);
+  const auto three = s64_model(j);
   REQUIRE(three.layer_borrows_kv.size() == 64);
   CHECK(std::count(three.layer_borrows_kv.begin(), three.layer_borrows_kv.end(), true) == 64 - 22);
   j["cla_share_factor"] = 0;
-  CHECK_THROWS_WITH(read(j), Contains("cla_share_factor"));
+  CHECK_THROWS_WITH(s64_model(j), Contains("cla_share_factor"));
   j["cla_share_factor"] = "2";
-  CHECK_THROWS_WITH(read(j), Contains("cla_share_factor"));
+  CHECK_THROWS_WITH(s64_model(j), Contains("cla_share_factor"));
 }
 
 TEST_CASE("s64: Qwen2-VL's vision_config without its sizes is read with Qwen2VLVisionConfig's defaults",
           "[hf][s64]") {
   // Qwen/Qwen2-VL-7B-Instruct-AWQ's vision_config: in_chans, model_type, spatial_patch_size only.
-  const auto j = read_fixture("hf-s64-qwen2-vl-7b-instruct-awq.json");
-  const auto p = gpuplan::count_params(read(j));
+  const auto j = s64_fixture_json("hf-s64-qwen2-vl-7b-instruct-awq.json");
+  const auto p = gpuplan::count_params(s64_model(j));
   // By hand (modeling_qwen2_vl.py): patch_embed Conv3d 3 x 2 x 14 x 14 x 1280 = 1,505,280; 32
   // blocks of 19,677,440 (two LayerNorms, qkv 1280 -> 3840, proj, fc1 1280 -> 5120, fc2, all
   // biased); merger LayerNorm + 5120 -> 5120 + 5120 -> 3584 = 44,576,256.
@@ -93,18 +93,18 @@ TEST_CASE("s64: Qwen2-VL's vision_config without its sizes is read with Qwen2VLV
                               {"num_heads", 16},  {"in_chans", 3},              {"hidden_size", 3584},
                               {"patch_size", 14}, {"spatial_merge_size", 2},    {"spatial_patch_size", 14},
                               {"temporal_patch_size", 2}, {"model_type", "qwen2_vl"}};
-  CHECK(gpuplan::count_params(read(written)).vision == Approx(p.vision));
+  CHECK(gpuplan::count_params(s64_model(written)).vision == Approx(p.vision));
   // A tower written smaller is read as written.
   written["vision_config"]["depth"] = 16;
-  CHECK(gpuplan::count_params(read(written)).vision < p.vision * 0.6);
+  CHECK(gpuplan::count_params(s64_model(written)).vision < p.vision * 0.6);
 }
 
 TEST_CASE("s64: a vision_config without any size is said to be left out", "[hf][s64]") {
-  auto j = read_fixture("hf-s64-qwen2-vl-7b-instruct-awq.json");
+  auto j = s64_fixture_json("hf-s64-qwen2-vl-7b-instruct-awq.json");
   // A wrapper and tower of types gpuplan has no class defaults for, the tower's sizes left out.
   j["model_type"] = "foo_vl";
   j["vision_config"] = {{"in_chans", 3}, {"model_type", "foo_vision"}};
-  const auto m = read(j);
+  const auto m = s64_model(j);
   CHECK_FALSE(m.vision.has_value());
   CHECK_THAT(m.assumed_defaults, Contains("the vision encoder is not counted"));
 }

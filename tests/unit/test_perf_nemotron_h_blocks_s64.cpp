@@ -26,7 +26,7 @@ gpuplan::ModelSpec nano() {
   return gpuplan::model_from_hf_config_file(gpuplan::test::fixture("hf/nemotron-3-nano-30b-a3b/config.json"));
 }
 
-gpuplan::PerfRequest request(std::uint64_t tp) {
+gpuplan::PerfRequest nano_request(std::uint64_t tp) {
   gpuplan::PerfRequest req;
   req.fit.layout = gpuplan::Layout{.tp = tp};
   req.fit.weights_dtype = gpuplan::DType::fp8;
@@ -45,7 +45,7 @@ TEST_CASE("perf: Nemotron-H's 52 blocks pay 26 layers' overhead, not 52", "[perf
   only_layers.step_overhead_s = 0.0;
   only_layers.sequence_overhead_s = 0.0;
   only_layers.layer_overhead_s = 50e-6;
-  const gpuplan::PerfModel pm(m, cat().gpu("b200"), request(1));
+  const gpuplan::PerfModel pm(m, cat().gpu("b200"), nano_request(1));
   // 52 single blocks = 26 layers' worth of kernels at the calibrated 50 us a layer: 1.3 ms, where
   // the 52 counted as layers had charged 2.6 ms (a few us of per-token work ride along).
   CHECK_THAT(pm.evaluate(1, only_layers).decode.overhead_s, WithinRel(26 * 50e-6, 0.01));
@@ -57,10 +57,10 @@ TEST_CASE("perf: Nemotron-H at TP 2 all-reduces once a block, 52 a step", "[perf
   gpuplan::Efficiency latency_only = gpuplan::Efficiency::roofline();
   latency_only.hop_latency_s = 1e-6;
   latency_only.link = 1.0;
-  const gpuplan::PerfModel pm(m, b200, request(2));
+  const gpuplan::PerfModel pm(m, b200, nano_request(2));
   const double comm_s = pm.evaluate(1, latency_only).decode.communication_s;
   // Llama-3.1-8B's 32 attention + MLP layers at TP 2: two all-reduces a layer, 64 a step.
-  const gpuplan::PerfModel llama(cat().model("llama-3.1-8b"), b200, request(2));
+  const gpuplan::PerfModel llama(cat().model("llama-3.1-8b"), b200, nano_request(2));
   const double llama_s = llama.evaluate(1, latency_only).decode.communication_s;
   // One all-reduce of one token's hidden state: latency-bound, nearly the same per call (hidden
   // 2688 vs 4096 bf16 values: a few ns of bytes against microseconds of hops).
@@ -68,7 +68,7 @@ TEST_CASE("perf: Nemotron-H at TP 2 all-reduces once a block, 52 a step", "[perf
 }
 
 TEST_CASE("perf: Nemotron-3-Nano FP8 on 2 x B200 decodes one sequence near the measured 2.91 ms", "[perf][s64]") {
-  const gpuplan::PerfModel pm(nano(), cat().gpu("b200"), request(2));
+  const gpuplan::PerfModel pm(nano(), cat().gpu("b200"), nano_request(2));
   const double step_s = pm.evaluate(1, gpuplan::Efficiency{}).decode.total_s();
   // Vultr's B200 sweep, c = 1: mean TPOT 2.91 ms. 4.62 ms before (+59 %); the per-step 1.5 ms and
   // the weights' read remain, so the estimate stays above the measurement, within a third.

@@ -19,7 +19,7 @@ namespace {
 
 using gpuplan::test::cat;
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+bool s64_has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 std::string error_of(const PriceFilter& f) {
   try {
@@ -64,23 +64,23 @@ TEST_CASE("s64 catalog prices: filters take what cost and plan take", "[catalog]
 TEST_CASE("s64 catalog prices: a filter nothing passes names the narrowest and what it takes", "[catalog][prices][s64]") {
   PriceFilter typo;
   typo.provider = "runpd";
-  CHECK(contains(error_of(typo), "provider: unknown provider 'runpd'; closest: runpod"));
+  CHECK(s64_has(error_of(typo), "provider: unknown provider 'runpd'; closest: runpod"));
 
   PriceFilter nowhere;
   nowhere.region = "mars";
-  CHECK(contains(error_of(nowhere), "region: no catalog price is in region 'mars'"));
+  CHECK(s64_has(error_of(nowhere), "region: no catalog price is in region 'mars'"));
 
   // Lambda prices no L4: the provider is the narrowest filter, and the L4's providers are named.
   PriceFilter l4;
   l4.gpus = {"l4"};
   l4.provider = "lambda";
   const std::string m = error_of(l4);
-  CHECK(contains(m, "provider: no catalog price matches --gpu l4 --provider lambda"));
-  CHECK(contains(m, "aws"));
+  CHECK(s64_has(m, "provider: no catalog price matches --gpu l4 --provider lambda"));
+  CHECK(s64_has(m, "aws"));
 
   PriceFilter unpriced;
   unpriced.gpus = {"t4"};
-  CHECK(contains(error_of(unpriced), "catalog_prices.gpus: no catalog price matches --gpu t4; the GPUs priced are:"));
+  CHECK(s64_has(error_of(unpriced), "catalog_prices.gpus: no catalog price matches --gpu t4; the GPUs priced are:"));
 }
 
 TEST_CASE("s64 catalog prices: the table says how many prices the filter kept", "[catalog][prices][s64][render]") {
@@ -89,8 +89,8 @@ TEST_CASE("s64 catalog prices: the table says how many prices the filter kept", 
   RenderOptions o;
   o.format = Format::table;
   const std::string text = render_price_list(cat(), f, o);
-  CHECK(contains(text, "prices match --provider runpod-community"));
-  CHECK_FALSE(contains(text, "lyceum"));
+  CHECK(s64_has(text, "prices match --provider runpod-community"));
+  CHECK_FALSE(s64_has(text, "lyceum"));
 }
 
 // runpod.io/pricing as transcribed (silybench-data cost.json@045df3b, 2026-09-25): RunPod rents
