@@ -120,8 +120,9 @@ Exit run_compare(CompareOptions o) {
     }
   }
   if (!stale.empty()) {
-    print_note(fmt::format("gpuplan: warning: {} prices used are older than {} days, check them: {}", stale.size(),
-               kStalePriceDays, fmt::join(stale, "; ")));
+    print_note(fmt::format("gpuplan: warning: {} {} older than {} days, check {}: {}", stale.size(),
+                           stale.size() == 1 ? "price used is" : "prices used are", kStalePriceDays,
+                           stale.size() == 1 ? "it" : "them", fmt::join(stale, "; ")));
   }
   const std::optional<double> best = result.cheapest_usd_per_million_tokens();
   if (o.pricing.check && o.pricing.max_usd_per_mtok > 0 && best && *best > o.pricing.max_usd_per_mtok) {
