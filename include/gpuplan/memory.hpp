@@ -212,4 +212,8 @@ std::optional<std::string> engine_start_problem(const FitResult& fit);
 /// what does not fit, else "": a "does not fit" message names the flag that sizes them.
 std::string prefill_chunk_blame(const FitResult& fit);
 
+/// " (vLLM V0's recurrent-state cache of N sequences, X GB of it; --max-num-seqs sets it)" when
+/// that cache is in the reserve a does-not-fit message names; else empty.
+std::string reserve_blame(const FitResult& fit);
+
 }  // namespace gpuplan

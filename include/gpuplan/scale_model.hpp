@@ -92,6 +92,9 @@ struct ScaleModelTable {
   /// (70B fp8 on H100 within 5 ms: TP 1 cannot, TP 4 can; against TP 1 every row read as a loss).
   std::optional<Layout> baseline_within_caps;
   double baseline_tokens_per_s = 0;
+  /// The row speed-up is against ran a batch lowered to meet the latency caps: a wider row's
+  /// larger batch within them, not memory, is what lifts it.
+  bool baseline_batch_by_latency = false;
   std::optional<double> usd_per_gpu_hour;
   std::optional<Price> price;
   std::vector<ScaleModelRow> rows;      ///< scale-up, scale-out, then serve-out

@@ -152,12 +152,12 @@ Exit run_cost(const CostOptions& o) {
     if (!layout.fits) {
       // Every term, as perf names them: a --reserve that fills the GPU must show.
       const PerGpuMemory& m = layout.per_gpu;
-      return does_not_fit(o, layout, fmt::format("does not fit: weights {:.2f} GB + activations {:.2f} GB{} + reserve {:.2f} GB "
+      return does_not_fit(o, layout, fmt::format("does not fit: weights {:.2f} GB + activations {:.2f} GB{} + reserve {:.2f} GB{} "
                                                  "and one {}-token sequence's KV cache ({:.2f} GB) per GPU exceed the "
                                                  "{:.2f} GB engine cap (TP {}, PP {}); see 'gpuplan fit'",
                                                  m.weights_bytes / units::kGB, m.activation_bytes / units::kGB,
                                                  prefill_chunk_blame(layout),
-                                                 m.reserve_bytes / units::kGB, req.fit.context_tokens,
+                                                 m.reserve_bytes / units::kGB, reserve_blame(layout), req.fit.context_tokens,
                                                  layout.sequence_kv_bytes_per_gpu / units::kGB,
                                                  m.engine_cap_bytes / units::kGB, layout.request.layout.tp,
                                                  layout.request.layout.pp));

@@ -77,10 +77,10 @@ Exit run_perf(const PerfOptions& o) {
                           "budget is {:.2f} GB (TP {}, PP {}); see 'gpuplan fit'",
                           o.workload.input + o.workload.output, layout_fit.sequence_kv_bytes_per_gpu / units::kGB,
                           m.kv_budget_bytes / units::kGB, layout_fit.request.layout.tp, layout_fit.request.layout.pp)
-            : fmt::format("does not fit: weights {:.2f} GB + activations {:.2f} GB{} + reserve {:.2f} GB exceed the "
+            : fmt::format("does not fit: weights {:.2f} GB + activations {:.2f} GB{} + reserve {:.2f} GB{} exceed the "
                           "{:.2f} GB engine cap per GPU (TP {}, PP {}); see 'gpuplan fit'",
                           m.weights_bytes / units::kGB, m.activation_bytes / units::kGB, prefill_chunk_blame(layout_fit),
-                          m.reserve_bytes / units::kGB,
+                          m.reserve_bytes / units::kGB, reserve_blame(layout_fit),
                           m.engine_cap_bytes / units::kGB, layout_fit.request.layout.tp, layout_fit.request.layout.pp);
     if (o.check) {
       // A failed check is a result: the fit that failed is printed, in the format asked for.

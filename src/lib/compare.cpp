@@ -104,10 +104,10 @@ std::string option_fit_problem(const ModelSpec& model, const FitResult& f) {
                        f.gpu_id, f.request.layout.tp, f.request.layout.pp, *start);
   }
   return fmt::format("compare: {} does not fit {} x {} (TP {}, PP {}): weights {:.2f} GB + activations {:.2f} GB{} + "
-                     "reserve {:.2f} GB per GPU, one sequence's KV cache included, against a {:.2f} GB engine cap",
+                     "reserve {:.2f} GB{} per GPU, one sequence's KV cache included, against a {:.2f} GB engine cap",
                      model.id, f.request.layout.gpus(), f.gpu_id, f.request.layout.tp, f.request.layout.pp,
                      f.per_gpu.weights_bytes / units::kGB, f.per_gpu.activation_bytes / units::kGB, prefill_chunk_blame(f),
-                     f.per_gpu.reserve_bytes / units::kGB, f.per_gpu.engine_cap_bytes / units::kGB);
+                     f.per_gpu.reserve_bytes / units::kGB, reserve_blame(f), f.per_gpu.engine_cap_bytes / units::kGB);
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> CompareResult::cheapest() const {

@@ -620,6 +620,11 @@ constexpr std::array kVllmFirstReleases{
     // (2025-09-14) adds it on "vLLM version: v0.10.2". 0.11.0 is also named (gpustack#2843): the
     // earlier of the two, so that no release that runs it is refused.
     VllmFirstRelease{"qwen3_next", 10, 2, "vllm-project/vllm-ascend PR #2919 (\"vLLM version: v0.10.2\")"},
+    // Nemotron-H (Nemotron-H 8B/47B/56B, Nemotron-Nano-9B-v2, Nemotron 3): vllm-project/vllm PR #18863
+    // ("[Model] NemotronH support", opened 2025-05-28, after 0.9.0 of 2025-05-15); 0.9.1 is taken,
+    // the earliest that may hold it, so none that runs it is refused (review s64: 0.6.3 sized it).
+    VllmFirstRelease{"nemotron_h", 9, 1, "vllm-project/vllm PR #18863 (\"[Model] NemotronH support\", opened "
+                                         "2025-05-28, after 0.9.0)"},
     // Gemma 4: "models like Gemma 4 which need vllm>=0.19.0" (NVIDIA-NeMo/Gym#1141, 2026-04-27).
     VllmFirstRelease{"gemma4", 19, 0, "NVIDIA-NeMo/Gym#1141: \"Gemma 4 which need vllm>=0.19.0\""},
     VllmFirstRelease{"gemma4_text", 19, 0, "NVIDIA-NeMo/Gym#1141: \"Gemma 4 which need vllm>=0.19.0\""},

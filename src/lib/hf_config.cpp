@@ -3869,9 +3869,9 @@ ModelSpec model_from_config(const Json& raw_in, const std::string& origin, const
     // A vision_config that gives neither a width nor a depth is a tower left out of the count: say
     // so rather than print a total short of the checkpoint's (Qwen2-VL-7B-Instruct-AWQ's 0.68 B had
     // been dropped with no word, helper s64 configs F2).
-    add_note(m, "vision_config gives no width or depth gpuplan reads (hidden_size or embed_dim, "
-                "num_hidden_layers or depth): the vision encoder is not counted; compare the total with the "
-                "checkpoint's");
+    add_note(m, "vision_config does not give both a width and a depth that gpuplan reads (hidden_size or "
+                "embed_dim, and num_hidden_layers or depth): the vision encoder is not counted; compare the total "
+                "with the checkpoint's");
   }
   m.vision_config_keys = read_vision_config_keys(raw, origin, at);
   validate_model(m, origin + ": " + at.to_string());

@@ -658,8 +658,8 @@ void add_notes(FitResult& res, const ModelSpec& m, const GpuSpec& g) {
   }
   if (const auto borrowing = std::count(m.layer_borrows_kv.begin(), m.layer_borrows_kv.end(), true); borrowing > 0) {
     res.notes.push_back(fmt::format("{} of {} layers attend over the K and V of the layer before them (use_cla): "
-                                    "no K or V projections of their own, but vLLM and SGLang still cache those K "
-                                    "and V in each layer's own slot, so the KV cache counts every layer",
+                                    "no K or V projections of their own; the KV cache counts every layer, as vLLM "
+                                    "and SGLang keep those K and V in each layer's own slot",
                                     borrowing, m.num_hidden_layers));
   }
   if (m.layout_unchecked) {
@@ -1265,6 +1265,11 @@ std::optional<std::string> fit_figures(const ModelSpec& model, const GpuSpec& gp
     if (f.engine && f.engine->state_slot_bytes > 0) {
       per_replica = std::min(per_replica, f.engine->state_requests);
     }
+    // vLLM V0's state cache holds max_num_seqs sequences (padded): no sequence beyond runs, however
+    // much attention KV the budget holds (review s64: Nemotron-Nano-9B-v2 at TP 8 read 4,001).
+    if (f.engine && f.engine->v0_state_cache_bytes > 0) {
+      per_replica = std::min(per_replica, f.engine->v0_state_slots);
+    }
     f.max_concurrent_sequences = per_replica * l.dp;
     if (f.engine) {
       f.engine->max_concurrency =
@@ -1577,6 +1582,15 @@ std::string prefill_chunk_blame(const FitResult& f) {
     return "";
   }
   return fmt::format(" (a --prefill-chunk of {} tokens)", f.request.prefill_chunk_tokens);
+}
+
+std::string reserve_blame(const FitResult& f) {
+  // "reserve 37.02 GB" named neither the state cache nor its flag (review s64).
+  if (!f.engine || !(f.engine->v0_state_cache_bytes > 0)) {
+    return "";
+  }
+  return fmt::format(" (vLLM V0's recurrent-state cache of {} sequences, {:.2f} GB of it; --max-num-seqs sets it)",
+                     f.engine->v0_state_slots, f.engine->v0_state_cache_bytes / units::kGB);
 }
 
 std::optional<std::string> engine_start_problem(const FitResult& f) {

@@ -553,8 +553,9 @@ detail::Document model_document(const ScaleModelResult& r) {
         // sharded ones: that, not memory, lifts an EP row even at the smallest row's batch.
         const bool whole_experts = x.layout.ep > 1 && x.layout.ep >= x.layout.tp;
         note += std::string(note.empty() ? "" : "; ") +
-                (whole_experts ? "super-linear: expert parallelism, whole experts on each GPU"
-                               : "super-linear: larger batch in the freed memory");
+                (whole_experts                  ? "super-linear: expert parallelism, whole experts on each GPU"
+                 : t.baseline_batch_by_latency ? "super-linear: larger batch within the latency cap"
+                                               : "super-linear: larger batch in the freed memory");
       }
       if (x.not_rentable) {
         note += std::string(note.empty() ? "" : "; ") + "not rentable";

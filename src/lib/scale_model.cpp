@@ -241,6 +241,7 @@ class TableBuilder {
       }
     }
     const ScaleModelRow reference = *ref;  // rows' figures change below; ref points into them
+    t.baseline_batch_by_latency = reference.batch_by_latency;
     for (ScaleModelRow& x : rows) {
       if (t.baseline_within_caps && x.over_latency) {
         continue;
